@@ -1,0 +1,1 @@
+"""Analysis over a tierscope dataset: throughput, speedup, scaling efficiency, cost."""

@@ -1,0 +1,95 @@
+"""``tierscope collect ...`` and ``tierscope rejects``: thin wrappers over :mod:`collector`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from collector.collect import CollectResult, collect_runs, runs_from_paths
+from collector.dataset import Dataset
+from collector.errors import EXIT_BUSY, CollectorError, DatasetBusyError
+from collector.formats import FORMATS
+from collector.manifest import load_manifest
+
+collect_app = typer.Typer(help="Collect step logs into a dataset.", no_args_is_help=True)
+err = Console(stderr=True)
+
+DatasetOpt = Annotated[Path, typer.Option("--dataset", "-d", help="Dataset directory (created if missing).")]
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, else 1)."""
+    err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_BUSY if isinstance(exc, DatasetBusyError) else 1)
+
+
+def print_counts(result: CollectResult, quiet: bool) -> None:
+    if quiet:
+        return
+    out = Console()
+    table = Table("source", "run", "lines", "stored", "events", "duplicates", "rejected", "skipped")
+    for s in result.sources:
+        table.add_row(s.source, s.run_id, *(str(v) for v in (s.lines, s.steps, s.events, s.duplicates,
+                                                               s.rejects, s.skipped)))
+    out.print(table)
+    rejected = result.total("rejects")
+    out.print(
+        f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
+        f"{result.total('events')} events, skipped {result.total('duplicates')} duplicates, "
+        f"kept aside {rejected} rejected lines"
+        + (" (see `tierscope rejects`)" if rejected else ""),
+        highlight=False,
+    )
+
+
+@collect_app.command("files")
+def collect_files_cmd(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Log files or run directories.")] = None,
+    dataset: DatasetOpt = Path("dataset"),
+    run_id: Annotated[str | None, typer.Option(help="Run id for these files (default: from the records or file name).")] = None,
+    tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
+    manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help=f"Skip sniffing: one of {', '.join(FORMATS)}.")] = None,
+    lock_timeout: Annotated[float, typer.Option(help="Seconds to wait for another collect to finish.")] = 60.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")] = False,
+) -> None:
+    """Read step logs from files and append them to the dataset."""
+    if not paths and manifest is None:
+        raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
+    try:
+        runs = load_manifest(manifest) if manifest else []
+        if paths:
+            runs += runs_from_paths(paths, run_id, tier, fmt)
+        result = collect_runs(Dataset(dataset), runs, lock_timeout=lock_timeout)
+    except CollectorError as exc:
+        raise fail(exc) from None
+    print_counts(result, quiet)
+
+
+def rejects_cmd(
+    dataset: DatasetOpt = Path("dataset"),
+    run_id: Annotated[str | None, typer.Option(help="Only this run.")] = None,
+    limit: Annotated[int, typer.Option(help="Show at most this many.")] = 50,
+) -> None:
+    """List the lines kept aside as rejects: file, line number, reason and the raw text."""
+    try:
+        frame = Dataset(dataset).read("rejects", run_id)
+    except CollectorError as exc:
+        raise fail(exc) from None
+    frame = frame.sort("source", "source_offset")
+    table = Table("run", "source:line", "reason", "raw")
+    for row in frame.head(limit).iter_rows(named=True):
+        table.add_row(row["run_id"], f"{row['source']}:{row['source_offset']}", row["reason"], row["raw"][:120])
+    Console().print(table)
+    print(f"{frame.height} rejected lines" + (f" (first {limit} shown)" if frame.height > limit else ""),
+          file=sys.stdout)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(collect_app, name="collect")
+    app.command("rejects")(rejects_cmd)

@@ -1,0 +1,156 @@
+"""Collect step logs from files into a dataset: the library behind ``tierscope collect files``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+from filelock import FileLock, Timeout
+
+from collector.dataset import AppendResult, Dataset
+from collector.errors import DatasetBusyError, InputError
+from collector.formats import parse_lines
+from collector.manifest import RunSpec
+from collector.schema import REJECT_RAW_MAX, RUN_SCHEMA
+from collector.sources.files import iter_line_batches
+
+#: File names a run directory written by ``tierscope train local`` holds.
+RUN_FILE = "run.json"
+LOG_SUFFIXES = (".log", ".jsonl", ".txt", ".gz", ".json", ".out", ".err")
+
+
+@dataclass
+class SourceCounts:
+    """What one collect did with one input file."""
+
+    source: str
+    run_id: str
+    lines: int = 0
+    steps: int = 0
+    events: int = 0
+    rejects: int = 0
+    duplicates: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class CollectResult:
+    sources: list[SourceCounts] = field(default_factory=list)
+
+    def total(self, name: str) -> int:
+        return sum(getattr(s, name) for s in self.sources)
+
+
+def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
+    """Runs for ``collect files PATH...``: a run directory (with ``run.json``) is a run of its
+    own; plain files all belong to ``run_id`` (default: the first file's name without suffix).
+    Raises :class:`InputError` for a path that does not exist."""
+    specs: list[RunSpec] = []
+    loose: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"no such file or directory: {path}")
+        if path.is_dir():
+            meta_path = path / RUN_FILE
+            meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+            logs = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in LOG_SUFFIXES and p.name != RUN_FILE)
+            if not logs:
+                raise InputError(f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)})")
+            specs.append(
+                RunSpec(
+                    run_id=run_id or meta.get("run_id") or path.name,
+                    tier=tier or meta.get("tier"),
+                    files=logs,
+                    ran_on=meta.get("host"),
+                    format=fmt,
+                )
+            )
+        else:
+            loose.append(path)
+    if loose:
+        specs.append(RunSpec(run_id=run_id or loose[0].name.split(".")[0], tier=tier, files=loose, format=fmt))
+    return specs
+
+
+def _fill(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
+    """Add or complete columns with a constant, keeping values the records carry themselves."""
+    for name, value in values.items():
+        if name in frame.columns:
+            frame = frame.with_columns(pl.col(name).fill_null(pl.lit(value, dtype=pl.String)))
+        else:
+            frame = frame.with_columns(pl.lit(value, dtype=pl.String).alias(name))
+    return frame
+
+
+def collect_file(dataset: Dataset, path: Path, run: RunSpec, fmt: str | None = None) -> SourceCounts:
+    """Parse ``path`` batch by batch and append what it holds to ``dataset``. Caller holds the lock."""
+    source = str(path)
+    counts = SourceCounts(source=source, run_id=run.run_id)
+    for batch in iter_line_batches(path):
+        counts.lines += batch.lines.height
+        parsed = parse_lines(batch.lines, only=fmt or run.format)
+        counts.skipped += parsed.skipped
+        ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
+        if parsed.steps.height:
+            got = dataset.append("steps", _fill(parsed.steps, **ctx))
+            counts.steps += got.stored
+            counts.duplicates += got.duplicates
+        if parsed.events.height:
+            got = dataset.append("events", _fill(parsed.events, **ctx))
+            counts.events += got.stored
+            counts.duplicates += got.duplicates
+        if parsed.rejects.height:
+            rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
+                pl.col("raw").str.slice(0, REJECT_RAW_MAX)
+            )
+            got = dataset.append("rejects", rejects)
+            counts.rejects += got.stored + got.duplicates
+    return counts
+
+
+def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
+    """Append what is known about each run to the ``runs`` table (the newest row wins)."""
+    now = datetime.now(UTC)
+    rows = [
+        {"run_id": r.run_id, "tier": r.tier, "ran_on": r.ran_on, "date": r.date, "note": r.note, "collected_at": now}
+        for r in runs
+    ]
+    return dataset.append("runs", pl.DataFrame(rows, schema=RUN_SCHEMA))
+
+
+def collect_runs(
+    dataset: Dataset,
+    runs: list[RunSpec],
+    lock_timeout: float = 60.0,
+    on_file: Callable[[SourceCounts], None] | None = None,
+) -> CollectResult:
+    """Collect every file of every run into ``dataset``, holding the dataset's lock.
+
+    Raises :class:`DatasetBusyError` if another collect holds the lock for longer than
+    ``lock_timeout`` seconds, :class:`InputError` for an unreadable file.
+    """
+    dataset.root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(dataset.lock_path, timeout=lock_timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise DatasetBusyError(
+            f"dataset {dataset.root} is locked by another collect (waited {lock_timeout:g} s); try again later"
+        ) from None
+    try:
+        dataset.remove_temp_files()
+        result = CollectResult()
+        for run in runs:
+            for path in run.files:
+                counts = collect_file(dataset, path, run)
+                result.sources.append(counts)
+                if on_file:
+                    on_file(counts)
+        record_runs(dataset, runs)
+        return result
+    finally:
+        lock.release()

@@ -1,0 +1,77 @@
+"""The run manifest: which files belong to which run, and what is known about each run.
+
+A TOML file with one ``[[run]]`` table per run::
+
+    [[run]]
+    id = "standard_1"            # required: the run id
+    tier = "STANDARD_1"          # the scale tier
+    files = ["standard_1.log"]   # required: paths relative to the manifest
+    ran_on = "CloudML beta, us-central1"   # optional facts, shown in the report
+    date = 2016-12-31            # optional: when it ran; picks the price table's rows
+    note = "..."
+    format = "cloudml"           # optional: skip sniffing
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from collector.errors import ManifestError
+
+
+@dataclass
+class RunSpec:
+    """One run: its id, tier, files and facts."""
+
+    run_id: str
+    tier: str | None
+    files: list[Path]
+    ran_on: str | None = None
+    date: date | None = None
+    note: str | None = None
+    format: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def load_manifest(path: Path) -> list[RunSpec]:
+    """The runs of the manifest at ``path``. Raises :class:`ManifestError` saying what is wrong."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"manifest {path} is not valid TOML: {exc}") from exc
+    runs = doc.get("run")
+    if not isinstance(runs, list) or not runs:
+        raise ManifestError(f"manifest {path} has no [[run]] tables; see `tierscope collect files --help`")
+    specs = []
+    for n, run in enumerate(runs, start=1):
+        where = f"manifest {path}, run #{n}"
+        run_id = run.get("id")
+        if not isinstance(run_id, str) or not run_id:
+            raise ManifestError(f"{where}: missing 'id' (a string)")
+        files = run.get("files")
+        if isinstance(files, str):
+            files = [files]
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            raise ManifestError(f"{where} ({run_id}): 'files' must be a list of paths")
+        when = run.get("date")
+        if when is not None and not isinstance(when, date):
+            raise ManifestError(f"{where} ({run_id}): 'date' must be a TOML date like 2016-12-31")
+        known = {"id", "tier", "files", "ran_on", "date", "note", "format"}
+        specs.append(
+            RunSpec(
+                run_id=run_id,
+                tier=run.get("tier"),
+                files=[(path.parent / f) for f in files],
+                ran_on=run.get("ran_on"),
+                date=when,
+                note=run.get("note"),
+                format=run.get("format"),
+                extra={k: v for k, v in run.items() if k not in known},
+            )
+        )
+    return specs

@@ -1,0 +1,131 @@
+"""The step record, the run event and the reject: the three tables of a tierscope dataset.
+
+Every parser produces frames with exactly these columns and dtypes, every reader
+returns them, and nothing else in the project spells a column list out again.
+
+Units: seconds for every time (``elapsed_s``, ``interval_s``), steps per second
+for every rate, UTC for every timestamp.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+#: One row per step-log record (one logged line or one structured log entry).
+#:
+#: - ``run_id``: the run the record belongs to (a training job, a local run).
+#: - ``tier``: the scale tier (``BASIC``, ``STANDARD_1``, ``PREMIUM_1``, ``CUSTOM``, ``local``...).
+#: - ``role``: ``master`` (older platforms) or ``chief`` (newer), ``worker``, ``ps``, ``evaluator``.
+#: - ``task_index``: the replica's index within its role (``worker/3`` -> 3).
+#: - ``step``: the *global* step, shared by all tasks of a job.
+#: - ``local_step``: this task's own step count, when the log gives it.
+#: - ``loss``, ``accuracy``: training metrics on the logged batch.
+#: - ``elapsed_s``: seconds since this task started (per task, not per job).
+#: - ``interval_s``: seconds since the task's previous record, when the format logs it
+#:   instead of ``elapsed_s`` (Estimator hooks).
+#: - ``global_steps_per_s``, ``local_steps_per_s``: rates over the last logging interval,
+#:   as the log reports them.
+#: - ``examples_per_s``: examples per second over the interval, when logged.
+#: - ``timestamp``: when the record was written, UTC; null when the log has no clock
+#:   (the 2016 logs).
+#: - ``source``: the file path or Cloud Logging log name the record came from.
+#: - ``source_offset``: 1-based line number in ``source``; null for Cloud Logging entries.
+#: - ``entry_id``: Cloud Logging ``insertId`` (null for files).
+#: - ``format``: the name of the parser that read it (see :mod:`collector.formats`).
+STEP_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "tier": pl.String(),
+    "role": pl.String(),
+    "task_index": pl.Int32(),
+    "step": pl.Int64(),
+    "local_step": pl.Int64(),
+    "loss": pl.Float64(),
+    "accuracy": pl.Float64(),
+    "elapsed_s": pl.Float64(),
+    "interval_s": pl.Float64(),
+    "global_steps_per_s": pl.Float64(),
+    "local_steps_per_s": pl.Float64(),
+    "examples_per_s": pl.Float64(),
+    "timestamp": pl.Datetime("us", "UTC"),
+    "source": pl.String(),
+    "source_offset": pl.Int64(),
+    "entry_id": pl.String(),
+    "format": pl.String(),
+}
+
+#: The columns that identify a step record: the same values twice are the same record,
+#: whichever file, line, log handler or platform copy they came from.
+STEP_KEY: tuple[str, ...] = ("run_id", "role", "task_index", "step", "local_step", "elapsed_s", "interval_s")
+
+#: Run-level events. ``event`` is ``started``, ``failed`` or ``finished``; ``reason`` says
+#: why a run failed (``gcloud crashed (BadStatusCodeError)``), ``detail`` is free JSON text
+#: (topology, versions, wall time). Role and task are null for job-level events.
+EVENT_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "tier": pl.String(),
+    "event": pl.String(),
+    "reason": pl.String(),
+    "detail": pl.String(),
+    "role": pl.String(),
+    "task_index": pl.Int32(),
+    "step": pl.Int64(),
+    "timestamp": pl.Datetime("us", "UTC"),
+    "source": pl.String(),
+    "source_offset": pl.Int64(),
+    "entry_id": pl.String(),
+    "format": pl.String(),
+}
+
+EVENT_KEY: tuple[str, ...] = ("run_id", "event", "reason", "role", "task_index", "step", "source", "source_offset")
+
+EVENTS = ("started", "failed", "finished")
+
+#: A line that looked like a record but could not be read. ``raw`` is capped at
+#: :data:`REJECT_RAW_MAX` characters; ``reason`` says what was wrong.
+REJECT_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "source": pl.String(),
+    "source_offset": pl.Int64(),
+    "format": pl.String(),
+    "reason": pl.String(),
+    "raw": pl.String(),
+}
+
+REJECT_KEY: tuple[str, ...] = ("run_id", "source", "source_offset", "raw")
+
+REJECT_RAW_MAX = 2000
+
+#: One row per run and collect: what the manifest or the command line said about the run.
+RUN_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "tier": pl.String(),
+    "ran_on": pl.String(),
+    "date": pl.Date(),
+    "note": pl.String(),
+    "collected_at": pl.Datetime("us", "UTC"),
+}
+
+#: Run facts are stored again only when they change.
+RUN_KEY: tuple[str, ...] = ("run_id", "tier", "ran_on", "date", "note")
+
+TRAINING_ROLES = ("master", "chief", "worker")
+ROLES = ("master", "chief", "worker", "ps", "evaluator")
+
+
+def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """An empty frame with ``schema``'s columns and dtypes."""
+    return pl.DataFrame(schema=schema)
+
+
+def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """``frame`` with exactly ``schema``'s columns, in order, cast to its dtypes.
+
+    Missing columns become nulls; extra columns are dropped. Raises
+    :class:`polars.exceptions.InvalidOperationError` if a present column cannot be cast.
+    """
+    return frame.select(
+        [
+            (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in schema.items()
+        ]
+    )

@@ -1,0 +1,1 @@
+"""The reference TensorFlow trainer (installed by ``tierscope[trainer]``)."""
