@@ -34,15 +34,15 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
     out = Console()
     table = Table("source", "run", "lines", "stored", "events", "duplicates", "rejected", "skipped")
     for s in result.sources:
-        table.add_row(s.source, s.run_id, *(str(v) for v in (s.lines, s.steps, s.events, s.duplicates,
-                                                               s.rejects, s.skipped)))
+        table.add_row(
+            s.source, s.run_id, *(str(v) for v in (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped))
+        )
     out.print(table)
     rejected = result.total("rejects")
     out.print(
         f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
         f"{result.total('events')} events, skipped {result.total('duplicates')} duplicates, "
-        f"kept aside {rejected} rejected lines"
-        + (" (see `tierscope rejects`)" if rejected else ""),
+        f"kept aside {rejected} rejected lines" + (" (see `tierscope rejects`)" if rejected else ""),
         highlight=False,
     )
 
@@ -51,7 +51,9 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
 def collect_files_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(help="Log files or run directories.")] = None,
     dataset: DatasetOpt = Path("dataset"),
-    run_id: Annotated[str | None, typer.Option(help="Run id for these files (default: from the records or file name).")] = None,
+    run_id: Annotated[
+        str | None, typer.Option(help="Run id for these files (default: from the records or file name).")
+    ] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help=f"Skip sniffing: one of {', '.join(FORMATS)}.")] = None,
@@ -86,8 +88,9 @@ def rejects_cmd(
     for row in frame.head(limit).iter_rows(named=True):
         table.add_row(row["run_id"], f"{row['source']}:{row['source_offset']}", row["reason"], row["raw"][:120])
     Console().print(table)
-    print(f"{frame.height} rejected lines" + (f" (first {limit} shown)" if frame.height > limit else ""),
-          file=sys.stdout)
+    print(
+        f"{frame.height} rejected lines" + (f" (first {limit} shown)" if frame.height > limit else ""), file=sys.stdout
+    )
 
 
 def register(app: typer.Typer) -> None:

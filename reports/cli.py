@@ -1,1 +1,2 @@
-def register(app): pass
+def register(app):
+    pass

@@ -51,11 +51,14 @@ def parse_lines(lines: pl.DataFrame, only: str | None = None) -> Parsed:
         rejects.append(got.rejects)
         rest = got.rest
     return Parsed(
-        steps=pl.concat([s for s in steps if s.width], how="diagonal_relaxed") if any(s.width for s in steps)
+        steps=pl.concat([s for s in steps if s.width], how="diagonal_relaxed")
+        if any(s.width for s in steps)
         else pl.DataFrame(),
-        events=pl.concat([e for e in events if e.width], how="diagonal_relaxed") if any(e.width for e in events)
+        events=pl.concat([e for e in events if e.width], how="diagonal_relaxed")
+        if any(e.width for e in events)
         else pl.DataFrame(),
-        rejects=pl.concat([r for r in rejects if r.width], how="diagonal_relaxed") if any(r.width for r in rejects)
+        rejects=pl.concat([r for r in rejects if r.width], how="diagonal_relaxed")
+        if any(r.width for r in rejects)
         else pl.DataFrame(),
         rest=rest,
         skipped=rest.height,

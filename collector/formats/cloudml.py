@@ -41,8 +41,7 @@ def _finite_nonneg(name: str) -> pl.Expr:
 class CloudMLSamples:
     name: ClassVar[str] = "cloudml"
     example: ClassVar[str] = (
-        "Train [master/0], step 100:loss:2.314, accuracy:0.183 (21.535 sec) "
-        "4.644 global_steps/s, 4.644 local_steps/s"
+        "Train [master/0], step 100:loss:2.314, accuracy:0.183 (21.535 sec) 4.644 global_steps/s, 4.644 local_steps/s"
     )
     meaning: ClassVar[str] = (
         "step is the global step; (x sec) is seconds since the task started logging; "
@@ -107,8 +106,7 @@ class CloudMLSamples:
             [
                 reject_frame(
                     unmatched,
-                    "a 'Train [' line that is not a complete cloudml-samples step line "
-                    "(truncated, or fields missing)",
+                    "a 'Train [' line that is not a complete cloudml-samples step line (truncated, or fields missing)",
                     self.name,
                 ),
                 reject_frame(matched.filter(pl.col("reason").is_not_null()), pl.col("reason"), self.name),

@@ -132,8 +132,14 @@ def rows_from_payloads(
         try:
             kind, row = record_from_payload(payload)
         except RecordError as exc:
-            rejects.append({"source_offset": offset, "format": fmt, "reason": str(exc),
-                            "raw": json.dumps(payload, sort_keys=True, default=str)})
+            rejects.append(
+                {
+                    "source_offset": offset,
+                    "format": fmt,
+                    "reason": str(exc),
+                    "raw": json.dumps(payload, sort_keys=True, default=str),
+                }
+            )
             continue
         row |= {"source_offset": offset, "format": fmt}
         (steps if kind == "step" else events).append(row)
@@ -166,12 +172,19 @@ class StructuredJSON:
             try:
                 payload = json.loads(line)
             except json.JSONDecodeError as exc:
-                bad.append({"source_offset": offset, "format": self.name,
-                            "reason": f"not valid JSON ({exc.msg} at column {exc.colno})", "raw": line})
+                bad.append(
+                    {
+                        "source_offset": offset,
+                        "format": self.name,
+                        "reason": f"not valid JSON ({exc.msg} at column {exc.colno})",
+                        "raw": line,
+                    }
+                )
                 continue
             if not isinstance(payload, dict):
-                bad.append({"source_offset": offset, "format": self.name,
-                            "reason": "JSON value is not an object", "raw": line})
+                bad.append(
+                    {"source_offset": offset, "format": self.name, "reason": "JSON value is not an object", "raw": line}
+                )
                 continue
             payloads.append((offset, payload))
         steps, events, rejects = rows_from_payloads(payloads, self.name)
