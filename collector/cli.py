@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from collector.collect import CollectResult, collect_runs, runs_from_paths
 from collector.dataset import Dataset
@@ -22,16 +23,22 @@ err = Console(stderr=True)
 DatasetOpt = Annotated[Path, typer.Option("--dataset", "-d", help="Dataset directory (created if missing).")]
 
 
+def out_console() -> Console:
+    """A console for stdout; cron and pipes have no terminal width, so tables get a wide one."""
+    return Console(width=None if sys.stdout.isatty() else 200)
+
+
 def fail(exc: Exception) -> typer.Exit:
     """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, else 1)."""
-    err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    # Text, not markup: a message may quote a log line such as "Train [worker/3]".
+    err.print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
     return typer.Exit(EXIT_BUSY if isinstance(exc, DatasetBusyError) else 1)
 
 
 def print_counts(result: CollectResult, quiet: bool) -> None:
     if quiet:
         return
-    out = Console()
+    out = out_console()
     table = Table("source", "run", "lines", "stored", "events", "duplicates", "rejected", "skipped")
     for s in result.sources:
         table.add_row(
@@ -39,11 +46,10 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
         )
     out.print(table)
     rejected = result.total("rejects")
-    out.print(
+    print(
         f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
         f"{result.total('events')} events, skipped {result.total('duplicates')} duplicates, "
         f"kept aside {rejected} rejected lines" + (" (see `tierscope rejects`)" if rejected else ""),
-        highlight=False,
     )
 
 
@@ -83,14 +89,12 @@ def rejects_cmd(
         frame = Dataset(dataset).read("rejects", run_id)
     except CollectorError as exc:
         raise fail(exc) from None
-    frame = frame.sort("source", "source_offset")
-    table = Table("run", "source:line", "reason", "raw")
+    frame = frame.sort("run_id", "source", "source_offset")
+    # One compiler-style line per reject (file:line: reason), so editors and grep can jump to it.
     for row in frame.head(limit).iter_rows(named=True):
-        table.add_row(row["run_id"], f"{row['source']}:{row['source_offset']}", row["reason"], row["raw"][:120])
-    Console().print(table)
-    print(
-        f"{frame.height} rejected lines" + (f" (first {limit} shown)" if frame.height > limit else ""), file=sys.stdout
-    )
+        print(f"{row['source']}:{row['source_offset']}: [{row['run_id']}] {row['reason']}\n    {row['raw'][:200]!r}")
+    shown = f" (first {limit} shown; --limit to see more)" if frame.height > limit else ""
+    print(f"{frame.height} rejected lines{shown}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,2 +1,46 @@
-def register(app):
-    pass
+"""``tierscope report``: a thin wrapper over :func:`reports.render.write_report`."""
+
+from __future__ import annotations
+
+import webbrowser
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from analysis.cli import BaselineOpt, PriceDateOpt, RegionOpt, options
+from analysis.summary import BaselineError
+from collector.cli import DatasetOpt, fail
+from collector.dataset import Dataset
+from collector.errors import CollectorError
+from reports.i18n import LANGS
+
+
+def report_cmd(
+    dataset: DatasetOpt = Path("dataset"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path("report.html"),
+    lang: Annotated[str | None, typer.Option(help=f"Report language: {' or '.join(LANGS)} (default: locale).")] = None,
+    baseline: BaselineOpt = None,
+    price_date: PriceDateOpt = None,
+    region: RegionOpt = "us",
+    open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
+) -> None:
+    """Write a self-contained HTML report (opens offline) of every run in the dataset."""
+    from reports.render import ReportOptions, write_report
+
+    ds = Dataset(dataset)
+    if not ds.exists():
+        raise fail(CollectorError(f"{dataset} holds no tierscope dataset; run `tierscope collect files` first"))
+    if lang is not None and lang not in LANGS:
+        raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
+    try:
+        path = write_report(ds, out, ReportOptions(lang=lang, summary=options(baseline, price_date, region)))
+    except (CollectorError, BaselineError) as exc:
+        raise fail(exc) from None
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if open_:
+        webbrowser.open(path.resolve().as_uri())
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report_cmd)

@@ -7,6 +7,9 @@ that need them, so ``tierscope collect files`` starts fast.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 from analysis.cli import register as register_analysis
@@ -21,6 +24,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.command("demo")
+def demo_cmd(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the dataset and report.html.")] = Path(
+        "tierscope-demo"
+    ),
+    lang: Annotated[str | None, typer.Option(help="Report language: en or ja (default: locale).")] = None,
+) -> None:
+    """Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its
+    summary and write a report: the whole tool on real data, with no input of yours."""
+    from analysis.cli import print_summary
+    from collector.cli import print_counts
+    from tierscope.demo import run_demo
+
+    result = run_demo(out, lang)
+    print_counts(result.collected, quiet=False)
+    print_summary(result.summary)
+    print(f"dataset: {result.dataset.root}\nreport:  {result.report}")
+
 
 register_collector(app)
 register_analysis(app)

@@ -1,0 +1,97 @@
+"""The CLI on the bundled 2016 data: demo, collect, summary --json, report."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tierscope.cli import app
+
+runner = CliRunner()
+
+
+def test_demo_writes_dataset_report_and_prints_summary(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert "22.808" in result.output and "4.731" in result.output and "18.853" in result.output
+    html = (tmp_path / "report.html").read_text()
+    for run in ("local", "basic", "standard_1", "premium_1"):
+        assert f">{run}<" in html
+    assert 'class="failed"' in html and "gcloud crashed (BadStatusCodeError)" in html
+    # a second demo adds nothing
+    again = runner.invoke(app, ["demo", "--out", str(tmp_path)])
+    assert "stored 0 step records" in again.output
+
+
+def test_summary_json_has_the_documented_keys(tmp_path: Path, bundled_manifest: Path) -> None:
+    ds = tmp_path / "ds"
+    assert runner.invoke(app, ["collect", "files", "--manifest", str(bundled_manifest), "-d", str(ds)]).exit_code == 0
+    result = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
+    assert result.exit_code == 0, result.output
+    runs = {r["run_id"]: r for r in json.loads(result.output)}
+    keys = {"run_id", "tier", "status", "records", "tasks", "steady_global_steps_per_s", "mean_global_steps_per_s",
+            "ml_units_per_hour", "steps_per_ml_unit_hour", "speedup_vs_baseline", "baseline_run_id",
+            "failure_reason"}  # fmt: skip
+    assert all(keys <= set(r) for r in runs.values())
+    assert runs["standard_1"]["speedup_vs_baseline"] == pytest.approx(22.8075 / 4.731)
+    assert runs["premium_1"]["status"] == "failed"
+
+
+def test_malformed_lines_are_kept_aside_and_counted(tmp_path: Path) -> None:
+    log = tmp_path / "bad.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (5.0 sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+        "Train [master/0], step 200:loss:2.2, accuracy:0.2 (10.0 sec) 20.0 glo\n"  # truncated
+        "\x00\x01 binary garbage \xff\n"
+        "Train [master/0], step -5:loss:2.2, accuracy:0.2 (10.0 sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+        "Train [master/0], step 300:loss:2.1, accuracy:0.3 (15.0 sec) nan global_steps/s, 20.0 local_steps/s\n"
+        "Train [master/0], step 400:loss:2.0, accuracy:0.3 (20.0 sec) 20.0 global_steps/s, 20.0 local_steps/s\n",
+        encoding="latin-1",
+    )
+    ds = tmp_path / "ds"
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "r", "--tier", "BASIC"])
+    assert result.exit_code == 0, result.output
+    assert "kept aside 3 rejected lines" in result.output
+    assert "stored 2 step records" in result.output
+    listing = runner.invoke(app, ["rejects", "-d", str(ds)])
+    assert listing.exit_code == 0
+    for line_no in (2, 4, 5):
+        assert f"bad.log:{line_no}" in listing.output
+    assert "3 rejected lines" in listing.output
+
+
+def test_report_is_offline_and_escapes_hostile_run_ids(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    log.write_text(
+        "".join(
+            f"Train [master/0], step {s}:loss:2.0, accuracy:0.5 ({s / 10:.1f} sec) 10.0 global_steps/s, "
+            "10.0 local_steps/s\n"
+            for s in (100, 200, 300)
+        )
+    )
+    ds = tmp_path / "ds"
+    evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    assert (
+        runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", evil, "--tier", "BASIC"]).exit_code
+        == 0
+    )
+    out = tmp_path / "r.html"
+    result = runner.invoke(app, ["report", "-d", str(ds), "-o", str(out), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    assert "<script>alert(1)" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown as text in the table
+    # nothing is loaded from the network: no src= or href= pointing at http(s)
+    assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", html)
+    assert html.count("<script") == 2  # the inline Vega bundle and the inline chart code
+
+
+def test_errors_are_one_line_with_exit_codes(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["summary", "-d", str(tmp_path / "none")])
+    assert result.exit_code == 1 and "run `tierscope collect files` first" in result.output
+    result = runner.invoke(app, ["collect", "files", str(tmp_path / "missing.log"), "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 1 and "no such file" in result.output

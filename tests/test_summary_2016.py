@@ -1,0 +1,88 @@
+"""The 2016 experiment's figures, checked against hand calculations on the real logs."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from analysis.summary import BaselineError, SummaryOptions, summary
+from collector.dataset import Dataset
+
+
+@pytest.fixture(scope="module")
+def rows(dataset_2016: Dataset) -> dict[str, dict]:
+    return {r["run_id"]: r for r in summary(dataset_2016).to_dicts()}
+
+
+def test_steady_state_rates_match_hand_calculation(rows: dict[str, dict]) -> None:
+    # local.log, first interval (16.009) excluded as warm-up; the other nine sorted:
+    # 11.069 18.411 18.719 18.825 [18.853] 18.903 18.910 18.968 19.135 -> median 18.853
+    assert rows["local"]["steady_global_steps_per_s"] == pytest.approx(18.853)
+    # basic.log without 4.644: 4.410 4.448 4.480 4.682 [4.731] 4.734 4.738 4.767 4.808 -> 4.731
+    assert rows["basic"]["steady_global_steps_per_s"] == pytest.approx(4.731)
+    # standard_1.log: the first line of each task is warm-up (worker/0 17.814, worker/3 64.662,
+    # worker/1 22.698, master/0 15.904, worker/2 27.428); left: worker/3 23.218, 22.570, 23.045
+    # and worker/0 21.919 -> median (22.570 + 23.045) / 2 = 22.8075. Never summed across tasks.
+    assert rows["standard_1"]["steady_global_steps_per_s"] == pytest.approx(22.8075)
+    # the author read them as about 18-19, 4-5 and 22-23
+    assert 18 <= rows["local"]["steady_global_steps_per_s"] <= 19
+    assert 4 <= rows["basic"]["steady_global_steps_per_s"] <= 5
+    assert 22 <= rows["standard_1"]["steady_global_steps_per_s"] <= 23
+
+
+def test_mean_rates_pool_step_and_time_deltas_within_tasks(rows: dict[str, dict]) -> None:
+    # local: (1000 - 100) / (57.748 - 6.247) = 900 / 51.501
+    assert rows["local"]["mean_global_steps_per_s"] == pytest.approx(900 / 51.501)
+    # basic: 900 / (215.516 - 21.535)
+    assert rows["basic"]["mean_global_steps_per_s"] == pytest.approx(900 / 193.981)
+    # standard_1: worker/3 200 -> 900 over 3.093 -> 33.495 s, worker/0 100 -> 1000 over 5.613 -> 46.673 s;
+    # the other tasks logged once. (700 + 900) / (30.402 + 41.060)
+    assert rows["standard_1"]["mean_global_steps_per_s"] == pytest.approx(1600 / 71.462)
+
+
+def test_speedup_units_and_cost_efficiency(rows: dict[str, dict]) -> None:
+    assert {r["baseline_run_id"] for r in rows.values()} == {"basic"}
+    assert rows["standard_1"]["speedup_vs_baseline"] == pytest.approx(22.8075 / 4.731)  # 4.82
+    assert rows["local"]["speedup_vs_baseline"] == pytest.approx(18.853 / 4.731)  # 3.98
+    assert rows["basic"]["ml_units_per_hour"] == 1
+    assert rows["standard_1"]["ml_units_per_hour"] == 10
+    assert rows["premium_1"]["ml_units_per_hour"] == 75
+    assert rows["local"]["ml_units_per_hour"] is None  # own hardware
+    # steps per ML unit-hour = steady rate x 3600 / units
+    assert rows["basic"]["steps_per_ml_unit_hour"] == pytest.approx(4.731 * 3600)  # 17,031.6
+    assert rows["standard_1"]["steps_per_ml_unit_hour"] == pytest.approx(22.8075 * 3600 / 10)  # 8,210.7
+    # 5 training tasks (master + workers 0-3) against BASIC's 1; 10 ML units against 1
+    assert rows["standard_1"]["tasks"] == 5
+    assert rows["standard_1"]["scaling_efficiency_tasks"] == pytest.approx(22.8075 / 4.731 / 5)  # 0.964
+    assert rows["standard_1"]["scaling_efficiency_units"] == pytest.approx(22.8075 / 4.731 / 10)  # 0.482
+    # the 2016 beta quotes ML units only, no dollar price
+    assert rows["standard_1"]["usd_per_1000_steps"] is None
+
+
+def test_premium_1_failed_with_the_gcloud_and_quota_cause(rows: dict[str, dict]) -> None:
+    premium = rows["premium_1"]
+    assert premium["status"] == "failed"
+    assert premium["records"] == 0
+    assert premium["failure_reason"] == "gcloud crashed (BadStatusCodeError)"
+    assert "quota" in premium["note"]
+    assert premium["speedup_vs_baseline"] is None
+    assert {r["status"] for k, r in rows.items() if k != "premium_1"} == {"ok"}
+    assert [rows[k]["records"] for k in ("local", "basic", "standard_1")] == [10, 10, 9]
+
+
+def test_baseline_option_and_its_errors(dataset_2016: Dataset) -> None:
+    frame = summary(dataset_2016, SummaryOptions(baseline="local"))
+    standard = frame.filter(frame["run_id"] == "standard_1").row(0, named=True)
+    assert standard["speedup_vs_baseline"] == pytest.approx(22.8075 / 18.853)  # 1.21: "barely faster"
+    with pytest.raises(BaselineError, match="not in the dataset"):
+        summary(dataset_2016, SummaryOptions(baseline="nope"))
+    with pytest.raises(BaselineError, match="no steady-state rate"):
+        summary(dataset_2016, SummaryOptions(baseline="premium_1"))
+
+
+def test_price_date_picks_the_newest_row_on_or_before_it(tmp_path, dataset_2016: Dataset) -> None:
+    # The bundled runs carry their 2016 date; --price-date only fills runs without one,
+    # so the 2016 units stay whatever date is asked.
+    frame = summary(dataset_2016, SummaryOptions(price_date=date(2019, 12, 1)))
+    assert frame.filter(frame["run_id"] == "standard_1")["ml_units_per_hour"][0] == 10
