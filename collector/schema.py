@@ -19,7 +19,13 @@ import polars as pl
 #: - ``task_index``: the replica's index within its role (``worker/3`` -> 3).
 #: - ``step``: the *global* step, shared by all tasks of a job.
 #: - ``local_step``: this task's own step count, when the log gives it.
-#: - ``loss``, ``accuracy``: training metrics on the logged batch.
+#: - ``loss``, ``accuracy``: training metrics on the logged batch (Keras: the epoch's running
+#:   mean; a cloudml ``Eval`` block: on the training set).
+#: - ``eval_loss``, ``eval_accuracy``: the same metrics on held-out data, when the log reports
+#:   them (Keras ``val_loss``/``val_accuracy``, cloudml ``Eval`` blocks, MLPerf ``eval_accuracy``,
+#:   which is the benchmark's quality metric as logged). A record whose numbers come from an
+#:   evaluation pass alone (not from training) has role ``evaluator`` and no rates, so
+#:   analyses of training speed (:data:`TRAINING_ROLES`) leave it out.
 #: - ``elapsed_s``: seconds since this task started (per task, not per job).
 #: - ``interval_s``: seconds since the task's previous record, when the format logs it
 #:   instead of ``elapsed_s`` (Estimator hooks).
@@ -41,6 +47,8 @@ STEP_SCHEMA: dict[str, pl.DataType] = {
     "local_step": pl.Int64(),
     "loss": pl.Float64(),
     "accuracy": pl.Float64(),
+    "eval_loss": pl.Float64(),
+    "eval_accuracy": pl.Float64(),
     "elapsed_s": pl.Float64(),
     "interval_s": pl.Float64(),
     "global_steps_per_s": pl.Float64(),

@@ -4,17 +4,50 @@ A parser takes a frame of lines and splits it four ways: step records, run event
 rejects (lines that look like this format's records but are broken) and the rest
 (lines it does not recognise, handed to the next parser). Parsers are chained, so a
 file that interleaves two formats is read line by line.
+
+Parsers are stateless singletons: what one batch of a file must pass to the next (the
+epoch a Keras bar belongs to, the time an MLPerf run started) lives in the
+:class:`ParseContext` the caller keeps for the file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 import polars as pl
 
-#: The input of every parser: ``source_offset`` (Int64, 1-based line number) and ``line`` (String).
+#: The input of :func:`collector.formats.parse_lines`: ``source_offset`` (Int64, 1-based line
+#: number) and ``line`` (String).
 LINES_SCHEMA: dict[str, pl.DataType] = {"source_offset": pl.Int64(), "line": pl.String()}
+
+#: Column added to the lines a parser sees: the launcher prefix's task (``"worker/2"``), null
+#: without one. Parsers that relate neighbouring lines (rate lines to records, Keras bars to
+#: their ``Epoch`` line) relate only lines of the same tag.
+TAG = "tag"
+
+
+@dataclass
+class ParseContext:
+    """One file's parse, batch after batch.
+
+    - ``year``: the year of glog/absl timestamps (their prefix has none); null leaves them null.
+    - ``end``: lines with ``source_offset >= end`` are look-ahead: the caller drops whatever a
+      parser makes of them and passes them again with the next batch. Parsers must not let
+      them change ``state``. None: every line counts.
+    - ``state``: per-format memory across batches, keyed by format name.
+    - ``steps_seen``: whether a step record came before this batch (a later traceback then
+      marks the run failed).
+    """
+
+    year: int | None = None
+    end: int | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    steps_seen: bool = False
+
+    def counts(self, offsets: pl.Expr) -> pl.Expr:
+        """True where a line's effects count (it is not look-ahead)."""
+        return pl.lit(True) if self.end is None else offsets < self.end
 
 
 @dataclass
@@ -24,7 +57,10 @@ class Parsed:
     ``steps``, ``events`` and ``rejects`` hold a subset of the columns of
     :data:`collector.schema.STEP_SCHEMA`, ``EVENT_SCHEMA`` and ``REJECT_SCHEMA`` (always
     ``source_offset``); the caller adds run, tier and source and conforms them.
-    ``rest`` is the lines the parser did not recognise, in :data:`LINES_SCHEMA`.
+    ``rest`` is the lines the parser did not recognise, in the shape it was given.
+    ``skipped`` counts the lines given that produced no row of their own (no metric, a
+    duplicate copy, or folded into a neighbour's record); ``pending`` holds lines whose
+    meaning depends on lines not read yet (set only by :func:`collector.formats.parse_lines`).
     """
 
     steps: pl.DataFrame
@@ -33,6 +69,7 @@ class Parsed:
     rest: pl.DataFrame
     skipped: int = 0
     notes: list[str] = field(default_factory=list)
+    pending: pl.DataFrame | None = None
 
 
 class LineFormat(Protocol):
@@ -48,9 +85,20 @@ class LineFormat(Protocol):
         """How many of ``lines`` (a String series) this format recognises."""
         ...
 
-    def parse(self, lines: pl.DataFrame) -> Parsed:
-        """Split ``lines`` (:data:`LINES_SCHEMA`) into records, events, rejects and the rest."""
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        """Split ``lines`` (:data:`LINES_SCHEMA` plus :data:`TAG`) into records, events, rejects and the rest."""
         ...
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        """The first ``source_offset`` of a trailing block that the next batch may complete, or None."""
+        ...
+
+
+class SingleLineFormat:
+    """Defaults for a format whose records each sit on one line."""
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        return None
 
 
 def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.DataFrame:
@@ -62,3 +110,18 @@ def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.Dat
         reason_expr.alias("reason"),
         pl.col("line").alias("raw"),
     )
+
+
+def number(name: str, dtype: pl.DataType = pl.Float64()) -> pl.Expr:
+    """String column ``name`` cast to ``dtype``; null where it is not a number (not raised)."""
+    return pl.col(name).str.strip_chars().cast(dtype, strict=False)
+
+
+def finite_nonneg(expr: pl.Expr) -> pl.Expr:
+    """True where ``expr`` is a finite number >= 0 (false for null)."""
+    return (expr.is_not_null() & expr.is_finite() & (expr >= 0)).fill_null(False)
+
+
+def empty_parsed(lines: pl.DataFrame) -> Parsed:
+    """Nothing recognised: every line is handed on."""
+    return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=lines)

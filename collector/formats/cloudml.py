@@ -13,6 +13,17 @@ Any prefix before ``Train [`` (``INFO:root:``, a glog header, a launcher's ``[wo
 is ignored. Meaning of the numbers: ``step`` is the global step; ``(x sec)`` is seconds
 since this task started logging (per task, not per job); the rates are over the task's
 last logging interval, so a task's first rate also covers its start-up.
+
+The samples also print evaluation blocks, whose two result lines carry no prefix::
+
+    Eval, step 1000:
+    - on train set 0.41, 0.88
+    -- on eval set 0.52, 0.85
+
+(loss then accuracy). A block is one record of role ``evaluator`` (the numbers come from an
+evaluation pass, not from training: analyses of training speed leave it out) at the
+global step N, with the train-set numbers as ``loss``/``accuracy`` and the eval-set
+numbers as ``eval_loss``/``eval_accuracy``; its three lines count as that one record.
 """
 
 from __future__ import annotations
@@ -21,10 +32,15 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import Parsed, reject_frame
+from collector.formats.base import ParseContext, Parsed, SingleLineFormat, number, reject_frame
 from collector.schema import ROLES
 
 _MARK = "Train ["
+
+_EVAL_MARK = "Eval, step"
+_EVAL = r"Eval, step\s*(?P<step>[^:\s]*)\s*:\s*$"
+_SET = r"^\s*-+\s*on (?P<which>train|eval) set\s+(?P<loss>[^,\s]*)\s*,\s*(?P<acc>\S*)\s*$"
+_SET_MARK = r"^\s*-+\s*on (?:train|eval) set"
 
 _PATTERN = (
     r"Train \[(?P<role>[^/\]]*)/(?P<task>[^\]]*)\],\s*step\s+(?P<step>[^:\s(]+)"
@@ -38,7 +54,7 @@ def _finite_nonneg(name: str) -> pl.Expr:
     return pl.col(name).is_not_null() & pl.col(name).is_finite() & (pl.col(name) >= 0)
 
 
-class CloudMLSamples:
+class CloudMLSamples(SingleLineFormat):
     name: ClassVar[str] = "cloudml"
     example: ClassVar[str] = (
         "Train [master/0], step 100:loss:2.314, accuracy:0.183 (21.535 sec) 4.644 global_steps/s, 4.644 local_steps/s"
@@ -51,7 +67,7 @@ class CloudMLSamples:
     def sniff(self, lines: pl.Series) -> int:
         return int(lines.str.contains(_MARK, literal=True).sum())
 
-    def parse(self, lines: pl.DataFrame) -> Parsed:
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         marked = lines.filter(pl.col("line").str.contains(_MARK, literal=True))
         rest = lines.filter(~pl.col("line").str.contains(_MARK, literal=True))
         groups = marked.with_columns(g=pl.col("line").str.extract_groups(_PATTERN)).unnest("g")
@@ -112,4 +128,77 @@ class CloudMLSamples:
                 reject_frame(matched.filter(pl.col("reason").is_not_null()), pl.col("reason"), self.name),
             ]
         )
-        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+        evals, eval_rejects, rest = self._eval_blocks(rest)
+        return Parsed(
+            steps=pl.concat([steps, evals], how="diagonal_relaxed") if evals.width else steps,
+            events=pl.DataFrame(),
+            rejects=pl.concat([rejects, eval_rejects]) if eval_rejects.width else rejects,
+            rest=rest,
+        )
+
+    def _eval_blocks(self, lines: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """Records and rejects from ``Eval, step N:`` blocks, and the lines that are not part of one."""
+        line = pl.col("line")
+        if not lines.get_column("line").str.contains(_EVAL_MARK, literal=True).any() and not (
+            lines.get_column("line").str.contains(_SET_MARK).any()
+        ):
+            return pl.DataFrame(), pl.DataFrame(), lines
+        frame = lines.with_columns(
+            head=line.str.contains(_EVAL_MARK, literal=True),
+            is_set=line.str.contains(_SET_MARK),
+            step_raw=line.str.extract(_EVAL, 1),
+        )
+        # The block's result lines follow its head (other formats' lines may sit between them,
+        # but they were taken by earlier parsers).
+        sets = [line.shift(-i).str.extract_groups(_SET).alias(f"s{i}") for i in (1, 2)]
+        frame = frame.with_columns(*sets)
+        frame = frame.with_columns(
+            pl.col("s1").struct.field("which").alias("w1"),
+            pl.col("s2").struct.field("which").alias("w2"),
+            pl.col("s1").struct.field("loss").alias("train_loss"),
+            pl.col("s1").struct.field("acc").alias("train_acc"),
+            pl.col("s2").struct.field("loss").alias("eval_loss_raw"),
+            pl.col("s2").struct.field("acc").alias("eval_acc_raw"),
+        ).with_columns(
+            step=number("step_raw", pl.Int64()),
+            loss=number("train_loss"),
+            accuracy=number("train_acc"),
+            eval_loss=number("eval_loss_raw"),
+            eval_accuracy=number("eval_acc_raw"),
+            # A set line right after a block head (or after its first set line) belongs to the block.
+            in_block=pl.col("is_set")
+            & (
+                pl.col("head").shift(1).fill_null(False)
+                | (pl.col("head").shift(2).fill_null(False) & pl.col("is_set").shift(1).fill_null(False))
+            ),
+        )
+        head = pl.col("head")
+        reason = (
+            pl.when(head & (pl.col("step").is_null() | (pl.col("step") < 0)))
+            .then(pl.format("Eval block step '{}' is not a whole number >= 0", pl.col("step_raw")))
+            .when(head & ((pl.col("w1") != "train") | (pl.col("w2") != "eval")).fill_null(True))
+            .then(pl.lit("an 'Eval, step N:' line not followed by its '- on train set' and '-- on eval set' lines"))
+            .when(head & (pl.col("loss").is_null() | pl.col("eval_loss").is_null()))
+            .then(pl.format("Eval block loss '{}' / '{}' is not a number", "train_loss", "eval_loss_raw"))
+            .when(
+                head & ~(pl.col("accuracy").is_between(0, 1) & pl.col("eval_accuracy").is_between(0, 1)).fill_null(True)
+            )
+            .then(pl.format("Eval block accuracy '{}' / '{}' is not between 0 and 1", "train_acc", "eval_acc_raw"))
+            .when(pl.col("is_set") & ~pl.col("in_block"))
+            .then(pl.lit("an '- on train/eval set' line without its 'Eval, step N:' line"))
+        )
+        frame = frame.with_columns(reason=reason)
+        good = frame.filter(head & pl.col("reason").is_null())
+        records = good.select(
+            "source_offset",
+            pl.lit("evaluator").alias("role"),
+            "step",
+            "loss",
+            "accuracy",
+            "eval_loss",
+            "eval_accuracy",
+            pl.lit(self.name).alias("format"),
+        )
+        rejects = reject_frame(frame.filter(pl.col("reason").is_not_null()), pl.col("reason"), self.name)
+        rest = frame.filter(~head & ~pl.col("is_set")).select(lines.columns)
+        return records, rejects, rest

@@ -11,13 +11,13 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import Parsed
+from collector.formats.base import ParseContext, Parsed, SingleLineFormat
 
 # gcloud writes "ERROR: " with a space; Python logging writes "ERROR:name:" without one.
 _PATTERN = r"^ERROR: (?P<reason>.*?)[:\s]*$"
 
 
-class GcloudError:
+class GcloudError(SingleLineFormat):
     name: ClassVar[str] = "gcloud"
     example: ClassVar[str] = "ERROR: gcloud crashed (BadStatusCodeError):"
     meaning: ClassVar[str] = "no step: the run failed (or never started) for the reason given"
@@ -25,7 +25,7 @@ class GcloudError:
     def sniff(self, lines: pl.Series) -> int:
         return int(lines.str.starts_with("ERROR: ").sum())
 
-    def parse(self, lines: pl.DataFrame) -> Parsed:
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         hit = pl.col("line").str.starts_with("ERROR: ")
         events = lines.filter(hit).select(
             "source_offset",

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from collector.formats.base import Parsed
+from collector.formats.base import ParseContext, Parsed, SingleLineFormat
 from collector.schema import EVENTS, ROLES
 
 KIND_KEY = "tierscope"
@@ -146,7 +146,7 @@ def rows_from_payloads(
     return steps, events, rejects
 
 
-class StructuredJSON:
+class StructuredJSON(SingleLineFormat):
     name: ClassVar[str] = "structured"
     example: ClassVar[str] = (
         '{"tierscope": "step", "run_id": "r1", "tier": "BASIC", "role": "chief", "task_index": 0, '
@@ -161,14 +161,14 @@ class StructuredJSON:
     def sniff(self, lines: pl.Series) -> int:
         return int(lines.str.contains(f'"{KIND_KEY}"', literal=True).sum())
 
-    def parse(self, lines: pl.DataFrame) -> Parsed:
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         ours = pl.col("line").str.strip_chars_start().str.starts_with("{") & pl.col("line").str.contains(
             f'"{KIND_KEY}"', literal=True
         )
         candidates = lines.filter(ours)
         payloads: list[tuple[int | None, Mapping[str, Any]]] = []
         bad: list[dict[str, Any]] = []
-        for offset, line in candidates.iter_rows():
+        for offset, line in candidates.select("source_offset", "line").iter_rows():
             try:
                 payload = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -189,7 +189,7 @@ class StructuredJSON:
             payloads.append((offset, payload))
         steps, events, rejects = rows_from_payloads(payloads, self.name)
         # Keep the raw line (not the re-serialised object) so the reject shows what was read.
-        raw_by_offset = dict(candidates.iter_rows())
+        raw_by_offset = dict(candidates.select("source_offset", "line").iter_rows())
         for row in rejects:
             row["raw"] = raw_by_offset.get(row["source_offset"], row["raw"])
         return Parsed(

@@ -1,0 +1,185 @@
+"""Keras ``model.fit`` progress output (Keras 2 and Keras 3).
+
+::
+
+    Epoch 3/10
+    \\r   1/1875 [..............................] - ETA: 1:23 - loss: 2.3 - accuracy: 0.1\\r ...
+    1875/1875 [==============================] - 4s 2ms/step - loss: 0.0712 - accuracy: 0.9781
+    1875/1875 ━━━━━━━━━━━━━━━━━━━━ 4s 2ms/step - accuracy: 0.9781 - loss: 0.0712       (Keras 3)
+    1875/1875 - 4s - 2ms/step - accuracy: 0.9781 - loss: 0.0712                         (verbose=2)
+
+All updates of one epoch's bar share one physical line (separated by ``\\r``; Keras 3 also
+writes ANSI colours and backspaces, both ignored). Each bar's *final* update (``k/N`` with
+k = N) is a record: ``step`` is the global batch count ``(epoch - 1) * N + k`` (the epoch
+comes from the task's last ``Epoch E/T`` line, 1 if none was seen); ``interval_s`` is the
+epoch's wall time (whole seconds, as Keras prints it; null for "0s"); ``global_steps_per_s`` and
+``local_steps_per_s`` are 1 / the per-step time Keras prints (synchronous data-parallel
+workers share the global step); ``loss``/``accuracy`` are the epoch's running means and
+``val_loss``/``val_accuracy`` go to ``eval_loss``/``eval_accuracy``. A line whose bar never
+finished (the run stopped mid-epoch) gives its last update as a record without seconds.
+
+Under several workers, one process's bar can be glued to another's on one line or split
+across two lines. Every complete update on a line is read wherever it sits; a bar cut
+off at the end of a line is joined with the next line of the same task when that line
+starts with the bar's tail; pieces that still carry numbers but no step count are rejects.
+Bars counting samples (``us/sample``, Keras < 2.2) have no step count and are skipped.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import polars as pl
+
+from collector.formats.base import TAG, ParseContext, Parsed, SingleLineFormat, finite_nonneg, number, reject_frame
+
+_ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
+_BAR = r"(?:\[[=>.]*\]|[━─]+)"
+_HEAD = r"\d+/\d+ (?:\[|━|─|- )"
+_MARK = r"\d+/\d+ (?:\[|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
+_EPOCH = r"^Epoch (?P<e>\d+)/\d+\s*$"
+_UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
+#: A bar still open at the end of a line, and a line that starts with the rest of a bar.
+_OPEN_END = r"\d+/\d+ \[[=>.]*$"
+_TAIL_START = r"^[=>.]*\] "
+_SEP = "\x1e"
+_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _metric(name: str) -> str:
+    return rf"(?:^|\s)- {name}: (?P<v>\S*)"
+
+
+class KerasProgress(SingleLineFormat):
+    name: ClassVar[str] = "keras"
+    example: ClassVar[str] = (
+        "1875/1875 [==============================] - 4s 2ms/step - loss: 0.0712 - accuracy: 0.9781"
+    )
+    meaning: ClassVar[str] = (
+        "step is the global batch count (epoch-1)*N+k at each epoch's end; interval_s is the "
+        "epoch's wall time; rates are 1 / the per-step time"
+    )
+
+    def sniff(self, lines: pl.Series) -> int:
+        return int(lines.str.contains(_MARK).sum())
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        marked = pl.col("line").str.contains(_MARK)
+        ours = lines.filter(marked)
+        rest = lines.filter(~marked)
+        if ours.height == 0:
+            return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=rest)
+        ours = ours.with_columns(pl.col("line").str.replace_all(_ANSI, "").alias("text"))
+        ours = self._join_split_bars(ours)
+        ours = self._with_epoch(ours, context)
+        # One row per update: split at every \r and before every "k/N <bar>" so glued bars part.
+        updates = (
+            ours.filter(pl.col("epoch_line").is_null() & ~pl.col("joined_into_previous"))
+            .with_columns(
+                pl.col("text")
+                .str.replace_all(rf"({_HEAD})", f"{_SEP}$1")
+                .str.replace_all("\r", _SEP, literal=True)
+                .str.split(_SEP)
+                .alias("seg")
+            )
+            .explode("seg")
+            .filter(pl.col("seg").str.strip_chars() != "")
+            .with_columns(pl.col("seg").str.extract_groups(_UPDATE).alias("u"))
+            .unnest("u")
+            .with_columns(
+                k=number("k", pl.Int64()),
+                n=number("n", pl.Int64()),
+                is_update=pl.col("k").is_not_null(),
+                per_sample=pl.col("tail").str.contains(r"\d(?:us|ms|s)/sample"),
+                loss_raw=pl.col("tail").str.extract(_metric("loss"), 1),
+                acc_raw=pl.col("tail").str.extract(_metric("(?:accuracy|acc)"), 1),
+                vloss_raw=pl.col("tail").str.extract(_metric("val_loss"), 1),
+                vacc_raw=pl.col("tail").str.extract(_metric("val_(?:accuracy|acc)"), 1),
+                wall_raw=pl.col("tail").str.extract(r"(?:^|\s)(\d+(?:\.\d+)?)s(?:\s|$)", 1),
+                per_step=pl.col("tail").str.extract_groups(r"(?P<t>\d+(?:\.\d+)?)(?P<unit>us|ms|s)/step"),
+                cut=pl.col("seg").str.contains(r"\[[=>.]*$") | pl.col("tail").str.contains(r"- \w+:\s*$"),
+            )
+            .unnest("per_step")
+            .with_columns(
+                loss=number("loss_raw"),
+                accuracy=number("acc_raw"),
+                eval_loss=number("vloss_raw"),
+                eval_accuracy=number("vacc_raw"),
+                step_s=number("t") * pl.col("unit").replace_strict(_UNIT_S, default=None, return_dtype=pl.Float64),
+            )
+            .with_columns(pl.int_range(pl.len()).over("source_offset").alias("seg_no"))
+        )
+        final = pl.col("is_update") & (pl.col("k") == pl.col("n"))
+        bad_number = pl.col("loss_raw").is_not_null() & pl.col("loss").is_null()
+        reason = (
+            pl.when(~pl.col("is_update"))
+            .then(pl.lit("a piece of a Keras progress bar without its step count (glued to or split from another bar)"))
+            .when(pl.col("cut"))
+            .then(pl.lit("a Keras progress bar cut off mid-update"))
+            .when(pl.col("k") > pl.col("n"))
+            .then(pl.format("step {} is past the epoch's {} steps", "k", "n"))
+            .when(bad_number)
+            .then(pl.format("loss '{}' is not a number", "loss_raw"))
+            .when(pl.col("acc_raw").is_not_null() & ~pl.col("accuracy").is_between(0, 1).fill_null(False))
+            .then(pl.format("accuracy '{}' is not a number between 0 and 1", "acc_raw"))
+            .when(pl.col("vloss_raw").is_not_null() & pl.col("eval_loss").is_null())
+            .then(pl.format("val_loss '{}' is not a number", "vloss_raw"))
+            .when(pl.col("vacc_raw").is_not_null() & ~pl.col("eval_accuracy").is_between(0, 1).fill_null(False))
+            .then(pl.format("val_accuracy '{}' is not a number between 0 and 1", "vacc_raw"))
+        )
+        # Pieces with no number in them (a lone "[worker-1]" left by a glued line) are not rejects.
+        carries_number = pl.col("seg").str.contains(r"\d")
+        updates = updates.with_columns(
+            reason=pl.when(pl.col("per_sample")).then(None).otherwise(reason),
+        ).filter(pl.col("reason").is_not_null() & carries_number | pl.col("reason").is_null())
+        good = updates.filter(pl.col("reason").is_null() & ~pl.col("per_sample"))
+        last_seg = pl.col("seg_no") == pl.col("seg_no").max().over("source_offset")
+        no_final = ~(pl.col("k") == pl.col("n")).any().over("source_offset")
+        chosen = good.filter(final | (last_seg & no_final))
+        rate = pl.when(finite_nonneg(pl.col("step_s")) & (pl.col("step_s") > 0)).then(1 / pl.col("step_s"))
+        steps = chosen.select(
+            "source_offset",
+            ((pl.col("epoch") - 1) * pl.col("n") + pl.col("k")).alias("step"),
+            "loss",
+            "accuracy",
+            "eval_loss",
+            "eval_accuracy",
+            # Keras rounds the epoch's time to whole seconds: "0s" means "under half a second", not zero.
+            pl.when(final & (number("wall_raw") > 0)).then(number("wall_raw")).alias("interval_s"),
+            pl.when(final).then(rate).alias("global_steps_per_s"),
+            pl.when(final).then(rate).alias("local_steps_per_s"),
+            pl.lit(self.name).alias("format"),
+        )
+        rejects = reject_frame(
+            updates.filter(pl.col("reason").is_not_null()).with_columns(pl.col("seg").alias("line")),
+            pl.col("reason"),
+            self.name,
+        )
+        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+
+    @staticmethod
+    def _join_split_bars(frame: pl.DataFrame) -> pl.DataFrame:
+        """Append to a line ending in an open bar the next line of its task, when that starts with the bar's tail."""
+        nxt = pl.col("text").shift(-1).over(TAG)
+        prev = pl.col("text").shift(1).over(TAG)
+        opens = pl.col("text").str.contains(_OPEN_END)
+        continues = pl.col("text").str.contains(_TAIL_START)
+        return frame.with_columns(
+            text=pl.when(opens & nxt.str.contains(_TAIL_START).fill_null(False))
+            .then(pl.concat_str(pl.col("text"), nxt))
+            .otherwise(pl.col("text")),
+            joined_into_previous=(continues & prev.str.contains(_OPEN_END)).fill_null(False),
+        )
+
+    def _with_epoch(self, frame: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+        """Add ``epoch_line`` (E on ``Epoch E/T`` lines) and ``epoch`` (the task's current epoch)."""
+        known: dict[str | None, int] = context.state.setdefault(self.name, {})
+        frame = frame.with_columns(epoch_line=pl.col("text").str.extract(_EPOCH, 1).cast(pl.Int64, strict=False))
+        carried = pl.col(TAG).replace_strict(known, default=None, return_dtype=pl.Int64) if known else pl.lit(None)
+        frame = frame.with_columns(
+            epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64)
+        )
+        counted = frame.filter(context.counts(pl.col("source_offset")) & pl.col("epoch_line").is_not_null())
+        for tag, epoch in counted.group_by(TAG).agg(pl.col("epoch_line").last()).iter_rows():
+            known[tag] = epoch
+        return frame

@@ -1,0 +1,145 @@
+"""TensorFlow Estimator / TF1 ``MonitoredSession`` hook lines.
+
+- ``INFO:tensorflow:loss = 0.734, step = 1500 (2.688 sec)`` (``LoggingTensorHook``): ``step``
+  is the global step; ``(x sec)`` is seconds since the hook's previous such line (usually
+  100 steps earlier), stored as ``interval_s``. The first line has no seconds; some
+  setups print ``step = 0, loss = 2.301`` (reversed).
+- ``INFO:tensorflow:global_step/sec: 37.2`` (``StepCounterHook``) and ``examples/sec: 3720``
+  (TPUEstimator) are printed just before the record of the same interval: they are
+  folded into the task's next record as ``global_steps_per_s`` / ``examples_per_s``. One
+  with no record after it is a reject (its number has no step to belong to).
+- ``ERROR:tensorflow:Model diverged with loss = NaN.`` (``NanTensorHook``) is a failed-run
+  event with no step.
+
+The ``INFO:tensorflow:`` header is optional: with absl the glog header replaces it (see
+:mod:`collector.formats.prefixes`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import polars as pl
+
+from collector.formats.base import (
+    TAG,
+    ParseContext,
+    Parsed,
+    SingleLineFormat,
+    finite_nonneg,
+    number,
+    reject_frame,
+)
+
+_HEADER = r"^(?:[A-Z]+:tensorflow:)?"
+_RECORD = _HEADER + r"(?:loss|step) ="
+_RATE = _HEADER + r"(?P<what>global_step|examples)/sec:(?P<rate>.*)$"
+_DIVERGED = _HEADER + r"(?P<reason>Model diverged with loss = .*?)\s*$"
+_MARK = _HEADER + r"(?:(?:loss|step) =|global_step/sec:|examples/sec:|Model diverged with loss)"
+
+_FIELD = r"(?:^|, )(?:[A-Z]+:tensorflow:)?{} = ?(?P<v>[^,(]*?)\s*(?:,|\(|$)"
+#: Anything after the fields: `` (2.688 sec)`` or nothing. An opening bracket without
+#: ``sec)`` is a line cut off mid-number.
+_SECONDS = r"\((?P<sec>[^)]*?)\s*sec\)\s*$"
+
+
+class TFEstimator(SingleLineFormat):
+    name: ClassVar[str] = "tf-estimator"
+    example: ClassVar[str] = "INFO:tensorflow:loss = 0.734, step = 1500 (2.688 sec)"
+    meaning: ClassVar[str] = (
+        "step is the global step; (x sec) is seconds since the hook's previous line (interval_s); "
+        "global_step/sec and examples/sec lines attach to the next record"
+    )
+
+    def sniff(self, lines: pl.Series) -> int:
+        return int(lines.str.contains(_MARK).sum())
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        marked = pl.col("line").str.contains(_MARK)
+        ours = lines.filter(marked)
+        rest = lines.filter(~marked)
+        if ours.height == 0:
+            return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=rest)
+        line = pl.col("line")
+        ours = ours.with_columns(
+            is_record=line.str.contains(_RECORD),
+            diverged=line.str.extract(_DIVERGED, 1),
+            rate_kind=line.str.extract(_RATE, 1),
+            rate_raw=line.str.extract(_RATE, 2),
+            step_raw=line.str.extract(_FIELD.format("step"), 1),
+            loss_raw=line.str.extract(_FIELD.format("loss"), 1),
+            sec_raw=line.str.extract(_SECONDS, 1),
+            has_paren=line.str.contains("(", literal=True),
+        ).with_columns(
+            step=number("step_raw", pl.Int64()),
+            loss=number("loss_raw"),
+            interval_s=number("sec_raw"),
+            rate=number("rate_raw"),
+        )
+        reason = (
+            pl.when(pl.col("is_record") & pl.col("step_raw").is_null())
+            .then(pl.lit("a loss line without 'step = N'"))
+            .when(pl.col("is_record") & (pl.col("step_raw") == ""))
+            .then(pl.lit("'step = ' has no value (line cut off?)"))
+            .when(pl.col("is_record") & (pl.col("step").is_null() | (pl.col("step") < 0)))
+            .then(pl.format("step '{}' is not a whole number >= 0", "step_raw"))
+            .when(pl.col("is_record") & pl.col("loss_raw").is_not_null() & pl.col("loss").is_null())
+            .then(pl.format("loss '{}' is not a number", "loss_raw"))
+            .when(pl.col("is_record") & pl.col("has_paren") & pl.col("sec_raw").is_null())
+            .then(pl.lit("the '(x sec)' part is cut off"))
+            .when(pl.col("is_record") & pl.col("sec_raw").is_not_null() & ~finite_nonneg(pl.col("interval_s")))
+            .then(pl.format("seconds '{}' is not a finite number >= 0", "sec_raw"))
+            .when(pl.col("rate_kind").is_not_null() & ~finite_nonneg(pl.col("rate")))
+            .then(
+                pl.format("{}/sec '{}' is not a finite number >= 0", "rate_kind", pl.col("rate_raw").str.strip_chars())
+            )
+        )
+        ours = ours.with_columns(reason=reason)
+        bad = ours.filter(pl.col("reason").is_not_null())
+        good = ours.filter(pl.col("reason").is_null())
+        events = good.filter(pl.col("diverged").is_not_null()).select(
+            "source_offset",
+            pl.lit("failed").alias("event"),
+            pl.col("diverged").alias("reason"),
+            pl.lit(self.name).alias("format"),
+        )
+        steps, orphans = self._attach_rates(good.filter(pl.col("diverged").is_null()))
+        rejects = pl.concat(
+            [
+                reject_frame(bad, pl.col("reason"), self.name),
+                reject_frame(orphans, pl.format("a {}/sec line with no step record after it", "rate_kind"), self.name),
+            ]
+        )
+        return Parsed(steps=steps, events=events, rejects=rejects, rest=rest)
+
+    def _attach_rates(self, frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Records with the rates printed before them (same tag), and the rate lines left over."""
+        # Rows between one record (exclusive) and the next (inclusive) share `group`: the
+        # count of records at or after the row, per tag.
+        frame = frame.with_columns(
+            group=pl.col("is_record").cast(pl.Int64).cum_sum(reverse=True).over(TAG),
+        ).with_columns(
+            has_record=pl.col("is_record").any().over(TAG, "group"),
+        )
+        rates = (
+            frame.filter(~pl.col("is_record"))
+            .group_by(TAG, "group")
+            .agg(
+                pl.col("rate").filter(pl.col("rate_kind") == "global_step").last().alias("global_steps_per_s"),
+                pl.col("rate").filter(pl.col("rate_kind") == "examples").last().alias("examples_per_s"),
+            )
+        )
+        steps = (
+            frame.filter(pl.col("is_record"))
+            .join(rates, on=[TAG, "group"], how="left", nulls_equal=True)
+            .select(
+                "source_offset",
+                "step",
+                "loss",
+                "interval_s",
+                "global_steps_per_s",
+                "examples_per_s",
+                pl.lit(self.name).alias("format"),
+            )
+        )
+        return steps, frame.filter(~pl.col("is_record") & ~pl.col("has_record"))

@@ -1,0 +1,83 @@
+"""Python tracebacks: the run failed, with the exception's line as the reason.
+
+``Traceback (most recent call last):``, then indented frame lines, then the exception
+line (``ValueError: ...``, the first line that is not indented). The traceback's lines
+carry no metric: they are skipped. The exception line becomes a ``failed`` event whose
+reason is that line; :func:`collector.formats.parse_lines` keeps the event only when a step
+record came before it in the file (a traceback logged before training started is a
+warning, not a failed run). In a chained traceback (``During handling of the above
+exception...``) only the last exception counts.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import polars as pl
+
+from collector.formats.base import TAG, ParseContext, Parsed
+
+_START = r"^Traceback \(most recent call last\):\s*$"
+_EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"
+_CHAINED = r"^(?:During handling of the above exception|The above exception was the direct cause)"
+
+
+class PythonTraceback:
+    name: ClassVar[str] = "traceback"
+    example: ClassVar[str] = "Traceback (most recent call last):"
+    meaning: ClassVar[str] = (
+        "no step: after a step record, the run failed with the exception line as reason; "
+        "tried after every format (also with --format)"
+    )
+
+    def sniff(self, lines: pl.Series) -> int:
+        # Tracebacks appear in logs of every format: they never pick the parser.
+        return 0
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        line = lines.get_column("line")
+        starts = line.str.contains(_START).arg_true()
+        if starts.len() == 0:
+            return None
+        last = int(starts[-1])
+        after = line.slice(last + 1)
+        if (~after.str.contains(r"^\s")).any():
+            return None
+        return int(lines.get_column("source_offset")[last])
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        start = pl.col("line").str.contains(_START)
+        if not lines.get_column("line").str.contains(_START).any():
+            return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=lines)
+        blank = pl.col("line").str.strip_chars() == ""
+        frame = (
+            lines.with_columns(start=start, indented=pl.col("line").str.contains(r"^\s"))
+            .with_columns(tb=pl.col("start").cast(pl.Int64).cum_sum().over(TAG))
+            .with_columns(brk=~pl.col("start") & ~pl.col("indented") & ~blank)
+            .with_columns(n_brk=pl.col("brk").cast(pl.Int64).cum_sum().over(TAG, "tb"))
+        )
+        # The next non-blank line of the same task, to see whether a chained traceback follows.
+        nxt = pl.col("line").shift(-1).over(TAG)
+        nxt2 = pl.col("line").shift(-2).over(TAG)
+        following = pl.when(nxt.str.strip_chars() == "").then(nxt2).otherwise(nxt)
+        in_tb = pl.col("tb") > 0
+        frame = frame.with_columns(
+            body=in_tb & (pl.col("n_brk") == 0),
+            exc=in_tb & pl.col("brk") & (pl.col("n_brk") == 1) & pl.col("line").str.contains(_EXCEPTION),
+            chained=following.str.contains(_CHAINED).fill_null(False),
+        )
+        events = frame.filter(pl.col("exc") & ~pl.col("chained")).select(
+            "source_offset",
+            pl.lit("failed").alias("event"),
+            pl.col("line").str.strip_chars().alias("reason"),
+            pl.lit(self.name).alias("format"),
+        )
+        # The exception lines of a chain and the "During handling..." lines between them are
+        # part of the traceback too.
+        rest = frame.filter(~(pl.col("body") | pl.col("exc") | (in_tb & pl.col("line").str.contains(_CHAINED))))
+        return Parsed(
+            steps=pl.DataFrame(),
+            events=events,
+            rejects=pl.DataFrame(),
+            rest=rest.select(lines.columns),
+        )
