@@ -8,14 +8,16 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from collector.collect import CollectResult, collect_runs, runs_from_paths
 from collector.dataset import Dataset
 from collector.errors import EXIT_BUSY, CollectorError, DatasetBusyError
-from collector.formats import FORMATS
+from collector.formats import FORMATS, describe_formats
 from collector.manifest import load_manifest
+from collector.sources.console_csv import CONSOLE_CSV, describe_console_csv
 
 collect_app = typer.Typer(help="Collect step logs into a dataset.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -62,7 +64,13 @@ def collect_files_cmd(
     ] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
-    fmt: Annotated[str | None, typer.Option("--format", help=f"Skip sniffing: one of {', '.join(FORMATS)}.")] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", help=f"Skip sniffing: one of {', '.join([*FORMATS, CONSOLE_CSV])}."),
+    ] = None,
+    year: Annotated[
+        int | None, typer.Option(help="Year of glog/absl timestamps (default: each file's modification year).")
+    ] = None,
     lock_timeout: Annotated[float, typer.Option(help="Seconds to wait for another collect to finish.")] = 60.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")] = False,
 ) -> None:
@@ -73,7 +81,7 @@ def collect_files_cmd(
         runs = load_manifest(manifest) if manifest else []
         if paths:
             runs += runs_from_paths(paths, run_id, tier, fmt)
-        result = collect_runs(Dataset(dataset), runs, lock_timeout=lock_timeout)
+        result = collect_runs(Dataset(dataset), runs, lock_timeout=lock_timeout, year=year)
     except CollectorError as exc:
         raise fail(exc) from None
     print_counts(result, quiet)
@@ -97,6 +105,20 @@ def rejects_cmd(
     print(f"{frame.height} rejected lines{shown}")
 
 
+def formats_cmd() -> None:
+    """List the step-log formats tierscope reads, one example line each, and what their step and seconds mean."""
+    table = Table("name", "kind", "example", "step and seconds", show_lines=True)
+    for info in [*describe_formats(), describe_console_csv()]:
+        table.add_row(info.name, info.kind, escape(info.example), escape(info.meaning))
+    Console().print(table)
+    print(
+        "Sniffing puts the format matching most of a file's first lines first; every format still reads "
+        "the lines it recognises (mixed files). --format NAME reads with that format alone.",
+        file=sys.stdout,
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(collect_app, name="collect")
     app.command("rejects")(rejects_cmd)
+    app.command("formats")(formats_cmd)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,10 +13,11 @@ from filelock import FileLock, Timeout
 
 from collector.dataset import AppendResult, Dataset
 from collector.errors import DatasetBusyError, InputError
-from collector.formats import parse_lines
+from collector.formats import ParseContext, Parsed, parse_lines, sniff_format
 from collector.manifest import RunSpec
 from collector.schema import REJECT_RAW_MAX, RUN_SCHEMA
-from collector.sources.files import iter_line_batches
+from collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
+from collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, iter_line_batches
 
 #: File names a run directory written by ``tierscope train local`` holds.
 RUN_FILE = "run.json"
@@ -35,6 +36,8 @@ class SourceCounts:
     rejects: int = 0
     duplicates: int = 0
     skipped: int = 0
+    #: The format sniffed from the file's first lines (or given), None when none matched.
+    format: str | None = None
 
 
 @dataclass
@@ -86,30 +89,81 @@ def _fill(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
     return frame
 
 
-def collect_file(dataset: Dataset, path: Path, run: RunSpec, fmt: str | None = None) -> SourceCounts:
-    """Parse ``path`` batch by batch and append what it holds to ``dataset``. Caller holds the lock."""
+def file_year(path: Path) -> int:
+    """The year of ``path``'s last modification (UTC): the default year of glog timestamps."""
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).year
+
+
+def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, bool]]:
+    """``(batch, is_last)`` pairs."""
+    previous = next(batches, None)
+    for batch in batches:
+        yield previous, False  # type: ignore[misc]
+        previous = batch
+    if previous is not None:
+        yield previous, True
+
+
+def _store(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts) -> None:
+    counts.skipped += parsed.skipped
+    ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
+    if parsed.steps.height:
+        got = dataset.append("steps", _fill(parsed.steps, **ctx))
+        counts.steps += got.stored
+        counts.duplicates += got.duplicates
+    if parsed.events.height:
+        got = dataset.append("events", _fill(parsed.events, **ctx))
+        counts.events += got.stored
+        counts.duplicates += got.duplicates
+    if parsed.rejects.height:
+        rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
+            pl.col("raw").str.slice(0, REJECT_RAW_MAX)
+        )
+        got = dataset.append("rejects", rejects)
+        counts.rejects += got.stored + got.duplicates
+
+
+def collect_file(
+    dataset: Dataset,
+    path: Path,
+    run: RunSpec,
+    fmt: str | None = None,
+    year: int | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+) -> SourceCounts:
+    """Parse ``path`` batch by batch and append what it holds to ``dataset``. Caller holds the lock.
+
+    ``fmt`` (else the run's format) skips sniffing; ``year`` dates glog timestamps (default:
+    the file's modification year). A Cloud Logging console CSV download is recognised by
+    its header (or ``fmt="logging-csv"``). Raises :class:`InputError` for an unreadable file.
+    """
     source = str(path)
     counts = SourceCounts(source=source, run_id=run.run_id)
-    for batch in iter_line_batches(path):
+    only = fmt or run.format
+    context = ParseContext(year=year if year is not None else file_year(path))
+    if only == CONSOLE_CSV or (only is None and _first_line_is_console_csv(path)):
+        counts.format = CONSOLE_CSV
+        entries = read_console_csv(path)
+        counts.lines = entries.height
+        _store(dataset, parse_entries(entries, context=context), run, source, counts)
+        return counts
+    counts.format = only
+    pending: pl.DataFrame | None = None
+    for number, (batch, last) in enumerate(_with_lookahead(iter_line_batches(path, batch_bytes=batch_bytes))):
         counts.lines += batch.lines.height
-        parsed = parse_lines(batch.lines, only=fmt or run.format)
-        counts.skipped += parsed.skipped
-        ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
-        if parsed.steps.height:
-            got = dataset.append("steps", _fill(parsed.steps, **ctx))
-            counts.steps += got.stored
-            counts.duplicates += got.duplicates
-        if parsed.events.height:
-            got = dataset.append("events", _fill(parsed.events, **ctx))
-            counts.events += got.stored
-            counts.duplicates += got.duplicates
-        if parsed.rejects.height:
-            rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
-                pl.col("raw").str.slice(0, REJECT_RAW_MAX)
-            )
-            got = dataset.append("rejects", rejects)
-            counts.rejects += got.stored + got.duplicates
+        lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
+        if number == 0 and only is None:
+            counts.format = sniff_format(lines.get_column("line"))
+        parsed = parse_lines(lines, only=only, context=context, first=counts.format, final=last)
+        pending = parsed.pending
+        _store(dataset, parsed, run, source, counts)
     return counts
+
+
+def _first_line_is_console_csv(path: Path) -> bool:
+    for batch in iter_line_batches(path, batch_bytes=64 * 1024):
+        return batch.lines.height > 0 and looks_like_console_csv(batch.lines.get_column("line")[0])
+    return False
 
 
 def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
@@ -127,11 +181,13 @@ def collect_runs(
     runs: list[RunSpec],
     lock_timeout: float = 60.0,
     on_file: Callable[[SourceCounts], None] | None = None,
+    year: int | None = None,
 ) -> CollectResult:
     """Collect every file of every run into ``dataset``, holding the dataset's lock.
 
     Raises :class:`DatasetBusyError` if another collect holds the lock for longer than
-    ``lock_timeout`` seconds, :class:`InputError` for an unreadable file.
+    ``lock_timeout`` seconds, :class:`InputError` for an unreadable file. ``year`` dates
+    glog timestamps (default: each file's modification year).
     """
     dataset.root.mkdir(parents=True, exist_ok=True)
     lock = FileLock(dataset.lock_path, timeout=lock_timeout)
@@ -146,7 +202,7 @@ def collect_runs(
         result = CollectResult()
         for run in runs:
             for path in run.files:
-                counts = collect_file(dataset, path, run)
+                counts = collect_file(dataset, path, run, year=year)
                 result.sources.append(counts)
                 if on_file:
                     on_file(counts)

@@ -28,14 +28,17 @@ copies of a message) are read whole whatever the batch size.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
+from collector.errors import CollectorError
 from collector.formats.base import LINES_SCHEMA, TAG, LineFormat, ParseContext, Parsed
 from collector.formats.cloudml import CloudMLSamples
 from collector.formats.gcloud import GcloudError
 from collector.formats.keras import KerasProgress
 from collector.formats.mlperf import MLPerf
-from collector.formats.prefixes import split_prefixes
+from collector.formats.prefixes import PREFIXES, split_prefixes
 from collector.formats.structured import StructuredJSON
 from collector.formats.tfhooks import TFEstimator
 from collector.formats.traceback import PythonTraceback
@@ -55,7 +58,7 @@ SNIFF_LINES = 200
 LOOKAHEAD_LINES = 16
 
 
-class UnknownFormatError(ValueError):
+class UnknownFormatError(CollectorError, ValueError):
     """``--format`` named a format tierscope does not know."""
 
 
@@ -78,6 +81,24 @@ def sniff_format(lines: pl.Series | list[str]) -> str | None:
     counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in FORMATS.items()}
     best = max(counts, key=lambda name: counts[name])
     return best if counts[best] > 0 else None
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """One row of ``tierscope formats``: ``kind`` is ``format``, ``always`` or ``prefix``."""
+
+    name: str
+    kind: str
+    example: str
+    meaning: str
+
+
+def describe_formats() -> list[FormatInfo]:
+    """Every line format, the always-tried ones and the shared prefixes, with one example each."""
+    rows = [FormatInfo(f.name, "format", f.example, f.meaning) for f in FORMATS.values()]
+    rows += [FormatInfo(f.name, "always", f.example, f.meaning) for f in ALWAYS]
+    rows += [FormatInfo(name, "prefix", example, meaning) for name, example, meaning in PREFIXES]
+    return rows
 
 
 def _chain(only: str | None, first: str | None) -> list[LineFormat]:
@@ -205,10 +226,12 @@ __all__ = [
     "FORMATS",
     "LINES_SCHEMA",
     "TAG",
+    "FormatInfo",
     "LineFormat",
     "ParseContext",
     "Parsed",
     "UnknownFormatError",
+    "describe_formats",
     "get_format",
     "parse_lines",
     "sniff_format",

@@ -112,7 +112,7 @@ def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.Dat
     )
 
 
-def number(name: str, dtype: pl.DataType = pl.Float64()) -> pl.Expr:
+def number(name: str, dtype: type[pl.DataType] | pl.DataType = pl.Float64) -> pl.Expr:
     """String column ``name`` cast to ``dtype``; null where it is not a number (not raised)."""
     return pl.col(name).str.strip_chars().cast(dtype, strict=False)
 

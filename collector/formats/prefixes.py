@@ -39,6 +39,18 @@ _PREFIX = rf"^(?:{_LAUNCHER})?(?:{_GLOG})?(?P<body>(?s:.*))$"
 #: Python logging's ``LEVEL:logger:`` header, ignored when comparing the two copies of a message.
 _PY_HEADER = r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
 
+#: ``(name, example, meaning)`` of each prefix, for ``tierscope formats``.
+PREFIXES: tuple[tuple[str, str, str], ...] = (
+    ("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
+    ("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
+    ("rank", "[1] ", "task index of a worker (mpirun, Horovod; also [1,0]<stdout>: and srun's '0: ')"),
+    (
+        "glog",
+        "I0412 08:15:02.339120 139876 basic_session_run_hooks.py:260] ",
+        "the record's UTC timestamp; the year from --year or the file's modification time",
+    ),
+)
+
 #: Per-line facts from the prefixes, joined onto records by ``source_offset``.
 PREFIX_SCHEMA: dict[str, pl.DataType] = {
     "source_offset": pl.Int64(),
