@@ -146,6 +146,7 @@ class CloudMLSamples(SingleLineFormat):
         frame = lines.with_columns(
             head=line.str.contains(_EVAL_MARK, literal=True),
             is_set=line.str.contains(_SET_MARK),
+            which=line.str.extract(r"on (train|eval) set", 1),
             step_raw=line.str.extract(_EVAL, 1),
         )
         # The block's result lines follow its head (other formats' lines may sit between them,
@@ -166,11 +167,10 @@ class CloudMLSamples(SingleLineFormat):
             eval_loss=number("eval_loss_raw"),
             eval_accuracy=number("eval_acc_raw"),
             # A set line right after a block head (or after its first set line) belongs to the block.
-            in_block=pl.col("is_set")
-            & (
-                pl.col("head").shift(1).fill_null(False)
-                | (pl.col("head").shift(2).fill_null(False) & pl.col("is_set").shift(1).fill_null(False))
-            ),
+            in_block=(
+                (pl.col("which") == "train") & pl.col("head").shift(1)
+                | (pl.col("which") == "eval") & pl.col("head").shift(2) & (pl.col("which").shift(1) == "train")
+            ).fill_null(False),
         )
         head = pl.col("head")
         reason = (

@@ -1,0 +1,33 @@
+"""Helpers for the tests of :mod:`collector.formats`."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from collector.formats import ParseContext, Parsed, parse_lines
+from collector.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
+
+
+def frame(lines: list[str], first: int = 1) -> pl.DataFrame:
+    """Numbered lines, as :func:`collector.sources.files.iter_line_batches` yields them."""
+    return pl.DataFrame(
+        {"source_offset": list(range(first, first + len(lines))), "line": lines},
+        schema={"source_offset": pl.Int64, "line": pl.String},
+    )
+
+
+def parse(lines: list[str], only: str | None = None, year: int | None = 2024, **kw: object) -> Parsed:
+    """Parse ``lines`` and conform the results to the dataset schemas (which checks every dtype)."""
+    got = parse_lines(frame(lines), only=only, context=ParseContext(year=year), **kw)  # type: ignore[arg-type]
+    got.steps = conform(got.steps, STEP_SCHEMA).sort("source_offset", "step")
+    got.events = conform(got.events, EVENT_SCHEMA).sort("source_offset")
+    got.rejects = conform(got.rejects, REJECT_SCHEMA).sort("source_offset")
+    return got
+
+
+def outcome_offsets(parsed: Parsed) -> dict[str, list[int]]:
+    """The line numbers of the step records, events and rejects."""
+    return {
+        name: sorted(set(getattr(parsed, name).get_column("source_offset").to_list()))
+        for name in ("steps", "events", "rejects")
+    }

@@ -1,0 +1,108 @@
+"""Keras progress bars: Keras 2 and 3, carriage-return updates, glued and split bars."""
+
+from __future__ import annotations
+
+from formats_support import parse
+
+from collector.formats import sniff_format
+
+ESC = "\x1b"
+BS = "\x08" * 10
+
+
+def keras3(k: int, n: int, tail: str) -> str:
+    """One Keras 3 update as Keras 3.x writes it to a file: bold counts, coloured bar, backspaces."""
+    return f"\r{ESC}[1m{k:>2}/{n}{ESC}[0m {ESC}[32m{'━' * 20}{ESC}[0m {tail}{BS}"
+
+
+KERAS2 = [
+    "Epoch 1/2",  # 1 skipped
+    "\r   1/1875 [..............................] - ETA: 1:23 - loss: 2.3010 - accuracy: 0.1250"
+    "\r 937/1875 [==============>...............] - ETA: 2s - loss: 0.3001 - accuracy: 0.9100"
+    "\r1875/1875 [==============================] - 5s 3ms/step - loss: 0.2000 - accuracy: 0.9400"
+    " - val_loss: 0.1000 - val_accuracy: 0.9700",  # 2 record
+    "Epoch 2/2",  # 3 skipped
+    "1875/1875 [==============================] - 4s 2ms/step - loss: 0.0712 - accuracy: 0.9781",  # 4 record
+]
+
+
+def test_keras2_epochs() -> None:
+    got = parse(KERAS2)
+    # Epoch 1 ends at global step (1-1)*1875 + 1875 = 1875, epoch 2 at 3750.
+    # 3ms/step -> 1/0.003 = 333.33 steps/s; 2ms/step -> 500 steps/s. interval_s: 5 s, 4 s.
+    rows = got.steps.select(
+        "source_offset", "step", "loss", "accuracy", "eval_loss", "eval_accuracy", "interval_s", "global_steps_per_s"
+    ).rows()
+    assert rows[0][:7] == (2, 1875, 0.2, 0.94, 0.1, 0.97, 5.0)
+    assert abs(rows[0][7] - 1000 / 3) < 1e-9
+    assert rows[1] == (4, 3750, 0.0712, 0.9781, None, None, 4.0, 500.0)
+    assert got.skipped == 2 and got.rejects.height == 0
+    assert sniff_format(KERAS2) == "keras"
+
+
+KERAS3 = [
+    "Epoch 1/2",
+    keras3(1, 24, f"{ESC}[1m9s{ESC}[0m 401ms/step - accuracy: 0.5000 - loss: 1.0673")
+    + keras3(
+        24,
+        24,
+        f"{ESC}[1m2s{ESC}[0m 5ms/step - accuracy: 0.4688 - loss: 1.0159 - val_accuracy: 0.5469 - val_loss: 0.8322",
+    ),
+    "Epoch 2/2",
+    keras3(24, 24, f"{ESC}[1m0s{ESC}[0m 4ms/step - accuracy: 0.4427 - loss: 0.9775"),
+    "24/24 - 1s - 2ms/step - accuracy: 0.4609 - loss: 0.9069",  # verbose=2, still epoch 2
+]
+
+
+def test_keras3_with_colours_and_backspaces() -> None:
+    got = parse(KERAS3)
+    # Epoch 1: step 24, 2 s, 5ms/step -> 200 steps/s. Epoch 2: step 48, "0s" is under half a
+    # second: no interval; 4ms/step -> 250/s. The verbose=2 line: also (2-1)*24+24 = 48, 1 s, 500/s.
+    assert got.steps.select(
+        "source_offset", "step", "loss", "accuracy", "eval_loss", "eval_accuracy", "interval_s", "global_steps_per_s"
+    ).rows() == [
+        (2, 24, 1.0159, 0.4688, 0.8322, 0.5469, 2.0, 200.0),
+        (4, 48, 0.9775, 0.4427, None, None, None, 250.0),
+        (5, 48, 0.9069, 0.4609, None, None, 1.0, 500.0),
+    ]
+    assert sniff_format(KERAS3) == "keras"
+
+
+def test_glued_and_split_bars_under_several_workers() -> None:
+    lines = [
+        "[worker-0] Epoch 3/10",
+        "[worker-1] Epoch 3/10",
+        # Worker 0's final update with worker 1's update glued on: both are read.
+        "[worker-0] 100/100 [==============================] - 4s 40ms/step - loss: 0.30 - accuracy: 0.90"
+        "  60/100 [=================>............] - ETA: 1s - loss: 0.35 - accuracy: 0.88",
+        # Worker 1's bar split across two lines: joined again.
+        "[worker-1] 100/100 [=====================",
+        "[worker-1] =========] - 5s 50ms/step - loss: 0.31 - accuracy: 0.89",
+        # A piece with numbers but no step count: reject.
+        "[worker-0] ......] - ETA: 3s - loss: 0.2",
+        # Cut off mid-number: reject.
+        "[worker-0] 100/100 [==============================] - 4s 40ms/step - loss: ",
+    ]
+    got = parse(lines)
+    # Epoch 3 of 100 steps ends at (3-1)*100 + 100 = 300; 40ms/step -> 25/s, 50ms/step -> 20/s.
+    assert got.steps.select("source_offset", "role", "task_index", "step", "loss", "global_steps_per_s").rows() == [
+        (3, "worker", 0, 300, 0.30, 25.0),
+        (4, "worker", 1, 300, 0.31, 20.0),
+    ]
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (6, "a piece of a Keras progress bar without its step count (glued to or split from another bar)"),
+        (7, "a Keras progress bar cut off mid-update"),
+    ]
+    # 7 lines: 2 with records, 2 rejects; the 2 Epoch lines and the joined tail are skipped.
+    assert got.skipped == 3
+
+
+def test_interrupted_bar_gives_its_last_update_without_seconds() -> None:
+    got = parse(
+        [
+            "Epoch 2/5",
+            "\r  10/50 [====>.........] - ETA: 9s - loss: 0.5\r  20/50 [=======>......] - ETA: 6s - loss: 0.4",
+        ]
+    )
+    # (2-1)*50 + 20 = 70
+    assert got.steps.select("step", "loss", "interval_s").rows() == [(70, 0.4, None)]

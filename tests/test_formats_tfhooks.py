@@ -1,0 +1,103 @@
+"""TensorFlow Estimator hook lines, with and without absl/glog headers and launcher tags."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from formats_support import outcome_offsets, parse
+
+from collector.formats import sniff_format
+
+ESTIMATOR = [
+    "INFO:tensorflow:Calling model_fn.",  # 1 skipped
+    "INFO:tensorflow:loss = 2.301, step = 1",  # 2 first record: no seconds
+    "INFO:tensorflow:global_step/sec: 37.2",  # 3 folded into line 5
+    "INFO:tensorflow:examples/sec: 4761.6",  # 4 folded into line 5
+    "INFO:tensorflow:loss = 0.734, step = 101 (2.688 sec)",  # 5
+    "INFO:tensorflow:Saving checkpoints for 101 into /tmp/model.ckpt.",  # 6 skipped
+    "INFO:tensorflow:global_step/sec: 40",  # 7 folded into line 8
+    "INFO:tensorflow:step = 201, loss = 0.5 (2.5 sec)",  # 8 reversed order
+    "WARNING:tensorflow:It seems that global step has not been increased.",  # 9 skipped
+    "INFO:tensorflow:loss = 0.41, step = ",  # 10 reject: no value
+    "INFO:tensorflow:loss = 0.41, step = 301 (2.4",  # 11 reject: seconds cut off
+    "ERROR:tensorflow:Model diverged with loss = NaN.",  # 12 failed event, no step
+]
+
+
+def test_estimator_records_rates_and_events() -> None:
+    got = parse(ESTIMATOR)
+    rows = got.steps.select("source_offset", "step", "loss", "interval_s", "global_steps_per_s", "examples_per_s")
+    # Line 5 covers steps 1..101: 100 steps in 2.688 s, reported by StepCounterHook as 37.2/s
+    # (100 / 2.688 = 37.20); examples/sec 4761.6 = 37.2 steps/s * batch 128.
+    assert rows.rows() == [
+        (2, 1, 2.301, None, None, None),
+        (5, 101, 0.734, 2.688, 37.2, 4761.6),
+        (8, 201, 0.5, 2.5, 40.0, None),  # 100 steps / 2.5 s = 40/s
+    ]
+    assert got.steps.get_column("format").unique().to_list() == ["tf-estimator"]
+    assert got.events.select("source_offset", "event", "reason", "step").rows() == [
+        (12, "failed", "Model diverged with loss = NaN.", None)
+    ]
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (10, "'step = ' has no value (line cut off?)"),
+        (11, "the '(x sec)' part is cut off"),
+    ]
+    # 12 lines: 3 records, 1 event, 2 rejects; the other 6 (1, 3, 4, 6, 7, 9) are skipped.
+    assert got.skipped == 6
+    assert sniff_format(ESTIMATOR) == "tf-estimator"
+
+
+def test_rate_line_without_a_record_after_it_is_a_reject() -> None:
+    got = parse(["INFO:tensorflow:loss = 1.0, step = 1", "INFO:tensorflow:global_step/sec: 12.5"])
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (2, "a global_step/sec line with no step record after it")
+    ]
+
+
+ABSL = [
+    # Each message printed twice: Python logging first, then absl with a glog header.
+    "INFO:tensorflow:loss = 2.301, step = 1",
+    "I0412 08:15:02.339120 139876 basic_session_run_hooks.py:262] loss = 2.301, step = 1",
+    "INFO:tensorflow:global_step/sec: 37.2",
+    "I0412 08:15:05.027000 139876 basic_session_run_hooks.py:702] global_step/sec: 37.2",
+    "I0412 08:15:05.027500 139876 basic_session_run_hooks.py:260] loss = 0.734, step = 101 (2.688 sec)",
+    "INFO:tensorflow:loss = 0.734, step = 101 (2.688 sec)",
+    "W0412 08:15:06.000000 139876 deprecation.py:50] From train.py:10: some warning",
+]
+
+
+def test_glog_duplicate_pair_is_one_record_with_the_timestamp() -> None:
+    got = parse(ABSL, year=2024)
+    assert got.steps.select("source_offset", "step", "interval_s", "global_steps_per_s", "timestamp").rows() == [
+        (2, 1, None, None, datetime(2024, 4, 12, 8, 15, 2, 339120, tzinfo=UTC)),
+        (5, 101, 2.688, 37.2, datetime(2024, 4, 12, 8, 15, 5, 27500, tzinfo=UTC)),
+    ]
+    # 7 lines, 2 records; the three plain copies, the rate line and the warning are skipped.
+    assert got.skipped == 5
+    assert got.rejects.height == 0
+    assert sniff_format(ABSL) == "tf-estimator"
+
+
+def test_without_a_year_glog_timestamps_are_null() -> None:
+    got = parse(ABSL[:2], year=None)
+    assert got.steps.select("step", "timestamp").rows() == [(1, None)]
+
+
+def test_launcher_tags_give_role_and_task_and_keep_tasks_apart() -> None:
+    lines = [
+        "[worker-0] INFO:tensorflow:global_step/sec: 10",
+        "[worker-1] INFO:tensorflow:global_step/sec: 20",
+        "[worker-1] INFO:tensorflow:loss = 0.5, step = 300 (5.0 sec)",
+        "[worker-0] INFO:tensorflow:loss = 0.6, step = 200 (10.0 sec)",
+        "worker-replica-3: INFO:tensorflow:loss = 0.7, step = 400",
+        "[2] INFO:tensorflow:loss = 0.8, step = 500",
+    ]
+    got = parse(lines)
+    # Each rate goes to the next record of its own task, not to the next line.
+    assert got.steps.select("source_offset", "role", "task_index", "step", "global_steps_per_s").rows() == [
+        (3, "worker", 1, 300, 20.0),
+        (4, "worker", 0, 200, 10.0),
+        (5, "worker", 3, 400, None),
+        (6, "worker", 2, 500, None),
+    ]
+    assert outcome_offsets(got)["steps"] == [3, 4, 5, 6]
