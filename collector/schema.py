@@ -131,6 +131,9 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame
     Missing columns become nulls; extra columns are dropped. Raises
     :class:`polars.exceptions.InvalidOperationError` if a present column cannot be cast.
     """
+    if frame.width == 0:
+        # Selecting only literals from a frame without columns would make one row of nulls.
+        return empty(schema)
     return frame.select(
         [
             (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)

@@ -117,6 +117,7 @@ def drop_error_copies(entries: pl.DataFrame) -> pl.DataFrame:
             on="timestamp",
             by=key,
             strategy="nearest",
+            check_sortedness=False,
             tolerance=f"{int(COPY_WINDOW_S * 1000)}ms",
         )
         .filter(pl.col("_twin").is_not_null())

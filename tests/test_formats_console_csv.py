@@ -1,0 +1,95 @@
+"""The Cloud Logging console's CSV download."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from collector.collect import collect_file
+from collector.dataset import Dataset
+from collector.errors import InputError
+from collector.manifest import RunSpec
+from collector.sources.console_csv import looks_like_console_csv, parse_entries, read_console_csv
+from collector.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
+
+HEADER = ["timestamp", "severity", "insertId", "resource.labels.task_name", "textPayload"]
+ROWS = [  # newest first, as the console writes it
+    [
+        "2024-04-12T08:16:00.000000Z",
+        "ERROR",
+        "e6",
+        "master-replica-0",
+        'Traceback (most recent call last):\n  File "t.py", line 1\nRuntimeError: worker lost',
+    ],
+    [
+        "2024-04-12T08:15:05.100000Z",
+        "ERROR",
+        "e5",
+        "worker-replica-1",
+        "INFO:tensorflow:loss = 0.5, step = 200 (2.0 sec)",
+    ],
+    [
+        "2024-04-12T08:15:05.000000Z",
+        "INFO",
+        "e4",
+        "worker-replica-1",
+        "INFO:tensorflow:loss = 0.5, step = 200 (2.0 sec)",
+    ],
+    ["2024-04-12T08:15:04.000000Z", "INFO", "e3", "worker-replica-1", "INFO:tensorflow:global_step/sec: 50"],
+    ["2024-04-12T08:15:02.000000Z", "INFO", "e2", "master-replica-0", "INFO:tensorflow:loss = 0.9, step = 100"],
+    ["2024-04-12T08:15:01.000000Z", "INFO", "e1", "master-replica-0", "INFO:tensorflow:loss = 0.9, step = 1.5x"],
+]
+
+
+def write_csv(path: Path, compress: bool = False) -> Path:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(HEADER)
+    writer.writerows(ROWS)
+    data = buf.getvalue().encode()
+    path.write_bytes(gzip.compress(data) if compress else data)
+    return path
+
+
+def test_entries_in_time_order_with_error_copies_dropped(tmp_path: Path) -> None:
+    entries = read_console_csv(write_csv(tmp_path / "logs.csv"))
+    assert entries.get_column("entry_id").to_list() == ["e1", "e2", "e3", "e4", "e5", "e6"]
+    got = parse_entries(entries)
+    steps = conform(got.steps, STEP_SCHEMA)
+    # e5 is the ERROR copy of e4 (same task and message, 0.1 s apart): one record. e3's rate
+    # folds into e4 (same task). Timestamps come from the entries.
+    assert steps.select(
+        "entry_id", "role", "task_index", "step", "interval_s", "global_steps_per_s", "timestamp"
+    ).rows() == [
+        ("e2", "master", 0, 100, None, None, datetime(2024, 4, 12, 8, 15, 2, tzinfo=UTC)),
+        ("e4", "worker", 1, 200, 2.0, 50.0, datetime(2024, 4, 12, 8, 15, 5, tzinfo=UTC)),
+    ]
+    assert steps.get_column("source_offset").null_count() == 2
+    events = conform(got.events, EVENT_SCHEMA)
+    assert events.select("entry_id", "event", "reason", "role", "step").rows() == [
+        ("e6", "failed", "RuntimeError: worker lost", "master", 200)
+    ]
+    # The reject keeps the entry's CSV row (e1 is the 6th data row).
+    assert got.rejects.select("source_offset", "reason").rows() == [(6, "step '1.5x' is not a whole number >= 0")]
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_collect_recognises_the_download(tmp_path: Path, compress: bool) -> None:
+    path = write_csv(tmp_path / "downloaded-logs.csv", compress)
+    dataset = Dataset(tmp_path / "ds")
+    counts = collect_file(dataset, path, RunSpec(run_id="r", tier="STANDARD_1", files=[path]))
+    assert (counts.format, counts.lines, counts.steps, counts.events, counts.rejects) == ("logging-csv", 6, 2, 1, 1)
+
+
+def test_header_sniffing_and_errors(tmp_path: Path) -> None:
+    assert looks_like_console_csv(",".join(HEADER))
+    assert not looks_like_console_csv("Train [master/0], step 100")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="no 'timestamp'"):
+        read_console_csv(bad)
