@@ -14,8 +14,8 @@ from collector.collect import collect_file
 from collector.dataset import Dataset
 from collector.errors import InputError
 from collector.manifest import RunSpec
-from collector.sources.console_csv import looks_like_console_csv, parse_entries, read_console_csv
 from collector.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
+from collector.sources.console_csv import looks_like_console_csv, parse_entries, read_console_csv
 
 HEADER = ["timestamp", "severity", "insertId", "resource.labels.task_name", "textPayload"]
 ROWS = [  # newest first, as the console writes it

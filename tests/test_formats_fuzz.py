@@ -5,13 +5,13 @@ from __future__ import annotations
 from formats_support import frame
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from collector.formats import FORMATS, ParseContext, parse_lines
-from collector.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
 from test_formats_chain import CLOUDML, TRACEBACK
 from test_formats_keras import KERAS2, KERAS3
 from test_formats_mlperf import MLPERF
 from test_formats_tfhooks import ABSL, ESTIMATOR
+
+from collector.formats import FORMATS, ParseContext, parse_lines
+from collector.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
 
 SEEDS = [*CLOUDML, *TRACEBACK, *KERAS2, *KERAS3, *MLPERF, *ESTIMATOR, *ABSL]
 PIECES = [
@@ -60,7 +60,7 @@ line = st.one_of(
     st.sampled_from(SEEDS),
     st.builds(mutated, st.sampled_from(SEEDS), st.integers(0, 400), st.sampled_from(PIECES)),
     st.builds(lambda s, n: s[: n % (len(s) + 1)], st.sampled_from(SEEDS), st.integers(0, 400)),
-    st.lists(st.sampled_from(PIECES + ["1", "0.5", "100/100 "]), max_size=8).map("".join),
+    st.lists(st.sampled_from([*PIECES, "1", "0.5", "100/100 "]), max_size=8).map("".join),
 )
 
 
