@@ -36,8 +36,12 @@ INTERVAL_COLUMNS = {
 
 
 def training_steps(steps: pl.LazyFrame) -> pl.LazyFrame:
-    """Records of training tasks only (master, chief, worker)."""
-    return steps.filter(pl.col("role").is_in(list(TRAINING_ROLES)))
+    """Records of training tasks only (master, chief, worker).
+
+    A record that names no task (Estimator, Keras and MLPerf lines without a launcher
+    prefix) comes from a single-process log: it counts as the run's one training task.
+    """
+    return steps.filter(pl.col("role").is_in(list(TRAINING_ROLES)) | pl.col("role").is_null())
 
 
 def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
