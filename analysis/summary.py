@@ -53,13 +53,13 @@ class SummaryOptions:
 
 
 def latest_runs(dataset: Dataset) -> pl.DataFrame:
-    """The newest facts collected about each run: ``run_id, tier, ran_on, date, note``."""
+    """The newest facts collected about each run: ``run_id, tier, ran_on, date, note, topology``."""
     return (
         dataset.read("runs")
         .sort("collected_at")
         .group_by("run_id", maintain_order=True)
         .last()
-        .select("run_id", "tier", "ran_on", "date", "note")
+        .select("run_id", "tier", "ran_on", "date", "note", "topology")
     )
 
 
@@ -79,7 +79,7 @@ def run_index(dataset: Dataset) -> pl.DataFrame:
     return (
         seen.join(facts, on="run_id", how="full", coalesce=True)
         .with_columns(pl.coalesce("tier", "seen_tier").alias("tier"))
-        .select("run_id", "tier", "ran_on", "date", "note")
+        .select("run_id", "tier", "ran_on", "date", "note", "topology")
     )
 
 
