@@ -120,7 +120,8 @@ def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, flo
     coef = lsq_linear(design, np.ones_like(y), bounds=(lower, np.inf)).x
     a, b = coef[0], coef[1]
     c = coef[2] if model == "usl" else 0.0
-    return 1 / a, b / a, c / a
+    # the solver stops a hair inside a bound; a parameter at its bound is exactly 0
+    return 1 / a, float(np.where(b / a < 1e-9, 0.0, b / a)), float(np.where(c / a < 1e-12, 0.0, c / a))
 
 
 def fit_model(
