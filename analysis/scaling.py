@@ -104,7 +104,9 @@ class ScalingFit:
         return point, low, high
 
 
-def usl(tasks: float | np.ndarray, lam: float | np.ndarray, sigma: float | np.ndarray, kappa: float | np.ndarray = 0.0):
+def usl(
+    tasks: float | np.ndarray, lam: float | np.ndarray, sigma: float | np.ndarray, kappa: float | np.ndarray = 0.0
+) -> np.ndarray:
     """USL throughput ``λ N / (1 + σ (N - 1) + κ N (N - 1))`` (numpy-broadcast)."""
     n = np.asarray(tasks, dtype=float)
     return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
