@@ -7,8 +7,10 @@ from datetime import UTC, date, datetime
 
 import polars as pl
 
+from analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
 from analysis.cost import tier_costs
-from analysis.throughput import run_throughput
+from analysis.tasks import async_check, task_throughput
+from analysis.throughput import run_throughput, steady_intervals, steady_samples
 from collector.dataset import Dataset
 from collector.schema import conform
 
@@ -34,6 +36,24 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "price_date": pl.Date(),
     "ran_on": pl.String(),
     "note": pl.String(),
+    # added by issue 6 (see analysis.throughput, analysis.tasks, analysis.plan for the definitions)
+    "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
+    "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
+    "restarts": pl.UInt32(),  # segments beyond each task's first
+    "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
+    "steady_ci_high": pl.Float64(),
+    "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up
+    "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
+    "speedup_ci_high": pl.Float64(),
+    "stragglers": pl.UInt32(),  # tasks flagged as stragglers (analysis.tasks)
+    "local_sum_steps_per_s": pl.Float64(),  # sum of the tasks' local steps/s
+    "local_to_global": pl.Float64(),  # that sum / steady global rate: ~1 async, ~tasks sync
+    "training_mode": pl.String(),  # single / async / sync / inconsistent
+    "units_basis": pl.String(),  # tier (its price row) / machine types (sum over replicas)
+    "usd_per_ml_unit_hour": pl.Float64(),
+    "target_steps": pl.Int64(),  # SummaryOptions.steps (null: not asked)
+    "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
+    "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
 }
 
 
@@ -45,21 +65,25 @@ class BaselineError(ValueError):
 class SummaryOptions:
     """``baseline``: a run id (default: the first BASIC run that has a steady rate, by run id).
     ``price_date``: the date for runs whose date is unknown (default: today, UTC).
-    ``region``: the price table's region (``us``, ``europe``, ``asia``)."""
+    ``region``: the price table's region (``us``, ``europe``, ``asia``).
+    ``steps``: a target number of global steps for the time and price columns.
+    ``seed``: the bootstrap seed (:mod:`analysis.bootstrap`)."""
 
     baseline: str | None = None
     price_date: date | None = None
     region: str = "us"
+    steps: int | None = None
+    seed: int = BOOTSTRAP_SEED
 
 
 def latest_runs(dataset: Dataset) -> pl.DataFrame:
-    """The newest facts collected about each run: ``run_id, tier, ran_on, date, note``."""
+    """The newest facts collected about each run: ``run_id, tier, ran_on, date, note, topology``."""
     return (
         dataset.read("runs")
         .sort("collected_at")
         .group_by("run_id", maintain_order=True)
         .last()
-        .select("run_id", "tier", "ran_on", "date", "note")
+        .select("run_id", "tier", "ran_on", "date", "note", "topology")
     )
 
 
@@ -79,7 +103,7 @@ def run_index(dataset: Dataset) -> pl.DataFrame:
     return (
         seen.join(facts, on="run_id", how="full", coalesce=True)
         .with_columns(pl.coalesce("tier", "seen_tier").alias("tier"))
-        .select("run_id", "tier", "ran_on", "date", "note")
+        .select("run_id", "tier", "ran_on", "date", "note", "topology")
     )
 
 
@@ -119,12 +143,21 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
     """
     options = options or SummaryOptions()
     runs = run_index(dataset)
-    throughput = run_throughput(dataset.scan("steps"))
+    steps = dataset.scan("steps")
+    throughput = run_throughput(steps, seed=options.seed)
+    tasks = task_throughput(steps)
+    mode = async_check(tasks, throughput).select(
+        "run_id", local_sum_steps_per_s="sum_local_steps_per_s", local_to_global="local_to_global",
+        training_mode="mode",
+    )  # fmt: skip
+    stragglers = tasks.group_by("run_id").agg(stragglers=pl.col("straggler").fill_null(False).sum())
     costs = tier_costs(runs, options.price_date or datetime.now(UTC).date(), options.region)
     frame = (
         runs.join(throughput, on="run_id", how="left")
         .join(costs, on="run_id", how="left")
         .join(failures(dataset), on="run_id", how="left")
+        .join(mode, on="run_id", how="left")
+        .join(stragglers, on="run_id", how="left")
         .with_columns(
             pl.col("records", "tasks").fill_null(0),
             status=pl.when(pl.col("failure_reason").is_not_null())
@@ -134,8 +167,14 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
             .otherwise(pl.lit("empty")),
             steps_per_ml_unit_hour=pl.col("steady_global_steps_per_s") * 3600 / pl.col("ml_units_per_hour"),
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
+            usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
     )
+    if options.steps is not None:
+        hours = (pl.col("startup_s").fill_null(0) + options.steps / pl.col("steady_global_steps_per_s")) / 3600
+        frame = frame.with_columns(target_steps=pl.lit(options.steps, pl.Int64), hours_to_target=hours).with_columns(
+            usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour")
+        )
     base = pick_baseline(frame, options.baseline)
     if base.height:
         b = base.row(0, named=True)
@@ -147,4 +186,29 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
+        frame = frame.join(speedup_intervals(steps, b["run_id"], options.seed), on="run_id", how="left")
     return conform(frame, SUMMARY_SCHEMA).sort("run_id")
+
+
+def speedup_intervals(steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_SEED) -> pl.DataFrame:
+    """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
+
+    Each draw divides the run's resampled steady median by the baseline's (resampled
+    independently; the draws of :func:`analysis.throughput.run_throughput`'s intervals).
+    Runs or a baseline with fewer than two steady intervals get no row. The baseline's
+    own interval is the spread of a ratio of two independent draws of the same data.
+    """
+    samples = steady_samples(steady_intervals(steps))
+    base = samples.get(baseline)
+    rows: list[dict[str, object]] = []
+    if base is None or base.size < 2:
+        return pl.DataFrame(schema={"run_id": pl.String, "speedup_ci_low": pl.Float64, "speedup_ci_high": pl.Float64})
+    base_draws = median_draws(base, baseline, seed)
+    for run, values in samples.items():
+        if values.size < 2:
+            continue
+        # a run against itself would reuse its own draws: ratio 1 exactly, which hides the noise
+        draws = median_draws(values, run, seed + 1 if run == baseline else seed)
+        low, high = percentile_interval(draws / base_draws)
+        rows.append({"run_id": run, "speedup_ci_low": low, "speedup_ci_high": high})
+    return pl.DataFrame(rows, schema={"run_id": pl.String, "speedup_ci_low": pl.Float64, "speedup_ci_high": pl.Float64})

@@ -1,110 +1,233 @@
-"""Throughput of each run: interval rates, the steady state and the overall mean.
+"""Throughput of each run: interval rates, segments, warm-up, the steady state and the overall rate.
 
-Definitions (steps are *global* steps, times in seconds):
+Definitions (steps are *global* steps unless named local, times in seconds):
 
-- **Interval rate** of a record: the global steps/s over the task's last logging
-  interval. Taken as logged (``global_steps_per_s``); where a format logs no rate it is
-  derived from the step and time deltas to the task's previous record.
-- **Warm-up**: the first record of each task. Its interval runs from the task's start,
-  so it includes graph building, input start-up and (for a late-starting worker) steps
-  other tasks made before it began: in the 2016 STANDARD_1 log worker 3's first rate is
-  64.662 global steps/s against a steady ~23.
+- **Record order**: per task, the order the records were written (:func:`analysis.records.in_log_order`),
+  after copies of one record are merged (:func:`analysis.records.merge_duplicates`).
+- **Interval** of a record: from the task's previous record to this one. ``d_step`` is
+  the global-step delta; ``d_seconds`` is ``interval_s`` when the format logs it
+  (Estimator: time since the previous line), else the ``elapsed_s`` delta (cloudml-samples:
+  time since the task started), else the ``timestamp`` delta.
+- **Segment**: a stretch of one task's records with no restart inside. A new segment
+  starts at a task's first record and wherever the global step goes backwards or stays
+  put (a restart from an older checkpoint), ``elapsed_s`` goes backwards (a new
+  process), the time is unknown, or the step jumps ahead more than :data:`JUMP_FACTOR`
+  times faster than the run's median interval rate (a resume from a checkpoint written
+  by a later attempt). Nothing is computed across a segment boundary: a naive rate
+  across a resume from step 475,000 to 955,000 is two orders of magnitude too high.
+- **Interval rate**: the global steps/s over the interval, as logged
+  (``global_steps_per_s``) or else ``d_step / d_seconds``.
+- **Warm-up**: the first interval of each segment (it runs from the process start, so it
+  holds graph building, input start-up and, for a late-starting worker, steps other tasks
+  made before it began: in the 2016 STANDARD_1 log worker 3's first rate is 64.662
+  global steps/s against a steady ~23), plus the intervals right after it whose rate is
+  below :data:`WARMUP_FRACTION` of the run's median interval rate (a slow start that
+  lasts more than one logging interval).
+
+  Why a fixed fraction of the median and not a spread-based outlier test: warm-up is a
+  start-up effect of a large factor; ordinary variation (a laptop's background job, a
+  slow batch) recurs all through a long run and belongs in its steady state, where the
+  median is robust to it. A spread-based test flags it on a quiet run: the 2016 laptop
+  log's second interval, 11.069 global steps/s, is 0.59 of the median 18.853 (kept; a
+  test based on the median absolute deviation, 0.115, would drop it and move the
+  median to 18.878).
 - **Steady-state global steps/s**: the median of the interval rates of a run's training
   tasks (master/chief and workers; never ps or evaluator), warm-up excluded. Global
   rates of different tasks are never added: every task sees the same global step.
-- **Mean global steps/s**: the global steps gained between each task's consecutive
-  records over the time between them, pooled over tasks (sum of steps / sum of seconds),
-  warm-up intervals excluded.
+- **Mean (overall) global steps/s**: the global steps gained between consecutive records
+  of each task segment over the time between them, pooled over tasks and segments (sum
+  of steps / sum of seconds), warm-up excluded.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
-from collector.schema import TRAINING_ROLES
+from analysis.bootstrap import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED, median_draws, percentile_interval
+from analysis.records import TASK, in_log_order, merge_duplicates, training_steps
+from collector.schema import STEP_SCHEMA
 
-TASK = ("run_id", "role", "task_index")
+SEGMENT = (*TASK, "segment")
+
+#: A step jump more than this many times faster than the run's median rate is a resume, not progress.
+JUMP_FACTOR = 10.0
+#: Intervals right after a segment's first that run below this fraction of the run's median are warm-up.
+WARMUP_FRACTION = 0.5
 
 #: Columns of :func:`interval_rates`' frame, beyond the step record's own.
 INTERVAL_COLUMNS = {
-    "interval_index": pl.UInt32(),  # 0 for a task's first record (warm-up)
-    "d_step": pl.Int64(),  # global steps since the task's previous record
-    "d_seconds": pl.Float64(),  # seconds since the task's previous record
+    "copies": pl.UInt32(),  # rows merged into this record (1: logged once)
+    "segment": pl.UInt32(),  # 0, 1, ... per task: a new one after each restart or resume
+    "interval_index": pl.UInt32(),  # 0 for a segment's first record (warm-up)
+    "d_step": pl.Int64(),  # global steps since the segment's previous record (null at index 0)
+    "d_seconds": pl.Float64(),  # seconds since the segment's previous record (null at index 0)
     "rate": pl.Float64(),  # interval global steps/s
+    "local_rate": pl.Float64(),  # interval local steps/s: as logged, else from local_step deltas
     "warmup": pl.Boolean(),
 }
 
 
-def training_steps(steps: pl.LazyFrame) -> pl.LazyFrame:
-    """Records of training tasks only (master, chief, worker).
-
-    A record that names no task (Estimator, Keras and MLPerf lines without a launcher
-    prefix) comes from a single-process log: it counts as the run's one training task.
-    """
-    return steps.filter(pl.col("role").is_in(list(TRAINING_ROLES)) | pl.col("role").is_null())
+def _seconds_since_previous() -> pl.Expr:
+    prev = pl.col("timestamp").shift(1).over(TASK)
+    return pl.coalesce(
+        pl.col("interval_s"),
+        pl.col("elapsed_s") - pl.col("elapsed_s").shift(1).over(TASK),
+        (pl.col("timestamp") - prev).dt.total_microseconds() / 1e6,
+    )
 
 
 def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
-    """Each training-task record with its interval (see the module doc) and warm-up flag.
+    """Each training-task record with its interval, segment and warm-up flag (see the module doc).
 
-    Input: step records (:data:`collector.schema.STEP_SCHEMA`). Output: the same rows of
-    training tasks, ordered by run, task and step, with :data:`INTERVAL_COLUMNS` added.
+    Input: step records (:data:`collector.schema.STEP_SCHEMA`), copies and all. Output:
+    one row per distinct record of a training task, in log order per task, with the
+    step record's columns and :data:`INTERVAL_COLUMNS`.
     """
-    ordered = training_steps(steps).sort([*TASK, "step", "source_offset"])
-    d_seconds = pl.coalesce(
-        pl.col("interval_s"),
-        pl.col("elapsed_s") - pl.col("elapsed_s").shift(1).over(TASK),
+    ordered = in_log_order(merge_duplicates(training_steps(steps)))
+    raw = ordered.with_columns(
+        _d_step=pl.col("step") - pl.col("step").shift(1).over(TASK),
+        _d_seconds=_seconds_since_previous(),
+        _elapsed_back=(pl.col("elapsed_s") < pl.col("elapsed_s").shift(1).over(TASK)).fill_null(False),
+        _first=pl.int_range(pl.len()).over(TASK) == 0,
+    ).with_columns(
+        _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+            pl.col("_d_step") / pl.col("_d_seconds")
+        )
     )
-    return ordered.with_columns(
-        interval_index=pl.int_range(pl.len(), dtype=pl.UInt32).over(TASK),
-        d_step=pl.col("step") - pl.col("step").shift(1).over(TASK),
-        d_seconds=d_seconds,
+    jump = pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_raw_rate").filter(~pl.col("_first")).median().over("run_id")
+    breaks = (
+        pl.col("_first")
+        | (pl.col("_d_step") <= 0)
+        | pl.col("_elapsed_back")
+        | pl.col("_d_seconds").is_null()
+        | (pl.col("_d_seconds") <= 0)
+        | jump.fill_null(False)
+    )
+    segmented = raw.with_columns(
+        segment=(breaks.cast(pl.UInt32).cum_sum().over(TASK) - 1).cast(pl.UInt32),
+    ).with_columns(
+        interval_index=pl.int_range(pl.len(), dtype=pl.UInt32).over(SEGMENT),
+    )
+    in_segment = pl.col("interval_index") > 0
+    d_local = pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)
+    rated = segmented.with_columns(
+        d_step=pl.when(in_segment).then(pl.col("_d_step")),
+        d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
     ).with_columns(
         rate=pl.coalesce(
             pl.col("global_steps_per_s"),
             pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / pl.col("d_seconds")),
         ),
-        warmup=pl.col("interval_index") == 0,
+        local_rate=pl.coalesce(
+            pl.col("local_steps_per_s"),
+            pl.when(in_segment & (pl.col("d_seconds") > 0)).then(d_local / pl.col("d_seconds")),
+        ),
     )
+    run_median = pl.col("rate").filter(in_segment).median().over("run_id")
+    slow_start = ~in_segment | (pl.col("rate") < WARMUP_FRACTION * run_median).fill_null(False)
+    return rated.with_columns(
+        # cum_min over the segment: warm-up lasts while every interval so far was slow
+        warmup=slow_start.cast(pl.UInt8).cum_min().over(SEGMENT).cast(pl.Boolean),
+    ).select(*STEP_SCHEMA, *INTERVAL_COLUMNS)
 
 
-def run_throughput(steps: pl.LazyFrame) -> pl.DataFrame:
-    """Per run: records and throughput.
+def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:
+    """The steady-state intervals: :func:`interval_rates` rows not in warm-up and with a rate."""
+    return interval_rates(steps).filter(~pl.col("warmup") & pl.col("rate").is_not_null())
 
-    Returns one row per run that has step records, with columns ``run_id`` (String),
-    ``records`` (UInt32, all records including ps/evaluator), ``tasks`` (UInt32, distinct
-    training tasks), ``steady_intervals`` (UInt32, intervals behind the median),
-    ``steady_global_steps_per_s`` (Float64, null when every task logged once),
-    ``mean_global_steps_per_s`` (Float64, null when no task logged twice),
-    ``last_step`` (Int64, the highest global step).
+
+#: Columns of :func:`run_throughput`.
+THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "records": pl.UInt32(),  # all stored records, including ps/evaluator and copies
+    "duplicates": pl.UInt32(),  # training-task rows merged away as copies of another
+    "tasks": pl.UInt32(),  # distinct training tasks
+    "segments": pl.UInt32(),  # task segments over all training tasks (tasks + restarts/resumes)
+    "restarts": pl.UInt32(),  # segments beyond each task's first
+    "steady_intervals": pl.UInt32(),  # intervals behind the median
+    "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once
+    "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the median (null: < 2 intervals)
+    "steady_ci_high": pl.Float64(),
+    "mean_global_steps_per_s": pl.Float64(),  # the overall rate; null when no segment logged twice
+    "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (see run_throughput)
+    "last_step": pl.Int64(),  # the highest global step
+}
+
+
+def run_throughput(steps: pl.LazyFrame, seed: int = BOOTSTRAP_SEED, draws: int = BOOTSTRAP_DRAWS) -> pl.DataFrame:
+    """Per run: records and throughput, one row per run that has step records, sorted by run id.
+
+    Columns: :data:`THROUGHPUT_SCHEMA`. ``steady_ci_low``/``high`` are the 2.5 and 97.5
+    percentiles of the median over ``draws`` bootstrap resamples of the steady intervals
+    (seeded by ``seed`` and the run id, so a run's interval does not depend on the other
+    runs). ``startup_s`` is the lead task's (master/chief 0, else the first training
+    task) ``elapsed_s`` at its first steady record minus that record's step at the steady
+    rate: the time to N steps is about ``startup_s + N / steady rate`` (null without
+    ``elapsed_s``; clipped at 0).
     """
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps)
     steady = intervals.filter(~pl.col("warmup"))
     per_run = intervals.group_by("run_id").agg(
+        duplicates=(pl.col("copies") - 1).sum().cast(pl.UInt32),
         tasks=pl.struct("role", "task_index").n_unique().cast(pl.UInt32),
+        segments=pl.struct("role", "task_index", "segment").n_unique().cast(pl.UInt32),
     )
+    positive = pl.col("d_seconds") > 0
     rates = steady.group_by("run_id").agg(
         steady_intervals=pl.col("rate").drop_nulls().len().cast(pl.UInt32),
         steady_global_steps_per_s=pl.col("rate").median(),
         mean_global_steps_per_s=(
-            pl.col("d_step").filter(pl.col("d_seconds") > 0).sum()
-            / pl.col("d_seconds").filter(pl.col("d_seconds") > 0).sum()
+            pl.col("d_step").filter(positive).sum() / pl.col("d_seconds").filter(positive).sum()
         ).fill_nan(None),
     )
-    return (
+    frame = (
         records.join(per_run, on="run_id", how="left")
         .join(rates, on="run_id", how="left")
-        .with_columns(pl.col("tasks", "steady_intervals").fill_null(0))
-        .select(
-            "run_id",
-            "records",
-            "tasks",
-            "steady_intervals",
-            "steady_global_steps_per_s",
-            "mean_global_steps_per_s",
-            "last_step",
+        .with_columns(
+            pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
+            restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
         )
-        .sort("run_id")
         .collect()
+    )
+    samples = steady_samples(steady)
+    bounds = {
+        run: percentile_interval(median_draws(values, run, seed, draws)) if len(values) > 1 else (None, None)
+        for run, values in samples.items()
+    }
+    frame = frame.with_columns(
+        steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
+        steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
+    )
+    frame = frame.join(_startup(intervals.collect(), frame), on="run_id", how="left")
+    return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
+
+
+def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, np.ndarray]:
+    """``{run_id: steady interval rates}`` (global steps/s) from :func:`steady_intervals`-like rows."""
+    frame = steady.lazy().filter(pl.col("rate").is_not_null()).group_by("run_id").agg("rate").collect()
+    return {row["run_id"]: np.asarray(row["rate"], dtype=float) for row in frame.iter_rows(named=True)}
+
+
+def _startup(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    # Only the lead task's clock starts with the job: a late worker's elapsed_s would understate.
+    lead_order = pl.when(pl.col("role").is_in(["master", "chief"])).then(0).otherwise(1)
+    lead = (
+        intervals.sort(["run_id", lead_order, "task_index"])
+        .group_by("run_id", maintain_order=True)
+        .first()
+        .select("run_id", "role", "task_index")
+    )
+    first_steady = (
+        intervals.join(lead, on=["run_id", "role", "task_index"])
+        .filter(~pl.col("warmup") & (pl.col("segment") == 0))
+        .sort(["run_id", "interval_index"])
+        .group_by("run_id", maintain_order=True)
+        .first()
+        .join(runs.select("run_id", "steady_global_steps_per_s"), on="run_id")
+    )
+    return first_steady.select(
+        "run_id",
+        startup_s=(pl.col("elapsed_s") - pl.col("step") / pl.col("steady_global_steps_per_s")).clip(lower_bound=0),
     )

@@ -170,7 +170,15 @@ def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
     """Append what is known about each run to the ``runs`` table (the newest row wins)."""
     now = datetime.now(UTC)
     rows = [
-        {"run_id": r.run_id, "tier": r.tier, "ran_on": r.ran_on, "date": r.date, "note": r.note, "collected_at": now}
+        {
+            "run_id": r.run_id,
+            "tier": r.tier,
+            "ran_on": r.ran_on,
+            "date": r.date,
+            "note": r.note,
+            "topology": r.topology,
+            "collected_at": now,
+        }
         for r in runs
     ]
     return dataset.append("runs", pl.DataFrame(rows, schema=RUN_SCHEMA))

@@ -10,10 +10,17 @@ A TOML file with one ``[[run]]`` table per run::
     date = 2016-12-31            # optional: when it ran; picks the price table's rows
     note = "..."
     format = "cloudml"           # optional: skip sniffing
+    # optional, for a CUSTOM tier: the machine type of each role and the replica counts
+    # (one master; ``workers``, ``ps`` and ``evaluators`` default to 0). Costed by
+    # ``analysis.cost`` as the sum over replicas.
+    machine_types = {master = "standard", worker = "complex_model_s", ps = "standard"}
+    workers = 4
+    ps = 3
 """
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from datetime import date
@@ -34,6 +41,40 @@ class RunSpec:
     note: str | None = None
     format: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    topology: str | None = None  # JSON {role: {"machine_type": str, "count": int}}, see topology_json
+
+
+#: Manifest keys giving each role's replica count (the master is always one).
+REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
+
+
+def topology_json(run: dict[str, object], where: str) -> str | None:
+    """The run's topology as JSON ``{role: {"machine_type": ..., "count": ...}}``, or None.
+
+    Read from ``machine_types`` (a table role -> machine type) and ``workers``/``ps``/
+    ``evaluators`` (counts). Raises :class:`ManifestError` for a malformed table, an
+    unknown role, a negative count, or a count for a role without a machine type.
+    """
+    types = run.get("machine_types")
+    if types is None:
+        return None
+    if not isinstance(types, dict) or not all(isinstance(v, str) and v for v in types.values()):
+        raise ManifestError(f"{where}: 'machine_types' must be a table like {{master = \"standard\"}}")
+    unknown = set(types) - {"master", *REPLICA_KEYS}
+    if unknown:
+        raise ManifestError(f"{where}: 'machine_types' has unknown roles {sorted(unknown)}; use master, worker, ps")
+    counts: dict[str, int] = {"master": 1}
+    for role, key in REPLICA_KEYS.items():
+        count = run.get(key, 0)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ManifestError(f"{where}: '{key}' must be a whole number >= 0")
+        if count and role not in types:
+            raise ManifestError(f"{where}: '{key}' = {count} but 'machine_types' gives no {role} machine type")
+        counts[role] = count
+    return json.dumps(
+        {role: {"machine_type": types[role], "count": counts[role]} for role in types if counts.get(role)},
+        sort_keys=True,
+    )
 
 
 def load_manifest(path: Path) -> list[RunSpec]:
@@ -62,6 +103,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
         if when is not None and not isinstance(when, date):
             raise ManifestError(f"{where} ({run_id}): 'date' must be a TOML date like 2016-12-31")
         known = {"id", "tier", "files", "ran_on", "date", "note", "format"}
+        topology = topology_json(run, f"{where} ({run_id})")
         specs.append(
             RunSpec(
                 run_id=run_id,
@@ -72,6 +114,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
                 note=run.get("note"),
                 format=run.get("format"),
                 extra={k: v for k, v in run.items() if k not in known},
+                topology=topology,
             )
         )
     return specs

@@ -110,11 +110,13 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
     "ran_on": pl.String(),
     "date": pl.Date(),
     "note": pl.String(),
+    # JSON {role: {"machine_type": str, "count": int}} from the manifest (a CUSTOM tier); null if not given
+    "topology": pl.String(),
     "collected_at": pl.Datetime("us", "UTC"),
 }
 
 #: Run facts are stored again only when they change.
-RUN_KEY: tuple[str, ...] = ("run_id", "tier", "ran_on", "date", "note")
+RUN_KEY: tuple[str, ...] = ("run_id", "tier", "ran_on", "date", "note", "topology")
 
 TRAINING_ROLES = ("master", "chief", "worker")
 ROLES = ("master", "chief", "worker", "ps", "evaluator")

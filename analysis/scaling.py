@@ -1,0 +1,254 @@
+"""Scalability models: Amdahl's law and the Universal Scalability Law fitted to measured runs.
+
+Throughput ``X`` (steady-state global steps/s) against ``N`` training tasks:
+
+- USL (Gunther): ``X(N) = λ N / (1 + σ (N - 1) + κ N (N - 1))``; ``σ`` is contention
+  (the serial share), ``κ`` coherency (crosstalk: throughput *falls* past
+  ``N* = sqrt((1 - σ) / κ)``), ``λ`` the one-task throughput.
+- Amdahl: the USL with ``κ = 0``.
+
+Fitting: ``N / X = (1 + σ (N - 1) + κ N (N - 1)) / λ`` is linear in ``(1/λ, σ/λ, κ/λ)``;
+it is solved by least squares on relative errors (every run's point weighs the same
+whatever its throughput) with ``σ, κ >= 0`` (:func:`scipy.optimize.lsq_linear`). One
+point per run: its steady-state median. Runs of the same size are separate points.
+
+Uncertainty: a percentile bootstrap. Each draw resamples every run's steady intervals
+(the same draws as the run's own interval, :mod:`analysis.bootstrap`), takes the
+medians and refits; the 95 % intervals of the parameters and of a prediction are the
+2.5 and 97.5 percentiles over the draws. They hold the measurement noise of the rates
+only: with one run per size, run-to-run variation and model error are not in them.
+
+What the data must hold: Amdahl has two parameters and needs two different sizes; the
+USL has three and needs three. With exactly as many sizes as parameters the curve goes
+through every point and nothing checks the model: the fit says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+from scipy.optimize import lsq_linear
+
+from analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, median_draws, percentile_interval
+
+#: Draws for the fits' bootstrap (each draw is one small least-squares solve per model).
+FIT_DRAWS = 1000
+MODELS = ("amdahl", "usl")
+MIN_SIZES = {"amdahl": 2, "usl": 3}
+
+#: Columns of :func:`scaling_points`.
+POINTS_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "tier": pl.String(),
+    "tasks": pl.UInt32(),  # training tasks that logged (master/chief + workers)
+    "steady_global_steps_per_s": pl.Float64(),
+    "steady_ci_low": pl.Float64(),
+    "steady_ci_high": pl.Float64(),
+}
+
+#: Columns of :func:`fit_table`: one row per model and parameter.
+FIT_SCHEMA: dict[str, pl.DataType] = {
+    "model": pl.String(),  # amdahl / usl
+    "parameter": pl.String(),  # lambda (global steps/s of one task), sigma, kappa (dimensionless)
+    "estimate": pl.Float64(),  # null when the model could not be fitted
+    "ci_low": pl.Float64(),  # bootstrap 95 % interval
+    "ci_high": pl.Float64(),
+    "runs": pl.UInt32(),  # runs behind the fit
+    "sizes": pl.UInt32(),  # distinct task counts behind the fit
+    "status": pl.String(),  # fitted / exact (as many sizes as parameters) / insufficient
+    "message": pl.String(),  # the plain-words verdict
+}
+
+#: Columns of :func:`predictions` and :func:`prediction_band`.
+PREDICTION_SCHEMA: dict[str, pl.DataType] = {
+    "model": pl.String(),
+    "tasks": pl.UInt32(),
+    "global_steps_per_s": pl.Float64(),  # predicted steady-state throughput; null: no fit
+    "ci_low": pl.Float64(),  # bootstrap 95 % interval of the prediction
+    "ci_high": pl.Float64(),
+    "status": pl.String(),  # as FIT_SCHEMA
+    "message": pl.String(),
+}
+
+
+@dataclass
+class ScalingFit:
+    """One model fitted (or not) to the measured runs.
+
+    ``params``: ``{"lambda", "sigma", "kappa"}`` point estimates (empty when
+    ``status == "insufficient"``). ``draws``: bootstrap parameters, shape ``(draws, 3)``
+    in that order.
+    """
+
+    model: str
+    status: str
+    message: str
+    runs: int
+    sizes: list[int]
+    params: dict[str, float] = field(default_factory=dict)
+    draws: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
+
+    @property
+    def fitted(self) -> bool:
+        return self.status != "insufficient"
+
+    def predict(self, tasks: int | np.ndarray) -> tuple[float | None, float | None, float | None]:
+        """Predicted global steps/s at ``tasks`` and its 95 % interval; Nones when not fitted."""
+        if not self.fitted:
+            return None, None, None
+        point = float(usl(np.asarray(tasks, dtype=float), **self.params))
+        sampled = usl(float(tasks), self.draws[:, 0], self.draws[:, 1], self.draws[:, 2])
+        low, high = percentile_interval(sampled, LEVEL)
+        return point, low, high
+
+
+def usl(
+    tasks: float | np.ndarray, lam: float | np.ndarray, sigma: float | np.ndarray, kappa: float | np.ndarray = 0.0
+) -> np.ndarray:
+    """USL throughput ``λ N / (1 + σ (N - 1) + κ N (N - 1))`` (numpy-broadcast)."""
+    n = np.asarray(tasks, dtype=float)
+    return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+
+
+def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, float, float]:
+    y = tasks / rates
+    columns = [np.ones_like(tasks), tasks - 1]
+    if model == "usl":
+        columns.append(tasks * (tasks - 1))
+    design = np.column_stack(columns) / y[:, None]  # relative errors
+    lower = [1e-12] + [0.0] * (len(columns) - 1)
+    coef = lsq_linear(design, np.ones_like(y), bounds=(lower, np.inf)).x
+    a, b = coef[0], coef[1]
+    c = coef[2] if model == "usl" else 0.0
+    # the solver stops a hair inside a bound; a parameter at its bound is exactly 0
+    return 1 / a, float(np.where(b / a < 1e-9, 0.0, b / a)), float(np.where(c / a < 1e-12, 0.0, c / a))
+
+
+def fit_model(
+    model: str,
+    points: pl.DataFrame,
+    samples: dict[str, np.ndarray],
+    seed: int = BOOTSTRAP_SEED,
+    draws: int = FIT_DRAWS,
+) -> ScalingFit:
+    """Fit ``model`` (``amdahl`` or ``usl``) to ``points`` (:data:`POINTS_SCHEMA` rows).
+
+    ``samples``: each run's steady interval rates (:func:`analysis.throughput.steady_samples`).
+    Never raises for too little data: returns ``status="insufficient"`` with the reason.
+    Raises :class:`ValueError` for an unknown model.
+    """
+    if model not in MIN_SIZES:
+        raise ValueError(f"unknown scaling model {model!r}; use one of {', '.join(MODELS)}")
+    usable = points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
+    sizes = sorted(set(usable["tasks"].to_list()))
+    need = MIN_SIZES[model]
+    name = {"amdahl": "Amdahl's law", "usl": "The USL"}[model]
+    if len(sizes) < need:
+        have = ", ".join(str(s) for s in sizes) or "none"
+        message = (
+            f"{name} needs runs of at least {need} different task counts; "
+            f"the data has {len(sizes)} ({have}): not fitted"
+        )
+        return ScalingFit(model, "insufficient", message, usable.height, sizes)
+    tasks = usable["tasks"].cast(pl.Float64).to_numpy()
+    point = _solve(model, tasks, usable["steady_global_steps_per_s"].to_numpy())
+    boot = np.column_stack([median_draws(samples[r], r, seed, draws) for r in usable["run_id"]])
+    sampled = np.array([_solve(model, tasks, row) for row in boot])
+    params = dict(zip(("lam", "sigma", "kappa"), point, strict=True))
+    if len(sizes) == need:
+        status = "exact"
+        message = (
+            f"{name} has {need} parameters and the data {need} task counts: the curve passes through the points "
+            "and nothing checks the model; the interval is the measurement noise only"
+        )
+    else:
+        status = "fitted"
+        message = f"{name} fitted to {usable.height} runs of {len(sizes)} task counts"
+    return ScalingFit(model, status, message, usable.height, sizes, params, sampled)
+
+
+def fit_scaling(points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:
+    """Both models, Amdahl first (see :func:`fit_model`)."""
+    return [fit_model(m, points, samples, seed) for m in MODELS]
+
+
+def fit_table(fits: list[ScalingFit]) -> pl.DataFrame:
+    """The fits as :data:`FIT_SCHEMA` rows (an unfitted model gets null estimates)."""
+    rows = []
+    for fit in fits:
+        names = ["lambda", "sigma"] + (["kappa"] if fit.model == "usl" else [])
+        for i, name in enumerate(names):
+            low = high = estimate = None
+            if fit.fitted:
+                estimate = list(fit.params.values())[i]
+                low, high = percentile_interval(fit.draws[:, i], LEVEL)
+            rows.append(
+                {
+                    "model": fit.model,
+                    "parameter": name,
+                    "estimate": estimate,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "runs": fit.runs,
+                    "sizes": len(fit.sizes),
+                    "status": fit.status,
+                    "message": fit.message,
+                }
+            )
+    return pl.DataFrame(rows, schema=FIT_SCHEMA)
+
+
+def predictions(fits: list[ScalingFit], tasks: list[int]) -> pl.DataFrame:
+    """Predicted throughput at each of ``tasks`` for each model: :data:`PREDICTION_SCHEMA` rows."""
+    rows = []
+    for fit in fits:
+        for n in tasks:
+            point, low, high = fit.predict(n)
+            rows.append(
+                {
+                    "model": fit.model,
+                    "tasks": n,
+                    "global_steps_per_s": point,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "status": fit.status,
+                    "message": fit.message,
+                }
+            )
+    return pl.DataFrame(rows, schema=PREDICTION_SCHEMA)
+
+
+def prediction_band(fits: list[ScalingFit], max_tasks: int) -> pl.DataFrame:
+    """:func:`predictions` at every size from 1 to ``max_tasks``: the curve and its band for a chart."""
+    return predictions(fits, list(range(1, max_tasks + 1)))
+
+
+def best_fit(fits: list[ScalingFit]) -> ScalingFit | None:
+    """The model to predict with: one the data can check (``fitted``) before an ``exact`` one,
+    the USL before Amdahl; None when neither could be fitted."""
+    ranked = sorted((f for f in fits if f.fitted), key=lambda f: (f.status != "fitted", f.model != "usl"))
+    return ranked[0] if ranked else None
+
+
+def scaling_points(
+    throughput: pl.DataFrame, runs: pl.DataFrame, exclude_tiers: tuple[str, ...] = ("local",)
+) -> pl.DataFrame:
+    """The runs a scaling model is fitted to: :data:`POINTS_SCHEMA`, sorted by tasks and run id.
+
+    ``throughput``: :func:`analysis.throughput.run_throughput`; ``runs``: ``run_id, tier``.
+    Runs with a steady rate whose tier is not in ``exclude_tiers`` (case-insensitive; by
+    default the laptop: other hardware is not a point on the tiers' curve).
+    """
+    excluded = [t.upper() for t in exclude_tiers]
+    return (
+        throughput.join(runs.select("run_id", "tier"), on="run_id", how="left")
+        .filter(
+            pl.col("steady_global_steps_per_s").is_not_null()
+            & (pl.col("tasks") > 0)
+            & ~pl.col("tier").str.to_uppercase().is_in(excluded).fill_null(False)
+        )
+        .select([pl.col(n).cast(t) for n, t in POINTS_SCHEMA.items()])
+        .sort("tasks", "run_id")
+    )

@@ -1,0 +1,122 @@
+"""Per-task view: each training task's own pace, stragglers, and the asynchronous-training check.
+
+- **Local steps/s** of a task: the median of its steady-state interval local rates
+  (:func:`analysis.throughput.interval_rates`, warm-up excluded). A task that logged only
+  its warm-up record (four of the five tasks in the 2016 STANDARD_1 log) falls back to
+  the median over all its records, and says so in ``local_includes_warmup``: a local
+  rate counts only the task's own steps, so a late start does not inflate it the way it
+  inflates the first *global* rate.
+- **Straggler**: a task whose local steps/s is below :data:`STRAGGLER_FRACTION` of the
+  median of its peers' (the run's other training tasks).
+- **Asynchronous check**: with asynchronous parameter-server training every task's step
+  advances the global step once, so the tasks' local rates add up to about the global
+  rate (``local_to_global`` near 1). Synchronous replicas each make one local step per
+  global step, so the sum is about ``tasks`` times the global rate. Global rates are
+  never added.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from analysis.throughput import interval_rates
+
+#: A task below this fraction of its peers' median local steps/s is a straggler.
+STRAGGLER_FRACTION = 0.8
+#: ``local_to_global`` within this relative distance of 1 (async) or of ``tasks`` (sync) matches that mode.
+MODE_TOLERANCE = 0.2
+
+#: Columns of :func:`task_throughput`.
+TASK_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "role": pl.String(),
+    "task_index": pl.Int32(),
+    "records": pl.UInt32(),  # distinct records of the task (copies merged)
+    "segments": pl.UInt32(),  # 1 + restarts/resumes of the task
+    "steady_intervals": pl.UInt32(),
+    "steady_global_steps_per_s": pl.Float64(),  # median of the task's steady interval global rates
+    "local_steps_per_s": pl.Float64(),  # see the module doc; null when the log has no local rate
+    "local_includes_warmup": pl.Boolean(),  # true: only warm-up records had a local rate
+    "peer_local_steps_per_s": pl.Float64(),  # median local steps/s of the run's other tasks
+    "straggler": pl.Boolean(),  # null when the task or its peers have no local rate
+}
+
+#: Columns of :func:`async_check`.
+ASYNC_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "tasks": pl.UInt32(),  # training tasks with a local rate
+    "sum_local_steps_per_s": pl.Float64(),  # sum over tasks of local steps/s
+    "steady_global_steps_per_s": pl.Float64(),  # the run's steady global rate (all tasks)
+    "local_to_global": pl.Float64(),  # sum_local / steady global
+    "mode": pl.String(),  # single / async / sync / inconsistent
+}
+
+
+def task_throughput(steps: pl.LazyFrame) -> pl.DataFrame:
+    """One row per training task, :data:`TASK_SCHEMA`'s columns, sorted by run, role, task index."""
+    intervals = interval_rates(steps)
+    steady = ~pl.col("warmup")
+    per_task = (
+        intervals.group_by("run_id", "role", "task_index")
+        .agg(
+            records=pl.len().cast(pl.UInt32),
+            segments=pl.col("segment").n_unique().cast(pl.UInt32),
+            steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
+            steady_global_steps_per_s=pl.col("rate").filter(steady).median(),
+            _steady_local=pl.col("local_rate").filter(steady).median(),
+            _any_local=pl.col("local_rate").median(),
+        )
+        .with_columns(
+            local_steps_per_s=pl.coalesce("_steady_local", "_any_local"),
+            local_includes_warmup=pl.when(pl.col("_any_local").is_not_null()).then(pl.col("_steady_local").is_null()),
+        )
+        .collect()
+    )
+    peers = (
+        per_task.join(per_task.select("run_id", "role", "task_index", "local_steps_per_s"), on="run_id", suffix="_p")
+        .filter((pl.col("role") != pl.col("role_p")) | (pl.col("task_index") != pl.col("task_index_p")))
+        .group_by("run_id", "role", "task_index")
+        .agg(peer_local_steps_per_s=pl.col("local_steps_per_s_p").median())
+    )
+    return (
+        per_task.join(peers, on=["run_id", "role", "task_index"], how="left")
+        .with_columns(
+            straggler=pl.col("local_steps_per_s") < STRAGGLER_FRACTION * pl.col("peer_local_steps_per_s"),
+        )
+        .select([pl.col(n).cast(t) for n, t in TASK_SCHEMA.items()])
+        .sort("run_id", "role", "task_index")
+    )
+
+
+def async_check(tasks: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """Per run, whether the tasks' local rates add up to the global rate: :data:`ASYNC_SCHEMA`.
+
+    ``tasks``: :func:`task_throughput`'s frame; ``runs``: a frame with ``run_id`` and
+    ``steady_global_steps_per_s`` (:func:`analysis.throughput.run_throughput`). Runs whose
+    log has no local rates are left out.
+    """
+    with_local = tasks.filter(pl.col("local_steps_per_s").is_not_null())
+    sums = with_local.group_by("run_id").agg(
+        tasks=pl.len().cast(pl.UInt32), sum_local_steps_per_s=pl.col("local_steps_per_s").sum()
+    )
+    ratio = pl.col("local_to_global")
+
+    def near(target: float | pl.Expr) -> pl.Expr:
+        return (ratio - target).abs() <= MODE_TOLERANCE * target
+
+    return (
+        sums.join(runs.select("run_id", "steady_global_steps_per_s"), on="run_id", how="left")
+        .with_columns(local_to_global=pl.col("sum_local_steps_per_s") / pl.col("steady_global_steps_per_s"))
+        .with_columns(
+            mode=pl.when(pl.col("tasks") == 1)
+            .then(pl.lit("single"))
+            .when(near(1.0))
+            .then(pl.lit("async"))
+            .when(near(pl.col("tasks")))
+            .then(pl.lit("sync"))
+            .when(ratio.is_not_null())
+            .then(pl.lit("inconsistent"))
+        )
+        .select([pl.col(n).cast(t) for n, t in ASYNC_SCHEMA.items()])
+        .sort("run_id")
+    )

@@ -1,0 +1,165 @@
+"""Amdahl/USL fits, predictions, the time/price frontier and the recommendation."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from analysis.forecast import predict, recommend, scaling
+from analysis.plan import RecommendError, choose
+from analysis.scaling import usl
+from analysis.summary import SummaryOptions
+from collector.dataset import Dataset
+from collector.schema import RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.cli import app
+
+LAM, SIGMA, KAPPA = 10.0, 0.04, 0.0015  # peak at sqrt(0.96 / 0.0015) = 25.3 tasks
+SIZES = (1, 2, 4, 8, 12, 16)
+NOW = date(2019, 12, 1)  # prices: Nov 2019 rows, USD 0.49 per ML unit-hour
+
+# the 2016 Amdahl fit, by hand: two points (1 task, 4.731) and (5 tasks, 22.8075) fix it exactly:
+# lambda = 4.731, sigma = (5 x 4.731 / 22.8075 - 1) / 4 = (23.655 / 22.8075 - 1) / 4 = 0.0092897
+SIGMA_2016 = (5 * 4.731 / 22.8075 - 1) / 4
+X20_2016 = 20 * 4.731 / (1 + 19 * SIGMA_2016)  # 80.4247 global steps/s
+
+
+@pytest.fixture(scope="module")
+def usl_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    """Runs of 1..16 tasks whose logged global rates follow the USL with 5 % noise (seeded)."""
+    rng = np.random.default_rng(7)
+    dataset = Dataset(tmp_path_factory.mktemp("usl") / "ds")
+    rows, runs = [], []
+    for n in SIZES:
+        run = f"custom_{n:02d}"
+        runs.append({"run_id": run, "tier": "CUSTOM", "collected_at": datetime.now(UTC)})
+        for task in range(n):
+            role, index = ("master", 0) if task == 0 else ("worker", task - 1)
+            elapsed, step = 0.0, 0
+            for _ in range(8):  # the first is warm-up: 7 steady intervals per task
+                rate = usl(n, LAM, SIGMA, KAPPA) * (1 + 0.05 * rng.standard_normal())
+                step += 100
+                elapsed += 100 / rate
+                rows.append({"run_id": run, "tier": "CUSTOM", "role": role, "task_index": index, "step": step,
+                             "elapsed_s": elapsed, "global_steps_per_s": rate, "source": f"{run}.log",
+                             "source_offset": len(rows) + 1, "format": "cloudml"})  # fmt: skip
+    dataset.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
+    dataset.append("runs", pl.DataFrame(runs).pipe(conform, RUN_SCHEMA))
+    return dataset
+
+
+def test_usl_fit_recovers_sigma_kappa_and_covers_the_prediction(usl_dataset: Dataset) -> None:
+    fitted, predicted = predict(usl_dataset, 20)
+    params = {r["parameter"]: r for r in fitted.table.filter(pl.col("model") == "usl").to_dicts()}
+    assert params["sigma"]["status"] == "fitted" and params["sigma"]["sizes"] == 6
+    assert params["sigma"]["ci_low"] <= SIGMA <= params["sigma"]["ci_high"]
+    assert params["kappa"]["ci_low"] <= KAPPA <= params["kappa"]["ci_high"]
+    assert params["lambda"]["ci_low"] <= LAM <= params["lambda"]["ci_high"]
+    usl20 = predicted.filter(pl.col("model") == "usl").row(0, named=True)
+    truth = usl(20, LAM, SIGMA, KAPPA)  # 200 / (1 + 0.76 + 0.57) = 85.84
+    assert usl20["ci_low"] <= truth <= usl20["ci_high"]
+    assert usl20["global_steps_per_s"] == pytest.approx(truth, rel=0.05)
+    # the intervals are informative, not the whole line
+    assert params["kappa"]["ci_high"] - params["kappa"]["ci_low"] < KAPPA
+
+
+def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset) -> None:
+    fitted, predicted = predict(dataset_2016, 20)
+    assert fitted.points["run_id"].to_list() == ["basic", "standard_1"]  # the laptop is other hardware
+    amdahl = {r["parameter"]: r for r in fitted.table.filter(pl.col("model") == "amdahl").to_dicts()}
+    assert amdahl["lambda"]["estimate"] == pytest.approx(4.731)
+    assert amdahl["sigma"]["estimate"] == pytest.approx(SIGMA_2016)
+    assert amdahl["sigma"]["status"] == "exact" and "nothing checks the model" in amdahl["sigma"]["message"]
+    usl_row = fitted.table.filter(pl.col("model") == "usl").row(0, named=True)
+    assert usl_row["status"] == "insufficient" and usl_row["estimate"] is None
+    assert "at least 3 different task counts; the data has 2 (1, 5)" in usl_row["message"]
+    by_model = {r["model"]: r for r in predicted.to_dicts()}
+    assert by_model["amdahl"]["global_steps_per_s"] == pytest.approx(X20_2016)
+    assert by_model["amdahl"]["ci_low"] < X20_2016 < by_model["amdahl"]["ci_high"]
+    assert by_model["usl"]["global_steps_per_s"] is None
+
+
+def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Dataset) -> None:
+    opts = SummaryOptions(price_date=NOW)
+    chosen = recommend(dataset_2016, 1_000_000, deadline_h=24, options=opts)
+    rows = {r["candidate"]: r for r in chosen.candidates.to_dicts()}
+    # standard_1: 1e6 / 22.8075 / 3600 = 12.1792 h (no steady master record, so no start-up);
+    # 4.0571 ML units/h x USD 0.49 = 1.98798 USD/h -> USD 24.212
+    assert rows["standard_1"]["hours"] == pytest.approx(1e6 / 22.8075 / 3600)
+    assert rows["standard_1"]["usd"] == pytest.approx(1e6 / 22.8075 / 3600 * 4.0571 * 0.49)
+    # basic: start-up = step 200 at 42.658 s - 200 / 4.731 = 0.3836 s, then 1e6 / 4.731 s
+    assert rows["basic"]["hours"] == pytest.approx((42.658 - 200 / 4.731 + 1e6 / 4.731) / 3600)
+    # PREMIUM_1 nobody measured: Amdahl at its 20 training tasks, priced at 33.7829 units/h
+    assert rows["PREMIUM_1"]["basis"] == "predicted (amdahl)"
+    assert rows["PREMIUM_1"]["hours"] == pytest.approx(1e6 / X20_2016 / 3600)  # 3.454 h
+    assert rows["PREMIUM_1"]["usd"] == pytest.approx(1e6 / X20_2016 / 3600 * 33.7829 * 0.49)  # 57.17
+    assert "local" not in rows  # own hardware: no price, never a candidate
+    assert chosen.choice["candidate"] == "standard_1"  # cheapest of those within 24 h (standard_1, PREMIUM_1)
+    assert "standard_1 (measured)" in chosen.reason
+    fast = recommend(dataset_2016, 1_000_000, deadline_h=6, options=opts)
+    assert fast.choice["candidate"] == "PREMIUM_1" and "predicted (amdahl)" in fast.reason
+    within = recommend(dataset_2016, 1_000_000, budget_usd=30, options=opts)
+    assert within.choice["candidate"] == "standard_1"  # fastest at most USD 30 (PREMIUM_1 costs 57)
+    none = recommend(dataset_2016, 1_000_000, budget_usd=10, options=opts)
+    assert none.choice is None and "no measured or predicted tier" in none.reason
+    with pytest.raises(RecommendError, match="exactly one"):
+        choose(chosen.candidates, None, None)
+    with pytest.raises(RecommendError, match="no candidate has a price"):
+        recommend(dataset_2016, 1000, deadline_h=1, options=SummaryOptions(price_date=date(2016, 12, 31)))
+
+
+def test_scaling_reports_the_2016_measured_points(dataset_2016: Dataset) -> None:
+    points = scaling(dataset_2016).points
+    assert points["tasks"].to_list() == [1, 5]
+    assert points["steady_global_steps_per_s"].to_list() == pytest.approx([4.731, 22.8075])
+
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def cli_dataset(tmp_path_factory: pytest.TempPathFactory, bundled_manifest: Path) -> Path:
+    ds = tmp_path_factory.mktemp("cli") / "ds"
+    result = runner.invoke(app, ["collect", "files", "--manifest", str(bundled_manifest), "-d", str(ds)])
+    assert result.exit_code == 0, result.output
+    return ds
+
+
+def test_predict_and_recommend_commands(cli_dataset: Path) -> None:
+    result = runner.invoke(app, ["predict", "-d", str(cli_dataset), "--tasks", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    amdahl = next(p for p in doc["predictions"] if p["model"] == "amdahl")
+    assert amdahl["global_steps_per_s"] == pytest.approx(X20_2016)
+    text = runner.invoke(app, ["predict", "-d", str(cli_dataset), "--tasks", "20"])
+    assert "USL needs runs of at least 3" in text.output and "80.42" in text.output
+    args = ["recommend", "-d", str(cli_dataset), "--steps", "1000000", "--price-date", "2019-12-01"]
+    result = runner.invoke(app, [*args, "--deadline", "6h", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["choice"]["candidate"] == "PREMIUM_1"
+    result = runner.invoke(app, [*args, "--deadline", "1440m"])
+    assert "standard_1 (measured) is the cheapest" in result.output
+    assert runner.invoke(app, [*args, "--deadline", "soon"]).exit_code == 2
+    assert runner.invoke(app, [*args]).exit_code == 2  # neither deadline nor budget
+    bad = runner.invoke(app, ["recommend", "-d", str(cli_dataset), "--steps", "10", "--budget", "5",
+                              "--price-date", "2016-12-31"])  # fmt: skip
+    assert bad.exit_code == 1 and "no candidate has a price" in bad.output
+
+
+def test_summary_json_keeps_old_keys_and_gains_the_new_figures(cli_dataset: Path) -> None:
+    result = runner.invoke(app, ["summary", "-d", str(cli_dataset), "--json", "--steps", "100000"])
+    assert result.exit_code == 0, result.output
+    runs = {r["run_id"]: r for r in json.loads(result.output)}
+    standard = runs["standard_1"]
+    assert standard["steady_global_steps_per_s"] == pytest.approx(22.8075)
+    assert standard["speedup_vs_baseline"] == pytest.approx(22.8075 / 4.731)
+    assert standard["steady_ci_low"] <= 22.8075 <= standard["steady_ci_high"]
+    assert standard["speedup_ci_low"] <= 22.8075 / 4.731 <= standard["speedup_ci_high"]
+    assert standard["training_mode"] == "async" and standard["restarts"] == 0 and standard["stragglers"] == 0
+    assert standard["hours_to_target"] == pytest.approx(100000 / 22.8075 / 3600)
+    assert runs["local"]["startup_s"] == pytest.approx(15.281 - 200 / 18.853)  # 4.673 s

@@ -1,0 +1,118 @@
+"""Per-task rates, stragglers, the async check and the cost model, against hand calculations."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from analysis.cost import tier_costs
+from analysis.tasks import async_check, task_throughput
+from analysis.throughput import run_throughput
+from analysis.topology import load_tiers, run_topology, training_tasks
+from collector.dataset import Dataset
+from collector.errors import ManifestError
+from collector.manifest import load_manifest
+from collector.schema import STEP_SCHEMA, conform
+
+CUSTOM_TOPOLOGY = json.dumps(
+    {
+        "master": {"machine_type": "complex_model_s", "count": 1},
+        "worker": {"machine_type": "complex_model_s", "count": 4},
+        "ps": {"machine_type": "standard", "count": 3},
+    }
+)
+
+
+def test_standard_1_tasks_and_the_async_check(dataset_2016: Dataset) -> None:
+    steps = dataset_2016.scan("steps")
+    tasks = task_throughput(steps).filter(pl.col("run_id") == "standard_1")
+    local = dict(zip(tasks["role"] + "/" + tasks["task_index"].cast(str), tasks["local_steps_per_s"], strict=True))
+    # worker/3's steady local rates 4.992, 4.740, 4.955 -> 4.955; worker/0's steady 4.335;
+    # master, worker/1, worker/2 logged only their warm-up line: 4.498, 4.010, 4.800
+    assert local == pytest.approx(
+        {"master/0": 4.498, "worker/0": 4.335, "worker/1": 4.010, "worker/2": 4.800, "worker/3": 4.955}
+    )
+    assert tasks.filter(pl.col("role") == "master")["local_includes_warmup"][0] is True
+    # worker/1 against its peers' median (4.498 + 4.800) / 2 = 4.649: 4.010 / 4.649 = 0.86 >= 0.8
+    w1 = tasks.filter((pl.col("role") == "worker") & (pl.col("task_index") == 1)).row(0, named=True)
+    assert w1["peer_local_steps_per_s"] == pytest.approx(4.649)
+    assert not tasks["straggler"].any()
+    check = async_check(task_throughput(steps), run_throughput(steps))
+    row = check.filter(pl.col("run_id") == "standard_1").row(0, named=True)
+    # 4.498 + 4.335 + 4.010 + 4.800 + 4.955 = 22.598 against 22.8075: 0.991 -> asynchronous
+    assert row["sum_local_steps_per_s"] == pytest.approx(22.598)
+    assert row["local_to_global"] == pytest.approx(22.598 / 22.8075)
+    assert row["mode"] == "async"
+    assert check.filter(pl.col("run_id") == "basic")["mode"][0] == "single"
+
+
+def test_a_slow_task_is_a_straggler_and_sync_replicas_are_recognised() -> None:
+    # three workers of a synchronous job: each logs the global rate 10 and its own local rate
+    rows = []
+    for index, local in ((0, 10.0), (1, 10.0), (2, 7.0)):
+        for k in range(1, 5):
+            rows.append({"run_id": "s", "role": "worker", "task_index": index, "step": 100 * k,
+                         "elapsed_s": 10.0 * k, "global_steps_per_s": 10.0, "local_steps_per_s": local,
+                         "source": f"w{index}", "source_offset": k})  # fmt: skip
+    steps = conform(pl.DataFrame(rows), STEP_SCHEMA).lazy()
+    tasks = task_throughput(steps)
+    # worker/2: 7 < 0.8 x median(10, 10) = 8 -> straggler; the others: 10 vs median(10, 7) = 8.5 -> not
+    assert tasks["straggler"].to_list() == [False, False, True]
+    row = async_check(tasks, run_throughput(steps)).row(0, named=True)
+    # 10 + 10 + 7 = 27 = 2.7 x the global 10: within 20 % of 3 tasks -> synchronous
+    assert row["local_to_global"] == pytest.approx(2.7)
+    assert row["mode"] == "sync"
+
+
+def test_tier_composition_matches_the_tier_price() -> None:
+    tiers = load_tiers()
+    tasks = dict(training_tasks(tiers, key="tier").iter_rows())
+    assert tasks["STANDARD_1"] == 5 and tasks["PREMIUM_1"] == 20 and tasks["BASIC"] == 1
+    assert tiers["source"].str.contains("cloud.google.com").all()
+    runs = pl.DataFrame(
+        {"run_id": ["custom", "standard", "premium", "laptop"], "tier": ["CUSTOM", "STANDARD_1", "PREMIUM_1", "local"],
+         "date": [date(2018, 6, 1)] * 4, "topology": [CUSTOM_TOPOLOGY, None, None, None]}
+    )  # fmt: skip
+    costs = {r["run_id"]: r for r in tier_costs(runs, date(2018, 6, 1)).to_dicts()}
+    # CUSTOM with STANDARD_1's machines: 5 x 0.845 + 3 x 0.5661 = 4.225 + 1.6983 = 5.9233 ML units/h
+    assert costs["custom"]["ml_units_per_hour"] == pytest.approx(5.9233)
+    assert costs["custom"]["units_basis"] == "machine types"
+    assert costs["custom"]["usd_per_hour"] == pytest.approx(5.9233 * 0.49)
+    assert costs["standard"]["ml_units_per_hour"] == pytest.approx(5.9234)  # the tier's own row
+    assert costs["premium"]["ml_units_per_hour"] == pytest.approx(49.323)  # ~ 20 x 1.69 + 11 x 1.4111 = 49.3221
+    assert costs["laptop"]["ml_units_per_hour"] is None
+    europe = {r["run_id"]: r for r in tier_costs(runs, date(2018, 6, 1), region="europe").to_dicts()}
+    assert europe["standard"]["usd_per_hour"] == pytest.approx(5.9234 * 0.54)
+    # Nov 2019: the newest row on or before the date wins; complex_model_s has no 2019 row -> unknown
+    later = {
+        r["run_id"]: r for r in tier_costs(runs.with_columns(date=pl.lit(date(2020, 1, 1))), date.today()).to_dicts()
+    }
+    assert later["premium"]["ml_units_per_hour"] == pytest.approx(33.7829)
+    assert later["custom"]["ml_units_per_hour"] == pytest.approx(5 * 0.845 + 3 * 0.3878)
+    topo = run_topology(runs)
+    assert topo.filter(pl.col("run_id") == "custom")["origin"].unique().to_list() == ["manifest"]
+    assert topo.filter(pl.col("run_id") == "premium").sort("role")["count"].to_list() == [1, 11, 19]
+
+
+def test_manifest_topology_is_stored_and_checked(tmp_path: Path) -> None:
+    log = tmp_path / "c.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (5.0 sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+    )
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(
+        '[[run]]\nid = "c"\ntier = "CUSTOM"\nfiles = ["c.log"]\ndate = 2018-06-01\nworkers = 4\nps = 3\n'
+        'machine_types = {master = "complex_model_s", worker = "complex_model_s", ps = "standard"}\n'
+    )
+    (spec,) = load_manifest(manifest)
+    assert json.loads(spec.topology) == json.loads(CUSTOM_TOPOLOGY)
+    manifest.write_text('[[run]]\nid = "c"\nfiles = ["c.log"]\nworkers = 2\nmachine_types = {master = "standard"}\n')
+    with pytest.raises(ManifestError, match="'workers' = 2 but 'machine_types' gives no worker machine type"):
+        load_manifest(manifest)
+    manifest.write_text('[[run]]\nid = "c"\nfiles = ["c.log"]\nmachine_types = {boss = "standard"}\n')
+    with pytest.raises(ManifestError, match="unknown roles"):
+        load_manifest(manifest)
