@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -85,6 +88,108 @@ def collect_files_cmd(
     except CollectorError as exc:
         raise fail(exc) from None
     print_counts(result, quiet)
+
+
+@collect_app.command("cloud")
+def collect_cloud_cmd(
+    job_id: Annotated[list[str], typer.Option("--job-id", "-j", help="Training job id (repeat for several jobs).")],
+    project: Annotated[
+        str | None, typer.Option(help="Google Cloud project (default: GOOGLE_CLOUD_PROJECT, else the ADC project).")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option(help="Read entries from this time (ISO 8601, UTC if no zone); default: resume.")
+    ] = None,
+    last: Annotated[
+        str | None, typer.Option(help="Read entries of the last DURATION (24h, 7d): --since now-DURATION.")
+    ] = None,
+    until: Annotated[str | None, typer.Option(help="Read entries before this time (ISO 8601).")] = None,
+    tier: Annotated[str | None, typer.Option(help="Scale tier of records that do not name theirs.")] = None,
+    manifest: Annotated[Path | None, typer.Option(help="A runs.toml giving each job id's tier and facts.")] = None,
+    dataset: DatasetOpt = Path("dataset"),
+    endpoint: Annotated[
+        str | None,
+        typer.Option(envvar="TIERSCOPE_LOGGING_ENDPOINT", help="Logging API URL (emulator); anonymous credentials."),
+    ] = None,
+    requests_per_minute: Annotated[
+        int, typer.Option(min=0, help="Client-side rate limit on API requests (0: none); the quota is 60.")
+    ] = 55,
+    retry_deadline: Annotated[float, typer.Option(help="Seconds to keep retrying one request on 429/5xx.")] = 300.0,
+    overlap: Annotated[
+        str, typer.Option(help="Re-read this much before the time of the last read (late entries).")
+    ] = "5m",
+    ignore_watermark: Annotated[
+        bool, typer.Option("--ignore-watermark", help="Start at --since/--last, not where the last collect stopped.")
+    ] = False,
+    pages_per_append: Annotated[int, typer.Option(min=1, help="Pages (1000 entries) read between two appends.")] = 5,
+    lock_timeout: Annotated[float, typer.Option(help="Seconds to wait for another collect to finish.")] = 60.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, print nothing on success.")] = False,
+) -> None:
+    """Read training-job step logs from Cloud Logging and append them to the dataset, resuming where the last
+    collect stopped."""
+    from collector.collect_cloud import CollectStopped, collect_cloud, parse_duration, parse_when
+    from collector.sources.cloud_logging import RetryPolicy, backoff_note
+
+    if since and last:
+        raise typer.BadParameter("give --since or --last, not both")
+    try:
+        start = parse_when(since) if since else None
+        if last:
+            start = datetime.now(UTC) - parse_duration(last)
+        end = parse_when(until) if until else None
+        overlap_td = parse_duration(overlap)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    progress = None if quiet else cloud_progress()
+    try:
+        runs = load_manifest(manifest) if manifest else []
+        with progress or contextlib.nullcontext():
+            task = progress.add_task("reading Cloud Logging", total=None) if progress else None
+            result = collect_cloud(
+                Dataset(dataset),
+                job_id,
+                project=project,
+                since=start,
+                until=end,
+                tier=tier,
+                runs=runs,
+                endpoint=endpoint,
+                requests_per_minute=requests_per_minute or None,
+                retry=RetryPolicy(deadline_s=retry_deadline),
+                overlap=overlap_td,
+                ignore_watermark=ignore_watermark,
+                pages_per_append=pages_per_append,
+                lock_timeout=lock_timeout,
+                on_progress=(lambda p: progress.update(task, completed=p.entries)) if progress else None,  # type: ignore[arg-type]
+            )
+    except CollectStopped as exc:
+        print_counts(exc.result, quiet)
+        raise fail(exc) from None
+    except CollectorError as exc:
+        raise fail(exc) from None
+    print_counts(result, quiet)
+    if not quiet:
+        Console().print(backoff_note(result.stats), highlight=False)
+
+
+class _RateColumn(ProgressColumn):
+    """Entries per second, from rich's own speed estimate."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:,.0f} entries/s")
+
+
+def cloud_progress() -> Progress:
+    """A progress bar for an open-ended count of entries, on stderr."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TextColumn("{task.completed:,.0f} entries"),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=False,
+    )
 
 
 def rejects_cmd(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,10 +19,13 @@ from collector.manifest import RunSpec
 from collector.schema import REJECT_RAW_MAX, RUN_SCHEMA
 from collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
 from collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, iter_line_batches
+from collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
 
 #: File names a run directory written by ``tierscope train local`` holds.
 RUN_FILE = "run.json"
 LOG_SUFFIXES = (".log", ".jsonl", ".txt", ".gz", ".json", ".out", ".err")
+#: Entries of a Cloud Logging export turned into records at a time (one page of the live API).
+EXPORT_CHUNK = 1000
 
 
 @dataclass
@@ -104,7 +108,9 @@ def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, b
         yield previous, True
 
 
-def _store(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts) -> None:
+def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts) -> None:
+    """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
+    fill in only where the rows carry none. Caller holds the lock."""
     counts.skipped += parsed.skipped
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
     if parsed.steps.height:
@@ -138,14 +144,16 @@ def collect_file(
     its header (or ``fmt="logging-csv"``). Raises :class:`InputError` for an unreadable file.
     """
     source = str(path)
-    counts = SourceCounts(source=source, run_id=run.run_id)
     only = fmt or run.format
+    if only is None and looks_like_export(path):
+        return collect_export(dataset, path, run)
+    counts = SourceCounts(source=source, run_id=run.run_id)
     context = ParseContext(year=year if year is not None else file_year(path))
     if only == CONSOLE_CSV or (only is None and _first_line_is_console_csv(path)):
         counts.format = CONSOLE_CSV
         entries = read_console_csv(path)
         counts.lines = entries.height
-        _store(dataset, parse_entries(entries, context=context), run, source, counts)
+        store_parsed(dataset, parse_entries(entries, context=context), run, source, counts)
         return counts
     counts.format = only
     pending: pl.DataFrame | None = None
@@ -156,7 +164,26 @@ def collect_file(
             counts.format = sniff_format(lines.get_column("line"))
         parsed = parse_lines(lines, only=only, context=context, first=counts.format, final=last)
         pending = parsed.pending
-        _store(dataset, parsed, run, source, counts)
+        store_parsed(dataset, parsed, run, source, counts)
+    return counts
+
+
+def collect_export(dataset: Dataset, path: Path, run: RunSpec) -> SourceCounts:
+    """Import a ``gcloud logging read --format=json`` file: the same records a live
+    ``collect cloud`` of those entries stores (``lines`` counts entries). Caller holds the lock.
+
+    Records without a run id of their own or a job id belong to ``run.run_id``; ``run.tier``
+    fills in records without a tier. Raises :class:`InputError` if the file is not a JSON array.
+    """
+    export = read_export(path, run.run_id)
+    counts = SourceCounts(source=str(path), run_id=run.run_id, lines=export.items, format=EXPORT_FORMAT)
+    context = ParseContext()
+    bad = Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=export.rejects, rest=pl.DataFrame())
+    store_parsed(dataset, bad, run, str(path), counts)
+    for start in range(0, len(export.entries), EXPORT_CHUNK):
+        chunk = export.entries[start : start + EXPORT_CHUNK]
+        parsed = records_from_entries(chunk, run_id=run.run_id, tier=run.tier, context=context)
+        store_parsed(dataset, parsed, run, str(path), counts)
     return counts
 
 
@@ -197,6 +224,22 @@ def collect_runs(
     ``lock_timeout`` seconds, :class:`InputError` for an unreadable file. ``year`` dates
     glog timestamps (default: each file's modification year).
     """
+    with dataset_lock(dataset, lock_timeout):
+        result = CollectResult()
+        for run in runs:
+            for path in run.files:
+                counts = collect_file(dataset, path, run, year=year)
+                result.sources.append(counts)
+                if on_file:
+                    on_file(counts)
+        record_runs(dataset, runs)
+        return result
+
+
+@contextmanager
+def dataset_lock(dataset: Dataset, lock_timeout: float = 60.0) -> Iterator[None]:
+    """Hold ``dataset``'s lock (creating the dataset directory) and clear temporary files a
+    killed collect left. Raises :class:`DatasetBusyError` after ``lock_timeout`` seconds."""
     dataset.root.mkdir(parents=True, exist_ok=True)
     lock = FileLock(dataset.lock_path, timeout=lock_timeout)
     try:
@@ -207,14 +250,6 @@ def collect_runs(
         ) from None
     try:
         dataset.remove_temp_files()
-        result = CollectResult()
-        for run in runs:
-            for path in run.files:
-                counts = collect_file(dataset, path, run, year=year)
-                result.sources.append(counts)
-                if on_file:
-                    on_file(counts)
-        record_runs(dataset, runs)
-        return result
+        yield
     finally:
         lock.release()

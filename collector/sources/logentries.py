@@ -1,0 +1,368 @@
+"""Cloud Logging LogEntry objects to step records, events and rejects.
+
+One module shared by the live collect (:mod:`collector.sources.cloud_logging`) and the
+offline import of a ``gcloud logging read --format=json`` export (a JSON array of
+LogEntry objects, read by ``tierscope collect files``), so both give the same records.
+
+What an entry holds, and what becomes of it:
+
+- ``jsonPayload`` with a ``"tierscope"`` key: tierscope's structured record
+  (:func:`collector.formats.structured.record_from_payload`).
+- ``jsonPayload.message`` or ``textPayload``: text, one or more lines, read by the same
+  format chain as a log file (:func:`collector.formats.parse_lines`).
+- anything else (other JSON, protoPayload, no payload): skipped (counted, not stored).
+
+Role and task index come from the record itself when it names them, else from the
+replica's task name (``resource.labels.task_name`` or the older entry label
+``ml.googleapis.com/task_name``), see :func:`task_from_name`. ``run_id`` is the record's,
+else the job id (``resource.labels.job_id``), else the caller's fallback. ``timestamp``
+is the record's, else the entry's; ``entry_id`` is the ``insertId``; ``source`` is the
+log name; ``source_offset`` is null. The severity is ignored: the platform re-logs some
+stdout lines a second time at severity ERROR, and such a copy is neither a failure nor a
+second record (it has the same key columns, so the dataset stores it once).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from collector.errors import InputError
+from collector.formats import LINES_SCHEMA, parse_lines
+from collector.formats.structured import KIND_KEY, StructuredJSON, rows_from_payloads
+from collector.schema import (
+    EVENT_SCHEMA,
+    REJECT_RAW_MAX,
+    REJECT_SCHEMA,
+    STEP_SCHEMA,
+    conform,
+    empty,
+)
+from collector.sources.files import is_gzip
+
+#: The entry label older training jobs put the replica's name in.
+TASK_NAME_LABEL = "ml.googleapis.com/task_name"
+
+#: Vertex AI worker pools, in order: pool 0 is the chief, 1 the workers, 2 the parameter
+#: servers, 3 the evaluators.
+POOL_ROLES = ("chief", "worker", "ps", "evaluator")
+
+_REPLICA = re.compile(r"^(?P<role>master|chief|worker|ps|evaluator)-replica-(?P<index>\d+)$")
+_POOL = re.compile(r"^workerpool(?P<pool>[0-3])-(?P<index>\d+)$")
+
+#: Format name given to rejects of entries that are not LogEntry objects at all.
+EXPORT_FORMAT = "logentries"
+
+
+class EntryError(ValueError):
+    """An export item that is not a readable LogEntry."""
+
+
+def _parse_time(value: Any) -> datetime | None:
+    """An RFC 3339 timestamp (any number of fraction digits, ``Z``) as UTC, to the microsecond."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        parsed = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise EntryError(f"timestamp {value!r} is not an RFC 3339 time") from None
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def format_time(when: datetime) -> str:
+    """``when`` as Cloud Logging writes times: RFC 3339, UTC, microseconds, ``Z``."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """The fields of a LogEntry tierscope reads. ``timestamp`` is UTC (microseconds)."""
+
+    insert_id: str | None
+    timestamp: datetime | None
+    log_name: str | None = None
+    severity: str | None = None
+    resource_type: str | None = None
+    resource_labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    payload: str | Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_api_repr(cls, item: Mapping[str, Any]) -> Entry:
+        """From the REST API's JSON form (what ``gcloud logging read --format=json`` prints).
+
+        Raises :class:`EntryError` for a timestamp that is not RFC 3339.
+        """
+        resource = item.get("resource") or {}
+        payload: str | Mapping[str, Any] | None = None
+        if "textPayload" in item:
+            payload = item["textPayload"]
+        elif "jsonPayload" in item:
+            payload = item["jsonPayload"]
+        return cls(
+            insert_id=item.get("insertId"),
+            timestamp=_parse_time(item.get("timestamp")),
+            log_name=item.get("logName"),
+            severity=item.get("severity"),
+            resource_type=resource.get("type"),
+            resource_labels=resource.get("labels") or {},
+            labels=item.get("labels") or {},
+            payload=payload,
+        )
+
+    @classmethod
+    def from_log_entry(cls, entry: Any) -> Entry:
+        """From a :class:`google.cloud.logging_v2.entries.LogEntry` (or Text/StructEntry)."""
+        resource = entry.resource
+        payload = entry.payload
+        return cls(
+            insert_id=entry.insert_id,
+            timestamp=_parse_time(entry.timestamp),
+            log_name=entry.log_name,
+            severity=entry.severity,
+            resource_type=resource.type if resource is not None else None,
+            resource_labels=(resource.labels or {}) if resource is not None else {},
+            labels=entry.labels or {},
+            payload=payload if isinstance(payload, str | Mapping) else None,
+        )
+
+    @property
+    def job_id(self) -> str | None:
+        return self.resource_labels.get("job_id")
+
+    @property
+    def task_name(self) -> str | None:
+        return self.resource_labels.get("task_name") or self.labels.get(TASK_NAME_LABEL)
+
+
+def task_from_name(task_name: str | None) -> tuple[str | None, int | None]:
+    """``(role, task_index)`` from a replica's task name, or ``(None, None)`` if it is not one.
+
+    ``master-replica-0`` -> ``("master", 0)``, ``worker-replica-3`` -> ``("worker", 3)``,
+    ``ps-replica-1`` -> ``("ps", 1)``; Vertex AI ``workerpool0-0`` -> ``("chief", 0)``,
+    ``workerpool1-2`` -> ``("worker", 2)``, ``workerpool2-1`` -> ``("ps", 1)``,
+    ``workerpool3-0`` -> ``("evaluator", 0)``.
+    """
+    if not task_name:
+        return None, None
+    if m := _REPLICA.match(task_name):
+        return m["role"], int(m["index"])
+    if m := _POOL.match(task_name):
+        return POOL_ROLES[int(m["pool"])], int(m["index"])
+    return None, None
+
+
+@dataclass
+class EntryRecords:
+    """What a batch of entries holds: frames in exactly STEP/EVENT/REJECT_SCHEMA, and the
+    number of entries (or text lines) that carry no record."""
+
+    steps: pl.DataFrame
+    events: pl.DataFrame
+    rejects: pl.DataFrame
+    skipped: int = 0
+
+
+_META_SCHEMA: dict[str, pl.DataType] = {
+    "source_offset": pl.Int64(),
+    "_entry_id": pl.String(),
+    "_entry_ts": pl.Datetime("us", "UTC"),
+    "_log_name": pl.String(),
+    "_job_id": pl.String(),
+    "_task_role": pl.String(),
+    "_task_index": pl.Int32(),
+}
+
+
+def _frame(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    parts = [p for p in parts if p.width]
+    return pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
+
+
+def _attach(
+    frame: pl.DataFrame,
+    meta: pl.DataFrame,
+    schema: dict[str, pl.DataType],
+    run_id: str | None,
+    tier: str | None,
+    tier_by_run: Mapping[str, str],
+    source: str | None,
+) -> pl.DataFrame:
+    """Complete records (keyed by entry number in ``source_offset``) with their entry's facts."""
+    if frame.height == 0:
+        return empty(schema)
+    joined = conform(frame, schema).join(meta, on="source_offset", how="left")
+    run = pl.coalesce(pl.col("run_id"), pl.col("_job_id"), pl.lit(run_id, dtype=pl.String))
+    columns = [
+        run.alias("run_id"),
+        pl.coalesce(pl.col("_log_name"), pl.lit(source, dtype=pl.String)).alias("source"),
+        pl.lit(None, dtype=pl.Int64).alias("source_offset"),
+    ]
+    if "tier" in schema:
+        by_run = run.replace_strict(dict(tier_by_run), default=None, return_dtype=pl.String)
+        columns.append(pl.coalesce(pl.col("tier"), pl.lit(tier, dtype=pl.String), by_run).alias("tier"))
+    if "role" in schema:
+        # A record that names its role keeps it; the task name's index only fills in for the same role.
+        from_task = pl.col("role").is_null() | (pl.col("role") == pl.col("_task_role"))
+        columns += [
+            pl.coalesce(pl.col("role"), pl.col("_task_role")).alias("role"),
+            pl.coalesce(pl.col("task_index"), pl.when(from_task).then(pl.col("_task_index"))).alias("task_index"),
+        ]
+    if "timestamp" in schema:
+        columns.append(pl.coalesce(pl.col("timestamp"), pl.col("_entry_ts")).alias("timestamp"))
+    if "entry_id" in schema:
+        columns.append(pl.col("_entry_id").alias("entry_id"))
+    if "reason" in schema and "raw" in schema:
+        where = pl.format(
+            " (Cloud Logging entry {} at {})",
+            pl.col("_entry_id").fill_null("without insertId"),
+            pl.col("_entry_ts").dt.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").fill_null("unknown time"),
+        )
+        columns += [
+            (pl.col("reason") + where).alias("reason"),
+            pl.col("raw").str.slice(0, REJECT_RAW_MAX).alias("raw"),
+        ]
+    return conform(joined.with_columns(columns), schema)
+
+
+def records_from_entries(
+    entries: Sequence[Entry],
+    run_id: str | None = None,
+    tier: str | None = None,
+    tier_by_run: Mapping[str, str] | None = None,
+    source: str | None = None,
+) -> EntryRecords:
+    """Step records, events and rejects from ``entries`` (see the module docstring for the rules).
+
+    ``run_id`` is the run of records that neither name one nor come from a training job;
+    ``tier`` the tier of records that do not name one, else ``tier_by_run[run_id]``;
+    ``source`` the source of entries without a log name. Never raises for bad payloads:
+    they become rejects.
+    """
+    structured: list[tuple[int | None, Mapping[str, Any]]] = []
+    offsets: list[int] = []
+    texts: list[str] = []
+    skipped = 0
+    meta_rows = []
+    for number, entry in enumerate(entries, start=1):
+        role, index = task_from_name(entry.task_name)
+        meta_rows.append((number, entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index))
+        payload = entry.payload
+        if isinstance(payload, Mapping) and KIND_KEY in payload:
+            structured.append((number, payload))
+            continue
+        text = payload.get("message") if isinstance(payload, Mapping) else payload
+        if isinstance(text, str):
+            for line in text.split("\n"):
+                offsets.append(number)
+                texts.append(line.rstrip("\r"))
+        else:
+            skipped += 1
+    meta = pl.DataFrame(meta_rows, schema=_META_SCHEMA, orient="row")
+    steps, events, rejects = rows_from_payloads(structured, StructuredJSON.name)
+    parsed = parse_lines(pl.DataFrame({"source_offset": offsets, "line": texts}, schema=LINES_SCHEMA))
+    common = {"run_id": run_id, "tier": tier, "tier_by_run": tier_by_run or {}, "source": source}
+    return EntryRecords(
+        steps=_attach(
+            _frame([pl.DataFrame(steps, infer_schema_length=None), parsed.steps]), meta, STEP_SCHEMA, **common
+        ),
+        events=_attach(
+            _frame([pl.DataFrame(events, infer_schema_length=None), parsed.events]), meta, EVENT_SCHEMA, **common
+        ),
+        rejects=_attach(
+            _frame([pl.DataFrame(rejects, infer_schema_length=None), parsed.rejects]), meta, REJECT_SCHEMA, **common
+        ),
+        skipped=skipped + parsed.skipped,
+    )
+
+
+# --- gcloud logging read --format=json exports ------------------------------------------------
+
+_SNIFF_BYTES = 4096
+_NO_TIME = datetime.min.replace(tzinfo=UTC)
+
+
+def _open_text(path: Path) -> Any:
+    return gzip.open(path, "rt", encoding="utf-8") if is_gzip(path) else path.open("r", encoding="utf-8")
+
+
+def looks_like_export(path: Path) -> bool:
+    """True if ``path`` (plain or gzip) starts like a JSON array of objects: ``[`` then ``{`` or ``]``.
+
+    Text logs whose lines start with ``[`` (``[worker-2] Train [...``) do not: the next
+    character is not ``{``. Never raises: an unreadable file is left to the line reader.
+    """
+    try:
+        with _open_text(path) as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except (OSError, UnicodeDecodeError, EOFError):
+        return False
+    head = head.lstrip("\ufeff \t\r\n")
+    if not head.startswith("["):
+        return False
+    rest = head[1:].lstrip()
+    return rest.startswith(("{", "]"))
+
+
+@dataclass
+class Export:
+    """The entries of an export file, and the items that were not LogEntry objects
+    (as rejects in REJECT_SCHEMA, ``source_offset`` = 1-based position in the array)."""
+
+    entries: list[Entry]
+    rejects: pl.DataFrame
+    items: int
+
+
+def read_export(path: Path, run_id: str) -> Export:
+    """Read a ``gcloud logging read --format=json`` file (plain or gzip) whole, entries oldest first.
+
+    Raises :class:`InputError` if it is not valid JSON or not a JSON array. Items that are
+    not objects, or have a malformed timestamp, become rejects of run ``run_id``.
+    """
+    try:
+        with _open_text(path) as fh:
+            doc = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
+            f"({exc.msg} at line {exc.lineno}, column {exc.colno}); export it again or fix the file"
+        ) from None
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(doc, list):
+        raise InputError(f"{path} holds a JSON {type(doc).__name__}, expected an array of LogEntry objects")
+    entries: list[Entry] = []
+    bad: list[dict[str, Any]] = []
+    for position, item in enumerate(doc, start=1):
+        try:
+            if not isinstance(item, dict):
+                raise EntryError(f"item {position} of the array is a JSON {type(item).__name__}, not a LogEntry object")
+            entries.append(Entry.from_api_repr(item))
+        except EntryError as exc:
+            raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
+            bad.append(
+                {
+                    "run_id": run_id,
+                    "source": str(path),
+                    "source_offset": position,
+                    "format": EXPORT_FORMAT,
+                    "reason": str(exc),
+                    "raw": raw,
+                }
+            )
+    # gcloud prints newest first; the live collect reads oldest first (equal times by insertId).
+    # Reading in the same order keeps the same copy of a repeated line, so both store the same rows.
+    entries.sort(key=lambda e: (e.timestamp or _NO_TIME, e.insert_id or ""))
+    rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
+    return Export(entries=entries, rejects=rejects, items=len(doc))
