@@ -112,6 +112,8 @@ class CloudCollectResult(CollectResult):
     stats: RequestStats = field(default_factory=RequestStats)
     state_name: str = ""
     complete: bool = False
+    #: Entries at the watermark's timestamp left out because the last collect stored them.
+    skipped_seen: int = 0
 
 
 class CollectStopped(CollectorError):
@@ -275,6 +277,7 @@ def collect_cloud(
             chunk: Chunk
             for chunk in read_entries(conn, result.filter, page_size, after=cursor, now=clock):
                 counts.lines += len(chunk.entries)
+                result.skipped_seen += chunk.skipped_seen
                 pending.extend(chunk.entries)
                 pages += 1
                 if pages % max(1, pages_per_append) == 0:

@@ -583,7 +583,7 @@ def job_entries(
             f"({elapsed:.3f} sec) {rate * 8:.3f} global steps/s, {rate:.3f} local steps/s"
         )
         entry: dict[str, Any] = {
-            "insertId": hashlib.sha1(f"{job_id}/{i}".encode()).hexdigest()[:16],
+            "insertId": hashlib.sha1(f"{job_id}/{step}".encode()).hexdigest()[:16],
             "logName": f"projects/{project}/logs/{replica}",
             "resource": {
                 "type": "ml_job",

@@ -191,7 +191,6 @@ def connect(
     """
     import google.auth
     from google.auth.credentials import AnonymousCredentials
-    from google.cloud.logging import Client
 
     endpoint = resolve_endpoint(endpoint)
     project = project or next((os.environ[k] for k in PROJECT_ENVS if os.environ.get(k)), None)
@@ -209,8 +208,30 @@ def connect(
     limiter = SlidingWindowLimiter(requests_per_minute) if requests_per_minute else None
     session = QuotaSession(credentials, limiter=limiter, retry=retry, stats=stats)
     options = {"api_endpoint": endpoint} if endpoint else None
-    client = Client(project=project, credentials=credentials, _http=session, _use_grpc=False, client_options=options)
+    client = reading_client(
+        project=project, credentials=credentials, _http=session, _use_grpc=False, client_options=options
+    )
     return Connection(client=client, project=project, stats=stats, endpoint=endpoint)
+
+
+def reading_client(**kwargs: Any) -> Any:
+    """A ``google.cloud.logging.Client(**kwargs)`` whose loggers need no environment detection.
+
+    Turning a listed entry into an object makes a Logger per log name, and a Logger with
+    no resource asks the GCE metadata server which machine it runs on (HTTP calls to
+    metadata.google.internal: seconds of DNS timeout off Google Cloud, and network access
+    in tests). A reader never writes through those loggers, so a fixed ``global``
+    resource is right and free.
+    """
+    from google.cloud.logging import Client, Resource
+
+    reader_resource = Resource(type="global", labels={})
+
+    class ReadingClient(Client):
+        def logger(self, name: str, *, labels: Any = None, resource: Any = None) -> Any:
+            return super().logger(name, labels=labels, resource=resource or reader_resource)
+
+    return ReadingClient(**kwargs)
 
 
 def explain(exc: Exception, project: str, filter_: str, stats: RequestStats) -> CloudLoggingError:
@@ -253,11 +274,12 @@ class Cursor:
     insert_ids: set[str] = field(default_factory=set)
 
     def advance(self, entries: list[Entry]) -> None:
-        """Move past ``entries`` (in timestamp order)."""
+        """Move past ``entries`` (in timestamp order); entries before the cursor (an overlap
+        read again) leave it where it is."""
         for entry in entries:
-            if entry.timestamp is None:
+            if entry.timestamp is None or entry.timestamp < self.timestamp:
                 continue
-            if entry.timestamp != self.timestamp:
+            if entry.timestamp > self.timestamp:
                 self.timestamp = entry.timestamp
                 self.insert_ids = set()
             if entry.insert_id is not None:
@@ -269,7 +291,8 @@ class Cursor:
 
 @dataclass
 class Chunk:
-    """Up to one page of entries, and when the request for them was sent (UTC)."""
+    """Up to one page of entries, when the request for them was sent (UTC), and how many
+    entries of the page were left out as already read (``skipped_seen``)."""
 
     entries: list[Entry]
     requested_at: datetime
@@ -306,15 +329,16 @@ def read_entries(
                 entry = Entry.from_log_entry(item)
                 if after is not None and after.seen(entry):
                     skipped += 1
-                    continue
-                batch.append(entry)
-                if len(batch) == page_size:
+                else:
+                    batch.append(entry)
+                # Counting skipped entries too keeps chunks on page boundaries: one request per chunk.
+                if len(batch) + skipped == page_size:
                     break
-            if not batch and not skipped:
+            else:
+                if batch or skipped:
+                    yield Chunk(batch, requested_at, skipped)
                 return
             yield Chunk(batch, requested_at, skipped)
-            if len(batch) < page_size:
-                return
     except API_ERRORS as exc:
         raise explain(exc, conn.project, filter_, conn.stats) from exc
 
@@ -344,4 +368,5 @@ __all__ = [
     "explain",
     "job_filter",
     "read_entries",
+    "reading_client",
 ]
