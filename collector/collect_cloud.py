@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from collector.collect import CollectResult, SourceCounts, dataset_lock, record_runs, store_records
+from collector.collect import CollectResult, SourceCounts, dataset_lock, record_runs, store_parsed
 from collector.dataset import Dataset
 from collector.errors import CollectorError
+from collector.formats import ParseContext
 from collector.manifest import RunSpec
 from collector.sources.cloud_logging import (
     DEFAULT_REQUESTS_PER_MINUTE,
@@ -247,6 +248,9 @@ def collect_cloud(
         }
         pending: list[Entry] = []
         pages = 0
+        context = ParseContext()
+        # Records always carry their run (the job id) and source (the log name); only the tier may be missing.
+        fill = RunSpec(run_id=job_ids[0], tier=tier, files=[])
         # The watermark moves only past entries already stored, so it never claims more than the dataset holds.
         progress = Cursor(cursor.timestamp, set(cursor.insert_ids)) if cursor else None
 
@@ -254,9 +258,8 @@ def collect_cloud(
             nonlocal progress
             if not pending:
                 return
-            got = records_from_entries(pending, tier=tier, tier_by_run=tier_by_run)
-            counts.skipped += got.skipped
-            store_records(dataset, counts, got.steps, got.events, got.rejects)
+            parsed = records_from_entries(pending, tier=tier, tier_by_run=tier_by_run, context=context)
+            store_parsed(dataset, parsed, fill, counts.source, counts)
             if progress is None:
                 first = next((e.timestamp for e in pending if e.timestamp is not None), None)
                 progress = Cursor(first) if first is not None else None

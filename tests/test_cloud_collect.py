@@ -10,13 +10,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from fake_logging_server import START, FakeLoggingServer, compile_filter, error_copy, job_entries, write_export
 from typer.testing import CliRunner
 
 from collector.collect_cloud import CollectStopped, collect_cloud, load_watermark, watermark_name
 from collector.dataset import Dataset
 from collector.sources.cloud_logging import CloudLoggingError, RetryPolicy, reading_client
 from collector.state import StateStore
-from tests.fake_logging_server import START, FakeLoggingServer, compile_filter, error_copy, job_entries, write_export
 from tierscope.cli import app
 
 JOB = "tierscope_job_1"

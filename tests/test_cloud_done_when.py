@@ -11,11 +11,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fake_logging_server import START, FakeLoggingServer, job_entries
 
 from collector.collect_cloud import CollectStopped, collect_cloud
 from collector.dataset import Dataset
 from collector.sources.cloud_logging import RetryPolicy
-from tests.fake_logging_server import START, FakeLoggingServer, job_entries
 
 JOB = "tierscope_job_1"
 PROJECT = "test-project"

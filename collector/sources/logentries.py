@@ -36,7 +36,7 @@ from typing import Any
 import polars as pl
 
 from collector.errors import InputError
-from collector.formats import LINES_SCHEMA, parse_lines
+from collector.formats import LINES_SCHEMA, ParseContext, Parsed, parse_lines
 from collector.formats.structured import KIND_KEY, StructuredJSON, rows_from_payloads
 from collector.schema import (
     EVENT_SCHEMA,
@@ -162,17 +162,6 @@ def task_from_name(task_name: str | None) -> tuple[str | None, int | None]:
     return None, None
 
 
-@dataclass
-class EntryRecords:
-    """What a batch of entries holds: frames in exactly STEP/EVENT/REJECT_SCHEMA, and the
-    number of entries (or text lines) that carry no record."""
-
-    steps: pl.DataFrame
-    events: pl.DataFrame
-    rejects: pl.DataFrame
-    skipped: int = 0
-
-
 _META_SCHEMA: dict[str, pl.DataType] = {
     "source_offset": pl.Int64(),
     "_entry_id": pl.String(),
@@ -241,48 +230,58 @@ def records_from_entries(
     tier: str | None = None,
     tier_by_run: Mapping[str, str] | None = None,
     source: str | None = None,
-) -> EntryRecords:
+    context: ParseContext | None = None,
+) -> Parsed:
     """Step records, events and rejects from ``entries`` (see the module docstring for the rules).
 
-    ``run_id`` is the run of records that neither name one nor come from a training job;
-    ``tier`` the tier of records that do not name one, else ``tier_by_run[run_id]``;
-    ``source`` the source of entries without a log name. Never raises for bad payloads:
-    they become rejects.
+    Returns frames in exactly STEP/EVENT/REJECT_SCHEMA (``rest`` empty); ``skipped`` counts
+    the entries and text lines that carry no record. ``run_id`` is the run of records that
+    neither name one nor come from a training job; ``tier`` the tier of records that do
+    not name one, else ``tier_by_run[run_id]``; ``source`` the source of entries without a
+    log name; ``context`` is passed to :func:`~collector.formats.parse_lines` (keep one per
+    collect). Never raises for bad payloads: they become rejects.
     """
     structured: list[tuple[int | None, Mapping[str, Any]]] = []
-    offsets: list[int] = []
+    numbers: list[int] = []
     texts: list[str] = []
     skipped = 0
     meta_rows = []
-    for number, entry in enumerate(entries, start=1):
+    # Every record-bearing line (a structured payload, or one line of a text payload) gets its
+    # own number, so the format chain's per-line accounting holds; meta maps it to its entry.
+    for entry in entries:
         role, index = task_from_name(entry.task_name)
-        meta_rows.append((number, entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index))
+        facts = (entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index)
         payload = entry.payload
         if isinstance(payload, Mapping) and KIND_KEY in payload:
-            structured.append((number, payload))
+            meta_rows.append((len(meta_rows) + 1, *facts))
+            structured.append((len(meta_rows), payload))
             continue
         text = payload.get("message") if isinstance(payload, Mapping) else payload
-        if isinstance(text, str):
-            for line in text.split("\n"):
-                offsets.append(number)
-                texts.append(line.rstrip("\r"))
-        else:
+        if not isinstance(text, str):
             skipped += 1
+            continue
+        for line in text.split("\n"):
+            meta_rows.append((len(meta_rows) + 1, *facts))
+            numbers.append(len(meta_rows))
+            texts.append(line.rstrip("\r"))
     meta = pl.DataFrame(meta_rows, schema=_META_SCHEMA, orient="row")
     steps, events, rejects = rows_from_payloads(structured, StructuredJSON.name)
-    parsed = parse_lines(pl.DataFrame({"source_offset": offsets, "line": texts}, schema=LINES_SCHEMA))
+    lines = pl.DataFrame({"source_offset": numbers, "line": texts}, schema=LINES_SCHEMA)
+    parsed = parse_lines(lines, context=context) if lines.height else None
     common = {"run_id": run_id, "tier": tier, "tier_by_run": tier_by_run or {}, "source": source}
-    return EntryRecords(
-        steps=_attach(
-            _frame([pl.DataFrame(steps, infer_schema_length=None), parsed.steps]), meta, STEP_SCHEMA, **common
-        ),
-        events=_attach(
-            _frame([pl.DataFrame(events, infer_schema_length=None), parsed.events]), meta, EVENT_SCHEMA, **common
-        ),
-        rejects=_attach(
-            _frame([pl.DataFrame(rejects, infer_schema_length=None), parsed.rejects]), meta, REJECT_SCHEMA, **common
-        ),
-        skipped=skipped + parsed.skipped,
+
+    def part(rows: list[dict[str, Any]], name: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+        frames = [pl.DataFrame(rows, infer_schema_length=None)]
+        if parsed is not None:
+            frames.append(getattr(parsed, name))
+        return _attach(_frame(frames), meta, schema, **common)
+
+    return Parsed(
+        steps=part(steps, "steps", STEP_SCHEMA),
+        events=part(events, "events", EVENT_SCHEMA),
+        rejects=part(rejects, "rejects", REJECT_SCHEMA),
+        rest=pl.DataFrame(schema=LINES_SCHEMA),
+        skipped=skipped + (parsed.skipped if parsed is not None else 0),
     )
 
 
