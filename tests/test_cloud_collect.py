@@ -339,3 +339,17 @@ def test_state_document_is_readable_json(server: FakeLoggingServer, tmp_path: Pa
     assert doc["watermark"]["read_at"] == "2026-11-29T00:00:00.000000Z"
     assert doc["complete"] is True
     assert pl.read_parquet(ds.files("runs")[0])["tier"].to_list() == ["STANDARD_1"]
+
+
+def test_fake_server_quota_counts_a_sliding_minute() -> None:
+    now = [1000.0]
+    srv = FakeLoggingServer(job_entries(10), project=PROJECT, quota_per_minute=2, clock=lambda: now[0])
+    body = json.dumps({"resourceNames": [f"projects/{PROJECT}"], "pageSize": 5}).encode()
+    # Two requests at t=1000 and t=1030 pass; a third at t=1059 is over quota; at t=1061 the first has left the
+    # window (1000 <= 1061 - 60), so one more passes.
+    statuses = []
+    for t in (1000.0, 1030.0, 1059.0, 1061.0):
+        now[0] = t
+        statuses.append(srv.handle("/v2/entries:list", body)[0])
+    assert statuses == [200, 200, 429, 200]
+    assert srv.quota_rejections == 1
