@@ -171,6 +171,8 @@ class _Stop(Exception):
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    if signum == signal.SIGINT:
+        raise _Stop("interrupted (Ctrl-C)")
     raise _Stop(f"launcher received {signal.Signals(signum).name}")
 
 
@@ -297,8 +299,6 @@ def launch_local(
                 status, reason = _wait(tasks, strategy, None if timeout_s is None else t0 + timeout_s)
                 if status == "timeout":
                     reason = f"timed out after {timeout_s:g} s"
-            except KeyboardInterrupt:
-                status, reason = "interrupted", "interrupted (Ctrl-C)"
             except _Stop as exc:
                 status, reason = "interrupted", str(exc)
     finally:
@@ -343,3 +343,58 @@ def _check_strategy(strategy: Strategy, topology: Topology) -> None:
         raise ValueError("--strategy mirrored takes no parameter servers; drop --ps or use --strategy ps")
     if strategy == "single" and (topology.workers or topology.ps):
         raise ValueError("--strategy single runs one process; drop --workers and --ps")
+
+
+def train_local(
+    tier: str | None = None,
+    workers: int | None = None,
+    ps: int | None = None,
+    strategy: Strategy | None = None,
+    steps: int = 1000,
+    batch_size: int = 100,
+    dataset: str = "synthetic",
+    data_file: Path | None = None,
+    seed: int = 0,
+    log_every_steps: int = 100,
+    log_interval_secs: float = 0.0,
+    log_format: str = "json",
+    out: Path | None = None,
+    run_id: str | None = None,
+    timeout: float | None = 3600.0,
+    grace: float = 5.0,
+    launcher_argv: Sequence[str] | None = None,
+) -> LocalRun:
+    """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``;
+    tier label ``CUSTOM``) run on this machine; the run directory defaults to ``runs/<run id>``.
+
+    Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
+    that does not fit), :class:`trainer.tiers.UnknownTierError`, :class:`RunDirError`.
+    """
+    from trainer.tiers import CUSTOM, get_tier
+
+    if tier is not None and (workers is not None or ps is not None):
+        raise ValueError("give --tier or --workers/--ps, not both (a tier fixes the topology)")
+    if tier is not None:
+        known = get_tier(tier)
+        label, topology = known.name, known.topology
+    elif workers is None and ps is None:
+        label, topology = "BASIC", get_tier("BASIC").topology
+    else:
+        label, topology = CUSTOM, Topology(workers=workers or 0, ps=ps or 0)
+    run_id = run_id or default_run_id(label)
+    config = TrainConfig(
+        run_id=run_id,
+        tier=label,
+        steps=steps,
+        batch_size=batch_size,
+        dataset=dataset,  # type: ignore[arg-type]
+        data_file=data_file,
+        seed=seed,
+        log_every_steps=log_every_steps,
+        log_interval_secs=log_interval_secs,
+        log_format=log_format,  # type: ignore[arg-type]
+        strategy=strategy,
+    )
+    return launch_local(
+        config, topology, out or Path("runs") / run_id, timeout_s=timeout, grace_s=grace, launcher_argv=launcher_argv
+    )
