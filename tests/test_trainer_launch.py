@@ -38,6 +38,15 @@ def standin(config: TrainConfig) -> list[str]:
     return [sys.executable, "-c", STANDIN, "--run-id", config.run_id]
 
 
+def until_ready(tasks: list[Task]) -> None:
+    """Wait until every stand-in has printed its line: it ignores SIGTERM and has its grandchild
+    by then, so what the launcher does next does not depend on how loaded the machine is."""
+    deadline = time.monotonic() + 60
+    while not all(t.log_path.read_text() for t in tasks):
+        assert time.monotonic() < deadline, "the stand-in tasks did not start in 60 s"
+        time.sleep(0.05)
+
+
 def processes_in(groups: set[int]) -> list[int]:
     """Pids of live (non-zombie) processes whose process group is one of ``groups``."""
     found = []
@@ -66,7 +75,13 @@ def test_timeout_stops_every_task_and_their_children(tmp_path: Path, monkeypatch
     out = tmp_path / "run"
     start = time.monotonic()
     run = launch_local(
-        TrainConfig(run_id="hyg-timeout"), Topology(workers=1, ps=1), out, timeout_s=1.5, grace_s=0.5, command=standin
+        TrainConfig(run_id="hyg-timeout"),
+        Topology(workers=1, ps=1),
+        out,
+        timeout_s=1.5,
+        grace_s=0.5,
+        command=standin,
+        on_start=until_ready,
     )
     assert (run.status, run.exit_code, run.reason) == ("timeout", 124, "timed out after 1.5 s")
     # Tasks ignore SIGTERM, so each was SIGKILLed after the 0.5 s grace: -9.
@@ -83,7 +98,13 @@ def test_a_failed_chief_stops_the_rest(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("CHIEF_EXIT", "3")
     out = tmp_path / "run"
     run = launch_local(
-        TrainConfig(run_id="hyg-fail"), Topology(workers=2), out, timeout_s=60, grace_s=0.3, command=standin
+        TrainConfig(run_id="hyg-fail"),
+        Topology(workers=2),
+        out,
+        timeout_s=60,
+        grace_s=0.3,
+        command=standin,
+        on_start=until_ready,
     )
     assert run.status == "failed" and run.exit_code == 1
     assert run.reason is not None and run.reason.startswith("task chief-0 exited with code 3")
