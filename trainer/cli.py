@@ -1,9 +1,145 @@
-"""``tierscope train`` and ``tierscope spec``: thin wrappers over :mod:`trainer`."""
+"""``tierscope train local`` and ``tierscope spec``: thin wrappers over :mod:`trainer`.
+
+Importing this module imports neither TensorFlow nor google-cloud-logging: the tasks the
+launcher starts do.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from trainer.data import DATASETS, DataError
+from trainer.roles import STRATEGIES
+from trainer.steplog import LOG_FORMATS
+from trainer.tiers import tiers
+
+train_app = typer.Typer(help="Run the reference TensorFlow trainer.", no_args_is_help=True)
+err = Console(stderr=True)
+
+StrategyChoice = Enum("StrategyChoice", {s: s for s in STRATEGIES}, type=str)  # type: ignore[misc]
+DatasetChoice = Enum("DatasetChoice", {s: s for s in DATASETS}, type=str)  # type: ignore[misc]
+FormatChoice = Enum("FormatChoice", {s: s for s in LOG_FORMATS}, type=str)  # type: ignore[misc]
+TIER_NAMES = ", ".join(tiers())
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+@train_app.command("local")
+def local_cmd(
+    tier: Annotated[str | None, typer.Option(help=f"Run a scale tier's topology: {TIER_NAMES}.")] = None,
+    workers: Annotated[int | None, typer.Option(help="Workers beside the chief (custom topology).", min=0)] = None,
+    ps: Annotated[int | None, typer.Option(help="Parameter servers (custom topology).", min=0)] = None,
+    strategy: Annotated[
+        StrategyChoice | None, typer.Option(help="Default: ps with parameter servers, mirrored with workers.")
+    ] = None,
+    steps: Annotated[int, typer.Option(help="Training steps.", min=1)] = 1000,
+    batch_size: Annotated[int, typer.Option(help="Examples per step per worker.", min=1)] = 100,
+    dataset: Annotated[DatasetChoice, typer.Option(help="mnist downloads once through Keras.")] = "synthetic",  # type: ignore[assignment]
+    data_file: Annotated[
+        Path | None, typer.Option(help=".npz with x_train (n,28,28) and y_train (n,); overrides --dataset.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic set, the weights and the shuffle.")] = 0,
+    log_every_steps: Annotated[int, typer.Option(help="Write a record every N steps (0: off).", min=0)] = 100,
+    log_interval_secs: Annotated[float, typer.Option(help="Also every S seconds (0: off).", min=0)] = 0.0,
+    log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
+    out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/RUN_ID); must be empty.")] = None,
+    run_id: Annotated[str | None, typer.Option(help="Default: TIER-UTCTIME.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Stop every task after this many seconds.")] = 3600.0,
+    grace: Annotated[float, typer.Option(help="Seconds between SIGTERM and SIGKILL when stopping.")] = 5.0,
+) -> None:
+    """Run the trainer as a local cluster (one process per task) and write a run directory.
+
+    Exit status: 0 finished, 1 failed, 124 timed out, 130 interrupted.
+    """
+    from trainer.launch import RunDirError, train_local
+    from trainer.tiers import UnknownTierError
+
+    try:
+        run = train_local(
+            tier=tier,
+            workers=workers,
+            ps=ps,
+            strategy=strategy.value if strategy else None,  # type: ignore[arg-type]
+            steps=steps,
+            batch_size=batch_size,
+            dataset=DatasetChoice(dataset).value,
+            data_file=data_file,
+            seed=seed,
+            log_every_steps=log_every_steps,
+            log_interval_secs=log_interval_secs,
+            log_format=FormatChoice(log_format).value,
+            out=out,
+            run_id=run_id,
+            timeout=timeout,
+            grace=grace,
+            launcher_argv=["tierscope", *sys.argv[1:]],
+        )
+    except (ValueError, UnknownTierError, RunDirError, DataError) as exc:
+        raise _fail(str(exc), 2) from None
+    codes = ", ".join(f"{name} {code}" for name, code in run.exit_codes.items())
+    if run.status == "finished":
+        Console().print(
+            f"run {run.run_id} ({run.tier}) finished in {run.wall_s:.1f} s: {run.out}\n"
+            f"collect it with: tierscope collect files {run.out}",
+            highlight=False,
+        )
+    else:
+        err.print(
+            f"[bold red]run {run.run_id} {run.status}:[/] {run.reason}. Exit codes: {codes}. Logs in {run.out}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    raise typer.Exit(run.exit_code)
+
+
+def spec_cmd(
+    tier: Annotated[str, typer.Argument(help=f"Scale tier: {TIER_NAMES}.")],
+    run_id: Annotated[str, typer.Option(help="Job name / id, also the records' run_id.")] = "tierscope-run",
+    steps: Annotated[int, typer.Option(min=1)] = 1000,
+    batch_size: Annotated[int, typer.Option(min=1)] = 100,
+    dataset: Annotated[DatasetChoice, typer.Option()] = "mnist",  # type: ignore[assignment]
+    log_every_steps: Annotated[int, typer.Option(min=0)] = 100,
+    machine_type: Annotated[str, typer.Option(help="Vertex AI machine type of every pool.")] = "n1-standard-4",
+    image: Annotated[str | None, typer.Option(help="Vertex AI executor image (prebuilt TensorFlow CPU).")] = None,
+    package_uri: Annotated[str | None, typer.Option(help="gs:// URI of the tierscope source package.")] = None,
+    region: Annotated[str | None, typer.Option(help="AI Platform region.")] = None,
+    service: Annotated[str, typer.Option(help="vertex, ai-platform or both.")] = "both",
+) -> None:
+    """Print the cloud job request (JSON) that runs the trainer on a scale tier."""
+    from trainer.spec import spec
+    from trainer.tiers import UnknownTierError
+    from trainer.train import TrainConfig
+
+    options = {"machine_type": machine_type, "image": image, "package_uri": package_uri, "region": region}
+    try:
+        config = TrainConfig(
+            run_id=run_id,
+            tier=tier,
+            steps=steps,
+            batch_size=batch_size,
+            dataset=DatasetChoice(dataset).value,  # type: ignore[arg-type]
+            log_every_steps=log_every_steps,
+        )
+        doc = spec(tier, config, **{k: v for k, v in options.items() if v is not None})
+    except (ValueError, UnknownTierError) as exc:
+        raise _fail(str(exc), 2) from None
+    picked = {"vertex": doc["vertex_ai"], "ai-platform": doc["ai_platform"], "both": doc}.get(service)
+    if picked is None:
+        raise _fail(f"--service must be vertex, ai-platform or both, not {service!r}", 2)
+    print(json.dumps(picked, indent=2))
 
 
 def register(app: typer.Typer) -> None:
     """Add the trainer's commands to ``app``. TensorFlow is imported only when they run."""
+    app.add_typer(train_app, name="train")
+    app.command("spec")(spec_cmd)

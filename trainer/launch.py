@@ -1,0 +1,400 @@
+"""``tierscope train local``: run a whole cluster as processes on this machine.
+
+Every task is ``python -m trainer.task`` with its own ``TF_CONFIG`` (``localhost`` ports),
+in its own process group and session, so stopping a task stops everything it started.
+The run directory holds::
+
+    run.json               run id, tier, host, topology, commands, start/end (UTC), status, exit codes
+    launcher.jsonl         the job-level events (started, finished/failed), structured JSON
+    chief-0.jsonl          each task's stdout: its step log (.log for --log-format text)
+    worker-0.jsonl ...
+    stderr/chief-0.txt     each task's stderr (TensorFlow's own logging), kept out of the step logs
+
+Process hygiene: the run ends when the chief finishes (and, for synchronous training, every
+worker), when any task fails, on ``timeout`` or on Ctrl-C / SIGTERM. Then every task still
+running gets SIGTERM, ``grace_s`` seconds, and SIGKILL to its whole process group. On Linux a
+task also dies if the launcher itself is killed (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any, Literal
+
+from collector.collect import RUN_FILE
+from trainer.roles import Strategy, tf_config
+from trainer.steplog import SUFFIXES, Identity, StepLog
+from trainer.tiers import Topology
+from trainer.train import TrainConfig
+
+LAUNCHER_LOG = "launcher.jsonl"
+STDERR_DIR = "stderr"
+Status = Literal["running", "finished", "failed", "timeout", "interrupted"]
+#: The launcher's exit code for each way a run ends (timeout as coreutils' ``timeout``).
+EXIT_CODES: dict[str, int] = {"finished": 0, "failed": 1, "timeout": 124, "interrupted": 130}
+#: A task's command line given its config: ``python -m trainer.task ...`` unless a test swaps it.
+CommandFactory = Callable[[TrainConfig], list[str]]
+
+
+class RunDirError(ValueError):
+    """The run directory exists and already holds files."""
+
+
+def task_command(config: TrainConfig) -> list[str]:
+    from trainer.task import task_args
+
+    return [sys.executable, "-m", "trainer.task", *task_args(config)]
+
+
+@dataclass
+class Task:
+    """One running task: its role and index, process and files; ``exit_code`` once it ended
+    (negative: killed by that signal, as :mod:`subprocess` reports it)."""
+
+    role: str
+    index: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    stderr_path: Path
+    exit_code: int | None = None
+    stopped: bool = False  # the launcher stopped it, rather than it ending on its own
+
+    @property
+    def name(self) -> str:
+        return f"{self.role}-{self.index}"
+
+    def poll(self) -> int | None:
+        if self.exit_code is None:
+            self.exit_code = self.process.poll()
+        return self.exit_code
+
+
+@dataclass
+class LocalRun:
+    """How a local run ended: ``status`` (finished / failed / timeout / interrupted), the
+    ``reason`` when it did not finish, every task's ``exit_codes`` by ``role-index``, wall
+    seconds, and the run directory."""
+
+    run_id: str
+    tier: str
+    out: Path
+    status: Status
+    reason: str | None
+    exit_codes: dict[str, int | None] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES.get(self.status, 1)
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports free on localhost right now (another process could take one
+    before the task binds it; the task then fails to start and the run fails saying so)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("localhost", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: get SIGKILL when the launcher dies (Linux only)."""
+    pr_set_pdeathsig = 1
+    with suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def start_task(role: str, index: int, command: Sequence[str], env: dict[str, str], out: Path, suffix: str) -> Task:
+    """Start ``command`` as task ``role/index`` in a new session, stdout to ``out/role-index<suffix>``."""
+    log_path = out / f"{role}-{index}{suffix}"
+    stderr_path = out / STDERR_DIR / f"{role}-{index}.txt"
+    stderr_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+        process = subprocess.Popen(
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+            start_new_session=True,  # own process group: killpg reaches the task's children too
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
+    return Task(role=role, index=index, process=process, log_path=log_path, stderr_path=stderr_path)
+
+
+def _signal_group(task: Task, sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(task.process.pid, sig)
+
+
+def stop_tasks(tasks: Sequence[Task], grace_s: float) -> None:
+    """SIGTERM every running task's process group, wait up to ``grace_s`` seconds, SIGKILL the
+    groups still there, and reap every task (no zombies). Returns when all have exited."""
+    running = [t for t in tasks if t.poll() is None]
+    for task in running:
+        task.stopped = True
+        _signal_group(task, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while any(t.poll() is None for t in running) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for task in tasks:
+        # Also the groups of tasks that exited on their own: a child they left behind dies here.
+        _signal_group(task, signal.SIGKILL)
+    for task in running:
+        task.process.wait()
+        task.poll()
+
+
+class _Stop(Exception):
+    """SIGTERM / SIGHUP reached the launcher."""
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    if signum == signal.SIGINT:
+        raise _Stop("interrupted (Ctrl-C)")
+    raise _Stop(f"launcher received {signal.Signals(signum).name}")
+
+
+@contextmanager
+def _signals(handler: Any) -> Iterator[None]:
+    """Install ``handler`` for SIGINT, SIGTERM and SIGHUP (main thread only)."""
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    try:
+        previous = {s: signal.signal(s, handler) for s in sigs}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def default_run_id(tier: str) -> str:
+    return f"{tier.lower()}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+
+
+def _task_env(cluster: dict[str, list[str]], role: str, index: int) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("CLUSTER_SPEC", None)
+    env["TF_CONFIG"] = tf_config(cluster, role, index)
+    # The task imports trainer and collector from the same tree as this launcher.
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONUNBUFFERED"] = "1"  # records reach the file as they are written
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    return env
+
+
+def _wait(tasks: list[Task], strategy: Strategy, deadline: float | None) -> tuple[Status, str | None]:
+    """Block until the run is over; return its status and, unless finished, why."""
+    chief = tasks[0]
+    training = [t for t in tasks if t.role in ("chief", "worker")] if strategy == "mirrored" else [chief]
+    while True:
+        for task in tasks:
+            code = task.poll()
+            if code not in (None, 0):
+                how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+                return "failed", f"task {task.name} {how} (see {task.log_path.name} and {STDERR_DIR}/{task.name}.txt)"
+        if all(t.poll() == 0 for t in training):
+            return "finished", None
+        if deadline is not None and time.monotonic() > deadline:
+            return "timeout", "timed out"
+        time.sleep(0.1)
+
+
+def launch_local(
+    config: TrainConfig,
+    topology: Topology,
+    out: Path,
+    timeout_s: float | None = None,
+    grace_s: float = 5.0,
+    command: CommandFactory = task_command,
+    launcher_argv: Sequence[str] | None = None,
+    on_start: Callable[[list[Task]], None] | None = None,
+) -> LocalRun:
+    """Run ``config`` on a local cluster shaped like ``topology``; write the run directory ``out``.
+
+    Returns when every task has exited (stopped ones included). Raises :class:`RunDirError`
+    if ``out`` exists and is not empty; :class:`ValueError` if ``config.strategy`` does not fit
+    the topology. A failed, timed-out or interrupted run is *returned* (``status``), not raised.
+    ``on_start`` is called with the started tasks (tests use it to kill one).
+    """
+    strategy = config.strategy or topology.strategy
+    _check_strategy(strategy, topology)
+    if out.exists() and any(out.iterdir()):
+        raise RunDirError(f"run directory {out} already holds files; choose another --out or remove it")
+    out.mkdir(parents=True, exist_ok=True)
+    config = _with_strategy(config, strategy)
+    cluster = topology.cluster([f"localhost:{p}" for p in free_ports(len(topology.tasks))])
+    task_cmd = command(config)
+    started_at = datetime.now(UTC)
+    meta: dict[str, Any] = {
+        "run_id": config.run_id,
+        "tier": config.tier,
+        "host": f"{platform.node()} (local, {os.cpu_count()} CPUs)",
+        "topology": topology.as_dict(),
+        "strategy": strategy,
+        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(config).items()},
+        "command": shlex.join(launcher_argv) if launcher_argv else None,
+        "task_command": shlex.join(task_cmd),
+        "cluster": cluster,
+        "started_at": _iso(started_at),
+        "ended_at": None,
+        "status": "running",
+        "reason": None,
+        "exit_codes": {},
+        "pids": {},
+    }
+    _write_json(out / RUN_FILE, meta)
+    events = open(out / LAUNCHER_LOG, "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
+    job_log = StepLog(Identity(config.run_id, config.tier, None, None), "json", events)
+    job_log.event("started", detail={"topology": topology.as_dict(), "strategy": strategy, "host": meta["host"]})
+    tasks: list[Task] = []
+    status: Status = "failed"
+    reason: str | None = None
+    t0 = time.monotonic()
+    try:
+        with _signals(_raise_stop):
+            try:
+                suffix = SUFFIXES[config.log_format]
+                for role, index in topology.tasks:
+                    tasks.append(start_task(role, index, task_cmd, _task_env(cluster, role, index), out, suffix))
+                meta["pids"] = {t.name: t.process.pid for t in tasks}
+                _write_json(out / RUN_FILE, meta)
+                if on_start:
+                    on_start(tasks)
+                status, reason = _wait(tasks, strategy, None if timeout_s is None else t0 + timeout_s)
+                if status == "timeout":
+                    reason = f"timed out after {timeout_s:g} s"
+            except _Stop as exc:
+                status, reason = "interrupted", str(exc)
+    finally:
+        # A second Ctrl-C must not cut the clean-up short: it is bounded by grace_s anyway.
+        with _signals(signal.SIG_IGN):
+            stop_tasks(tasks, grace_s)
+            ended_at = datetime.now(UTC)
+            meta |= {
+                "ended_at": _iso(ended_at),
+                "wall_s": round(time.monotonic() - t0, 3),
+                "status": status,
+                "reason": reason,
+                "exit_codes": {t.name: t.exit_code for t in tasks},
+                "stopped_by_launcher": [t.name for t in tasks if t.stopped],
+            }
+            _write_json(out / RUN_FILE, meta)
+            detail = {"status": status, "exit_codes": meta["exit_codes"], "wall_s": meta["wall_s"]}
+            job_log.event("finished" if status == "finished" else "failed", reason=reason, detail=detail)
+            job_log.close()
+            events.close()
+    return LocalRun(
+        run_id=config.run_id,
+        tier=config.tier,
+        out=out,
+        status=status,
+        reason=reason,
+        exit_codes=meta["exit_codes"],
+        wall_s=meta["wall_s"],
+    )
+
+
+def _with_strategy(config: TrainConfig, strategy: Strategy) -> TrainConfig:
+    from dataclasses import replace
+
+    return replace(config, strategy=strategy)
+
+
+def _check_strategy(strategy: Strategy, topology: Topology) -> None:
+    if strategy == "ps" and not (topology.ps and topology.workers):
+        raise ValueError("--strategy ps needs at least one parameter server (--ps) and one worker (--workers)")
+    if strategy == "mirrored" and topology.ps:
+        raise ValueError("--strategy mirrored takes no parameter servers; drop --ps or use --strategy ps")
+    if strategy == "single" and (topology.workers or topology.ps):
+        raise ValueError("--strategy single runs one process; drop --workers and --ps")
+
+
+def train_local(
+    tier: str | None = None,
+    workers: int | None = None,
+    ps: int | None = None,
+    strategy: Strategy | None = None,
+    steps: int = 1000,
+    batch_size: int = 100,
+    dataset: str = "synthetic",
+    data_file: Path | None = None,
+    seed: int = 0,
+    log_every_steps: int = 100,
+    log_interval_secs: float = 0.0,
+    log_format: str = "json",
+    out: Path | None = None,
+    run_id: str | None = None,
+    timeout: float | None = 3600.0,
+    grace: float = 5.0,
+    launcher_argv: Sequence[str] | None = None,
+) -> LocalRun:
+    """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``;
+    tier label ``CUSTOM``) run on this machine; the run directory defaults to ``runs/<run id>``.
+
+    Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
+    that does not fit), :class:`trainer.tiers.UnknownTierError`, :class:`RunDirError`.
+    """
+    from trainer.tiers import CUSTOM, get_tier
+
+    if tier is not None and (workers is not None or ps is not None):
+        raise ValueError("give --tier or --workers/--ps, not both (a tier fixes the topology)")
+    if tier is not None:
+        known = get_tier(tier)
+        label, topology = known.name, known.topology
+    elif workers is None and ps is None:
+        label, topology = "BASIC", get_tier("BASIC").topology
+    else:
+        label, topology = CUSTOM, Topology(workers=workers or 0, ps=ps or 0)
+    run_id = run_id or default_run_id(label)
+    config = TrainConfig(
+        run_id=run_id,
+        tier=label,
+        steps=steps,
+        batch_size=batch_size,
+        dataset=dataset,  # type: ignore[arg-type]
+        data_file=data_file,
+        seed=seed,
+        log_every_steps=log_every_steps,
+        log_interval_secs=log_interval_secs,
+        log_format=log_format,  # type: ignore[arg-type]
+        strategy=strategy,
+    )
+    return launch_local(
+        config, topology, out or Path("runs") / run_id, timeout_s=timeout, grace_s=grace, launcher_argv=launcher_argv
+    )
