@@ -239,15 +239,18 @@ def scaling_points(
 
     ``throughput``: :func:`analysis.throughput.run_throughput`; ``runs``: ``run_id, tier``.
     Runs with a steady rate whose tier is not in ``exclude_tiers`` (case-insensitive; by
-    default the laptop: other hardware is not a point on the tiers' curve).
+    default the laptop, and local clusters labelled ``local-<TIER>`` by ``tierscope train
+    local``: other hardware is not a point on the tiers' curve).
     """
     excluded = [t.upper() for t in exclude_tiers]
+    local = pl.col("tier").str.to_uppercase().str.starts_with("LOCAL-").fill_null(False)
     return (
         throughput.join(runs.select("run_id", "tier"), on="run_id", how="left")
         .filter(
             pl.col("steady_global_steps_per_s").is_not_null()
             & (pl.col("tasks") > 0)
             & ~pl.col("tier").str.to_uppercase().is_in(excluded).fill_null(False)
+            & ~local
         )
         .select([pl.col(n).cast(t) for n, t in POINTS_SCHEMA.items()])
         .sort("tasks", "run_id")

@@ -63,7 +63,7 @@ class BaselineError(ValueError):
 
 @dataclass
 class SummaryOptions:
-    """``baseline``: a run id (default: the first BASIC run that has a steady rate, by run id).
+    """``baseline``: a run id (default: see :func:`pick_baseline`).
     ``price_date``: the date for runs whose date is unknown (default: today, UTC).
     ``region``: the price table's region (``us``, ``europe``, ``asia``).
     ``steps``: a target number of global steps for the time and price columns.
@@ -120,7 +120,9 @@ def failures(dataset: Dataset) -> pl.DataFrame:
 
 
 def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
-    """The baseline row of ``frame`` (steady rate, tasks, units). Raises :class:`BaselineError`."""
+    """The baseline row of ``frame`` (steady rate, tasks, units): ``baseline`` if given, else the
+    first BASIC run with a steady rate (by run id), else the measured run with the fewest
+    training tasks. Raises :class:`BaselineError` for a ``baseline`` that is missing or unmeasured."""
     if baseline is not None:
         row = frame.filter(pl.col("run_id") == baseline)
         if row.height == 0:
@@ -129,10 +131,13 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
         if row["steady_global_steps_per_s"][0] is None:
             raise BaselineError(f"baseline run {baseline!r} has no steady-state rate (it logged too few steps)")
         return row
-    candidates = frame.filter(
-        (pl.col("tier").str.to_uppercase() == "BASIC") & pl.col("steady_global_steps_per_s").is_not_null()
-    ).sort("run_id")
-    return candidates.head(1)
+    measured = frame.filter(pl.col("steady_global_steps_per_s").is_not_null())
+    basic = measured.filter(pl.col("tier").str.to_uppercase() == "BASIC").sort("run_id")
+    if basic.height:
+        return basic.head(1)
+    # No BASIC run (local clusters, custom tiers only): the smallest measured run is the
+    # natural "one machine" to scale from.
+    return measured.sort("tasks", "run_id").head(1)
 
 
 def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataFrame:

@@ -91,3 +91,25 @@ def test_price_date_picks_the_newest_row_on_or_before_it(tmp_path, dataset_2016:
     # so the 2016 units stay whatever date is asked.
     frame = summary(dataset_2016, SummaryOptions(price_date=date(2019, 12, 1)))
     assert frame.filter(frame["run_id"] == "standard_1")["ml_units_per_hour"][0] == 10
+
+
+def test_without_a_basic_run_the_smallest_run_is_the_baseline(tmp_path) -> None:
+    # Two local clusters, no BASIC run: the 1-task run is the baseline.
+    # small: intervals 10, 10 (first excluded) -> 10; big: 30, 30 -> 30; speedup 30 / 10 = 3.
+    from collector.collect import collect_runs, runs_from_paths
+
+    for name, tasks, rate in (("small", 1, 10.0), ("big", 3, 30.0)):
+        lines = [
+            f"Train [worker/{t}], step {s}:loss:1.0, accuracy:0.5 ({s / rate:.3f} sec) {rate} global_steps/s, "
+            f"{rate / tasks} local_steps/s"
+            for t in range(tasks)
+            for s in (100, 200, 300)
+        ]
+        (tmp_path / f"{name}.log").write_text("\n".join(lines) + "\n")
+    ds = Dataset(tmp_path / "ds")
+    for name in ("small", "big"):
+        collect_runs(ds, runs_from_paths([tmp_path / f"{name}.log"], name, "local-CUSTOM", None))
+    rows = {r["run_id"]: r for r in summary(ds).to_dicts()}
+    assert rows["big"]["baseline_run_id"] == "small"
+    assert rows["big"]["speedup_vs_baseline"] == pytest.approx(3.0)
+    assert rows["big"]["ml_units_per_hour"] is None  # a local cluster is not priced

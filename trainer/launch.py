@@ -202,6 +202,10 @@ def _iso(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+#: Prefix of the tier label of runs on this machine: ``local-STANDARD_1`` emulates STANDARD_1.
+LOCAL_PREFIX = "local-"
+
+
 def default_run_id(tier: str) -> str:
     return f"{tier.lower()}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
 
@@ -364,8 +368,9 @@ def train_local(
     grace: float = 5.0,
     launcher_argv: Sequence[str] | None = None,
 ) -> LocalRun:
-    """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``;
-    tier label ``CUSTOM``) run on this machine; the run directory defaults to ``runs/<run id>``.
+    """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``);
+    the run's tier label is ``local-<TIER>`` (``local-BASIC``, ``local-CUSTOM``) run on this
+    machine; the run directory defaults to ``runs/<run id>``.
 
     Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
     that does not fit), :class:`trainer.tiers.UnknownTierError`, :class:`RunDirError`.
@@ -381,6 +386,9 @@ def train_local(
         label, topology = "BASIC", get_tier("BASIC").topology
     else:
         label, topology = CUSTOM, Topology(workers=workers or 0, ps=ps or 0)
+    # A tier emulated on this machine is not that tier: the label keeps it out of the
+    # cloud's price table and out of the tiers' scaling fit (run.json keeps the topology).
+    label = f"{LOCAL_PREFIX}{label}"
     run_id = run_id or default_run_id(label)
     config = TrainConfig(
         run_id=run_id,
