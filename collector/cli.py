@@ -15,17 +15,24 @@ from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextCol
 from rich.table import Table
 from rich.text import Text
 
-from collector.collect import CollectResult, collect_runs, runs_from_paths
+from collector.collect import DEFAULT_SETTLE_S, CollectResult, collect_runs, runs_from_paths
+from collector.compact import compact
 from collector.dataset import Dataset
-from collector.errors import EXIT_BUSY, CollectorError, DatasetBusyError
+from collector.doctor import doctor
+from collector.errors import EXIT_BUSY, EXIT_ERROR, CollectorError, DatasetBusyError
 from collector.formats import FORMATS, describe_formats
 from collector.manifest import load_manifest
 from collector.sources.console_csv import CONSOLE_CSV, describe_console_csv
+from collector.sources.files import DEFAULT_BATCH_BYTES
 
 collect_app = typer.Typer(help="Collect step logs into a dataset.", no_args_is_help=True)
 err = Console(stderr=True)
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", "-d", help="Dataset directory (created if missing).")]
+LockTimeoutOpt = Annotated[
+    float, typer.Option(help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).")
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
 
 
 def out_console() -> Console:
@@ -35,9 +42,13 @@ def out_console() -> Console:
 
 def fail(exc: Exception) -> typer.Exit:
     """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, else 1)."""
+    if isinstance(exc, OSError) and not isinstance(exc, CollectorError):
+        # Disk full, permissions: say which file and why, not a traceback.
+        where = f" {exc.filename}" if exc.filename else ""
+        exc = CollectorError(f"cannot write or read{where}: {exc.strerror or exc}")
     # Text, not markup: a message may quote a log line such as "Train [worker/3]".
-    err.print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
-    return typer.Exit(EXIT_BUSY if isinstance(exc, DatasetBusyError) else 1)
+    err.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
+    return typer.Exit(EXIT_BUSY if isinstance(exc, DatasetBusyError) else EXIT_ERROR)
 
 
 def print_counts(result: CollectResult, quiet: bool) -> None:
@@ -50,6 +61,9 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
             s.source, s.run_id, *(str(v) for v in (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped))
         )
     out.print(table)
+    for s in result.sources:
+        if s.notes:
+            print(f"{s.source}: {'; '.join(s.notes)}")
     rejected = result.total("rejects")
     print(
         f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
@@ -74,20 +88,43 @@ def collect_files_cmd(
     year: Annotated[
         int | None, typer.Option(help="Year of glog/absl timestamps (default: each file's modification year).")
     ] = None,
-    lock_timeout: Annotated[float, typer.Option(help="Seconds to wait for another collect to finish.")] = 60.0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")] = False,
+    lock_timeout: LockTimeoutOpt = 60.0,
+    quiet: QuietOpt = False,
+    settle: Annotated[
+        float, typer.Option(help="Seconds a file must be unchanged before its unterminated last line is read.")
+    ] = DEFAULT_SETTLE_S,
+    reread: Annotated[
+        bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
+    ] = False,
+    batch_bytes: Annotated[int, typer.Option(hidden=True, help="Bytes read per batch.")] = DEFAULT_BATCH_BYTES,
 ) -> None:
-    """Read step logs from files and append them to the dataset."""
+    """Read what is new in step logs (files, run directories) and append it to the dataset.
+
+    Each file is read from where the last collect stopped; a rotated or truncated file from
+    its start. Exit codes: 0 success, 1 error, 2 usage error, 75 dataset busy.
+    """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
     try:
         runs = load_manifest(manifest) if manifest else []
         if paths:
             runs += runs_from_paths(paths, run_id, tier, fmt)
-        result = collect_runs(Dataset(dataset), runs, lock_timeout=lock_timeout, year=year)
-    except CollectorError as exc:
+        result = collect_runs(
+            Dataset(dataset),
+            runs,
+            lock_timeout=lock_timeout,
+            year=year,
+            settle_s=settle,
+            reread=reread,
+            batch_bytes=batch_bytes,
+        )
+    except (CollectorError, OSError) as exc:
         raise fail(exc) from None
     print_counts(result, quiet)
+    if result.errors:
+        for error in result.errors[:-1]:
+            fail(error)
+        raise fail(result.errors[-1])
 
 
 @collect_app.command("cloud")
@@ -223,7 +260,58 @@ def formats_cmd() -> None:
     )
 
 
+def doctor_cmd(
+    dataset: DatasetOpt = Path("dataset"),
+    fix: Annotated[bool, typer.Option("--fix", help="Move each corrupt file to quarantine/.")] = False,
+    lock_timeout: LockTimeoutOpt = 60.0,
+    quiet: QuietOpt = False,
+) -> None:
+    """Check every data file's footer, schema and pages and every state file; name each corrupt one.
+
+    Exit 0 if the dataset reads cleanly (after --fix), 1 if a corrupt file is left, 75 busy.
+    """
+    ds = Dataset(dataset)
+    if not ds.root.is_dir():
+        raise fail(CollectorError(f"{dataset} is not a directory"))
+    try:
+        report = doctor(ds, fix=fix, lock_timeout=lock_timeout)
+    except (CollectorError, OSError) as exc:
+        raise fail(exc) from None
+    for problem in report.problems:
+        moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""
+        err.print(Text(f"corrupt: {problem.path}: {problem.problem}{moved}"), soft_wrap=True)
+    if not quiet or not report.healthy:
+        for note in report.notes:
+            print(f"note: {note}")
+        bad = len(report.problems)
+        print(
+            f"checked {report.checked} files: {bad} corrupt"
+            + (", moved to quarantine" if bad and fix else ", run with --fix to move them to quarantine" if bad else "")
+        )
+    if not report.healthy:
+        raise typer.Exit(EXIT_ERROR)
+
+
+def compact_cmd(
+    dataset: DatasetOpt = Path("dataset"),
+    lock_timeout: LockTimeoutOpt = 60.0,
+    quiet: QuietOpt = False,
+) -> None:
+    """Merge each partition's small files into one (atomically; readers see every record once)."""
+    try:
+        result = compact(Dataset(dataset), lock_timeout=lock_timeout)
+    except (CollectorError, OSError) as exc:
+        raise fail(exc) from None
+    if not quiet:
+        print(
+            f"compacted {result.partitions} partitions: {result.files_before} files -> {result.files_after} "
+            f"({result.rows} rows)"
+        )
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(collect_app, name="collect")
     app.command("rejects")(rejects_cmd)
     app.command("formats")(formats_cmd)
+    app.command("doctor")(doctor_cmd)
+    app.command("compact")(compact_cmd)

@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import polars as pl
-from filelock import FileLock, Timeout
 
 from collector.dataset import AppendResult, Dataset
-from collector.errors import DatasetBusyError, InputError
+from collector.errors import InputError
 from collector.formats import ParseContext, Parsed, parse_lines, sniff_format
+from collector.lock import locked
 from collector.manifest import RunSpec
+from collector.offsets import FileState, OffsetStore, Segment, line_start, plan_reads, snapshot
 from collector.schema import REJECT_RAW_MAX, RUN_SCHEMA
 from collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
-from collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, iter_line_batches
+from collector.sources.files import (
+    DEFAULT_BATCH_BYTES,
+    LineBatch,
+    decompressed,
+    iter_handle_batches,
+    iter_line_batches,
+    open_raw,
+)
 from collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
 
 #: File names a run directory written by ``tierscope train local`` holds.
@@ -26,6 +38,8 @@ RUN_FILE = "run.json"
 LOG_SUFFIXES = (".log", ".jsonl", ".txt", ".gz", ".json", ".out", ".err")
 #: Entries of a Cloud Logging export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
+#: Seconds without change after which a file's unterminated last line is taken as it is.
+DEFAULT_SETTLE_S = 300.0
 
 
 @dataclass
@@ -42,11 +56,16 @@ class SourceCounts:
     skipped: int = 0
     #: The format sniffed from the file's first lines (or given), None when none matched.
     format: str | None = None
+    #: What was unusual: a rotation, a line left for the next collect, an unchanged file.
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
 class CollectResult:
+    """Counts per input file, and the files that could not be read (the others were collected)."""
+
     sources: list[SourceCounts] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.sources)
@@ -136,36 +155,134 @@ def collect_file(
     fmt: str | None = None,
     year: int | None = None,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
+    *,
+    offsets: OffsetStore | None = None,
+    settle_s: float = DEFAULT_SETTLE_S,
+    reread: bool = False,
 ) -> SourceCounts:
-    """Parse ``path`` batch by batch and append what it holds to ``dataset``. Caller holds the lock.
+    """Parse what is new in ``path`` batch by batch and append it to ``dataset``. Caller holds the lock.
 
     ``fmt`` (else the run's format) skips sniffing; ``year`` dates glog timestamps (default:
     the file's modification year). A Cloud Logging console CSV download is recognised by
-    its header (or ``fmt="logging-csv"``). Raises :class:`InputError` for an unreadable file.
+    its header (or ``fmt="logging-csv"``), a JSON export by its content; both are read whole.
+
+    A log is read from where the last collect stopped (:mod:`collector.offsets`; ``reread``:
+    from its start). After each batch the records are stored first and the offset saved
+    second, so a kill in between only makes the next collect re-read lines it then skips as
+    duplicates. An unterminated last line is taken if it is a whole record or event, or once
+    the file has not changed for ``settle_s`` seconds; otherwise it is left for the next
+    collect (its writer may be half way through it). Raises :class:`InputError` for an
+    unreadable file.
     """
     source = str(path)
     only = fmt or run.format
+    if not path.is_file():
+        raise InputError(f"cannot read {path}: no such file" + (" (a directory)" if path.is_dir() else ""))
+    offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
+    prev = offsets.get(path, run.run_id)
     if only is None and looks_like_export(path):
-        return collect_export(dataset, path, run)
-    counts = SourceCounts(source=source, run_id=run.run_id)
+        return _read_whole(offsets, path, run, reread, lambda: collect_export(dataset, path, run))
     context = ParseContext(year=year if year is not None else file_year(path))
     if only == CONSOLE_CSV or (only is None and _first_line_is_console_csv(path)):
-        counts.format = CONSOLE_CSV
-        entries = read_console_csv(path)
-        counts.lines = entries.height
-        store_parsed(dataset, parse_entries(entries, context=context), run, source, counts)
-        return counts
-    counts.format = only
-    pending: pl.DataFrame | None = None
-    for number, (batch, last) in enumerate(_with_lookahead(iter_line_batches(path, batch_bytes=batch_bytes))):
-        counts.lines += batch.lines.height
-        lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
-        if number == 0 and only is None:
-            counts.format = sniff_format(lines.get_column("line"))
-        parsed = parse_lines(lines, only=only, context=context, first=counts.format, final=last)
-        pending = parsed.pending
-        store_parsed(dataset, parsed, run, source, counts)
+
+        def console_csv() -> SourceCounts:
+            counts = SourceCounts(source=source, run_id=run.run_id, format=CONSOLE_CSV)
+            entries = read_console_csv(path)
+            counts.lines = entries.height
+            store_parsed(dataset, parse_entries(entries, context=context), run, source, counts)
+            return counts
+
+        return _read_whole(offsets, path, run, reread, console_csv)
+    counts = SourceCounts(source=source, run_id=run.run_id, format=only or (prev.format if prev else None))
+    with open_raw(path) as raw:
+        reader = decompressed(raw)
+        whole = reader is not raw
+        segments = plan_reads(raw, path, prev, whole, reread)
+        if not segments:
+            counts.notes.append("unchanged")
+        for seg in segments:
+            if seg.why not in ("new", "grown"):
+                counts.notes.append(f"{seg.why}: read from line {seg.start_line + 1} of {seg.path}")
+            reading = _Reading(dataset, run, only, context, counts, batch_bytes)
+            if seg.current:
+                reading.segment(seg, reader, raw, offsets, settle_s, whole)
+            else:
+                with open_raw(seg.path) as old:
+                    reading.segment(seg, old, old, None, 0.0, False)
     return counts
+
+
+def _read_whole(
+    offsets: OffsetStore, path: Path, run: RunSpec, reread: bool, read: Callable[[], SourceCounts]
+) -> SourceCounts:
+    """Run ``read`` (which reads ``path`` whole) unless the file is unchanged since the last collect."""
+    with open_raw(path) as raw:
+        if not plan_reads(raw, path, offsets.get(path, run.run_id), True, reread):
+            return SourceCounts(source=str(path), run_id=run.run_id, notes=["unchanged"])
+        counts = read()
+        offsets.put(snapshot(raw, path, run.run_id, 0, counts.lines, True, counts.format))
+    return counts
+
+
+@dataclass
+class _Reading:
+    """One file's read: where records go and what is counted."""
+
+    dataset: Dataset
+    run: RunSpec
+    only: str | None
+    context: ParseContext
+    counts: SourceCounts
+    batch_bytes: int
+
+    def segment(
+        self,
+        seg: Segment,
+        reader: BinaryIO,
+        raw: BinaryIO,
+        offsets: OffsetStore | None,
+        settle_s: float,
+        whole: bool,
+    ) -> None:
+        """Read ``seg`` from ``reader`` (over ``raw``), saving the offset after each batch if ``offsets``."""
+        counts = self.counts
+        settled = whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
+        batches = iter_handle_batches(reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes)
+        pending: pl.DataFrame | None = None
+        for number, (batch, last) in enumerate(_with_lookahead(self._complete(batches, settled))):
+            counts.lines += batch.lines.height
+            lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
+            if number == 0 and counts.format is None and self.only is None:
+                counts.format = sniff_format(lines.get_column("line"))
+            parsed = parse_lines(lines, only=self.only, context=self.context, first=counts.format, final=last)
+            pending = parsed.pending
+            store_parsed(self.dataset, parsed, self.run, counts.source, counts)
+            if offsets is not None and not whole:
+                offsets.put(self._resume_at(raw, seg, batch, pending))
+        if offsets is not None and whole:
+            # Marked read only once whole: a kill half way makes the next collect read it again.
+            offsets.put(snapshot(raw, seg.path, self.run.run_id, 0, counts.lines, True, counts.format))
+
+    def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
+        """``batches``, without an unterminated last line that may still be being written."""
+        for batch in batches:
+            if not batch.terminated and not settled:
+                alone = parse_lines(
+                    batch.lines, only=self.only, context=dataclasses.replace(self.context), first=self.counts.format
+                )
+                if not (alone.steps.height or alone.events.height):
+                    self.counts.notes.append(f"line {batch.end_line} has no newline yet: left for the next collect")
+                    return
+            yield batch
+
+    def _resume_at(self, raw: BinaryIO, seg: Segment, batch: LineBatch, pending: pl.DataFrame | None) -> FileState:
+        """The state after ``batch``: past its last line, or at the first line held back as look-ahead."""
+        run_id, fmt = self.run.run_id, self.counts.format
+        if pending is None or pending.height == 0:
+            return snapshot(raw, seg.path, run_id, batch.end_offset, batch.end_line, False, fmt)
+        first = int(pending.get_column("source_offset").min())  # type: ignore[arg-type]
+        start = line_start(raw.fileno(), batch.end_offset, batch.end_line - first + 1)
+        return snapshot(raw, seg.path, run_id, start, first - 1, False, fmt)
 
 
 def collect_export(dataset: Dataset, path: Path, run: RunSpec) -> SourceCounts:
@@ -217,18 +334,40 @@ def collect_runs(
     lock_timeout: float = 60.0,
     on_file: Callable[[SourceCounts], None] | None = None,
     year: int | None = None,
+    *,
+    settle_s: float = DEFAULT_SETTLE_S,
+    reread: bool = False,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> CollectResult:
-    """Collect every file of every run into ``dataset``, holding the dataset's lock.
+    """Collect what is new in every file of every run into ``dataset``, holding the dataset's lock.
 
-    Raises :class:`DatasetBusyError` if another collect holds the lock for longer than
-    ``lock_timeout`` seconds, :class:`InputError` for an unreadable file. ``year`` dates
-    glog timestamps (default: each file's modification year).
+    ``year`` dates glog timestamps (default: each file's modification year); ``settle_s``,
+    ``reread``: see :func:`collect_file`. An unreadable input file is listed in ``errors`` and
+    the others are collected. Raises :class:`DatasetBusyError` if another collect holds the
+    lock for longer than ``lock_timeout`` seconds, :class:`StateCorruptError` /
+    :class:`DatasetCorruptError` for a damaged dataset, :class:`OSError` if the dataset
+    cannot be written (disk full).
     """
     with dataset_lock(dataset, lock_timeout):
+        offsets = OffsetStore(dataset.state_dir)
         result = CollectResult()
         for run in runs:
             for path in run.files:
-                counts = collect_file(dataset, path, run, year=year)
+                try:
+                    counts = collect_file(
+                        dataset,
+                        path,
+                        run,
+                        year=year,
+                        batch_bytes=batch_bytes,
+                        offsets=offsets,
+                        settle_s=settle_s,
+                        reread=reread,
+                    )
+                except InputError as exc:
+                    # One unreadable log must not stop the others; what it held so far is stored.
+                    result.errors.append(exc)
+                    continue
                 result.sources.append(counts)
                 if on_file:
                     on_file(counts)
@@ -236,20 +375,8 @@ def collect_runs(
         return result
 
 
-@contextmanager
-def dataset_lock(dataset: Dataset, lock_timeout: float = 60.0) -> Iterator[None]:
-    """Hold ``dataset``'s lock (creating the dataset directory) and clear temporary files a
-    killed collect left. Raises :class:`DatasetBusyError` after ``lock_timeout`` seconds."""
-    dataset.root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(dataset.lock_path, timeout=lock_timeout)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise DatasetBusyError(
-            f"dataset {dataset.root} is locked by another collect (waited {lock_timeout:g} s); try again later"
-        ) from None
-    try:
-        dataset.remove_temp_files()
-        yield
-    finally:
-        lock.release()
+def dataset_lock(dataset: Dataset, lock_timeout: float = 60.0) -> AbstractContextManager[Dataset]:
+    """Hold ``dataset``'s lock (creating the dataset directory) after finishing what a killed
+    writer left (:func:`collector.lock.locked`). Raises :class:`DatasetBusyError` after
+    ``lock_timeout`` seconds."""
+    return locked(dataset, lock_timeout)

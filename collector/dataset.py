@@ -6,7 +6,9 @@ Layout under the dataset root::
     events/run_id=<run>/part-....parquet                     run events (EVENT_SCHEMA)
     rejects/run_id=<run>/part-....parquet                    lines kept aside (REJECT_SCHEMA)
     runs/run_id=<run>/part-....parquet                       run facts (RUN_SCHEMA)
-    state/                                                   collector state (file offsets, watermarks)
+    state/files.json                                         where the last collect stopped in each file
+    state/compactions.json                                   compaction journal (collector.journal)
+    state/                                                   other collector state (watermarks)
     quarantine/                                              corrupt files moved aside by `doctor --fix`
     .lock                                                    held by the collect that is writing
 
@@ -14,12 +16,13 @@ Layout under the dataset root::
 partitioning expects. Every append writes a *new* file: to a dot-prefixed temporary name,
 fsync, rename, fsync of the directory. A reader never sees a half-written file, and
 readers only look at ``part-*.parquet``, so a temporary file left by a killed run is
-ignored (and removed by the next collect).
+ignored (and removed by the next collect). ``tierscope compact`` merges a partition's
+files; the journal in ``state/`` (:mod:`collector.journal`) keeps readers from seeing a
+merged file and the files it replaces at once.
 """
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterable
@@ -30,7 +33,9 @@ from urllib.parse import quote
 import polars as pl
 import pyarrow.parquet as pq
 
-from collector.errors import DatasetCorruptError
+from collector import journal
+from collector.durable import TMP_PREFIX, commit, temp_path
+from collector.errors import CollectorError, DatasetCorruptError
 from collector.schema import (
     EVENT_KEY,
     EVENT_SCHEMA,
@@ -59,7 +64,8 @@ TABLES: dict[str, Table] = {
 }
 
 PART_GLOB = "part-*.parquet"
-TMP_PREFIX = ".tmp-"
+#: How often a reader lists again when a compaction changed the journal while it listed.
+LIST_ATTEMPTS = 50
 
 
 def partition_dir_name(run_id: str) -> str:
@@ -67,32 +73,36 @@ def partition_dir_name(run_id: str) -> str:
     return "run_id=" + quote(run_id, safe="")
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
-    """Write ``frame`` as a new Parquet file in ``directory``; it appears whole or not at all."""
-    directory.mkdir(parents=True, exist_ok=True)
+def new_part_path(directory: Path) -> Path:
+    """A fresh, unique ``part-<UTC time>-<random>.parquet`` name in ``directory``."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    final = directory / f"part-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
-    tmp = directory / f"{TMP_PREFIX}{final.name}"
+    return directory / f"part-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
+
+
+def write_temp(frame: pl.DataFrame, final: Path) -> Path:
+    """Write ``frame`` to a temporary file next to ``final`` (not yet visible); returns its path."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path(final)
     try:
         frame.write_parquet(tmp, compression="zstd", statistics=True)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, final)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(directory)
+    return tmp
+
+
+def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
+    """Write ``frame`` as a new Parquet file in ``directory``; it appears whole or not at all.
+
+    Raises :class:`OSError` (disk full, permissions); nothing is left visible then.
+    """
+    final = new_part_path(directory)
+    tmp = write_temp(frame, final)
+    try:
+        commit(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return final
 
 
@@ -112,6 +122,7 @@ class Dataset:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        self._verified: dict[Path, tuple[int, int, int]] = {}
 
     @property
     def state_dir(self) -> Path:
@@ -128,16 +139,43 @@ class Dataset:
     def exists(self) -> bool:
         return any((self.root / name).is_dir() for name in TABLES)
 
-    def files(self, table: str, run_id: str | None = None) -> list[Path]:
-        """The data files of ``table`` (optionally of one run), sorted by path."""
+    def _scope(self, table: str, run_id: str | None) -> Path:
         base = self.root / table
-        if run_id is not None:
-            base = base / partition_dir_name(run_id)
-            return sorted(base.glob(PART_GLOB)) if base.is_dir() else []
-        return sorted(base.glob(f"run_id=*/{PART_GLOB}")) if base.is_dir() else []
+        return base / partition_dir_name(run_id) if run_id is not None else base
+
+    def _list(self, table: str, run_id: str | None) -> list[Path]:
+        base = self._scope(table, run_id)
+        if not base.is_dir():
+            return []
+        return sorted(base.glob(PART_GLOB if run_id is not None else f"run_id=*/{PART_GLOB}"))
+
+    def stored_files(self, table: str, run_id: str | None = None) -> list[Path]:
+        """Every ``part-*.parquet`` of ``table``, including files a finished compaction hides."""
+        return self._list(table, run_id)
+
+    def files(self, table: str, run_id: str | None = None) -> list[Path]:
+        """The live data files of ``table`` (optionally of one run), sorted by path.
+
+        Files replaced by a compacted file are left out (see :mod:`collector.journal`).
+        Raises :class:`~collector.errors.StateCorruptError` if the journal is unreadable.
+        """
+        before = journal.load(self.root)
+        for _ in range(LIST_ATTEMPTS):
+            listed = self._list(table, run_id)
+            live = journal.live_files(self.root, before, self._scope(table, run_id), listed)
+            after = journal.load(self.root)
+            if after.generation == before.generation:
+                return live
+            # A compaction changed the journal while we listed: the listing may mix states.
+            before = after
+            time.sleep(0.01)
+        raise CollectorError(f"dataset {self.root} kept changing while being listed; try again")
 
     def temp_files(self) -> list[Path]:
-        return sorted(p for name in TABLES for p in (self.root / name).glob(f"run_id=*/{TMP_PREFIX}*"))
+        """Temporary files (data and state) left by a killed collect or compact."""
+        found = [p for name in TABLES for p in (self.root / name).glob(f"run_id=*/{TMP_PREFIX}*")]
+        found += self.state_dir.glob(f"{TMP_PREFIX}*")
+        return sorted(found)
 
     def remove_temp_files(self) -> int:
         """Delete temporary files left by a killed collect. Call only while holding the lock."""
@@ -146,14 +184,36 @@ class Dataset:
             path.unlink(missing_ok=True)
         return len(stale)
 
+    def verify(self, files: list[Path], table: str) -> None:
+        """Check the footer and column types of each of ``files`` (each file once per instance:
+        data files never change once written). Raises :class:`DatasetCorruptError` naming the first bad one,
+        :class:`FileNotFoundError` if one was deleted since it was listed (by a compaction)."""
+        for path in files:
+            st = path.stat()
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+            if self._verified.get(path) == stamp:
+                continue
+            problem = check_file(path, TABLES[table])
+            if problem:
+                raise DatasetCorruptError(path, problem)
+            self._verified[path] = stamp
+
     def scan(self, table: str, run_id: str | None = None) -> pl.LazyFrame:
         """``table`` as a LazyFrame with exactly its schema's columns (``run_id`` from the path).
 
-        Reading may raise :class:`DatasetCorruptError` on ``collect()``; use :meth:`read`
-        to get that error with the culprit named.
+        Every file's footer and schema are checked first, so a corrupt file raises
+        :class:`DatasetCorruptError` (naming it) here rather than a polars error on ``collect()``.
         """
         spec = TABLES[table]
-        files = self.files(table, run_id)
+        for _ in range(LIST_ATTEMPTS):
+            files = self.files(table, run_id)
+            try:
+                self.verify(files, table)
+                break
+            except FileNotFoundError:
+                continue  # a compaction replaced a file since the listing: list again
+        else:
+            raise CollectorError(f"dataset {self.root} kept changing while being listed; try again")
         if not files:
             return pl.LazyFrame(schema=spec.schema)
         file_schema = {k: v for k, v in spec.schema.items() if k != "run_id"}
@@ -168,15 +228,26 @@ class Dataset:
         return lazy.select(list(spec.schema))
 
     def read(self, table: str, run_id: str | None = None) -> pl.DataFrame:
-        """``table`` as a DataFrame. Raises :class:`DatasetCorruptError` naming the first bad file."""
-        try:
-            return self.scan(table, run_id).collect()
-        except (pl.exceptions.PolarsError, OSError) as exc:
-            for path in self.files(table, run_id):
-                problem = check_file(path, TABLES[table])
-                if problem:
-                    raise DatasetCorruptError(path, problem) from exc
-            raise
+        """``table`` as a DataFrame. Raises :class:`DatasetCorruptError` naming the first bad file.
+
+        A file deleted by a concurrent compaction between listing and reading makes it list
+        and read again.
+        """
+        for _ in range(LIST_ATTEMPTS):
+            try:
+                return self.scan(table, run_id).collect()
+            except (pl.exceptions.PolarsError, OSError) as exc:
+                if _is_not_found(exc):
+                    continue
+                try:
+                    for path in self.files(table, run_id):
+                        problem = check_file(path, TABLES[table], deep=True)
+                        if problem:
+                            raise DatasetCorruptError(path, problem) from exc
+                except FileNotFoundError:
+                    continue
+                raise
+        raise CollectorError(f"dataset {self.root} kept changing while being read; try again")
 
     def append(self, table: str, frame: pl.DataFrame) -> AppendResult:
         """Add the rows of ``frame`` that the dataset does not hold yet; one new file per run.
@@ -206,23 +277,48 @@ class Dataset:
         return result
 
 
-def check_file(path: Path, table: Table) -> str | None:
-    """What is wrong with one data file, or None: unreadable footer, wrong column types."""
+def _is_not_found(exc: BaseException) -> bool:
+    return isinstance(exc, FileNotFoundError) or "No such file" in str(exc)
+
+
+def check_file(path: Path, table: Table, deep: bool = False) -> str | None:
+    """What is wrong with one data file, or None. Raises :class:`FileNotFoundError` if it is gone.
+
+    Checks the footer (zero-byte, truncated, not Parquet) and the column types against
+    ``table``'s schema; with ``deep`` also decodes every page (catches damage inside the file).
+    """
     try:
         if path.stat().st_size == 0:
             return "empty file (0 bytes)"
         pq.ParquetFile(path).metadata  # noqa: B018 (reads and checks the footer)
         found = pl.read_parquet_schema(path)
+    except FileNotFoundError:
+        raise
     except Exception as exc:
-        return f"not a readable Parquet file ({type(exc).__name__}: {exc})"
+        if not path.exists():
+            raise FileNotFoundError(path) from exc
+        return f"not a readable Parquet file ({type(exc).__name__}: {_first_line(exc)})"
     for name, dtype in found.items():
         want = table.schema.get(name)
         if want is not None and dtype != want:
             return f"column '{name}' has type {dtype}, expected {want}"
+    if deep:
+        try:
+            pq.read_table(path)
+        except FileNotFoundError:
+            raise
+        except Exception as exc:
+            return f"damaged data pages ({type(exc).__name__}: {_first_line(exc)})"
     return None
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
 def all_files(dataset: Dataset) -> Iterable[tuple[Table, Path]]:
+    """Every stored data file with its table, hidden (compacted-away) files included."""
     for table in TABLES.values():
-        for path in dataset.files(table.name):
+        for path in dataset.stored_files(table.name):
             yield table, path

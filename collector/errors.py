@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: Exit code of a collect that found the dataset locked by another collect (EX_TEMPFAIL).
+#: Exit codes, for cron: success, an error (message on stderr), a usage error (typer's),
+#: and the dataset locked by another collect (EX_TEMPFAIL: try again later).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
 EXIT_BUSY = 75
 
 
@@ -21,6 +25,19 @@ class DatasetCorruptError(CollectorError):
         super().__init__(
             f"dataset file {path} is unreadable: {problem}. "
             f"Run `tierscope doctor --dataset {path.parents[2]} --fix` to move it to quarantine."
+        )
+
+
+class StateCorruptError(CollectorError):
+    """A collector state document (``state/*.json``) cannot be read."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(
+            f"collector state {path} {problem}; run `tierscope doctor --dataset {path.parents[1]} --fix` "
+            "to move it to quarantine, or delete it (the next collect then re-reads from the start, "
+            "and records already stored are skipped)."
         )
 
 

@@ -18,20 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-from collector.errors import CollectorError
+from collector.durable import write_bytes_atomic
+from collector.errors import StateCorruptError
 
 SUFFIX = ".json"
-TMP_PREFIX = ".tmp-"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$")
-
-
-class StateCorruptError(CollectorError):
-    """A state document exists but is not a JSON object."""
 
 
 def state_name(kind: str, *key: str) -> str:
@@ -70,15 +65,9 @@ class StateStore:
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise StateCorruptError(
-                f"collector state {path} is not valid JSON ({exc.msg} at line {exc.lineno}); "
-                "delete it to start over (the next collect then re-reads from its start time, and dedupe "
-                "absorbs what is already stored)"
-            ) from None
+            raise StateCorruptError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
         if not isinstance(doc, dict):
-            raise StateCorruptError(
-                f"collector state {path} holds a JSON {type(doc).__name__}, not an object; delete it"
-            )
+            raise StateCorruptError(path, f"holds a JSON {type(doc).__name__}, not an object")
         return doc
 
     def save(self, name: str, doc: dict[str, Any]) -> Path:
@@ -88,23 +77,7 @@ class StateStore:
         old document in place).
         """
         path = self.path(name)
-        text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
-        self.directory.mkdir(parents=True, exist_ok=True)
-        tmp = self.directory / f"{TMP_PREFIX}{path.name}"
-        try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        fd = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_bytes_atomic(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
         return path
 
     def delete(self, name: str) -> bool:

@@ -1,0 +1,239 @@
+"""Where the last collect stopped in each log file, so the next one reads only what is new.
+
+State lives in ``state/files.json`` of the dataset: per (file, run) the byte offset and
+line number reached, the file's identity (device, inode, size, mtime) and two fingerprints:
+SHA-256 of the first :data:`FINGERPRINT_BYTES` bytes (*head*) and of the bytes just before
+the offset (*tail*). The next collect of that file (:func:`plan_reads`):
+
+- same head and tail, size >= offset: the file grew (or is unchanged); read from the offset.
+  The inode may differ (a tool that replaces a file by a longer copy, like rsync): the
+  content decides.
+- otherwise it was truncated, rotated or replaced: it is read from its start. If a sibling
+  named like it (``app.log.1``, ``app.log-20240101``) is the old file (same inode, or same
+  head and tail: ``copytruncate``), that file's unread remainder is read first, under the
+  original name and line numbers, so lines written just before the rotation are not lost.
+  Compressed rotations (``app.log.1.gz``) are not followed: use logrotate's ``delaycompress``.
+- gzip files, JSON exports and console CSVs are read whole, once; again only if their size or
+  fingerprints change.
+
+Correctness does not rest on this state: the dataset skips records it already holds, so a
+state that is lost, stale or behind (a kill between storing data and saving the state)
+only costs re-reading. That is why data is stored before the state is saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from collector.errors import StateCorruptError
+from collector.state import StateStore
+
+STATE_NAME = "files"
+STATE_VERSION = 1
+#: Bytes hashed at the start of a file and just before the offset.
+FINGERPRINT_BYTES = 4096
+
+
+@dataclass
+class FileState:
+    """How far one file was read for one run. Offsets in bytes of the file as stored.
+
+    ``whole``: the file is read whole or not at all (gzip, a JSON export, a console CSV);
+    ``offset`` is then its size. ``format``: the format sniffed from its first lines.
+    """
+
+    path: str  # absolute
+    run_id: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    offset: int
+    line: int
+    head_sha256: str
+    head_len: int
+    tail_sha256: str
+    tail_len: int
+    whole: bool
+    collected_at: str
+    format: str | None = None
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of a file to read: ``path`` from byte ``start_offset`` (after line ``start_line``).
+
+    ``current`` is False for the remainder of a rotated predecessor (its state is not saved).
+    ``why`` says why it is read from there (``new``, ``grown``, ``truncated``, ``replaced``,
+    ``rotated remainder``, ``whole``, ``reread``).
+    """
+
+    path: Path
+    start_offset: int
+    start_line: int
+    why: str
+    current: bool = True
+
+
+def state_key(path: Path) -> str:
+    return os.path.abspath(path)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _pread(fd: int, length: int, offset: int) -> bytes:
+    chunks, got = [], 0
+    while got < length:
+        chunk = os.pread(fd, length - got, offset + got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _matches(fd: int, size: int, prev: FileState) -> bool:
+    """Does the open file ``fd`` (``size`` bytes) hold ``prev``'s bytes at the same places?"""
+    if size < prev.offset or size < prev.head_len:
+        return False
+    if _sha(_pread(fd, prev.head_len, 0)) != prev.head_sha256:
+        return False
+    return _sha(_pread(fd, prev.tail_len, prev.offset - prev.tail_len)) == prev.tail_sha256
+
+
+def snapshot(
+    raw: BinaryIO, path: Path, run_id: str, offset: int, line: int, whole: bool, fmt: str | None = None
+) -> FileState:
+    """The state to save after reading ``raw`` (the open file at ``path``) up to ``offset``/``line``."""
+    fd = raw.fileno()
+    st = os.fstat(fd)
+    end = st.st_size if whole else offset
+    head = _pread(fd, min(FINGERPRINT_BYTES, end), 0)
+    tail_len = min(FINGERPRINT_BYTES, end)
+    tail = _pread(fd, tail_len, end - tail_len)
+    return FileState(
+        path=state_key(path),
+        run_id=run_id,
+        device=st.st_dev,
+        inode=st.st_ino,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        offset=end,
+        line=line,
+        head_sha256=_sha(head),
+        head_len=len(head),
+        tail_sha256=_sha(tail),
+        tail_len=tail_len,
+        whole=whole,
+        collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        format=fmt,
+    )
+
+
+def _rotated_predecessor(path: Path, prev: FileState) -> Path | None:
+    """The sibling of ``path`` that is the file ``prev`` describes, moved or copied aside."""
+    try:
+        siblings = [p for p in path.parent.iterdir() if p.name.startswith(path.name) and p.name != path.name]
+    except OSError:
+        return None
+    # The renamed file itself first (same inode), then copies (copytruncate), newest first.
+    candidates: list[tuple[int, float, Path]] = []
+    for sib in siblings:
+        try:
+            st = sib.stat()
+        except OSError:
+            continue
+        same = (st.st_dev, st.st_ino) == (prev.device, prev.inode)
+        candidates.append((0 if same else 1, -st.st_mtime, sib))
+    for _, _, sib in sorted(candidates):
+        try:
+            with sib.open("rb") as fh:
+                fd = fh.fileno()
+                if os.pread(fd, 2, 0) == b"\x1f\x8b":
+                    continue
+                if _matches(fd, os.fstat(fd).st_size, prev):
+                    return sib
+        except OSError:
+            continue
+    return None
+
+
+def plan_reads(raw: BinaryIO, path: Path, prev: FileState | None, whole: bool, reread: bool = False) -> list[Segment]:
+    """What to read of ``path`` (open as ``raw``) given the state of the last collect.
+
+    Returns no segment for an unchanged file read ``whole``; at most two segments otherwise
+    (a rotated predecessor's remainder, then the file itself).
+    """
+    fd = raw.fileno()
+    size = os.fstat(fd).st_size
+    if reread or prev is None:
+        return [Segment(path, 0, 0, "reread" if reread else "new")]
+    if whole:
+        if prev.whole and prev.size == size and _matches(fd, size, prev):
+            return []
+        return [Segment(path, 0, 0, "whole")]
+    if not prev.whole and _matches(fd, size, prev):
+        return [Segment(path, prev.offset, prev.line, "grown")]
+    why = "truncated" if size < prev.offset else "replaced"
+    segments = [Segment(path, 0, 0, why)]
+    if not prev.whole:
+        old = _rotated_predecessor(path, prev)
+        if old is not None:
+            segments.insert(0, Segment(old, prev.offset, prev.line, "rotated remainder", current=False))
+    return segments
+
+
+def line_start(fd: int, end: int, back: int) -> int:
+    """Where the line ``back`` lines before byte ``end`` starts (``end`` is just past a newline):
+    the offset to resume at so that the last ``back`` lines are read again."""
+    need = back + 1  # the newline ending the last line, then one per line before
+    pos = end
+    while pos > 0:
+        size = min(64 * 1024, pos)
+        chunk = os.pread(fd, size, pos - size)
+        i = len(chunk)
+        while (j := chunk.rfind(b"\n", 0, i)) >= 0:
+            need -= 1
+            if need == 0:
+                return pos - size + j + 1
+            i = j
+        pos -= size
+    return 0
+
+
+class OffsetStore:
+    """The ``state/files.json`` document of a dataset: one :class:`FileState` per (file, run).
+
+    Raises :class:`StateCorruptError` on load if the document is not what this module writes.
+    """
+
+    def __init__(self, state_dir: Path) -> None:
+        self.store = StateStore(state_dir)
+        self._states: dict[tuple[str, str], FileState] = {}
+        doc = self.store.load(STATE_NAME)
+        if doc is None:
+            return
+        try:
+            if doc.get("version") != STATE_VERSION:
+                raise ValueError(f"version {doc.get('version')!r}, expected {STATE_VERSION}")
+            for item in doc["files"]:
+                state = FileState(**item)
+                self._states[(state.path, state.run_id)] = state
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StateCorruptError(self.store.path(STATE_NAME), f"is not a file-offsets document ({exc})") from exc
+
+    def get(self, path: Path, run_id: str) -> FileState | None:
+        return self._states.get((state_key(path), run_id))
+
+    def put(self, state: FileState) -> None:
+        """Record ``state`` and save the document (atomically, durably)."""
+        self._states[(state.path, state.run_id)] = state
+        doc = {"version": STATE_VERSION, "files": [asdict(s) for _, s in sorted(self._states.items())]}
+        self.store.save(STATE_NAME, doc)

@@ -1,0 +1,79 @@
+"""The collect command for cron: quiet success, exit codes, a full disk, a missing file among good ones."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import polars as pl
+import pytest
+from ingest_helpers import stored_steps, write_steps
+from typer.testing import CliRunner
+
+from collector import doctor
+from collector.dataset import Dataset
+from tierscope.cli import app
+
+runner = CliRunner()
+
+
+def test_quiet_success_prints_nothing_and_counts_are_printed_otherwise(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    write_steps(log, range(1, 4))
+    with log.open("a") as fh:
+        fh.write("Train [worker/0], step x\n")
+    ds = str(tmp_path / "ds")
+    quiet = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.output == ""
+    write_steps(log, [3, 4])  # 3 again: a duplicate
+    loud = runner.invoke(app, ["collect", "files", str(log), "-d", ds])
+    # 2 new lines read; step 4 stored, step 3 a duplicate; the rejected line was not read again.
+    expected = "read 2 lines: stored 1 step records and 0 events, skipped 1 duplicates, kept aside 0 rejected"
+    assert expected in loud.output
+
+
+def test_usage_error_exits_2(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["collect", "files", "-d", str(tmp_path)]).exit_code == 2
+    assert runner.invoke(app, ["collect", "files", "x.log", "--lock-timeout", "soon"]).exit_code == 2
+
+
+def test_a_full_disk_fails_cleanly_and_the_next_collect_stores_everything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "a.log"
+    write_steps(log, range(1, 11))
+    ds = Dataset(tmp_path / "ds")
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "-q"]).exit_code == 0
+    write_steps(log, range(11, 21))
+    real = pl.DataFrame.write_parquet
+
+    def full(self: pl.DataFrame, file: Path, **kwargs: object) -> None:
+        real(self, file, **kwargs)  # type: ignore[arg-type]
+        with Path(file).open("r+b") as fh:  # half written, then the disk is full
+            fh.truncate(100)
+        raise OSError(errno.ENOSPC, "No space left on device", str(file))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pl.DataFrame, "write_parquet", full)
+        result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "-q"])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "No space left on device" in result.output
+    # Nothing half-written is visible, the first 10 steps read cleanly, nothing is left behind.
+    assert stored_steps(ds) == list(range(1, 11)) and ds.temp_files() == []
+    assert doctor.check(ds).problems == []
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "-q"]).exit_code == 0
+    assert stored_steps(ds) == list(range(1, 21))
+
+
+def test_an_unreadable_file_fails_the_collect_but_not_the_other_files(tmp_path: Path) -> None:
+    good = tmp_path / "good.log"
+    write_steps(good, range(1, 6))
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(
+        '[[run]]\nid = "gone"\nfiles = ["missing.log"]\n\n[[run]]\nid = "good"\ntier = "BASIC"\nfiles = ["good.log"]\n'
+    )
+    ds = Dataset(tmp_path / "ds")
+    result = runner.invoke(app, ["collect", "files", "--manifest", str(manifest), "-d", str(ds.root), "-q"])
+    assert result.exit_code == 1
+    assert "missing.log" in result.output and result.output.count("\n") == 1
+    assert stored_steps(ds) == [1, 2, 3, 4, 5]

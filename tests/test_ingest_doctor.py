@@ -1,0 +1,94 @@
+"""Corrupt files in a dataset: doctor names each, --fix quarantines them, analysis says so in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ingest_helpers import collect, stored_steps, write_steps
+from typer.testing import CliRunner
+
+from collector.dataset import Dataset
+from tierscope.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> tuple[Dataset, dict[str, Path]]:
+    """A dataset of 3 runs (10 steps each) whose steps files are then damaged three ways."""
+    ds = Dataset(tmp_path / "ds")
+    for run in ("a", "b", "c"):
+        log = tmp_path / f"{run}.log"
+        write_steps(log, range(1, 11))
+        collect(ds, log, run_id=run)
+    good = tmp_path / "good.log"
+    write_steps(good, range(100, 105))
+    collect(ds, good, run_id="ok")
+    (truncated,) = ds.files("steps", "a")
+    truncated.write_bytes(truncated.read_bytes()[:-40])  # footer cut off
+    (empty,) = ds.files("steps", "b")
+    empty.write_bytes(b"")
+    (garbage,) = ds.files("steps", "c")
+    garbage.write_bytes(b"PAR1 this is not parquet at all\n" * 10)
+    return ds, {"truncated": truncated, "empty": empty, "garbage": garbage}
+
+
+def test_doctor_names_each_corrupt_file_and_exits_1(damaged: tuple[Dataset, dict[str, Path]]) -> None:
+    ds, bad = damaged
+    result = runner.invoke(app, ["doctor", "-d", str(ds.root)])
+    assert result.exit_code == 1
+    for path in bad.values():
+        assert f"corrupt: {path}:" in result.output
+    assert f"corrupt: {bad['empty']}: empty file (0 bytes)" in result.output
+    # 4 steps files + 4 runs files + state/files.json
+    assert "checked 9 files: 3 corrupt, run with --fix" in result.output
+
+
+def test_doctor_fix_moves_them_to_quarantine_and_the_rest_reads(damaged: tuple[Dataset, dict[str, Path]]) -> None:
+    ds, bad = damaged
+    result = runner.invoke(app, ["doctor", "-d", str(ds.root), "--fix"])
+    assert result.exit_code == 0, result.output
+    for path in bad.values():
+        assert not path.exists()
+        assert (ds.quarantine_dir / path.relative_to(ds.root)).exists()
+    assert stored_steps(ds) == [100, 101, 102, 103, 104]  # only run "ok" is left
+    again = runner.invoke(app, ["doctor", "-d", str(ds.root), "--quiet"])
+    assert again.exit_code == 0 and again.output == ""
+
+
+@pytest.mark.parametrize("kind", ["truncated", "empty", "garbage"])
+@pytest.mark.parametrize("command", [["summary"], ["report", "--lang", "en"], ["rejects"]])
+def test_analysis_on_a_corrupt_file_fails_with_one_line_naming_it(
+    tmp_path: Path, damaged: tuple[Dataset, dict[str, Path]], kind: str, command: list[str]
+) -> None:
+    ds, bad = damaged
+    # Keep only one damaged file, so the message must name that one.
+    for other, path in bad.items():
+        if other != kind:
+            path.unlink()
+    args = [*command, "-d", str(ds.root)] + (["-o", str(tmp_path / "r.html")] if command[0] == "report" else [])
+    result = runner.invoke(app, args)
+    if command[0] == "rejects":  # the rejects table is intact: it must still list
+        assert result.exit_code == 0, result.output
+        return
+    assert result.exit_code == 1
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert str(bad[kind]) in lines[0] and "tierscope doctor" in lines[0] and "Traceback" not in result.output
+
+
+def test_a_corrupt_state_file_is_named_and_fixed(tmp_path: Path) -> None:
+    ds = Dataset(tmp_path / "ds")
+    log = tmp_path / "a.log"
+    write_steps(log, range(1, 6))
+    collect(ds, log)
+    (ds.state_dir / "files.json").write_text('{"version": 1, "files": [')
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
+    assert result.exit_code == 1 and "files.json is not valid JSON" in result.output and "doctor" in result.output
+    assert runner.invoke(app, ["doctor", "-d", str(ds.root), "--fix"]).exit_code == 0
+    # The offsets are gone: the file is read again, and every record is already stored.
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
+    assert result.exit_code == 0 and "read 5 lines: stored 0 step records" in result.output
+    assert stored_steps(ds) == [1, 2, 3, 4, 5]
