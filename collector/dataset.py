@@ -31,7 +31,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import polars as pl
-import pyarrow.parquet as pq
 
 from collector import journal
 from collector.durable import TMP_PREFIX, commit, temp_path
@@ -54,12 +53,16 @@ class Table:
     name: str
     schema: dict[str, pl.DataType]
     key: tuple[str, ...] | None  # None: every row is new
+    #: A key column that mostly grows through a log (step, line number): an append reads back
+    #: only the held rows within its range of that column, and the Parquet statistics let the
+    #: reader skip the files outside it.
+    range_key: str | None = None
 
 
 TABLES: dict[str, Table] = {
-    "steps": Table("steps", STEP_SCHEMA, STEP_KEY),
+    "steps": Table("steps", STEP_SCHEMA, STEP_KEY, range_key="step"),
     "events": Table("events", EVENT_SCHEMA, EVENT_KEY),
-    "rejects": Table("rejects", REJECT_SCHEMA, REJECT_KEY),
+    "rejects": Table("rejects", REJECT_SCHEMA, REJECT_KEY, range_key="source_offset"),
     "runs": Table("runs", RUN_SCHEMA, RUN_KEY),
 }
 
@@ -84,7 +87,8 @@ def write_temp(frame: pl.DataFrame, final: Path) -> Path:
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(final)
     try:
-        frame.write_parquet(tmp, compression="zstd", statistics=True)
+        # zstd level 1: about 30 % less write time than the default level (3), for files about a quarter larger.
+        frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -227,15 +231,27 @@ class Dataset:
         )
         return lazy.select(list(spec.schema))
 
-    def read(self, table: str, run_id: str | None = None) -> pl.DataFrame:
-        """``table`` as a DataFrame. Raises :class:`DatasetCorruptError` naming the first bad file.
+    def read(
+        self,
+        table: str,
+        run_id: str | None = None,
+        where: pl.Expr | None = None,
+        columns: list[str] | None = None,
+    ) -> pl.DataFrame:
+        """``table`` as a DataFrame (only the rows ``where`` holds and the ``columns`` given, if
+        given). Raises :class:`DatasetCorruptError` naming the first bad file.
 
         A file deleted by a concurrent compaction between listing and reading makes it list
         and read again.
         """
         for _ in range(LIST_ATTEMPTS):
+            lazy = self.scan(table, run_id)
+            if where is not None:
+                lazy = lazy.filter(where)
+            if columns is not None:
+                lazy = lazy.select(columns)
             try:
-                return self.scan(table, run_id).collect()
+                return lazy.collect()
             except (pl.exceptions.PolarsError, OSError) as exc:
                 if _is_not_found(exc):
                     continue
@@ -265,16 +281,28 @@ class Dataset:
                 raise ValueError(f"{table}: rows without a run_id cannot be stored")
             new = part
             if spec.key is not None:
-                new = part.unique(subset=list(spec.key), keep="first", maintain_order=True)
-                existing = self.files(table, str(run_id))
-                if existing:
-                    held = self.read(table, str(run_id)).select(spec.key).unique()
-                    new = new.join(held, on=list(spec.key), how="anti", nulls_equal=True)
+                key = list(spec.key)
+                # Equal rows hash equal, so distinct hashes prove distinct rows; hashing is far
+                # cheaper than the exact unique, which is needed only when two hashes meet.
+                hashes = part.select(key).hash_rows()
+                if hashes.n_unique() < hashes.len():
+                    new = part.unique(subset=key, keep="first", maintain_order=True)
+                if self.files(table, str(run_id)):
+                    held = self.read(table, str(run_id), where=_within(new, spec.range_key), columns=key).unique()
+                    if held.height:
+                        new = new.join(held, on=key, how="anti", nulls_equal=True)
             result.duplicates += part.height - new.height
             if new.height:
                 write_atomic(new.drop("run_id"), self.root / table / partition_dir_name(str(run_id)))
                 result.stored += new.height
         return result
+
+
+def _within(frame: pl.DataFrame, column: str | None) -> pl.Expr | None:
+    """Held rows that can equal a row of ``frame`` on ``column`` (None: any row can)."""
+    if column is None or frame[column].null_count():
+        return None
+    return pl.col(column).is_between(frame[column].min(), frame[column].max())
 
 
 def _is_not_found(exc: BaseException) -> bool:
@@ -287,6 +315,8 @@ def check_file(path: Path, table: Table, deep: bool = False) -> str | None:
     Checks the footer (zero-byte, truncated, not Parquet) and the column types against
     ``table``'s schema; with ``deep`` also decodes every page (catches damage inside the file).
     """
+    import pyarrow.parquet as pq  # only doctor and error paths need it: keeps it off collect's start-up
+
     try:
         if path.stat().st_size == 0:
             return "empty file (0 bytes)"

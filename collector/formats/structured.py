@@ -162,6 +162,11 @@ class StructuredJSON(SingleLineFormat):
         return int(lines.str.contains(f'"{KIND_KEY}"', literal=True).sum())
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        # A literal search is a fast scan; stripping every line is a copy of the batch. Text
+        # logs (most of the volume) mention no kind key and leave here.
+        if not lines.select(pl.col("line").str.contains(f'"{KIND_KEY}"', literal=True).any()).item():
+            empty = pl.DataFrame()
+            return Parsed(steps=empty, events=empty, rejects=empty, rest=lines)
         ours = pl.col("line").str.strip_chars_start().str.starts_with("{") & pl.col("line").str.contains(
             f'"{KIND_KEY}"', literal=True
         )

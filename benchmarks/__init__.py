@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks.run`` (see the README section "Benchmarks")."""

@@ -1,0 +1,92 @@
+"""Running one command as a whole process and measuring it: wall time, CPU time, peak RSS."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: The checkout this file belongs to: subprocesses import the code from here, not from an install.
+REPO = Path(__file__).resolve().parent.parent
+
+
+class BenchError(RuntimeError):
+    """A benchmarked command failed, or produced a wrong result (the figure would be meaningless)."""
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One finished process: ``wall_s`` and ``cpu_s`` (user + system) in seconds, ``peak_rss_mb``
+    (the largest resident set it reached, in MB of 10^6 bytes), its output and exit code."""
+
+    argv: tuple[str, ...]
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    stdout: str
+    stderr: str
+    returncode: int
+
+
+def env() -> dict[str, str]:
+    """The environment for benchmarked processes: this checkout first on ``PYTHONPATH``."""
+    out = dict(os.environ)
+    out["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), out.get("PYTHONPATH")) if p)
+    return out
+
+
+def python(*args: str | Path) -> list[str]:
+    """``python ARGS`` with the interpreter running the benchmark."""
+    return [sys.executable, *map(str, args)]
+
+
+def tierscope(*args: str | Path) -> list[str]:
+    """The ``tierscope`` command (as ``python -m tierscope``, so no install is needed)."""
+    return python("-m", "tierscope", *args)
+
+
+def run(argv: list[str], check: bool = True) -> Proc:
+    """Run ``argv`` to the end and measure it, through :mod:`benchmarks.spawn` (see there why).
+
+    Peak RSS is ``wait4``'s for this one child (``getrusage(RUSAGE_CHILDREN)`` would give
+    the largest of every child so far). Raises :class:`BenchError` if ``check`` and the exit
+    code is not 0, with the end of its stderr.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        usage_path = Path(tmp) / "usage.json"
+        launcher = [sys.executable, "-S", str(Path(__file__).with_name("spawn.py")), str(usage_path)]
+        done = subprocess.run([*launcher, *argv], capture_output=True, env=env(), cwd=REPO, check=False)
+        usage = json.loads(usage_path.read_text()) if usage_path.exists() else {}
+    result = Proc(
+        argv=tuple(argv),
+        wall_s=usage.get("wall_s", float("nan")),
+        cpu_s=usage.get("cpu_s", float("nan")),
+        peak_rss_mb=usage.get("peak_rss_kb", 0) * 1024 / 1e6,  # Linux reports kilobytes
+        stdout=done.stdout.decode(errors="replace"),
+        stderr=done.stderr.decode(errors="replace"),
+        returncode=done.returncode,
+    )
+    if check and result.returncode != 0:
+        raise BenchError(f"{' '.join(argv)} exited with {result.returncode}:\n{result.stderr[-2000:]}")
+    return result
+
+
+def best(runs: list[Proc]) -> Proc:
+    """The fastest of repeated runs: other load on the machine only ever adds time."""
+    return min(runs, key=lambda p: p.wall_s)
+
+
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
+    """Seconds ``fn()`` took, and what it returned."""
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value

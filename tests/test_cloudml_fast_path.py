@@ -1,0 +1,82 @@
+"""The cloudml parser's fast path (split on the 2016 variant's separators) must give exactly
+what the full pattern gives, line for line: same records, same rejects, same reasons."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from collector.formats.base import ParseContext
+from collector.formats.cloudml import _MARK, CloudMLSamples, _split_canonical
+
+CANONICAL = (
+    "Train [worker/3], step 200:loss:2.319, accuracy:0.290 (3.093 sec) 64.662 global_steps/s, 3.556 local_steps/s"
+)
+
+
+def frame(texts: list[str]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"source_offset": list(range(1, len(texts) + 1)), "line": texts},
+        schema={"source_offset": pl.Int64, "line": pl.String},
+    )
+
+
+def both_paths(texts: list[str]) -> tuple[tuple[list, list], tuple[list, list]]:
+    """(records, rejects) from ``parse`` (fast path first) and from the full pattern on every line."""
+    fmt = CloudMLSamples()
+    lines = frame(texts)
+    marked = lines.filter(pl.col("line").str.contains(_MARK, literal=True))
+    got, full = fmt.parse(lines, ParseContext()), fmt._parse_full(marked)
+
+    def rows(df: pl.DataFrame) -> list:
+        # as text: a nan loss is kept, and nan != nan would fail equal rows
+        return sorted(map(repr, df.rows())) if df.height else []
+
+    return (rows(got.steps), rows(got.rejects)), (rows(full.steps), rows(full.rejects))
+
+
+def test_the_2016_line_takes_the_fast_path_and_its_variants_do_not() -> None:
+    texts = [
+        CANONICAL,
+        "INFO:root:" + CANONICAL,  # a prefix: still the fast path
+        "Train [worker/3], step 200: loss: 2.319, accuracy: 0.290 (3.093 sec) 64.662 global steps/s, "
+        "3.556 local steps/s",
+        "Train [master/0], step 118 (4.041 sec) 29.6 global steps/s, 29.6 local steps/s",
+        # an upper-case role: lower-cased on both paths, so the fast path may take it
+        "Train [Master/0], step 1:loss:2.3, accuracy:0.1 (1.0 sec) 1.0 global_steps/s, 1.0 local_steps/s",
+        CANONICAL + " ",  # trailing space: the pattern allows it, the fast path leaves it to the pattern
+    ]
+    fast = _split_canonical(frame(texts).with_columns(_at=pl.col("line").str.find(_MARK, literal=True)))
+    assert fast["_ok"].to_list() == [True, True, False, False, True, False]
+    # ...and all six are read, the same way as by the full pattern: six records, no rejects.
+    (steps, rejects), expected = both_paths(texts)
+    assert (steps, rejects) == expected
+    assert len(steps) == 6 and rejects == []
+    # worker/3, step 200, loss 2.319, accuracy 0.29, 3.093 s, 64.662 and 3.556 steps/s, as written
+    assert steps[0] == "(1, 'worker', 3, 200, 2.319, 0.29, 3.093, 64.662, 3.556, 'cloudml')"
+
+
+# Pieces a line is cut into, and strings each piece may be replaced with: separators dropped
+# or doubled, signs, exponents, non-numbers, other roles, tabs, cut-off ends.
+PIECES = ["Train [", "worker", "/", "3", "], ", "step ", "200", ":loss:", "2.319", ", accuracy:", "0.290",
+          " (", "3.093", " sec) ", "64.662", " global_steps/s, ", "3.556", " local_steps/s"]  # fmt: skip
+SWAPS = st.sampled_from(["", " ", "  ", "\t", "-1", "+5", "1e2", "nan", "inf", "-0", "1.5", "x", ":", ",", "(",
+                         ")", "]", "/", "master", "MASTER", "ps", "janitor", "Train [", "07", "2.", ".5",
+                         "1,5"])  # fmt: skip
+
+
+@st.composite
+def mutated_lines(draw: st.DrawFn) -> str:
+    pieces = list(PIECES)
+    for _ in range(draw(st.integers(0, 3))):
+        pieces[draw(st.integers(0, len(pieces) - 1))] = draw(SWAPS)
+    line = "".join(pieces)
+    return line[: draw(st.integers(0, len(line)))] if draw(st.booleans()) and draw(st.booleans()) else line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(mutated_lines(), min_size=1, max_size=20))
+def test_fast_path_and_full_pattern_agree_on_every_line(texts: list[str]) -> None:
+    got, expected = both_paths(texts)
+    assert got == expected

@@ -1,0 +1,56 @@
+"""Appends store each record once: within a frame, and against what the dataset holds,
+including when only the held rows in the new frame's step range are read back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from collector.dataset import Dataset
+
+
+def steps(rows: list[tuple[str, int, float]]) -> pl.DataFrame:
+    """Step records of run r1: (role, step, elapsed_s); task 0."""
+    return pl.DataFrame(
+        {
+            "run_id": "r1",
+            "role": [r for r, _, _ in rows],
+            "task_index": 0,
+            "step": [s for _, s, _ in rows],
+            "elapsed_s": [e for _, _, e in rows],
+            "source": "a.log",
+        }
+    )
+
+
+def test_overlapping_batches_store_each_record_once(tmp_path: Path) -> None:
+    ds = Dataset(tmp_path)
+    first = ds.append("steps", steps([("master", 100, 1.0), ("master", 200, 2.0), ("master", 300, 3.0)]))
+    assert (first.stored, first.duplicates) == (3, 0)
+    # step 300 of the master again (a duplicate), step 300 of a worker (new), steps 400 and 500 (new),
+    # and step 500 twice in the same frame (one duplicate)
+    second = ds.append(
+        "steps",
+        steps([("master", 300, 3.0), ("worker", 300, 3.1), ("master", 400, 4.0), ("master", 500, 5.0),
+               ("master", 500, 5.0)]),
+    )  # fmt: skip
+    assert (second.stored, second.duplicates) == (3, 2)
+    # a batch entirely below what is held: the range read must still find its duplicates
+    third = ds.append("steps", steps([("master", 100, 1.0), ("master", 200, 2.0)]))
+    assert (third.stored, third.duplicates) == (0, 2)
+    held = ds.read("steps").sort("step", "role")
+    assert held.select("role", "step").rows() == [("master", 100), ("master", 200), ("master", 300),
+                                                  ("worker", 300), ("master", 400), ("master", 500)]  # fmt: skip
+
+
+def test_rejects_without_line_numbers_are_still_deduplicated(tmp_path: Path) -> None:
+    ds = Dataset(tmp_path)
+    rejects = pl.DataFrame(
+        {"run_id": "r1", "source": "logs/x", "source_offset": [None, 7], "reason": "bad", "raw": ["a", "b"]},
+        schema_overrides={"source_offset": pl.Int64},
+    )
+    assert ds.append("rejects", rejects).stored == 2
+    again = ds.append("rejects", rejects)
+    # a null line number cannot bound the read: everything held is compared, both are found
+    assert (again.stored, again.duplicates) == (0, 2)

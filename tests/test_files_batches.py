@@ -1,0 +1,79 @@
+"""Reading a log file in batches: every line once, numbered from 1, whatever the batch size."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from collector.sources import files
+from collector.sources.files import iter_line_batches
+
+
+def read(path: Path, batch_bytes: int, final: bool = True, start: tuple[int, int] = (0, 0)) -> list[tuple[int, str]]:
+    return [
+        row
+        for batch in iter_line_batches(path, start[0], start[1], batch_bytes=batch_bytes, final=final)
+        for row in batch.lines.iter_rows()
+    ]
+
+
+@pytest.mark.parametrize("batch_bytes", [1, 2, 5, 1024])
+def test_lines_blank_lines_crlf_and_an_unterminated_last_line(tmp_path: Path, batch_bytes: int) -> None:
+    path = tmp_path / "a.log"
+    path.write_bytes(b"one\r\n\ntwo\nthree")
+    # 4 lines: the CR of CRLF goes, the blank line keeps its number, the last line has no newline
+    assert read(path, batch_bytes) == [(1, "one"), (2, ""), (3, "two"), (4, "three")]
+    # while a writer may still be writing the last line, it waits for the next collect
+    assert read(path, batch_bytes, final=False) == [(1, "one"), (2, ""), (3, "two")]
+
+
+def test_bytes_that_are_not_utf8_are_replaced_and_the_line_keeps_its_number(tmp_path: Path) -> None:
+    path = tmp_path / "b.log"
+    path.write_bytes(b"ok\nbad \xff byte\nok again\n")
+    assert read(path, 1024) == [(1, "ok"), (2, "bad \ufffd byte"), (3, "ok again")]
+
+
+def test_resuming_after_a_byte_offset_numbers_lines_from_where_it_stopped(tmp_path: Path) -> None:
+    path = tmp_path / "c.log"
+    path.write_bytes(b"first\nsecond\nthird\n")
+    batches = list(iter_line_batches(path, batch_bytes=8))
+    # "first\n" is 6 bytes: the first batch ends after line 1, at byte 6
+    assert (batches[0].end_offset, batches[0].end_line) == (6, 1)
+    assert read(path, 1024, start=(6, 1)) == [(2, "second"), (3, "third")]
+
+
+def test_an_empty_file_has_no_lines(tmp_path: Path) -> None:
+    path = tmp_path / "d.log"
+    path.write_bytes(b"")
+    assert read(path, 1024) == []
+
+
+def test_batches_stay_intact_after_later_batches_are_read(tmp_path: Path) -> None:
+    # The reader reuses one buffer: a batch kept by the caller must not change under it.
+    path = tmp_path / "e.log"
+    text = [f"line {n:03d} " + "x" * (n % 17) for n in range(1, 201)]
+    path.write_text("\n".join(text) + "\n")
+    batches = list(iter_line_batches(path, batch_bytes=64))
+    assert len(batches) > 10
+    assert [row for b in batches for row in b.lines.iter_rows()] == list(enumerate(text, start=1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"b", b"\n", b"\r", b"\r\n", b"\xc3\xa9", b"\xff"]), max_size=40),
+       batch_bytes=st.sampled_from([1, 3, 8, 64]))  # fmt: skip
+def test_same_lines_as_python_decode_and_split(data: list[bytes], batch_bytes: int) -> None:
+    # Batches are cut into pieces of _PIECE_BYTES before splitting; make them tiny so the
+    # piece boundaries fall everywhere.
+    text = b"".join(data)
+    with tempfile.TemporaryDirectory() as tmp, patch.object(files, "_PIECE_BYTES", 5):
+        path = Path(tmp) / "f.log"
+        path.write_bytes(text)
+        got = read(path, batch_bytes)
+    decoded = text.decode("utf-8", errors="replace").removesuffix("\n")
+    expected = [(n, line.rstrip("\r")) for n, line in enumerate(decoded.split("\n"), start=1)] if text else []
+    assert got == expected
