@@ -1,33 +1,26 @@
-"""Section (c): reading Cloud Logging from the local fake server, with and without an
-emulated quota of 60 ``entries.list`` requests a minute.
-
-Written against the API the Cloud Logging helper is expected to ship (adapt here, in
-:func:`_read_all`, if it differs):
-
-- ``tests/fake_logging_server.py``: ``FakeLoggingServer(entries, requests_per_minute=None)``,
-  a context manager serving ``entries.list`` over HTTP; ``.url`` is its endpoint; over
-  ``requests_per_minute`` in any minute it answers 429, like the real quota.
-- ``collector.sources.cloud_logging``: ``connect(project, endpoint, requests_per_minute, retry)``,
-  ``build_filter(job_ids, since)``, ``read_entries(conn, filter_)`` yielding chunks with
-  ``.entries``, and ``conn.stats.requests`` / ``conn.stats.retries``.
-
-When either is missing the section is skipped with "not available yet".
-"""
+"""Section (c): ``collect_cloud`` from the local fake Cloud Logging server (``tests/fake_logging_server.py``),
+without a quota and with the server emulating 60 ``entries.list`` requests a minute (the
+client's own limit, :data:`~collector.sources.cloud_logging.DEFAULT_REQUESTS_PER_MINUTE`, on).
+Skipped with "not available yet" when the fake server or the collector is missing."""
 
 from __future__ import annotations
 
 import importlib
 import math
+import shutil
+import sys
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+from benchmarks.measure import REPO, BenchError
 from benchmarks.table import Figure, Target
 
 SECTION = "cloud logging"
-PAGE = 1000
 QUOTA_PER_MINUTE = 60
+JOB = "tierscope_bench_job"
 
 
 @dataclass(frozen=True)
@@ -35,59 +28,49 @@ class CloudOptions:
     entries: int
 
 
-def _entries(n: int, job: str) -> list[dict[str, Any]]:
-    """``n`` LogEntry resources (API form) carrying tierscope structured step records."""
-    start = datetime(2026, 11, 29, tzinfo=UTC)
-    out = []
-    for i in range(n):
-        when = (start + timedelta(milliseconds=50 * i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        out.append(
-            {
-                "logName": f"projects/bench/logs/{job}",
-                "insertId": f"id{i:08d}",
-                "timestamp": when,
-                "severity": "INFO",
-                "resource": {"type": "ml_job", "labels": {"job_id": job, "task_name": f"worker-replica-{i % 4}"}},
-                "jsonPayload": {
-                    "tierscope": "step", "run_id": job, "tier": "STANDARD_1", "role": "worker",
-                    "task_index": i % 4, "step": 100 * (i + 1), "loss": 0.5, "accuracy": 0.9,
-                    "elapsed_s": 4.4 * (i + 1), "global_steps_per_s": 22.8, "local_steps_per_s": 5.7,
-                },
-            }
-        )  # fmt: skip
-    return out
+def _collect(work: Path, fake: Any, entries: list[dict[str, Any]], quota: int | None) -> tuple[float, Any]:
+    """(seconds, result) of one collect of every entry into a fresh dataset."""
+    from collector.collect_cloud import collect_cloud
+    from collector.dataset import Dataset
+    from collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE, RetryPolicy
 
-
-def _read_all(entries: list[dict[str, Any]], quota: int | None) -> tuple[float, int, int, int]:
-    """(seconds, entries read, requests, retries) for one full read through the fake server."""
-    server_mod = importlib.import_module("tests.fake_logging_server")
-    cl = importlib.import_module("collector.sources.cloud_logging")
-    with server_mod.FakeLoggingServer(entries, requests_per_minute=quota) as server:
-        conn = cl.connect(project="bench", endpoint=server.url, requests_per_minute=cl.DEFAULT_REQUESTS_PER_MINUTE)
-        filter_ = cl.build_filter(["bench-job"], since=datetime(2026, 1, 1, tzinfo=UTC))
+    dataset = work / "cloud-ds"
+    shutil.rmtree(dataset, ignore_errors=True)
+    with fake.FakeLoggingServer(entries, project="bench", quota_per_minute=quota) as server:
         start = time.perf_counter()
-        got = sum(len(chunk.entries) for chunk in cl.read_entries(conn, filter_))
+        result = collect_cloud(
+            Dataset(dataset), [JOB], project="bench", endpoint=server.url, since=fake.START - timedelta(hours=1),
+            requests_per_minute=DEFAULT_REQUESTS_PER_MINUTE if quota else None,
+            retry=RetryPolicy(initial_s=0.5, maximum_s=8.0, deadline_s=180.0), tier="STANDARD_1",
+        )  # fmt: skip
         seconds = time.perf_counter() - start
-    return seconds, got, conn.stats.requests, conn.stats.retries
+    shutil.rmtree(dataset, ignore_errors=True)
+    return seconds, result
 
 
-def measure(opts: CloudOptions) -> list[Figure]:
+def measure(work: Path, opts: CloudOptions) -> list[Figure]:
+    if str(REPO / "tests") not in sys.path:
+        sys.path.insert(0, str(REPO / "tests"))  # the fake server lives with the tests
     try:
-        entries = _entries(opts.entries, "bench-job")
-        free = _read_all(entries, None)
-        quota = _read_all(entries, QUOTA_PER_MINUTE)
-    except (ImportError, AttributeError, TypeError) as exc:
-        note = f"not available yet ({type(exc).__name__}: {exc})"
-        return [Figure(SECTION, "Cloud Logging read", "entries/s", None, note=note)]
-    pages = math.ceil(opts.entries / PAGE)
+        fake = importlib.import_module("fake_logging_server")
+        importlib.import_module("collector.collect_cloud")
+    except ImportError as exc:
+        return [Figure(SECTION, "Cloud Logging collect", "entries/s", None, note=f"not available yet ({exc})")]
+    entries = fake.job_entries(opts.entries, job_id=JOB, project="bench")
+    pages = math.ceil(opts.entries / 1000)
     figures = []
-    for label, (seconds, got, requests, retries) in (("no quota", free), (f"{QUOTA_PER_MINUTE} req/min quota", quota)):
-        if got != opts.entries:
-            raise RuntimeError(f"read {got} of {opts.entries} entries from the fake server ({label})")
+    for label, quota in (("no quota", None), (f"{QUOTA_PER_MINUTE} requests/min quota", QUOTA_PER_MINUTE)):
+        seconds, result = _collect(work, fake, entries, quota)
+        if result.total("lines") != opts.entries:
+            raise BenchError(f"collect cloud read {result.total('lines')} of {opts.entries} entries ({label})")
+        stats = result.stats
         figures += [
-            Figure(SECTION, f"{opts.entries:,} entries, {label}", "entries/s", got / seconds,
-                   extra={"seconds": seconds, "requests": requests, "retries": retries}),
-            Figure(SECTION, f"API requests, {label} (pages + retries)", "requests", requests,
-                   higher_is_better=False, targets=(Target("<=", pages + retries),), extra={"retries": retries}),
+            Figure(SECTION, f"collect cloud, {opts.entries:,} entries, {label}", "entries/s", opts.entries / seconds,
+                   extra={"seconds": seconds, "waited_s": stats.waited_s}),
+            Figure(SECTION, f"API requests, {label} ({pages} pages)", "requests", stats.requests,
+                   higher_is_better=False, targets=(Target("<=", pages + stats.retries),),
+                   note=f"{stats.retries} retries, {stats.waited_s:.0f} s waiting for the rate limit",
+                   extra={"retries": stats.retries, "statuses": stats.statuses}),
         ]  # fmt: skip
+    figures[2].baseline = figures[0].value  # the quota's cost: entries/s against the run without it
     return figures

@@ -95,7 +95,7 @@ def main(
                 ),
             )
         if "cloud" in chosen:
-            figures += cloud.measure(cloud.CloudOptions(int(_size(entries, "entries", quick))))
+            figures += cloud.measure(workdir, cloud.CloudOptions(int(_size(entries, "entries", quick))))
         if "trainer" in chosen:
             figures += trainer.measure(trainer.TrainerOptions(int(_size(trainer_steps, "trainer_steps", quick)), rep))
     finally:
