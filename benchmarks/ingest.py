@@ -23,6 +23,8 @@ RUN_ID = "bench"
 MIN_MB_S = 250.0
 MIN_RATIO = 6.0
 MAX_RSS_MB = 1000.0
+#: A collect still running after this long is a failure, not a figure.
+COLLECT_TIMEOUT_S = 900.0
 #: Bytes per generated line, to size the memory-bound log in GB.
 BYTES_PER_LINE = 120
 
@@ -37,9 +39,11 @@ class IngestOptions:
 def collect(log: Path, dataset: Path) -> Proc:
     """One ``tierscope collect files`` into a fresh ``dataset``."""
     shutil.rmtree(dataset, ignore_errors=True)
-    return run(
-        tierscope("collect", "files", log, "--dataset", dataset, "--run-id", RUN_ID, "--tier", "STANDARD_1", "-q")
-    )
+    argv = tierscope("collect", "files", log, "--dataset", dataset, "--run-id", RUN_ID, "--tier", "STANDARD_1", "-q")
+    proc = run(argv, timeout_s=COLLECT_TIMEOUT_S)
+    if proc.timed_out:
+        raise BenchError(f"collect of {log} did not finish in {COLLECT_TIMEOUT_S:.0f} s")
+    return proc
 
 
 def check_collected(dataset: Path, log: LogFile) -> None:

@@ -35,6 +35,7 @@ class Proc:
     stdout: str
     stderr: str
     returncode: int
+    timed_out: bool = False
 
 
 def env() -> dict[str, str]:
@@ -54,16 +55,17 @@ def tierscope(*args: str | Path) -> list[str]:
     return python("-m", "tierscope", *args)
 
 
-def run(argv: list[str], check: bool = True) -> Proc:
+def run(argv: list[str], check: bool = True, timeout_s: float = 0.0) -> Proc:
     """Run ``argv`` to the end and measure it, through :mod:`benchmarks.spawn` (see there why).
 
     Peak RSS is ``wait4``'s for this one child (``getrusage(RUSAGE_CHILDREN)`` would give
     the largest of every child so far). Raises :class:`BenchError` if ``check`` and the exit
-    code is not 0, with the end of its stderr.
+    code is not 0, with the end of its stderr. A command still running after ``timeout_s``
+    seconds (0: no limit) is killed and comes back with ``timed_out`` (never an error).
     """
     with tempfile.TemporaryDirectory() as tmp:
         usage_path = Path(tmp) / "usage.json"
-        launcher = [sys.executable, "-S", str(Path(__file__).with_name("spawn.py")), str(usage_path)]
+        launcher = [sys.executable, "-S", str(Path(__file__).with_name("spawn.py")), str(usage_path), str(timeout_s)]
         done = subprocess.run([*launcher, *argv], capture_output=True, env=env(), cwd=REPO, check=False)
         usage = json.loads(usage_path.read_text()) if usage_path.exists() else {}
     result = Proc(
@@ -74,8 +76,9 @@ def run(argv: list[str], check: bool = True) -> Proc:
         stdout=done.stdout.decode(errors="replace"),
         stderr=done.stderr.decode(errors="replace"),
         returncode=done.returncode,
+        timed_out=usage.get("timed_out", False),
     )
-    if check and result.returncode != 0:
+    if check and result.returncode != 0 and not result.timed_out:
         raise BenchError(f"{' '.join(argv)} exited with {result.returncode}:\n{result.stderr[-2000:]}")
     return result
 

@@ -83,10 +83,15 @@ def main(
     load_before = os.getloadavg()
     started = time.perf_counter()
     figures: list[Figure] = []
+
+    def progress(section: str) -> None:
+        print(f"{section}: done after {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
     try:
         if "ingest" in chosen:
             opts = ingest.IngestOptions(int(_size(lines, "lines", quick)), rep, _size(rss_log_gb, "rss_log_gb", quick))
             figures += ingest.measure(workdir, opts)
+            progress("ingest")
         if "analysis" in chosen:
             figures += analysis_report.measure(
                 workdir,
@@ -94,8 +99,10 @@ def main(
                     int(_size(records, "records", quick)), int(_size(runs, "runs", quick)), rep
                 ),
             )
+            progress("analysis")
         if "cloud" in chosen:
             figures += cloud.measure(workdir, cloud.CloudOptions(int(_size(entries, "entries", quick))))
+            progress("cloud")
         if "trainer" in chosen:
             figures += trainer.measure(trainer.TrainerOptions(int(_size(trainer_steps, "trainer_steps", quick)), rep))
     finally:
