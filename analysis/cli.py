@@ -13,8 +13,6 @@ import polars as pl
 import typer
 from rich.table import Table
 
-from analysis.forecast import predict, recommend
-from analysis.plan import RecommendError
 from analysis.summary import BaselineError, SummaryOptions, summary
 from collector.cli import DatasetOpt, fail, out_console
 from collector.dataset import Dataset
@@ -114,6 +112,8 @@ def predict_cmd(
     region: RegionOpt = "us",
 ) -> None:
     """Fit Amdahl's law and the USL to the measured runs and predict steady global steps/s at --tasks."""
+    from analysis.forecast import predict  # scipy: ~0.5 s of start-up every other command need not pay
+
     ds = open_dataset(dataset)
     try:
         fitted, predicted = predict(ds, tasks, options(None, price_date, region))
@@ -163,6 +163,9 @@ def recommend_cmd(
     if (deadline is None) == (budget is None):
         raise typer.BadParameter("give exactly one of --deadline or --budget", param_hint="--deadline/--budget")
     hours = parse_hours(deadline) if deadline is not None else None
+    from analysis.forecast import recommend  # scipy: see predict_cmd
+    from analysis.plan import RecommendError
+
     ds = open_dataset(dataset)
     try:
         result = recommend(ds, steps, hours, budget, options(None, price_date, region))
