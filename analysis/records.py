@@ -45,19 +45,24 @@ def merge_duplicates(steps: pl.LazyFrame) -> pl.LazyFrame:
     with ``elapsed_s``; ``source``/``source_offset`` are the earliest copy's), plus
     ``copies`` (UInt32, how many rows were merged; 1 for a record logged once).
     """
-    ordered = steps.sort([*RECORD, "elapsed_s", "timestamp", "source", "source_offset"], nulls_last=True)
+    # Most records are logged once: only keys seen twice go through the (costly) merge.
+    counted = steps.with_columns(_n=pl.len().over(RECORD))
+    single = counted.filter(pl.col("_n") == 1).select(*STEP_SCHEMA, copies=pl.lit(1, dtype=pl.UInt32))
+    repeated = counted.filter(pl.col("_n") > 1).drop("_n")
+    ordered = repeated.sort([*RECORD, "elapsed_s", "timestamp", "source", "source_offset"], nulls_last=True)
     prev_elapsed = pl.col("elapsed_s").shift(1).over(RECORD)
     prev_ts = pl.col("timestamp").shift(1).over(RECORD)
     differs = ((pl.col("elapsed_s") - prev_elapsed).abs() > SAME_ELAPSED_S).fill_null(False) | (
         (pl.col("timestamp") - prev_ts).dt.total_microseconds().abs() > SAME_TIMESTAMP_S * 1e6
     ).fill_null(False)
     others = [c for c in STEP_SCHEMA if c not in RECORD]
-    return (
+    merged = (
         ordered.with_columns(_occurrence=differs.cum_sum().over(RECORD))
         .group_by([*RECORD, "_occurrence"])
         .agg(*[pl.col(c).drop_nulls().first() for c in others], copies=pl.len().cast(pl.UInt32))
         .select(*STEP_SCHEMA, "copies")
     )
+    return pl.concat([single, merged])
 
 
 def in_log_order(steps: pl.LazyFrame) -> pl.LazyFrame:

@@ -10,7 +10,7 @@ import polars as pl
 from analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
 from analysis.cost import tier_costs
 from analysis.tasks import async_check, task_throughput
-from analysis.throughput import run_throughput, steady_intervals, steady_samples
+from analysis.throughput import interval_rates, run_throughput, steady_intervals, steady_samples
 from collector.dataset import Dataset
 from collector.schema import conform
 
@@ -149,8 +149,10 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
     options = options or SummaryOptions()
     runs = run_index(dataset)
     steps = dataset.scan("steps")
-    throughput = run_throughput(steps, seed=options.seed)
-    tasks = task_throughput(steps)
+    # The intervals are the costly part of every figure below: computed once.
+    intervals = interval_rates(steps).collect()
+    throughput = run_throughput(steps, seed=options.seed, intervals=intervals)
+    tasks = task_throughput(steps, intervals=intervals)
     mode = async_check(tasks, throughput).select(
         "run_id", local_sum_steps_per_s="sum_local_steps_per_s", local_to_global="local_to_global",
         training_mode="mode",
@@ -191,11 +193,13 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
-        frame = frame.join(speedup_intervals(steps, b["run_id"], options.seed), on="run_id", how="left")
+        frame = frame.join(speedup_intervals(steps, b["run_id"], options.seed, intervals), on="run_id", how="left")
     return conform(frame, SUMMARY_SCHEMA).sort("run_id")
 
 
-def speedup_intervals(steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_SEED) -> pl.DataFrame:
+def speedup_intervals(
+    steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_SEED, intervals: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
     Each draw divides the run's resampled steady median by the baseline's (resampled
@@ -203,7 +207,8 @@ def speedup_intervals(steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
     """
-    samples = steady_samples(steady_intervals(steps))
+    steady = steady_intervals(steps) if intervals is None else intervals.filter(~pl.col("warmup"))
+    samples = steady_samples(steady)
     base = samples.get(baseline)
     rows: list[dict[str, object]] = []
     if base is None or base.size < 2:

@@ -52,9 +52,11 @@ ASYNC_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def task_throughput(steps: pl.LazyFrame) -> pl.DataFrame:
-    """One row per training task, :data:`TASK_SCHEMA`'s columns, sorted by run, role, task index."""
-    intervals = interval_rates(steps)
+def task_throughput(steps: pl.LazyFrame, intervals: pl.DataFrame | None = None) -> pl.DataFrame:
+    """One row per training task, :data:`TASK_SCHEMA`'s columns, sorted by run, role, task index.
+
+    ``intervals``: :func:`~analysis.throughput.interval_rates` of ``steps``, if already computed."""
+    intervals = interval_rates(steps) if intervals is None else intervals.lazy()
     steady = ~pl.col("warmup")
     per_task = (
         intervals.group_by("run_id", "role", "task_index")

@@ -155,7 +155,12 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def run_throughput(steps: pl.LazyFrame, seed: int = BOOTSTRAP_SEED, draws: int = BOOTSTRAP_DRAWS) -> pl.DataFrame:
+def run_throughput(
+    steps: pl.LazyFrame,
+    seed: int = BOOTSTRAP_SEED,
+    draws: int = BOOTSTRAP_DRAWS,
+    intervals: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """Per run: records and throughput, one row per run that has step records, sorted by run id.
 
     Columns: :data:`THROUGHPUT_SCHEMA`. ``steady_ci_low``/``high`` are the 2.5 and 97.5
@@ -164,10 +169,11 @@ def run_throughput(steps: pl.LazyFrame, seed: int = BOOTSTRAP_SEED, draws: int =
     runs). ``startup_s`` is the lead task's (master/chief 0, else the first training
     task) ``elapsed_s`` at its first steady record minus that record's step at the steady
     rate: the time to N steps is about ``startup_s + N / steady rate`` (null without
-    ``elapsed_s``; clipped at 0).
+    ``elapsed_s``; clipped at 0). ``intervals``: :func:`interval_rates` of ``steps`` if the
+    caller has computed them already (they are the costly part).
     """
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
-    intervals = interval_rates(steps)
+    intervals = interval_rates(steps) if intervals is None else intervals.lazy()
     steady = intervals.filter(~pl.col("warmup"))
     per_run = intervals.group_by("run_id").agg(
         duplicates=(pl.col("copies") - 1).sum().cast(pl.UInt32),
