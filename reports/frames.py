@@ -1,0 +1,258 @@
+"""The frames the report draws, each small and bounded whatever the dataset's size.
+
+Every function here returns a polars DataFrame whose columns are listed in its docstring;
+:mod:`reports.charts` draws them. Nothing here grows with the number of step records:
+series are bucketed to at most :data:`MAX_POINTS_PER_CHART` points, and at most
+:data:`MAX_RUNS_CHARTED` runs are drawn per chart (the runs with the most records).
+
+``ANALYSIS HOOK`` marks the adapters that stand in for analyses issue 6 adds to
+``analysis/`` (bootstrap intervals, per-task local rates with a straggler flag, time and
+price to N steps, the USL/Amdahl fit). Each derives the minimal frame the chart needs
+from what ``analysis/`` has today; when the analysis function lands, replace the
+adapter's body with a call to it (renaming columns to the ones documented here) and keep
+the chart untouched.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from analysis.throughput import TASK, interval_rates
+
+#: At most this many points in one line chart, shared out between its runs.
+MAX_POINTS_PER_CHART = 3000
+#: Never fewer than this many points per run (when few runs share the budget, each gets more).
+MIN_POINTS_PER_RUN = 40
+#: At most this many points per run even when a chart shows a single run.
+MAX_POINTS_PER_RUN = 600
+#: At most this many runs per chart; beyond it the runs with the most records are drawn.
+MAX_RUNS_CHARTED = 40
+#: A task whose local steps/s is below this fraction of its peers' median is a straggler
+#: (the adapter's provisional rule until :mod:`analysis` flags stragglers itself).
+STRAGGLER_FRACTION = 0.8
+
+#: Interval columns the summary frame may carry once issue 6 lands (absent: shown as "–").
+STEADY_LOW, STEADY_HIGH = "steady_global_steps_per_s_low", "steady_global_steps_per_s_high"
+SPEEDUP_LOW, SPEEDUP_HIGH = "speedup_vs_baseline_low", "speedup_vs_baseline_high"
+
+
+class MissingColumnsError(ValueError):
+    """A frame handed to the report lacks columns its section needs; the section says "not available"."""
+
+    def __init__(self, what: str, missing: list[str]) -> None:
+        super().__init__(f"{what}: missing column(s) {', '.join(missing)}")
+        self.missing = missing
+
+
+def require(frame: pl.DataFrame | None, columns: tuple[str, ...], what: str) -> pl.DataFrame:
+    """``frame`` itself; raises :class:`MissingColumnsError` if it is None or lacks one of ``columns``."""
+    if frame is None:
+        raise MissingColumnsError(what, list(columns))
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise MissingColumnsError(what, missing)
+    return frame
+
+
+def charted_runs(steps: pl.LazyFrame, max_runs: int = MAX_RUNS_CHARTED) -> pl.DataFrame:
+    """``run_id`` (String), ``records`` (UInt32): the runs charts draw, most records first, at most ``max_runs``."""
+    return (
+        steps.group_by("run_id")
+        .agg(records=pl.len().cast(pl.UInt32))
+        .sort(["records", "run_id"], descending=[True, False])
+        .head(max_runs)
+        .collect()
+    )
+
+
+def _per_run_budget(runs: int) -> int:
+    return max(MIN_POINTS_PER_RUN, min(MAX_POINTS_PER_RUN, MAX_POINTS_PER_CHART // max(runs, 1)))
+
+
+def _bucketed(rates: pl.LazyFrame, x: str, per_run: int) -> pl.LazyFrame:
+    """Rates bucketed into ``per_run`` equal spans of ``x`` per run: first ``x`` and median ``rate`` of each."""
+    span = rates.group_by("run_id").agg(lo=pl.col(x).min(), hi=pl.col(x).max())
+    width = (pl.col("hi") - pl.col("lo")).cast(pl.Float64)
+    bucket = pl.when(width > 0).then(((pl.col(x) - pl.col("lo")) / width * (per_run - 1)).floor()).otherwise(0)
+    return (
+        rates.join(span, on="run_id")
+        .with_columns(bucket=bucket.cast(pl.Int64))
+        .group_by("run_id", "bucket")
+        .agg(pl.col(x).min(), rate=pl.col("rate").median(), records=pl.len().cast(pl.UInt32))
+        .sort("run_id", x)
+        .select("run_id", x, "rate", "records")
+    )
+
+
+def steady_rates(steps: pl.LazyFrame, runs: pl.DataFrame) -> pl.LazyFrame:
+    """Interval rates of ``runs``' training tasks, warm-up excluded, with ``seconds`` since the run began.
+
+    ``seconds`` (Float64): from ``timestamp`` where the record has one (seconds since the
+    run's first timestamped record), else the task's own clock (``elapsed_s``, or the
+    running sum of ``interval_s`` for formats that log only the interval).
+    """
+    rates = interval_rates(steps.join(runs.lazy().select("run_id"), on="run_id", how="semi"))
+    since_first = (pl.col("timestamp") - pl.col("timestamp").min().over("run_id")).dt.total_microseconds() / 1e6
+    task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK))
+    return rates.with_columns(seconds=pl.coalesce(since_first, task_clock)).filter(
+        ~pl.col("warmup") & pl.col("rate").is_not_null()
+    )
+
+
+def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Two bucketed series of interval global steps/s per run (warm-up excluded).
+
+    ``rates``: :func:`steady_rates`' frame; ``runs``: how many runs it holds (sets the
+    per-run point budget). Returns (over steps, over time) LazyFrames with columns
+    ``run_id`` (String), ``step`` (Int64, the bucket's first global step) or ``seconds``
+    (Float64, the bucket's first time), ``rate`` (Float64, median global steps/s in the
+    bucket) and ``records`` (UInt32).
+    """
+    per_run = _per_run_budget(runs)
+    timed = rates.filter(pl.col("seconds").is_not_null())
+    return _bucketed(rates, "step", per_run), _bucketed(timed, "seconds", per_run)
+
+
+def task_local_rates(steps: pl.LazyFrame, runs: pl.DataFrame) -> pl.LazyFrame:
+    """ANALYSIS HOOK (issue 6: per-task local rates with a straggler flag).
+
+    One row per training task of ``runs``: ``run_id`` (String), ``task`` (String,
+    ``role/index``), ``local_steps_per_s`` (Float64: median of the task's interval local
+    rates, warm-up excluded; a task that logged only its warm-up interval uses that),
+    ``intervals`` (UInt32, intervals behind the median), ``straggler`` (Boolean: below
+    :data:`STRAGGLER_FRACTION` of the median of the run's other tasks). Local rate of an
+    interval: as logged (``local_steps_per_s``), else local-step delta / seconds.
+    """
+    rates = interval_rates(steps.join(runs.lazy().select("run_id"), on="run_id", how="semi"))
+    derived = pl.when(pl.col("d_seconds") > 0).then(
+        (pl.col("local_step") - pl.col("local_step").shift(1).over(TASK)) / pl.col("d_seconds")
+    )
+    local = rates.with_columns(local=pl.coalesce("local_steps_per_s", derived)).filter(pl.col("local").is_not_null())
+    per_task = local.group_by(TASK).agg(
+        steady=pl.col("local").filter(~pl.col("warmup")).median(),
+        steady_n=(~pl.col("warmup")).sum().cast(pl.UInt32),
+        warm=pl.col("local").filter(pl.col("warmup")).median(),
+        warm_n=pl.col("warmup").sum().cast(pl.UInt32),
+    )
+    per_task = per_task.with_columns(
+        local_steps_per_s=pl.coalesce("steady", "warm"),
+        intervals=pl.when(pl.col("steady_n") > 0).then("steady_n").otherwise("warm_n"),
+        task=pl.format("{}/{}", "role", "task_index"),
+    )
+    # Peers' median: the median over the run's *other* tasks, by a self-join (runs have few tasks).
+    peers = (
+        per_task.select("run_id", "task", "local_steps_per_s")
+        .join(
+            per_task.select("run_id", pl.col("task").alias("peer"), pl.col("local_steps_per_s").alias("peer_rate")),
+            on="run_id",
+        )
+        .filter(pl.col("task") != pl.col("peer"))
+        .group_by("run_id", "task")
+        .agg(peers_median=pl.col("peer_rate").median())
+    )
+    return (
+        per_task.join(peers, on=["run_id", "task"], how="left")
+        .with_columns(
+            straggler=(pl.col("local_steps_per_s") < STRAGGLER_FRACTION * pl.col("peers_median")).fill_null(False)
+        )
+        .sort("run_id", "role", "task_index")
+        .select("run_id", "task", "local_steps_per_s", "intervals", "straggler")
+    )
+
+
+def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
+    """ANALYSIS HOOK (issue 6: speedup with a bootstrap interval).
+
+    ``summary``: :func:`analysis.summary.summary`'s frame. Returns one row per run with a
+    speedup: ``run_id``, ``tier`` (String), ``speedup``, ``low``, ``high`` (Float64;
+    ``low``/``high`` null until the summary carries :data:`SPEEDUP_LOW`/:data:`SPEEDUP_HIGH`).
+    """
+    frame = require(summary, ("run_id", "tier", "speedup_vs_baseline"), "speedup")
+    bound = [
+        (pl.col(c) if c in frame.columns else pl.lit(None, pl.Float64)).alias(a)
+        for c, a in ((SPEEDUP_LOW, "low"), (SPEEDUP_HIGH, "high"))
+    ]
+    return (
+        frame.filter(pl.col("speedup_vs_baseline").is_not_null())
+        .select("run_id", pl.col("tier").fill_null("–"), pl.col("speedup_vs_baseline").alias("speedup"), *bound)
+        .sort("speedup", descending=True)
+    )
+
+
+def time_and_cost_to_steps(summary: pl.DataFrame, steps: int) -> pl.DataFrame:
+    """ANALYSIS HOOK (issue 6: time and price to reach N steps).
+
+    One row per run with a steady rate: ``run_id``, ``tier`` (String), ``seconds_to_n``
+    (Float64, ``steps`` / steady global steps/s), ``ml_unit_hours_to_n`` and ``usd_to_n``
+    (Float64, hours × ML units/hour or × USD/hour; null without a price) and
+    ``frontier_usd``, ``frontier_units`` (Boolean, see :func:`cheapest_frontier`).
+    Steady state throughout: warm-up time is not counted.
+    """
+    frame = require(
+        summary, ("run_id", "tier", "steady_global_steps_per_s", "ml_units_per_hour", "usd_per_hour"), "time to N"
+    )
+    hours = pl.col("seconds_to_n") / 3600
+    out = (
+        frame.filter(pl.col("steady_global_steps_per_s") > 0)
+        .select(
+            "run_id",
+            pl.col("tier").fill_null("–"),
+            seconds_to_n=steps / pl.col("steady_global_steps_per_s"),
+            ml_units_per_hour=pl.col("ml_units_per_hour"),
+            usd_per_hour=pl.col("usd_per_hour"),
+        )
+        .with_columns(ml_unit_hours_to_n=hours * pl.col("ml_units_per_hour"), usd_to_n=hours * pl.col("usd_per_hour"))
+        .drop("ml_units_per_hour", "usd_per_hour")
+        .sort("seconds_to_n", "run_id")
+    )
+    return out.with_columns(
+        frontier_usd=cheapest_frontier(out, "usd_to_n"), frontier_units=cheapest_frontier(out, "ml_unit_hours_to_n")
+    )
+
+
+def cheapest_frontier(frame: pl.DataFrame, cost: str) -> pl.Series:
+    """For each row of ``frame`` (sorted by ``seconds_to_n`` ascending): is it the cheapest way to meet its time?
+
+    A row is on the frontier when no run at least as fast costs as little: its ``cost`` is
+    strictly below the cost of every faster row. Rows without a cost are never on it. For any
+    deadline D the cheapest run finishing within D is the slowest frontier row with time ≤ D.
+    """
+    faster_min = pl.col(cost).cum_min().forward_fill().shift(1)
+    on = pl.col(cost).is_not_null() & (faster_min.is_null() | (pl.col(cost) < faster_min))
+    return frame.select(on.alias(f"frontier_{cost}")).to_series()
+
+
+def scaling_points(summary: pl.DataFrame) -> pl.DataFrame:
+    """Measured points of the scaling curve: ``run_id``, ``tier`` (String), ``tasks`` (UInt32,
+    training tasks), ``rate`` (Float64, steady global steps/s), one per run with a steady rate."""
+    frame = require(summary, ("run_id", "tier", "tasks", "steady_global_steps_per_s"), "scaling")
+    return (
+        frame.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
+        .select("run_id", pl.col("tier").fill_null("–"), "tasks", rate=pl.col("steady_global_steps_per_s"))
+        .sort("tasks", "run_id")
+    )
+
+
+def scaling_model(summary: pl.DataFrame) -> pl.DataFrame | None:
+    """ANALYSIS HOOK (issue 6: USL/Amdahl fit with a prediction band).
+
+    Will return ``tasks`` (Int64, a grid of cluster sizes), ``predicted``, ``low``, ``high``
+    (Float64, global steps/s and its prediction band) and ``model`` (String, e.g. ``USL``).
+    None until :mod:`analysis` fits a model; the chart then shows the measured points only.
+    """
+    return None
+
+
+#: At most this many tasks in the per-task chart (all stragglers are kept).
+MAX_TASK_ROWS = 2000
+
+
+def bounded_task_rates(frame: pl.DataFrame, max_rows: int = MAX_TASK_ROWS) -> pl.DataFrame:
+    """:func:`task_local_rates`' frame cut to about ``max_rows`` rows: within a run with more tasks than its
+    share, every straggler is kept and the others are thinned evenly along their rate order."""
+    if frame.height <= max_rows:
+        return frame
+    share = max(10, max_rows // max(frame["run_id"].n_unique(), 1))
+    stride = (pl.len().over("run_id") / share).ceil().cast(pl.Int64)
+    rank = pl.int_range(pl.len()).over("run_id", order_by="local_steps_per_s")
+    return frame.filter(pl.col("straggler") | (rank % stride == 0)).sort("run_id", "task")
