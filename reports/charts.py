@@ -45,6 +45,12 @@ def _spec(chart: alt.TopLevelMixin, t: Catalog) -> Spec:
     return spec
 
 
+def _roomy(values: pl.Series) -> alt.Scale:
+    """A scale from 0 to 15% past the largest value, so the text label of the rightmost point stays inside."""
+    top = float(values.max() or 0)
+    return alt.Scale(domain=[0, top * 1.15 if top > 0 else 1], nice=True)
+
+
 def time_unit(max_seconds: float) -> tuple[float, str]:
     """(seconds per unit, catalog key of the unit) that keeps an axis up to ``max_seconds`` readable."""
     if max_seconds >= 2 * 3600:
@@ -173,7 +179,7 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int) -> Spec | None:
     time_title = t("chart.time_to_n", n=t.number(steps), unit=t(unit))
     data = priced.select("run_id", "tier", (pl.col("seconds_to_n") / per).alias("time"), pl.col(cost).alias("cost"), on)
     base = alt.Chart(_values(data))
-    x = alt.X("time:Q", title=time_title, scale=alt.Scale(zero=True))
+    x = alt.X("time:Q", title=time_title, scale=_roomy(data["time"]))
     y = alt.Y("cost:Q", title=cost_title, scale=alt.Scale(zero=True))
     frontier = (
         base.transform_filter(f"datum.{on}")
@@ -250,7 +256,7 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
     points = require(points, ("run_id", "tier", "tasks", "rate"), "scaling curve")
     if points.height == 0:
         return None
-    x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=alt.Scale(zero=True))
+    x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(points["tasks"]))
     y = alt.Y("rate:Q", title=t("chart.steady_global_steps_per_s"), scale=alt.Scale(zero=True))
     layers: list[alt.Chart] = []
     if model is not None and model.height:
