@@ -84,14 +84,29 @@ def _bucketed(rates: pl.LazyFrame, x: str, per_run: int) -> pl.LazyFrame:
     )
 
 
-def steady_rates(steps: pl.LazyFrame, runs: pl.DataFrame) -> pl.LazyFrame:
-    """Interval rates of ``runs``' training tasks, warm-up excluded, with ``seconds`` since the run began.
+#: The columns of :func:`charted_intervals`: what the per-run and per-task charts read.
+INTERVAL_VIEW = (*TASK, "step", "local_step", "elapsed_s", "interval_s", "timestamp", "local_steps_per_s")
+
+
+def charted_intervals(steps: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """:func:`analysis.throughput.interval_rates` of ``runs``' records, computed once for every chart.
+
+    Columns: :data:`INTERVAL_VIEW` plus ``d_seconds``, ``rate`` (Float64) and ``warmup``
+    (Boolean), ordered by run, task and step. Only the columns the charts read are read
+    from disk: on 10 million records the sort behind the intervals dominates a report's time.
+    """
+    wanted = steps.join(runs.lazy().select("run_id"), on="run_id", how="semi")
+    return interval_rates(wanted).select(*INTERVAL_VIEW, "d_seconds", "rate", "warmup").collect()
+
+
+def steady_rates(intervals: pl.LazyFrame) -> pl.LazyFrame:
+    """:func:`charted_intervals`' rows that have a rate, warm-up excluded, with ``seconds`` since the run began.
 
     ``seconds`` (Float64): from ``timestamp`` where the record has one (seconds since the
     run's first timestamped record), else the task's own clock (``elapsed_s``, or the
     running sum of ``interval_s`` for formats that log only the interval).
     """
-    rates = interval_rates(steps.join(runs.lazy().select("run_id"), on="run_id", how="semi"))
+    rates = intervals
     since_first = (pl.col("timestamp") - pl.col("timestamp").min().over("run_id")).dt.total_microseconds() / 1e6
     task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK))
     return rates.with_columns(seconds=pl.coalesce(since_first, task_clock)).filter(
@@ -113,17 +128,17 @@ def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.
     return _bucketed(rates, "step", per_run), _bucketed(timed, "seconds", per_run)
 
 
-def task_local_rates(steps: pl.LazyFrame, runs: pl.DataFrame) -> pl.LazyFrame:
+def task_local_rates(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """ANALYSIS HOOK (issue 6: per-task local rates with a straggler flag).
 
-    One row per training task of ``runs``: ``run_id`` (String), ``task`` (String,
-    ``role/index``), ``local_steps_per_s`` (Float64: median of the task's interval local
+    One row per training task in ``intervals`` (:func:`charted_intervals`' frame): ``run_id``
+    (String), ``task`` (String, ``role/index``), ``local_steps_per_s`` (Float64: median of the task's interval local
     rates, warm-up excluded; a task that logged only its warm-up interval uses that),
     ``intervals`` (UInt32, intervals behind the median), ``straggler`` (Boolean: below
     :data:`STRAGGLER_FRACTION` of the median of the run's other tasks). Local rate of an
     interval: as logged (``local_steps_per_s``), else local-step delta / seconds.
     """
-    rates = interval_rates(steps.join(runs.lazy().select("run_id"), on="run_id", how="semi"))
+    rates = intervals
     derived = pl.when(pl.col("d_seconds") > 0).then(
         (pl.col("local_step") - pl.col("local_step").shift(1).over(TASK)) / pl.col("d_seconds")
     )

@@ -34,7 +34,7 @@ def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
     usd = summary.filter(pl.col("usd_per_1000_steps").is_not_null())
     if usd.height:
         row = usd.sort(["usd_per_1000_steps", "run_id"]).row(0, named=True)
-        return t("headline.cheapest_usd", usd=t.number(row["usd_per_1000_steps"], 4), **_named(row))
+        return t("headline.cheapest_usd", usd=t.significant(row["usd_per_1000_steps"]), **_named(row))
     units = summary.filter(pl.col("steps_per_ml_unit_hour").is_not_null())
     if units.height:
         row = units.sort(["steps_per_ml_unit_hour", "run_id"], descending=[True, False]).row(0, named=True)
@@ -44,7 +44,7 @@ def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
 
 def cost_text(value: float, usd: bool, t: Catalog) -> str:
     """A cost with its unit: ``1.23 USD`` or ``0.12 ML unit-hours``."""
-    return t("fmt.usd", value=t.number(value, 2)) if usd else t("fmt.ml_unit_hours", value=t.number(value, 3))
+    return t("fmt.usd", value=t.significant(value)) if usd else t("fmt.ml_unit_hours", value=t.significant(value))
 
 
 def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:

@@ -84,9 +84,9 @@ def report_data(dataset: Dataset, options: ReportOptions | None = None) -> Repor
     longest = frame["last_step"].max()
     n = options.steps or (int(longest) if longest else 1000)
     runs = frames.charted_runs(steps)
-    rates = frames.steady_rates(steps, runs)
-    over_steps, over_time = frames.throughput_series(rates, runs.height)
-    collected = pl.collect_all([over_steps, over_time, frames.task_local_rates(steps, runs)])
+    intervals = frames.charted_intervals(steps, runs).lazy()
+    over_steps, over_time = frames.throughput_series(frames.steady_rates(intervals), runs.height)
+    collected = pl.collect_all([over_steps, over_time, frames.task_local_rates(intervals)])
     return ReportData(
         summary=frame,
         steps=n,
@@ -136,12 +136,35 @@ def chart_specs(data: ReportData, t: Catalog) -> dict[str, Spec]:
     return {s.key: s.spec for s in sections(data, t) if s.spec is not None}
 
 
+def _bundle_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tierscope"
+
+
 @cache
 def vega_bundle() -> str:
-    """Vega, Vega-Lite and vega-embed as one script (from vl-convert), safe inside <script>."""
+    """Vega, Vega-Lite and vega-embed as one script (from vl-convert), safe inside <script>.
+
+    vl-convert bundles the libraries on each call (about 5 s), so the result is kept in
+    ``$XDG_CACHE_HOME/tierscope`` (default ``~/.cache``) under vl-convert's version; an
+    unwritable cache directory only costs the time.
+    """
     import vl_convert
 
-    return vl_convert.javascript_bundle().replace("</script", "<\\/script")
+    cached = _bundle_cache() / f"vega-bundle-{vl_convert.__version__}.js"
+    try:
+        return cached.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    bundle = vl_convert.javascript_bundle().replace("</script", "<\\/script")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+        tmp.write_text(bundle, encoding="utf-8")
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return bundle
 
 
 def _env() -> Environment:

@@ -3,7 +3,6 @@ languages, hostile names, missing analyses, figures and the CLI options."""
 
 from __future__ import annotations
 
-import json
 import re
 import string
 from html.parser import HTMLParser
@@ -94,6 +93,9 @@ def test_numbers_and_durations_follow_the_language() -> None:
     assert en.duration(720) == "12.0 min" and ja.duration(3 * 3600) == "3.0 時間"
     assert en.interval(1.0, 2.5) == "1.00–2.50" and ja.interval(None, 2.0) == "–"
     assert en.number(None) == "–" and en.number(float("nan")) == "–"
+    # 0.000453: log10 floor -4, so 3 - 1 + 4 = 6 decimals; 17031.6: floor 4, no decimals
+    assert en.significant(0.000453) == "0.000453" and en.significant(17031.6) == "17,032"
+    assert en.significant(1.0) == "1.00" and en.significant(0.0) == "0.00"
 
 
 # --- any input size ------------------------------------------------------------------------------
@@ -283,11 +285,10 @@ def test_cli_report_with_lang_steps_figures_and_open(
     result = CliRunner().invoke(app, [*args, "--figures", str(fig), "--open"])
     assert result.exit_code == 0, result.output
     html = out.read_text()
-    # 36,000 steps at standard_1's 22.8075 steps/s: 1578.4 s = 26.3 min, x 10 units / 60 = 4.385 unit-hours
-    assert "36,000 ステップを 26.3 分、4.385 ML ユニット時間で実行します" in html
-    assert sorted(p.name for p in fig.iterdir()) == sorted(f"{n}.{e}" for n in json.loads(
-        json.dumps(["throughput_steps", "throughput_time", "speedup", "cost_time", "tasks", "scaling"])
-    ) for e in ("png", "svg"))  # fmt: skip
+    # 36,000 steps at standard_1's 22.8075 steps/s: 1578.4 s = 26.3 min, x 10 units / 3600 = 4.384 unit-hours
+    assert "36,000 ステップを 26.3 分、4.38 ML ユニット時間で実行します" in html
+    names = ["throughput_steps", "throughput_time", "speedup", "cost_time", "tasks", "scaling"]
+    assert sorted(p.name for p in fig.iterdir()) == sorted(f"{n}.{e}" for n in names for e in ("png", "svg"))
     assert opened == [out.resolve().as_uri()]
     bad = CliRunner().invoke(app, ["report", "-d", str(dataset_2016.root), "-o", str(out), "--lang", "fr"])
     assert bad.exit_code == 2

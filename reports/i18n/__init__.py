@@ -75,6 +75,13 @@ class Catalog:
         loc = number_locale(self.lang)
         return text.translate(str.maketrans({",": loc["thousands"], ".": loc["decimal"]}))
 
+    def significant(self, value: float | None, figures: int = 3) -> str:
+        """``value`` with at least ``figures`` significant digits (``0.000453``, ``1.00``, ``17,032``)."""
+        if value is None or not math.isfinite(value):
+            return "–"
+        magnitude = math.floor(math.log10(abs(value))) if value else 0
+        return self.number(float(value), min(max(figures - 1 - magnitude, 0), 12))
+
     def interval(self, low: float | None, high: float | None, digits: int = 2) -> str:
         """``low–high`` (an interval), or an en dash when either end is unknown."""
         if low is None or high is None:
