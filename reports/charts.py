@@ -256,11 +256,16 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
     points = require(points, ("run_id", "tier", "tasks", "rate"), "scaling curve")
     if points.height == 0:
         return None
-    x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(points["tasks"]))
+    has_model = model is not None and model.height > 0
+    if has_model:
+        model = require(model, ("tasks", "predicted", "low", "high", "model"), "scaling model")
+    sizes = (
+        pl.concat([points["tasks"].cast(pl.Float64), model["tasks"].cast(pl.Float64)]) if has_model else points["tasks"]
+    )
+    x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(sizes))
     y = alt.Y("rate:Q", title=t("chart.steady_global_steps_per_s"), scale=alt.Scale(zero=True))
     layers: list[alt.Chart] = []
-    if model is not None and model.height:
-        model = require(model, ("tasks", "predicted", "low", "high", "model"), "scaling model")
+    if has_model:
         band = alt.Chart(_values(model.select("tasks", "predicted", "low", "high", "model")))
         layers.append(band.mark_area(opacity=0.2, color="#2b6cb0").encode(x=x, y="low:Q", y2="high:Q"))
         layers.append(
@@ -270,7 +275,14 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
                 strokeDash=alt.StrokeDash("model:N", title=t("chart.model")),
             )
         )
-    base = alt.Chart(_values(points.select("run_id", "tier", "tasks", "rate")))
+    with_bounds = "low" in points.columns and "high" in points.columns
+    base = alt.Chart(
+        _values(points.select("run_id", "tier", "tasks", "rate", *(["low", "high"] if with_bounds else [])))
+    )
+    if with_bounds and points["low"].is_not_null().any():
+        layers.append(
+            base.transform_filter("isValid(datum.low)").mark_rule(color="#222").encode(x=x, y="low:Q", y2="high:Q")
+        )
     layers.append(
         base.mark_point(filled=True, size=90).encode(
             x=x,

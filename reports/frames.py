@@ -5,19 +5,18 @@ Every function here returns a polars DataFrame whose columns are listed in its d
 series are bucketed to at most :data:`MAX_POINTS_PER_CHART` points, and at most
 :data:`MAX_RUNS_CHARTED` runs are drawn per chart (the runs with the most records).
 
-``ANALYSIS HOOK`` marks the adapters that stand in for analyses issue 6 adds to
-``analysis/`` (bootstrap intervals, per-task local rates with a straggler flag, time and
-price to N steps, the USL/Amdahl fit). Each derives the minimal frame the chart needs
-from what ``analysis/`` has today; when the analysis function lands, replace the
-adapter's body with a call to it (renaming columns to the ones documented here) and keep
-the chart untouched.
+The figures themselves come from :mod:`analysis` (bootstrap intervals, per-task local
+rates and stragglers, time and price to N steps, the USL/Amdahl fit); the adapters here
+only select, rename and bound them into the columns each chart documents.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from analysis.throughput import TASK, interval_rates
+from analysis.records import TASK
+from analysis.scaling import ScalingFit, best_fit, prediction_band
+from analysis.throughput import interval_rates
 
 #: At most this many points in one line chart, shared out between its runs.
 MAX_POINTS_PER_CHART = 3000
@@ -27,13 +26,11 @@ MIN_POINTS_PER_RUN = 40
 MAX_POINTS_PER_RUN = 600
 #: At most this many runs per chart; beyond it the runs with the most records are drawn.
 MAX_RUNS_CHARTED = 40
-#: A task whose local steps/s is below this fraction of its peers' median is a straggler
-#: (the adapter's provisional rule until :mod:`analysis` flags stragglers itself).
-STRAGGLER_FRACTION = 0.8
-
-#: Interval columns the summary frame may carry once issue 6 lands (absent: shown as "–").
-STEADY_LOW, STEADY_HIGH = "steady_global_steps_per_s_low", "steady_global_steps_per_s_high"
-SPEEDUP_LOW, SPEEDUP_HIGH = "speedup_vs_baseline_low", "speedup_vs_baseline_high"
+#: The summary's bootstrap interval columns (:data:`analysis.summary.SUMMARY_SCHEMA`; absent: shown as "–").
+STEADY_LOW, STEADY_HIGH = "steady_ci_low", "steady_ci_high"
+SPEEDUP_LOW, SPEEDUP_HIGH = "speedup_ci_low", "speedup_ci_high"
+#: The scaling model's band is drawn up to at least this many training tasks (PREMIUM_1 has 20).
+MIN_BAND_TASKS = 20
 
 
 class MissingColumnsError(ValueError):
@@ -128,59 +125,33 @@ def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.
     return _bucketed(rates, "step", per_run), _bucketed(timed, "seconds", per_run)
 
 
-def task_local_rates(intervals: pl.LazyFrame) -> pl.LazyFrame:
-    """ANALYSIS HOOK (issue 6: per-task local rates with a straggler flag).
+def task_local_rates(tasks: pl.DataFrame) -> pl.DataFrame:
+    """Per-task local rates for the chart, from :func:`analysis.tasks.task_throughput`'s frame.
 
-    One row per training task in ``intervals`` (:func:`charted_intervals`' frame): ``run_id``
-    (String), ``task`` (String, ``role/index``), ``local_steps_per_s`` (Float64: median of the task's interval local
-    rates, warm-up excluded; a task that logged only its warm-up interval uses that),
-    ``intervals`` (UInt32, intervals behind the median), ``straggler`` (Boolean: below
-    :data:`STRAGGLER_FRACTION` of the median of the run's other tasks). Local rate of an
-    interval: as logged (``local_steps_per_s``), else local-step delta / seconds.
+    One row per training task that has a local rate: ``run_id`` (String), ``task`` (String,
+    ``role/index``), ``local_steps_per_s`` (Float64), ``intervals`` (UInt32, steady
+    intervals behind it), ``straggler`` (Boolean; the analysis' null, "no peers to compare
+    with", becomes False).
     """
-    rates = intervals
-    derived = pl.when(pl.col("d_seconds") > 0).then(
-        (pl.col("local_step") - pl.col("local_step").shift(1).over(TASK)) / pl.col("d_seconds")
-    )
-    local = rates.with_columns(local=pl.coalesce("local_steps_per_s", derived)).filter(pl.col("local").is_not_null())
-    per_task = local.group_by(TASK).agg(
-        steady=pl.col("local").filter(~pl.col("warmup")).median(),
-        steady_n=(~pl.col("warmup")).sum().cast(pl.UInt32),
-        warm=pl.col("local").filter(pl.col("warmup")).median(),
-        warm_n=pl.col("warmup").sum().cast(pl.UInt32),
-    )
-    per_task = per_task.with_columns(
-        local_steps_per_s=pl.coalesce("steady", "warm"),
-        intervals=pl.when(pl.col("steady_n") > 0).then("steady_n").otherwise("warm_n"),
-        task=pl.format("{}/{}", "role", "task_index"),
-    )
-    # Peers' median: the median over the run's *other* tasks, by a self-join (runs have few tasks).
-    peers = (
-        per_task.select("run_id", "task", "local_steps_per_s")
-        .join(
-            per_task.select("run_id", pl.col("task").alias("peer"), pl.col("local_steps_per_s").alias("peer_rate")),
-            on="run_id",
-        )
-        .filter(pl.col("task") != pl.col("peer"))
-        .group_by("run_id", "task")
-        .agg(peers_median=pl.col("peer_rate").median())
-    )
+    tasks = require(tasks, ("run_id", "role", "task_index", "local_steps_per_s", "straggler"), "tasks")
     return (
-        per_task.join(peers, on=["run_id", "task"], how="left")
-        .with_columns(
-            straggler=(pl.col("local_steps_per_s") < STRAGGLER_FRACTION * pl.col("peers_median")).fill_null(False)
-        )
+        tasks.filter(pl.col("local_steps_per_s").is_not_null())
         .sort("run_id", "role", "task_index")
-        .select("run_id", "task", "local_steps_per_s", "intervals", "straggler")
+        .select(
+            "run_id",
+            task=pl.format("{}/{}", "role", "task_index"),
+            local_steps_per_s="local_steps_per_s",
+            intervals=pl.col("steady_intervals") if "steady_intervals" in tasks.columns else pl.lit(None, pl.UInt32),
+            straggler=pl.col("straggler").fill_null(False),
+        )
     )
 
 
 def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
-    """ANALYSIS HOOK (issue 6: speedup with a bootstrap interval).
+    """Speedups with their bootstrap interval, from :func:`analysis.summary.summary`'s frame.
 
-    ``summary``: :func:`analysis.summary.summary`'s frame. Returns one row per run with a
-    speedup: ``run_id``, ``tier`` (String), ``speedup``, ``low``, ``high`` (Float64;
-    ``low``/``high`` null until the summary carries :data:`SPEEDUP_LOW`/:data:`SPEEDUP_HIGH`).
+    One row per run with a speedup: ``run_id``, ``tier`` (String), ``speedup``, ``low``,
+    ``high`` (Float64; ``low``/``high`` null where the summary has no interval).
     """
     frame = require(summary, ("run_id", "tier", "speedup_vs_baseline"), "speedup")
     bound = [
@@ -194,30 +165,25 @@ def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def time_and_cost_to_steps(summary: pl.DataFrame, steps: int) -> pl.DataFrame:
-    """ANALYSIS HOOK (issue 6: time and price to reach N steps).
+def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
+    """Time and price to the summary's target steps (``SummaryOptions.steps``), per run.
 
-    One row per run with a steady rate: ``run_id``, ``tier`` (String), ``seconds_to_n``
-    (Float64, ``steps`` / steady global steps/s), ``ml_unit_hours_to_n`` and ``usd_to_n``
-    (Float64, hours × ML units/hour or × USD/hour; null without a price) and
-    ``frontier_usd``, ``frontier_units`` (Boolean, see :func:`cheapest_frontier`).
-    Steady state throughout: warm-up time is not counted.
+    ``summary``: :func:`analysis.summary.summary`'s frame computed with a target. One row per
+    run with a time: ``run_id``, ``tier`` (String), ``seconds_to_n`` (Float64: start-up +
+    N / steady rate, as :mod:`analysis` defines it), ``ml_unit_hours_to_n`` and ``usd_to_n``
+    (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
+    :func:`cheapest_frontier`), fastest first.
     """
-    frame = require(
-        summary, ("run_id", "tier", "steady_global_steps_per_s", "ml_units_per_hour", "usd_per_hour"), "time to N"
-    )
-    hours = pl.col("seconds_to_n") / 3600
+    frame = require(summary, ("run_id", "tier", "hours_to_target", "usd_to_target", "ml_units_per_hour"), "time to N")
     out = (
-        frame.filter(pl.col("steady_global_steps_per_s") > 0)
+        frame.filter(pl.col("hours_to_target").is_not_null())
         .select(
             "run_id",
             pl.col("tier").fill_null("–"),
-            seconds_to_n=steps / pl.col("steady_global_steps_per_s"),
-            ml_units_per_hour=pl.col("ml_units_per_hour"),
-            usd_per_hour=pl.col("usd_per_hour"),
+            seconds_to_n=pl.col("hours_to_target") * 3600,
+            ml_unit_hours_to_n=pl.col("hours_to_target") * pl.col("ml_units_per_hour"),
+            usd_to_n=pl.col("usd_to_target"),
         )
-        .with_columns(ml_unit_hours_to_n=hours * pl.col("ml_units_per_hour"), usd_to_n=hours * pl.col("usd_per_hour"))
-        .drop("ml_units_per_hour", "usd_per_hour")
         .sort("seconds_to_n", "run_id")
     )
     return out.with_columns(
@@ -237,25 +203,36 @@ def cheapest_frontier(frame: pl.DataFrame, cost: str) -> pl.Series:
     return frame.select(on.alias(f"frontier_{cost}")).to_series()
 
 
-def scaling_points(summary: pl.DataFrame) -> pl.DataFrame:
-    """Measured points of the scaling curve: ``run_id``, ``tier`` (String), ``tasks`` (UInt32,
-    training tasks), ``rate`` (Float64, steady global steps/s), one per run with a steady rate."""
-    frame = require(summary, ("run_id", "tier", "tasks", "steady_global_steps_per_s"), "scaling")
-    return (
-        frame.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
-        .select("run_id", pl.col("tier").fill_null("–"), "tasks", rate=pl.col("steady_global_steps_per_s"))
-        .sort("tasks", "run_id")
+def scaling_points(points: pl.DataFrame) -> pl.DataFrame:
+    """Measured points of the scaling curve, from :func:`analysis.scaling.scaling_points`' frame:
+    ``run_id``, ``tier`` (String), ``tasks`` (UInt32, training tasks), ``rate`` (Float64, steady
+    global steps/s), ``low``, ``high`` (Float64, its bootstrap interval, may be null)."""
+    points = require(points, ("run_id", "tier", "tasks", "steady_global_steps_per_s"), "scaling")
+    bound = [
+        (pl.col(c) if c in points.columns else pl.lit(None, pl.Float64)).alias(a)
+        for c, a in ((STEADY_LOW, "low"), (STEADY_HIGH, "high"))
+    ]
+    return points.select(
+        "run_id", pl.col("tier").fill_null("–"), "tasks", pl.col("steady_global_steps_per_s").alias("rate"), *bound
+    ).sort("tasks", "run_id")
+
+
+def scaling_model(fits: list[ScalingFit], max_tasks: int) -> pl.DataFrame | None:
+    """The prediction band of the model :func:`analysis.scaling.best_fit` picks, for 1 to
+    ``max(max_tasks, MIN_BAND_TASKS)`` training tasks: ``tasks`` (UInt32), ``predicted``,
+    ``low``, ``high`` (Float64, global steps/s and its 95 % interval), ``model`` (String:
+    ``USL`` or ``Amdahl``). None when no model could be fitted."""
+    model = best_fit(fits)
+    if model is None:
+        return None
+    band = prediction_band([model], max(max_tasks, MIN_BAND_TASKS))
+    return band.filter(pl.col("global_steps_per_s").is_not_null()).select(
+        "tasks",
+        predicted="global_steps_per_s",
+        low="ci_low",
+        high="ci_high",
+        model=pl.col("model").replace({"usl": "USL", "amdahl": "Amdahl"}),
     )
-
-
-def scaling_model(summary: pl.DataFrame) -> pl.DataFrame | None:
-    """ANALYSIS HOOK (issue 6: USL/Amdahl fit with a prediction band).
-
-    Will return ``tasks`` (Int64, a grid of cluster sizes), ``predicted``, ``low``, ``high``
-    (Float64, global steps/s and its prediction band) and ``model`` (String, e.g. ``USL``).
-    None until :mod:`analysis` fits a model; the chart then shows the measured points only.
-    """
-    return None
 
 
 #: At most this many tasks in the per-task chart (all stragglers are kept).

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from analysis.summary import SummaryOptions, summary
+from analysis.scaling import fit_scaling
+from analysis.scaling import scaling_points as analysis_scaling_points
+from analysis.summary import SummaryOptions, run_index, summary
+from analysis.tasks import task_throughput
+from analysis.throughput import steady_intervals, steady_samples
 from collector.dataset import Dataset
 from reports import charts, frames
 from reports.charts import Spec
@@ -79,27 +83,32 @@ def _or_none(build: Callable[[], pl.DataFrame | None]) -> pl.DataFrame | None:
 def report_data(dataset: Dataset, options: ReportOptions | None = None) -> ReportData:
     """Read ``dataset`` into the frames of a report. Raises what :func:`analysis.summary.summary` raises."""
     options = options or ReportOptions()
-    frame = summary(dataset, options.summary)
     steps = dataset.scan("steps")
-    longest = frame["last_step"].max()
+    longest = steps.select(pl.col("step").max()).collect().item()
     n = options.steps or (int(longest) if longest else 1000)
+    summary_options = replace(options.summary or SummaryOptions(), steps=n)
+    frame = summary(dataset, summary_options)
     runs = frames.charted_runs(steps)
     intervals = frames.charted_intervals(steps, runs).lazy()
     over_steps, over_time = frames.throughput_series(frames.steady_rates(intervals), runs.height)
-    collected = pl.collect_all([over_steps, over_time, frames.task_local_rates(intervals)])
+    over_steps, over_time = pl.collect_all([over_steps, over_time])
+    charted_steps = steps.join(runs.lazy().select("run_id"), on="run_id", how="semi")
+    points = analysis_scaling_points(frame, run_index(dataset))
+    fits = fit_scaling(points, steady_samples(steady_intervals(steps)), summary_options.seed)
+    max_tasks = int(points["tasks"].max() or 1)
     return ReportData(
         summary=frame,
         steps=n,
-        provenance=provenance(dataset, frame, options.summary),
+        provenance=provenance(dataset, frame, summary_options),
         runs_charted=runs.height,
         runs_total=frame.filter(pl.col("records") > 0).height,
-        throughput_steps=collected[0],
-        throughput_time=collected[1],
-        task_rates=frames.bounded_task_rates(collected[2]),
+        throughput_steps=over_steps,
+        throughput_time=over_time,
+        task_rates=frames.bounded_task_rates(frames.task_local_rates(task_throughput(charted_steps))),
         speedup=_or_none(lambda: frames.speedup_frame(frame)),
-        costs=_or_none(lambda: frames.time_and_cost_to_steps(frame, n)),
-        scaling_points=_or_none(lambda: frames.scaling_points(frame)),
-        scaling_model=_or_none(lambda: frames.scaling_model(frame)),
+        costs=_or_none(lambda: frames.time_and_cost_to_steps(frame)),
+        scaling_points=_or_none(lambda: frames.scaling_points(points)),
+        scaling_model=frames.scaling_model(fits, max_tasks),
     )
 
 

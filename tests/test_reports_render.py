@@ -54,6 +54,20 @@ def test_headline_on_the_2016_logs(data_2016: ReportData) -> None:
     ]
 
 
+def test_scaling_band_from_the_analysis_fit_on_the_2016_logs(data_2016: ReportData) -> None:
+    # Two sizes (BASIC 1 task, STANDARD_1 5; the laptop is not a tier) fit Amdahl exactly:
+    # lambda = 4.731, 4.731 * 5 / (1 + 4 sigma) = 22.8075 -> sigma = (23.655 / 22.8075 - 1) / 4 = 0.0092897;
+    # at 20 tasks (PREMIUM_1): 4.731 * 20 / (1 + 19 * 0.0092897) = 94.62 / 1.176505 = 80.42 steps/s.
+    assert data_2016.scaling_points.select("run_id", "tasks").rows() == [("basic", 1), ("standard_1", 5)]
+    band = {r["tasks"]: r for r in data_2016.scaling_model.iter_rows(named=True)}
+    assert sorted(band) == list(range(1, 21)) and {r["model"] for r in band.values()} == {"Amdahl"}
+    assert band[1]["predicted"] == pytest.approx(4.731) and band[5]["predicted"] == pytest.approx(22.8075)
+    assert band[20]["predicted"] == pytest.approx(80.4247, abs=1e-3)
+    assert band[20]["low"] < band[20]["predicted"] < band[20]["high"]
+    html = render_html(data_2016, "en")
+    assert "No scalability model has been fitted" not in html
+
+
 def test_time_price_frontier_and_stragglers_on_known_rates(hostile: ReportData) -> None:
     # EVIL_RUN: 5 steps/s, BASIC 1 unit/h: 3600 steps in 720 s, 720/3600 * 1 = 0.2 ML unit-hours.
     # std: 20 steps/s, STANDARD_1 10 units/h: 180 s, 180/3600 * 10 = 0.5. std is faster, EVIL_RUN
