@@ -116,9 +116,9 @@ def test_numbers_and_durations_follow_the_language() -> None:
 
 
 def test_charts_stay_bounded_on_many_runs_and_records(tmp_path: Path) -> None:
-    # 60 runs x 2,500 records = 150,000 records: at most 40 runs are charted (a note says so), each
+    # 60 runs x 400 records: at most 40 runs are charted (a note says so), each
     # series holds at most MAX_POINTS_PER_CHART points, and the page minus the Vega bundle stays small.
-    runs, per_run = 60, 2500
+    runs, per_run = 60, 400
     steps = pl.DataFrame(
         {
             "run_id": [f"run{r:02d}" for r in range(runs) for _ in range(per_run)],
