@@ -23,6 +23,13 @@ def report_cmd(
     baseline: BaselineOpt = None,
     price_date: PriceDateOpt = None,
     region: RegionOpt = "us",
+    steps: Annotated[
+        int | None,
+        typer.Option("--steps", min=1, help="N for time and price to N steps (default: the longest run's last step)."),
+    ] = None,
+    figures: Annotated[
+        Path | None, typer.Option("--figures", help="Also write each chart as PNG and SVG into this directory.")
+    ] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
 ) -> None:
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
@@ -33,11 +40,14 @@ def report_cmd(
         raise fail(CollectorError(f"{dataset} holds no tierscope dataset; run `tierscope collect files` first"))
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
+    opts = ReportOptions(lang=lang, summary=options(baseline, price_date, region), steps=steps, figures=figures)
     try:
-        path = write_report(ds, out, ReportOptions(lang=lang, summary=options(baseline, price_date, region)))
+        path = write_report(ds, out, opts)
     except (CollectorError, BaselineError) as exc:
         raise fail(exc) from None
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if figures is not None:
+        print(f"figures (PNG and SVG): {figures}")
     if open_:
         webbrowser.open(path.resolve().as_uri())
 

@@ -1,19 +1,43 @@
-"""Message catalogs of the report (``en.json``, ``ja.json``: the same keys) and locale formatting."""
+"""Message catalogs of the report (``en.json``, ``ja.json``: the same keys) and locale formatting.
+
+Numbers in the HTML are formatted with the same d3-format locale Vega uses for the chart
+axes (from vl-convert), so a table and a chart of one report agree on separators.
+"""
 
 from __future__ import annotations
 
 import json
 import locale
+import math
 import os
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 LANGS = ("en", "ja")
+#: The d3 locale (BCP 47) of each report language, for numbers in the HTML and in charts.
+LOCALES = {"en": "en-US", "ja": "ja-JP"}
 
 
 @cache
 def _load(lang: str) -> dict[str, str]:
     return json.loads(files("reports.i18n").joinpath(f"{lang}.json").read_text(encoding="utf-8"))
+
+
+@cache
+def number_locale(lang: str) -> dict[str, Any]:
+    """The d3-format locale of ``lang``: ``decimal``, ``thousands``, ``grouping``, ``currency``."""
+    import vl_convert
+
+    return vl_convert.get_format_locale(LOCALES[lang])
+
+
+@cache
+def time_locale(lang: str) -> dict[str, Any]:
+    """The d3-time-format locale of ``lang`` (month and day names)."""
+    import vl_convert
+
+    return vl_convert.get_time_format_locale(LOCALES[lang])
 
 
 def default_lang() -> str:
@@ -27,7 +51,8 @@ def default_lang() -> str:
 
 
 class Catalog:
-    """Translated messages: ``t("key", **values)``. Raises KeyError for an unknown key."""
+    """Translated messages: ``t("key", **values)``. Raises KeyError for an unknown key,
+    ValueError for a language other than :data:`LANGS`."""
 
     def __init__(self, lang: str) -> None:
         if lang not in LANGS:
@@ -40,9 +65,35 @@ class Catalog:
         return text.format(**values) if values else text
 
     def number(self, value: float | int | None, digits: int = 2) -> str:
-        """``value`` with thousands separators (both catalogs use 1,234.5), or an en dash for None."""
-        if value is None:
+        """``value`` with the locale's separators (``1,234.50`` in both en and ja); an en dash for None or NaN.
+
+        Integers are written whole; floats with ``digits`` decimals.
+        """
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
             return "–"
-        if isinstance(value, int):
-            return f"{value:,}"
-        return f"{value:,.{digits}f}"
+        text = f"{value:,}" if isinstance(value, int) else f"{value:,.{digits}f}"
+        loc = number_locale(self.lang)
+        return text.translate(str.maketrans({",": loc["thousands"], ".": loc["decimal"]}))
+
+    def significant(self, value: float | None, figures: int = 3) -> str:
+        """``value`` with at least ``figures`` significant digits (``0.000453``, ``1.00``, ``17,032``)."""
+        if value is None or not math.isfinite(value):
+            return "–"
+        magnitude = math.floor(math.log10(abs(value))) if value else 0
+        return self.number(float(value), min(max(figures - 1 - magnitude, 0), 12))
+
+    def interval(self, low: float | None, high: float | None, digits: int = 2) -> str:
+        """``low–high`` (an interval), or an en dash when either end is unknown."""
+        if low is None or high is None:
+            return "–"
+        return self("fmt.interval", low=self.number(low, digits), high=self.number(high, digits))
+
+    def duration(self, seconds: float | None) -> str:
+        """A duration in the unit that reads best: ``42.0 s``, ``12.5 min``, ``3.2 h`` (``42.0 秒``... in ja)."""
+        if seconds is None or not math.isfinite(seconds):
+            return "–"
+        if seconds >= 2 * 3600:
+            return self("fmt.hours", value=self.number(seconds / 3600, 1))
+        if seconds >= 120:
+            return self("fmt.minutes", value=self.number(seconds / 60, 1))
+        return self("fmt.seconds", value=self.number(seconds, 1))

@@ -1,0 +1,84 @@
+"""The report's answer in a few sentences: the fastest run, the cheapest per step, the best value."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from reports.i18n import Catalog
+
+
+def _named(row: dict[str, object]) -> dict[str, object]:
+    return {"run": row["run_id"], "tier": row["tier"] or "–"}
+
+
+def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
+    """The run with the highest steady global steps/s, and its speedup over the baseline."""
+    ok = summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
+    if ok.height == 0:
+        return None
+    row = ok.sort(["steady_global_steps_per_s", "run_id"], descending=[True, False]).row(0, named=True)
+    rate = t.number(row["steady_global_steps_per_s"], 2)
+    if row["speedup_vs_baseline"] is None:
+        return t("headline.fastest_nobase", rate=rate, **_named(row))
+    return t(
+        "headline.fastest",
+        rate=rate,
+        speedup=t.number(row["speedup_vs_baseline"], 2),
+        baseline=row["baseline_run_id"],
+        **_named(row),
+    )
+
+
+def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
+    """The run with the lowest USD per 1,000 steps; without dollar prices, the most steps per ML unit-hour."""
+    usd = summary.filter(pl.col("usd_per_1000_steps").is_not_null())
+    if usd.height:
+        row = usd.sort(["usd_per_1000_steps", "run_id"]).row(0, named=True)
+        return t("headline.cheapest_usd", usd=t.significant(row["usd_per_1000_steps"]), **_named(row))
+    units = summary.filter(pl.col("steps_per_ml_unit_hour").is_not_null())
+    if units.height:
+        row = units.sort(["steps_per_ml_unit_hour", "run_id"], descending=[True, False]).row(0, named=True)
+        return t("headline.cheapest_units", value=t.number(row["steps_per_ml_unit_hour"], 0), **_named(row))
+    return None
+
+
+def cost_text(value: float, usd: bool, t: Catalog) -> str:
+    """A cost with its unit: ``1.23 USD`` or ``0.12 ML unit-hours``."""
+    return t("fmt.usd", value=t.significant(value)) if usd else t("fmt.ml_unit_hours", value=t.significant(value))
+
+
+def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
+    """The run with the lowest price × time to ``steps`` steps (USD, else ML unit-hours), of two priced runs or more.
+
+    ``costs``: :func:`reports.frames.time_and_cost_to_steps`' frame. Price × time weighs a
+    run that is much faster for a little more money above both the cheapest and the fastest.
+    """
+    usd = costs["usd_to_n"].is_not_null().any()
+    cost = "usd_to_n" if usd else "ml_unit_hours_to_n"
+    priced = costs.filter(pl.col(cost).is_not_null())
+    if priced.height < 2:
+        return None
+    row = priced.with_columns(score=pl.col(cost) * pl.col("seconds_to_n")).sort("score", "run_id").row(0, named=True)
+    return t(
+        "headline.value",
+        n=t.number(steps),
+        time=t.duration(row["seconds_to_n"]),
+        cost=cost_text(row[cost], usd, t),
+        **_named(row),
+    )
+
+
+def headline(summary: pl.DataFrame, costs: pl.DataFrame | None, steps: int, t: Catalog) -> list[str]:
+    """The headline sentences, in the report's language. ``summary``: :data:`analysis.summary.SUMMARY_SCHEMA`'s
+    frame; ``costs``: time and price to ``steps`` steps, or None when not available."""
+    first = fastest(summary, t)
+    if first is None:
+        return [t("headline.none")]
+    out = [first]
+    for sentence in (cheapest(summary, t), best_value(costs, steps, t) if costs is not None else None):
+        if sentence:
+            out.append(sentence)
+    failed = summary.filter(pl.col("status") == "failed").height
+    if failed:
+        out.append(t("headline.failed", n=failed))
+    return out

@@ -1,0 +1,69 @@
+"""A small dataset written for the report tests: hostile names everywhere, known rates.
+
+- ``EVIL_RUN`` (BASIC, one master): 30 records, global step 100, 200, ... 3000, 5.0 global
+  steps/s, timestamps every 20 s, from a file whose name is itself hostile.
+- ``std`` (STANDARD_1, master + workers 0-3): each task 30 records, 20.0 global steps/s;
+  local steps/s 4.0 for every task but worker 3, which logs 2.0 (a straggler: 2.0 < 0.8 × 4.0).
+- ``EVIL_FAILED`` (PREMIUM_1): no steps, one failed event whose reason is hostile.
+
+Both measured runs are dated 2016-12-31, so the price table gives ML units (BASIC 1,
+STANDARD_1 10) and no dollar price.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import polars as pl
+
+from collector.dataset import Dataset
+from collector.schema import EVENT_SCHEMA, RUN_SCHEMA, STEP_SCHEMA, conform
+
+EVIL_RUN = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+EVIL_FAILED = "fail<script>alert(4)</script>"
+EVIL_REASON = '"><img src=x onerror=alert(5)>'
+EVIL_FILE = '/logs/"><img src=x onerror=alert(3)>.log'
+T0 = datetime(2016, 12, 31, 9, 0, tzinfo=UTC)
+
+
+def _records(run_id: str, tier: str, role: str, index: int, offset: int, rate: float, local: float) -> list[dict]:
+    rows = []
+    for i in range(1, 31):
+        step = 100 * i + offset
+        rows.append(
+            {
+                "run_id": run_id,
+                "tier": tier,
+                "role": role,
+                "task_index": index,
+                "step": step,
+                "elapsed_s": step / rate,
+                "global_steps_per_s": rate,
+                "local_steps_per_s": local,
+                "timestamp": T0 + timedelta(seconds=step / rate),
+                "source": EVIL_FILE if run_id == EVIL_RUN else f"/logs/{run_id}-{role}{index}.log",
+                "source_offset": i,
+                "format": "structured",
+            }
+        )
+    return rows
+
+
+def hostile_dataset(root: Path) -> Dataset:
+    """Write the dataset described in the module doc under ``root`` and return it."""
+    dataset = Dataset(root)
+    rows = _records(EVIL_RUN, "BASIC", "master", 0, 0, 5.0, 5.0)
+    for k, (role, index) in enumerate([("master", 0), ("worker", 0), ("worker", 1), ("worker", 2), ("worker", 3)]):
+        rows += _records(
+            "std", "STANDARD_1", role, index, 20 * k, 20.0, 2.0 if index == 3 and role == "worker" else 4.0
+        )
+    dataset.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
+    event = {"run_id": EVIL_FAILED, "tier": "PREMIUM_1", "event": "failed", "reason": EVIL_REASON, "source": EVIL_FILE}
+    dataset.append("events", conform(pl.DataFrame([event]), EVENT_SCHEMA))
+    facts = [
+        {"run_id": r, "tier": tier, "date": date(2016, 12, 31), "note": EVIL_RUN, "collected_at": T0}
+        for r, tier in ((EVIL_RUN, "BASIC"), ("std", "STANDARD_1"), (EVIL_FAILED, "PREMIUM_1"))
+    ]
+    dataset.append("runs", conform(pl.DataFrame(facts), RUN_SCHEMA))
+    return dataset

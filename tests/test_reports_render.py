@@ -1,0 +1,308 @@
+"""The report without a browser: figures against hand calculations, bounded size, both
+languages, hostile names, missing analyses, figures and the CLI options."""
+
+from __future__ import annotations
+
+import re
+import string
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+from reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
+from typer.testing import CliRunner
+
+from collector.dataset import Dataset
+from collector.schema import STEP_SCHEMA, conform
+from reports import frames
+from reports.charts import MAX_ROWS
+from reports.figures import write_figures
+from reports.headline import headline
+from reports.i18n import Catalog, _load
+from reports.render import ReportData, ReportOptions, chart_specs, render_html, report_data, vega_bundle
+from tierscope.cli import app
+
+CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> ReportData:
+    return report_data(hostile_dataset(tmp_path_factory.mktemp("hostile") / "ds"), ReportOptions(steps=3600))
+
+
+@pytest.fixture(scope="module")
+def data_2016(dataset_2016: Dataset) -> ReportData:
+    return report_data(dataset_2016)
+
+
+# --- figures against hand calculations -------------------------------------------------------
+
+
+def test_headline_on_the_2016_logs(data_2016: ReportData) -> None:
+    # N defaults to the longest run's last step: 1,000 (basic, local, standard_1 all end at step 1000).
+    # standard_1: 22.8075 steps/s, 22.8075 / 4.731 = 4.82x basic. basic: 4.731 * 3600 / 1 unit = 17,031.6
+    # steps per ML unit-hour (standard_1: 22.8075 * 3600 / 10 = 8,210.7). Price x time to 1,000 steps:
+    # basic 1000/4.731 = 211.37 s, x 1 unit/3600 = 0.05871 unit-h -> 12.41; standard_1 43.845 s,
+    # 0.12179 unit-h -> 5.34: standard_1 is the best value, 43.8 s for 0.122 ML unit-hours.
+    assert data_2016.steps == 1000
+    assert headline(data_2016.summary, data_2016.costs, data_2016.steps, Catalog("en")) == [
+        "Fastest: standard_1 (STANDARD_1) at 22.81 global steps/s, 4.82× the baseline basic.",
+        "Cheapest per step: basic (BASIC) with 17,032 steps per ML unit-hour (no dollar price for these dates).",
+        "Best value (lowest price × time): standard_1 (STANDARD_1) does 1,000 steps in 43.8 s for 0.122 ML unit-hours.",
+        "1 run(s) failed; see below.",
+    ]
+
+
+def test_scaling_band_from_the_analysis_fit_on_the_2016_logs(data_2016: ReportData) -> None:
+    # Two sizes (BASIC 1 task, STANDARD_1 5; the laptop is not a tier) fit Amdahl exactly:
+    # lambda = 4.731, 4.731 * 5 / (1 + 4 sigma) = 22.8075 -> sigma = (23.655 / 22.8075 - 1) / 4 = 0.0092897;
+    # at 20 tasks (PREMIUM_1): 4.731 * 20 / (1 + 19 * 0.0092897) = 94.62 / 1.176505 = 80.42 steps/s.
+    assert data_2016.scaling_points.select("run_id", "tasks").rows() == [("basic", 1), ("standard_1", 5)]
+    band = {r["tasks"]: r for r in data_2016.scaling_model.iter_rows(named=True)}
+    assert sorted(band) == list(range(1, 21)) and {r["model"] for r in band.values()} == {"Amdahl"}
+    assert band[1]["predicted"] == pytest.approx(4.731) and band[5]["predicted"] == pytest.approx(22.8075)
+    assert band[20]["predicted"] == pytest.approx(80.4247, abs=1e-3)
+    assert band[20]["low"] < band[20]["predicted"] < band[20]["high"]
+    html = render_html(data_2016, "en")
+    assert "No scalability model has been fitted" not in html
+
+
+def test_time_price_frontier_and_stragglers_on_known_rates(hostile: ReportData) -> None:
+    # EVIL_RUN: 5 steps/s, BASIC 1 unit/h: 3600 steps in 720 s, 720/3600 * 1 = 0.2 ML unit-hours.
+    # std: 20 steps/s, STANDARD_1 10 units/h: 180 s, 180/3600 * 10 = 0.5. std is faster, EVIL_RUN
+    # cheaper: both are on the cheapest-for-each-deadline frontier.
+    costs = hostile.costs.select("run_id", "seconds_to_n", "ml_unit_hours_to_n", "usd_to_n", "frontier_units")
+    assert costs.rows() == [("std", 180.0, 0.5, None, True), (EVIL_RUN, 720.0, 0.2, None, True)]
+    # worker/3 logs 2.0 local steps/s against its peers' median 4.0: 2.0 < 0.8 * 4.0, a straggler.
+    tasks = hostile.task_rates.filter(pl.col("run_id") == "std")
+    assert tasks.select("task", "local_steps_per_s", "straggler").rows() == [
+        ("master/0", 4.0, False),
+        ("worker/0", 4.0, False),
+        ("worker/1", 4.0, False),
+        ("worker/2", 4.0, False),
+        ("worker/3", 2.0, True),
+    ]
+    # 30 records per task, the first one warm-up: 29 intervals behind each median.
+    assert set(tasks["intervals"]) == {29}
+    # every throughput point of std is 20.0, of EVIL_RUN 5.0
+    rates = hostile.throughput_steps.group_by("run_id").agg(pl.col("rate").unique())
+    assert {r: v for r, v in rates.rows()} == {"std": [20.0], EVIL_RUN: [5.0]}
+    # time from timestamps: EVIL_RUN's records are 20 s apart, warm-up (t = 0) excluded, the last at 29 * 20 s
+    evil = hostile.throughput_time.filter(pl.col("run_id") == EVIL_RUN)
+    assert (evil["seconds"].min(), evil["seconds"].max()) == (20.0, 580.0)
+
+
+def test_cheapest_frontier_by_hand() -> None:
+    # Fastest first: 10 (on: nothing faster), none (no cost), 12 (dearer than 10: off),
+    # 5 (cheaper than every faster one: on), 5 (ties 5, not cheaper: off).
+    frame = pl.DataFrame({"seconds_to_n": [1.0, 2.0, 3.0, 4.0, 5.0], "c": [10.0, None, 12.0, 5.0, 5.0]})
+    assert frames.cheapest_frontier(frame, "c").to_list() == [True, False, False, True, False]
+
+
+def test_numbers_and_durations_follow_the_language() -> None:
+    en, ja = Catalog("en"), Catalog("ja")
+    assert en.number(17031.6, 0) == "17,032" and ja.number(1234567) == "1,234,567"
+    assert en.duration(43.845) == "43.8 s" and ja.duration(43.845) == "43.8 秒"
+    assert en.duration(720) == "12.0 min" and ja.duration(3 * 3600) == "3.0 時間"
+    assert en.interval(1.0, 2.5) == "1.00–2.50" and ja.interval(None, 2.0) == "–"
+    assert en.number(None) == "–" and en.number(float("nan")) == "–"
+    # 0.000453: log10 floor -4, so 3 - 1 + 4 = 6 decimals; 17031.6: floor 4, no decimals
+    assert en.significant(0.000453) == "0.000453" and en.significant(17031.6) == "17,032"
+    assert en.significant(1.0) == "1.00" and en.significant(0.0) == "0.00"
+
+
+# --- any input size ------------------------------------------------------------------------------
+
+
+def test_charts_stay_bounded_on_many_runs_and_records(tmp_path: Path) -> None:
+    # 60 runs x 400 records: at most 40 runs are charted (a note says so), each
+    # series holds at most MAX_POINTS_PER_CHART points, and the page minus the Vega bundle stays small.
+    runs, per_run = 60, 400
+    steps = pl.DataFrame(
+        {
+            "run_id": [f"run{r:02d}" for r in range(runs) for _ in range(per_run)],
+            "tier": ["BASIC"] * (runs * per_run),
+            "role": ["master"] * (runs * per_run),
+            "task_index": [0] * (runs * per_run),
+            "step": [10 * (i + 1) for _ in range(runs) for i in range(per_run)],
+            "elapsed_s": [float(i + 1) for _ in range(runs) for i in range(per_run)],
+            "global_steps_per_s": [10.0 + (i % 7) for _ in range(runs) for i in range(per_run)],
+        }
+    )
+    dataset = Dataset(tmp_path / "ds")
+    dataset.append("steps", conform(steps, STEP_SCHEMA))
+    data = report_data(dataset)
+    assert (data.runs_charted, data.runs_total) == (frames.MAX_RUNS_CHARTED, runs)
+    for series in (data.throughput_steps, data.throughput_time):
+        assert series["run_id"].n_unique() == frames.MAX_RUNS_CHARTED
+        assert series.height <= frames.MAX_POINTS_PER_CHART <= MAX_ROWS
+    html = render_html(data, "en")
+    assert "Showing the 40 runs with the most records, of 60." in html
+    assert len(html.encode()) - len(vega_bundle().encode()) < 600_000
+
+
+def test_task_rows_are_thinned_but_stragglers_kept() -> None:
+    frame = pl.DataFrame(
+        {
+            "run_id": ["r"] * 100,
+            "task": [f"worker/{i}" for i in range(100)],
+            "local_steps_per_s": [float(i) for i in range(100)],
+            "straggler": [i < 3 for i in range(100)],
+        }
+    )
+    thinned = frames.bounded_task_rates(frame, max_rows=20)
+    # share 20 per run, stride ceil(100 / 20) = 5: ranks 0, 5, ..., 95 (20 rows) plus stragglers 1 and 2
+    assert thinned.height == 22
+    assert set(thinned.filter("straggler")["task"]) == {"worker/0", "worker/1", "worker/2"}
+
+
+# --- languages -----------------------------------------------------------------------------------
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_catalogs_have_the_same_keys_and_placeholders_and_ja_translates_each() -> None:
+    en, ja = _load("en"), _load("ja")
+    assert set(en) == set(ja)
+    for key in en:
+        assert _fields(en[key]) == _fields(ja[key]), key
+        assert en[key] != ja[key], f"{key} is not translated"
+
+
+class _Headings(HTMLParser):
+    TAGS = ("title", "h1", "h2", "h3", "th", "dt")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.texts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self.TAGS:
+            self.open.append(tag)
+            self.texts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.open and tag == self.open[-1]:
+            self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.open:
+            self.texts[-1] += data
+
+
+def _titles(spec: object) -> list[str]:
+    """Every chart title, axis title and legend title in a spec."""
+    if isinstance(spec, dict):
+        found = [v for k, v in spec.items() if k == "title" and isinstance(v, str)]
+        return found + [t for k, v in spec.items() if k not in ("data", "datasets") for t in _titles(v)]
+    if isinstance(spec, list):
+        return [t for v in spec for t in _titles(v)]
+    return []
+
+
+def test_japanese_report_has_no_english_heading_or_chart_title(hostile: ReportData) -> None:
+    html = render_html(hostile, "ja")
+    parser = _Headings()
+    parser.feed(html)
+    assert len(parser.texts) > 30
+    for text in parser.texts:
+        assert CJK.search(text), f"untranslated heading {text!r}"
+    page = html.replace(vega_bundle(), "")  # the library's own code holds English words
+    en = _load("en")
+    for key, value in en.items():
+        if key.startswith(("col.", "section.", "prov.", "failed.", "table.", "charts.", "headline")) and len(value) > 3:
+            assert value not in page, f"English text of {key} in the Japanese report"
+    titles = [t for spec in chart_specs(hostile, Catalog("ja")).values() for t in _titles(spec)]
+    assert len(titles) > 15
+    for title in titles:
+        assert CJK.search(title), f"untranslated chart title {title!r}"
+
+
+# --- hostile names --------------------------------------------------------------------------------
+
+
+def test_hostile_names_are_text_in_tables(hostile: ReportData) -> None:
+    for lang in ("en", "ja"):
+        html = render_html(hostile, lang).replace(vega_bundle(), "")  # user data is never inside the bundle
+        assert html.count("<script") == 2  # the Vega bundle's tag and the chart code, nothing else
+        assert "<img" not in html and "alert(1)</script>" not in html
+        for name in (EVIL_RUN, EVIL_FAILED, EVIL_REASON, EVIL_FILE):
+            escaped = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+            assert f">{escaped}<" in html or escaped in html, name
+        # in the embedded specs the same names are JSON with <, > and & escaped (\u003c...)
+        specs = html.split("const charts = ", 1)[1]
+        assert "\\u003cscript\\u003ealert(1)" in specs and "<script>alert" not in specs
+
+
+def test_hostile_names_are_text_inside_charts(hostile: ReportData) -> None:
+    import vl_convert
+
+    svgs = {name: vl_convert.vegalite_to_svg(spec) for name, spec in chart_specs(hostile, Catalog("en")).items()}
+    assert set(svgs) == {"throughput_steps", "throughput_time", "speedup", "cost_time", "tasks", "scaling"}
+    whole = "&lt;script&gt;alert(1)&lt;/script&gt;"
+    for name, svg in svgs.items():
+        assert "<script" not in svg and "<img" not in svg, name
+        assert "&lt;script&gt;alert(1)" in svg, name  # legends and axes cut long labels with an ellipsis
+    # the text marks next to points carry the whole run id
+    assert whole in svgs["cost_time"] and whole in svgs["scaling"]
+
+
+# --- sections whose analysis is missing -----------------------------------------------------------
+
+
+def test_missing_frames_and_columns_say_not_available(hostile: ReportData) -> None:
+    partial = ReportData(
+        summary=hostile.summary,
+        steps=hostile.steps,
+        provenance=hostile.provenance,
+        throughput_steps=None,  # frame absent
+        throughput_time=hostile.throughput_time.drop("seconds"),  # column absent
+        task_rates=hostile.task_rates.head(0),  # nothing to draw
+        speedup=hostile.speedup,
+        costs=None,
+        scaling_points=hostile.scaling_points,
+    )
+    html = render_html(partial, "en")
+    assert html.count('class="chart"') == 2  # speedup and scaling
+    assert "Not available: the analysis did not provide run_id, step, rate." in html
+    assert "Not available: the analysis did not provide seconds." in html
+    assert "Not available: no run has data for this chart." in html
+    # without the time-to-N frame the headline still answers, without the best-value sentence
+    assert "Best value" not in html and "Fastest: std" in html
+    assert "表示できません" in render_html(partial, "ja")
+
+
+# --- figures and CLI ---------------------------------------------------------------------------------
+
+
+def test_figures_are_png_and_svg(hostile: ReportData, tmp_path: Path) -> None:
+    specs = chart_specs(hostile, Catalog("en"))
+    written = write_figures(specs, tmp_path / "fig")
+    assert [p.name for p in written[:2]] == ["throughput_steps.svg", "throughput_steps.png"]
+    assert len(written) == 2 * len(specs) == 12
+    for path in written:
+        head = path.read_bytes()[:8]
+        assert head == b"\x89PNG\r\n\x1a\n" if path.suffix == ".png" else head.startswith(b"<svg")
+
+
+def test_cli_report_with_lang_steps_figures_and_open(
+    tmp_path: Path, dataset_2016: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", opened.append)
+    out, fig = tmp_path / "r.html", tmp_path / "fig"
+    args = ["report", "-d", str(dataset_2016.root), "-o", str(out), "--lang", "ja", "--steps", "36000"]
+    result = CliRunner().invoke(app, [*args, "--figures", str(fig), "--open"])
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    # 36,000 steps at standard_1's 22.8075 steps/s: 1578.4 s = 26.3 min, x 10 units / 3600 = 4.384 unit-hours
+    assert "36,000 ステップを 26.3 分、4.38 ML ユニット時間で実行します" in html
+    names = ["throughput_steps", "throughput_time", "speedup", "cost_time", "tasks", "scaling"]
+    assert sorted(p.name for p in fig.iterdir()) == sorted(f"{n}.{e}" for n in names for e in ("png", "svg"))
+    assert opened == [out.resolve().as_uri()]
+    bad = CliRunner().invoke(app, ["report", "-d", str(dataset_2016.root), "-o", str(out), "--lang", "fr"])
+    assert bad.exit_code == 2
