@@ -10,7 +10,7 @@ import polars as pl
 from analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
 from analysis.cost import tier_costs
 from analysis.tasks import async_check, task_throughput
-from analysis.throughput import interval_rates, run_throughput, steady_intervals, steady_samples
+from analysis.throughput import collect_intervals, run_throughput, steady_intervals, steady_samples
 from collector.dataset import Dataset
 from collector.schema import conform
 
@@ -150,7 +150,7 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
     runs = run_index(dataset)
     steps = dataset.scan("steps")
     # The intervals are the costly part of every figure below: computed once.
-    intervals = interval_rates(steps).collect()
+    intervals = collect_intervals(steps)
     throughput = run_throughput(steps, seed=options.seed, intervals=intervals)
     tasks = task_throughput(steps, intervals=intervals)
     mode = async_check(tasks, throughput).select(
