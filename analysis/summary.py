@@ -140,8 +140,13 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
     return measured.sort("tasks", "run_id").head(1)
 
 
-def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataFrame:
+def summary(
+    dataset: Dataset, options: SummaryOptions | None = None, intervals: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id.
+
+    ``intervals``: :func:`analysis.throughput.collect_intervals` of the dataset's steps, when
+    the caller needs them too (a report): computed here otherwise.
 
     Raises :class:`collector.errors.DatasetCorruptError` if a data file is unreadable
     and :class:`BaselineError` for a bad ``options.baseline``.
@@ -150,7 +155,7 @@ def summary(dataset: Dataset, options: SummaryOptions | None = None) -> pl.DataF
     runs = run_index(dataset)
     steps = dataset.scan("steps")
     # The intervals are the costly part of every figure below: computed once.
-    intervals = collect_intervals(steps)
+    intervals = collect_intervals(steps) if intervals is None else intervals
     throughput = run_throughput(steps, seed=options.seed, intervals=intervals)
     tasks = task_throughput(steps, intervals=intervals)
     mode = async_check(tasks, throughput).select(

@@ -41,6 +41,8 @@ Definitions (steps are *global* steps unless named local, times in seconds):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 
@@ -139,14 +141,15 @@ FIGURE_COLUMNS = (
 )  # fmt: skip
 
 
-def collect_intervals(steps: pl.LazyFrame) -> pl.DataFrame:
-    """:func:`interval_rates` of ``steps``, materialised with :data:`FIGURE_COLUMNS` only.
+def collect_intervals(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
+    """:func:`interval_rates` of ``steps``, materialised with :data:`FIGURE_COLUMNS` (and ``extra``) only.
 
     For callers that derive several figures from the same intervals: the columns not
     listed (source, format, metrics) are never read, which keeps 10 million records
     within a few hundred MB.
     """
-    return interval_rates(steps).select(FIGURE_COLUMNS).collect()
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
+    return interval_rates(steps).select(columns).collect()
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:

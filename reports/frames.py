@@ -16,7 +16,6 @@ import polars as pl
 
 from analysis.records import TASK
 from analysis.scaling import ScalingFit, best_fit, prediction_band
-from analysis.throughput import interval_rates
 
 #: At most this many points in one line chart, shared out between its runs.
 MAX_POINTS_PER_CHART = 3000
@@ -85,15 +84,16 @@ def _bucketed(rates: pl.LazyFrame, x: str, per_run: int) -> pl.LazyFrame:
 INTERVAL_VIEW = (*TASK, "step", "local_step", "elapsed_s", "interval_s", "timestamp", "local_steps_per_s")
 
 
-def charted_intervals(steps: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    """:func:`analysis.throughput.interval_rates` of ``runs``' records, computed once for every chart.
+def charted_intervals(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``runs`` in ``intervals`` (:func:`analysis.throughput.collect_intervals` with
+    ``extra=INTERVAL_VIEW``, computed once for the summary and every chart).
 
     Columns: :data:`INTERVAL_VIEW` plus ``d_seconds``, ``rate`` (Float64) and ``warmup``
-    (Boolean), ordered by run, task and step. Only the columns the charts read are read
-    from disk: on 10 million records the sort behind the intervals dominates a report's time.
+    (Boolean), ordered by run, task and step.
     """
-    wanted = steps.join(runs.lazy().select("run_id"), on="run_id", how="semi")
-    return interval_rates(wanted).select(*INTERVAL_VIEW, "d_seconds", "rate", "warmup").collect()
+    return intervals.join(runs.select("run_id"), on="run_id", how="semi").select(
+        *INTERVAL_VIEW, "d_seconds", "rate", "warmup"
+    )
 
 
 def steady_rates(intervals: pl.LazyFrame) -> pl.LazyFrame:
