@@ -122,6 +122,11 @@ def finite_nonneg(expr: pl.Expr) -> pl.Expr:
     return (expr.is_not_null() & expr.is_finite() & (expr >= 0)).fill_null(False)
 
 
+def split_by(lines: pl.DataFrame, ours: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(lines where ours, the rest)``: what a format reads and what it hands on."""
+    return lines.filter(ours), lines.filter(~ours)
+
+
 def empty_parsed(lines: pl.DataFrame) -> Parsed:
     """Nothing recognised: every line is handed on."""
     return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=lines)

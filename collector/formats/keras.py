@@ -31,7 +31,17 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import TAG, ParseContext, Parsed, SingleLineFormat, finite_nonneg, number, reject_frame
+from collector.formats.base import (
+    TAG,
+    ParseContext,
+    Parsed,
+    SingleLineFormat,
+    empty_parsed,
+    finite_nonneg,
+    number,
+    reject_frame,
+    split_by,
+)
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
@@ -65,10 +75,9 @@ class KerasProgress(SingleLineFormat):
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         marked = pl.col("line").str.contains(_MARK)
-        ours = lines.filter(marked)
-        rest = lines.filter(~marked)
+        ours, rest = split_by(lines, marked)
         if ours.height == 0:
-            return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=rest)
+            return empty_parsed(rest)
         ours = ours.with_columns(pl.col("line").str.replace_all(_ANSI, "").alias("text"))
         ours = self._join_split_bars(ours)
         ours = self._with_epoch(ours, context)

@@ -26,9 +26,11 @@ from collector.formats.base import (
     ParseContext,
     Parsed,
     SingleLineFormat,
+    empty_parsed,
     finite_nonneg,
     number,
     reject_frame,
+    split_by,
 )
 
 _HEADER = r"^(?:[A-Z]+:tensorflow:)?"
@@ -56,10 +58,9 @@ class TFEstimator(SingleLineFormat):
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         marked = pl.col("line").str.contains(_MARK)
-        ours = lines.filter(marked)
-        rest = lines.filter(~marked)
+        ours, rest = split_by(lines, marked)
         if ours.height == 0:
-            return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=rest)
+            return empty_parsed(rest)
         line = pl.col("line")
         ours = ours.with_columns(
             is_record=line.str.contains(_RECORD),

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import TAG, ParseContext, Parsed
+from collector.formats.base import TAG, ParseContext, Parsed, empty_parsed
 
 _START = r"^Traceback \(most recent call last\):\s*$"
 _EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"
@@ -48,7 +48,7 @@ class PythonTraceback:
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         start = pl.col("line").str.contains(_START)
         if not lines.get_column("line").str.contains(_START).any():
-            return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=lines)
+            return empty_parsed(lines)
         blank = pl.col("line").str.strip_chars() == ""
         frame = (
             lines.with_columns(start=start, indented=pl.col("line").str.contains(r"^\s"))
