@@ -222,16 +222,30 @@ def _task_env(cluster: dict[str, list[str]], role: str, index: int) -> dict[str,
     return env
 
 
+#: Seconds to let other tasks' exits show after the first failure: a killed worker's
+#: chief exits with an error a moment later, and the kill is the cause to report.
+SETTLE_S = 1.0
+
+
+def _failure(task: Task, code: int) -> str:
+    how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+    return f"task {task.name} {how} (see {task.log_path.name} and {STDERR_DIR}/{task.name}.txt)"
+
+
 def _wait(tasks: list[Task], strategy: Strategy, deadline: float | None) -> tuple[Status, str | None]:
-    """Block until the run is over; return its status and, unless finished, why."""
+    """Block until the run is over; return its status and, unless finished, why.
+
+    When tasks fail, a task killed by a signal is named first (it is the cause; the
+    others' errors follow from it), then the rest in task order.
+    """
     chief = tasks[0]
     training = [t for t in tasks if t.role in ("chief", "worker")] if strategy == "mirrored" else [chief]
     while True:
-        for task in tasks:
-            code = task.poll()
-            if code not in (None, 0):
-                how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
-                return "failed", f"task {task.name} {how} (see {task.log_path.name} and {STDERR_DIR}/{task.name}.txt)"
+        if any(t.poll() not in (None, 0) for t in tasks):
+            time.sleep(SETTLE_S)
+            failed = [(t, t.poll()) for t in tasks if t.poll() not in (None, 0)]
+            failed.sort(key=lambda tc: 0 if (tc[1] or 0) < 0 else 1)  # stable: task order within each kind
+            return "failed", "; then ".join(_failure(t, code) for t, code in failed if code is not None)
         if all(t.poll() == 0 for t in training):
             return "finished", None
         if deadline is not None and time.monotonic() > deadline:
