@@ -189,7 +189,7 @@ def collect_file(
             counts = SourceCounts(source=source, run_id=run.run_id, format=CONSOLE_CSV)
             entries = read_console_csv(path)
             counts.lines = entries.height
-            store_parsed(dataset, parse_entries(entries, context=context), run, source, counts)
+            store_parsed(dataset, parse_entries(entries, run.run_id, run.tier, context=context), run, source, counts)
             return counts
 
         return _read_whole(offsets, path, run, reread, console_csv)

@@ -74,8 +74,11 @@ def test_entries_in_time_order_with_error_copies_dropped(tmp_path: Path) -> None
     assert events.select("entry_id", "event", "reason", "role", "step").rows() == [
         ("e6", "failed", "RuntimeError: worker lost", "master", 200)
     ]
-    # The reject keeps the entry's CSV row (e1 is the 6th data row).
-    assert got.rejects.select("source_offset", "reason").rows() == [(6, "step '1.5x' is not a whole number >= 0")]
+    # The reject names its entry (insertId and time), as rejects from `collect cloud` and the
+    # JSON export do: CSV rows, export items and live entries all go through one path.
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (None, "step '1.5x' is not a whole number >= 0 (Cloud Logging entry e1 at 2024-04-12T08:15:01.000000Z)")
+    ]
 
 
 @pytest.mark.parametrize("compress", [False, True])

@@ -14,9 +14,10 @@ same text formats as a log file (:func:`collector.formats.parse_lines`).
   :data:`COPY_WINDOW_S` seconds away is that copy, and is dropped (counted as skipped).
 - A message of several lines (a traceback) is read as those lines.
 
-Records get the entry's ``insertId`` as ``entry_id`` and its timestamp when they carry
-none; their ``source_offset`` is null. Rejects keep the entry's 1-based row in the CSV as
-``source_offset`` so the bad row can be found.
+Each row becomes a :class:`~collector.sources.logentries.Entry` and goes through
+:func:`~collector.sources.logentries.records_from_entries`, the path ``collect cloud`` and
+the JSON export use: records get the entry's ``insertId`` as ``entry_id`` and its timestamp
+when they carry none; a reject names its entry's insertId and time.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from pathlib import Path
 import polars as pl
 
 from collector.errors import InputError
-from collector.formats import FormatInfo, ParseContext, Parsed, parse_lines
+from collector.formats import FormatInfo, ParseContext, Parsed
 from collector.sources.files import is_gzip
+from collector.sources.logentries import Entry, records_from_entries
 
 #: The name ``--format`` accepts for this file format.
 CONSOLE_CSV = "logging-csv"
@@ -125,42 +127,32 @@ def drop_error_copies(entries: pl.DataFrame) -> pl.DataFrame:
     return entries.filter(~pl.col("row").is_in(matched.get_column("row").implode()))
 
 
-def parse_entries(entries: pl.DataFrame, only: str | None = None, context: ParseContext | None = None) -> Parsed:
-    """Records, events and rejects from ``entries`` (:data:`ENTRY_SCHEMA`).
+def to_entries(entries: pl.DataFrame) -> list[Entry]:
+    """The CSV's rows (:data:`ENTRY_SCHEMA`) as :class:`~collector.sources.logentries.Entry`,
+    for :func:`~collector.sources.logentries.records_from_entries`: the one path from a
+    LogEntry to records, shared with ``collect cloud`` and the JSON export."""
+    return [
+        Entry(
+            insert_id=row["entry_id"],
+            timestamp=row["timestamp"],
+            severity=row["severity"],
+            resource_labels={"task_name": row["task_name"]} if row["task_name"] else {},
+            payload=row["message"],
+        )
+        for row in entries.iter_rows(named=True)
+    ]
 
-    ``skipped`` also counts the dropped ERROR copies (one per entry; a multi-line entry
-    counts each of its lines).
+
+def parse_entries(
+    entries: pl.DataFrame,
+    run_id: str | None = None,
+    tier: str | None = None,
+    context: ParseContext | None = None,
+) -> Parsed:
+    """Records, events and rejects from ``entries`` (:data:`ENTRY_SCHEMA`), in the schemas of
+    :mod:`collector.schema`. ``skipped`` also counts the dropped ERROR copies.
     """
     kept = drop_error_copies(entries)
-    # The task goes in front of the message as a launcher prefix ("worker-replica-2: ..."),
-    # which the shared prefix step turns into role and task index.
-    lines = (
-        kept.with_columns(pl.col("message").str.strip_chars_end("\n").str.split("\n").alias("line"))
-        .explode("line")
-        .with_columns(
-            pl.when(pl.col("task_name").str.contains(r"^\w+-replica-\d+$"))
-            .then(pl.format("{}: {}", "task_name", pl.col("line").str.strip_chars_end("\r")))
-            .otherwise(pl.col("line").str.strip_chars_end("\r"))
-            .alias("line"),
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("source_offset"),
-        )
-    )
-    parsed = parse_lines(lines.select("source_offset", "line"), only=only, context=context)
-    entry_of = lines.select("source_offset", "row", "entry_id", pl.col("timestamp").alias("_entry_ts"))
-    for name in ("steps", "events"):
-        frame: pl.DataFrame = getattr(parsed, name)
-        if frame.height:
-            frame = frame.join(entry_of, on="source_offset", how="left")
-            stamp = pl.coalesce("timestamp", "_entry_ts") if "timestamp" in frame.columns else pl.col("_entry_ts")
-            frame = frame.with_columns(
-                stamp.alias("timestamp"), pl.lit(None, dtype=pl.Int64).alias("source_offset")
-            ).drop("row", "_entry_ts")
-            setattr(parsed, name, frame)
-    if parsed.rejects.height:
-        parsed.rejects = (
-            parsed.rejects.join(entry_of.select("source_offset", "row"), on="source_offset", how="left")
-            .with_columns(pl.col("row").alias("source_offset"))
-            .drop("row")
-        )
+    parsed = records_from_entries(to_entries(kept), run_id=run_id, tier=tier, context=context)
     parsed.skipped += entries.height - kept.height
     return parsed
