@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from analysis.summary import BaselineError, SummaryOptions, summary
-from collector.cli import DatasetOpt, fail, out_console
+from collector.cli import DatasetOpt, existing_dataset, fail, out_console
 from collector.dataset import Dataset
 from collector.errors import CollectorError
 
@@ -47,10 +47,10 @@ def load_summary(dataset: Path, opts: SummaryOptions) -> pl.DataFrame:
 
 def open_dataset(dataset: Path) -> Dataset:
     """The dataset at ``dataset``, or a one-line error and exit 1 when there is none."""
-    ds = Dataset(dataset)
-    if not ds.exists():
-        raise fail(CollectorError(f"{dataset} holds no tierscope dataset; run `tierscope collect files` first"))
-    return ds
+    try:
+        return existing_dataset(dataset)
+    except CollectorError as exc:
+        raise fail(exc) from None
 
 
 def _cell(value: object, digits: int = 3) -> str:

@@ -51,6 +51,14 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(EXIT_BUSY if isinstance(exc, DatasetBusyError) else EXIT_ERROR)
 
 
+def existing_dataset(dataset: Path) -> Dataset:
+    """The dataset at ``dataset``; raises :class:`CollectorError` when there is none (nothing is created)."""
+    ds = Dataset(dataset)
+    if not ds.exists():
+        raise CollectorError(f"{dataset} holds no tierscope dataset; run `tierscope collect files` first")
+    return ds
+
+
 def print_counts(result: CollectResult, quiet: bool) -> None:
     if quiet:
         return
@@ -236,7 +244,7 @@ def rejects_cmd(
 ) -> None:
     """List the lines kept aside as rejects: file, line number, reason and the raw text."""
     try:
-        frame = Dataset(dataset).read("rejects", run_id)
+        frame = existing_dataset(dataset).read("rejects", run_id)
     except CollectorError as exc:
         raise fail(exc) from None
     frame = frame.sort("run_id", "source", "source_offset")
@@ -299,7 +307,7 @@ def compact_cmd(
 ) -> None:
     """Merge each partition's small files into one (atomically; readers see every record once)."""
     try:
-        result = compact(Dataset(dataset), lock_timeout=lock_timeout)
+        result = compact(existing_dataset(dataset), lock_timeout=lock_timeout)
     except (CollectorError, OSError) as exc:
         raise fail(exc) from None
     if not quiet:

@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 
-from analysis.cli import BaselineOpt, PriceDateOpt, RegionOpt, options
+from analysis.cli import BaselineOpt, PriceDateOpt, RegionOpt, open_dataset, options
 from analysis.summary import BaselineError
 from collector.cli import DatasetOpt, fail
-from collector.dataset import Dataset
 from collector.errors import CollectorError
 from reports.i18n import LANGS
 
@@ -35,9 +34,7 @@ def report_cmd(
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
     from reports.render import ReportOptions, write_report
 
-    ds = Dataset(dataset)
-    if not ds.exists():
-        raise fail(CollectorError(f"{dataset} holds no tierscope dataset; run `tierscope collect files` first"))
+    ds = open_dataset(dataset)
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
     opts = ReportOptions(lang=lang, summary=options(baseline, price_date, region), steps=steps, figures=figures)

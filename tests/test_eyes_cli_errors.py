@@ -1,0 +1,38 @@
+"""Hostile input to the CLI: each gives one line on stderr, the documented exit code and no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tierscope.cli import app
+
+runner = CliRunner()
+
+
+def _one_line_error(output: str) -> str:
+    lines = output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), output
+    assert "Traceback" not in output
+    return lines[0]
+
+
+def test_rejects_and_compact_on_a_missing_dataset_fail_and_create_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "typo"
+    for command in (["rejects"], ["compact"]):
+        result = runner.invoke(app, [*command, "-d", str(missing)])
+        assert result.exit_code == 1
+        line = _one_line_error(result.output)
+        assert line == f"error: {missing} holds no tierscope dataset; run `tierscope collect files` first"
+    assert not missing.exists()  # compact used to create it (and its .lock) and report success
+
+
+def test_rejects_on_a_dataset_that_is_a_file_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("hi\n")
+    result = runner.invoke(app, ["rejects", "-d", str(afile)])
+    assert result.exit_code == 1  # was NotADirectoryError from state/compactions.json
+    assert _one_line_error(result.output) == (
+        f"error: {afile} holds no tierscope dataset; run `tierscope collect files` first"
+    )
