@@ -15,7 +15,7 @@ from filelock import FileLock, Timeout
 
 from collector import journal
 from collector.dataset import Dataset
-from collector.errors import DatasetBusyError
+from collector.errors import CollectorError, DatasetBusyError
 
 
 @contextmanager
@@ -26,6 +26,8 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
     Waits up to ``timeout`` seconds (0: do not wait) for another holder, then raises
     :class:`DatasetBusyError` (exit code 75 in the CLI).
     """
+    if dataset.root.exists() and not dataset.root.is_dir():
+        raise CollectorError(f"{dataset.root} is a file, not a dataset directory; pass --dataset a directory")
     dataset.root.mkdir(parents=True, exist_ok=True)
     lock = FileLock(dataset.lock_path, timeout=timeout)
     try:

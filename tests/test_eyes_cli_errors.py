@@ -36,3 +36,18 @@ def test_rejects_on_a_dataset_that_is_a_file_is_one_line_not_a_traceback(tmp_pat
     assert _one_line_error(result.output) == (
         f"error: {afile} holds no tierscope dataset; run `tierscope collect files` first"
     )
+
+
+def test_collect_into_a_dataset_path_that_is_a_file_says_so(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("hi\n")
+    log = tmp_path / "a.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.2 (21.5 sec) 4.644 global_steps/s, 4.644 local_steps/s\n"
+    )
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(afile)])
+    assert result.exit_code == 1  # was "cannot write or read afile: File exists"
+    assert _one_line_error(result.output) == (
+        f"error: {afile} is a file, not a dataset directory; pass --dataset a directory"
+    )
+    assert afile.read_text() == "hi\n"
