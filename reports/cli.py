@@ -34,13 +34,17 @@ def report_cmd(
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
     from reports.render import ReportOptions, write_report
 
+    if out.is_dir():
+        raise typer.BadParameter(
+            f"{out} is a directory; give the HTML file to write, e.g. {out / 'report.html'}", param_hint="--out"
+        )
     ds = open_dataset(dataset)
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
     opts = ReportOptions(lang=lang, summary=options(baseline, price_date, region), steps=steps, figures=figures)
     try:
         path = write_report(ds, out, opts)
-    except (CollectorError, BaselineError) as exc:
+    except (CollectorError, BaselineError, OSError) as exc:
         raise fail(exc) from None
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:

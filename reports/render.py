@@ -230,14 +230,18 @@ def render_report(dataset: Dataset, options: ReportOptions | None = None) -> str
 
 def write_report(dataset: Dataset, out: Path, options: ReportOptions | None = None) -> Path:
     """Write the report to ``out`` atomically (temporary file, then rename) and, with
-    ``options.figures``, every chart as PNG and SVG there (see :func:`reports.figures.write_figures`)."""
+    ``options.figures``, every chart as PNG and SVG there (see :func:`reports.figures.write_figures`).
+    Raises :class:`OSError` when ``out`` or the figures directory cannot be written (nothing is left behind)."""
     options = options or ReportOptions()
     data = report_data(dataset, options)
     html = render_html(data, options.lang)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)  # after a failed write or rename; gone after a successful one
     if options.figures is not None:
         from reports.figures import write_figures
 

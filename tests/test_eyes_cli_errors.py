@@ -6,9 +6,15 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from collector.dataset import Dataset
 from tierscope.cli import app
 
 runner = CliRunner()
+
+
+def _squeezed(text: str) -> str:
+    """``text`` without whitespace or box borders: typer wraps usage errors in a box at any space."""
+    return "".join(text.replace("│", "").split())
 
 
 def _one_line_error(output: str) -> str:
@@ -51,3 +57,24 @@ def test_collect_into_a_dataset_path_that_is_a_file_says_so(tmp_path: Path) -> N
         f"error: {afile} is a file, not a dataset directory; pass --dataset a directory"
     )
     assert afile.read_text() == "hi\n"
+
+
+def test_report_out_naming_a_directory_is_a_usage_error(tmp_path: Path, dataset_2016: Dataset) -> None:
+    result = runner.invoke(app, ["report", "-d", str(dataset_2016.root), "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output  # was IsADirectoryError
+    expected = (
+        f"Invalid value for --out: {tmp_path} is a directory; give the HTML file to write, e.g. {tmp_path}/report.html"
+    )
+    assert _squeezed(expected) in _squeezed(result.output)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(
+    tmp_path: Path, dataset_2016: Dataset
+) -> None:
+    plain = tmp_path / "plainfile"
+    plain.write_text("hi\n")
+    result = runner.invoke(app, ["report", "-d", str(dataset_2016.root), "--out", str(plain / "r.html")])
+    assert result.exit_code == 1  # was FileExistsError from mkdir
+    assert _one_line_error(result.output) == f"error: cannot write or read {plain}: File exists"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plainfile"]
