@@ -64,17 +64,22 @@ def _cell(value: object, digits: int = 3) -> str:
 def print_summary(frame: pl.DataFrame) -> None:
     """The summary as a readable table on stdout."""
     baseline = frame["baseline_run_id"].drop_nulls().first()
+    target = frame["target_steps"].drop_nulls().first() if "target_steps" in frame.columns else None
+    to_target = ["hours to N", "USD to N"] if target is not None else []
+    reach = f"; N = {target:,} steps" if target is not None else ""
     table = Table(
         "run", "tier", "status", "records", "tasks", "steady steps/s", "mean steps/s", "ML units/h",
-        "steps per ML unit-h", "speedup", "failure",
-        title=f"tierscope summary (global steps/s; speedup against {_cell(baseline)})",
+        "steps per ML unit-h", "speedup", *to_target, "failure",
+        title=f"tierscope summary (global steps/s; speedup against {_cell(baseline)}{reach})",
     )  # fmt: skip
     for r in frame.iter_rows(named=True):
+        # --steps: the time and price to reach the target (README: "adds hours and USD")
+        target_cells = [_cell(r["hours_to_target"], 2), _cell(r["usd_to_target"], 2)] if to_target else []
         table.add_row(
             r["run_id"], _cell(r["tier"]), r["status"], _cell(r["records"]), _cell(r["tasks"]),
             _cell(r["steady_global_steps_per_s"]), _cell(r["mean_global_steps_per_s"]),
             _cell(r["ml_units_per_hour"], 4), _cell(r["steps_per_ml_unit_hour"], 1),
-            _cell(r["speedup_vs_baseline"], 2), _cell(r["failure_reason"]),
+            _cell(r["speedup_vs_baseline"], 2), *target_cells, _cell(r["failure_reason"]),
         )  # fmt: skip
     out_console().print(table)
 
