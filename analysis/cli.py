@@ -27,7 +27,19 @@ PriceDateOpt = Annotated[
         "--price-date", formats=["%Y-%m-%d"], help="Price table date for runs of unknown date (default: today)."
     ),
 ]
-RegionOpt = Annotated[str, typer.Option("--region", help="Price region: us, europe or asia.")]
+
+
+def _known_region(region: str) -> str:
+    """``region`` if the price table has rows for it; a usage error otherwise (an unknown one priced nothing)."""
+    from analysis.cost import load_prices
+
+    known = sorted(load_prices().get_column("region").unique())
+    if region not in known:
+        raise typer.BadParameter(f"{region!r} is not a region of the price table; use one of {', '.join(known)}")
+    return region
+
+
+RegionOpt = Annotated[str, typer.Option("--region", callback=_known_region, help="Price region: us, europe or asia.")]
 
 
 def options(baseline: str | None, price_date: datetime | None, region: str, steps: int | None = None) -> SummaryOptions:

@@ -78,3 +78,19 @@ def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(
     assert result.exit_code == 1  # was FileExistsError from mkdir
     assert _one_line_error(result.output) == f"error: cannot write or read {plain}: File exists"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plainfile"]
+
+
+def test_an_unknown_region_is_a_usage_error(dataset_2016: Dataset) -> None:
+    for command in (["summary"], ["predict"], ["report"], ["recommend", "--steps", "10", "--budget", "5"]):
+        result = runner.invoke(app, [*command, "-d", str(dataset_2016.root), "--region", "mars"])
+        # was exit 0 with every USD column silently empty
+        assert result.exit_code == 2, (command, result.output)
+        expected = (
+            "Invalid value for '--region': 'mars' is not a region of the price table; use one of asia, europe, us"
+        )
+        assert _squeezed(expected) in _squeezed(result.output)
+
+
+def test_a_known_region_still_prices(dataset_2016: Dataset) -> None:
+    result = runner.invoke(app, ["summary", "-d", str(dataset_2016.root), "--region", "europe", "--json"])
+    assert result.exit_code == 0, result.output
