@@ -76,7 +76,10 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
     print(
         f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
         f"{result.total('events')} events, skipped {result.total('duplicates')} duplicates, "
-        f"kept aside {rejected} rejected lines" + (" (see `tierscope rejects`)" if rejected else ""),
+        f"kept aside {rejected} rejected lines"
+        + (" (see `tierscope rejects`)" if rejected else "")
+        # The lines with no metric close the sum: every line read is one of the five.
+        + f", {result.total('skipped')} lines had no metric",
     )
 
 
