@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import polars as pl
 
@@ -71,6 +71,29 @@ class CollectResult:
         return sum(getattr(s, name) for s in self.sources)
 
 
+def check_utf8_name(path: Path) -> None:
+    """Raise :class:`InputError` if ``path`` is not valid UTF-8: the dataset, its state and
+    run ids derived from file names are UTF-8 text."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # the undecodable bytes, escaped
+        raise InputError(f"cannot read {shown}: its name is not valid UTF-8; rename it") from None
+
+
+def _run_meta(path: Path) -> dict[str, Any]:
+    """A run directory's ``run.json``; raises :class:`InputError` when it is not a JSON object."""
+    try:
+        meta = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(
+            f"{path} is not valid JSON ({exc}); fix it or delete it (the run is then named after its directory)"
+        ) from None
+    if not isinstance(meta, dict):
+        raise InputError(f"{path} holds a JSON {type(meta).__name__}, not an object; fix it or delete it")
+    return meta
+
+
 def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
     """Runs for ``collect files PATH...``: a run directory (with ``run.json``) is a run of its
     own; plain files all belong to ``run_id`` (default: the first file's name without suffix).
@@ -78,11 +101,12 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
     specs: list[RunSpec] = []
     loose: list[Path] = []
     for path in paths:
+        check_utf8_name(path)
         if not path.exists():
             raise InputError(f"no such file or directory: {path}")
         if path.is_dir():
             meta_path = path / RUN_FILE
-            meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+            meta = _run_meta(meta_path) if meta_path.is_file() else {}
             logs = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in LOG_SUFFIXES and p.name != RUN_FILE)
             if not logs:
                 raise InputError(f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)})")
@@ -177,7 +201,9 @@ def collect_file(
     source = str(path)
     only = fmt or run.format
     if not path.is_file():
-        raise InputError(f"cannot read {path}: no such file" + (" (a directory)" if path.is_dir() else ""))
+        why = "a directory" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
+        raise InputError(f"cannot read {path}: {why}")
+    check_utf8_name(path)
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
     prev = offsets.get(path, run.run_id)
     if only is None and looks_like_export(path):
