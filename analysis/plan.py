@@ -166,11 +166,17 @@ def choose(
 
     Chosen on the point estimates; ``meets_at_interval`` says whether the pessimistic end
     of the interval meets the constraint too. Candidates without a price are left out.
-    Raises :class:`RecommendError` unless exactly one of the two is given, or when no
-    candidate has a price.
+    Raises :class:`RecommendError` unless exactly one of the two is given, when no candidate
+    has a rate (no time to N steps), or when no candidate has a price.
     """
     if (deadline_h is None) == (budget_usd is None):
         raise RecommendError("give exactly one of a deadline (hours) or a budget (USD)")
+    if frontier_frame.filter(pl.col("hours").is_not_null()).height == 0:
+        # Nothing to time: blaming the price table (below) would send the user the wrong way.
+        raise RecommendError(
+            "no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
+            "collect the step logs of a finished run first"
+        )
     priced = frontier_frame.filter(pl.col("usd").is_not_null())
     if priced.height == 0:
         raise RecommendError(

@@ -94,3 +94,17 @@ def test_an_unknown_region_is_a_usage_error(dataset_2016: Dataset) -> None:
 def test_a_known_region_still_prices(dataset_2016: Dataset) -> None:
     result = runner.invoke(app, ["summary", "-d", str(dataset_2016.root), "--region", "europe", "--json"])
     assert result.exit_code == 0, result.output
+
+
+def test_recommend_with_no_timed_run_says_so_rather_than_blaming_prices(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    log.write_text("ERROR: gcloud crashed (BadStatusCodeError):\n")  # a failed run: an event, no step record
+    ds = tmp_path / "ds"
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "-q"]).exit_code == 0
+    result = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "10", "--budget", "5"])
+    assert result.exit_code == 1
+    # was "no candidate has a price on that date and region (the 2016 beta table ...)"
+    assert _one_line_error(result.output) == (
+        "error: no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
+        "collect the step logs of a finished run first"
+    )
