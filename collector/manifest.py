@@ -91,9 +91,16 @@ def load_manifest(path: Path) -> list[RunSpec]:
     specs = []
     for n, run in enumerate(runs, start=1):
         where = f"manifest {path}, run #{n}"
+        if not isinstance(run, dict):
+            raise ManifestError(f"{where}: not a table; write each run as a [[run]] table")
         run_id = run.get("id")
-        if not isinstance(run_id, str) or not run_id:
+        if run_id is None or run_id == "":
             raise ManifestError(f"{where}: missing 'id' (a string)")
+        if not isinstance(run_id, str):
+            raise ManifestError(f"{where}: 'id' is {run_id!r}, not a string; quote it: id = \"{run_id}\"")
+        for key in ("tier", "ran_on", "note", "format"):
+            if run.get(key) is not None and not isinstance(run[key], str):
+                raise ManifestError(f"{where} ({run_id}): '{key}' is {run[key]!r}, not a string")
         files = run.get("files")
         if isinstance(files, str):
             files = [files]

@@ -1,0 +1,40 @@
+"""Manifests with wrong field types: a ManifestError naming the run and the field, never a traceback
+(a list ``note`` used to fail in polars after the logs were stored; ``run = [5]`` was an AttributeError)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collector.errors import ManifestError
+from collector.manifest import load_manifest
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('id = 5\nfiles = ["a.log"]', "run #1: 'id' is 5, not a string; quote it: id = \"5\""),
+        ('files = ["a.log"]', "run #1: missing 'id' (a string)"),
+        ('id = "a"\nfiles = ["a.log"]\ntier = 5', "run #1 (a): 'tier' is 5, not a string"),
+        ('id = "a"\nfiles = ["a.log"]\nnote = ["x"]', "run #1 (a): 'note' is ['x'], not a string"),
+        (
+            'id = "a"\nfiles = ["a.log"]\nran_on = 2016-12-31',
+            "run #1 (a): 'ran_on' is datetime.date(2016, 12, 31), not a string",
+        ),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named(tmp_path: Path, body: str, message: str) -> None:
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(f"[[run]]\n{body}\n")
+    with pytest.raises(ManifestError) as raised:
+        load_manifest(manifest)
+    assert str(raised.value) == f"manifest {manifest}, {message}"
+
+
+def test_runs_that_are_not_tables_are_named(tmp_path: Path) -> None:
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text("run = [5]\n")
+    with pytest.raises(ManifestError) as raised:
+        load_manifest(manifest)
+    assert str(raised.value) == f"manifest {manifest}, run #1: not a table; write each run as a [[run]] table"
