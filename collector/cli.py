@@ -97,12 +97,13 @@ def collect_files_cmd(
         typer.Option("--format", help=f"Skip sniffing: one of {', '.join([*FORMATS, CONSOLE_CSV])}."),
     ] = None,
     year: Annotated[
-        int | None, typer.Option(help="Year of glog/absl timestamps (default: each file's modification year).")
+        int | None,
+        typer.Option(min=1, max=9999, help="Year of glog/absl timestamps (default: each file's modification year)."),
     ] = None,
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
     settle: Annotated[
-        float, typer.Option(help="Seconds a file must be unchanged before its unterminated last line is read.")
+        float, typer.Option(min=0, help="Seconds a file must be unchanged before its unterminated last line is read.")
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
         bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
@@ -243,7 +244,7 @@ def cloud_progress() -> Progress:
 def rejects_cmd(
     dataset: DatasetOpt = Path("dataset"),
     run_id: Annotated[str | None, typer.Option(help="Only this run.")] = None,
-    limit: Annotated[int, typer.Option(help="Show at most this many.")] = 50,
+    limit: Annotated[int, typer.Option(min=0, help="Show at most this many.")] = 50,
 ) -> None:
     """List the lines kept aside as rejects: file, line number, reason and the raw text."""
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from collector.dataset import Dataset
@@ -108,3 +109,18 @@ def test_recommend_with_no_timed_run_says_so_rather_than_blaming_prices(tmp_path
         "error: no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
         "collect the step logs of a finished run first"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "bound"),
+    [
+        (["rejects", "--limit", "-1"], "--limit", "greater than or equal to 0"),  # printed "first -1 shown"
+        (["collect", "files", "a.log", "--settle", "-5"], "--settle", "greater than or equal to 0"),
+        (["collect", "files", "a.log", "--year", "99999"], "--year", "less than or equal to 9999"),  # was stored
+    ],
+)
+def test_out_of_range_numbers_are_usage_errors(tmp_path: Path, args: list[str], option: str, bound: str) -> None:
+    result = runner.invoke(app, [*args, "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 2
+    assert _squeezed(f"Invalid value for '{option}': Input should be {bound}") in _squeezed(result.output)
+    assert not (tmp_path / "ds").exists()
