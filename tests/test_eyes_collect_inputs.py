@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -65,3 +66,17 @@ def test_a_broken_run_json_is_one_line(tmp_path: Path, content: str, expected: s
     result = runner.invoke(app, ["collect", "files", str(run_dir), "-d", str(tmp_path / "ds")])
     assert result.exit_code == 1  # was JSONDecodeError / AttributeError
     assert _last_error(result.output) == f"error: {run_dir}/{expected}"
+
+
+def test_a_cut_off_gzip_says_what_to_do(tmp_path: Path) -> None:
+    whole = gzip.compress(RECORD.encode() * 200)
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(whole[: len(whole) - 10])  # the end-of-stream marker and CRC are gone
+    result = runner.invoke(app, ["collect", "files", str(cut), "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 1
+    # was "cannot read cut.log.gz after byte 0: Compressed file ended ..." with nothing to do about it
+    assert _last_error(result.output) == (
+        f"error: cannot read {cut} after line 0: the compressed file is cut off (Compressed file ended before "
+        f"the end-of-stream marker was reached); collect it once it is complete, or recover what it holds with "
+        f"`zcat {cut} > recovered.log`"
+    )

@@ -120,7 +120,13 @@ def iter_handle_batches(
         buf[: len(carry)] = carry
         try:
             got = fh.readinto(memoryview(buf)[len(carry) : len(carry) + batch_bytes])
-        except (OSError, EOFError) as exc:
+        except EOFError as exc:
+            # gzip's reader drops the whole batch it was decompressing: say what to do with the file.
+            raise InputError(
+                f"cannot read {name} after line {line_no}: the compressed file is cut off ({exc}); "
+                f"collect it once it is complete, or recover what it holds with `zcat {name} > recovered.log`"
+            ) from exc
+        except OSError as exc:
             raise InputError(f"cannot read {name} after byte {offset}: {exc}") from exc
         size = len(carry) + got
         if not got:
