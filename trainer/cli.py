@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from trainer.data import DATASETS, DataError
 from trainer.roles import STRATEGIES
@@ -30,7 +32,8 @@ TIER_NAMES = ", ".join(tiers())
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # Text, not markup: a message may hold brackets ('tierscope[trainer]', a path).
+    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -61,6 +64,9 @@ def local_cmd(
 
     Exit status: 0 finished, 1 failed, 124 timed out, 130 interrupted.
     """
+    if find_spec("tensorflow") is None:
+        # Each task would fail on its own import, leaving the reason in chief-0.jsonl only.
+        raise _fail("TensorFlow is not installed (the core install leaves it out): pip install 'tierscope[trainer]'")
     from trainer.launch import RunDirError, train_local
     from trainer.tiers import UnknownTierError
 
