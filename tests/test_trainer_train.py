@@ -47,6 +47,7 @@ def test_single_process_learns_the_synthetic_set() -> None:
     code, result = run_task(TrainConfig(run_id="learn", tier="BASIC", steps=500, log_every_steps=100), SINGLE, stream)
     assert code == 0 and result is not None
     assert (result.step, result.local_step, result.records) == (500, 500, 5)
+    assert 0 < result.first_step_s < result.train_s  # the first step (tracing) is part of the loop's time
     parsed = parse_lines(lines_frame(stream.getvalue()))
     steps = parsed.steps.sort("step")
     assert steps["step"].to_list() == [100, 200, 300, 400, 500]

@@ -68,7 +68,9 @@ class TrainConfig:
 class TrainResult:
     """How a training task ended: ``step`` the global step reached, ``local_step`` this task's
     own count, ``loss`` / ``accuracy`` on the last batch, ``train_s`` seconds in the training
-    loop (after set-up), ``records`` step records written."""
+    loop (after set-up), ``records`` step records written, ``first_step_s`` the seconds of
+    ``train_s`` spent on the first step: ``tf.function`` tracing and the input pipeline's
+    start, which no later step pays (with parameter servers: until the first step was scheduled)."""
 
     step: int
     local_step: int
@@ -76,6 +78,7 @@ class TrainResult:
     accuracy: float
     train_s: float
     records: int
+    first_step_s: float
 
 
 class Terminated(Exception):
@@ -297,8 +300,11 @@ def _loop(
     meter = IntervalMeter()
     outputs: Any = None
     logging_on = log.fmt != "off"
+    first_step_s = 0.0
     for local_step in range(1, config.steps + 1):
         outputs = run_step()
+        if local_step == 1:
+            first_step_s = time.perf_counter() - meter.start
         if not (logging_on and schedule.due(local_step)):
             continue
         loss, acc = fetch() if fetch else (float(outputs[0]), float(outputs[1]))
@@ -326,6 +332,7 @@ def _loop(
         accuracy=progress.accuracy,
         train_s=time.perf_counter() - meter.start,
         records=progress.records,
+        first_step_s=first_step_s,
     )
 
 
