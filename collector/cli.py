@@ -72,6 +72,15 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
     for s in result.sources:
         if s.notes:
             print(f"{s.source}: {'; '.join(s.notes)}")
+        if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
+            err.print(
+                Text(
+                    f"warning: {s.source}: none of its {s.lines} lines is a step record, a run event or a "
+                    "broken record: is it a step log? `tierscope formats` lists what tierscope reads"
+                    + (f" (--format {s.format} was given)" if s.format else "")
+                ),
+                soft_wrap=True,
+            )
     rejected = result.total("rejects")
     print(
         f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "

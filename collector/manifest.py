@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -40,12 +40,14 @@ class RunSpec:
     date: date | None = None
     note: str | None = None
     format: str | None = None
-    extra: dict[str, object] = field(default_factory=dict)
     topology: str | None = None  # JSON {role: {"machine_type": str, "count": int}}, see topology_json
 
 
 #: Manifest keys giving each role's replica count (the master is always one).
 REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
+
+#: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
+KNOWN_KEYS = {"id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", *REPLICA_KEYS.values()}
 
 
 def topology_json(run: dict[str, object], where: str) -> str | None:
@@ -89,6 +91,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
     if not isinstance(runs, list) or not runs:
         raise ManifestError(f"manifest {path} has no [[run]] tables; see `tierscope collect files --help`")
     specs = []
+    seen: set[str] = set()
     for n, run in enumerate(runs, start=1):
         where = f"manifest {path}, run #{n}"
         if not isinstance(run, dict):
@@ -109,18 +112,25 @@ def load_manifest(path: Path) -> list[RunSpec]:
         when = run.get("date")
         if when is not None and not isinstance(when, date):
             raise ManifestError(f"{where} ({run_id}): 'date' must be a TOML date like 2016-12-31")
-        known = {"id", "tier", "files", "ran_on", "date", "note", "format"}
+        unknown = sorted(set(run) - KNOWN_KEYS)
+        if unknown:
+            raise ManifestError(
+                f"{where} ({run_id}): unknown keys {unknown}; a run takes {', '.join(sorted(KNOWN_KEYS))}"
+            )
+        if run_id in seen:
+            raise ManifestError(f"{where}: run id {run_id!r} appears twice; give each [[run]] its own id")
+        seen.add(run_id)
+        paths = [path.parent / f for f in files]
         topology = topology_json(run, f"{where} ({run_id})")
         specs.append(
             RunSpec(
                 run_id=run_id,
                 tier=run.get("tier"),
-                files=[(path.parent / f) for f in files],
+                files=paths,
                 ran_on=run.get("ran_on"),
                 date=when,
                 note=run.get("note"),
                 format=run.get("format"),
-                extra={k: v for k, v in run.items() if k not in known},
                 topology=topology,
             )
         )

@@ -95,3 +95,13 @@ def test_errors_are_one_line_with_exit_codes(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "run `tierscope collect files` first" in result.output
     result = runner.invoke(app, ["collect", "files", str(tmp_path / "missing.log"), "-d", str(tmp_path / "ds")])
     assert result.exit_code == 1 and "no such file" in result.output
+
+
+def test_a_file_with_nothing_tierscope_reads_gets_a_warning(tmp_path: Path) -> None:
+    # two lines with no metric: counted as skipped (nothing lost), and the user is told why
+    log = tmp_path / "notes.txt"
+    log.write_text("hello\nworld\n")
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 0
+    assert "none of its 2 lines is a step record" in result.output
+    assert "2 lines had no metric" in result.output

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,16 @@ def test_runs_that_are_not_tables_are_named(tmp_path: Path) -> None:
     with pytest.raises(ManifestError) as raised:
         load_manifest(manifest)
     assert str(raised.value) == f"manifest {manifest}, run #1: not a table; write each run as a [[run]] table"
+
+
+def test_manifest_typos_and_duplicate_ids_are_errors(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("")
+    cases = {
+        'teir = "BASIC"': "unknown keys ['teir']",
+        'tier = "BASIC"\n[[run]]\nid = "r"\nfiles = ["a.log"]': "run id 'r' appears twice",
+    }
+    for extra, message in cases.items():
+        manifest = tmp_path / "runs.toml"
+        manifest.write_text(f'[[run]]\nid = "r"\nfiles = ["a.log"]\n{extra}\n')
+        with pytest.raises(ManifestError, match=re.escape(message)):
+            load_manifest(manifest)
