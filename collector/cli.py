@@ -30,7 +30,8 @@ err = Console(stderr=True)
 
 DatasetOpt = Annotated[Path, typer.Option("--dataset", "-d", help="Dataset directory (created if missing).")]
 LockTimeoutOpt = Annotated[
-    float, typer.Option(help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).")
+    float,
+    typer.Option(min=0, help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait)."),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
 
@@ -179,7 +180,7 @@ def collect_cloud_cmd(
         bool, typer.Option("--ignore-watermark", help="Start at --since/--last, not where the last collect stopped.")
     ] = False,
     pages_per_append: Annotated[int, typer.Option(min=1, help="Pages (1000 entries) read between two appends.")] = 5,
-    lock_timeout: Annotated[float, typer.Option(help="Seconds to wait for another collect to finish.")] = 60.0,
+    lock_timeout: LockTimeoutOpt = 60.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, print nothing on success.")] = False,
 ) -> None:
     """Read training-job step logs from Cloud Logging and append them to the dataset, resuming where the last
