@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import polars as pl
 
+from analysis.batches import interval_figures
 from analysis.plan import Recommendation, choose, frontier
 from analysis.scaling import ScalingFit, fit_scaling, fit_table, predictions, scaling_points
 from analysis.summary import SummaryOptions, run_index, summary
-from analysis.throughput import steady_intervals, steady_samples
 from collector.dataset import Dataset
 
 
@@ -29,11 +29,11 @@ class Scaling:
 def scaling(dataset: Dataset, options: SummaryOptions | None = None) -> Scaling:
     """Fit Amdahl and the USL to the dataset's runs (the laptop excluded, :func:`scaling_points`)."""
     options = options or SummaryOptions()
-    frame = summary(dataset, options)
+    figures = interval_figures(dataset.scan("steps"), options.seed)
+    frame = summary(dataset, options, figures=figures)
     runs = run_index(dataset)
     points = scaling_points(frame, runs)
-    samples = steady_samples(steady_intervals(dataset.scan("steps")))
-    fits = fit_scaling(points, samples, options.seed)
+    fits = fit_scaling(points, figures.samples, options.seed)
     return Scaling(points, fits, fit_table(fits), frame, runs)
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+import numpy as np
 import polars as pl
 
+from analysis.batches import IntervalFigures, interval_figures
 from analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
 from analysis.cost import tier_costs
-from analysis.tasks import async_check, task_throughput
-from analysis.throughput import collect_intervals, run_throughput, steady_intervals, steady_samples
+from analysis.tasks import async_check
+from analysis.throughput import steady_intervals, steady_samples
 from collector.dataset import Dataset
 from collector.schema import conform
 
@@ -141,12 +143,12 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
 
 
 def summary(
-    dataset: Dataset, options: SummaryOptions | None = None, intervals: pl.DataFrame | None = None
+    dataset: Dataset, options: SummaryOptions | None = None, figures: IntervalFigures | None = None
 ) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id.
 
-    ``intervals``: :func:`analysis.throughput.collect_intervals` of the dataset's steps, when
-    the caller needs them too (a report): computed here otherwise.
+    ``figures``: :func:`analysis.batches.interval_figures` of the dataset's steps with
+    ``options.seed``, when the caller needs them too (a report): computed here otherwise.
 
     Raises :class:`collector.errors.DatasetCorruptError` if a data file is unreadable
     and :class:`BaselineError` for a bad ``options.baseline``.
@@ -154,10 +156,9 @@ def summary(
     options = options or SummaryOptions()
     runs = run_index(dataset)
     steps = dataset.scan("steps")
-    # The intervals are the costly part of every figure below: computed once.
-    intervals = collect_intervals(steps) if intervals is None else intervals
-    throughput = run_throughput(steps, seed=options.seed, intervals=intervals)
-    tasks = task_throughput(steps, intervals=intervals)
+    # The intervals are the costly part of every figure below: computed once, a batch of runs at a time.
+    figures = interval_figures(steps, seed=options.seed) if figures is None else figures
+    throughput, tasks = figures.throughput, figures.tasks
     mode = async_check(tasks, throughput).select(
         "run_id", local_sum_steps_per_s="sum_local_steps_per_s", local_to_global="local_to_global",
         training_mode="mode",
@@ -198,12 +199,13 @@ def summary(
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
-        frame = frame.join(speedup_intervals(steps, b["run_id"], options.seed, intervals), on="run_id", how="left")
+        speedups = speedup_intervals(steps, b["run_id"], options.seed, figures.samples)
+        frame = frame.join(speedups, on="run_id", how="left")
     return conform(frame, SUMMARY_SCHEMA).sort("run_id")
 
 
 def speedup_intervals(
-    steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_SEED, intervals: pl.DataFrame | None = None
+    steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_SEED, samples: dict[str, np.ndarray] | None = None
 ) -> pl.DataFrame:
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
@@ -211,9 +213,9 @@ def speedup_intervals(
     independently; the draws of :func:`analysis.throughput.run_throughput`'s intervals).
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
+    ``samples``: :func:`analysis.throughput.steady_samples` of ``steps``, if already computed.
     """
-    steady = steady_intervals(steps) if intervals is None else intervals.filter(~pl.col("warmup"))
-    samples = steady_samples(steady)
+    samples = steady_samples(steady_intervals(steps)) if samples is None else samples
     base = samples.get(baseline)
     rows: list[dict[str, object]] = []
     if base is None or base.size < 2:

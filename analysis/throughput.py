@@ -226,34 +226,39 @@ def run_throughput(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
     )
-    frame = frame.join(_startup(intervals.collect(), frame), on="run_id", how="left")
+    frame = frame.join(_startup(intervals, frame), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 
 def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, np.ndarray]:
-    """``{run_id: steady interval rates}`` (global steps/s) from :func:`steady_intervals`-like rows."""
-    frame = steady.lazy().filter(pl.col("rate").is_not_null()).group_by("run_id").agg("rate").collect()
-    return {row["run_id"]: np.asarray(row["rate"], dtype=float) for row in frame.iter_rows(named=True)}
+    """``{run_id: steady interval rates}`` (global steps/s, in the rows' order) from
+    :func:`steady_intervals`-like rows."""
+    frame = steady.lazy().filter(pl.col("rate").is_not_null()).select("run_id", "rate").collect()
+    # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
+    return {run: part["rate"].to_numpy() for (run,), part in frame.group_by("run_id", maintain_order=True)}
 
 
-def _startup(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
     # Only the lead task's clock starts with the job: a late worker's elapsed_s would understate.
-    lead_order = pl.when(pl.col("role").is_in(["master", "chief"])).then(0).otherwise(1)
+    lead_order = (
+        pl.when(pl.col("role").is_in(["master", "chief"])).then(pl.lit(0, pl.UInt8)).otherwise(pl.lit(1, pl.UInt8))
+    )
     lead = (
-        intervals.sort(["run_id", lead_order, "task_index"])
+        intervals.select("run_id", "role", "task_index")
+        .unique()
+        .sort(["run_id", lead_order, "task_index", "role"])
         .group_by("run_id", maintain_order=True)
         .first()
-        .select("run_id", "role", "task_index")
     )
     first_steady = (
-        intervals.join(lead, on=["run_id", "role", "task_index"])
-        .filter(~pl.col("warmup") & (pl.col("segment") == 0))
+        intervals.filter(~pl.col("warmup") & (pl.col("segment") == 0))
+        .join(lead, on=["run_id", "role", "task_index"])
         .sort(["run_id", "interval_index"])
         .group_by("run_id", maintain_order=True)
         .first()
-        .join(runs.select("run_id", "steady_global_steps_per_s"), on="run_id")
+        .join(runs.lazy().select("run_id", "steady_global_steps_per_s"), on="run_id")
     )
     return first_steady.select(
         "run_id",
         startup_s=(pl.col("elapsed_s") - pl.col("step") / pl.col("steady_global_steps_per_s")).clip(lower_bound=0),
-    )
+    ).collect()

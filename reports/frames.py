@@ -125,6 +125,31 @@ def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.
     return _bucketed(rates, "step", per_run), _bucketed(timed, "seconds", per_run)
 
 
+class ChartSeries:
+    """The two :func:`throughput_series` of the charted ``runs`` (:func:`charted_runs`' frame),
+    gathered from the intervals a batch of runs at a time (the ``visit`` of
+    :func:`analysis.batches.interval_figures`): every series is per run, so the batches'
+    rows together are the series of all the intervals at once."""
+
+    def __init__(self, runs: pl.DataFrame) -> None:
+        self.runs = runs
+        self._parts: list[list[pl.DataFrame]] = []
+
+    def add(self, intervals: pl.DataFrame) -> None:
+        """Take in one batch's intervals (:func:`analysis.throughput.collect_intervals` with
+        ``extra=INTERVAL_VIEW``); only the charted runs' bucketed rows are kept."""
+        rates = steady_rates(charted_intervals(intervals, self.runs).lazy())
+        self._parts.append(pl.collect_all(throughput_series(rates, self.runs.height)))
+
+    def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(over steps, over time), with :func:`throughput_series`' columns, sorted by run and x.
+        Raises ValueError before the first :meth:`add`."""
+        if not self._parts:
+            raise ValueError("ChartSeries.frames() before any batch was added")
+        over_steps, over_time = zip(*self._parts, strict=True)
+        return pl.concat(over_steps).sort("run_id", "step"), pl.concat(over_time).sort("run_id", "seconds")
+
+
 def task_local_rates(tasks: pl.DataFrame) -> pl.DataFrame:
     """Per-task local rates for the chart, from :func:`analysis.tasks.task_throughput`'s frame.
 

@@ -18,11 +18,10 @@ from pathlib import Path
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from analysis.batches import interval_figures
 from analysis.scaling import fit_scaling
 from analysis.scaling import scaling_points as analysis_scaling_points
 from analysis.summary import SummaryOptions, run_index, summary
-from analysis.tasks import task_throughput
-from analysis.throughput import collect_intervals, steady_samples
 from collector.dataset import Dataset
 from reports import charts, frames
 from reports.charts import Spec
@@ -87,16 +86,14 @@ def report_data(dataset: Dataset, options: ReportOptions | None = None) -> Repor
     longest = steps.select(pl.col("step").max()).collect().item()
     n = options.steps or (int(longest) if longest else 1000)
     summary_options = replace(options.summary or SummaryOptions(), steps=n)
-    # One pass over the records feeds the summary, every chart and the scaling fit.
-    all_intervals = collect_intervals(steps, extra=frames.INTERVAL_VIEW)
-    frame = summary(dataset, summary_options, intervals=all_intervals)
     runs = frames.charted_runs(steps)
-    charted_all = all_intervals.join(runs.select("run_id"), on="run_id", how="semi")
-    intervals = frames.charted_intervals(charted_all, runs).lazy()
-    over_steps, over_time = frames.throughput_series(frames.steady_rates(intervals), runs.height)
-    over_steps, over_time = pl.collect_all([over_steps, over_time])
+    series = frames.ChartSeries(runs)
+    # One pass over the records, a batch of runs at a time, feeds the summary, every chart and the scaling fit.
+    figures = interval_figures(steps, summary_options.seed, extra=frames.INTERVAL_VIEW, visit=series.add)
+    frame = summary(dataset, summary_options, figures=figures)
+    over_steps, over_time = series.frames()
     points = analysis_scaling_points(frame, run_index(dataset))
-    fits = fit_scaling(points, steady_samples(all_intervals.filter(~pl.col("warmup"))), summary_options.seed)
+    fits = fit_scaling(points, figures.samples, summary_options.seed)
     max_tasks = int(points["tasks"].max() or 1)
     return ReportData(
         summary=frame,
@@ -106,7 +103,9 @@ def report_data(dataset: Dataset, options: ReportOptions | None = None) -> Repor
         runs_total=frame.filter(pl.col("records") > 0).height,
         throughput_steps=over_steps,
         throughput_time=over_time,
-        task_rates=frames.bounded_task_rates(frames.task_local_rates(task_throughput(steps, intervals=charted_all))),
+        task_rates=frames.bounded_task_rates(
+            frames.task_local_rates(figures.tasks.join(runs.select("run_id"), on="run_id", how="semi"))
+        ),
         speedup=_or_none(lambda: frames.speedup_frame(frame)),
         costs=_or_none(lambda: frames.time_and_cost_to_steps(frame)),
         scaling_points=_or_none(lambda: frames.scaling_points(points)),
