@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import polars as pl
 from formats_support import outcome_offsets, parse
 
-from collector.formats import sniff_format
+from collector.formats import LINES_SCHEMA, parse_lines, sniff_format
 
 ESTIMATOR = [
     "INFO:tensorflow:Calling model_fn.",  # 1 skipped
@@ -101,3 +102,14 @@ def test_launcher_tags_give_role_and_task_and_keep_tasks_apart() -> None:
         (6, "worker", 2, 500, None),
     ]
     assert outcome_offsets(got)["steps"] == [3, 4, 5, 6]
+
+
+def test_a_cut_off_divergence_line_is_a_reject_with_a_reason() -> None:
+    # Found by the fuzz test: it matched the format's mark but no field, and left a reject
+    # without a reason.
+    got = parse_lines(
+        pl.DataFrame({"source_offset": [1], "line": ["A:tensorflow:Model diverged with loss"]}, schema=LINES_SCHEMA)
+    )
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (1, "a TensorFlow hook line cut off before its value")
+    ]

@@ -90,6 +90,8 @@ class TFEstimator(SingleLineFormat):
             .then(pl.lit("the '(x sec)' part is cut off"))
             .when(pl.col("is_record") & pl.col("sec_raw").is_not_null() & ~finite_nonneg(pl.col("interval_s")))
             .then(pl.format("seconds '{}' is not a finite number >= 0", "sec_raw"))
+            .when(~pl.col("is_record") & pl.col("diverged").is_null() & pl.col("rate_kind").is_null())
+            .then(pl.lit("a TensorFlow hook line cut off before its value"))
             .when(pl.col("rate_kind").is_not_null() & ~finite_nonneg(pl.col("rate")))
             .then(
                 pl.format("{}/sec '{}' is not a finite number >= 0", "rate_kind", pl.col("rate_raw").str.strip_chars())
