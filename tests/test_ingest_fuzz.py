@@ -16,6 +16,7 @@ from ingest_helpers import step_line
 
 from collector.collect import collect_file
 from collector.dataset import Dataset
+from collector.errors import InputError
 from collector.formats import FORMATS
 from collector.manifest import RunSpec
 
@@ -38,6 +39,14 @@ def test_any_bytes_are_read_every_line_counted_once_and_a_second_collect_adds_no
         log.write_bytes(data)
         ds = Dataset(Path(tmp) / "ds")
         run = RunSpec(run_id="r", tier="BASIC", files=[log])
+        if data.startswith(b"\x1f\x8b"):
+            # gzip's magic number: the file is read as gzip, and one that is not a whole gzip
+            # stream is a clear error that names the file, not lines read as garbage.
+            try:
+                collect_file(ds, log, run, batch_bytes=batch_bytes, settle_s=0.0)
+            except InputError as exc:
+                assert str(log) in str(exc)
+            return
         # Lines: one per newline, plus an unterminated last one (settle 0: taken at once).
         n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         first = collect_file(ds, log, run, batch_bytes=batch_bytes, settle_s=0.0)
