@@ -98,7 +98,11 @@ def collect_files_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(help="Log files or run directories.")] = None,
     dataset: DatasetOpt = Path("dataset"),
     run_id: Annotated[
-        str | None, typer.Option(help="Run id for these files (default: from the records or file name).")
+        str | None,
+        typer.Option(
+            help="Run id of records that do not name their own (structured records and job logs do; "
+            "default: the run directory's run.json, else the first file's name)."
+        ),
     ] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
