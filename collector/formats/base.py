@@ -95,7 +95,18 @@ class LineFormat(Protocol):
 
 
 class SingleLineFormat:
-    """Defaults for a format whose records each sit on one line."""
+    """Defaults for a format whose records each sit on one line and are found by a ``mark``:
+    a regular expression, or a plain string when ``mark_is_literal``."""
+
+    mark: ClassVar[str]
+    mark_is_literal: ClassVar[bool] = False
+
+    def marked(self) -> pl.Expr:
+        """True for the lines this format reads."""
+        return pl.col("line").str.contains(self.mark, literal=self.mark_is_literal)
+
+    def sniff(self, lines: pl.Series) -> int:
+        return int(lines.str.contains(self.mark, literal=self.mark_is_literal).sum())
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
         return None

@@ -193,8 +193,8 @@ class CloudMLSamples(SingleLineFormat):
         "the rates cover the task's last logging interval"
     )
 
-    def sniff(self, lines: pl.Series) -> int:
-        return int(lines.str.contains(_MARK, literal=True).sum())
+    mark: ClassVar[str] = _MARK
+    mark_is_literal: ClassVar[bool] = True
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         found = lines.with_columns(_at=pl.col("line").str.find(_MARK, literal=True))

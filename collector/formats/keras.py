@@ -70,12 +70,10 @@ class KerasProgress(SingleLineFormat):
         "epoch's wall time; rates are 1 / the per-step time"
     )
 
-    def sniff(self, lines: pl.Series) -> int:
-        return int(lines.str.contains(_MARK).sum())
+    mark: ClassVar[str] = _MARK
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        marked = pl.col("line").str.contains(_MARK)
-        ours, rest = split_by(lines, marked)
+        ours, rest = split_by(lines, self.marked())
         if ours.height == 0:
             return empty_parsed(rest)
         ours = ours.with_columns(pl.col("line").str.replace_all(_ANSI, "").alias("text"))

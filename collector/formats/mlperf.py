@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from collector.formats.base import ParseContext, Parsed, SingleLineFormat
+from collector.formats.base import ParseContext, Parsed, SingleLineFormat, split_by
 
 _MARK = ":::MLLOG"
 
@@ -61,12 +61,11 @@ class MLPerf(SingleLineFormat):
         "step is metadata.step (global step); throughput is examples_per_s; elapsed_s is seconds since run_start"
     )
 
-    def sniff(self, lines: pl.Series) -> int:
-        return int(lines.str.contains(_MARK, literal=True).sum())
+    mark: ClassVar[str] = _MARK
+    mark_is_literal: ClassVar[bool] = True
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        marked = pl.col("line").str.contains(_MARK, literal=True)
-        ours = lines.filter(marked)
+        ours, rest = split_by(lines, self.marked())
         state: dict[str, Any] = context.state.setdefault(self.name, {})
         start_ms: float | None = state.get("run_start_ms")
         steps: list[dict[str, Any]] = []
@@ -90,7 +89,7 @@ class MLPerf(SingleLineFormat):
             steps=pl.DataFrame(steps, infer_schema_length=None),
             events=pl.DataFrame(events, infer_schema_length=None),
             rejects=pl.DataFrame(rejects, infer_schema_length=None),
-            rest=lines.filter(~marked),
+            rest=rest,
         )
 
     @staticmethod

@@ -53,12 +53,10 @@ class TFEstimator(SingleLineFormat):
         "global_step/sec and examples/sec lines attach to the next record"
     )
 
-    def sniff(self, lines: pl.Series) -> int:
-        return int(lines.str.contains(_MARK).sum())
+    mark: ClassVar[str] = _MARK
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        marked = pl.col("line").str.contains(_MARK)
-        ours, rest = split_by(lines, marked)
+        ours, rest = split_by(lines, self.marked())
         if ours.height == 0:
             return empty_parsed(rest)
         line = pl.col("line")
