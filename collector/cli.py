@@ -41,6 +41,13 @@ def out_console() -> Console:
     return Console(width=None if sys.stdout.isatty() else 200)
 
 
+def interrupted() -> typer.Exit:
+    """Ctrl-C during a collect: say that nothing is lost, and return exit 130."""
+    # Every write is atomic and offsets are saved after the data they cover.
+    err.print("interrupted: what was stored so far is kept; run the same collect again to carry on", soft_wrap=True)
+    return typer.Exit(130)
+
+
 def fail(exc: Exception) -> typer.Exit:
     """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, else 1)."""
     if isinstance(exc, OSError) and not isinstance(exc, CollectorError):
@@ -146,6 +153,8 @@ def collect_files_cmd(
         )
     except (CollectorError, OSError) as exc:
         raise fail(exc) from None
+    except KeyboardInterrupt:
+        raise interrupted() from None
     print_counts(result, quiet)
     if result.errors:
         for error in result.errors[:-1]:
@@ -229,6 +238,8 @@ def collect_cloud_cmd(
         raise fail(exc) from None
     except CollectorError as exc:
         raise fail(exc) from None
+    except KeyboardInterrupt:
+        raise interrupted() from None
     print_counts(result, quiet)
     if not quiet:
         Console().print(backoff_note(result.stats), highlight=False)

@@ -77,3 +77,17 @@ def test_an_unreadable_file_fails_the_collect_but_not_the_other_files(tmp_path: 
     assert result.exit_code == 1
     assert "missing.log" in result.output and result.output.count("\n") == 1
     assert stored_steps(ds) == [1, 2, 3, 4, 5]
+
+
+def test_ctrl_c_during_a_collect_says_nothing_is_lost_and_exits_130(tmp_path: Path, monkeypatch) -> None:
+    import collector.cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(collector.cli, "collect_runs", interrupted)
+    log = tmp_path / "a.log"
+    write_steps(log, range(1, 3))
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 130
+    assert "interrupted: what was stored so far is kept" in result.output
