@@ -33,8 +33,11 @@ def demo_cmd(
     ),
     lang: Annotated[str | None, typer.Option(help="Report language: en or ja (default: locale).")] = None,
 ) -> None:
-    """Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its
-    summary and write a report: the whole tool on real data, with no input of yours."""
+    """Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its summary, write a report.
+
+    The whole tool on real data, with no input of yours: the dataset goes to OUT/dataset and
+    the report to OUT/report.html. Running it again adds nothing and rewrites the report.
+    """
     from analysis.cli import print_summary
     from collector.cli import print_counts
     from tierscope.demo import run_demo
