@@ -56,7 +56,7 @@ def local_cmd(
     log_interval_secs: Annotated[float, typer.Option(help="Also every S seconds (0: off).", min=0)] = 0.0,
     log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
     out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/RUN_ID); must be empty.")] = None,
-    run_id: Annotated[str | None, typer.Option(help="Default: TIER-UTCTIME.")] = None,
+    run_id: Annotated[str | None, typer.Option(help="Default: --out's name, else local-TIER-TIME")] = None,
     timeout: Annotated[float | None, typer.Option(help="Stop every task after this many seconds.")] = 3600.0,
     grace: Annotated[float, typer.Option(help="Seconds between SIGTERM and SIGKILL when stopping.")] = 5.0,
 ) -> None:

@@ -384,7 +384,8 @@ def train_local(
 ) -> LocalRun:
     """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``);
     the run's tier label is ``local-<TIER>`` (``local-BASIC``, ``local-CUSTOM``) run on this
-    machine; the run directory defaults to ``runs/<run id>``.
+    machine; the run directory defaults to ``runs/<run id>``, and the run id to the run
+    directory's name (``--out runs/ps2``: ``ps2``), else ``local-<tier>-<UTC time>``.
 
     Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
     that does not fit), :class:`trainer.tiers.UnknownTierError`, :class:`RunDirError`.
@@ -403,7 +404,8 @@ def train_local(
     # A tier emulated on this machine is not that tier: the label keeps it out of the
     # cloud's price table and out of the tiers' scaling fit (run.json keeps the topology).
     label = f"{LOCAL_PREFIX}{label}"
-    run_id = run_id or default_run_id(label)
+    # A run directory named by the user (--out runs/ps2) names the run too.
+    run_id = run_id or (out.name if out is not None and out.name else default_run_id(label))
     config = TrainConfig(
         run_id=run_id,
         tier=label,
