@@ -12,9 +12,10 @@ from typing import Annotated
 import polars as pl
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from analysis.summary import BaselineError, SummaryOptions, summary
-from collector.cli import DatasetOpt, existing_dataset, fail, out_console
+from collector.cli import DatasetOpt, err, existing_dataset, fail, out_console
 from collector.dataset import Dataset
 from collector.errors import CollectorError
 
@@ -203,6 +204,23 @@ def recommend_cmd(
     console.print(result.reason)
 
 
+def warn_unpriced(frame: pl.DataFrame) -> None:
+    """A note on stderr for each cloud run the price table does not know (a typo, a new tier)."""
+    unpriced = frame.filter(
+        pl.col("ml_units_per_hour").is_null()
+        & pl.col("tier").is_not_null()
+        & ~pl.col("tier").str.to_lowercase().str.starts_with("local")
+    )
+    for row in unpriced.iter_rows(named=True):
+        err.print(
+            Text(
+                f"note: tier {row['tier']!r} of run {row['run_id']!r} has no row in the price table "
+                f"(analysis/data/ml_units.csv) on {row['price_date']}: its ML units and cost are left empty"
+            ),
+            soft_wrap=True,
+        )
+
+
 def summary_cmd(
     dataset: DatasetOpt = Path("dataset"),
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array, one object per run.")] = False,
@@ -215,6 +233,7 @@ def summary_cmd(
 ) -> None:
     """Per run: status, steady-state and mean global steps/s, ML units, cost and speedup."""
     frame = load_summary(dataset, options(baseline, price_date, region, steps))
+    warn_unpriced(frame)
     if as_json:
         print(to_json(frame))
     else:

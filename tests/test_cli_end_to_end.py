@@ -105,3 +105,16 @@ def test_a_file_with_nothing_tierscope_reads_gets_a_warning(tmp_path: Path) -> N
     assert result.exit_code == 0
     assert "none of its 2 lines is a step record" in result.output
     assert "2 lines had no metric" in result.output
+
+
+def test_a_tier_the_price_table_does_not_know_gets_a_note(tmp_path: Path) -> None:
+    log = tmp_path / "g.log"
+    log.write_text(
+        "Train [master/0], step 100 (1.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+        "Train [master/0], step 200 (2.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+    )
+    ds = str(tmp_path / "ds")
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--tier", "GIGANTIC", "-q"]).exit_code == 0
+    result = runner.invoke(app, ["summary", "-d", ds, "--json"])
+    assert result.exit_code == 0
+    assert "tier 'GIGANTIC' of run 'g' has no row in the price table" in result.output
