@@ -1,6 +1,6 @@
 """The figures behind every interval, computed a batch of runs at a time so memory stays bounded.
 
-:func:`analysis.throughput.interval_rates` holds one row per record: 10 million records
+:func:`tierscope.analysis.throughput.interval_rates` holds one row per record: 10 million records
 take over a GB once materialised, and several times that while they are sorted and
 windowed. Every figure drawn from the intervals is per run, though: the windows are
 over a task, a segment or a run (``.over("run_id")`` for the run's median), the
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from analysis.bootstrap import BOOTSTRAP_SEED
-from analysis.tasks import task_throughput
-from analysis.throughput import collect_intervals, run_throughput, steady_samples
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
+from tierscope.analysis.tasks import task_throughput
+from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_samples
 
 #: Runs are processed together up to this many step records (a larger run alone). Computing the
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
@@ -34,10 +34,10 @@ BATCH_RECORDS = 500_000
 
 @dataclass
 class IntervalFigures:
-    """The per-run results of every interval: ``throughput`` (:data:`analysis.throughput.THROUGHPUT_SCHEMA`,
-    sorted by run id), ``tasks`` (:data:`analysis.tasks.TASK_SCHEMA`, sorted by run, role,
+    """The per-run results of every interval: ``throughput`` (:data:`tierscope.analysis.throughput.THROUGHPUT_SCHEMA`,
+    sorted by run id), ``tasks`` (:data:`tierscope.analysis.tasks.TASK_SCHEMA`, sorted by run, role,
     task index) and ``samples`` (``{run_id: steady interval rates}`` in global steps/s, as
-    :func:`analysis.throughput.steady_samples`)."""
+    :func:`tierscope.analysis.throughput.steady_samples`)."""
 
     throughput: pl.DataFrame
     tasks: pl.DataFrame
@@ -66,12 +66,12 @@ def interval_figures(
     visit: Callable[[pl.DataFrame], None] | None = None,
     max_records: int = BATCH_RECORDS,
 ) -> IntervalFigures:
-    """:func:`analysis.throughput.run_throughput`, :func:`analysis.tasks.task_throughput` and
-    :func:`analysis.throughput.steady_samples` of ``steps`` (:data:`collector.schema.STEP_SCHEMA`
+    """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
+    :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
     rows), computed a batch of runs at a time (:func:`run_batches`).
 
     ``visit``, if given, is called once per batch with that batch's intervals
-    (:func:`analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
+    (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
     that draws more per-run figures from them (the report's charts); they are dropped
     once it returns.
     """

@@ -7,7 +7,7 @@ ML units per hour from ``effective_date`` on, and the page and date it comes fro
 price of one ML unit-hour per region. For a given date the newest row on or before it
 wins. The 2016 beta rows give units only: the 2016 post quotes no dollar price.
 
-A run with a manifest topology (a CUSTOM tier, :mod:`analysis.topology`) costs the sum
+A run with a manifest topology (a CUSTOM tier, :mod:`tierscope.analysis.topology`) costs the sum
 over its replicas of each machine type's ML units; any other run costs its tier's row.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.topology import DATA, run_topology
+from tierscope.analysis.topology import DATA, run_topology
 
 UNITS_SCHEMA = {
     "effective_date": pl.Date(),

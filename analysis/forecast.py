@@ -7,17 +7,18 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from analysis.batches import interval_figures
-from analysis.plan import Recommendation, choose, frontier
-from analysis.scaling import ScalingFit, fit_scaling, fit_table, predictions, scaling_points
-from analysis.summary import SummaryOptions, run_index, summary
-from collector.dataset import Dataset
+from tierscope.analysis.batches import interval_figures
+from tierscope.analysis.plan import Recommendation, choose, frontier
+from tierscope.analysis.scaling import ScalingFit, fit_scaling, fit_table, predictions, scaling_points
+from tierscope.analysis.summary import SummaryOptions, run_index, summary
+from tierscope.dataset.store import Dataset
 
 
 @dataclass
 class Scaling:
-    """``points``: :data:`analysis.scaling.POINTS_SCHEMA`; ``fits``: both models;
-    ``table``: :data:`analysis.scaling.FIT_SCHEMA`; ``summary``: :func:`analysis.summary.summary`."""
+    """``points``: :data:`tierscope.analysis.scaling.POINTS_SCHEMA`; ``fits``: both models;
+    ``table``: :data:`tierscope.analysis.scaling.FIT_SCHEMA`; ``summary``:
+    :func:`tierscope.analysis.summary.summary`."""
 
     points: pl.DataFrame
     fits: list[ScalingFit]
@@ -39,7 +40,8 @@ def scaling(dataset: Dataset, options: SummaryOptions | None = None) -> Scaling:
 
 def predict(dataset: Dataset, tasks: int, options: SummaryOptions | None = None) -> tuple[Scaling, pl.DataFrame]:
     """The fits and the predicted throughput at ``tasks`` training tasks
-    (:data:`analysis.scaling.PREDICTION_SCHEMA`, one row per model). Raises :class:`ValueError` for ``tasks < 1``."""
+    (:data:`tierscope.analysis.scaling.PREDICTION_SCHEMA`, one row per model).
+    Raises :class:`ValueError` for ``tasks < 1``."""
     if tasks < 1:
         raise ValueError(f"--tasks must be at least 1, got {tasks}")
     fitted = scaling(dataset, options)
@@ -55,7 +57,8 @@ def recommend(
 ) -> Recommendation:
     """The cheapest tier reaching ``steps`` within ``deadline_h`` hours, or the fastest within
     ``budget_usd``, among measured runs and predicted tiers, priced on ``options.price_date``
-    (default today). Raises :class:`analysis.plan.RecommendError` (see :func:`analysis.plan.choose`)."""
+    (default today). Raises :class:`tierscope.analysis.plan.RecommendError`
+    (see :func:`tierscope.analysis.plan.choose`)."""
     options = options or SummaryOptions()
     fitted = scaling(dataset, options)
     when = options.price_date or datetime.now(UTC).date()

@@ -1,14 +1,14 @@
 """Time and price to reach N steps on each tier, measured or predicted, and the recommendation.
 
 A **candidate** is a measured run (its steady rate and interval) or a scale tier nobody
-measured, predicted by the scaling model (:func:`analysis.scaling.best_fit`) at the
+measured, predicted by the scaling model (:func:`tierscope.analysis.scaling.best_fit`) at the
 tier's number of training tasks (``data/tiers.csv``). Only CPU tiers are predicted: the
 model is throughput against task count on like machines, and says nothing about a GPU
 or TPU. Every candidate is priced on one date (``price_date``, default today) in one
 region, since the question is what a job would cost now, whenever the run was measured.
 
 Time to N steps: ``startup_s + N / rate`` hours for a measured run (``startup_s``, the
-warm-up the run's lead task lost, :func:`analysis.throughput.run_throughput`), ``N / rate``
+warm-up the run's lead task lost, :func:`tierscope.analysis.throughput.run_throughput`), ``N / rate``
 for a predicted tier (no start-up known). Its interval uses the rate's interval.
 Price: hours x USD/hour (ML units x USD per ML unit-hour).
 """
@@ -20,9 +20,10 @@ from datetime import date
 
 import polars as pl
 
-from analysis.cost import tier_costs
-from analysis.scaling import ScalingFit, best_fit
-from analysis.topology import load_tiers, training_tasks
+from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.scaling import ScalingFit, best_fit
+from tierscope.analysis.topology import load_tiers, training_tasks
 
 #: Machine types a task-count model cannot speak for.
 ACCELERATOR = "gpu|tpu|p100|v100"
@@ -49,7 +50,7 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-class RecommendError(ValueError):
+class RecommendError(AnalysisError, ValueError):
     """Neither or both of deadline and budget given, or no candidate can be priced or timed."""
 
 
@@ -79,9 +80,9 @@ def frontier(
 ) -> pl.DataFrame:
     """Every candidate's time and price to ``steps`` global steps: :data:`FRONTIER_SCHEMA`, fastest first.
 
-    ``summary``: :func:`analysis.summary.summary` (measured runs with a steady rate);
-    ``runs``: ``run_id, tier, topology`` (:func:`analysis.summary.run_index`); ``fits``:
-    :func:`analysis.scaling.fit_scaling`. Raises :class:`ValueError` for ``steps < 1``.
+    ``summary``: :func:`tierscope.analysis.summary.summary` (measured runs with a steady rate);
+    ``runs``: ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
+    :func:`tierscope.analysis.scaling.fit_scaling`. Raises :class:`ValueError` for ``steps < 1``.
     """
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")

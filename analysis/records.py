@@ -1,6 +1,6 @@
 """Step records as the analysis sees them: one row per logged event, in the order it happened.
 
-The dataset already drops rows whose :data:`collector.schema.STEP_KEY` values repeat.
+The dataset already drops rows whose :data:`tierscope.dataset.schema.STEP_KEY` values repeat.
 The same record can still arrive twice with different key values: the same line read
 by two parsers (a text line with ``elapsed_s`` and a structured entry with a
 ``timestamp``), a platform copy at severity ``ERROR`` that lost a field, two log
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from collector.schema import STEP_SCHEMA, TRAINING_ROLES
+from tierscope.dataset.schema import STEP_SCHEMA, TRAINING_ROLES
 
 TASK = ("run_id", "role", "task_index")
 RECORD = (*TASK, "step")
@@ -40,7 +40,7 @@ def training_steps(steps: pl.LazyFrame) -> pl.LazyFrame:
 def merge_duplicates(steps: pl.LazyFrame) -> pl.LazyFrame:
     """One row per record: copies of a record (see the module doc) merged.
 
-    Input: :data:`collector.schema.STEP_SCHEMA` rows. Output: the same columns, each the
+    Input: :data:`tierscope.dataset.schema.STEP_SCHEMA` rows. Output: the same columns, each the
     first non-null value among the copies (so a copy with ``interval_s`` completes one
     with ``elapsed_s``; ``source``/``source_offset`` are the earliest copy's), plus
     ``copies`` (UInt32, how many rows were merged; 1 for a record logged once).

@@ -13,7 +13,7 @@ whatever its throughput) with ``σ, κ >= 0`` (:func:`scipy.optimize.lsq_linear`
 point per run: its steady-state median. Runs of the same size are separate points.
 
 Uncertainty: a percentile bootstrap. Each draw resamples every run's steady intervals
-(the same draws as the run's own interval, :mod:`analysis.bootstrap`), takes the
+(the same draws as the run's own interval, :mod:`tierscope.analysis.bootstrap`), takes the
 medians and refits; the 95 % intervals of the parameters and of a prediction are the
 2.5 and 97.5 percentiles over the draws. They hold the measurement noise of the rates
 only: with one run per size, run-to-run variation and model error are not in them.
@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 from scipy.optimize import lsq_linear
 
-from analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, median_draws, percentile_interval
 
 #: Draws for the fits' bootstrap (each draw is one small least-squares solve per model).
 FIT_DRAWS = 1000
@@ -135,7 +135,7 @@ def fit_model(
 ) -> ScalingFit:
     """Fit ``model`` (``amdahl`` or ``usl``) to ``points`` (:data:`POINTS_SCHEMA` rows).
 
-    ``samples``: each run's steady interval rates (:func:`analysis.throughput.steady_samples`).
+    ``samples``: each run's steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`).
     Never raises for too little data: returns ``status="insufficient"`` with the reason.
     Raises :class:`ValueError` for an unknown model.
     """
@@ -237,7 +237,7 @@ def scaling_points(
 ) -> pl.DataFrame:
     """The runs a scaling model is fitted to: :data:`POINTS_SCHEMA`, sorted by tasks and run id.
 
-    ``throughput``: :func:`analysis.throughput.run_throughput`; ``runs``: ``run_id, tier``.
+    ``throughput``: :func:`tierscope.analysis.throughput.run_throughput`; ``runs``: ``run_id, tier``.
     Runs with a steady rate whose tier is not in ``exclude_tiers`` (case-insensitive; by
     default the laptop, and local clusters labelled ``local-<TIER>`` by ``tierscope train
     local``: other hardware is not a point on the tiers' curve).

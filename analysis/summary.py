@@ -8,13 +8,14 @@ from datetime import UTC, date, datetime
 import numpy as np
 import polars as pl
 
-from analysis.batches import IntervalFigures, interval_figures
-from analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
-from analysis.cost import tier_costs
-from analysis.tasks import async_check
-from analysis.throughput import steady_intervals, steady_samples
-from collector.dataset import Dataset
-from collector.schema import conform
+from tierscope.analysis.batches import IntervalFigures, interval_figures
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
+from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.tasks import async_check
+from tierscope.analysis.throughput import steady_intervals, steady_samples
+from tierscope.dataset.schema import conform
+from tierscope.dataset.store import Dataset
 
 #: The columns of :func:`summary`, in order, with their dtypes and meaning.
 SUMMARY_SCHEMA: dict[str, pl.DataType] = {
@@ -38,7 +39,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "price_date": pl.Date(),
     "ran_on": pl.String(),
     "note": pl.String(),
-    # added by issue 6 (see analysis.throughput, analysis.tasks, analysis.plan for the definitions)
+    # added by issue 6 (see the throughput, tasks and plan modules for the definitions)
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments beyond each task's first
@@ -47,7 +48,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up
     "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
     "speedup_ci_high": pl.Float64(),
-    "stragglers": pl.UInt32(),  # tasks flagged as stragglers (analysis.tasks)
+    "stragglers": pl.UInt32(),  # tasks flagged as stragglers (tierscope.analysis.tasks)
     "local_sum_steps_per_s": pl.Float64(),  # sum of the tasks' local steps/s
     "local_to_global": pl.Float64(),  # that sum / steady global rate: ~1 async, ~tasks sync
     "training_mode": pl.String(),  # single / async / sync / inconsistent
@@ -59,7 +60,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-class BaselineError(ValueError):
+class BaselineError(AnalysisError, ValueError):
     """``--baseline`` names a run the dataset does not hold, or one without a steady rate."""
 
 
@@ -69,7 +70,7 @@ class SummaryOptions:
     ``price_date``: the date for runs whose date is unknown (default: today, UTC).
     ``region``: the price table's region (``us``, ``europe``, ``asia``).
     ``steps``: a target number of global steps for the time and price columns.
-    ``seed``: the bootstrap seed (:mod:`analysis.bootstrap`)."""
+    ``seed``: the bootstrap seed (:mod:`tierscope.analysis.bootstrap`)."""
 
     baseline: str | None = None
     price_date: date | None = None
@@ -147,10 +148,10 @@ def summary(
 ) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id.
 
-    ``figures``: :func:`analysis.batches.interval_figures` of the dataset's steps with
+    ``figures``: :func:`tierscope.analysis.batches.interval_figures` of the dataset's steps with
     ``options.seed``, when the caller needs them too (a report): computed here otherwise.
 
-    Raises :class:`collector.errors.DatasetCorruptError` if a data file is unreadable
+    Raises :class:`tierscope.collector.errors.DatasetCorruptError` if a data file is unreadable
     and :class:`BaselineError` for a bad ``options.baseline``.
     """
     options = options or SummaryOptions()
@@ -210,10 +211,10 @@ def speedup_intervals(
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
     Each draw divides the run's resampled steady median by the baseline's (resampled
-    independently; the draws of :func:`analysis.throughput.run_throughput`'s intervals).
+    independently; the draws of :func:`tierscope.analysis.throughput.run_throughput`'s intervals).
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
-    ``samples``: :func:`analysis.throughput.steady_samples` of ``steps``, if already computed.
+    ``samples``: :func:`tierscope.analysis.throughput.steady_samples` of ``steps``, if already computed.
     """
     samples = steady_samples(steady_intervals(steps)) if samples is None else samples
     base = samples.get(baseline)

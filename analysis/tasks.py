@@ -1,7 +1,7 @@
 """Per-task view: each training task's own pace, stragglers, and the asynchronous-training check.
 
 - **Local steps/s** of a task: the median of its steady-state interval local rates
-  (:func:`analysis.throughput.interval_rates`, warm-up excluded). A task that logged only
+  (:func:`tierscope.analysis.throughput.interval_rates`, warm-up excluded). A task that logged only
   its warm-up record (four of the five tasks in the 2016 STANDARD_1 log) falls back to
   the median over all its records, and says so in ``local_includes_warmup``: a local
   rate counts only the task's own steps, so a late start does not inflate it the way it
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from analysis.throughput import interval_rates
+from tierscope.analysis.throughput import interval_rates
 
 #: A task below this fraction of its peers' median local steps/s is a straggler.
 STRAGGLER_FRACTION = 0.8
@@ -55,7 +55,7 @@ ASYNC_SCHEMA: dict[str, pl.DataType] = {
 def task_throughput(steps: pl.LazyFrame, intervals: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per training task, :data:`TASK_SCHEMA`'s columns, sorted by run, role, task index.
 
-    ``intervals``: :func:`~analysis.throughput.interval_rates` of ``steps``, if already computed."""
+    ``intervals``: :func:`~tierscope.analysis.throughput.interval_rates` of ``steps``, if already computed."""
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
     steady = ~pl.col("warmup")
     per_task = (
@@ -94,7 +94,7 @@ def async_check(tasks: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     """Per run, whether the tasks' local rates add up to the global rate: :data:`ASYNC_SCHEMA`.
 
     ``tasks``: :func:`task_throughput`'s frame; ``runs``: a frame with ``run_id`` and
-    ``steady_global_steps_per_s`` (:func:`analysis.throughput.run_throughput`). Runs whose
+    ``steady_global_steps_per_s`` (:func:`tierscope.analysis.throughput.run_throughput`). Runs whose
     log has no local rates are left out.
     """
     with_local = tasks.filter(pl.col("local_steps_per_s").is_not_null())

@@ -2,8 +2,8 @@
 
 Definitions (steps are *global* steps unless named local, times in seconds):
 
-- **Record order**: per task, the order the records were written (:func:`analysis.records.in_log_order`),
-  after copies of one record are merged (:func:`analysis.records.merge_duplicates`).
+- **Record order**: per task, the order the records were written (:func:`tierscope.analysis.records.in_log_order`),
+  after copies of one record are merged (:func:`tierscope.analysis.records.merge_duplicates`).
 - **Interval** of a record: from the task's previous record to this one. ``d_step`` is
   the global-step delta; ``d_seconds`` is ``interval_s`` when the format logs it
   (Estimator: time since the previous line), else the ``elapsed_s`` delta (cloudml-samples:
@@ -46,9 +46,9 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from analysis.bootstrap import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED, median_draws, percentile_interval
-from analysis.records import TASK, in_log_order, merge_duplicates, training_steps
-from collector.schema import STEP_SCHEMA
+from tierscope.analysis.bootstrap import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED, median_draws, percentile_interval
+from tierscope.analysis.records import TASK, in_log_order, merge_duplicates, training_steps
+from tierscope.dataset.schema import STEP_SCHEMA
 
 SEGMENT = (*TASK, "segment")
 
@@ -82,7 +82,7 @@ def _seconds_since_previous() -> pl.Expr:
 def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
     """Each training-task record with its interval, segment and warm-up flag (see the module doc).
 
-    Input: step records (:data:`collector.schema.STEP_SCHEMA`), copies and all. Output:
+    Input: step records (:data:`tierscope.dataset.schema.STEP_SCHEMA`), copies and all. Output:
     one row per distinct record of a training task, in log order per task, with the
     step record's columns and :data:`INTERVAL_COLUMNS`.
     """

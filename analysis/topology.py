@@ -1,7 +1,7 @@
 """What machines a run had: its replicas per role and their machine types.
 
 Two origins, in this order: the run's own ``topology`` from the manifest (a CUSTOM tier;
-see :func:`collector.manifest.topology_json`), else the composition of its scale tier from
+see :func:`tierscope.collector.manifest.topology_json`), else the composition of its scale tier from
 ``data/tiers.csv`` (columns ``tier, role, count, machine_type, source``; every row names
 the page it comes from). A run with neither (a laptop, an unknown tier) has no topology.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import polars as pl
 
-from collector.schema import TRAINING_ROLES
+from tierscope.dataset.schema import TRAINING_ROLES
 
-DATA = files("analysis") / "data"
+DATA = files("tierscope.analysis") / "data"
 
 TIERS_SCHEMA: dict[str, pl.DataType] = {
     "tier": pl.String(),

@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.baseline_ingest LOG DATASET RUN_ID`` reads LOG line by line, matches
 each line with one compiled pattern, converts the groups with ``int``/``float`` and writes
-the records, :data:`FLUSH_ROWS` at a time, as step records (:data:`collector.schema.STEP_SCHEMA`)
+the records, :data:`FLUSH_ROWS` at a time, as step records (:data:`tierscope.dataset.schema.STEP_SCHEMA`)
 into the dataset's hive layout with the dataset's own writer. Prints JSON: ``loop_s`` (the
 read-match-convert loop), ``write_s``, ``rows``. No validation and no dedupe: this is the
 code one would write first.
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import polars as pl
 
-from collector.dataset import partition_dir_name, write_atomic
-from collector.schema import STEP_SCHEMA, conform
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+from tierscope.dataset.store import partition_dir_name, write_atomic
 
 PATTERN = re.compile(
     r"Train \[(\w+)/(\d+)\], step (\d+):loss:([^,]+), accuracy:(\S+) \((\S+) sec\) "

@@ -1,6 +1,6 @@
 """Section (c): ``collect_cloud`` from the local fake Cloud Logging server (``tests/fake_logging_server.py``),
 without a quota and with the server emulating 60 ``entries.list`` requests a minute (the
-client's own limit, :data:`~collector.sources.cloud_logging.DEFAULT_REQUESTS_PER_MINUTE`, on).
+client's own limit, :data:`~tierscope.collector.sources.cloud_logging.DEFAULT_REQUESTS_PER_MINUTE`, on).
 Skipped with "not available yet" when the fake server or the collector is missing."""
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ class CloudOptions:
 
 def _collect(work: Path, fake: Any, entries: list[dict[str, Any]], quota: int | None) -> tuple[float, Any]:
     """(seconds, result) of one collect of every entry into a fresh dataset."""
-    from collector.collect_cloud import collect_cloud
-    from collector.dataset import Dataset
-    from collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE, RetryPolicy
+    from tierscope.collector.collect_cloud import collect_cloud
+    from tierscope.collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE, RetryPolicy
+    from tierscope.dataset.store import Dataset
 
     dataset = work / "cloud-ds"
     shutil.rmtree(dataset, ignore_errors=True)
@@ -53,7 +53,7 @@ def measure(work: Path, opts: CloudOptions) -> list[Figure]:
         sys.path.insert(0, str(REPO / "tests"))  # the fake server lives with the tests
     try:
         fake = importlib.import_module("fake_logging_server")
-        importlib.import_module("collector.collect_cloud")
+        importlib.import_module("tierscope.collector.collect_cloud")
     except ImportError as exc:
         return [Figure(SECTION, "Cloud Logging collect", "entries/s", None, note=f"not available yet ({exc})")]
     entries = fake.job_entries(opts.entries, job_id=JOB, project="bench")

@@ -9,8 +9,8 @@ import time
 
 import polars as pl
 
-from collector.formats import ParseContext, parse_lines, sniff_format
-from collector.formats.cloudml import CloudMLSamples
+from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
+from tierscope.collector.formats.cloudml import CloudMLSamples
 
 LINE = "Train [worker/3], step {}:loss:2.319, accuracy:0.290 (3.093 sec) 64.662 global_steps/s, 3.556 local_steps/s"
 

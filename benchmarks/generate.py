@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from collector.dataset import partition_dir_name, write_atomic
-from collector.schema import RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.schema import RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.store import partition_dir_name, write_atomic
 
 #: The tasks that interleave in a STANDARD_1 job's log (the 2016 log has master/0 and worker/0-3).
 LOG_TASKS: tuple[tuple[str, int], ...] = (("master", 0), ("worker", 0), ("worker", 1), ("worker", 2), ("worker", 3))

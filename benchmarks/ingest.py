@@ -13,9 +13,9 @@ import polars as pl
 from benchmarks.generate import LogFile, write_cloudml_log
 from benchmarks.measure import BenchError, Proc, best, python, run, tierscope, timed
 from benchmarks.table import Figure, Target
-from collector.dataset import Dataset
-from collector.formats import parse_lines
-from collector.sources.files import iter_line_batches
+from tierscope.collector.formats import parse_lines
+from tierscope.collector.sources.files import iter_line_batches
+from tierscope.dataset.store import Dataset
 
 SECTION = "ingest"
 RUN_ID = "bench"

@@ -22,7 +22,7 @@ from benchmarks.table import Figure, Target
 from benchmarks.trainer_overhead import NOT_AVAILABLE
 
 if TYPE_CHECKING:
-    from trainer.bench import Comparison
+    from tierscope.trainer.bench import Comparison
 
 SECTION = "trainer"
 MAX_OVERHEAD_PCT = 2.0
@@ -36,8 +36,8 @@ class TrainerOptions:
 
 def measure(opts: TrainerOptions) -> list[Figure]:
     name = "steps/s with structured logging (baseline: logging off)"
-    if importlib.util.find_spec("trainer.bench") is None:
-        return [Figure(SECTION, name, "steps/s", None, note="not available yet (no trainer.bench)")]
+    if importlib.util.find_spec("tierscope.trainer.bench") is None:
+        return [Figure(SECTION, name, "steps/s", None, note="not available yet (no tierscope.trainer.bench)")]
     proc = run(python("-m", "benchmarks.trainer_overhead", opts.steps, opts.repeat), check=False)
     if proc.returncode == NOT_AVAILABLE:
         return [Figure(SECTION, name, "steps/s", None, note=proc.stderr.strip().splitlines()[-1])]
@@ -49,7 +49,7 @@ def measure(opts: TrainerOptions) -> list[Figure]:
 
 def figures(got: dict[str, Any]) -> list[Figure]:
     """The section's rows from the worker's JSON (see :mod:`benchmarks.trainer_overhead`)."""
-    from trainer.bench import LoopRun, compare
+    from tierscope.trainer.bench import LoopRun, compare
 
     runs = {label: [LoopRun(**r) for r in rs] for label, rs in got["runs"].items()}
     every = got["log_every_steps"]

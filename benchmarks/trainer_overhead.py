@@ -1,9 +1,9 @@
 """Section (d) worker: ``python -m benchmarks.trainer_overhead STEPS REPEAT``.
 
-Runs :func:`trainer.bench.logging_overhead` (the same single-process training loop with the
+Runs :func:`tierscope.trainer.bench.logging_overhead` (the same single-process training loop with the
 step log off, JSON at the trainer's default interval and JSON every step, alternating,
 written to ``os.devnull``; the first step of every run untimed) and times the JSON handler
-alone (:func:`trainer.bench.emit_seconds`). Prints one JSON object::
+alone (:func:`tierscope.trainer.bench.emit_seconds`). Prints one JSON object::
 
     {"steps": STEPS, "log_every_steps": 100, "emit_s_per_record": 3.8e-05,
      "runs": {"off": [LoopRun fields, ...], "json/100": [...], "json/1": [...]}}
@@ -25,8 +25,8 @@ EMIT_RECORDS = 10_000
 
 def main(steps: int, repeat: int) -> dict[str, Any]:
     try:
-        from trainer.bench import Variant, emit_seconds, logging_overhead
-        from trainer.train import TrainConfig
+        from tierscope.trainer.bench import Variant, emit_seconds, logging_overhead
+        from tierscope.trainer.train import TrainConfig
     except ImportError as exc:
         print(f"not available yet ({exc})", file=sys.stderr)
         sys.exit(NOT_AVAILABLE)

@@ -15,15 +15,12 @@ from typing import Any, BinaryIO
 
 import polars as pl
 
-from collector.dataset import AppendResult, Dataset
-from collector.errors import InputError
-from collector.formats import ParseContext, Parsed, parse_lines, sniff_format
-from collector.lock import locked
-from collector.manifest import RunSpec
-from collector.offsets import FileState, OffsetStore, Segment, line_start, plan_reads, snapshot
-from collector.schema import REJECT_RAW_MAX, RUN_SCHEMA
-from collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
-from collector.sources.files import (
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import ParseContext, Parsed, parse_lines, sniff_format
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.offsets import FileState, OffsetStore, Segment, line_start, plan_reads, snapshot
+from tierscope.collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
+from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
     LineBatch,
     decompressed,
@@ -31,7 +28,10 @@ from collector.sources.files import (
     iter_line_batches,
     open_raw,
 )
-from collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
+from tierscope.collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
+from tierscope.dataset.lock import locked
+from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_SCHEMA
+from tierscope.dataset.store import AppendResult, Dataset
 
 #: File names a run directory written by ``tierscope train local`` holds.
 RUN_FILE = "run.json"
@@ -190,7 +190,7 @@ def collect_file(
     the file's modification year). A Cloud Logging console CSV download is recognised by
     its header (or ``fmt="logging-csv"``), a JSON export by its content; both are read whole.
 
-    A log is read from where the last collect stopped (:mod:`collector.offsets`; ``reread``:
+    A log is read from where the last collect stopped (:mod:`tierscope.collector.offsets`; ``reread``:
     from its start). After each batch the records are stored first and the offset saved
     second, so a kill in between only makes the next collect re-read lines it then skips as
     duplicates. An unterminated last line is taken if it is a whole record or event, or once
@@ -403,6 +403,6 @@ def collect_runs(
 
 def dataset_lock(dataset: Dataset, lock_timeout: float = 60.0) -> AbstractContextManager[Dataset]:
     """Hold ``dataset``'s lock (creating the dataset directory) after finishing what a killed
-    writer left (:func:`collector.lock.locked`). Raises :class:`DatasetBusyError` after
+    writer left (:func:`tierscope.dataset.lock.locked`). Raises :class:`DatasetBusyError` after
     ``lock_timeout`` seconds."""
     return locked(dataset, lock_timeout)

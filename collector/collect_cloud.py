@@ -1,8 +1,8 @@
 """Collect training-job step logs from Cloud Logging: the library behind ``tierscope collect cloud``.
 
-Entries are read oldest first, a page at a time (:mod:`collector.sources.cloud_logging`),
+Entries are read oldest first, a page at a time (:mod:`tierscope.collector.sources.cloud_logging`),
 turned into records by the same code as an offline export
-(:mod:`collector.sources.logentries`) and appended to the dataset every
+(:mod:`tierscope.collector.sources.logentries`) and appended to the dataset every
 ``pages_per_append`` pages, under the dataset's lock.
 
 Resume and incremental runs: after each append, a watermark is saved (atomically) in the
@@ -31,12 +31,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from collector.collect import CollectResult, SourceCounts, dataset_lock, record_runs, store_parsed
-from collector.dataset import Dataset
-from collector.errors import CollectorError
-from collector.formats import ParseContext
-from collector.manifest import RunSpec
-from collector.sources.cloud_logging import (
+from tierscope.collector.collect import CollectResult, SourceCounts, dataset_lock, record_runs, store_parsed
+from tierscope.collector.errors import CollectorError
+from tierscope.collector.formats import ParseContext
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.sources.cloud_logging import (
     DEFAULT_REQUESTS_PER_MINUTE,
     MAX_PAGE_SIZE,
     Chunk,
@@ -50,8 +49,9 @@ from collector.sources.cloud_logging import (
     job_filter,
     read_entries,
 )
-from collector.sources.logentries import Entry, format_time, records_from_entries
-from collector.state import StateStore, state_name
+from tierscope.collector.sources.logentries import Entry, format_time, records_from_entries
+from tierscope.dataset.state import StateStore, state_name
+from tierscope.dataset.store import Dataset
 
 STATE_KIND = "cloud-logging"
 STATE_VERSION = 1
@@ -160,7 +160,7 @@ def watermark_name(project: str, job_ids: Sequence[str]) -> str:
 def load_watermark(dataset: Dataset, project: str, job_ids: Sequence[str]) -> Watermark | None:
     """The stored watermark of (``project``, ``job_ids``), or None.
 
-    Raises :class:`~collector.state.StateCorruptError` if the document is unreadable.
+    Raises :class:`~tierscope.dataset.state.StateCorruptError` if the document is unreadable.
     """
     doc = StateStore(dataset.state_dir).load(watermark_name(project, job_ids))
     if not doc or not doc.get("watermark"):
@@ -210,7 +210,7 @@ def collect_cloud(
 
     Raises :class:`CloudLoggingError` when nothing could be read (no credentials,
     permission denied, unknown project, bad filter), :class:`CollectStopped` when
-    reading failed after some entries were stored, :class:`~collector.errors.DatasetBusyError`
+    reading failed after some entries were stored, :class:`~tierscope.collector.errors.DatasetBusyError`
     when another collect holds the lock.
     """
     if not job_ids:

@@ -12,7 +12,7 @@ A TOML file with one ``[[run]]`` table per run::
     format = "cloudml"           # optional: skip sniffing
     # optional, for a CUSTOM tier: the machine type of each role and the replica counts
     # (one master; ``workers``, ``ps`` and ``evaluators`` default to 0). Costed by
-    # ``analysis.cost`` as the sum over replicas.
+    # ``tierscope.analysis.cost`` as the sum over replicas.
     machine_types = {master = "standard", worker = "complex_model_s", ps = "standard"}
     workers = 4
     ps = 3
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from collector.errors import ManifestError
+from tierscope.collector.errors import ManifestError
 
 
 @dataclass

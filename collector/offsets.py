@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from collector.errors import StateCorruptError
-from collector.state import StateStore
+from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.state import StateStore
 
 STATE_NAME = "files"
 STATE_VERSION = 1

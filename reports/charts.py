@@ -1,10 +1,10 @@
 """Altair chart specs for the report: each function takes one documented frame (see
-:mod:`reports.frames`) and returns a Vega-Lite spec (a dict) with its data inline.
+:mod:`tierscope.reports.frames`) and returns a Vega-Lite spec (a dict) with its data inline.
 
-A chart function raises :class:`reports.frames.MissingColumnsError` when its frame lacks
+A chart function raises :class:`tierscope.reports.frames.MissingColumnsError` when its frame lacks
 a column it needs (the report then says "not available"), returns None when the frame
 holds nothing to draw, and raises ValueError if handed more than :data:`MAX_ROWS` rows:
-frames are bounded in :mod:`reports.frames`, so a report's size does not grow with the
+frames are bounded in :mod:`tierscope.reports.frames`, so a report's size does not grow with the
 number of step records. Every visible string comes from the message catalog; user data
 (run ids, tiers, task names) is only ever a data value, which Vega draws as text.
 """
@@ -17,8 +17,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from reports.frames import require
-from reports.i18n import Catalog, number_locale, time_locale
+from tierscope.reports.frames import require
+from tierscope.reports.i18n import Catalog, number_locale, time_locale
 
 #: A chart refuses more rows than this (Altair's own default limit).
 MAX_ROWS = 5000
@@ -68,7 +68,7 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
     """Lines of interval global steps/s over the global step, one per run.
 
     ``points``: ``run_id`` (String), ``step`` (Int64), ``rate`` (Float64, global steps/s);
-    see :func:`reports.frames.throughput_series`.
+    see :func:`tierscope.reports.frames.throughput_series`.
     """
     points = require(points, ("run_id", "step", "rate"), "throughput over steps")
     if points.height == 0:
@@ -95,7 +95,7 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
     """Lines of interval global steps/s over time since the run began, one per run.
 
     ``points``: ``run_id`` (String), ``seconds`` (Float64, since the run began), ``rate``
-    (Float64, global steps/s); see :func:`reports.frames.throughput_series`.
+    (Float64, global steps/s); see :func:`tierscope.reports.frames.throughput_series`.
     """
     points = require(points, ("run_id", "seconds", "rate"), "throughput over time")
     if points.height == 0:
@@ -124,7 +124,7 @@ def speedup_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     """Bars of each run's speedup against the baseline, with its interval where known.
 
     ``frame``: ``run_id``, ``tier`` (String), ``speedup``, ``low``, ``high`` (Float64;
-    ``low``/``high`` may be null); see :func:`reports.frames.speedup_frame`.
+    ``low``/``high`` may be null); see :func:`tierscope.reports.frames.speedup_frame`.
     """
     frame = require(frame, ("run_id", "tier", "speedup", "low", "high"), "speedup")
     if frame.height == 0:
@@ -161,7 +161,7 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int) -> Spec | None:
 
     ``frame``: ``run_id``, ``tier`` (String), ``seconds_to_n``, ``usd_to_n``,
     ``ml_unit_hours_to_n`` (Float64), ``frontier_usd``, ``frontier_units`` (Boolean); see
-    :func:`reports.frames.time_and_cost_to_steps`. The cost axis is USD when any run has
+    :func:`tierscope.reports.frames.time_and_cost_to_steps`. The cost axis is USD when any run has
     a dollar price, else ML unit-hours. None when no run has a cost.
     """
     cols = ("run_id", "tier", "seconds_to_n", "usd_to_n", "ml_unit_hours_to_n", "frontier_usd", "frontier_units")
@@ -214,7 +214,7 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     """Local steps/s of every training task, one row of dots per run; stragglers stand out in red.
 
     ``frame``: ``run_id``, ``task`` (String, ``role/index``), ``local_steps_per_s``
-    (Float64), ``straggler`` (Boolean); see :func:`reports.frames.task_local_rates`.
+    (Float64), ``straggler`` (Boolean); see :func:`tierscope.reports.frames.task_local_rates`.
     """
     frame = require(frame, ("run_id", "task", "local_steps_per_s", "straggler"), "local rates per task")
     if frame.height == 0:
@@ -250,8 +250,8 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
     fitted model's prediction with its band when ``model`` is given.
 
     ``points``: ``run_id``, ``tier`` (String), ``tasks`` (integer), ``rate`` (Float64); see
-    :func:`reports.frames.scaling_points`. ``model``: ``tasks`` (integer), ``predicted``,
-    ``low``, ``high`` (Float64), ``model`` (String); see :func:`reports.frames.scaling_model`.
+    :func:`tierscope.reports.frames.scaling_points`. ``model``: ``tasks`` (integer), ``predicted``,
+    ``low``, ``high`` (Float64), ``model`` (String); see :func:`tierscope.reports.frames.scaling_model`.
     """
     points = require(points, ("run_id", "tier", "tasks", "rate"), "scaling curve")
     if points.height == 0:

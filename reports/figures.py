@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reports.charts import Spec
+from tierscope.reports.charts import Spec
 
 #: PNG pixels per SVG pixel: sharp on slides and high-density screens.
 PNG_SCALE = 2.0

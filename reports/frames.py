@@ -1,7 +1,7 @@
 """The frames the report draws, each small and bounded whatever the dataset's size.
 
 Every function here returns a polars DataFrame whose columns are listed in its docstring;
-:mod:`reports.charts` draws them. Nothing here grows with the number of step records:
+:mod:`tierscope.reports.charts` draws them. Nothing here grows with the number of step records:
 series are bucketed to at most :data:`MAX_POINTS_PER_CHART` points, and at most
 :data:`MAX_RUNS_CHARTED` runs are drawn per chart (the runs with the most records).
 
@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from analysis.records import TASK
-from analysis.scaling import ScalingFit, best_fit, prediction_band
+from tierscope.analysis.records import TASK
+from tierscope.analysis.scaling import ScalingFit, best_fit, prediction_band
+from tierscope.reports.errors import ReportError
 
 #: At most this many points in one line chart, shared out between its runs.
 MAX_POINTS_PER_CHART = 3000
@@ -25,14 +26,14 @@ MIN_POINTS_PER_RUN = 40
 MAX_POINTS_PER_RUN = 600
 #: At most this many runs per chart; beyond it the runs with the most records are drawn.
 MAX_RUNS_CHARTED = 40
-#: The summary's bootstrap interval columns (:data:`analysis.summary.SUMMARY_SCHEMA`; absent: shown as "–").
+#: The summary's bootstrap interval columns (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`; absent: shown as "–").
 STEADY_LOW, STEADY_HIGH = "steady_ci_low", "steady_ci_high"
 SPEEDUP_LOW, SPEEDUP_HIGH = "speedup_ci_low", "speedup_ci_high"
 #: The scaling model's band is drawn up to at least this many training tasks (PREMIUM_1 has 20).
 MIN_BAND_TASKS = 20
 
 
-class MissingColumnsError(ValueError):
+class MissingColumnsError(ReportError, ValueError):
     """A frame handed to the report lacks columns its section needs; the section says "not available"."""
 
     def __init__(self, what: str, missing: list[str]) -> None:
@@ -85,7 +86,7 @@ INTERVAL_VIEW = (*TASK, "step", "local_step", "elapsed_s", "interval_s", "timest
 
 
 def charted_intervals(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    """The rows of ``runs`` in ``intervals`` (:func:`analysis.throughput.collect_intervals` with
+    """The rows of ``runs`` in ``intervals`` (:func:`tierscope.analysis.throughput.collect_intervals` with
     ``extra=INTERVAL_VIEW``, computed once for the summary and every chart).
 
     Columns: :data:`INTERVAL_VIEW` plus ``d_seconds``, ``rate`` (Float64) and ``warmup``
@@ -128,7 +129,7 @@ def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.
 class ChartSeries:
     """The two :func:`throughput_series` of the charted ``runs`` (:func:`charted_runs`' frame),
     gathered from the intervals a batch of runs at a time (the ``visit`` of
-    :func:`analysis.batches.interval_figures`): every series is per run, so the batches'
+    :func:`tierscope.analysis.batches.interval_figures`): every series is per run, so the batches'
     rows together are the series of all the intervals at once."""
 
     def __init__(self, runs: pl.DataFrame) -> None:
@@ -136,7 +137,7 @@ class ChartSeries:
         self._parts: list[list[pl.DataFrame]] = []
 
     def add(self, intervals: pl.DataFrame) -> None:
-        """Take in one batch's intervals (:func:`analysis.throughput.collect_intervals` with
+        """Take in one batch's intervals (:func:`tierscope.analysis.throughput.collect_intervals` with
         ``extra=INTERVAL_VIEW``); only the charted runs' bucketed rows are kept."""
         rates = steady_rates(charted_intervals(intervals, self.runs).lazy())
         self._parts.append(pl.collect_all(throughput_series(rates, self.runs.height)))
@@ -151,7 +152,7 @@ class ChartSeries:
 
 
 def task_local_rates(tasks: pl.DataFrame) -> pl.DataFrame:
-    """Per-task local rates for the chart, from :func:`analysis.tasks.task_throughput`'s frame.
+    """Per-task local rates for the chart, from :func:`tierscope.analysis.tasks.task_throughput`'s frame.
 
     One row per training task that has a local rate: ``run_id`` (String), ``task`` (String,
     ``role/index``), ``local_steps_per_s`` (Float64), ``intervals`` (UInt32, steady
@@ -173,7 +174,7 @@ def task_local_rates(tasks: pl.DataFrame) -> pl.DataFrame:
 
 
 def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
-    """Speedups with their bootstrap interval, from :func:`analysis.summary.summary`'s frame.
+    """Speedups with their bootstrap interval, from :func:`tierscope.analysis.summary.summary`'s frame.
 
     One row per run with a speedup: ``run_id``, ``tier`` (String), ``speedup``, ``low``,
     ``high`` (Float64; ``low``/``high`` null where the summary has no interval).
@@ -193,7 +194,7 @@ def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
 def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
     """Time and price to the summary's target steps (``SummaryOptions.steps``), per run.
 
-    ``summary``: :func:`analysis.summary.summary`'s frame computed with a target. One row per
+    ``summary``: :func:`tierscope.analysis.summary.summary`'s frame computed with a target. One row per
     run with a time: ``run_id``, ``tier`` (String), ``seconds_to_n`` (Float64: start-up +
     N / steady rate, as :mod:`analysis` defines it), ``ml_unit_hours_to_n`` and ``usd_to_n``
     (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
@@ -229,7 +230,7 @@ def cheapest_frontier(frame: pl.DataFrame, cost: str) -> pl.Series:
 
 
 def scaling_points(points: pl.DataFrame) -> pl.DataFrame:
-    """Measured points of the scaling curve, from :func:`analysis.scaling.scaling_points`' frame:
+    """Measured points of the scaling curve, from :func:`tierscope.analysis.scaling.scaling_points`' frame:
     ``run_id``, ``tier`` (String), ``tasks`` (UInt32, training tasks), ``rate`` (Float64, steady
     global steps/s), ``low``, ``high`` (Float64, its bootstrap interval, may be null)."""
     points = require(points, ("run_id", "tier", "tasks", "steady_global_steps_per_s"), "scaling")
@@ -243,7 +244,7 @@ def scaling_points(points: pl.DataFrame) -> pl.DataFrame:
 
 
 def scaling_model(fits: list[ScalingFit], max_tasks: int) -> pl.DataFrame | None:
-    """The prediction band of the model :func:`analysis.scaling.best_fit` picks, for 1 to
+    """The prediction band of the model :func:`tierscope.analysis.scaling.best_fit` picks, for 1 to
     ``max(max_tasks, MIN_BAND_TASKS)`` training tasks: ``tasks`` (UInt32), ``predicted``,
     ``low``, ``high`` (Float64, global steps/s and its 95 % interval), ``model`` (String:
     ``USL`` or ``Amdahl``). None when no model could be fitted."""

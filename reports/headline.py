@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.i18n import Catalog
+from tierscope.reports.i18n import Catalog
 
 
 def _named(row: dict[str, object]) -> dict[str, object]:
@@ -50,7 +50,7 @@ def cost_text(value: float, usd: bool, t: Catalog) -> str:
 def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
     """The run with the lowest price × time to ``steps`` steps (USD, else ML unit-hours), of two priced runs or more.
 
-    ``costs``: :func:`reports.frames.time_and_cost_to_steps`' frame. Price × time weighs a
+    ``costs``: :func:`tierscope.reports.frames.time_and_cost_to_steps`' frame. Price × time weighs a
     run that is much faster for a little more money above both the cheapest and the fastest.
     """
     usd = costs["usd_to_n"].is_not_null().any()
@@ -69,7 +69,8 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
 
 
 def headline(summary: pl.DataFrame, costs: pl.DataFrame | None, steps: int, t: Catalog) -> list[str]:
-    """The headline sentences, in the report's language. ``summary``: :data:`analysis.summary.SUMMARY_SCHEMA`'s
+    """The headline sentences, in the report's language. ``summary``:
+    :data:`tierscope.analysis.summary.SUMMARY_SCHEMA`'s
     frame; ``costs``: time and price to ``steps`` steps, or None when not available."""
     first = fastest(summary, t)
     if first is None:

@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime
 
 import polars as pl
 
-from analysis.cost import tier_costs
-from analysis.summary import SummaryOptions, run_index
-from collector.dataset import Dataset
 from tierscope import __version__
+from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.summary import SummaryOptions, run_index
+from tierscope.dataset.store import Dataset
 
 #: At most this many source names are listed; the rest are counted.
 MAX_SOURCES_LISTED = 30

@@ -18,17 +18,17 @@ from pathlib import Path
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from analysis.batches import interval_figures
-from analysis.scaling import fit_scaling
-from analysis.scaling import scaling_points as analysis_scaling_points
-from analysis.summary import SummaryOptions, run_index, summary
-from collector.dataset import Dataset
-from reports import charts, frames
-from reports.charts import Spec
-from reports.frames import MissingColumnsError
-from reports.headline import headline
-from reports.i18n import Catalog, default_lang
-from reports.provenance import Provenance, provenance
+from tierscope.analysis.batches import interval_figures
+from tierscope.analysis.scaling import fit_scaling
+from tierscope.analysis.scaling import scaling_points as analysis_scaling_points
+from tierscope.analysis.summary import SummaryOptions, run_index, summary
+from tierscope.dataset.store import Dataset
+from tierscope.reports import charts, frames
+from tierscope.reports.charts import Spec
+from tierscope.reports.frames import MissingColumnsError
+from tierscope.reports.headline import headline
+from tierscope.reports.i18n import Catalog, default_lang
+from tierscope.reports.provenance import Provenance, provenance
 
 
 @dataclass
@@ -45,8 +45,8 @@ class ReportOptions:
 
 @dataclass
 class ReportData:
-    """Everything a report shows; every frame is bounded (see :mod:`reports.frames`) and any may be None
-    (its section then says "not available"). Column contracts: the functions in :mod:`reports.frames`."""
+    """Everything a report shows; every frame is bounded (see :mod:`tierscope.reports.frames`) and any may be None
+    (its section then says "not available"). Column contracts: the functions in :mod:`tierscope.reports.frames`."""
 
     summary: pl.DataFrame
     steps: int
@@ -80,7 +80,7 @@ def _or_none(build: Callable[[], pl.DataFrame | None]) -> pl.DataFrame | None:
 
 
 def report_data(dataset: Dataset, options: ReportOptions | None = None) -> ReportData:
-    """Read ``dataset`` into the frames of a report. Raises what :func:`analysis.summary.summary` raises."""
+    """Read ``dataset`` into the frames of a report. Raises what :func:`tierscope.analysis.summary.summary` raises."""
     options = options or ReportOptions()
     steps = dataset.scan("steps")
     longest = steps.select(pl.col("step").max()).collect().item()
@@ -222,14 +222,14 @@ def render_html(data: ReportData, lang: str | None = None) -> str:
 
 
 def render_report(dataset: Dataset, options: ReportOptions | None = None) -> str:
-    """The report's HTML for ``dataset``. Raises what :func:`analysis.summary.summary` raises."""
+    """The report's HTML for ``dataset``. Raises what :func:`tierscope.analysis.summary.summary` raises."""
     options = options or ReportOptions()
     return render_html(report_data(dataset, options), options.lang)
 
 
 def write_report(dataset: Dataset, out: Path, options: ReportOptions | None = None) -> Path:
     """Write the report to ``out`` atomically (temporary file, then rename) and, with
-    ``options.figures``, every chart as PNG and SVG there (see :func:`reports.figures.write_figures`).
+    ``options.figures``, every chart as PNG and SVG there (see :func:`tierscope.reports.figures.write_figures`).
     Raises :class:`OSError` when ``out`` or the figures directory cannot be written (nothing is left behind)."""
     options = options or ReportOptions()
     data = report_data(dataset, options)
@@ -242,7 +242,7 @@ def write_report(dataset: Dataset, out: Path, options: ReportOptions | None = No
     finally:
         tmp.unlink(missing_ok=True)  # after a failed write or rename; gone after a successful one
     if options.figures is not None:
-        from reports.figures import write_figures
+        from tierscope.reports.figures import write_figures
 
         write_figures(chart_specs(data, Catalog(options.lang or default_lang())), options.figures)
     return out

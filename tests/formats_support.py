@@ -1,15 +1,15 @@
-"""Helpers for the tests of :mod:`collector.formats`."""
+"""Helpers for the tests of :mod:`tierscope.collector.formats`."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from collector.formats import ParseContext, Parsed, parse_lines
-from collector.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
+from tierscope.collector.formats import ParseContext, Parsed, parse_lines
+from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
 
 
 def frame(lines: list[str], first: int = 1) -> pl.DataFrame:
-    """Numbered lines, as :func:`collector.sources.files.iter_line_batches` yields them."""
+    """Numbered lines, as :func:`tierscope.collector.sources.files.iter_line_batches` yields them."""
     return pl.DataFrame(
         {"source_offset": list(range(first, first + len(lines))), "line": lines},
         schema={"source_offset": pl.Int64, "line": pl.String},

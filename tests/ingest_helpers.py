@@ -6,9 +6,9 @@ from pathlib import Path
 
 import polars as pl
 
-from collector.collect import collect_runs
-from collector.dataset import Dataset
-from collector.manifest import RunSpec
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import RunSpec
+from tierscope.dataset.store import Dataset
 
 
 def step_line(step: int, task: int = 0) -> str:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import polars as pl
 
-from collector.dataset import Dataset
-from collector.schema import EVENT_SCHEMA, RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.schema import EVENT_SCHEMA, RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
 
 EVIL_RUN = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
 EVIL_FAILED = "fail<script>alert(4)</script>"

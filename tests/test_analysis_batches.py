@@ -7,12 +7,12 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from analysis.batches import interval_figures, run_batches
-from analysis.tasks import task_throughput
-from analysis.throughput import collect_intervals, run_throughput, steady_intervals, steady_samples
-from collector.dataset import Dataset
-from collector.schema import STEP_SCHEMA, conform
-from reports import frames
+from tierscope.analysis.batches import interval_figures, run_batches
+from tierscope.analysis.tasks import task_throughput
+from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_intervals, steady_samples
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
+from tierscope.reports import frames
 
 
 def test_runs_are_grouped_in_id_order_up_to_the_record_budget(dataset_2016: Dataset) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.bootstrap import EXACT_MAX, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import EXACT_MAX, median_draws, percentile_interval
 
 
 def test_rank_form_matches_a_resampling_bootstrap_on_a_large_sample() -> None:

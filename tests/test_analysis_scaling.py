@@ -11,13 +11,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from analysis.forecast import predict, recommend, scaling
-from analysis.plan import RecommendError, choose
-from analysis.scaling import usl
-from analysis.summary import SummaryOptions
-from collector.dataset import Dataset
-from collector.schema import RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.analysis.forecast import predict, recommend, scaling
+from tierscope.analysis.plan import RecommendError, choose
+from tierscope.analysis.scaling import usl
+from tierscope.analysis.summary import SummaryOptions
 from tierscope.cli import app
+from tierscope.dataset.schema import RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
 
 LAM, SIGMA, KAPPA = 10.0, 0.04, 0.0015  # peak at sqrt(0.96 / 0.0015) = 25.3 tasks
 SIZES = (1, 2, 4, 8, 12, 16)

@@ -9,14 +9,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from analysis.cost import tier_costs
-from analysis.tasks import async_check, task_throughput
-from analysis.throughput import run_throughput
-from analysis.topology import load_tiers, run_topology, training_tasks
-from collector.dataset import Dataset
-from collector.errors import ManifestError
-from collector.manifest import load_manifest
-from collector.schema import STEP_SCHEMA, conform
+from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.tasks import async_check, task_throughput
+from tierscope.analysis.throughput import run_throughput
+from tierscope.analysis.topology import load_tiers, run_topology, training_tasks
+from tierscope.collector.errors import ManifestError
+from tierscope.collector.manifest import load_manifest
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
 
 CUSTOM_TOPOLOGY = json.dumps(
     {

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
-from analysis.records import merge_duplicates
-from analysis.throughput import interval_rates, run_throughput
-from collector.schema import STEP_SCHEMA, conform
+from tierscope.analysis.records import merge_duplicates
+from tierscope.analysis.throughput import interval_rates, run_throughput
+from tierscope.dataset.schema import STEP_SCHEMA, conform
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

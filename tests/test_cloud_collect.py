@@ -13,11 +13,11 @@ import pytest
 from fake_logging_server import START, FakeLoggingServer, compile_filter, error_copy, job_entries, write_export
 from typer.testing import CliRunner
 
-from collector.collect_cloud import CollectStopped, collect_cloud, load_watermark, watermark_name
-from collector.dataset import Dataset
-from collector.sources.cloud_logging import CloudLoggingError, RetryPolicy, reading_client
-from collector.state import StateStore
 from tierscope.cli import app
+from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, load_watermark, watermark_name
+from tierscope.collector.sources.cloud_logging import CloudLoggingError, RetryPolicy, reading_client
+from tierscope.dataset.state import StateStore
+from tierscope.dataset.store import Dataset
 
 JOB = "tierscope_job_1"
 PROJECT = "test-project"

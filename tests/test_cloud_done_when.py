@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from fake_logging_server import START, FakeLoggingServer, job_entries
 
-from collector.collect_cloud import CollectStopped, collect_cloud
-from collector.dataset import Dataset
-from collector.sources.cloud_logging import RetryPolicy
+from tierscope.collector.collect_cloud import CollectStopped, collect_cloud
+from tierscope.collector.sources.cloud_logging import RetryPolicy
+from tierscope.dataset.store import Dataset
 
 JOB = "tierscope_job_1"
 PROJECT = "test-project"

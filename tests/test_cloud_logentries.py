@@ -9,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from collector.errors import InputError
-from collector.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA
-from collector.sources.logentries import Entry, looks_like_export, read_export, records_from_entries, task_from_name
+from tierscope.collector.errors import InputError
+from tierscope.collector.sources.logentries import (
+    Entry,
+    looks_like_export,
+    read_export,
+    records_from_entries,
+    task_from_name,
+)
+from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA
 
 
 @pytest.mark.parametrize(

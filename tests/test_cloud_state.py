@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from collector.ratelimit import SlidingWindowLimiter
-from collector.state import StateCorruptError, StateStore, state_name
+from tierscope.collector.ratelimit import SlidingWindowLimiter
+from tierscope.dataset.state import StateCorruptError, StateStore, state_name
 
 
 def test_save_load_replace(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.formats.base import ParseContext
-from collector.formats.cloudml import _MARK, CloudMLSamples, _split_canonical
+from tierscope.collector.formats.base import ParseContext
+from tierscope.collector.formats.cloudml import _MARK, CloudMLSamples, _split_canonical
 
 CANONICAL = (
     "Train [worker/3], step 200:loss:2.319, accuracy:0.290 (3.093 sec) 64.662 global_steps/s, 3.556 local_steps/s"

@@ -7,7 +7,7 @@ import math
 import polars as pl
 import pytest
 
-from collector.formats import parse_lines
+from tierscope.collector.formats import parse_lines
 
 
 def lines(*texts: str) -> pl.DataFrame:

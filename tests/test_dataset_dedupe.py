@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from collector.dataset import Dataset
+from tierscope.dataset.store import Dataset
 
 
 def steps(rows: list[tuple[str, int, float]]) -> pl.DataFrame:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from collector.errors import ManifestError
-from collector.manifest import load_manifest
+from tierscope.collector.errors import ManifestError
+from tierscope.collector.manifest import load_manifest
 
 
 @pytest.mark.parametrize(

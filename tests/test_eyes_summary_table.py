@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from collector.dataset import Dataset
 from tierscope.cli import app
+from tierscope.dataset.store import Dataset
 
 runner = CliRunner()
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import trainer.cli
+import tierscope.cli.train
 from tierscope.cli import app
 
 runner = CliRunner()
 
 
 def test_train_without_tensorflow_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(trainer.cli, "find_spec", lambda name: None)
+    monkeypatch.setattr(tierscope.cli.train, "find_spec", lambda name: None)
     out = tmp_path / "runs" / "basic"
     result = runner.invoke(app, ["train", "local", "--tier", "BASIC", "--steps", "5", "--out", str(out)])
     assert result.exit_code == 1

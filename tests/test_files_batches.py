@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.sources import files
-from collector.sources.files import iter_line_batches
+from tierscope.collector.sources import files
+from tierscope.collector.sources.files import iter_line_batches
 
 
 def read(path: Path, batch_bytes: int, final: bool = True, start: tuple[int, int] = (0, 0)) -> list[tuple[int, str]]:

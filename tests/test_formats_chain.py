@@ -11,10 +11,10 @@ from test_formats_keras import KERAS2, KERAS3
 from test_formats_mlperf import MLPERF
 from test_formats_tfhooks import ABSL, ESTIMATOR
 
-from collector.collect import collect_file
-from collector.dataset import Dataset
-from collector.formats import UnknownFormatError, sniff_format
-from collector.manifest import RunSpec
+from tierscope.collector.collect import collect_file
+from tierscope.collector.formats import UnknownFormatError, sniff_format
+from tierscope.collector.manifest import RunSpec
+from tierscope.dataset.store import Dataset
 
 CLOUDML = [
     "INFO:root:Train [master/0], step 100:loss:2.346, accuracy:0.133 (6.247 sec) 16.009 global_steps/s, "

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from collector.collect import collect_file
-from collector.dataset import Dataset
-from collector.errors import InputError
-from collector.manifest import RunSpec
-from collector.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
-from collector.sources.console_csv import looks_like_console_csv, parse_entries, read_console_csv
+from tierscope.collector.collect import collect_file
+from tierscope.collector.errors import InputError
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.sources.console_csv import looks_like_console_csv, parse_entries, read_console_csv
+from tierscope.dataset.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
 
 HEADER = ["timestamp", "severity", "insertId", "resource.labels.task_name", "textPayload"]
 ROWS = [  # newest first, as the console writes it

@@ -10,8 +10,8 @@ from test_formats_keras import KERAS2, KERAS3
 from test_formats_mlperf import MLPERF
 from test_formats_tfhooks import ABSL, ESTIMATOR
 
-from collector.formats import FORMATS, ParseContext, parse_lines
-from collector.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
+from tierscope.collector.formats import FORMATS, ParseContext, parse_lines
+from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
 
 SEEDS = [*CLOUDML, *TRACEBACK, *KERAS2, *KERAS3, *MLPERF, *ESTIMATOR, *ABSL]
 PIECES = [

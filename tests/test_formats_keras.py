@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from formats_support import parse
 
-from collector.formats import sniff_format
+from tierscope.collector.formats import sniff_format
 
 ESC = "\x1b"
 BS = "\x08" * 10

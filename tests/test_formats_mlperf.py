@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from formats_support import frame, parse
 
-from collector.formats import ParseContext, parse_lines, sniff_format
-from collector.schema import STEP_SCHEMA, conform
+from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
+from tierscope.dataset.schema import STEP_SCHEMA, conform
 
 T0 = 1_700_000_000_000  # 2023-11-14 22:13:20 UTC
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import polars as pl
 from formats_support import outcome_offsets, parse
 
-from collector.formats import LINES_SCHEMA, parse_lines, sniff_format
+from tierscope.collector.formats import LINES_SCHEMA, parse_lines, sniff_format
 
 ESTIMATOR = [
     "INFO:tensorflow:Calling model_fn.",  # 1 skipped

@@ -10,9 +10,9 @@ import pytest
 from ingest_helpers import stored_steps, write_steps
 from typer.testing import CliRunner
 
-from collector import doctor
-from collector.dataset import Dataset
 from tierscope.cli import app
+from tierscope.dataset import doctor
+from tierscope.dataset.store import Dataset
 
 runner = CliRunner()
 
@@ -80,12 +80,12 @@ def test_an_unreadable_file_fails_the_collect_but_not_the_other_files(tmp_path: 
 
 
 def test_ctrl_c_during_a_collect_says_nothing_is_lost_and_exits_130(tmp_path: Path, monkeypatch) -> None:
-    import collector.cli
+    import tierscope.cli.collect
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(collector.cli, "collect_runs", interrupted)
+    monkeypatch.setattr(tierscope.cli.collect, "collect_runs", interrupted)
     log = tmp_path / "a.log"
     write_steps(log, range(1, 3))
     result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds")])

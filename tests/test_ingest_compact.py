@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from ingest_helpers import collect, frame_of, stored_steps, write_steps
 
-import collector.compact
-from collector import journal
-from collector.compact import compact
-from collector.dataset import Dataset
-from collector.lock import locked
+import tierscope.dataset.compact
+from tierscope.dataset import journal
+from tierscope.dataset.compact import compact
+from tierscope.dataset.lock import locked
+from tierscope.dataset.store import Dataset
 
 
 class Crash(BaseException):
@@ -51,8 +51,8 @@ def test_compact_merges_each_partition_into_one_file_with_the_same_rows(tmp_path
 
 
 def _crash_on(monkeypatch: pytest.MonkeyPatch, name: str, call: int, after: bool) -> None:
-    """Make ``collector.compact``'s ``name`` (a module attribute) crash at its ``call``-th call."""
-    owner, attr = (journal, name.split(".")[1]) if name.startswith("journal.") else (collector.compact, name)
+    """Make ``tierscope.dataset.compact``'s ``name`` (a module attribute) crash at its ``call``-th call."""
+    owner, attr = (journal, name.split(".")[1]) if name.startswith("journal.") else (tierscope.dataset.compact, name)
     real: Callable[..., object] = getattr(owner, attr)
     calls = 0
 
@@ -69,7 +69,7 @@ def _crash_on(monkeypatch: pytest.MonkeyPatch, name: str, call: int, after: bool
     monkeypatch.setattr(owner, attr, crashing)
 
 
-# Every step of the protocol (collector.journal), crashed just before and just after.
+# Every step of the protocol (tierscope.dataset.journal), crashed just before and just after.
 STEPS = [
     ("write_temp", 1, True),  # merged file written under its temporary name
     ("journal.save", 1, False),  # entry not yet recorded

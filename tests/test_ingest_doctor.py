@@ -8,8 +8,8 @@ import pytest
 from ingest_helpers import collect, stored_steps, write_steps
 from typer.testing import CliRunner
 
-from collector.dataset import Dataset
 from tierscope.cli import app
+from tierscope.dataset.store import Dataset
 
 runner = CliRunner()
 

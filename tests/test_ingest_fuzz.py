@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ingest_helpers import step_line
 
-from collector.collect import collect_file
-from collector.dataset import Dataset
-from collector.errors import InputError
-from collector.formats import FORMATS
-from collector.manifest import RunSpec
+from tierscope.collector.collect import collect_file
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import FORMATS
+from tierscope.collector.manifest import RunSpec
+from tierscope.dataset.store import Dataset
 
 SEEDS = [step_line(1).encode(), *(f.example.encode() + b"\n" for f in FORMATS.values())]
 chunk = st.one_of(

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from ingest_helpers import collect, frame_of, step_line, stored_steps, write_steps
 
-from collector.dataset import Dataset
-from collector.offsets import OffsetStore
+from tierscope.collector.offsets import OffsetStore
+from tierscope.dataset.store import Dataset
 
 
 @pytest.fixture

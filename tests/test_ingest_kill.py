@@ -13,8 +13,8 @@ from pathlib import Path
 from filelock import FileLock
 from ingest_helpers import step_line, stored_steps
 
-from collector import doctor
-from collector.dataset import Dataset
+from tierscope.dataset import doctor
+from tierscope.dataset.store import Dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,12 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DRIVER = """
 import os, sys
 from pathlib import Path
-import collector.dataset, collector.durable
-from collector.collect import collect_runs
-from collector.dataset import Dataset
-from collector.manifest import RunSpec
+import tierscope.dataset.store, tierscope.dataset.durable
+from tierscope.collector.collect import collect_runs
+from tierscope.dataset.store import Dataset
+from tierscope.collector.manifest import RunSpec
 
-real_commit = collector.durable.commit
+real_commit = tierscope.dataset.durable.commit
 calls = 0
 target, where = (os.environ.get("KILL_AT") or "0:none").split(":")
 
@@ -41,8 +41,8 @@ def commit(tmp, final):
     if calls == int(target) and where == "after":
         print("BLOCK", flush=True); sys.stdin.readline()
 
-collector.durable.commit = commit
-collector.dataset.commit = commit
+tierscope.dataset.durable.commit = commit
+tierscope.dataset.store.commit = commit
 print("START", flush=True)
 log, ds, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
 collect_runs(Dataset(ds), [RunSpec("big", "BASIC", [Path(log)])], lock_timeout=10, batch_bytes=batch)

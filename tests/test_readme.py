@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.summary import summary
-from collector.dataset import Dataset
+from tierscope.analysis.summary import summary
 from tierscope.cli import app
+from tierscope.dataset.store import Dataset
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

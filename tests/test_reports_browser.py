@@ -14,7 +14,7 @@ import pytest
 from reports_cdp import Browser, Page, find_chromium
 from reports_fixtures import EVIL_FAILED, EVIL_REASON, EVIL_RUN, hostile_dataset
 
-from reports.render import ReportOptions, write_report
+from tierscope.reports.render import ReportOptions, write_report
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(

@@ -13,15 +13,15 @@ import pytest
 from reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
 from typer.testing import CliRunner
 
-from collector.dataset import Dataset
-from collector.schema import STEP_SCHEMA, conform
-from reports import frames
-from reports.charts import MAX_ROWS
-from reports.figures import write_figures
-from reports.headline import headline
-from reports.i18n import Catalog, _load
-from reports.render import ReportData, ReportOptions, chart_specs, render_html, report_data, vega_bundle
 from tierscope.cli import app
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
+from tierscope.reports import frames
+from tierscope.reports.charts import MAX_ROWS
+from tierscope.reports.figures import write_figures
+from tierscope.reports.headline import headline
+from tierscope.reports.i18n import Catalog, _load
+from tierscope.reports.render import ReportData, ReportOptions, chart_specs, render_html, report_data, vega_bundle
 
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 

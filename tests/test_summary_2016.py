@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from analysis.summary import BaselineError, SummaryOptions, summary
-from collector.dataset import Dataset
+from tierscope.analysis.summary import BaselineError, SummaryOptions, summary
+from tierscope.dataset.store import Dataset
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def rows(dataset_2016: Dataset) -> dict[str, dict]:
 
 
 def test_steady_state_rates_match_hand_calculation(rows: dict[str, dict]) -> None:
-    # Warm-up rule (analysis.throughput): each task segment's first interval, plus the intervals right
+    # Warm-up rule (tierscope.analysis.throughput): each task segment's first interval, plus the intervals right
     # after it below half the run's median. Checked by hand on all three logs, the second part removes
     # nothing: local's second interval 11.069 is 0.587 of its median 18.853 (> 0.5, so it stays: a one-off
     # slow interval, not start-up); basic's lowest, 4.410, is 0.93 of 4.731; standard_1's, 21.919, 0.96 of
@@ -96,7 +96,7 @@ def test_price_date_picks_the_newest_row_on_or_before_it(tmp_path, dataset_2016:
 def test_without_a_basic_run_the_smallest_run_is_the_baseline(tmp_path) -> None:
     # Two local clusters, no BASIC run: the 1-task run is the baseline.
     # small: intervals 10, 10 (first excluded) -> 10; big: 30, 30 -> 30; speedup 30 / 10 = 3.
-    from collector.collect import collect_runs, runs_from_paths
+    from tierscope.collector.collect import collect_runs, runs_from_paths
 
     for name, tasks, rate in (("small", 1, 10.0), ("big", 3, 30.0)):
         lines = [

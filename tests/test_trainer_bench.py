@@ -7,7 +7,7 @@ import math
 import pytest
 
 from benchmarks.trainer import MAX_OVERHEAD_PCT, figures
-from trainer.bench import LoopRun, Variant, compare, logging_overhead, spread_pct
+from tierscope.trainer.bench import LoopRun, Variant, compare, logging_overhead, spread_pct
 
 
 def runs(seconds: list[float], records: int, steps: int = 299) -> list[LoopRun]:

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tierscope.cli import app
-from trainer.roles import (
+from tierscope.trainer.roles import (
     SINGLE,
     ClusterConfigError,
     parse_cluster_spec,
@@ -20,9 +20,9 @@ from trainer.roles import (
     task_from_env,
     tf_config,
 )
-from trainer.spec import ai_platform_job, vertex_job
-from trainer.tiers import UnknownTierError, get_tier
-from trainer.train import TrainConfig
+from tierscope.trainer.spec import ai_platform_job, vertex_job
+from tierscope.trainer.tiers import UnknownTierError, get_tier
+from tierscope.trainer.train import TrainConfig
 
 LEGACY = {
     "cluster": {"master": ["m:2222"], "worker": ["w0:2222", "w1:2222"], "ps": ["p0:2222"]},
@@ -120,7 +120,7 @@ def test_ai_platform_spec_names_the_tier() -> None:
     job = ai_platform_job("premium_1", TrainConfig(run_id="p-1"))
     assert job["jobId"] == "p_1"
     assert job["trainingInput"]["scaleTier"] == "PREMIUM_1"
-    assert job["trainingInput"]["pythonModule"] == "trainer.task"
+    assert job["trainingInput"]["pythonModule"] == "tierscope.trainer.task"
 
 
 def test_spec_command_prints_json() -> None:

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from collector.formats import parse_lines
-from collector.formats.base import LINES_SCHEMA
-from trainer.steplog import Identity, IntervalMeter, StepLog
+from tierscope.collector.formats import parse_lines
+from tierscope.collector.formats.base import LINES_SCHEMA
+from tierscope.trainer.steplog import Identity, IntervalMeter, StepLog
 
 WHO = Identity(run_id="r1", tier="STANDARD_1", role="worker", task_index=3)
 STEP = dict(

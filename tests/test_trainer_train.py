@@ -9,11 +9,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from collector.formats import parse_lines
-from collector.formats.base import LINES_SCHEMA
-from trainer import data
-from trainer.roles import SINGLE
-from trainer.train import TrainConfig, run_task
+from tierscope.collector.formats import parse_lines
+from tierscope.collector.formats.base import LINES_SCHEMA
+from tierscope.trainer import data
+from tierscope.trainer.roles import SINGLE
+from tierscope.trainer.train import TrainConfig, run_task
 
 
 def lines_frame(text: str) -> pl.DataFrame:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.summary import summary
-from collector.collect import CollectResult, collect_runs
-from collector.dataset import Dataset
-from collector.manifest import load_manifest
-from reports.render import ReportOptions, write_report
+from tierscope.analysis.summary import summary
+from tierscope.collector.collect import CollectResult, collect_runs
+from tierscope.collector.manifest import load_manifest
+from tierscope.dataset.store import Dataset
+from tierscope.reports.render import ReportOptions, write_report
 
 #: The bundled experiment: its README, four logs and runs.toml.
 BUNDLED = files("tierscope") / "data" / "cloudml-tiers-2016"

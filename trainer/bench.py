@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from trainer.roles import SINGLE
-from trainer.steplog import Identity, LogFormat, StepLog
-from trainer.train import TrainConfig, run_task
+from tierscope.trainer.roles import SINGLE
+from tierscope.trainer.steplog import Identity, LogFormat, StepLog
+from tierscope.trainer.train import TrainConfig, run_task
 
 #: Steps of the untimed run of each variant that loads what a process does once (TensorFlow's
 #: runtime, the logging handler's modules) before the first timed run.
@@ -145,7 +145,7 @@ def logging_overhead(
 
 
 def emit_seconds(records: int = 10_000, fmt: LogFormat = "json") -> float:
-    """Seconds to write ``records`` step records through :class:`~trainer.steplog.StepLog` (no TensorFlow)."""
+    """Seconds to write ``records`` step records through :class:`~tierscope.trainer.steplog.StepLog` (no TensorFlow)."""
     with open(os.devnull, "w", encoding="utf-8") as sink:
         log = StepLog(Identity("bench", "local", "worker", 0), fmt, sink)
         log.step(step=0, local_step=0, loss=0.0, accuracy=0.0, elapsed_s=0.0,

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from tierscope.trainer.errors import TrainerError
+
 if TYPE_CHECKING:
     import tensorflow as tf
 
@@ -37,7 +39,7 @@ SYNTHETIC_SPREAD = 30.0
 SYNTHETIC_NOISE = 90.0
 
 
-class DataError(ValueError):
+class DataError(TrainerError, ValueError):
     """A data file that is missing, unreadable, or holds arrays of the wrong shape."""
 
 

@@ -1,6 +1,6 @@
 """``tierscope train local``: run a whole cluster as processes on this machine.
 
-Every task is ``python -m trainer.task`` with its own ``TF_CONFIG`` (``localhost`` ports),
+Every task is ``python -m tierscope.trainer.task`` with its own ``TF_CONFIG`` (``localhost`` ports),
 in its own process group and session, so stopping a task stops everything it started.
 The run directory holds::
 
@@ -36,29 +36,30 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Literal
 
-from collector.collect import RUN_FILE
-from trainer.roles import Strategy, tf_config
-from trainer.steplog import SUFFIXES, Identity, StepLog
-from trainer.tiers import Topology
-from trainer.train import TrainConfig
+from tierscope.collector.collect import RUN_FILE
+from tierscope.trainer.errors import TrainerError
+from tierscope.trainer.roles import Strategy, tf_config
+from tierscope.trainer.steplog import SUFFIXES, Identity, StepLog
+from tierscope.trainer.tiers import Topology
+from tierscope.trainer.train import TrainConfig
 
 LAUNCHER_LOG = "launcher.jsonl"
 STDERR_DIR = "stderr"
 Status = Literal["running", "finished", "failed", "timeout", "interrupted"]
 #: The launcher's exit code for each way a run ends (timeout as coreutils' ``timeout``).
 EXIT_CODES: dict[str, int] = {"finished": 0, "failed": 1, "timeout": 124, "interrupted": 130}
-#: A task's command line given its config: ``python -m trainer.task ...`` unless a test swaps it.
+#: A task's command line given its config: ``python -m tierscope.trainer.task ...`` unless a test swaps it.
 CommandFactory = Callable[[TrainConfig], list[str]]
 
 
-class RunDirError(ValueError):
+class RunDirError(TrainerError, ValueError):
     """The run directory exists and already holds files."""
 
 
 def task_command(config: TrainConfig) -> list[str]:
-    from trainer.task import task_args
+    from tierscope.trainer.task import task_args
 
-    return [sys.executable, "-m", "trainer.task", *task_args(config)]
+    return [sys.executable, "-m", "tierscope.trainer.task", *task_args(config)]
 
 
 @dataclass
@@ -214,9 +215,6 @@ def _task_env(cluster: dict[str, list[str]], role: str, index: int) -> dict[str,
     env = dict(os.environ)
     env.pop("CLUSTER_SPEC", None)
     env["TF_CONFIG"] = tf_config(cluster, role, index)
-    # The task imports trainer and collector from the same tree as this launcher.
-    root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     env["PYTHONUNBUFFERED"] = "1"  # records reach the file as they are written
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     return env
@@ -388,9 +386,9 @@ def train_local(
     directory's name (``--out runs/ps2``: ``ps2``), else ``local-<tier>-<UTC time>``.
 
     Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
-    that does not fit), :class:`trainer.tiers.UnknownTierError`, :class:`RunDirError`.
+    that does not fit), :class:`tierscope.trainer.tiers.UnknownTierError`, :class:`RunDirError`.
     """
-    from trainer.tiers import CUSTOM, get_tier
+    from tierscope.trainer.tiers import CUSTOM, get_tier
 
     if tier is not None and (workers is not None or ps is not None):
         raise ValueError("give --tier or --workers/--ps, not both (a tier fixes the topology)")

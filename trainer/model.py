@@ -13,7 +13,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING
 
-from trainer.data import IMAGE_PIXELS, NUM_CLASSES
+from tierscope.trainer.data import IMAGE_PIXELS, NUM_CLASSES
 
 if TYPE_CHECKING:
     import tensorflow as tf

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tierscope.trainer.errors import TrainerError
+
 TF_CONFIG = "TF_CONFIG"
 CLUSTER_SPEC = "CLUSTER_SPEC"
 
@@ -39,7 +41,7 @@ Strategy = Literal["single", "mirrored", "ps"]
 STRATEGIES: tuple[Strategy, ...] = ("single", "mirrored", "ps")
 
 
-class ClusterConfigError(ValueError):
+class ClusterConfigError(TrainerError, ValueError):
     """``TF_CONFIG`` / ``CLUSTER_SPEC`` is not JSON, lacks a field, or names a task not in the cluster."""
 
 

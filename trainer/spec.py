@@ -5,11 +5,11 @@ Two shapes, for the two services:
 - Vertex AI ``CustomJob`` (``jobSpec.workerPoolSpecs``): Vertex AI has no scale tiers, so the
   tier becomes worker pools: pool 0 the chief (the legacy master), pool 1 the workers, pool 2
   the parameter servers. Vertex AI sets ``TF_CONFIG`` (and ``CLUSTER_SPEC``) on every replica;
-  :mod:`trainer.roles` reads either.
+  :mod:`tierscope.trainer.roles` reads either.
 - Legacy AI Platform Training (``trainingInput``): the tier is named as ``scaleTier`` and the
   service picks the machines.
 
-Both run ``python -m trainer.task`` from the tierscope source package with the same arguments
+Both run ``python -m tierscope.trainer.task`` from the tierscope source package with the same arguments
 ``tierscope train local`` gives its tasks.
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from trainer.task import task_args
-from trainer.tiers import get_tier
-from trainer.train import TrainConfig
+from tierscope.trainer.task import task_args
+from tierscope.trainer.tiers import get_tier
+from tierscope.trainer.train import TrainConfig
 
 #: Defaults; every one is an option of ``tierscope spec``.
 MACHINE_TYPE = "n1-standard-4"
@@ -29,7 +29,7 @@ PACKAGE_URI = "gs://YOUR_BUCKET/tierscope-0.1.0.tar.gz"
 REGION = "us-central1"
 #: AI Platform Training's last runtime version and its Python.
 RUNTIME_VERSION, PYTHON_VERSION = "2.11", "3.7"
-TASK_MODULE = "trainer.task"
+TASK_MODULE = "tierscope.trainer.task"
 
 
 def vertex_job(
@@ -41,7 +41,7 @@ def vertex_job(
 ) -> dict[str, Any]:
     """A Vertex AI ``CustomJob`` body whose worker pools have ``tier``'s shape.
 
-    Raises :class:`trainer.tiers.UnknownTierError` for an unknown tier.
+    Raises :class:`tierscope.trainer.tiers.UnknownTierError` for an unknown tier.
     """
     known = get_tier(tier)
     config = replace(config, tier=known.name)

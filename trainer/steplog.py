@@ -1,12 +1,12 @@
-"""The trainer's step log: the records :mod:`collector.formats.structured` (``json``) or
-:mod:`collector.formats.cloudml` (``text``) read back.
+"""The trainer's step log: the records :mod:`tierscope.collector.formats.structured` (``json``) or
+:mod:`tierscope.collector.formats.cloudml` (``text``) read back.
 
 ``json`` goes through google-cloud-logging's ``StructuredLogHandler``: one JSON object per
 line on the task's stdout, which Cloud Logging's agents turn into an entry whose
 ``jsonPayload`` is the record, labelled with ``run_id`` and ``tier``. ``text`` writes the
 2016 experiment's line, ``Train [worker/1], step 200:loss:0.520, accuracy:0.910 (3.200 sec)
 31.000 global_steps/s, 15.500 local_steps/s``. ``off`` writes nothing (to measure what
-logging costs, see :mod:`trainer.bench`).
+logging costs, see :mod:`tierscope.trainer.bench`).
 
 Units: seconds (``elapsed_s``), steps per second, examples per second; timestamps UTC.
 """
@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from collector.formats.structured import KIND_KEY
+from tierscope.collector.formats.structured import KIND_KEY
 
 LogFormat = Literal["json", "text", "off"]
 LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text", "off")
-#: Log file suffix per format, as ``collector.collect`` expects in a run directory.
+#: Log file suffix per format, as ``tierscope.collector.collect`` expects in a run directory.
 SUFFIXES: dict[str, str] = {"json": ".jsonl", "text": ".log", "off": ".log"}
 
 
@@ -82,7 +82,7 @@ def _structured_handler(labels: dict[str, str], stream: TextIO) -> logging.Handl
 class StepLog:
     """Writes one task's step records and run events to ``stream`` (stdout by default).
 
-    A step record holds the fields documented in :mod:`collector.formats.structured`;
+    A step record holds the fields documented in :mod:`tierscope.collector.formats.structured`;
     ``role`` / ``task_index`` default to the writer's :class:`Identity` (the parameter-server
     coordinator passes its workers' instead). Not thread-safe; one per task.
     """

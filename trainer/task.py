@@ -1,8 +1,8 @@
-"""``python -m trainer.task``: one task of a run, its place in the cluster read from the environment.
+"""``python -m tierscope.trainer.task``: one task of a run, its place in the cluster read from the environment.
 
 The launcher (``tierscope train local``) and the cloud (AI Platform, Vertex AI) start every
 task with the same arguments; ``TF_CONFIG`` or ``CLUSTER_SPEC`` says which task it is (see
-:mod:`trainer.roles`). The step log goes to stdout. Exit status: 0 done, 1 failed,
+:mod:`tierscope.trainer.roles`). The step log goes to stdout. Exit status: 0 done, 1 failed,
 2 bad arguments or cluster config, 130 Ctrl-C, 143 SIGTERM.
 """
 
@@ -12,15 +12,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from trainer.data import DATASETS
-from trainer.roles import STRATEGIES, ClusterConfigError, task_from_env
-from trainer.steplog import LOG_FORMATS
-from trainer.train import TrainConfig, main_exit, run_task
+from tierscope.trainer.data import DATASETS
+from tierscope.trainer.roles import STRATEGIES, ClusterConfigError, task_from_env
+from tierscope.trainer.steplog import LOG_FORMATS
+from tierscope.trainer.train import TrainConfig, main_exit, run_task
 
 
 def parser() -> argparse.ArgumentParser:
     d = TrainConfig()
-    p = argparse.ArgumentParser(prog="python -m trainer.task", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m tierscope.trainer.task", description=__doc__.splitlines()[0])
     p.add_argument("--run-id", default=d.run_id)
     p.add_argument("--tier", default=d.tier, help="scale tier label written into every record")
     p.add_argument("--steps", type=int, default=d.steps, help="training steps this task runs")

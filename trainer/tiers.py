@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from trainer.roles import Strategy, strategy_for
+from tierscope.trainer.errors import TrainerError
+from tierscope.trainer.roles import Strategy, strategy_for
 
 TIERS_FILE = Path(__file__).with_name("tiers.toml")
 #: The tier label of a topology given by ``--workers`` / ``--ps`` rather than a tier.
 CUSTOM = "CUSTOM"
 
 
-class UnknownTierError(ValueError):
+class UnknownTierError(TrainerError, ValueError):
     """A tier name that ``tiers.toml`` does not define."""
 
 

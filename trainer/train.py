@@ -1,4 +1,4 @@
-"""One task of a training run: the library behind ``python -m trainer.task``.
+"""One task of a training run: the library behind ``python -m tierscope.trainer.task``.
 
 :func:`run_task` trains (or serves) as the task's role and the cluster's shape demand:
 
@@ -28,9 +28,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from trainer import data, model
-from trainer.roles import SINGLE, STRATEGIES, Strategy, TaskSpec, strategy_for
-from trainer.steplog import Identity, IntervalMeter, LogFormat, StepLog
+from tierscope.trainer import data, model
+from tierscope.trainer.roles import SINGLE, STRATEGIES, Strategy, TaskSpec, strategy_for
+from tierscope.trainer.steplog import Identity, IntervalMeter, LogFormat, StepLog
 
 #: Exit codes of a task (``run_task``'s caller exits with them).
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 130, 143
@@ -52,7 +52,7 @@ class TrainConfig:
     log_every_steps: int = 100
     log_interval_secs: float = 0.0
     log_format: LogFormat = "json"
-    #: None: what the cluster calls for (:func:`trainer.roles.strategy_for`).
+    #: None: what the cluster calls for (:func:`tierscope.trainer.roles.strategy_for`).
     strategy: Strategy | None = None
 
     def __post_init__(self) -> None:

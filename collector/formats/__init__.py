@@ -1,15 +1,15 @@
-"""Step-log formats: one module per format behind :class:`~collector.formats.base.LineFormat`.
+"""Step-log formats: one module per format behind :class:`~tierscope.collector.formats.base.LineFormat`.
 
 How a batch of lines is read (:func:`parse_lines`):
 
 1. Launcher tags and glog/absl headers are stripped once for all formats
-   (:mod:`collector.formats.prefixes`); they fill a record's task and timestamp.
+   (:mod:`tierscope.collector.formats.prefixes`); they fill a record's task and timestamp.
 2. The formats run as a chain: each takes the lines it recognises and hands the rest on,
    so a file that interleaves formats is read line by line. Sniffing
    (:func:`sniff_format`, on a file's first lines) does not exclude any format: it only
    puts the file's main format first, so on a plain file that format takes nearly every
    line and the others run on what is left (next to nothing). ``--format NAME`` instead
-   runs that format alone. Python tracebacks (:mod:`collector.formats.traceback`) are
+   runs that format alone. Python tracebacks (:mod:`tierscope.collector.formats.traceback`) are
    looked for after every chain, ``--format`` or not.
 3. Lines no format recognises are *skipped* (counted, not stored): they carry no metric
    (checkpoint saves, warnings, blank lines). So are lines folded into a neighbour's
@@ -19,7 +19,7 @@ How a batch of lines is read (:func:`parse_lines`):
 Every input line thus ends up exactly one of: the line of a step record (a glued Keras
 line may hold several), of an event, a reject, or skipped.
 
-Batches: a file is read in batches (:mod:`collector.sources.files`). With ``final=False``
+Batches: a file is read in batches (:mod:`tierscope.collector.sources.files`). With ``final=False``
 the last :data:`LOOKAHEAD_LINES` lines, and an unfinished traceback, are parsed only as
 context and returned in :attr:`Parsed.pending` for the caller to put in front of the next
 batch, so blocks that span lines (Eval blocks, rate lines, split Keras bars, the two
@@ -32,16 +32,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from collector.errors import CollectorError
-from collector.formats.base import LINES_SCHEMA, TAG, LineFormat, ParseContext, Parsed
-from collector.formats.cloudml import CloudMLSamples
-from collector.formats.gcloud import GcloudError
-from collector.formats.keras import KerasProgress
-from collector.formats.mlperf import MLPerf
-from collector.formats.prefixes import PREFIXES, split_prefixes
-from collector.formats.structured import StructuredJSON
-from collector.formats.tfhooks import TFEstimator
-from collector.formats.traceback import PythonTraceback
+from tierscope.collector.errors import CollectorError
+from tierscope.collector.formats.base import LINES_SCHEMA, TAG, LineFormat, ParseContext, Parsed
+from tierscope.collector.formats.cloudml import CloudMLSamples
+from tierscope.collector.formats.gcloud import GcloudError
+from tierscope.collector.formats.keras import KerasProgress
+from tierscope.collector.formats.mlperf import MLPerf
+from tierscope.collector.formats.prefixes import PREFIXES, split_prefixes
+from tierscope.collector.formats.structured import StructuredJSON
+from tierscope.collector.formats.tfhooks import TFEstimator
+from tierscope.collector.formats.traceback import PythonTraceback
 
 #: Every known format, in the order they are tried (after the sniffed one).
 FORMATS: dict[str, LineFormat] = {

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 
 import polars as pl
 
-#: The input of :func:`collector.formats.parse_lines`: ``source_offset`` (Int64, 1-based line
+#: The input of :func:`tierscope.collector.formats.parse_lines`: ``source_offset`` (Int64, 1-based line
 #: number) and ``line`` (String).
 LINES_SCHEMA: dict[str, pl.DataType] = {"source_offset": pl.Int64(), "line": pl.String()}
 
@@ -55,12 +55,12 @@ class Parsed:
     """What one parser made of a frame of lines.
 
     ``steps``, ``events`` and ``rejects`` hold a subset of the columns of
-    :data:`collector.schema.STEP_SCHEMA`, ``EVENT_SCHEMA`` and ``REJECT_SCHEMA`` (always
+    :data:`tierscope.dataset.schema.STEP_SCHEMA`, ``EVENT_SCHEMA`` and ``REJECT_SCHEMA`` (always
     ``source_offset``); the caller adds run, tier and source and conforms them.
     ``rest`` is the lines the parser did not recognise, in the shape it was given.
     ``skipped`` counts the lines given that produced no row of their own (no metric, a
     duplicate copy, or folded into a neighbour's record); ``pending`` holds lines whose
-    meaning depends on lines not read yet (set only by :func:`collector.formats.parse_lines`).
+    meaning depends on lines not read yet (set only by :func:`tierscope.collector.formats.parse_lines`).
     """
 
     steps: pl.DataFrame

@@ -40,8 +40,8 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import ParseContext, Parsed, SingleLineFormat, number, reject_frame
-from collector.schema import ROLES
+from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat, number, reject_frame
+from tierscope.dataset.schema import ROLES
 
 _MARK = "Train ["
 

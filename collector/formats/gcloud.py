@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import ParseContext, Parsed, SingleLineFormat
+from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat
 
 # gcloud writes "ERROR: " with a space; Python logging writes "ERROR:name:" without one.
 _PATTERN = r"^ERROR: (?P<reason>.*?)[:\s]*$"

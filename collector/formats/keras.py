@@ -31,7 +31,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import (
+from tierscope.collector.formats.base import (
     TAG,
     ParseContext,
     Parsed,

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from collector.formats.base import ParseContext, Parsed, SingleLineFormat, split_by
+from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat, split_by
 
 _MARK = ":::MLLOG"
 

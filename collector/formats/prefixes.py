@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from collector.formats.base import TAG
-from collector.schema import ROLES
+from tierscope.collector.formats.base import TAG
+from tierscope.dataset.schema import ROLES
 
 _ROLE = "|".join(ROLES)
 _LAUNCHER = (
@@ -61,7 +61,8 @@ PREFIX_SCHEMA: dict[str, pl.DataType] = {
 
 
 def split_prefixes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """``lines`` with prefixes stripped and a :data:`~collector.formats.base.TAG` column, and the prefix facts.
+    """``lines`` with prefixes stripped and a :data:`~tierscope.collector.formats.base.TAG` column, and the prefix
+    facts.
 
     Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the text
     after the prefixes), adds ``tag`` (``"worker/2"`` or null) and lacks the dropped

@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from collector.formats.base import ParseContext, Parsed, SingleLineFormat
-from collector.schema import EVENTS, ROLES
+from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat
+from tierscope.dataset.schema import EVENTS, ROLES
 
 KIND_KEY = "tierscope"
 LABELS_KEY = "logging.googleapis.com/labels"
@@ -85,7 +85,7 @@ def _as_time(value: Any) -> datetime | None:
 def record_from_payload(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """``("step" | "event", row)`` from one structured payload (a line's object or a jsonPayload).
 
-    ``row`` uses the column names of :data:`~collector.schema.STEP_SCHEMA` or
+    ``row`` uses the column names of :data:`~tierscope.dataset.schema.STEP_SCHEMA` or
     ``EVENT_SCHEMA``. Raises :class:`RecordError` saying which field is wrong.
     """
     kind = payload.get(KIND_KEY)

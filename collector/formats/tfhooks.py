@@ -12,7 +12,7 @@
   event with no step.
 
 The ``INFO:tensorflow:`` header is optional: with absl the glog header replaces it (see
-:mod:`collector.formats.prefixes`).
+:mod:`tierscope.collector.formats.prefixes`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import (
+from tierscope.collector.formats.base import (
     TAG,
     ParseContext,
     Parsed,

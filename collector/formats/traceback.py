@@ -3,7 +3,7 @@
 ``Traceback (most recent call last):``, then indented frame lines, then the exception
 line (``ValueError: ...``, the first line that is not indented). The traceback's lines
 carry no metric: they are skipped. The exception line becomes a ``failed`` event whose
-reason is that line; :func:`collector.formats.parse_lines` keeps the event only when a step
+reason is that line; :func:`tierscope.collector.formats.parse_lines` keeps the event only when a step
 record came before it in the file (a traceback logged before training started is a
 warning, not a failed run). In a chained traceback (``During handling of the above
 exception...``) only the last exception counts.
@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from collector.formats.base import TAG, ParseContext, Parsed, empty_parsed
+from tierscope.collector.formats.base import TAG, ParseContext, Parsed, empty_parsed
 
 _START = r"^Traceback \(most recent call last\):\s*$"
 _EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"

@@ -5,7 +5,7 @@
   the client otherwise adds "the last 24 hours" silently. Entries come in timestamp order
   (equal timestamps by ``insertId``), 1000 per page, the API's maximum.
 - Quota and faults: every HTTP request goes through :class:`QuotaSession`, which waits
-  for a client-side rate limit (:class:`~collector.ratelimit.SlidingWindowLimiter`, about
+  for a client-side rate limit (:class:`~tierscope.collector.ratelimit.SlidingWindowLimiter`, about
   60 ``entries.list`` calls a minute are allowed per project) and retries 429, 500, 503,
   504 and connection errors with google-api-core's exponential back-off with jitter,
   within a bounded total time per request (:class:`RetryPolicy`). Retrying the same
@@ -33,9 +33,9 @@ from google.api_core.retry import Retry, if_exception_type
 from google.auth import exceptions as auth_exc
 from google.auth.transport.requests import AuthorizedSession
 
-from collector.errors import CollectorError
-from collector.ratelimit import SlidingWindowLimiter
-from collector.sources.logentries import Entry, format_time
+from tierscope.collector.errors import CollectorError
+from tierscope.collector.ratelimit import SlidingWindowLimiter
+from tierscope.collector.sources.logentries import Entry, format_time
 
 ENDPOINT_ENV = "TIERSCOPE_LOGGING_ENDPOINT"
 PROJECT_ENVS = ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")

@@ -4,7 +4,7 @@ One row per LogEntry, one column per flattened field (``timestamp``, ``severity`
 ``insertId``, ``textPayload``, ``jsonPayload.message``, ``resource.labels.task_name``...),
 often newest first. Self-contained on purpose: :func:`read_console_csv` turns the file into
 entries (:data:`ENTRY_SCHEMA`), :func:`parse_entries` reads each entry's message with the
-same text formats as a log file (:func:`collector.formats.parse_lines`).
+same text formats as a log file (:func:`tierscope.collector.formats.parse_lines`).
 
 - Entries are read in timestamp order, whatever the file's order.
 - The task (``master-replica-0``, ``worker-replica-2``) becomes role and task index
@@ -14,8 +14,8 @@ same text formats as a log file (:func:`collector.formats.parse_lines`).
   :data:`COPY_WINDOW_S` seconds away is that copy, and is dropped (counted as skipped).
 - A message of several lines (a traceback) is read as those lines.
 
-Each row becomes a :class:`~collector.sources.logentries.Entry` and goes through
-:func:`~collector.sources.logentries.records_from_entries`, the path ``collect cloud`` and
+Each row becomes a :class:`~tierscope.collector.sources.logentries.Entry` and goes through
+:func:`~tierscope.collector.sources.logentries.records_from_entries`, the path ``collect cloud`` and
 the JSON export use: records get the entry's ``insertId`` as ``entry_id`` and its timestamp
 when they carry none; a reject names its entry's insertId and time.
 """
@@ -28,10 +28,10 @@ from pathlib import Path
 
 import polars as pl
 
-from collector.errors import InputError
-from collector.formats import FormatInfo, ParseContext, Parsed
-from collector.sources.files import is_gzip
-from collector.sources.logentries import Entry, records_from_entries
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import FormatInfo, ParseContext, Parsed
+from tierscope.collector.sources.files import is_gzip
+from tierscope.collector.sources.logentries import Entry, records_from_entries
 
 #: The name ``--format`` accepts for this file format.
 CONSOLE_CSV = "logging-csv"
@@ -128,8 +128,8 @@ def drop_error_copies(entries: pl.DataFrame) -> pl.DataFrame:
 
 
 def to_entries(entries: pl.DataFrame) -> list[Entry]:
-    """The CSV's rows (:data:`ENTRY_SCHEMA`) as :class:`~collector.sources.logentries.Entry`,
-    for :func:`~collector.sources.logentries.records_from_entries`: the one path from a
+    """The CSV's rows (:data:`ENTRY_SCHEMA`) as :class:`~tierscope.collector.sources.logentries.Entry`,
+    for :func:`~tierscope.collector.sources.logentries.records_from_entries`: the one path from a
     LogEntry to records, shared with ``collect cloud`` and the JSON export."""
     return [
         Entry(
@@ -150,7 +150,7 @@ def parse_entries(
     context: ParseContext | None = None,
 ) -> Parsed:
     """Records, events and rejects from ``entries`` (:data:`ENTRY_SCHEMA`), in the schemas of
-    :mod:`collector.schema`. ``skipped`` also counts the dropped ERROR copies.
+    :mod:`tierscope.dataset.schema`. ``skipped`` also counts the dropped ERROR copies.
     """
     kept = drop_error_copies(entries)
     parsed = records_from_entries(to_entries(kept), run_id=run_id, tier=tier, context=context)

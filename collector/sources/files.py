@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 import polars as pl
 
-from collector.errors import InputError
+from tierscope.collector.errors import InputError
 
 #: 32 MB: at their peak a batch's frames take about 15 times its size (lines, tokens, the
 #: records, the Parquet writer), so this keeps a collect near half a GB whatever the file's

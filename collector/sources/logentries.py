@@ -1,15 +1,15 @@
 """Cloud Logging LogEntry objects to step records, events and rejects.
 
-One module shared by the live collect (:mod:`collector.sources.cloud_logging`) and the
+One module shared by the live collect (:mod:`tierscope.collector.sources.cloud_logging`) and the
 offline import of a ``gcloud logging read --format=json`` export (a JSON array of
 LogEntry objects, read by ``tierscope collect files``), so both give the same records.
 
 What an entry holds, and what becomes of it:
 
 - ``jsonPayload`` with a ``"tierscope"`` key: tierscope's structured record
-  (:func:`collector.formats.structured.record_from_payload`).
+  (:func:`tierscope.collector.formats.structured.record_from_payload`).
 - ``jsonPayload.message`` or ``textPayload``: text, one or more lines, read by the same
-  format chain as a log file (:func:`collector.formats.parse_lines`).
+  format chain as a log file (:func:`tierscope.collector.formats.parse_lines`).
 - anything else (other JSON, protoPayload, no payload): skipped (counted, not stored).
 
 Role and task index come from the record itself when it names them, else from the
@@ -35,10 +35,11 @@ from typing import Any
 
 import polars as pl
 
-from collector.errors import InputError
-from collector.formats import LINES_SCHEMA, ParseContext, Parsed, parse_lines
-from collector.formats.structured import KIND_KEY, StructuredJSON, rows_from_payloads
-from collector.schema import (
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import LINES_SCHEMA, ParseContext, Parsed, parse_lines
+from tierscope.collector.formats.structured import KIND_KEY, StructuredJSON, rows_from_payloads
+from tierscope.collector.sources.files import is_gzip
+from tierscope.dataset.schema import (
     EVENT_SCHEMA,
     REJECT_RAW_MAX,
     REJECT_SCHEMA,
@@ -46,7 +47,6 @@ from collector.schema import (
     conform,
     empty,
 )
-from collector.sources.files import is_gzip
 
 #: The entry label older training jobs put the replica's name in.
 TASK_NAME_LABEL = "ml.googleapis.com/task_name"
@@ -238,7 +238,7 @@ def records_from_entries(
     the entries and text lines that carry no record. ``run_id`` is the run of records that
     neither name one nor come from a training job; ``tier`` the tier of records that do
     not name one, else ``tier_by_run[run_id]``; ``source`` the source of entries without a
-    log name; ``context`` is passed to :func:`~collector.formats.parse_lines` (keep one per
+    log name; ``context`` is passed to :func:`~tierscope.collector.formats.parse_lines` (keep one per
     collect). Never raises for bad payloads: they become rejects.
     """
     structured: list[tuple[int | None, Mapping[str, Any]]] = []

@@ -21,7 +21,7 @@ LOCALES = {"en": "en-US", "ja": "ja-JP"}
 
 @cache
 def _load(lang: str) -> dict[str, str]:
-    return json.loads(files("reports.i18n").joinpath(f"{lang}.json").read_text(encoding="utf-8"))
+    return json.loads(files("tierscope.reports.i18n").joinpath(f"{lang}.json").read_text(encoding="utf-8"))
 
 
 @cache

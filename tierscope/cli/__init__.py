@@ -12,10 +12,10 @@ from typing import Annotated
 
 import typer
 
-from analysis.cli import register as register_analysis
-from collector.cli import register as register_collector
-from reports.cli import register as register_reports
-from trainer.cli import register as register_trainer
+from tierscope.cli.analysis import register as register_analysis
+from tierscope.cli.collect import register as register_collector
+from tierscope.cli.report import register as register_reports
+from tierscope.cli.train import register as register_trainer
 
 app = typer.Typer(
     name="tierscope",
@@ -38,8 +38,8 @@ def demo_cmd(
     The whole tool on real data, with no input of yours: the dataset goes to OUT/dataset and
     the report to OUT/report.html. Running it again adds nothing and rewrites the report.
     """
-    from analysis.cli import print_summary
-    from collector.cli import print_counts
+    from tierscope.cli.analysis import print_summary
+    from tierscope.cli.collect import print_counts
     from tierscope.demo import run_demo
 
     result = run_demo(out, lang)

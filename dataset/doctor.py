@@ -12,13 +12,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector import journal
-from collector.dataset import Dataset, all_files, check_file
-from collector.durable import fsync_dir
-from collector.errors import StateCorruptError
-from collector.lock import locked, recover
-from collector.offsets import OffsetStore
-from collector.state import StateStore
+from tierscope.dataset import journal
+from tierscope.dataset.store import Dataset, all_files, check_file
+from tierscope.dataset.durable import fsync_dir
+from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.lock import locked, recover
+from tierscope.collector.offsets import OffsetStore
+from tierscope.dataset.state import StateStore
 
 
 @dataclass
@@ -101,7 +101,7 @@ def doctor(dataset: Dataset, fix: bool = False, lock_timeout: float = 60.0) -> D
     """Check ``dataset``; with ``fix``, under the lock, quarantine each corrupt file and then
     finish what a killed writer left (temporary files, interrupted compactions).
 
-    Raises :class:`~collector.errors.DatasetBusyError` if ``fix`` cannot get the lock.
+    Raises :class:`~tierscope.collector.errors.DatasetBusyError` if ``fix`` cannot get the lock.
     """
     if not fix:
         return check(dataset)

@@ -1,4 +1,4 @@
-"""``tierscope report``: a thin wrapper over :func:`reports.render.write_report`."""
+"""``tierscope report``: a thin wrapper over :func:`tierscope.reports.render.write_report`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from typing import Annotated
 
 import typer
 
-from analysis.cli import BaselineOpt, PriceDateOpt, RegionOpt, open_dataset, options
-from analysis.summary import BaselineError
-from collector.cli import DatasetOpt, fail
-from collector.errors import CollectorError
-from reports.i18n import LANGS
+from tierscope.cli.analysis import BaselineOpt, PriceDateOpt, RegionOpt, open_dataset, options
+from tierscope.cli.collect import DatasetOpt, fail
+from tierscope.errors import TierscopeError
+from tierscope.reports.i18n import LANGS
 
 
 def report_cmd(
@@ -32,7 +31,7 @@ def report_cmd(
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
 ) -> None:
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
-    from reports.render import ReportOptions, write_report
+    from tierscope.reports.render import ReportOptions, write_report
 
     if out.is_dir():
         raise typer.BadParameter(
@@ -44,7 +43,7 @@ def report_cmd(
     opts = ReportOptions(lang=lang, summary=options(baseline, price_date, region), steps=steps, figures=figures)
     try:
         path = write_report(ds, out, opts)
-    except (CollectorError, BaselineError, OSError) as exc:
+    except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:

@@ -3,8 +3,8 @@
 Every collect adds at least one file per run it touched, so a dataset collected every ten
 minutes grows thousands of small files, each costing readers a footer read. Compaction
 replaces a partition's small files by one file holding the same rows (duplicates by the
-table's key dropped), following the journal protocol of :mod:`collector.journal`, so that
-at every instant, and after a crash at any point, :class:`~collector.dataset.Dataset`
+table's key dropped), following the journal protocol of :mod:`tierscope.dataset.journal`, so that
+at every instant, and after a crash at any point, :class:`~tierscope.dataset.store.Dataset`
 readers see each record exactly once.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import polars as pl
 
-from collector import journal
-from collector.dataset import TABLES, Dataset, new_part_path, write_temp
-from collector.durable import commit
-from collector.lock import locked
+from tierscope.dataset import journal
+from tierscope.dataset.store import TABLES, Dataset, new_part_path, write_temp
+from tierscope.dataset.durable import commit
+from tierscope.dataset.lock import locked
 
 #: Files at least this large are left alone (already big enough to read efficiently).
 DEFAULT_MAX_FILE_BYTES = 128 * 1024 * 1024
@@ -40,8 +40,8 @@ def compact(
 ) -> CompactResult:
     """Merge the files smaller than ``max_file_bytes`` of every partition that has two or more.
 
-    Holds the dataset's lock (raises :class:`~collector.errors.DatasetBusyError` after
-    ``lock_timeout`` seconds). Raises :class:`~collector.errors.DatasetCorruptError` if a file
+    Holds the dataset's lock (raises :class:`~tierscope.collector.errors.DatasetBusyError` after
+    ``lock_timeout`` seconds). Raises :class:`~tierscope.collector.errors.DatasetCorruptError` if a file
     to merge is unreadable (run ``tierscope doctor --fix`` first); nothing is changed then.
     """
     result = CompactResult()
@@ -78,7 +78,7 @@ def compact_partition(dataset: Dataset, table: str, files: list[Path]) -> int:
     """Replace ``files`` (all in one partition directory) by one file; returns its row count.
 
     Call holding the lock. The order of steps is the journal protocol's; see
-    :mod:`collector.journal` for why a crash between any two leaves every record once.
+    :mod:`tierscope.dataset.journal` for why a crash between any two leaves every record once.
     """
     directory = files[0].parent
     frame = _merged_frame(dataset, table, files)

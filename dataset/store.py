@@ -7,7 +7,7 @@ Layout under the dataset root::
     rejects/run_id=<run>/part-....parquet                    lines kept aside (REJECT_SCHEMA)
     runs/run_id=<run>/part-....parquet                       run facts (RUN_SCHEMA)
     state/files.json                                         where the last collect stopped in each file
-    state/compactions.json                                   compaction journal (collector.journal)
+    state/compactions.json                                   compaction journal (tierscope.dataset.journal)
     state/                                                   other collector state (watermarks)
     quarantine/                                              corrupt files moved aside by `doctor --fix`
     .lock                                                    held by the collect that is writing
@@ -17,7 +17,7 @@ partitioning expects. Every append writes a *new* file: to a dot-prefixed tempor
 fsync, rename, fsync of the directory. A reader never sees a half-written file, and
 readers only look at ``part-*.parquet``, so a temporary file left by a killed run is
 ignored (and removed by the next collect). ``tierscope compact`` merges a partition's
-files; the journal in ``state/`` (:mod:`collector.journal`) keeps readers from seeing a
+files; the journal in ``state/`` (:mod:`tierscope.dataset.journal`) keeps readers from seeing a
 merged file and the files it replaces at once.
 """
 
@@ -32,10 +32,10 @@ from urllib.parse import quote
 
 import polars as pl
 
-from collector import journal
-from collector.durable import TMP_PREFIX, commit, temp_path
-from collector.errors import CollectorError, DatasetCorruptError
-from collector.schema import (
+from tierscope.dataset import journal
+from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path
+from tierscope.dataset.errors import DatasetCorruptError, DatasetError
+from tierscope.dataset.schema import (
     EVENT_KEY,
     EVENT_SCHEMA,
     REJECT_KEY,
@@ -160,8 +160,8 @@ class Dataset:
     def files(self, table: str, run_id: str | None = None) -> list[Path]:
         """The live data files of ``table`` (optionally of one run), sorted by path.
 
-        Files replaced by a compacted file are left out (see :mod:`collector.journal`).
-        Raises :class:`~collector.errors.StateCorruptError` if the journal is unreadable.
+        Files replaced by a compacted file are left out (see :mod:`tierscope.dataset.journal`).
+        Raises :class:`~tierscope.collector.errors.StateCorruptError` if the journal is unreadable.
         """
         before = journal.load(self.root)
         for _ in range(LIST_ATTEMPTS):
@@ -173,7 +173,7 @@ class Dataset:
             # A compaction changed the journal while we listed: the listing may mix states.
             before = after
             time.sleep(0.01)
-        raise CollectorError(f"dataset {self.root} kept changing while being listed; try again")
+        raise DatasetError(f"dataset {self.root} kept changing while being listed; try again")
 
     def temp_files(self) -> list[Path]:
         """Temporary files (data and state) left by a killed collect or compact."""
@@ -217,7 +217,7 @@ class Dataset:
             except FileNotFoundError:
                 continue  # a compaction replaced a file since the listing: list again
         else:
-            raise CollectorError(f"dataset {self.root} kept changing while being listed; try again")
+            raise DatasetError(f"dataset {self.root} kept changing while being listed; try again")
         if not files:
             return pl.LazyFrame(schema=spec.schema)
         file_schema = {k: v for k, v in spec.schema.items() if k != "run_id"}
@@ -263,7 +263,7 @@ class Dataset:
                 except FileNotFoundError:
                     continue
                 raise
-        raise CollectorError(f"dataset {self.root} kept changing while being read; try again")
+        raise DatasetError(f"dataset {self.root} kept changing while being read; try again")
 
     def append(self, table: str, frame: pl.DataFrame) -> AppendResult:
         """Add the rows of ``frame`` that the dataset does not hold yet; one new file per run.

@@ -37,7 +37,7 @@ import polars as pl
 #: - ``source``: the file path or Cloud Logging log name the record came from.
 #: - ``source_offset``: 1-based line number in ``source``; null for Cloud Logging entries.
 #: - ``entry_id``: Cloud Logging ``insertId`` (null for files).
-#: - ``format``: the name of the parser that read it (see :mod:`collector.formats`).
+#: - ``format``: the name of the parser that read it (see :mod:`tierscope.collector.formats`).
 STEP_SCHEMA: dict[str, pl.DataType] = {
     "run_id": pl.String(),
     "tier": pl.String(),

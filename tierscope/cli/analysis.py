@@ -1,5 +1,6 @@
 """``tierscope summary``, ``predict`` and ``recommend``: thin wrappers over
-:func:`analysis.summary.summary`, :func:`analysis.forecast.predict` and :func:`analysis.forecast.recommend`."""
+:func:`tierscope.analysis.summary.summary`, :func:`tierscope.analysis.forecast.predict` and
+:func:`tierscope.analysis.forecast.recommend`."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from analysis.summary import BaselineError, SummaryOptions, summary
-from collector.cli import DatasetOpt, err, existing_dataset, fail, out_console
-from collector.dataset import Dataset
-from collector.errors import CollectorError
+from tierscope.analysis.summary import SummaryOptions, summary
+from tierscope.cli.collect import DatasetOpt, err, existing_dataset, fail, out_console
+from tierscope.dataset.store import Dataset
+from tierscope.errors import TierscopeError
 
 BaselineOpt = Annotated[
     str | None, typer.Option("--baseline", help="Run id to compare against (default: the BASIC run).")
@@ -32,7 +33,7 @@ PriceDateOpt = Annotated[
 
 def _known_region(region: str) -> str:
     """``region`` if the price table has rows for it; a usage error otherwise (an unknown one priced nothing)."""
-    from analysis.cost import load_prices
+    from tierscope.analysis.cost import load_prices
 
     known = sorted(load_prices().get_column("region").unique())
     if region not in known:
@@ -54,7 +55,7 @@ def load_summary(dataset: Path, opts: SummaryOptions) -> pl.DataFrame:
     ds = open_dataset(dataset)
     try:
         return summary(ds, opts)
-    except (CollectorError, BaselineError) as exc:
+    except TierscopeError as exc:
         raise fail(exc) from None
 
 
@@ -62,7 +63,7 @@ def open_dataset(dataset: Path) -> Dataset:
     """The dataset at ``dataset``, or a one-line error and exit 1 when there is none."""
     try:
         return existing_dataset(dataset)
-    except CollectorError as exc:
+    except TierscopeError as exc:
         raise fail(exc) from None
 
 
@@ -130,12 +131,12 @@ def predict_cmd(
     region: RegionOpt = "us",
 ) -> None:
     """Fit Amdahl's law and the USL to the measured runs and predict steady global steps/s at --tasks."""
-    from analysis.forecast import predict  # scipy: ~0.5 s of start-up every other command need not pay
+    from tierscope.analysis.forecast import predict  # scipy: ~0.5 s of start-up every other command need not pay
 
     ds = open_dataset(dataset)
     try:
         fitted, predicted = predict(ds, tasks, options(None, price_date, region))
-    except (CollectorError, BaselineError) as exc:
+    except TierscopeError as exc:
         raise fail(exc) from None
     if as_json:
         doc = {
@@ -181,13 +182,12 @@ def recommend_cmd(
     if (deadline is None) == (budget is None):
         raise typer.BadParameter("give exactly one of --deadline or --budget", param_hint="--deadline/--budget")
     hours = parse_hours(deadline) if deadline is not None else None
-    from analysis.forecast import recommend  # scipy: see predict_cmd
-    from analysis.plan import RecommendError
+    from tierscope.analysis.forecast import recommend  # scipy: see predict_cmd
 
     ds = open_dataset(dataset)
     try:
         result = recommend(ds, steps, hours, budget, options(None, price_date, region))
-    except (CollectorError, BaselineError, RecommendError) as exc:
+    except (TierscopeError) as exc:
         raise fail(exc) from None
     if as_json:
         doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}

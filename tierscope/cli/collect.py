@@ -15,15 +15,18 @@ from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextCol
 from rich.table import Table
 from rich.text import Text
 
-from collector.collect import DEFAULT_SETTLE_S, CollectResult, collect_runs, runs_from_paths
-from collector.compact import compact
-from collector.dataset import Dataset
-from collector.doctor import doctor
-from collector.errors import EXIT_BUSY, EXIT_ERROR, CollectorError, DatasetBusyError
-from collector.formats import FORMATS, describe_formats
-from collector.manifest import load_manifest
-from collector.sources.console_csv import CONSOLE_CSV, describe_console_csv
-from collector.sources.files import DEFAULT_BATCH_BYTES
+from tierscope.cli.common import EXIT_BUSY, EXIT_ERROR
+from tierscope.collector.collect import DEFAULT_SETTLE_S, CollectResult, collect_runs, runs_from_paths
+from tierscope.collector.errors import CollectorError
+from tierscope.collector.formats import FORMATS, describe_formats
+from tierscope.collector.manifest import load_manifest
+from tierscope.collector.sources.console_csv import CONSOLE_CSV, describe_console_csv
+from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES
+from tierscope.dataset.compact import compact
+from tierscope.dataset.doctor import doctor
+from tierscope.dataset.errors import DatasetBusyError
+from tierscope.dataset.store import Dataset
+from tierscope.errors import TierscopeError
 
 collect_app = typer.Typer(help="Collect step logs into a dataset.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -50,7 +53,7 @@ def interrupted() -> typer.Exit:
 
 def fail(exc: Exception) -> typer.Exit:
     """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, else 1)."""
-    if isinstance(exc, OSError) and not isinstance(exc, CollectorError):
+    if isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
         # Disk full, permissions: say which file and why, not a traceback.
         where = f" {exc.filename}" if exc.filename else ""
         exc = CollectorError(f"cannot write or read{where}: {exc.strerror or exc}")
@@ -151,7 +154,7 @@ def collect_files_cmd(
             reread=reread,
             batch_bytes=batch_bytes,
         )
-    except (CollectorError, OSError) as exc:
+    except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
     except KeyboardInterrupt:
         raise interrupted() from None
@@ -198,8 +201,8 @@ def collect_cloud_cmd(
 ) -> None:
     """Read training-job step logs from Cloud Logging and append them to the dataset, resuming where the last
     collect stopped."""
-    from collector.collect_cloud import CollectStopped, collect_cloud, parse_duration, parse_when
-    from collector.sources.cloud_logging import RetryPolicy, backoff_note
+    from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, parse_duration, parse_when
+    from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
 
     if since and last:
         raise typer.BadParameter("give --since or --last, not both")
@@ -236,7 +239,7 @@ def collect_cloud_cmd(
     except CollectStopped as exc:
         print_counts(exc.result, quiet)
         raise fail(exc) from None
-    except CollectorError as exc:
+    except TierscopeError as exc:
         raise fail(exc) from None
     except KeyboardInterrupt:
         raise interrupted() from None
@@ -274,7 +277,7 @@ def rejects_cmd(
     """List the lines kept aside as rejects: file, line number, reason and the raw text."""
     try:
         frame = existing_dataset(dataset).read("rejects", run_id)
-    except CollectorError as exc:
+    except TierscopeError as exc:
         raise fail(exc) from None
     frame = frame.sort("run_id", "source", "source_offset")
     # One compiler-style line per reject (file:line: reason), so editors and grep can jump to it.
@@ -312,7 +315,7 @@ def doctor_cmd(
         raise fail(CollectorError(f"{dataset} is not a directory"))
     try:
         report = doctor(ds, fix=fix, lock_timeout=lock_timeout)
-    except (CollectorError, OSError) as exc:
+    except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
     for problem in report.problems:
         moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""
@@ -337,7 +340,7 @@ def compact_cmd(
     """Merge each partition's small files into one (atomically; readers see every record once)."""
     try:
         result = compact(existing_dataset(dataset), lock_timeout=lock_timeout)
-    except (CollectorError, OSError) as exc:
+    except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
     if not quiet:
         print(

@@ -13,9 +13,9 @@ from contextlib import contextmanager
 
 from filelock import FileLock, Timeout
 
-from collector import journal
-from collector.dataset import Dataset
-from collector.errors import CollectorError, DatasetBusyError
+from tierscope.dataset import journal
+from tierscope.dataset.store import Dataset
+from tierscope.dataset.errors import DatasetBusyError, DatasetError
 
 
 @contextmanager
@@ -27,7 +27,7 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
     :class:`DatasetBusyError` (exit code 75 in the CLI).
     """
     if dataset.root.exists() and not dataset.root.is_dir():
-        raise CollectorError(f"{dataset.root} is a file, not a dataset directory; pass --dataset a directory")
+        raise DatasetError(f"{dataset.root} is a file, not a dataset directory; pass --dataset a directory")
     dataset.root.mkdir(parents=True, exist_ok=True)
     lock = FileLock(dataset.lock_path, timeout=timeout)
     try:

@@ -22,8 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from collector.durable import write_bytes_atomic
-from collector.errors import StateCorruptError
+from tierscope.dataset.durable import write_bytes_atomic
+from tierscope.dataset.errors import StateCorruptError
 
 SUFFIX = ".json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$")

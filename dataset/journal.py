@@ -3,7 +3,7 @@
 ``state/compactions.json`` holds ``{"generation": int, "entries": [entry, ...]}``; an entry
 is ``{"dir": "steps/run_id=x", "merged": "part-m.parquet", "replaces": ["part-a.parquet", ...]}``
 (paths relative to the dataset root). The protocol, which keeps every record visible
-exactly once to :meth:`collector.dataset.Dataset.files` at every instant:
+exactly once to :meth:`tierscope.dataset.store.Dataset.files` at every instant:
 
 1. compact writes the merged file under a temporary name (ignored by readers);
 2. adds the entry to the journal (generation + 1);
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collector.durable import fsync_dir
-from collector.errors import StateCorruptError
-from collector.state import StateStore
+from tierscope.dataset.durable import fsync_dir
+from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.state import StateStore
 
 JOURNAL_NAME = "compactions"
 

@@ -17,10 +17,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from trainer.data import DATASETS, DataError
-from trainer.roles import STRATEGIES
-from trainer.steplog import LOG_FORMATS
-from trainer.tiers import tiers
+from tierscope.trainer.data import DATASETS, DataError
+from tierscope.trainer.roles import STRATEGIES
+from tierscope.trainer.steplog import LOG_FORMATS
+from tierscope.trainer.tiers import tiers
 
 train_app = typer.Typer(help="Run the reference TensorFlow trainer.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -67,8 +67,8 @@ def local_cmd(
     if find_spec("tensorflow") is None:
         # Each task would fail on its own import, leaving the reason in chief-0.jsonl only.
         raise _fail("TensorFlow is not installed (the core install leaves it out): pip install 'tierscope[trainer]'")
-    from trainer.launch import RunDirError, train_local
-    from trainer.tiers import UnknownTierError
+    from tierscope.trainer.launch import RunDirError, train_local
+    from tierscope.trainer.tiers import UnknownTierError
 
     try:
         run = train_local(
@@ -122,9 +122,9 @@ def spec_cmd(
     service: Annotated[str, typer.Option(help="vertex, ai-platform or both.")] = "both",
 ) -> None:
     """Print the cloud job request (JSON) that runs the trainer on a scale tier."""
-    from trainer.spec import spec
-    from trainer.tiers import UnknownTierError
-    from trainer.train import TrainConfig
+    from tierscope.trainer.spec import spec
+    from tierscope.trainer.tiers import UnknownTierError
+    from tierscope.trainer.train import TrainConfig
 
     options = {"machine_type": machine_type, "image": image, "package_uri": package_uri, "region": region}
     try:

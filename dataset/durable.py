@@ -1,6 +1,6 @@
 """Durable file replacement: write to a temporary name, fsync, rename, fsync the directory.
 
-Used for data files (:mod:`collector.dataset`) and state documents (:mod:`collector.state`).
+Used for data files (:mod:`tierscope.dataset.store`) and state documents (:mod:`tierscope.dataset.state`).
 A reader sees the old file or the new one, never half of one; a kill leaves at most a
 ``.tmp-*`` file, which readers ignore and the next locked writer removes.
 """
