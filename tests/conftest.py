@@ -1,33 +1,21 @@
-"""Fixtures shared by every test, and the guard that makes the tests import the installed package.
+"""Fixtures shared by every test.
 
-``python -m pytest`` puts the working directory first on ``sys.path``. From the repository root
-that would make ``import tierscope`` find the ``tierscope/`` folder of the working tree, which
-holds only the CLI and the public API (the rooms are mapped into the package by
-``pyproject.toml``), and it would make the rooms importable under their folder names. So the
-repository root is taken off ``sys.path`` while tierscope is imported, so the tests run against
-what ``pip install`` installed (the working tree itself under an editable install); it goes back
-at the end, after site-packages, for ``benchmarks`` (a folder of scripts, not installed).
+The tests import the installed package (``pip install '.[test]'``): the package root lives in
+``src/tierscope`` and the rooms are mapped into it by ``pyproject.toml``, so the repository root
+that ``python -m pytest`` puts on ``sys.path`` holds no ``tierscope`` to shadow it.
 """
 
 from __future__ import annotations
 
-import sys
+from importlib.resources import as_file
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
-import tierscope  # noqa: E402, F401  (imported here, with the root off the path)
+import pytest
 
-sys.path.append(str(ROOT))
-
-from importlib.resources import as_file  # noqa: E402
-
-import pytest  # noqa: E402
-
-from tierscope.collector.collect import collect_runs  # noqa: E402
-from tierscope.collector.manifest import load_manifest  # noqa: E402
-from tierscope.dataset.store import Dataset  # noqa: E402
-from tierscope.demo import BUNDLED  # noqa: E402
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import load_manifest
+from tierscope.dataset.store import Dataset
+from tierscope.demo import BUNDLED
 
 
 @pytest.fixture(scope="session")
