@@ -91,8 +91,9 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
             err.print(
                 Text(
                     f"warning: {s.source}: none of its {s.lines} lines is a step record, a run event or a "
-                    "broken record: is it a step log? `tierscope formats` lists what tierscope reads"
-                    + (f" (--format {s.format} was given)" if s.format else "")
+                    f"broken record: is it a step log? `tierscope formats --try {s.source}` shows how each line "
+                    "was read; a format of your own can read it (README: 'My log is not read')"
+                    + (f" (read as {s.format})" if s.format else "")
                 ),
                 soft_wrap=True,
             )
