@@ -208,7 +208,7 @@ def collect_file(
     prev = offsets.get(path, run.run_id)
     if only is None and looks_like_export(path):
         return _read_whole(offsets, path, run, reread, lambda: collect_export(dataset, path, run))
-    context = ParseContext(year=year if year is not None else file_year(path))
+    context = ParseContext(year=year if year is not None else file_year(path), formats=run.formats)
     if only == CONSOLE_CSV or (only is None and _first_line_is_console_csv(path)):
 
         def console_csv() -> SourceCounts:
@@ -279,7 +279,7 @@ class _Reading:
             counts.lines += batch.lines.height
             lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
             if number == 0 and counts.format is None and self.only is None:
-                counts.format = sniff_format(lines.get_column("line"))
+                counts.format = sniff_format(lines.get_column("line"), self.context.formats)
             parsed = parse_lines(lines, only=self.only, context=self.context, first=counts.format, final=last)
             pending = parsed.pending
             store_parsed(self.dataset, parsed, self.run, counts.source, counts)
@@ -320,7 +320,7 @@ def collect_export(dataset: Dataset, path: Path, run: RunSpec) -> SourceCounts:
     """
     export = read_export(path, run.run_id)
     counts = SourceCounts(source=str(path), run_id=run.run_id, lines=export.items, format=EXPORT_FORMAT)
-    context = ParseContext()
+    context = ParseContext(formats=run.formats)
     bad = Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=export.rejects, rest=pl.DataFrame())
     store_parsed(dataset, bad, run, str(path), counts)
     for start in range(0, len(export.entries), EXPORT_CHUNK):

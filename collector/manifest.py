@@ -1,6 +1,9 @@
 """The run manifest: which files belong to which run, and what is known about each run.
 
-A TOML file with one ``[[run]]`` table per run::
+A TOML file with one ``[[run]]`` table per run, and optionally the formats files the runs'
+logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the manifest)::
+
+    formats = "my-formats.toml"  # or a list of files
 
     [[run]]
     id = "standard_1"            # required: the run id
@@ -9,7 +12,7 @@ A TOML file with one ``[[run]]`` table per run::
     ran_on = "CloudML beta, us-central1"   # optional facts, shown in the report
     date = 2016-12-31            # optional: when it ran; picks the price table's rows
     note = "..."
-    format = "cloudml"           # optional: skip sniffing
+    format = "cloudml"           # optional: skip sniffing (a shipped or a declared format)
     # optional, for a CUSTOM tier: the machine type of each role and the replica counts
     # (one master; ``workers``, ``ps`` and ``evaluators`` default to 0). Costed by
     # ``tierscope.analysis.cost`` as the sum over replicas.
@@ -27,6 +30,8 @@ from datetime import date
 from pathlib import Path
 
 from tierscope.collector.errors import ManifestError
+from tierscope.collector.formats.base import LineFormat
+from tierscope.collector.formats.declared import load_format_files
 
 
 @dataclass
@@ -41,6 +46,8 @@ class RunSpec:
     note: str | None = None
     format: str | None = None
     topology: str | None = None  # JSON {role: {"machine_type": str, "count": int}}, see topology_json
+    #: Declared formats the run's logs are read with, before the shipped ones.
+    formats: tuple[LineFormat, ...] = ()
 
 
 #: Manifest keys giving each role's replica count (the master is always one).
@@ -79,8 +86,21 @@ def topology_json(run: dict[str, object], where: str) -> str | None:
     )
 
 
+def manifest_formats(doc: dict[str, object], path: Path) -> tuple[LineFormat, ...]:
+    """The formats declared in the files the manifest's ``formats`` key names (relative to the
+    manifest). Raises :class:`ManifestError` for a malformed key and
+    :class:`~tierscope.collector.formats.declared.FormatsFileError` for a bad formats file."""
+    names = doc.get("formats", [])
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise ManifestError(f"manifest {path}: 'formats' must be a path or a list of paths to formats files")
+    return load_format_files(path.parent / n for n in names)
+
+
 def load_manifest(path: Path) -> list[RunSpec]:
-    """The runs of the manifest at ``path``. Raises :class:`ManifestError` saying what is wrong."""
+    """The runs of the manifest at ``path``, each with the manifest's declared formats. Raises
+    :class:`ManifestError` saying what is wrong, :class:`FormatsFileError` for a bad formats file."""
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -90,6 +110,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
     runs = doc.get("run")
     if not isinstance(runs, list) or not runs:
         raise ManifestError(f"manifest {path} has no [[run]] tables; see `tierscope collect files --help`")
+    formats = manifest_formats(doc, path)
     specs = []
     seen: set[str] = set()
     for n, run in enumerate(runs, start=1):
@@ -132,6 +153,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
                 note=run.get("note"),
                 format=run.get("format"),
                 topology=topology,
+                formats=formats,
             )
         )
     return specs

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
-from tierscope.collector.formats import ParseContext, Parsed, parse_lines
+from tierscope.collector.formats import LineFormat, ParseContext, Parsed, parse_lines
 from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
 
 
@@ -16,9 +18,13 @@ def frame(lines: list[str], first: int = 1) -> pl.DataFrame:
     )
 
 
-def parse(lines: list[str], only: str | None = None, year: int | None = 2024, **kw: object) -> Parsed:
-    """Parse ``lines`` and conform the results to the dataset schemas (which checks every dtype)."""
-    got = parse_lines(frame(lines), only=only, context=ParseContext(year=year), **kw)  # type: ignore[arg-type]
+def parse(
+    lines: list[str], only: str | None = None, year: int | None = 2024, formats: Sequence[LineFormat] = (), **kw: object
+) -> Parsed:
+    """Parse ``lines`` (with the declared ``formats``) and conform the results to the dataset
+    schemas (which checks every dtype)."""
+    context = ParseContext(year=year, formats=tuple(formats))
+    got = parse_lines(frame(lines), only=only, context=context, **kw)  # type: ignore[arg-type]
     got.steps = conform(got.steps, STEP_SCHEMA).sort("source_offset", "step")
     got.events = conform(got.events, EVENT_SCHEMA).sort("source_offset")
     got.rejects = conform(got.rejects, REJECT_SCHEMA).sort("source_offset")

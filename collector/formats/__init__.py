@@ -9,8 +9,9 @@ How a batch of lines is read (:func:`parse_lines`):
    (:func:`sniff_format`, on a file's first lines) does not exclude any format: it only
    puts the file's main format first, so on a plain file that format takes nearly every
    line and the others run on what is left (next to nothing). ``--format NAME`` instead
-   runs that format alone. Python tracebacks (:mod:`tierscope.collector.formats.traceback`) are
-   looked for after every chain, ``--format`` or not.
+   runs that format alone. Formats the user declared (:mod:`tierscope.collector.formats.declared`,
+   carried by :attr:`ParseContext.formats`) run before the shipped ones. Python tracebacks
+   (:mod:`tierscope.collector.formats.traceback`) are looked for after every chain, ``--format`` or not.
 3. Lines no format recognises are *skipped* (counted, not stored): they carry no metric
    (checkpoint saves, warnings, blank lines). So are lines folded into a neighbour's
    record (a ``global_step/sec`` line, an ``Eval`` block's result lines) and the
@@ -28,6 +29,7 @@ copies of a message) are read whole whatever the batch size.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -62,23 +64,27 @@ class UnknownFormatError(CollectorError, ValueError):
     """``--format`` named a format tierscope does not know."""
 
 
-def get_format(name: str) -> LineFormat:
-    """The format called ``name``; raises :class:`UnknownFormatError` listing the known ones."""
+def get_format(name: str, extra: Sequence[LineFormat] = ()) -> LineFormat:
+    """The format called ``name`` (a shipped one or one of ``extra``, the declared formats);
+    raises :class:`UnknownFormatError` listing the known ones."""
+    known = {**FORMATS, **{f.name: f for f in extra}}
     try:
-        return FORMATS[name]
+        return known[name]
     except KeyError:
         raise UnknownFormatError(
-            f"unknown log format {name!r}; known formats: {', '.join(FORMATS)} (see `tierscope formats`)"
+            f"unknown log format {name!r}; known formats: {', '.join(known)} (see `tierscope formats`)"
         ) from None
 
 
-def sniff_format(lines: pl.Series | list[str]) -> str | None:
+def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ()) -> str | None:
     """The format that recognises most of the first :data:`SNIFF_LINES` of ``lines`` (prefixes
-    stripped), or None when none recognises any. Ties go to the earlier format in :data:`FORMATS`."""
+    stripped), or None when none recognises any. ``extra`` (declared formats) are tried too,
+    first. Ties go to the earlier format (``extra``, then :data:`FORMATS`)."""
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
     stripped, _ = split_prefixes(frame, None)
-    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in FORMATS.items()}
+    known = {**{f.name: f for f in extra}, **FORMATS}
+    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in known.items()}
     best = max(counts, key=lambda name: counts[name])
     return best if counts[best] > 0 else None
 
@@ -93,23 +99,27 @@ class FormatInfo:
     meaning: str
 
 
-def describe_formats() -> list[FormatInfo]:
-    """Every line format, the always-tried ones and the shared prefixes, with one example each."""
-    rows = [FormatInfo(f.name, "format", f.example, f.meaning) for f in FORMATS.values()]
+def describe_formats(extra: Sequence[LineFormat] = ()) -> list[FormatInfo]:
+    """Every line format, the always-tried ones and the shared prefixes, with one example each;
+    ``extra`` (declared formats) first, of kind ``declared``."""
+    rows = [FormatInfo(f.name, "declared", f.example, f.meaning) for f in extra]
+    rows += [FormatInfo(f.name, "format", f.example, f.meaning) for f in FORMATS.values()]
     rows += [FormatInfo(f.name, "always", f.example, f.meaning) for f in ALWAYS]
     rows += [FormatInfo(name, "prefix", example, meaning) for name, example, meaning in PREFIXES]
     return rows
 
 
-def _chain(only: str | None, first: str | None) -> list[LineFormat]:
+def _chain(only: str | None, first: str | None, extra: Sequence[LineFormat] = ()) -> list[LineFormat]:
+    """The formats to run, in order: ``only`` alone, else the declared ``extra`` then the
+    shipped ones, ``first`` moved to the front of its group; then :data:`ALWAYS`."""
     if only:
-        return [get_format(only), *ALWAYS]
-    names = list(FORMATS)
+        return [get_format(only, extra), *ALWAYS]
+    chain = [*extra, *FORMATS.values()]
     if first:
-        get_format(first)
-        names.remove(first)
-        names.insert(0, first)
-    return [*(FORMATS[n] for n in names), *ALWAYS]
+        lead = get_format(first, extra)
+        chain.remove(lead)
+        chain.insert(0 if lead in extra else len(extra), lead)
+    return [*chain, *ALWAYS]
 
 
 def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame:
@@ -134,7 +144,7 @@ def parse_lines(
     for an unknown ``only``/``first``.
     """
     context = context if context is not None else ParseContext()
-    chain = _chain(only, first)
+    chain = _chain(only, first, context.formats)
     body, facts = split_prefixes(lines, context.year)
     context.end = None if final else _lookahead_start(body, chain)
     steps, events, rejects = [], [], []

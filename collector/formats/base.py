@@ -38,12 +38,15 @@ class ParseContext:
     - ``state``: per-format memory across batches, keyed by format name.
     - ``steps_seen``: whether a step record came before this batch (a later traceback then
       marks the run failed).
+    - ``formats``: formats the user declared (:mod:`tierscope.collector.formats.declared`),
+      tried before the shipped ones and accepted by name as ``only``/``first``.
     """
 
     year: int | None = None
     end: int | None = None
     state: dict[str, Any] = field(default_factory=dict)
     steps_seen: bool = False
+    formats: tuple[LineFormat, ...] = ()
 
     def counts(self, offsets: pl.Expr) -> pl.Expr:
         """True where a line's effects count (it is not look-ahead)."""

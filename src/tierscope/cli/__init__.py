@@ -14,6 +14,7 @@ import typer
 
 from tierscope.cli.analysis import register as register_analysis
 from tierscope.cli.collect import register as register_collector
+from tierscope.cli.formats import register as register_formats
 from tierscope.cli.report import register as register_reports
 from tierscope.cli.train import register as register_trainer
 
@@ -49,6 +50,7 @@ def demo_cmd(
 
 
 register_collector(app)
+register_formats(app)
 register_analysis(app)
 register_reports(app)
 register_trainer(app)

@@ -4,29 +4,30 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from tierscope.cli.common import EXIT_BUSY, EXIT_ERROR
+from tierscope.cli.common import EXIT_BUSY, EXIT_ERROR, EXIT_USAGE
 from tierscope.collector.collect import DEFAULT_SETTLE_S, CollectResult, collect_runs, runs_from_paths
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats import FORMATS, describe_formats
+from tierscope.collector.formats import FORMATS
+from tierscope.collector.formats.declared import load_format_files, merge_formats
 from tierscope.collector.manifest import load_manifest
-from tierscope.collector.sources.console_csv import CONSOLE_CSV, describe_console_csv
+from tierscope.collector.sources.console_csv import CONSOLE_CSV
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES
 from tierscope.dataset.compact import compact
 from tierscope.dataset.doctor import doctor
 from tierscope.dataset.errors import DatasetBusyError
 from tierscope.dataset.store import Dataset
-from tierscope.errors import TierscopeError
+from tierscope.errors import TierscopeError, UsageError
 
 collect_app = typer.Typer(help="Collect step logs into a dataset.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -52,14 +53,17 @@ def interrupted() -> typer.Exit:
 
 
 def fail(exc: Exception) -> typer.Exit:
-    """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, else 1)."""
+    """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, 2 for a
+    usage error, else 1)."""
     if isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
         # Disk full, permissions: say which file and why, not a traceback.
         where = f" {exc.filename}" if exc.filename else ""
         exc = CollectorError(f"cannot write or read{where}: {exc.strerror or exc}")
     # Text, not markup: a message may quote a log line such as "Train [worker/3]".
     err.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
-    return typer.Exit(EXIT_BUSY if isinstance(exc, DatasetBusyError) else EXIT_ERROR)
+    return typer.Exit(
+        EXIT_BUSY if isinstance(exc, DatasetBusyError) else EXIT_USAGE if isinstance(exc, UsageError) else EXIT_ERROR
+    )
 
 
 def existing_dataset(dataset: Path) -> Dataset:
@@ -74,11 +78,11 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
     if quiet:
         return
     out = out_console()
-    table = Table("source", "run", "lines", "stored", "events", "duplicates", "rejected", "skipped")
+    # format: the one sniffed from the file's first lines (or given), which read it first.
+    table = Table("source", "run", "format", "lines", "stored", "events", "duplicates", "rejected", "skipped")
     for s in result.sources:
-        table.add_row(
-            s.source, s.run_id, *(str(v) for v in (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped))
-        )
+        counts = (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped)
+        table.add_row(s.source, s.run_id, s.format or "-", *(str(v) for v in counts))
     out.print(table)
     for s in result.sources:
         if s.notes:
@@ -87,8 +91,9 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
             err.print(
                 Text(
                     f"warning: {s.source}: none of its {s.lines} lines is a step record, a run event or a "
-                    "broken record: is it a step log? `tierscope formats` lists what tierscope reads"
-                    + (f" (--format {s.format} was given)" if s.format else "")
+                    f"broken record: is it a step log? `tierscope formats --try {s.source}` shows how each line "
+                    "was read; a format of your own can read it (README: 'My log is not read')"
+                    + (f" (read as {s.format})" if s.format else "")
                 ),
                 soft_wrap=True,
             )
@@ -118,7 +123,13 @@ def collect_files_cmd(
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help=f"Skip sniffing: one of {', '.join([*FORMATS, CONSOLE_CSV])}."),
+        typer.Option(
+            "--format", help=f"Skip sniffing: one of {', '.join([*FORMATS, CONSOLE_CSV])}, or a declared format."
+        ),
+    ] = None,
+    formats: Annotated[
+        list[Path] | None,
+        typer.Option("--formats", help="A TOML file of formats you declare (see README, 'My log is not read')."),
     ] = None,
     year: Annotated[
         int | None,
@@ -145,6 +156,9 @@ def collect_files_cmd(
         runs = load_manifest(manifest) if manifest else []
         if paths:
             runs += runs_from_paths(paths, run_id, tier, fmt)
+        if formats:
+            declared = load_format_files(formats)
+            runs = [replace(r, formats=merge_formats(r.formats, declared)) for r in runs]
         result = collect_runs(
             Dataset(dataset),
             runs,
@@ -287,19 +301,6 @@ def rejects_cmd(
     print(f"{frame.height} rejected lines{shown}")
 
 
-def formats_cmd() -> None:
-    """List the step-log formats tierscope reads, one example line each, and what their step and seconds mean."""
-    table = Table("name", "kind", "example", "step and seconds", show_lines=True)
-    for info in [*describe_formats(), describe_console_csv()]:
-        table.add_row(info.name, info.kind, escape(info.example), escape(info.meaning))
-    Console().print(table)
-    print(
-        "Sniffing puts the format matching most of a file's first lines first; every format still reads "
-        "the lines it recognises (mixed files). --format NAME reads with that format alone.",
-        file=sys.stdout,
-    )
-
-
 def doctor_cmd(
     dataset: DatasetOpt = Path("dataset"),
     fix: Annotated[bool, typer.Option("--fix", help="Move each corrupt file to quarantine/.")] = False,
@@ -352,6 +353,5 @@ def compact_cmd(
 def register(app: typer.Typer) -> None:
     app.add_typer(collect_app, name="collect")
     app.command("rejects")(rejects_cmd)
-    app.command("formats")(formats_cmd)
     app.command("doctor")(doctor_cmd)
     app.command("compact")(compact_cmd)

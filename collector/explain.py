@@ -1,0 +1,352 @@
+"""How a file was read, line by line: the library behind ``tierscope formats --try``.
+
+:func:`explain_file` reads a text log exactly as ``collect files`` would (batches, sniffing,
+the format chain with the declared formats first) without storing anything, and returns
+plain dataclasses: for each line of a window (default the first :data:`DEFAULT_LINES`), the
+envelope/prefix stripped before the formats and what it gave, the format that read the line
+and the fields it got, or why the line was skipped or rejected; and a verdict for the whole
+file (main format, records, roles, status).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+
+from tierscope.collector.collect import EXPORT_CHUNK, file_year
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import LINES_SCHEMA, LineFormat, ParseContext, Parsed, parse_lines, sniff_format
+from tierscope.collector.formats.prefixes import split_prefixes
+from tierscope.collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
+from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, iter_line_batches
+from tierscope.collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
+
+#: Lines shown when no window is given.
+DEFAULT_LINES = 20
+#: The run id records of entry files get while tried (nothing is stored).
+TRY_RUN = "try"
+
+#: The fields of a step record shown for a line, in this order (units: per second, seconds).
+RECORD_FIELDS = (
+    "role",
+    "task_index",
+    "step",
+    "local_step",
+    "global_steps_per_s",
+    "local_steps_per_s",
+    "examples_per_s",
+    "elapsed_s",
+    "interval_s",
+    "loss",
+    "accuracy",
+    "eval_loss",
+    "eval_accuracy",
+    "timestamp",
+)
+
+
+@dataclass(frozen=True)
+class LineReading:
+    """What became of one line.
+
+    - ``outcome``: ``record`` (one or more step records), ``event``, ``reject`` or ``skipped``.
+    - ``envelope``: the prefix text stripped before the formats (``""`` without one), and
+      ``envelope_gave`` what it said (``worker/2``, a timestamp), ``""`` when nothing.
+    - ``format``: the format that read the line (None when skipped).
+    - ``records``: each record's non-null fields of :data:`RECORD_FIELDS` (rates in steps
+      per second, times in seconds); for an event, ``event`` and ``reason``.
+    - ``why``: a reject's reason or why the line was skipped.
+    """
+
+    line: int
+    text: str
+    outcome: str
+    envelope: str = ""
+    envelope_gave: str = ""
+    format: str | None = None
+    records: list[dict[str, object]] = field(default_factory=list)
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    """The whole file: ``format`` is the one that read most records (else the sniffed one),
+    ``by_format`` counts records per format, ``roles`` the distinct tasks (``master/0``,
+    ``worker``), ``status`` is ``failed`` (with ``failure_reason``), ``ok`` (records, no
+    failure) or ``empty``."""
+
+    path: str
+    lines: int
+    records: int
+    events: int
+    rejects: int
+    skipped: int
+    format: str | None
+    by_format: dict[str, int]
+    roles: list[str]
+    status: str
+    failure_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """:func:`explain_file`'s answer: the window's lines (``first``..``last``) and the verdict."""
+
+    verdict: FileVerdict
+    readings: list[LineReading]
+    first: int
+    last: int
+    #: Why ``readings`` is empty for a file read whole (an export, a console CSV), else None.
+    note: str | None = None
+
+
+def explain_file(
+    path: Path,
+    window: tuple[int, int] | None = None,
+    *,
+    only: str | None = None,
+    formats: Sequence[LineFormat] = (),
+    year: int | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+) -> Explanation:
+    """Read the text log at ``path`` as ``collect files`` would and say how each line of
+    ``window`` (1-based, inclusive; default the first :data:`DEFAULT_LINES`) was read.
+
+    ``only`` reads with one format (``--format``); ``formats`` are the declared formats;
+    ``year`` dates glog timestamps (default: the file's modification year). Raises
+    :class:`InputError` for an unreadable file and
+    :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``only``.
+    """
+    if not path.is_file():
+        raise InputError(f"cannot read {path}: {'a directory' if path.is_dir() else 'no such file'}")
+    first, last = window or (1, DEFAULT_LINES)
+    context = ParseContext(year=year if year is not None else file_year(path), formats=tuple(formats))
+    entries = _entry_file(path, only, context)
+    if entries is not None:
+        kind, totals = entries
+        note = f"a {kind} file: read whole, entry by entry; line-by-line detail is for text logs"
+        return Explanation(verdict=totals.verdict(str(path), kind), readings=[], first=first, last=last, note=note)
+    sniffed: str | None = None
+    pending: pl.DataFrame | None = None
+    kept: list[Parsed] = []
+    window_lines: list[pl.DataFrame] = []
+    totals = _Totals()
+    in_window = pl.col("source_offset").is_between(first, last)
+    for n, (batch, final) in enumerate(_marked_last(iter_line_batches(path, batch_bytes=batch_bytes))):
+        lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
+        totals.lines += batch.lines.height
+        if n == 0 and only is None:
+            sniffed = sniff_format(lines.get_column("line"), context.formats)
+        parsed = parse_lines(lines, only=only, context=context, first=sniffed, final=final)
+        pending = parsed.pending
+        totals.add(parsed)
+        window_lines.append(batch.lines.filter(in_window))
+        kept.append(_within(parsed, in_window))
+    raw = pl.concat(window_lines) if window_lines else pl.DataFrame(schema=LINES_SCHEMA)
+    readings = _readings(raw, kept, context.year)
+    return Explanation(verdict=totals.verdict(str(path), only or sniffed), readings=readings, first=first, last=last)
+
+
+def _entry_file(path: Path, only: str | None, context: ParseContext) -> tuple[str, _Totals] | None:
+    """``(kind, totals)`` for a Cloud Logging export or console CSV (read whole, as ``collect``
+    reads them), None for a text log."""
+    totals = _Totals()
+    if only is None and looks_like_export(path):
+        export = read_export(path, TRY_RUN)
+        totals.lines, totals.rejects = export.items, export.rejects.height
+        for start in range(0, len(export.entries), EXPORT_CHUNK):
+            totals.add(
+                records_from_entries(export.entries[start : start + EXPORT_CHUNK], run_id=TRY_RUN, context=context)
+            )
+        return EXPORT_FORMAT, totals
+    if only == CONSOLE_CSV or (only is None and _starts_like_console_csv(path)):
+        entries = read_console_csv(path)
+        totals.lines = entries.height
+        totals.add(parse_entries(entries, TRY_RUN, context=context))
+        return CONSOLE_CSV, totals
+    return None
+
+
+def _starts_like_console_csv(path: Path) -> bool:
+    batch = next(iter_line_batches(path, batch_bytes=64 * 1024), None)
+    return batch is not None and batch.lines.height > 0 and looks_like_console_csv(batch.lines.get_column("line")[0])
+
+
+def _marked_last(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, bool]]:
+    """``(batch, is_last)`` for each of ``batches``."""
+    batch = next(batches, None)
+    while batch is not None:
+        following = next(batches, None)
+        yield batch, following is None
+        batch = following
+
+
+def _within(parsed: Parsed, keep: pl.Expr) -> Parsed:
+    """``parsed`` cut to the window's lines."""
+
+    def cut(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.filter(keep) if frame.width else frame
+
+    return Parsed(
+        steps=cut(parsed.steps), events=cut(parsed.events), rejects=cut(parsed.rejects), rest=cut(parsed.rest)
+    )
+
+
+@dataclass
+class _Totals:
+    """Counts over the whole file."""
+
+    lines: int = 0
+    records: int = 0
+    events: int = 0
+    rejects: int = 0
+    skipped: int = 0
+    by_format: Counter[str] = field(default_factory=Counter)
+    roles: set[str] = field(default_factory=set)
+    failure: str | None = None
+    failed: bool = False
+
+    def add(self, parsed: Parsed) -> None:
+        steps, events = parsed.steps, parsed.events
+        self.records += steps.height
+        self.events += events.height
+        self.rejects += parsed.rejects.height
+        self.skipped += parsed.skipped
+        if steps.height:
+            self.by_format.update(steps.get_column("format").fill_null("?").to_list())
+            self.roles |= set(_task_labels(steps))
+        if events.height and not self.failed:
+            failed = events.filter(pl.col("event") == "failed").sort("source_offset")
+            if failed.height:
+                self.failed = True
+                self.failure = failed.get_column("reason")[0] if "reason" in failed.columns else None
+
+    def verdict(self, path: str, sniffed: str | None) -> FileVerdict:
+        main = self.by_format.most_common(1)[0][0] if self.by_format else sniffed
+        status = "failed" if self.failed else "ok" if self.records else "empty"
+        return FileVerdict(
+            path=path,
+            lines=self.lines,
+            records=self.records,
+            events=self.events,
+            rejects=self.rejects,
+            skipped=self.skipped,
+            format=main,
+            by_format=dict(self.by_format.most_common()),
+            roles=sorted(self.roles),
+            status=status,
+            failure_reason=self.failure if self.failed else None,
+        )
+
+
+def _task_labels(steps: pl.DataFrame) -> list[str]:
+    """``role/index`` (or ``role``, or ``(no role)`` when neither is known) of each record."""
+    role = pl.col("role") if "role" in steps.columns else pl.lit(None, dtype=pl.String)
+    index = pl.col("task_index").cast(pl.String) if "task_index" in steps.columns else pl.lit(None, dtype=pl.String)
+    label = (
+        pl.when(index.is_not_null())
+        .then(pl.format("{}/{}", role.fill_null("?"), index))
+        .otherwise(role.fill_null("(no role)"))
+    )
+    return steps.select(label.alias("task")).get_column("task").unique().to_list()
+
+
+def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list[LineReading]:
+    """One :class:`LineReading` per line of ``raw`` from what the batches made of them."""
+    steps = _rows(p.steps for p in parsed)
+    events = _rows(p.events for p in parsed)
+    rejects = _rows(p.rejects for p in parsed)
+    unread = {int(o) for p in parsed for o in p.rest.get_column("source_offset")}
+    body, facts = split_prefixes(raw, year)
+    bodies = dict(zip(body.get_column("source_offset").to_list(), body.get_column("line").to_list(), strict=True))
+    gave = _envelope_facts(facts)
+    readings = []
+    for offset, text in raw.iter_rows():
+        msg = bodies.get(offset)
+        envelope = text[: len(text) - len(msg)] if msg is not None and text.endswith(msg) else ""
+        outcome, fmt, got, why = _outcome(offset, steps, events, rejects)
+        if outcome == "skipped":
+            why = (
+                "a copy of a neighbouring line with a timestamp"
+                if msg is None
+                else "no format recognises it (no metric)"
+                if offset in unread
+                else "read with a neighbouring line (folded into its record)"
+            )
+        readings.append(
+            LineReading(
+                line=offset,
+                text=text,
+                outcome=outcome,
+                envelope=envelope,
+                envelope_gave=gave.get(offset, ""),
+                format=fmt,
+                records=got,
+                why=why,
+            )
+        )
+    return readings
+
+
+Rows = dict[int, list[dict[str, object]]]
+
+
+def _outcome(
+    offset: int, steps: Rows, events: Rows, rejects: Rows
+) -> tuple[str, str | None, list[dict[str, object]], str | None]:
+    """``(outcome, format, records, reject reason)`` of line ``offset``."""
+    if offset in steps:
+        recs = steps[offset]
+        got = [{k: r[k] for k in RECORD_FIELDS if r.get(k) is not None} for r in recs]
+        return "record", _str(recs[0].get("format")), got, None
+    if offset in events:
+        evs = events[offset]
+        return (
+            "event",
+            _str(evs[0].get("format")),
+            [{"event": e.get("event"), "reason": e.get("reason")} for e in evs],
+            None,
+        )
+    if offset in rejects:
+        rej = rejects[offset][0]
+        return "reject", _str(rej.get("format")), [], _str(rej.get("reason"))
+    return "skipped", None, [], None
+
+
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _rows(frames: Iterator[pl.DataFrame]) -> Rows:
+    """The rows of ``frames`` grouped by ``source_offset``."""
+    by_line: Rows = {}
+    for frame in frames:
+        if frame.width == 0:
+            continue
+        for row in frame.iter_rows(named=True):
+            by_line.setdefault(int(row["source_offset"]), []).append(row)
+    return by_line
+
+
+def _envelope_facts(facts: pl.DataFrame | None) -> dict[int, str]:
+    """What each line's prefix said: ``worker/2``, ``2024-04-12 08:15:02.339 UTC``."""
+    if facts is None:
+        return {}
+    said: dict[int, str] = {}
+    for row in facts.iter_rows(named=True):
+        parts = []
+        if row.get("role") is not None:
+            parts.append(f"{row['role']}/{row['task_index']}" if row.get("task_index") is not None else row["role"])
+        stamp = row.get("timestamp")
+        if isinstance(stamp, datetime):
+            parts.append(stamp.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC")
+        said[int(row["source_offset"])] = ", ".join(parts)
+    return said
+
+
+__all__ = ["DEFAULT_LINES", "RECORD_FIELDS", "Explanation", "FileVerdict", "LineReading", "explain_file"]

@@ -1,0 +1,154 @@
+"""``tierscope formats``: what tierscope reads, and (``--try FILE``) how it reads a given file."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tierscope.cli.collect import fail
+from tierscope.collector.explain import DEFAULT_LINES, Explanation, FileVerdict, LineReading, explain_file
+from tierscope.collector.formats import FormatInfo, describe_formats
+from tierscope.collector.formats.declared import load_format_files
+from tierscope.collector.sources.console_csv import describe_console_csv
+from tierscope.errors import TierscopeError
+
+FormatsFileOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--formats", help="A TOML file of formats you declare (see README, 'My log is not read')."),
+]
+
+_OUTCOME_STYLE = {"record": "green", "event": "yellow", "reject": "red", "skipped": "dim"}
+
+
+def parse_window(text: str) -> tuple[int, int]:
+    """``"A-B"`` (or ``"A"``) as 1-based inclusive line numbers; raises :class:`typer.BadParameter`."""
+    got = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    first, last = (int(got.group(1)), int(got.group(2) or got.group(1))) if got else (0, 0)
+    if not got or first < 1 or last < first:
+        raise typer.BadParameter(f"--lines {text!r}: give A-B with 1 <= A <= B, e.g. --lines 40-60")
+    return first, last
+
+
+def formats_cmd(
+    files: Annotated[list[Path] | None, typer.Argument(help="Log files to try (with --try).")] = None,
+    try_: Annotated[
+        bool, typer.Option("--try", help="Show how each FILE is read: per line, then a verdict per file.")
+    ] = False,
+    lines: Annotated[
+        str | None, typer.Option("--lines", help=f"Lines A-B to show (default: the first {DEFAULT_LINES}).")
+    ] = None,
+    formats: FormatsFileOpt = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="Read with this format alone, as collect does.")] = None,
+    year: Annotated[int | None, typer.Option(min=1, max=9999, help="Year of glog/absl timestamps.")] = None,
+) -> None:
+    """List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.
+
+    --try shows for each line of the window which envelope/prefix was stripped, which format read
+    the line and the fields it got (rates in steps/s, times in s), or why it was skipped or
+    rejected; then one verdict per file: format, records, roles, status.
+    """
+    if files and not try_:
+        raise typer.BadParameter("to see how files are read, give --try: tierscope formats --try FILE")
+    if try_ and not files:
+        raise typer.BadParameter("--try needs a log file: tierscope formats --try FILE")
+    window = parse_window(lines) if lines is not None else None
+    try:
+        declared = load_format_files(formats or [])
+        if not try_:
+            print_formats(describe_formats(declared))
+            return
+        console = Console()
+        for path in files or []:
+            shown = explain_file(path, window, only=fmt, formats=declared, year=year)
+            print_explanation(console, shown)
+    except TierscopeError as exc:
+        raise fail(exc) from None
+
+
+def print_formats(rows: list[FormatInfo]) -> None:
+    """The table of ``tierscope formats``: name, kind, example line, what step and seconds mean."""
+    table = Table("name", "kind", "example", "step and seconds", show_lines=True)
+    for column in table.columns:
+        column.overflow = "fold"
+    for info in [*rows, describe_console_csv()]:
+        table.add_row(info.name, info.kind, Text(info.example), Text(info.meaning))
+    Console().print(table)
+    Console().print(
+        "Sniffing puts the format matching most of a file's first lines first; every format still reads "
+        "the lines it recognises (mixed files). --format NAME reads with that format alone. Declared "
+        "formats (--formats FILE.toml) run first. `tierscope formats --try FILE` shows how a file is read.",
+        highlight=False,
+    )
+
+
+def print_explanation(console: Console, shown: Explanation) -> None:
+    """The per-line table (80 columns: cells wrap, nothing is cut) and the file's verdict."""
+    verdict = shown.verdict
+    if shown.note:
+        console.print(Text(f"{verdict.path}: {shown.note}"))
+    else:
+        title = Text(f"{verdict.path}, lines {shown.first}-{shown.last}")
+        table = Table("line", "format", "envelope, message and what was read", title=title)
+        table.columns[0].justify = "right"
+        table.columns[0].no_wrap = True
+        for column in table.columns[1:]:
+            column.overflow = "fold"
+        for reading in shown.readings:
+            table.add_row(str(reading.line), reading.format or "-", _read_cell(reading))
+        if not shown.readings:
+            table.add_row("-", "", Text(f"the file has no line {shown.first}-{shown.last}"))
+        console.print(table)
+    console.print(verdict_line(verdict))
+
+
+def verdict_line(verdict: FileVerdict) -> Text:
+    """``PATH: format F, N records (per format), roles ..., status S; R rejected, K skipped of L lines``."""
+    per = ", ".join(f"{name} {n}" for name, n in verdict.by_format.items())
+    status = verdict.status + (f" ({verdict.failure_reason})" if verdict.failure_reason else "")
+    return Text.assemble(
+        (f"{verdict.path}: ", "bold"),
+        f"format {verdict.format or 'none'}, {verdict.records} records"
+        + (f" ({per})" if len(verdict.by_format) > 1 else ""),
+        f", {verdict.events} events, roles {', '.join(verdict.roles) or 'none'}, status ",
+        (status, "red" if verdict.status == "failed" else "green" if verdict.status == "ok" else "yellow"),
+        f"; {verdict.rejects} rejected, {verdict.skipped} skipped of {verdict.lines} lines",
+    )
+
+
+def _read_cell(reading: LineReading) -> Text:
+    """The envelope and what it gave, the message, the outcome and each record's fields."""
+    cell = Text()
+    if reading.envelope:
+        cell.append("envelope ", style="cyan")
+        cell.append(reading.envelope.strip())
+        if reading.envelope_gave:
+            cell.append(f" -> {reading.envelope_gave}", style="cyan")
+        cell.append("\n")
+    cell.append(reading.text[len(reading.envelope) :], style="dim")
+    cell.append(f"\n{reading.outcome}", style=_OUTCOME_STYLE[reading.outcome])
+    if reading.why:
+        cell.append(f": {reading.why}")
+    fields = [" ".join(f"{k}={_value(v)}" for k, v in record.items()) for record in reading.records]
+    if len(fields) == 1:
+        cell.append(f": {fields[0]}")
+    else:
+        cell.append("".join(f"\n  {f}" for f in fields))
+    return cell
+
+
+def _value(value: object) -> str:
+    """A field's value in full (never rounded: it is what the record stores)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("formats")(formats_cmd)

@@ -1,0 +1,259 @@
+"""Formats users declare in a TOML file: read like the shipped ones, and each wrong declaration
+is a one-line usage error naming the file, the format and the problem.
+
+The log they read is invented (no shipped format knows it): ``[trainer] it=N | X s/it | loss L``.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+from formats_support import outcome_offsets, parse
+
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.errors import CollectorError
+from tierscope.collector.formats import describe_formats, sniff_format
+from tierscope.collector.formats.declared import (
+    DeclaredFormat,
+    FormatsFileError,
+    load_format_files,
+    load_formats,
+    to_steps_per_s,
+)
+from tierscope.collector.manifest import load_manifest
+from tierscope.dataset.store import Dataset
+from tierscope.errors import UsageError
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+TRAINER_LOG = [
+    "[trainer] starting, 2 epochs",
+    "[trainer] it=100 | 0.25 s/it | loss 2.10",
+    "[trainer] it=120 | 200 ms/it | loss 1.93",
+    "[trainer] it=140 | 0.2x s/it | loss 1.90",
+    "[worker-2] [trainer] it=160 | 0.5 s/it | loss 1.80",
+    "INFO:tensorflow:loss = 0.734, step = 1500 (2.688 sec)",
+]
+
+
+def readme_toml() -> str:
+    """The formats file of the README's section "My log is not read"."""
+    section = README.split("## My log is not read", 1)[1].split("\n## ", 1)[0]
+    return section.split("```toml\n", 1)[1].split("```", 1)[0]
+
+
+def write(tmp_path: Path, text: str, name: str = "my-formats.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def readme_formats(tmp_path: Path) -> tuple[DeclaredFormat, ...]:
+    return load_formats(write(tmp_path, readme_toml()))
+
+
+def test_the_readme_format_reads_the_invented_log(readme_formats: tuple[DeclaredFormat, ...]) -> None:
+    (fmt,) = readme_formats
+    assert (fmt.name, fmt.groups, fmt.rate) == ("my-trainer", ("step", "sec_per_step", "ms_per_step", "loss"), "global")
+    got = parse(TRAINER_LOG, formats=readme_formats)
+    steps = got.steps.filter(pl.col("format") == "my-trainer")
+    # 0.25 s/it -> 1 / 0.25 = 4.0 steps/s; 200 ms/it -> 1000 / 200 = 5.0; 0.5 s/it -> 2.0.
+    assert steps.select("source_offset", "step", "global_steps_per_s", "local_steps_per_s", "loss").rows() == [
+        (2, 100, 4.0, None, 2.10),
+        (3, 120, 5.0, None, 1.93),
+        (5, 160, 2.0, None, 1.80),
+    ]
+    # The launcher tag before line 5 gives its task; the lines without one have none.
+    assert steps.select("role", "task_index").rows() == [(None, None), (None, None), ("worker", 2)]
+    # Line 4 matches but its seconds are broken: a reject with the reason, not a drop.
+    assert got.rejects.select("source_offset", "format", "reason").rows() == [
+        (4, "my-trainer", "sec_per_step '0.2x' is not a finite number > 0")
+    ]
+    # The shipped formats still read what they know (after the declared one), and every line is
+    # exactly one outcome: records 2, 3, 5, 6; reject 4; line 1 skipped.
+    assert got.steps.filter(pl.col("format") == "tf-estimator").get_column("step").to_list() == [1500]
+    assert outcome_offsets(got) == {"steps": [2, 3, 5, 6], "events": [], "rejects": [4]}
+    assert got.skipped == 1
+
+
+def test_the_readme_example_line_is_the_formats_own(readme_formats: tuple[DeclaredFormat, ...]) -> None:
+    rows = describe_formats(readme_formats)
+    assert (rows[0].name, rows[0].kind, rows[0].example) == (
+        "my-trainer",
+        "declared",
+        "[trainer] it=120 | 0.25 s/it | loss 1.93",
+    )
+    assert {"cloudml", "tf-estimator", "keras"} <= {r.name for r in rows}
+
+
+def test_sniffing_names_the_declared_format(readme_formats: tuple[DeclaredFormat, ...]) -> None:
+    assert sniff_format(TRAINER_LOG) == "tf-estimator"  # the one line a shipped format knows
+    assert sniff_format(TRAINER_LOG, readme_formats) == "my-trainer"  # 4 of the 6 lines
+
+
+def test_only_a_declared_format(readme_formats: tuple[DeclaredFormat, ...]) -> None:
+    got = parse(TRAINER_LOG, only="my-trainer", formats=readme_formats)
+    assert outcome_offsets(got) == {"steps": [2, 3, 5], "events": [], "rejects": [4]}
+
+
+LOCAL = (
+    '[[format]]\nname = "ddp-rank"\n'
+    r"regex = '^rank (?P<task>\d+) (?P<role>\w+) step (?P<step>\d+) (?P<ms_per_step>\S+)ms "
+    r"ex/s (?P<examples_per_s>\S+) t=(?P<timestamp>\S+ \S+)'"
+    '\nrate = "local"\nstep = "local"\ntime_format = "%d/%m/%Y %H:%M:%S"\ntime_zone = "Europe/Paris"\n'
+)
+
+
+def test_meaning_and_unit_hints(tmp_path: Path) -> None:
+    formats = load_formats(write(tmp_path, LOCAL))
+    got = parse(
+        [
+            "rank 3 Worker step 40 125ms ex/s 512.5 t=01/07/2021 14:00:05",
+            "rank 1 worker step 41 125ms ex/s 510 t=31/02/2021 14:00:05",
+            "rank 1 trainer step 42 125ms ex/s 510 t=01/07/2021 14:00:06",
+        ],
+        formats=formats,
+    )
+    # 125 ms/step -> 1000 / 125 = 8 local steps/s (rate = "local"); step = "local" -> local_step.
+    # 14:00:05 in Paris in July (CEST, UTC+2) is 12:00:05 UTC.
+    assert got.steps.select(
+        "role",
+        "task_index",
+        "step",
+        "local_step",
+        "global_steps_per_s",
+        "local_steps_per_s",
+        "examples_per_s",
+        "timestamp",
+    ).rows() == [("worker", 3, None, 40, None, 8.0, 512.5, datetime(2021, 7, 1, 12, 0, 5, tzinfo=UTC))]
+    assert got.rejects.get_column("reason").to_list() == [
+        "timestamp '31/02/2021 14:00:05' does not match time_format '%d/%m/%Y %H:%M:%S'",
+        "role 'trainer' is not one of master, chief, worker, ps, evaluator",
+    ]
+
+
+def test_iso_timestamps_by_default_and_a_line_without_any_metric(tmp_path: Path) -> None:
+    text = r"""
+[[format]]
+name = "stamped"
+regex = '^(?P<timestamp>.+?) step (?P<step>\d+)(?: loss (?P<loss>\S+))?$'
+"""
+    got = parse(
+        ["2021-07-01T12:00:05.5Z step 7 loss 0.5", "2021-07-01 12:00:06 step 8 loss nan", "2021-07-01 12:00:07 step 9"],
+        formats=load_formats(write(tmp_path, text)),
+    )
+    rows = got.steps.select("step", "loss", "timestamp").rows()
+    assert rows[0] == (7, 0.5, datetime(2021, 7, 1, 12, 0, 5, 500000, tzinfo=UTC))
+    # A NaN loss is a value (a diverged run says so), not a broken number; no offset means UTC.
+    assert rows[1][0] == 8 and math.isnan(rows[1][1]) and rows[1][2] == datetime(2021, 7, 1, 12, 0, 6, tzinfo=UTC)
+    assert got.rejects.get_column("reason").to_list() == ["matches format 'stamped' but captured no metric"]
+
+
+def test_the_unit_conversion_is_exact() -> None:
+    frame = pl.DataFrame({"v": [0.25, 0.2, 125.0, 8.0]})
+    got = frame.select(
+        s=to_steps_per_s(pl.col("v"), "sec_per_step"),
+        ms=to_steps_per_s(pl.col("v"), "ms_per_step"),
+        r=to_steps_per_s(pl.col("v"), "global_steps_per_s"),
+    )
+    # 1 / 0.25 = 4, 1 / 0.2 = 5, 1 / 125 = 0.008, 1 / 8 = 0.125; ms: 1000 / x.
+    assert got.get_column("s").to_list() == [4.0, 5.0, 0.008, 0.125]
+    assert got.get_column("ms").to_list() == [4000.0, 5000.0, 8.0, 125.0]
+    assert got.get_column("r").to_list() == [0.25, 0.2, 125.0, 8.0]
+
+
+GOOD = """name = "mine"
+regex = '^it=(?P<step>\\d+) (?P<sec_per_step>\\S+) s/it'"""
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[[format]]\nregex = 'x(?P<loss>\\d)'", "format #1: missing 'name'"),
+        ("[[format]]\nname = 'mine'", "format 'mine': missing 'regex'"),
+        ("[[format]]\nname = 'mine'\nregex = '(?P<step>\\d+'", "format 'mine': the regex is not valid: unclosed group"),
+        (
+            "[[format]]\nname = 'mine'\nregex = 'it=(?P<steps>\\d+) (?P<loss>\\S+)'",
+            "format 'mine': unknown group names ['steps']; a group is one of step, global_steps_per_s",
+        ),
+        (f"[[format]]\n{GOOD}\n[[format]]\n{GOOD}", "format 'mine' is declared twice"),
+        (
+            "[[format]]\nname = 'cloudml'\nregex = 'x(?P<loss>\\d)'",
+            "format 'cloudml': 'cloudml' is the name of a shipped",
+        ),
+        (
+            "[[format]]\nname = 'mine'\nregex = 'it=(?P<step>\\d+)'",
+            "format 'mine': the regex captures no metric; name at least one group global_steps_per_s",
+        ),
+        (
+            "[[format]]\nname = 'mine'\nregex = 'it=(?P<step>\\d+)(?= )(?P<loss>\\S+)'",
+            "format 'mine': the regex uses look-ahead/look-behind",
+        ),
+        (
+            "[[format]]\nname = 'mine'\nregex = '(?P<role>\\w+) (?P=role) (?P<loss>\\S+)'",
+            "format 'mine': the regex uses a backreference",
+        ),
+        ("[[format]]\nname = 'mine'\nregex = '(?P<loss>\\S*)'", "format 'mine': the regex matches an empty line"),
+        (f"[[format]]\n{GOOD}\nrate = 'job'", "format 'mine': 'rate' is 'job'; use \"global\" or \"local\""),
+        (f"[[format]]\n{GOOD}\nexample = 'it=5 fast'", "format 'mine': the regex does not match its own example"),
+        (f"[[format]]\n{GOOD}\ntime_format = '%Q'", "format 'mine': time_format '%Q' does not read times"),
+        (f"[[format]]\n{GOOD}\ntime_zone = 'Mars/Olympus'", "format 'mine': time_zone 'Mars/Olympus' is not"),
+        (f"[[format]]\n{GOOD}\nunits = 's'", "format 'mine': unknown keys ['units']"),
+        (f"[[parsers]]\n{GOOD}", "unknown keys ['parsers']; declare each format as a [[format]] table"),
+        ("[[format]\nname = 'x'", "is not valid TOML"),
+        ("", "declares no format"),
+    ],
+)
+def test_each_wrong_declaration_is_one_line_naming_file_format_and_problem(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(FormatsFileError) as caught:
+        load_formats(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert str(path) in message and problem in message, message
+    assert isinstance(caught.value, UsageError) and isinstance(caught.value, CollectorError)
+
+
+def test_a_missing_formats_file_and_a_name_declared_in_two_files(tmp_path: Path) -> None:
+    with pytest.raises(FormatsFileError, match=r"cannot read formats file .*nope.toml"):
+        load_formats(tmp_path / "nope.toml")
+    one = write(tmp_path, f"[[format]]\n{GOOD}", "one.toml")
+    two = write(tmp_path, f"[[format]]\n{GOOD.replace('s/it', 'sec/it')}", "two.toml")
+    assert len(load_format_files([one, one])) == 1  # the same file twice is read once
+    with pytest.raises(
+        FormatsFileError, match=r"format 'mine' is declared in .*one.toml and again, differently, in .*two.toml"
+    ):
+        load_format_files([one, two])
+
+
+def test_a_manifest_names_a_formats_file_relative_to_itself(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    write(tmp_path / "conf", readme_toml(), "my-formats.toml")
+    (tmp_path / "conf" / "train.log").write_text("\n".join(TRAINER_LOG) + "\n", encoding="utf-8")
+    manifest = write(
+        tmp_path / "conf",
+        'formats = "my-formats.toml"\n'
+        '[[run]]\nid = "r1"\ntier = "BASIC"\nfiles = ["train.log"]\nformat = "my-trainer"\n',
+        "runs.toml",
+    )
+    runs = load_manifest(manifest)
+    assert [f.name for f in runs[0].formats] == ["my-trainer"]
+    dataset = Dataset(tmp_path / "ds")
+    result = collect_runs(dataset, runs)
+    (counts,) = result.sources
+    # format = "my-trainer" reads with it alone: records 2, 3, 5; reject 4; lines 1 and 6 skipped.
+    assert (counts.format, counts.steps, counts.rejects, counts.skipped) == ("my-trainer", 3, 1, 2)
+    assert dataset.read("steps").sort("step").get_column("global_steps_per_s").to_list() == [4.0, 5.0, 2.0]
+
+
+def test_a_manifest_formats_key_that_is_not_a_path(tmp_path: Path) -> None:
+    manifest = write(tmp_path, 'formats = 3\n[[run]]\nid = "r1"\nfiles = ["a.log"]\n', "runs.toml")
+    with pytest.raises(CollectorError, match=r"manifest .*runs.toml: 'formats' must be a path or a list of paths"):
+        load_manifest(manifest)
