@@ -41,7 +41,7 @@ from typing import Final, Literal
 import polars as pl
 
 #: A number as logs print it: ``12``, ``-0.5``, ``1.``, ``.5``, ``3e-05``, ``nan``, ``inf``.
-NUMBER: Final = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[Nn]a[Nn]|inf|Infinity)"
+NUMBER: Final = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[Nn]a[Nn]|inf|Infinity))"
 #: A whole number (steps, counters).
 WHOLE: Final = r"\d+"
 
@@ -287,3 +287,22 @@ def stepless_position() -> pl.Expr:
 
     A step-less record (a ``global_step/sec`` report) is identified and ordered by where it sits."""
     return pl.when(pl.col("step").is_null()).then(pl.col("source_offset")).alias("position")
+
+
+def unix_time(column: str) -> pl.Expr:
+    """A String column of Unix seconds (``1514344770.659784``) as a UTC Datetime (µs); null if not a number."""
+    micros = (number(column) * 1e6).round(0).cast(pl.Int64, strict=False)
+    return pl.from_epoch(micros, time_unit="us").dt.replace_time_zone("UTC")
+
+
+def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
+    """A time printed as ``layout`` (strftime, taken as UTC) as a Datetime (µs, UTC); null if it does not parse.
+
+    With ``year``, ``text`` has no year (glog ``0807 10:55:08``) and ``layout`` starts with
+    ``%m``: the year is prepended. Without one such a time stays null."""
+    if "%Y" not in layout:
+        if year is None:
+            return pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+        text = pl.concat_str(pl.lit(f"{year} "), text)
+        layout = f"%Y {layout}"
+    return text.str.to_datetime(layout, time_unit="us", time_zone="UTC", strict=False)
