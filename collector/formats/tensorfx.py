@@ -23,9 +23,7 @@ from tierscope.collector.formats.vocabulary import NUMBER, phrase
 class TensorFX(PhrasedFormat):
     name: ClassVar[str] = "tensorfx"
     example: ClassVar[str] = "INFO: Global steps: 1000; Duration: 1 sec; Throughput: 3643.1 instances/sec; Loss: 0.492"
-    meaning: ClassVar[str] = (
-        "Global steps is the global step, Steps a worker's local counter; Throughput is examples/s"
-    )
+    meaning: ClassVar[str] = "Global steps is the global step, Steps a worker's local counter; Throughput is examples/s"
     mark: ClassVar[str] = r"(?:Global steps|Run: [\d.]+ sec; Steps): \d+; (?:Duration|Dura|D|$)"
     pattern: ClassVar[str] = (
         rf"(?:Run: {NUMBER} sec; {phrase('Steps: N')}|{phrase('Global steps: N')})"

@@ -136,7 +136,9 @@ class TFEstimator(SingleLineFormat):
             .select("source_offset", "step", "loss", "interval_s", "global_steps_per_s", "examples_per_s")
         )
         alone = rates.join(
-            frame.filter(pl.col("has_record")).select(TAG, "block").unique(), on=[TAG, "block"], how="anti",
+            frame.filter(pl.col("has_record")).select(TAG, "block").unique(),
+            on=[TAG, "block"],
+            how="anti",
             nulls_equal=True,
         ).select("source_offset", pl.lit(None, dtype=pl.Int64).alias("step"), "global_steps_per_s", "examples_per_s")
         steps = (

@@ -126,6 +126,7 @@ PHRASES: Final[Mapping[str, tuple[str, str]]] = {
     # step times
     "(X sec/step)": ("sec_per_step", r"\(\s*{n}\s*sec/step\s*\)"),
     "X sec/step": ("sec_per_step", r"{n}\s*sec/step\b"),
+    "Xs/step": ("sec_per_step", r"{n}s/step\b"),
     "per-step time Xs": ("sec_per_step", r"\bper-step time\s*{n}\s*s\b"),
     "X s/it": ("s_per_it", r"{n}\s*s/it\b"),
     "X ms/step": ("ms_per_step", r"{n}\s*ms/step\b"),
