@@ -32,6 +32,12 @@ import polars as pl
 #: - ``global_steps_per_s``, ``local_steps_per_s``: rates over the last logging interval,
 #:   as the log reports them.
 #: - ``examples_per_s``: examples per second over the interval, when logged.
+#: - ``rate_derived``: True when tierscope computed the rates from the log's clock (global
+#:   steps gained over the seconds since the task's previous record) because the log printed
+#:   none; False or null when they are the log's own figures (at most converted: 1 / sec/step).
+#: - ``position``: for a record with no global step (a TPUEstimator ``global_step/sec`` line),
+#:   its line number in ``source``: what keeps such records apart and orders them; null for a
+#:   record with a step (the step identifies it).
 #: - ``timestamp``: when the record was written, UTC; null when the log has no clock
 #:   (the 2016 logs).
 #: - ``source``: the file path or Cloud Logging log name the record came from.
@@ -54,6 +60,8 @@ STEP_SCHEMA: dict[str, pl.DataType] = {
     "global_steps_per_s": pl.Float64(),
     "local_steps_per_s": pl.Float64(),
     "examples_per_s": pl.Float64(),
+    "rate_derived": pl.Boolean(),
+    "position": pl.Int64(),
     "timestamp": pl.Datetime("us", "UTC"),
     "source": pl.String(),
     "source_offset": pl.Int64(),
@@ -63,7 +71,17 @@ STEP_SCHEMA: dict[str, pl.DataType] = {
 
 #: The columns that identify a step record: the same values twice are the same record,
 #: whichever file, line, log handler or platform copy they came from.
-STEP_KEY: tuple[str, ...] = ("run_id", "role", "task_index", "step", "local_step", "elapsed_s", "interval_s")
+#: Files written before ``rate_derived`` and ``position`` existed read them as null.
+STEP_KEY: tuple[str, ...] = (
+    "run_id",
+    "role",
+    "task_index",
+    "step",
+    "local_step",
+    "elapsed_s",
+    "interval_s",
+    "position",
+)
 
 #: Run-level events. ``event`` is ``started``, ``failed`` or ``finished``; ``reason`` says
 #: why a run failed (``gcloud crashed (BadStatusCodeError)``), ``detail`` is free JSON text

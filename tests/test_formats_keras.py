@@ -97,12 +97,16 @@ def test_glued_and_split_bars_under_several_workers() -> None:
     assert got.skipped == 3
 
 
-def test_interrupted_bar_gives_its_last_update_without_seconds() -> None:
+def test_interrupted_bar_gives_no_record_and_a_counterless_summary_one() -> None:
     got = parse(
         [
             "Epoch 2/5",
+            # In-progress updates carry only an ETA: no rate or time figure, so no step record.
             "\r  10/50 [====>.........] - ETA: 9s - loss: 0.5\r  20/50 [=======>......] - ETA: 6s - loss: 0.4",
+            # An epoch summary whose "k/N" was lost (case10): step unknown, 1000/52 = 19.2307... steps/s.
+            " [==============================] - 4s 52ms/step - loss: 0.2569 - accuracy: 0.9237",
         ]
     )
-    # (2-1)*50 + 20 = 70
-    assert got.steps.select("step", "loss", "interval_s").rows() == [(70, 0.4, None)]
+    assert got.steps.select("source_offset", "step", "interval_s", "global_steps_per_s", "position").rows() == [
+        (3, None, 4.0, 1000 / 52, 3)
+    ]

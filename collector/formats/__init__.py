@@ -37,17 +37,39 @@ import polars as pl
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.formats.base import LINES_SCHEMA, TAG, LineFormat, ParseContext, Parsed
 from tierscope.collector.formats.cloudml import CloudMLSamples
+from tierscope.collector.formats.distmnist import DistMnist
+from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.gcloud import GcloudError
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.mlperf import MLPerf
+from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.prefixes import PREFIXES, split_prefixes
+from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.structured import StructuredJSON
+from tierscope.collector.formats.tensorfx import TensorFX
+from tierscope.collector.formats.tensorpack import Tensorpack
+from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
 
 #: Every known format, in the order they are tried (after the sniffed one).
 FORMATS: dict[str, LineFormat] = {
-    f.name: f for f in (StructuredJSON(), MLPerf(), CloudMLSamples(), TFEstimator(), KerasProgress(), GcloudError())
+    f.name: f
+    for f in (
+        StructuredJSON(),
+        MLPerf(),
+        CloudMLSamples(),
+        TFEstimator(),
+        TFSlim(),
+        ODAPIv2(),
+        TFCnnBenchmarks(),
+        Tensorpack(),
+        DistMnist(),
+        TensorFX(),
+        DLRMIterations(),
+        KerasProgress(),
+        GcloudError(),
+    )
 }
 
 #: Tried after every chain, also with ``--format``.

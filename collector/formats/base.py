@@ -17,6 +17,9 @@ from typing import Any, ClassVar, Protocol
 
 import polars as pl
 
+# The one cast of a logged number, defined in the vocabulary; re-exported for the formats.
+from tierscope.collector.formats.vocabulary import number as number
+
 #: The input of :func:`tierscope.collector.formats.parse_lines`: ``source_offset`` (Int64, 1-based line
 #: number) and ``line`` (String).
 LINES_SCHEMA: dict[str, pl.DataType] = {"source_offset": pl.Int64(), "line": pl.String()}
@@ -124,11 +127,6 @@ def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.Dat
         reason_expr.alias("reason"),
         pl.col("line").alias("raw"),
     )
-
-
-def number(name: str, dtype: type[pl.DataType] | pl.DataType = pl.Float64) -> pl.Expr:
-    """String column ``name`` cast to ``dtype``; null where it is not a number (not raised)."""
-    return pl.col(name).str.strip_chars().cast(dtype, strict=False)
 
 
 def finite_nonneg(expr: pl.Expr) -> pl.Expr:

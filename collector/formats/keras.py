@@ -37,11 +37,11 @@ from tierscope.collector.formats.base import (
     Parsed,
     SingleLineFormat,
     empty_parsed,
-    finite_nonneg,
     number,
     reject_frame,
     split_by,
 )
+from tierscope.collector.formats.vocabulary import SHARED, phrase, record_columns, stepless_position
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
@@ -53,7 +53,11 @@ _UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
 _OPEN_END = r"\d+/\d+ \[[=>.]*$"
 _TAIL_START = r"^[=>.]*\] "
 _SEP = "\x1e"
-_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+#: The per-step time as Keras prints it (``52ms/step``, ``1s/step``, ``900us/step``).
+_PER_STEP = rf"(?:{phrase('X ms/step')}|{phrase('Xs/step')}|{phrase('X us/step')})"
+#: Synchronous replicas (MirroredStrategy, MultiWorkerMirroredStrategy) all run every
+#: global step: the step time is the job's.
+_RATE = record_columns(["ms_per_step", "sec_per_step", "us_per_step"], SHARED)["global_steps_per_s"]
 
 
 def _metric(name: str) -> str:
@@ -93,6 +97,8 @@ class KerasProgress(SingleLineFormat):
             .filter(pl.col("seg").str.strip_chars() != "")
             .with_columns(pl.col("seg").str.extract_groups(_UPDATE).alias("u"))
             .unnest("u")
+            # A piece without its "k/N" head is read whole (it may be a counter-less summary).
+            .with_columns(tail=pl.coalesce("tail", "seg"))
             .with_columns(
                 k=number("k", pl.Int64()),
                 n=number("n", pl.Int64()),
@@ -103,7 +109,7 @@ class KerasProgress(SingleLineFormat):
                 vloss_raw=pl.col("tail").str.extract(_metric("val_loss"), 1),
                 vacc_raw=pl.col("tail").str.extract(_metric("val_(?:accuracy|acc)"), 1),
                 wall_raw=pl.col("tail").str.extract(r"(?:^|\s)(\d+(?:\.\d+)?)s(?:\s|$)", 1),
-                per_step=pl.col("tail").str.extract_groups(r"(?P<t>\d+(?:\.\d+)?)(?P<unit>us|ms|s)/step"),
+                per_step=pl.col("tail").str.extract_groups(_PER_STEP),
                 cut=pl.col("seg").str.contains(r"\[[=>.]*$") | pl.col("tail").str.contains(r"- \w+:\s*$"),
             )
             .unnest("per_step")
@@ -112,14 +118,16 @@ class KerasProgress(SingleLineFormat):
                 accuracy=number("acc_raw"),
                 eval_loss=number("vloss_raw"),
                 eval_accuracy=number("vacc_raw"),
-                step_s=number("t") * pl.col("unit").replace_strict(_UNIT_S, default=None, return_dtype=pl.Float64),
+                rate=_RATE,
+                # An epoch's summary whose "k/N" counter was lost (a glued copy): still the epoch's figures.
+                summary=~pl.col("is_update") & _RATE.is_not_null() & ~pl.col("tail").str.contains("ETA:"),
             )
             .with_columns(pl.int_range(pl.len()).over("source_offset").alias("seg_no"))
         )
         final = pl.col("is_update") & (pl.col("k") == pl.col("n"))
         bad_number = pl.col("loss_raw").is_not_null() & pl.col("loss").is_null()
         reason = (
-            pl.when(~pl.col("is_update"))
+            pl.when(~pl.col("is_update") & ~pl.col("summary"))
             .then(pl.lit("a piece of a Keras progress bar without its step count (glued to or split from another bar)"))
             .when(pl.col("cut"))
             .then(pl.lit("a Keras progress bar cut off mid-update"))
@@ -140,10 +148,10 @@ class KerasProgress(SingleLineFormat):
             reason=pl.when(pl.col("per_sample")).then(None).otherwise(reason),
         ).filter(pl.col("reason").is_not_null() & carries_number | pl.col("reason").is_null())
         good = updates.filter(pl.col("reason").is_null() & ~pl.col("per_sample"))
-        last_seg = pl.col("seg_no") == pl.col("seg_no").max().over("source_offset")
-        no_final = ~(pl.col("k") == pl.col("n")).any().over("source_offset")
-        chosen = good.filter(final | (last_seg & no_final))
-        rate = pl.when(finite_nonneg(pl.col("step_s")) & (pl.col("step_s") > 0)).then(1 / pl.col("step_s"))
+        # An update before the epoch's end carries only an ETA: no rate or time, so no record.
+        final = final | pl.col("summary")
+        chosen = good.filter(final)
+        rate = pl.col("rate")
         steps = chosen.select(
             "source_offset",
             ((pl.col("epoch") - 1) * pl.col("n") + pl.col("k")).alias("step"),
@@ -156,7 +164,7 @@ class KerasProgress(SingleLineFormat):
             pl.when(final).then(rate).alias("global_steps_per_s"),
             pl.when(final).then(rate).alias("local_steps_per_s"),
             pl.lit(self.name).alias("format"),
-        )
+        ).with_columns(stepless_position())
         rejects = reject_frame(
             updates.filter(pl.col("reason").is_not_null()).with_columns(pl.col("seg").alias("line")),
             pl.col("reason"),

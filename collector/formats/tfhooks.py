@@ -5,9 +5,11 @@
   100 steps earlier), stored as ``interval_s``. The first line has no seconds; some
   setups print ``step = 0, loss = 2.301`` (reversed).
 - ``INFO:tensorflow:global_step/sec: 37.2`` (``StepCounterHook``) and ``examples/sec: 3720``
-  (TPUEstimator) are printed just before the record of the same interval: they are
-  folded into the task's next record as ``global_steps_per_s`` / ``examples_per_s``. One
-  with no record after it is a reject (its number has no step to belong to).
+  (TPUEstimator) report one logging interval. Printed just before a loss line of the same
+  task (Estimator), they are folded into that record as ``global_steps_per_s`` /
+  ``examples_per_s``. A report with no loss line after it before the next
+  ``global_step/sec`` (TPUEstimator prints no step at all) is a record of its own with a
+  null step, identified and ordered by its line (``position``): the step is not invented.
 - ``ERROR:tensorflow:Model diverged with loss = NaN.`` (``NanTensorHook``) is a failed-run
   event with no step.
 
@@ -32,6 +34,7 @@ from tierscope.collector.formats.base import (
     reject_frame,
     split_by,
 )
+from tierscope.collector.formats.vocabulary import stated_rate, stepless_position
 
 _HEADER = r"^(?:[A-Z]+:tensorflow:)?"
 _RECORD = _HEADER + r"(?:loss|step) ="
@@ -73,7 +76,7 @@ class TFEstimator(SingleLineFormat):
             step=number("step_raw", pl.Int64()),
             loss=number("loss_raw"),
             interval_s=number("sec_raw"),
-            rate=number("rate_raw"),
+            rate=stated_rate(number("rate_raw")),
         )
         reason = (
             pl.when(pl.col("is_record") & pl.col("step_raw").is_null())
@@ -104,43 +107,43 @@ class TFEstimator(SingleLineFormat):
             pl.col("diverged").alias("reason"),
             pl.lit(self.name).alias("format"),
         )
-        steps, orphans = self._attach_rates(good.filter(pl.col("diverged").is_null()))
-        rejects = pl.concat(
-            [
-                reject_frame(bad, pl.col("reason"), self.name),
-                reject_frame(orphans, pl.format("a {}/sec line with no step record after it", "rate_kind"), self.name),
-            ]
-        )
+        steps = self._attach_rates(good.filter(pl.col("diverged").is_null()))
+        rejects = reject_frame(bad, pl.col("reason"), self.name)
         return Parsed(steps=steps, events=events, rejects=rejects, rest=rest)
 
-    def _attach_rates(self, frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """Records with the rates printed before them (same tag), and the rate lines left over."""
-        # Rows between one record (exclusive) and the next (inclusive) share `group`: the
-        # count of records at or after the row, per tag.
-        frame = frame.with_columns(
-            group=pl.col("is_record").cast(pl.Int64).cum_sum(reverse=True).over(TAG),
-        ).with_columns(
-            has_record=pl.col("is_record").any().over(TAG, "group"),
+    def _attach_rates(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Records with the rates reported before them (same tag), and step-less reports."""
+        # A report (block) starts at every global_step/sec line and after every record: a
+        # block is [global_step/sec] [examples/sec ...] [record].
+        starts = (pl.col("rate_kind") == "global_step").fill_null(False) | pl.col("is_record").shift(1).over(
+            TAG
+        ).fill_null(False)
+        frame = frame.with_columns(block=starts.cast(pl.Int64).cum_sum().over(TAG)).with_columns(
+            has_record=pl.col("is_record").any().over(TAG, "block"),
         )
         rates = (
             frame.filter(~pl.col("is_record"))
-            .group_by(TAG, "group")
+            .group_by(TAG, "block")
             .agg(
+                pl.col("source_offset").min(),
                 pl.col("rate").filter(pl.col("rate_kind") == "global_step").last().alias("global_steps_per_s"),
                 pl.col("rate").filter(pl.col("rate_kind") == "examples").last().alias("examples_per_s"),
             )
         )
-        steps = (
+        records = (
             frame.filter(pl.col("is_record"))
-            .join(rates, on=[TAG, "group"], how="left", nulls_equal=True)
-            .select(
-                "source_offset",
-                "step",
-                "loss",
-                "interval_s",
-                "global_steps_per_s",
-                "examples_per_s",
-                pl.lit(self.name).alias("format"),
-            )
+            .join(rates.drop("source_offset"), on=[TAG, "block"], how="left", nulls_equal=True)
+            .select("source_offset", "step", "loss", "interval_s", "global_steps_per_s", "examples_per_s")
         )
-        return steps, frame.filter(~pl.col("is_record") & ~pl.col("has_record"))
+        alone = rates.join(
+            frame.filter(pl.col("has_record")).select(TAG, "block").unique(),
+            on=[TAG, "block"],
+            how="anti",
+            nulls_equal=True,
+        ).select("source_offset", pl.lit(None, dtype=pl.Int64).alias("step"), "global_steps_per_s", "examples_per_s")
+        steps = (
+            pl.concat([records, alone], how="diagonal_relaxed")
+            .sort("source_offset")
+            .with_columns(stepless_position(), pl.lit(self.name).alias("format"))
+        )
+        return steps

@@ -1,0 +1,51 @@
+"""tf_cnn_benchmarks (``tensorflow/benchmarks``) in distributed mode, Python logging with its own clock::
+
+    2017-12-07 19:34:21,283 INFO 31 global step 381280
+    2017-12-07 19:34:21,942 INFO 31 47650	images/sec: 198.1 +/- 0.1 (jitter = 18.9)	2.359	0.617	0.781
+
+One record per throughput line, joined with the ``global step N`` line just before it
+(same task): ``step`` the global step, ``local_step`` the number the throughput line starts
+with (``step N`` in single-worker runs), ``examples_per_s`` the images/sec (this worker's),
+``timestamp`` the throughput line's clock. The number after the level is a process id. No
+steps/s is printed, and the global step is framework bookkeeping (here 2 x workers x local
+steps), so none is derived. The trailing unlabeled columns are not read.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import polars as pl
+
+from tierscope.collector.formats.base import TAG, ParseContext
+from tierscope.collector.formats.phrased import PhrasedFormat
+from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position
+
+_HEADER = r"^(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ \d+ "
+_GLOBAL = rf"{_HEADER}global step (?P<g>{WHOLE})\s*$"
+
+
+class TFCnnBenchmarks(PhrasedFormat):
+    name: ClassVar[str] = "tf-cnn-benchmarks"
+    example: ClassVar[str] = (
+        "2017-12-07 19:34:21,942 INFO 31 47650\timages/sec: 198.1 +/- 0.1 (jitter = 18.9)\t2.359\t0.617\t0.781"
+    )
+    meaning: ClassVar[str] = (
+        "step is the global step of the line before, local_step the worker's; images/sec is "
+        "this worker's examples/s; no steps/s"
+    )
+    mark: ClassVar[str] = r"\timages/sec: "
+    pattern: ClassVar[str] = rf"{_HEADER}(?:step )?(?P<local_step>{WHOLE})\t.*?{phrase('images/sec: X')}"
+    cut: ClassVar[str] = "a tf_cnn_benchmarks images/sec line cut off or with fields missing"
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext):  # type: ignore[override]
+        before = pl.col("line").shift(1).over(TAG).str.extract(_GLOBAL, 2)
+        return super().parse(lines.with_columns(_global=before), context)
+
+    def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+        return matched.with_columns(timestamp=clock(pl.col("clock"), "%Y-%m-%d %H:%M:%S,%3f"))
+
+    def records(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+        steps = matched.select("source_offset", step=pl.col("_global").cast(pl.Int64, strict=False))
+        frame = super().records(matched, context).drop("step", "position")
+        return frame.join(steps, on="source_offset").with_columns(stepless_position())

@@ -1,0 +1,309 @@
+"""How TF-era training tools write progress, defined once: phrases, units, meanings.
+
+Every text format (shipped or declared by a user) is a pattern built from these
+fragments, and every figure it captures goes through :func:`record_columns`, so a
+``ms/step`` is turned into steps/s by the same code whoever read it.
+
+**Group names** (:data:`GROUPS`): a pattern's named groups say what a number *is*:
+
+- ``step`` (the global step), ``local_step`` (the task's own count), ``total_steps`` (the
+  ``M`` of an ``N/M`` counter, not stored).
+- stated rates: ``global_steps_per_s``, ``local_steps_per_s``; rates whose scope the
+  phrase does not say: ``steps_per_s`` (``X steps/s``), ``it_per_s`` (tqdm ``X it/s``).
+- step times, the inverse of a rate: ``sec_per_step`` (``(X sec/step)``, ``per-step time Xs``),
+  ``s_per_it`` (tqdm ``X s/it``), ``ms_per_step`` (Keras ``52ms/step``), ``ms_per_it``
+  (``439.65 ms/it``), ``us_per_step``.
+- ``examples_per_s`` (``examples/sec: X``, ``images/sec: X``, ``instances/sec``): kept as
+  logged, never turned into steps (that needs the batch size).
+- times: ``elapsed_s`` (seconds since the task started), ``interval_s`` (seconds since the
+  task's previous record: Estimator ``(X sec)``, an epoch's ``time: X sec``).
+- ``loss``, ``accuracy`` (0..1; a ``%`` figure is ``accuracy_pct``), ``role``, ``task``,
+  ``timestamp`` (declared formats; the shipped ones get them from the envelope).
+
+**Meaning of a step time.** A task's own step time is its *local* rate; it is the job's
+*global* rate only when the task's step is the job's step: one training process, or
+synchronous data-parallel replicas (Keras ``MultiWorkerMirroredStrategy``, Horovod, TF2
+custom loops). Between-graph replicas with parameter servers (TF-slim, Estimator on
+Cloud ML Engine) all advance one shared global step, so a worker's ``sec/step`` says
+nothing about the job's global steps/s. Each format states which case it is
+(:data:`LOCAL` or :data:`SHARED`); a declared format chooses with its ``meaning`` hint.
+
+Units: steps/s for every rate, seconds for every time. The conversions are exact IEEE
+operations (``1 / s``, ``1000 / ms``, ``1e6 / us``), so ``1000 / 52`` is exactly what a
+reader computes by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Final, Literal
+
+import polars as pl
+
+#: A number as logs print it: ``12``, ``-0.5``, ``1.``, ``.5``, ``3e-05``, ``nan``, ``inf``.
+NUMBER: Final = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[Nn]a[Nn]|inf|Infinity))"
+#: A whole number (steps, counters).
+WHOLE: Final = r"\d+"
+
+#: Every named group a pattern may use; declared formats are checked against this list.
+GROUPS: Final[tuple[str, ...]] = (
+    "step",
+    "local_step",
+    "total_steps",
+    "global_steps_per_s",
+    "local_steps_per_s",
+    "steps_per_s",
+    "it_per_s",
+    "sec_per_step",
+    "s_per_it",
+    "ms_per_step",
+    "ms_per_it",
+    "us_per_step",
+    "examples_per_s",
+    "elapsed_s",
+    "interval_s",
+    "loss",
+    "accuracy",
+    "accuracy_pct",
+    "role",
+    "task",
+    "timestamp",
+)
+
+#: A step time or an unqualified rate is the task's own (between-graph replicas, parameter servers).
+LOCAL: Final = "local"
+#: ... or also the job's: one process, or synchronous replicas that all run every global step.
+SHARED: Final = "shared"
+Meaning = Literal["local", "shared"]
+
+#: Rates (steps/s) by group: ``(scope, multiplier)``. Scope ``None``: the phrase does not say.
+RATE_GROUPS: Final[Mapping[str, tuple[str | None, float]]] = {
+    "global_steps_per_s": ("global", 1.0),
+    "local_steps_per_s": ("local", 1.0),
+    "steps_per_s": (None, 1.0),
+    "it_per_s": (None, 1.0),
+}
+#: Step times by group: seconds per step = value / divisor, so steps/s = divisor / value.
+TIME_GROUPS: Final[Mapping[str, float]] = {
+    "sec_per_step": 1.0,
+    "s_per_it": 1.0,
+    "ms_per_step": 1e3,
+    "ms_per_it": 1e3,
+    "us_per_step": 1e6,
+}
+#: Time units as printed (``52ms/step``, ``4s``, ``1.2us``) -> units per second.
+UNITS_PER_SECOND: Final[Mapping[str, float]] = {"s": 1.0, "sec": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6}
+
+
+def _g(name: str | None, body: str) -> str:
+    return f"(?:{body})" if name is None else f"(?P<{name}>{body})"
+
+
+#: Every spelling of a figure the field uses: ``spelling -> (group, regex template)``. The
+#: template's ``{n}`` is the number (captured as the group), ``{w}`` a whole number and
+#: ``{m}`` a counter's total. Regex groups must be unique per pattern, so each spelling
+#: is its own entry and a pattern picks the ones its tool prints.
+PHRASES: Final[Mapping[str, tuple[str, str]]] = {
+    # steps
+    "step N": ("step", r"\bstep\s+{w}\b"),
+    "Step N": ("step", r"\bStep\s+{w}\b"),
+    "step = N": ("step", r"\bstep\s*=\s*{w}\b"),
+    "global step N": ("step", r"\bglobal step:?\s+{w}\b"),
+    "global_step N": ("step", r"\bglobal_step\s+{w}\b"),
+    "global_step=N": ("step", r"\bglobal_step\s*=\s*{w}\b"),
+    "(global_step N)": ("step", r"\(global_step\s+{w}\)"),
+    "(global step: N)": ("step", r"\(global step:\s*{w}\)"),
+    "Global steps: N": ("step", r"\bGlobal steps:\s*{w}\b"),
+    "Steps: N": ("local_step", r"\bSteps:\s*{w}\b"),
+    "N/M": ("step", r"\b{w}/{m}\b"),
+    "it N/M": ("step", r"\bit\s+{w}/{m}\b"),
+    # stated rates
+    "global_step/sec: X": ("global_steps_per_s", r"\bglobal_step/sec:\s*{n}"),
+    "X global steps/s": ("global_steps_per_s", r"{n}\s+global[ _]steps/s\b"),
+    "X local steps/s": ("local_steps_per_s", r"{n}\s+local[ _]steps/s\b"),
+    "X steps/s": ("steps_per_s", r"{n}\s*steps?/s(?:ec)?\b"),
+    "X it/s": ("it_per_s", r"{n}\s*it/s\b"),
+    # step times
+    "(X sec/step)": ("sec_per_step", r"\(\s*{n}\s*sec/step\s*\)"),
+    "X sec/step": ("sec_per_step", r"{n}\s*sec/step\b"),
+    "Xs/step": ("sec_per_step", r"{n}s/step\b"),
+    "per-step time Xs": ("sec_per_step", r"\bper-step time\s*{n}\s*s\b"),
+    "X s/it": ("s_per_it", r"{n}\s*s/it\b"),
+    "X ms/step": ("ms_per_step", r"{n}\s*ms/step\b"),
+    "X ms/it": ("ms_per_it", r"{n}\s*ms/it\b"),
+    "X us/step": ("us_per_step", r"{n}\s*us/step\b"),
+    # examples
+    "examples/sec: X": ("examples_per_s", r"\bexamples/sec:\s*{n}"),
+    "images/sec: X": ("examples_per_s", r"\bimages/sec:\s*{n}"),
+    "X instances/sec": ("examples_per_s", r"{n}\s*instances/sec\b"),
+    # times
+    "(X sec)": ("interval_s", r"\(\s*{n}\s*sec\s*\)"),
+    "time: X sec": ("interval_s", r"\btime:\s*{n}\s*sec\b"),
+    "Duration: X sec": ("elapsed_s", r"\bDuration:\s*{n}\s*sec\b"),
+    # metrics
+    "loss = X": ("loss", r"\bloss\s*=\s*{n}"),
+    "loss: X": ("loss", r"\bloss:\s*{n}"),
+    "loss X": ("loss", r"\bloss\s+{n}"),
+    "Loss: X": ("loss", r"\bLoss:\s*{n}"),
+    "accuracy: X": ("accuracy", r"\baccuracy:\s*{n}"),
+    "accuracy X %": ("accuracy_pct", r"\baccuracy\s+{n}\s*%"),
+}
+
+
+def phrase(spelling: str, name: str | None = None, total: str | None = None) -> str:
+    """The regex of one :data:`PHRASES` spelling, its number captured as ``name`` (default: the
+    spelling's group; ``""``: not captured). ``total`` names the group of an ``N/M`` counter's M.
+    Raises KeyError for a spelling not in :data:`PHRASES`."""
+    group, template = PHRASES[spelling]
+    name = group if name is None else (name or None)
+    return template.format(n=_g(name, NUMBER), w=_g(name, WHOLE), m=_g(total, WHOLE))
+
+
+#: One regex that matches every line any progress phrase above could match (and a few
+#: more): the cheap first test of a line. A line failing it holds no step record, so a
+#: file of an unknown format costs this one pass and nothing else.
+GATE: Final = r"(?i:step|/sec|/s\b|it/s|s/it|ms/|sec\)|\d/\d|loss|throughput|time:)"
+
+
+def gate(lines: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(lines that may hold progress, lines that cannot)`` by one pass of :data:`GATE`."""
+    hit = lines.get_column("line").str.contains(GATE)
+    return lines.filter(hit), lines.filter(~hit)
+
+
+def number(column: str | pl.Expr, dtype: pl.DataType | type[pl.DataType] = pl.Float64) -> pl.Expr:
+    """A String column or expression as ``dtype``; null where it is not a number (never raises)."""
+    expr = pl.col(column) if isinstance(column, str) else column
+    return expr.str.strip_chars().cast(dtype, strict=False)
+
+
+def rate_from_time(seconds_per_unit: pl.Expr, divisor: float = 1.0) -> pl.Expr:
+    """Steps/s from a step time ``value`` printed in units of ``1/divisor`` s: ``divisor / value``.
+
+    Null for a time that is not a finite number > 0 (a ``0ms/step`` display rounds a fast
+    step to zero: unknown, not infinite)."""
+    ok = seconds_per_unit.is_finite() & (seconds_per_unit > 0)
+    return pl.when(ok).then(pl.lit(divisor) / seconds_per_unit)
+
+
+def stated_rate(value: pl.Expr, multiplier: float = 1.0) -> pl.Expr:
+    """Steps/s from a stated rate; null unless a finite number >= 0."""
+    ok = value.is_finite() & (value >= 0)
+    return pl.when(ok).then(value if multiplier == 1.0 else value * multiplier)
+
+
+def record_columns(present: Collection[str], meaning: Meaning = LOCAL) -> dict[str, pl.Expr]:
+    """Step-record columns from String columns named after :data:`GROUPS`.
+
+    ``present``: the group columns the frame has (a pattern's group names; absent ones are
+    taken as null). Returns expressions by output column, to pass to ``with_columns`` /
+    ``select``: ``step``, ``local_step`` (Int64), ``loss``, ``accuracy`` (Float64; a
+    percentage divided by 100), ``elapsed_s``, ``interval_s`` (s), ``global_steps_per_s``,
+    ``local_steps_per_s`` (steps/s), ``examples_per_s``, ``rate_derived`` (Boolean, False:
+    every rate here is a printed figure, at most converted). Rule: a stated global or local
+    rate wins; otherwise an unqualified rate or a step time (:data:`RATE_GROUPS`,
+    :data:`TIME_GROUPS`, first present in that order) gives the local rate, and also the
+    global rate when ``meaning`` is :data:`SHARED`. Values that are not numbers become null
+    (the caller decides whether that makes a reject). With a ``role`` / ``task`` group the
+    result also has ``role`` (lower case) and ``task_index`` (Int32); ``timestamp`` is left to
+    the caller (its format varies).
+    """
+    have = set(present)
+
+    def col(name: str, dtype: pl.DataType | type[pl.DataType] = pl.Float64) -> pl.Expr:
+        return number(name, dtype) if name in have else pl.lit(None, dtype=dtype)
+
+    own: list[pl.Expr] = []
+    for group, (scope, mult) in RATE_GROUPS.items():
+        if scope is None and group in have:
+            own.append(stated_rate(col(group), mult))
+    for group, divisor in TIME_GROUPS.items():
+        if group in have:
+            own.append(rate_from_time(col(group), divisor))
+    task_rate = pl.coalesce(own) if own else pl.lit(None, dtype=pl.Float64)
+    global_rate = stated_rate(col("global_steps_per_s"))
+    local_rate = stated_rate(col("local_steps_per_s"))
+    accuracy = col("accuracy")
+    if "accuracy_pct" in have:
+        accuracy = pl.coalesce(accuracy, col("accuracy_pct") / 100)
+    return {
+        "step": col("step", pl.Int64),
+        "local_step": col("local_step", pl.Int64),
+        "loss": col("loss"),
+        "accuracy": accuracy,
+        "elapsed_s": col("elapsed_s"),
+        "interval_s": col("interval_s"),
+        "global_steps_per_s": pl.coalesce(global_rate, task_rate) if meaning == SHARED else global_rate,
+        "local_steps_per_s": pl.coalesce(local_rate, task_rate),
+        "examples_per_s": stated_rate(col("examples_per_s")),
+        "rate_derived": pl.lit(False),
+        **({"role": pl.col("role").str.strip_chars().str.to_lowercase()} if "role" in have else {}),
+        **({"task_index": col("task", pl.Int32)} if "task" in have else {}),
+    }
+
+
+def derive_rates(steps: pl.DataFrame, by: str | list[str], time: str = "timestamp") -> pl.DataFrame:
+    """``steps`` with rates the log did not print computed from its clock, flagged ``rate_derived``.
+
+    For each record with a ``step`` and a ``time`` (a Datetime column) and no
+    ``global_steps_per_s``: the global steps gained since the previous such record of the
+    same ``by`` group (in time order) over the seconds between them, when both are > 0
+    (a step going back or standing still is a restart: no rate across it). The same for
+    ``local_steps_per_s`` from ``local_step``. ``rate_derived`` is True where a rate was
+    filled; the frame's row order is kept.
+    """
+    if steps.height == 0 or time not in steps.columns or "step" not in steps.columns:
+        return steps
+    keys = [by] if isinstance(by, str) else list(by)
+    frame = steps.with_row_index("_row")
+    has_local = "local_step" in frame.columns
+    for name in ("global_steps_per_s", "local_steps_per_s"):
+        if name not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype=pl.Float64).alias(name))
+    timed = frame.filter(pl.col("step").is_not_null() & pl.col(time).is_not_null()).sort([*keys, time, "_row"])
+    seconds = (pl.col(time) - pl.col(time).shift(1).over(keys)).dt.total_microseconds() / 1e6
+
+    def per_second(column: str) -> pl.Expr:
+        gained = pl.col(column) - pl.col(column).shift(1).over(keys)
+        return pl.when((gained > 0) & (seconds > 0)).then(gained / seconds)
+
+    timed = timed.select(
+        "_row",
+        _g=per_second("step"),
+        _l=per_second("local_step") if has_local else pl.lit(None, dtype=pl.Float64),
+    )
+    frame = frame.join(timed, on="_row", how="left").sort("_row")
+    fill_g = pl.col("global_steps_per_s").is_null() & pl.col("_g").is_not_null()
+    fill_l = pl.col("local_steps_per_s").is_null() & pl.col("_l").is_not_null()
+    before = pl.col("rate_derived") if "rate_derived" in frame.columns else pl.lit(False)
+    return frame.with_columns(
+        global_steps_per_s=pl.coalesce("global_steps_per_s", "_g"),
+        local_steps_per_s=pl.coalesce("local_steps_per_s", "_l"),
+        rate_derived=before.fill_null(False) | fill_g | fill_l,
+    ).drop("_row", "_g", "_l")
+
+
+def stepless_position() -> pl.Expr:
+    """``position`` for a step record: its ``source_offset`` when it has no ``step``, else null.
+
+    A step-less record (a ``global_step/sec`` report) is identified and ordered by where it sits."""
+    return pl.when(pl.col("step").is_null()).then(pl.col("source_offset")).alias("position")
+
+
+def unix_time(column: str) -> pl.Expr:
+    """A String column of Unix seconds (``1514344770.659784``) as a UTC Datetime (µs); null if not a number."""
+    micros = (number(column) * 1e6).round(0).cast(pl.Int64, strict=False)
+    return pl.from_epoch(micros, time_unit="us").dt.replace_time_zone("UTC")
+
+
+def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
+    """A time printed as ``layout`` (strftime, taken as UTC) as a Datetime (µs, UTC); null if it does not parse.
+
+    With ``year``, ``text`` has no year (glog ``0807 10:55:08``) and ``layout`` starts with
+    ``%m``: the year is prepended. Without one such a time stays null."""
+    if "%Y" not in layout:
+        if year is None:
+            return pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+        text = pl.concat_str(pl.lit(f"{year} "), text)
+        layout = f"%Y {layout}"
+    return text.str.to_datetime(layout, time_unit="us", time_zone="UTC", strict=False)
