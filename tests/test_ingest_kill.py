@@ -13,6 +13,7 @@ from pathlib import Path
 from filelock import FileLock
 from ingest_helpers import step_line, stored_steps
 
+from tierscope.collector.collect import STATE_CHECKS
 from tierscope.dataset import doctor
 from tierscope.dataset.store import Dataset
 
@@ -23,12 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DRIVER = """
 import os, sys
 from pathlib import Path
-import tierscope.dataset.store, tierscope.dataset.durable
+import tierscope.atomic, tierscope.dataset.store
 from tierscope.collector.collect import collect_runs
 from tierscope.dataset.store import Dataset
 from tierscope.collector.manifest import RunSpec
 
-real_commit = tierscope.dataset.durable.commit
+real_commit = tierscope.atomic.commit
 calls = 0
 target, where = (os.environ.get("KILL_AT") or "0:none").split(":")
 
@@ -41,7 +42,7 @@ def commit(tmp, final):
     if calls == int(target) and where == "after":
         print("BLOCK", flush=True); sys.stdin.readline()
 
-tierscope.dataset.durable.commit = commit
+tierscope.atomic.commit = commit  # state documents: write_bytes_atomic looks it up there
 tierscope.dataset.store.commit = commit
 print("START", flush=True)
 log, ds, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -115,7 +116,7 @@ def test_sigkill_at_20_moments_then_rerun_holds_every_line_exactly_once(tmp_path
     assert final.returncode == 0 and "DONE" in out
     # Every line once: steps 1..LINES, no repeats, nothing missing.
     assert stored_steps(Dataset(ds)) == list(range(1, LINES + 1))
-    report = doctor.check(Dataset(ds))
+    report = doctor.check(Dataset(ds), STATE_CHECKS)
     assert report.problems == [] and Dataset(ds).temp_files() == []
 
 

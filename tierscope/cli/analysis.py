@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tierscope.analysis.summary import SummaryOptions, summary
 from tierscope.cli.collect import DatasetOpt, err, existing_dataset, fail, out_console
+from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.dataset.store import Dataset
 from tierscope.errors import TierscopeError
 
@@ -209,7 +210,7 @@ def warn_unpriced(frame: pl.DataFrame) -> None:
     unpriced = frame.filter(
         pl.col("ml_units_per_hour").is_null()
         & pl.col("tier").is_not_null()
-        & ~pl.col("tier").str.to_lowercase().str.starts_with("local")
+        & ~pl.col("tier").str.contains(LOCAL_TIER_PATTERN)
     )
     for row in unpriced.iter_rows(named=True):
         err.print(
