@@ -90,9 +90,7 @@ def test_run_json_is_the_contract_and_the_collector_reads_it(tmp_path: Path) -> 
     assert [p.name for p in spec.files] == ["chief-0.jsonl", "launcher.jsonl"]
 
 
-def test_atomic_write_keeps_the_old_file_when_the_rename_fails(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_atomic_write_keeps_the_old_file_when_the_rename_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "sub" / "doc.json"
     atomic.write_text_atomic(target, "old")
     assert target.read_text() == "old" and os.listdir(target.parent) == ["doc.json"]
@@ -109,11 +107,15 @@ def test_atomic_write_keeps_the_old_file_when_the_rename_fails(
 def test_trainer_and_analysis_read_the_same_tier_table() -> None:
     # Training tasks = master + workers: BASIC 1, STANDARD_1 1 + 4 = 5, PREMIUM_1 1 + 19 = 20.
     tasks = dict(training_tasks(load_tiers(), key="tier").iter_rows())
-    assert {name: 1 + t.topology.workers for name, t in tiers().items()} == {"BASIC": 1, "STANDARD_1": 5, "PREMIUM_1": 20}
+    assert {name: 1 + t.topology.workers for name, t in tiers().items()} == {
+        "BASIC": 1,
+        "STANDARD_1": 5,
+        "PREMIUM_1": 20,
+    }
     assert all(tasks[name] == 1 + t.topology.workers for name, t in tiers().items())
     # The table's GPU and TPU tiers are analysis's (priced, never predicted), not the CPU trainer's.
     assert {"BASIC_GPU", "BASIC_TPU"} <= set(tasks) and not {"BASIC_GPU", "BASIC_TPU"} & set(tiers())
-    with pytest.raises(UnknownTierError, match="BASIC_TPU runs on cloud_tpu.*CPU tiers: BASIC, STANDARD_1, PREMIUM_1"):
+    with pytest.raises(UnknownTierError, match=r"BASIC_TPU runs on cloud_tpu.*CPU tiers: BASIC, STANDARD_1, PREMIUM_1"):
         get_tier("basic_tpu")
 
 
