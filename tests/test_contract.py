@@ -39,14 +39,18 @@ HEAVY = ("polars", "pyarrow", "tierscope.collector", "tierscope.dataset", "tiers
         ("tierscope.trainer.launch", "tierscope.trainer.spec", "tierscope.trainer.tiers", "tierscope.trainer.bench"),
     ],
 )
-def test_the_trainer_imports_no_polars_and_no_collector(modules: tuple[str, ...]) -> None:
+def test_the_trainer_imports_no_polars_and_no_collector(modules: tuple[str, ...], tmp_path: Path) -> None:
     code = (
         "import importlib, json, sys\n"
         f"for m in {list(modules)!r}: importlib.import_module(m)\n"
         f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('polars', 'pyarrow') "
         f"or any(m == h or m.startswith(h + '.') for h in {list(HEAVY)!r}))))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    # Run outside the repository: from its root, "-c" would put the tierscope/ folder of the
+    # working tree first on sys.path, hiding the installed package's rooms.
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, cwd=tmp_path
+    )
     assert json.loads(done.stdout) == []
 
 

@@ -7,6 +7,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,8 +17,6 @@ from ingest_helpers import step_line, stored_steps
 from tierscope.collector.collect import STATE_CHECKS
 from tierscope.dataset import doctor
 from tierscope.dataset.store import Dataset
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # Runs one collect. With KILL_AT=<n>:<before|after> it stops at the n-th durable rename
 # (data file or state file) and waits on stdin, so the test can SIGKILL it exactly there.
@@ -56,7 +55,8 @@ BATCH = 1_000_000
 
 
 def _start(driver: Path, log: Path, ds: Path, kill_at: str | None = None) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "KILL_AT": kill_at or ""}
+    # No PYTHONPATH=ROOT: the tierscope/ folder of the working tree would hide the installed rooms.
+    env = {**os.environ, "KILL_AT": kill_at or ""}
     return subprocess.Popen(
         [sys.executable, str(driver), str(log), str(ds), str(BATCH)],
         stdin=subprocess.PIPE,
@@ -180,9 +180,14 @@ def _small_log(tmp_path: Path) -> Path:
 
 
 def _popen_cli(args: list[str]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # From outside the repository: "-m" puts the working directory first on sys.path, and the
+    # tierscope/ folder of the working tree would hide the installed package's rooms.
     return subprocess.Popen(
-        [sys.executable, "-m", "tierscope", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-m", "tierscope", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tempfile.gettempdir(),
     )
 
 
