@@ -2,7 +2,7 @@
 
 A **candidate** is a measured run (its steady rate and interval) or a scale tier nobody
 measured, predicted by the scaling model (:func:`tierscope.analysis.scaling.best_fit`) at the
-tier's number of training tasks (``data/tiers.csv``). Only CPU tiers are predicted: the
+tier's number of training tasks (the tier table, :mod:`tierscope.tiertable`). Only CPU tiers are predicted: the
 model is throughput against task count on like machines, and says nothing about a GPU
 or TPU. Every candidate is priced on one date (``price_date``, default today) in one
 region, since the question is what a job would cost now, whenever the run was measured.
@@ -24,9 +24,7 @@ from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.scaling import ScalingFit, best_fit
 from tierscope.analysis.topology import load_tiers, training_tasks
-
-#: Machine types a task-count model cannot speak for.
-ACCELERATOR = "gpu|tpu|p100|v100"
+from tierscope.tiertable import ACCELERATOR
 
 #: Columns of :func:`frontier`.
 FRONTIER_SCHEMA: dict[str, pl.DataType] = {

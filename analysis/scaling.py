@@ -32,6 +32,7 @@ import polars as pl
 from scipy.optimize import lsq_linear
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, median_draws, percentile_interval
+from tierscope.contract import LOCAL_TIER_PATTERN
 
 #: Draws for the fits' bootstrap (each draw is one small least-squares solve per model).
 FIT_DRAWS = 1000
@@ -232,18 +233,16 @@ def best_fit(fits: list[ScalingFit]) -> ScalingFit | None:
     return ranked[0] if ranked else None
 
 
-def scaling_points(
-    throughput: pl.DataFrame, runs: pl.DataFrame, exclude_tiers: tuple[str, ...] = ("local",)
-) -> pl.DataFrame:
+def scaling_points(throughput: pl.DataFrame, runs: pl.DataFrame, exclude_tiers: tuple[str, ...] = ()) -> pl.DataFrame:
     """The runs a scaling model is fitted to: :data:`POINTS_SCHEMA`, sorted by tasks and run id.
 
     ``throughput``: :func:`tierscope.analysis.throughput.run_throughput`; ``runs``: ``run_id, tier``.
-    Runs with a steady rate whose tier is not in ``exclude_tiers`` (case-insensitive; by
-    default the laptop, and local clusters labelled ``local-<TIER>`` by ``tierscope train
-    local``: other hardware is not a point on the tiers' curve).
+    Runs with a steady rate whose tier is not local (:data:`tierscope.contract.LOCAL_TIER_PATTERN`:
+    the laptop, and local clusters labelled ``local-<TIER>`` by ``tierscope train local``: other
+    hardware is not a point on the tiers' curve) nor in ``exclude_tiers`` (case-insensitive).
     """
     excluded = [t.upper() for t in exclude_tiers]
-    local = pl.col("tier").str.to_uppercase().str.starts_with("LOCAL-").fill_null(False)
+    local = pl.col("tier").str.contains(LOCAL_TIER_PATTERN).fill_null(False)
     return (
         throughput.join(runs.select("run_id", "tier"), on="run_id", how="left")
         .filter(

@@ -2,20 +2,24 @@
 
 Two origins, in this order: the run's own ``topology`` from the manifest (a CUSTOM tier;
 see :func:`tierscope.collector.manifest.topology_json`), else the composition of its scale tier from
-``data/tiers.csv`` (columns ``tier, role, count, machine_type, source``; every row names
-the page it comes from). A run with neither (a laptop, an unknown tier) has no topology.
+the tier table the trainer reads too (:mod:`tierscope.tiertable`: columns ``tier, role, count,
+machine_type, source``; every row names the page it comes from). A run with neither (a laptop,
+an unknown tier) has no topology.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from importlib.resources import files
 from pathlib import Path
 
 import polars as pl
 
+from tierscope import tiertable
 from tierscope.dataset.schema import TRAINING_ROLES
 
+#: The price tables (:mod:`tierscope.analysis.cost`); the tier composition is :mod:`tierscope.tiertable`'s.
 DATA = files("tierscope.analysis") / "data"
 
 TIERS_SCHEMA: dict[str, pl.DataType] = {
@@ -37,8 +41,9 @@ TOPOLOGY_SCHEMA: dict[str, pl.DataType] = {
 
 
 def load_tiers(path: Path | None = None) -> pl.DataFrame:
-    """The tier composition table (:data:`TIERS_SCHEMA`); ``path`` overrides the bundled one."""
-    return pl.read_csv(path or DATA.joinpath("tiers.csv").read_bytes(), schema=TIERS_SCHEMA)
+    """The tier composition table (:data:`TIERS_SCHEMA`); ``path`` overrides the bundled one.
+    Raises :class:`tierscope.tiertable.TierTableError` for a table that cannot be read."""
+    return pl.DataFrame([asdict(r) for r in tiertable.load(path)], schema=TIERS_SCHEMA)
 
 
 def _manifest_rows(runs: pl.DataFrame) -> list[dict[str, object]]:

@@ -11,10 +11,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO, cast
 
 import polars as pl
 
+from tierscope.atomic import TMP_PREFIX
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import ParseContext, Parsed, parse_lines, sniff_format
 from tierscope.collector.manifest import RunSpec
@@ -29,13 +30,17 @@ from tierscope.collector.sources.files import (
     open_raw,
 )
 from tierscope.collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
+from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
+from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.lock import locked
 from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_SCHEMA
 from tierscope.dataset.store import AppendResult, Dataset
 
-#: File names a run directory written by ``tierscope train local`` holds.
-RUN_FILE = "run.json"
-LOG_SUFFIXES = (".log", ".jsonl", ".txt", ".gz", ".json", ".out", ".err")
+#: The files of a run directory read as logs (a directory written by ``tierscope train local``
+#: holds RUN_FILE and logs; see :mod:`tierscope.contract`).
+LOG_SUFFIXES = (TEXT_LOG_SUFFIX, JSON_LOG_SUFFIX, ".txt", ".gz", ".json", ".out", ".err")
+#: The state documents a collect keeps, checked by ``tierscope doctor`` (:func:`tierscope.dataset.doctor.check`).
+STATE_CHECKS: tuple[StateCheck, ...] = (OffsetStore,)
 #: Entries of a Cloud Logging export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
 #: Seconds without change after which a file's unterminated last line is taken as it is.
@@ -81,7 +86,7 @@ def check_utf8_name(path: Path) -> None:
         raise InputError(f"cannot read {shown}: its name is not valid UTF-8; rename it") from None
 
 
-def _run_meta(path: Path) -> dict[str, Any]:
+def _run_meta(path: Path) -> RunDoc:
     """A run directory's ``run.json``; raises :class:`InputError` when it is not a JSON object."""
     try:
         meta = json.loads(path.read_bytes())
@@ -91,7 +96,17 @@ def _run_meta(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(meta, dict):
         raise InputError(f"{path} holds a JSON {type(meta).__name__}, not an object; fix it or delete it")
-    return meta
+    return cast(RunDoc, meta)
+
+
+def _is_log(path: Path) -> bool:
+    # A temporary file left by a killed writer (tierscope.atomic) is neither a log nor run.json.
+    return (
+        path.is_file()
+        and path.suffix in LOG_SUFFIXES
+        and path.name != RUN_FILE
+        and not path.name.startswith(TMP_PREFIX)
+    )
 
 
 def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
@@ -107,7 +122,7 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
         if path.is_dir():
             meta_path = path / RUN_FILE
             meta = _run_meta(meta_path) if meta_path.is_file() else {}
-            logs = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in LOG_SUFFIXES and p.name != RUN_FILE)
+            logs = sorted(p for p in path.iterdir() if _is_log(p))
             if not logs:
                 raise InputError(f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)})")
             specs.append(

@@ -1,6 +1,9 @@
 """``tierscope doctor``: find the dataset's unreadable files and, with ``fix``, move them aside.
 
-Checks every data file (footer, column types, every page) and every state document. With
+Checks every data file (footer, column types, every page) and every state document: each must
+be a JSON object (:class:`~tierscope.dataset.state.StateStore`), the compaction journal a journal,
+and each document a room above keeps here (the collector's file offsets) whatever that room's
+``state_checks`` say: the dataset room knows how state is stored, not what ingest puts in it. With
 ``fix`` each corrupt file is moved to ``quarantine/`` under its path relative to the root,
 so the rest of the dataset reads again; nothing is deleted. Moving a state document aside
 is safe: the next collect re-reads its inputs from the start and skips what is stored.
@@ -9,16 +12,21 @@ is safe: the next collect re-reads its inputs from the start and skips what is s
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tierscope.collector.offsets import OffsetStore
 from tierscope.dataset import journal
 from tierscope.dataset.durable import fsync_dir
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked, recover
 from tierscope.dataset.state import StateStore
 from tierscope.dataset.store import Dataset, all_files, check_file
+
+#: A check of state documents: called with the dataset's ``state/`` folder, it raises
+#: :class:`StateCorruptError` for a document that is not what its writer writes (e.g.
+#: :class:`tierscope.collector.offsets.OffsetStore`, which loads ``files.json``).
+StateCheck = Callable[[Path], object]
 
 
 @dataclass
@@ -44,10 +52,12 @@ class DoctorReport:
         return all(p.moved_to is not None for p in self.problems)
 
 
-def _state_problems(dataset: Dataset) -> list[Problem]:
+def _state_problems(dataset: Dataset, state_checks: Sequence[StateCheck]) -> list[Problem]:
     found: dict[Path, Problem] = {}
     store = StateStore(dataset.state_dir)
-    checks = [lambda: OffsetStore(dataset.state_dir), lambda: journal.load(dataset.root)]
+    # The callers' checks first: they say more ("not a file-offsets document") than JSON's own.
+    checks: list[Callable[[], object]] = [lambda c=c: c(dataset.state_dir) for c in state_checks]
+    checks.append(lambda: journal.load(dataset.root))
     checks += [lambda name=name: store.load(name) for name in store.names()]
     for run_check in checks:
         try:
@@ -57,8 +67,9 @@ def _state_problems(dataset: Dataset) -> list[Problem]:
     return list(found.values())
 
 
-def check(dataset: Dataset) -> DoctorReport:
-    """Check every data file and state document of ``dataset`` (read only, no lock)."""
+def check(dataset: Dataset, state_checks: Sequence[StateCheck] = ()) -> DoctorReport:
+    """Check every data file and state document of ``dataset`` (read only, no lock);
+    ``state_checks`` check the documents other rooms keep there (see :data:`StateCheck`)."""
     report = DoctorReport()
     for table, path in all_files(dataset):
         try:
@@ -68,7 +79,7 @@ def check(dataset: Dataset) -> DoctorReport:
         report.checked += 1
         if problem:
             report.problems.append(Problem(path, problem))
-    states = _state_problems(dataset)
+    states = _state_problems(dataset, state_checks)
     report.checked += len(list(dataset.state_dir.glob("*.json"))) if dataset.state_dir.is_dir() else 0
     report.problems += states
     temps = dataset.temp_files()
@@ -97,16 +108,18 @@ def quarantine(dataset: Dataset, path: Path) -> Path:
     return target
 
 
-def doctor(dataset: Dataset, fix: bool = False, lock_timeout: float = 60.0) -> DoctorReport:
-    """Check ``dataset``; with ``fix``, under the lock, quarantine each corrupt file and then
-    finish what a killed writer left (temporary files, interrupted compactions).
+def doctor(
+    dataset: Dataset, fix: bool = False, lock_timeout: float = 60.0, state_checks: Sequence[StateCheck] = ()
+) -> DoctorReport:
+    """Check ``dataset`` (:func:`check`); with ``fix``, under the lock, quarantine each corrupt
+    file and then finish what a killed writer left (temporary files, interrupted compactions).
 
-    Raises :class:`~tierscope.collector.errors.DatasetBusyError` if ``fix`` cannot get the lock.
+    Raises :class:`~tierscope.dataset.errors.DatasetBusyError` if ``fix`` cannot get the lock.
     """
     if not fix:
-        return check(dataset)
+        return check(dataset, state_checks)
     with locked(dataset, lock_timeout, recover_first=False):
-        report = check(dataset)
+        report = check(dataset, state_checks)
         for problem in report.problems:
             problem.moved_to = quarantine(dataset, problem.path)
         recover(dataset)

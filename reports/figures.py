@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from tierscope.atomic import write_bytes_atomic
 from tierscope.reports.charts import Spec
 
 #: PNG pixels per SVG pixel: sharp on slides and high-density screens.
 PNG_SCALE = 2.0
-
-
-def _write_atomic(path: Path, payload: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(payload)
-    os.replace(tmp, path)
 
 
 def write_figures(specs: dict[str, Spec], directory: Path) -> list[Path]:
@@ -30,8 +24,8 @@ def write_figures(specs: dict[str, Spec], directory: Path) -> list[Path]:
     written = []
     for name, spec in specs.items():
         svg = directory / f"{name}.svg"
-        _write_atomic(svg, vl_convert.vegalite_to_svg(spec).encode("utf-8"))
+        write_bytes_atomic(svg, vl_convert.vegalite_to_svg(spec).encode("utf-8"))
         png = directory / f"{name}.png"
-        _write_atomic(png, vl_convert.vegalite_to_png(spec, scale=PNG_SCALE))
+        write_bytes_atomic(png, vl_convert.vegalite_to_png(spec, scale=PNG_SCALE))
         written += [svg, png]
     return written

@@ -9,6 +9,7 @@ whose frame or column is absent says "not available" instead of failing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,7 @@ from tierscope.analysis.batches import interval_figures
 from tierscope.analysis.scaling import fit_scaling
 from tierscope.analysis.scaling import scaling_points as analysis_scaling_points
 from tierscope.analysis.summary import SummaryOptions, run_index, summary
+from tierscope.atomic import write_text_atomic
 from tierscope.dataset.store import Dataset
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
@@ -167,13 +169,8 @@ def vega_bundle() -> str:
     except OSError:
         pass
     bundle = vl_convert.javascript_bundle().replace("</script", "<\\/script")
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-        tmp.write_text(bundle, encoding="utf-8")
-        os.replace(tmp, cached)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        write_text_atomic(cached, bundle)
     return bundle
 
 
@@ -234,13 +231,7 @@ def write_report(dataset: Dataset, out: Path, options: ReportOptions | None = No
     options = options or ReportOptions()
     data = report_data(dataset, options)
     html = render_html(data, options.lang)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)  # after a failed write or rename; gone after a successful one
+    write_text_atomic(out, html)
     if options.figures is not None:
         from tierscope.reports.figures import write_figures
 

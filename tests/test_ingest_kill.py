@@ -7,28 +7,28 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from filelock import FileLock
 from ingest_helpers import step_line, stored_steps
 
+from tierscope.collector.collect import STATE_CHECKS
 from tierscope.dataset import doctor
 from tierscope.dataset.store import Dataset
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # Runs one collect. With KILL_AT=<n>:<before|after> it stops at the n-th durable rename
 # (data file or state file) and waits on stdin, so the test can SIGKILL it exactly there.
 DRIVER = """
 import os, sys
 from pathlib import Path
-import tierscope.dataset.store, tierscope.dataset.durable
+import tierscope.atomic, tierscope.dataset.store
 from tierscope.collector.collect import collect_runs
 from tierscope.dataset.store import Dataset
 from tierscope.collector.manifest import RunSpec
 
-real_commit = tierscope.dataset.durable.commit
+real_commit = tierscope.atomic.commit
 calls = 0
 target, where = (os.environ.get("KILL_AT") or "0:none").split(":")
 
@@ -41,7 +41,7 @@ def commit(tmp, final):
     if calls == int(target) and where == "after":
         print("BLOCK", flush=True); sys.stdin.readline()
 
-tierscope.dataset.durable.commit = commit
+tierscope.atomic.commit = commit  # state documents: write_bytes_atomic looks it up there
 tierscope.dataset.store.commit = commit
 print("START", flush=True)
 log, ds, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -55,7 +55,8 @@ BATCH = 1_000_000
 
 
 def _start(driver: Path, log: Path, ds: Path, kill_at: str | None = None) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "KILL_AT": kill_at or ""}
+    # No PYTHONPATH=ROOT: the tierscope/ folder of the working tree would hide the installed rooms.
+    env = {**os.environ, "KILL_AT": kill_at or ""}
     return subprocess.Popen(
         [sys.executable, str(driver), str(log), str(ds), str(BATCH)],
         stdin=subprocess.PIPE,
@@ -115,7 +116,7 @@ def test_sigkill_at_20_moments_then_rerun_holds_every_line_exactly_once(tmp_path
     assert final.returncode == 0 and "DONE" in out
     # Every line once: steps 1..LINES, no repeats, nothing missing.
     assert stored_steps(Dataset(ds)) == list(range(1, LINES + 1))
-    report = doctor.check(Dataset(ds))
+    report = doctor.check(Dataset(ds), STATE_CHECKS)
     assert report.problems == [] and Dataset(ds).temp_files() == []
 
 
@@ -179,9 +180,14 @@ def _small_log(tmp_path: Path) -> Path:
 
 
 def _popen_cli(args: list[str]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # From outside the repository: "-m" puts the working directory first on sys.path, and the
+    # tierscope/ folder of the working tree would hide the installed package's rooms.
     return subprocess.Popen(
-        [sys.executable, "-m", "tierscope", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-m", "tierscope", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tempfile.gettempdir(),
     )
 
 

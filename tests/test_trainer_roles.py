@@ -133,15 +133,9 @@ def test_spec_command_prints_json() -> None:
     assert bad.exit_code == 2 and "unknown scale tier 'GOLD'" in bad.output
 
 
-def test_importing_the_cli_does_not_import_tensorflow() -> None:
+def test_importing_the_cli_does_not_import_tensorflow(tmp_path: Path) -> None:
     code = "import sys, tierscope.cli; print(sorted(m for m in ('tensorflow', 'keras') if m in sys.modules))"
-    root = Path(__file__).resolve().parent.parent
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=root,
-        env={"PYTHONPATH": str(root)},
-    )
+    # From outside the repository: "-c" puts the working directory first on sys.path, and the
+    # tierscope/ folder of the working tree would hide the installed package's rooms.
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "[]"

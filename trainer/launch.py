@@ -36,14 +36,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Literal
 
-from tierscope.collector.collect import RUN_FILE
+from tierscope.atomic import write_text_atomic
+from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, RunDoc, local_tier
 from tierscope.trainer.errors import TrainerError
 from tierscope.trainer.roles import Strategy, tf_config
 from tierscope.trainer.steplog import SUFFIXES, Identity, StepLog
 from tierscope.trainer.tiers import Topology
 from tierscope.trainer.train import TrainConfig
 
-LAUNCHER_LOG = "launcher.jsonl"
+LAUNCHER_LOG = f"launcher{JSON_LOG_SUFFIX}"
 STDERR_DIR = "stderr"
 Status = Literal["running", "finished", "failed", "timeout", "interrupted"]
 #: The launcher's exit code for each way a run ends (timeout as coreutils' ``timeout``).
@@ -193,18 +194,12 @@ def _signals(handler: Any) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def _write_json(path: Path, doc: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+def _write_run_doc(out: Path, doc: RunDoc) -> None:
+    write_text_atomic(out / RUN_FILE, json.dumps(doc, indent=2, sort_keys=False) + "\n")
 
 
 def _iso(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-#: Prefix of the tier label of runs on this machine: ``local-STANDARD_1`` emulates STANDARD_1.
-LOCAL_PREFIX = "local-"
 
 
 def default_run_id(tier: str) -> str:
@@ -277,7 +272,7 @@ def launch_local(
     cluster = topology.cluster([f"localhost:{p}" for p in free_ports(len(topology.tasks))])
     task_cmd = command(config)
     started_at = datetime.now(UTC)
-    meta: dict[str, Any] = {
+    meta: RunDoc = {
         "run_id": config.run_id,
         "tier": config.tier,
         "host": f"{platform.node()} (local, {os.cpu_count()} CPUs)",
@@ -294,7 +289,7 @@ def launch_local(
         "exit_codes": {},
         "pids": {},
     }
-    _write_json(out / RUN_FILE, meta)
+    _write_run_doc(out, meta)
     events = open(out / LAUNCHER_LOG, "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
     job_log = StepLog(Identity(config.run_id, config.tier, None, None), "json", events)
     job_log.event("started", detail={"topology": topology.as_dict(), "strategy": strategy, "host": meta["host"]})
@@ -309,7 +304,7 @@ def launch_local(
                 for role, index in topology.tasks:
                     tasks.append(start_task(role, index, task_cmd, _task_env(cluster, role, index), out, suffix))
                 meta["pids"] = {t.name: t.process.pid for t in tasks}
-                _write_json(out / RUN_FILE, meta)
+                _write_run_doc(out, meta)
                 if on_start:
                     on_start(tasks)
                 status, reason = _wait(tasks, strategy, None if timeout_s is None else t0 + timeout_s)
@@ -330,7 +325,7 @@ def launch_local(
                 "exit_codes": {t.name: t.exit_code for t in tasks},
                 "stopped_by_launcher": [t.name for t in tasks if t.stopped],
             }
-            _write_json(out / RUN_FILE, meta)
+            _write_run_doc(out, meta)
             detail = {"status": status, "exit_codes": meta["exit_codes"], "wall_s": meta["wall_s"]}
             job_log.event("finished" if status == "finished" else "failed", reason=reason, detail=detail)
             job_log.close()
@@ -401,7 +396,7 @@ def train_local(
         label, topology = CUSTOM, Topology(workers=workers or 0, ps=ps or 0)
     # A tier emulated on this machine is not that tier: the label keeps it out of the
     # cloud's price table and out of the tiers' scaling fit (run.json keeps the topology).
-    label = f"{LOCAL_PREFIX}{label}"
+    label = local_tier(label)
     # A run directory named by the user (--out runs/ps2) names the run too.
     run_id = run_id or (out.name if out is not None and out.name else default_run_id(label))
     config = TrainConfig(

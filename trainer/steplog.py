@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from tierscope.collector.formats.structured import KIND_KEY
+from tierscope.contract import JSON_LOG_SUFFIX, KIND_KEY, TEXT_LOG_SUFFIX
 
 LogFormat = Literal["json", "text", "off"]
 LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text", "off")
-#: Log file suffix per format, as ``tierscope.collector.collect`` expects in a run directory.
-SUFFIXES: dict[str, str] = {"json": ".jsonl", "text": ".log", "off": ".log"}
+#: Log file suffix per format (:mod:`tierscope.contract`, which the collector reads a run directory by).
+SUFFIXES: dict[str, str] = {"json": JSON_LOG_SUFFIX, "text": TEXT_LOG_SUFFIX, "off": TEXT_LOG_SUFFIX}
 
 
 @dataclass(frozen=True)

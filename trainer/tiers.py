@@ -1,25 +1,27 @@
 """Scale tiers as data: how many masters, workers and parameter servers each one is.
 
-The numbers live in ``tiers.toml`` beside this module, with their source.
+The numbers live in the tier table that analysis reads too (:mod:`tierscope.tiertable`,
+``tierscope/data/tiers.csv``), each row with its source. The trainer offers the CPU tiers:
+it trains on CPUs, so a tier with a GPU or TPU (:data:`tierscope.tiertable.ACCELERATOR`)
+is not one it can emulate or describe.
 """
 
 from __future__ import annotations
 
-import tomllib
+import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
+from tierscope import tiertable
 from tierscope.trainer.errors import TrainerError
 from tierscope.trainer.roles import Strategy, strategy_for
 
-TIERS_FILE = Path(__file__).with_name("tiers.toml")
 #: The tier label of a topology given by ``--workers`` / ``--ps`` rather than a tier.
 CUSTOM = "CUSTOM"
 
 
 class UnknownTierError(TrainerError, ValueError):
-    """A tier name that ``tiers.toml`` does not define."""
+    """A tier name that the tier table does not define, or one with accelerators."""
 
 
 @dataclass(frozen=True)
@@ -61,28 +63,39 @@ class Topology:
 class Tier:
     name: str
     topology: Topology
-    ml_units: float | None
+
+
+def _accelerated(rows: list[tiertable.Replicas]) -> list[str]:
+    return [r.machine_type for r in rows if re.search(tiertable.ACCELERATOR, r.machine_type)]
+
+
+def _tier(name: str, rows: list[tiertable.Replicas]) -> Tier:
+    count = {r.role: r.count for r in rows}
+    if count.get("master", 0) != 1:
+        raise tiertable.TierTableError(
+            f"{tiertable.TIERS_CSV}: tier {name} has {count.get('master', 0)} masters; a job has exactly one"
+        )
+    return Tier(name=name, topology=Topology(workers=count.get("worker", 0), ps=count.get("ps", 0)))
 
 
 @cache
 def tiers() -> dict[str, Tier]:
-    """Every tier of ``tiers.toml`` by upper-case name."""
-    doc = tomllib.loads(TIERS_FILE.read_text(encoding="utf-8"))
-    out: dict[str, Tier] = {}
-    for name, row in doc["tiers"].items():
-        if row.get("master", 1) != 1:
-            raise ValueError(f"{TIERS_FILE}: tier {name} has {row['master']} masters; a job has exactly one")
-        out[name.upper()] = Tier(
-            name=name.upper(),
-            topology=Topology(workers=int(row.get("workers", 0)), ps=int(row.get("parameter_servers", 0))),
-            ml_units=row.get("ml_units"),
-        )
-    return out
+    """Every CPU tier of the tier table by upper-case name, in the table's order."""
+    return {
+        name: _tier(name, rows) for name, rows in tiertable.by_tier(tiertable.load()).items() if not _accelerated(rows)
+    }
 
 
 def get_tier(name: str) -> Tier:
-    """The tier called ``name`` (any case). Raises :class:`UnknownTierError` listing the known ones."""
+    """The tier called ``name`` (any case). Raises :class:`UnknownTierError` listing the known
+    ones, or saying which accelerator keeps a tier of the table out."""
     try:
         return tiers()[name.upper()]
     except KeyError:
+        rows = tiertable.by_tier(tiertable.load()).get(name.upper())
+        if rows:
+            raise UnknownTierError(
+                f"scale tier {name.upper()} runs on {', '.join(_accelerated(rows))}, which the reference trainer "
+                f"(TensorFlow on CPUs) does not use; CPU tiers: {', '.join(tiers())}"
+            ) from None
         raise UnknownTierError(f"unknown scale tier {name!r}; known tiers: {', '.join(tiers())}") from None

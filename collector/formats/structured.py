@@ -28,9 +28,9 @@ from typing import Any, ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat
+from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import EVENTS, ROLES
 
-KIND_KEY = "tierscope"
 LABELS_KEY = "logging.googleapis.com/labels"
 
 _INT_FIELDS = ("step", "local_step", "task_index")

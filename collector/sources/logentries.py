@@ -37,8 +37,9 @@ import polars as pl
 
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import LINES_SCHEMA, ParseContext, Parsed, parse_lines
-from tierscope.collector.formats.structured import KIND_KEY, StructuredJSON, rows_from_payloads
+from tierscope.collector.formats.structured import StructuredJSON, rows_from_payloads
 from tierscope.collector.sources.files import is_gzip
+from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import (
     EVENT_SCHEMA,
     REJECT_RAW_MAX,

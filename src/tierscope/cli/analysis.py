@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tierscope.analysis.summary import SummaryOptions, summary
 from tierscope.cli.collect import DatasetOpt, err, existing_dataset, fail, out_console
+from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.dataset.store import Dataset
 from tierscope.errors import TierscopeError
 
@@ -187,7 +188,7 @@ def recommend_cmd(
     ds = open_dataset(dataset)
     try:
         result = recommend(ds, steps, hours, budget, options(None, price_date, region))
-    except (TierscopeError) as exc:
+    except TierscopeError as exc:
         raise fail(exc) from None
     if as_json:
         doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}
@@ -209,7 +210,7 @@ def warn_unpriced(frame: pl.DataFrame) -> None:
     unpriced = frame.filter(
         pl.col("ml_units_per_hour").is_null()
         & pl.col("tier").is_not_null()
-        & ~pl.col("tier").str.to_lowercase().str.starts_with("local")
+        & ~pl.col("tier").str.contains(LOCAL_TIER_PATTERN)
     )
     for row in unpriced.iter_rows(named=True):
         err.print(

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tierscope.cli.common import EXIT_BUSY, EXIT_ERROR, EXIT_USAGE
-from tierscope.collector.collect import DEFAULT_SETTLE_S, CollectResult, collect_runs, runs_from_paths
+from tierscope.collector.collect import DEFAULT_SETTLE_S, STATE_CHECKS, CollectResult, collect_runs, runs_from_paths
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.formats import FORMATS
 from tierscope.collector.formats.declared import load_format_files, merge_formats
@@ -315,7 +315,7 @@ def doctor_cmd(
     if not ds.root.is_dir():
         raise fail(CollectorError(f"{dataset} is not a directory"))
     try:
-        report = doctor(ds, fix=fix, lock_timeout=lock_timeout)
+        report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
     except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
     for problem in report.problems:
