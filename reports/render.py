@@ -179,7 +179,7 @@ def vega_bundle() -> str:
 
 def _env() -> Environment:
     return Environment(
-        loader=PackageLoader("reports", "templates"),
+        loader=PackageLoader("tierscope.reports", "templates"),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
         trim_blocks=True,
         lstrip_blocks=True,
