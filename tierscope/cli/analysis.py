@@ -15,7 +15,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from tierscope.analysis.summary import SummaryOptions, summary
+from tierscope.analysis import analyze
+from tierscope.analysis.summary import SummaryOptions
 from tierscope.cli.collect import DatasetOpt, err, existing_dataset, fail, out_console
 from tierscope.dataset.store import Dataset
 from tierscope.errors import TierscopeError
@@ -54,7 +55,7 @@ def load_summary(dataset: Path, opts: SummaryOptions) -> pl.DataFrame:
     """The summary frame, or a one-line error and exit 1 (empty dataset, corrupt file, bad baseline)."""
     ds = open_dataset(dataset)
     try:
-        return summary(ds, opts)
+        return analyze(ds, opts).summary
     except TierscopeError as exc:
         raise fail(exc) from None
 
@@ -135,7 +136,7 @@ def predict_cmd(
 
     ds = open_dataset(dataset)
     try:
-        fitted, predicted = predict(ds, tasks, options(None, price_date, region))
+        fitted, predicted = predict(analyze(ds, options(None, price_date, region)), tasks)
     except TierscopeError as exc:
         raise fail(exc) from None
     if as_json:
@@ -186,8 +187,8 @@ def recommend_cmd(
 
     ds = open_dataset(dataset)
     try:
-        result = recommend(ds, steps, hours, budget, options(None, price_date, region))
-    except (TierscopeError) as exc:
+        result = recommend(analyze(ds, options(None, price_date, region)), steps, hours, budget)
+    except TierscopeError as exc:
         raise fail(exc) from None
     if as_json:
         doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}
