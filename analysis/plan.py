@@ -80,8 +80,8 @@ def frontier(
 ) -> pl.DataFrame:
     """Every candidate's time and price to ``steps`` global steps: :data:`FRONTIER_SCHEMA`, fastest first.
 
-    ``summary``: :func:`tierscope.analysis.summary.summary` (measured runs with a steady rate);
-    ``runs``: ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
+    ``summary``: the summary frame (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`; the measured runs
+    with a steady rate); ``runs``: ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
     :func:`tierscope.analysis.scaling.fit_scaling`. Raises :class:`RecommendError` for ``steps < 1``.
     """
     if steps < 1:

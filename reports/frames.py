@@ -67,7 +67,7 @@ def task_local_rates(tasks: pl.DataFrame) -> pl.DataFrame:
 
 
 def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
-    """Speedups with their bootstrap interval, from :func:`tierscope.analysis.summary.summary`'s frame.
+    """Speedups with their bootstrap interval, from the summary (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`).
 
     One row per run with a speedup: ``run_id``, ``tier`` (String), ``speedup``, ``low``,
     ``high`` (Float64; ``low``/``high`` null where the summary has no interval).
@@ -85,9 +85,9 @@ def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
 
 
 def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
-    """Time and price to the summary's target steps (``SummaryOptions.steps``), per run.
+    """Time and price to the summary's target steps (``AnalysisOptions.steps``), per run.
 
-    ``summary``: :func:`tierscope.analysis.summary.summary`'s frame computed with a target. One row per
+    ``summary``: :attr:`tierscope.analysis.Analysis.summary` computed with a target. One row per
     run with a time: ``run_id``, ``tier`` (String), ``seconds_to_n`` (Float64: start-up +
     N / steady rate, as :mod:`analysis` defines it), ``ml_unit_hours_to_n`` and ``usd_to_n``
     (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
