@@ -44,13 +44,18 @@ class IntervalFigures:
     samples: dict[str, np.ndarray]
 
 
-def run_batches(steps: pl.LazyFrame, max_records: int = BATCH_RECORDS) -> list[list[str | None]]:
-    """``steps``' run ids in batches of whole runs, in run id order: consecutive runs are grouped
-    while their records add up to at most ``max_records`` (a run with more is a batch alone)."""
-    counts = steps.group_by("run_id").agg(records=pl.len()).sort("run_id").collect()
+def record_counts(steps: pl.LazyFrame) -> pl.DataFrame:
+    """``run_id`` (String), ``records`` (UInt32): ``steps``' records per run, sorted by run id."""
+    return steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32)).sort("run_id").collect()
+
+
+def run_batches(counts: pl.DataFrame, max_records: int = BATCH_RECORDS) -> list[list[str | None]]:
+    """The run ids of ``counts`` (records per run, :func:`record_counts`' columns) in batches of whole
+    runs, in run id order: consecutive runs are grouped while their records add up to at most
+    ``max_records`` (a run with more is a batch alone)."""
     batches: list[list[str | None]] = []
     held = max_records  # forces a new batch for the first run
-    for run_id, records in counts.iter_rows():
+    for run_id, records in counts.sort("run_id").select("run_id", "records").iter_rows():
         if held + records > max_records:
             batches.append([])
             held = 0
@@ -65,10 +70,12 @@ def interval_figures(
     extra: Sequence[str] = (),
     visit: Callable[[pl.DataFrame], None] | None = None,
     max_records: int = BATCH_RECORDS,
+    counts: pl.DataFrame | None = None,
 ) -> IntervalFigures:
     """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
     :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
-    rows), computed a batch of runs at a time (:func:`run_batches`).
+    rows), computed a batch of runs at a time (:func:`run_batches`). ``counts``: :func:`record_counts`
+    of ``steps``, if the caller has them (one query of the steps fewer).
 
     ``visit``, if given, is called once per batch with that batch's intervals
     (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
@@ -78,7 +85,8 @@ def interval_figures(
     throughput, tasks = [], []
     samples: dict[str, np.ndarray] = {}
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
-    for batch in run_batches(steps, max_records) or [None]:
+    counts = record_counts(steps) if counts is None else counts
+    for batch in run_batches(counts, max_records) or [None]:
         part = steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
         intervals = collect_intervals(part, extra)
         throughput.append(run_throughput(part, seed=seed, intervals=intervals))

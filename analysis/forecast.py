@@ -1,66 +1,71 @@
-"""The libraries behind ``tierscope predict`` and ``tierscope recommend``: dataset in, frames out."""
+"""The libraries behind ``tierscope predict`` and ``tierscope recommend``: an analysis in, frames out."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from tierscope.analysis.batches import interval_figures
+from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.plan import Recommendation, choose, frontier
 from tierscope.analysis.scaling import ScalingFit, fit_scaling, fit_table, predictions, scaling_points
-from tierscope.analysis.summary import SummaryOptions, run_index, summary
-from tierscope.dataset.store import Dataset
+
+if TYPE_CHECKING:
+    from tierscope.analysis.analyze import Analysis
+
+
+class TasksError(AnalysisError, ValueError):
+    """A prediction asked for fewer than one training task."""
 
 
 @dataclass
 class Scaling:
-    """``points``: :data:`tierscope.analysis.scaling.POINTS_SCHEMA`; ``fits``: both models;
-    ``table``: :data:`tierscope.analysis.scaling.FIT_SCHEMA`; ``summary``:
-    :func:`tierscope.analysis.summary.summary`."""
+    """``points``: :data:`tierscope.analysis.scaling.POINTS_SCHEMA` (the laptop excluded,
+    :func:`tierscope.analysis.scaling.scaling_points`); ``fits``: both models; ``table``:
+    :data:`tierscope.analysis.scaling.FIT_SCHEMA`."""
 
     points: pl.DataFrame
     fits: list[ScalingFit]
     table: pl.DataFrame
-    summary: pl.DataFrame
-    runs: pl.DataFrame
 
 
-def scaling(dataset: Dataset, options: SummaryOptions | None = None) -> Scaling:
-    """Fit Amdahl and the USL to the dataset's runs (the laptop excluded, :func:`scaling_points`)."""
-    options = options or SummaryOptions()
-    figures = interval_figures(dataset.scan("steps"), options.seed)
-    frame = summary(dataset, options, figures=figures)
-    runs = run_index(dataset)
-    points = scaling_points(frame, runs)
-    fits = fit_scaling(points, figures.samples, options.seed)
-    return Scaling(points, fits, fit_table(fits), frame, runs)
+def fit(summary: pl.DataFrame, runs: pl.DataFrame, samples: dict, seed: int) -> Scaling:
+    """Fit Amdahl and the USL to the runs of ``summary`` (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`)
+    with ``runs`` (the run index) and their steady interval rates ``samples`` (``{run_id: array}``,
+    global steps/s) for the bootstrap seeded by ``seed``."""
+    points = scaling_points(summary, runs)
+    fits = fit_scaling(points, samples, seed)
+    return Scaling(points, fits, fit_table(fits))
 
 
-def predict(dataset: Dataset, tasks: int, options: SummaryOptions | None = None) -> tuple[Scaling, pl.DataFrame]:
+def scaling(analysis: Analysis) -> Scaling:
+    """The analysis' fits (computed by :func:`tierscope.analysis.analyze` with ``fits=True``, else now
+    from what it holds; the dataset is not read again)."""
+    if analysis.scaling is None:
+        analysis.scaling = fit(analysis.summary, analysis.runs, analysis.figures.samples, analysis.options.seed)
+    return analysis.scaling
+
+
+def predict(analysis: Analysis, tasks: int) -> tuple[Scaling, pl.DataFrame]:
     """The fits and the predicted throughput at ``tasks`` training tasks
     (:data:`tierscope.analysis.scaling.PREDICTION_SCHEMA`, one row per model).
-    Raises :class:`ValueError` for ``tasks < 1``."""
+    Raises :class:`TasksError` for ``tasks < 1``."""
     if tasks < 1:
-        raise ValueError(f"--tasks must be at least 1, got {tasks}")
-    fitted = scaling(dataset, options)
+        raise TasksError(f"--tasks must be at least 1, got {tasks}")
+    fitted = scaling(analysis)
     return fitted, predictions(fitted.fits, [tasks])
 
 
 def recommend(
-    dataset: Dataset,
-    steps: int,
-    deadline_h: float | None = None,
-    budget_usd: float | None = None,
-    options: SummaryOptions | None = None,
+    analysis: Analysis, steps: int, deadline_h: float | None = None, budget_usd: float | None = None
 ) -> Recommendation:
     """The cheapest tier reaching ``steps`` within ``deadline_h`` hours, or the fastest within
-    ``budget_usd``, among measured runs and predicted tiers, priced on ``options.price_date``
-    (default today). Raises :class:`tierscope.analysis.plan.RecommendError`
+    ``budget_usd``, among measured runs and predicted tiers, priced on the analysis'
+    ``price_date`` (default today) in its region. Raises :class:`tierscope.analysis.plan.RecommendError`
     (see :func:`tierscope.analysis.plan.choose`)."""
-    options = options or SummaryOptions()
-    fitted = scaling(dataset, options)
-    when = options.price_date or datetime.now(UTC).date()
-    table = frontier(fitted.summary, fitted.runs, fitted.fits, steps, when, options.region)
+    options = analysis.options
+    table = frontier(
+        analysis.summary, analysis.runs, scaling(analysis).fits, steps, options.price_day(), options.region
+    )
     return choose(table, deadline_h, budget_usd)

@@ -49,7 +49,7 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
 
 
 class RecommendError(AnalysisError, ValueError):
-    """Neither or both of deadline and budget given, or no candidate can be priced or timed."""
+    """Neither or both of deadline and budget given, a target below one step, or no candidate can be priced or timed."""
 
 
 def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
@@ -78,12 +78,12 @@ def frontier(
 ) -> pl.DataFrame:
     """Every candidate's time and price to ``steps`` global steps: :data:`FRONTIER_SCHEMA`, fastest first.
 
-    ``summary``: :func:`tierscope.analysis.summary.summary` (measured runs with a steady rate);
-    ``runs``: ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
-    :func:`tierscope.analysis.scaling.fit_scaling`. Raises :class:`ValueError` for ``steps < 1``.
+    ``summary``: the summary frame (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`; the measured runs
+    with a steady rate); ``runs``: ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
+    :func:`tierscope.analysis.scaling.fit_scaling`. Raises :class:`RecommendError` for ``steps < 1``.
     """
     if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
+        raise RecommendError(f"steps must be at least 1, got {steps}")
     measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
     priced_now = tier_costs(
         runs.filter(pl.col("run_id").is_in(measured["run_id"].to_list())).with_columns(date=pl.lit(price_date)),

@@ -1,21 +1,18 @@
-"""One row per run: status, throughput, cost and speedup. The library behind ``tierscope summary``."""
+"""One row per run: status, throughput, cost and speedup (the frame behind ``tierscope summary``),
+built from what the analysis pass (:func:`tierscope.analysis.analyze`) holds; nothing here reads the dataset."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
 
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.batches import IntervalFigures, interval_figures
+from tierscope.analysis.batches import IntervalFigures
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
-from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.options import AnalysisOptions
+from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.tasks import async_check
-from tierscope.analysis.throughput import steady_intervals, steady_samples
 from tierscope.dataset.schema import conform
-from tierscope.dataset.store import Dataset
 
 #: The columns of :func:`summary`, in order, with their dtypes and meaning.
 SUMMARY_SCHEMA: dict[str, pl.DataType] = {
@@ -54,7 +51,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "training_mode": pl.String(),  # single / async / sync / inconsistent
     "units_basis": pl.String(),  # tier (its price row) / machine types (sum over replicas)
     "usd_per_ml_unit_hour": pl.Float64(),
-    "target_steps": pl.Int64(),  # SummaryOptions.steps (null: not asked)
+    "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
     "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
 }
@@ -64,61 +61,38 @@ class BaselineError(AnalysisError, ValueError):
     """``--baseline`` names a run the dataset does not hold, or one without a steady rate."""
 
 
-@dataclass
-class SummaryOptions:
-    """``baseline``: a run id (default: see :func:`pick_baseline`).
-    ``price_date``: the date for runs whose date is unknown (default: today, UTC).
-    ``region``: the price table's region (``us``, ``europe``, ``asia``).
-    ``steps``: a target number of global steps for the time and price columns.
-    ``seed``: the bootstrap seed (:mod:`tierscope.analysis.bootstrap`)."""
-
-    baseline: str | None = None
-    price_date: date | None = None
-    region: str = "us"
-    steps: int | None = None
-    seed: int = BOOTSTRAP_SEED
-
-
-def latest_runs(dataset: Dataset) -> pl.DataFrame:
-    """The newest facts collected about each run: ``run_id, tier, ran_on, date, note, topology``."""
+def latest_runs(facts: pl.DataFrame) -> pl.DataFrame:
+    """The newest facts collected about each run, from the runs table (:data:`tierscope.dataset.schema.RUN_SCHEMA`):
+    ``run_id, tier, ran_on, date, note, topology``."""
     return (
-        dataset.read("runs")
-        .sort("collected_at")
+        facts.sort("collected_at")
         .group_by("run_id", maintain_order=True)
         .last()
         .select("run_id", "tier", "ran_on", "date", "note", "topology")
     )
 
 
-def run_index(dataset: Dataset) -> pl.DataFrame:
-    """Every run the dataset knows of (from run facts, steps or events), with its tier."""
-    facts = latest_runs(dataset)
-    seen = (
-        pl.concat(
-            [
-                dataset.scan("steps").select("run_id", "tier").unique().collect(),
-                dataset.scan("events").select("run_id", "tier").unique().collect(),
-            ]
-        )
-        .group_by("run_id")
-        .agg(pl.col("tier").drop_nulls().first().alias("seen_tier"))
-    )
+def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
+    """Every run the dataset knows of, with its tier: ``run_id, tier, ran_on, date, note, topology``.
+
+    ``facts``: the runs table; ``seen``: ``run_id, tier`` of the runs that have step records or
+    events (a run's first non-null tier in row order stands in where its facts give none)."""
+    tiers = seen.group_by("run_id", maintain_order=True).agg(pl.col("tier").drop_nulls().first().alias("seen_tier"))
     return (
-        seen.join(facts, on="run_id", how="full", coalesce=True)
+        tiers.join(latest_runs(facts), on="run_id", how="full", coalesce=True)
         .with_columns(pl.coalesce("tier", "seen_tier").alias("tier"))
         .select("run_id", "tier", "ran_on", "date", "note", "topology")
     )
 
 
-def failures(dataset: Dataset) -> pl.DataFrame:
-    """``run_id, failure_reason``: the first failed event of each run that has one."""
+def failures(events: pl.DataFrame) -> pl.DataFrame:
+    """``run_id, failure_reason``: the first failed event (by source and offset) of each run that has one.
+    ``events``: the events table's ``run_id, event, reason, source, source_offset``."""
     return (
-        dataset.scan("events")
-        .filter(pl.col("event") == "failed")
+        events.filter(pl.col("event") == "failed")
         .sort("run_id", "source", "source_offset")
         .group_by("run_id", maintain_order=True)
         .agg(pl.col("reason").fill_null("failed (no reason logged)").first().alias("failure_reason"))
-        .collect()
     )
 
 
@@ -143,33 +117,32 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
     return measured.sort("tasks", "run_id").head(1)
 
 
-def summary(
-    dataset: Dataset, options: SummaryOptions | None = None, figures: IntervalFigures | None = None
+def summary_frame(
+    runs: pl.DataFrame,
+    figures: IntervalFigures,
+    costs: pl.DataFrame,
+    failed: pl.DataFrame,
+    options: AnalysisOptions,
+    target: int | None = None,
 ) -> pl.DataFrame:
-    """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id.
+    """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id: the summary of
+    :func:`tierscope.analysis.analyze`, from what its pass holds.
 
-    ``figures``: :func:`tierscope.analysis.batches.interval_figures` of the dataset's steps with
-    ``options.seed``, when the caller needs them too (a report): computed here otherwise.
-
-    Raises :class:`tierscope.collector.errors.DatasetCorruptError` if a data file is unreadable
-    and :class:`BaselineError` for a bad ``options.baseline``.
+    ``runs``: :func:`run_index`; ``figures``: :func:`tierscope.analysis.batches.interval_figures` of
+    the steps with ``options.seed``; ``costs``: :func:`tierscope.analysis.cost.tier_costs` of ``runs``;
+    ``failed``: :func:`failures`; ``target``: N for the time and price columns (None: none).
+    Raises :class:`BaselineError` for a bad ``options.baseline``.
     """
-    options = options or SummaryOptions()
-    runs = run_index(dataset)
-    steps = dataset.scan("steps")
-    # The intervals are the costly part of every figure below: computed once, a batch of runs at a time.
-    figures = interval_figures(steps, seed=options.seed) if figures is None else figures
     throughput, tasks = figures.throughput, figures.tasks
     mode = async_check(tasks, throughput).select(
         "run_id", local_sum_steps_per_s="sum_local_steps_per_s", local_to_global="local_to_global",
         training_mode="mode",
     )  # fmt: skip
     stragglers = tasks.group_by("run_id").agg(stragglers=pl.col("straggler").fill_null(False).sum())
-    costs = tier_costs(runs, options.price_date or datetime.now(UTC).date(), options.region)
     frame = (
         runs.join(throughput, on="run_id", how="left")
         .join(costs, on="run_id", how="left")
-        .join(failures(dataset), on="run_id", how="left")
+        .join(failed, on="run_id", how="left")
         .join(mode, on="run_id", how="left")
         .join(stragglers, on="run_id", how="left")
         .with_columns(
@@ -184,11 +157,6 @@ def summary(
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
     )
-    if options.steps is not None:
-        hours = (pl.col("startup_s").fill_null(0) + options.steps / pl.col("steady_global_steps_per_s")) / 3600
-        frame = frame.with_columns(target_steps=pl.lit(options.steps, pl.Int64), hours_to_target=hours).with_columns(
-            usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour")
-        )
     base = pick_baseline(frame, options.baseline)
     if base.height:
         b = base.row(0, named=True)
@@ -200,23 +168,36 @@ def summary(
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
-        speedups = speedup_intervals(steps, b["run_id"], options.seed, figures.samples)
+        speedups = speedup_intervals(figures.samples, b["run_id"], options.seed)
         frame = frame.join(speedups, on="run_id", how="left")
-    return conform(frame, SUMMARY_SCHEMA).sort("run_id")
+    return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
 
 
-def speedup_intervals(
-    steps: pl.LazyFrame, baseline: str, seed: int = BOOTSTRAP_SEED, samples: dict[str, np.ndarray] | None = None
-) -> pl.DataFrame:
+#: The columns :func:`with_target` fills.
+TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target")
+
+
+def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
+    """``summary`` (:data:`SUMMARY_SCHEMA`) with its time and price columns for a target of ``steps``
+    global steps: ``hours_to_target = (startup_s + steps / steady rate) / 3600`` (start-up 0 when
+    unknown), ``usd_to_target = hours x usd_per_hour``. None empties :data:`TARGET_COLUMNS`."""
+    if steps is None:
+        return summary.with_columns(pl.lit(None, SUMMARY_SCHEMA[c]).alias(c) for c in TARGET_COLUMNS)
+    hours = (pl.col("startup_s").fill_null(0) + steps / pl.col("steady_global_steps_per_s")) / 3600
+    return summary.with_columns(target_steps=pl.lit(steps, pl.Int64), hours_to_target=hours).with_columns(
+        usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour")
+    )
+
+
+def speedup_intervals(samples: dict[str, np.ndarray], baseline: str, seed: int = BOOTSTRAP_SEED) -> pl.DataFrame:
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
     Each draw divides the run's resampled steady median by the baseline's (resampled
     independently; the draws of :func:`tierscope.analysis.throughput.run_throughput`'s intervals).
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
-    ``samples``: :func:`tierscope.analysis.throughput.steady_samples` of ``steps``, if already computed.
+    ``samples``: the runs' steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`).
     """
-    samples = steady_samples(steady_intervals(steps)) if samples is None else samples
     base = samples.get(baseline)
     rows: list[dict[str, object]] = []
     if base is None or base.size < 2:

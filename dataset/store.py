@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,11 +123,20 @@ class AppendResult:
 
 
 class Dataset:
-    """A tierscope dataset rooted at ``root`` (created on first append)."""
+    """A tierscope dataset rooted at ``root`` (created on first append).
+
+    ``scans`` counts, per table name, how often this instance opened a table for reading: every
+    :meth:`scan` (and so every :meth:`read`, and the read-back of :meth:`append`) lists the
+    table's files, checks them and builds one LazyFrame over them, and adds 1. It counts
+    openings, not file reads: a LazyFrame collected in several queries (the analysis' batches
+    of runs, each reading its runs' partitions) counts once. One analysis pass opens each table
+    once (tests/test_analysis_scans.py).
+    """
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self._verified: dict[Path, tuple[int, int, int]] = {}
+        self.scans: Counter[str] = Counter()
 
     @property
     def state_dir(self) -> Path:
@@ -209,6 +219,7 @@ class Dataset:
         :class:`DatasetCorruptError` (naming it) here rather than a polars error on ``collect()``.
         """
         spec = TABLES[table]
+        self.scans[table] += 1
         for _ in range(LIST_ATTEMPTS):
             files = self.files(table, run_id)
             try:

@@ -68,7 +68,7 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
     """Lines of interval global steps/s over the global step, one per run.
 
     ``points``: ``run_id`` (String), ``step`` (Int64), ``rate`` (Float64, global steps/s);
-    see :func:`tierscope.reports.frames.throughput_series`.
+    see :func:`tierscope.analysis.series.throughput_series`.
     """
     points = require(points, ("run_id", "step", "rate"), "throughput over steps")
     if points.height == 0:
@@ -95,7 +95,7 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
     """Lines of interval global steps/s over time since the run began, one per run.
 
     ``points``: ``run_id`` (String), ``seconds`` (Float64, since the run began), ``rate``
-    (Float64, global steps/s); see :func:`tierscope.reports.frames.throughput_series`.
+    (Float64, global steps/s); see :func:`tierscope.analysis.series.throughput_series`.
     """
     points = require(points, ("run_id", "seconds", "rate"), "throughput over time")
     if points.height == 0:

@@ -2,9 +2,10 @@
 every chart's spec embedded) that opens offline in any browser. The library behind
 ``tierscope report``.
 
-Two steps: :func:`report_data` reads the dataset once into small bounded frames
-(:class:`ReportData`); :func:`render_html` turns them into HTML in a language. A section
-whose frame or column is absent says "not available" instead of failing.
+Two steps: :func:`report_data` takes the small bounded frames a report draws from one
+analysis pass (:func:`tierscope.analysis.analyze` with :func:`analysis_options`; the report never
+opens the dataset) into :class:`ReportData`; :func:`render_html` turns them into HTML in a
+language. A section whose frame or column is absent says "not available" instead of failing.
 """
 
 from __future__ import annotations
@@ -19,30 +20,32 @@ from pathlib import Path
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from tierscope.analysis.batches import interval_figures
-from tierscope.analysis.scaling import fit_scaling
-from tierscope.analysis.scaling import scaling_points as analysis_scaling_points
-from tierscope.analysis.summary import SummaryOptions, run_index, summary
+from tierscope.analysis import Analysis, AnalysisOptions
+from tierscope.analysis.forecast import scaling
+from tierscope.analysis.provenance import Provenance
 from tierscope.atomic import write_text_atomic
-from tierscope.dataset.store import Dataset
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
+from tierscope.reports.errors import ReportError
 from tierscope.reports.frames import MissingColumnsError
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, default_lang
-from tierscope.reports.provenance import Provenance, provenance
 
 
 @dataclass
 class ReportOptions:
-    """``lang``: ``en`` / ``ja`` (None: from the locale). ``steps``: N of "time and price to
-    N steps" (None: the longest run's last global step). ``figures``: a directory to also
-    write every chart to as PNG and SVG (None: none)."""
+    """``lang``: ``en`` / ``ja`` (None: from the locale). ``figures``: a directory to also
+    write every chart to as PNG and SVG (None: none). What is analysed (baseline, prices, N)
+    is the analysis' (:func:`analysis_options`)."""
 
     lang: str | None = None
-    summary: SummaryOptions | None = None
-    steps: int | None = None
     figures: Path | None = None
+
+
+def analysis_options(options: AnalysisOptions | None = None, steps: int | None = None) -> AnalysisOptions:
+    """``options`` with what a report draws asked for: the chart series, the scaling fit, and
+    N of "time and price to N steps" (``steps``; None: the longest run's last global step)."""
+    return replace(options or AnalysisOptions(), steps=steps or "longest", charts=True, fits=True)
 
 
 @dataclass
@@ -81,37 +84,31 @@ def _or_none(build: Callable[[], pl.DataFrame | None]) -> pl.DataFrame | None:
         return None
 
 
-def report_data(dataset: Dataset, options: ReportOptions | None = None) -> ReportData:
-    """Read ``dataset`` into the frames of a report. Raises what :func:`tierscope.analysis.summary.summary` raises."""
-    options = options or ReportOptions()
-    steps = dataset.scan("steps")
-    longest = steps.select(pl.col("step").max()).collect().item()
-    n = options.steps or (int(longest) if longest else 1000)
-    summary_options = replace(options.summary or SummaryOptions(), steps=n)
-    runs = frames.charted_runs(steps)
-    series = frames.ChartSeries(runs)
-    # One pass over the records, a batch of runs at a time, feeds the summary, every chart and the scaling fit.
-    figures = interval_figures(steps, summary_options.seed, extra=frames.INTERVAL_VIEW, visit=series.add)
-    frame = summary(dataset, summary_options, figures=figures)
-    over_steps, over_time = series.frames()
-    points = analysis_scaling_points(frame, run_index(dataset))
-    fits = fit_scaling(points, figures.samples, summary_options.seed)
-    max_tasks = int(points["tasks"].max() or 1)
+def report_data(analysis: Analysis) -> ReportData:
+    """The frames of a report on ``analysis`` (:func:`tierscope.analysis.analyze` with :func:`analysis_options`).
+    Raises :class:`tierscope.reports.errors.ReportError` if it was run without chart series."""
+    series = analysis.series
+    if series is None or analysis.target_steps is None:
+        raise ReportError("the analysis holds no chart series or target: run it with reports.render.analysis_options()")
+    frame = analysis.summary
+    fitted = scaling(analysis)
+    max_tasks = int(fitted.points["tasks"].max() or 1)
+    charted = series.runs.select("run_id")
     return ReportData(
         summary=frame,
-        steps=n,
-        provenance=provenance(dataset, frame, summary_options),
-        runs_charted=runs.height,
+        steps=analysis.target_steps,
+        provenance=analysis.provenance,
+        runs_charted=series.runs.height,
         runs_total=frame.filter(pl.col("records") > 0).height,
-        throughput_steps=over_steps,
-        throughput_time=over_time,
+        throughput_steps=series.over_steps,
+        throughput_time=series.over_time,
         task_rates=frames.bounded_task_rates(
-            frames.task_local_rates(figures.tasks.join(runs.select("run_id"), on="run_id", how="semi"))
+            frames.task_local_rates(analysis.figures.tasks.join(charted, on="run_id", how="semi"))
         ),
         speedup=_or_none(lambda: frames.speedup_frame(frame)),
         costs=_or_none(lambda: frames.time_and_cost_to_steps(frame)),
-        scaling_points=_or_none(lambda: frames.scaling_points(points)),
-        scaling_model=frames.scaling_model(fits, max_tasks),
+        scaling_points=_or_none(lambda: frames.scaling_points(fitted.points)),
+        scaling_model=frames.scaling_model(fitted.fits, max_tasks),
     )
 
 
@@ -176,7 +173,7 @@ def vega_bundle() -> str:
 
 def _env() -> Environment:
     return Environment(
-        loader=PackageLoader("reports", "templates"),
+        loader=PackageLoader("tierscope.reports", "templates"),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
         trim_blocks=True,
         lstrip_blocks=True,
@@ -218,18 +215,19 @@ def render_html(data: ReportData, lang: str | None = None) -> str:
     )
 
 
-def render_report(dataset: Dataset, options: ReportOptions | None = None) -> str:
-    """The report's HTML for ``dataset``. Raises what :func:`tierscope.analysis.summary.summary` raises."""
+def render_report(analysis: Analysis, options: ReportOptions | None = None) -> str:
+    """The report's HTML for ``analysis``. Raises what :func:`report_data` raises."""
     options = options or ReportOptions()
-    return render_html(report_data(dataset, options), options.lang)
+    return render_html(report_data(analysis), options.lang)
 
 
-def write_report(dataset: Dataset, out: Path, options: ReportOptions | None = None) -> Path:
-    """Write the report to ``out`` atomically (temporary file, then rename) and, with
+def write_report(analysis: Analysis, out: Path, options: ReportOptions | None = None) -> Path:
+    """Write the report on ``analysis`` to ``out`` atomically (temporary file, then rename) and, with
     ``options.figures``, every chart as PNG and SVG there (see :func:`tierscope.reports.figures.write_figures`).
-    Raises :class:`OSError` when ``out`` or the figures directory cannot be written (nothing is left behind)."""
+    Raises :class:`OSError` when ``out`` or the figures directory cannot be written (nothing is left behind),
+    and what :func:`report_data` raises."""
     options = options or ReportOptions()
-    data = report_data(dataset, options)
+    data = report_data(analysis)
     html = render_html(data, options.lang)
     write_text_atomic(out, html)
     if options.figures is not None:

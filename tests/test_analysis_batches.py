@@ -7,21 +7,21 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from tierscope.analysis.batches import interval_figures, run_batches
+from tierscope.analysis import series as charts
+from tierscope.analysis.batches import interval_figures, record_counts, run_batches
 from tierscope.analysis.tasks import task_throughput
 from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_intervals, steady_samples
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
-from tierscope.reports import frames
 
 
 def test_runs_are_grouped_in_id_order_up_to_the_record_budget(dataset_2016: Dataset) -> None:
-    steps = dataset_2016.scan("steps")
+    counts = record_counts(dataset_2016.scan("steps"))
     # records per run, in id order: basic 10, local 10, standard_1 9 (1 master + 8 worker lines)
-    assert run_batches(steps, 20) == [["basic", "local"], ["standard_1"]]  # 10 + 10 = 20 fits; + 9 does not
-    assert run_batches(steps, 19) == [["basic"], ["local", "standard_1"]]  # 10 + 10 > 19; 10 + 9 = 19 fits
-    assert run_batches(steps, 5) == [["basic"], ["local"], ["standard_1"]]  # a run above the budget goes alone
-    assert run_batches(steps.filter(pl.lit(False)), 5) == []
+    assert run_batches(counts, 20) == [["basic", "local"], ["standard_1"]]  # 10 + 10 = 20 fits; + 9 does not
+    assert run_batches(counts, 19) == [["basic"], ["local", "standard_1"]]  # 10 + 10 > 19; 10 + 9 = 19 fits
+    assert run_batches(counts, 5) == [["basic"], ["local"], ["standard_1"]]  # a run above the budget goes alone
+    assert run_batches(counts.filter(pl.lit(False)), 5) == []
 
 
 def restarted_runs() -> pl.LazyFrame:
@@ -66,11 +66,11 @@ def test_visit_sees_each_batch_once(dataset_2016: Dataset) -> None:
 
 def test_chart_series_gathered_per_batch_are_those_of_one_pass() -> None:
     steps = restarted_runs()
-    runs = frames.charted_runs(steps, max_runs=2)  # c (48 records), then a (24; ties by id)
-    series = frames.ChartSeries(runs)
-    interval_figures(steps, extra=frames.INTERVAL_VIEW, visit=series.add, max_records=1)
-    whole = frames.charted_intervals(collect_intervals(steps, extra=frames.INTERVAL_VIEW), runs).lazy()
-    expected = pl.collect_all(frames.throughput_series(frames.steady_rates(whole), runs.height))
+    runs = charts.charted_runs(record_counts(steps), max_runs=2)  # c (48 records), then a (24; ties by id)
+    series = charts.ChartSeries(runs)
+    interval_figures(steps, extra=charts.INTERVAL_VIEW, visit=series.add, max_records=1)
+    whole = charts.charted_intervals(collect_intervals(steps, extra=charts.INTERVAL_VIEW), runs).lazy()
+    expected = pl.collect_all(charts.throughput_series(charts.steady_rates(whole), runs.height))
     for got, want in zip(series.frames(), expected, strict=True):
         assert set(got["run_id"]) == {"a", "c"}
         assert_frame_equal(got, want)

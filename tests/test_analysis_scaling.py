@@ -11,10 +11,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend, scaling
 from tierscope.analysis.plan import RecommendError, choose
 from tierscope.analysis.scaling import usl
-from tierscope.analysis.summary import SummaryOptions
 from tierscope.cli import app
 from tierscope.dataset.schema import RUN_SCHEMA, STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
@@ -54,7 +54,7 @@ def usl_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 
 
 def test_usl_fit_recovers_sigma_kappa_and_covers_the_prediction(usl_dataset: Dataset) -> None:
-    fitted, predicted = predict(usl_dataset, 20)
+    fitted, predicted = predict(analyze(usl_dataset), 20)
     params = {r["parameter"]: r for r in fitted.table.filter(pl.col("model") == "usl").to_dicts()}
     assert params["sigma"]["status"] == "fitted" and params["sigma"]["sizes"] == 6
     assert params["sigma"]["ci_low"] <= SIGMA <= params["sigma"]["ci_high"]
@@ -69,7 +69,7 @@ def test_usl_fit_recovers_sigma_kappa_and_covers_the_prediction(usl_dataset: Dat
 
 
 def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset) -> None:
-    fitted, predicted = predict(dataset_2016, 20)
+    fitted, predicted = predict(analyze(dataset_2016), 20)
     assert fitted.points["run_id"].to_list() == ["basic", "standard_1"]  # the laptop is other hardware
     amdahl = {r["parameter"]: r for r in fitted.table.filter(pl.col("model") == "amdahl").to_dicts()}
     assert amdahl["lambda"]["estimate"] == pytest.approx(4.731)
@@ -85,8 +85,8 @@ def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset
 
 
 def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Dataset) -> None:
-    opts = SummaryOptions(price_date=NOW)
-    chosen = recommend(dataset_2016, 1_000_000, deadline_h=24, options=opts)
+    analysis = analyze(dataset_2016, AnalysisOptions(price_date=NOW))
+    chosen = recommend(analysis, 1_000_000, deadline_h=24)
     rows = {r["candidate"]: r for r in chosen.candidates.to_dicts()}
     # standard_1: 1e6 / 22.8075 / 3600 = 12.1792 h (no steady master record, so no start-up);
     # 4.0571 ML units/h x USD 0.49 = 1.98798 USD/h -> USD 24.212
@@ -101,20 +101,20 @@ def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Data
     assert "local" not in rows  # own hardware: no price, never a candidate
     assert chosen.choice["candidate"] == "standard_1"  # cheapest of those within 24 h (standard_1, PREMIUM_1)
     assert "standard_1 (measured)" in chosen.reason
-    fast = recommend(dataset_2016, 1_000_000, deadline_h=6, options=opts)
+    fast = recommend(analysis, 1_000_000, deadline_h=6)
     assert fast.choice["candidate"] == "PREMIUM_1" and "predicted (amdahl)" in fast.reason
-    within = recommend(dataset_2016, 1_000_000, budget_usd=30, options=opts)
+    within = recommend(analysis, 1_000_000, budget_usd=30)
     assert within.choice["candidate"] == "standard_1"  # fastest at most USD 30 (PREMIUM_1 costs 57)
-    none = recommend(dataset_2016, 1_000_000, budget_usd=10, options=opts)
+    none = recommend(analysis, 1_000_000, budget_usd=10)
     assert none.choice is None and "no measured or predicted tier" in none.reason
     with pytest.raises(RecommendError, match="exactly one"):
         choose(chosen.candidates, None, None)
     with pytest.raises(RecommendError, match="no candidate has a price"):
-        recommend(dataset_2016, 1000, deadline_h=1, options=SummaryOptions(price_date=date(2016, 12, 31)))
+        recommend(analyze(dataset_2016, AnalysisOptions(price_date=date(2016, 12, 31))), 1000, deadline_h=1)
 
 
 def test_scaling_reports_the_2016_measured_points(dataset_2016: Dataset) -> None:
-    points = scaling(dataset_2016).points
+    points = scaling(analyze(dataset_2016)).points
     assert points["tasks"].to_list() == [1, 5]
     assert points["steady_global_steps_per_s"].to_list() == pytest.approx([4.731, 22.8075])
 

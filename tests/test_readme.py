@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tierscope.analysis.summary import summary
+from tierscope.analysis import analyze
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 
@@ -23,7 +23,7 @@ def demo_table() -> dict[str, list[str]]:
 
 def test_the_demo_table_matches_the_summary(dataset_2016: Dataset) -> None:
     table = demo_table()
-    rows = {r["run_id"]: r for r in summary(dataset_2016).to_dicts()}
+    rows = {r["run_id"]: r for r in analyze(dataset_2016).summary.to_dicts()}
     assert set(table) == set(rows)
     for run in ("local", "basic", "standard_1"):
         _, _, steady, speedup, _units, per_unit = table[run]

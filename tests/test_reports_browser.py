@@ -14,7 +14,8 @@ import pytest
 from reports_cdp import Browser, Page, find_chromium
 from reports_fixtures import EVIL_FAILED, EVIL_REASON, EVIL_RUN, hostile_dataset
 
-from tierscope.reports.render import ReportOptions, write_report
+from tierscope.analysis import analyze
+from tierscope.reports.render import ReportOptions, analysis_options, write_report
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
@@ -36,10 +37,9 @@ INSPECT = """Array.from(document.querySelectorAll("div.chart")).map((el) => ({
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("browser")
-    dataset = hostile_dataset(root / "ds")
+    analysis = analyze(hostile_dataset(root / "ds"), analysis_options(steps=3600))
     return {
-        lang: write_report(dataset, root / f"report-{lang}.html", ReportOptions(lang=lang, steps=3600))
-        for lang in ("en", "ja")
+        lang: write_report(analysis, root / f"report-{lang}.html", ReportOptions(lang=lang)) for lang in ("en", "ja")
     }
 
 

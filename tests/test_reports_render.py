@@ -13,6 +13,8 @@ import pytest
 from reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
 from typer.testing import CliRunner
 
+from tierscope.analysis import analyze
+from tierscope.analysis import series as charted
 from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
@@ -21,19 +23,21 @@ from tierscope.reports.charts import MAX_ROWS
 from tierscope.reports.figures import write_figures
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, _load
-from tierscope.reports.render import ReportData, ReportOptions, chart_specs, render_html, report_data, vega_bundle
+from tierscope.reports.render import ReportData, analysis_options, chart_specs, render_html, report_data, vega_bundle
 
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> ReportData:
-    return report_data(hostile_dataset(tmp_path_factory.mktemp("hostile") / "ds"), ReportOptions(steps=3600))
+    return report_data(
+        analyze(hostile_dataset(tmp_path_factory.mktemp("hostile") / "ds"), analysis_options(steps=3600))
+    )
 
 
 @pytest.fixture(scope="module")
 def data_2016(dataset_2016: Dataset) -> ReportData:
-    return report_data(dataset_2016)
+    return report_data(analyze(dataset_2016, analysis_options()))
 
 
 # --- figures against hand calculations -------------------------------------------------------
@@ -132,11 +136,11 @@ def test_charts_stay_bounded_on_many_runs_and_records(tmp_path: Path) -> None:
     )
     dataset = Dataset(tmp_path / "ds")
     dataset.append("steps", conform(steps, STEP_SCHEMA))
-    data = report_data(dataset)
-    assert (data.runs_charted, data.runs_total) == (frames.MAX_RUNS_CHARTED, runs)
+    data = report_data(analyze(dataset, analysis_options()))
+    assert (data.runs_charted, data.runs_total) == (charted.MAX_RUNS_CHARTED, runs)
     for series in (data.throughput_steps, data.throughput_time):
-        assert series["run_id"].n_unique() == frames.MAX_RUNS_CHARTED
-        assert series.height <= frames.MAX_POINTS_PER_CHART <= MAX_ROWS
+        assert series["run_id"].n_unique() == charted.MAX_RUNS_CHARTED
+        assert series.height <= charted.MAX_POINTS_PER_CHART <= MAX_ROWS
     html = render_html(data, "en")
     assert "Showing the 40 runs with the most records, of 60." in html
     assert len(html.encode()) - len(vega_bundle().encode()) < 600_000

@@ -6,13 +6,14 @@ from datetime import date
 
 import pytest
 
-from tierscope.analysis.summary import BaselineError, SummaryOptions, summary
+from tierscope.analysis import AnalysisOptions, analyze
+from tierscope.analysis.summary import BaselineError
 from tierscope.dataset.store import Dataset
 
 
 @pytest.fixture(scope="module")
 def rows(dataset_2016: Dataset) -> dict[str, dict]:
-    return {r["run_id"]: r for r in summary(dataset_2016).to_dicts()}
+    return {r["run_id"]: r for r in analyze(dataset_2016).summary.to_dicts()}
 
 
 def test_steady_state_rates_match_hand_calculation(rows: dict[str, dict]) -> None:
@@ -77,19 +78,19 @@ def test_premium_1_failed_with_the_gcloud_and_quota_cause(rows: dict[str, dict])
 
 
 def test_baseline_option_and_its_errors(dataset_2016: Dataset) -> None:
-    frame = summary(dataset_2016, SummaryOptions(baseline="local"))
+    frame = analyze(dataset_2016, AnalysisOptions(baseline="local")).summary
     standard = frame.filter(frame["run_id"] == "standard_1").row(0, named=True)
     assert standard["speedup_vs_baseline"] == pytest.approx(22.8075 / 18.853)  # 1.21: "barely faster"
     with pytest.raises(BaselineError, match="not in the dataset"):
-        summary(dataset_2016, SummaryOptions(baseline="nope"))
+        analyze(dataset_2016, AnalysisOptions(baseline="nope"))
     with pytest.raises(BaselineError, match="no steady-state rate"):
-        summary(dataset_2016, SummaryOptions(baseline="premium_1"))
+        analyze(dataset_2016, AnalysisOptions(baseline="premium_1"))
 
 
 def test_price_date_picks_the_newest_row_on_or_before_it(tmp_path, dataset_2016: Dataset) -> None:
     # The bundled runs carry their 2016 date; --price-date only fills runs without one,
     # so the 2016 units stay whatever date is asked.
-    frame = summary(dataset_2016, SummaryOptions(price_date=date(2019, 12, 1)))
+    frame = analyze(dataset_2016, AnalysisOptions(price_date=date(2019, 12, 1))).summary
     assert frame.filter(frame["run_id"] == "standard_1")["ml_units_per_hour"][0] == 10
 
 
@@ -109,7 +110,7 @@ def test_without_a_basic_run_the_smallest_run_is_the_baseline(tmp_path) -> None:
     ds = Dataset(tmp_path / "ds")
     for name in ("small", "big"):
         collect_runs(ds, runs_from_paths([tmp_path / f"{name}.log"], name, "local-CUSTOM", None))
-    rows = {r["run_id"]: r for r in summary(ds).to_dicts()}
+    rows = {r["run_id"]: r for r in analyze(ds).summary.to_dicts()}
     assert rows["big"]["baseline_run_id"] == "small"
     assert rows["big"]["speedup_vs_baseline"] == pytest.approx(3.0)
     assert rows["big"]["ml_units_per_hour"] is None  # a local cluster is not priced

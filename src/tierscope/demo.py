@@ -8,11 +8,12 @@ from pathlib import Path
 
 import polars as pl
 
-from tierscope.analysis.summary import summary
+from tierscope.analysis import analyze
+from tierscope.analysis.summary import with_target
 from tierscope.collector.collect import CollectResult, collect_runs
 from tierscope.collector.manifest import load_manifest
 from tierscope.dataset.store import Dataset
-from tierscope.reports.render import ReportOptions, write_report
+from tierscope.reports.render import ReportOptions, analysis_options, write_report
 
 #: The bundled experiment: its README, four logs and runs.toml.
 BUNDLED = files("tierscope") / "data" / "cloudml-tiers-2016"
@@ -30,10 +31,12 @@ def run_demo(out: Path, lang: str | None = None) -> DemoResult:
     """Collect the bundled 2016 logs into ``out/dataset``, write ``out/report.html``.
 
     Running it again adds nothing to the dataset (the collect is idempotent) and
-    rewrites the report.
+    rewrites the report. One analysis feeds the report and the summary (the latter without
+    the report's time and price to N steps).
     """
     dataset = Dataset(out / "dataset")
     with as_file(BUNDLED / "runs.toml") as manifest:
         collected = collect_runs(dataset, load_manifest(Path(manifest)))
-    report = write_report(dataset, out / "report.html", ReportOptions(lang=lang))
-    return DemoResult(dataset, report, collected, summary(dataset))
+    analysis = analyze(dataset, analysis_options())
+    report = write_report(analysis, out / "report.html", ReportOptions(lang=lang))
+    return DemoResult(dataset, report, collected, with_target(analysis.summary, None))

@@ -15,7 +15,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from tierscope.analysis.summary import SummaryOptions, summary
+from tierscope.analysis import analyze
+from tierscope.analysis.summary import SummaryOptions
 from tierscope.cli.collect import DatasetOpt, err, existing_dataset, fail, out_console
 from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.dataset.store import Dataset
@@ -55,7 +56,7 @@ def load_summary(dataset: Path, opts: SummaryOptions) -> pl.DataFrame:
     """The summary frame, or a one-line error and exit 1 (empty dataset, corrupt file, bad baseline)."""
     ds = open_dataset(dataset)
     try:
-        return summary(ds, opts)
+        return analyze(ds, opts).summary
     except TierscopeError as exc:
         raise fail(exc) from None
 
@@ -136,7 +137,7 @@ def predict_cmd(
 
     ds = open_dataset(dataset)
     try:
-        fitted, predicted = predict(ds, tasks, options(None, price_date, region))
+        fitted, predicted = predict(analyze(ds, options(None, price_date, region)), tasks)
     except TierscopeError as exc:
         raise fail(exc) from None
     if as_json:
@@ -187,7 +188,7 @@ def recommend_cmd(
 
     ds = open_dataset(dataset)
     try:
-        result = recommend(ds, steps, hours, budget, options(None, price_date, region))
+        result = recommend(analyze(ds, options(None, price_date, region)), steps, hours, budget)
     except TierscopeError as exc:
         raise fail(exc) from None
     if as_json:

@@ -31,7 +31,8 @@ def report_cmd(
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
 ) -> None:
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
-    from tierscope.reports.render import ReportOptions, write_report
+    from tierscope.analysis import analyze
+    from tierscope.reports.render import ReportOptions, analysis_options, write_report
 
     if out.is_dir():
         raise typer.BadParameter(
@@ -40,9 +41,9 @@ def report_cmd(
     ds = open_dataset(dataset)
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
-    opts = ReportOptions(lang=lang, summary=options(baseline, price_date, region), steps=steps, figures=figures)
+    opts = ReportOptions(lang=lang, figures=figures)
     try:
-        path = write_report(ds, out, opts)
+        path = write_report(analyze(ds, analysis_options(options(baseline, price_date, region), steps)), out, opts)
     except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")

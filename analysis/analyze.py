@@ -1,0 +1,138 @@
+"""One analysis pass over a dataset: every figure a command shows, computed once.
+
+:func:`analyze` opens each table of the dataset once (``Dataset.scans`` counts it) and
+returns an :class:`Analysis`, a plain object that ``summary``, ``predict``, ``recommend`` and
+the report read without touching the dataset again. What it costs:
+
+- ``runs`` (run facts), ``events`` and ``rejects`` are small: read whole (the rejects only
+  counted).
+- ``steps`` is the large table. One query over its ``run_id, step, tier, source`` columns gives
+  the records per run, the highest step, the tiers and the sources; then the intervals are
+  computed a batch of whole runs at a time (:mod:`tierscope.analysis.batches`: each batch
+  reads only its runs' partitions) and dropped once the batch's per-run figures, steady
+  samples and, with ``charts``, bucketed chart series (:mod:`tierscope.analysis.series`) are
+  taken from them. Peak memory follows the largest batch, not the dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from tierscope.analysis.batches import IntervalFigures, interval_figures
+from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
+from tierscope.analysis.provenance import Provenance, provenance
+from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
+from tierscope.analysis.summary import failures, run_index, summary_frame
+from tierscope.dataset.store import Dataset
+
+if TYPE_CHECKING:
+    from tierscope.analysis.forecast import Scaling  # imports scipy: only when fitting
+
+#: The events table's columns the pass reads (tiers, failures, sources).
+EVENT_COLUMNS = ["run_id", "tier", "event", "reason", "source", "source_offset"]
+
+
+@dataclass
+class Analysis:
+    """What one pass over a dataset found (see :func:`analyze`).
+
+    - ``options``: what was asked (:class:`tierscope.analysis.options.AnalysisOptions`).
+    - ``runs``: the run index, ``run_id, tier, ran_on, date, note, topology``
+      (:func:`tierscope.analysis.summary.run_index`).
+    - ``costs``: :func:`tierscope.analysis.cost.tier_costs` of ``runs`` on each run's date
+      (else ``options.price_date``, else today) in ``options.region``.
+    - ``figures``: the per-run and per-task interval figures and steady samples
+      (:class:`tierscope.analysis.batches.IntervalFigures`).
+    - ``summary``: one row per run, :data:`tierscope.analysis.summary.SUMMARY_SCHEMA`, with the
+      time and price columns for ``target_steps``.
+    - ``target_steps``: N of "time and price to N steps" (None: not asked).
+    - ``last_step``: the highest global step of any run (None: no step records).
+    - ``provenance``: sources, collection times, counts, price rows, version.
+    - ``series``: the bucketed throughput series the report charts (None unless ``options.charts``).
+    - ``scaling``: the Amdahl and USL fits (:class:`tierscope.analysis.forecast.Scaling`; None
+      unless ``options.fits``, or until :func:`tierscope.analysis.forecast.scaling` fits them).
+    """
+
+    options: AnalysisOptions
+    runs: pl.DataFrame
+    costs: pl.DataFrame
+    figures: IntervalFigures
+    summary: pl.DataFrame
+    target_steps: int | None
+    last_step: int | None
+    provenance: Provenance
+    series: ThroughputSeries | None = None
+    scaling: Scaling | None = None
+
+
+def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
+    """One query of the step records: per run (sorted by run id) ``run_id`` (String), ``records``
+    (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted)."""
+    return (
+        steps.group_by("run_id")
+        .agg(
+            records=pl.len().cast(pl.UInt32),
+            last_step=pl.col("step").max(),
+            tiers=pl.col("tier").drop_nulls().unique().sort(),
+            sources=pl.col("source").drop_nulls().unique().sort(),
+        )
+        .sort("run_id")
+        .collect(engine="streaming")  # only the per-run rows are kept, whatever the records
+    )
+
+
+def _target(options: AnalysisOptions, last_step: int | None) -> int | None:
+    if options.steps == "longest":
+        return last_step or DEFAULT_TARGET_STEPS
+    return options.steps
+
+
+def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysis:
+    """Analyse ``dataset``: every table opened once, the steps a batch of runs at a time.
+
+    Raises :class:`tierscope.dataset.errors.DatasetCorruptError` if a data file is unreadable,
+    :class:`tierscope.analysis.summary.BaselineError` for a bad ``options.baseline``.
+    """
+    options = options or AnalysisOptions()
+    facts = dataset.read("runs")
+    events = dataset.read("events", columns=EVENT_COLUMNS)
+    rejects = dataset.scan("rejects").select(pl.len()).collect().item()
+    steps = dataset.scan("steps")
+    overview = step_overview(steps)
+    seen = pl.concat(
+        [overview.select("run_id", "tiers").explode("tiers").rename({"tiers": "tier"}), events.select("run_id", "tier")]
+    )
+    runs = run_index(facts, seen)
+    costs = tier_costs(runs, options.price_day(), options.region)
+    gather = ChartSeries(charted_runs(overview)) if options.charts else None
+    figures = interval_figures(
+        steps,
+        options.seed,
+        extra=INTERVAL_VIEW if gather is not None else (),
+        visit=gather.add if gather is not None else None,
+        counts=overview.select("run_id", "records"),
+    )
+    last_step = overview["last_step"].max()
+    target = _target(options, last_step)
+    summary = summary_frame(runs, figures, costs, failures(events), options, target)
+    sources = pl.concat([overview["sources"].explode(), events["source"]])
+    analysis = Analysis(
+        options=options,
+        runs=runs,
+        costs=costs,
+        figures=figures,
+        summary=summary,
+        target_steps=target,
+        last_step=last_step,
+        provenance=provenance(str(dataset.root), summary, costs, facts, sources, rejects, options.region),
+        series=ThroughputSeries(gather.runs, *gather.frames()) if gather is not None else None,
+    )
+    if options.fits:
+        from tierscope.analysis.forecast import scaling  # scipy: only the commands that fit pay for it
+
+        scaling(analysis)
+    return analysis
