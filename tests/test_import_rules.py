@@ -2,8 +2,7 @@
 the CLI on top): every ``import`` of every module, read from its syntax tree, functions included.
 
 A rule lists the modules it applies to (by import-name prefix) and the names they may not
-import. RULES hold today; PENDING rules are made true by work in flight elsewhere and are
-skipped with the reason until the lead switches them on (move them to RULES).
+import.
 """
 
 from __future__ import annotations
@@ -126,6 +125,7 @@ SHARED = ("tierscope.contract", "tierscope.atomic", "tierscope.tiertable", "tier
 RULES = [
     Rule("analysis reads the dataset, never the collector", ("tierscope.analysis",), ("tierscope.collector",)),
     Rule("reports draw the analysis, never the collector", ("tierscope.reports",), ("tierscope.collector",)),
+    Rule("reports draw the Analysis object, never the dataset", ("tierscope.reports",), ("tierscope.dataset",)),
     Rule("the dataset room imports no ingest code", ("tierscope.dataset",), ("tierscope.collector",)),
     Rule(
         "a TensorFlow task loads no polars, pyarrow or other room",
@@ -136,13 +136,6 @@ RULES = [
     Rule("nothing imports the rooms' old top-level names", (*ROOMS, "tests", "benchmarks"), OLD_NAMES),
 ]
 
-# Made true by another helper's branch (issue 18); move each to RULES once it is merged.
-PENDING = [
-    (
-        Rule("reports draw the Analysis object, never the dataset", ("tierscope.reports",), ("tierscope.dataset",)),
-        "reports/render.py still opens the dataset; the one-analysis-pass branch removes it",
-    ),
-]
 
 
 def test_the_walk_sees_every_room_and_imports_inside_functions() -> None:
@@ -168,12 +161,6 @@ def _violations(rule: Rule) -> list[str]:
 
 @pytest.mark.parametrize("rule", RULES, ids=_rule_id)
 def test_import_rule(rule: Rule) -> None:
-    assert _violations(rule) == []
-
-
-@pytest.mark.parametrize(("rule", "reason"), PENDING, ids=[r.name for r, _ in PENDING])
-def test_pending_import_rule(rule: Rule, reason: str) -> None:
-    pytest.skip(f"PENDING: {reason}")
     assert _violations(rule) == []
 
 
