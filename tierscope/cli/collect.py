@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 FORMAT_NAMES = ("structured", "mlperf", "cloudml", "tf-estimator", "keras", "gcloud", "logging-csv")
 #: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (checked by the same test).
 DEFAULT_SETTLE_S = 300.0
+
+T = TypeVar("T")
 
 collect_app = App(help="Collect step logs into a dataset.", no_args_is_help=True)
 
@@ -147,14 +150,11 @@ def collect_cloud_cmd(
 
     if since and last:
         raise typer.BadParameter("give --since or --last, not both")
-    try:
-        start = parse_when(since) if since else None
-        if last:
-            start = datetime.now(UTC) - parse_duration(last)
-        end = parse_when(until) if until else None
-        overlap_td = parse_duration(overlap)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    start = _parsed(parse_when, since, "--since") if since else None
+    if last:
+        start = datetime.now(UTC) - _parsed(parse_duration, last, "--last")
+    end = _parsed(parse_when, until, "--until") if until else None
+    overlap_td = _parsed(parse_duration, overlap, "--overlap")
     progress = None if quiet else cloud_progress()
     runs = load_manifest(manifest) if manifest else []
     try:
@@ -185,6 +185,14 @@ def collect_cloud_cmd(
         from rich.console import Console
 
         Console().print(backoff_note(result.stats), highlight=False)
+
+
+def _parsed(parse: Callable[[str], T], text: str, option: str) -> T:
+    """``parse(text)``, its ValueError a usage error naming ``option`` (exit 2)."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
 
 
 def cloud_progress() -> Progress:
