@@ -41,8 +41,11 @@ def _options(
     pass
 
 
-for module in (demo, collect, analysis, report, train):
-    module.register(app)
+demo.register(app)
+collect.register(app)
+analysis.register(app)
+report.register(app)
+train.register(app)
 
 
 def main() -> None:
