@@ -28,11 +28,11 @@ from typing import Annotated
 import polars as pl
 import typer
 
-from benchmarks import analysis_report, cloud, ingest, trainer
+from benchmarks import analysis_report, cloud, ingest, startup, trainer
 from benchmarks.measure import REPO
 from benchmarks.table import Figure, render, write_json
 
-SECTIONS = ("ingest", "analysis", "cloud", "trainer")
+SECTIONS = ("ingest", "analysis", "cloud", "trainer", "startup")
 
 #: (full, --quick) defaults of each size.
 SIZES = {
@@ -115,6 +115,9 @@ def main(
                     int(_size(trainer_repeat, "trainer_repeat", quick)),
                 )
             )
+        if "startup" in chosen:
+            figures += startup.measure(workdir, startup.StartupOptions(rep))
+            progress("startup")
     finally:
         if work is None:
             shutil.rmtree(workdir, ignore_errors=True)

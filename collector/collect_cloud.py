@@ -25,7 +25,6 @@ loses nothing and stores nothing twice.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -126,18 +125,6 @@ class CollectStopped(CollectorError):
     def __init__(self, message: str, result: CloudCollectResult) -> None:
         super().__init__(message)
         self.result = result
-
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_duration(text: str) -> timedelta:
-    """``"90s"``, ``"30m"``, ``"24h"``, ``"7d"``, ``"2w"`` as a timedelta; raises :class:`ValueError`."""
-    m = _DURATION.match(text)
-    if not m:
-        raise ValueError(f"duration {text!r} is not a number followed by s, m, h, d or w (like 24h)")
-    return timedelta(**{_UNITS[m[2]]: float(m[1])})
 
 
 def parse_when(text: str) -> datetime:

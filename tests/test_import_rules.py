@@ -137,7 +137,6 @@ RULES = [
 ]
 
 
-
 def test_the_walk_sees_every_room_and_imports_inside_functions() -> None:
     modules = {i.module for i in all_imports()}
     assert {

@@ -1,24 +1,21 @@
-"""The ``tierscope`` command: one typer app assembled from each package's thin CLI module.
+"""The ``tierscope`` command: one typer app assembled from the command modules of this package.
 
-Exit codes (for cron): 0 success, 1 error, 2 usage error, 75 dataset busy (EX_TEMPFAIL).
-Heavy imports (TensorFlow, google-cloud-logging, altair) happen inside the commands
-that need them, so ``tierscope collect files`` starts fast.
+Exit codes (for cron): 0 success, 1 error, 2 usage error, 75 dataset busy (EX_TEMPFAIL), 130
+interrupted; :mod:`tierscope.cli.common` is the one place errors become them. Importing this
+package (and so ``tierscope --help``) loads typer and the standard library only: each command
+imports polars, the rooms, TensorFlow or google-cloud-logging inside its body, when it runs.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tierscope.cli.analysis import register as register_analysis
-from tierscope.cli.collect import register as register_collector
-from tierscope.cli.formats import register as register_formats
-from tierscope.cli.report import register as register_reports
-from tierscope.cli.train import register as register_trainer
+from tierscope.cli import analysis, collect, demo, formats, report, train
+from tierscope.cli.common import App
 
-app = typer.Typer(
+app = App(
     name="tierscope",
     help="Measure how much faster training gets on a bigger scale tier, and whether it is worth the money.",
     no_args_is_help=True,
@@ -27,33 +24,29 @@ app = typer.Typer(
 )
 
 
-@app.command("demo")
-def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the dataset and report.html.")] = Path(
-        "tierscope-demo"
-    ),
-    lang: Annotated[str | None, typer.Option(help="Report language: en or ja (default: locale).")] = None,
+def _print_version(value: bool) -> None:
+    if value:
+        from tierscope import __version__
+
+        print(f"tierscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit.")
+    ] = False,
 ) -> None:
-    """Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its summary, write a report.
-
-    The whole tool on real data, with no input of yours: the dataset goes to OUT/dataset and
-    the report to OUT/report.html. Running it again adds nothing and rewrites the report.
-    """
-    from tierscope.cli.analysis import print_summary
-    from tierscope.cli.collect import print_counts
-    from tierscope.demo import run_demo
-
-    result = run_demo(out, lang)
-    print_counts(result.collected, quiet=False)
-    print_summary(result.summary)
-    print(f"dataset: {result.dataset.root}\nreport:  {result.report}")
+    pass
 
 
-register_collector(app)
-register_formats(app)
-register_analysis(app)
-register_reports(app)
-register_trainer(app)
+demo.register(app)
+collect.register(app)
+formats.register(app)
+analysis.register(app)
+report.register(app)
+train.register(app)
 
 
 def main() -> None:

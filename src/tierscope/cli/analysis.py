@@ -1,103 +1,30 @@
 """``tierscope summary``, ``predict`` and ``recommend``: thin wrappers over
 :func:`tierscope.analysis.summary.summary`, :func:`tierscope.analysis.forecast.predict` and
-:func:`tierscope.analysis.forecast.recommend`."""
+:func:`tierscope.analysis.forecast.recommend`, which each body imports when it runs."""
 
 from __future__ import annotations
 
 import json
-import re
 from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import polars as pl
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from tierscope.analysis import analyze
-from tierscope.analysis.summary import SummaryOptions
-from tierscope.cli.collect import DatasetOpt, err, existing_dataset, fail, out_console
-from tierscope.contract import LOCAL_TIER_PATTERN
-from tierscope.dataset.store import Dataset
-from tierscope.errors import TierscopeError
+from tierscope.cli.common import (
+    App,
+    BaselineOpt,
+    DatasetOpt,
+    PriceDateOpt,
+    RegionOpt,
+    err_console,
+    open_dataset,
+    out_console,
+    summary_options,
+)
 
-BaselineOpt = Annotated[
-    str | None, typer.Option("--baseline", help="Run id to compare against (default: the BASIC run).")
-]
-PriceDateOpt = Annotated[
-    datetime | None,
-    typer.Option(
-        "--price-date", formats=["%Y-%m-%d"], help="Price table date for runs of unknown date (default: today)."
-    ),
-]
-
-
-def _known_region(region: str) -> str:
-    """``region`` if the price table has rows for it; a usage error otherwise (an unknown one priced nothing)."""
-    from tierscope.analysis.cost import load_prices
-
-    known = sorted(load_prices().get_column("region").unique())
-    if region not in known:
-        raise typer.BadParameter(f"{region!r} is not a region of the price table; use one of {', '.join(known)}")
-    return region
-
-
-RegionOpt = Annotated[str, typer.Option("--region", callback=_known_region, help="Price region: us, europe or asia.")]
-
-
-def options(baseline: str | None, price_date: datetime | None, region: str, steps: int | None = None) -> SummaryOptions:
-    return SummaryOptions(
-        baseline=baseline, price_date=price_date.date() if price_date else None, region=region, steps=steps
-    )
-
-
-def load_summary(dataset: Path, opts: SummaryOptions) -> pl.DataFrame:
-    """The summary frame, or a one-line error and exit 1 (empty dataset, corrupt file, bad baseline)."""
-    ds = open_dataset(dataset)
-    try:
-        return analyze(ds, opts).summary
-    except TierscopeError as exc:
-        raise fail(exc) from None
-
-
-def open_dataset(dataset: Path) -> Dataset:
-    """The dataset at ``dataset``, or a one-line error and exit 1 when there is none."""
-    try:
-        return existing_dataset(dataset)
-    except TierscopeError as exc:
-        raise fail(exc) from None
-
-
-def _cell(value: object, digits: int = 3) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:,.{digits}f}"
-    return str(value)
-
-
-def print_summary(frame: pl.DataFrame) -> None:
-    """The summary as a readable table on stdout."""
-    baseline = frame["baseline_run_id"].drop_nulls().first()
-    target = frame["target_steps"].drop_nulls().first() if "target_steps" in frame.columns else None
-    to_target = ["hours to N", "USD to N"] if target is not None else []
-    reach = f"; N = {target:,} steps" if target is not None else ""
-    table = Table(
-        "run", "tier", "status", "records", "tasks", "steady steps/s", "mean steps/s", "ML units/h",
-        "steps per ML unit-h", "speedup", *to_target, "failure",
-        title=f"tierscope summary (global steps/s; speedup against {_cell(baseline)}{reach})",
-    )  # fmt: skip
-    for r in frame.iter_rows(named=True):
-        # --steps: the time and price to reach the target (README: "adds hours and USD")
-        target_cells = [_cell(r["hours_to_target"], 2), _cell(r["usd_to_target"], 2)] if to_target else []
-        table.add_row(
-            r["run_id"], _cell(r["tier"]), r["status"], _cell(r["records"]), _cell(r["tasks"]),
-            _cell(r["steady_global_steps_per_s"]), _cell(r["mean_global_steps_per_s"]),
-            _cell(r["ml_units_per_hour"], 4), _cell(r["steps_per_ml_unit_hour"], 1),
-            _cell(r["speedup_vs_baseline"], 2), *target_cells, _cell(r["failure_reason"]),
-        )  # fmt: skip
-    out_console().print(table)
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def _default(value: object) -> str:
@@ -111,18 +38,20 @@ def to_json(frame: pl.DataFrame) -> str:
     return json.dumps(frame.to_dicts(), indent=2, default=_default)
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d)?\s*$")
-_UNIT_H = {"s": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, None: 1.0}
+def deadline_hours(text: str) -> float:
+    """``--deadline``: ``2h``, ``90m``, ``3600s``, ``1.5d`` or a bare number of hours, in hours (> 0).
 
+    Raises :class:`typer.BadParameter` (exit 2).
+    """
+    from tierscope.cli.durations import parse_duration
 
-def parse_hours(text: str) -> float:
-    """``2h``, ``90m``, ``3600s``, ``1.5d`` or a bare number of hours, in hours. Raises :class:`typer.BadParameter`."""
-    match = _DURATION.match(text)
-    if not match or float(match.group(1)) <= 0:
-        raise typer.BadParameter(
-            f"{text!r} is not a duration; write e.g. 2h, 90m, 3600s or 1.5d", param_hint="--deadline"
-        )
-    return float(match.group(1)) * _UNIT_H[match.group(2)]
+    try:
+        hours = parse_duration(text, bare_unit="h").total_seconds() / 3600
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--deadline") from None
+    if hours <= 0:
+        raise typer.BadParameter(f"{text!r} is no time at all; give a deadline above 0", param_hint="--deadline")
+    return hours
 
 
 def predict_cmd(
@@ -133,13 +62,15 @@ def predict_cmd(
     region: RegionOpt = "us",
 ) -> None:
     """Fit Amdahl's law and the USL to the measured runs and predict steady global steps/s at --tasks."""
-    from tierscope.analysis.forecast import predict  # scipy: ~0.5 s of start-up every other command need not pay
+    from rich.table import Table
+
+    from tierscope.analysis.forecast import predict
+    from tierscope.cli.output import cell
 
     ds = open_dataset(dataset)
-    try:
-        fitted, predicted = predict(analyze(ds, options(None, price_date, region)), tasks)
-    except TierscopeError as exc:
-        raise fail(exc) from None
+    from tierscope.analysis import analyze
+
+    fitted, predicted = predict(analyze(ds, summary_options(None, price_date, region)), tasks)
     if as_json:
         doc = {
             "points": fitted.points.to_dicts(),
@@ -157,8 +88,8 @@ def predict_cmd(
         title="scaling fits (steady global steps/s vs training tasks)",
     )
     for r in fitted.table.iter_rows(named=True):
-        interval = f"{_cell(r['ci_low'], 4)} - {_cell(r['ci_high'], 4)}" if r["ci_low"] is not None else "-"
-        table.add_row(r["model"], r["parameter"], _cell(r["estimate"], 4), interval, r["status"])
+        interval = f"{cell(r['ci_low'], 4)} - {cell(r['ci_high'], 4)}" if r["ci_low"] is not None else "-"
+        table.add_row(r["model"], r["parameter"], cell(r["estimate"], 4), interval, r["status"])
     console = out_console()
     console.print(table)
     for r in predicted.iter_rows(named=True):
@@ -183,14 +114,16 @@ def recommend_cmd(
     """The cheapest tier meeting --deadline, or the fastest within --budget, from measured and predicted tiers."""
     if (deadline is None) == (budget is None):
         raise typer.BadParameter("give exactly one of --deadline or --budget", param_hint="--deadline/--budget")
-    hours = parse_hours(deadline) if deadline is not None else None
-    from tierscope.analysis.forecast import recommend  # scipy: see predict_cmd
+    hours = deadline_hours(deadline) if deadline is not None else None
+    from rich.table import Table
+
+    from tierscope.analysis.forecast import recommend
+    from tierscope.cli.output import cell
 
     ds = open_dataset(dataset)
-    try:
-        result = recommend(analyze(ds, options(None, price_date, region)), steps, hours, budget)
-    except TierscopeError as exc:
-        raise fail(exc) from None
+    from tierscope.analysis import analyze
+
+    result = recommend(analyze(ds, summary_options(None, price_date, region)), steps, hours, budget)
     if as_json:
         doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}
         print(json.dumps(doc, indent=2, default=_default))
@@ -198,8 +131,8 @@ def recommend_cmd(
     table = Table("candidate", "basis", "tasks", "steps/s", "hours", "USD", "meets", title=f"to reach {steps:,} steps")
     for r in result.candidates.iter_rows(named=True):
         table.add_row(
-            r["candidate"], r["basis"], _cell(r["tasks"]), _cell(r["global_steps_per_s"], 2),
-            _cell(r["hours"], 2), _cell(r["usd"], 2), "yes" if r["meets"] else "no",
+            r["candidate"], r["basis"], cell(r["tasks"]), cell(r["global_steps_per_s"], 2),
+            cell(r["hours"], 2), cell(r["usd"], 2), "yes" if r["meets"] else "no",
         )  # fmt: skip
     console = out_console()
     console.print(table)
@@ -208,13 +141,18 @@ def recommend_cmd(
 
 def warn_unpriced(frame: pl.DataFrame) -> None:
     """A note on stderr for each cloud run the price table does not know (a typo, a new tier)."""
+    import polars as pl
+    from rich.text import Text
+
+    from tierscope.contract import LOCAL_TIER_PATTERN
+
     unpriced = frame.filter(
         pl.col("ml_units_per_hour").is_null()
         & pl.col("tier").is_not_null()
         & ~pl.col("tier").str.contains(LOCAL_TIER_PATTERN)
     )
     for row in unpriced.iter_rows(named=True):
-        err.print(
+        err_console().print(
             Text(
                 f"note: tier {row['tier']!r} of run {row['run_id']!r} has no row in the price table "
                 f"(analysis/data/ml_units.csv) on {row['price_date']}: its ML units and cost are left empty"
@@ -234,7 +172,10 @@ def summary_cmd(
     ] = None,
 ) -> None:
     """Per run: status, steady-state and mean global steps/s, ML units, cost and speedup."""
-    frame = load_summary(dataset, options(baseline, price_date, region, steps))
+    from tierscope.analysis import analyze
+    from tierscope.cli.output import print_summary
+
+    frame = analyze(open_dataset(dataset), summary_options(baseline, price_date, region, steps)).summary
     warn_unpriced(frame)
     if as_json:
         print(to_json(frame))
@@ -242,7 +183,7 @@ def summary_cmd(
         print_summary(frame)
 
 
-def register(app: typer.Typer) -> None:
+def register(app: App) -> None:
     app.command("summary")(summary_cmd)
     app.command("predict")(predict_cmd)
     app.command("recommend")(recommend_cmd)

@@ -1,117 +1,42 @@
-"""``tierscope collect ...`` and ``tierscope rejects``: thin wrappers over :mod:`collector`."""
+"""``tierscope collect ...``, ``rejects``, ``doctor`` and ``compact``: thin wrappers
+over :mod:`tierscope.collector` and :mod:`tierscope.dataset`, which each body imports when it runs."""
 
 from __future__ import annotations
 
 import contextlib
-import sys
-from dataclasses import replace
-from datetime import UTC, datetime
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
-from rich.console import Console
-from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
-from tierscope.cli.common import EXIT_BUSY, EXIT_ERROR, EXIT_USAGE
-from tierscope.collector.collect import DEFAULT_SETTLE_S, STATE_CHECKS, CollectResult, collect_runs, runs_from_paths
-from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats import FORMATS
-from tierscope.collector.formats.declared import load_format_files, merge_formats
-from tierscope.collector.manifest import load_manifest
-from tierscope.collector.sources.console_csv import CONSOLE_CSV
-from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES
-from tierscope.dataset.compact import compact
-from tierscope.dataset.doctor import doctor
-from tierscope.dataset.errors import DatasetBusyError
-from tierscope.dataset.store import Dataset
-from tierscope.errors import TierscopeError, UsageError
+from tierscope.cli.common import (
+    EXIT_ERROR,
+    App,
+    DatasetOpt,
+    LockTimeoutOpt,
+    NewDatasetOpt,
+    QuietOpt,
+    err_console,
+    open_dataset,
+    print_error,
+)
 
-collect_app = typer.Typer(help="Collect step logs into a dataset.", no_args_is_help=True)
-err = Console(stderr=True)
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
-DatasetOpt = Annotated[Path, typer.Option("--dataset", "-d", help="Dataset directory (created if missing).")]
-LockTimeoutOpt = Annotated[
-    float,
-    typer.Option(min=0, help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait)."),
-]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
+#: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (tests/test_cli_startup.py checks it).
+DEFAULT_SETTLE_S = 300.0
+
+T = TypeVar("T")
+
+collect_app = App(help="Collect step logs into a dataset.", no_args_is_help=True)
 
 
-def out_console() -> Console:
-    """A console for stdout; cron and pipes have no terminal width, so tables get a wide one."""
-    return Console(width=None if sys.stdout.isatty() else 200)
-
-
-def interrupted() -> typer.Exit:
-    """Ctrl-C during a collect: say that nothing is lost, and return exit 130."""
-    # Every write is atomic and offsets are saved after the data they cover.
-    err.print("interrupted: what was stored so far is kept; run the same collect again to carry on", soft_wrap=True)
-    return typer.Exit(130)
-
-
-def fail(exc: Exception) -> typer.Exit:
-    """Print ``exc`` on one line to stderr and return the exit to raise (75 when busy, 2 for a
-    usage error, else 1)."""
-    if isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
-        # Disk full, permissions: say which file and why, not a traceback.
-        where = f" {exc.filename}" if exc.filename else ""
-        exc = CollectorError(f"cannot write or read{where}: {exc.strerror or exc}")
-    # Text, not markup: a message may quote a log line such as "Train [worker/3]".
-    err.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
-    return typer.Exit(
-        EXIT_BUSY if isinstance(exc, DatasetBusyError) else EXIT_USAGE if isinstance(exc, UsageError) else EXIT_ERROR
-    )
-
-
-def existing_dataset(dataset: Path) -> Dataset:
-    """The dataset at ``dataset``; raises :class:`CollectorError` when there is none (nothing is created)."""
-    ds = Dataset(dataset)
-    if not ds.exists():
-        raise CollectorError(f"{dataset} holds no tierscope dataset; run `tierscope collect files` first")
-    return ds
-
-
-def print_counts(result: CollectResult, quiet: bool) -> None:
-    if quiet:
-        return
-    out = out_console()
-    # format: the one sniffed from the file's first lines (or given), which read it first.
-    table = Table("source", "run", "format", "lines", "stored", "events", "duplicates", "rejected", "skipped")
-    for s in result.sources:
-        counts = (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped)
-        table.add_row(s.source, s.run_id, s.format or "-", *(str(v) for v in counts))
-    out.print(table)
-    for s in result.sources:
-        if s.notes:
-            print(f"{s.source}: {'; '.join(s.notes)}")
-        if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
-            err.print(
-                Text(
-                    f"warning: {s.source}: none of its {s.lines} lines is a step record, a run event or a "
-                    f"broken record: is it a step log? `tierscope formats --try {s.source}` shows how each line "
-                    "was read; a format of your own can read it (README: 'My log is not read')"
-                    + (f" (read as {s.format})" if s.format else "")
-                ),
-                soft_wrap=True,
-            )
-    rejected = result.total("rejects")
-    print(
-        f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
-        f"{result.total('events')} events, skipped {result.total('duplicates')} duplicates, "
-        f"kept aside {rejected} rejected lines"
-        + (" (see `tierscope rejects`)" if rejected else "")
-        # The lines with no metric close the sum: every line read is one of the five.
-        + f", {result.total('skipped')} lines had no metric",
-    )
-
-
-@collect_app.command("files")
+@collect_app.command("files", interruptible=True)
 def collect_files_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(help="Log files or run directories.")] = None,
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: NewDatasetOpt = Path("dataset"),
     run_id: Annotated[
         str | None,
         typer.Option(
@@ -124,7 +49,8 @@ def collect_files_cmd(
     fmt: Annotated[
         str | None,
         typer.Option(
-            "--format", help=f"Skip sniffing: one of {', '.join([*FORMATS, CONSOLE_CSV])}, or a declared format."
+            "--format",
+            help="Skip sniffing: read with this format alone (`tierscope formats` lists them, declared ones too).",
         ),
     ] = None,
     formats: Annotated[
@@ -143,7 +69,9 @@ def collect_files_cmd(
     reread: Annotated[
         bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
     ] = False,
-    batch_bytes: Annotated[int, typer.Option(hidden=True, help="Bytes read per batch.")] = DEFAULT_BATCH_BYTES,
+    batch_bytes: Annotated[
+        int | None, typer.Option(hidden=True, help="Bytes read per batch (default: the collector's).")
+    ] = None,
 ) -> None:
     """Read what is new in step logs (files, run directories) and append it to the dataset.
 
@@ -152,34 +80,39 @@ def collect_files_cmd(
     """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
-    try:
-        runs = load_manifest(manifest) if manifest else []
-        if paths:
-            runs += runs_from_paths(paths, run_id, tier, fmt)
-        if formats:
-            declared = load_format_files(formats)
-            runs = [replace(r, formats=merge_formats(r.formats, declared)) for r in runs]
-        result = collect_runs(
-            Dataset(dataset),
-            runs,
-            lock_timeout=lock_timeout,
-            year=year,
-            settle_s=settle,
-            reread=reread,
-            batch_bytes=batch_bytes,
-        )
-    except (TierscopeError, OSError) as exc:
-        raise fail(exc) from None
-    except KeyboardInterrupt:
-        raise interrupted() from None
+    from tierscope.cli.output import print_counts
+    from tierscope.collector.collect import collect_runs, runs_from_paths
+    from tierscope.collector.manifest import load_manifest
+    from tierscope.dataset.store import Dataset
+
+    runs = load_manifest(manifest) if manifest else []
+    if paths:
+        runs += runs_from_paths(paths, run_id, tier, fmt)
+    if formats:
+        from dataclasses import replace
+
+        from tierscope.collector.formats.declared import load_format_files, merge_formats
+
+        declared = load_format_files(formats)
+        runs = [replace(r, formats=merge_formats(r.formats, declared)) for r in runs]
+    result = collect_runs(
+        Dataset(dataset),
+        runs,
+        lock_timeout=lock_timeout,
+        year=year,
+        settle_s=settle,
+        reread=reread,
+        **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
+    )
     print_counts(result, quiet)
     if result.errors:
+        # A file that failed does not stop the others: each gets its line, the last one the exit code.
         for error in result.errors[:-1]:
-            fail(error)
-        raise fail(result.errors[-1])
+            print_error(error)
+        raise result.errors[-1]
 
 
-@collect_app.command("cloud")
+@collect_app.command("cloud", interruptible=True)
 def collect_cloud_cmd(
     job_id: Annotated[list[str], typer.Option("--job-id", "-j", help="Training job id (repeat for several jobs).")],
     project: Annotated[
@@ -194,7 +127,7 @@ def collect_cloud_cmd(
     until: Annotated[str | None, typer.Option(help="Read entries before this time (ISO 8601).")] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of records that do not name theirs.")] = None,
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml giving each job id's tier and facts.")] = None,
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: NewDatasetOpt = Path("dataset"),
     endpoint: Annotated[
         str | None,
         typer.Option(envvar="TIERSCOPE_LOGGING_ENDPOINT", help="Logging API URL (emulator); anonymous credentials."),
@@ -215,22 +148,25 @@ def collect_cloud_cmd(
 ) -> None:
     """Read training-job step logs from Cloud Logging and append them to the dataset, resuming where the last
     collect stopped."""
-    from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, parse_duration, parse_when
+    from datetime import UTC, datetime
+
+    from tierscope.cli.durations import parse_duration
+    from tierscope.cli.output import print_counts
+    from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, parse_when
+    from tierscope.collector.manifest import load_manifest
     from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
+    from tierscope.dataset.store import Dataset
 
     if since and last:
         raise typer.BadParameter("give --since or --last, not both")
-    try:
-        start = parse_when(since) if since else None
-        if last:
-            start = datetime.now(UTC) - parse_duration(last)
-        end = parse_when(until) if until else None
-        overlap_td = parse_duration(overlap)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    start = _parsed(parse_when, since, "--since") if since else None
+    if last:
+        start = datetime.now(UTC) - _parsed(parse_duration, last, "--last")
+    end = _parsed(parse_when, until, "--until") if until else None
+    overlap_td = _parsed(parse_duration, overlap, "--overlap")
     progress = None if quiet else cloud_progress()
+    runs = load_manifest(manifest) if manifest else []
     try:
-        runs = load_manifest(manifest) if manifest else []
         with progress or contextlib.nullcontext():
             task = progress.add_task("reading Cloud Logging", total=None) if progress else None
             result = collect_cloud(
@@ -251,34 +187,42 @@ def collect_cloud_cmd(
                 on_progress=(lambda p: progress.update(task, completed=p.entries)) if progress else None,  # type: ignore[arg-type]
             )
     except CollectStopped as exc:
-        print_counts(exc.result, quiet)
-        raise fail(exc) from None
-    except TierscopeError as exc:
-        raise fail(exc) from None
-    except KeyboardInterrupt:
-        raise interrupted() from None
+        print_counts(exc.result, quiet)  # what was read is stored: say how much, then why it stopped
+        raise
     print_counts(result, quiet)
     if not quiet:
+        from rich.console import Console
+
         Console().print(backoff_note(result.stats), highlight=False)
 
 
-class _RateColumn(ProgressColumn):
-    """Entries per second, from rich's own speed estimate."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:,.0f} entries/s")
+def _parsed(parse: Callable[[str], T], text: str, option: str) -> T:
+    """``parse(text)``, its ValueError a usage error naming ``option`` (exit 2)."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
 
 
 def cloud_progress() -> Progress:
-    """A progress bar for an open-ended count of entries, on stderr."""
+    """A progress bar for an open-ended count of entries (and their rate), on stderr."""
+    from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Entries per second, from rich's own speed estimate."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.0f} entries/s")
+
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         TextColumn("{task.completed:,.0f} entries"),
-        _RateColumn(),
+        RateColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err_console(),
         transient=False,
     )
 
@@ -289,10 +233,7 @@ def rejects_cmd(
     limit: Annotated[int, typer.Option(min=0, help="Show at most this many.")] = 50,
 ) -> None:
     """List the lines kept aside as rejects: file, line number, reason and the raw text."""
-    try:
-        frame = existing_dataset(dataset).read("rejects", run_id)
-    except TierscopeError as exc:
-        raise fail(exc) from None
+    frame = open_dataset(dataset).read("rejects", run_id)
     frame = frame.sort("run_id", "source", "source_offset")
     # One compiler-style line per reject (file:line: reason), so editors and grep can jump to it.
     for row in frame.head(limit).iter_rows(named=True):
@@ -311,16 +252,20 @@ def doctor_cmd(
 
     Exit 0 if the dataset reads cleanly (after --fix), 1 if a corrupt file is left, 75 busy.
     """
+    from rich.text import Text
+
+    from tierscope.collector.collect import STATE_CHECKS
+    from tierscope.dataset.doctor import doctor
+    from tierscope.dataset.errors import DatasetError
+    from tierscope.dataset.store import Dataset
+
     ds = Dataset(dataset)
     if not ds.root.is_dir():
-        raise fail(CollectorError(f"{dataset} is not a directory"))
-    try:
-        report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
-    except (TierscopeError, OSError) as exc:
-        raise fail(exc) from None
+        raise DatasetError(f"{dataset} is not a directory")
+    report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
     for problem in report.problems:
         moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""
-        err.print(Text(f"corrupt: {problem.path}: {problem.problem}{moved}"), soft_wrap=True)
+        err_console().print(Text(f"corrupt: {problem.path}: {problem.problem}{moved}"), soft_wrap=True)
     if not quiet or not report.healthy:
         for note in report.notes:
             print(f"note: {note}")
@@ -339,10 +284,9 @@ def compact_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Merge each partition's small files into one (atomically; readers see every record once)."""
-    try:
-        result = compact(existing_dataset(dataset), lock_timeout=lock_timeout)
-    except (TierscopeError, OSError) as exc:
-        raise fail(exc) from None
+    from tierscope.dataset.compact import compact
+
+    result = compact(open_dataset(dataset), lock_timeout=lock_timeout)
     if not quiet:
         print(
             f"compacted {result.partitions} partitions: {result.files_before} files -> {result.files_after} "
@@ -350,7 +294,7 @@ def compact_cmd(
         )
 
 
-def register(app: typer.Typer) -> None:
+def register(app: App) -> None:
     app.add_typer(collect_app, name="collect")
     app.command("rejects")(rejects_cmd)
     app.command("doctor")(doctor_cmd)

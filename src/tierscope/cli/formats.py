@@ -5,19 +5,22 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from tierscope.cli.collect import fail
-from tierscope.collector.explain import DEFAULT_LINES, Explanation, FileVerdict, LineReading, explain_file
-from tierscope.collector.formats import FormatInfo, describe_formats
-from tierscope.collector.formats.declared import load_format_files
-from tierscope.collector.sources.console_csv import describe_console_csv
-from tierscope.errors import TierscopeError
+from tierscope.cli.common import App
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from tierscope.collector.explain import Explanation, FileVerdict, LineReading
+    from tierscope.collector.formats import FormatInfo
+
+#: :data:`tierscope.collector.explain.DEFAULT_LINES`, spelled out so ``--help`` need not import
+#: the collector (tests/test_cli_startup.py checks it).
+DEFAULT_LINES = 20
 
 FormatsFileOpt = Annotated[
     list[Path] | None,
@@ -59,21 +62,30 @@ def formats_cmd(
     if try_ and not files:
         raise typer.BadParameter("--try needs a log file: tierscope formats --try FILE")
     window = parse_window(lines) if lines is not None else None
-    try:
-        declared = load_format_files(formats or [])
-        if not try_:
-            print_formats(describe_formats(declared))
-            return
-        console = Console()
-        for path in files or []:
-            shown = explain_file(path, window, only=fmt, formats=declared, year=year)
-            print_explanation(console, shown)
-    except TierscopeError as exc:
-        raise fail(exc) from None
+    from rich.console import Console
+
+    from tierscope.collector.explain import explain_file
+    from tierscope.collector.formats import describe_formats
+    from tierscope.collector.formats.declared import load_format_files
+
+    declared = load_format_files(formats or [])
+    if not try_:
+        print_formats(describe_formats(declared))
+        return
+    console = Console()
+    for path in files or []:
+        shown = explain_file(path, window, only=fmt, formats=declared, year=year)
+        print_explanation(console, shown)
 
 
 def print_formats(rows: list[FormatInfo]) -> None:
     """The table of ``tierscope formats``: name, kind, example line, what step and seconds mean."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from tierscope.collector.sources.console_csv import describe_console_csv
+
     table = Table("name", "kind", "example", "step and seconds", show_lines=True)
     for column in table.columns:
         column.overflow = "fold"
@@ -90,6 +102,9 @@ def print_formats(rows: list[FormatInfo]) -> None:
 
 def print_explanation(console: Console, shown: Explanation) -> None:
     """The per-line table (80 columns: cells wrap, nothing is cut) and the file's verdict."""
+    from rich.table import Table
+    from rich.text import Text
+
     verdict = shown.verdict
     if shown.note:
         console.print(Text(f"{verdict.path}: {shown.note}"))
@@ -110,6 +125,8 @@ def print_explanation(console: Console, shown: Explanation) -> None:
 
 def verdict_line(verdict: FileVerdict) -> Text:
     """``PATH: format F, N records (per format), roles ..., status S; R rejected, K skipped of L lines``."""
+    from rich.text import Text
+
     per = ", ".join(f"{name} {n}" for name, n in verdict.by_format.items())
     status = verdict.status + (f" ({verdict.failure_reason})" if verdict.failure_reason else "")
     return Text.assemble(
@@ -124,6 +141,8 @@ def verdict_line(verdict: FileVerdict) -> Text:
 
 def _read_cell(reading: LineReading) -> Text:
     """The envelope and what it gave, the message, the outcome and each record's fields."""
+    from rich.text import Text
+
     cell = Text()
     if reading.envelope:
         cell.append("envelope ", style="cyan")
@@ -150,5 +169,5 @@ def _value(value: object) -> str:
     return str(value)
 
 
-def register(app: typer.Typer) -> None:
+def register(app: App) -> None:
     app.command("formats")(formats_cmd)

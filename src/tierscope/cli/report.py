@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import webbrowser
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tierscope.cli.analysis import BaselineOpt, PriceDateOpt, RegionOpt, open_dataset, options
-from tierscope.cli.collect import DatasetOpt, fail
-from tierscope.errors import TierscopeError
-from tierscope.reports.i18n import LANGS
+from tierscope.cli.common import App, BaselineOpt, DatasetOpt, PriceDateOpt, RegionOpt, open_dataset, summary_options
+
+#: The report's languages, :data:`tierscope.reports.i18n.LANGS`: spelled out so ``--help`` need
+#: not import the reports (tests/test_cli_startup.py checks they agree).
+LANGS = ("en", "ja")
 
 
 def report_cmd(
@@ -31,9 +31,6 @@ def report_cmd(
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
 ) -> None:
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
-    from tierscope.analysis import analyze
-    from tierscope.reports.render import ReportOptions, analysis_options, write_report
-
     if out.is_dir():
         raise typer.BadParameter(
             f"{out} is a directory; give the HTML file to write, e.g. {out / 'report.html'}", param_hint="--out"
@@ -41,17 +38,19 @@ def report_cmd(
     ds = open_dataset(dataset)
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
+    from tierscope.analysis import analyze
+    from tierscope.reports.render import ReportOptions, analysis_options, write_report
+
     opts = ReportOptions(lang=lang, figures=figures)
-    try:
-        path = write_report(analyze(ds, analysis_options(options(baseline, price_date, region), steps)), out, opts)
-    except (TierscopeError, OSError) as exc:
-        raise fail(exc) from None
+    path = write_report(analyze(ds, analysis_options(summary_options(baseline, price_date, region), steps)), out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:
         print(f"figures (PNG and SVG): {figures}")
     if open_:
+        import webbrowser
+
         webbrowser.open(path.resolve().as_uri())
 
 
-def register(app: typer.Typer) -> None:
+def register(app: App) -> None:
     app.command("report")(report_cmd)

@@ -1,7 +1,7 @@
-"""``tierscope train local`` and ``tierscope spec``: thin wrappers over :mod:`trainer`.
+"""``tierscope train local`` and ``tierscope spec``: thin wrappers over :mod:`tierscope.trainer`.
 
-Importing this module imports neither TensorFlow nor google-cloud-logging: the tasks the
-launcher starts do.
+Importing this module imports neither TensorFlow nor numpy: the tasks the launcher starts do.
+It reads only the trainer's standard-library modules (roles, tiers) for the help.
 """
 
 from __future__ import annotations
@@ -14,27 +14,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from tierscope.trainer.data import DATASETS, DataError
+from tierscope.cli.common import App, err_console
+from tierscope.errors import TierscopeError, UsageError
 from tierscope.trainer.roles import STRATEGIES
-from tierscope.trainer.steplog import LOG_FORMATS
 from tierscope.trainer.tiers import tiers
 
-train_app = typer.Typer(help="Run the reference TensorFlow trainer.", no_args_is_help=True)
-err = Console(stderr=True)
+#: :data:`tierscope.trainer.data.DATASETS` and :data:`tierscope.trainer.steplog.LOG_FORMATS`, spelled
+#: out so ``--help`` imports neither numpy nor the collector (tests/test_cli_startup.py checks them).
+DATASETS = ("synthetic", "mnist")
+LOG_FORMATS = ("json", "text", "off")
+
+train_app = App(help="Run the reference TensorFlow trainer.", no_args_is_help=True)
 
 StrategyChoice = Enum("StrategyChoice", {s: s for s in STRATEGIES}, type=str)  # type: ignore[misc]
 DatasetChoice = Enum("DatasetChoice", {s: s for s in DATASETS}, type=str)  # type: ignore[misc]
 FormatChoice = Enum("FormatChoice", {s: s for s in LOG_FORMATS}, type=str)  # type: ignore[misc]
 TIER_NAMES = ", ".join(tiers())
-
-
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    # Text, not markup: a message may hold brackets ('tierscope[trainer]', a path).
-    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
-    return typer.Exit(code)
 
 
 @train_app.command("local")
@@ -66,9 +62,12 @@ def local_cmd(
     """
     if find_spec("tensorflow") is None:
         # Each task would fail on its own import, leaving the reason in chief-0.jsonl only.
-        raise _fail("TensorFlow is not installed (the core install leaves it out): pip install 'tierscope[trainer]'")
-    from tierscope.trainer.launch import RunDirError, train_local
-    from tierscope.trainer.tiers import UnknownTierError
+        raise TierscopeError(
+            "TensorFlow is not installed (the core install leaves it out): pip install 'tierscope[trainer]'"
+        )
+    from rich.console import Console
+
+    from tierscope.trainer.launch import train_local
 
     try:
         run = train_local(
@@ -90,8 +89,8 @@ def local_cmd(
             grace=grace,
             launcher_argv=["tierscope", *sys.argv[1:]],
         )
-    except (ValueError, UnknownTierError, RunDirError, DataError) as exc:
-        raise _fail(str(exc), 2) from None
+    except ValueError as exc:  # a tier, topology, data file or run directory that cannot be used
+        raise UsageError(str(exc)) from None
     codes = ", ".join(f"{name} {code}" for name, code in run.exit_codes.items())
     if run.status == "finished":
         Console().print(
@@ -100,7 +99,7 @@ def local_cmd(
             highlight=False,
         )
     else:
-        err.print(
+        err_console().print(
             f"[bold red]run {run.run_id} {run.status}:[/] {run.reason}. Exit codes: {codes}. Logs in {run.out}",
             highlight=False,
             soft_wrap=True,
@@ -123,7 +122,6 @@ def spec_cmd(
 ) -> None:
     """Print the cloud job request (JSON) that runs the trainer on a scale tier."""
     from tierscope.trainer.spec import spec
-    from tierscope.trainer.tiers import UnknownTierError
     from tierscope.trainer.train import TrainConfig
 
     options = {"machine_type": machine_type, "image": image, "package_uri": package_uri, "region": region}
@@ -137,15 +135,15 @@ def spec_cmd(
             log_every_steps=log_every_steps,
         )
         doc = spec(tier, config, **{k: v for k, v in options.items() if v is not None})
-    except (ValueError, UnknownTierError) as exc:
-        raise _fail(str(exc), 2) from None
+    except ValueError as exc:  # an unknown tier, a bad option value
+        raise UsageError(str(exc)) from None
     picked = {"vertex": doc["vertex_ai"], "ai-platform": doc["ai_platform"], "both": doc}.get(service)
     if picked is None:
-        raise _fail(f"--service must be vertex, ai-platform or both, not {service!r}", 2)
+        raise UsageError(f"--service must be vertex, ai-platform or both, not {service!r}")
     print(json.dumps(picked, indent=2))
 
 
-def register(app: typer.Typer) -> None:
+def register(app: App) -> None:
     """Add the trainer's commands to ``app``. TensorFlow is imported only when they run."""
     app.add_typer(train_app, name="train")
     app.command("spec")(spec_cmd)

@@ -1,0 +1,34 @@
+"""``tierscope demo``: a thin wrapper over :func:`tierscope.demo.run_demo`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tierscope.cli.common import App
+
+
+def demo_cmd(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the dataset and report.html.")] = Path(
+        "tierscope-demo"
+    ),
+    lang: Annotated[str | None, typer.Option(help="Report language: en or ja (default: locale).")] = None,
+) -> None:
+    """Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its summary, write a report.
+
+    The whole tool on real data, with no input of yours: the dataset goes to OUT/dataset and
+    the report to OUT/report.html. Running it again adds nothing and rewrites the report.
+    """
+    from tierscope.cli.output import print_counts, print_summary
+    from tierscope.demo import run_demo
+
+    result = run_demo(out, lang)
+    print_counts(result.collected, quiet=False)
+    print_summary(result.summary)
+    print(f"dataset: {result.dataset.root}\nreport:  {result.report}")
+
+
+def register(app: App) -> None:
+    app.command("demo")(demo_cmd)

@@ -1,0 +1,25 @@
+"""The one duration grammar of the command line: ``--last 7d``, ``--overlap 5m``, ``--deadline 6h``."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+#: Seconds per unit. ``m`` is minutes (months are not a duration a log query or a deadline needs).
+UNIT_SECONDS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86_400, "w": 604_800}
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|m|h|d|w)?\s*$")
+
+
+def parse_duration(text: str, bare_unit: str | None = None) -> timedelta:
+    """``"90s"``, ``"30m"``, ``"90min"``, ``"24h"``, ``"1.5d"``, ``"2w"`` as a timedelta.
+
+    A number without a unit is read in ``bare_unit`` (``--deadline 6`` is 6 hours) or, when
+    ``bare_unit`` is None, refused. Zero is allowed; negative numbers are not. Raises
+    :class:`ValueError` saying what is expected.
+    """
+    match = _DURATION.match(text)
+    unit = (match.group(2) or bare_unit) if match else None
+    if match is None or unit is None:
+        raise ValueError(f"{text!r} is not a duration; write a number and a unit (s, m, h, d, w), e.g. 90m, 24h, 1.5d")
+    return timedelta(seconds=float(match.group(1)) * UNIT_SECONDS[unit])

@@ -1,0 +1,123 @@
+"""Start-up of the command room: ``--help`` loads no data library and no room, the command
+modules keep to themselves, and the constants the help spells out agree with the rooms'."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import tierscope.cli
+from tierscope.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = Path(tierscope.cli.__file__).parent
+#: What ``tierscope --help`` used to load (0.4 s and more) and must not any more.
+HEAVY = ("polars", "numpy", "pyarrow", "scipy", "altair", "google.cloud", "vl_convert", "jinja2", "tensorflow")
+ROOMS = ("tierscope.analysis", "tierscope.collector", "tierscope.dataset", "tierscope.reports")
+#: The command modules of tierscope/cli; the rest (common, output, durations) is what they share.
+COMMAND_MODULES = ("analysis", "collect", "demo", "report", "train")
+
+HELP_EVERYWHERE = """
+import contextlib, io, json, sys
+import typer.main
+from tierscope.cli import app
+
+def paths(command, prefix):
+    yield prefix
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from paths(sub, [*prefix, name])
+
+asked = []
+for argv in list(paths(typer.main.get_command(app), [])):
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):
+        app([*argv, "--help"], prog_name="tierscope")
+    assert "Usage" in out.getvalue(), (argv, out.getvalue())
+    asked.append(argv)
+print(json.dumps({"asked": asked, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_help_of_every_command_loads_no_data_library_and_no_room(tmp_path: Path) -> None:
+    # A fresh interpreter (this one has loaded everything), started outside the checkout so it
+    # imports the installed package.
+    done = subprocess.run(
+        [sys.executable, "-c", HELP_EVERYWHERE], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    # the top level, the 10 commands under it, the groups collect (files, cloud) and train (local): 16
+    asked = {" ".join(argv) for argv in report["asked"]}
+    assert {"", "collect", "collect files", "collect cloud", "train", "train local", "summary", "report"} <= asked
+    assert len(asked) >= 16
+    loaded = [m for m in report["modules"] if m.startswith(tuple(p + "." for p in HEAVY + ROOMS)) or m in HEAVY + ROOMS]
+    assert loaded == []
+
+
+def test_version_prints_the_package_version() -> None:
+    from importlib.metadata import version
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"tierscope {version('tierscope')}\n"
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth of its code (function bodies included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("module", COMMAND_MODULES)
+def test_no_command_module_imports_another(module: str) -> None:
+    others = {f"tierscope.cli.{m}" for m in COMMAND_MODULES if m != module}
+    assert _imports(CLI / f"{module}.py") & others == set()
+
+
+@pytest.mark.parametrize("module", COMMAND_MODULES)
+def test_no_command_catches_errors_itself(module: str) -> None:
+    # tierscope.cli.common.App is the one place an error becomes a message and an exit code.
+    tree = ast.parse((CLI / f"{module}.py").read_text(encoding="utf-8"))
+    caught = {
+        ast.unparse(node.type)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ExceptHandler) and node.type is not None
+    }
+    assert not {c for c in caught if "TierscopeError" in c or "OSError" in c or "KeyboardInterrupt" in c}
+
+
+def test_no_library_module_imports_typer_or_a_rich_console() -> None:
+    library = [p for p in ROOT.glob("*/**/*.py") if p.parts[len(ROOT.parts)] in ("analysis", "collector", "dataset",
+               "reports", "trainer") or (p.parts[len(ROOT.parts)] == "tierscope" and CLI not in p.parents)]  # fmt: skip
+    assert len(library) > 30
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(n for n in _imports(p) if n.startswith(("typer", "rich.console")))
+        for p in library
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_the_constants_the_help_spells_out_agree_with_the_rooms() -> None:
+    from tierscope.cli import collect, formats, report, train
+    from tierscope.collector.collect import DEFAULT_SETTLE_S
+    from tierscope.collector.explain import DEFAULT_LINES
+    from tierscope.reports.i18n import LANGS
+    from tierscope.trainer.data import DATASETS
+    from tierscope.trainer.steplog import LOG_FORMATS
+
+    assert collect.DEFAULT_SETTLE_S == DEFAULT_SETTLE_S
+    assert report.LANGS == LANGS
+    assert formats.DEFAULT_LINES == DEFAULT_LINES
+    assert train.DATASETS == DATASETS
+    assert train.LOG_FORMATS == LOG_FORMATS
