@@ -8,17 +8,15 @@ is safe: the next collect re-reads its inputs from the start and skips what is s
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tierscope.dataset import journal
-from tierscope.dataset.store import Dataset, all_files, check_file
-from tierscope.dataset.durable import fsync_dir
-from tierscope.dataset.errors import StateCorruptError
-from tierscope.dataset.lock import locked, recover
 from tierscope.collector.offsets import OffsetStore
-from tierscope.dataset.state import StateStore
+from tierscope.dataset import journal, rewind
+from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.lock import locked, recover, recover_if_free
+from tierscope.dataset.state import StateStore, move_aside
+from tierscope.dataset.store import Dataset, all_files, check_file
 
 
 @dataclass
@@ -57,9 +55,33 @@ def _state_problems(dataset: Dataset) -> list[Problem]:
     return list(found.values())
 
 
+def finish_interrupted(dataset: Dataset) -> list[str]:
+    """Finish the compactions a killed run left half done, if the lock is free; a note if any."""
+    if dataset.holding_lock:
+        return []
+    done = recover_if_free(dataset)
+    return [f"finished {done} compaction(s) a killed run had left half done"] if done else []
+
+
+def fix_problems(dataset: Dataset, report: DoctorReport) -> None:
+    """Move each corrupt file of ``report`` to quarantine and, for a data file, leave the
+    collector a note to read its sources again (:mod:`tierscope.dataset.rewind`); a note each.
+    Call holding the lock."""
+    rewinds = []
+    for problem in report.problems:
+        problem.moved_to = quarantine(dataset, problem.path)
+        wanted = rewind.for_quarantined(dataset.root, problem.path, problem.moved_to)
+        if wanted is not None:
+            rewinds.append(wanted)
+            report.notes.append(f"{problem.path} held records of run {wanted.run_id!r}: {wanted.describe()}")
+    rewind.add(dataset.root, rewinds)
+
+
 def check(dataset: Dataset) -> DoctorReport:
-    """Check every data file and state document of ``dataset`` (read only, no lock)."""
+    """Check every data file and state document of ``dataset`` (read only, no lock; only a
+    compaction a killed run left half done is finished, if the lock is free)."""
     report = DoctorReport()
+    report.notes += finish_interrupted(dataset)
     for table, path in all_files(dataset):
         try:
             problem = check_file(path, table, deep=True)
@@ -85,16 +107,7 @@ def check(dataset: Dataset) -> DoctorReport:
 
 def quarantine(dataset: Dataset, path: Path) -> Path:
     """Move ``path`` to ``quarantine/`` under its path relative to the root (never overwriting)."""
-    target = dataset.quarantine_dir / path.relative_to(dataset.root)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    n = 1
-    while target.exists():
-        target = target.with_name(f"{path.name}.{n}")
-        n += 1
-    os.replace(path, target)
-    fsync_dir(target.parent)
-    fsync_dir(path.parent)
-    return target
+    return move_aside(dataset.root, path)
 
 
 def doctor(dataset: Dataset, fix: bool = False, lock_timeout: float = 60.0) -> DoctorReport:
@@ -107,7 +120,9 @@ def doctor(dataset: Dataset, fix: bool = False, lock_timeout: float = 60.0) -> D
         return check(dataset)
     with locked(dataset, lock_timeout, recover_first=False):
         report = check(dataset)
-        for problem in report.problems:
-            problem.moved_to = quarantine(dataset, problem.path)
-        recover(dataset)
+        fix_problems(dataset, report)
+        done = recover(dataset)
+        if done:
+            report.notes.append(f"finished {done} compaction(s) a killed run had left half done")
+        report.notes += dataset.notices
     return report

@@ -70,6 +70,12 @@ def existing_dataset(dataset: Path) -> Dataset:
     return ds
 
 
+def print_notices(ds: Dataset) -> None:
+    """What the command repaired on its way (a state document moved aside), even under --quiet."""
+    for notice in ds.notices:
+        err.print(Text(f"note: {notice}"), soft_wrap=True)
+
+
 def print_counts(result: CollectResult, quiet: bool) -> None:
     if quiet:
         return
@@ -141,12 +147,13 @@ def collect_files_cmd(
     """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
+    ds = Dataset(dataset)
     try:
         runs = load_manifest(manifest) if manifest else []
         if paths:
             runs += runs_from_paths(paths, run_id, tier, fmt)
         result = collect_runs(
-            Dataset(dataset),
+            ds,
             runs,
             lock_timeout=lock_timeout,
             year=year,
@@ -155,9 +162,11 @@ def collect_files_cmd(
             batch_bytes=batch_bytes,
         )
     except (TierscopeError, OSError) as exc:
+        print_notices(ds)
         raise fail(exc) from None
     except KeyboardInterrupt:
         raise interrupted() from None
+    print_notices(ds)
     print_counts(result, quiet)
     if result.errors:
         for error in result.errors[:-1]:
@@ -339,9 +348,11 @@ def compact_cmd(
 ) -> None:
     """Merge each partition's small files into one (atomically; readers see every record once)."""
     try:
-        result = compact(existing_dataset(dataset), lock_timeout=lock_timeout)
+        ds = existing_dataset(dataset)
+        result = compact(ds, lock_timeout=lock_timeout)
     except (TierscopeError, OSError) as exc:
         raise fail(exc) from None
+    print_notices(ds)
     if not quiet:
         print(
             f"compacted {result.partitions} partitions: {result.files_before} files -> {result.files_after} "
