@@ -187,7 +187,7 @@ def recommend_cmd(
     ds = open_dataset(dataset)
     try:
         result = recommend(ds, steps, hours, budget, options(None, price_date, region))
-    except TierscopeError as exc:
+    except (TierscopeError) as exc:
         raise fail(exc) from None
     if as_json:
         doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}
