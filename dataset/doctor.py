@@ -1,9 +1,13 @@
 """``tierscope doctor``: find the dataset's unreadable files and, with ``fix``, move them aside.
 
-Checks every data file (footer, column types, every page) and every state document. With
-``fix`` each corrupt file is moved to ``quarantine/`` under its path relative to the root,
-so the rest of the dataset reads again; nothing is deleted. Moving a state document aside
-is safe: the next collect re-reads its inputs from the start and skips what is stored.
+Checks every data file (the digest in its name, footer, column types, every page with its
+checksum, the row count) and every state document. With ``fix`` each corrupt file is moved to
+``quarantine/`` under its path relative to the root, so the rest of the dataset reads again;
+nothing is deleted. For a data file the collector is left a note to read its sources again
+(:mod:`tierscope.dataset.rewind`), so the records it held are stored again. Moving a state
+document aside is safe: the next collect re-reads its inputs from the start and skips what is
+stored. Even without ``fix``, a compaction a killed run left half done is finished if the lock
+is free (that loses nothing and ends the window in which plain readers miss its rows).
 """
 
 from __future__ import annotations

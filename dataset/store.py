@@ -2,12 +2,13 @@
 
 Layout under the dataset root::
 
-    steps/run_id=<run>/part-<utc time>-<random>.parquet     step records (STEP_SCHEMA)
+    steps/run_id=<run>/part-<utc time>-<random>-<digest>.parquet  step records (STEP_SCHEMA)
     events/run_id=<run>/part-....parquet                     run events (EVENT_SCHEMA)
     rejects/run_id=<run>/part-....parquet                    lines kept aside (REJECT_SCHEMA)
     runs/run_id=<run>/part-....parquet                       run facts (RUN_SCHEMA)
     state/files.json                                         where the last collect stopped in each file
     state/compactions.json                                   compaction journal (tierscope.dataset.journal)
+    state/rewinds.json                                       sources to read again after `doctor --fix`
     state/                                                   other collector state (watermarks)
     quarantine/                                              corrupt files moved aside by `doctor --fix`
     .lock                                                    held by the collect that is writing
@@ -19,6 +20,12 @@ readers only look at ``part-*.parquet``, so a temporary file left by a killed ru
 ignored (and removed by the next collect). ``tierscope compact`` merges a partition's
 files; the journal in ``state/`` (:mod:`tierscope.dataset.journal`) keeps readers from seeing a
 merged file and the files it replaces at once.
+
+Damage is detected, never read as values: ``<digest>`` is the first 16 hex digits of the
+SHA-256 of the file's bytes, which every reader checks before reading a file (once per
+:class:`Dataset`), and pages carry CRC checksums (``doctor`` verifies them, and files written
+before digests existed). A reader pins the files it lists (:class:`_Pins`), so a compaction
+deleting them while a query runs changes nothing for that query.
 """
 
 from __future__ import annotations
