@@ -319,19 +319,32 @@ class Dataset:
         """
         readable: list[Path] = []
         for path in files:
+            if self.holding_lock:
+                # No compaction can run while this process holds the lock: nothing to pin.
+                with path.open("rb") as handle:
+                    self._check(path, path, handle, table)
+                readable.append(path)
+                continue
             handle, link = self._pins.pin(path, path.relative_to(self.root))
-            st = os.fstat(handle.fileno())
-            stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-            if self._verified.get(path) != stamp:
-                problem = check_digest(path, handle)
-                if problem is None and named_digest(path) is None:
-                    problem = check_file(link, TABLES[table])
-                if problem:
-                    self._pins.unpin(path)
-                    raise DatasetCorruptError(path, problem)
-                self._verified[path] = stamp
+            try:
+                self._check(path, link, handle, table)
+            except DatasetCorruptError:
+                self._pins.unpin(path)
+                raise
             readable.append(link)
         return readable
+
+    def _check(self, path: Path, link: Path, handle: BinaryIO, table: str) -> None:
+        st = os.fstat(handle.fileno())
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if self._verified.get(path) == stamp:
+            return
+        problem = check_digest(path, handle)
+        if problem is None and named_digest(path) is None:
+            problem = check_file(link, TABLES[table])
+        if problem:
+            raise DatasetCorruptError(path, problem)
+        self._verified[path] = stamp
 
     def _checked_files(self, table: str, run_id: str | None) -> list[Path]:
         """The live files, verified and pinned, listed again while a compaction removes some."""
