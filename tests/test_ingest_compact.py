@@ -190,3 +190,19 @@ def test_readers_running_alongside_compactions_never_see_a_record_twice(tmp_path
     # Each read: steps 1..k for some k between 50 and 70, each once.
     for steps in seen:
         assert steps == list(range(1, len(steps) + 1)) and 50 <= len(steps) <= 70
+
+
+def test_a_lost_journal_mid_compaction_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staged file's footer names what it replaces, so with the journal garbled after the
+    deletions (then moved aside by `doctor --fix`) the compaction is still finished."""
+    ds, _ = _dataset_of_small_files(tmp_path)
+    with monkeypatch.context() as patch:
+        _crash_on(patch, "journal.delete_replaced", 1, True)
+        with pytest.raises(Crash):
+            compact(ds)
+    (ds.state_dir / "compactions.json").write_bytes(b"\xff garbage")
+    assert _plain_steps(ds) == []  # every replaced file is gone; only the staged file holds the rows
+    result = CliRunner().invoke(app, ["doctor", "-d", str(ds.root), "--fix"])
+    assert result.exit_code == 0, result.output
+    assert (ds.quarantine_dir / "state" / "compactions.json").exists()
+    assert _plain_steps(ds) == list(range(1, 51)) and stored_steps(ds) == list(range(1, 51))
