@@ -144,8 +144,17 @@ def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | 
             meta[SOURCES_KEY] = json.dumps(sources).encode()
         table = table.replace_schema_metadata(meta)
         # zstd level 1: about 30 % less write time than the default level (3), for files about a quarter larger.
+        # Dictionaries only for text: on floats and counters (nearly all distinct) they cost a third
+        # more write time for nothing, and polars' writer, which this replaced, does the same.
+        text = [name for name, dtype in frame.schema.items() if dtype == pl.String]
         pq.write_table(
-            table, tmp, compression="zstd", compression_level=1, write_statistics=True, write_page_checksum=True
+            table,
+            tmp,
+            compression="zstd",
+            compression_level=1,
+            write_statistics=True,
+            write_page_checksum=True,
+            use_dictionary=text,
         )
         with tmp.open("rb") as fh:
             digest = file_digest(fh)
