@@ -130,3 +130,13 @@ def test_doctor_names_unreadable_state_in_one_line_and_fix_moves_it(tmp_path: Pa
     result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
     assert result.exit_code == 0 and "read 5 lines: stored 0 step records" in result.output
     assert stored_steps(ds) == [1, 2, 3, 4, 5]
+
+
+def test_compact_also_moves_unreadable_state_aside_with_one_line(tmp_path: Path) -> None:
+    garbage, problem = GARBAGE_STATE["not UTF-8"]
+    ds, _ = _dataset_with_state(tmp_path, garbage)
+    result = runner.invoke(app, ["compact", "-d", str(ds.root), "--quiet"])
+    assert result.exit_code == 0, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"note: {ds.state_dir / 'files.json'} {problem}")
+    assert (ds.quarantine_dir / "state" / "files.json").read_bytes() == garbage

@@ -224,12 +224,13 @@ def collect_cloud_cmd(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     progress = None if quiet else cloud_progress()
+    ds = Dataset(dataset)
     try:
         runs = load_manifest(manifest) if manifest else []
         with progress or contextlib.nullcontext():
             task = progress.add_task("reading Cloud Logging", total=None) if progress else None
             result = collect_cloud(
-                Dataset(dataset),
+                ds,
                 job_id,
                 project=project,
                 since=start,
@@ -246,12 +247,15 @@ def collect_cloud_cmd(
                 on_progress=(lambda p: progress.update(task, completed=p.entries)) if progress else None,  # type: ignore[arg-type]
             )
     except CollectStopped as exc:
+        print_notices(ds)
         print_counts(exc.result, quiet)
         raise fail(exc) from None
     except TierscopeError as exc:
+        print_notices(ds)
         raise fail(exc) from None
     except KeyboardInterrupt:
         raise interrupted() from None
+    print_notices(ds)
     print_counts(result, quiet)
     if not quiet:
         Console().print(backoff_note(result.stats), highlight=False)
