@@ -31,7 +31,9 @@ from tierscope.collector.sources.files import (
 )
 from tierscope.collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
+from tierscope.dataset import rewind
 from tierscope.dataset.doctor import StateCheck
+from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
 from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_SCHEMA
 from tierscope.dataset.store import AppendResult, Dataset
@@ -390,7 +392,7 @@ def collect_runs(
     cannot be written (disk full).
     """
     with dataset_lock(dataset, lock_timeout):
-        offsets = OffsetStore(dataset.state_dir)
+        offsets = _offsets(dataset)
         result = CollectResult()
         for run in runs:
             for path in run.files:
@@ -414,6 +416,25 @@ def collect_runs(
                     on_file(counts)
         record_runs(dataset, runs)
         return result
+
+
+def _offsets(dataset: Dataset) -> OffsetStore:
+    """The offsets, after acting on what ``doctor --fix`` left to re-read (:mod:`tierscope.dataset.rewind`).
+
+    A ``files.json`` of the wrong shape is moved aside like one that does not parse (a notice
+    on the dataset says so): correctness does not rest on it, only re-reading does.
+    """
+    try:
+        offsets = OffsetStore(dataset.state_dir)
+    except StateCorruptError as exc:
+        dataset.set_aside_state(exc)
+        offsets = OffsetStore(dataset.state_dir)
+    todo = rewind.pending(dataset.root)
+    for wanted in todo:
+        offsets.forget(wanted.run_id, wanted.sources)
+    if todo:
+        rewind.clear(dataset.root)  # only once the offsets are saved: a kill before means doing it again
+    return offsets
 
 
 def dataset_lock(dataset: Dataset, lock_timeout: float = 60.0) -> AbstractContextManager[Dataset]:

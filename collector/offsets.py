@@ -235,5 +235,26 @@ class OffsetStore:
     def put(self, state: FileState) -> None:
         """Record ``state`` and save the document (atomically, durably)."""
         self._states[(state.path, state.run_id)] = state
+        self._save()
+
+    def forget(self, run_id: str, sources: tuple[str, ...] | None) -> int:
+        """Drop what is known of ``run_id``'s files named in ``sources`` (None: all of them),
+        so the next read of each starts from its start; save; returns how many were dropped.
+
+        A source matches by absolute path, or else by file name (it may have been given relative
+        to another directory): reading one file too many again costs only time.
+        """
+        names = None if sources is None else {os.path.abspath(s) for s in sources} | {Path(s).name for s in sources}
+        gone = [
+            key
+            for key, state in self._states.items()
+            if state.run_id == run_id and (names is None or state.path in names or Path(state.path).name in names)
+        ]
+        for key in gone:
+            del self._states[key]
+        self._save()
+        return len(gone)
+
+    def _save(self) -> None:
         doc = {"version": STATE_VERSION, "files": [asdict(s) for _, s in sorted(self._states.items())]}
         self.store.save(STATE_NAME, doc)

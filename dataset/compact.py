@@ -10,6 +10,7 @@ readers see each record exactly once.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,10 +64,10 @@ def compact(
 
 def _merged_frame(dataset: Dataset, table: str, files: list[Path]) -> pl.DataFrame:
     spec = TABLES[table]
-    dataset.verify(files, table)
+    readable = dataset.verify(files, table)
     file_schema = {k: v for k, v in spec.schema.items() if k != "run_id"}
     frame = pl.scan_parquet(
-        files, schema=file_schema, hive_partitioning=False, missing_columns="insert", extra_columns="ignore"
+        readable, schema=file_schema, hive_partitioning=False, missing_columns="insert", extra_columns="ignore"
     ).collect()
     if spec.key is not None:
         key = [k for k in spec.key if k != "run_id"]
@@ -82,18 +83,19 @@ def compact_partition(dataset: Dataset, table: str, files: list[Path]) -> int:
     """
     directory = files[0].parent
     frame = _merged_frame(dataset, table, files)
-    final = new_part_path(directory)
-    tmp = write_temp(frame, final)
+    replaces = tuple(p.name for p in files)
+    tmp, final = write_temp(frame, new_part_path(directory), {journal.REPLACES_KEY: json.dumps(replaces).encode()})
+    # Step 1: the merged file under its staged name, durable before the journal names it.
+    staged = directory / f"{journal.STAGED_PREFIX}{final.name}"
+    commit(tmp, staged)
     entry = journal.Entry(
-        dir=directory.relative_to(dataset.root).as_posix(),
-        merged=final.name,
-        replaces=tuple(p.name for p in files),
+        dir=directory.relative_to(dataset.root).as_posix(), merged=final.name, replaces=replaces, staged=staged.name
     )
     doc = journal.load(dataset.root)
     doc.entries.append(entry)
-    journal.save(dataset.root, doc)
-    commit(tmp, final)
-    journal.delete_replaced(files)
+    journal.save(dataset.root, doc)  # step 2
+    journal.delete_replaced(files)  # step 3
+    commit(staged, final)  # step 4
     doc.entries.remove(entry)
-    journal.save(dataset.root, doc)
+    journal.save(dataset.root, doc)  # step 5
     return frame.height

@@ -1,26 +1,28 @@
 """``tierscope doctor``: find the dataset's unreadable files and, with ``fix``, move them aside.
 
-Checks every data file (footer, column types, every page) and every state document: each must
-be a JSON object (:class:`~tierscope.dataset.state.StateStore`), the compaction journal a journal,
-and each document a room above keeps here (the collector's file offsets) whatever that room's
-``state_checks`` say: the dataset room knows how state is stored, not what ingest puts in it. With
-``fix`` each corrupt file is moved to ``quarantine/`` under its path relative to the root,
-so the rest of the dataset reads again; nothing is deleted. Moving a state document aside
-is safe: the next collect re-reads its inputs from the start and skips what is stored.
+Checks every data file (the digest in its name, footer, column types, every page with its
+checksum, the row count) and every state document: each must be a JSON object, the compaction
+journal a journal, and each document a room above keeps here (the collector's file offsets)
+whatever that room's ``state_checks`` say: the dataset room knows how state is stored, not what
+ingest puts in it. With ``fix`` each corrupt file is moved to ``quarantine/`` under its path
+relative to the root, so the rest of the dataset reads again; nothing is deleted. For a data
+file the collector is left a note to read its sources again (:mod:`tierscope.dataset.rewind`),
+so the records it held are stored again. Moving a state document aside is safe: the next collect
+re-reads its inputs from the start and skips what is stored. Even without ``fix``, a compaction
+a killed run left half done is finished if the lock is free (that loses nothing and ends the
+window in which plain readers miss its rows).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tierscope.dataset import journal
-from tierscope.dataset.durable import fsync_dir
+from tierscope.dataset import journal, rewind
 from tierscope.dataset.errors import StateCorruptError
-from tierscope.dataset.lock import locked, recover
-from tierscope.dataset.state import StateStore
+from tierscope.dataset.lock import locked, recover, recover_if_free
+from tierscope.dataset.state import StateStore, move_aside
 from tierscope.dataset.store import Dataset, all_files, check_file
 
 #: A check of state documents: called with the dataset's ``state/`` folder, it raises
@@ -67,10 +69,34 @@ def _state_problems(dataset: Dataset, state_checks: Sequence[StateCheck]) -> lis
     return list(found.values())
 
 
+def finish_interrupted(dataset: Dataset) -> list[str]:
+    """Finish the compactions a killed run left half done, if the lock is free; a note if any."""
+    if dataset.holding_lock:
+        return []
+    done = recover_if_free(dataset)
+    return [f"finished {done} compaction(s) a killed run had left half done"] if done else []
+
+
+def fix_problems(dataset: Dataset, report: DoctorReport) -> None:
+    """Move each corrupt file of ``report`` to quarantine and, for a data file, leave the
+    collector a note to read its sources again (:mod:`tierscope.dataset.rewind`); a note each.
+    Call holding the lock."""
+    rewinds = []
+    for problem in report.problems:
+        problem.moved_to = quarantine(dataset, problem.path)
+        wanted = rewind.for_quarantined(dataset.root, problem.path, problem.moved_to)
+        if wanted is not None:
+            rewinds.append(wanted)
+            report.notes.append(f"{problem.path} held records of run {wanted.run_id!r}: {wanted.describe()}")
+    rewind.add(dataset.root, rewinds)
+
+
 def check(dataset: Dataset, state_checks: Sequence[StateCheck] = ()) -> DoctorReport:
-    """Check every data file and state document of ``dataset`` (read only, no lock);
-    ``state_checks`` check the documents other rooms keep there (see :data:`StateCheck`)."""
+    """Check every data file and state document of ``dataset`` (read only, no lock; only a
+    compaction a killed run left half done is finished, if the lock is free); ``state_checks``
+    check the documents other rooms keep there (see :data:`StateCheck`)."""
     report = DoctorReport()
+    report.notes += finish_interrupted(dataset)
     for table, path in all_files(dataset):
         try:
             problem = check_file(path, table, deep=True)
@@ -96,16 +122,7 @@ def check(dataset: Dataset, state_checks: Sequence[StateCheck] = ()) -> DoctorRe
 
 def quarantine(dataset: Dataset, path: Path) -> Path:
     """Move ``path`` to ``quarantine/`` under its path relative to the root (never overwriting)."""
-    target = dataset.quarantine_dir / path.relative_to(dataset.root)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    n = 1
-    while target.exists():
-        target = target.with_name(f"{path.name}.{n}")
-        n += 1
-    os.replace(path, target)
-    fsync_dir(target.parent)
-    fsync_dir(path.parent)
-    return target
+    return move_aside(dataset.root, path)
 
 
 def doctor(
@@ -120,7 +137,9 @@ def doctor(
         return check(dataset, state_checks)
     with locked(dataset, lock_timeout, recover_first=False):
         report = check(dataset, state_checks)
-        for problem in report.problems:
-            problem.moved_to = quarantine(dataset, problem.path)
-        recover(dataset)
+        fix_problems(dataset, report)
+        done = recover(dataset)
+        if done:
+            report.notes.append(f"finished {done} compaction(s) a killed run had left half done")
+        report.notes += dataset.notices
     return report

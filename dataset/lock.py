@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
-from tierscope.dataset import journal
-from tierscope.dataset.errors import DatasetBusyError, DatasetError
-from tierscope.dataset.store import Dataset
+from tierscope.dataset import journal, state
+from tierscope.dataset.errors import DatasetBusyError, DatasetError, StateCorruptError
+
+if TYPE_CHECKING:
+    from tierscope.dataset.store import Dataset
 
 
 @contextmanager
@@ -36,15 +39,49 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
         raise DatasetBusyError(
             f"dataset {dataset.root} is locked by another collect (waited {timeout:g} s); try again later"
         ) from None
+    dataset.holding_lock = True
     try:
         if recover_first:
             recover(dataset)
         yield dataset
     finally:
+        dataset.holding_lock = False
         lock.release()
 
 
-def recover(dataset: Dataset) -> None:
-    """Remove temporary files and finish interrupted compactions. Call only holding the lock."""
+def recover(dataset: Dataset) -> int:
+    """Move unreadable state documents aside (a notice each), finish interrupted compactions,
+    then remove temporary files; returns how many compactions were finished. Call only
+    holding the lock."""
+    for error in state.unreadable(dataset.root):
+        dataset.set_aside_state(error)
+    return _finish(dataset)
+
+
+def _finish(dataset: Dataset) -> int:
+    # Compactions first: a staged merged file is the only copy of rows whose files step 3 deleted.
+    done = journal.finish(dataset.root)
     dataset.remove_temp_files()
-    journal.finish(dataset.root)
+    return done
+
+
+def recover_if_free(dataset: Dataset) -> int:
+    """What a reader does on finding a compaction unfinished: if nobody holds the lock, its
+    holder died, so take it (without waiting) and finish the compaction, so plain Parquet
+    readers see every record again. Returns how many were finished (0 if the lock is held,
+    by a writer that finishes it itself, or the dataset cannot be written by this user)."""
+    if not dataset.lock_path.exists():
+        return 0
+    lock = FileLock(dataset.lock_path, timeout=0)
+    try:
+        lock.acquire()
+    except (Timeout, OSError):  # held, or a read-only dataset: read through the journal as it is
+        return 0
+    dataset.holding_lock = True
+    try:
+        return _finish(dataset)
+    except StateCorruptError:
+        return 0  # a damaged journal: the reader says so itself; `doctor --fix` moves it aside
+    finally:
+        dataset.holding_lock = False
+        lock.release()

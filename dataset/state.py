@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
-from tierscope.dataset.durable import write_bytes_atomic
+from tierscope.dataset.durable import fsync_dir, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
 
 SUFFIX = ".json"
@@ -55,17 +56,25 @@ class StateStore:
         """The document ``name``, or None if it was never saved.
 
         Raises :class:`StateCorruptError` (naming the file and what to do) if it is not a
-        JSON object.
+        JSON object in UTF-8, whatever its bytes.
         """
         path = self.path(name)
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
         except FileNotFoundError:
             return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StateCorruptError(
+                path, f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+            ) from None
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise StateCorruptError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except (ValueError, RecursionError) as exc:  # an integer of too many digits, nesting too deep
+            raise StateCorruptError(path, f"is not valid JSON ({type(exc).__name__}: {exc})") from None
         if not isinstance(doc, dict):
             raise StateCorruptError(path, f"holds a JSON {type(doc).__name__}, not an object")
         return doc
@@ -92,3 +101,40 @@ class StateStore:
         if not self.directory.is_dir():
             return []
         return sorted(p.name[: -len(SUFFIX)] for p in self.directory.glob(f"*{SUFFIX}") if not p.name.startswith("."))
+
+
+def move_aside(root: Path, path: Path) -> Path:
+    """Move ``path`` (inside the dataset at ``root``) to ``root/quarantine/`` under its path
+    relative to the root, never overwriting (``name.1``, ``name.2``...); returns where it went."""
+    target = root / "quarantine" / path.relative_to(root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while target.exists():
+        target = target.with_name(f"{path.name}.{n}")
+        n += 1
+    os.replace(path, target)
+    fsync_dir(target.parent)
+    fsync_dir(path.parent)
+    return target
+
+
+def unreadable(root: Path) -> list[StateCorruptError]:
+    """The state documents of the dataset at ``root`` that do not load (any bytes), one error each."""
+    store = StateStore(root / "state")
+    found: list[StateCorruptError] = []
+    for name in store.names():
+        try:
+            store.load(name)
+        except StateCorruptError as exc:
+            found.append(exc)
+        except ValueError:
+            continue  # a file name that no state document has: not ours
+    return found
+
+
+def set_aside_note(error: StateCorruptError, moved_to: Path) -> str:
+    """The one line telling the user a state document was moved aside, and what follows."""
+    return (
+        f"{error.path} {error.problem}: moved to {moved_to}; the next collect re-reads its inputs "
+        "from the start (records already stored are skipped)"
+    )

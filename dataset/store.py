@@ -2,12 +2,13 @@
 
 Layout under the dataset root::
 
-    steps/run_id=<run>/part-<utc time>-<random>.parquet     step records (STEP_SCHEMA)
+    steps/run_id=<run>/part-<utc time>-<random>-<digest>.parquet  step records (STEP_SCHEMA)
     events/run_id=<run>/part-....parquet                     run events (EVENT_SCHEMA)
     rejects/run_id=<run>/part-....parquet                    lines kept aside (REJECT_SCHEMA)
     runs/run_id=<run>/part-....parquet                       run facts (RUN_SCHEMA)
     state/files.json                                         where the last collect stopped in each file
     state/compactions.json                                   compaction journal (tierscope.dataset.journal)
+    state/rewinds.json                                       sources to read again after `doctor --fix`
     state/                                                   other collector state (watermarks)
     quarantine/                                              corrupt files moved aside by `doctor --fix`
     .lock                                                    held by the collect that is writing
@@ -19,23 +20,37 @@ readers only look at ``part-*.parquet``, so a temporary file left by a killed ru
 ignored (and removed by the next collect). ``tierscope compact`` merges a partition's
 files; the journal in ``state/`` (:mod:`tierscope.dataset.journal`) keeps readers from seeing a
 merged file and the files it replaces at once.
+
+Damage is detected, never read as values: ``<digest>`` is the first 16 hex digits of the
+SHA-256 of the file's bytes, which every reader checks before reading a file (once per
+:class:`Dataset`), and pages carry CRC checksums (``doctor`` verifies them, and files written
+before digests existed). A reader pins the files it lists (:class:`_Pins`), so a compaction
+deleting them while a query runs changes nothing for that query.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
 import time
 import uuid
+import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import quote
 
 import polars as pl
 
 from tierscope.dataset import journal
 from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path
-from tierscope.dataset.errors import DatasetCorruptError, DatasetError
+from tierscope.dataset.errors import DatasetCorruptError, DatasetError, StateCorruptError
 from tierscope.dataset.schema import (
     EVENT_KEY,
     EVENT_SCHEMA,
@@ -78,22 +93,76 @@ def partition_dir_name(run_id: str) -> str:
 
 
 def new_part_path(directory: Path) -> Path:
-    """A fresh, unique ``part-<UTC time>-<random>.parquet`` name in ``directory``."""
+    """A fresh, unique ``part-<UTC time>-<random>.parquet`` name in ``directory`` (the digest
+    of the content is added by :func:`write_temp`'s caller once the file is written)."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     return directory / f"part-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
 
 
-def write_temp(frame: pl.DataFrame, final: Path) -> Path:
-    """Write ``frame`` to a temporary file next to ``final`` (not yet visible); returns its path."""
+#: Hex digits of the SHA-256 of a data file's bytes kept in its name (64 bits: random damage
+#: passes unseen with probability 2^-64).
+DIGEST_CHARS = 16
+_DIGEST_NAME = re.compile(rf"^(?:{re.escape(journal.STAGED_PREFIX)})?part-.+-([0-9a-f]{{{DIGEST_CHARS}}})\.parquet$")
+#: Footer key of every data file written since checksums: the JSON list of the ``source``
+#: values its rows came from (what ``doctor --fix`` asks the collector to re-read).
+SOURCES_KEY = b"tierscope.sources"
+
+
+def file_digest(handle: BinaryIO) -> str:
+    """The first :data:`DIGEST_CHARS` hex digits of the SHA-256 of ``handle``'s bytes (read from its start)."""
+    handle.seek(0)
+    return hashlib.file_digest(handle, "sha256").hexdigest()[:DIGEST_CHARS]
+
+
+def named_digest(path: Path) -> str | None:
+    """The digest recorded in a data file's name, or None for files written before digests."""
+    found = _DIGEST_NAME.match(path.name)
+    return found.group(1) if found else None
+
+
+def with_digest(final: Path, digest: str) -> Path:
+    """``part-<time>-<random>.parquet`` with ``-<digest>`` before the suffix."""
+    return final.with_name(f"{final.stem}-{digest}{final.suffix}")
+
+
+def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | None = None) -> tuple[Path, Path]:
+    """Write ``frame`` to a temporary file next to ``final`` (not yet visible).
+
+    Returns the temporary file and the name to commit it under: ``final`` with the digest of
+    its bytes added, which every reader checks (:meth:`Dataset.verify`). Pages carry CRC
+    checksums too (``write_page_checksum``), which ``doctor`` verifies, and the footer the
+    ``source`` values of the rows (:data:`SOURCES_KEY`) plus ``metadata``.
+    """
+    import pyarrow.parquet as pq  # polars' writer has no page checksums
+
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(final)
     try:
+        table = frame.to_arrow()
+        meta = dict(metadata or {})
+        if "source" in frame.columns:
+            sources = frame.get_column("source").drop_nulls().unique().sort().to_list()
+            meta[SOURCES_KEY] = json.dumps(sources).encode()
+        table = table.replace_schema_metadata(meta)
         # zstd level 1: about 30 % less write time than the default level (3), for files about a quarter larger.
-        frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)
+        # Dictionaries only for text: on floats and counters (nearly all distinct) they cost a third
+        # more write time for nothing, and polars' writer, which this replaced, does the same.
+        text = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+        pq.write_table(
+            table,
+            tmp,
+            compression="zstd",
+            compression_level=1,
+            write_statistics=True,
+            write_page_checksum=True,
+            use_dictionary=text,
+        )
+        with tmp.open("rb") as fh:
+            digest = file_digest(fh)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return tmp
+    return tmp, with_digest(final, digest)
 
 
 def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
@@ -101,14 +170,62 @@ def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
 
     Raises :class:`OSError` (disk full, permissions); nothing is left visible then.
     """
-    final = new_part_path(directory)
-    tmp = write_temp(frame, final)
+    tmp, final = write_temp(frame, new_part_path(directory))
     try:
         commit(tmp, final)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return final
+
+
+class _Pins:
+    """Open handles on the data files a reader listed, so a compaction deleting one cannot
+    break a query built on it: an open file stays readable on POSIX after its name is gone.
+
+    Polars reads the files through symbolic links to ``/proc/self/fd/<n>`` under a private
+    temporary directory laid out like the dataset (``<table>/run_id=<run>/<name>``), so hive
+    partitioning still yields ``run_id`` and prunes files by it. Where ``/proc/self/fd`` does
+    not exist the real paths are used (a vanished file then makes :meth:`Dataset.read` list
+    again). Everything is closed and removed when the :class:`Dataset` is collected or at exit.
+    """
+
+    FD_DIR = Path("/proc/self/fd")
+
+    def __init__(self) -> None:
+        self.handles: dict[Path, tuple[BinaryIO, Path]] = {}
+        self.farm: Path | None = None
+        self.enabled = self.FD_DIR.is_dir()
+
+    def pin(self, path: Path, relative: Path) -> tuple[BinaryIO, Path]:
+        """An open handle on ``path`` and the path readers should use. Raises :class:`FileNotFoundError`."""
+        held = self.handles.get(path)
+        if held is not None:
+            return held
+        handle = path.open("rb")
+        link = path
+        if self.enabled:
+            if self.farm is None:
+                self.farm = Path(tempfile.mkdtemp(prefix="tierscope-pins-"))
+                weakref.finalize(self, _release, self.handles, self.farm)
+            link = self.farm / relative
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.unlink(missing_ok=True)
+            os.symlink(self.FD_DIR / str(handle.fileno()), link)
+        self.handles[path] = (handle, link)
+        return handle, link
+
+    def unpin(self, path: Path) -> None:
+        held = self.handles.pop(path, None)
+        if held is not None:
+            held[0].close()
+
+
+def _release(handles: dict[Path, tuple[BinaryIO, Path]], farm: Path) -> None:
+    for handle, _ in handles.values():
+        handle.close()
+    handles.clear()
+    shutil.rmtree(farm, ignore_errors=True)
 
 
 @dataclass
@@ -137,6 +254,12 @@ class Dataset:
         self.root = Path(root)
         self._verified: dict[Path, tuple[int, int, int]] = {}
         self.scans: Counter[str] = Counter()
+        self._pins = _Pins()
+        #: Set while this process holds the dataset's lock (:func:`tierscope.dataset.lock.locked`).
+        self.holding_lock = False
+        #: One line each about what a command repaired on its way (a state document moved
+        #: aside); the CLI prints them on stderr.
+        self.notices: list[str] = []
 
     @property
     def state_dir(self) -> Path:
@@ -170,10 +293,17 @@ class Dataset:
     def files(self, table: str, run_id: str | None = None) -> list[Path]:
         """The live data files of ``table`` (optionally of one run), sorted by path.
 
-        Files replaced by a compacted file are left out (see :mod:`tierscope.dataset.journal`).
-        Raises :class:`~tierscope.collector.errors.StateCorruptError` if the journal is unreadable.
+        Files replaced by a compacted file are left out, and its staged file is in until it is
+        renamed in (see :mod:`tierscope.dataset.journal`). A compaction left half done by a
+        killed process is finished first if the dataset's lock is free. Raises
+        :class:`~tierscope.dataset.errors.StateCorruptError` if the journal is unreadable.
         """
         before = journal.load(self.root)
+        if before.entries and not self.holding_lock:
+            from tierscope.dataset.lock import recover_if_free  # lock builds on this module
+
+            if recover_if_free(self):
+                before = journal.load(self.root)
         for _ in range(LIST_ATTEMPTS):
             listed = self._list(table, run_id)
             live = journal.live_files(self.root, before, self._scope(table, run_id), listed)
@@ -198,37 +328,63 @@ class Dataset:
             path.unlink(missing_ok=True)
         return len(stale)
 
-    def verify(self, files: list[Path], table: str) -> None:
-        """Check the footer and column types of each of ``files`` (each file once per instance:
-        data files never change once written). Raises :class:`DatasetCorruptError` naming the first bad one,
-        :class:`FileNotFoundError` if one was deleted since it was listed (by a compaction)."""
+    def verify(self, files: list[Path], table: str) -> list[Path]:
+        """Check each of ``files`` once per instance (data files never change once written) and
+        pin it open (see :class:`_Pins`); returns the paths to read them by, in order.
+
+        A file whose name carries a digest must have exactly those bytes; an older file gets its
+        footer and column types checked. Raises :class:`DatasetCorruptError` naming the first bad
+        one, :class:`FileNotFoundError` if one was deleted since it was listed (by a compaction).
+        """
+        readable: list[Path] = []
         for path in files:
-            st = path.stat()
-            stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-            if self._verified.get(path) == stamp:
+            if self.holding_lock:
+                # No compaction can run while this process holds the lock: nothing to pin.
+                with path.open("rb") as handle:
+                    self._check(path, path, handle, table)
+                readable.append(path)
                 continue
-            problem = check_file(path, TABLES[table])
-            if problem:
-                raise DatasetCorruptError(path, problem)
-            self._verified[path] = stamp
+            handle, link = self._pins.pin(path, path.relative_to(self.root))
+            try:
+                self._check(path, link, handle, table)
+            except DatasetCorruptError:
+                self._pins.unpin(path)
+                raise
+            readable.append(link)
+        return readable
+
+    def _check(self, path: Path, link: Path, handle: BinaryIO, table: str) -> None:
+        st = os.fstat(handle.fileno())
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if self._verified.get(path) == stamp:
+            return
+        problem = check_digest(path, handle)
+        if problem is None and named_digest(path) is None:
+            problem = check_file(link, TABLES[table])
+        if problem:
+            raise DatasetCorruptError(path, problem)
+        self._verified[path] = stamp
+
+    def _checked_files(self, table: str, run_id: str | None) -> list[Path]:
+        """The live files, verified and pinned, listed again while a compaction removes some."""
+        for _ in range(LIST_ATTEMPTS):
+            files = self.files(table, run_id)
+            try:
+                return self.verify(files, table)
+            except FileNotFoundError:
+                continue  # a compaction replaced a file since the listing: list again
+        raise DatasetError(f"dataset {self.root} kept changing while being listed; try again")
 
     def scan(self, table: str, run_id: str | None = None) -> pl.LazyFrame:
         """``table`` as a LazyFrame with exactly its schema's columns (``run_id`` from the path).
 
-        Every file's footer and schema are checked first, so a corrupt file raises
-        :class:`DatasetCorruptError` (naming it) here rather than a polars error on ``collect()``.
+        Every file is checked first (:meth:`verify`), so a corrupt file raises
+        :class:`DatasetCorruptError` (naming it) here rather than a polars error on ``collect()``,
+        and pinned open, so the frame stays readable while a compaction replaces its files.
         """
         spec = TABLES[table]
         self.scans[table] += 1
-        for _ in range(LIST_ATTEMPTS):
-            files = self.files(table, run_id)
-            try:
-                self.verify(files, table)
-                break
-            except FileNotFoundError:
-                continue  # a compaction replaced a file since the listing: list again
-        else:
-            raise DatasetError(f"dataset {self.root} kept changing while being listed; try again")
+        files = self._checked_files(table, run_id)
         if not files:
             return pl.LazyFrame(schema=spec.schema)
         file_schema = {k: v for k, v in spec.schema.items() if k != "run_id"}
@@ -276,6 +432,20 @@ class Dataset:
                 raise
         raise DatasetError(f"dataset {self.root} kept changing while being read; try again")
 
+    def set_aside_state(self, error: StateCorruptError) -> Path:
+        """Move the unreadable state document ``error`` names to ``quarantine/`` (call holding
+        the lock) and add a notice saying so; returns where it went."""
+        from tierscope.dataset.state import move_aside, set_aside_note
+
+        moved = move_aside(self.root, error.path)
+        self.notices.append(set_aside_note(error, moved))
+        return moved
+
+    def written(self, path: Path) -> None:
+        """Note that this instance just wrote ``path``: it need not be read back to be verified."""
+        st = path.stat()
+        self._verified[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
+
     def append(self, table: str, frame: pl.DataFrame) -> AppendResult:
         """Add the rows of ``frame`` that the dataset does not hold yet; one new file per run.
 
@@ -304,7 +474,7 @@ class Dataset:
                         new = new.join(held, on=key, how="anti", nulls_equal=True)
             result.duplicates += part.height - new.height
             if new.height:
-                write_atomic(new.drop("run_id"), self.root / table / partition_dir_name(str(run_id)))
+                self.written(write_atomic(new.drop("run_id"), self.root / table / partition_dir_name(str(run_id))))
                 result.stored += new.height
         return result
 
@@ -323,14 +493,19 @@ def _is_not_found(exc: BaseException) -> bool:
 def check_file(path: Path, table: Table, deep: bool = False) -> str | None:
     """What is wrong with one data file, or None. Raises :class:`FileNotFoundError` if it is gone.
 
-    Checks the footer (zero-byte, truncated, not Parquet) and the column types against
-    ``table``'s schema; with ``deep`` also decodes every page (catches damage inside the file).
+    Checks the digest in its name (see :func:`write_temp`), the footer (zero-byte, truncated,
+    not Parquet) and the column types against ``table``'s schema; with ``deep`` also decodes
+    every page, verifying the page checksums of files that have them.
     """
     import pyarrow.parquet as pq  # only doctor and error paths need it: keeps it off collect's start-up
 
     try:
         if path.stat().st_size == 0:
             return "empty file (0 bytes)"
+        with path.open("rb") as handle:
+            damaged = check_digest(path, handle)
+        if damaged:
+            return damaged
         pq.ParquetFile(path).metadata  # noqa: B018 (reads and checks the footer)
         found = pl.read_parquet_schema(path)
     except FileNotFoundError:
@@ -345,11 +520,26 @@ def check_file(path: Path, table: Table, deep: bool = False) -> str | None:
             return f"column '{name}' has type {dtype}, expected {want}"
     if deep:
         try:
-            pq.read_table(path)
+            rows = pq.read_table(path, page_checksum_verification=True).num_rows
         except FileNotFoundError:
             raise
         except Exception as exc:
             return f"damaged data pages ({type(exc).__name__}: {_first_line(exc)})"
+        listed = pq.read_metadata(path).num_rows
+        if rows != listed:
+            return f"holds {rows} rows, its footer says {listed}"
+    return None
+
+
+def check_digest(path: Path, handle: BinaryIO) -> str | None:
+    """What is wrong with the bytes of ``path`` (open as ``handle``) against the digest in its
+    name, or None (also for a file whose name has no digest)."""
+    want = named_digest(path)
+    if want is None:
+        return None
+    got = file_digest(handle)
+    if got != want:
+        return f"its bytes changed since it was written (SHA-256 {got}..., its name says {want}...)"
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from ingest_helpers import stored_steps, write_steps
 from typer.testing import CliRunner
@@ -45,16 +45,16 @@ def test_a_full_disk_fails_cleanly_and_the_next_collect_stores_everything(
     ds = Dataset(tmp_path / "ds")
     assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "-q"]).exit_code == 0
     write_steps(log, range(11, 21))
-    real = pl.DataFrame.write_parquet
+    real = pq.write_table  # the dataset's writer (page checksums)
 
-    def full(self: pl.DataFrame, file: Path, **kwargs: object) -> None:
-        real(self, file, **kwargs)  # type: ignore[arg-type]
+    def full(table: object, file: Path, **kwargs: object) -> None:
+        real(table, file, **kwargs)  # type: ignore[arg-type]
         with Path(file).open("r+b") as fh:  # half written, then the disk is full
             fh.truncate(100)
         raise OSError(errno.ENOSPC, "No space left on device", str(file))
 
     with monkeypatch.context() as patch:
-        patch.setattr(pl.DataFrame, "write_parquet", full)
+        patch.setattr(pq, "write_table", full)
         result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "-q"])
     assert result.exit_code == 1
     assert result.output.count("\n") == 1 and "No space left on device" in result.output

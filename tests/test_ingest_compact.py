@@ -6,10 +6,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import polars as pl
 import pytest
 from ingest_helpers import collect, frame_of, stored_steps, write_steps
+from typer.testing import CliRunner
 
 import tierscope.dataset.compact
+from tierscope.cli import app
 from tierscope.dataset import journal
 from tierscope.dataset.compact import compact
 from tierscope.dataset.lock import locked
@@ -72,12 +75,14 @@ def _crash_on(monkeypatch: pytest.MonkeyPatch, name: str, call: int, after: bool
 # Every step of the protocol (tierscope.dataset.journal), crashed just before and just after.
 STEPS = [
     ("write_temp", 1, True),  # merged file written under its temporary name
-    ("journal.save", 1, False),  # entry not yet recorded
-    ("journal.save", 1, True),  # entry recorded, merged file not renamed in
     ("commit", 1, False),
-    ("commit", 1, True),  # merged file in place, replaced files still there
+    ("commit", 1, True),  # step 1: staged as .merged-part-..., no entry names it
+    ("journal.save", 1, False),  # entry not yet recorded
+    ("journal.save", 1, True),  # step 2: entry recorded, replaced files still there
     ("journal.delete_replaced", 1, False),
-    ("journal.delete_replaced", 1, True),  # replaced files gone, entry still there
+    ("journal.delete_replaced", 1, True),  # step 3: replaced files gone, staged not renamed in
+    ("commit", 2, False),
+    ("commit", 2, True),  # step 4: merged file in place, entry still there
     ("journal.save", 2, False),
     ("journal.save", 2, True),  # done
 ]
@@ -93,11 +98,12 @@ def test_a_crash_at_any_step_leaves_every_record_exactly_once(
         with pytest.raises(Crash):
             compact(ds)
     # A reader right after the crash (before any recovery) sees each record once.
-    assert stored_steps(ds) == list(range(1, 51))
+    assert sorted(Dataset(ds.root).read("steps", columns=["step"])["step"]) == list(range(1, 51))
     # The next writer finishes or undoes the compaction: no temporary file, no entry left.
     with locked(ds, timeout=0):
         pass
     assert ds.temp_files() == [] and journal.load(ds.root).entries == []
+    assert list(ds.root.glob(f"*/run_id=*/{journal.STAGED_PREFIX}*")) == []
     assert stored_steps(ds) == list(range(1, 51))
     assert len(ds.stored_files("steps")) in (1, 5)  # finished, or as before
     compact(ds)
@@ -112,12 +118,47 @@ def test_delete_half_done_hides_the_replaced_files_still_there(tmp_path: Path, m
             path.unlink()
         raise Crash("after 2 of 5 deletions")
 
-    monkeypatch.setattr(journal, "delete_replaced", delete_two)
-    with pytest.raises(Crash):
-        compact(ds)
-    # merged file + 3 replaced files on disk; the journal hides the 3.
-    assert len(ds.stored_files("steps")) == 4 and len(ds.files("steps")) == 1
+    with monkeypatch.context() as patch:
+        patch.setattr(journal, "delete_replaced", delete_two)
+        with pytest.raises(Crash):
+            compact(ds)
+    # 3 replaced files on disk beside the staged merged file, which part-* globs skip: a plain
+    # reader sees 30 records (none twice); the journal hides the 3 from tierscope's readers.
+    assert len(ds.stored_files("steps")) == 3 and len(_plain_steps(ds)) == 30
+    assert journal.live_files(ds.root, journal.load(ds.root), ds.root / "steps", ds.stored_files("steps")) == [
+        next(ds.root.glob(f"steps/run_id=r/{journal.STAGED_PREFIX}*"))
+    ]
+    # A reader finds the lock free (its holder died) and finishes the compaction.
     assert stored_steps(ds) == list(range(1, 51))
+    assert len(ds.stored_files("steps")) == 1 and _plain_steps(ds) == list(range(1, 51))
+
+
+def _plain_steps(ds: Dataset) -> list[int]:
+    """The steps a reader that knows nothing of the journal sees (a plain polars glob), sorted, repeats kept."""
+    files = sorted(ds.root.glob("steps/*/part-*.parquet"))
+    if not files:
+        return []
+    return sorted(pl.scan_parquet(files, hive_partitioning=True).select("step").collect()["step"])
+
+
+@pytest.mark.parametrize(("name", "call", "after"), STEPS)
+def test_a_crash_at_any_step_never_shows_plain_readers_a_record_twice_and_any_command_completes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, call: int, after: bool
+) -> None:
+    """Issue 17 item 7: the old protocol renamed the merged file in before deleting, so a kill
+    between the two left every record twice for plain readers until the next writer ran."""
+    ds, _ = _dataset_of_small_files(tmp_path)
+    with monkeypatch.context() as patch:
+        _crash_on(patch, name, call, after)
+        with pytest.raises(Crash):
+            compact(ds)
+    seen = _plain_steps(ds)
+    assert len(seen) == len(set(seen))  # never twice, even before any command ran
+    # Any command finishes it: here the read-only `doctor` (no --fix), as a user would run it.
+    result = CliRunner().invoke(app, ["doctor", "-d", str(ds.root)])
+    assert result.exit_code == 0, result.output
+    assert _plain_steps(ds) == list(range(1, 51))
+    assert journal.load(ds.root).entries == []
 
 
 def test_readers_running_alongside_compactions_never_see_a_record_twice(tmp_path: Path) -> None:
@@ -149,3 +190,19 @@ def test_readers_running_alongside_compactions_never_see_a_record_twice(tmp_path
     # Each read: steps 1..k for some k between 50 and 70, each once.
     for steps in seen:
         assert steps == list(range(1, len(steps) + 1)) and 50 <= len(steps) <= 70
+
+
+def test_a_lost_journal_mid_compaction_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staged file's footer names what it replaces, so with the journal garbled after the
+    deletions (then moved aside by `doctor --fix`) the compaction is still finished."""
+    ds, _ = _dataset_of_small_files(tmp_path)
+    with monkeypatch.context() as patch:
+        _crash_on(patch, "journal.delete_replaced", 1, True)
+        with pytest.raises(Crash):
+            compact(ds)
+    (ds.state_dir / "compactions.json").write_bytes(b"\xff garbage")
+    assert _plain_steps(ds) == []  # every replaced file is gone; only the staged file holds the rows
+    result = CliRunner().invoke(app, ["doctor", "-d", str(ds.root), "--fix"])
+    assert result.exit_code == 0, result.output
+    assert (ds.quarantine_dir / "state" / "compactions.json").exists()
+    assert _plain_steps(ds) == list(range(1, 51)) and stored_steps(ds) == list(range(1, 51))

@@ -79,16 +79,64 @@ def test_analysis_on_a_corrupt_file_fails_with_one_line_naming_it(
     assert str(bad[kind]) in lines[0] and "tierscope doctor" in lines[0] and "Traceback" not in result.output
 
 
-def test_a_corrupt_state_file_is_named_and_fixed(tmp_path: Path) -> None:
+# Issue 17 item 4: state that does not parse, whatever its bytes. Non-UTF-8 bytes crashed
+# collect, doctor and doctor --fix with a UnicodeDecodeError traceback.
+GARBAGE_STATE = {
+    # offset: len(b'{"version": 1, "files": ["') = 26
+    "not UTF-8": (b'{"version": 1, "files": ["\xff\xfe\x80"]}', "is not UTF-8 text (byte 0xff at offset 26)"),
+    "cut off": (b'{"version": 1, "files": [', "is not valid JSON"),
+    "a list": (b"[1, 2]", "holds a JSON list, not an object"),
+    "wrong shape": (b'{"version": 1, "files": 3}', "is not a file-offsets document"),
+    "deep": (b"[" * 100_000 + b"]" * 100_000, "is not valid JSON (RecursionError"),
+}
+
+
+def _dataset_with_state(tmp_path: Path, garbage: bytes) -> tuple[Dataset, Path]:
     ds = Dataset(tmp_path / "ds")
     log = tmp_path / "a.log"
     write_steps(log, range(1, 6))
     collect(ds, log)
-    (ds.state_dir / "files.json").write_text('{"version": 1, "files": [')
-    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
-    assert result.exit_code == 1 and "files.json is not valid JSON" in result.output and "doctor" in result.output
-    assert runner.invoke(app, ["doctor", "-d", str(ds.root), "--fix"]).exit_code == 0
-    # The offsets are gone: the file is read again, and every record is already stored.
+    (ds.state_dir / "files.json").write_bytes(garbage)
+    return ds, log
+
+
+@pytest.mark.parametrize("kind", list(GARBAGE_STATE))
+def test_collect_moves_unreadable_state_aside_with_one_line_and_rereads(tmp_path: Path, kind: str) -> None:
+    garbage, problem = GARBAGE_STATE[kind]
+    ds, log = _dataset_with_state(tmp_path, garbage)
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r", "--quiet"])
+    assert result.exit_code == 0, result.output
+    moved = ds.quarantine_dir / "state" / "files.json"
+    assert moved.read_bytes() == garbage
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"note: {ds.state_dir / 'files.json'} {problem}") and f"moved to {moved}" in line
+    # The offsets are gone: the file was read again, and every record was already stored.
+    assert stored_steps(ds) == [1, 2, 3, 4, 5]
+    again = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
+    assert again.exit_code == 0 and "note:" not in again.output
+
+
+@pytest.mark.parametrize("kind", ["not UTF-8", "cut off", "deep"])
+def test_doctor_names_unreadable_state_in_one_line_and_fix_moves_it(tmp_path: Path, kind: str) -> None:
+    garbage, problem = GARBAGE_STATE[kind]
+    ds, log = _dataset_with_state(tmp_path, garbage)
+    result = runner.invoke(app, ["doctor", "-d", str(ds.root)])
+    assert result.exit_code == 1 and (result.exception is None or isinstance(result.exception, SystemExit))
+    assert f"corrupt: {ds.state_dir / 'files.json'}: {problem}" in result.output, result.output
+    assert "Traceback" not in result.output
+    fixed = runner.invoke(app, ["doctor", "-d", str(ds.root), "--fix"])
+    assert fixed.exit_code == 0, fixed.output
+    assert (ds.quarantine_dir / "state" / "files.json").read_bytes() == garbage
     result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
     assert result.exit_code == 0 and "read 5 lines: stored 0 step records" in result.output
     assert stored_steps(ds) == [1, 2, 3, 4, 5]
+
+
+def test_compact_also_moves_unreadable_state_aside_with_one_line(tmp_path: Path) -> None:
+    garbage, problem = GARBAGE_STATE["not UTF-8"]
+    ds, _ = _dataset_with_state(tmp_path, garbage)
+    result = runner.invoke(app, ["compact", "-d", str(ds.root), "--quiet"])
+    assert result.exit_code == 0, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"note: {ds.state_dir / 'files.json'} {problem}")
+    assert (ds.quarantine_dir / "state" / "files.json").read_bytes() == garbage

@@ -80,7 +80,7 @@ def collect_files_cmd(
     """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
-    from tierscope.cli.output import print_counts
+    from tierscope.cli.output import print_counts, print_notices
     from tierscope.collector.collect import collect_runs, runs_from_paths
     from tierscope.collector.manifest import load_manifest
     from tierscope.dataset.store import Dataset
@@ -95,15 +95,19 @@ def collect_files_cmd(
 
         declared = load_format_files(formats)
         runs = [replace(r, formats=merge_formats(r.formats, declared)) for r in runs]
-    result = collect_runs(
-        Dataset(dataset),
-        runs,
-        lock_timeout=lock_timeout,
-        year=year,
-        settle_s=settle,
-        reread=reread,
-        **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
-    )
+    ds = Dataset(dataset)
+    try:
+        result = collect_runs(
+            ds,
+            runs,
+            lock_timeout=lock_timeout,
+            year=year,
+            settle_s=settle,
+            reread=reread,
+            **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
+        )
+    finally:
+        print_notices(ds)
     print_counts(result, quiet)
     if result.errors:
         # A file that failed does not stop the others: each gets its line, the last one the exit code.
@@ -151,7 +155,7 @@ def collect_cloud_cmd(
     from datetime import UTC, datetime
 
     from tierscope.cli.durations import parse_duration
-    from tierscope.cli.output import print_counts
+    from tierscope.cli.output import print_counts, print_notices
     from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, parse_when
     from tierscope.collector.manifest import load_manifest
     from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
@@ -166,11 +170,12 @@ def collect_cloud_cmd(
     overlap_td = _parsed(parse_duration, overlap, "--overlap")
     progress = None if quiet else cloud_progress()
     runs = load_manifest(manifest) if manifest else []
+    ds = Dataset(dataset)
     try:
         with progress or contextlib.nullcontext():
             task = progress.add_task("reading Cloud Logging", total=None) if progress else None
             result = collect_cloud(
-                Dataset(dataset),
+                ds,
                 job_id,
                 project=project,
                 since=start,
@@ -187,8 +192,13 @@ def collect_cloud_cmd(
                 on_progress=(lambda p: progress.update(task, completed=p.entries)) if progress else None,  # type: ignore[arg-type]
             )
     except CollectStopped as exc:
+        print_notices(ds)
         print_counts(exc.result, quiet)  # what was read is stored: say how much, then why it stopped
         raise
+    except BaseException:
+        print_notices(ds)
+        raise
+    print_notices(ds)
     print_counts(result, quiet)
     if not quiet:
         from rich.console import Console
@@ -284,9 +294,14 @@ def compact_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Merge each partition's small files into one (atomically; readers see every record once)."""
+    from tierscope.cli.output import print_notices
     from tierscope.dataset.compact import compact
 
-    result = compact(open_dataset(dataset), lock_timeout=lock_timeout)
+    ds = open_dataset(dataset)
+    try:
+        result = compact(ds, lock_timeout=lock_timeout)
+    finally:
+        print_notices(ds)
     if not quiet:
         print(
             f"compacted {result.partitions} partitions: {result.files_before} files -> {result.files_after} "

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from tierscope.collector.collect import CollectResult
+    from tierscope.dataset.store import Dataset
 
 
 def cell(value: object, digits: int = 3) -> str:
@@ -26,6 +27,13 @@ def cell(value: object, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:,.{digits}f}"
     return str(value)
+
+
+def print_notices(ds: Dataset) -> None:
+    """What a command repaired on its way (a state document moved aside), on stderr, even under
+    --quiet: cron mails it, and the user should know a document was replaced."""
+    for notice in ds.notices:
+        err_console().print(Text(f"note: {notice}"), soft_wrap=True)
 
 
 def print_counts(result: CollectResult, quiet: bool) -> None:
