@@ -18,9 +18,8 @@ from rich.text import Text
 from tierscope.cli.common import EXIT_BUSY, EXIT_ERROR
 from tierscope.collector.collect import DEFAULT_SETTLE_S, CollectResult, collect_runs, runs_from_paths
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats import FORMATS, describe_formats
+from tierscope.collector.formats import describe_formats, format_names
 from tierscope.collector.manifest import load_manifest
-from tierscope.collector.sources.console_csv import CONSOLE_CSV, describe_console_csv
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES
 from tierscope.dataset.compact import compact
 from tierscope.dataset.doctor import doctor
@@ -118,7 +117,7 @@ def collect_files_cmd(
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help=f"Skip sniffing: one of {', '.join([*FORMATS, CONSOLE_CSV])}."),
+        typer.Option("--format", help=f"Skip sniffing: one of {', '.join(format_names())}."),
     ] = None,
     year: Annotated[
         int | None,
@@ -290,7 +289,7 @@ def rejects_cmd(
 def formats_cmd() -> None:
     """List the step-log formats tierscope reads, one example line each, and what their step and seconds mean."""
     table = Table("name", "kind", "example", "step and seconds", show_lines=True)
-    for info in [*describe_formats(), describe_console_csv()]:
+    for info in describe_formats():
         table.add_row(info.name, info.kind, escape(info.example), escape(info.meaning))
     Console().print(table)
     print(
