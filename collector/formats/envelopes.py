@@ -82,17 +82,17 @@ _PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_CONSOLE})"
 
 # Layer 2.
 _LAUNCHER = (
-    rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:)? ?"
-    rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] ?"
-    rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): ?"
+    rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
+    rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
+    rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
     r"|(?P<sidx>\d+): )"
 )
 
 # Layer 3.
-_GLOG = r"(?P<g_sev>[IWEF])(?P<g_md>\d{4}) (?P<g_hms>\d\d:\d\d:\d\d\.\d{6}) +\d+ [^\]\s]+:\d+\] ?"
-_TFCPP = r"(?P<x_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}): (?P<x_sev>[IWEF]) [^\]\s]+:\d+\] ?"
-_PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) +"
-_TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] ?"
+_GLOG = r"(?P<g_sev>[IWEF])(?P<g_md>\d{4}) (?P<g_hms>\d\d:\d\d:\d\d\.\d{6}) +\d+ [^\]\s]+:\d+\] "
+_TFCPP = r"(?P<x_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}): (?P<x_sev>[IWEF]) [^\]\s]+:\d+\] "
+_PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) "
+_TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
 _LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_TENSORPACK})"
 
 _ENVELOPE = rf"^(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?(?P<body>(?s:.*))$"
@@ -238,22 +238,22 @@ def _without_trailing_label(body: pl.Expr, label: pl.Expr) -> pl.Expr:
 
 
 def _envelope_name() -> pl.Expr:
+    """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
+    present = lambda col: pl.col(col).is_not_null()  # noqa: E731
     parts = [
-        ("compose", "c_svc"),
-        ("stream-logs", "t_sev"),
-        ("console", "k_sev"),
-        ("launcher", "brole"),
-        ("rank", "bidx"),
-        ("pod", "pod"),
-        ("replica", "rrole"),
-        ("rank", "sidx"),
-        ("glog", "g_md"),
-        ("tf-cpp", "x_ts"),
-        ("python-logging", "p_ts"),
-        ("tensorpack", "n_md"),
+        ("compose", present("c_svc")),
+        ("stream-logs", present("t_sev")),
+        ("console", present("k_sev")),
+        ("launcher", present("brole")),
+        ("rank", (present("bidx") & ~present("brole")) | present("sidx")),
+        ("pod", present("pod")),
+        ("replica", present("rrole")),
+        ("glog", present("g_md")),
+        ("tf-cpp", present("x_ts")),
+        ("python-logging", present("p_ts")),
+        ("tensorpack", present("n_md")),
     ]
-    names = [pl.when(pl.col(col).is_not_null()).then(pl.lit(name)) for name, col in parts]
-    joined = pl.concat_list(names).list.drop_nulls().list.unique(maintain_order=True).list.join("+")
+    joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
 
 
