@@ -11,7 +11,7 @@ from formats_support import frame, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tierscope.collector.formats.envelopes import split_envelopes, strip_envelopes, task_from_name
+from tierscope.collector.formats.envelopes import split_envelopes, strip_envelopes
 
 MSG = "global step 52335: loss = 6.2518 (0.464 sec/step)"
 
@@ -79,22 +79,6 @@ def test_each_envelope_gives_role_task_time_and_the_bare_message(
 def test_lines_without_an_envelope_are_left_alone(line: str) -> None:
     got = read(line)
     assert got["line"] == line and got.get("envelope") is None
-
-
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("master-replica-0", ("master", 0)),
-        ("worker-replica-3", ("worker", 3)),
-        ("workerpool0-0", ("chief", 0)),
-        ("workerpool2-1", ("ps", 1)),
-        ("mnist-worker-1", ("worker", 1)),
-        ("dist-mnist-for-e2e-test-chief-0", ("chief", 0)),
-        ("ray-training", (None, None)),
-    ],
-)
-def test_task_names(name: str, expected: tuple[str | None, int | None]) -> None:
-    assert task_from_name(name) == expected
 
 
 # Messages a program may print: anything without a line break (a trailing space is the

@@ -95,7 +95,8 @@ _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVER
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
 _LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_TENSORPACK})"
 
-_ENVELOPE = rf"^(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?(?P<body>(?s:.*))$"
+# The prefix alone, not the message: a capturing regex is slow on every byte it scans.
+_ENVELOPE = rf"^(?P<prefix>(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
 
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
@@ -257,6 +258,11 @@ def _envelope_name() -> pl.Expr:
     return pl.when(joined != "").then(joined)
 
 
+def _body() -> pl.Expr:
+    """The message after the envelope's prefix (null where there is none)."""
+    return pl.col("line").str.slice(pl.col("prefix").str.len_chars()).alias("body")
+
+
 def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """``lines`` with envelopes stripped and a :data:`~tierscope.collector.formats.base.TAG` column,
     and the envelopes' facts.
@@ -273,6 +279,7 @@ def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame
         lines.with_columns(gated.alias("_gated"))
         .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(_ENVELOPE)).alias("_p"))
         .unnest("_p")
+        .with_columns(_body())
     )
     label = pl.coalesce("k_task", "t_task", "pod")
     label_role, label_index = task_name_expr(label)
@@ -306,7 +313,9 @@ def strip_envelopes(messages: pl.Series) -> pl.Series:
     gated = frame.get_column("line").str.contains(_GATE)
     if not gated.any():
         return messages
-    got = frame.with_columns(pl.col("line").str.extract_groups(_ENVELOPE).alias("_p")).unnest("_p")
+    got = (
+        frame.with_columns(pl.col("line").str.extract_groups(_ENVELOPE).alias("_p")).unnest("_p").with_columns(_body())
+    )
     body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
     return got.select(pl.when(gated).then(pl.coalesce(body, "line")).otherwise("line").alias(messages.name))[
         messages.name
