@@ -17,9 +17,9 @@ from pathlib import Path
 import polars as pl
 
 from tierscope.dataset import journal
-from tierscope.dataset.store import TABLES, Dataset, new_part_path, write_temp
 from tierscope.dataset.durable import commit
 from tierscope.dataset.lock import locked
+from tierscope.dataset.store import TABLES, Dataset, new_part_path, write_temp
 
 #: Files at least this large are left alone (already big enough to read efficiently).
 DEFAULT_MAX_FILE_BYTES = 128 * 1024 * 1024

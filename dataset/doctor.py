@@ -12,13 +12,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tierscope.collector.offsets import OffsetStore
 from tierscope.dataset import journal
-from tierscope.dataset.store import Dataset, all_files, check_file
 from tierscope.dataset.durable import fsync_dir
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked, recover
-from tierscope.collector.offsets import OffsetStore
 from tierscope.dataset.state import StateStore
+from tierscope.dataset.store import Dataset, all_files, check_file
 
 
 @dataclass

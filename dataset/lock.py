@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from filelock import FileLock, Timeout
 
 from tierscope.dataset import journal
-from tierscope.dataset.store import Dataset
 from tierscope.dataset.errors import DatasetBusyError, DatasetError
+from tierscope.dataset.store import Dataset
 
 
 @contextmanager
