@@ -263,7 +263,7 @@ def parse_lines(
     if (
         final
         and not flip
-        and parsed.steps.height > _BACKWARDS_MIN_PAIRS
+        and _mostly_falling(parsed.steps)
         and _runs_backwards(
             parsed.steps.join(body.select("source_offset", TAG), on="source_offset", how="left"), "step"
         )
@@ -356,6 +356,14 @@ def _runs_backwards(frame: pl.DataFrame, column: str) -> bool:
         .row(0)
     )
     return back >= _BACKWARDS_MIN_PAIRS and back > _BACKWARDS_RATIO * ahead
+
+
+def _mostly_falling(steps: pl.DataFrame) -> bool:
+    """A cheap first look, tasks mixed: more falling steps than rising ones from row to row."""
+    if steps.height <= _BACKWARDS_MIN_PAIRS or "step" not in steps.columns:
+        return False
+    change = steps.sort("source_offset").get_column("step").diff()
+    return bool((change < 0).sum() > (change > 0).sum())
 
 
 def _flipped(frame: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
