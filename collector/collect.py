@@ -17,19 +17,25 @@ import polars as pl
 
 from tierscope.atomic import TMP_PREFIX
 from tierscope.collector.errors import InputError
-from tierscope.collector.formats import ParseContext, Parsed, parse_lines, sniff_format
+from tierscope.collector.formats import (
+    HEAD_BYTES,
+    FileFormat,
+    ParseContext,
+    Parsed,
+    check_format,
+    parse_lines,
+    sniff_file,
+    sniff_format,
+)
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import FileState, OffsetStore, Segment, line_start, plan_reads, snapshot
-from tierscope.collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
 from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
     LineBatch,
     decompressed,
     iter_handle_batches,
-    iter_line_batches,
     open_raw,
 )
-from tierscope.collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
 from tierscope.dataset import rewind
 from tierscope.dataset.doctor import StateCheck
@@ -43,8 +49,6 @@ from tierscope.dataset.store import AppendResult, Dataset
 LOG_SUFFIXES = (TEXT_LOG_SUFFIX, JSON_LOG_SUFFIX, ".txt", ".gz", ".json", ".out", ".err")
 #: The state documents a collect keeps, checked by ``tierscope doctor`` (:func:`tierscope.dataset.doctor.check`).
 STATE_CHECKS: tuple[StateCheck, ...] = (OffsetStore,)
-#: Entries of a Cloud Logging export turned into records at a time (one page of the live API).
-EXPORT_CHUNK = 1000
 #: Seconds without change after which a file's unterminated last line is taken as it is.
 DEFAULT_SETTLE_S = 300.0
 
@@ -204,8 +208,9 @@ def collect_file(
     """Parse what is new in ``path`` batch by batch and append it to ``dataset``. Caller holds the lock.
 
     ``fmt`` (else the run's format) skips sniffing; ``year`` dates glog timestamps (default:
-    the file's modification year). A Cloud Logging console CSV download is recognised by
-    its header (or ``fmt="logging-csv"``), a JSON export by its content; both are read whole.
+    the file's modification year; for a whole-file format, the entries' own times). A
+    whole-file format (a Cloud Logging JSON export, a console CSV download: see
+    :func:`tierscope.collector.formats.sniff_file`) is read whole; any other file line by line.
 
     A log is read from where the last collect stopped (:mod:`tierscope.collector.offsets`; ``reread``:
     from its start). After each batch the records are stored first and the offset saved
@@ -213,29 +218,21 @@ def collect_file(
     duplicates. An unterminated last line is taken if it is a whole record or event, or once
     the file has not changed for ``settle_s`` seconds; otherwise it is left for the next
     collect (its writer may be half way through it). Raises :class:`InputError` for an
-    unreadable file.
+    unreadable file and :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``fmt``.
     """
     source = str(path)
     only = fmt or run.format
+    named = check_format(only) if only else None
     if not path.is_file():
         why = "a directory" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
         raise InputError(f"cannot read {path}: {why}")
     check_utf8_name(path)
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
     prev = offsets.get(path, run.run_id)
-    if only is None and looks_like_export(path):
-        return _read_whole(offsets, path, run, reread, lambda: collect_export(dataset, path, run))
+    whole_file = named if isinstance(named, FileFormat) else None if only else sniff_file(file_head(path))
+    if whole_file is not None:
+        return _read_whole(offsets, path, run, reread, lambda: collect_whole(dataset, path, run, whole_file, year))
     context = ParseContext(year=year if year is not None else file_year(path), formats=run.formats)
-    if only == CONSOLE_CSV or (only is None and _first_line_is_console_csv(path)):
-
-        def console_csv() -> SourceCounts:
-            counts = SourceCounts(source=source, run_id=run.run_id, format=CONSOLE_CSV)
-            entries = read_console_csv(path)
-            counts.lines = entries.height
-            store_parsed(dataset, parse_entries(entries, run.run_id, run.tier, context=context), run, source, counts)
-            return counts
-
-        return _read_whole(offsets, path, run, reread, console_csv)
     counts = SourceCounts(source=source, run_id=run.run_id, format=only or (prev.format if prev else None))
     with open_raw(path) as raw:
         reader = decompressed(raw)
@@ -328,29 +325,29 @@ class _Reading:
         return snapshot(raw, seg.path, run_id, start, first - 1, False, fmt)
 
 
-def collect_export(dataset: Dataset, path: Path, run: RunSpec) -> SourceCounts:
-    """Import a ``gcloud logging read --format=json`` file: the same records a live
-    ``collect cloud`` of those entries stores (``lines`` counts entries). Caller holds the lock.
+def collect_whole(dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, year: int | None = None) -> SourceCounts:
+    """Read ``path`` whole with the whole-file format ``fmt`` and append what it holds
+    (``lines`` counts entries or rows). Caller holds the lock.
 
     Records without a run id of their own or a job id belong to ``run.run_id``; ``run.tier``
-    fills in records without a tier. Raises :class:`InputError` if the file is not a JSON array.
+    fills in records without a tier. ``year`` dates glog headers inside messages (default: none,
+    the entry's own time is used). Raises :class:`InputError` if the file is not in ``fmt``.
     """
-    export = read_export(path, run.run_id)
-    counts = SourceCounts(source=str(path), run_id=run.run_id, lines=export.items, format=EXPORT_FORMAT)
-    context = ParseContext(formats=run.formats)
-    bad = Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=export.rejects, rest=pl.DataFrame())
-    store_parsed(dataset, bad, run, str(path), counts)
-    for start in range(0, len(export.entries), EXPORT_CHUNK):
-        chunk = export.entries[start : start + EXPORT_CHUNK]
-        parsed = records_from_entries(chunk, run_id=run.run_id, tier=run.tier, context=context)
-        store_parsed(dataset, parsed, run, str(path), counts)
+    got = fmt.read(path, run.run_id, run.tier, ParseContext(year=year, formats=run.formats))
+    counts = SourceCounts(source=str(path), run_id=run.run_id, lines=got.items, format=fmt.name)
+    for part in got.parts:
+        store_parsed(dataset, part, run, str(path), counts)
     return counts
 
 
-def _first_line_is_console_csv(path: Path) -> bool:
-    for batch in iter_line_batches(path, batch_bytes=64 * 1024):
-        return batch.lines.height > 0 and looks_like_console_csv(batch.lines.get_column("line")[0])
-    return False
+def file_head(path: Path) -> str:
+    """The first :data:`~tierscope.collector.formats.HEAD_BYTES` of ``path`` (gzip decompressed),
+    decoded; empty when they cannot be read (the line reader then says why)."""
+    try:
+        with open_raw(path) as raw:
+            return decompressed(raw).read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except (OSError, EOFError, InputError):
+        return ""
 
 
 def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:

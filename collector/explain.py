@@ -18,13 +18,21 @@ from pathlib import Path
 
 import polars as pl
 
-from tierscope.collector.collect import EXPORT_CHUNK, file_year
+from tierscope.collector.collect import file_head, file_year
 from tierscope.collector.errors import InputError
-from tierscope.collector.formats import LINES_SCHEMA, LineFormat, ParseContext, Parsed, parse_lines, sniff_format
-from tierscope.collector.formats.prefixes import split_prefixes
-from tierscope.collector.sources.console_csv import CONSOLE_CSV, looks_like_console_csv, parse_entries, read_console_csv
+from tierscope.collector.formats import (
+    LINES_SCHEMA,
+    FileFormat,
+    LineFormat,
+    ParseContext,
+    Parsed,
+    check_format,
+    parse_lines,
+    sniff_file,
+    sniff_format,
+)
+from tierscope.collector.formats.envelopes import split_envelopes
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, iter_line_batches
-from tierscope.collector.sources.logentries import EXPORT_FORMAT, looks_like_export, read_export, records_from_entries
 
 #: Lines shown when no window is given.
 DEFAULT_LINES = 20
@@ -153,28 +161,18 @@ def explain_file(
 
 
 def _entry_file(path: Path, only: str | None, context: ParseContext) -> tuple[str, _Totals] | None:
-    """``(kind, totals)`` for a Cloud Logging export or console CSV (read whole, as ``collect``
-    reads them), None for a text log."""
+    """``(format, totals)`` for a file of a whole-file format (a Cloud Logging export, a console
+    CSV: read whole, as ``collect`` reads them), None for a text log."""
+    named = check_format(only, context.formats) if only else None
+    fmt = named if isinstance(named, FileFormat) else None if only else sniff_file(file_head(path))
+    if fmt is None:
+        return None
+    got = fmt.read(path, TRY_RUN, None, context)
     totals = _Totals()
-    if only is None and looks_like_export(path):
-        export = read_export(path, TRY_RUN)
-        totals.lines, totals.rejects = export.items, export.rejects.height
-        for start in range(0, len(export.entries), EXPORT_CHUNK):
-            totals.add(
-                records_from_entries(export.entries[start : start + EXPORT_CHUNK], run_id=TRY_RUN, context=context)
-            )
-        return EXPORT_FORMAT, totals
-    if only == CONSOLE_CSV or (only is None and _starts_like_console_csv(path)):
-        entries = read_console_csv(path)
-        totals.lines = entries.height
-        totals.add(parse_entries(entries, TRY_RUN, context=context))
-        return CONSOLE_CSV, totals
-    return None
-
-
-def _starts_like_console_csv(path: Path) -> bool:
-    batch = next(iter_line_batches(path, batch_bytes=64 * 1024), None)
-    return batch is not None and batch.lines.height > 0 and looks_like_console_csv(batch.lines.get_column("line")[0])
+    totals.lines = got.items
+    for part in got.parts:
+        totals.add(part)
+    return fmt.name, totals
 
 
 def _marked_last(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, bool]]:
@@ -262,7 +260,7 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
     events = _rows(p.events for p in parsed)
     rejects = _rows(p.rejects for p in parsed)
     unread = {int(o) for p in parsed for o in p.rest.get_column("source_offset")}
-    body, facts = split_prefixes(raw, year)
+    body, facts = split_envelopes(raw, year)
     bodies = dict(zip(body.get_column("source_offset").to_list(), body.get_column("line").to_list(), strict=True))
     gave = _envelope_facts(facts)
     readings = []

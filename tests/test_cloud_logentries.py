@@ -31,6 +31,8 @@ from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA
         ("workerpool1-4", ("worker", 4)),
         ("workerpool2-2", ("ps", 2)),
         ("workerpool3-0", ("evaluator", 0)),
+        ("mnist-worker-1", ("worker", 1)),  # a TFJob pod
+        ("dist-mnist-for-e2e-test-chief-0", ("chief", 0)),
         ("service", (None, None)),
         ("workerpool7-0", (None, None)),
         (None, (None, None)),

@@ -2,8 +2,10 @@
 
 How a batch of lines is read (:func:`parse_lines`):
 
-1. Launcher tags and glog/absl headers are stripped once for all formats
-   (:mod:`tierscope.collector.formats.prefixes`); they fill a record's task and timestamp.
+1. Envelopes (a platform's copy, a launcher's task tag, a logger's header) are stripped
+   once for all formats (:mod:`tierscope.collector.formats.envelopes`); they fill a record's
+   role, task and timestamp. A batch read whole whose times (or, failing those, steps)
+   run backwards (a console copy, newest first) is read in time order.
 2. The formats run as a chain: each takes the lines it recognises and hands the rest on,
    so a file that interleaves formats is read line by line. Sniffing
    (:func:`sniff_format`, on a file's first lines) does not exclude any format: it only
@@ -11,7 +13,9 @@ How a batch of lines is read (:func:`parse_lines`):
    line and the others run on what is left (next to nothing). ``--format NAME`` instead
    runs that format alone. Formats the user declared (:mod:`tierscope.collector.formats.declared`,
    carried by :attr:`ParseContext.formats`) run before the shipped ones. Python tracebacks
-   (:mod:`tierscope.collector.formats.traceback`) are looked for after every chain, ``--format`` or not.
+   (:mod:`tierscope.collector.formats.traceback`) and
+   run-status lines (:mod:`tierscope.collector.formats.status`) are looked for after every
+   chain, ``--format`` or not.
 3. Lines no format recognises are *skipped* (counted, not stored): they carry no metric
    (checkpoint saves, warnings, blank lines). So are lines folded into a neighbour's
    record (a ``global_step/sec`` line, an ``Eval`` block's result lines) and the
@@ -19,6 +23,12 @@ How a batch of lines is read (:func:`parse_lines`):
 
 Every input line thus ends up exactly one of: the line of a step record (a glued Keras
 line may hold several), of an event, a reject, or skipped.
+
+The registry: :data:`FORMATS` holds the line formats; whole-file formats (a Cloud Logging
+JSON export, the console's CSV download: :class:`FileFormat`) are read whole from a path
+and hand each entry's message to :func:`parse_lines`. Both kinds are listed by
+:func:`describe_formats`, named by ``--format`` (:func:`check_format`) and sniffed by
+:func:`sniff_file`. :func:`register` adds a format at run time (a user-declared one).
 
 Batches: a file is read in batches (:mod:`tierscope.collector.sources.files`). With ``final=False``
 the last :data:`LOOKAHEAD_LINES` lines, and an unfinished traceback, are parsed only as
@@ -31,6 +41,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import polars as pl
 
@@ -39,18 +51,22 @@ from tierscope.collector.formats.base import LINES_SCHEMA, TAG, LineFormat, Pars
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
+from tierscope.collector.formats.envelopes import ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudError
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.prefixes import PREFIXES, split_prefixes
 from tierscope.collector.formats.slim import TFSlim
+from tierscope.collector.formats.status import RunStatus, drop_recovered
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
 from tierscope.collector.formats.tensorpack import Tensorpack
 from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 #: Every known format, in the order they are tried (after the sniffed one).
 FORMATS: dict[str, LineFormat] = {
@@ -73,7 +89,7 @@ FORMATS: dict[str, LineFormat] = {
 }
 
 #: Tried after every chain, also with ``--format``.
-ALWAYS: tuple[LineFormat, ...] = (PythonTraceback(),)
+ALWAYS: tuple[LineFormat, ...] = (PythonTraceback(), RunStatus())
 
 #: How many lines :func:`sniff_format` looks at.
 SNIFF_LINES = 200
@@ -86,34 +102,141 @@ class UnknownFormatError(CollectorError, ValueError):
     """``--format`` named a format tierscope does not know."""
 
 
-def get_format(name: str, extra: Sequence[LineFormat] = ()) -> LineFormat:
-    """The format called ``name`` (a shipped one or one of ``extra``, the declared formats);
+class FormatNameTakenError(CollectorError, ValueError):
+    """:func:`register` was given the name of a shipped format."""
+
+
+@dataclass
+class FileRead:
+    """What a whole-file format made of one file: ``items`` read (entries, rows) and the parts
+    to store, each in the dataset's schemas (``rest`` empty)."""
+
+    items: int
+    parts: Iterator[Parsed]
+
+
+@runtime_checkable
+class FileFormat(Protocol):
+    """A format read whole from a file (a JSON export, a CSV download), not line by line.
+    Implementations are stateless singletons; each entry's message goes through
+    :func:`parse_lines`, so envelopes, line formats and status lines are read as in a text log."""
+
+    name: ClassVar[str]
+    example: ClassVar[str]
+    meaning: ClassVar[str]
+
+    def claims(self, head: str) -> bool:
+        """Whether a file that starts with ``head`` (up to :data:`HEAD_BYTES`, decoded) is this format."""
+        ...
+
+    def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
+        """Read ``path`` (plain or gzip); raises :class:`~tierscope.collector.errors.InputError`."""
+        ...
+
+
+#: How much of a file :func:`sniff_file` gives the whole-file formats.
+HEAD_BYTES = 64 * 1024
+
+#: Whole-file formats added at run time (:func:`register`), after the shipped ones.
+_EXTRA_FILE_FORMATS: dict[str, FileFormat] = {}
+_SHIPPED_LINE_FORMATS = frozenset(FORMATS)
+
+
+def file_formats() -> dict[str, FileFormat]:
+    """Every whole-file format by name, in the order they are sniffed."""
+    # Imported here: the sources read messages with parse_lines, defined in this module.
+    from tierscope.collector.sources.console_csv import CONSOLE_CSV_FORMAT
+    from tierscope.collector.sources.logentries import EXPORT_FILE_FORMAT
+
+    shipped: dict[str, FileFormat] = {f.name: f for f in (EXPORT_FILE_FORMAT, CONSOLE_CSV_FORMAT)}
+    return {**shipped, **_EXTRA_FILE_FORMATS}
+
+
+def format_names(extra: Sequence[LineFormat] = ()) -> list[str]:
+    """Every name ``--format`` accepts: the declared ``extra``, the line formats, then the whole-file formats."""
+    return [*(f.name for f in extra), *FORMATS, *file_formats()]
+
+
+def register(fmt: LineFormat | FileFormat) -> None:
+    """Add a format at run time (a user-declared one): a :class:`FileFormat` to the whole-file
+    formats, anything else (a :class:`LineFormat`) to :data:`FORMATS`, tried after the shipped
+    ones (sniffing can still put it first). Registering a name again replaces the earlier
+    run-time format. Raises :class:`FormatNameTakenError` for a shipped format's name."""
+    shipped_files = set(file_formats()) - set(_EXTRA_FILE_FORMATS)
+    taken = _SHIPPED_LINE_FORMATS | shipped_files | {f.name for f in ALWAYS}
+    if fmt.name in taken:
+        raise FormatNameTakenError(f"format name {fmt.name!r} is taken by a shipped format; choose another name")
+    if isinstance(fmt, FileFormat):
+        _EXTRA_FILE_FORMATS[fmt.name] = fmt
+    else:
+        FORMATS[fmt.name] = fmt
+
+
+def unregister(name: str) -> None:
+    """Remove a format added by :func:`register` (shipped formats stay)."""
+    if name not in _SHIPPED_LINE_FORMATS:
+        FORMATS.pop(name, None)
+    _EXTRA_FILE_FORMATS.pop(name, None)
+
+
+def _unknown(name: str, extra: Sequence[LineFormat] = ()) -> UnknownFormatError:
+    return UnknownFormatError(
+        f"unknown log format {name!r}; known formats: {', '.join(format_names(extra))} (see `tierscope formats`)"
+    )
+
+
+def _line_formats(extra: Sequence[LineFormat] = ()) -> dict[str, LineFormat]:
+    """The declared ``extra`` and the shipped line formats by name, in the order they are tried."""
+    return {**{f.name: f for f in extra}, **FORMATS}
+
+
+def check_format(name: str, extra: Sequence[LineFormat] = ()) -> LineFormat | FileFormat:
+    """The format called ``name``, line (shipped or one of the declared ``extra``) or whole-file;
     raises :class:`UnknownFormatError` listing the known ones."""
-    known = {**FORMATS, **{f.name: f for f in extra}}
+    found = _line_formats(extra).get(name) or file_formats().get(name)
+    if found is None:
+        raise _unknown(name, extra)
+    return found
+
+
+def get_format(name: str, extra: Sequence[LineFormat] = ()) -> LineFormat:
+    """The line format called ``name`` (shipped, or one of the declared ``extra``); raises
+    :class:`UnknownFormatError` listing the known ones (a whole-file format is read from its
+    file, see :func:`check_format`)."""
     try:
-        return known[name]
+        return _line_formats(extra)[name]
     except KeyError:
-        raise UnknownFormatError(
-            f"unknown log format {name!r}; known formats: {', '.join(known)} (see `tierscope formats`)"
-        ) from None
+        if name in file_formats():
+            raise UnknownFormatError(
+                f"{name!r} is a whole-file format: it reads a file, not lines (collect the file with --format {name})"
+            ) from None
+        raise _unknown(name, extra) from None
 
 
 def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ()) -> str | None:
-    """The format that recognises most of the first :data:`SNIFF_LINES` of ``lines`` (prefixes
-    stripped), or None when none recognises any. ``extra`` (declared formats) are tried too,
-    first. Ties go to the earlier format (``extra``, then :data:`FORMATS`)."""
+    """The line format that recognises most of the first :data:`SNIFF_LINES` of ``lines``
+    (envelopes stripped), or None when none recognises any. The declared ``extra`` are tried
+    too; ties go to the earlier format (``extra``, then :data:`FORMATS`)."""
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
-    stripped, _ = split_prefixes(frame, None)
-    known = {**{f.name: f for f in extra}, **FORMATS}
-    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in known.items()}
+    stripped, _ = split_envelopes(frame, None)
+    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in _line_formats(extra).items()}
     best = max(counts, key=lambda name: counts[name])
     return best if counts[best] > 0 else None
 
 
+def sniff_file(head: str) -> FileFormat | None:
+    """The whole-file format a file starting with ``head`` is in, or None (then it is a text log,
+    read line by line and sniffed with :func:`sniff_format`). Never raises."""
+    for fmt in file_formats().values():
+        if fmt.claims(head):
+            return fmt
+    return None
+
+
 @dataclass(frozen=True)
 class FormatInfo:
-    """One row of ``tierscope formats``: ``kind`` is ``format``, ``always`` or ``prefix``."""
+    """One row of ``tierscope formats``: ``kind`` is ``format``, ``file``, ``always`` or ``envelope``."""
 
     name: str
     kind: str
@@ -122,12 +245,13 @@ class FormatInfo:
 
 
 def describe_formats(extra: Sequence[LineFormat] = ()) -> list[FormatInfo]:
-    """Every line format, the always-tried ones and the shared prefixes, with one example each;
-    ``extra`` (declared formats) first, of kind ``declared``."""
+    """Every line format, the whole-file formats, the always-tried ones and the envelopes, with
+    one example each; the declared ``extra`` first, of kind ``declared``."""
     rows = [FormatInfo(f.name, "declared", f.example, f.meaning) for f in extra]
     rows += [FormatInfo(f.name, "format", f.example, f.meaning) for f in FORMATS.values()]
+    rows += [FormatInfo(f.name, "file", f.example, f.meaning) for f in file_formats().values()]
     rows += [FormatInfo(f.name, "always", f.example, f.meaning) for f in ALWAYS]
-    rows += [FormatInfo(name, "prefix", example, meaning) for name, example, meaning in PREFIXES]
+    rows += [FormatInfo(e.name, "envelope", e.example, e.meaning) for e in ENVELOPES]
     return rows
 
 
@@ -162,12 +286,55 @@ def parse_lines(
     a file tells the next (pass the same object for every batch of a file). With
     ``final=False`` the batch's tail is returned unparsed in ``pending``. Returns the union
     of what the formats found; ``rest`` is what none recognised; ``skipped`` counts the
-    lines (outside ``pending``) that produced no row. Raises :class:`UnknownFormatError`
-    for an unknown ``only``/``first``.
+    lines (outside ``pending``) that produced no row. A final batch whose lines run newest
+    first is read in time order (rows keep their own line numbers). Raises
+    :class:`UnknownFormatError` for an unknown ``only``/``first``.
     """
     context = context if context is not None else ParseContext()
     chain = _chain(only, first, context.formats)
-    body, facts = split_prefixes(lines, context.year)
+    body, facts = split_envelopes(lines, context.year)
+    timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
+    flip = final and _runs_backwards(timed, "timestamp")
+    parsed, pending = _run_chain(lines, body, chain, context, final, flip)
+    if (
+        final
+        and not flip
+        and _mostly_falling(parsed.steps)
+        and _runs_backwards(
+            parsed.steps.join(body.select("source_offset", TAG), on="source_offset", how="left"), "step"
+        )
+    ):
+        flip = True
+        parsed, pending = _run_chain(lines, body, chain, context, final, flip)
+    if facts is not None:
+        parsed.steps = _with_prefix_facts(parsed.steps, facts)
+        parsed.events = _with_prefix_facts(parsed.events, facts)
+    if parsed.steps.height:
+        context.steps_seen = True
+    window = lines.height - (pending.height if pending is not None else 0)
+    produced = pl.concat(
+        [f.select("source_offset") for f in (parsed.steps, parsed.events, parsed.rejects) if f.width]
+        or [pl.DataFrame(schema={"source_offset": pl.Int64})]
+    )
+    parsed.skipped = window - produced.get_column("source_offset").n_unique()
+    parsed.rest = parsed.rest.select(list(LINES_SCHEMA))
+    parsed.pending = pending
+    context.end = None
+    return parsed
+
+
+def _run_chain(
+    lines: pl.DataFrame,
+    body: pl.DataFrame,
+    chain: list[LineFormat],
+    context: ParseContext,
+    final: bool,
+    flip: bool,
+) -> tuple[Parsed, pl.DataFrame | None]:
+    """The chain over ``body`` (in reverse line order if ``flip``): what it found, with line
+    numbers as in the file, and the look-ahead lines of a non-final batch."""
+    if flip:
+        body = _flipped(body, lines)
     context.end = None if final else _lookahead_start(body, chain)
     steps, events, rejects = [], [], []
     rest = body
@@ -190,22 +357,60 @@ def parse_lines(
             rest=parsed.rest.filter(keep),
         )
         pending = lines.filter(~keep)
-    if facts is not None:
-        parsed.steps = _with_prefix_facts(parsed.steps, facts)
-        parsed.events = _with_prefix_facts(parsed.events, facts)
-    parsed.events = _failed_after_steps(parsed.events, parsed.steps, context)
-    if parsed.steps.height:
-        context.steps_seen = True
-    window = lines.height - (pending.height if pending is not None else 0)
-    produced = pl.concat(
-        [f.select("source_offset") for f in (parsed.steps, parsed.events, parsed.rejects) if f.width]
-        or [pl.DataFrame(schema={"source_offset": pl.Int64})]
+    # Both rules relate a line to the lines before it in time: applied before flipping back.
+    parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context), parsed.steps)
+    if flip:
+        parsed = Parsed(
+            steps=_flipped(parsed.steps, lines),
+            events=_flipped(parsed.events, lines),
+            rejects=_flipped(parsed.rejects, lines),
+            rest=_flipped(parsed.rest, lines),
+        )
+    return parsed, pending
+
+
+#: Consecutive pairs that must run backwards, and how many times more of them than forwards,
+#: for a batch to be read in reverse.
+_BACKWARDS_MIN_PAIRS = 2
+_BACKWARDS_RATIO = 2
+
+
+def _runs_backwards(frame: pl.DataFrame, column: str) -> bool:
+    """Whether ``column`` (a time or a step) mostly decreases from one row to the next of the same
+    task, in line order: a copy newest first. Rows without a value are left out."""
+    if frame.height <= _BACKWARDS_MIN_PAIRS or column not in frame.columns:
+        return False
+    value = pl.col(column)
+    value = value.dt.epoch("us") if frame.schema[column] == pl.Datetime("us", "UTC") else value.cast(pl.Float64)
+    by = [c for c in (TAG, "role", "task_index") if c in frame.columns]
+    change = value - (value.shift(1).over(by) if by else value.shift(1))
+    back, ahead = (
+        frame.filter(pl.col(column).is_not_null())
+        .sort("source_offset")
+        .select(change.alias("d"))
+        .select((pl.col("d") < 0).sum().alias("back"), (pl.col("d") > 0).sum().alias("ahead"))
+        .row(0)
     )
-    parsed.skipped = window - produced.get_column("source_offset").n_unique()
-    parsed.rest = parsed.rest.select(list(LINES_SCHEMA))
-    parsed.pending = pending
-    context.end = None
-    return parsed
+    return back >= _BACKWARDS_MIN_PAIRS and back > _BACKWARDS_RATIO * ahead
+
+
+def _mostly_falling(steps: pl.DataFrame) -> bool:
+    """A cheap first look, tasks mixed: more falling steps than rising ones from row to row."""
+    if steps.height <= _BACKWARDS_MIN_PAIRS or "step" not in steps.columns:
+        return False
+    change = steps.sort("source_offset").get_column("step").diff()
+    return bool((change < 0).sum() > (change > 0).sum())
+
+
+def _flipped(frame: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with line numbers mirrored within ``lines``' range (an involution), sorted by them."""
+    if frame.height == 0 or "source_offset" not in frame.columns:
+        return frame
+    offsets = lines.get_column("source_offset")
+    mirror = int(offsets.min()) + int(offsets.max())  # type: ignore[arg-type]
+    return frame.with_columns((mirror - pl.col("source_offset")).alias("source_offset")).sort(
+        "source_offset", maintain_order=True
+    )
 
 
 def _lookahead_start(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
@@ -256,15 +461,25 @@ def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: Pars
 __all__ = [
     "ALWAYS",
     "FORMATS",
+    "HEAD_BYTES",
     "LINES_SCHEMA",
     "TAG",
+    "FileFormat",
+    "FileRead",
     "FormatInfo",
+    "FormatNameTakenError",
     "LineFormat",
     "ParseContext",
     "Parsed",
     "UnknownFormatError",
+    "check_format",
     "describe_formats",
+    "file_formats",
+    "format_names",
     "get_format",
     "parse_lines",
+    "register",
+    "sniff_file",
     "sniff_format",
+    "unregister",
 ]

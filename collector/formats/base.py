@@ -118,6 +118,17 @@ class SingleLineFormat:
         return None
 
 
+class AlwaysTried:
+    """Defaults for a format tried after every chain (also with ``--format``): its lines appear
+    in logs of every format, so they never pick the parser."""
+
+    def sniff(self, lines: pl.Series) -> int:
+        return 0
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        return None
+
+
 def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.DataFrame:
     """Rejects from ``frame`` (which has ``source_offset`` and ``line``) with ``reason``."""
     reason_expr = pl.lit(reason) if isinstance(reason, str) else reason

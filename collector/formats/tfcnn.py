@@ -21,7 +21,8 @@ from tierscope.collector.formats.base import TAG, ParseContext
 from tierscope.collector.formats.phrased import PhrasedFormat
 from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position
 
-_HEADER = r"^(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ \d+ "
+# The clock and level are optional: the envelope strips a Python-logging header when it sees one.
+_HEADER = r"^(?:(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ )?\d+ "
 _GLOBAL = rf"{_HEADER}global step (?P<g>{WHOLE})\s*$"
 
 

@@ -14,7 +14,7 @@
   event with no step.
 
 The ``INFO:tensorflow:`` header is optional: with absl the glog header replaces it (see
-:mod:`tierscope.collector.formats.prefixes`).
+:mod:`tierscope.collector.formats.envelopes`).
 """
 
 from __future__ import annotations

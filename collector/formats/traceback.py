@@ -15,24 +15,20 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG, ParseContext, Parsed, empty_parsed
+from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
 
 _START = r"^Traceback \(most recent call last\):\s*$"
 _EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"
 _CHAINED = r"^(?:During handling of the above exception|The above exception was the direct cause)"
 
 
-class PythonTraceback:
+class PythonTraceback(AlwaysTried):
     name: ClassVar[str] = "traceback"
     example: ClassVar[str] = "Traceback (most recent call last):"
     meaning: ClassVar[str] = (
         "no step: after a step record, the run failed with the exception line as reason; "
         "tried after every format (also with --format)"
     )
-
-    def sniff(self, lines: pl.Series) -> int:
-        # Tracebacks appear in logs of every format: they never pick the parser.
-        return 0
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
         line = lines.get_column("line")

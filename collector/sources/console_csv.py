@@ -6,12 +6,15 @@ often newest first. Self-contained on purpose: :func:`read_console_csv` turns th
 entries (:data:`ENTRY_SCHEMA`), :func:`parse_entries` reads each entry's message with the
 same text formats as a log file (:func:`tierscope.collector.formats.parse_lines`).
 
+- A download without its header row (a pasted excerpt) is read too: each row's fields are
+  recognised by their shape (:func:`_headerless_entries`).
 - Entries are read in timestamp order, whatever the file's order.
 - The task (``master-replica-0``, ``worker-replica-2``) becomes role and task index
   through the shared launcher-prefix step.
-- The platform logs what a task writes to stderr a second time at ``ERROR`` severity: an
-  ``ERROR`` entry with the same task and message as a non-``ERROR`` entry less than
-  :data:`COPY_WINDOW_S` seconds away is that copy, and is dropped (counted as skipped).
+- The platform logs what a task writes to stderr a second time at ``ERROR`` severity, often
+  behind a glog header: an ``ERROR`` entry with the same task and message (envelopes
+  stripped) as a non-``ERROR`` entry less than :data:`COPY_WINDOW_S` seconds away is that
+  copy, and is dropped (counted as skipped). Severity never fails a run.
 - A message of several lines (a traceback) is read as those lines.
 
 Each row becomes a :class:`~tierscope.collector.sources.logentries.Entry` and goes through
@@ -22,14 +25,17 @@ when they carry none; a reject names its entry's insertId and time.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
+import re
 from pathlib import Path
 
 import polars as pl
 
 from tierscope.collector.errors import InputError
-from tierscope.collector.formats import FormatInfo, ParseContext, Parsed
+from tierscope.collector.formats import FileRead, ParseContext, Parsed
+from tierscope.collector.formats.envelopes import strip_envelopes, task_from_name
 from tierscope.collector.sources.files import is_gzip
 from tierscope.collector.sources.logentries import Entry, records_from_entries
 
@@ -53,20 +59,78 @@ _MESSAGE_COLUMNS = ("textPayload", "jsonPayload.message", "message")
 _TASK_COLUMNS = ("resource.labels.task_name", "labels.ml.googleapis.com/task_name", "task_name")
 
 
-def describe_console_csv() -> FormatInfo:
-    """This file format's row of ``tierscope formats``."""
-    return FormatInfo(
-        CONSOLE_CSV,
-        "file",
-        "timestamp,severity,insertId,resource.labels.task_name,textPayload",
-        "each entry's message is read with the formats above, in timestamp order; the task name gives role and index",
-    )
+_EXAMPLE = "timestamp,severity,insertId,resource.labels.task_name,textPayload"
+_MEANING = (
+    "each entry's message is read with the formats above, in timestamp order; the task name gives role and "
+    "index; a download without its header row is read by the fields' shapes"
+)
 
 
 def looks_like_console_csv(first_line: str) -> bool:
     """True when ``first_line`` is a Logs Explorer CSV header."""
     fields = {f.strip().strip('"') for f in first_line.split(",")}
     return "timestamp" in fields and bool(fields & {"insertId", *_MESSAGE_COLUMNS})
+
+
+_RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$")
+_SEVERITIES = frozenset(("DEFAULT", "DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY"))
+_LOG_NAME = re.compile(r"^projects/[^/]+/logs/")
+#: Fields a headerless row must have for the file to be taken as a download.
+_HEADERLESS_MIN_FIELDS = 5
+
+
+def _first_row(head: str) -> list[str]:
+    try:
+        return next(csv.reader(io.StringIO(head.lstrip("\ufeff"))), [])
+    except csv.Error:
+        return []
+
+
+def looks_like_headerless_row(fields: list[str]) -> bool:
+    """True when ``fields`` (one CSV row) has an entry's shape: an RFC 3339 time, a severity and a log name."""
+    return (
+        len(fields) >= _HEADERLESS_MIN_FIELDS
+        and any(_RFC3339.match(f) for f in fields)
+        and any(f in _SEVERITIES for f in fields)
+        and any(_LOG_NAME.match(f) for f in fields)
+    )
+
+
+def _headerless_entry(row: int, fields: list[str]) -> dict[str, object]:
+    """One headerless row as an entry. Its columns are not named, so each is found by its shape:
+    the first time is the entry's (the receive time comes later), the first severity word the
+    entry's severity, the first non-empty field the insertId, a task name the task, and the
+    message is the last field that is not a bare severity (``jsonPayload.levelname`` follows it)."""
+    texts = [f for f in fields if f]
+    stamps = [f for f in fields if _RFC3339.match(f)]
+    severities = [f for f in fields if f in _SEVERITIES]
+    tasks = [f for f in fields if task_from_name(f) != (None, None)]
+    logs = [f.rsplit("/", 1)[-1] for f in fields if _LOG_NAME.match(f)]
+    messages = [f for f in texts if f not in _SEVERITIES]
+    return {
+        "row": row,
+        "entry_id": texts[0] if texts else None,
+        "timestamp": stamps[0] if stamps else None,
+        "severity": severities[0] if severities else None,
+        "task_name": tasks[0] if tasks else (logs[0] if logs else None),
+        "message": messages[-1] if messages else "",
+    }
+
+
+def _headerless_entries(text: str) -> pl.DataFrame:
+    """The rows of a download without its header row (rows cut short are read as far as they go)."""
+    rows = [
+        _headerless_entry(n, fields)
+        for n, fields in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), start=1)
+        if fields
+    ]
+    frame = pl.DataFrame(
+        rows,
+        schema={**ENTRY_SCHEMA, "timestamp": pl.String()},
+    )
+    return frame.with_columns(pl.col("timestamp").str.to_datetime(time_unit="us", time_zone="UTC", strict=False)).sort(
+        "timestamp", "row", nulls_last=True
+    )
 
 
 def _first(frame: pl.DataFrame, names: tuple[str, ...]) -> pl.Expr:
@@ -82,6 +146,9 @@ def read_console_csv(path: Path) -> pl.DataFrame:
     """
     try:
         data = gzip.decompress(path.read_bytes()) if is_gzip(path) else path.read_bytes()
+        text = data.decode("utf-8", errors="replace")
+        if looks_like_headerless_row(_first_row(text)):
+            return _headerless_entries(text)
         frame = pl.read_csv(io.BytesIO(data), infer_schema=False, encoding="utf8-lossy")
     except (OSError, EOFError, pl.exceptions.PolarsError) as exc:
         raise InputError(f"cannot read {path} as a Cloud Logging CSV download: {exc}") from exc
@@ -106,11 +173,15 @@ def read_console_csv(path: Path) -> pl.DataFrame:
 
 def drop_error_copies(entries: pl.DataFrame) -> pl.DataFrame:
     """``entries`` without the platform's ERROR-severity copies of other entries."""
-    errors = entries.filter(pl.col("severity") == "ERROR")
-    others = entries.filter(pl.col("severity") != "ERROR")
-    if errors.height == 0 or others.height == 0:
+    if entries.filter(pl.col("severity") == "ERROR").height == 0:
         return entries
-    key = ["task_name", "message"]
+    # The copy may carry a glog header the original lacks: compare the bare messages.
+    bare = entries.with_columns(strip_envelopes(entries.get_column("message")).alias("_bare"))
+    errors = bare.filter(pl.col("severity") == "ERROR")
+    others = bare.filter(pl.col("severity") != "ERROR")
+    if others.height == 0:
+        return entries
+    key = ["task_name", "_bare"]
     matched = (
         errors.drop_nulls("timestamp")
         .sort("timestamp")
@@ -156,3 +227,23 @@ def parse_entries(
     parsed = records_from_entries(to_entries(kept), run_id=run_id, tier=tier, context=context)
     parsed.skipped += entries.height - kept.height
     return parsed
+
+
+class ConsoleCSV:
+    """The console's CSV download as a whole-file format (:class:`~tierscope.collector.formats.FileFormat`):
+    ``items`` counts the rows."""
+
+    name = CONSOLE_CSV
+    example = _EXAMPLE
+    meaning = _MEANING
+
+    def claims(self, head: str) -> bool:
+        first = head.lstrip("\ufeff").split("\n", 1)[0]
+        return looks_like_console_csv(first) or looks_like_headerless_row(_first_row(head))
+
+    def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
+        entries = read_console_csv(path)
+        return FileRead(items=entries.height, parts=iter([parse_entries(entries, run_id, tier, context=context)]))
+
+
+CONSOLE_CSV_FORMAT = ConsoleCSV()

@@ -13,8 +13,9 @@ What an entry holds, and what becomes of it:
 - anything else (other JSON, protoPayload, no payload): skipped (counted, not stored).
 
 Role and task index come from the record itself when it names them, else from the
-replica's task name (``resource.labels.task_name`` or the older entry label
-``ml.googleapis.com/task_name``), see :func:`task_from_name`. ``run_id`` is the record's,
+replica's task name (``resource.labels.task_name``, the older entry label
+``ml.googleapis.com/task_name``, else the log name's last part: ``.../logs/master-replica-0``),
+see :func:`~tierscope.collector.formats.envelopes.task_from_name`. ``run_id`` is the record's,
 else the job id (``resource.labels.job_id``), else the caller's fallback. ``timestamp``
 is the record's, else the entry's; ``entry_id`` is the ``insertId``; ``source`` is the
 log name; ``source_offset`` is null. The severity is ignored: the platform re-logs some
@@ -26,8 +27,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +36,8 @@ from typing import Any
 import polars as pl
 
 from tierscope.collector.errors import InputError
-from tierscope.collector.formats import LINES_SCHEMA, ParseContext, Parsed, parse_lines
+from tierscope.collector.formats import LINES_SCHEMA, FileRead, ParseContext, Parsed, parse_lines
+from tierscope.collector.formats.envelopes import task_from_name
 from tierscope.collector.formats.structured import StructuredJSON, rows_from_payloads
 from tierscope.collector.sources.files import is_gzip
 from tierscope.contract import KIND_KEY
@@ -51,13 +52,6 @@ from tierscope.dataset.schema import (
 
 #: The entry label older training jobs put the replica's name in.
 TASK_NAME_LABEL = "ml.googleapis.com/task_name"
-
-#: Vertex AI worker pools, in order: pool 0 is the chief, 1 the workers, 2 the parameter
-#: servers, 3 the evaluators.
-POOL_ROLES = ("chief", "worker", "ps", "evaluator")
-
-_REPLICA = re.compile(r"^(?P<role>master|chief|worker|ps|evaluator)-replica-(?P<index>\d+)$")
-_POOL = re.compile(r"^workerpool(?P<pool>[0-3])-(?P<index>\d+)$")
 
 #: Format name given to rejects of entries that are not LogEntry objects at all.
 EXPORT_FORMAT = "logentries"
@@ -143,24 +137,12 @@ class Entry:
 
     @property
     def task_name(self) -> str | None:
-        return self.resource_labels.get("task_name") or self.labels.get(TASK_NAME_LABEL)
-
-
-def task_from_name(task_name: str | None) -> tuple[str | None, int | None]:
-    """``(role, task_index)`` from a replica's task name, or ``(None, None)`` if it is not one.
-
-    ``master-replica-0`` -> ``("master", 0)``, ``worker-replica-3`` -> ``("worker", 3)``,
-    ``ps-replica-1`` -> ``("ps", 1)``; Vertex AI ``workerpool0-0`` -> ``("chief", 0)``,
-    ``workerpool1-2`` -> ``("worker", 2)``, ``workerpool2-1`` -> ``("ps", 1)``,
-    ``workerpool3-0`` -> ``("evaluator", 0)``.
-    """
-    if not task_name:
-        return None, None
-    if m := _REPLICA.match(task_name):
-        return m["role"], int(m["index"])
-    if m := _POOL.match(task_name):
-        return POOL_ROLES[int(m["pool"])], int(m["index"])
-    return None, None
+        named = self.resource_labels.get("task_name") or self.labels.get(TASK_NAME_LABEL)
+        if named or not self.log_name:
+            return named
+        # AI Platform names each replica's log after it: projects/P/logs/master-replica-0.
+        last = self.log_name.rsplit("/", 1)[-1]
+        return last if task_from_name(last) != (None, None) else None
 
 
 _META_SCHEMA: dict[str, pl.DataType] = {
@@ -307,6 +289,10 @@ def looks_like_export(path: Path) -> bool:
             head = fh.read(_SNIFF_BYTES)
     except (OSError, UnicodeDecodeError, EOFError):
         return False
+    return _export_head(head)
+
+
+def _export_head(head: str) -> bool:
     head = head.lstrip("\ufeff \t\r\n")
     if not head.startswith("["):
         return False
@@ -366,3 +352,36 @@ def read_export(path: Path, run_id: str) -> Export:
     entries.sort(key=lambda e: (e.timestamp or _NO_TIME, e.insert_id or ""))
     rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
     return Export(entries=entries, rejects=rejects, items=len(doc))
+
+
+#: Entries of an export turned into records at a time (one page of the live API).
+EXPORT_CHUNK = 1000
+
+
+class LogEntriesExport:
+    """The ``gcloud logging read --format=json`` export as a whole-file format
+    (:class:`~tierscope.collector.formats.FileFormat`): ``items`` counts the array's items."""
+
+    name = EXPORT_FORMAT
+    example = '[{"insertId": "...", "timestamp": "...", "jsonPayload": {"message": "..."}, "logName": "..."}]'
+    meaning = (
+        "a JSON array of LogEntry objects (oldest first whatever the file's order); each message is read "
+        "like a log line, the task name or log name gives role and index, severity is ignored"
+    )
+
+    def claims(self, head: str) -> bool:
+        return _export_head(head)
+
+    def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
+        export = read_export(path, run_id)
+
+        def parts() -> Iterator[Parsed]:
+            yield Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=export.rejects, rest=pl.DataFrame())
+            for start in range(0, len(export.entries), EXPORT_CHUNK):
+                chunk = export.entries[start : start + EXPORT_CHUNK]
+                yield records_from_entries(chunk, run_id=run_id, tier=tier, context=context)
+
+        return FileRead(items=export.items, parts=parts())
+
+
+EXPORT_FILE_FORMAT = LogEntriesExport()

@@ -84,12 +84,10 @@ def print_formats(rows: list[FormatInfo]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from tierscope.collector.sources.console_csv import describe_console_csv
-
     table = Table("name", "kind", "example", "step and seconds", show_lines=True)
     for column in table.columns:
         column.overflow = "fold"
-    for info in [*rows, describe_console_csv()]:
+    for info in rows:
         table.add_row(info.name, info.kind, Text(info.example), Text(info.meaning))
     Console().print(table)
     Console().print(

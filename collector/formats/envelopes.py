@@ -1,0 +1,337 @@
+"""Envelopes: what a platform, a launcher or a logger wraps around a training program's message.
+
+Stripped once, before the format chain, so no format spells them again. Each envelope gives
+some of a line's role, task index, timestamp and severity, and leaves the message itself byte
+for byte (what the program printed). Three layers, outermost first; each is optional:
+
+1. The platform's copy of the line (at most one):
+
+   - ``compose``: docker-compose's ``service  | `` (the service name tells lines apart,
+     it is no role).
+   - ``stream-logs``: ``gcloud ... jobs stream-logs`` columns, tab-separated:
+     ``INFO<TAB>2019-05-01 12:00:00 -0700<TAB>master-replica-0<TAB>TRIAL<TAB>message``.
+   - ``console``: a copy from the Cloud Logging console: a severity letter, an optional
+     RFC 3339 time, the replica label before the message and, repeated, after it
+     (``I  worker-replica-3 global step 52335: ...  worker-replica-3``).
+
+2. A launcher's task tag: ``[1] ``, ``[1,0]<stdout>:`` (mpirun, Horovod: a bare rank is a
+   ``worker``), ``[worker-2] ``, ``worker-replica-0: ``, ``[pod/mnist-worker-0/tensorflow] ``
+   (``kubectl logs --prefix``), ``0: `` (``srun --label``).
+
+3. A logger's header: glog/absl ``I0412 08:15:02.339120 139876 hooks.py:260] ``, Python
+   logging's ``2017-12-07 19:24:42,741 INFO ``, TensorFlow C++'s ``2019-05-01
+   12:00:00.123456: I tensorflow/core/...cc:142] ``, tensorpack's ``[0807 10:55:08 @base.py:210] ``.
+   Times without a zone are UTC (cloud machines log in UTC); glog and tensorpack print no
+   year: it comes from :attr:`ParseContext.year` (``--year``, else the file's modification
+   year), and without one the timestamp is null. A year turning over inside one log is not
+   detected.
+
+Task names, wherever they appear (a console label, a stream-logs column, a Cloud Logging
+``task_name``, a pod name), are read by :func:`task_from_name`: ``master-replica-0`` is the
+master, ``worker-replica-3`` worker 3, Vertex AI ``workerpool1-2`` worker 2 (pool 0 is the
+chief, 1 the workers, 2 the parameter servers, 3 the evaluators), a TFJob pod
+``mnist-worker-1`` worker 1.
+
+Severity is read but never decides anything: the platforms label a process's stderr copy of
+an INFO line ``ERROR`` (see :mod:`tierscope.collector.formats.status` for what fails a run).
+
+Many TensorFlow setups print each message twice, once through Python logging
+(``INFO:tensorflow:loss = ...``) and once through absl with a glog header. Two neighbouring
+lines of the same task with the same message, one with a logger time and one without, are
+one message: the copy without a time is dropped (counted as skipped).
+
+Cost: one anchored ``contains`` per line when no line has an envelope (plain cloudml logs).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from tierscope.collector.formats.base import TAG
+from tierscope.dataset.schema import ROLES
+
+_ROLE = "|".join(ROLES)
+
+#: Vertex AI worker pools, in order.
+POOL_ROLES = ("chief", "worker", "ps", "evaluator")
+
+#: A task name as platforms write it: replica, worker pool or Kubernetes pod (``<job>-<role>-N``).
+_TASK_NAME = rf"(?:(?:{_ROLE})-replica-\d+|workerpool[0-3]-\d+|[a-z0-9][-a-z0-9.]*?-(?:{_ROLE})-\d+)"
+_REPLICA = re.compile(rf"^(?P<role>{_ROLE})-replica-(?P<index>\d+)$")
+_POOL = re.compile(r"^workerpool(?P<pool>[0-3])-(?P<index>\d+)$")
+_POD = re.compile(rf"^[a-z0-9][-a-z0-9.]*?-(?P<role>{_ROLE})-(?P<index>\d+)$")
+
+_RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)"
+_SEVERITY_WORD = "DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY|FATAL"
+
+# Layer 1. Each alternative captures its own groups; the message follows.
+_COMPOSE = r"(?P<c_svc>[A-Za-z0-9][\w.-]*) +\| "
+_STREAM = (
+    rf"(?P<t_sev>{_SEVERITY_WORD})\t"
+    r"(?P<t_ts>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?: ?(?:[+-]\d\d:?\d\d|Z|UTC))?)\t"
+    r"(?P<t_task>[^\t]*)\t[^\t]*\t"
+)
+_CONSOLE = (
+    rf"(?P<k_sev>[DIWECNA*!])(?:  (?:(?P<k_ts>{_RFC3339}) )?| (?P<k_ts2>{_RFC3339}) )"
+    rf"(?:(?P<k_task>{_TASK_NAME}) )?"
+)
+_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_CONSOLE})"
+
+# Layer 2.
+_LAUNCHER = (
+    rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
+    rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
+    rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
+    r"|(?P<sidx>\d+): )"
+)
+
+# Layer 3.
+_GLOG = r"(?P<g_sev>[IWEF])(?P<g_md>\d{4}) (?P<g_hms>\d\d:\d\d:\d\d\.\d{6}) +\d+ [^\]\s]+:\d+\] "
+_TFCPP = r"(?P<x_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}): (?P<x_sev>[IWEF]) [^\]\s]+:\d+\] "
+_PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) "
+_TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
+_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_TENSORPACK})"
+
+# The prefix alone, not the message: a capturing regex is slow on every byte it scans.
+_ENVELOPE = rf"^(?P<prefix>(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+
+#: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
+_GATE = (
+    rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})\t|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
+    r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d \d)"
+)
+
+#: Python logging's ``LEVEL:logger:`` header, ignored when comparing the two copies of a message.
+_PY_HEADER = r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
+
+
+@dataclass(frozen=True)
+class EnvelopeInfo:
+    """One row of ``tierscope formats`` for an envelope."""
+
+    name: str
+    example: str
+    meaning: str
+
+
+#: Every envelope, outermost first, with one example each.
+ENVELOPES: tuple[EnvelopeInfo, ...] = (
+    EnvelopeInfo("compose", "ray-training  | ", "docker-compose's service name: tells the services' lines apart"),
+    EnvelopeInfo(
+        "stream-logs",
+        "INFO\t2019-05-01 12:00:00 -0700\tmaster-replica-0\t\t",
+        "gcloud stream-logs columns: severity, the record's time, its role and task index",
+    ),
+    EnvelopeInfo(
+        "console",
+        "I  worker-replica-3 <message>  worker-replica-3",
+        "a Cloud console copy: severity, optional time, the replica label before and after the message",
+    ),
+    EnvelopeInfo("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
+    EnvelopeInfo("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
+    EnvelopeInfo("rank", "[1] ", "task index of a worker (mpirun, Horovod; also [1,0]<stdout>: and srun's '0: ')"),
+    EnvelopeInfo("pod", "[pod/mnist-worker-1/tensorflow] ", "kubectl logs --prefix: role and index from the pod name"),
+    EnvelopeInfo(
+        "glog",
+        "I0412 08:15:02.339120 139876 basic_session_run_hooks.py:260] ",
+        "the record's UTC timestamp; the year from --year or the file's modification time",
+    ),
+    EnvelopeInfo("python-logging", "2017-12-07 19:24:42,741 INFO ", "the record's timestamp (UTC)"),
+    EnvelopeInfo(
+        "tf-cpp",
+        "2019-05-01 12:00:00.123456: I tensorflow/core/platform/cpu_feature_guard.cc:142] ",
+        "the record's timestamp (UTC)",
+    ),
+    EnvelopeInfo("tensorpack", "[0807 10:55:08 @base.py:210] ", "the record's UTC timestamp; the year as for glog"),
+)
+
+#: Per-line facts from the envelopes, joined onto records by ``source_offset``; ``envelope``
+#: names the envelopes read (``console+glog``).
+ENVELOPE_SCHEMA: dict[str, pl.DataType] = {
+    "source_offset": pl.Int64(),
+    "role": pl.String(),
+    "task_index": pl.Int32(),
+    "timestamp": pl.Datetime("us", "UTC"),
+    "severity": pl.String(),
+    "envelope": pl.String(),
+}
+
+
+def task_from_name(task_name: str | None) -> tuple[str | None, int | None]:
+    """``(role, task_index)`` from a task name, or ``(None, None)`` if it is not one.
+
+    ``master-replica-0`` -> ``("master", 0)``, ``worker-replica-3`` -> ``("worker", 3)``;
+    Vertex AI ``workerpool0-0`` -> ``("chief", 0)``, ``workerpool1-2`` -> ``("worker", 2)``,
+    ``workerpool2-1`` -> ``("ps", 1)``, ``workerpool3-0`` -> ``("evaluator", 0)``; a TFJob
+    pod ``mnist-chief-0`` -> ``("chief", 0)``.
+    """
+    if not task_name:
+        return None, None
+    if m := _REPLICA.match(task_name):
+        return m["role"], int(m["index"])
+    if m := _POOL.match(task_name):
+        return POOL_ROLES[int(m["pool"])], int(m["index"])
+    if m := _POD.match(task_name):
+        return m["role"], int(m["index"])
+    return None, None
+
+
+def task_name_expr(name: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """:func:`task_from_name` as polars expressions over a String column: ``(role, task_index)``."""
+    replica = name.str.extract_groups(rf"^(?P<r>{_ROLE})-replica-(?P<i>\d+)$")
+    pool = name.str.extract_groups(r"^workerpool(?P<p>[0-3])-(?P<i>\d+)$")
+    pod = name.str.extract_groups(rf"^[a-z0-9][-a-z0-9.]*?-(?P<r>{_ROLE})-(?P<i>\d+)$")
+    pool_role = pool.struct.field("p").replace_strict(
+        {str(i): r for i, r in enumerate(POOL_ROLES)}, default=None, return_dtype=pl.String
+    )
+    role = pl.coalesce(replica.struct.field("r"), pool_role, pod.struct.field("r"))
+    index = pl.coalesce(replica.struct.field("i"), pool.struct.field("i"), pod.struct.field("i"))
+    return role, index.cast(pl.Int32, strict=False)
+
+
+def _utc(text: pl.Expr, fmt: str, zoned: bool = False) -> pl.Expr:
+    if zoned:
+        return text.str.to_datetime(fmt, time_unit="us", strict=False).dt.convert_time_zone("UTC")
+    return text.str.to_datetime(fmt, time_unit="us", time_zone="UTC", strict=False)
+
+
+def _timestamp(year: int | None) -> pl.Expr:
+    """The line's time: the logger's if it printed one, else the platform's. A logger header
+    without a year (glog, tensorpack) takes the platform's year, else ``year``."""
+    stream = pl.col("t_ts").str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
+    stream_zoned = stream.str.contains(r"[+-]\d\d:?\d\d$|Z$")
+    console = pl.coalesce("k_ts", "k_ts2")
+    platform = pl.coalesce(
+        pl.when(stream_zoned).then(_utc(stream, "%Y-%m-%d %H:%M:%S%.f %z", True)),
+        pl.when(~stream_zoned).then(_utc(stream, "%Y-%m-%d %H:%M:%S%.f")),
+        _utc(console.str.strip_suffix("Z"), "%Y-%m-%dT%H:%M:%S%.f"),
+        _utc(console, "%Y-%m-%dT%H:%M:%S%.f%:z", True),
+    )
+    the_year = pl.coalesce(platform.dt.year(), pl.lit(year, dtype=pl.Int32))
+
+    def no_year(md: str, hms: str, fmt: str) -> pl.Expr:
+        return _utc(pl.format("{}{} {}", the_year, pl.col(md), pl.col(hms)), fmt)
+
+    return pl.coalesce(
+        no_year("g_md", "g_hms", "%Y%m%d %H:%M:%S%.f"),
+        _utc(pl.col("x_ts"), "%Y-%m-%d %H:%M:%S%.f"),
+        _utc(pl.col("p_ts").str.replace(",", ".", literal=True), "%Y-%m-%d %H:%M:%S%.f"),
+        no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
+        platform,
+    )
+
+
+def _without_trailing_label(body: pl.Expr, label: pl.Expr) -> pl.Expr:
+    """``body`` without the console's repeat of ``label`` at its end (one or two spaces before it,
+    one optional space after it)."""
+    stripped = body.str.strip_suffix(" ")
+    for sep in ("  ", " "):
+        tail = pl.concat_str(pl.lit(sep), label)
+        stripped = (
+            pl.when(label.is_not_null() & stripped.str.ends_with(tail))
+            .then(stripped.str.slice(0, stripped.str.len_chars() - tail.str.len_chars()))
+            .otherwise(stripped)
+        )
+    return pl.when(label.is_not_null()).then(stripped).otherwise(body)
+
+
+def _envelope_name() -> pl.Expr:
+    """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
+    present = lambda col: pl.col(col).is_not_null()  # noqa: E731
+    parts = [
+        ("compose", present("c_svc")),
+        ("stream-logs", present("t_sev")),
+        ("console", present("k_sev")),
+        ("launcher", present("brole")),
+        ("rank", (present("bidx") & ~present("brole")) | present("sidx")),
+        ("pod", present("pod")),
+        ("replica", present("rrole")),
+        ("glog", present("g_md")),
+        ("tf-cpp", present("x_ts")),
+        ("python-logging", present("p_ts")),
+        ("tensorpack", present("n_md")),
+    ]
+    joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
+    return pl.when(joined != "").then(joined)
+
+
+def _body() -> pl.Expr:
+    """The message after the envelope's prefix (null where there is none)."""
+    return pl.col("line").str.slice(pl.col("prefix").str.len_chars()).alias("body")
+
+
+def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """``lines`` with envelopes stripped and a :data:`~tierscope.collector.formats.base.TAG` column,
+    and the envelopes' facts.
+
+    Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the bare
+    message), adds ``tag`` (``"worker/2"``, a compose service, or null) and lacks the dropped
+    duplicate copies; ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope,
+    or is None when none had (then ``lines`` is the input plus a null ``tag``).
+    """
+    gated = lines.get_column("line").str.contains(_GATE)
+    if not gated.any():
+        return lines.with_columns(pl.lit(None, dtype=pl.String).alias(TAG)), None
+    got = (
+        lines.with_columns(gated.alias("_gated"))
+        .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(_ENVELOPE)).alias("_p"))
+        .unnest("_p")
+        .with_columns(_body())
+    )
+    label = pl.coalesce("k_task", "t_task", "pod")
+    label_role, label_index = task_name_expr(label)
+    bare_rank = pl.col("bidx").is_not_null() | pl.col("sidx").is_not_null()
+    role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role)
+    index = pl.coalesce(
+        pl.coalesce("bidx", "ridx", "sidx").cast(pl.Int32, strict=False),
+        pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & ~bare_rank).then(label_index),
+    )
+    # The console repeats the replica label after the message: it belongs to the envelope.
+    body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
+    severity = pl.coalesce("g_sev", "x_sev", "p_sev", "t_sev", "k_sev")
+    got = got.with_columns(
+        role.alias("role"),
+        index.alias("task_index"),
+        _timestamp(year).alias("timestamp"),
+        severity.alias("severity"),
+        _envelope_name().alias("envelope"),
+        pl.coalesce("g_md", "x_ts", "p_ts", "n_md").is_not_null().alias("_logged"),
+        pl.coalesce(body, "line").alias("line"),
+    ).with_columns(pl.coalesce(pl.format("{}/{}", "role", "task_index"), pl.format("{}/", "role"), "c_svc").alias(TAG))
+    if got.get_column("_logged").any():
+        got = _drop_plain_copies(got)
+    facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
+    return got.select("source_offset", "line", TAG), facts
+
+
+def strip_envelopes(messages: pl.Series) -> pl.Series:
+    """Each of ``messages`` without its envelopes (the bare message, same length and order)."""
+    frame = pl.DataFrame({"source_offset": pl.int_range(1, messages.len() + 1, eager=True), "line": messages})
+    gated = frame.get_column("line").str.contains(_GATE)
+    if not gated.any():
+        return messages
+    got = (
+        frame.with_columns(pl.col("line").str.extract_groups(_ENVELOPE).alias("_p")).unnest("_p").with_columns(_body())
+    )
+    body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
+    return got.select(pl.when(gated).then(pl.coalesce(body, "line")).otherwise("line").alias(messages.name))[
+        messages.name
+    ]
+
+
+def _drop_plain_copies(frame: pl.DataFrame) -> pl.DataFrame:
+    """Drop a line without a logger time whose neighbour (same tag) has one and the same message."""
+    norm = pl.col("line").str.replace(_PY_HEADER, "")
+
+    def twin(shift: int) -> pl.Expr:
+        return (
+            (pl.col("_norm") == pl.col("_norm").shift(shift))
+            & pl.col(TAG).eq_missing(pl.col(TAG).shift(shift))
+            & pl.col("_logged").shift(shift)
+            & ~pl.col("_logged")
+        ).fill_null(False)
+
+    return frame.with_columns(norm.alias("_norm")).filter(~(twin(1) | twin(-1))).drop("_norm")

@@ -1,0 +1,152 @@
+"""Run status from what platforms and launchers actually print: ``failed`` and ``finished`` events.
+
+Read from the bare message (after :mod:`~tierscope.collector.formats.envelopes`), tried after
+every chain like tracebacks. What fails a run, with the line's cause as the event's reason:
+
+- a replica exiting with a non-zero status (``The replica master 0 exited with a non-zero
+  status of 1``), a command that returned a non-zero exit status, a container that exited
+  with a non-zero code, ``Job failed.``, a job state ``FAILED`` / ``CANCELLED``, a TFJob's
+  failed condition in ``kubectl describe`` output;
+- NaN divergence (``Model diverged with loss = NaN``), out-of-memory (``OOM when
+  allocating``, ``OOMKilled``, ``CUDA out of memory``) and kills (``Killed``, ``SIGKILL``);
+- quota refusals at submission: ``RESOURCE_EXHAUSTED``, ``Quota exceeded``, also inside an
+  API error's JSON body, even one cut off after its ``"message"``;
+- preemption and lost workers (``lame workers found``, a session closed after a preemption):
+  these fail a run only when no step record follows them, because TensorFlow recovers from
+  them by opening a new session.
+
+What finishes one (the run is ``ok`` once no failure is seen): ``completed successfully``, an
+exit code or status 0, ``JOB_STATE_SUCCEEDED``, a TFJob's succeeded condition, ``Training ends``.
+
+Severity is never a cause: Vertex AI and AI Platform label a process's stderr copy of an
+INFO line ``ERROR``. Lines of one cause that sit within :data:`BLOCK_LINES` lines of each
+other (a JSON error body, a ``kubectl describe`` condition, a replica's exit and the job's)
+are one event, whose reason is the most telling of its lines.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar, NamedTuple
+
+import polars as pl
+
+from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
+
+
+class Marker(NamedTuple):
+    """A kind of status line: ``event`` (``failed``/``finished``), a regex whose ``reason``
+    group (if any) is the cause, how telling its reason is (higher wins within a block),
+    and whether TensorFlow recovers from it."""
+
+    event: str
+    pattern: str
+    rank: int
+    recoverable: bool = False
+
+
+MARKERS: tuple[Marker, ...] = (
+    Marker("failed", r"The replica \w+ \d+ (?:ran out-of-memory and )?exited with a non-zero status of \d+", 5),
+    Marker("failed", r"^(?:The )?(?:[Tt]raining )?[Jj]ob failed\b", 4),
+    Marker("failed", r"\bJOB_STATE_(?:FAILED|CANCELLED)\b|^\s*state:\s*(?:FAILED|CANCELLED)\s*$", 4),
+    Marker("failed", r"(?i)\bjob state:?\s*(?:FAILED|CANCELLED)\b", 4),
+    Marker("failed", r"Message:\s+(?P<reason>TFJob \S+ has failed\b.*?)\s*$", 5),
+    Marker("failed", r"Reason:\s+TFJobFailed\b", 2),
+    Marker("failed", r"returned non-zero exit status \d+", 3),
+    Marker("failed", r"\bexited with (?:exit )?code [1-9]\d*\b", 3),
+    Marker("failed", r"Model diverged with loss = NaN", 4),
+    Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
+    Marker("failed", r"^Killed\s*$|\bSIGKILL\b|killed by signal 9", 3),
+    Marker("failed", r"\"message\":\s*\"(?P<reason>[^\"]*(?i:quota|exceeds the allowed)[^\"]*)", 5),
+    Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
+    Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
+    Marker("failed", r"lame workers found", 2, recoverable=True),
+    Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),
+    Marker("finished", r"(?i)\bcompleted successfully\b", 4),
+    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
+    Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
+    Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
+    Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2),
+)
+
+#: Lines of one cause at most this far apart are one event.
+BLOCK_LINES = 6
+
+#: ``detail`` of a failure TensorFlow may recover from; :func:`drop_recovered` reads it.
+RECOVERABLE_DETAIL = json.dumps({"recoverable": True})
+
+# The TF allocator's warning says itself that it is not a failure.
+_NOT_A_FAILURE = r"not a failure"
+_ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
+
+
+class RunStatus(AlwaysTried):
+    name: ClassVar[str] = "status"
+    example: ClassVar[str] = "The replica master 0 exited with a non-zero status of 1. Termination reason: Error."
+    meaning: ClassVar[str] = (
+        "no step: the run failed (exit status, job state, divergence, OOM, quota, preemption with no step after) "
+        "or finished (completed successfully, exit code 0); tried after every format (also with --format)"
+    )
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        line = pl.col("line")
+        hit = line.str.contains(_ANY) & ~line.str.contains(_NOT_A_FAILURE)
+        if not lines.select(hit.any()).item():
+            return empty_parsed(lines)
+        marked = lines.with_columns(_hit=hit)
+        ours = marked.filter(pl.col("_hit")).drop("_hit")
+        rest = marked.filter(~pl.col("_hit")).drop("_hit")
+        which = pl.coalesce(
+            [pl.when(line.str.contains(m.pattern)).then(pl.lit(i, dtype=pl.Int32)) for i, m in enumerate(MARKERS)]
+        )
+        reasons = [
+            line.str.extract(m.pattern, 1) if "(?P<reason>" in m.pattern else pl.lit(None, dtype=pl.String)
+            for m in MARKERS
+        ]
+        found = ours.with_columns(_m=which).with_columns(
+            event=pl.col("_m").replace_strict({i: m.event for i, m in enumerate(MARKERS)}, return_dtype=pl.String),
+            _rank=pl.col("_m").replace_strict({i: m.rank for i, m in enumerate(MARKERS)}, return_dtype=pl.Int32),
+            _recoverable=pl.col("_m").replace_strict(
+                {i: m.recoverable for i, m in enumerate(MARKERS)}, return_dtype=pl.Boolean
+            ),
+            reason=pl.coalesce(
+                pl.coalesce([pl.when(pl.col("_m") == i).then(r) for i, r in enumerate(reasons)]),
+                line.str.strip_chars(),
+            ),
+        )
+        # One event per block: same event and tag, lines at most BLOCK_LINES apart.
+        gap = pl.col("source_offset") - pl.col("source_offset").shift(1).over(TAG, "event")
+        blocks = found.sort("source_offset").with_columns(
+            _block=(gap.is_null() | (gap > BLOCK_LINES)).cast(pl.Int32).cum_sum().over(TAG, "event")
+        )
+        events = (
+            blocks.sort("_rank", "source_offset", descending=[True, False])
+            .group_by(TAG, "event", "_block", maintain_order=True)
+            .agg(
+                pl.col("source_offset").min(),
+                pl.col("reason").first(),
+                pl.col("_recoverable").all(),
+            )
+            .select(
+                "source_offset",
+                "event",
+                "reason",
+                pl.when(pl.col("_recoverable")).then(pl.lit(RECOVERABLE_DETAIL)).alias("detail"),
+                pl.lit(self.name).alias("format"),
+            )
+            .sort("source_offset")
+        )
+        return Parsed(steps=pl.DataFrame(), events=events, rejects=pl.DataFrame(), rest=rest)
+
+
+def drop_recovered(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
+    """``events`` without the recoverable failures that a step record follows (a later line)."""
+    if events.height == 0 or "detail" not in events.columns:
+        return events
+    recoverable = pl.col("detail").eq_missing(pl.lit(RECOVERABLE_DETAIL))
+    if not events.select(recoverable.any()).item():
+        return events
+    last_step = steps.get_column("source_offset").max() if steps.height else None
+    if last_step is None:
+        return events
+    return events.filter(~(recoverable & (pl.col("source_offset") < last_step)))
