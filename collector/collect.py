@@ -222,7 +222,7 @@ def collect_file(
     """
     source = str(path)
     only = fmt or run.format
-    named = check_format(only) if only else None
+    named = check_format(only, run.formats) if only else None
     if not path.is_file():
         why = "a directory" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
         raise InputError(f"cannot read {path}: {why}")

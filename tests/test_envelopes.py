@@ -47,7 +47,8 @@ def read(line: str, year: int | None = 2024) -> dict[str, object]:
          "python-logging"),
         (f"2019-05-01 12:00:00.123456: I tensorflow/core/x.cc:142] {MSG}", None, None,
          datetime(2019, 5, 1, 12, 0, 0, 123456, tzinfo=UTC), "tf-cpp"),
-        (f"[0807 10:55:08 @base.py:210] {MSG}", None, None, datetime(2024, 8, 7, 10, 55, 8, tzinfo=UTC), "tensorpack"),
+        (f"[0807 10:55:08 @base.py:210] {MSG}", None, None,
+         datetime(2024, 8, 7, 10, 55, 8, tzinfo=UTC), "tensorpack-logger"),
         # A glog header inside a console copy: the glog time, with the console's year.
         (f"E 2021-03-23T10:34:36.455868005Z master-replica-0 I0323 10:34:36.455145 1401 m.py:651] {MSG} "
          "master-replica-0 ", "master", 0, datetime(2021, 3, 23, 10, 34, 36, 455145, tzinfo=UTC), "console+glog"),

@@ -13,7 +13,7 @@ from tierscope.cli import app
 from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import FORMATS
 from tierscope.collector.formats.declared import load_formats
-from tierscope.collector.formats.prefixes import PREFIXES
+from tierscope.collector.formats.envelopes import ENVELOPES
 
 runner = CliRunner()
 
@@ -136,8 +136,8 @@ def test_formats_lists_every_format_with_its_example_at_80_columns(files: tuple[
     examples = {row[0]: row[2] for row in table_rows(result.output)}
     for fmt in FORMATS.values():
         assert examples[fmt.name] == _squeezed(fmt.example), fmt.name
-    for name, example, _ in PREFIXES:
-        assert examples[name] == _squeezed(example), name
+    for envelope in ENVELOPES:
+        assert examples[envelope.name] == _squeezed(envelope.example), envelope.name
     assert examples["my-trainer"] == "[trainer]it=120|0.25s/it|loss1.93"
 
 

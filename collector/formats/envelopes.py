@@ -145,7 +145,9 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "2019-05-01 12:00:00.123456: I tensorflow/core/platform/cpu_feature_guard.cc:142] ",
         "the record's timestamp (UTC)",
     ),
-    EnvelopeInfo("tensorpack", "[0807 10:55:08 @base.py:210] ", "the record's UTC timestamp; the year as for glog"),
+    EnvelopeInfo(
+        "tensorpack-logger", "[0807 10:55:08 @base.py:210] ", "the record's UTC timestamp; the year as for glog"
+    ),
 )
 
 #: Per-line facts from the envelopes, joined onto records by ``source_offset``; ``envelope``
@@ -252,7 +254,7 @@ def _envelope_name() -> pl.Expr:
         ("glog", present("g_md")),
         ("tf-cpp", present("x_ts")),
         ("python-logging", present("p_ts")),
-        ("tensorpack", present("n_md")),
+        ("tensorpack-logger", present("n_md")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
