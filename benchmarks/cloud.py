@@ -49,10 +49,10 @@ def _collect(work: Path, fake: Any, entries: list[dict[str, Any]], quota: int | 
 
 
 def measure(work: Path, opts: CloudOptions) -> list[Figure]:
-    if str(REPO / "tests") not in sys.path:
-        sys.path.insert(0, str(REPO / "tests"))  # the fake server lives with the tests
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))  # the fake server lives with the tests
     try:
-        fake = importlib.import_module("fake_logging_server")
+        fake = importlib.import_module("tests.support.fake_logging_server")
         importlib.import_module("tierscope.collector.collect_cloud")
     except ImportError as exc:
         return [Figure(SECTION, "Cloud Logging collect", "entries/s", None, note=f"not available yet ({exc})")]

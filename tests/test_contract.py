@@ -12,9 +12,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from ingest_helpers import collect, write_steps
 from typer.testing import CliRunner
 
+from tests.support.ingest_helpers import collect, write_steps
 from tierscope import atomic, tiertable
 from tierscope.analysis.topology import load_tiers, training_tasks
 from tierscope.cli import app

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 
+from tests.support import ROOT
 from tierscope.analysis import analyze
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def demo_table() -> dict[str, list[str]]:
@@ -57,7 +57,7 @@ def test_every_usage_command_names_a_real_command_and_options() -> None:
 
 @pytest.mark.parametrize("word", ["pip install '.[test]'", "python -m pytest"])
 def test_ci_runs_the_readme_test_command(word: str) -> None:
-    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
     test_command = re.search(r"python3\.11 -m venv \.venv && .*pytest", README)
     assert test_command and word in test_command.group(0)
     assert test_command.group(0) in ci

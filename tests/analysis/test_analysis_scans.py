@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support import ROOT
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 from tierscope.reports.render import analysis_options, render_html, report_data
 
-REPORTS = Path(__file__).resolve().parents[1] / "reports"
+REPORTS = ROOT / "reports"
 ONCE_EACH = Counter({"steps": 1, "events": 1, "rejects": 1, "runs": 1})
 
 

@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reports_cdp import Browser, Page, find_chromium
-from reports_fixtures import EVIL_FAILED, EVIL_REASON, EVIL_RUN, hostile_dataset
 
+from tests.support.reports_cdp import Browser, Page, find_chromium
+from tests.support.reports_fixtures import EVIL_FAILED, EVIL_REASON, EVIL_RUN, hostile_dataset
 from tierscope.analysis import analyze
 from tierscope.reports.render import ReportOptions, analysis_options, write_report
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from ingest_helpers import stored_steps, write_steps
 from typer.testing import CliRunner
 
+from tests.support.ingest_helpers import stored_steps, write_steps
 from tierscope.cli import app
 from tierscope.dataset import doctor
 from tierscope.dataset.store import Dataset

@@ -10,17 +10,17 @@ repository and is never copied into it; without it every case is skipped.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.support import SHARED
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 
-CASES = Path(__file__).resolve().parents[1] / ".." / "shared" / "cases"
+CASES = SHARED / "cases"
 EXPECTED: dict[str, dict[str, Any]] = (
     json.loads((CASES / "expected.json").read_text()) if (CASES / "expected.json").is_file() else {}
 )

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ingest_helpers import step_line
 
+from tests.support.ingest_helpers import step_line
 from tierscope.collector.collect import collect_file
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import FORMATS

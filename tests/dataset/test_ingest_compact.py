@@ -8,10 +8,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from ingest_helpers import collect, frame_of, stored_steps, write_steps
 from typer.testing import CliRunner
 
 import tierscope.dataset.compact
+from tests.support.ingest_helpers import collect, frame_of, stored_steps, write_steps
 from tierscope.cli import app
 from tierscope.dataset import journal
 from tierscope.dataset.compact import compact

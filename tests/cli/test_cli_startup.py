@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 import tierscope.cli
 from tierscope.cli import app
 
-ROOT = Path(__file__).resolve().parents[1]
 CLI = Path(tierscope.cli.__file__).parent
 #: What ``tierscope --help`` used to load (0.4 s and more) and must not any more.
 HEAVY = ("polars", "numpy", "pyarrow", "scipy", "altair", "google.cloud", "vl_convert", "jinja2", "tensorflow")
@@ -95,17 +94,6 @@ def test_no_command_catches_errors_itself(module: str) -> None:
         if isinstance(node, ast.ExceptHandler) and node.type is not None
     }
     assert not {c for c in caught if "TierscopeError" in c or "OSError" in c or "KeyboardInterrupt" in c}
-
-
-def test_no_library_module_imports_typer_or_a_rich_console() -> None:
-    library = [p for p in ROOT.glob("*/**/*.py") if p.parts[len(ROOT.parts)] in ("analysis", "collector", "dataset",
-               "reports", "trainer") or (p.parts[len(ROOT.parts)] == "tierscope" and CLI not in p.parents)]  # fmt: skip
-    assert len(library) > 30
-    offenders = {
-        str(p.relative_to(ROOT)): sorted(n for n in _imports(p) if n.startswith(("typer", "rich.console")))
-        for p in library
-    }
-    assert {path: names for path, names in offenders.items() if names} == {}
 
 
 def test_the_constants_the_help_spells_out_agree_with_the_rooms() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ingest_helpers import collect, stored_steps, write_steps
 from typer.testing import CliRunner
 
+from tests.support.ingest_helpers import collect, stored_steps, write_steps
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from formats_support import outcome_offsets, parse
 
+from tests.support import ROOT
+from tests.support.formats_support import outcome_offsets, parse
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.formats import describe_formats, sniff_format
@@ -28,7 +29,7 @@ from tierscope.collector.manifest import load_manifest
 from tierscope.dataset.store import Dataset
 from tierscope.errors import UsageError
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 TRAINER_LOG = [
     "[trainer] starting, 2 epochs",

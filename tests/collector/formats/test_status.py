@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from formats_support import parse
+
+from tests.support.formats_support import parse
 
 STEP = "INFO:tensorflow:loss = 0.5, step = 100 (2.0 sec)"
 

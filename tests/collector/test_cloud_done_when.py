@@ -11,8 +11,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from fake_logging_server import START, FakeLoggingServer, job_entries
 
+from tests.support import ROOT
+from tests.support.fake_logging_server import START, FakeLoggingServer, job_entries
 from tierscope.collector.collect_cloud import CollectStopped, collect_cloud
 from tierscope.collector.sources.cloud_logging import RetryPolicy
 from tierscope.dataset.store import Dataset
@@ -22,7 +23,6 @@ PROJECT = "test-project"
 N = 25_000
 FAST = RetryPolicy(initial_s=0.001, maximum_s=0.004, deadline_s=2.0)
 GIVE_UP = RetryPolicy(initial_s=0.001, maximum_s=0.002, deadline_s=0.5)
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

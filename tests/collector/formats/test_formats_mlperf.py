@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from formats_support import frame, parse
-
+from tests.support.formats_support import frame, parse
 from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 

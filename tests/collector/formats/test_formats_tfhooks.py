@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import polars as pl
-from formats_support import outcome_offsets, parse
 
+from tests.support.formats_support import outcome_offsets, parse
 from tierscope.collector.formats import LINES_SCHEMA, parse_lines, sniff_format
 
 ESTIMATOR = [

@@ -10,9 +10,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from fake_logging_server import START, FakeLoggingServer, compile_filter, error_copy, job_entries, write_export
 from typer.testing import CliRunner
 
+from tests.support.fake_logging_server import (
+    START,
+    FakeLoggingServer,
+    compile_filter,
+    error_copy,
+    job_entries,
+    write_export,
+)
 from tierscope.cli import app
 from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, load_watermark, watermark_name
 from tierscope.collector.sources.cloud_logging import CloudLoggingError, RetryPolicy, reading_client

@@ -11,9 +11,9 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from ingest_helpers import collect, stored_steps, write_steps
 from typer.testing import CliRunner
 
+from tests.support.ingest_helpers import collect, stored_steps, write_steps
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.cli import app
 from tierscope.dataset import doctor, journal

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import polars as pl
 import pytest
-from formats_support import frame, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.formats_support import frame, parse
 from tierscope.collector.formats.envelopes import split_envelopes, strip_envelopes
 
 MSG = "global step 52335: loss = 6.2518 (0.464 sec/step)"

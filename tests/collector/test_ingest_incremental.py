@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from ingest_helpers import collect, frame_of, step_line, stored_steps, write_steps
 
+from tests.support.ingest_helpers import collect, frame_of, step_line, stored_steps, write_steps
 from tierscope.collector.offsets import OffsetStore
 from tierscope.dataset.store import Dataset
 

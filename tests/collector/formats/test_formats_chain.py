@@ -6,11 +6,11 @@ import gzip
 from pathlib import Path
 
 import pytest
-from formats_support import outcome_offsets, parse
-from test_formats_keras import KERAS2, KERAS3
-from test_formats_mlperf import MLPERF
-from test_formats_tfhooks import ABSL, ESTIMATOR
 
+from tests.collector.formats.test_formats_keras import KERAS2, KERAS3
+from tests.collector.formats.test_formats_mlperf import MLPERF
+from tests.collector.formats.test_formats_tfhooks import ABSL, ESTIMATOR
+from tests.support.formats_support import outcome_offsets, parse
 from tierscope.collector.collect import collect_file
 from tierscope.collector.formats import UnknownFormatError, sniff_format
 from tierscope.collector.manifest import RunSpec

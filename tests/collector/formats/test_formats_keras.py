@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from formats_support import parse
-
+from tests.support.formats_support import parse
 from tierscope.collector.formats import sniff_format
 
 ESC = "\x1b"

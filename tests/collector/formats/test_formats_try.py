@@ -6,9 +6,9 @@ import shlex
 from pathlib import Path
 
 import pytest
-from test_formats_declared import README, TRAINER_LOG, readme_toml
 from typer.testing import CliRunner
 
+from tests.collector.formats.test_formats_declared import README, TRAINER_LOG, readme_toml
 from tierscope.cli import app
 from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import FORMATS

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import polars as pl
-from formats_support import parse
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.formats_support import parse
 from tierscope.collector.formats import FORMATS
 from tierscope.collector.formats.vocabulary import (
     GATE,

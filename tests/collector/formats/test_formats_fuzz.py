@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from formats_support import frame
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_formats_chain import CLOUDML, TRACEBACK
-from test_formats_keras import KERAS2, KERAS3
-from test_formats_mlperf import MLPERF
-from test_formats_tfhooks import ABSL, ESTIMATOR
 
+from tests.collector.formats.test_formats_chain import CLOUDML, TRACEBACK
+from tests.collector.formats.test_formats_keras import KERAS2, KERAS3
+from tests.collector.formats.test_formats_mlperf import MLPERF
+from tests.collector.formats.test_formats_tfhooks import ABSL, ESTIMATOR
+from tests.support.formats_support import frame
 from tierscope.collector.formats import FORMATS, ParseContext, parse_lines
 from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA, conform
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from filelock import FileLock
-from ingest_helpers import step_line, stored_steps
 
+from tests.support.ingest_helpers import step_line, stored_steps
 from tierscope.collector.collect import STATE_CHECKS
 from tierscope.dataset import doctor
 from tierscope.dataset.store import Dataset

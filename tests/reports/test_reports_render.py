@@ -10,9 +10,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
 from typer.testing import CliRunner
 
+from tests.support.reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
 from tierscope.analysis import analyze
 from tierscope.analysis import series as charted
 from tierscope.cli import app

@@ -1,0 +1,1 @@
+"""The tests, laid out as the package's rooms (tests/collector/ for tierscope.collector, ...)."""
