@@ -51,7 +51,8 @@ def python(*args: str | Path) -> list[str]:
 
 
 def tierscope(*args: str | Path) -> list[str]:
-    """The ``tierscope`` command (as ``python -m tierscope``, so no install is needed)."""
+    """The ``tierscope`` command, as ``python -m tierscope`` of the interpreter running the benchmark
+    (which must have tierscope installed: the rooms are mapped into the package at install)."""
     return python("-m", "tierscope", *args)
 
 
