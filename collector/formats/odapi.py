@@ -27,7 +27,8 @@ class ODAPIv2(PhrasedFormat):
     example: ClassVar[str] = "Step 20900 per-step time 11.124s loss=1.705"
     meaning: ClassVar[str] = (
         "Step is the global step; per-step time is the last step's duration, the job's "
-        "(replicas run in lock-step): 1 / it is the global steps/s"
+        "(replicas run in lock-step): 1 / it is the global steps/s; a line cut after 'Step N' is that step at "
+        "its own (glog) time, and a rate not printed is derived from the times"
     )
     mark: ClassVar[str] = r"\bStep \d+ per-step time"
     pattern: ClassVar[str] = rf"{phrase('Step N')}\s+{phrase('per-step time Xs')}(?:\s+{phrase('loss = X')})?"

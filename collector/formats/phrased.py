@@ -60,8 +60,10 @@ class PhrasedFormat(SingleLineFormat):
     #: Derive the rates the line does not print from its clock (its own ``timestamp`` group,
     #: else its envelope's time; see ``derive_rates``).
     derive: ClassVar[bool] = False
-    #: The step phrase the format's lines open with (one group, the step), or None: a line that
-    #: ends right after it is that step reported alone (see the module docstring).
+    #: The step phrase the format's lines open with (its one group named as in ``pattern``), or
+    #: None: a line that ends right after it is that step reported alone (see the module docstring).
+    #: Only for a phrase no other format's line ends with (TF-slim's ``global step N`` is not:
+    #: tf_cnn_benchmarks prints ``INFO 31 global step 381280`` alone on its line).
     lead: ClassVar[str | None] = None
 
     def groups(self) -> list[str]:
