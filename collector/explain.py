@@ -84,9 +84,11 @@ class LineReading:
 @dataclass(frozen=True)
 class FileVerdict:
     """The whole file: ``format`` is the one that read most records (else the sniffed one),
-    ``by_format`` counts records per format, ``roles`` the distinct tasks (``master/0``,
-    ``worker``), ``status`` is ``failed`` (with ``failure_reason``), ``ok`` (records, no
-    failure) or ``empty``."""
+    ``by_format`` counts records per format, ``roles`` the distinct tasks whose lines the file
+    holds (``master/0``, ``worker``): those of its records and events and those its envelopes
+    name, so a file without a step record (Keras epoch lines only) still says which tasks
+    logged; ``status`` is ``failed`` (with ``failure_reason``), ``ok`` (records, no failure)
+    or ``empty``."""
 
     path: str
     lines: int
@@ -126,15 +128,17 @@ def explain_file(
     ``window`` (1-based, inclusive; default the first :data:`DEFAULT_LINES`) was read.
 
     ``only`` reads with one format (``--format``); ``formats`` are the declared formats;
-    ``year`` dates glog timestamps (default: the file's modification year). Raises
+    ``year`` dates glog timestamps (default: the file's modification year; in a whole-file
+    format's entries, as ``collect`` dates them). Raises
     :class:`InputError` for an unreadable file and
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``only``.
     """
     if not path.is_file():
         raise InputError(f"cannot read {path}: {'a directory' if path.is_dir() else 'no such file'}")
     first, last = window or (1, DEFAULT_LINES)
+    # Entries are dated as collect dates them (collect_whole): the modification year is a text log's.
+    entries = _entry_file(path, only, ParseContext(year=year, formats=tuple(formats)))
     context = ParseContext(year=year if year is not None else file_year(path), formats=tuple(formats))
-    entries = _entry_file(path, only, context)
     if entries is not None:
         kind, totals = entries
         note = f"a {kind} file: read whole, entry by entry; line-by-line detail is for text logs"
@@ -153,6 +157,7 @@ def explain_file(
         parsed = parse_lines(lines, only=only, context=context, first=sniffed, final=final)
         pending = parsed.pending
         totals.add(parsed)
+        totals.roles |= _tasks_named(batch.lines, context.year)
         window_lines.append(batch.lines.filter(in_window))
         kept.append(_within(parsed, in_window))
     raw = pl.concat(window_lines) if window_lines else pl.DataFrame(schema=LINES_SCHEMA)
@@ -218,6 +223,8 @@ class _Totals:
         if steps.height:
             self.by_format.update(steps.get_column("format").fill_null("?").to_list())
             self.roles |= set(_task_labels(steps))
+        if events.height:
+            self.roles |= set(_task_labels(events.filter(_has_task(events))))
         if events.height and not self.failed:
             failed = events.filter(pl.col("event") == "failed").sort("source_offset")
             if failed.height:
@@ -242,8 +249,24 @@ class _Totals:
         )
 
 
+def _has_task(frame: pl.DataFrame) -> pl.Expr:
+    """True for the rows of ``frame`` that name a role or a task index."""
+    named = [pl.col(c).is_not_null() for c in ("role", "task_index") if c in frame.columns]
+    return pl.any_horizontal(named) if named else pl.lit(False)
+
+
+def _tasks_named(lines: pl.DataFrame, year: int | None) -> set[str]:
+    """The tasks the envelopes of ``lines`` (:data:`LINES_SCHEMA`) name, record or not."""
+    _, facts = split_envelopes(lines, year)
+    if facts is None:
+        return set()
+    return set(_task_labels(facts.filter(_has_task(facts))))
+
+
 def _task_labels(steps: pl.DataFrame) -> list[str]:
     """``role/index`` (or ``role``, or ``(no role)`` when neither is known) of each record."""
+    if steps.height == 0:
+        return []
     role = pl.col("role") if "role" in steps.columns else pl.lit(None, dtype=pl.String)
     index = pl.col("task_index").cast(pl.String) if "task_index" in steps.columns else pl.lit(None, dtype=pl.String)
     label = (

@@ -29,6 +29,11 @@ LINES_SCHEMA: dict[str, pl.DataType] = {"source_offset": pl.Int64(), "line": pl.
 #: their ``Epoch`` line) relate only lines of the same tag.
 TAG = "tag"
 
+#: Column added to the lines a parser sees: the line's own time from its envelope (a glog or
+#: Python logging header, a stream-logs or console time; Datetime, µs, UTC), null without one.
+#: Formats that make records of a step and its time alone read it (see ``PhrasedFormat.lead``).
+STAMP = "stamp"
+
 
 @dataclass
 class ParseContext:
@@ -92,7 +97,8 @@ class LineFormat(Protocol):
         ...
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        """Split ``lines`` (:data:`LINES_SCHEMA` plus :data:`TAG`) into records, events, rejects and the rest."""
+        """Split ``lines`` (:data:`LINES_SCHEMA` plus :data:`TAG` and :data:`STAMP`) into records,
+        events, rejects and the rest."""
         ...
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:

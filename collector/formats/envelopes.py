@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG
+from tierscope.collector.formats.base import STAMP, TAG
 from tierscope.dataset.schema import ROLES
 
 _ROLE = "|".join(ROLES)
@@ -266,17 +266,20 @@ def _body() -> pl.Expr:
 
 
 def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """``lines`` with envelopes stripped and a :data:`~tierscope.collector.formats.base.TAG` column,
-    and the envelopes' facts.
+    """``lines`` with envelopes stripped and :data:`~tierscope.collector.formats.base.TAG` and
+    :data:`~tierscope.collector.formats.base.STAMP` columns, and the envelopes' facts.
 
     Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the bare
-    message), adds ``tag`` (``"worker/2"``, a compose service, or null) and lacks the dropped
-    duplicate copies; ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope,
-    or is None when none had (then ``lines`` is the input plus a null ``tag``).
+    message), adds ``tag`` (``"worker/2"``, a compose service, or null) and ``stamp`` (the
+    envelope's timestamp, the one in ``facts``) and lacks the dropped duplicate copies;
+    ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
+    none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
     gated = lines.get_column("line").str.contains(_GATE)
     if not gated.any():
-        return lines.with_columns(pl.lit(None, dtype=pl.String).alias(TAG)), None
+        return lines.with_columns(
+            pl.lit(None, dtype=pl.String).alias(TAG), pl.lit(None, dtype=ENVELOPE_SCHEMA["timestamp"]).alias(STAMP)
+        ), None
     got = (
         lines.with_columns(gated.alias("_gated"))
         .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(_ENVELOPE)).alias("_p"))
@@ -306,7 +309,7 @@ def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame
     if got.get_column("_logged").any():
         got = _drop_plain_copies(got)
     facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
-    return got.select("source_offset", "line", TAG), facts
+    return got.select("source_offset", "line", TAG, pl.col("timestamp").alias(STAMP)), facts
 
 
 def strip_envelopes(messages: pl.Series) -> pl.Series:

@@ -8,6 +8,14 @@ only what is its own: the ``mark`` that finds its lines cheaply, the ``pattern``
 carry the mark but not the pattern are rejects (``cut``: the reason given), so a line cut
 off mid-record is kept aside rather than lost; a line that matches becomes a record only
 when it carries a figure (a rate, a time or an ``examples_per_s``: a step alone is no report).
+
+A family whose lines open with the step phrase (``Step 700 per-step time ...``) names it as
+its ``lead``: a line cut right after it (``Step 700``, a stored copy cut short) still says
+which step the task reached, and *when* if its envelope gave the line a time of its own (a
+glog header; :data:`~tierscope.collector.formats.base.STAMP`). That step and time are a
+record (the time is its figure) with no rate of its own: the rate at the task's next record
+that prints none is derived from the two times (:func:`~tierscope.collector.formats.vocabulary.derive_rates`,
+``rate_derived``). Without a time of its own such a line is a reject like any cut line.
 """
 
 from __future__ import annotations
@@ -17,7 +25,15 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG, ParseContext, Parsed, SingleLineFormat, empty_parsed, reject_frame
+from tierscope.collector.formats.base import (
+    STAMP,
+    TAG,
+    ParseContext,
+    Parsed,
+    SingleLineFormat,
+    empty_parsed,
+    reject_frame,
+)
 from tierscope.collector.formats.vocabulary import LOCAL, Meaning, derive_rates, record_columns, stepless_position
 
 #: Columns that make a matched line a report: at least one must be non-null.
@@ -33,7 +49,7 @@ FIGURES: tuple[str, ...] = (
 
 class PhrasedFormat(SingleLineFormat):
     """One ``pattern`` per record line; subclasses set ``name``, ``example``, ``meaning``,
-    ``mark``, ``pattern`` and optionally ``scope``, ``constants`` and ``cut``."""
+    ``mark``, ``pattern`` and optionally ``scope``, ``constants``, ``cut``, ``derive`` and ``lead``."""
 
     pattern: ClassVar[str]
     scope: ClassVar[Meaning] = LOCAL
@@ -41,22 +57,41 @@ class PhrasedFormat(SingleLineFormat):
     constants: ClassVar[dict[str, object]] = {}
     #: The reject reason of a marked line the pattern does not match.
     cut: ClassVar[str] = "a line of this format cut off or with fields missing"
-    #: Derive the rates the line does not print from its own clock (see ``derive_rates``).
+    #: Derive the rates the line does not print from its clock (its own ``timestamp`` group,
+    #: else its envelope's time; see ``derive_rates``).
     derive: ClassVar[bool] = False
+    #: The step phrase the format's lines open with (its one group named as in ``pattern``), or
+    #: None: a line that ends right after it is that step reported alone (see the module docstring).
+    #: Only for a phrase no other format's line ends with (TF-slim's ``global step N`` is not:
+    #: tf_cnn_benchmarks prints ``INFO 31 global step 381280`` alone on its line).
+    lead: ClassVar[str | None] = None
 
     def groups(self) -> list[str]:
         return list(re.compile(self.pattern).groupindex)
 
+    def _cut_after_lead(self) -> pl.Expr:
+        """True for a line that ends right after the ``lead`` step phrase."""
+        if self.lead is None:
+            return pl.lit(False)
+        return pl.col("line").str.contains(rf"{self.lead}\s*$")
+
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        if not lines.get_column("line").str.contains(self.mark, literal=self.mark_is_literal).any():
+        ours = self.marked() | self._cut_after_lead()
+        if not lines.select(ours.any()).item():
             return empty_parsed(lines)
-        hit = self.marked()
-        marked, rest = lines.filter(hit), lines.filter(~hit)
+        marked, rest = lines.filter(ours), lines.filter(~ours)
         read = marked.with_columns(
             _g=pl.col("line").str.extract_groups(self.pattern), _ok=pl.col("line").str.contains(self.pattern)
         ).unnest("_g")
-        steps = self.records(read.filter(pl.col("_ok")), context)
-        rejects = reject_frame(read.filter(~pl.col("_ok")), self.cut, self.name)
+        stamp = pl.col(STAMP) if STAMP in read.columns else pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+        # A step alone is a record only with a time of its own; the pattern's lines come first.
+        alone = ~pl.col("_ok") & self._cut_after_lead() & stamp.is_not_null()
+        if self.lead is not None:
+            step = next(iter(re.compile(self.lead).groupindex))
+            lead_step = pl.col("line").str.extract(rf"{self.lead}\s*$", 1)
+            read = read.with_columns(pl.when(alone).then(lead_step).otherwise(pl.col(step)).alias(step))
+        steps = self.records(read.filter(pl.col("_ok") | alone), context)
+        rejects = reject_frame(read.filter(~pl.col("_ok") & ~alone), self.cut, self.name)
         return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
@@ -66,20 +101,24 @@ class PhrasedFormat(SingleLineFormat):
     def records(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         """Step records from the matched lines (with their group columns, as Strings).
 
-        A ``timestamp`` column that :meth:`convert` made a Datetime is kept; with ``derive``
-        the rates the line does not print come from it (per task)."""
+        A ``timestamp`` column that :meth:`convert` made a Datetime is kept; a format with
+        ``derive`` or a ``lead`` takes the envelope's time (:data:`STAMP`) where the line has
+        none of its own, and with ``derive`` the rates the line does not print come from
+        those times (per task)."""
         matched = self.convert(matched, context)
         columns = record_columns(self.groups(), self.scope)
-        timed = matched.schema.get("timestamp") == pl.Datetime("us", "UTC")
+        own = matched.schema.get("timestamp") == pl.Datetime("us", "UTC")
+        stamped = (self.derive or self.lead is not None) and STAMP in matched.columns
+        times = [pl.col(c) for c, use in (("timestamp", own), (STAMP, stamped)) if use]
         frame = matched.select(
             "source_offset",
             pl.col(TAG).alias("_tag"),
-            *(["timestamp"] if timed else []),
+            *([pl.coalesce(times).alias("timestamp")] if times else []),
             **{k: v for k, v in columns.items() if k != "timestamp"},
             **{k: pl.lit(v) for k, v in self.constants.items()},
             format=pl.lit(self.name),
         )
-        if self.derive and timed:
+        if self.derive and times:
             frame = derive_rates(frame, ["_tag", *(["task_index"] if "task_index" in frame.columns else [])])
         return finish(frame.drop("_tag"))
 

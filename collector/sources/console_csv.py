@@ -29,6 +29,7 @@ import csv
 import gzip
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -222,7 +223,15 @@ def parse_entries(
 ) -> Parsed:
     """Records, events and rejects from ``entries`` (:data:`ENTRY_SCHEMA`), in the schemas of
     :mod:`tierscope.dataset.schema`. ``skipped`` also counts the dropped ERROR copies.
+
+    A glog header inside a message prints no year: without ``context.year`` it takes the year
+    of the oldest entry (a header is milliseconds from its entry's time), so the logger's own
+    time is the record's, as in a text log. As there, a year turning over inside the download
+    is not detected.
     """
+    years = entries.get_column("timestamp").drop_nulls().dt.year()
+    if years.len() and (context is None or context.year is None):
+        context = replace(context or ParseContext(), year=int(years[0]))
     kept = drop_error_copies(entries)
     parsed = records_from_entries(to_entries(kept), run_id=run_id, tier=tier, context=context)
     parsed.skipped += entries.height - kept.height

@@ -96,3 +96,25 @@ def test_header_sniffing_and_errors(tmp_path: Path) -> None:
     bad.write_text("a,b\n1,2\n")
     with pytest.raises(InputError, match="no 'timestamp'"):
         read_console_csv(bad)
+
+
+def test_glog_headers_are_dated_by_the_entries_year(tmp_path: Path) -> None:
+    # A TF2 Object Detection download (case03's shape): the platform re-logs the stderr line at
+    # ERROR behind a glog header (no year). Step 700's INFO entry is missing, so its ERROR copy
+    # stays, cut after "Step 700": a record at the glog time, dated by the entries' year 2021.
+    glog = "I0322 {} 140231166109440 model_lib_v2.py:652] "
+    rows = [
+        ["2021-03-22T03:17:01.596560Z", "ERROR", "c", "master-replica-0", glog.format("03:17:01.545832") + "Step 800 "
+         "per-step time 21.946s loss=0.337"],
+        ["2021-03-22T03:17:01.545832Z", "INFO", "b", "master-replica-0", "Step 800 per-step time 21.946s loss=0.337"],
+        ["2021-03-22T02:42:07.387903Z", "ERROR", "a", "master-replica-0", glog.format("02:42:07.385901") + "Step 700"],
+    ]  # fmt: skip
+    buf = io.StringIO()
+    csv.writer(buf).writerows([HEADER, *rows])
+    path = tmp_path / "od.csv"
+    path.write_text(buf.getvalue())
+    steps = conform(parse_entries(read_console_csv(path)).steps, STEP_SCHEMA)
+    assert steps.select("entry_id", "step", "global_steps_per_s", "timestamp").rows() == [
+        ("a", 700, None, datetime(2021, 3, 22, 2, 42, 7, 385901, tzinfo=UTC)),
+        ("b", 800, 1 / 21.946, datetime(2021, 3, 22, 3, 17, 1, 545832, tzinfo=UTC)),
+    ]

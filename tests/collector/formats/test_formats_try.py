@@ -197,3 +197,16 @@ def test_the_readme_section_commands_are_real() -> None:
         assert result.exit_code == 0, result.output
         for option in (w for w in argv if w.startswith("--")):
             assert option in result.output, f"{' '.join(argv)}: {option}"
+
+
+def test_the_verdict_names_the_tasks_that_logged_without_a_step_record(tmp_path: Path) -> None:
+    # Keras epoch lines only (case18's shape): no step record, but the stream-logs column says
+    # master-replica-0 wrote every line, so the verdict's roles name that task.
+    log = tmp_path / "stream.log"
+    log.write_text(
+        "INFO\t2018-02-06 17:09:57 +0100\tmaster-replica-0\t\tEpoch 1/20\n"
+        "INFO\t2018-02-06 17:20:52 +0100\tmaster-replica-0\t\tEpoch 00001: saving model to checkpoint.01.hdf5\n",
+        encoding="utf-8",
+    )
+    v = explain_file(log).verdict
+    assert (v.records, v.roles, v.status) == (0, ["master/0"], "empty")

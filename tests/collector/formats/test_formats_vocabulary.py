@@ -118,6 +118,35 @@ def test_od_api_step_time_is_the_jobs() -> None:
     assert got.steps.select("step", "loss", "global_steps_per_s").row(0) == (20900, 1.705, 1 / 11.124)
 
 
+def test_od_api_step_alone_at_its_own_time_is_a_record_and_rates_are_derived() -> None:
+    glog = "I0322 {} 140231166109440 model_lib_v2.py:652] "
+    lines = [
+        glog.format("02:42:07.385901") + "Step 700",  # a stored copy cut after the step (case03)
+        glog.format("03:17:01.545832") + "Step 800 per-step time 21.946s loss=0.337",
+        glog.format("03:52:00.000000") + "Step 900",
+        "Step 1000",  # cut, and no time of its own: nothing says when
+        glog.format("04:27:00.000000") + "Step 1100 per-step time 2",  # cut inside the time figure
+    ]
+    got = parse(lines, year=2021)
+    # Newest first (a console copy) reads the same: the rates come from the times, not line order.
+    columns = ["step", "global_steps_per_s", "rate_derived", "timestamp"]
+    assert parse(lines[::-1], year=2021).steps.select(columns).sort("step").equals(got.steps.select(columns))
+    rows = got.steps.select("step", "global_steps_per_s", "loss", "rate_derived", "timestamp", "format").rows()
+    at = datetime(2021, 3, 22, 3, 17, 1, 545832, tzinfo=UTC)
+    assert rows[0] == (700, None, None, False, datetime(2021, 3, 22, 2, 42, 7, 385901, tzinfo=UTC), "od-api-tf2")
+    # Step 800 prints its per-step time: 1 / 21.946 s is kept, not (800-700) / 2094.159931 s.
+    assert rows[1] == (800, 1 / 21.946, 0.337, False, at, "od-api-tf2")
+    # Step 900 prints none: (900 - 800) / (03:52:00 - 03:17:01.545832 = 2098.454168 s) = 0.0476541.
+    assert rows[2][0] == 900 and rows[2][3] is True
+    assert abs(rows[2][1] - 100 / 2098.454168) < 1e-12
+    assert len(rows) == 3
+    cut = "a 'Step N per-step time Xs loss=Y' line cut off or with fields missing"
+    assert got.rejects.select("source_offset", "reason", "raw").rows() == [
+        (4, cut, "Step 1000"),
+        (5, cut, "Step 1100 per-step time 2"),
+    ]
+
+
 def test_tf_cnn_benchmarks_joins_the_global_step_line() -> None:
     got = parse(
         [
