@@ -28,7 +28,7 @@ The registry: :data:`FORMATS` holds the line formats; whole-file formats (a Clou
 JSON export, the console's CSV download: :class:`FileFormat`) are read whole from a path
 and hand each entry's message to :func:`parse_lines`. Both kinds are listed by
 :func:`describe_formats`, named by ``--format`` (:func:`check_format`) and sniffed by
-:func:`sniff_file`. :func:`register` adds a format at run time (a user-declared one).
+:func:`sniff_file`.
 
 Batches: a file is read in batches (:mod:`tierscope.collector.sources.files`). With ``final=False``
 the last :data:`LOOKAHEAD_LINES` lines, and an unfinished traceback, are parsed only as
@@ -102,10 +102,6 @@ class UnknownFormatError(CollectorError, ValueError):
     """``--format`` named a format tierscope does not know."""
 
 
-class FormatNameTakenError(CollectorError, ValueError):
-    """:func:`register` was given the name of a shipped format."""
-
-
 @dataclass
 class FileRead:
     """What a whole-file format made of one file: ``items`` read (entries, rows) and the parts
@@ -137,9 +133,6 @@ class FileFormat(Protocol):
 #: How much of a file :func:`sniff_file` gives the whole-file formats.
 HEAD_BYTES = 64 * 1024
 
-#: Whole-file formats added at run time (:func:`register`), after the shipped ones.
-_EXTRA_FILE_FORMATS: dict[str, FileFormat] = {}
-_SHIPPED_LINE_FORMATS = frozenset(FORMATS)
 
 
 def file_formats() -> dict[str, FileFormat]:
@@ -148,35 +141,12 @@ def file_formats() -> dict[str, FileFormat]:
     from tierscope.collector.sources.console_csv import CONSOLE_CSV_FORMAT
     from tierscope.collector.sources.logentries import EXPORT_FILE_FORMAT
 
-    shipped: dict[str, FileFormat] = {f.name: f for f in (EXPORT_FILE_FORMAT, CONSOLE_CSV_FORMAT)}
-    return {**shipped, **_EXTRA_FILE_FORMATS}
+    return {f.name: f for f in (EXPORT_FILE_FORMAT, CONSOLE_CSV_FORMAT)}
 
 
 def format_names(extra: Sequence[LineFormat] = ()) -> list[str]:
     """Every name ``--format`` accepts: the declared ``extra``, the line formats, then the whole-file formats."""
     return [*(f.name for f in extra), *FORMATS, *file_formats()]
-
-
-def register(fmt: LineFormat | FileFormat) -> None:
-    """Add a format at run time (a user-declared one): a :class:`FileFormat` to the whole-file
-    formats, anything else (a :class:`LineFormat`) to :data:`FORMATS`, tried after the shipped
-    ones (sniffing can still put it first). Registering a name again replaces the earlier
-    run-time format. Raises :class:`FormatNameTakenError` for a shipped format's name."""
-    shipped_files = set(file_formats()) - set(_EXTRA_FILE_FORMATS)
-    taken = _SHIPPED_LINE_FORMATS | shipped_files | {f.name for f in ALWAYS}
-    if fmt.name in taken:
-        raise FormatNameTakenError(f"format name {fmt.name!r} is taken by a shipped format; choose another name")
-    if isinstance(fmt, FileFormat):
-        _EXTRA_FILE_FORMATS[fmt.name] = fmt
-    else:
-        FORMATS[fmt.name] = fmt
-
-
-def unregister(name: str) -> None:
-    """Remove a format added by :func:`register` (shipped formats stay)."""
-    if name not in _SHIPPED_LINE_FORMATS:
-        FORMATS.pop(name, None)
-    _EXTRA_FILE_FORMATS.pop(name, None)
 
 
 def _unknown(name: str, extra: Sequence[LineFormat] = ()) -> UnknownFormatError:
@@ -467,7 +437,6 @@ __all__ = [
     "FileFormat",
     "FileRead",
     "FormatInfo",
-    "FormatNameTakenError",
     "LineFormat",
     "ParseContext",
     "Parsed",
@@ -478,8 +447,6 @@ __all__ = [
     "format_names",
     "get_format",
     "parse_lines",
-    "register",
     "sniff_file",
     "sniff_format",
-    "unregister",
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,16 +14,13 @@ import pytest
 
 from tierscope.collector.collect import collect_file
 from tierscope.collector.formats import (
-    FORMATS,
-    FormatNameTakenError,
     ParseContext,
     Parsed,
     UnknownFormatError,
     describe_formats,
     format_names,
-    register,
     sniff_file,
-    unregister,
+    sniff_format,
 )
 from tierscope.collector.formats.base import SingleLineFormat, number, split_by
 from tierscope.collector.manifest import RunSpec
@@ -49,13 +45,6 @@ class StepTime(SingleLineFormat):
             pl.lit(self.name).alias("format"),
         )
         return Parsed(steps=steps, events=pl.DataFrame(), rejects=pl.DataFrame(), rest=rest)
-
-
-@pytest.fixture
-def step_time() -> Iterator[None]:
-    register(StepTime())
-    yield
-    unregister(StepTime.name)
 
 
 def test_every_format_is_listed_and_named_by_format() -> None:
@@ -119,7 +108,7 @@ HEADERLESS = _csv(
 )
 @pytest.mark.parametrize("given", [False, True])
 def test_whole_file_formats_read_messages_through_envelopes_and_formats(
-    tmp_path: Path, step_time: None, name: str, text: str, fmt: str, lines: int, given: bool
+    tmp_path: Path, name: str, text: str, fmt: str, lines: int, given: bool
 ) -> None:
     path = tmp_path / name
     path.write_text(text)
@@ -144,20 +133,12 @@ def test_unknown_format_lists_every_name(tmp_path: Path) -> None:
         collect_file(Dataset(tmp_path / "ds"), path, RunSpec(run_id="r", tier=None, files=[path]), fmt="nope")
 
 
-def test_a_format_added_at_run_time_is_listed_sniffed_and_named(step_time: None) -> None:
-    assert "test-step-time" in format_names()
-    assert "test-step-time" in {i.name for i in describe_formats()}
-    assert FORMATS["test-step-time"].sniff(pl.Series(["Step 1 per-step time 2s"])) == 1
-
-
-def test_a_shipped_name_cannot_be_taken() -> None:
-    class Clash(StepTime):
-        name: ClassVar[str] = "cloudml"
-
-    for fmt in (Clash(),):
-        with pytest.raises(FormatNameTakenError, match="'cloudml' is taken"):
-            register(fmt)
-    assert type(FORMATS["cloudml"]).__name__ == "CloudMLSamples"
+def test_a_declared_format_is_listed_sniffed_and_named() -> None:
+    # Formats added at run time are the declared ones, passed as ``extra`` (ParseContext.formats).
+    extra = (StepTime(),)
+    assert "test-step-time" in format_names(extra)
+    assert ("test-step-time", "declared") in {(i.name, i.kind) for i in describe_formats(extra)}
+    assert sniff_format(["Step 1 per-step time 2s"], extra) == "test-step-time"
 
 
 @pytest.mark.parametrize(
