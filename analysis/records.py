@@ -20,7 +20,9 @@ import polars as pl
 from tierscope.dataset.schema import STEP_SCHEMA, TRAINING_ROLES
 
 TASK = ("run_id", "role", "task_index")
-RECORD = (*TASK, "step")
+#: What identifies a record of a task: its global step, or for a step-less record (a
+#: `global_step/sec` line with no step) the line it was read from (``position``, null otherwise).
+RECORD = (*TASK, "step", "position")
 
 #: ``elapsed_s`` values closer than this are one record logged twice (text logs print ms).
 SAME_ELAPSED_S = 1e-3

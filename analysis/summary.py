@@ -18,7 +18,7 @@ from tierscope.dataset.schema import conform
 SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "run_id": pl.String(),
     "tier": pl.String(),
-    "status": pl.String(),  # ok / failed / empty (no step records and no failure)
+    "status": pl.String(),  # failed / ok (the log says it finished) / unknown (records, no end) / empty
     "records": pl.UInt32(),  # step records stored for the run
     "tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged
     "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded
@@ -86,13 +86,21 @@ def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
 
 
 def failures(events: pl.DataFrame) -> pl.DataFrame:
-    """``run_id, failure_reason``: the first failed event (by source and offset) of each run that has one.
+    """``run_id, failure_reason, finished``, one row per run with events: the first failed event's
+    reason (by source and offset; null when none failed) and whether an event says the run
+    finished (a ``completed successfully`` line, an exit code 0, the trainer's ``finished``).
     ``events``: the events table's ``run_id, event, reason, source, source_offset``."""
     return (
-        events.filter(pl.col("event") == "failed")
-        .sort("run_id", "source", "source_offset")
+        events.sort("run_id", "source", "source_offset")
         .group_by("run_id", maintain_order=True)
-        .agg(pl.col("reason").fill_null("failed (no reason logged)").first().alias("failure_reason"))
+        .agg(
+            pl.col("reason")
+            .filter(pl.col("event") == "failed")
+            .fill_null("failed (no reason logged)")
+            .first()
+            .alias("failure_reason"),
+            (pl.col("event") == "finished").any().alias("finished"),
+        )
     )
 
 
@@ -147,10 +155,14 @@ def summary_frame(
         .join(stragglers, on="run_id", how="left")
         .with_columns(
             pl.col("records", "tasks").fill_null(0),
+            # Only what the log says: a failure, an end (ok), or records with neither (a log cut
+            # short, a job still running, an excerpt: unknown, never taken for success).
             status=pl.when(pl.col("failure_reason").is_not_null())
             .then(pl.lit("failed"))
-            .when(pl.col("records").fill_null(0) > 0)
+            .when(pl.col("finished").fill_null(False))
             .then(pl.lit("ok"))
+            .when(pl.col("records").fill_null(0) > 0)
+            .then(pl.lit("unknown"))
             .otherwise(pl.lit("empty")),
             steps_per_ml_unit_hour=pl.col("steady_global_steps_per_s") * 3600 / pl.col("ml_units_per_hour"),
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,

@@ -8,13 +8,14 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   the global-step delta; ``d_seconds`` is ``interval_s`` when the format logs it
   (Estimator: time since the previous line), else the ``elapsed_s`` delta (cloudml-samples:
   time since the task started), else the ``timestamp`` delta.
-- **Segment**: a stretch of one task's records with no restart inside. A new segment
-  starts at a task's first record and wherever the global step goes backwards or stays
-  put (a restart from an older checkpoint), ``elapsed_s`` goes backwards (a new
-  process), the time is unknown, or the step jumps ahead more than :data:`JUMP_FACTOR`
-  times faster than the run's median interval rate (a resume from a checkpoint written
-  by a later attempt). Nothing is computed across a segment boundary: a naive rate
-  across a resume from step 475,000 to 955,000 is two orders of magnitude too high.
+- **Segment**: a stretch of one task's records with no restart inside. A new segment starts
+  at a task's first record and wherever the global step goes backwards or stays put (a
+  restart from an older checkpoint), ``elapsed_s`` goes backwards (a new process), the time
+  is unknown and the record states no rate of its own, or the step jumps ahead more than
+  :data:`JUMP_FACTOR` times faster than the run's median interval rate (a resume from a
+  checkpoint written by a later attempt). Nothing is computed across a segment boundary: a
+  naive rate across a resume from step 475,000 to 955,000 is two orders of magnitude too
+  high.
 - **Interval rate**: the global steps/s over the interval, as logged
   (``global_steps_per_s``) or else ``d_step / d_seconds``.
 - **Warm-up**: the first interval of each segment (it runs from the process start, so it
@@ -98,12 +99,16 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
         )
     )
     jump = pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_raw_rate").filter(~pl.col("_first")).median().over("run_id")
+    # A record that states its own rate needs no time to continue its segment: logs that print
+    # only `global_step/sec: X` or `(S sec/step)` carry no clock, and a break at each of their
+    # records would leave every interval in warm-up. A step-less record (null step) cannot show
+    # a restart by its step.
+    time_unknown = pl.col("_d_seconds").is_null() | (pl.col("_d_seconds") <= 0)
     breaks = (
         pl.col("_first")
-        | (pl.col("_d_step") <= 0)
+        | (pl.col("_d_step") <= 0).fill_null(False)
         | pl.col("_elapsed_back")
-        | pl.col("_d_seconds").is_null()
-        | (pl.col("_d_seconds") <= 0)
+        | (time_unknown & pl.col("global_steps_per_s").is_null())
         | jump.fill_null(False)
     )
     segmented = raw.with_columns(
@@ -200,7 +205,8 @@ def run_throughput(
         tasks=pl.struct("role", "task_index").n_unique().cast(pl.UInt32),
         segments=pl.struct("role", "task_index", "segment").n_unique().cast(pl.UInt32),
     )
-    positive = pl.col("d_seconds") > 0
+    # Intervals with both a known step gain and a known time (step-less records have neither).
+    positive = (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
     rates = steady.group_by("run_id").agg(
         steady_intervals=pl.col("rate").drop_nulls().len().cast(pl.UInt32),
         steady_global_steps_per_s=pl.col("rate").median(),

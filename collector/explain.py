@@ -213,6 +213,7 @@ class _Totals:
     roles: set[str] = field(default_factory=set)
     failure: str | None = None
     failed: bool = False
+    finished: bool = False
 
     def add(self, parsed: Parsed) -> None:
         steps, events = parsed.steps, parsed.events
@@ -225,6 +226,8 @@ class _Totals:
             self.roles |= set(_task_labels(steps))
         if events.height:
             self.roles |= set(_task_labels(events.filter(_has_task(events))))
+        if events.height:
+            self.finished |= events.get_column("event").eq("finished").any()
         if events.height and not self.failed:
             failed = events.filter(pl.col("event") == "failed").sort("source_offset")
             if failed.height:
@@ -233,7 +236,8 @@ class _Totals:
 
     def verdict(self, path: str, sniffed: str | None) -> FileVerdict:
         main = self.by_format.most_common(1)[0][0] if self.by_format else sniffed
-        status = "failed" if self.failed else "ok" if self.records else "empty"
+        # As the summary says it (tierscope.analysis.summary): only what the log shows.
+        status = "failed" if self.failed else "ok" if self.finished else "unknown" if self.records else "empty"
         return FileVerdict(
             path=path,
             lines=self.lines,

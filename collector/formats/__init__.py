@@ -64,6 +64,7 @@ from tierscope.collector.formats.tensorpack import Tensorpack
 from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
+from tierscope.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -98,8 +99,8 @@ SNIFF_LINES = 200
 LOOKAHEAD_LINES = 16
 
 
-class UnknownFormatError(CollectorError, ValueError):
-    """``--format`` named a format tierscope does not know."""
+class UnknownFormatError(CollectorError, UsageError, ValueError):
+    """``--format`` named a format tierscope does not know (a usage error: exit 2)."""
 
 
 @dataclass

@@ -15,8 +15,10 @@ every chain like tracebacks. What fails a run, with the line's cause as the even
   these fail a run only when no step record follows them, because TensorFlow recovers from
   them by opening a new session.
 
-What finishes one (the run is ``ok`` once no failure is seen): ``completed successfully``, an
-exit code or status 0, ``JOB_STATE_SUCCEEDED``, a TFJob's succeeded condition, ``Training ends``.
+What finishes one (the run is ``ok`` once no failure is seen; a run with records and neither is
+``unknown``): ``completed successfully``, an exit code or status 0, ``JOB_STATE_SUCCEEDED``, a
+TFJob's succeeded condition, ``Training ends``, and an Estimator export (``SavedModel written
+to``) that no step record follows.
 
 Severity is never a cause: Vertex AI and AI Platform label a process's stderr copy of an
 INFO line ``ERROR``. Lines of one cause that sit within :data:`BLOCK_LINES` lines of each
@@ -36,8 +38,9 @@ from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Par
 
 class Marker(NamedTuple):
     """A kind of status line: ``event`` (``failed``/``finished``), a regex whose ``reason``
-    group (if any) is the cause, how telling its reason is (higher wins within a block),
-    and whether TensorFlow recovers from it."""
+    group (if any) is the cause, how telling its reason is (higher wins within a block), and
+    whether a step record after it undoes it (``recoverable``: TensorFlow recovers from the
+    failure; an export in mid-run is not the end)."""
 
     event: str
     pattern: str
@@ -52,8 +55,11 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?i)\bjob state:?\s*(?:FAILED|CANCELLED)\b", 4),
     Marker("failed", r"Message:\s+(?P<reason>TFJob \S+ has failed\b.*?)\s*$", 5),
     Marker("failed", r"Reason:\s+TFJobFailed\b", 2),
-    Marker("failed", r"returned non-zero exit status \d+", 3),
-    Marker("failed", r"\bexited with (?:exit )?code [1-9]\d*\b", 3),
+    Marker("failed", r"returned non-zero exit status [1-9]\d*", 3),
+    Marker("failed", r"\bexited with (?:exit )?code [1-9]\d*\b|\bfinished with exit code [1-9]\d*\b", 3),
+    Marker("failed", r"(?i)\bexit (?:status|code):? [1-9]\d*\b", 3),
+    Marker("failed", r"\bSegmentation fault\b|exited on signal \d+|\bBackoffLimitExceeded\b", 3),
+    Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
     Marker("failed", r"^Killed\s*$|\bSIGKILL\b|killed by signal 9", 3),
@@ -67,6 +73,9 @@ MARKERS: tuple[Marker, ...] = (
     Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2),
+    # Estimator's export after the last evaluation; an export in mid-run is followed by steps,
+    # and a later failure still wins.
+    Marker("finished", r"\bSavedModel written to\b", 1, recoverable=True),
 )
 
 #: Lines of one cause at most this far apart are one event.
@@ -140,7 +149,8 @@ class RunStatus(AlwaysTried):
 
 
 def drop_recovered(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
-    """``events`` without the recoverable failures that a step record follows (a later line)."""
+    """``events`` without the recoverable ones (failures TensorFlow recovers from, a mid-run
+    export) that a step record follows (a later line)."""
     if events.height == 0 or "detail" not in events.columns:
         return events
     recoverable = pl.col("detail").eq_missing(pl.lit(RECOVERABLE_DETAIL))

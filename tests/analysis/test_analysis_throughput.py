@@ -141,3 +141,27 @@ def test_bootstrap_interval_is_seeded_and_brackets_the_median() -> None:
     assert single["steady_ci_low"] is None and single["steady_global_steps_per_s"] == pytest.approx(20.0)
     # startup: first steady record step 200 at 14 s; 200 / 20 = 10 s at the steady pace -> 4 s lost
     assert a["startup_s"] == pytest.approx(4.0)
+
+
+def test_records_that_state_their_rate_but_no_time_stay_in_one_segment() -> None:
+    # A log of `(S sec/step)` or `global_step/sec: X` lines with no clock (case11, case15):
+    # each record is its own interval rate. Rates 2, 4, 4, 5 steps/s: the first is warm-up,
+    # the steady state the median of 4, 4, 5 = 4; one segment, no restart.
+    rows = [{"step": 100 * (k + 1), "global_steps_per_s": r} for k, r in enumerate((2.0, 4.0, 4.0, 5.0))]
+    got = run_throughput(steps_frame(rows)).row(0, named=True)
+    assert (got["segments"], got["restarts"], got["steady_global_steps_per_s"]) == (1, 0, 4.0)
+    # No step gains over known time: no overall rate is made up.
+    assert got["mean_global_steps_per_s"] is None
+
+
+def test_step_less_records_are_not_merged_as_copies_of_one_record() -> None:
+    # TPUEstimator's `global_step/sec: X` lines carry no step (step null, position = line):
+    # three lines are three records. Rates 1.0, 0.9, 1.1: warm-up 1.0, steady median(0.9, 1.1) = 1.0.
+    rows = [
+        {"step": None, "position": 4 * k + 1, "global_steps_per_s": r, "timestamp": T0 + timedelta(seconds=k)}
+        for k, r in enumerate((1.0, 0.9, 1.1))
+    ]
+    got = run_throughput(steps_frame(rows)).row(0, named=True)
+    assert (got["records"], got["duplicates"], got["segments"]) == (3, 0, 1)
+    assert got["steady_global_steps_per_s"] == pytest.approx(1.0)
+    assert got["mean_global_steps_per_s"] is None

@@ -73,7 +73,8 @@ def test_premium_1_failed_with_the_gcloud_and_quota_cause(rows: dict[str, dict])
     assert premium["failure_reason"] == "gcloud crashed (BadStatusCodeError)"
     assert "quota" in premium["note"]
     assert premium["speedup_vs_baseline"] is None
-    assert {r["status"] for k, r in rows.items() if k != "premium_1"} == {"ok"}
+    # The hand-copied 2016 logs end with a step line: nothing says the runs finished.
+    assert {r["status"] for k, r in rows.items() if k != "premium_1"} == {"unknown"}
     assert [rows[k]["records"] for k in ("local", "basic", "standard_1")] == [10, 10, 9]
 
 
