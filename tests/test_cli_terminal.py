@@ -249,3 +249,13 @@ def test_completion_and_the_trainers_data_option() -> None:
     assert spec.exit_code == 0
     assert "note: --dataset synthetic is now --data synthetic" in spec.stderr
     assert '"synthetic"' in spec.stdout or "synthetic" in spec.stdout
+
+
+def test_log_format_is_its_own_option_and_the_old_name_still_works(tmp_path: Path) -> None:
+    log = str(Path(str(BUNDLED / "basic.log")))
+    new = runner.invoke(app, ["collect", "files", log, "-d", str(tmp_path / "a"), "--log-format", "cloudml"])
+    assert new.exit_code == 0 and "stored 10 step records" in new.stdout and new.stderr == ""
+    old = runner.invoke(app, ["collect", "files", log, "-d", str(tmp_path / "b"), "--format", "cloudml"])
+    assert old.exit_code == 0 and "stored 10 step records" in old.stdout
+    assert "note: --format cloudml is now --log-format cloudml" in " ".join(old.stderr.split())
+    assert "--log-format" in run(["formats", "--help"], 200)

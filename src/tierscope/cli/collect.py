@@ -18,11 +18,14 @@ from tierscope.cli.common import (
     FormatOpt,
     JsonOpt,
     LockTimeoutOpt,
+    LogFormatOpt,
     NewDatasetOpt,
+    OldLogFormatOpt,
     QuietOpt,
     RunsOpt,
     WideOpt,
     err_console,
+    log_format,
     open_dataset,
     output_format,
     print_error,
@@ -53,13 +56,8 @@ def collect_files_cmd(
     ] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help="Skip sniffing: read with this format alone (`tierscope formats` lists them, declared ones too).",
-        ),
-    ] = None,
+    fmt: LogFormatOpt = None,
+    old_fmt: OldLogFormatOpt = None,
     formats: Annotated[
         list[Path] | None,
         typer.Option("--formats", help="A TOML file of formats you declare (see README, 'My log is not read')."),
@@ -95,7 +93,7 @@ def collect_files_cmd(
 
     runs = load_manifest(manifest) if manifest else []
     if paths:
-        runs += runs_from_paths(paths, run_id, checked_tier(tier), fmt)
+        runs += runs_from_paths(paths, run_id, checked_tier(tier), log_format(fmt, old_fmt))
     if formats:
         from dataclasses import replace
 
@@ -176,6 +174,7 @@ def collect_cloud_cmd(
         start = datetime.now(UTC) - _parsed(parse_duration, last, "--last")
     end = _parsed(parse_when, until, "--until") if until else None
     overlap_td = _parsed(parse_duration, overlap, "--overlap")
+    tier = checked_tier(tier)  # its warning before the progress bar starts
     progress = None if quiet else cloud_progress()
     runs = load_manifest(manifest) if manifest else []
     ds = Dataset(dataset)
@@ -188,7 +187,7 @@ def collect_cloud_cmd(
                 project=project,
                 since=start,
                 until=end,
-                tier=checked_tier(tier),
+                tier=tier,
                 runs=runs,
                 endpoint=endpoint,
                 requests_per_minute=requests_per_minute or None,

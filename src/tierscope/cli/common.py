@@ -232,6 +232,35 @@ def open_dataset(path: Path) -> Dataset:
     return dataset
 
 
+LogFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--log-format",
+        help="Read with this log format alone, without sniffing (`tierscope formats` lists them, declared ones too).",
+    ),
+]
+#: ``--format`` named the log format here before it named the output's (``--format csv``) elsewhere.
+OldLogFormatOpt = Annotated[
+    str | None, typer.Option("--format", hidden=True, help="Deprecated: the same as --log-format.")
+]
+
+
+def log_format(new: str | None, old: str | None) -> str | None:
+    """``--log-format``, or the deprecated ``--format NAME`` of collect and formats, with a note on stderr."""
+    if old is None:
+        return new
+    from rich.text import Text
+
+    err_console().print(
+        Text(
+            f"note: --format {old} is now --log-format {old} (--format chooses the output, e.g. csv, "
+            "in the commands that print results); the old name goes in the next release"
+        ),
+        soft_wrap=True,
+    )
+    return old
+
+
 def check_out_dir(path: Path, option: str) -> None:
     """A usage error (exit 2) when ``path``, a directory to write into, is a file."""
     if path.exists() and not path.is_dir():

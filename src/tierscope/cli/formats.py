@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tierscope.cli.common import App, WideOpt
+from tierscope.cli.common import App, LogFormatOpt, OldLogFormatOpt, WideOpt, log_format
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,7 +48,8 @@ def formats_cmd(
         str | None, typer.Option("--lines", help=f"Lines A-B to show (default: the first {DEFAULT_LINES}).")
     ] = None,
     formats: FormatsFileOpt = None,
-    fmt: Annotated[str | None, typer.Option("--format", help="Read with this format alone, as collect does.")] = None,
+    fmt: LogFormatOpt = None,
+    old_fmt: OldLogFormatOpt = None,
     year: Annotated[int | None, typer.Option(min=1, max=9999, help="The year of glog/absl timestamps.")] = None,
     wide: WideOpt = False,
 ) -> None:
@@ -75,7 +76,7 @@ def formats_cmd(
         return
     console = Console()
     for path in files or []:
-        shown = explain_file(path, window, only=fmt, formats=declared, year=year)
+        shown = explain_file(path, window, only=log_format(fmt, old_fmt), formats=declared, year=year)
         print_explanation(console, shown)
 
 
@@ -97,7 +98,7 @@ def print_formats(rows: list[FormatInfo], wide: bool = False) -> None:
     out_console().print(
         Text(
             "Sniffing puts the format matching most of a file's first lines first; every format still reads "
-            "the lines it recognises (mixed files). --format NAME reads with that format alone. Declared "
+            "the lines it recognises (mixed files). --log-format NAME reads with that format alone. Declared "
             "formats (--formats FILE.toml) run first. `tierscope formats --try FILE` shows how a file is read."
         )
     )

@@ -198,7 +198,7 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
         console = Console(file=console.file, width=max(needed, console.width), force_terminal=console.is_terminal)
     console.print(table)
     for note in grid.notes:
-        console.print(Text(note), soft_wrap=True)
+        console.print(Text(note))  # wrapped at words to the terminal
     if hidden:
         err_console().print(
             Text(f"note: left out to fit {console.width} columns: {', '.join(hidden)}; --wide shows every column"),
