@@ -173,7 +173,7 @@ FormatOpt = Annotated[
     typer.Option(
         "--format",
         "-f",
-        help="table for the terminal; json for a program; csv for a spreadsheet; markdown for a PR or a notebook.",
+        help="A table for the terminal, JSON for a program, CSV for a spreadsheet, Markdown for a PR or a notebook.",
     ),
 ]
 
