@@ -23,6 +23,7 @@ import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures, interval_figures
 from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
@@ -85,6 +86,37 @@ def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
     )
 
 
+class SelectionError(AnalysisError, ValueError):
+    """``runs`` or ``tiers`` of :class:`AnalysisOptions` select no run, or name one the dataset lacks."""
+
+
+def _run_filter(run_ids: tuple[str, ...]) -> pl.Expr | None:
+    return pl.col("run_id").is_in(list(run_ids)) if run_ids else None
+
+
+def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) -> pl.DataFrame:
+    """The rows of the run index ``runs`` that ``options.runs`` and ``options.tiers`` select.
+    Raises :class:`SelectionError` for a run id the dataset lacks or a tier no selected run has."""
+    missing = [r for r in options.runs if r not in set(runs["run_id"])]
+    if missing:
+        # Only on this error path: the run ids of the whole dataset, to say which exist.
+        known = sorted(set(dataset.read("runs", columns=["run_id"])["run_id"]))
+        raise SelectionError(
+            f"no run {', '.join(map(repr, missing))} in {dataset.root} (--runs); its runs: {', '.join(known) or 'none'}"
+        )
+    if not options.tiers:
+        return runs
+    wanted = [t.upper() for t in options.tiers]
+    chosen = runs.filter(pl.col("tier").str.to_uppercase().is_in(wanted))
+    if chosen.height == 0:
+        tiers = sorted(set(runs["tier"].drop_nulls()))
+        raise SelectionError(
+            f"no run of tier {', '.join(options.tiers)} (--tier) among {runs.height} runs; their tiers: "
+            f"{', '.join(tiers) or 'none'}"
+        )
+    return chosen
+
+
 def _target(options: AnalysisOptions, last_step: int | None) -> int | None:
     if options.steps == "longest":
         return last_step or DEFAULT_TARGET_STEPS
@@ -95,18 +127,29 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
     """Analyse ``dataset``: every table opened once, the steps a batch of runs at a time.
 
     Raises :class:`tierscope.dataset.errors.DatasetCorruptError` if a data file is unreadable,
-    :class:`tierscope.analysis.summary.BaselineError` for a bad ``options.baseline``.
+    :class:`tierscope.analysis.summary.BaselineError` for a bad ``options.baseline``,
+    :class:`SelectionError` when ``options.runs`` or ``options.tiers`` select no run.
     """
     options = options or AnalysisOptions()
-    facts = dataset.read("runs")
-    events = dataset.read("events", columns=EVENT_COLUMNS)
-    rejects = dataset.scan("rejects").select(pl.len()).collect().item()
+    # --runs is pushed into every scan (hive partitions by run id: unselected runs are not read);
+    # --tier needs the run index first (a run's tier is in its facts, events or records).
+    picked = _run_filter(options.runs)
+    facts = dataset.read("runs", where=picked)
+    events = dataset.read("events", where=picked, columns=EVENT_COLUMNS)
     steps = dataset.scan("steps")
+    steps = steps if picked is None else steps.filter(picked)
     overview = step_overview(steps)
     seen = pl.concat(
         [overview.select("run_id", "tiers").explode("tiers").rename({"tiers": "tier"}), events.select("run_id", "tier")]
     )
-    runs = run_index(facts, seen)
+    runs = _selected(run_index(facts, seen), options, dataset)
+    if options.tiers:
+        chosen = _run_filter(tuple(runs["run_id"]))
+        facts, events, overview = facts.filter(chosen), events.filter(chosen), overview.filter(chosen)
+        steps = steps.filter(chosen)
+        picked = chosen
+    rejected = dataset.scan("rejects")
+    rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
     costs = tier_costs(runs, options.price_day(), options.region)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     figures = interval_figures(

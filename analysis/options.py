@@ -25,6 +25,8 @@ class AnalysisOptions:
     (:mod:`tierscope.analysis.bootstrap`). ``charts``: also bucket the throughput series a
     report draws (:mod:`tierscope.analysis.series`), while the intervals are at hand.
     ``fits``: also fit Amdahl and the USL (:func:`tierscope.analysis.forecast.fit`; imports scipy).
+    ``runs`` and ``tiers``: analyse only these run ids, only runs of these scale tiers (compared
+    case-insensitively); empty: every run. Both given: the runs of those tiers among those ids.
     """
 
     baseline: str | None = None
@@ -34,6 +36,8 @@ class AnalysisOptions:
     seed: int = BOOTSTRAP_SEED
     charts: bool = False
     fits: bool = False
+    runs: tuple[str, ...] = ()
+    tiers: tuple[str, ...] = ()
 
     def price_day(self) -> date:
         """``price_date``, or today (UTC) when it is not given."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -15,23 +16,52 @@ from tierscope.dataset.store import Dataset
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def demo_table() -> dict[str, list[str]]:
+def demo_table() -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """The README's demo table: its header, its rows by run, and the lines after it."""
     section = README.split("## What the demo prints", 1)[1].split("\n## ", 1)[0]
-    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ") and "---" not in line]
-    return {cells[0].strip(): [c.strip() for c in cells] for cells in rows[1:]}
+    lines = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    after = section.split(lines[-1], 1)[1].strip().split("\n\n")[:2]
+    return rows[0], {cells[0]: cells for cells in rows[1:]}, after
 
 
-def test_the_demo_table_matches_the_summary(dataset_2016: Dataset) -> None:
-    table = demo_table()
+def test_the_demo_table_is_the_demos_output(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "demo"), "--lang", "en"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    printed = result.output.split("tierscope summary", 1)[1].splitlines()[1:]
+    header, rows, after = demo_table()
+    # the demo's table: columns two or more spaces apart, the header first, then a row per run
+    shown = [re.split(r"\s{2,}", line.strip()) for line in printed if line.strip()]
+    assert shown[0] == header
+    for cells in shown[1:5]:
+        assert rows[cells[0]] == cells, cells[0]
+    assert set(rows) == {c[0] for c in shown[1:5]}
+    for note in after:
+        assert note in result.output
+
+
+def test_the_demo_table_matches_the_analysis(dataset_2016: Dataset) -> None:
+    header, table, _ = demo_table()
     rows = {r["run_id"]: r for r in analyze(dataset_2016).summary.to_dicts()}
     assert set(table) == set(rows)
+    steady, speedup, per_unit = (header.index(h) for h in ("steady steps/s", "speedup", "steps/ML unit-h"))
     for run in ("local", "basic", "standard_1"):
-        _, _, steady, speedup, _units, per_unit = table[run]
-        assert steady == f"{rows[run]['steady_global_steps_per_s']:.3f}"
-        assert speedup == f"{rows[run]['speedup_vs_baseline']:.2f}"
+        assert table[run][steady] == f"{rows[run]['steady_global_steps_per_s']:.3f}"
+        assert table[run][speedup] == f"{rows[run]['speedup_vs_baseline']:.2f}"
         expected = rows[run]["steps_per_ml_unit_hour"]
-        assert per_unit == ("–" if expected is None else f"{expected:,.1f}")
-    assert rows["premium_1"]["failure_reason"] in table["premium_1"][2]
+        assert table[run][per_unit] == ("-" if expected is None else f"{expected:,.1f}")
+    assert rows["premium_1"]["failure_reason"] in README
+
+
+def test_the_paths_the_readme_and_the_manifest_name_exist() -> None:
+    root = ROOT
+    manifest = root / "src/tierscope/data/cloudml-tiers-2016/runs.toml"
+    assert "src/tierscope/data/cloudml-tiers-2016/runs.toml" in README  # was tierscope/data/..., not a path
+    named = re.findall(r"\((analysis/[\w/]+\.csv)\)", manifest.read_text())
+    assert named == ["analysis/data/ml_units.csv"]  # was analysis/prices.csv, which never existed
+    assert all((root / path).is_file() for path in named)
 
 
 def usage_commands() -> list[list[str]]:

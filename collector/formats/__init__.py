@@ -179,7 +179,8 @@ def get_format(name: str, extra: Sequence[LineFormat] = ()) -> LineFormat:
     except KeyError:
         if name in file_formats():
             raise UnknownFormatError(
-                f"{name!r} is a whole-file format: it reads a file, not lines (collect the file with --format {name})"
+                f"{name!r} is a whole-file format: it reads a file, not lines "
+                f"(collect the file with --log-format {name})"
             ) from None
         raise _unknown(name, extra) from None
 

@@ -94,7 +94,7 @@ class RunStatus(AlwaysTried):
     example: ClassVar[str] = "The replica master 0 exited with a non-zero status of 1. Termination reason: Error."
     meaning: ClassVar[str] = (
         "no step: the run failed (exit status, job state, divergence, OOM, quota, preemption with no step after) "
-        "or finished (completed successfully, exit code 0); tried after every format (also with --format)"
+        "or finished (completed successfully, exit code 0); tried after every format (also with --log-format)"
     )
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:

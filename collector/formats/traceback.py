@@ -27,7 +27,7 @@ class PythonTraceback(AlwaysTried):
     example: ClassVar[str] = "Traceback (most recent call last):"
     meaning: ClassVar[str] = (
         "no step: after a step record, the run failed with the exception line as reason; "
-        "tried after every format (also with --format)"
+        "tried after every format (also with --log-format)"
     )
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:

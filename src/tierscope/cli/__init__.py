@@ -19,7 +19,7 @@ app = App(
     name="tierscope",
     help="Measure how much faster training gets on a bigger scale tier, and whether it is worth the money.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 

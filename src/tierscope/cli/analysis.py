@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import json
-from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,27 +13,26 @@ from tierscope.cli.common import (
     App,
     BaselineOpt,
     DatasetOpt,
+    FormatChoice,
+    FormatOpt,
+    JsonOpt,
     PriceDateOpt,
     RegionOpt,
+    RunsOpt,
+    TierSelectOpt,
+    WideOpt,
     err_console,
     open_dataset,
-    out_console,
+    output_format,
     summary_options,
 )
+from tierscope.errors import TierscopeError
 
 if TYPE_CHECKING:
     import polars as pl
 
-
-def _default(value: object) -> str:
-    if isinstance(value, date | datetime):
-        return value.isoformat()
-    raise TypeError(type(value).__name__)
-
-
-def to_json(frame: pl.DataFrame) -> str:
-    """The summary as a JSON array, one object per run (dates as ISO strings)."""
-    return json.dumps(frame.to_dicts(), indent=2, default=_default)
+    from tierscope.analysis.analyze import Analysis
+    from tierscope.analysis.options import AnalysisOptions
 
 
 def deadline_hours(text: str) -> float:
@@ -54,89 +51,129 @@ def deadline_hours(text: str) -> float:
     return hours
 
 
-def predict_cmd(
-    dataset: DatasetOpt = Path("dataset"),
-    tasks: Annotated[int, typer.Option("--tasks", min=1, help="Training tasks to predict for (PREMIUM_1: 20).")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object: fits and predictions.")] = False,
-    price_date: PriceDateOpt = None,
-    region: RegionOpt = "us",
-) -> None:
-    """Fit Amdahl's law and the USL to the measured runs and predict steady global steps/s at --tasks."""
-    from rich.table import Table
-
-    from tierscope.analysis.forecast import predict
-    from tierscope.cli.output import cell
-
-    ds = open_dataset(dataset)
+def _analysis(dataset: Path, options: AnalysisOptions) -> Analysis:
     from tierscope.analysis import analyze
 
-    fitted, predicted = predict(analyze(ds, summary_options(None, price_date, region)), tasks)
-    if as_json:
-        doc = {
-            "points": fitted.points.to_dicts(),
-            "fits": fitted.table.to_dicts(),
-            "predictions": predicted.to_dicts(),
-        }
-        print(json.dumps(doc, indent=2, default=_default))
-        return
-    table = Table(
-        "model",
-        "parameter",
-        "estimate",
-        "95 % interval",
-        "status",
-        title="scaling fits (steady global steps/s vs training tasks)",
-    )
+    return analyze(open_dataset(dataset), options)
+
+
+def predict_cmd(
+    dataset: DatasetOpt = Path("dataset"),
+    tasks: Annotated[
+        int, typer.Option("--tasks", min=1, help="The number of training tasks to predict for (PREMIUM_1 has 20).")
+    ] = 20,
+    fmt: FormatOpt = FormatChoice.table,
+    as_json: JsonOpt = False,
+    runs: RunsOpt = None,
+    tier: TierSelectOpt = None,
+    wide: WideOpt = False,
+) -> None:
+    """Fit Amdahl's law and the USL to the measured runs and predict the steady global steps/s at --tasks.
+
+    JSON gives the points fitted, the fits and the predictions; CSV and the table give the fits'
+    parameters and each model's prediction as rows.
+    """
+    from tierscope.analysis.forecast import predict
+    from tierscope.cli import numbers as n
+    from tierscope.cli.tables import Column, Grid, emit
+
+    fmt = output_format(fmt, as_json)
+    fitted, predicted = predict(_analysis(dataset, summary_options(None, None, "us", runs=runs, tiers=tier)), tasks)
+    grid = Grid(
+        [Column("model", "label"), Column("parameter", "label"), Column("estimate"), Column("95 % interval"),
+         Column("status", "label")],
+        title="scaling fits (steady global steps/s against training tasks)",
+    )  # fmt: skip
+    records = []
     for r in fitted.table.iter_rows(named=True):
-        interval = f"{cell(r['ci_low'], 4)} - {cell(r['ci_high'], 4)}" if r["ci_low"] is not None else "-"
-        table.add_row(r["model"], r["parameter"], cell(r["estimate"], 4), interval, r["status"])
-    console = out_console()
-    console.print(table)
+        grid.add(r["model"], r["parameter"], n.fixed(r["estimate"], 4), _interval(r, 4), r["status"])
+        records.append({k: r[k] for k in ("model", "parameter", "estimate", "ci_low", "ci_high", "status", "message")})
     for r in predicted.iter_rows(named=True):
+        name = f"steps/s at {n.plural(tasks, 'task')}"
+        records.append({"model": r["model"], "parameter": name, "estimate": r["global_steps_per_s"],
+                        "ci_low": r["ci_low"], "ci_high": r["ci_high"], "status": r["status"],
+                        "message": r["message"]})  # fmt: skip
         if r["global_steps_per_s"] is None:
-            console.print(f"{r['model']}: {r['message']}")
+            grid.notes.append(f"{r['model']}: {r['message']}")
         else:
-            console.print(
-                f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {tasks} tasks "
-                f"(95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}); {r['message']}"
+            grid.add(r["model"], name, n.fixed(r["global_steps_per_s"], 2), _interval(r, 2), r["status"])
+            grid.notes.append(
+                f"{r['model']}: {n.fixed(r['global_steps_per_s'], 2)} global steps/s at {n.plural(tasks, 'task')} "
+                f"(95 % interval {_interval(r, 2)}); {r['message']}"
             )
+    doc = {"points": fitted.points.to_dicts(), "fits": fitted.table.to_dicts(), "predictions": predicted.to_dicts()}
+    emit(fmt, grid, records, doc, wide)
+
+
+def _interval(row: dict, digits: int) -> str:
+    from tierscope.cli import numbers as n
+
+    if row["ci_low"] is None or row["ci_high"] is None:
+        return n.MISSING
+    return f"{n.fixed(row['ci_low'], digits)} - {n.fixed(row['ci_high'], digits)}"
+
+
+def _check_priceable(analysis: Analysis) -> None:
+    """Raise when every run with a steady rate ran on own hardware: no price date prices those."""
+    import polars as pl
+
+    from tierscope.contract import LOCAL_TIER_PATTERN
+
+    measured = analysis.summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
+    local = measured.filter(pl.col("tier").is_null() | pl.col("tier").str.contains(LOCAL_TIER_PATTERN))
+    if measured.height and local.height == measured.height:
+        raise TierscopeError(
+            f"every measured run ({', '.join(local['run_id'])}) ran locally, and local runs are never priced "
+            "(own hardware has no ML units): no --price-date can price them; collect a cloud run's step "
+            "logs to plan with, or use `tierscope predict` for throughput alone"
+        )
 
 
 def recommend_cmd(
-    steps: Annotated[int, typer.Option("--steps", min=1, help="Global steps the job must reach.")],
+    steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.")],
     dataset: DatasetOpt = Path("dataset"),
-    deadline: Annotated[str | None, typer.Option("--deadline", help="Time limit: 2h, 90m, 3600s, 1.5d.")] = None,
-    budget: Annotated[float | None, typer.Option("--budget", min=0, help="Price limit in USD.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object: choice, reason, candidates.")] = False,
+    deadline: Annotated[
+        str | None, typer.Option("--deadline", help="The time limit, e.g. 2h, 90m, 3600s or 1.5d.")
+    ] = None,
+    budget: Annotated[float | None, typer.Option("--budget", min=0, help="The price limit in USD.")] = None,
+    fmt: FormatOpt = FormatChoice.table,
+    as_json: JsonOpt = False,
     price_date: PriceDateOpt = None,
     region: RegionOpt = "us",
+    runs: RunsOpt = None,
+    tier: TierSelectOpt = None,
+    wide: WideOpt = False,
 ) -> None:
-    """The cheapest tier meeting --deadline, or the fastest within --budget, from measured and predicted tiers."""
+    """Pick the cheapest tier that meets --deadline, or the fastest within --budget, among the measured runs
+    and the tiers predicted from them.
+
+    Every candidate is priced on --price-date (default: today). JSON gives the choice, the reason
+    and every candidate; CSV the candidates.
+    """
     if (deadline is None) == (budget is None):
         raise typer.BadParameter("give exactly one of --deadline or --budget", param_hint="--deadline/--budget")
     hours = deadline_hours(deadline) if deadline is not None else None
-    from rich.table import Table
-
+    fmt = output_format(fmt, as_json)
     from tierscope.analysis.forecast import recommend
-    from tierscope.cli.output import cell
+    from tierscope.cli import numbers as n
+    from tierscope.cli.tables import Column, Grid, emit
 
-    ds = open_dataset(dataset)
-    from tierscope.analysis import analyze
-
-    result = recommend(analyze(ds, summary_options(None, price_date, region)), steps, hours, budget)
-    if as_json:
-        doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}
-        print(json.dumps(doc, indent=2, default=_default))
-        return
-    table = Table("candidate", "basis", "tasks", "steps/s", "hours", "USD", "meets", title=f"to reach {steps:,} steps")
+    analysis = _analysis(dataset, summary_options(None, price_date, region, runs=runs, tiers=tier))
+    _check_priceable(analysis)
+    result = recommend(analysis, steps, hours, budget)
+    grid = Grid(
+        [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("steps/s"),
+         Column("hours"), Column(f"USD {region}"), Column("meets", "label")],
+        title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
+        notes=[result.reason],
+    )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
-        table.add_row(
-            r["candidate"], r["basis"], cell(r["tasks"]), cell(r["global_steps_per_s"], 2),
-            cell(r["hours"], 2), cell(r["usd"], 2), "yes" if r["meets"] else "no",
+        grid.add(
+            r["candidate"], r["basis"], n.count(r["tasks"]), n.fixed(r["global_steps_per_s"], 2),
+            n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no",
         )  # fmt: skip
-    console = out_console()
-    console.print(table)
-    console.print(result.reason)
+    candidates = result.candidates.to_dicts()
+    emit(fmt, grid, candidates, {"choice": result.choice, "reason": result.reason, "candidates": candidates}, wide)
 
 
 def warn_unpriced(frame: pl.DataFrame) -> None:
@@ -163,24 +200,31 @@ def warn_unpriced(frame: pl.DataFrame) -> None:
 
 def summary_cmd(
     dataset: DatasetOpt = Path("dataset"),
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array, one object per run.")] = False,
+    fmt: FormatOpt = FormatChoice.table,
+    as_json: JsonOpt = False,
     baseline: BaselineOpt = None,
     price_date: PriceDateOpt = None,
     region: RegionOpt = "us",
     steps: Annotated[
-        int | None, typer.Option("--steps", min=1, help="Target global steps for the time/price columns.")
+        int | None,
+        typer.Option("--steps", min=1, help="A target of global steps: adds the hours and USD to reach it."),
     ] = None,
+    runs: RunsOpt = None,
+    tier: TierSelectOpt = None,
+    wide: WideOpt = False,
 ) -> None:
-    """Per run: status, steady-state and mean global steps/s, ML units, cost and speedup."""
-    from tierscope.analysis import analyze
-    from tierscope.cli.output import print_summary
+    """Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.
 
-    frame = analyze(open_dataset(dataset), summary_options(baseline, price_date, region, steps)).summary
+    Each run is priced on its own date (the manifest's), else on --price-date. JSON and CSV give
+    every column of the summary, values unrounded.
+    """
+    from tierscope.cli.output import summary_grid
+    from tierscope.cli.tables import emit
+
+    fmt = output_format(fmt, as_json)
+    frame = _analysis(dataset, summary_options(baseline, price_date, region, steps, runs, tier)).summary
     warn_unpriced(frame)
-    if as_json:
-        print(to_json(frame))
-    else:
-        print_summary(frame)
+    emit(fmt, summary_grid(frame, region), frame.to_dicts(), wide=wide)
 
 
 def register(app: App) -> None:

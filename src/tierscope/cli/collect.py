@@ -14,12 +14,22 @@ from tierscope.cli.common import (
     EXIT_ERROR,
     App,
     DatasetOpt,
+    FormatChoice,
+    FormatOpt,
+    JsonOpt,
     LockTimeoutOpt,
+    LogFormatOpt,
     NewDatasetOpt,
+    OldLogFormatOpt,
     QuietOpt,
+    RunsOpt,
+    WideOpt,
     err_console,
+    log_format,
     open_dataset,
+    output_format,
     print_error,
+    run_list,
 )
 
 if TYPE_CHECKING:
@@ -46,13 +56,8 @@ def collect_files_cmd(
     ] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
     manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help="Skip sniffing: read with this format alone (`tierscope formats` lists them, declared ones too).",
-        ),
-    ] = None,
+    fmt: LogFormatOpt = None,
+    old_fmt: OldLogFormatOpt = None,
     formats: Annotated[
         list[Path] | None,
         typer.Option("--formats", help="A TOML file of formats you declare (see README, 'My log is not read')."),
@@ -72,6 +77,7 @@ def collect_files_cmd(
     batch_bytes: Annotated[
         int | None, typer.Option(hidden=True, help="Bytes read per batch (default: the collector's).")
     ] = None,
+    wide: WideOpt = False,
 ) -> None:
     """Read what is new in step logs (files, run directories) and append it to the dataset.
 
@@ -87,7 +93,7 @@ def collect_files_cmd(
 
     runs = load_manifest(manifest) if manifest else []
     if paths:
-        runs += runs_from_paths(paths, run_id, tier, fmt)
+        runs += runs_from_paths(paths, run_id, checked_tier(tier), log_format(fmt, old_fmt))
     if formats:
         from dataclasses import replace
 
@@ -108,7 +114,7 @@ def collect_files_cmd(
         )
     finally:
         print_notices(ds)
-    print_counts(result, quiet)
+    print_counts(result, quiet, wide)
     if result.errors:
         # A file that failed does not stop the others: each gets its line, the last one the exit code.
         for error in result.errors[:-1]:
@@ -168,6 +174,7 @@ def collect_cloud_cmd(
         start = datetime.now(UTC) - _parsed(parse_duration, last, "--last")
     end = _parsed(parse_when, until, "--until") if until else None
     overlap_td = _parsed(parse_duration, overlap, "--overlap")
+    tier = checked_tier(tier)  # its warning before the progress bar starts
     progress = None if quiet else cloud_progress()
     runs = load_manifest(manifest) if manifest else []
     ds = Dataset(dataset)
@@ -206,6 +213,35 @@ def collect_cloud_cmd(
         Console().print(backoff_note(result.stats), highlight=False)
 
 
+def checked_tier(tier: str | None) -> str | None:
+    """``--tier`` as the tier table spells it (``standard_1`` is ``STANDARD_1``). A tier the table
+    does not know is kept as given, with a warning naming the known ones and the table's file;
+    CUSTOM (no replicas on the command line) with a warning saying what cannot be priced."""
+    from rich.text import Text
+
+    from tierscope import tiertable
+    from tierscope.contract import is_local_tier
+
+    if tier is None or is_local_tier(tier):
+        return tier
+    known = list(tiertable.by_tier(tiertable.load()))
+    upper = tier.upper()
+    if upper == "CUSTOM":
+        warning = (
+            "CUSTOM without a topology: its ML units and price cannot be computed (they are the sum over "
+            "its replicas' machine types); give machine_types, workers and ps in a manifest (runs.toml)"
+        )
+    elif upper in known:
+        return upper
+    else:
+        warning = (
+            f"{tier!r} is not a tier of {tiertable.TIERS_CSV} ({', '.join(known)}, or CUSTOM): its runs are "
+            "stored under that name but get no ML units, price or topology"
+        )
+    err_console().print(Text(f"warning: --tier {warning}"), soft_wrap=True)
+    return upper if upper == "CUSTOM" else tier
+
+
 def _parsed(parse: Callable[[str], T], text: str, option: str) -> T:
     """``parse(text)``, its ValueError a usage error naming ``option`` (exit 2)."""
     try:
@@ -239,17 +275,35 @@ def cloud_progress() -> Progress:
 
 def rejects_cmd(
     dataset: DatasetOpt = Path("dataset"),
-    run_id: Annotated[str | None, typer.Option(help="Only this run.")] = None,
-    limit: Annotated[int, typer.Option(min=0, help="Show at most this many.")] = 50,
+    runs: RunsOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", hidden=True, help="The former --runs of one run.")] = None,
+    limit: Annotated[int, typer.Option(min=0, help="Show at most this many lines (CSV and JSON: all).")] = 50,
+    fmt: FormatOpt = FormatChoice.table,
+    as_json: JsonOpt = False,
+    wide: WideOpt = False,
 ) -> None:
-    """List the lines kept aside as rejects: file, line number, reason and the raw text."""
-    frame = open_dataset(dataset).read("rejects", run_id)
-    frame = frame.sort("run_id", "source", "source_offset")
-    # One compiler-style line per reject (file:line: reason), so editors and grep can jump to it.
+    """List the lines kept aside as rejects: the file, the line number, the run, the reason and the raw text."""
+    from tierscope.cli import numbers as n
+    from tierscope.cli.output import shown_path
+    from tierscope.cli.tables import Column, Grid, emit
+
+    fmt = output_format(fmt, as_json)
+    chosen = list(run_list(runs)) + ([run_id] if run_id else [])
+    import polars as pl
+
+    where = pl.col("run_id").is_in(chosen) if chosen else None
+    frame = open_dataset(dataset).read("rejects", where=where).sort("run_id", "source", "source_offset")
+    grid = Grid(
+        [Column("file:line", "name"), Column("run", "name"), Column("reason", "text"),
+         Column("raw text", "text", wide=True)],
+    )  # fmt: skip
     for row in frame.head(limit).iter_rows(named=True):
-        print(f"{row['source']}:{row['source_offset']}: [{row['run_id']}] {row['reason']}\n    {row['raw'][:200]!r}")
-    shown = f" (first {limit} shown; --limit to see more)" if frame.height > limit else ""
-    print(f"{frame.height} rejected lines{shown}")
+        # file:line, as compilers print it: editors and grep jump to it
+        grid.add(f"{shown_path(row['source'], wide)}:{row['source_offset']}", row["run_id"], row["reason"],
+                 repr(row["raw"][:200]))  # fmt: skip
+    shown = f" (the first {n.count(limit)} shown; --limit to see more)" if frame.height > limit else ""
+    grid.notes.append(f"{n.plural(frame.height, 'rejected line')}{shown}")
+    emit(fmt, grid, frame.to_dicts(), wide=wide)
 
 
 def doctor_cmd(

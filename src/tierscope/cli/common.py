@@ -12,6 +12,7 @@ import functools
 import sys
 from collections.abc import Callable
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -41,10 +42,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def out_console() -> Console:
-    """A console for stdout; cron and pipes have no terminal width, so tables get a wide one."""
+    """A console for stdout as wide as the terminal, or ``COLUMNS``; cron and pipes have no
+    terminal width, so their tables get a wide one (200)."""
+    import os
+
     from rich.console import Console
 
-    return Console(width=None if sys.stdout.isatty() else 200)
+    given = os.environ.get("COLUMNS", "")
+    return Console(width=None if sys.stdout.isatty() or given.isdigit() else 200)
 
 
 def err_console() -> Console:
@@ -114,9 +119,12 @@ class App(typer.Typer):
 
 # The options several commands share. The dataset's help differs: a collect creates it, every
 # other command needs one that exists (and creates nothing).
-NewDatasetOpt = Annotated[Path, typer.Option("--dataset", "-d", help="Dataset directory (created if missing).")]
+NewDatasetOpt = Annotated[
+    Path, typer.Option("--dataset", "-d", help="The dataset directory to add to; it is created if missing.")
+]
 DatasetOpt = Annotated[
-    Path, typer.Option("--dataset", "-d", help="Dataset directory, as written by `tierscope collect`.")
+    Path,
+    typer.Option("--dataset", "-d", help="The dataset directory written by `tierscope collect`; it must exist."),
 ]
 LockTimeoutOpt = Annotated[
     float,
@@ -134,6 +142,49 @@ PriceDateOpt = Annotated[
 ]
 
 
+def run_list(text: str | None) -> tuple[str, ...]:
+    """``--runs a,b``: the run ids, blanks dropped."""
+    return tuple(r.strip() for r in (text or "").split(",") if r.strip())
+
+
+RunsOpt = Annotated[
+    str | None,
+    typer.Option("--runs", help="Only these runs: run ids separated by commas, e.g. --runs basic,standard_1."),
+]
+TierSelectOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tier", help="Only the runs of this scale tier (any case; repeat for several tiers)."),
+]
+WideOpt = Annotated[bool, typer.Option("--wide", "-w", help="Show every column in full, however wide the terminal is.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="The same as --format json.")]
+
+
+class FormatChoice(StrEnum):
+    """``--format`` of the commands that print a result (written by :func:`tierscope.cli.tables.emit`)."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+FormatOpt = Annotated[
+    FormatChoice,
+    typer.Option(
+        "--format",
+        "-f",
+        help="A table for the terminal, JSON for a program, CSV for a spreadsheet, Markdown for a PR or a notebook.",
+    ),
+]
+
+
+def output_format(fmt: FormatChoice, as_json: bool) -> FormatChoice:
+    """``--format``, with ``--json`` meaning ``--format json``; both, disagreeing, is a usage error."""
+    if as_json and fmt not in (FormatChoice.table, FormatChoice.json):
+        raise typer.BadParameter(f"--json and --format {fmt.value} disagree; give one", param_hint="--format")
+    return FormatChoice.json if as_json else fmt
+
+
 def _known_region(region: str) -> str:
     """``region`` if the price table has rows for it; a usage error otherwise (an unknown one priced nothing)."""
     from tierscope.analysis.cost import load_prices
@@ -148,13 +199,24 @@ RegionOpt = Annotated[str, typer.Option("--region", callback=_known_region, help
 
 
 def summary_options(
-    baseline: str | None, price_date: datetime | None, region: str, steps: int | None = None
+    baseline: str | None,
+    price_date: datetime | None,
+    region: str,
+    steps: int | None = None,
+    runs: str | None = None,
+    tiers: list[str] | None = None,
 ) -> AnalysisOptions:
-    """The analysis options of ``--baseline``, ``--price-date``, ``--region`` and ``--steps``."""
+    """The analysis options of ``--baseline``, ``--price-date``, ``--region``, ``--steps``,
+    ``--runs`` and ``--tier``."""
     from tierscope.analysis.options import AnalysisOptions
 
     return AnalysisOptions(
-        baseline=baseline, price_date=price_date.date() if price_date else None, region=region, steps=steps
+        baseline=baseline,
+        price_date=price_date.date() if price_date else None,
+        region=region,
+        steps=steps,
+        runs=run_list(runs),
+        tiers=tuple(tiers or ()),
     )
 
 
@@ -168,3 +230,49 @@ def open_dataset(path: Path) -> Dataset:
     if not dataset.exists():
         raise DatasetError(f"{path} holds no tierscope dataset; run `tierscope collect files` first")
     return dataset
+
+
+LogFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--log-format",
+        help="Read with this log format alone, without sniffing (`tierscope formats` lists them, declared ones too).",
+    ),
+]
+#: ``--format`` named the log format here before it named the output's (``--format csv``) elsewhere.
+OldLogFormatOpt = Annotated[
+    str | None, typer.Option("--format", hidden=True, help="Deprecated: the same as --log-format.")
+]
+
+
+def log_format(new: str | None, old: str | None) -> str | None:
+    """``--log-format``, or the deprecated ``--format NAME`` of collect and formats, with a note on stderr."""
+    if old is None:
+        return new
+    from rich.text import Text
+
+    err_console().print(
+        Text(
+            f"note: --format {old} is now --log-format {old} (--format chooses the output, e.g. csv, "
+            "in the commands that print results); the old name goes in the next release"
+        ),
+        soft_wrap=True,
+    )
+    return old
+
+
+def check_out_dir(path: Path, option: str) -> None:
+    """A usage error (exit 2) when ``path``, a directory to write into, is a file."""
+    if path.exists() and not path.is_dir():
+        raise typer.BadParameter(f"{path} is a file; give a directory to write into", param_hint=option)
+
+
+#: The report's languages, :data:`tierscope.reports.i18n.LANGS`: spelled out so ``--help`` need
+#: not import the reports (tests/test_cli_startup.py checks they agree).
+LANGS = ("en", "ja")
+
+
+def check_lang(lang: str | None) -> None:
+    """A usage error (exit 2) for a report language tierscope has no words for."""
+    if lang is not None and lang not in LANGS:
+        raise typer.BadParameter(f"{lang!r} is not a report language; choose {' or '.join(LANGS)}", param_hint="--lang")

@@ -7,26 +7,31 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App
+from tierscope.cli.common import LANGS, App, WideOpt, check_lang, check_out_dir
 
 
 def demo_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the dataset and report.html.")] = Path(
         "tierscope-demo"
     ),
-    lang: Annotated[str | None, typer.Option(help="Report language: en or ja (default: locale).")] = None,
+    lang: Annotated[
+        str | None, typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).")
+    ] = None,
+    wide: WideOpt = False,
 ) -> None:
     """Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its summary, write a report.
 
     The whole tool on real data, with no input of yours: the dataset goes to OUT/dataset and
     the report to OUT/report.html. Running it again adds nothing and rewrites the report.
     """
+    check_lang(lang)  # before anything is collected
+    check_out_dir(out, "--out")
     from tierscope.cli.output import print_counts, print_summary
     from tierscope.demo import run_demo
 
     result = run_demo(out, lang)
-    print_counts(result.collected, quiet=False)
-    print_summary(result.summary)
+    print_counts(result.collected, quiet=False, wide=wide)
+    print_summary(result.summary, wide=wide)
     print(f"dataset: {result.dataset.root}\nreport:  {result.report}")
 
 

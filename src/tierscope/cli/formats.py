@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tierscope.cli.common import App
+from tierscope.cli.common import App, LogFormatOpt, OldLogFormatOpt, WideOpt, log_format
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,8 +48,10 @@ def formats_cmd(
         str | None, typer.Option("--lines", help=f"Lines A-B to show (default: the first {DEFAULT_LINES}).")
     ] = None,
     formats: FormatsFileOpt = None,
-    fmt: Annotated[str | None, typer.Option("--format", help="Read with this format alone, as collect does.")] = None,
-    year: Annotated[int | None, typer.Option(min=1, max=9999, help="Year of glog/absl timestamps.")] = None,
+    fmt: LogFormatOpt = None,
+    old_fmt: OldLogFormatOpt = None,
+    year: Annotated[int | None, typer.Option(min=1, max=9999, help="The year of glog/absl timestamps.")] = None,
+    wide: WideOpt = False,
 ) -> None:
     """List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.
 
@@ -70,31 +72,35 @@ def formats_cmd(
 
     declared = load_format_files(formats or [])
     if not try_:
-        print_formats(describe_formats(declared))
+        print_formats(describe_formats(declared), wide)
         return
     console = Console()
     for path in files or []:
-        shown = explain_file(path, window, only=fmt, formats=declared, year=year)
+        shown = explain_file(path, window, only=log_format(fmt, old_fmt), formats=declared, year=year)
         print_explanation(console, shown)
 
 
-def print_formats(rows: list[FormatInfo]) -> None:
+def print_formats(rows: list[FormatInfo], wide: bool = False) -> None:
     """The table of ``tierscope formats``: name, kind, example line, what step and seconds mean."""
-    from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table("name", "kind", "example", "step and seconds", show_lines=True)
-    for column in table.columns:
-        column.overflow = "fold"
+    from tierscope.cli.common import out_console
+    from tierscope.cli.tables import Column, Grid, print_table
+
+    grid = Grid(
+        [Column("name", "label"), Column("kind", "label"), Column("example", "text"),
+         Column("step and seconds", "text")],
+        spaced=True,
+    )  # fmt: skip
     for info in rows:
-        table.add_row(info.name, info.kind, Text(info.example), Text(info.meaning))
-    Console().print(table)
-    Console().print(
-        "Sniffing puts the format matching most of a file's first lines first; every format still reads "
-        "the lines it recognises (mixed files). --format NAME reads with that format alone. Declared "
-        "formats (--formats FILE.toml) run first. `tierscope formats --try FILE` shows how a file is read.",
-        highlight=False,
+        grid.add(info.name, info.kind, info.example, info.meaning)
+    print_table(grid, wide)
+    out_console().print(
+        Text(
+            "Sniffing puts the format matching most of a file's first lines first; every format still reads "
+            "the lines it recognises (mixed files). --log-format NAME reads with that format alone. Declared "
+            "formats (--formats FILE.toml) run first. `tierscope formats --try FILE` shows how a file is read."
+        )
     )
 
 

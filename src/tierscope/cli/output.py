@@ -1,5 +1,7 @@
 """Printers more than one command uses: a collect's counts and the summary table.
 
+Every figure goes through :mod:`tierscope.cli.numbers`; every table through :mod:`tierscope.cli.tables`.
+
 Imported by command bodies only (they need a result to print), so rich's tables load at run
 time, not for ``--help``.
 """
@@ -8,25 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
-from tierscope.cli.common import err_console, out_console
+from tierscope.cli import numbers as n
+from tierscope.cli.common import err_console
+from tierscope.cli.tables import Column, Grid, print_table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import polars as pl
 
     from tierscope.collector.collect import CollectResult
     from tierscope.dataset.store import Dataset
-
-
-def cell(value: object, digits: int = 3) -> str:
-    """A table cell: ``-`` for a missing value, floats with thousands separators and ``digits`` decimals."""
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:,.{digits}f}"
-    return str(value)
 
 
 def print_notices(ds: Dataset) -> None:
@@ -36,59 +32,173 @@ def print_notices(ds: Dataset) -> None:
         err_console().print(Text(f"note: {notice}"), soft_wrap=True)
 
 
-def print_counts(result: CollectResult, quiet: bool) -> None:
+def shown_path(source: str, wide: bool) -> str:
+    """A source as a collect table shows it: relative to the working directory when it lies
+    inside it; the full path only with ``--wide``."""
+    import os
+
+    if wide:
+        return source
+    try:
+        relative = os.path.relpath(source)
+    except ValueError:  # another drive (Windows)
+        return source
+    return source if relative.startswith("..") else relative
+
+
+def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
+    """A collect's counts per source (file) as a :class:`Grid`; ``format`` is the one sniffed from
+    the file's first lines (or given), which read it first."""
+    import os
+
+    shown = [shown_path(s.source, wide) for s in result.sources]
+    # The directory every source shares is said once, above the table; the cells keep what differs.
+    try:
+        common = "" if wide or not shown else os.path.commonpath([os.path.dirname(p) for p in shown])
+    except ValueError:  # absolute and relative paths mixed
+        common = ""
+    if common and all(p.startswith(common + os.sep) for p in shown):
+        shown = [p[len(common) + 1 :] for p in shown]
+    else:
+        common = ""
+    grid = Grid(
+        title=f"in {common}{os.sep}" if common else None,
+        columns=[
+            Column("source", "name"),
+            Column("run", "name"),
+            Column("format", "name", drop=1),
+            Column("lines"),
+            Column("stored"),
+            Column("events", drop=2),
+            Column("duplicates", drop=3),
+            Column("rejected"),
+            Column("skipped", drop=4),
+        ],
+    )
+    for s, path in zip(result.sources, shown, strict=True):
+        counts = (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped)
+        grid.add(path, s.run_id, s.format or n.MISSING, *(n.count(v) for v in counts))
+    return grid
+
+
+def closing_line(result: CollectResult) -> str:
+    """The line whose five figures add up to the lines read."""
+    rejected, total = result.total("rejects"), result.total
+    return (
+        f"read {n.plural(total('lines'), 'line')}: stored {n.plural(total('steps'), 'step record')} "
+        f"and {n.plural(total('events'), 'event')}, skipped {n.plural(total('duplicates'), 'duplicate')}, "
+        f"kept aside {n.plural(rejected, 'rejected line')}"
+        + (" (see `tierscope rejects`)" if rejected else "")
+        # The lines with no metric close the sum: every line read is one of the five.
+        + f", {n.plural(total('skipped'), 'line')} had no metric"
+    )
+
+
+def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None:
     """A collect's table of counts per source, its notes and warnings, and the closing line whose
     five figures add up to the lines read. Nothing when ``quiet``."""
     if quiet:
         return
-    # format: the one sniffed from the file's first lines (or given), which read it first.
-    table = Table("source", "run", "format", "lines", "stored", "events", "duplicates", "rejected", "skipped")
-    for s in result.sources:
-        counts = (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped)
-        table.add_row(s.source, s.run_id, s.format or "-", *(str(v) for v in counts))
-    out_console().print(table)
+    print_table(counts_grid(result, wide), wide)
     for s in result.sources:
         if s.notes:
             print(f"{s.source}: {'; '.join(s.notes)}")
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
-                    f"warning: {s.source}: none of its {s.lines} lines is a step record, a run event or a "
+                    f"warning: {s.source}: none of its {n.plural(s.lines, 'line')} is a step record, a run event or a "
                     f"broken record: is it a step log? `tierscope formats --try {s.source}` shows how each line "
                     "was read; a format of your own can read it (README: 'My log is not read')"
                     + (f" (read as {s.format})" if s.format else "")
                 ),
                 soft_wrap=True,
             )
-    rejected = result.total("rejects")
-    print(
-        f"read {result.total('lines')} lines: stored {result.total('steps')} step records and "
-        f"{result.total('events')} events, skipped {result.total('duplicates')} duplicates, "
-        f"kept aside {rejected} rejected lines"
-        + (" (see `tierscope rejects`)" if rejected else "")
-        # The lines with no metric close the sum: every line read is one of the five.
-        + f", {result.total('skipped')} lines had no metric",
-    )
+    print(closing_line(result))
 
 
-def print_summary(frame: pl.DataFrame) -> None:
-    """The summary frame (:func:`tierscope.analysis.summary.summary`) as a readable table on stdout."""
+def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
+    """What the ML units and prices of ``frame`` (the summary) rest on, one line each: the date
+    every run was priced on when they share one, and each tier priced differently at two dates."""
+    import polars as pl
+
+    priced = frame.filter(pl.col("ml_units_per_hour").is_not_null())
+    if priced.height == 0:
+        return []
+    notes = []
+    dates = sorted(set(priced["price_date"]))
+    if len(dates) == 1:
+        notes.append(f"ML units and prices from the price table on {dates[0]}, region {region}.")
+    for (tier,), rows in priced.group_by("tier", maintain_order=True):
+        pairs = sorted(set(zip(rows["price_date"], rows["ml_units_per_hour"], strict=True)))
+        if len({units for _, units in pairs}) > 1:
+            said = " and ".join(f"{n.units(units)} on {day}" for day, units in pairs)
+            notes.append(
+                f"{tier} costs {said} ML units/h: each run is priced on its own date "
+                "(the newest price table row on or before it)."
+            )
+    return notes
+
+
+def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
+    """The summary frame (:func:`tierscope.analysis.summary.summary`) as a :class:`Grid`.
+
+    The default columns answer the question (rate, speedup, ML units, price per step); ``--wide``
+    adds the intervals, efficiencies, modes and run facts. A failed run's reason is a line
+    under the table, whole. The price date is a column when runs were priced on different
+    dates, else a line under the table.
+    """
     baseline = frame["baseline_run_id"].drop_nulls().first()
     target = frame["target_steps"].drop_nulls().first() if "target_steps" in frame.columns else None
-    to_target = ["hours to N", "USD to N"] if target is not None else []
-    reach = f"; N = {target:,} steps" if target is not None else ""
-    table = Table(
-        "run", "tier", "status", "records", "tasks", "steady steps/s", "mean steps/s", "ML units/h",
-        "steps per ML unit-h", "speedup", *to_target, "failure",
-        title=f"tierscope summary (global steps/s; speedup against {cell(baseline)}{reach})",
-    )  # fmt: skip
+    several_dates = frame.filter(frame["ml_units_per_hour"].is_not_null())["price_date"].n_unique() > 1
+    reach = f"; N = {n.count(target)} steps" if target is not None else ""
+    columns = [
+        Column("run", "name"),
+        Column("tier", "label"),
+        Column("status", "label"),
+        Column("records", wide=True),
+        Column("tasks", drop=3),
+        Column("steady steps/s"),
+        Column("steady 95 % interval", wide=True),
+        Column("mean steps/s", drop=4),
+        Column("speedup"),
+        Column("speedup 95 % interval", wide=True),
+        Column("efficiency per task", wide=True),
+        Column("efficiency per ML unit", wide=True),
+        Column("ML units/h"),
+        Column(f"USD/h {region}", drop=2),
+        Column("steps/ML unit-h"),
+        Column(f"USD per 1,000 steps {region}", drop=1),
+        Column("hours to N"),
+        Column(f"USD to N {region}"),
+        Column("priced on", "label", wide=not several_dates),
+        Column("mode", "label", wide=True),
+        Column("ran on", "text", wide=True),
+        Column("note", "text", wide=True),
+    ]
+    grid = Grid(columns, title=f"tierscope summary (global steps/s; speedup against {baseline or n.MISSING}{reach})")
     for r in frame.iter_rows(named=True):
-        # --steps: the time and price to reach the target (README: "adds hours and USD")
-        target_cells = [cell(r["hours_to_target"], 2), cell(r["usd_to_target"], 2)] if to_target else []
-        table.add_row(
-            r["run_id"], cell(r["tier"]), r["status"], cell(r["records"]), cell(r["tasks"]),
-            cell(r["steady_global_steps_per_s"]), cell(r["mean_global_steps_per_s"]),
-            cell(r["ml_units_per_hour"], 4), cell(r["steps_per_ml_unit_hour"], 1),
-            cell(r["speedup_vs_baseline"], 2), *target_cells, cell(r["failure_reason"]),
+        grid.add(
+            r["run_id"], r["tier"] or n.MISSING, r["status"], n.count(r["records"]), n.count(r["tasks"]),
+            n.rate(r["steady_global_steps_per_s"]), _interval(r["steady_ci_low"], r["steady_ci_high"], n.rate),
+            n.rate(r["mean_global_steps_per_s"]),
+            n.ratio(r["speedup_vs_baseline"]), _interval(r["speedup_ci_low"], r["speedup_ci_high"], n.ratio),
+            n.ratio(r["scaling_efficiency_tasks"]), n.ratio(r["scaling_efficiency_units"]),
+            n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
+            n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
+            n.hours(r["hours_to_target"]), n.money(r["usd_to_target"]),
+            str(r["price_date"]) if r["ml_units_per_hour"] is not None else n.MISSING,
+            r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
         )  # fmt: skip
-    out_console().print(table)
+    grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
+                   if r["failure_reason"]]  # fmt: skip
+    grid.notes += price_notes(frame, region)
+    return grid
+
+
+def _interval(low: float | None, high: float | None, show: Callable[[float | None], str]) -> str:
+    return n.MISSING if low is None or high is None else f"{show(low)} - {show(high)}"
+
+
+def print_summary(frame: pl.DataFrame, region: str = "us", wide: bool = False) -> None:
+    """The summary frame as a readable table on stdout, fitted to the terminal."""
+    print_table(summary_grid(frame, region), wide)

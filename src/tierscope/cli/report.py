@@ -7,17 +7,27 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, BaselineOpt, DatasetOpt, PriceDateOpt, RegionOpt, open_dataset, summary_options
-
-#: The report's languages, :data:`tierscope.reports.i18n.LANGS`: spelled out so ``--help`` need
-#: not import the reports (tests/test_cli_startup.py checks they agree).
-LANGS = ("en", "ja")
+from tierscope.cli.common import (
+    LANGS,
+    App,
+    BaselineOpt,
+    DatasetOpt,
+    PriceDateOpt,
+    RegionOpt,
+    RunsOpt,
+    TierSelectOpt,
+    check_lang,
+    open_dataset,
+    summary_options,
+)
 
 
 def report_cmd(
     dataset: DatasetOpt = Path("dataset"),
     out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path("report.html"),
-    lang: Annotated[str | None, typer.Option(help=f"Report language: {' or '.join(LANGS)} (default: locale).")] = None,
+    lang: Annotated[
+        str | None, typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).")
+    ] = None,
     baseline: BaselineOpt = None,
     price_date: PriceDateOpt = None,
     region: RegionOpt = "us",
@@ -29,20 +39,22 @@ def report_cmd(
         Path | None, typer.Option("--figures", help="Also write each chart as PNG and SVG into this directory.")
     ] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
+    runs: RunsOpt = None,
+    tier: TierSelectOpt = None,
 ) -> None:
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
     if out.is_dir():
         raise typer.BadParameter(
             f"{out} is a directory; give the HTML file to write, e.g. {out / 'report.html'}", param_hint="--out"
         )
+    check_lang(lang)
     ds = open_dataset(dataset)
-    if lang is not None and lang not in LANGS:
-        raise typer.BadParameter(f"choose one of {', '.join(LANGS)}", param_hint="--lang")
     from tierscope.analysis import analyze
     from tierscope.reports.render import ReportOptions, analysis_options, write_report
 
     opts = ReportOptions(lang=lang, figures=figures)
-    path = write_report(analyze(ds, analysis_options(summary_options(baseline, price_date, region), steps)), out, opts)
+    asked = summary_options(baseline, price_date, region, runs=runs, tiers=tier)
+    path = write_report(analyze(ds, analysis_options(asked, steps)), out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:
         print(f"figures (PNG and SVG): {figures}")

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, err_console
+from tierscope.cli.common import App, check_out_dir, err_console
 from tierscope.errors import TierscopeError, UsageError
 from tierscope.trainer.roles import STRATEGIES
 from tierscope.trainer.tiers import tiers
@@ -32,6 +32,37 @@ DatasetChoice = Enum("DatasetChoice", {s: s for s in DATASETS}, type=str)  # typ
 FormatChoice = Enum("FormatChoice", {s: s for s in LOG_FORMATS}, type=str)  # type: ignore[misc]
 TIER_NAMES = ", ".join(tiers())
 
+#: ``--dataset`` of the trainer is ``--data`` since 0.x: everywhere else ``--dataset`` is the
+#: Parquet directory. The old name works for one release, with this note.
+DATASET_DEPRECATED = "Deprecated: the same as --data (--dataset is the Parquet directory everywhere else)."
+
+
+def deprecated_dataset(dataset: DatasetChoice | None, data: DatasetChoice) -> DatasetChoice:
+    """``--data``, or the deprecated ``--dataset`` with a note on stderr."""
+    if dataset is None:
+        return data
+    err_console().print(
+        f"note: --dataset {DatasetChoice(dataset).value} is now --data {DatasetChoice(dataset).value} "
+        "(--dataset names the Parquet directory in every other command); the old name goes in the next release",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return dataset
+
+
+#: The trainer extra's TensorFlow (pyproject.toml, ``trainer``), by machine: a test checks they agree.
+TENSORFLOW = {"x86_64": "tensorflow-cpu>=2.16"}
+TENSORFLOW_ELSEWHERE = "tensorflow>=2.16"
+
+
+def missing_tensorflow() -> str:
+    """What to run when TensorFlow is missing: pip for this very interpreter, the extra's
+    requirement by name, which works from a checkout and from an installed package alike."""
+    import platform
+
+    need = TENSORFLOW.get(platform.machine(), TENSORFLOW_ELSEWHERE)
+    return f"TensorFlow is not installed (the core install leaves it out): {sys.executable} -m pip install '{need}'"
+
 
 @train_app.command("local")
 def local_cmd(
@@ -43,9 +74,14 @@ def local_cmd(
     ] = None,
     steps: Annotated[int, typer.Option(help="Training steps.", min=1)] = 1000,
     batch_size: Annotated[int, typer.Option(help="Examples per step per worker.", min=1)] = 100,
-    dataset: Annotated[DatasetChoice, typer.Option(help="mnist downloads once through Keras.")] = "synthetic",  # type: ignore[assignment]
+    data: Annotated[
+        DatasetChoice,
+        typer.Option("--data", help="The training data: synthetic, or mnist (downloaded once through Keras)."),
+    ] = "synthetic",  # type: ignore[assignment]
+    dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     data_file: Annotated[
-        Path | None, typer.Option(help=".npz with x_train (n,28,28) and y_train (n,); overrides --dataset.")
+        Path | None,
+        typer.Option(help="An .npz file with x_train (n, 28, 28) and y_train (n,); it overrides --data."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic set, the weights and the shuffle.")] = 0,
     log_every_steps: Annotated[int, typer.Option(help="Write a record every N steps (0: off).", min=0)] = 100,
@@ -60,11 +96,12 @@ def local_cmd(
 
     Exit status: 0 finished, 1 failed, 124 timed out, 130 interrupted.
     """
+    if out is not None:
+        check_out_dir(out, "--out")
     if find_spec("tensorflow") is None:
         # Each task would fail on its own import, leaving the reason in chief-0.jsonl only.
-        raise TierscopeError(
-            "TensorFlow is not installed (the core install leaves it out): pip install 'tierscope[trainer]'"
-        )
+        raise TierscopeError(missing_tensorflow())
+    data = deprecated_dataset(dataset, data)
     from rich.console import Console
 
     from tierscope.trainer.launch import train_local
@@ -77,7 +114,7 @@ def local_cmd(
             strategy=strategy.value if strategy else None,  # type: ignore[arg-type]
             steps=steps,
             batch_size=batch_size,
-            dataset=DatasetChoice(dataset).value,
+            dataset=DatasetChoice(data).value,
             data_file=data_file,
             seed=seed,
             log_every_steps=log_every_steps,
@@ -112,8 +149,9 @@ def spec_cmd(
     run_id: Annotated[str, typer.Option(help="Job name / id, also the records' run_id.")] = "tierscope-run",
     steps: Annotated[int, typer.Option(min=1)] = 1000,
     batch_size: Annotated[int, typer.Option(min=1)] = 100,
-    dataset: Annotated[DatasetChoice, typer.Option()] = "mnist",  # type: ignore[assignment]
-    log_every_steps: Annotated[int, typer.Option(min=0)] = 100,
+    data: Annotated[DatasetChoice, typer.Option("--data", help="The training data: mnist or synthetic.")] = "mnist",  # type: ignore[assignment]
+    dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
+    log_every_steps: Annotated[int, typer.Option(min=0, help="Write a record every N steps (0: off).")] = 100,
     machine_type: Annotated[str, typer.Option(help="Vertex AI machine type of every pool.")] = "n1-standard-4",
     image: Annotated[str | None, typer.Option(help="Vertex AI executor image (prebuilt TensorFlow CPU).")] = None,
     package_uri: Annotated[str | None, typer.Option(help="gs:// URI of the tierscope source package.")] = None,
@@ -124,6 +162,7 @@ def spec_cmd(
     from tierscope.trainer.spec import spec
     from tierscope.trainer.train import TrainConfig
 
+    data = deprecated_dataset(dataset, data)
     options = {"machine_type": machine_type, "image": image, "package_uri": package_uri, "region": region}
     try:
         config = TrainConfig(
@@ -131,7 +170,7 @@ def spec_cmd(
             tier=tier,
             steps=steps,
             batch_size=batch_size,
-            dataset=DatasetChoice(dataset).value,  # type: ignore[arg-type]
+            dataset=DatasetChoice(data).value,  # type: ignore[arg-type]
             log_every_steps=log_every_steps,
         )
         doc = spec(tier, config, **{k: v for k, v in options.items() if v is not None})

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.collector.formats.test_formats_declared import README, TRAINER_LOG, readme_toml
+from tests.support.cli_helpers import wrapped_rows
 from tierscope.cli import app
 from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import FORMATS
@@ -133,7 +134,9 @@ def test_formats_lists_every_format_with_its_example_at_80_columns(files: tuple[
     result = runner.invoke(app, ["formats", "--formats", str(toml)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert max(len(line) for line in result.output.splitlines()) <= 80
-    examples = {row[0]: row[2] for row in table_rows(result.output)}
+    # since issue 14 the list has no borders (kubectl's style); the text after the table is no row
+    table = result.output.split("Sniffing puts", 1)[0]
+    examples = {row[0]: row[2] for row in wrapped_rows(table, ["name", "kind", "example", "step and seconds"])}
     for fmt in FORMATS.values():
         assert examples[fmt.name] == _squeezed(fmt.example), fmt.name
     for envelope in ENVELOPES:
@@ -145,7 +148,7 @@ def test_collect_prints_the_format_of_each_file(files: tuple[Path, Path], tmp_pa
     log, toml = files
     result = runner.invoke(app, ["collect", "files", str(log), "--formats", str(toml), "-d", str(tmp_path / "ds")])
     assert result.exit_code == 0, result.output
-    header, row = (line for line in result.output.splitlines() if "format" in line or "train.log" in line)
+    header, row = (line for line in result.output.splitlines() if line.startswith(("source", "train.log")))
     assert "format" in header and "my-trainer" in row
     assert "stored 4 step records" in result.output
 

@@ -1,0 +1,265 @@
+"""Tables that read in an ordinary terminal, and the same result as JSON, CSV or Markdown.
+
+A command describes its result once, as a :class:`Grid` of text cells (what a person reads) and
+the records behind it (what a program reads), and :func:`emit` writes it in the ``--format``
+asked for. The terminal layout follows ``kubectl get``, ``gh`` and ``docker ps``: no borders,
+figures never cut, long names (run ids, paths) shortened in the middle, prose wrapped at
+words, columns empty in every row left out, and when the terminal is still too narrow the
+least needed columns left out with a note; ``--wide`` shows every column in full.
+
+Imported by command bodies only (it loads rich).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Literal
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tierscope.cli.common import FormatChoice, err_console, out_console
+from tierscope.cli.numbers import MISSING
+
+#: ``name``: an identifier (run id, path, format), shortened in the middle when too long, never
+#: wrapped; ``figure``: a number, right-aligned, never cut; ``label``: a short word (a tier, a
+#: status), never cut; ``text``: prose (a failure's reason), wrapped at words.
+Kind = Literal["name", "figure", "label", "text"]
+
+#: The narrowest a name is shortened to, and a wrapped text column's narrowest width.
+NAME_MIN = 12
+TEXT_MIN = 16
+#: Spaces between two columns.
+GAP = 2
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: its header, what its cells are (:data:`Kind`), whether only ``--wide`` shows it,
+    and ``drop``: the order in which a narrow terminal leaves it out (0: never; higher first)."""
+
+    header: str
+    kind: Kind = "figure"
+    wide: bool = False
+    drop: int = 0
+
+
+@dataclass
+class Grid:
+    """A result as a person reads it: ``columns``, ``rows`` of text cells (:data:`MISSING` for a
+    figure that is not there), an optional ``title`` and ``notes`` printed after the table."""
+
+    columns: list[Column]
+    rows: list[list[str]] = field(default_factory=list)
+    title: str | None = None
+    notes: list[str] = field(default_factory=list)
+    #: A blank line between rows: for rows whose cells wrap onto several lines.
+    spaced: bool = False
+
+    def add(self, *cells: str) -> None:
+        if len(cells) != len(self.columns):
+            raise ValueError(f"a row of {len(cells)} cells for {len(self.columns)} columns")
+        self.rows.append(list(cells))
+
+
+def shorten_middle(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters by replacing its middle with an ellipsis, keeping more
+    of the end (a file's name, a run id's distinguishing suffix): ``/a/long/path/x.log`` -> ``/a/…/x.log``."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    head = (width - 1) // 3
+    tail = width - 1 - head
+    return text[:head] + ELLIPSIS + text[len(text) - tail :]
+
+
+def _header_min(header: str) -> int:
+    return max((len(word) for word in header.split()), default=0)
+
+
+def _natural(column: Column, cells: list[str], whole_header: bool = False) -> int:
+    """The width ``cells`` need, with the header on one line (``whole_header``) or wrapped at words."""
+    return max([len(column.header) if whole_header else _header_min(column.header), *(len(c) for c in cells)])
+
+
+def _is_empty(cells: list[str]) -> bool:
+    return all(c in (MISSING, "") for c in cells)
+
+
+@dataclass
+class Layout:
+    """What fits: the indices of the columns shown, their widths, and the headers left out."""
+
+    shown: list[int]
+    widths: list[int]
+    hidden: list[str]
+
+
+def layout(grid: Grid, width: int | None, wide: bool) -> Layout:
+    """Choose the columns and their widths for a terminal ``width`` characters wide (None or
+    ``wide``: no limit, every column)."""
+    columns = grid.columns
+    cells = [[row[i] for row in grid.rows] for i in range(len(columns))]
+    if wide:
+        shown = list(range(len(columns)))
+        return Layout(shown, [_natural(columns[i], cells[i], whole_header=True) for i in shown], [])
+    shown = [i for i, c in enumerate(columns) if not c.wide and (c.kind == "name" or not _is_empty(cells[i]))]
+    hidden: list[str] = []
+
+    def floor(i: int) -> int:
+        """The narrowest column ``i`` may become: a figure or label never narrower than its cells."""
+        column, natural = columns[i], _natural(columns[i], cells[i])
+        if column.kind == "name":
+            return min(natural, max(NAME_MIN, _header_min(column.header)))
+        if column.kind == "text":
+            return min(natural, max(TEXT_MIN, _header_min(column.header)))
+        return natural
+
+    def total(widths: list[int]) -> int:
+        return sum(widths) + GAP * (len(widths) - 1)
+
+    whole = [_natural(columns[i], cells[i], whole_header=True) for i in shown]
+    if width is None or total(whole) <= width:
+        return Layout(shown, whole, hidden)  # room for every header on one line
+    while True:
+        natural = [_natural(columns[i], cells[i]) for i in shown]
+        floors = [floor(i) for i in shown]
+        if width is None or total(natural) <= width:
+            return Layout(shown, natural, hidden)
+        droppable = [i for i in shown if columns[i].drop > 0]
+        if total(floors) <= width or not droppable:
+            break
+        # Still too wide at the narrowest: leave out the least needed column and try again.
+        gone = max(droppable, key=lambda i: (columns[i].drop, i))
+        shown.remove(gone)
+        hidden.append(columns[gone].header)
+    # Give the room left to the shrinkable columns (names, text), in proportion to what they lack.
+    widths = floors[:]
+    room = width - total(widths)
+    lack = [natural[k] - floors[k] for k in range(len(shown))]
+    if room > 0 and sum(lack):
+        for k in range(len(shown)):
+            widths[k] += min(lack[k], room * lack[k] // sum(lack))
+    return Layout(shown, widths, hidden)
+
+
+def rich_table(grid: Grid, width: int | None, wide: bool) -> tuple[Table, list[str]]:
+    """The terminal table of ``grid`` for ``width`` columns, and the headers left out to fit."""
+    fit = layout(grid, width, wide)
+    table = Table(
+        title=grid.title,
+        box=None,
+        padding=(0, GAP // 2),
+        pad_edge=False,
+        header_style="bold",
+        title_justify="left",
+        leading=1 if grid.spaced else 0,
+    )
+    for i, w in zip(fit.shown, fit.widths, strict=True):
+        column = grid.columns[i]
+        table.add_column(
+            column.header,
+            justify="right" if column.kind == "figure" else "left",
+            width=w,
+            overflow="fold",
+        )
+    for row in grid.rows:
+        cells = []
+        for i, w in zip(fit.shown, fit.widths, strict=True):
+            cell = row[i]
+            if grid.columns[i].kind == "name" and not wide:
+                cell = shorten_middle(cell, w)
+            cells.append(Text(cell))  # text, not markup: a run id may hold "[...]"
+        table.add_row(*cells)
+    return table, fit.hidden
+
+
+def print_table(grid: Grid, wide: bool = False, console: Console | None = None) -> None:
+    """``grid`` as a table on ``console`` (default: stdout), fitted to its width unless ``wide``;
+    then its notes, and on stderr which columns a narrow terminal left out."""
+    console = console or out_console()
+    if not grid.rows:  # nothing to tabulate: the notes say so
+        for note in grid.notes:
+            console.print(Text(note), soft_wrap=True)
+        return
+    width = None if wide else console.width
+    table, hidden = rich_table(grid, width, wide)
+    if wide:
+        # As wide as the table needs, past the terminal's edge (kubectl's -o wide does the same).
+        needed = sum(layout(grid, None, True).widths) + GAP * max(len(grid.columns) - 1, 0)
+        console = Console(file=console.file, width=max(needed, console.width), force_terminal=console.is_terminal)
+    console.print(table)
+    for note in grid.notes:
+        console.print(Text(note))  # wrapped at words to the terminal
+    if hidden:
+        err_console().print(
+            Text(f"note: left out to fit {console.width} columns: {', '.join(hidden)}; --wide shows every column"),
+            soft_wrap=True,
+        )
+
+
+def markdown(grid: Grid, wide: bool = False) -> str:
+    """``grid`` as a GitHub Markdown table (the columns a terminal of any width shows, or every
+    one with ``wide``; nothing shortened), its title above in bold and its notes below."""
+    fit = layout(grid, None, wide)
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+
+    out = [f"**{grid.title}**", ""] if grid.title else []
+    out.append(line([grid.columns[i].header for i in fit.shown]))
+    out.append("|" + "|".join("---:" if grid.columns[i].kind == "figure" else "---" for i in fit.shown) + "|")
+    out += [line([row[i] for i in fit.shown]) for row in grid.rows]
+    for note in grid.notes:  # a paragraph each
+        out += ["", note]
+    return "\n".join(out)
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)
+
+
+def to_json(doc: object) -> str:
+    """``doc`` as indented JSON, dates as ISO 8601 strings."""
+    return json.dumps(doc, indent=2, default=_plain)
+
+
+def to_csv(records: list[dict[str, Any]]) -> str:
+    """``records`` as CSV: a header row of field names, then one row per record, the values as
+    stored (full precision, no separators: for a spreadsheet), dates in ISO 8601, None empty."""
+    buffer = io.StringIO()
+    if records:
+        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        for record in records:
+            writer.writerow({k: v.isoformat() if isinstance(v, date | datetime) else v for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def emit(
+    fmt: FormatChoice,
+    grid: Grid,
+    records: list[dict[str, Any]],
+    doc: object | None = None,
+    wide: bool = False,
+) -> None:
+    """Write a result in ``fmt``: ``grid`` as a table or Markdown, ``records`` as CSV, ``doc`` (default:
+    ``records``) as JSON."""
+    if fmt is FormatChoice.table:
+        print_table(grid, wide)
+    elif fmt is FormatChoice.markdown:
+        sys.stdout.write(markdown(grid, wide) + "\n")
+    elif fmt is FormatChoice.csv:
+        sys.stdout.write(to_csv(records))
+    else:
+        sys.stdout.write(to_json(records if doc is None else doc) + "\n")

@@ -1,0 +1,261 @@
+"""Issue 14, Terminal: tables read at 80 and 120 columns, results paste as CSV, Markdown or JSON,
+runs are selected in every analysis command, and ordinary mistakes are one line and an exit code.
+
+The 2016 figures (tests/test_summary_2016.py has the hand calculations): steady global steps/s
+basic 4.731, local 18.853, standard_1 22.808; speedups 1.00, 3.98, 4.82; ML units/h 1, 10, 75;
+steps per ML unit-hour 4.731 x 3600 / 1 = 17,031.6 and 22.8075 x 3600 / 10 = 8,210.7.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.support.cli_helpers import table_row as cells
+from tierscope.analysis import AnalysisOptions, analyze
+from tierscope.analysis.analyze import SelectionError
+from tierscope.cli import app
+from tierscope.cli import numbers as n
+from tierscope.cli.tables import shorten_middle
+from tierscope.dataset.store import Dataset
+from tierscope.demo import BUNDLED
+
+runner = CliRunner()
+
+FIGURES_2016 = ["4.731", "18.853", "22.808", "1.00", "3.98", "4.82", "17,031.6", "8,210.7"]
+TIERS_2016 = ["BASIC", "STANDARD_1", "PREMIUM_1"]
+
+
+def run(args: list[str], columns: int = 80) -> str:
+    result = runner.invoke(app, args, env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_summary_figures_and_tiers_are_whole_at_80_and_120(dataset_2016: Dataset, columns: int) -> None:
+    output = run(["summary", "-d", str(dataset_2016.root)], columns)
+    assert max(len(line.rstrip()) for line in output.splitlines() if "│" not in line) <= max(columns, 80)
+    assert "…" not in output  # was 4.7…, 22.…, 17,… at 80 and standard… at 120
+    assert cells(output, "basic")[:3] == ["basic", "BASIC", "unknown"]
+    assert cells(output, "standard_1")[:3] == ["standard_1", "STANDARD_1", "unknown"]
+    row = cells(output, "standard_1")
+    for figure in ("22.808", "4.82", "10", "8,210.7"):
+        assert figure in row
+    for figure in [*FIGURES_2016, *TIERS_2016]:
+        assert re.search(rf"(?<![\w.,]){re.escape(figure)}(?![\w.,])", output), figure
+    # ML units as the table gives them, not 10.0000; the date they were priced at, in one line
+    assert "10.0000" not in output and "1.0000" not in output
+    assert "ML units and prices from the price table on 2016-12-31, region us." in output
+    assert "premium_1 failed: gcloud crashed (BadStatusCodeError)" in output
+
+
+def test_summary_at_80_leaves_out_a_column_and_says_so_wide_shows_all(dataset_2016: Dataset) -> None:
+    narrow = runner.invoke(app, ["summary", "-d", str(dataset_2016.root)], env={"COLUMNS": "80"})
+    assert "mean" not in narrow.stdout  # 9 columns of the 2016 data need 83 characters
+    assert "left out to fit 80 columns: mean steps/s; --wide shows every column" in narrow.stderr
+    wide = run(["summary", "-d", str(dataset_2016.root), "--wide"], 80)
+    for header in ("mean steps/s", "steady 95 % interval", "efficiency per task", "ran on", "records"):
+        assert header in wide
+    assert "17.475" in wide  # the laptop's mean rate
+    # columns empty in every row (USD: the 2016 beta quoted ML units only) are left out unless --wide
+    assert "USD" not in narrow.stdout and "USD/h us" in wide
+
+
+def test_collect_names_the_shared_directory_once_and_wide_gives_full_paths(tmp_path: Path) -> None:
+    manifest = Path(str(BUNDLED / "runs.toml"))
+    output = run(["collect", "files", "--manifest", str(manifest), "-d", str(tmp_path / "ds")])
+    # relative to the working directory when the files lie inside it, as git status does
+    shared = (
+        os.path.relpath(manifest.parent) if not os.path.relpath(manifest.parent).startswith("..") else manifest.parent
+    )
+    assert f"in {shared}/" in output
+    assert cells(output, "standard_1.log")[:4] == ["standard_1.log", "standard_1", "cloudml", "9"]
+    assert cells(output, "premium_1.log")[:6] == ["premium_1.log", "premium_1", "gcloud", "1", "0", "1"]
+    # singular and plural: 1 event (was "1 events")
+    assert "stored 29 step records and 1 event, skipped 0 duplicates" in output
+    again = run(["collect", "files", "--manifest", str(manifest), "-d", str(tmp_path / "ds2"), "--wide"])
+    assert str(manifest.parent / "standard_1.log") in again
+
+
+def test_shorten_middle_keeps_the_end() -> None:
+    assert shorten_middle("/a/very/long/path/standard_1.log", 20) == "/a/ver…tandard_1.log"
+    assert len(shorten_middle("x" * 50, 12)) == 12
+    assert shorten_middle("short", 12) == "short"
+
+
+def test_numbers_are_formatted_once() -> None:
+    assert [n.units(10.0), n.units(5.9234), n.units(0.5), n.units(None)] == ["10", "5.9234", "0.5", "-"]
+    assert n.rate(17031.6) == "17,031.600" and n.fixed(8210.7, 1) == "8,210.7"
+    assert [n.plural(1, "line"), n.plural(2, "line"), n.plural(1000, "request")] == [
+        "1 line",
+        "2 lines",
+        "1,000 requests",
+    ]
+    assert n.plural(1, "entry", "entries") == "1 entry" and n.plural(3, "entry", "entries") == "3 entries"
+
+
+def test_summary_as_csv_markdown_and_json(dataset_2016: Dataset) -> None:
+    root = str(dataset_2016.root)
+    rows = list(csv.DictReader(io.StringIO(run(["summary", "-d", root, "--format", "csv"]))))
+    by_run = {r["run_id"]: r for r in rows}
+    assert set(by_run) == {"basic", "local", "premium_1", "standard_1"}
+    assert float(by_run["standard_1"]["steady_global_steps_per_s"]) == pytest.approx(22.8075)  # unrounded
+    assert by_run["standard_1"]["price_date"] == "2016-12-31"
+    md = run(["summary", "-d", root, "--format", "markdown"])
+    header = next(line for line in md.splitlines() if line.startswith("| run"))
+    assert header.split(" | ")[:3] == ["| run", "tier", "status"]
+    assert "| standard_1 | STANDARD_1 | unknown | 5 | 22.808 | 22.390 | 4.82 | 10 | 8,210.7 |" in md
+    assert json.loads(run(["summary", "-d", root, "--format", "json"])) == json.loads(
+        run(["summary", "-d", root, "--json"])
+    )
+    bad = runner.invoke(app, ["summary", "-d", root, "--json", "--format", "csv"])
+    assert bad.exit_code == 2
+
+
+def test_predict_recommend_rejects_take_format(dataset_2016: Dataset) -> None:
+    root = str(dataset_2016.root)
+    fits = list(csv.DictReader(io.StringIO(run(["predict", "-d", root, "--format", "csv"]))))
+    at20 = next(r for r in fits if r["model"] == "amdahl" and r["parameter"] == "steps/s at 20 tasks")
+    assert float(at20["estimate"]) == pytest.approx(80.42, abs=0.01)
+    table = run(["predict", "-d", root], 80)
+    assert cells(table, "amdahl")[:3] == ["amdahl", "lambda", "4.7310"]
+    assert "80.42" in table
+    args = ["recommend", "-d", root, "--steps", "1000000", "--deadline", "24h", "--price-date", "2019-12-01"]
+    text = run(args, 80)
+    # standard_1: 1e6 / 22.8075 / 3600 = 12.18 h; 12.18 h x 4.0571 units/h x USD 0.49 = 24.21
+    assert cells(text, "standard_1")[:6] == ["standard_1", "measured", "5", "22.81", "12.18", "24.21"]
+    assert "to reach 1,000,000 steps, priced on 2019-12-01" in text
+    md = run([*args, "--format", "markdown"])
+    assert "| standard_1 | measured | 5 | 22.81 | 12.18 | 24.21 | yes |" in md
+    rejected = run(["rejects", "-d", root, "--format", "csv"])
+    assert rejected == ""  # the 2016 logs have no broken line: no CSV rows, not even a header
+
+
+def test_runs_and_tier_select_in_every_analysis_command(dataset_2016: Dataset, tmp_path: Path) -> None:
+    root = str(dataset_2016.root)
+    picked = json.loads(run(["summary", "-d", root, "--runs", "basic,standard_1", "--json"]))
+    assert [r["run_id"] for r in picked] == ["basic", "standard_1"]
+    by_tier = json.loads(run(["summary", "-d", root, "--tier", "standard_1", "--json"]))
+    assert [r["run_id"] for r in by_tier] == ["standard_1"]
+    # standard_1 alone is its own baseline (the smallest measured run): speedup 1
+    assert by_tier[0]["speedup_vs_baseline"] == pytest.approx(1.0)
+    fits = json.loads(run(["predict", "-d", root, "--runs", "basic,standard_1", "--json"]))
+    assert [p["run_id"] for p in fits["points"]] == ["basic", "standard_1"]
+    out = tmp_path / "r.html"
+    run(["report", "-d", root, "--tier", "BASIC", "--out", str(out), "--lang", "en"])
+    html = out.read_text()
+    assert "basic" in html and "standard_1" not in html
+    missing = runner.invoke(app, ["summary", "-d", root, "--runs", "nope"])
+    assert missing.exit_code == 1
+    assert "no run 'nope'" in missing.output and "its runs: basic, local, premium_1, standard_1" in missing.output
+
+
+def test_the_selection_is_pushed_into_each_scan(dataset_2016: Dataset) -> None:
+    ds = Dataset(dataset_2016.root)
+    analysis = analyze(ds, AnalysisOptions(runs=("basic",), tiers=("basic",)))
+    assert analysis.summary["run_id"].to_list() == ["basic"]
+    assert ds.scans == {"steps": 1, "events": 1, "rejects": 1, "runs": 1}
+    with pytest.raises(SelectionError, match="no run of tier GPU"):
+        analyze(Dataset(dataset_2016.root), AnalysisOptions(tiers=("GPU",)))
+
+
+@pytest.fixture(scope="module")
+def two_dates(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 2016 experiment plus its STANDARD_1 log again as run "std-new", of unknown date."""
+    ds = tmp_path_factory.mktemp("dates") / "ds"
+    manifest = Path(str(BUNDLED / "runs.toml"))
+    run(["collect", "files", "--manifest", str(manifest), "-d", str(ds)])
+    result = runner.invoke(
+        app,
+        ["collect", "files", str(manifest.parent / "standard_1.log"), "-d", str(ds), "--run-id", "std-new",
+         "--tier", "standard_1"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output  # standard_1 is STANDARD_1
+    return ds
+
+
+def test_one_tier_at_two_dates_is_explained_and_region_changes_a_column(two_dates: Path) -> None:
+    args = ["summary", "-d", str(two_dates), "--price-date", "2019-12-01"]
+    us = run(args, 160)
+    # 2016 beta: STANDARD_1 = 10 ML units/h; 2019 table: 4.0571 (tests/test_analysis_scaling.py)
+    assert (
+        "STANDARD_1 costs 10 on 2016-12-31 and 4.0571 on 2019-12-01 ML units/h: each run is priced on its own date"
+        in us
+    )
+    assert "priced on" in us  # the dates differ: a column
+    assert cells(us, "std-new")[1] == "STANDARD_1"
+    # USD/h: 4.0571 x 0.49 = 1.99 (us), 4.0571 x 0.54 = 2.19 (europe, the 2018 row)
+    assert "USD/h us" in us and "1.99" in cells(us, "std-new")
+    europe = run([*args, "--region", "europe"], 160)
+    assert "USD/h europe" in europe and "2.19" in cells(europe, "std-new")
+
+
+def test_collect_checks_the_tier(tmp_path: Path) -> None:
+    log = Path(str(BUNDLED / "basic.log"))
+    odd = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "a"), "--tier", "STANDARD_9"])
+    assert odd.exit_code == 0
+    assert "warning: --tier 'STANDARD_9' is not a tier of" in odd.stderr and "tiers.csv" in odd.stderr
+    assert "BASIC, BASIC_GPU" in odd.stderr
+    custom = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "b"), "--tier", "custom"])
+    assert "CUSTOM without a topology: its ML units and price cannot be computed" in custom.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["demo", "--lang", "de"], "'de' is not a report language; choose en or ja"),
+        (["demo", "--out", "{file}"], "is a file; give a directory to write into"),
+        (["train", "local", "--out", "{file}", "--steps", "1"], "is a file; give a directory to write into"),
+    ],
+)
+def test_ordinary_mistakes_are_one_line(args: list[str], message: str, tmp_path: Path) -> None:
+    file = tmp_path / "file"
+    file.write_text("x")
+    result = runner.invoke(app, [a.replace("{file}", str(file)) for a in args], env={"COLUMNS": "200"})
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "tierscope-demo").exists() and list(tmp_path.iterdir()) == [file]
+
+
+def test_demo_with_a_bad_language_collects_nothing(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path / "d"), "--lang", "de"])
+    assert result.exit_code == 2 and not (tmp_path / "d").exists()  # was: collected, then a traceback
+
+
+def test_recommend_with_only_local_runs_says_they_are_never_priced(dataset_2016: Dataset) -> None:
+    args = ["recommend", "-d", str(dataset_2016.root), "--runs", "local", "--steps", "1000", "--budget", "5"]
+    result = runner.invoke(app, [*args, "--price-date", "2019-12-01"])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "local runs are never priced" in said and "pass --price-date" not in said
+
+
+def test_completion_and_the_trainers_data_option() -> None:
+    help_text = run(["--help"], 200)
+    assert "--install-completion" in help_text and "--show-completion" in help_text
+    local = run(["train", "local", "--help"], 200)
+    assert "--data " in local and "--dataset" not in local  # --dataset is the Parquet directory elsewhere
+    spec = runner.invoke(app, ["spec", "BASIC", "--dataset", "synthetic"])
+    assert spec.exit_code == 0
+    assert "note: --dataset synthetic is now --data synthetic" in spec.stderr
+    assert '"synthetic"' in spec.stdout or "synthetic" in spec.stdout
+
+
+def test_log_format_is_its_own_option_and_the_old_name_still_works(tmp_path: Path) -> None:
+    log = str(Path(str(BUNDLED / "basic.log")))
+    new = runner.invoke(app, ["collect", "files", log, "-d", str(tmp_path / "a"), "--log-format", "cloudml"])
+    assert new.exit_code == 0 and "stored 10 step records" in new.stdout and new.stderr == ""
+    old = runner.invoke(app, ["collect", "files", log, "-d", str(tmp_path / "b"), "--format", "cloudml"])
+    assert old.exit_code == 0 and "stored 10 step records" in old.stdout
+    assert "note: --format cloudml is now --log-format cloudml" in " ".join(old.stderr.split())
+    assert "--log-format" in run(["formats", "--help"], 200)
