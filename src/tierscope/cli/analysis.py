@@ -93,13 +93,24 @@ def predict_cmd(
     console = out_console()
     console.print(table)
     for r in predicted.iter_rows(named=True):
-        if r["global_steps_per_s"] is None:
-            console.print(f"{r['model']}: {r['message']}")
-        else:
-            console.print(
-                f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {tasks} tasks "
-                f"(95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}); {r['message']}"
-            )
+        console.print(prediction_line(r, tasks))
+
+
+def prediction_line(r: dict, tasks: int) -> str:
+    """One model's prediction (a :data:`tierscope.analysis.scaling.PREDICTION_SCHEMA` row) in words: the
+    figure and its interval (or why it has none), then the caveat and the fit's verdict on lines of their own."""
+    if r["global_steps_per_s"] is None:
+        return f"{r['model']}: {r['message']}"
+    if r["ci_low"] is None:
+        noise = f"{r['noise_ci_low']:.2f} - {r['noise_ci_high']:.2f}"
+        interval = f"no 95 % interval: {r['status']}; measurement noise alone {noise}"
+    else:
+        interval = f"95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}, model error included"
+    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {tasks} tasks ({interval})"]
+    if r["caveat"]:
+        lines.append(f"  Caveat: {r['caveat']}.")
+    lines.append(f"  {r['message']}")
+    return "\n".join(lines)
 
 
 def recommend_cmd(
@@ -125,16 +136,25 @@ def recommend_cmd(
 
     result = recommend(analyze(ds, summary_options(None, price_date, region)), steps, hours, budget)
     if as_json:
-        doc = {"choice": result.choice, "reason": result.reason, "candidates": result.candidates.to_dicts()}
+        doc = {
+            "caveat": result.caveat,
+            "choice": result.choice,
+            "reason": result.reason,
+            "candidates": result.candidates.to_dicts(),
+        }
         print(json.dumps(doc, indent=2, default=_default))
         return
-    table = Table("candidate", "basis", "tasks", "steps/s", "hours", "USD", "meets", title=f"to reach {steps:,} steps")
+    table = Table(
+        "candidate", "basis", "status", "tasks", "steps/s", "hours", "USD", "meets", title=f"to reach {steps:,} steps"
+    )
     for r in result.candidates.iter_rows(named=True):
         table.add_row(
-            r["candidate"], r["basis"], cell(r["tasks"]), cell(r["global_steps_per_s"], 2),
+            r["candidate"], r["basis"], r["status"], cell(r["tasks"]), cell(r["global_steps_per_s"], 2),
             cell(r["hours"], 2), cell(r["usd"], 2), "yes" if r["meets"] else "no",
         )  # fmt: skip
     console = out_console()
+    if result.caveat:  # before the table: nobody may read the choice without it
+        console.print(result.caveat, soft_wrap=True)
     console.print(table)
     console.print(result.reason)
 
