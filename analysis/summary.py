@@ -12,6 +12,7 @@ from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.tasks import async_check
+from tierscope.analysis.topology import declared_tasks
 from tierscope.dataset.schema import conform
 
 #: The columns of :func:`summary`, in order, with their dtypes and meaning.
@@ -20,7 +21,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "tier": pl.String(),
     "status": pl.String(),  # ok / failed / empty (no step records and no failure)
     "records": pl.UInt32(),  # step records stored for the run
-    "tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged
+    "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
     "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded
     "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
     "last_step": pl.Int64(),  # highest global step logged
@@ -54,7 +55,17 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
     "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
+    # added by issue 12 (tierscope.analysis.topology.declared_tasks)
+    "logging_tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged steps
+    "ps_tasks": pl.UInt32(),  # parameter servers of the topology (null: topology unknown)
+    "evaluator_tasks": pl.UInt32(),
+    "tasks_origin": pl.String(),  # declared (run.json / manifest counts) / manifest / tier table / logs
+    "topology_note": pl.String(),  # set when the tasks that logged disagree with the declared ones
 }
+
+
+#: The columns of the run index (:func:`run_index`): the runs table's facts but its collection time.
+RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy")
 
 
 class BaselineError(AnalysisError, ValueError):
@@ -63,17 +74,12 @@ class BaselineError(AnalysisError, ValueError):
 
 def latest_runs(facts: pl.DataFrame) -> pl.DataFrame:
     """The newest facts collected about each run, from the runs table (:data:`tierscope.dataset.schema.RUN_SCHEMA`):
-    ``run_id, tier, ran_on, date, note, topology``."""
-    return (
-        facts.sort("collected_at")
-        .group_by("run_id", maintain_order=True)
-        .last()
-        .select("run_id", "tier", "ran_on", "date", "note", "topology")
-    )
+    :data:`RUN_INDEX`."""
+    return facts.sort("collected_at").group_by("run_id", maintain_order=True).last().select(*RUN_INDEX)
 
 
 def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
-    """Every run the dataset knows of, with its tier: ``run_id, tier, ran_on, date, note, topology``.
+    """Every run the dataset knows of, with its tier: :data:`RUN_INDEX`.
 
     ``facts``: the runs table; ``seen``: ``run_id, tier`` of the runs that have step records or
     events (a run's first non-null tier in row order stands in where its facts give none)."""
@@ -81,7 +87,7 @@ def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
     return (
         tiers.join(latest_runs(facts), on="run_id", how="full", coalesce=True)
         .with_columns(pl.coalesce("tier", "seen_tier").alias("tier"))
-        .select("run_id", "tier", "ran_on", "date", "note", "topology")
+        .select(*RUN_INDEX)
     )
 
 
@@ -140,7 +146,14 @@ def summary_frame(
     )  # fmt: skip
     stragglers = tasks.group_by("run_id").agg(stragglers=pl.col("straggler").fill_null(False).sum())
     frame = (
-        runs.join(throughput, on="run_id", how="left")
+        runs.join(throughput.rename({"tasks": "logging_tasks"}), on="run_id", how="left")
+        .join(declared_tasks(runs), on="run_id", how="left")
+        .with_columns(
+            pl.col("logging_tasks").fill_null(0),
+            tasks=pl.coalesce("training_tasks", pl.col("logging_tasks").fill_null(0)),
+            tasks_origin=pl.col("tasks_origin").fill_null(pl.lit("logs")),
+        )
+        .with_columns(topology_note=topology_note())
         .join(costs, on="run_id", how="left")
         .join(failed, on="run_id", how="left")
         .join(mode, on="run_id", how="left")
@@ -171,6 +184,18 @@ def summary_frame(
         speedups = speedup_intervals(figures.samples, b["run_id"], options.seed)
         frame = frame.join(speedups, on="run_id", how="left")
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
+
+
+def topology_note() -> pl.Expr:
+    """The note of a run whose training tasks that logged (``logging_tasks``) are not its declared
+    ``training_tasks`` (a ps run's coordinator logs for its workers; a task lost its log); null otherwise."""
+    declared = pl.format(
+        "its topology ({}) has {} training tasks and {} ps, but {} training task(s) logged steps; "
+        "the figures count the topology's",
+        "tasks_origin", "training_tasks", pl.col("ps_tasks").fill_null(0), "logging_tasks",
+    )  # fmt: skip
+    disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks"))
+    return pl.when(disagree.fill_null(False)).then(declared)
 
 
 #: The columns :func:`with_target` fills.

@@ -71,6 +71,12 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
     )
 
 
+def tasks_cell(row: dict) -> str:
+    """Training tasks, and the parameter servers where the topology has any: ``5 +3 ps``."""
+    ps = row.get("ps_tasks")
+    return f"{cell(row['tasks'])} +{ps} ps" if ps else cell(row["tasks"])
+
+
 def print_summary(frame: pl.DataFrame) -> None:
     """The summary frame (:func:`tierscope.analysis.summary.summary`) as a readable table on stdout."""
     baseline = frame["baseline_run_id"].drop_nulls().first()
@@ -86,9 +92,12 @@ def print_summary(frame: pl.DataFrame) -> None:
         # --steps: the time and price to reach the target (README: "adds hours and USD")
         target_cells = [cell(r["hours_to_target"], 2), cell(r["usd_to_target"], 2)] if to_target else []
         table.add_row(
-            r["run_id"], cell(r["tier"]), r["status"], cell(r["records"]), cell(r["tasks"]),
+            r["run_id"], cell(r["tier"]), r["status"], cell(r["records"]), tasks_cell(r),
             cell(r["steady_global_steps_per_s"]), cell(r["mean_global_steps_per_s"]),
             cell(r["ml_units_per_hour"], 4), cell(r["steps_per_ml_unit_hour"], 1),
             cell(r["speedup_vs_baseline"], 2), *target_cells, cell(r["failure_reason"]),
         )  # fmt: skip
     out_console().print(table)
+    for r in frame.iter_rows(named=True):  # tasks that logged against the topology (issue 12)
+        if r.get("topology_note"):
+            out_console().print(f"note: run {r['run_id']}: {r['topology_note']}", soft_wrap=True, markup=False)
