@@ -32,8 +32,8 @@ from tierscope.dataset.store import Dataset
 if TYPE_CHECKING:
     from tierscope.analysis.forecast import Scaling  # imports scipy: only when fitting
 
-#: The events table's columns the pass reads (tiers, failures, sources).
-EVENT_COLUMNS = ["run_id", "tier", "event", "reason", "source", "source_offset"]
+#: The events table's columns the pass reads (tiers, failures, sources, the runs' start and end for goodput).
+EVENT_COLUMNS = ["run_id", "tier", "event", "reason", "source", "source_offset", "timestamp"]
 
 
 @dataclass
@@ -115,6 +115,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         extra=INTERVAL_VIEW if gather is not None else (),
         visit=gather.add if gather is not None else None,
         counts=overview.select("run_id", "records"),
+        events=events.select("run_id", "event", "timestamp"),
     )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)

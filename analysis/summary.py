@@ -9,6 +9,7 @@ import polars as pl
 from tierscope.analysis.batches import IntervalFigures
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.tasks import async_check
@@ -61,6 +62,9 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "evaluator_tasks": pl.UInt32(),
     "tasks_origin": pl.String(),  # declared (run.json / manifest counts) / manifest / tier table / logs
     "topology_note": pl.String(),  # set when the tasks that logged disagree with the declared ones
+    # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
+    **{k: v for k, v in GOODPUT_SCHEMA.items() if k != "run_id"},
+    "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
 }
 
 
@@ -158,6 +162,7 @@ def summary_frame(
         .join(failed, on="run_id", how="left")
         .join(mode, on="run_id", how="left")
         .join(stragglers, on="run_id", how="left")
+        .join(figures.goodput, on="run_id", how="left")
         .with_columns(
             pl.col("records", "tasks").fill_null(0),
             status=pl.when(pl.col("failure_reason").is_not_null())
@@ -169,6 +174,7 @@ def summary_frame(
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
+        .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
     )
     base = pick_baseline(frame, options.baseline)
     if base.height:
