@@ -67,6 +67,7 @@ class ReportData:
     scaling_points: pl.DataFrame | None = None
     scaling_model: pl.DataFrame | None = None
     unmeasured: pl.DataFrame | None = None  # tierscope.analysis.forecast.UNMEASURED_SCHEMA
+    goodput: pl.DataFrame | None = None  # tierscope.reports.frames.goodput_frame
     exact_fit: tuple[str, int] | None = None  # (model, runs) when the scaling model is exactly determined
 
 
@@ -113,6 +114,7 @@ def report_data(analysis: Analysis) -> ReportData:
         scaling_points=_or_none(lambda: frames.scaling_points(fitted.points)),
         scaling_model=frames.scaling_model(fitted.fits, max_tasks),
         unmeasured=unmeasured(analysis),
+        goodput=_or_none(lambda: frames.goodput_frame(frame.join(charted, on="run_id", how="semi"))),
         exact_fit=_exact_fit(fitted.fits),
     )
 
@@ -143,10 +145,15 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
     if data.exact_fit is not None:
         model, runs = data.exact_fit
         no_model.append(t("chart.fit_exact", model=t("model." + model), fit_runs=t.count(runs)))
+    unobserved = [
+        t("goodput.unobserved", run=run, buckets=t.join([t(f"goodput.{b}") for b in buckets]))
+        for run, buckets in frames.unobserved_buckets(data.summary)
+    ]
     return [
         _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t), t, capped),
         _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t), t, capped),
         _section("speedup", lambda: charts.speedup_chart(data.speedup, t), t),
+        _section("goodput", lambda: charts.goodput_chart(data.goodput, t), t, unobserved),
         _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps), t),
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t), t, capped),
         _section("scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t), t, no_model),
