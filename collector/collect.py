@@ -118,6 +118,13 @@ def _declared_replicas(meta: RunDoc, path: Path) -> str | None:
     return json.dumps({role: n for role, n in topology.items() if n}, sort_keys=True)
 
 
+def _declared_batch(meta: RunDoc) -> int | None:
+    """run.json's ``config.batch_size`` (examples per replica per step), or None."""
+    config = meta.get("config")
+    batch = config.get("batch_size") if isinstance(config, dict) else None
+    return batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else None
+
+
 def _is_log(path: Path) -> bool:
     # A temporary file left by a killed writer (tierscope.atomic) is neither a log nor run.json.
     return (
@@ -153,6 +160,7 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
                     format=fmt,
                     replicas=_declared_replicas(meta, meta_path),
                     strategy=meta.get("strategy") if isinstance(meta.get("strategy"), str) else None,
+                    batch_size=_declared_batch(meta),
                 )
             )
         else:
@@ -378,6 +386,7 @@ def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
             "topology": r.topology,
             "replicas": r.replicas,
             "strategy": r.strategy,
+            "batch_size": r.batch_size,
             "collected_at": now,
         }
         for r in runs

@@ -50,6 +50,8 @@ class RunSpec:
     replicas: str | None = None
     #: How the replicas train (run.json's strategy: single, mirrored, ps); None: unknown.
     strategy: str | None = None
+    #: Examples per replica per step (run.json's config.batch_size, the manifest's batch_size).
+    batch_size: int | None = None
     #: Declared formats the run's logs are read with, before the shipped ones.
     formats: tuple[LineFormat, ...] = ()
 
@@ -58,7 +60,9 @@ class RunSpec:
 REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
-KNOWN_KEYS = {"id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", *REPLICA_KEYS.values()}
+KNOWN_KEYS = {
+    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", *REPLICA_KEYS.values(),
+}  # fmt: skip
 
 
 def _replica_counts(run: dict[str, object], where: str) -> dict[str, int]:
@@ -165,6 +169,9 @@ def load_manifest(path: Path) -> list[RunSpec]:
         seen.add(run_id)
         paths = [path.parent / f for f in files]
         topology = topology_json(run, f"{where} ({run_id})")
+        batch = run.get("batch_size")
+        if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
+            raise ManifestError(f"{where} ({run_id}): 'batch_size' must be a whole number >= 1 (examples per step)")
         specs.append(
             RunSpec(
                 run_id=run_id,
@@ -176,6 +183,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
                 format=run.get("format"),
                 topology=topology,
                 replicas=replicas_json(run, f"{where} ({run_id})"),
+                batch_size=batch,
                 formats=formats,
             )
         )

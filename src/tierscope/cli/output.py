@@ -83,6 +83,8 @@ def print_summary(frame: pl.DataFrame) -> None:
     target = frame["target_steps"].drop_nulls().first() if "target_steps" in frame.columns else None
     to_target = ["hours to N", "USD to N"] if target is not None else []
     reach = f"; N = {target:,} steps" if target is not None else ""
+    if "speedup_basis" in frame.columns and (frame["speedup_basis"] == "examples/s").any():
+        reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
     table = Table(
         "run", "tier", "status", "records", "tasks", "steady steps/s", "mean steps/s", "ML units/h",
         "steps per ML unit-h", "speedup", *to_target, "failure",
