@@ -113,3 +113,10 @@ def test_report_answers_what_premium_1_would_have_done(dataset_2016: Dataset) ->
     assert "What premium_1 (PREMIUM_1) would have done" in html and "exactly determined by two runs" in html
     ja = render_html(report_data(analysis), "ja")
     assert "検証されていない外挿" in ja and "もう 1 つティアを測定すれば決着します" in ja
+
+
+def test_the_demo_summary_carries_the_caveat(tmp_path) -> None:
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert "What premium_1 (PREMIUM_1) would have done" in result.output
+    assert "exactly determined by two runs" in result.output and "unchecked extrapolation" in result.output
