@@ -33,8 +33,8 @@ from tierscope.dataset.store import Dataset
 if TYPE_CHECKING:
     from tierscope.analysis.forecast import Scaling  # imports scipy: only when fitting
 
-#: The events table's columns the pass reads (tiers, failures, sources).
-EVENT_COLUMNS = ["run_id", "tier", "event", "reason", "source", "source_offset"]
+#: The events table's columns the pass reads (tiers, failures, sources, the runs' start and end for goodput).
+EVENT_COLUMNS = ["run_id", "tier", "event", "reason", "source", "source_offset", "timestamp"]
 
 
 @dataclass
@@ -72,7 +72,9 @@ class Analysis:
 
 def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
     """One query of the step records: per run (sorted by run id) ``run_id`` (String), ``records``
-    (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted)."""
+    (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted),
+    ``log_batch_size`` (Float64: the median of examples/s over local steps/s where a record logs both,
+    the batch a step of one replica processes; null: none does)."""
     return (
         steps.group_by("run_id")
         .agg(
@@ -80,6 +82,9 @@ def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
             last_step=pl.col("step").max(),
             tiers=pl.col("tier").drop_nulls().unique().sort(),
             sources=pl.col("source").drop_nulls().unique().sort(),
+            log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s"))
+            .filter(pl.col("local_steps_per_s") > 0)
+            .median(),
         )
         .sort("run_id")
         .collect(engine="streaming")  # only the per-run rows are kept, whatever the records
@@ -158,10 +163,12 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         extra=INTERVAL_VIEW if gather is not None else (),
         visit=gather.add if gather is not None else None,
         counts=overview.select("run_id", "records"),
+        events=events.select("run_id", "event", "timestamp"),
     )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
-    summary = summary_frame(runs, figures, costs, failures(events), options, target)
+    batches = overview.select("run_id", "log_batch_size")
+    summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
     sources = pl.concat([overview["sources"].explode(), events["source"]])
     analysis = Analysis(
         options=options,

@@ -17,14 +17,18 @@ per-run results kept here: the throughput and task rows and the steady samples.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
+from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENTS
+from tierscope.analysis.goodput import GOODPUT_SCHEMA, run_goodput
 from tierscope.analysis.tasks import task_throughput
 from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_samples
+
+GOODPUT_SCHEMA_EVENTS = {"run_id": pl.String(), "event": pl.String(), "timestamp": pl.Datetime("us", "UTC")}
 
 #: Runs are processed together up to this many step records (a larger run alone). Computing the
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
@@ -36,12 +40,14 @@ BATCH_RECORDS = 500_000
 class IntervalFigures:
     """The per-run results of every interval: ``throughput`` (:data:`tierscope.analysis.throughput.THROUGHPUT_SCHEMA`,
     sorted by run id), ``tasks`` (:data:`tierscope.analysis.tasks.TASK_SCHEMA`, sorted by run, role,
-    task index) and ``samples`` (``{run_id: steady interval rates}`` in global steps/s, as
-    :func:`tierscope.analysis.throughput.steady_samples`)."""
+    task index), ``samples`` (``{run_id: steady interval rates}`` in global steps/s, as
+    :func:`tierscope.analysis.throughput.steady_samples`) and ``goodput``
+    (:data:`tierscope.analysis.goodput.GOODPUT_SCHEMA`, sorted by run id)."""
 
     throughput: pl.DataFrame
     tasks: pl.DataFrame
     samples: dict[str, np.ndarray]
+    goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
 
 
 def record_counts(steps: pl.LazyFrame) -> pl.DataFrame:
@@ -71,25 +77,29 @@ def interval_figures(
     visit: Callable[[pl.DataFrame], None] | None = None,
     max_records: int = BATCH_RECORDS,
     counts: pl.DataFrame | None = None,
+    events: pl.DataFrame | None = None,
 ) -> IntervalFigures:
     """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
     :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
     rows), computed a batch of runs at a time (:func:`run_batches`). ``counts``: :func:`record_counts`
-    of ``steps``, if the caller has them (one query of the steps fewer).
+    of ``steps``, if the caller has them (one query of the steps fewer). ``events``: the events
+    table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for the runs' goodput (None: no events).
 
     ``visit``, if given, is called once per batch with that batch's intervals
     (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
     that draws more per-run figures from them (the report's charts); they are dropped
     once it returns.
     """
-    throughput, tasks = [], []
+    throughput, tasks, goodput = [], [], []
     samples: dict[str, np.ndarray] = {}
+    events = pl.DataFrame(schema={c: GOODPUT_SCHEMA_EVENTS[c] for c in GOODPUT_EVENTS}) if events is None else events
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
     for batch in run_batches(counts, max_records) or [None]:
         part = steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
         intervals = collect_intervals(part, extra)
         throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+        goodput.append(run_goodput(intervals, throughput[-1], events))
         tasks.append(task_throughput(part, intervals=intervals))
         samples.update(steady_samples(intervals.filter(~pl.col("warmup"))))
         if visit is not None:
@@ -99,4 +109,5 @@ def interval_figures(
         throughput=pl.concat(throughput).sort("run_id"),
         tasks=pl.concat(tasks).sort("run_id", "role", "task_index"),
         samples=samples,
+        goodput=pl.concat(goodput).sort("run_id"),
     )

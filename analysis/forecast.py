@@ -9,7 +9,16 @@ import polars as pl
 
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.plan import Recommendation, choose, frontier
-from tierscope.analysis.scaling import ScalingFit, fit_scaling, fit_table, predictions, scaling_points
+from tierscope.analysis.scaling import (
+    EXTRAPOLATION_LIMIT,
+    ScalingFit,
+    best_fit,
+    fit_scaling,
+    fit_table,
+    predictions,
+    scaling_points,
+)
+from tierscope.analysis.topology import run_topology, training_tasks
 
 if TYPE_CHECKING:
     from tierscope.analysis.analyze import Analysis
@@ -69,3 +78,61 @@ def recommend(
         analysis.summary, analysis.runs, scaling(analysis).fits, steps, options.price_day(), options.region
     )
     return choose(table, deadline_h, budget_usd)
+
+
+#: Columns of :func:`unmeasured`.
+UNMEASURED_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "tier": pl.String(),
+    "status": pl.String(),  # the run's: failed / empty
+    "tasks": pl.UInt32(),  # training tasks of its topology (manifest, else tier table)
+    "model": pl.String(),  # amdahl / usl: the model predicting (scaling.best_fit)
+    "fit_status": pl.String(),  # fitted / exactly determined
+    "fit_runs": pl.UInt32(),  # runs behind the fit
+    "fit_sizes": pl.List(pl.UInt32()),  # their task counts
+    "global_steps_per_s": pl.Float64(),  # the prediction at ``tasks``
+    "ci_low": pl.Float64(),  # with the model's error (null: exactly determined)
+    "ci_high": pl.Float64(),
+    "noise_ci_low": pl.Float64(),  # measurement noise alone
+    "noise_ci_high": pl.Float64(),
+    "extrapolation": pl.Float64(),  # tasks / the largest measured task count
+    "beyond_limit": pl.Boolean(),  # extrapolation > EXTRAPOLATION_LIMIT
+    "settling_tasks": pl.UInt32(),  # a task count between the largest measured and ``tasks`` to measure next
+}
+
+
+def unmeasured(analysis: Analysis) -> pl.DataFrame:
+    """What the runs without a steady rate (a failed PREMIUM_1) would have done: :data:`UNMEASURED_SCHEMA`,
+    one row per such run whose topology gives its training tasks, when a model could be fitted.
+
+    ``settling_tasks`` is the geometric middle of the largest measured task count and the run's
+    (``round(sqrt(max x tasks))``): one more measured size there leaves a point for the model to be
+    checked against (leave-one-out) and lets the USL be fitted, halfway (in ratio) to the prediction.
+    """
+    model = best_fit(scaling(analysis).fits)
+    unmeasured_runs = analysis.summary.filter(pl.col("steady_global_steps_per_s").is_null()).select("run_id", "status")
+    if model is None or unmeasured_runs.height == 0:
+        return pl.DataFrame(schema=UNMEASURED_SCHEMA)
+    sized = training_tasks(run_topology(analysis.runs.join(unmeasured_runs, on="run_id", how="semi")))
+    rows = []
+    for run_id, tier, status, tasks in (
+        analysis.runs.join(unmeasured_runs, on="run_id")
+        .join(sized, on="run_id")
+        .sort("run_id")
+        .select("run_id", "tier", "status", "training_tasks")
+        .iter_rows()
+    ):
+        point, low, high = model.predict(tasks)
+        noise_low, noise_high = model.noise_interval(tasks)
+        ratio = model.extrapolation(tasks)
+        rows.append(
+            {
+                "run_id": run_id, "tier": tier, "status": status, "tasks": tasks, "model": model.model,
+                "fit_status": model.status, "fit_runs": model.runs, "fit_sizes": model.sizes,
+                "global_steps_per_s": point, "ci_low": low, "ci_high": high,
+                "noise_ci_low": noise_low, "noise_ci_high": noise_high, "extrapolation": ratio,
+                "beyond_limit": ratio is not None and ratio > EXTRAPOLATION_LIMIT,
+                "settling_tasks": round((max(model.sizes) * tasks) ** 0.5),
+            }
+        )  # fmt: skip
+    return pl.DataFrame(rows, schema=UNMEASURED_SCHEMA)

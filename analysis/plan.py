@@ -11,6 +11,11 @@ Time to N steps: ``startup_s + N / rate`` hours for a measured run (``startup_s`
 warm-up the run's lead task lost, :func:`tierscope.analysis.throughput.run_throughput`), ``N / rate``
 for a predicted tier (no start-up known). Its interval uses the rate's interval.
 Price: hours x USD/hour (ML units x USD per ML unit-hour).
+
+A predicted candidate carries its fit's status (``exactly determined``: nothing checks it, and
+it has no interval) and caveat (:func:`tierscope.analysis.scaling.prediction_caveat`); a
+recommendation resting on a caveated prediction says so before anything else
+(:attr:`Recommendation.caveat`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import polars as pl
 
 from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
-from tierscope.analysis.scaling import ScalingFit, best_fit
+from tierscope.analysis.scaling import EXACT, ScalingFit, best_fit, prediction_caveat
 from tierscope.analysis.topology import load_tiers, training_tasks
 from tierscope.tiertable import ACCELERATOR
 
@@ -45,6 +50,9 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "usd": pl.Float64(),  # price to reach N steps
     "usd_low": pl.Float64(),
     "usd_high": pl.Float64(),
+    "status": pl.String(),  # "measured", or the fit's status (fitted / exactly determined)
+    "extrapolation": pl.Float64(),  # predicted: tasks / the largest measured task count
+    "caveat": pl.String(),  # predicted: tierscope.analysis.scaling.prediction_caveat (null: none)
 }
 
 
@@ -102,6 +110,7 @@ def frontier(
         ml_units_per_hour="ml_units_per_hour_now",
         usd_per_hour="usd_per_hour_now",
         startup_s="startup_s",
+        status=pl.lit("measured"),
     )  # fmt: skip
     frames = [measured_rows]
     model = best_fit(fits)
@@ -144,18 +153,27 @@ def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, regi
                 "global_steps_per_s": point,
                 "rate_ci_low": low,
                 "rate_ci_high": high,
+                "status": model.status,
+                "extrapolation": model.extrapolation(tasks),
+                "caveat": prediction_caveat(model, tasks),
             }
         )
-    return pl.DataFrame(rows).join(costs, on="tier", how="left")
+    schema = {"rate_ci_low": pl.Float64, "rate_ci_high": pl.Float64, "caveat": pl.String}  # nulls when exact
+    return pl.DataFrame(rows, schema_overrides=schema).join(costs, on="tier", how="left")
 
 
 @dataclass
 class Recommendation:
-    """The chosen candidate (a :data:`FRONTIER_SCHEMA` row as a dict, or None) and why."""
+    """The chosen candidate (a :data:`FRONTIER_SCHEMA` row as a dict, or None) and why.
+
+    ``caveat``: the sentence to say first when the choice rests on a prediction nothing checks
+    or on an extrapolation (``Caveat: the choice rests on an unchecked extrapolation: ...``), else None.
+    """
 
     choice: dict | None
     reason: str
     candidates: pl.DataFrame  # the frontier with ``meets`` (Boolean) and ``meets_at_interval`` added
+    caveat: str | None = None
 
 
 def choose(
@@ -198,9 +216,14 @@ def choose(
     if meeting.height == 0:
         return Recommendation(None, f"no measured or predicted tier can {wanted}", marked)
     choice = meeting.row(0, named=True)
-    hedge = "" if choice["meets_at_interval"] else " (but not at the pessimistic end of its interval)"
+    if choice["meets_at_interval"] is None:
+        hedge = " (no interval: the prediction is exactly determined)"
+    else:
+        hedge = "" if choice["meets_at_interval"] else " (but not at the pessimistic end of its interval)"
+    basis = f"{choice['basis']}, {EXACT}" if choice["status"] == EXACT else choice["basis"]
     reason = (
-        f"{choice['candidate']} ({choice['basis']}) is the {pick_order} that can {wanted}: "
+        f"{choice['candidate']} ({basis}) is the {pick_order} that can {wanted}: "
         f"{choice['hours']:.2f} h, USD {choice['usd']:,.2f}{hedge}"
     )
-    return Recommendation(choice, reason, marked)
+    caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
+    return Recommendation(choice, reason, marked, caveat)

@@ -14,13 +14,20 @@ point per run: its steady-state median. Runs of the same size are separate point
 
 Uncertainty: a percentile bootstrap. Each draw resamples every run's steady intervals
 (the same draws as the run's own interval, :mod:`tierscope.analysis.bootstrap`), takes the
-medians and refits; the 95 % intervals of the parameters and of a prediction are the
-2.5 and 97.5 percentiles over the draws. They hold the measurement noise of the rates
-only: with one run per size, run-to-run variation and model error are not in them.
+medians and refits; the 95 % intervals of the parameters are the 2.5 and 97.5 percentiles
+over the draws. They hold the measurement noise of the rates only (``noise_ci_*`` of a
+prediction). A prediction's interval (``ci_*``) adds the model's own error, by
+leave-one-out: the model is refitted without each task count in turn, and the interval
+spans the bootstrap's and every such refit's prediction (a model that holds predicts the
+left-out sizes; one that does not, moves).
 
 What the data must hold: Amdahl has two parameters and needs two different sizes; the
-USL has three and needs three. With exactly as many sizes as parameters the curve goes
-through every point and nothing checks the model: the fit says so.
+USL has three and needs three. With exactly as many sizes as parameters the fit is
+**exactly determined** (status ``exactly determined``): the curve goes through every
+point, nothing checks the model, and leaving a size out leaves too few to refit, so a
+prediction gets no interval (null), only its measurement noise; the fit says so.
+A prediction beyond :data:`EXTRAPOLATION_LIMIT` times the largest measured task count is an
+extrapolation, and :func:`prediction_caveat` says so too.
 """
 
 from __future__ import annotations
@@ -38,6 +45,11 @@ from tierscope.contract import LOCAL_TIER_PATTERN
 FIT_DRAWS = 1000
 MODELS = ("amdahl", "usl")
 MIN_SIZES = {"amdahl": 2, "usl": 3}
+MODEL_NAMES = {"amdahl": "Amdahl's law", "usl": "The USL"}
+#: The statuses of a fit: the data checks the model / as many task counts as parameters / too few.
+FITTED, EXACT, INSUFFICIENT = "fitted", "exactly determined", "insufficient"
+#: A prediction at more than this many times the largest measured task count is an extrapolation.
+EXTRAPOLATION_LIMIT = 2.0
 
 #: Columns of :func:`scaling_points`.
 POINTS_SCHEMA: dict[str, pl.DataType] = {
@@ -58,7 +70,7 @@ FIT_SCHEMA: dict[str, pl.DataType] = {
     "ci_high": pl.Float64(),
     "runs": pl.UInt32(),  # runs behind the fit
     "sizes": pl.UInt32(),  # distinct task counts behind the fit
-    "status": pl.String(),  # fitted / exact (as many sizes as parameters) / insufficient
+    "status": pl.String(),  # fitted / exactly determined (as many sizes as parameters) / insufficient
     "message": pl.String(),  # the plain-words verdict
 }
 
@@ -67,10 +79,14 @@ PREDICTION_SCHEMA: dict[str, pl.DataType] = {
     "model": pl.String(),
     "tasks": pl.UInt32(),
     "global_steps_per_s": pl.Float64(),  # predicted steady-state throughput; null: no fit
-    "ci_low": pl.Float64(),  # bootstrap 95 % interval of the prediction
+    "ci_low": pl.Float64(),  # 95 % interval: bootstrap and leave-one-out (null: exactly determined)
     "ci_high": pl.Float64(),
     "status": pl.String(),  # as FIT_SCHEMA
     "message": pl.String(),
+    "noise_ci_low": pl.Float64(),  # the bootstrap's 95 % interval alone (measurement noise)
+    "noise_ci_high": pl.Float64(),
+    "extrapolation": pl.Float64(),  # tasks / the largest measured task count
+    "caveat": pl.String(),  # prediction_caveat (null: none)
 }
 
 
@@ -80,7 +96,8 @@ class ScalingFit:
 
     ``params``: ``{"lambda", "sigma", "kappa"}`` point estimates (empty when
     ``status == "insufficient"``). ``draws``: bootstrap parameters, shape ``(draws, 3)``
-    in that order.
+    in that order. ``left_out``: the leave-one-out refits' parameters, shape ``(sizes, 3)``
+    (empty unless ``status == "fitted"``).
     """
 
     model: str
@@ -90,19 +107,86 @@ class ScalingFit:
     sizes: list[int]
     params: dict[str, float] = field(default_factory=dict)
     draws: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
+    left_out: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
 
     @property
     def fitted(self) -> bool:
-        return self.status != "insufficient"
+        return self.status != INSUFFICIENT
+
+    @property
+    def exact(self) -> bool:
+        """As many task counts as parameters: nothing checks the model."""
+        return self.status == EXACT
+
+    def noise_interval(self, tasks: int) -> tuple[float | None, float | None]:
+        """The bootstrap's 95 % interval of the prediction at ``tasks``: measurement noise only."""
+        if not self.fitted:
+            return None, None
+        sampled = usl(float(tasks), self.draws[:, 0], self.draws[:, 1], self.draws[:, 2])
+        return percentile_interval(sampled, LEVEL)
 
     def predict(self, tasks: int | np.ndarray) -> tuple[float | None, float | None, float | None]:
-        """Predicted global steps/s at ``tasks`` and its 95 % interval; Nones when not fitted."""
+        """Predicted global steps/s at ``tasks`` and its 95 % interval with the model's error
+        (the bootstrap's interval widened to every leave-one-out refit's prediction); Nones when
+        not fitted, a point without an interval when exactly determined (nothing to leave out)."""
         if not self.fitted:
             return None, None, None
         point = float(usl(np.asarray(tasks, dtype=float), **self.params))
-        sampled = usl(float(tasks), self.draws[:, 0], self.draws[:, 1], self.draws[:, 2])
-        low, high = percentile_interval(sampled, LEVEL)
-        return point, low, high
+        if self.exact:
+            return point, None, None
+        low, high = self.noise_interval(tasks)
+        refits = usl(float(tasks), self.left_out[:, 0], self.left_out[:, 1], self.left_out[:, 2])
+        return point, float(min(low, refits.min())), float(max(high, refits.max()))
+
+    def extrapolation(self, tasks: int) -> float | None:
+        """``tasks`` over the largest measured task count (None: no sizes)."""
+        return tasks / max(self.sizes) if self.sizes else None
+
+    def determined_by(self) -> str:
+        """``two runs`` / ``3 runs of two task counts``: what fixes an exactly determined fit."""
+        runs = f"{_count_word(self.runs)} run{'s' if self.runs != 1 else ''}"
+        if self.runs == len(self.sizes):
+            return runs
+        return f"{runs} of {_count_word(len(self.sizes))} task counts"
+
+
+def _count_word(n: int) -> str:
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    return words[n] if 0 <= n < len(words) else str(n)
+
+
+def _in_words(sizes: list[int]) -> str:
+    """``1 and 5``, ``1, 5 and 10``."""
+    text = [str(s) for s in sizes]
+    return text[0] if len(text) == 1 else f"{', '.join(text[:-1])} and {text[-1]}"
+
+
+def prediction_caveat(fit: ScalingFit, tasks: int) -> str | None:
+    """What a reader must know about ``fit``'s prediction at ``tasks`` before trusting it, in one
+    sentence, or None: that the fit is exactly determined (nothing checks it) and/or that
+    ``tasks`` is beyond :data:`EXTRAPOLATION_LIMIT` times the largest measured task count."""
+    if not fit.fitted:
+        return None
+    ratio = fit.extrapolation(tasks) or 0.0
+    beyond = ratio > EXTRAPOLATION_LIMIT
+    sizes = _in_words(fit.sizes)
+    where = f"{tasks} training tasks, {ratio:.1f}x the largest measured ({max(fit.sizes)})"
+    if fit.exact and beyond:
+        return (
+            f"an unchecked extrapolation: {where}, by {MODEL_NAMES[fit.model]} exactly determined by "
+            f"{fit.determined_by()} (of {sizes} tasks), which nothing checks"
+        )
+    if fit.exact:
+        return (
+            f"an unchecked prediction: {MODEL_NAMES[fit.model]} is exactly determined by "
+            f"{fit.determined_by()} (of {sizes} tasks), which nothing checks"
+        )
+    if beyond:
+        return (
+            f"an extrapolation: {where}, beyond the {EXTRAPOLATION_LIMIT:g}x that "
+            f"{fit.runs} runs of {len(fit.sizes)} task counts ({sizes}) can vouch for"
+        )
+    return None
 
 
 def usl(
@@ -145,29 +229,35 @@ def fit_model(
     usable = points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
     sizes = sorted(set(usable["tasks"].to_list()))
     need = MIN_SIZES[model]
-    name = {"amdahl": "Amdahl's law", "usl": "The USL"}[model]
+    name = MODEL_NAMES[model]
     if len(sizes) < need:
         have = ", ".join(str(s) for s in sizes) or "none"
         message = (
             f"{name} needs runs of at least {need} different task counts; "
             f"the data has {len(sizes)} ({have}): not fitted"
         )
-        return ScalingFit(model, "insufficient", message, usable.height, sizes)
+        return ScalingFit(model, INSUFFICIENT, message, usable.height, sizes)
     tasks = usable["tasks"].cast(pl.Float64).to_numpy()
     point = _solve(model, tasks, usable["steady_global_steps_per_s"].to_numpy())
     boot = np.column_stack([median_draws(samples[r], r, seed, draws) for r in usable["run_id"]])
     sampled = np.array([_solve(model, tasks, row) for row in boot])
     params = dict(zip(("lam", "sigma", "kappa"), point, strict=True))
     if len(sizes) == need:
-        status = "exact"
-        message = (
-            f"{name} has {need} parameters and the data {need} task counts: the curve passes through the points "
-            "and nothing checks the model; the interval is the measurement noise only"
+        fit = ScalingFit(model, EXACT, "", usable.height, sizes, params, sampled)
+        fit.message = (
+            f"{name} has {need} parameters and the data {need} task counts: exactly determined by "
+            f"{fit.determined_by()}; the curve passes through the points, nothing checks the model, and no "
+            "interval can hold its error (leaving a task count out leaves too few to refit)"
         )
-    else:
-        status = "fitted"
-        message = f"{name} fitted to {usable.height} runs of {len(sizes)} task counts"
-    return ScalingFit(model, status, message, usable.height, sizes, params, sampled)
+        return fit
+    rates = usable["steady_global_steps_per_s"].to_numpy()
+    # more sizes than parameters: every refit without one size still has enough to solve
+    left_out = np.array([_solve(model, tasks[tasks != s], rates[tasks != s]) for s in sizes])
+    message = (
+        f"{name} fitted to {usable.height} runs of {len(sizes)} task counts; "
+        "the interval holds the measurement noise and every leave-one-out refit"
+    )
+    return ScalingFit(model, FITTED, message, usable.height, sizes, params, sampled, left_out)
 
 
 def fit_scaling(points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:
@@ -207,6 +297,7 @@ def predictions(fits: list[ScalingFit], tasks: list[int]) -> pl.DataFrame:
     for fit in fits:
         for n in tasks:
             point, low, high = fit.predict(n)
+            noise_low, noise_high = fit.noise_interval(n)
             rows.append(
                 {
                     "model": fit.model,
@@ -216,6 +307,10 @@ def predictions(fits: list[ScalingFit], tasks: list[int]) -> pl.DataFrame:
                     "ci_high": high,
                     "status": fit.status,
                     "message": fit.message,
+                    "noise_ci_low": noise_low,
+                    "noise_ci_high": noise_high,
+                    "extrapolation": fit.extrapolation(n) if fit.fitted else None,
+                    "caveat": prediction_caveat(fit, n),
                 }
             )
     return pl.DataFrame(rows, schema=PREDICTION_SCHEMA)
@@ -227,9 +322,9 @@ def prediction_band(fits: list[ScalingFit], max_tasks: int) -> pl.DataFrame:
 
 
 def best_fit(fits: list[ScalingFit]) -> ScalingFit | None:
-    """The model to predict with: one the data can check (``fitted``) before an ``exact`` one,
+    """The model to predict with: one the data can check (``fitted``) before an exactly determined one,
     the USL before Amdahl; None when neither could be fitted."""
-    ranked = sorted((f for f in fits if f.fitted), key=lambda f: (f.status != "fitted", f.model != "usl"))
+    ranked = sorted((f for f in fits if f.fitted), key=lambda f: (f.status != FITTED, f.model != "usl"))
     return ranked[0] if ranked else None
 
 

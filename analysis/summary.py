@@ -9,9 +9,11 @@ import polars as pl
 from tierscope.analysis.batches import IntervalFigures
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.tasks import async_check
+from tierscope.analysis.topology import declared_tasks
 from tierscope.dataset.schema import conform
 
 #: The columns of :func:`summary`, in order, with their dtypes and meaning.
@@ -20,7 +22,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "tier": pl.String(),
     "status": pl.String(),  # failed / ok (the log says it finished) / unknown (records, no end) / empty
     "records": pl.UInt32(),  # step records stored for the run
-    "tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged
+    "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
     "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded
     "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
     "last_step": pl.Int64(),  # highest global step logged
@@ -54,7 +56,25 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
     "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
+    # added by issue 12 (tierscope.analysis.topology.declared_tasks)
+    "logging_tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged steps
+    "ps_tasks": pl.UInt32(),  # parameter servers of the topology (null: topology unknown)
+    "evaluator_tasks": pl.UInt32(),
+    "tasks_origin": pl.String(),  # declared (run.json / manifest counts) / manifest / tier table / logs
+    "topology_note": pl.String(),  # set when the tasks that logged disagree with the declared ones
+    # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
+    **{k: v for k, v in GOODPUT_SCHEMA.items() if k != "run_id"},
+    "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
+    # examples/s (issue 12): what a step is worth
+    "batch_size": pl.Float64(),  # examples per replica per step: declared, else examples/s / local steps/s
+    "update_mode": pl.String(),  # sync / async / single: run.json's strategy, else training_mode
+    "examples_per_s": pl.Float64(),  # steady rate x batch_size (x training tasks when sync)
+    "speedup_basis": pl.String(),  # steps/s, or examples/s where batch size or mode differ from the baseline's
 }
+
+
+#: The columns of the run index (:func:`run_index`): the runs table's facts but its collection time.
+RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size")
 
 
 class BaselineError(AnalysisError, ValueError):
@@ -63,17 +83,12 @@ class BaselineError(AnalysisError, ValueError):
 
 def latest_runs(facts: pl.DataFrame) -> pl.DataFrame:
     """The newest facts collected about each run, from the runs table (:data:`tierscope.dataset.schema.RUN_SCHEMA`):
-    ``run_id, tier, ran_on, date, note, topology``."""
-    return (
-        facts.sort("collected_at")
-        .group_by("run_id", maintain_order=True)
-        .last()
-        .select("run_id", "tier", "ran_on", "date", "note", "topology")
-    )
+    :data:`RUN_INDEX`."""
+    return facts.sort("collected_at").group_by("run_id", maintain_order=True).last().select(*RUN_INDEX)
 
 
 def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
-    """Every run the dataset knows of, with its tier: ``run_id, tier, ran_on, date, note, topology``.
+    """Every run the dataset knows of, with its tier: :data:`RUN_INDEX`.
 
     ``facts``: the runs table; ``seen``: ``run_id, tier`` of the runs that have step records or
     events (a run's first non-null tier in row order stands in where its facts give none)."""
@@ -81,7 +96,7 @@ def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
     return (
         tiers.join(latest_runs(facts), on="run_id", how="full", coalesce=True)
         .with_columns(pl.coalesce("tier", "seen_tier").alias("tier"))
-        .select("run_id", "tier", "ran_on", "date", "note", "topology")
+        .select(*RUN_INDEX)
     )
 
 
@@ -132,13 +147,16 @@ def summary_frame(
     failed: pl.DataFrame,
     options: AnalysisOptions,
     target: int | None = None,
+    log_batches: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id: the summary of
     :func:`tierscope.analysis.analyze`, from what its pass holds.
 
     ``runs``: :func:`run_index`; ``figures``: :func:`tierscope.analysis.batches.interval_figures` of
     the steps with ``options.seed``; ``costs``: :func:`tierscope.analysis.cost.tier_costs` of ``runs``;
-    ``failed``: :func:`failures`; ``target``: N for the time and price columns (None: none).
+    ``failed``: :func:`failures`; ``target``: N for the time and price columns (None: none);
+    ``log_batches``: ``run_id, log_batch_size`` (the batch the logs show,
+    :func:`tierscope.analysis.analyze.step_overview`).
     Raises :class:`BaselineError` for a bad ``options.baseline``.
     """
     throughput, tasks = figures.throughput, figures.tasks
@@ -148,11 +166,19 @@ def summary_frame(
     )  # fmt: skip
     stragglers = tasks.group_by("run_id").agg(stragglers=pl.col("straggler").fill_null(False).sum())
     frame = (
-        runs.join(throughput, on="run_id", how="left")
+        runs.join(throughput.rename({"tasks": "logging_tasks"}), on="run_id", how="left")
+        .join(declared_tasks(runs), on="run_id", how="left")
+        .with_columns(
+            pl.col("logging_tasks").fill_null(0),
+            tasks=pl.coalesce("training_tasks", pl.col("logging_tasks").fill_null(0)),
+            tasks_origin=pl.col("tasks_origin").fill_null(pl.lit("logs")),
+        )
+        .with_columns(topology_note=topology_note())
         .join(costs, on="run_id", how="left")
         .join(failed, on="run_id", how="left")
         .join(mode, on="run_id", how="left")
         .join(stragglers, on="run_id", how="left")
+        .join(figures.goodput, on="run_id", how="left")
         .with_columns(
             pl.col("records", "tasks").fill_null(0),
             # Only what the log says: a failure, an end (ok), or records with neither (a log cut
@@ -168,21 +194,80 @@ def summary_frame(
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
+        .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
+        .pipe(with_examples, log_batches)
     )
     base = pick_baseline(frame, options.baseline)
     if base.height:
         b = base.row(0, named=True)
+        # Steps are not work: where batch size or update mode differ, a step of one run is not one of
+        # the other's, so the two compare on examples/s (the steady rate times a constant per run).
+        on_examples = (
+            pl.col("examples_per_s").is_not_null()
+            & pl.lit(b["examples_per_s"] is not None)
+            & (
+                pl.col("batch_size").ne_missing(pl.lit(b["batch_size"], pl.Float64))
+                | pl.col("update_mode").ne_missing(pl.lit(b["update_mode"], pl.String))
+            )
+        )
+        worth = pl.col("examples_per_s") / pl.col("steady_global_steps_per_s")  # examples per global step
+        base_worth = b["examples_per_s"] / b["steady_global_steps_per_s"] if b["examples_per_s"] is not None else 1.0
+        factor = pl.when(on_examples).then(worth / base_worth).otherwise(1.0)
         frame = frame.with_columns(
             baseline_run_id=pl.lit(b["run_id"]),
-            speedup_vs_baseline=pl.col("steady_global_steps_per_s") / b["steady_global_steps_per_s"],
+            speedup_vs_baseline=pl.col("steady_global_steps_per_s") / b["steady_global_steps_per_s"] * factor,
+            speedup_basis=pl.when(on_examples).then(pl.lit("examples/s")).otherwise(pl.lit("steps/s")),
+            _factor=factor,
         ).with_columns(
             scaling_efficiency_tasks=pl.col("speedup_vs_baseline") / (pl.col("tasks") / b["tasks"]),
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
         speedups = speedup_intervals(figures.samples, b["run_id"], options.seed)
-        frame = frame.join(speedups, on="run_id", how="left")
+        frame = frame.join(speedups, on="run_id", how="left").with_columns(
+            pl.col("speedup_ci_low", "speedup_ci_high") * pl.col("_factor")
+        )
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
+
+
+def topology_note() -> pl.Expr:
+    """The note of a run whose training tasks that logged (``logging_tasks``) are not its declared
+    ``training_tasks`` (a ps run's coordinator logs for its workers; a task lost its log); null otherwise."""
+    declared = pl.format(
+        "its topology ({}) has {} training tasks and {} ps, but {} training task(s) logged steps; "
+        "the figures count the topology's",
+        "tasks_origin", "training_tasks", pl.col("ps_tasks").fill_null(0), "logging_tasks",
+    )  # fmt: skip
+    disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks"))
+    return pl.when(disagree.fill_null(False)).then(declared)
+
+
+#: run.json's strategies and the update mode each means.
+STRATEGY_MODE = {"mirrored": "sync", "ps": "async", "single": "single"}
+
+
+def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.DataFrame:
+    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``update_mode``
+    (run.json's strategy, else the summary's ``training_mode`` when it is sync, async or single) and
+    ``examples_per_s`` = steady global steps/s x batch size, x the training tasks when sync (every
+    replica processes a batch per global step; a parameter-server step is one replica's batch)."""
+    if log_batches is not None:
+        frame = frame.join(log_batches, on="run_id", how="left")
+    else:
+        frame = frame.with_columns(log_batch_size=pl.lit(None, pl.Float64))
+    inferred = pl.when(pl.col("training_mode").is_in(["sync", "async", "single"])).then(pl.col("training_mode"))
+    mode = pl.coalesce(pl.col("strategy").replace_strict(STRATEGY_MODE, default=None), inferred)
+    return (
+        frame.with_columns(
+            batch_size=pl.coalesce(pl.col("batch_size").cast(pl.Float64), "log_batch_size"), update_mode=mode
+        )
+        .with_columns(
+            examples_per_s=pl.col("steady_global_steps_per_s")
+            * pl.col("batch_size")
+            * pl.when(pl.col("update_mode") == "sync").then(pl.col("tasks")).otherwise(1)
+        )
+        .drop("log_batch_size")
+    )
 
 
 #: The columns :func:`with_target` fills.

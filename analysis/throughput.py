@@ -244,18 +244,23 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, np.ndarray]
     return {run: part["rate"].to_numpy() for (run,), part in frame.group_by("run_id", maintain_order=True)}
 
 
-def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    # Only the lead task's clock starts with the job: a late worker's elapsed_s would understate.
+def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
+    """``run_id, role, task_index`` of each run's lead task: master/chief (lowest index), else the
+    training task of lowest index. Only its clock starts with the job: a late worker's would understate."""
     lead_order = (
         pl.when(pl.col("role").is_in(["master", "chief"])).then(pl.lit(0, pl.UInt8)).otherwise(pl.lit(1, pl.UInt8))
     )
-    lead = (
+    return (
         intervals.select("run_id", "role", "task_index")
         .unique()
         .sort(["run_id", lead_order, "task_index", "role"])
         .group_by("run_id", maintain_order=True)
         .first()
     )
+
+
+def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    lead = lead_tasks(intervals)
     first_steady = (
         intervals.filter(~pl.col("warmup") & (pl.col("segment") == 0))
         .join(lead, on=["run_id", "role", "task_index"])

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from tierscope import tiertable
+from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import TRAINING_ROLES
 
 #: The price tables (:mod:`tierscope.analysis.cost`); the tier composition is :mod:`tierscope.tiertable`'s.
@@ -92,3 +93,59 @@ def training_tasks(topology: pl.DataFrame, key: str = "run_id") -> pl.DataFrame:
         .group_by(key)
         .agg(training_tasks=pl.col("count").sum().cast(pl.UInt32))
     )
+
+
+#: Columns of :func:`declared_tasks`.
+DECLARED_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "training_tasks": pl.UInt32(),  # replicas that compute steps (see declared_tasks)
+    "ps_tasks": pl.UInt32(),  # parameter servers
+    "evaluator_tasks": pl.UInt32(),
+    "tasks_origin": pl.String(),  # "declared" (run.json / manifest counts), "manifest", "tier table"
+}
+
+#: The strategy whose chief only coordinates (TF2 ParameterServerStrategy's ClusterCoordinator):
+#: its workers train, the chief schedules their steps.
+COORDINATOR_STRATEGY = "ps"
+
+
+def _split(counts: dict[str, int], strategy: str | None) -> tuple[int, int, int]:
+    lead = 0 if strategy == COORDINATOR_STRATEGY else counts.get("master", 0) + counts.get("chief", 0)
+    return lead + counts.get("worker", 0), counts.get("ps", 0), counts.get("evaluator", 0)
+
+
+def declared_tasks(runs: pl.DataFrame, tiers: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The tasks each run was given, not those that happened to log: :data:`DECLARED_SCHEMA`, one row
+    per run whose topology is known, sorted by run id.
+
+    ``runs``: the run index (``run_id, tier``, optionally ``replicas``, ``strategy``, ``topology``;
+    :func:`tierscope.analysis.summary.run_index`). In this order: the declared replica counts
+    (``replicas``: run.json's topology, the manifest's ``workers``/``ps``/``evaluators``), the
+    manifest's ``machine_types`` topology, the tier's composition in the tier table (a local
+    ``local-<TIER>`` run emulates ``<TIER>``). Training tasks are the master/chief plus the workers,
+    except under the ``ps`` strategy (run.json), whose chief only coordinates: there the workers.
+    """
+    tiers = load_tiers() if tiers is None else tiers
+    composition: dict[str, dict[str, int]] = {}
+    for tier, role, count in tiers.select("tier", "role", "count").iter_rows():
+        composition.setdefault(tier, {})[role] = composition.get(tier, {}).get(role, 0) + count
+    rows = []
+    for row in runs.iter_rows(named=True):
+        strategy = row.get("strategy")
+        if row.get("replicas"):
+            counts, origin = json.loads(row["replicas"]), "declared"
+        elif row.get("topology"):
+            counts = {role: spec["count"] for role, spec in json.loads(row["topology"]).items()}
+            origin, strategy = "manifest", None
+        else:
+            tier = (row["tier"] or "").upper()
+            tier = tier.removeprefix(LOCAL_PREFIX.upper())
+            if tier not in composition:
+                continue
+            counts, origin = composition[tier], "tier table"
+        training, ps, evaluators = _split(counts, strategy)
+        rows.append(
+            {"run_id": row["run_id"], "training_tasks": training, "ps_tasks": ps, "evaluator_tasks": evaluators,
+             "tasks_origin": origin}
+        )  # fmt: skip
+    return pl.DataFrame(rows, schema=DECLARED_SCHEMA).sort("run_id")

@@ -105,6 +105,26 @@ def _run_meta(path: Path) -> RunDoc:
     return cast(RunDoc, meta)
 
 
+def _declared_replicas(meta: RunDoc, path: Path) -> str | None:
+    """run.json's ``topology`` (``{role: count}``) as the runs table's ``replicas`` JSON, or None.
+    Raises :class:`InputError` for a topology that is not a table of whole numbers."""
+    topology = meta.get("topology")
+    if topology is None:
+        return None
+    if not isinstance(topology, dict) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in topology.values()
+    ):
+        raise InputError(f"{path}: 'topology' must be an object of replica counts like {{\"worker\": 2}}; fix it")
+    return json.dumps({role: n for role, n in topology.items() if n}, sort_keys=True)
+
+
+def _declared_batch(meta: RunDoc) -> int | None:
+    """run.json's ``config.batch_size`` (examples per replica per step), or None."""
+    config = meta.get("config")
+    batch = config.get("batch_size") if isinstance(config, dict) else None
+    return batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else None
+
+
 def _is_log(path: Path) -> bool:
     # A temporary file left by a killed writer (tierscope.atomic) is neither a log nor run.json.
     return (
@@ -138,6 +158,9 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
                     files=logs,
                     ran_on=meta.get("host"),
                     format=fmt,
+                    replicas=_declared_replicas(meta, meta_path),
+                    strategy=meta.get("strategy") if isinstance(meta.get("strategy"), str) else None,
+                    batch_size=_declared_batch(meta),
                 )
             )
         else:
@@ -361,6 +384,9 @@ def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
             "date": r.date,
             "note": r.note,
             "topology": r.topology,
+            "replicas": r.replicas,
+            "strategy": r.strategy,
+            "batch_size": r.batch_size,
             "collected_at": now,
         }
         for r in runs

@@ -46,6 +46,12 @@ class RunSpec:
     note: str | None = None
     format: str | None = None
     topology: str | None = None  # JSON {role: {"machine_type": str, "count": int}}, see topology_json
+    #: Declared replicas, JSON {role: count} (run.json's topology, the manifest's workers/ps/evaluators).
+    replicas: str | None = None
+    #: How the replicas train (run.json's strategy: single, mirrored, ps); None: unknown.
+    strategy: str | None = None
+    #: Examples per replica per step (run.json's config.batch_size, the manifest's batch_size).
+    batch_size: int | None = None
     #: Declared formats the run's logs are read with, before the shipped ones.
     formats: tuple[LineFormat, ...] = ()
 
@@ -54,7 +60,31 @@ class RunSpec:
 REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
-KNOWN_KEYS = {"id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", *REPLICA_KEYS.values()}
+KNOWN_KEYS = {
+    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", *REPLICA_KEYS.values(),
+}  # fmt: skip
+
+
+def _replica_counts(run: dict[str, object], where: str) -> dict[str, int]:
+    """``{role: count}`` from ``workers``/``ps``/``evaluators`` (the master is always one).
+    Raises :class:`ManifestError` for a count that is not a whole number >= 0."""
+    counts: dict[str, int] = {"master": 1}
+    for role, key in REPLICA_KEYS.items():
+        count = run.get(key, 0)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ManifestError(f"{where}: '{key}' must be a whole number >= 0")
+        counts[role] = count
+    return counts
+
+
+def replicas_json(run: dict[str, object], where: str) -> str | None:
+    """The run's declared replica counts as JSON ``{role: count}`` (roles with none left out), or
+    None when the run gives none of ``workers``/``ps``/``evaluators`` (its tier then says).
+    Raises :class:`ManifestError` for a malformed count."""
+    if not any(key in run for key in REPLICA_KEYS.values()):
+        return None
+    counts = _replica_counts(run, where)
+    return json.dumps({role: n for role, n in counts.items() if n}, sort_keys=True)
 
 
 def topology_json(run: dict[str, object], where: str) -> str | None:
@@ -72,14 +102,10 @@ def topology_json(run: dict[str, object], where: str) -> str | None:
     unknown = set(types) - {"master", *REPLICA_KEYS}
     if unknown:
         raise ManifestError(f"{where}: 'machine_types' has unknown roles {sorted(unknown)}; use master, worker, ps")
-    counts: dict[str, int] = {"master": 1}
+    counts = _replica_counts(run, where)
     for role, key in REPLICA_KEYS.items():
-        count = run.get(key, 0)
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise ManifestError(f"{where}: '{key}' must be a whole number >= 0")
-        if count and role not in types:
-            raise ManifestError(f"{where}: '{key}' = {count} but 'machine_types' gives no {role} machine type")
-        counts[role] = count
+        if counts[role] and role not in types:
+            raise ManifestError(f"{where}: '{key}' = {counts[role]} but 'machine_types' gives no {role} machine type")
     return json.dumps(
         {role: {"machine_type": types[role], "count": counts[role]} for role in types if counts.get(role)},
         sort_keys=True,
@@ -143,6 +169,9 @@ def load_manifest(path: Path) -> list[RunSpec]:
         seen.add(run_id)
         paths = [path.parent / f for f in files]
         topology = topology_json(run, f"{where} ({run_id})")
+        batch = run.get("batch_size")
+        if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
+            raise ManifestError(f"{where} ({run_id}): 'batch_size' must be a whole number >= 1 (examples per step)")
         specs.append(
             RunSpec(
                 run_id=run_id,
@@ -153,6 +182,8 @@ def load_manifest(path: Path) -> list[RunSpec]:
                 note=run.get("note"),
                 format=run.get("format"),
                 topology=topology,
+                replicas=replicas_json(run, f"{where} ({run_id})"),
+                batch_size=batch,
                 formats=formats,
             )
         )

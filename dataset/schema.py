@@ -130,11 +130,18 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
     "note": pl.String(),
     # JSON {role: {"machine_type": str, "count": int}} from the manifest (a CUSTOM tier); null if not given
     "topology": pl.String(),
+    # JSON {role: count}: the replicas the run declares (run.json's topology, the manifest's
+    # workers/ps/evaluators); null: not declared (its tier's composition then says)
+    "replicas": pl.String(),
+    "strategy": pl.String(),  # run.json's: single / mirrored / ps (null: unknown)
+    "batch_size": pl.Int64(),  # examples per replica per step (run.json's config, the manifest's batch_size)
     "collected_at": pl.Datetime("us", "UTC"),
 }
 
 #: Run facts are stored again only when they change.
-RUN_KEY: tuple[str, ...] = ("run_id", "tier", "ran_on", "date", "note", "topology")
+RUN_KEY: tuple[str, ...] = (
+    "run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size",
+)  # fmt: skip
 
 TRAINING_ROLES = ("master", "chief", "worker")
 ROLES = ("master", "chief", "worker", "ps", "evaluator")

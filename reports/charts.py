@@ -17,7 +17,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from tierscope.reports.frames import require
+from tierscope.reports.frames import GOODPUT_PARTS, require
 from tierscope.reports.i18n import Catalog, number_locale, time_locale
 
 #: A chart refuses more rows than this (Altair's own default limit).
@@ -304,3 +304,38 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
 def _yes_no(yes: str, no: str) -> str:
     """A legend label expression naming a Boolean field's values (catalog text, quoted as JSON literals)."""
     return f"datum.value ? {json.dumps(yes)} : {json.dumps(no)}"
+
+
+def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
+    """A stacked bar per run: its lifetime split into productive time and the badput buckets, as shares.
+
+    ``frame``: ``run_id``, ``part`` (String, :data:`tierscope.reports.frames.GOODPUT_PARTS`), ``order`` (integer),
+    ``seconds``, ``share``, ``goodput`` (Float64); see :func:`tierscope.reports.frames.goodput_frame`.
+    """
+    frame = require(frame, ("run_id", "part", "order", "seconds", "share", "goodput"), "goodput")
+    if frame.height == 0:
+        return None
+    names = {p: t(f"goodput.{p}") for p in frame["part"].unique().to_list()}
+    shown = frame.with_columns(label=pl.col("part").replace_strict(names)).select(
+        "run_id", "label", "order", "seconds", "share", "goodput"
+    )
+    legend_order = [t(f"goodput.{p}") for p in GOODPUT_PARTS if p in names]
+    chart = (
+        alt.Chart(_values(shown))
+        .mark_bar()
+        .encode(
+            x=alt.X("run_id:N", title=t("chart.run"), axis=alt.Axis(labelAngle=-30)),
+            y=alt.Y("share:Q", title=t("chart.lifetime_share"), stack="zero", axis=alt.Axis(format="%")),
+            color=alt.Color("label:N", title=t("chart.goodput_part"), sort=legend_order),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("run_id:N", title=t("chart.run")),
+                alt.Tooltip("label:N", title=t("chart.goodput_part")),
+                alt.Tooltip("seconds:Q", title=t("chart.seconds"), format=",.1f"),
+                alt.Tooltip("share:Q", title=t("chart.lifetime_share"), format=".1%"),
+                alt.Tooltip("goodput:Q", title=t("chart.goodput"), format=".1%"),
+            ],
+        )
+        .properties(width=WIDTH, height=HEIGHT, title=t("chart.goodput_title"))
+    )
+    return _spec(chart, t)

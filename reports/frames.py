@@ -167,3 +167,46 @@ def bounded_task_rates(frame: pl.DataFrame, max_rows: int = MAX_TASK_ROWS) -> pl
     stride = (pl.len().over("run_id") / share).ceil().cast(pl.Int64)
     rank = pl.int_range(pl.len()).over("run_id", order_by="local_steps_per_s")
     return frame.filter(pl.col("straggler") | (rank % stride == 0)).sort("run_id", "task")
+
+
+#: The parts of a run's lifetime in the goodput bar, bottom to top (productive first).
+GOODPUT_PARTS = ("productive", "startup", "warmup", "stalls", "restarts", "wasted", "tail")
+
+
+def goodput_frame(summary: pl.DataFrame) -> pl.DataFrame:
+    """The goodput bar's rows, from the summary (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`): one row per run
+    with a lifetime and part of it (:data:`GOODPUT_PARTS`) that the log shows: ``run_id`` (String), ``part``
+    (String, a :data:`GOODPUT_PARTS` name), ``order`` (Int32, its place in the bar), ``seconds``, ``share``
+    (Float64, of the lifetime), ``goodput`` (Float64). A null bucket (not observable) has no row."""
+    columns = {"productive": "productive_s", **{b: f"badput_{b}_s" for b in GOODPUT_PARTS[1:]}}
+    frame = require(summary, ("run_id", "lifetime_s", "goodput", *columns.values()), "goodput")
+    measured = frame.filter(pl.col("lifetime_s") > 0)
+    parts = [
+        measured.select(
+            "run_id",
+            "goodput",
+            part=pl.lit(name),
+            order=pl.lit(i, pl.Int32),
+            seconds=pl.col(column),
+            share=pl.col(column) / pl.col("lifetime_s"),
+        )
+        for i, (name, column) in enumerate(columns.items())
+    ]
+    schema = {"run_id": pl.String, "goodput": pl.Float64, "part": pl.String, "order": pl.Int32,
+              "seconds": pl.Float64, "share": pl.Float64}  # fmt: skip
+    if not parts:
+        return pl.DataFrame(schema=schema)
+    return (
+        pl.concat(parts)
+        .filter(pl.col("seconds").is_not_null())
+        .select("run_id", "part", "order", "seconds", "share", "goodput")
+        .sort("run_id", "order")
+    )
+
+
+def unobserved_buckets(summary: pl.DataFrame) -> list[tuple[str, list[str]]]:
+    """``(run_id, [bucket, ...])`` of each run with a lifetime whose log cannot show some badput buckets."""
+    if "goodput_unobserved" not in summary.columns:
+        return []
+    rows = summary.filter(pl.col("goodput_unobserved").is_not_null() & pl.col("lifetime_s").is_not_null())
+    return [(run, text.split(",")) for run, text in rows.select("run_id", "goodput_unobserved").iter_rows()]

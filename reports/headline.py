@@ -68,10 +68,43 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
     )
 
 
-def headline(summary: pl.DataFrame, costs: pl.DataFrame | None, steps: int, t: Catalog) -> list[str]:
+def would_have(unmeasured: pl.DataFrame | None, t: Catalog) -> list[str]:
+    """For each run that was never measured (a failed tier), what the scaling model says it would have
+    done, with the fit's caveat (exactly determined, an extrapolation) and, where nothing checks the
+    model, what one more measured tier would settle. ``unmeasured``:
+    :data:`tierscope.analysis.forecast.UNMEASURED_SCHEMA` rows (None or empty: no sentence)."""
+    out: list[str] = []
+    for row in (unmeasured if unmeasured is not None else pl.DataFrame()).iter_rows(named=True):
+        values = {
+            "run": row["run_id"], "tier": row["tier"] or "–", "tasks": t.number(row["tasks"]),
+            "model": t("model." + row["model"]), "rate": t.number(row["global_steps_per_s"], 1),
+            "ratio": t.number(row["extrapolation"], 1), "fit_runs": t.count(row["fit_runs"]),
+            "sizes": t.join([t.number(s) for s in row["fit_sizes"]]),
+            "largest": t.number(max(row["fit_sizes"])), "middle": t.number(row["settling_tasks"]),
+        }  # fmt: skip
+        if row["ci_low"] is None:  # exactly determined: no interval, say why and what would settle it
+            noise = t.interval(row["noise_ci_low"], row["noise_ci_high"], 1)
+            key = "forecast.exact_extrapolation" if row["beyond_limit"] else "forecast.exact"
+            out.append(t(key, noise=noise, **values))
+            out.append(t("forecast.settle", **values))
+        else:
+            out.append(t("forecast.fitted", interval=t.interval(row["ci_low"], row["ci_high"], 1), **values))
+            if row["beyond_limit"]:
+                out.append(t("forecast.extrapolation", **values))
+    return out
+
+
+def headline(
+    summary: pl.DataFrame,
+    costs: pl.DataFrame | None,
+    steps: int,
+    t: Catalog,
+    unmeasured: pl.DataFrame | None = None,
+) -> list[str]:
     """The headline sentences, in the report's language. ``summary``:
     :data:`tierscope.analysis.summary.SUMMARY_SCHEMA`'s
-    frame; ``costs``: time and price to ``steps`` steps, or None when not available."""
+    frame; ``costs``: time and price to ``steps`` steps, or None when not available; ``unmeasured``:
+    the predictions for runs never measured (:func:`would_have`), after the failed-run sentence."""
     first = fastest(summary, t)
     if first is None:
         return [t("headline.none")]
@@ -82,4 +115,4 @@ def headline(summary: pl.DataFrame, costs: pl.DataFrame | None, steps: int, t: C
     failed = summary.filter(pl.col("status") == "failed").height
     if failed:
         out.append(t("headline.failed", n=failed))
-    return out
+    return out + would_have(unmeasured, t)

@@ -21,8 +21,9 @@ import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tierscope.analysis import Analysis, AnalysisOptions
-from tierscope.analysis.forecast import scaling
+from tierscope.analysis.forecast import scaling, unmeasured
 from tierscope.analysis.provenance import Provenance
+from tierscope.analysis.scaling import ScalingFit, best_fit
 from tierscope.atomic import write_text_atomic
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
@@ -65,6 +66,9 @@ class ReportData:
     costs: pl.DataFrame | None = None
     scaling_points: pl.DataFrame | None = None
     scaling_model: pl.DataFrame | None = None
+    unmeasured: pl.DataFrame | None = None  # tierscope.analysis.forecast.UNMEASURED_SCHEMA
+    goodput: pl.DataFrame | None = None  # tierscope.reports.frames.goodput_frame
+    exact_fit: tuple[str, int] | None = None  # (model, runs) when the scaling model is exactly determined
 
 
 @dataclass
@@ -109,7 +113,15 @@ def report_data(analysis: Analysis) -> ReportData:
         costs=_or_none(lambda: frames.time_and_cost_to_steps(frame)),
         scaling_points=_or_none(lambda: frames.scaling_points(fitted.points)),
         scaling_model=frames.scaling_model(fitted.fits, max_tasks),
+        unmeasured=unmeasured(analysis),
+        goodput=_or_none(lambda: frames.goodput_frame(frame.join(charted, on="run_id", how="semi"))),
+        exact_fit=_exact_fit(fitted.fits),
     )
+
+
+def _exact_fit(fits: list[ScalingFit]) -> tuple[str, int] | None:
+    model = best_fit(fits)
+    return (model.model, model.runs) if model is not None and model.exact else None
 
 
 def _section(key: str, build: Callable[[], Spec | None], t: Catalog, notes: list[str] | None = None) -> Section:
@@ -130,10 +142,18 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         else []
     )
     no_model = [] if data.scaling_model is not None else [t("chart.no_model")]
+    if data.exact_fit is not None:
+        model, runs = data.exact_fit
+        no_model.append(t("chart.fit_exact", model=t("model." + model), fit_runs=t.count(runs)))
+    unobserved = [
+        t("goodput.unobserved", run=run, buckets=t.join([t(f"goodput.{b}") for b in buckets]))
+        for run, buckets in frames.unobserved_buckets(data.summary)
+    ]
     return [
         _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t), t, capped),
         _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t), t, capped),
         _section("speedup", lambda: charts.speedup_chart(data.speedup, t), t),
+        _section("goodput", lambda: charts.goodput_chart(data.goodput, t), t, unobserved),
         _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps), t),
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t), t, capped),
         _section("scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t), t, no_model),
@@ -205,7 +225,7 @@ def render_html(data: ReportData, lang: str | None = None) -> str:
             num=t.number,
             data=data,
             prov=data.provenance,
-            headline=headline(data.summary, data.costs, data.steps, t),
+            headline=headline(data.summary, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(data.summary),
             failed=data.summary.filter(pl.col("status") == "failed").to_dicts(),
             sections=chart_sections,

@@ -75,6 +75,17 @@ class Catalog:
         loc = number_locale(self.lang)
         return text.translate(str.maketrans({",": loc["thousands"], ".": loc["decimal"]}))
 
+    def count(self, n: int) -> str:
+        """A small count in words where the language writes them so (``two`` runs), else :meth:`number`."""
+        words = self("count.words").split(",") if self("count.words") else []
+        return words[n] if 0 <= n < len(words) else self.number(n)
+
+    def join(self, items: list[str]) -> str:
+        """``1, 5 and 20`` in the catalog's language (``list.and`` before the last item)."""
+        if len(items) < 2:
+            return "".join(items)
+        return f"{', '.join(items[:-1])}{self('list.and')}{items[-1]}"
+
     def significant(self, value: float | None, figures: int = 3) -> str:
         """``value`` with at least ``figures`` significant digits (``0.000453``, ``1.00``, ``17,032``)."""
         if value is None or not math.isfinite(value):

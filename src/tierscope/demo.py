@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import as_file, files
 from pathlib import Path
 
 import polars as pl
 
 from tierscope.analysis import analyze
+from tierscope.analysis.forecast import unmeasured
 from tierscope.analysis.summary import with_target
 from tierscope.collector.collect import CollectResult, collect_runs
 from tierscope.collector.manifest import load_manifest
 from tierscope.dataset.store import Dataset
+from tierscope.reports.headline import would_have
+from tierscope.reports.i18n import Catalog
 from tierscope.reports.render import ReportOptions, analysis_options, write_report
 
 #: The bundled experiment: its README, four logs and runs.toml.
@@ -25,6 +28,8 @@ class DemoResult:
     report: Path
     collected: CollectResult
     summary: pl.DataFrame
+    #: What the runs never measured would have done, with the fit's caveat (the report's sentences, in English).
+    forecast: list[str] = field(default_factory=list)
 
 
 def run_demo(out: Path, lang: str | None = None) -> DemoResult:
@@ -39,4 +44,5 @@ def run_demo(out: Path, lang: str | None = None) -> DemoResult:
         collected = collect_runs(dataset, load_manifest(Path(manifest)))
     analysis = analyze(dataset, analysis_options())
     report = write_report(analysis, out / "report.html", ReportOptions(lang=lang))
-    return DemoResult(dataset, report, collected, with_target(analysis.summary, None))
+    forecast = would_have(unmeasured(analysis), Catalog("en"))
+    return DemoResult(dataset, report, collected, with_target(analysis.summary, None), forecast)

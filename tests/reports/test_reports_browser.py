@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium not installed (Debian: apt-get install chromium; .ci/run does it)"
 )
 
-CHARTS = ["throughput_steps", "throughput_time", "speedup", "cost_time", "tasks", "scaling"]
+CHARTS = ["throughput_steps", "throughput_time", "speedup", "goodput", "cost_time", "tasks", "scaling"]
 
 #: Per chart: its id, whether vega-embed finished, how many SVG mark items it drew, and every SVG text.
 INSPECT = """Array.from(document.querySelectorAll("div.chart")).map((el) => ({

@@ -97,10 +97,7 @@ def predict_cmd(
             grid.notes.append(f"{r['model']}: {r['message']}")
         else:
             grid.add(r["model"], name, n.fixed(r["global_steps_per_s"], 2), _interval(r, 2), r["status"])
-            grid.notes.append(
-                f"{r['model']}: {n.fixed(r['global_steps_per_s'], 2)} global steps/s at {n.plural(tasks, 'task')} "
-                f"(95 % interval {_interval(r, 2)}); {r['message']}"
-            )
+            grid.notes.append(prediction_line(r, tasks))
     doc = {"points": fitted.points.to_dicts(), "fits": fitted.table.to_dicts(), "predictions": predicted.to_dicts()}
     emit(fmt, grid, records, doc, wide)
 
@@ -127,6 +124,23 @@ def _check_priceable(analysis: Analysis) -> None:
             "(own hardware has no ML units): no --price-date can price them; collect a cloud run's step "
             "logs to plan with, or use `tierscope predict` for throughput alone"
         )
+
+
+def prediction_line(r: dict, tasks: int) -> str:
+    """One model's prediction (a :data:`tierscope.analysis.scaling.PREDICTION_SCHEMA` row) in words: the
+    figure and its interval (or why it has none), then the caveat and the fit's verdict on lines of their own."""
+    if r["global_steps_per_s"] is None:
+        return f"{r['model']}: {r['message']}"
+    if r["ci_low"] is None:
+        noise = f"{r['noise_ci_low']:.2f} - {r['noise_ci_high']:.2f}"
+        interval = f"no 95 % interval: {r['status']}; measurement noise alone {noise}"
+    else:
+        interval = f"95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}, model error included"
+    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {tasks} tasks ({interval})"]
+    if r["caveat"]:
+        lines.append(f"  Caveat: {r['caveat']}.")
+    lines.append(f"  {r['message']}")
+    return "\n".join(lines)
 
 
 def recommend_cmd(
@@ -173,7 +187,10 @@ def recommend_cmd(
             n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no",
         )  # fmt: skip
     candidates = result.candidates.to_dicts()
-    emit(fmt, grid, candidates, {"choice": result.choice, "reason": result.reason, "candidates": candidates}, wide)
+    if result.caveat and fmt == FormatChoice.table:
+        print(result.caveat)  # the first line: nobody may read the choice without it
+    doc = {"caveat": result.caveat, "choice": result.choice, "reason": result.reason, "candidates": candidates}
+    emit(fmt, grid, candidates, doc, wide)
 
 
 def warn_unpriced(frame: pl.DataFrame) -> None:

@@ -32,6 +32,8 @@ def demo_cmd(
     result = run_demo(out, lang)
     print_counts(result.collected, quiet=False, wide=wide)
     print_summary(result.summary, wide=wide)
+    for sentence in result.forecast:  # PREMIUM_1 failed: what the fit says of it, and how far to trust it
+        print(sentence)
     print(f"dataset: {result.dataset.root}\nreport:  {result.report}")
 
 

@@ -151,6 +151,8 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
     target = frame["target_steps"].drop_nulls().first() if "target_steps" in frame.columns else None
     several_dates = frame.filter(frame["ml_units_per_hour"].is_not_null())["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
+    if "speedup_basis" in frame.columns and (frame["speedup_basis"] == "examples/s").any():
+        reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
     columns = [
         Column("run", "name"),
         Column("tier", "label"),
@@ -178,7 +180,7 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
     grid = Grid(columns, title=f"tierscope summary (global steps/s; speedup against {baseline or n.MISSING}{reach})")
     for r in frame.iter_rows(named=True):
         grid.add(
-            r["run_id"], r["tier"] or n.MISSING, r["status"], n.count(r["records"]), n.count(r["tasks"]),
+            r["run_id"], r["tier"] or n.MISSING, r["status"], n.count(r["records"]), tasks_cell(r),
             n.rate(r["steady_global_steps_per_s"]), _interval(r["steady_ci_low"], r["steady_ci_high"], n.rate),
             n.rate(r["mean_global_steps_per_s"]),
             n.ratio(r["speedup_vs_baseline"]), _interval(r["speedup_ci_low"], r["speedup_ci_high"], n.ratio),
@@ -192,7 +194,16 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
     grid.notes += price_notes(frame, region)
+    # tasks that logged against the declared topology
+    grid.notes += [f"note: run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
+                   if r.get("topology_note")]  # fmt: skip
     return grid
+
+
+def tasks_cell(row: dict) -> str:
+    """Training tasks, and the parameter servers where the topology has any: ``5 +3 ps``."""
+    ps = row.get("ps_tasks")
+    return f"{n.count(row['tasks'])} +{ps} ps" if ps else n.count(row["tasks"])
 
 
 def _interval(low: float | None, high: float | None, show: Callable[[float | None], str]) -> str:

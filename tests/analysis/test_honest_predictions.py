@@ -1,0 +1,122 @@
+"""Issue 12, honest predictions: an exactly determined fit says so everywhere, its prediction has no
+interval that pretends to hold the model's error, a fitted one's interval includes leave-one-out,
+and an extrapolation beyond 2x the largest measured task count is said in recommend's first line."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from tierscope.analysis import AnalysisOptions, analyze
+from tierscope.analysis.forecast import predict, recommend, unmeasured
+from tierscope.analysis.scaling import EXACT, FITTED, fit_model, prediction_caveat
+from tierscope.cli import app
+from tierscope.dataset.store import Dataset
+from tierscope.reports.headline import would_have
+from tierscope.reports.i18n import Catalog
+from tierscope.reports.render import analysis_options, render_html, report_data
+
+# The 2016 Amdahl fit by hand (as tests/test_analysis_scaling.py): lambda = 4.731,
+# sigma = (5 x 4.731 / 22.8075 - 1) / 4 = 0.0092897; at PREMIUM_1's 20 tasks 94.62 / 1.176505 = 80.42.
+SIGMA_2016 = (5 * 4.731 / 22.8075 - 1) / 4
+X20_2016 = 20 * 4.731 / (1 + 19 * SIGMA_2016)
+runner = CliRunner()
+
+
+def test_exactly_determined_prediction_refuses_an_interval_and_says_why(dataset_2016: Dataset) -> None:
+    _, predicted = predict(analyze(dataset_2016), 20)
+    amdahl = predicted.filter(pl.col("model") == "amdahl").row(0, named=True)
+    assert amdahl["status"] == EXACT
+    assert amdahl["global_steps_per_s"] == pytest.approx(X20_2016)
+    assert amdahl["ci_low"] is None and amdahl["ci_high"] is None
+    assert "exactly determined by two runs" in amdahl["message"]
+    assert "leaving a task count out leaves too few to refit" in amdahl["message"]
+    # 20 tasks / the largest measured 5 = 4.0x: beyond 2x
+    assert amdahl["extrapolation"] == pytest.approx(4.0)
+    assert amdahl["caveat"].startswith("an unchecked extrapolation: 20 training tasks, 4.0x the largest measured (5)")
+    # within 2x (8 / 5 = 1.6x) it is still unchecked, but no extrapolation
+    _, near = predict(analyze(dataset_2016), 8)
+    caveat = near.filter(pl.col("model") == "amdahl")["caveat"][0]
+    assert caveat.startswith("an unchecked prediction: Amdahl's law is exactly determined by two runs")
+
+
+def _points(sizes: list[int], rates: list[float]) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
+    runs = [f"r{n}" for n in sizes]
+    points = pl.DataFrame(
+        {"run_id": runs, "tasks": sizes, "steady_global_steps_per_s": rates},
+        schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
+    )
+    # every run's intervals identical: the bootstrap has no noise, so any width is the model's error
+    return points, {r: np.full(5, x) for r, x in zip(runs, rates, strict=True)}
+
+
+def test_fitted_interval_includes_the_leave_one_out_refits() -> None:
+    # Three runs that Amdahl cannot pass through: 1 task 10/s, 2 tasks 20/s (perfect), 4 tasks 20/s (flat).
+    # Leave out 4: lambda 10, sigma 0 -> X(8) = 80. Leave out 1: from (2, 20) and (4, 20),
+    # N/X = (1 + s (N - 1)) / l: 0.1 = (1 + s) / l, 0.2 = (1 + 3 s) / l -> s = 1, l = 20 -> X(8) = 160 / 8 = 20.
+    points, samples = _points([1, 2, 4], [10.0, 20.0, 20.0])
+    fit = fit_model("amdahl", points, samples)
+    assert fit.status == FITTED
+    noise_low, noise_high = fit.noise_interval(8)
+    assert noise_high - noise_low == pytest.approx(0.0, abs=1e-9)  # no noise at all
+    point, low, high = fit.predict(8)
+    assert low <= 20.0 + 1e-6 and high >= 80.0 - 1e-6 and low <= point <= high
+    assert "leave-one-out" in fit.message
+    # 8 tasks is 2.0x the largest measured (4): not beyond; 9 is
+    assert prediction_caveat(fit, 8) is None
+    assert prediction_caveat(fit, 9).startswith("an extrapolation: 9 training tasks, 2.2x the largest measured (4)")
+
+
+def test_recommend_first_line_says_the_choice_rests_on_an_unchecked_extrapolation(dataset_2016: Dataset) -> None:
+    analysis = analyze(dataset_2016, AnalysisOptions(price_date=date(2019, 12, 1)))
+    fast = recommend(analysis, 1_000_000, deadline_h=6)  # only PREMIUM_1 (predicted, 3.45 h) meets 6 h
+    assert fast.choice["candidate"] == "PREMIUM_1" and fast.choice["status"] == EXACT
+    assert fast.caveat.startswith("Caveat: the choice rests on an unchecked extrapolation: 20 training tasks, 4.0x")
+    assert "exactly determined by two runs" in fast.caveat
+    measured = recommend(analysis, 1_000_000, deadline_h=24)  # standard_1, measured: nothing to caveat
+    assert measured.caveat is None
+
+
+def test_predict_and_recommend_commands_say_it(dataset_2016: Dataset) -> None:
+    ds = str(dataset_2016.root)
+    text = runner.invoke(app, ["predict", "-d", ds, "--tasks", "20"]).output
+    assert "exactly determined by two runs" in text and "no 95 % interval" in text
+    args = ["recommend", "-d", ds, "--steps", "1000000", "--price-date", "2019-12-01", "--deadline", "6h"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith("Caveat: the choice rests on an unchecked extrapolation")
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    assert doc["caveat"].startswith("Caveat: the choice rests on an unchecked extrapolation")
+    assert doc["choice"]["status"] == EXACT
+
+
+def test_report_answers_what_premium_1_would_have_done(dataset_2016: Dataset) -> None:
+    analysis = analyze(dataset_2016, analysis_options())
+    rows = unmeasured(analysis).to_dicts()
+    assert [(r["run_id"], r["tasks"], r["fit_status"], r["settling_tasks"]) for r in rows] == [
+        ("premium_1", 20, EXACT, 10)  # PREMIUM_1: 1 master + 19 workers; sqrt(5 x 20) = 10
+    ]
+    assert rows[0]["global_steps_per_s"] == pytest.approx(X20_2016)
+    en = would_have(unmeasured(analysis), Catalog("en"))
+    assert en[0].startswith("What premium_1 (PREMIUM_1) would have done: it was never measured.")
+    assert "exactly determined by two runs (1 and 5 training tasks), predicts 80.4 global steps/s" in en[0]
+    assert "unchecked extrapolation, 4.0× the largest measured task count (5)" in en[0]
+    assert en[1].startswith("One more measured tier would settle it: a run of PREMIUM_1 itself")
+    assert "about 10 training tasks" in en[1]
+    html = render_html(report_data(analysis), "en")
+    assert "What premium_1 (PREMIUM_1) would have done" in html and "exactly determined by two runs" in html
+    ja = render_html(report_data(analysis), "ja")
+    assert "検証されていない外挿" in ja and "もう 1 つティアを測定すれば決着します" in ja
+
+
+def test_the_demo_summary_carries_the_caveat(tmp_path) -> None:
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert "What premium_1 (PREMIUM_1) would have done" in result.output
+    assert "exactly determined by two runs" in result.output and "unchecked extrapolation" in result.output
