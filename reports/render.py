@@ -130,13 +130,16 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         else []
     )
     no_model = [] if data.scaling_model is not None else [t("chart.no_model")]
+    runs = charts.run_ids(data.summary)  # one colour per run in every chart: the table's order
     return [
-        _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t), t, capped),
-        _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t), t, capped),
-        _section("speedup", lambda: charts.speedup_chart(data.speedup, t), t),
-        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps), t),
-        _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t), t, capped),
-        _section("scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t), t, no_model),
+        _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t, runs), t, capped),
+        _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t, runs), t, capped),
+        _section("speedup", lambda: charts.speedup_chart(data.speedup, t, runs), t),
+        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t),
+        _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
+        _section(
+            "scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs), t, no_model
+        ),
     ]
 
 
