@@ -144,16 +144,29 @@ def spec_cmd(
     dataset: Annotated[DatasetChoice, typer.Option()] = "mnist",  # type: ignore[assignment]
     log_every_steps: Annotated[int, typer.Option(min=0)] = 100,
     machine_type: Annotated[str, typer.Option(help="Vertex AI machine type of every pool.")] = "n1-standard-4",
-    image: Annotated[str | None, typer.Option(help="Vertex AI executor image (prebuilt TensorFlow CPU).")] = None,
-    package_uri: Annotated[str | None, typer.Option(help="gs:// URI of the tierscope source package.")] = None,
+    image: Annotated[
+        str | None,
+        typer.Option(help="The trainer's container image, built from trainer/Dockerfile and pushed (see above)."),
+    ] = None,
     region: Annotated[str | None, typer.Option(help="AI Platform region.")] = None,
     service: Annotated[str, typer.Option(help="vertex, ai-platform or both.")] = "both",
 ) -> None:
-    """Print the cloud job request (JSON) that runs the trainer on a scale tier."""
+    """Print the cloud job request (JSON) that runs the trainer on a scale tier.
+
+    Every replica runs one container image: trainer/Dockerfile, Python 3.11 with the tierscope wheel and
+    TensorFlow (the package needs Python 3.11 or later; the prebuilt TensorFlow images run 3.10). Build
+    and upload it from the repository, then pass its name with --image:
+
+    pip wheel --no-deps --wheel-dir dist .
+
+    docker build -f trainer/Dockerfile -t us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest .
+
+    docker push us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest
+    """
     from tierscope.trainer.spec import spec
     from tierscope.trainer.train import TrainConfig
 
-    options = {"machine_type": machine_type, "image": image, "package_uri": package_uri, "region": region}
+    options = {"machine_type": machine_type, "image": image, "region": region}
     try:
         config = TrainConfig(
             run_id=run_id,
