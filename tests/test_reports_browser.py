@@ -168,3 +168,33 @@ def test_report_reads_on_a_laptop_screen(reports: dict[str, Path], tmp_path: Pat
                 assert chart["labels"] == [], f"{where} {chart['id']}: point labels overlap {chart['labels']}"
                 assert chart["axes"] == [], f"{where} {chart['id']}: axis labels touch {chart['axes']}"
             assert page.log.console_errors == [] and page.log.exceptions == [], where
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (bytes 16-24)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    for width in (1280, 1024):
+        committed = root / "docs" / f"report-{width}.png"
+        assert f"](docs/report-{width}.png)" in readme
+        assert _png_size(committed) == (width, 800) and committed.stat().st_size < 250_000  # small in the repo
+    done = subprocess.run(
+        [sys.executable, str(root / "docs" / "screenshots.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    for width in (1280, 1024):
+        shot = tmp_path / f"report-{width}.png"
+        # the top of the report: more than a blank page (a blank 1280 x 800 PNG is a few kB)
+        assert _png_size(shot) == (width, 800) and shot.stat().st_size > 40_000
