@@ -70,3 +70,5 @@ class ProgressView:
         if self.live is not None:
             self.live.stop()
             self.live = None
+            if not self.console.is_terminal:
+                self.console.line()  # into a file or pipe the last table ends without one
