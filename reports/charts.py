@@ -12,6 +12,7 @@ number of step records. Every visible string comes from the message catalog; use
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
@@ -25,8 +26,18 @@ MAX_ROWS = 5000
 
 Spec = dict[str, Any]
 
+#: Charts take the width of the page (``"container"``); :data:`WIDTH` is what figures, which have no page,
+#: and the label placement assume. Heights are fixed.
 WIDTH, HEIGHT = 560, 280
 _LABEL_LIMIT = 180  # px: long run ids are cut with an ellipsis on axes and legends
+#: Colours of runs, in the order of the report's run list (Tableau 20, bright ones first): a run keeps its
+#: colour in every chart, and the list wraps after 20 runs.
+PALETTE = (
+    "#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d", "#ff9da6", "#bab0ac",
+    "#9ecae9", "#ffbf79", "#88d27a", "#ff9d98", "#439894", "#d6a5c9", "#f2cf5b", "#d8b5a5", "#79706e", "#83bcb6",
+)  # fmt: skip
+#: Text labels next to points: font size and the height a label takes (px), and the width one character takes.
+_LABEL_FONT, _LABEL_LINE, _CHAR_PX = 11, 14, 6.2
 
 
 def _values(frame: pl.DataFrame, digits: int = 4) -> alt.Data:
@@ -37,18 +48,111 @@ def _values(frame: pl.DataFrame, digits: int = 4) -> alt.Data:
 
 
 def _spec(chart: alt.TopLevelMixin, t: Catalog) -> Spec:
-    spec = chart.to_dict(validate=False)
+    """The chart's spec, as wide as the element it is drawn in, with the report's locale and axis rules.
+
+    Every chart function ends here, so the shared rules live once: ``width: "container"`` (the
+    chart follows the page; :func:`fixed_width` for an image), axis labels that never touch (Vega
+    hides a label that would overlap its neighbour, keeping the first and the last; labels keep
+    a gap from the ticks and the title), and long labels cut with an ellipsis.
+    """
+    spec = chart.properties(width="container").to_dict(validate=False)
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
     config = spec.setdefault("config", {})
     config["locale"] = {"number": number_locale(t.lang), "time": time_locale(t.lang)}
-    config.setdefault("axis", {})["labelLimit"] = _LABEL_LIMIT
+    config.setdefault("axis", {}).update(
+        labelLimit=_LABEL_LIMIT,
+        labelOverlap="greedy",
+        labelSeparation=8,
+        labelPadding=4,
+        titlePadding=10,
+        labelFlush=False,
+    )
+    config.setdefault("axisX", {}).update(tickCount=6)
     config.setdefault("legend", {})["labelLimit"] = _LABEL_LIMIT
     return spec
 
 
+def fixed_width(spec: Spec, width: int = WIDTH) -> Spec:
+    """``spec`` drawn ``width`` px wide instead of following its element (for image files: no page there)."""
+    if spec.get("width") != "container":
+        return spec
+    return {**spec, "width": width, "autosize": {"type": "pad"}}
+
+
+def run_ids(frame: pl.DataFrame) -> list[str]:
+    """The run ids of ``frame`` (column ``run_id``) in their first order: the colour domain of a report."""
+    return frame["run_id"].unique(maintain_order=True).to_list()
+
+
+def run_color(t: Catalog, runs: Sequence[str], legend: bool = True) -> alt.Color:
+    """Colour by ``run_id`` over a fixed domain: ``runs`` (every run of the report, in its order), so a run
+    has one colour in every chart whatever runs a chart shows. Every chart colours runs through this."""
+    domain = list(runs)
+    scale = alt.Scale(domain=domain, range=[PALETTE[i % len(PALETTE)] for i in range(len(domain))])
+    return alt.Color(
+        "run_id:N", title=t("chart.run"), scale=scale, legend=alt.Legend(orient="right") if legend else None
+    )
+
+
+def _domain(frame: pl.DataFrame, runs: Sequence[str] | None) -> list[str]:
+    return list(runs) if runs is not None else sorted(frame["run_id"].unique().to_list())
+
+
+def label_rows(
+    x: Sequence[float], y: Sequence[float], labels: Sequence[str], x_top: float, y_top: float
+) -> list[float]:
+    """Where the text label of each point goes, as a y value (data units of a scale from 0 to ``y_top``), so
+    that no two labels overlap: each label sits right of and just above its point; one that would cover a
+    label already placed (the points taken from the top down) moves down a line at a time, and its chart
+    then draws a leader line from the point to it. Geometry is the chart's assumed size (:data:`WIDTH` x
+    :data:`HEIGHT`); ``x_top`` is the x scale's upper end (it starts at 0). Two runs at one point: the
+    first label at the point, the second a line below it.
+    """
+    px_x = WIDTH / (x_top or 1.0)
+    px_y = HEIGHT / (y_top or 1.0)
+    placed: list[tuple[float, float, float, float]] = []
+    out = [0.0] * len(x)
+    for i in sorted(range(len(x)), key=lambda i: (-y[i], x[i], labels[i])):
+        left = x[i] * px_x + 8
+        right = left + min(len(labels[i]) * _CHAR_PX, _LABEL_LIMIT)
+        top = HEIGHT - y[i] * px_y - 6 - _LABEL_LINE  # px from the top of the plot
+        for _ in range(40):
+            if not any(left < r and x0 < right and top < b and t < top + _LABEL_LINE for x0, r, t, b in placed):
+                break
+            top += _LABEL_LINE
+        placed.append((left, right, top, top + _LABEL_LINE))
+        out[i] = (HEIGHT - (top + _LABEL_LINE + 6)) / px_y
+    return out
+
+
+def _point_labels(
+    frame: pl.DataFrame, x_field: str, y_field: str, x: alt.X, y: alt.Y, runs: Sequence[str], t: Catalog
+) -> list[alt.Chart]:
+    """Text labels naming each point's run, placed by :func:`label_rows`, with leader lines to the moved ones.
+    ``frame`` holds ``run_id``, ``x_field`` and ``y_field``; ``x`` and ``y`` are the chart's encodings, their
+    scales from 0 to a fixed top (:func:`_roomy`)."""
+    x_top = float(x["scale"]["domain"][1])
+    y_top = float(y["scale"]["domain"][1])
+    rows = label_rows(frame[x_field].to_list(), frame[y_field].to_list(), frame["run_id"].to_list(), x_top, y_top)
+    placed = frame.select("run_id", x_field, y_field).with_columns(label_y=pl.Series(rows, dtype=pl.Float64))
+    base = alt.Chart(_values(placed, digits=6))
+    at_label = alt.Y("label_y:Q", title=y["title"], scale=y["scale"])
+    leaders = (
+        base.transform_filter(f"abs(datum.label_y - datum.{y_field}) > {y_top * 0.01}")
+        .mark_rule(color="#888", strokeWidth=1)
+        .encode(x=x, y=alt.Y(f"{y_field}:Q", title=y["title"], scale=y["scale"]), y2="label_y:Q")
+    )
+    text = base.mark_text(align="left", baseline="bottom", dx=8, dy=-6, fontSize=_LABEL_FONT).encode(
+        x=x, y=at_label, text="run_id:N", color=run_color(t, runs, legend=False)
+    )
+    return [leaders, text]
+
+
 def _roomy(values: pl.Series) -> alt.Scale:
-    """A scale from 0 to 15% past the largest value, so the text label of the rightmost point stays inside."""
+    """A scale from 0 to 15% past the largest value, so the text label of the rightmost (or top) point stays
+    inside. Not "nice": its ends are what :func:`label_rows` computes with."""
     top = float(values.max() or 0)
-    return alt.Scale(domain=[0, top * 1.15 if top > 0 else 1], nice=True)
+    return alt.Scale(domain=[0, top * 1.15 if top > 0 else 1], nice=False)
 
 
 def time_unit(max_seconds: float) -> tuple[float, str]:
@@ -60,15 +164,12 @@ def time_unit(max_seconds: float) -> tuple[float, str]:
     return 1.0, "unit.seconds"
 
 
-def _run_color(t: Catalog) -> alt.Color:
-    return alt.Color("run_id:N", title=t("chart.run"), legend=alt.Legend(orient="right"))
-
-
-def throughput_steps_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
+def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Lines of interval global steps/s over the global step, one per run.
 
     ``points``: ``run_id`` (String), ``step`` (Int64), ``rate`` (Float64, global steps/s);
-    see :func:`tierscope.analysis.series.throughput_series`.
+    see :func:`tierscope.analysis.series.throughput_series`. ``runs``: the colour domain (:func:`run_color`;
+    None: the frame's runs). The same ``runs`` argument, with the same meaning, on every chart function.
     """
     points = require(points, ("run_id", "step", "rate"), "throughput over steps")
     if points.height == 0:
@@ -79,19 +180,19 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
         .encode(
             x=alt.X("step:Q", title=t("chart.global_step")),
             y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
-            color=_run_color(t),
+            color=run_color(t, _domain(points, runs)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
                 alt.Tooltip("step:Q", title=t("chart.global_step"), format=","),
                 alt.Tooltip("rate:Q", title=t("chart.global_steps_per_s"), format=",.2f"),
             ],
         )
-        .properties(width=WIDTH, height=HEIGHT, title=t("chart.throughput_steps_title"))
+        .properties(height=HEIGHT, title=t("chart.throughput_steps_title"))
     )
     return _spec(chart, t)
 
 
-def throughput_time_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
+def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Lines of interval global steps/s over time since the run began, one per run.
 
     ``points``: ``run_id`` (String), ``seconds`` (Float64, since the run began), ``rate``
@@ -108,19 +209,19 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog) -> Spec | None:
         .encode(
             x=alt.X("time:Q", title=t("chart.time_since_start", unit=t(unit))),
             y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
-            color=_run_color(t),
+            color=run_color(t, _domain(points, runs)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
                 alt.Tooltip("time:Q", title=t("chart.time_since_start", unit=t(unit)), format=",.2f"),
                 alt.Tooltip("rate:Q", title=t("chart.global_steps_per_s"), format=",.2f"),
             ],
         )
-        .properties(width=WIDTH, height=HEIGHT, title=t("chart.throughput_time_title"))
+        .properties(height=HEIGHT, title=t("chart.throughput_time_title"))
     )
     return _spec(chart, t)
 
 
-def speedup_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
+def speedup_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Bars of each run's speedup against the baseline, with its interval where known.
 
     ``frame``: ``run_id``, ``tier`` (String), ``speedup``, ``low``, ``high`` (Float64;
@@ -135,7 +236,7 @@ def speedup_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     bars = base.mark_bar().encode(
         x=x,
         y=alt.Y("speedup:Q", title=t("chart.speedup")),
-        color=alt.Color("tier:N", title=t("chart.tier")),
+        color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
         tooltip=[
             alt.Tooltip("run_id:N", title=t("chart.run")),
             alt.Tooltip("tier:N", title=t("chart.tier")),
@@ -152,11 +253,11 @@ def speedup_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
             .encode(x=x, y="low:Q", y2="high:Q")
         )
     rule = alt.Chart(alt.Data(values=[{"y": 1}])).mark_rule(strokeDash=[4, 4], color="#555").encode(y="y:Q")
-    chart = alt.layer(*layers, rule).properties(width=WIDTH, height=HEIGHT, title=t("chart.speedup_title"))
+    chart = alt.layer(*layers, rule).properties(height=HEIGHT, title=t("chart.speedup_title"))
     return _spec(chart, t)
 
 
-def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int) -> Spec | None:
+def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[str] | None = None) -> Spec | None:
     """Price against time to ``steps`` global steps, one point per run, with the cheapest-for-each-deadline frontier.
 
     ``frame``: ``run_id``, ``tier`` (String), ``seconds_to_n``, ``usd_to_n``,
@@ -180,7 +281,8 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int) -> Spec | None:
     data = priced.select("run_id", "tier", (pl.col("seconds_to_n") / per).alias("time"), pl.col(cost).alias("cost"), on)
     base = alt.Chart(_values(data))
     x = alt.X("time:Q", title=time_title, scale=_roomy(data["time"]))
-    y = alt.Y("cost:Q", title=cost_title, scale=alt.Scale(zero=True))
+    y = alt.Y("cost:Q", title=cost_title, scale=_roomy(data["cost"]))
+    domain = _domain(priced, runs)
     frontier = (
         base.transform_filter(f"datum.{on}")
         .mark_line(interpolate="step-after", color="#2b6cb0", strokeDash=[6, 3])
@@ -189,7 +291,7 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int) -> Spec | None:
     points = base.mark_point(filled=True, size=90).encode(
         x=x,
         y=y,
-        color=alt.Color("tier:N", title=t("chart.tier")),
+        color=run_color(t, domain),
         shape=alt.Shape(
             f"{on}:N",
             title=t("chart.frontier"),
@@ -203,15 +305,16 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int) -> Spec | None:
             alt.Tooltip("cost:Q", title=cost_title, format=",.4~f"),
         ],
     )
-    labels = base.mark_text(align="left", dx=8, dy=-6, fontSize=11).encode(x=x, y=y, text="run_id:N")
-    chart = alt.layer(frontier, points, labels).properties(
-        width=WIDTH, height=HEIGHT, title=t("chart.cost_time_title", n=t.number(steps))
+    labels = _point_labels(data, "time", "cost", x, y, domain, t)
+    chart = alt.layer(frontier, points, *labels).properties(
+        height=HEIGHT, title=t("chart.cost_time_title", n=t.number(steps))
     )
     return _spec(chart, t)
 
 
-def task_rates_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
-    """Local steps/s of every training task, one row of dots per run; stragglers stand out in red.
+def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
+    """Local steps/s of every training task, one row of dots per run in the run's colour; stragglers stand out
+    as larger triangles ringed in red.
 
     ``frame``: ``run_id``, ``task`` (String, ``role/index``), ``local_steps_per_s``
     (Float64), ``straggler`` (Boolean); see :func:`tierscope.reports.frames.task_local_rates`.
@@ -219,7 +322,7 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     frame = require(frame, ("run_id", "task", "local_steps_per_s", "straggler"), "local rates per task")
     if frame.height == 0:
         return None
-    runs = frame["run_id"].n_unique()
+    shown = frame["run_id"].n_unique()
     data = frame.select("run_id", "task", "local_steps_per_s", "straggler")
     chart = (
         alt.Chart(_values(data))
@@ -227,12 +330,17 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
         .encode(
             x=alt.X("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), scale=alt.Scale(zero=True)),
             y=alt.Y("run_id:N", title=t("chart.run")),
-            color=alt.Color(
+            color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
+            shape=alt.Shape(
                 "straggler:N",
                 title=t("chart.task_kind"),
-                scale=alt.Scale(domain=[False, True], range=["#4a7fb5", "#d62728"]),
+                scale=alt.Scale(domain=[False, True], range=["circle", "triangle-down"]),
                 legend=alt.Legend(labelExpr=_yes_no(t("chart.straggler"), t("chart.normal"))),
             ),
+            stroke=alt.Stroke(
+                "straggler:N", scale=alt.Scale(domain=[False, True], range=["transparent", "#d62728"]), legend=None
+            ),
+            strokeWidth=alt.value(2),
             size=alt.Size("straggler:N", scale=alt.Scale(domain=[False, True], range=[60, 160]), legend=None),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
@@ -240,12 +348,14 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
                 alt.Tooltip("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), format=",.3f"),
             ],
         )
-        .properties(width=WIDTH, height=max(60, 28 * runs), title=t("chart.tasks_title"))
+        .properties(height=max(60, 28 * shown), title=t("chart.tasks_title"))
     )
     return _spec(chart, t)
 
 
-def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) -> Spec | None:
+def scaling_chart(
+    points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog, runs: Sequence[str] | None = None
+) -> Spec | None:
     """Steady global steps/s against the number of training tasks: measured points, and the
     fitted model's prediction with its band when ``model`` is given.
 
@@ -257,21 +367,25 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
     if points.height == 0:
         return None
     has_model = model is not None and model.height > 0
+    domain = _domain(points, runs)
     if has_model:
         model = require(model, ("tasks", "predicted", "low", "high", "model"), "scaling model")
     sizes = (
         pl.concat([points["tasks"].cast(pl.Float64), model["tasks"].cast(pl.Float64)]) if has_model else points["tasks"]
     )
     x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(sizes))
-    y = alt.Y("rate:Q", title=t("chart.steady_global_steps_per_s"), scale=alt.Scale(zero=True))
+    tops = [points["rate"], *([model["high"].drop_nulls(), model["predicted"]] if has_model else [])]
+    y_scale = _roomy(pl.concat([v.cast(pl.Float64) for v in tops]))
+    y = alt.Y("rate:Q", title=t("chart.steady_global_steps_per_s"), scale=y_scale)
     layers: list[alt.Chart] = []
     if has_model:
         band = alt.Chart(_values(model.select("tasks", "predicted", "low", "high", "model")))
-        layers.append(band.mark_area(opacity=0.2, color="#2b6cb0").encode(x=x, y="low:Q", y2="high:Q"))
+        low = alt.Y("low:Q", title=y["title"], scale=y["scale"])
+        layers.append(band.mark_area(opacity=0.2, color="#2b6cb0").encode(x=x, y=low, y2="high:Q"))
         layers.append(
             band.mark_line(color="#2b6cb0").encode(
                 x=x,
-                y=alt.Y("predicted:Q", title=t("chart.steady_global_steps_per_s")),
+                y=alt.Y("predicted:Q", title=y["title"], scale=y["scale"]),
                 strokeDash=alt.StrokeDash("model:N", title=t("chart.model")),
             )
         )
@@ -281,13 +395,15 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
     )
     if with_bounds and points["low"].is_not_null().any():
         layers.append(
-            base.transform_filter("isValid(datum.low)").mark_rule(color="#222").encode(x=x, y="low:Q", y2="high:Q")
+            base.transform_filter("isValid(datum.low)")
+            .mark_rule(color="#222")
+            .encode(x=x, y=alt.Y("low:Q", title=y["title"], scale=y["scale"]), y2="high:Q")
         )
     layers.append(
         base.mark_point(filled=True, size=90).encode(
             x=x,
             y=y,
-            color=alt.Color("tier:N", title=t("chart.tier")),
+            color=run_color(t, domain),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
                 alt.Tooltip("tier:N", title=t("chart.tier")),
@@ -296,8 +412,8 @@ def scaling_chart(points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog) 
             ],
         )
     )
-    layers.append(base.mark_text(align="left", dx=8, dy=-6, fontSize=11).encode(x=x, y=y, text="run_id:N"))
-    chart = alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=t("chart.scaling_title"))
+    layers += _point_labels(points.with_columns(pl.col("tasks").cast(pl.Float64)), "tasks", "rate", x, y, domain, t)
+    chart = alt.layer(*layers).properties(height=HEIGHT, title=t("chart.scaling_title"))
     return _spec(chart, t)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tierscope.atomic import write_bytes_atomic
-from tierscope.reports.charts import Spec
+from tierscope.reports.charts import Spec, fixed_width
 
 #: PNG pixels per SVG pixel: sharp on slides and high-density screens.
 PNG_SCALE = 2.0
@@ -22,7 +22,8 @@ def write_figures(specs: dict[str, Spec], directory: Path) -> list[Path]:
 
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, spec in specs.items():
+    for name, page_spec in specs.items():
+        spec = fixed_width(page_spec)  # an image has no page for the chart to follow
         svg = directory / f"{name}.svg"
         write_bytes_atomic(svg, vl_convert.vegalite_to_svg(spec).encode("utf-8"))
         png = directory / f"{name}.png"

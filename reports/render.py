@@ -143,20 +143,23 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
     )
     no_model = [] if data.scaling_model is not None else [t("chart.no_model")]
     if data.exact_fit is not None:
-        model, runs = data.exact_fit
-        no_model.append(t("chart.fit_exact", model=t("model." + model), fit_runs=t.count(runs)))
+        model, fit_runs = data.exact_fit
+        no_model.append(t("chart.fit_exact", model=t("model." + model), fit_runs=t.count(fit_runs)))
     unobserved = [
         t("goodput.unobserved", run=run, buckets=t.join([t(f"goodput.{b}") for b in buckets]))
         for run, buckets in frames.unobserved_buckets(data.summary)
     ]
+    runs = charts.run_ids(data.summary)  # one colour per run in every chart: the table's order
     return [
-        _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t), t, capped),
-        _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t), t, capped),
-        _section("speedup", lambda: charts.speedup_chart(data.speedup, t), t),
+        _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t, runs), t, capped),
+        _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t, runs), t, capped),
+        _section("speedup", lambda: charts.speedup_chart(data.speedup, t, runs), t),
         _section("goodput", lambda: charts.goodput_chart(data.goodput, t), t, unobserved),
-        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps), t),
-        _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t), t, capped),
-        _section("scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t), t, no_model),
+        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t),
+        _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
+        _section(
+            "scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs), t, no_model
+        ),
     ]
 
 

@@ -110,6 +110,7 @@ def test_every_module_and_the_bundled_data_are_in_the_wheel(wheel: zipfile.ZipFi
         "tierscope.analysis": ("data", "*.csv"),  # the price tables
         "tierscope.reports": ("templates", "*.j2"),
         "tierscope.reports.i18n": (".", "*.json"),
+        "tierscope.trainer": (".", "Dockerfile"),  # the image tierscope spec names
     }
     for package, (sub, pattern) in data.items():
         folder = folder_of(package)
@@ -118,7 +119,7 @@ def test_every_module_and_the_bundled_data_are_in_the_wheel(wheel: zipfile.ZipFi
                 expected.add(installed(package, path.relative_to(folder)))
     assert expected - names == set()
     # Counted by hand: 4 logs, runs.toml and README of the 2016 data; the tier table; 2 price
-    # tables; 1 template; 2 catalogues (en, ja).
+    # tables; 1 template; 2 catalogues (en, ja) and the Japanese notes of the tables; the trainer's Dockerfile.
     bundled = [n for n in names if not n.endswith(".py") and not n.startswith("tierscope-")]
     assert sorted(bundled) == [
         "tierscope/analysis/data/ml_units.csv",
@@ -132,7 +133,9 @@ def test_every_module_and_the_bundled_data_are_in_the_wheel(wheel: zipfile.ZipFi
         "tierscope/data/tiers.csv",
         "tierscope/reports/i18n/en.json",
         "tierscope/reports/i18n/ja.json",
+        "tierscope/reports/i18n/sources.ja.json",
         "tierscope/reports/templates/report.html.j2",
+        "tierscope/trainer/Dockerfile",
     ]
 
 

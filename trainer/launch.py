@@ -39,6 +39,7 @@ from typing import Any, Literal
 from tierscope.atomic import write_text_atomic
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, RunDoc, local_tier
 from tierscope.trainer.errors import TrainerError
+from tierscope.trainer.progress import ProgressCallback, Watcher
 from tierscope.trainer.roles import Strategy, tf_config
 from tierscope.trainer.steplog import SUFFIXES, Identity, StepLog
 from tierscope.trainer.tiers import Topology
@@ -225,21 +226,32 @@ def _failure(task: Task, code: int) -> str:
     return f"task {task.name} {how} (see {task.log_path.name} and {STDERR_DIR}/{task.name}.txt)"
 
 
-def _wait(tasks: list[Task], strategy: Strategy, deadline: float | None) -> tuple[Status, str | None]:
-    """Block until the run is over; return its status and, unless finished, why.
+def _wait(
+    tasks: list[Task], strategy: Strategy, deadline: float | None, watch: Watcher | None = None
+) -> tuple[Status, str | None]:
+    """Block until the run is over; return its status and, unless finished, why. ``watch`` is polled
+    every tenth of a second (and once more after a failure has settled).
 
     When tasks fail, a task killed by a signal is named first (it is the cause; the
     others' errors follow from it), then the rest in task order.
     """
     chief = tasks[0]
     training = [t for t in tasks if t.role in ("chief", "worker")] if strategy == "mirrored" else [chief]
+
+    def tick() -> None:
+        if watch is not None:
+            watch.poll([(t.name, t.poll(), _failure(t, t.poll() or 0)) for t in tasks])
+
     while True:
+        tick()
         if any(t.poll() not in (None, 0) for t in tasks):
             time.sleep(SETTLE_S)
+            tick()
             failed = [(t, t.poll()) for t in tasks if t.poll() not in (None, 0)]
             failed.sort(key=lambda tc: 0 if (tc[1] or 0) < 0 else 1)  # stable: task order within each kind
             return "failed", "; then ".join(_failure(t, code) for t, code in failed if code is not None)
         if all(t.poll() == 0 for t in training):
+            tick()  # the last records
             return "finished", None
         if deadline is not None and time.monotonic() > deadline:
             return "timeout", "timed out"
@@ -255,13 +267,16 @@ def launch_local(
     command: CommandFactory = task_command,
     launcher_argv: Sequence[str] | None = None,
     on_start: Callable[[list[Task]], None] | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> LocalRun:
     """Run ``config`` on a local cluster shaped like ``topology``; write the run directory ``out``.
 
     Returns when every task has exited (stopped ones included). Raises :class:`RunDirError`
     if ``out`` exists and is not empty; :class:`ValueError` if ``config.strategy`` does not fit
     the topology. A failed, timed-out or interrupted run is *returned* (``status``), not raised.
-    ``on_start`` is called with the started tasks (tests use it to kill one).
+    ``on_start`` is called with the started tasks (tests use it to kill one); ``on_progress`` with
+    :class:`tierscope.trainer.progress.Progress` events while the run goes on (about twice a second, and
+    at once when a task fails), from this thread.
     """
     strategy = config.strategy or topology.strategy
     _check_strategy(strategy, topology)
@@ -291,7 +306,7 @@ def launch_local(
     }
     _write_run_doc(out, meta)
     events = open(out / LAUNCHER_LOG, "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
-    job_log = StepLog(Identity(config.run_id, config.tier, None, None), "json", events)
+    job_log = StepLog(Identity(config.run_id, config.tier, None, None), "json", events, diagnostics=None)
     job_log.event("started", detail={"topology": topology.as_dict(), "strategy": strategy, "host": meta["host"]})
     tasks: list[Task] = []
     status: Status = "failed"
@@ -307,7 +322,8 @@ def launch_local(
                 _write_run_doc(out, meta)
                 if on_start:
                     on_start(tasks)
-                status, reason = _wait(tasks, strategy, None if timeout_s is None else t0 + timeout_s)
+                watch = None if on_progress is None else Watcher({t.name: t.log_path for t in tasks}, t0, on_progress)
+                status, reason = _wait(tasks, strategy, None if timeout_s is None else t0 + timeout_s, watch)
                 if status == "timeout":
                     reason = f"timed out after {timeout_s:g} s"
             except _Stop as exc:
@@ -374,6 +390,7 @@ def train_local(
     timeout: float | None = 3600.0,
     grace: float = 5.0,
     launcher_argv: Sequence[str] | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> LocalRun:
     """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``);
     the run's tier label is ``local-<TIER>`` (``local-BASIC``, ``local-CUSTOM``) run on this
@@ -382,6 +399,7 @@ def train_local(
 
     Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
     that does not fit), :class:`tierscope.trainer.tiers.UnknownTierError`, :class:`RunDirError`.
+    ``on_progress``: see :func:`launch_local`.
     """
     from tierscope.trainer.tiers import CUSTOM, get_tier
 
@@ -413,5 +431,11 @@ def train_local(
         strategy=strategy,
     )
     return launch_local(
-        config, topology, out or Path("runs") / run_id, timeout_s=timeout, grace_s=grace, launcher_argv=launcher_argv
+        config,
+        topology,
+        out or Path("runs") / run_id,
+        timeout_s=timeout,
+        grace_s=grace,
+        launcher_argv=launcher_argv,
+        on_progress=on_progress,
     )

@@ -65,10 +65,25 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _structured_handler(labels: dict[str, str], stream: TextIO) -> logging.Handler:
+#: Where google-cloud-logging's diagnostic entry goes: a stream, the process's stderr at the time, or nowhere.
+Diagnostics = TextIO | Literal["stderr"] | None
+
+
+def _structured_handler(labels: dict[str, str], stream: TextIO, diagnostics: Diagnostics) -> logging.Handler:
     from google.cloud.logging_v2.handlers import StructuredLogHandler
 
     class _TimestampedHandler(StructuredLogHandler):
+        def emit_instrumentation_info(self) -> None:
+            # Before its first record the handler writes a diagnostic entry (the library's version) to
+            # the same stream: not a record of ours, so it goes to stderr and the step log stays records.
+            import google.cloud.logging_v2 as cloud_logging
+            from google.cloud.logging_v2._instrumentation import _create_diagnostic_entry
+
+            cloud_logging._instrumentation_emitted = True
+            out = sys.stderr if diagnostics == "stderr" else diagnostics
+            if out is not None:
+                out.write(json.dumps(_create_diagnostic_entry().payload) + "\n")
+
         # StructuredLogHandler drops a "timestamp" key from the payload (Cloud Logging reads
         # it as the entry's time); the record contract carries it in the line, so put it back.
         def format(self, record: logging.LogRecord) -> str:
@@ -80,14 +95,21 @@ def _structured_handler(labels: dict[str, str], stream: TextIO) -> logging.Handl
 
 
 class StepLog:
-    """Writes one task's step records and run events to ``stream`` (stdout by default).
+    """Writes one task's step records and run events to ``stream`` (stdout by default), and nothing else:
+    google-cloud-logging's diagnostic entry goes to ``diagnostics`` (default: stderr; None: nowhere).
 
     A step record holds the fields documented in :mod:`tierscope.collector.formats.structured`;
     ``role`` / ``task_index`` default to the writer's :class:`Identity` (the parameter-server
     coordinator passes its workers' instead). Not thread-safe; one per task.
     """
 
-    def __init__(self, who: Identity, fmt: LogFormat = "json", stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        who: Identity,
+        fmt: LogFormat = "json",
+        stream: TextIO | None = None,
+        diagnostics: Diagnostics = "stderr",
+    ) -> None:
         if fmt not in LOG_FORMATS:
             raise ValueError(f"unknown log format {fmt!r}; choose one of {', '.join(LOG_FORMATS)}")
         self.who = who
@@ -97,7 +119,8 @@ class StepLog:
         self._logger = logging.Logger("tierscope", logging.INFO)
         self._handler: logging.Handler | None = None
         if fmt == "json":
-            self._handler = _structured_handler({"run_id": who.run_id, "tier": who.tier}, stream or sys.stdout)
+            labels = {"run_id": who.run_id, "tier": who.tier}
+            self._handler = _structured_handler(labels, stream or sys.stdout, diagnostics)
         elif fmt == "text":
             self._handler = logging.StreamHandler(stream or sys.stdout)
             self._handler.setFormatter(logging.Formatter("%(levelname)s:tierscope:%(message)s"))

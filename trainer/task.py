@@ -2,15 +2,19 @@
 
 The launcher (``tierscope train local``) and the cloud (AI Platform, Vertex AI) start every
 task with the same arguments; ``TF_CONFIG`` or ``CLUSTER_SPEC`` says which task it is (see
-:mod:`tierscope.trainer.roles`). The step log goes to stdout. Exit status: 0 done, 1 failed,
-2 bad arguments or cluster config, 130 Ctrl-C, 143 SIGTERM.
+:mod:`tierscope.trainer.roles`). The step log goes to stdout, and only the step log: everything
+else written to stdout (Keras' "Downloading data from ..." line, a library's print, a C++
+library's output) goes to stderr instead. Exit status: 0 done, 1 failed, 2 bad arguments or
+cluster config, 130 Ctrl-C, 143 SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from tierscope.trainer.data import DATASETS
 from tierscope.trainer.roles import STRATEGIES, ClusterConfigError, task_from_env
@@ -63,6 +67,15 @@ def task_args(config: TrainConfig) -> list[str]:
     return args
 
 
+def step_log_stream() -> TextIO:
+    """Keep the process's stdout for the step log alone: returns a stream on the original stdout and
+    points file descriptor 1 (so ``print``, ``sys.stdout`` and C++ libraries alike) at stderr."""
+    sys.stdout.flush()
+    log = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    return log
+
+
 def main(argv: list[str] | None = None) -> None:
     config = config_from_args(argv)
     try:
@@ -71,7 +84,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         main_exit(2)
         return
-    code, _ = run_task(config, task)
+    log = step_log_stream()
+    code, _ = run_task(config, task, stream=log)
+    log.flush()
     main_exit(code)
 
 

@@ -1,5 +1,9 @@
 """Message catalogs of the report (``en.json``, ``ja.json``: the same keys) and locale formatting.
 
+The notes tierscope ships in its price and tier tables (their ``source`` column, English) are
+translated by ``sources.<lang>.json``, keyed by the English text; a note it does not know (a
+table someone edited) is shown as written, like every other piece of data.
+
 Numbers in the HTML are formatted with the same d3-format locale Vega uses for the chart
 axes (from vl-convert), so a table and a chart of one report agree on separators.
 """
@@ -22,6 +26,12 @@ LOCALES = {"en": "en-US", "ja": "ja-JP"}
 @cache
 def _load(lang: str) -> dict[str, str]:
     return json.loads(files("tierscope.reports.i18n").joinpath(f"{lang}.json").read_text(encoding="utf-8"))
+
+
+@cache
+def _sources(lang: str) -> dict[str, str]:
+    path = files("tierscope.reports.i18n").joinpath(f"sources.{lang}.json")
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 @cache
@@ -59,6 +69,7 @@ class Catalog:
             raise ValueError(f"unknown report language {lang!r}; choose one of {', '.join(LANGS)}")
         self.lang = lang
         self.messages = _load(lang)
+        self.sources = _sources(lang)
 
     def __call__(self, key: str, **values: object) -> str:
         text = self.messages[key]
@@ -85,6 +96,16 @@ class Catalog:
         if len(items) < 2:
             return "".join(items)
         return f"{', '.join(items[:-1])}{self('list.and')}{items[-1]}"
+
+    def source(self, note: str | None) -> str | None:
+        """A price or tier table's ``source`` note in this language (as written when it has no translation)."""
+        return None if note is None else self.sources.get(note, note)
+
+    def units(self, value: float | None) -> str:
+        """ML units: up to 4 decimals, trailing zeros dropped (``10``, ``0.5661``, ``1.5``); an en dash for None."""
+        text = self.number(value, 4)
+        decimal = number_locale(self.lang)["decimal"]
+        return text.rstrip("0").rstrip(decimal) if decimal in text else text
 
     def significant(self, value: float | None, figures: int = 3) -> str:
         """``value`` with at least ``figures`` significant digits (``0.000453``, ``1.00``, ``17,032``)."""

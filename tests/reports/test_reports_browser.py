@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import ROOT
 from tests.support.reports_cdp import Browser, Page, find_chromium
 from tests.support.reports_fixtures import EVIL_FAILED, EVIL_REASON, EVIL_RUN, hostile_dataset
 from tierscope.analysis import analyze
@@ -72,3 +73,129 @@ def test_report_draws_every_chart_offline_without_errors(reports: dict[str, Path
             assert page.log.requests == [url], "the page requested something besides itself"
             assert page.log.console_errors == [] and page.log.exceptions == []
             assert page.log.dialogs == [], "a hostile name ran as script"
+
+
+#: Layout facts of the page as drawn: sideways overflow of the runs table and the page, the lines each
+#: header, tier cell and provenance word takes, chart widths against their element, and overlapping
+#: labels (point labels of a chart, visible labels of one axis).
+LAYOUT = r"""(() => {
+  const lines = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  };
+  const brokenWords = (el) => {
+    const broken = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      // words of Latin script (Japanese breaks between any characters); a path may wrap after a / or -
+      const re = /[!-,.0-~]+/g;
+      let m;
+      while ((m = re.exec(node.data))) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+        const width = rects.reduce((w, r) => w + r.width, 0);
+        const tops = new Set(rects.map((r) => Math.round(r.top))).size;
+        if (tops > 1 && width < el.clientWidth) broken.push(m[0]);
+      }
+    }
+    return broken;
+  };
+  const overlaps = (boxes) => {
+    const hits = [];
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].box, b = boxes[j].box;
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+          hits.push([boxes[i].text, boxes[j].text]);
+      }
+    return hits;
+  };
+  const visible = (t) => getComputedStyle(t).opacity !== "0" && t.getAttribute("opacity") !== "0" && t.textContent;
+  const table = document.getElementById("runs");
+  const wrap = table.parentElement;
+  return {
+    table: [table.scrollWidth, table.clientWidth, wrap.scrollWidth, wrap.clientWidth],
+    page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+    // a header's own words (the interval's small second line, span.ci, is its own line)
+    headers: Array.from(document.querySelectorAll("#runs th")).map((th) => [th.firstChild.data, lines(th.firstChild)]),
+    tiers: Array.from(document.querySelectorAll("td.tier")).map((td) => [td.textContent, lines(td)]),
+    provenance: Array.from(document.querySelectorAll("#provenance dd")).flatMap(brokenWords),
+    charts: Array.from(document.querySelectorAll("div.chart")).map((el) => {
+      const svg = el.querySelector("svg");
+      const labels = Array.from(el.querySelectorAll("g.role-mark text")).filter(visible)
+        .map((t) => ({text: t.textContent, box: t.getBoundingClientRect()}));
+      const axes = Array.from(el.querySelectorAll("g.role-axis")).map((axis) =>
+        overlaps(Array.from(axis.querySelectorAll("g.role-axis-label text")).filter(visible)
+          .map((t) => ({text: t.textContent, box: t.getBoundingClientRect()}))));
+      return {id: el.id, width: svg.getBoundingClientRect().width, box: el.clientWidth,
+              labels: overlaps(labels), axes: axes.flat(), right: svg.getBoundingClientRect().right};
+    }),
+  };
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_report_reads_on_a_laptop_screen(reports: dict[str, Path], tmp_path: Path, width: int) -> None:
+    assert CHROMIUM is not None
+    keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
+    with Browser(CHROMIUM, tmp_path / "profile") as browser:
+        for lang, report in reports.items():
+            page = Page(browser, width=width, height=800)
+            page.load(report.resolve().as_uri())
+            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+            layout = page.evaluate(LAYOUT)
+            where = f"{lang} at {width} px"
+            shot = page.screenshot(tmp_path / f"layout-{lang}-{width}.png")
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                shutil.copy(shot, Path(keep) / shot.name)
+            # no sideways scrolling: the table, its wrapper and the page are as wide as they show
+            table_scroll, table_client, wrap_scroll, wrap_client = layout["table"]
+            assert table_scroll == table_client and wrap_scroll == wrap_client, (where, layout["table"])
+            assert layout["page"][0] == layout["page"][1], (where, layout["page"])
+            # tier names on one line (never STANDARD / _1)
+            assert layout["tiers"] and all(n == 1 for _, n in layout["tiers"]), (where, layout["tiers"])
+            # headers wrap at words and phrases: at most 4 lines, and at least 3 characters a line on average
+            # (a Japanese header squeezed to one character per line has as many lines as characters)
+            squeezed = [(text, n) for text, n in layout["headers"] if n > 4 or n > max(1, len(text) / 3)]
+            assert squeezed == [], (where, squeezed)
+            assert layout["provenance"] == [], f"{where}: words broken across lines: {layout['provenance']}"
+            for chart in layout["charts"]:
+                # the chart follows the page: as wide as its element (within the 5 px Vega keeps) and inside it
+                assert abs(chart["width"] - chart["box"]) <= 5, (where, chart["id"], chart["width"], chart["box"])
+                assert chart["labels"] == [], f"{where} {chart['id']}: point labels overlap {chart['labels']}"
+                assert chart["axes"] == [], f"{where} {chart['id']}: axis labels touch {chart['axes']}"
+            assert page.log.console_errors == [] and page.log.exceptions == [], where
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (bytes 16-24)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = ROOT
+    readme = (root / "README.md").read_text()
+    for width in (1280, 1024):
+        committed = root / "docs" / f"report-{width}.png"
+        assert f"](docs/report-{width}.png)" in readme
+        assert _png_size(committed) == (width, 800) and committed.stat().st_size < 250_000  # small in the repo
+    done = subprocess.run(
+        [sys.executable, str(root / "docs" / "screenshots.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    for width in (1280, 1024):
+        shot = tmp_path / f"report-{width}.png"
+        # the top of the report: more than a blank page (a blank 1280 x 800 PNG is a few kB)
+        assert _png_size(shot) == (width, 800) and shot.stat().st_size > 40_000

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.support import ROOT
 from tests.support.reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
 from tierscope.analysis import analyze
 from tierscope.analysis import series as charted
@@ -19,7 +20,7 @@ from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
 from tierscope.reports import frames
-from tierscope.reports.charts import MAX_ROWS
+from tierscope.reports.charts import MAX_ROWS, cost_time_chart
 from tierscope.reports.figures import write_figures
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, _load
@@ -312,3 +313,87 @@ def test_cli_report_with_lang_steps_figures_and_open(
     assert opened == [out.resolve().as_uri()]
     bad = CliRunner().invoke(app, ["report", "-d", str(dataset_2016.root), "-o", str(out), "--lang", "fr"])
     assert bad.exit_code == 2
+
+
+# --- charts: one colour per run, labels apart, width of the page ----------------------------------
+
+
+def _encodings(spec: object, channel: str) -> list[dict]:
+    """Every ``channel`` encoding (``color``, ``text`` ...) in a spec, layers included."""
+    if isinstance(spec, dict):
+        found = [spec["encoding"][channel]] if channel in spec.get("encoding", {}) else []
+        return found + [e for k, v in spec.items() if k not in ("data", "datasets") for e in _encodings(v, channel)]
+    if isinstance(spec, list):
+        return [e for v in spec for e in _encodings(v, channel)]
+    return []
+
+
+def test_one_colour_per_run_in_every_chart(hostile: ReportData) -> None:
+    runs = hostile.summary["run_id"].to_list()  # the table's order: EVIL_RUN, EVIL_FAILED, std (3 runs)
+    specs = chart_specs(hostile, Catalog("en"))
+    # The goodput bars colour the time buckets (a run is a bar on the axis); every other chart colours runs.
+    assert set(specs) >= {"goodput"} and len(specs) == 7
+    specs = {name: spec for name, spec in specs.items() if name != "goodput"}
+    colours = {}
+    for name, spec in specs.items():
+        by_run = [c for c in _encodings(spec, "color") if c.get("field") == "run_id"]
+        assert by_run, f"{name} does not colour its runs"
+        for colour in by_run:
+            # a fixed domain, every run of the report, whatever the chart shows (the failed run draws nothing)
+            assert colour["scale"]["domain"] == runs, name
+            colours.setdefault(name, dict(zip(runs, colour["scale"]["range"], strict=True)))
+    assert len({tuple(c.items()) for c in colours.values()}) == 1  # the same colour for a run in all six
+    assert len(set(next(iter(colours.values())).values())) == 3  # and three different colours
+
+
+def test_labels_of_two_runs_at_one_point_do_not_overlap() -> None:
+    from tierscope.reports.charts import HEIGHT, label_rows
+
+    # y from 0 to 10 over HEIGHT = 280 px: 28 px per unit. The first label sits at its point (y 5); the
+    # second, at the same point, one 14 px line lower: 5 - 14 / 28 = 4.5. A point far away keeps its place.
+    assert HEIGHT == 280
+    rows = label_rows([3.0, 3.0, 9.0], [5.0, 5.0, 1.0], ["a", "b", "c"], x_top=10.0, y_top=10.0)
+    assert rows == pytest.approx([5.0, 4.5, 1.0])
+    # in the price chart: two runs with the same time and price get labels on two lines and a leader line
+    frame = pl.DataFrame(
+        {
+            "run_id": ["r1", "r2"],
+            "tier": ["BASIC", "BASIC"],
+            "seconds_to_n": [100.0, 100.0],
+            "usd_to_n": [None, None],
+            "ml_unit_hours_to_n": [2.0, 2.0],
+            "frontier_usd": [False, False],
+            "frontier_units": [True, False],
+        },
+        schema_overrides={"usd_to_n": pl.Float64},
+    )
+    spec = cost_time_chart(frame, Catalog("en"), 1000)
+    layers = spec["layer"]
+    text = next(layer for layer in layers if layer["mark"]["type"] == "text")
+    placed = {row["run_id"]: row["label_y"] for row in text["data"]["values"]}
+    # cost axis 0 to 2 * 1.15 = 2.3 over 280 px: a line of 14 px is 2.3 * 14 / 280 = 0.115 units
+    assert placed["r1"] == pytest.approx(2.0) and placed["r2"] == pytest.approx(2.0 - 0.115)
+    assert any(layer["mark"]["type"] == "rule" for layer in layers)  # the leader line
+
+
+def test_charts_follow_the_page_width_and_images_get_a_fixed_one(hostile: ReportData, tmp_path: Path) -> None:
+    from tierscope.reports.charts import WIDTH, fixed_width
+
+    for name, spec in chart_specs(hostile, Catalog("en")).items():
+        assert spec["width"] == "container", name
+        assert spec["config"]["axis"]["labelOverlap"] == "greedy", name  # axis labels never touch
+        assert fixed_width(spec)["width"] == WIDTH
+
+
+def test_japanese_report_translates_the_price_and_tier_tables_notes(data_2016: ReportData) -> None:
+    shipped = set()
+    root = ROOT
+    for table in ("analysis/data/ml_units.csv", "analysis/data/unit_prices.csv", "src/tierscope/data/tiers.csv"):
+        shipped |= set(pl.read_csv(root / table)["source"].to_list())
+    t = Catalog("ja")
+    untranslated = [note for note in shipped if not CJK.search(t.source(note))]
+    assert untranslated == []
+    assert Catalog("en").source("a note of the user's") == "a note of the user's" == t.source("a note of the user's")
+    html = render_html(data_2016, "ja").replace(vega_bundle(), "")
+    assert "CloudML public beta scale tiers" not in html and "Cloud ML Engine pricing page" not in html
+    assert "2016 年の実験のブログ記事が引用した CloudML パブリックベータのスケール階層" in html

@@ -111,7 +111,7 @@ def test_vertex_spec_has_one_pool_per_role() -> None:
     job = vertex_job("STANDARD_1", TrainConfig(run_id="s1", steps=300))
     pools = job["jobSpec"]["workerPoolSpecs"]
     assert [p["replicaCount"] for p in pools] == ["1", "4", "3"]
-    args = pools[0]["pythonPackageSpec"]["args"]
+    args = pools[0]["containerSpec"]["args"]
     assert args[args.index("--tier") + 1] == "STANDARD_1" and args[args.index("--steps") + 1] == "300"
     assert len(vertex_job("BASIC", TrainConfig())["jobSpec"]["workerPoolSpecs"]) == 1
 
@@ -120,7 +120,7 @@ def test_ai_platform_spec_names_the_tier() -> None:
     job = ai_platform_job("premium_1", TrainConfig(run_id="p-1"))
     assert job["jobId"] == "p_1"
     assert job["trainingInput"]["scaleTier"] == "PREMIUM_1"
-    assert job["trainingInput"]["pythonModule"] == "tierscope.trainer.task"
+    assert job["trainingInput"]["masterConfig"]["imageUri"] == job["trainingInput"]["workerConfig"]["imageUri"]
 
 
 def test_spec_command_prints_json() -> None:

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, check_out_dir, err_console
+from tierscope.cli.common import App, QuietOpt, check_out_dir, err_console
 from tierscope.errors import TierscopeError, UsageError
 from tierscope.trainer.roles import STRATEGIES
 from tierscope.trainer.tiers import tiers
@@ -91,8 +91,13 @@ def local_cmd(
     run_id: Annotated[str | None, typer.Option(help="Default: --out's name, else local-TIER-TIME")] = None,
     timeout: Annotated[float | None, typer.Option(help="Stop every task after this many seconds.")] = 3600.0,
     grace: Annotated[float, typer.Option(help="Seconds between SIGTERM and SIGKILL when stopping.")] = 5.0,
+    quiet: QuietOpt = False,
 ) -> None:
     """Run the trainer as a local cluster (one process per task) and write a run directory.
+
+    While it runs, stderr shows each training task's global step and steps/s and the time elapsed,
+    and the first line of a task's failure as soon as it fails; at the end one line gives the run's
+    steady-state global steps/s (as `summary` computes it). --quiet shows neither (errors still).
 
     Exit status: 0 finished, 1 failed, 124 timed out, 130 interrupted.
     """
@@ -104,37 +109,43 @@ def local_cmd(
     data = deprecated_dataset(dataset, data)
     from rich.console import Console
 
+    from tierscope.cli.train_progress import ProgressView
     from tierscope.trainer.launch import train_local
 
+    view = ProgressView(err_console(), steps, enabled=not quiet)
     try:
-        run = train_local(
-            tier=tier,
-            workers=workers,
-            ps=ps,
-            strategy=strategy.value if strategy else None,  # type: ignore[arg-type]
-            steps=steps,
-            batch_size=batch_size,
-            dataset=DatasetChoice(data).value,
-            data_file=data_file,
-            seed=seed,
-            log_every_steps=log_every_steps,
-            log_interval_secs=log_interval_secs,
-            log_format=FormatChoice(log_format).value,
-            out=out,
-            run_id=run_id,
-            timeout=timeout,
-            grace=grace,
-            launcher_argv=["tierscope", *sys.argv[1:]],
-        )
+        with view:
+            run = train_local(
+                tier=tier,
+                workers=workers,
+                ps=ps,
+                strategy=strategy.value if strategy else None,  # type: ignore[arg-type]
+                steps=steps,
+                batch_size=batch_size,
+                dataset=DatasetChoice(data).value,
+                data_file=data_file,
+                seed=seed,
+                log_every_steps=log_every_steps,
+                log_interval_secs=log_interval_secs,
+                log_format=FormatChoice(log_format).value,
+                out=out,
+                run_id=run_id,
+                timeout=timeout,
+                grace=grace,
+                launcher_argv=["tierscope", *sys.argv[1:]],
+                on_progress=view.update,
+            )
     except ValueError as exc:  # a tier, topology, data file or run directory that cannot be used
         raise UsageError(str(exc)) from None
     codes = ", ".join(f"{name} {code}" for name, code in run.exit_codes.items())
     if run.status == "finished":
-        Console().print(
-            f"run {run.run_id} ({run.tier}) finished in {run.wall_s:.1f} s: {run.out}\n"
-            f"collect it with: tierscope collect files {run.out}",
-            highlight=False,
-        )
+        if not quiet:
+            Console().print(
+                f"run {run.run_id} ({run.tier}) finished in {run.wall_s:.1f} s: {steady_line(run.out)}; {run.out}\n"
+                f"collect it with: tierscope collect files {run.out}",
+                highlight=False,
+                soft_wrap=True,
+            )
     else:
         err_console().print(
             f"[bold red]run {run.run_id} {run.status}:[/] {run.reason}. Exit codes: {codes}. Logs in {run.out}",
@@ -142,6 +153,24 @@ def local_cmd(
             soft_wrap=True,
         )
     raise typer.Exit(run.exit_code)
+
+
+def steady_line(out: Path) -> str:
+    """``steady state 123.4 global steps/s``: the run's steady-state rate as ``summary`` would give it after
+    ``collect files OUT`` (the run is collected into a throw-away dataset), or why there is none."""
+    import tempfile
+
+    from tierscope.analysis import analyze
+    from tierscope.collector.collect import collect_runs, runs_from_paths
+    from tierscope.dataset.store import Dataset
+
+    with tempfile.TemporaryDirectory(prefix="tierscope-steady-") as tmp:
+        dataset = Dataset(Path(tmp) / "ds")
+        collect_runs(dataset, runs_from_paths([out], None, None, None))
+        rates = analyze(dataset).summary["steady_global_steps_per_s"].drop_nulls()
+    if rates.len() == 0:
+        return "no steady state (too few step records: log more often with --log-every-steps)"
+    return f"steady state {rates[0]:,.1f} global steps/s"
 
 
 def spec_cmd(
@@ -153,17 +182,30 @@ def spec_cmd(
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     log_every_steps: Annotated[int, typer.Option(min=0, help="Write a record every N steps (0: off).")] = 100,
     machine_type: Annotated[str, typer.Option(help="Vertex AI machine type of every pool.")] = "n1-standard-4",
-    image: Annotated[str | None, typer.Option(help="Vertex AI executor image (prebuilt TensorFlow CPU).")] = None,
-    package_uri: Annotated[str | None, typer.Option(help="gs:// URI of the tierscope source package.")] = None,
+    image: Annotated[
+        str | None,
+        typer.Option(help="The trainer's container image, built from trainer/Dockerfile and pushed (see above)."),
+    ] = None,
     region: Annotated[str | None, typer.Option(help="AI Platform region.")] = None,
     service: Annotated[str, typer.Option(help="vertex, ai-platform or both.")] = "both",
 ) -> None:
-    """Print the cloud job request (JSON) that runs the trainer on a scale tier."""
+    """Print the cloud job request (JSON) that runs the trainer on a scale tier.
+
+    Every replica runs one container image: trainer/Dockerfile, Python 3.11 with the tierscope wheel and
+    TensorFlow (the package needs Python 3.11 or later; the prebuilt TensorFlow images run 3.10). Build
+    and upload it from the repository, then pass its name with --image:
+
+    pip wheel --no-deps --wheel-dir dist .
+
+    docker build -f trainer/Dockerfile -t us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest .
+
+    docker push us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest
+    """
     from tierscope.trainer.spec import spec
     from tierscope.trainer.train import TrainConfig
 
     data = deprecated_dataset(dataset, data)
-    options = {"machine_type": machine_type, "image": image, "package_uri": package_uri, "region": region}
+    options = {"machine_type": machine_type, "image": image, "region": region}
     try:
         config = TrainConfig(
             run_id=run_id,
