@@ -31,6 +31,8 @@ from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import FileState, OffsetStore, Segment, line_start, plan_reads, snapshot
 from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
+    LONG_LINE_KEEP_CHARS,
+    MAX_LINE_BYTES,
     LineBatch,
     decompressed,
     iter_handle_batches,
@@ -291,10 +293,15 @@ class _Reading:
         pending: pl.DataFrame | None = None
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(batches, settled))):
             counts.lines += batch.lines.height
-            lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
+            lines, too_long = long_line_rejects(batch)
+            lines, blank = _without_blank_runs(lines)
+            counts.skipped += blank
+            lines = lines if pending is None else pl.concat([pending, lines])
             if number == 0 and counts.format is None and self.only is None:
                 counts.format = sniff_format(lines.get_column("line"), self.context.formats)
             parsed = parse_lines(lines, only=self.only, context=self.context, first=counts.format, final=last)
+            if too_long.height:
+                parsed.rejects = pl.concat([parsed.rejects, too_long], how="diagonal_relaxed")
             pending = parsed.pending
             store_parsed(self.dataset, parsed, self.run, counts.source, counts)
             if offsets is not None and not whole:
@@ -306,7 +313,8 @@ class _Reading:
     def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
         """``batches``, without an unterminated last line that may still be being written."""
         for batch in batches:
-            if not batch.terminated and not settled:
+            # An over-long line is a reject however it ends: waiting cannot make it shorter.
+            if not batch.terminated and not settled and not batch.long_lines:
                 alone = parse_lines(
                     batch.lines, only=self.only, context=dataclasses.replace(self.context), first=self.counts.format
                 )
@@ -323,6 +331,49 @@ class _Reading:
         first = int(pending.get_column("source_offset").min())  # type: ignore[arg-type]
         start = line_start(raw.fileno(), batch.end_offset, batch.end_line - first + 1)
         return snapshot(raw, seg.path, run_id, start, first - 1, False, fmt)
+
+
+#: Blank lines kept of a run of them; the rest skip the format chain (counted as skipped). No
+#: format looks further than two lines around a line, so every other line reads as before.
+_BLANK_RUN_KEPT = 3
+
+
+def _without_blank_runs(lines: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """``lines`` without the empty lines past the first :data:`_BLANK_RUN_KEPT` of each run, and
+    how many were dropped: 64 MiB of empty lines then costs a scan, not the whole chain's work."""
+    blank = pl.col("_blank")
+    deep = blank
+    for back in range(1, _BLANK_RUN_KEPT + 1):
+        deep = deep & blank.shift(back).fill_null(False)
+    keep = lines.select((pl.col("line").str.len_bytes() == 0).alias("_blank")).select(~deep).to_series()
+    dropped = int(lines.height - keep.sum())
+    return (lines.filter(keep), dropped) if dropped else (lines, 0)
+
+
+def long_line_rejects(batch: LineBatch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``batch``'s lines without its over-long ones, and those as rejects (``source_offset``,
+    ``format`` null, ``reason``, ``raw`` = the line's first characters)."""
+    if not batch.long_lines:
+        return batch.lines, pl.DataFrame()
+    numbers = pl.col("source_offset").is_in(list(batch.long_lines))
+    rejects = batch.lines.filter(numbers).select(
+        "source_offset",
+        pl.lit(None, dtype=pl.String).alias("format"),
+        pl.col("source_offset")
+        .replace_strict(batch.long_lines, return_dtype=pl.Int64)
+        .map_elements(long_line_reason, return_dtype=pl.String)
+        .alias("reason"),
+        pl.col("line").alias("raw"),
+    )
+    return batch.lines.filter(~numbers), rejects
+
+
+def long_line_reason(length: int) -> str:
+    """Why a line of ``length`` bytes is a reject."""
+    return (
+        f"line of {length:,} bytes is longer than the limit of {MAX_LINE_BYTES:,} bytes (1 MiB); "
+        f"its first {LONG_LINE_KEEP_CHARS:,} characters are kept"
+    )
 
 
 def collect_whole(dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, year: int | None = None) -> SourceCounts:
