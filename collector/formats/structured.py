@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
+from tierscope.collector import jsonvalues
 from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat
 from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import EVENTS, ROLES
@@ -175,7 +176,10 @@ class StructuredJSON(SingleLineFormat):
         bad: list[dict[str, Any]] = []
         for offset, line in candidates.select("source_offset", "line").iter_rows():
             try:
-                payload = json.loads(line)
+                payload = jsonvalues.loads(line)
+            except jsonvalues.JSONValueError as exc:
+                bad.append({"source_offset": offset, "format": self.name, "reason": str(exc), "raw": line})
+                continue
             except json.JSONDecodeError as exc:
                 bad.append(
                     {

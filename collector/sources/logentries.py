@@ -35,6 +35,7 @@ from typing import Any
 
 import polars as pl
 
+from tierscope.collector import jsonvalues
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import LINES_SCHEMA, FileRead, ParseContext, Parsed, parse_lines
 from tierscope.collector.formats.envelopes import task_from_name
@@ -91,6 +92,9 @@ class Entry:
     resource_labels: Mapping[str, str] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
     payload: str | Mapping[str, Any] | None = None
+    #: Why the entry cannot be read (a value :mod:`tierscope.collector.jsonvalues` could not
+    #: represent); such an entry is a reject.
+    problem: str | None = None
 
     @classmethod
     def from_api_repr(cls, item: Mapping[str, Any]) -> Entry:
@@ -129,6 +133,7 @@ class Entry:
             resource_labels=(resource.labels or {}) if resource is not None else {},
             labels=entry.labels or {},
             payload=payload if isinstance(payload, str | Mapping) else None,
+            problem=jsonvalues.problem_in(payload),
         )
 
     @property
@@ -229,12 +234,24 @@ def records_from_entries(
     texts: list[str] = []
     skipped = 0
     meta_rows = []
+    unreadable: list[dict[str, Any]] = []
     # Every record-bearing line (a structured payload, or one line of a text payload) gets its
     # own number, so the format chain's per-line accounting holds; meta maps it to its entry.
     for entry in entries:
         role, index = task_from_name(entry.task_name)
         facts = (entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index)
         payload = entry.payload
+        if entry.problem is not None:
+            meta_rows.append((len(meta_rows) + 1, *facts))
+            unreadable.append(
+                {
+                    "source_offset": len(meta_rows),
+                    "format": EXPORT_FORMAT,
+                    "reason": entry.problem,
+                    "raw": json.dumps(payload, sort_keys=True, default=str)[:REJECT_RAW_MAX],
+                }
+            )
+            continue
         if isinstance(payload, Mapping) and KIND_KEY in payload:
             meta_rows.append((len(meta_rows) + 1, *facts))
             structured.append((len(meta_rows), payload))
@@ -249,6 +266,7 @@ def records_from_entries(
             texts.append(line.rstrip("\r"))
     meta = pl.DataFrame(meta_rows, schema=_META_SCHEMA, orient="row")
     steps, events, rejects = rows_from_payloads(structured, StructuredJSON.name)
+    rejects += unreadable
     lines = pl.DataFrame({"source_offset": numbers, "line": texts}, schema=LINES_SCHEMA)
     parsed = parse_lines(lines, context=context) if lines.height else None
     common = {"run_id": run_id, "tier": tier, "tier_by_run": tier_by_run or {}, "source": source}
@@ -318,7 +336,14 @@ def read_export(path: Path, run_id: str) -> Export:
     """
     try:
         with _open_text(path) as fh:
-            doc = json.load(fh)
+            text = fh.read(WHOLE_FILE_MAX_CHARS + 1)
+        if len(text) > WHOLE_FILE_MAX_CHARS:
+            raise InputError(
+                f"{path} holds more than {WHOLE_FILE_MAX_CHARS:,} characters, more than a whole-file read "
+                "takes: export it in parts (`gcloud logging read` with a narrower --freshness or timestamp filter) "
+                "or read it live with `tierscope collect cloud`"
+            )
+        doc = jsonvalues.loads_lenient(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
@@ -334,6 +359,9 @@ def read_export(path: Path, run_id: str) -> Export:
         try:
             if not isinstance(item, dict):
                 raise EntryError(f"item {position} of the array is a JSON {type(item).__name__}, not a LogEntry object")
+            problem = jsonvalues.problem_in(item)
+            if problem is not None:
+                raise EntryError(f"item {position} of the array: {problem}")
             entries.append(Entry.from_api_repr(item))
         except EntryError as exc:
             raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
@@ -353,6 +381,10 @@ def read_export(path: Path, run_id: str) -> Export:
     rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
     return Export(entries=entries, rejects=rejects, items=len(doc))
 
+
+#: The largest export read (decompressed, in characters): it is decoded whole, at about ten
+#: times its size in memory, so this keeps a collect under 1 GB.
+WHOLE_FILE_MAX_CHARS = 64 << 20
 
 #: Entries of an export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
