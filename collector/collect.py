@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import time
@@ -71,6 +72,20 @@ class SourceCounts:
     format: str | None = None
     #: What was unusual: a rotation, a line left for the next collect, an unchanged file.
     notes: list[str] = field(default_factory=list)
+    #: Step records stored with a NaN loss, and the line (entry) number of the first.
+    nan_loss: int = 0
+    first_nan_loss: int | None = None
+
+    def note_nan_loss(self) -> None:
+        """Add the note on NaN losses, if any. A NaN loss is noted, not rejected: the step and
+        its timing are real (tierscope measures speed, and a diverged model steps as fast), so
+        the record is stored with its loss NaN, and the user learns where the model diverged."""
+        if self.nan_loss:
+            at = f" (first at line {self.first_nan_loss})" if self.first_nan_loss is not None else ""
+            self.notes.append(
+                f"{self.nan_loss} step records have loss NaN{at}: the model diverged; they are stored, "
+                "their timing is real"
+            )
 
 
 @dataclass
@@ -126,6 +141,10 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
     for path in paths:
         check_utf8_name(path)
         if not path.exists():
+            if _is_link_loop(path):
+                raise InputError(
+                    f"cannot read {path}: a symbolic link loop (the link leads back to itself); fix the link"
+                )
             raise InputError(f"no such file or directory: {path}")
         if path.is_dir():
             meta_path = path / RUN_FILE
@@ -145,8 +164,22 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
         else:
             loose.append(path)
     if loose:
-        specs.append(RunSpec(run_id=run_id or loose[0].name.split(".")[0], tier=tier, files=loose, format=fmt))
+        specs.append(RunSpec(run_id=run_id or default_run_id(loose[0]), tier=tier, files=loose, format=fmt))
     return specs
+
+
+def default_run_id(path: Path) -> str:
+    """The run id of a loose file: its name up to the first dot, leading dots skipped
+    (``.hidden.log`` is ``hidden``); the whole name if that leaves nothing (``...``)."""
+    return path.name.lstrip(".").split(".")[0] or path.name
+
+
+def _is_link_loop(path: Path) -> bool:
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _fill(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
@@ -180,6 +213,12 @@ def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, co
     counts.skipped += parsed.skipped
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
     if parsed.steps.height:
+        if "loss" in parsed.steps.columns:
+            nan = parsed.steps.filter(pl.col("loss").is_nan())
+            if nan.height:
+                counts.nan_loss += nan.height
+                if counts.first_nan_loss is None and "source_offset" in nan.columns:
+                    counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
         got = dataset.append("steps", _fill(parsed.steps, **ctx))
         counts.steps += got.stored
         counts.duplicates += got.duplicates
@@ -226,7 +265,15 @@ def collect_file(
     only = fmt or run.format
     named = check_format(only, run.formats) if only else None
     if not path.is_file():
-        why = "a directory" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
+        why = (
+            "a directory"
+            if path.is_dir()
+            else "not a regular file"
+            if path.exists()
+            else "a symbolic link loop (the link leads back to itself)"
+            if _is_link_loop(path)
+            else "no such file"
+        )
         raise InputError(f"cannot read {path}: {why}")
     check_utf8_name(path)
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
@@ -251,6 +298,7 @@ def collect_file(
             else:
                 with open_raw(seg.path) as old:
                     reading.segment(seg, old, old, None, 0.0, False)
+    counts.note_nan_loss()
     return counts
 
 
@@ -388,6 +436,7 @@ def collect_whole(dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, y
     counts = SourceCounts(source=str(path), run_id=run.run_id, lines=got.items, format=fmt.name)
     for part in got.parts:
         store_parsed(dataset, part, run, str(path), counts)
+    counts.note_nan_loss()
     return counts
 
 

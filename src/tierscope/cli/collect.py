@@ -80,6 +80,8 @@ def collect_files_cmd(
     """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
+    if run_id is not None and not run_id.strip():
+        raise typer.BadParameter("a run id cannot be empty; leave --run-id out to name the run after its file")
     from tierscope.cli.output import print_counts, print_notices
     from tierscope.collector.collect import collect_runs, runs_from_paths
     from tierscope.collector.manifest import load_manifest
