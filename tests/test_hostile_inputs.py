@@ -114,3 +114,25 @@ def test_a_nan_loss_is_stored_with_a_note_saying_where_the_model_diverged(tmp_pa
     # was: stored without a word
     assert "2 step records have loss NaN (first at line 2): the model diverged; they are stored" in result.output
     assert Dataset(tmp_path / "ds").read("steps").height == 3
+
+
+def test_summary_prints_no_numpy_warning_for_zero_rates(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    log = tmp_path / "zero.jsonl"
+    records = [
+        {"tierscope": "step", "run_id": "z", "tier": "BASIC", "role": "chief", "task_index": 0, "step": s * 10,
+         "elapsed_s": s * 2.0, "global_steps_per_s": 0.0, "local_steps_per_s": 0.0}
+        for s in range(1, 30)
+    ]  # fmt: skip
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert _collect(str(log), "-d", str(tmp_path / "ds")).exit_code == 0
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "tierscope", "summary", "-d", str(tmp_path / "ds")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr  # was: "invalid value encountered in divide", "All-NaN slice"

@@ -245,11 +245,15 @@ def rejects_cmd(
     limit: Annotated[int, typer.Option(min=0, help="Show at most this many.")] = 50,
 ) -> None:
     """List the lines kept aside as rejects: file, line number, reason and the raw text."""
+    from tierscope.text import printable
+
     frame = open_dataset(dataset).read("rejects", run_id)
     frame = frame.sort("run_id", "source", "source_offset")
     # One compiler-style line per reject (file:line: reason), so editors and grep can jump to it.
     for row in frame.head(limit).iter_rows(named=True):
-        print(f"{row['source']}:{row['source_offset']}: [{row['run_id']}] {row['reason']}\n    {row['raw'][:200]!r}")
+        # A Cloud Logging entry has no line number: its reason names the entry (insertId, time).
+        where = row["source"] if row["source_offset"] is None else f"{row['source']}:{row['source_offset']}"
+        print(printable(f"{where}: [{row['run_id']}] {row['reason']}") + f"\n    {row['raw'][:200]!r}")
     shown = f" (first {limit} shown; --limit to see more)" if frame.height > limit else ""
     print(f"{frame.height} rejected lines{shown}")
 

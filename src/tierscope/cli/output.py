@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from tierscope.cli.common import err_console, out_console
+from tierscope.text import printable
 
 if TYPE_CHECKING:
     import polars as pl
@@ -21,19 +23,26 @@ if TYPE_CHECKING:
 
 
 def cell(value: object, digits: int = 3) -> str:
-    """A table cell: ``-`` for a missing value, floats with thousands separators and ``digits`` decimals."""
+    """A table cell: ``-`` for a missing value, floats with thousands separators and ``digits``
+    decimals, text with its control characters escaped (:func:`shown`)."""
     if value is None:
         return "-"
     if isinstance(value, float):
         return f"{value:,.{digits}f}"
-    return str(value)
+    return shown(str(value))
+
+
+def shown(text: str) -> str:
+    """``text`` (a run id, tier, file name, reason) safe for a rich table cell: controls escaped
+    (:func:`tierscope.text.printable`), ``[`` kept from being read as rich markup."""
+    return escape(printable(text))
 
 
 def print_notices(ds: Dataset) -> None:
     """What a command repaired on its way (a state document moved aside), on stderr, even under
     --quiet: cron mails it, and the user should know a document was replaced."""
     for notice in ds.notices:
-        err_console().print(Text(f"note: {notice}"), soft_wrap=True)
+        err_console().print(Text(printable(f"note: {notice}")), soft_wrap=True)
 
 
 def print_counts(result: CollectResult, quiet: bool) -> None:
@@ -45,15 +54,15 @@ def print_counts(result: CollectResult, quiet: bool) -> None:
     table = Table("source", "run", "format", "lines", "stored", "events", "duplicates", "rejected", "skipped")
     for s in result.sources:
         counts = (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped)
-        table.add_row(s.source, s.run_id, s.format or "-", *(str(v) for v in counts))
+        table.add_row(shown(s.source), shown(s.run_id), s.format or "-", *(str(v) for v in counts))
     out_console().print(table)
     for s in result.sources:
         if s.notes:
-            print(f"{s.source}: {'; '.join(s.notes)}")
+            print(printable(f"{s.source}: {'; '.join(s.notes)}"))
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
-                    f"warning: {s.source}: none of its {s.lines} lines is a step record, a run event or a "
+                    f"warning: {printable(s.source)}: none of its {s.lines} lines is a step record, a run event or a "
                     f"broken record: is it a step log? `tierscope formats --try {s.source}` shows how each line "
                     "was read; a format of your own can read it (README: 'My log is not read')"
                     + (f" (read as {s.format})" if s.format else "")
@@ -86,7 +95,7 @@ def print_summary(frame: pl.DataFrame) -> None:
         # --steps: the time and price to reach the target (README: "adds hours and USD")
         target_cells = [cell(r["hours_to_target"], 2), cell(r["usd_to_target"], 2)] if to_target else []
         table.add_row(
-            r["run_id"], cell(r["tier"]), r["status"], cell(r["records"]), cell(r["tasks"]),
+            cell(r["run_id"]), cell(r["tier"]), r["status"], cell(r["records"]), cell(r["tasks"]),
             cell(r["steady_global_steps_per_s"]), cell(r["mean_global_steps_per_s"]),
             cell(r["ml_units_per_hour"], 4), cell(r["steps_per_ml_unit_hour"], 1),
             cell(r["speedup_vs_baseline"], 2), *target_cells, cell(r["failure_reason"]),
