@@ -34,7 +34,7 @@ def evil_dataset(tmp_path: Path) -> Path:
             "step": step * 10, "elapsed_s": step * 2.0, "global_steps_per_s": 5.0, "local_steps_per_s": 5.0,
         }  # fmt: skip
         lines.append(json.dumps(record))
-    lines.append('{"tierscope": "step", "run_id": "%s", "step": -5}' % EVIL_RUN.replace("\x1b", "\\u001b"))
+    lines.append(json.dumps({"tierscope": "step", "run_id": EVIL_RUN, "step": -5}))  # a reject
     log = tmp_path / "evil.jsonl"
     log.write_text("\n".join(lines) + "\n")
     args = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--settle", "0", "--run-id", EVIL_RUN]
