@@ -64,3 +64,24 @@ def test_the_report_neutralises_the_right_to_left_override(evil_dataset: Path, t
     body = html.split("<body", 1)[1].split("<script", 1)[0]  # the page's text, before the chart data
     assert "\u202e" not in body and "\x1b" not in body  # was: U+202E reordered the table's text
     assert "\\u202eevil" in body
+
+
+def test_a_run_id_too_long_for_a_directory_name_is_stored_under_a_short_stable_one(tmp_path: Path) -> None:
+    from tierscope.dataset.store import partition_dir_name
+
+    run_id = "日本語の実験名" * 4 + "-1"  # 28 Japanese characters: 252 bytes percent-encoded
+    log = tmp_path / "a.log"
+    log.write_text("INFO:tensorflow:global_step/sec: 4.5\nINFO:tensorflow:global_step/sec: 4.7\n")
+    for _ in range(2):  # the second collect finds the same directory
+        args = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--run-id", run_id, "--reread"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output  # was: "File name too long", 10,077 characters
+    name = partition_dir_name(run_id)
+    assert len(name) <= 200 and name == partition_dir_name(run_id)
+    assert name.startswith("run_id=%E6%97%A5") and name[-17] == "~"
+    ds = Dataset(tmp_path / "ds")
+    assert (tmp_path / "ds" / "steps" / name).is_dir()
+    assert ds.read("steps")["run_id"].to_list() == [run_id, run_id]  # the full id, stored once
+    assert ds.read("steps", run_id).height == 2
+    assert ds.read("runs")["run_id"].to_list()[-1] == run_id
+    assert partition_dir_name("short") == "run_id=short"
