@@ -136,3 +136,14 @@ def test_summary_prints_no_numpy_warning_for_zero_rates(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr  # was: "invalid value encountered in divide", "All-NaN slice"
+
+
+def test_a_nan_where_a_whole_number_belongs_is_a_reject(tmp_path: Path) -> None:
+    # found by tests/test_hostile_fuzz.py: int(nan) raised ValueError out of the collect
+    log = tmp_path / "n.jsonl"
+    log.write_text(_step(1, task_index="NaN").replace('"task_index": 0, ', "") + "\n")
+    result = _collect(str(log), "-d", str(tmp_path / "ds"))
+    assert result.exit_code == 0, result.output
+    assert Dataset(tmp_path / "ds").read("rejects")["reason"].to_list() == [
+        "field 'task_index' is nan, not a whole number"
+    ]

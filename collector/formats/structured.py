@@ -56,7 +56,12 @@ def _as_int(payload: Mapping[str, Any], key: str, required: bool) -> int | None:
         if required:
             raise RecordError(f"missing field '{key}'")
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and not math.isfinite(value))  # int(nan) raises
+        or value != int(value)
+    ):
         raise RecordError(f"field '{key}' is {value!r}, not a whole number")
     if value < 0:
         raise RecordError(f"field '{key}' is {value!r}, negative")
