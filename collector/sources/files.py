@@ -78,6 +78,28 @@ def decompressed(raw: BinaryIO) -> BinaryIO:
     return raw
 
 
+#: The most a whole-file format (a JSON export, a console CSV download) reads, decompressed:
+#: such a file is decoded whole, at about ten times its size in memory.
+WHOLE_FILE_MAX_BYTES = 64 << 20
+
+
+def read_whole(path: Path, what: str) -> bytes:
+    """``path``'s bytes (gzip decompressed), at most :data:`WHOLE_FILE_MAX_BYTES` (a gzip bomb
+    stops there). Raises :class:`InputError` for a larger or unreadable file; ``what`` names
+    the format in the message."""
+    try:
+        with _open(path) as fh:
+            data = fh.read(WHOLE_FILE_MAX_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+    if len(data) > WHOLE_FILE_MAX_BYTES:
+        raise InputError(
+            f"{path} is {what} of more than {WHOLE_FILE_MAX_BYTES >> 20} MiB, more than tierscope reads whole: "
+            "split it (export shorter time ranges), or read the logs live with `tierscope collect cloud`"
+        )
+    return data
+
+
 def iter_line_batches(
     path: Path,
     start_offset: int = 0,

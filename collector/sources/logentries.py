@@ -40,7 +40,7 @@ from tierscope.collector.errors import InputError
 from tierscope.collector.formats import LINES_SCHEMA, FileRead, ParseContext, Parsed, parse_lines
 from tierscope.collector.formats.envelopes import task_from_name
 from tierscope.collector.formats.structured import StructuredJSON, rows_from_payloads
-from tierscope.collector.sources.files import is_gzip
+from tierscope.collector.sources.files import is_gzip, read_whole
 from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import (
     EVENT_SCHEMA,
@@ -335,14 +335,7 @@ def read_export(path: Path, run_id: str) -> Export:
     not objects, or have a malformed timestamp, become rejects of run ``run_id``.
     """
     try:
-        with _open_text(path) as fh:
-            text = fh.read(WHOLE_FILE_MAX_CHARS + 1)
-        if len(text) > WHOLE_FILE_MAX_CHARS:
-            raise InputError(
-                f"{path} holds more than {WHOLE_FILE_MAX_CHARS:,} characters, more than a whole-file read "
-                "takes: export it in parts (`gcloud logging read` with a narrower --freshness or timestamp filter) "
-                "or read it live with `tierscope collect cloud`"
-            )
+        text = read_whole(path, "a JSON export").decode("utf-8")
         doc = jsonvalues.loads_lenient(text)
     except json.JSONDecodeError as exc:
         raise InputError(
@@ -381,10 +374,6 @@ def read_export(path: Path, run_id: str) -> Export:
     rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
     return Export(entries=entries, rejects=rejects, items=len(doc))
 
-
-#: The largest export read (decompressed, in characters): it is decoded whole, at about ten
-#: times its size in memory, so this keeps a collect under 1 GB.
-WHOLE_FILE_MAX_CHARS = 64 << 20
 
 #: Entries of an export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
