@@ -56,5 +56,7 @@ def median_draws(
 def percentile_interval(draws: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
     """The central ``level`` percentile interval of ``draws`` (NaNs ignored)."""
     tail = (1 - level) / 2 * 100
+    if np.isnan(draws).all():  # numpy would warn "All-NaN slice" on the terminal
+        return float("nan"), float("nan")
     low, high = np.nanpercentile(draws, [tail, 100 - tail])
     return float(low), float(high)

@@ -305,6 +305,8 @@ def speedup_intervals(samples: dict[str, np.ndarray], baseline: str, seed: int =
             continue
         # a run against itself would reuse its own draws: ratio 1 exactly, which hides the noise
         draws = median_draws(values, run, seed + 1 if run == baseline else seed)
-        low, high = percentile_interval(draws / base_draws)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a baseline at 0 steps/s: no ratio, no warning
+            ratios = draws / base_draws
+        low, high = percentile_interval(ratios)
         rows.append({"run_id": run, "speedup_ci_low": low, "speedup_ci_high": high})
     return pl.DataFrame(rows, schema={"run_id": pl.String, "speedup_ci_low": pl.Float64, "speedup_ci_high": pl.Float64})

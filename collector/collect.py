@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import time
@@ -31,6 +32,8 @@ from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import FileState, OffsetStore, Segment, line_start, plan_reads, snapshot
 from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
+    LONG_LINE_KEEP_CHARS,
+    MAX_LINE_BYTES,
     LineBatch,
     decompressed,
     iter_handle_batches,
@@ -69,6 +72,20 @@ class SourceCounts:
     format: str | None = None
     #: What was unusual: a rotation, a line left for the next collect, an unchanged file.
     notes: list[str] = field(default_factory=list)
+    #: Step records stored with a NaN loss, and the line (entry) number of the first.
+    nan_loss: int = 0
+    first_nan_loss: int | None = None
+
+    def note_nan_loss(self) -> None:
+        """Add the note on NaN losses, if any. A NaN loss is noted, not rejected: the step and
+        its timing are real (tierscope measures speed, and a diverged model steps as fast), so
+        the record is stored with its loss NaN, and the user learns where the model diverged."""
+        if self.nan_loss:
+            at = f" (first at line {self.first_nan_loss})" if self.first_nan_loss is not None else ""
+            self.notes.append(
+                f"{self.nan_loss} step records have loss NaN{at}: the model diverged; they are stored, "
+                "their timing is real"
+            )
 
 
 @dataclass
@@ -144,6 +161,10 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
     for path in paths:
         check_utf8_name(path)
         if not path.exists():
+            if _is_link_loop(path):
+                raise InputError(
+                    f"cannot read {path}: a symbolic link loop (the link leads back to itself); fix the link"
+                )
             raise InputError(f"no such file or directory: {path}")
         if path.is_dir():
             meta_path = path / RUN_FILE
@@ -166,8 +187,22 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
         else:
             loose.append(path)
     if loose:
-        specs.append(RunSpec(run_id=run_id or loose[0].name.split(".")[0], tier=tier, files=loose, format=fmt))
+        specs.append(RunSpec(run_id=run_id or default_run_id(loose[0]), tier=tier, files=loose, format=fmt))
     return specs
+
+
+def default_run_id(path: Path) -> str:
+    """The run id of a loose file: its name up to the first dot, leading dots skipped
+    (``.hidden.log`` is ``hidden``); the whole name if that leaves nothing (``...``)."""
+    return path.name.lstrip(".").split(".")[0] or path.name
+
+
+def _is_link_loop(path: Path) -> bool:
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _fill(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
@@ -201,6 +236,12 @@ def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, co
     counts.skipped += parsed.skipped
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
     if parsed.steps.height:
+        if "loss" in parsed.steps.columns:
+            nan = parsed.steps.filter(pl.col("loss").is_nan())
+            if nan.height:
+                counts.nan_loss += nan.height
+                if counts.first_nan_loss is None and "source_offset" in nan.columns:
+                    counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
         got = dataset.append("steps", _fill(parsed.steps, **ctx))
         counts.steps += got.stored
         counts.duplicates += got.duplicates
@@ -247,7 +288,15 @@ def collect_file(
     only = fmt or run.format
     named = check_format(only, run.formats) if only else None
     if not path.is_file():
-        why = "a directory" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
+        why = (
+            "a directory"
+            if path.is_dir()
+            else "not a regular file"
+            if path.exists()
+            else "a symbolic link loop (the link leads back to itself)"
+            if _is_link_loop(path)
+            else "no such file"
+        )
         raise InputError(f"cannot read {path}: {why}")
     check_utf8_name(path)
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
@@ -272,6 +321,7 @@ def collect_file(
             else:
                 with open_raw(seg.path) as old:
                     reading.segment(seg, old, old, None, 0.0, False)
+    counts.note_nan_loss()
     return counts
 
 
@@ -314,10 +364,15 @@ class _Reading:
         pending: pl.DataFrame | None = None
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(batches, settled))):
             counts.lines += batch.lines.height
-            lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
+            lines, too_long = long_line_rejects(batch)
+            lines, blank = _without_blank_runs(lines)
+            counts.skipped += blank
+            lines = lines if pending is None else pl.concat([pending, lines])
             if number == 0 and counts.format is None and self.only is None:
                 counts.format = sniff_format(lines.get_column("line"), self.context.formats)
             parsed = parse_lines(lines, only=self.only, context=self.context, first=counts.format, final=last)
+            if too_long.height:
+                parsed.rejects = pl.concat([parsed.rejects, too_long], how="diagonal_relaxed")
             pending = parsed.pending
             store_parsed(self.dataset, parsed, self.run, counts.source, counts)
             if offsets is not None and not whole:
@@ -329,7 +384,8 @@ class _Reading:
     def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
         """``batches``, without an unterminated last line that may still be being written."""
         for batch in batches:
-            if not batch.terminated and not settled:
+            # An over-long line is a reject however it ends: waiting cannot make it shorter.
+            if not batch.terminated and not settled and not batch.long_lines:
                 alone = parse_lines(
                     batch.lines, only=self.only, context=dataclasses.replace(self.context), first=self.counts.format
                 )
@@ -348,6 +404,49 @@ class _Reading:
         return snapshot(raw, seg.path, run_id, start, first - 1, False, fmt)
 
 
+#: Blank lines kept of a run of them; the rest skip the format chain (counted as skipped). No
+#: format looks further than two lines around a line, so every other line reads as before.
+_BLANK_RUN_KEPT = 3
+
+
+def _without_blank_runs(lines: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """``lines`` without the empty lines past the first :data:`_BLANK_RUN_KEPT` of each run, and
+    how many were dropped: 64 MiB of empty lines then costs a scan, not the whole chain's work."""
+    blank = pl.col("_blank")
+    deep = blank
+    for back in range(1, _BLANK_RUN_KEPT + 1):
+        deep = deep & blank.shift(back).fill_null(False)
+    keep = lines.select((pl.col("line").str.len_bytes() == 0).alias("_blank")).select(~deep).to_series()
+    dropped = int(lines.height - keep.sum())
+    return (lines.filter(keep), dropped) if dropped else (lines, 0)
+
+
+def long_line_rejects(batch: LineBatch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``batch``'s lines without its over-long ones, and those as rejects (``source_offset``,
+    ``format`` null, ``reason``, ``raw`` = the line's first characters)."""
+    if not batch.long_lines:
+        return batch.lines, pl.DataFrame()
+    numbers = pl.col("source_offset").is_in(list(batch.long_lines))
+    rejects = batch.lines.filter(numbers).select(
+        "source_offset",
+        pl.lit(None, dtype=pl.String).alias("format"),
+        pl.col("source_offset")
+        .replace_strict(batch.long_lines, return_dtype=pl.Int64)
+        .map_elements(long_line_reason, return_dtype=pl.String)
+        .alias("reason"),
+        pl.col("line").alias("raw"),
+    )
+    return batch.lines.filter(~numbers), rejects
+
+
+def long_line_reason(length: int) -> str:
+    """Why a line of ``length`` bytes is a reject."""
+    return (
+        f"line of {length:,} bytes is longer than the limit of {MAX_LINE_BYTES:,} bytes (1 MiB); "
+        f"its first {LONG_LINE_KEEP_CHARS:,} characters are kept"
+    )
+
+
 def collect_whole(dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, year: int | None = None) -> SourceCounts:
     """Read ``path`` whole with the whole-file format ``fmt`` and append what it holds
     (``lines`` counts entries or rows). Caller holds the lock.
@@ -360,6 +459,7 @@ def collect_whole(dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, y
     counts = SourceCounts(source=str(path), run_id=run.run_id, lines=got.items, format=fmt.name)
     for part in got.parts:
         store_parsed(dataset, part, run, str(path), counts)
+    counts.note_nan_loss()
     return counts
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 from tierscope.collector.errors import ManifestError
@@ -157,6 +157,11 @@ def load_manifest(path: Path) -> list[RunSpec]:
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
             raise ManifestError(f"{where} ({run_id}): 'files' must be a list of paths")
         when = run.get("date")
+        if isinstance(when, datetime):  # a datetime is a date too: the check below would let it through
+            raise ManifestError(
+                f"{where} ({run_id}): 'date' is {when.isoformat()}, a date and time; give the date alone, "
+                f"like {when.date().isoformat()}"
+            )
         if when is not None and not isinstance(when, date):
             raise ManifestError(f"{where} ({run_id}): 'date' must be a TOML date like 2016-12-31")
         unknown = sorted(set(run) - KNOWN_KEYS)

@@ -196,16 +196,28 @@ def line_start(fd: int, end: int, back: int) -> int:
     need = back + 1  # the newline ending the last line, then one per line before
     pos = end
     while pos > 0:
-        size = min(64 * 1024, pos)
+        size = min(_BACK_CHUNK, pos)
         chunk = os.pread(fd, size, pos - size)
-        i = len(chunk)
-        while (j := chunk.rfind(b"\n", 0, i)) >= 0:
-            need -= 1
-            if need == 0:
-                return pos - size + j + 1
-            i = j
-        pos -= size
+        found = chunk.count(b"\n")
+        if found < need:
+            need -= found
+            pos -= size
+            continue
+        # The last j with need newlines in chunk[j:] is the one wanted; counts are in C, so a
+        # chunk of a million empty lines costs twenty counts, not a million finds.
+        lo, hi = 0, len(chunk) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if chunk.count(b"\n", mid) >= need:
+                lo = mid
+            else:
+                hi = mid - 1
+        return pos - size + lo + 1
     return 0
+
+
+#: Bytes read at a time walking back from a batch's end.
+_BACK_CHUNK = 1 << 20
 
 
 class OffsetStore:

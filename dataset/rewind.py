@@ -20,11 +20,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
 
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.state import StateStore
-from tierscope.dataset.store import SOURCES_KEY
+from tierscope.dataset.store import SOURCES_KEY, partition_run_id
 
 NAME = "rewinds"
 VERSION = 1
@@ -61,7 +60,7 @@ def for_quarantined(root: Path, original: Path, moved_to: Path) -> Rewind | None
     relative = original.relative_to(root).parts
     if len(relative) != 3 or relative[0] not in READ_TABLES or not relative[1].startswith("run_id="):
         return None
-    run_id = unquote(relative[1][len("run_id=") :])
+    run_id = partition_run_id(original.parent)
     return Rewind(run_id, sources_of(moved_to), str(moved_to))
 
 

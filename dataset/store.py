@@ -44,10 +44,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import polars as pl
 
+from tierscope.atomic import write_text_atomic
 from tierscope.dataset import journal
 from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path
 from tierscope.dataset.errors import DatasetCorruptError, DatasetError, StateCorruptError
@@ -87,9 +88,42 @@ PART_GLOB = "part-*.parquet"
 LIST_ATTEMPTS = 50
 
 
+#: The longest partition directory name written as is: file systems take 255 bytes, and 28
+#: Japanese characters percent-encode to 252.
+MAX_DIR_NAME = 200
+#: Characters of a long run id's percent-encoding kept in its directory's short name.
+_SHORT_PREFIX = 100
+#: In a short-named partition directory: the run id it holds, in full (UTF-8). Dot-prefixed,
+#: so Parquet readers (``part-*.parquet``) never read it.
+RUN_ID_FILE = ".run_id"
+
+
 def partition_dir_name(run_id: str) -> str:
-    """``run_id=<percent-encoded run>``: safe for any run id, decoded by polars, DuckDB and pyarrow."""
-    return "run_id=" + quote(run_id, safe="")
+    """``run_id=<percent-encoded run>``: safe for any run id, decoded by polars, DuckDB and pyarrow.
+
+    A run id whose encoding would make a name longer than :data:`MAX_DIR_NAME` gets a short
+    stable one: the encoding's first characters (whole ``%XX`` only), ``~`` and 16 hex digits of
+    the id's SHA-256. Such a directory holds :data:`RUN_ID_FILE`, the full id, which
+    :meth:`Dataset.scan` puts in ``run_id`` (:func:`partition_run_id`); plain Parquet readers
+    see the short name.
+    """
+    encoded = quote(run_id, safe="")
+    if len("run_id=") + len(encoded) <= MAX_DIR_NAME:
+        return "run_id=" + encoded
+    prefix = encoded[:_SHORT_PREFIX]
+    if "%" in prefix[-2:]:  # never cut inside a %XX
+        prefix = prefix[: prefix.rindex("%")]
+    digest = hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:16]
+    return f"run_id={prefix.replace('~', '%7E')}~{digest}"
+
+
+def partition_run_id(directory: Path) -> str:
+    """The run id of the partition ``directory`` (``.../run_id=<...>``): its :data:`RUN_ID_FILE`
+    if it has one (a short name), else the name decoded."""
+    try:
+        return (directory / RUN_ID_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return unquote(directory.name[len("run_id=") :])
 
 
 def new_part_path(directory: Path) -> Path:
@@ -276,6 +310,15 @@ class Dataset:
     def exists(self) -> bool:
         return any((self.root / name).is_dir() for name in TABLES)
 
+    def _partition(self, table: str, run_id: str) -> Path:
+        """The partition directory of ``run_id`` in ``table``; a short-named one gets its
+        :data:`RUN_ID_FILE` before any data file."""
+        directory = self.root / table / partition_dir_name(run_id)
+        if directory.name != "run_id=" + quote(run_id, safe="") and not (directory / RUN_ID_FILE).is_file():
+            directory.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(directory / RUN_ID_FILE, run_id)
+        return directory
+
     def _scope(self, table: str, run_id: str | None) -> Path:
         base = self.root / table
         return base / partition_dir_name(run_id) if run_id is not None else base
@@ -396,6 +439,14 @@ class Dataset:
             missing_columns="insert",
             extra_columns="ignore",
         )
+        # The files may be pinned copies laid out like the dataset: the directory's name is the same.
+        long_ids = {
+            unquote(d.name[len("run_id=") :]): partition_run_id(d)
+            for d in {self.root / table / f.parent.name for f in files}
+            if (d / RUN_ID_FILE).is_file()
+        }
+        if long_ids:
+            lazy = lazy.with_columns(pl.col("run_id").replace(long_ids))
         return lazy.select(list(spec.schema))
 
     def read(
@@ -474,7 +525,7 @@ class Dataset:
                         new = new.join(held, on=key, how="anti", nulls_equal=True)
             result.duplicates += part.height - new.height
             if new.height:
-                self.written(write_atomic(new.drop("run_id"), self.root / table / partition_dir_name(str(run_id))))
+                self.written(write_atomic(new.drop("run_id"), self._partition(table, str(run_id))))
                 result.stored += new.height
         return result
 

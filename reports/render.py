@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from tierscope.analysis import Analysis, AnalysisOptions
 from tierscope.analysis.forecast import scaling, unmeasured
@@ -31,6 +32,7 @@ from tierscope.reports.errors import ReportError
 from tierscope.reports.frames import MissingColumnsError
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, default_lang
+from tierscope.text import printable
 
 
 @dataclass
@@ -200,7 +202,16 @@ def _env() -> Environment:
         autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
+
+
+def _shown(value: object) -> object:
+    """Every ``{{ }}`` value: text with its control characters escaped (a U+202E in a run id
+    would reorder the page; autoescape does not touch it); markup (``|safe``, ``|tojson``) as is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return printable(value)
+    return value
 
 
 def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:

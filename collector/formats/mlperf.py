@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
+from tierscope.collector import jsonvalues
 from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat, split_by
 
 _MARK = ":::MLLOG"
@@ -97,7 +98,9 @@ class MLPerf(SingleLineFormat):
         """``(kind, row)``: kind is ``step``, ``started``, ``finished``/``failed`` or None (skipped)."""
         text = line[line.index(_MARK) + len(_MARK) :]
         try:
-            obj = json.loads(text)
+            obj = jsonvalues.loads(text)
+        except jsonvalues.JSONValueError as exc:
+            raise _Bad(f"':::MLLOG' {exc}") from None
         except json.JSONDecodeError as exc:
             raise _Bad(f"not valid JSON after ':::MLLOG' ({exc.msg} at column {exc.colno})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("key"), str):

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
+from tierscope.collector import jsonvalues
 from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat
 from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import EVENTS, ROLES
@@ -55,7 +56,12 @@ def _as_int(payload: Mapping[str, Any], key: str, required: bool) -> int | None:
         if required:
             raise RecordError(f"missing field '{key}'")
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and not math.isfinite(value))  # int(nan) raises
+        or value != int(value)
+    ):
         raise RecordError(f"field '{key}' is {value!r}, not a whole number")
     if value < 0:
         raise RecordError(f"field '{key}' is {value!r}, negative")
@@ -175,7 +181,10 @@ class StructuredJSON(SingleLineFormat):
         bad: list[dict[str, Any]] = []
         for offset, line in candidates.select("source_offset", "line").iter_rows():
             try:
-                payload = json.loads(line)
+                payload = jsonvalues.loads(line)
+            except jsonvalues.JSONValueError as exc:
+                bad.append({"source_offset": offset, "format": self.name, "reason": str(exc), "raw": line})
+                continue
             except json.JSONDecodeError as exc:
                 bad.append(
                     {

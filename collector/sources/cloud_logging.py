@@ -21,6 +21,8 @@ points it at an emulator or test server, with anonymous credentials.
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from google.api_core.retry import Retry, if_exception_type
 from google.auth import exceptions as auth_exc
 from google.auth.transport.requests import AuthorizedSession
 
+from tierscope.collector import jsonvalues
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.ratelimit import SlidingWindowLimiter
 from tierscope.collector.sources.logentries import Entry, format_time
@@ -45,6 +48,9 @@ MAX_PAGE_SIZE = 1000
 #: Under the default quota of 60 ``entries.list`` requests a minute per project.
 DEFAULT_REQUESTS_PER_MINUTE = 55
 VIEWER_ROLE = "roles/logging.viewer"
+#: Empty pages in a row after which a read stops with an error: the API may return a few while
+#: it searches a long time range, never hundreds (at 55 requests a minute, 200 pages is 4 minutes).
+MAX_EMPTY_PAGES = 200
 TRANSIENT_STATUSES = frozenset({429, 500, 503, 504})
 NO_CREDENTIALS_HELP = "run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS"
 
@@ -67,7 +73,16 @@ class RetryPolicy:
 
     def retry(self, on_error: Callable[[Exception], None] | None = None) -> Retry:
         return Retry(
-            predicate=if_exception_type(_TransientStatus, requests.ConnectionError, requests.Timeout),
+            # A body cut short (IncompleteRead, a reset mid-body: requests' ChunkedEncodingError) is
+            # as transient as a 503: the same request is sent again.
+            predicate=if_exception_type(
+                _TransientStatus,
+                _CutBody,
+                requests.ConnectionError,
+                requests.Timeout,
+                requests.exceptions.ChunkedEncodingError,
+                http.client.IncompleteRead,
+            ),
             initial=self.initial_s,
             maximum=self.maximum_s,
             multiplier=self.multiplier,
@@ -93,6 +108,53 @@ class _TransientStatus(Exception):
         self.response = response
 
 
+class _CutBody(Exception):
+    """A 2xx response whose JSON body does not parse: cut short on the way."""
+
+
+def _decode_bounded(response: requests.Response) -> Any:
+    """Decode ``response``'s JSON body here, bounded (:func:`~tierscope.collector.jsonvalues.loads_lenient`):
+    an entry holding ``1e400`` or nested 100,000 deep becomes a marker its entry is rejected
+    for, instead of an exception in the client that stops the whole collect."""
+    if not (200 <= response.status_code < 300 and response.content):
+        return None
+    try:
+        doc = jsonvalues.loads_lenient(response.content.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError as exc:
+        raise _CutBody(f"a response of {len(response.content):,} bytes is not complete JSON ({exc.msg})") from None
+    response.json = lambda **_: doc  # type: ignore[method-assign]
+    return doc
+
+
+@dataclass
+class PageWatch:
+    """The pages of one ``entries.list`` read: a server that hands back a page token it gave
+    before, or pages of nothing without end, would keep the collect (and the dataset's lock)
+    forever. :meth:`see` raises :class:`CloudLoggingError` naming the filter."""
+
+    filter_: str
+    tokens: set[str] = field(default_factory=set)
+    empty: int = 0
+
+    def see(self, doc: Any) -> None:
+        if not isinstance(doc, dict):
+            return
+        token = doc.get("nextPageToken")
+        if isinstance(token, str) and token in self.tokens:
+            raise CloudLoggingError(
+                f"Cloud Logging returned the page token {token[:40]!r} a second time; stopped reading "
+                f"(what was read is stored). The filter was: {self.filter_}"
+            )
+        self.empty = self.empty + 1 if not doc.get("entries") else 0
+        if self.empty > MAX_EMPTY_PAGES:
+            raise CloudLoggingError(
+                f"Cloud Logging returned {self.empty} empty pages in a row (more than {MAX_EMPTY_PAGES}); "
+                f"stopped reading (what was read is stored): narrow --since/--until. The filter was: {self.filter_}"
+            )
+        if isinstance(token, str):
+            self.tokens.add(token)
+
+
 class QuotaSession(AuthorizedSession):
     """An authorised ``requests`` session that rate-limits and retries every request.
 
@@ -110,6 +172,7 @@ class QuotaSession(AuthorizedSession):
         super().__init__(credentials)
         self.limiter = limiter
         self.stats = stats if stats is not None else RequestStats()
+        self.pages: PageWatch | None = None
         self._retry = (retry or RetryPolicy()).retry(on_error=self._count_retry)
 
     def _count_retry(self, _exc: Exception) -> None:
@@ -124,6 +187,9 @@ class QuotaSession(AuthorizedSession):
             self.stats.statuses[response.status_code] = self.stats.statuses.get(response.status_code, 0) + 1
             if response.status_code in TRANSIENT_STATUSES:
                 raise _TransientStatus(response)
+            doc = _decode_bounded(response)
+            if self.pages is not None and doc is not None and "/entries:list" in url:
+                self.pages.see(doc)
             return response
 
         try:
@@ -175,6 +241,7 @@ class Connection:
     project: str
     stats: RequestStats
     endpoint: str | None
+    session: QuotaSession | None = None
 
 
 def connect(
@@ -211,7 +278,7 @@ def connect(
     client = reading_client(
         project=project, credentials=credentials, _http=session, _use_grpc=False, client_options=options
     )
-    return Connection(client=client, project=project, stats=stats, endpoint=endpoint)
+    return Connection(client=client, project=project, stats=stats, endpoint=endpoint, session=session)
 
 
 def reading_client(**kwargs: Any) -> Any:
@@ -321,6 +388,8 @@ def read_entries(
         stream = conn.client.list_entries(
             resource_names=[f"projects/{conn.project}"], filter_=filter_, order_by=ASCENDING, page_size=page_size
         )
+        if conn.session is not None:
+            conn.session.pages = PageWatch(filter_)
         while True:
             requested_at = clock()
             batch: list[Entry] = []
@@ -354,6 +423,7 @@ def backoff_note(stats: RequestStats) -> str:
 __all__ = [
     "DEFAULT_REQUESTS_PER_MINUTE",
     "ENDPOINT_ENV",
+    "MAX_EMPTY_PAGES",
     "MAX_PAGE_SIZE",
     "Chunk",
     "CloudLoggingError",

@@ -26,7 +26,6 @@ when they carry none; a reject names its entry's insertId and time.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import re
 from dataclasses import replace
@@ -37,7 +36,7 @@ import polars as pl
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import FileRead, ParseContext, Parsed
 from tierscope.collector.formats.envelopes import strip_envelopes, task_from_name
-from tierscope.collector.sources.files import is_gzip
+from tierscope.collector.sources.files import read_whole
 from tierscope.collector.sources.logentries import Entry, records_from_entries
 
 #: The name ``--format`` accepts for this file format.
@@ -146,7 +145,7 @@ def read_console_csv(path: Path) -> pl.DataFrame:
     ``timestamp`` or message column (``textPayload`` / ``jsonPayload.message``).
     """
     try:
-        data = gzip.decompress(path.read_bytes()) if is_gzip(path) else path.read_bytes()
+        data = read_whole(path, "a CSV download")
         text = data.decode("utf-8", errors="replace")
         if looks_like_headerless_row(_first_row(text)):
             return _headerless_entries(text)

@@ -9,11 +9,12 @@ and is kept aside as a reject, with its line number.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import os
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import BinaryIO
@@ -42,6 +43,9 @@ class LineBatch:
     end_offset: int
     end_line: int
     terminated: bool = True
+    #: Lines longer than MAX_LINE_BYTES, cut to their first LONG_LINE_KEEP_CHARS characters in
+    #: ``lines``: line number -> length in bytes.
+    long_lines: dict[int, int] = field(default_factory=dict)
 
 
 def is_gzip(path: Path) -> bool:
@@ -74,6 +78,28 @@ def decompressed(raw: BinaryIO) -> BinaryIO:
     return raw
 
 
+#: The most a whole-file format (a JSON export, a console CSV download) reads, decompressed:
+#: such a file is decoded whole, at about ten times its size in memory.
+WHOLE_FILE_MAX_BYTES = 64 << 20
+
+
+def read_whole(path: Path, what: str) -> bytes:
+    """``path``'s bytes (gzip decompressed), at most :data:`WHOLE_FILE_MAX_BYTES` (a gzip bomb
+    stops there). Raises :class:`InputError` for a larger or unreadable file; ``what`` names
+    the format in the message."""
+    try:
+        with _open(path) as fh:
+            data = fh.read(WHOLE_FILE_MAX_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+    if len(data) > WHOLE_FILE_MAX_BYTES:
+        raise InputError(
+            f"{path} is {what} of more than {WHOLE_FILE_MAX_BYTES >> 20} MiB, more than tierscope reads whole: "
+            "split it (export shorter time ranges), or read the logs live with `tierscope collect cloud`"
+        )
+    return data
+
+
 def iter_line_batches(
     path: Path,
     start_offset: int = 0,
@@ -102,24 +128,86 @@ def iter_handle_batches(
     """:func:`iter_line_batches` over an open reader; ``name`` is for messages only.
 
     With ``final=True`` an unterminated last line comes alone in the last batch, marked
-    ``terminated=False``, so the caller can decide whether to take it.
+    ``terminated=False``, so the caller can decide whether to take it. A line longer than
+    :data:`MAX_LINE_BYTES` comes cut to its first :data:`LONG_LINE_KEEP_CHARS` characters,
+    its number and length in ``long_lines``; a batch holds at most :data:`MAX_BATCH_LINES`
+    lines. Time is linear in the bytes read and memory bounded (:data:`READ_BUFFER_BYTES`
+    plus a batch's frames) whatever the bytes: no newline at all, NULs, a compressed bomb.
     """
-    offset, line_no = start_offset, start_line
-    carry = b""
+    batch_bytes = max(1, batch_bytes)
+    offset, line_no = start_offset, start_line  # the file offset of buf[begin], the line before it
     # One buffer for every batch: fresh memory costs a page fault per 4 KB, which was a third
     # of the reading time. Safe because a batch's lines are copied out of it (see _split_lines).
-    buf = bytearray(0)
+    buf = bytearray(MAX_LINE_BYTES + batch_bytes + 1)
+    begin = end = 0  # buf[begin:end] holds what was read and not yet yielded
+    extra = 0  # file bytes of buf[begin:end] it does not hold (a long line kept as its prefix)
+    long_lines: dict[int, int] = {}  # numbers and lengths of the long lines in buf[begin:end]
+    eof = filled = False
     try:
         if start_offset:
             fh.seek(start_offset)
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read {name} after byte {offset}: {exc}") from exc
     while True:
-        if len(buf) < len(carry) + batch_bytes:
-            buf = bytearray(len(carry) + batch_bytes)
-        buf[: len(carry)] = carry
+        cut = _nth_newline(buf, begin, end, MAX_BATCH_LINES)
+        capped = cut >= 0
+        if not capped:
+            cut = buf.rfind(b"\n", begin, end)
+        if cut >= 0 and (capped or eof or filled):
+            batch = _batch(buf, begin, cut + 1, line_no, long_lines)
+            offset += cut + 1 - begin + extra
+            line_no += batch.lines.height
+            yield dataclasses.replace(batch, end_offset=offset, end_line=line_no)
+            begin, extra, long_lines = cut + 1, 0, {}
+            continue
+        if eof:
+            if end > begin and final:
+                batch = _batch(buf, begin, end, line_no, long_lines)
+                yield dataclasses.replace(
+                    batch,
+                    end_offset=offset + end - begin + extra,
+                    end_line=line_no + batch.lines.height,
+                    terminated=False,
+                )
+            return
+        if cut < 0 and end - begin > MAX_LINE_BYTES:
+            begin, end, extra, eof, length = _skip_long_line(fh, name, buf, begin, end, line_no)
+            long_lines, filled = {line_no + 1: length}, False
+            continue
+        # Keep the unfinished line at the buffer's start and fill the rest: one copy of at
+        # most MAX_LINE_BYTES per filled buffer, never one per read.
+        buf[: end - begin] = buf[begin:end]
+        begin, end = 0, end - begin
+        end, eof = _fill(fh, name, buf, end, line_no, batch_bytes)
+        filled = True
+
+
+#: A line longer than this (in bytes) is a reject holding its first LONG_LINE_KEEP_CHARS
+#: characters: it is never held whole, so a file without a newline costs no more memory
+#: than one with.
+MAX_LINE_BYTES = 1 << 20
+#: Characters of an over-long line kept in its reject (the schema's raw limit).
+LONG_LINE_KEEP_CHARS = 2000
+#: At most this many lines per batch: 64 MiB of empty lines would otherwise be 32 million
+#: rows per batch (2 GB of frames); a batch of 512 Ki lines stays under 100 MB whatever they hold.
+MAX_BATCH_LINES = 1 << 19
+#: The read buffer's size: one batch plus one line at the limit.
+READ_BUFFER_BYTES = MAX_LINE_BYTES + DEFAULT_BATCH_BYTES
+#: Bytes scanned at a time while counting newlines (each scanned once).
+_COUNT_STEP = 1 << 16
+#: Bytes read at a time while skipping an over-long line's tail.
+_SKIP_TAIL = 1 << 20
+
+
+def _fill(fh: BinaryIO, name: Path | str, buf: bytearray, end: int, line_no: int, limit: int = 0) -> tuple[int, bool]:
+    """Read into ``buf[end:]`` (at most ``limit`` bytes if given) until it is full or the
+    input ends: ``(new end, at end of input)``. A gzip reader returns 64 KiB a call, so one
+    call is not a buffer."""
+    view = memoryview(buf)
+    stop = len(buf) if not limit else min(len(buf), end + limit)
+    while end < stop:
         try:
-            got = fh.readinto(memoryview(buf)[len(carry) : len(carry) + batch_bytes])
+            got = fh.readinto(view[end:stop])
         except EOFError as exc:
             # gzip's reader drops the whole batch it was decompressing: say what to do with the file.
             raise InputError(
@@ -127,22 +215,64 @@ def iter_handle_batches(
                 f"collect it once it is complete, or recover what it holds with `zcat {name} > recovered.log`"
             ) from exc
         except OSError as exc:
-            raise InputError(f"cannot read {name} after byte {offset}: {exc}") from exc
-        size = len(carry) + got
+            raise InputError(f"cannot read {name} after line {line_no}: {exc}") from exc
         if not got:
-            if size and final:
-                batch = _batch(buf, size, line_no)
-                yield LineBatch(batch, offset + size, line_no + batch.height, terminated=False)
-            return
-        cut = buf.rfind(b"\n", 0, size)
-        if cut < 0:
-            carry = bytes(buf[:size])
-            continue
-        carry = bytes(buf[cut + 1 : size])
-        batch = _batch(buf, cut + 1, line_no)
-        offset += cut + 1
-        line_no += batch.height
-        yield LineBatch(batch, offset, line_no)
+            return end, True
+        end += got
+    return end, False
+
+
+def _skip_long_line(
+    fh: BinaryIO, name: Path | str, buf: bytearray, begin: int, end: int, line_no: int
+) -> tuple[int, int, int, bool, int]:
+    """Read past the over-long line (no newline) at ``buf[begin:end]``, keeping only its prefix.
+
+    Returns ``(begin, end, extra, eof, length)``: ``buf[begin:end]`` now holds the prefix,
+    its newline unless the input ended first, and what was read after it; ``extra`` is the
+    file bytes dropped, ``length`` the line's length in bytes (its newline not counted).
+    """
+    keep = _prefix(buf, begin, end)
+    length = end - begin
+    start = 4 * LONG_LINE_KEEP_CHARS + 1  # room for the prefix and its newline before what follows
+    while True:
+        got, eof = _fill(fh, name, buf, start, line_no)
+        nl = buf.find(b"\n", start, got)
+        if nl >= 0:
+            length += nl - start
+            head = nl + 1 - len(keep) - 1
+            buf[head : nl + 1] = keep + b"\n"
+            return head, got, length - len(keep), eof, length
+        length += got - start
+        if eof:
+            buf[: len(keep)] = keep
+            return 0, len(keep), length - len(keep), True, length
+
+
+def _nth_newline(buf: bytearray, begin: int, end: int, n: int) -> int:
+    """The index of the ``n``-th newline in ``buf[begin:end]``, -1 if it holds fewer; linear in
+    the bytes up to it (counted in C, a step at a time, then bisected within the last step)."""
+    pos = begin
+    while pos < end:
+        stop = min(pos + _COUNT_STEP, end)
+        found = buf.count(b"\n", pos, stop)
+        if found >= n:
+            lo, hi = pos, stop - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if buf.count(b"\n", pos, mid + 1) >= n:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            return lo
+        n -= found
+        pos = stop
+    return -1
+
+
+def _prefix(buf: bytearray, begin: int, end: int) -> bytes:
+    """The first LONG_LINE_KEEP_CHARS characters of the line at ``buf[begin:end]``, as UTF-8 bytes."""
+    head = bytes(buf[begin : min(end, begin + 4 * LONG_LINE_KEEP_CHARS)]).decode("utf-8", errors="replace")
+    return head[:LONG_LINE_KEEP_CHARS].replace("\n", " ").encode("utf-8")
 
 
 #: Bytes per Arrow value the batch is cut into before splitting: polars splits many values
@@ -157,7 +287,7 @@ _ARROW_MIN_BYTES = 8 << 20
 
 def _pieces(buf: bytearray, cuts: list[int]) -> pl.Series:
     """Binary values ``buf[cuts[i]:cuts[i + 1]]``."""
-    if cuts[-1] < _ARROW_MIN_BYTES:
+    if cuts[-1] - cuts[0] < _ARROW_MIN_BYTES:
         return pl.Series("line", [bytes(buf[a:b]) for a, b in pairwise(cuts)], dtype=pl.Binary)
     import pyarrow as pa
 
@@ -167,13 +297,13 @@ def _pieces(buf: bytearray, cuts: list[int]) -> pl.Series:
     )
 
 
-def _split_lines(buf: bytearray, end: int) -> pl.Series:
-    """``buf[:end]`` as one String per line (a final newline ends the last line; it does not
-    start an empty one), the CR of CRLF line ends removed."""
+def _split_lines(buf: bytearray, begin: int, end: int) -> pl.Series:
+    """``buf[begin:end]`` as one String per line (a final newline ends the last line; it does
+    not start an empty one), the CR of CRLF line ends removed."""
     # Cut at newlines into ~1 MB binary values, validate as UTF-8 and split in Rust: a few
     # times faster than bytes.decode + str.split. The split copies the lines out, so the
     # caller may reuse ``buf`` (tests/test_files_batches.py checks it).
-    cuts = [0]
+    cuts = [begin]
     while end - cuts[-1] > _PIECE_BYTES:
         nl = buf.find(b"\n", cuts[-1] + _PIECE_BYTES, end)
         if nl < 0 or nl + 1 == end:
@@ -184,23 +314,35 @@ def _split_lines(buf: bytearray, end: int) -> pl.Series:
     try:
         text = pieces.cast(pl.String)
     except pl.exceptions.ComputeError:  # not UTF-8: decode this batch with replacement characters
-        decoded = bytes(buf[:end]).decode("utf-8", errors="replace")
+        decoded = bytes(buf[begin:end]).decode("utf-8", errors="replace")
         lines = pl.Series("line", decoded.removesuffix("\n").split("\n"), dtype=pl.String)
     else:
         # Every piece but an unterminated last one ends in a newline, which split turns
         # into an empty last item: drop it.
-        ends_nl = [1] * (len(cuts) - 2) + [int(end > 0 and buf[end - 1] == ord("\n"))]
+        ends_nl = [1] * (len(cuts) - 2) + [int(end > begin and buf[end - 1] == ord("\n"))]
         parts = pl.DataFrame({"p": text.str.split("\n"), "nl": pl.Series(ends_nl, dtype=pl.UInt32)})
         lines = parts.select(line=pl.col("p").list.head(pl.col("p").list.len() - pl.col("nl")))["line"].explode()
-    return lines.str.strip_chars_end("\r") if buf.find(b"\r", 0, end) >= 0 else lines
+    return lines.str.strip_chars_end("\r") if buf.find(b"\r", begin, end) >= 0 else lines
 
 
-def _batch(buf: bytearray, end: int, first_line: int) -> pl.DataFrame:
-    """The lines of ``buf[:end]`` numbered from ``first_line + 1``."""
-    lines = _split_lines(buf, end)
-    return pl.DataFrame(
+def _batch(buf: bytearray, begin: int, end: int, first_line: int, long_lines: dict[int, int]) -> LineBatch:
+    """The lines of ``buf[begin:end]`` numbered from ``first_line + 1`` (offsets left to the
+    caller); lines over MAX_LINE_BYTES cut to their prefix and added to ``long_lines``."""
+    lines = _split_lines(buf, begin, end)
+    frame = pl.DataFrame(
         {
             "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),
             "line": lines,
         }
     )
+    if end - begin > MAX_LINE_BYTES:  # only then can a line be over the limit
+        length = pl.col("line").str.len_bytes()
+        over = frame.filter(length > MAX_LINE_BYTES).select("source_offset", length.alias("n"))
+        if over.height:
+            long_lines = long_lines | dict(over.iter_rows())
+            frame = frame.with_columns(
+                pl.when(length > MAX_LINE_BYTES)
+                .then(pl.col("line").str.slice(0, LONG_LINE_KEEP_CHARS))
+                .otherwise(pl.col("line"))
+            )
+    return LineBatch(frame, 0, 0, long_lines=long_lines)

@@ -35,11 +35,12 @@ from typing import Any
 
 import polars as pl
 
+from tierscope.collector import jsonvalues
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import LINES_SCHEMA, FileRead, ParseContext, Parsed, parse_lines
 from tierscope.collector.formats.envelopes import task_from_name
 from tierscope.collector.formats.structured import StructuredJSON, rows_from_payloads
-from tierscope.collector.sources.files import is_gzip
+from tierscope.collector.sources.files import is_gzip, read_whole
 from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import (
     EVENT_SCHEMA,
@@ -91,6 +92,9 @@ class Entry:
     resource_labels: Mapping[str, str] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
     payload: str | Mapping[str, Any] | None = None
+    #: Why the entry cannot be read (a value :mod:`tierscope.collector.jsonvalues` could not
+    #: represent); such an entry is a reject.
+    problem: str | None = None
 
     @classmethod
     def from_api_repr(cls, item: Mapping[str, Any]) -> Entry:
@@ -129,6 +133,7 @@ class Entry:
             resource_labels=(resource.labels or {}) if resource is not None else {},
             labels=entry.labels or {},
             payload=payload if isinstance(payload, str | Mapping) else None,
+            problem=jsonvalues.problem_in(payload),
         )
 
     @property
@@ -229,12 +234,24 @@ def records_from_entries(
     texts: list[str] = []
     skipped = 0
     meta_rows = []
+    unreadable: list[dict[str, Any]] = []
     # Every record-bearing line (a structured payload, or one line of a text payload) gets its
     # own number, so the format chain's per-line accounting holds; meta maps it to its entry.
     for entry in entries:
         role, index = task_from_name(entry.task_name)
         facts = (entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index)
         payload = entry.payload
+        if entry.problem is not None:
+            meta_rows.append((len(meta_rows) + 1, *facts))
+            unreadable.append(
+                {
+                    "source_offset": len(meta_rows),
+                    "format": EXPORT_FORMAT,
+                    "reason": entry.problem,
+                    "raw": json.dumps(payload, sort_keys=True, default=str)[:REJECT_RAW_MAX],
+                }
+            )
+            continue
         if isinstance(payload, Mapping) and KIND_KEY in payload:
             meta_rows.append((len(meta_rows) + 1, *facts))
             structured.append((len(meta_rows), payload))
@@ -249,6 +266,7 @@ def records_from_entries(
             texts.append(line.rstrip("\r"))
     meta = pl.DataFrame(meta_rows, schema=_META_SCHEMA, orient="row")
     steps, events, rejects = rows_from_payloads(structured, StructuredJSON.name)
+    rejects += unreadable
     lines = pl.DataFrame({"source_offset": numbers, "line": texts}, schema=LINES_SCHEMA)
     parsed = parse_lines(lines, context=context) if lines.height else None
     common = {"run_id": run_id, "tier": tier, "tier_by_run": tier_by_run or {}, "source": source}
@@ -317,8 +335,8 @@ def read_export(path: Path, run_id: str) -> Export:
     not objects, or have a malformed timestamp, become rejects of run ``run_id``.
     """
     try:
-        with _open_text(path) as fh:
-            doc = json.load(fh)
+        text = read_whole(path, "a JSON export").decode("utf-8")
+        doc = jsonvalues.loads_lenient(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
@@ -334,6 +352,9 @@ def read_export(path: Path, run_id: str) -> Export:
         try:
             if not isinstance(item, dict):
                 raise EntryError(f"item {position} of the array is a JSON {type(item).__name__}, not a LogEntry object")
+            problem = jsonvalues.problem_in(item)
+            if problem is not None:
+                raise EntryError(f"item {position} of the array: {problem}")
             entries.append(Entry.from_api_repr(item))
         except EntryError as exc:
             raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]

@@ -295,6 +295,11 @@ class FakeLoggingServer:
         self._cache: dict[tuple[str, bool], list[int]] = {}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        #: Rewrites each response body before it is sent (to serve JSON json.dumps cannot write, e.g. 1e400).
+        self.rewrite: Callable[[bytes], bytes] | None = None
+        #: "repeat": every page names the same next page token; "empty": pages of no entries, each with a new token.
+        self.token_mode: str | None = None
+        self._cuts = 0
         self.add_entries(entries)
 
     # -- data ---------------------------------------------------------------------------------
@@ -331,6 +336,19 @@ class FakeLoggingServer:
             self._bursts.clear()
             self._hang_after = None
 
+    def cut_bodies(self, count: int = 1) -> None:
+        """The next ``count`` answers send half their body (the full Content-Length) and close the
+        connection: the client sees the response cut mid-body (IncompleteRead)."""
+        with self._lock:
+            self._cuts += count
+
+    def _take_cut(self) -> bool:
+        with self._lock:
+            if self._cuts <= 0:
+                return False
+            self._cuts -= 1
+            return True
+
     def hang_after(self, pages: int) -> None:
         """Block the first request that arrives once ``pages`` pages were served (sets ``hung``)."""
         with self._lock:
@@ -362,10 +380,17 @@ class FakeLoggingServer:
                 body = self.rfile.read(length) if length else b""
                 status, payload = server.handle(self.path, body)
                 data = json.dumps(payload).encode("utf-8")
+                if server.rewrite is not None:
+                    data = server.rewrite(data)
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=UTF-8")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
+                if status == 200 and server._take_cut():
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.wfile.write(data)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -425,11 +450,17 @@ class FakeLoggingServer:
         try:
             with self._lock:
                 self._faults()
+                if self.token_mode and str(request.get("pageToken")).startswith(("empty-", "the-same-token")):
+                    request = {**request, "pageToken": None}  # its own fake token: the first page again
                 entries, token = self._page(request)
                 self.pages_served += 1
         except _ApiError as exc:
             record.status = exc.status
             return exc.status, _error(exc.status, exc.message)
+        if self.token_mode == "empty":
+            entries, token = [], f"empty-{record.number}"
+        elif self.token_mode == "repeat":
+            token = "the-same-token"
         record.entries = len(entries)
         answer: dict[str, Any] = {"entries": entries}
         if token:

@@ -86,6 +86,8 @@ def collect_files_cmd(
     """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
+    if run_id is not None and not run_id.strip():
+        raise typer.BadParameter("a run id cannot be empty; leave --run-id out to name the run after its file")
     from tierscope.cli.output import print_counts, print_notices
     from tierscope.collector.collect import collect_runs, runs_from_paths
     from tierscope.collector.manifest import load_manifest
@@ -299,7 +301,9 @@ def rejects_cmd(
     )  # fmt: skip
     for row in frame.head(limit).iter_rows(named=True):
         # file:line, as compilers print it: editors and grep jump to it
-        grid.add(f"{shown_path(row['source'], wide)}:{row['source_offset']}", row["run_id"], row["reason"],
+        # A Cloud Logging entry has no line number: its reason names the entry (insertId, time).
+        line = "" if row["source_offset"] is None else f":{row['source_offset']}"
+        grid.add(f"{shown_path(row['source'], wide)}{line}", row["run_id"], row["reason"],
                  repr(row["raw"][:200]))  # fmt: skip
     shown = f" (the first {n.count(limit)} shown; --limit to see more)" if frame.height > limit else ""
     grid.notes.append(f"{n.plural(frame.height, 'rejected line')}{shown}")

@@ -68,6 +68,7 @@ def print_error(exc: BaseException) -> int:
     from rich.text import Text
 
     from tierscope.dataset.errors import DatasetBusyError
+    from tierscope.text import printable
 
     if isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
         where = f" {exc.filename}" if exc.filename else ""
@@ -75,7 +76,8 @@ def print_error(exc: BaseException) -> int:
     else:
         message = str(exc)
     # Text, not markup: a message may quote a log line such as "Train [worker/3]" or 'tierscope[trainer]'.
-    err_console().print(Text.assemble(("error: ", "bold red"), " ".join(message.split())), soft_wrap=True)
+    shown = printable(" ".join(message.split()))  # a run id's escape sequence must not reach the terminal
+    err_console().print(Text.assemble(("error: ", "bold red"), shown), soft_wrap=True)
     if isinstance(exc, DatasetBusyError):
         return EXIT_BUSY
     return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_ERROR

@@ -15,6 +15,7 @@ from rich.text import Text
 from tierscope.cli import numbers as n
 from tierscope.cli.common import err_console
 from tierscope.cli.tables import Column, Grid, print_table
+from tierscope.text import printable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,7 +30,7 @@ def print_notices(ds: Dataset) -> None:
     """What a command repaired on its way (a state document moved aside), on stderr, even under
     --quiet: cron mails it, and the user should know a document was replaced."""
     for notice in ds.notices:
-        err_console().print(Text(f"note: {notice}"), soft_wrap=True)
+        err_console().print(Text(printable(f"note: {notice}")), soft_wrap=True)
 
 
 def shown_path(source: str, wide: bool) -> str:
@@ -102,14 +103,17 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None
     print_table(counts_grid(result, wide), wide)
     for s in result.sources:
         if s.notes:
-            print(f"{s.source}: {'; '.join(s.notes)}")
+            print(printable(f"{s.source}: {'; '.join(s.notes)}"))
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
-                    f"warning: {s.source}: none of its {n.plural(s.lines, 'line')} is a step record, a run event or a "
-                    f"broken record: is it a step log? `tierscope formats --try {s.source}` shows how each line "
-                    "was read; a format of your own can read it (README: 'My log is not read')"
-                    + (f" (read as {s.format})" if s.format else "")
+                    printable(
+                        f"warning: {s.source}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
+                        f"event or a broken record: is it a step log? `tierscope formats --try {s.source}` shows "
+                        "how each line was read; a format of your own can read it (README: 'My log is not read'; "
+                        "then collect the file again with --reread, as this collect has marked it read)"
+                        + (f" (read as {s.format})" if s.format else "")
+                    )
                 ),
                 soft_wrap=True,
             )

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from tierscope.cli.common import FormatChoice, err_console, out_console
 from tierscope.cli.numbers import MISSING
+from tierscope.text import printable
 
 #: ``name``: an identifier (run id, path, format), shortened in the middle when too long, never
 #: wrapped; ``figure``: a number, right-aligned, never cut; ``label``: a short word (a tier, a
@@ -64,9 +65,10 @@ class Grid:
     spaced: bool = False
 
     def add(self, *cells: str) -> None:
+        """One row; control characters in its cells (a run id is the user's) are shown escaped."""
         if len(cells) != len(self.columns):
             raise ValueError(f"a row of {len(cells)} cells for {len(self.columns)} columns")
-        self.rows.append(list(cells))
+        self.rows.append([printable(c) for c in cells])
 
 
 def shorten_middle(text: str, width: int) -> str:
@@ -155,7 +157,7 @@ def rich_table(grid: Grid, width: int | None, wide: bool) -> tuple[Table, list[s
     """The terminal table of ``grid`` for ``width`` columns, and the headers left out to fit."""
     fit = layout(grid, width, wide)
     table = Table(
-        title=grid.title,
+        title=printable(grid.title) if grid.title else None,
         box=None,
         padding=(0, GAP // 2),
         pad_edge=False,
@@ -188,7 +190,7 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
     console = console or out_console()
     if not grid.rows:  # nothing to tabulate: the notes say so
         for note in grid.notes:
-            console.print(Text(note), soft_wrap=True)
+            console.print(Text(printable(note)), soft_wrap=True)
         return
     width = None if wide else console.width
     table, hidden = rich_table(grid, width, wide)
@@ -198,7 +200,7 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
         console = Console(file=console.file, width=max(needed, console.width), force_terminal=console.is_terminal)
     console.print(table)
     for note in grid.notes:
-        console.print(Text(note))  # wrapped at words to the terminal
+        console.print(Text(printable(note)))  # wrapped at words to the terminal
     if hidden:
         err_console().print(
             Text(f"note: left out to fit {console.width} columns: {', '.join(hidden)}; --wide shows every column"),
@@ -214,12 +216,12 @@ def markdown(grid: Grid, wide: bool = False) -> str:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
-    out = [f"**{grid.title}**", ""] if grid.title else []
+    out = [f"**{printable(grid.title)}**", ""] if grid.title else []
     out.append(line([grid.columns[i].header for i in fit.shown]))
     out.append("|" + "|".join("---:" if grid.columns[i].kind == "figure" else "---" for i in fit.shown) + "|")
     out += [line([row[i] for i in fit.shown]) for row in grid.rows]
     for note in grid.notes:  # a paragraph each
-        out += ["", note]
+        out += ["", printable(note)]
     return "\n".join(out)
 
 

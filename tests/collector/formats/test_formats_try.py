@@ -15,6 +15,7 @@ from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import FORMATS
 from tierscope.collector.formats.declared import load_formats
 from tierscope.collector.formats.envelopes import ENVELOPES
+from tierscope.text import printable
 
 runner = CliRunner()
 
@@ -138,9 +139,9 @@ def test_formats_lists_every_format_with_its_example_at_80_columns(files: tuple[
     table = result.output.split("Sniffing puts", 1)[0]
     examples = {row[0]: row[2] for row in wrapped_rows(table, ["name", "kind", "example", "step and seconds"])}
     for fmt in FORMATS.values():
-        assert examples[fmt.name] == _squeezed(fmt.example), fmt.name
+        assert examples[fmt.name] == _squeezed(printable(fmt.example)), fmt.name  # a tab shows as \x09
     for envelope in ENVELOPES:
-        assert examples[envelope.name] == _squeezed(envelope.example), envelope.name
+        assert examples[envelope.name] == _squeezed(printable(envelope.example)), envelope.name
     assert examples["my-trainer"] == "[trainer]it=120|0.25s/it|loss1.93"
 
 

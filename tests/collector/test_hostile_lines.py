@@ -1,0 +1,143 @@
+"""Issue 17 items 5 and 6: any bytes are read in linear time and bounded memory.
+
+A line over :data:`~tierscope.collector.sources.files.MAX_LINE_BYTES` (1 MiB) is one reject
+holding its first 2,000 characters; a batch holds at most MAX_BATCH_LINES lines. The two big
+cases run ``tierscope collect files`` in a child under a 1 GiB address-space limit
+(``RLIMIT_AS``). glibc reserves 64 MiB of address space per thread arena (polars and pyarrow
+start a thread per core), reserved, not used: ``MALLOC_ARENA_MAX=2`` keeps that reservation
+out of the figure, so the limit measures what the collect allocates.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from tierscope.cli import app
+from tierscope.collector.sources.files import MAX_BATCH_LINES, MAX_LINE_BYTES, iter_line_batches
+from tierscope.dataset.store import Dataset
+
+runner = CliRunner()
+RECORD = "INFO:tensorflow:global_step/sec: 4.5\n"
+_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from tierscope.cli import main
+sys.argv = ["tierscope", *sys.argv[1:]]
+main()
+"""
+
+
+def _collect_limited(path: Path, dataset: Path) -> tuple[subprocess.CompletedProcess[str], float, int]:
+    """``collect files path`` in a child limited to 1 GiB of address space: result, seconds, peak RSS in bytes."""
+    env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, "collect", "files", str(path), "-d", str(dataset), "--settle", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    seconds = time.monotonic() - started
+    return done, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+
+
+def _write_repeated(path: Path, chunk: bytes, total: int) -> None:
+    with path.open("wb") as fh:
+        for _ in range(total // len(chunk)):
+            fh.write(chunk)
+
+
+def test_256_mib_without_a_newline_is_one_reject_in_under_10_s_under_1_gib(tmp_path: Path) -> None:
+    path = tmp_path / "nonl.log"
+    _write_repeated(path, b"x" * (1 << 20), 256 << 20)
+    done, seconds, _ = _collect_limited(path, tmp_path / "ds")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert seconds < 10, seconds  # was: quadratic (64 MiB took 66 s, 1.9 GB; 200 MiB never finished)
+    rejects = Dataset(tmp_path / "ds").read("rejects")
+    assert rejects.height == 1
+    row = rejects.row(0, named=True)
+    assert row["source_offset"] == 1
+    assert row["raw"] == "x" * 2000
+    # 256 MiB = 268,435,456 bytes
+    assert row["reason"].startswith("line of 268,435,456 bytes is longer than the limit of 1,048,576 bytes (1 MiB)")
+    assert "read 1 line: stored 0 step records" in done.stdout
+
+
+def test_64_mib_of_empty_lines_stays_under_1_gib(tmp_path: Path) -> None:
+    path = tmp_path / "nl.log"
+    _write_repeated(path, RECORD.encode() + b"\n" * ((1 << 20) - len(RECORD)), 64 << 20)
+    done, _, _ = _collect_limited(path, tmp_path / "ds")
+    assert done.returncode == 0, done.stderr[-2000:]  # was 2.0 GB
+    # 64 chunks of 1 MiB, each one record line and 1 MiB - 37 bytes of empty lines:
+    # 64 * (1,048,576 - 37 + 1) = 67,106,560 lines, 64 of them records.
+    assert "read 67,106,560 lines: stored 64 step records" in done.stdout
+    assert "67,106,496 lines had no metric" in done.stdout
+
+
+def test_a_long_line_inside_a_file_is_a_reject_and_the_lines_around_it_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.log"
+    path.write_bytes(RECORD.encode() + b"\xe3\x81\x82" * (MAX_LINE_BYTES // 3 + 10) + b"\n" + RECORD.encode())
+    result = runner.invoke(app, ["collect", "files", str(path), "-d", str(tmp_path / "ds"), "--settle", "0"])
+    assert result.exit_code == 0, result.output
+    rejects = Dataset(tmp_path / "ds").read("rejects")
+    assert rejects["source_offset"].to_list() == [2]
+    assert rejects["raw"][0] == "\u3042" * 2000  # characters, not bytes
+    # (1,048,576 // 3 + 10) * 3 = 1,048,605 bytes
+    assert "line of 1,048,605 bytes" in rejects["reason"][0]
+    assert Dataset(tmp_path / "ds").read("steps").height == 2
+
+
+def test_a_gzip_of_nuls_without_a_newline_is_read_in_linear_time(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.log.gz"
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        for _ in range(64):
+            fh.write(bytes(1 << 20))
+    started = time.monotonic()
+    batches = list(iter_line_batches(path))
+    assert time.monotonic() - started < 10  # was: the carry re-copied every 64 KiB read (never finished)
+    assert [b.long_lines for b in batches] == [{1: 64 << 20}]
+    assert batches[0].lines["line"].to_list() == ["\0" * 2000]
+    assert batches[0].end_offset == 64 << 20
+
+
+def test_a_batch_holds_at_most_max_batch_lines_and_offsets_stay_exact(tmp_path: Path) -> None:
+    path = tmp_path / "many.log"
+    n = MAX_BATCH_LINES * 2 + 5
+    path.write_bytes(b"\n" * n)
+    batches = list(iter_line_batches(path))
+    assert [b.lines.height for b in batches] == [MAX_BATCH_LINES, MAX_BATCH_LINES, 5]
+    assert [b.end_offset for b in batches] == [MAX_BATCH_LINES, 2 * MAX_BATCH_LINES, n]
+    assert [b.end_line for b in batches] == [MAX_BATCH_LINES, 2 * MAX_BATCH_LINES, n]
+
+
+def test_resuming_after_a_long_line_starts_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "resume.log"
+    long = b"y" * (MAX_LINE_BYTES + 5)
+    path.write_bytes(long + b"\n" + RECORD.encode())
+    (batch,) = list(iter_line_batches(path))
+    assert batch.long_lines == {1: MAX_LINE_BYTES + 5}
+    assert batch.end_offset == path.stat().st_size
+    again = list(iter_line_batches(path, len(long) + 1, 1))
+    assert pl.concat([b.lines for b in again])["line"].to_list() == [RECORD.strip()]
+    assert again[0].lines["source_offset"].to_list() == [2]
+
+
+@pytest.mark.parametrize("tail", [b"", b"\n"])
+def test_a_line_just_at_the_limit_is_kept_whole(tmp_path: Path, tail: bytes) -> None:
+    path = tmp_path / "edge.log"
+    path.write_bytes(b"z" * MAX_LINE_BYTES + tail)
+    (batch,) = list(iter_line_batches(path))
+    assert batch.long_lines == {}
+    assert len(batch.lines["line"][0]) == MAX_LINE_BYTES
