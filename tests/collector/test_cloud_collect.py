@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.collector.conftest import PROJECT
 from tests.support.fake_logging_server import (
     START,
     FakeLoggingServer,
@@ -27,31 +26,10 @@ from tierscope.dataset.state import StateStore
 from tierscope.dataset.store import Dataset
 
 JOB = "tierscope_job_1"
-PROJECT = "test-project"
 SINCE = START - timedelta(hours=1)
 FAST = RetryPolicy(initial_s=0.001, maximum_s=0.004, deadline_s=2.0)
 #: For permanent faults: give up quickly.
 GIVE_UP = RetryPolicy(initial_s=0.001, maximum_s=0.002, deadline_s=0.05)
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail any name lookup but the local host's: these tests must not reach the network
-    (google-cloud-logging would otherwise ask the GCE metadata server about its loggers)."""
-    real = socket.getaddrinfo
-
-    def local_only(host: object, *args: object, **kwargs: object) -> object:
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            raise AssertionError(f"test tried to resolve {host!r}")
-        return real(host, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(socket, "getaddrinfo", local_only)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLoggingServer]:
-    with FakeLoggingServer(project=PROJECT) as srv:
-        yield srv
 
 
 def collect(server: FakeLoggingServer, dataset: Dataset, **kw: object):

@@ -4,39 +4,19 @@ client and tests/fake_logging_server.py."""
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from tests.collector.conftest import PROJECT
 from tests.support.fake_logging_server import START, FakeLoggingServer, job_entries, write_export
 from tierscope.collector.collect_cloud import CollectStopped, collect_cloud
 from tierscope.collector.sources.cloud_logging import MAX_EMPTY_PAGES, CloudLoggingError, RetryPolicy
 from tierscope.dataset.store import Dataset
 
 JOB = "tierscope_job_1"
-PROJECT = "test-project"
 FAST = RetryPolicy(initial_s=0.001, maximum_s=0.004, deadline_s=2.0)
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = socket.getaddrinfo
-
-    def local_only(host: object, *args: object, **kwargs: object) -> object:
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            raise AssertionError(f"test tried to resolve {host!r}")
-        return real(host, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(socket, "getaddrinfo", local_only)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLoggingServer]:
-    with FakeLoggingServer(project=PROJECT) as srv:
-        yield srv
 
 
 def collect(server: FakeLoggingServer, dataset: Dataset):
