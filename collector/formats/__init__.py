@@ -135,7 +135,6 @@ class FileFormat(Protocol):
 HEAD_BYTES = 64 * 1024
 
 
-
 def file_formats() -> dict[str, FileFormat]:
     """Every whole-file format by name, in the order they are sniffed."""
     # Imported here: the sources read messages with parse_lines, defined in this module.

@@ -43,6 +43,7 @@ import polars as pl
 
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame, split_by
+from tierscope.collector.formats.vocabulary import TIME_GROUPS, rate_from_time, stated_rate
 from tierscope.dataset.schema import ROLES
 from tierscope.errors import UsageError
 
@@ -100,15 +101,13 @@ class FormatsFileError(CollectorError, UsageError):
     file, the format and the problem; a usage error (exit 2)."""
 
 
-# unit conversion: to be replaced by collector.formats.vocabulary's
 def to_steps_per_s(value: pl.Expr, unit: str) -> pl.Expr:
     """``value`` (Float64) given in ``unit`` (``sec_per_step``, ``ms_per_step``, or a
-    ``*_steps_per_s`` rate) as steps per second."""
-    if unit == "sec_per_step":
-        return 1.0 / value
-    if unit == "ms_per_step":
-        return 1000.0 / value
-    return value
+    ``*_steps_per_s`` rate) as steps per second, by the vocabulary's conversions (a declared
+    format and a shipped one convert by the same code); null where it is no finite rate."""
+    if unit in TIME_GROUPS:
+        return rate_from_time(value, TIME_GROUPS[unit])
+    return stated_rate(value)
 
 
 @dataclass(frozen=True)
@@ -190,6 +189,10 @@ class DeclaredFormat:
             else:
                 bad, what = value.is_null() | ~value.is_finite() | (value < 0), "is not a finite number >= 0"
             reason = reason.when(present & bad.fill_null(True)).then(pl.format(f"{g} '{{}}' {what}", raw))
+            if g in ("sec_per_step", "ms_per_step"):
+                # 1e-320 s is finite and > 0, but its rate overflows: no figure to store.
+                overflow = present & to_steps_per_s(value, g).is_null()
+                reason = reason.when(overflow).then(pl.format(f"{g} '{{}}' gives no finite steps/s", raw))
         metrics = [pl.col(f"_raw_{g}").is_not_null() for g in self.groups if g in METRIC_GROUPS]
         no_metric = ~pl.any_horizontal(metrics) if metrics else pl.lit(True)
         return reason.when(no_metric).then(pl.lit(f"matches format {self.name!r} but captured no metric"))

@@ -181,9 +181,11 @@ def rate_from_time(seconds_per_unit: pl.Expr, divisor: float = 1.0) -> pl.Expr:
     """Steps/s from a step time ``value`` printed in units of ``1/divisor`` s: ``divisor / value``.
 
     Null for a time that is not a finite number > 0 (a ``0ms/step`` display rounds a fast
-    step to zero: unknown, not infinite)."""
+    step to zero: unknown, not infinite) and where the rate would not be finite."""
     ok = seconds_per_unit.is_finite() & (seconds_per_unit > 0)
-    return pl.when(ok).then(pl.lit(divisor) / seconds_per_unit)
+    rate = pl.lit(divisor) / seconds_per_unit
+    # A time so small that its inverse overflows (1e-320 s) is no rate either.
+    return pl.when(ok & rate.is_finite()).then(rate)
 
 
 def stated_rate(value: pl.Expr, multiplier: float = 1.0) -> pl.Expr:

@@ -258,3 +258,13 @@ def test_a_manifest_formats_key_that_is_not_a_path(tmp_path: Path) -> None:
     manifest = write(tmp_path, 'formats = 3\n[[run]]\nid = "r1"\nfiles = ["a.log"]\n', "runs.toml")
     with pytest.raises(CollectorError, match=r"manifest .*runs.toml: 'formats' must be a path or a list of paths"):
         load_manifest(manifest)
+
+
+def test_a_step_time_whose_rate_overflows_is_a_reject(tmp_path: Path) -> None:
+    # 1 / 1e-320 s overflows a float: the line is kept aside, never stored as inf steps/s.
+    formats = load_format_files([write(tmp_path, readme_toml())])
+    got = parse(["[trainer] it=200 | 1e-320 s/it | loss 1", "[trainer] it=220 | 0.5 s/it | loss 1"], formats=formats)
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (1, "sec_per_step '1e-320' gives no finite steps/s")
+    ]
+    assert got.steps.select("step", "global_steps_per_s").rows() == [(220, 2.0)]
