@@ -23,6 +23,7 @@ from tierscope.collector.formats import (
     FileFormat,
     ParseContext,
     Parsed,
+    UnknownFormatError,
     check_format,
     parse_lines,
     sniff_file,
@@ -533,6 +534,10 @@ def collect_runs(
                 except InputError as exc:
                     # One unreadable log must not stop the others; what it held so far is stored.
                     result.errors.append(exc)
+                    continue
+                except UnknownFormatError as exc:
+                    # Nor one run of a manifest naming a format that does not exist.
+                    result.errors.append(UnknownFormatError(f"run {run.run_id!r} ({path}): {exc}"))
                     continue
                 result.sources.append(counts)
                 if on_file:

@@ -52,3 +52,27 @@ def test_manifest_typos_and_duplicate_ids_are_errors(tmp_path: Path) -> None:
         manifest.write_text(f'[[run]]\nid = "r"\nfiles = ["a.log"]\n{extra}\n')
         with pytest.raises(ManifestError, match=re.escape(message)):
             load_manifest(manifest)
+
+
+def test_a_run_naming_an_unknown_format_does_not_stop_the_others(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tierscope.cli import app
+    from tierscope.dataset.store import Dataset
+
+    good = tmp_path / "good.log"
+    good.write_text(
+        "INFO:root:Train [master/0], step 100 (10.000 sec) 10.0 global steps/s, 10.0 local steps/s\n"
+        "INFO:root:Train [master/0], step 200 (20.000 sec) 10.0 global steps/s, 10.0 local steps/s\n"
+    )
+    (tmp_path / "bad.log").write_text(good.read_text())
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(
+        '[[run]]\nid = "bad"\nfiles = ["bad.log"]\nformat = "nosuchformat"\n\n'
+        '[[run]]\nid = "good"\nfiles = ["good.log"]\n'
+    )
+    result = CliRunner().invoke(app, ["collect", "files", "--manifest", str(manifest), "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 2  # a usage error, after the other run was stored
+    assert "run 'bad'" in result.output and "unknown log format 'nosuchformat'" in result.output
+    # The good run's 2 records are stored; the bad run's file was not read.
+    assert Dataset(tmp_path / "ds").read("steps").get_column("run_id").to_list() == ["good", "good"]
