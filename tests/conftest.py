@@ -7,6 +7,7 @@ that ``python -m pytest`` puts on ``sys.path`` holds no ``tierscope`` to shadow 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from importlib.resources import as_file
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import load_manifest
 from tierscope.dataset.store import Dataset
 from tierscope.demo import BUNDLED
+from tests.support.gcs_emulator import Emulator, running_emulator
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +32,15 @@ def dataset_2016(tmp_path_factory: pytest.TempPathFactory, bundled_manifest: Pat
     dataset = Dataset(tmp_path_factory.mktemp("ds2016") / "dataset")
     collect_runs(dataset, load_manifest(bundled_manifest))
     return dataset
+
+
+@pytest.fixture(scope="session")
+def gcs_emulator() -> Iterator[Emulator]:
+    """A real Cloud Storage emulator on 127.0.0.1 for the session (tests/support/gcs_emulator.py).
+
+    Each test makes its own bucket (``gcs_emulator.bucket(name)``) so tests never see each
+    other's objects. Skips, saying why, where gcp-storage-emulator is not installed.
+    """
+    pytest.importorskip("gcp_storage_emulator", reason="gcp-storage-emulator is not installed (pip install '.[test]')")
+    with running_emulator() as emulator:
+        yield emulator
