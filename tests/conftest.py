@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.gcs_emulator import Emulator, running_emulator
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import load_manifest
 from tierscope.dataset.store import Dataset
 from tierscope.demo import BUNDLED
-from tests.support.gcs_emulator import Emulator, running_emulator
 
 
 @pytest.fixture(scope="session")

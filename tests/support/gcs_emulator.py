@@ -157,7 +157,8 @@ def _install_preconditions() -> None:
         objects.download: guarded_object(objects.download),
     }
     server.HANDLERS = tuple(
-        (regex, {method: wrappers.get(fn, fn) for method, fn in handlers.items()}) for regex, handlers in server.HANDLERS
+        (regex, {method: wrappers.get(fn, fn) for method, fn in handlers.items()})
+        for regex, handlers in server.HANDLERS
     )
     # The router falls back to objects.insert for uploads posted without the /upload prefix.
     objects.insert = wrappers[objects.insert]
@@ -212,7 +213,7 @@ class Emulator:
 
     def wipe(self) -> None:
         """Delete every bucket and object."""
-        urllib.request.urlopen(f"{self.endpoint}/wipe", timeout=10).read()  # noqa: S310 (loopback)
+        urllib.request.urlopen(f"{self.endpoint}/wipe", timeout=10).read()
 
 
 @contextlib.contextmanager
@@ -235,7 +236,7 @@ def running_emulator(timeout_s: float = 30.0) -> Iterator[Emulator]:
         deadline = time.monotonic() + timeout_s
         while True:
             try:
-                urllib.request.urlopen(f"{endpoint}/", timeout=1).read()  # noqa: S310 (loopback)
+                urllib.request.urlopen(f"{endpoint}/", timeout=1).read()
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
