@@ -175,7 +175,7 @@ def gzip_of_newlines(work: Path, gib: float) -> list[Figure]:
     expected = {"lines": log.lines, "steps": log.steps, "events": 0, "duplicates": 0}
     if counts != expected | {"rejects": log.truncated, "skipped": log.noise}:
         raise BenchError(f"collect of the gzip of newlines ended {proc.stdout.strip()[-400:]!r}; expected {log}")
-    name = f"collect files, gzip of newlines ({size / 1e9:.2f} GB decompressed, {log.lines:,} lines)"
+    name = f"collect files, gzip of newlines ({gib:g} GiB decompressed, {log.lines:,} lines)"
     return [
         Figure(SECTION, name, "MB/s", size / 1e6 / proc.wall_s, note="decompressed input",
                extra={"wall_s": proc.wall_s, "cpu_s": proc.cpu_s, "bytes": size, "lines": log.lines}),

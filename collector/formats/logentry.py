@@ -13,7 +13,9 @@ Such a file is read like any text log (in batches, from where the last collect s
 each entry like an entry of a whole-file export
 (:func:`tierscope.collector.sources.logentries.records_from_lines`): its message through the
 format chain, role and task from the task name, run from the job id; rows keep the line's
-number, so a reject reads ``file:line``.
+number, so a reject reads ``file:line``. As in a whole-file export, the messages are read with
+a context of their own (kept in :attr:`ParseContext.state` across batches) and no year: a glog
+header inside a message, which prints none, leaves the record the entry's own timestamp.
 
 Telling it from tierscope's own structured log, also one JSON object per line: a LogEntry
 line has a top-level ``"logName"`` (every LogEntry has one; the structured record never does)

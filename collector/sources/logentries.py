@@ -27,7 +27,8 @@ replica's task name (``resource.labels.task_name``, the older entry label
 see :func:`~tierscope.collector.formats.envelopes.task_from_name`. ``run_id`` is the record's,
 else the job id (``resource.labels.job_id``), else the caller's fallback. ``timestamp``
 is the record's, else the entry's; ``entry_id`` is the ``insertId``; ``source`` is the
-log name; ``source_offset`` is null. The severity is ignored: the platform re-logs some
+log name and ``source_offset`` null, except for an entry read from a file of one entry per line:
+that file and the entry's line. The severity is ignored: the platform re-logs some
 stdout lines a second time at severity ERROR, and such a copy is neither a failure nor a
 second record (it has the same key columns, so the dataset stores it once).
 """
@@ -380,72 +381,80 @@ def entry_from_item(item: Any, where: str) -> Entry:
     return Entry.from_api_repr(item)
 
 
-def _items(doc: Any, path: Path) -> tuple[list[Any], str, list[str]]:
-    """The LogEntry items of a decoded export, how to name one, and notes on what is missing.
-    Raises :class:`InputError` for a document of another shape."""
-    if isinstance(doc, list):
-        return doc, "the array", []
-    if isinstance(doc, dict) and ("entries" in doc or "nextPageToken" in doc):
-        items = doc.get("entries") or []
-        if not isinstance(items, list):
-            raise InputError(
-                f"{path}: 'entries' is a JSON {type(items).__name__}, expected an array of LogEntry objects"
-            )
-        notes = []
-        if doc.get("nextPageToken"):
-            notes.append(
-                "the file is one page of an entries.list response (it has a nextPageToken): "
-                "the later pages are not in it; save them too, or read the logs with `tierscope collect cloud`"
-            )
-        return items, "'entries'", notes
-    raise InputError(
-        f"{path} holds a JSON {type(doc).__name__}, expected an array of LogEntry objects "
-        'or an entries.list response {"entries": [...]}'
-    )
+def _page_notes(found: bool, others: dict[str, Any], path: Path) -> list[str]:
+    """What an ``entries.list`` response's other members say (``others``: every member but the
+    ``entries`` array, ``found`` whether there was one; for an array: True and empty). Raises
+    :class:`InputError` for an object of another shape."""
+    if "entries" in others and others["entries"] is not None:
+        raise InputError(
+            f"{path}: 'entries' is a JSON {type(others['entries']).__name__}, expected an array of LogEntry objects"
+        )
+    if not found and "entries" not in others and "nextPageToken" not in others:
+        raise InputError(
+            f"{path} holds a JSON object without 'entries', expected an array of LogEntry objects "
+            'or an entries.list response {"entries": [...]}'
+        )
+    if others.get("nextPageToken"):
+        return [
+            "the file is one page of an entries.list response (it has a nextPageToken): "
+            "the later pages are not in it; save them too, or read the logs with `tierscope collect cloud`"
+        ]
+    return []
 
 
 def read_export(path: Path, run_id: str) -> Export:
     """Read a ``gcloud logging read --format=json`` file or an ``entries.list`` response (plain
-    or gzip) whole, entries oldest first.
+    or gzip), entries oldest first.
 
-    Raises :class:`InputError` if it is not valid JSON, not of either shape, or larger than
-    :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES` decompressed. Items that are
-    not objects, or have a malformed field, become rejects of run ``run_id``.
+    The text is held whole (at most :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES`
+    decompressed) but decoded one entry at a time into :class:`Entry` objects, never as one
+    Python list of dicts (which took eight times the file's size). Raises :class:`InputError`
+    if it is not valid JSON, not of either shape, or larger than the limit. Items that are not
+    objects, or have a malformed field, become rejects of run ``run_id``.
     """
     try:
-        text = read_whole(path, "a JSON export", _TOO_BIG_HINT).decode("utf-8")
-        doc = jsonvalues.loads_lenient(text)
+        text = read_whole(path, "a JSON export", _TOO_BIG_HINT).decode("utf-8").lstrip("\ufeff")
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+    entries: list[Entry] = []
+    bad: list[dict[str, Any]] = []
+    container = "the array" if text.lstrip().startswith("[") else "'entries'"
+    items = jsonvalues.iter_document_items(text, "entries")
+    position = 0
+    try:
+        while True:
+            item = next(items)
+            position += 1
+            try:
+                entries.append(entry_from_item(item, f"item {position} of {container}"))
+            except EntryError as exc:
+                bad.append(_item_reject(run_id, path, position, str(exc), item))
+    except StopIteration as done:
+        found, others = done.value
     except json.JSONDecodeError as exc:
         hint = "export it again or fix the file"
-        if exc.msg == "Extra data" and text.lstrip("\ufeff \t\r\n").startswith("{"):
+        if exc.msg == "Extra data" and text.lstrip().startswith("{"):
             hint = f"it looks like one LogEntry per line: collect it without --format, or with --format {LINES_FORMAT}"
         raise InputError(
             f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
             f"({exc.msg} at line {exc.lineno}, column {exc.colno}); {hint}"
         ) from None
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from exc
-    items, container, notes = _items(doc, path)
-    entries: list[Entry] = []
-    bad: list[dict[str, Any]] = []
-    for position, item in enumerate(items, start=1):
-        try:
-            entries.append(entry_from_item(item, f"item {position} of {container}"))
-        except EntryError as exc:
-            raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
-            bad.append(
-                {
-                    "run_id": run_id,
-                    "source": str(path),
-                    "source_offset": position,
-                    "format": EXPORT_FORMAT,
-                    "reason": str(exc),
-                    "raw": raw,
-                }
-            )
+    notes = _page_notes(found, others, path)
     entries.sort(key=_oldest_first)
     rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
-    return Export(entries=entries, rejects=rejects, items=len(items), notes=notes)
+    return Export(entries=entries, rejects=rejects, items=position, notes=notes)
+
+
+def _item_reject(run_id: str, path: Path, position: int, reason: str, item: Any) -> dict[str, Any]:
+    raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
+    return {
+        "run_id": run_id,
+        "source": str(path),
+        "source_offset": position,
+        "format": EXPORT_FORMAT,
+        "reason": reason,
+        "raw": raw,
+    }
 
 
 def _oldest_first(entry: Entry) -> tuple[datetime, str]:
@@ -456,6 +465,22 @@ def _oldest_first(entry: Entry) -> tuple[datetime, str]:
 
 #: Entries of an export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
+#: Entries of an export whose records are stored at a time: a few MB of records, a file each.
+STORE_ENTRIES = 50_000
+
+
+def joined(parts: Sequence[Parsed]) -> Parsed:
+    """``parts`` as one (frames concatenated, ``skipped`` and ``notes`` summed; ``rest`` empty)."""
+    return Parsed(
+        steps=_frame([p.steps for p in parts]),
+        events=_frame([p.events for p in parts]),
+        rejects=_frame([p.rejects for p in parts]),
+        rest=pl.DataFrame(schema=LINES_SCHEMA),
+        skipped=sum(p.skipped for p in parts),
+        notes=[n for p in parts for n in p.notes],
+    )
+
+
 #: The name of the line format reading one LogEntry per line
 #: (:class:`tierscope.collector.formats.logentry.LogEntryLines`).
 LINES_FORMAT = "logentry-lines"
@@ -492,9 +517,17 @@ class LogEntriesExport:
                 rest=pl.DataFrame(),
                 notes=export.notes,
             )
+            # Parsed a page at a time, stored many pages at a time: each store is one more file
+            # for the run, re-read to find duplicates by the next.
+            pending: list[Parsed] = []
             for start in range(0, len(export.entries), EXPORT_CHUNK):
                 chunk = export.entries[start : start + EXPORT_CHUNK]
-                yield records_from_entries(chunk, run_id=run_id, tier=tier, context=context)
+                pending.append(records_from_entries(chunk, run_id=run_id, tier=tier, context=context))
+                if len(pending) * EXPORT_CHUNK >= STORE_ENTRIES:
+                    yield joined(pending)
+                    pending = []
+            if pending:
+                yield joined(pending)
 
         return FileRead(items=export.items, parts=parts())
 
@@ -547,13 +580,7 @@ def records_from_lines(
         parts.append(
             records_from_entries([e for e, _ in chunk], source=source, context=context, positions=[n for _, n in chunk])
         )
-    joined = Parsed(
-        steps=_frame([p.steps for p in parts]),
-        events=_frame([p.events for p in parts]),
-        rejects=_frame([p.rejects for p in parts]),
-        rest=pl.DataFrame(schema=LINES_SCHEMA),
-    )
-    return joined, not_entries
+    return joined(parts), not_entries
 
 
 _LINE_REJECT: dict[str, pl.DataType] = {

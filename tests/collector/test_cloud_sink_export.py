@@ -22,6 +22,7 @@ import polars as pl
 import pytest
 
 from tests.support import SHARED
+from tierscope.collector import jsonvalues
 from tierscope.collector.collect import collect_file, collect_runs
 from tierscope.collector.formats import sniff_file, sniff_format
 from tierscope.collector.manifest import RunSpec
@@ -216,3 +217,24 @@ def test_entries_list_response_shapes(tmp_path: Path) -> None:
     gz.write_bytes(gzip.compress(b'{"entries": [{"insertId": "a", "logName": "l", "resource": "x"}]}'))
     export = read_export(gz, "r")
     assert export.rejects["reason"].to_list() == ["field 'resource' is a JSON str, not an object"]
+
+
+def test_an_export_is_decoded_one_entry_at_a_time_whatever_its_items_hold() -> None:
+    deep = '{"insertId": "d", "logName": "l", "jsonPayload": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    text = '[{"insertId": "a", "logName": "l", "textPayload": "[{]} \\" ,"}, ' + deep + ', {"n": 1e400}]'
+    items = jsonvalues.iter_document_items(text, "entries")
+    got = list(items)
+    assert got[0]["textPayload"] == '[{]} " ,'  # brackets and quotes inside a string are text
+    assert jsonvalues.problem_in(got[1]).startswith("value nested more than 512 levels deep at jsonPayload.x")
+    assert jsonvalues.problem_in(got[2]) == "number 1e400 is out of the range of a 64-bit float at n"
+    # The response's other members, in any order, come back when the items are done.
+    response = '{"nextPageToken": "t", "entries": [{"insertId": "a"}], "extra": {"k": [1]}}'
+    gen = jsonvalues.iter_document_items(response, "entries")
+    assert next(gen) == {"insertId": "a"}
+    with pytest.raises(StopIteration) as done:
+        next(gen)
+    assert done.value.value == (True, {"nextPageToken": "t", "extra": {"k": [1]}})
+    with pytest.raises(json.JSONDecodeError, match="Extra data"):
+        list(jsonvalues.iter_document_items('[{"a": 1}]\n[{"b": 2}]', "entries"))
+    with pytest.raises(json.JSONDecodeError, match="Expecting ','"):
+        list(jsonvalues.iter_document_items('[{"a": 1} {"b": 2}]', "entries"))
