@@ -1,4 +1,4 @@
-"""Deterministic benchmark inputs: a 2016-format step log and a step-record dataset.
+"""Deterministic benchmark inputs: a 2016-format step log, a step-record dataset, a gzip of newlines.
 
 Both are built column-wise with numpy and polars (no Python loop per line or row), so
 generating 2 GB of log takes seconds, and the same ``seed`` gives byte-identical output.
@@ -6,6 +6,7 @@ generating 2 GB of log takes seconds, and the same ``seed`` gives byte-identical
 
 from __future__ import annotations
 
+import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +113,40 @@ def write_cloudml_log(path: Path, lines: int, seed: int = 2016) -> LogFile:
     noise = int((n % NOISE_EVERY == 0).sum())
     truncated = int(((n % TRUNCATED_EVERY == 0) & (n % NOISE_EVERY != 0)).sum())
     return LogFile(path=path, lines=lines, noise=noise, truncated=truncated)
+
+
+#: One step record and one broken record (a reject), at the start of a gzip of newlines.
+NEWLINES_RECORD = b"INFO:tensorflow:global_step/sec: 4.5\n"
+NEWLINES_REJECT = b"INFO:tensorflow:loss = 0.9, step = 1.5x\n"
+#: Decompressed bytes per gzip member: compressed once, written as often as needed.
+_NEWLINES_MEMBER = 64 << 20
+
+
+def write_gzip_of_newlines(path: Path, size: int) -> LogFile:
+    """Write a gzip of ``size`` decompressed bytes to ``path``: :data:`NEWLINES_RECORD`,
+    :data:`NEWLINES_REJECT`, then newlines (empty lines) to the end. ``size`` must be a multiple
+    of 1 MiB, at least 1 MiB.
+
+    Written as repeated gzip members (a valid gzip stream, as ``cat a.gz b.gz`` makes), so 2 GiB
+    take a second and a few MB on disk (64 MiB of newlines compress to 64 KB). The returned
+    ``noise`` counts the empty lines, ``truncated`` the reject: ``steps`` is 1.
+    """
+    if size < 1 << 20 or size % (1 << 20):
+        raise ValueError(f"size {size} is not a positive multiple of 1 MiB")
+    head = NEWLINES_RECORD + NEWLINES_REJECT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        first = min(size, _NEWLINES_MEMBER)
+        fh.write(gzip.compress(head + b"\n" * (first - len(head)), compresslevel=9))
+        full, rest = divmod(size - first, _NEWLINES_MEMBER)
+        if full:
+            member = gzip.compress(b"\n" * _NEWLINES_MEMBER, compresslevel=9)
+            for _ in range(full):
+                fh.write(member)
+        if rest:
+            fh.write(gzip.compress(b"\n" * rest, compresslevel=9))
+    # Every byte after the two records is one empty line.
+    return LogFile(path=path, lines=size - len(head) + 2, noise=size - len(head), truncated=1)
 
 
 #: Scale tiers of the generated dataset, with training tasks and a typical steady global steps/s.

@@ -4,13 +4,14 @@ process and parse step alone, against the plain-``re`` baseline on the same file
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from benchmarks.generate import LogFile, write_cloudml_log
+from benchmarks.generate import LogFile, write_cloudml_log, write_gzip_of_newlines
 from benchmarks.measure import BenchError, Proc, best, python, run, tierscope, timed
 from benchmarks.table import Figure, Target
 from tierscope.collector.formats import parse_lines
@@ -34,6 +35,7 @@ class IngestOptions:
     lines: int
     repeat: int
     rss_log_gb: float  # 0: skip the large-log memory check
+    newlines_gz_gib: float = 0.0  # 0: skip the gzip of newlines
 
 
 def collect(log: Path, dataset: Path) -> Proc:
@@ -112,6 +114,8 @@ def measure(work: Path, opts: IngestOptions) -> list[Figure]:
     log.path.unlink()
     if opts.rss_log_gb > 0:
         figures += large_log(work, opts.rss_log_gb)
+    if opts.newlines_gz_gib > 0:
+        figures += gzip_of_newlines(work, opts.newlines_gz_gib)
     return figures
 
 
@@ -133,4 +137,48 @@ def large_log(work: Path, gb: float) -> list[Figure]:
                targets=(Target("<", MAX_RSS_MB),)),
         Figure(SECTION, name, "MB/s", size / 1e6 / proc.wall_s, targets=(Target(">=", MIN_MB_S),),
                extra={"wall_s": proc.wall_s, "cpu_s": proc.cpu_s}),
+    ]  # fmt: skip
+
+
+#: The closing line of ``collect files`` (:func:`tierscope.cli.output.closing_line`), its six figures.
+_CLOSING = re.compile(
+    r"read (?P<lines>[\d,]+) lines?: stored (?P<steps>[\d,]+) step records? and (?P<events>[\d,]+) events?, "
+    r"skipped (?P<duplicates>[\d,]+) duplicates?, kept aside (?P<rejects>[\d,]+) rejected lines?"
+    r"(?: \(see `tierscope rejects`\))?, (?P<skipped>[\d,]+) lines? had no metric"
+)
+
+
+def closing_counts(stdout: str) -> dict[str, int] | None:
+    """The figures of the closing line in ``stdout`` (lines, steps, events, duplicates, rejects,
+    skipped), or None when there is none."""
+    found = _CLOSING.search(stdout)
+    return {k: int(v.replace(",", "")) for k, v in found.groupdict().items()} if found else None
+
+
+def gzip_of_newlines(work: Path, gib: float) -> list[Figure]:
+    """One collect of a gzip expanding to ``gib`` GiB of empty lines (issue 17): MB/s of
+    decompressed input and peak RSS, bounded whatever the number of lines. Raises
+    :class:`BenchError` unless the closing line adds up (lines = records + rejects + no metric)."""
+    log = write_gzip_of_newlines(work / "newlines.log.gz", int(gib * 1024) << 20)
+    size = int(gib * 1024) << 20
+    dataset = work / "newlines-ds"
+    shutil.rmtree(dataset, ignore_errors=True)
+    try:
+        argv = tierscope("collect", "files", log.path, "--dataset", dataset, "--run-id", RUN_ID, "--settle", "0")
+        proc = run(argv, timeout_s=COLLECT_TIMEOUT_S)
+    finally:
+        log.path.unlink()
+        shutil.rmtree(dataset, ignore_errors=True)
+    if proc.timed_out:
+        raise BenchError(f"collect of a gzip of {gib:g} GiB of newlines did not finish in {COLLECT_TIMEOUT_S:.0f} s")
+    counts = closing_counts(proc.stdout)
+    expected = {"lines": log.lines, "steps": log.steps, "events": 0, "duplicates": 0}
+    if counts != expected | {"rejects": log.truncated, "skipped": log.noise}:
+        raise BenchError(f"collect of the gzip of newlines ended {proc.stdout.strip()[-400:]!r}; expected {log}")
+    name = f"collect files, gzip of newlines ({gib:g} GiB decompressed, {log.lines:,} lines)"
+    return [
+        Figure(SECTION, name, "MB/s", size / 1e6 / proc.wall_s, note="decompressed input",
+               extra={"wall_s": proc.wall_s, "cpu_s": proc.cpu_s, "bytes": size, "lines": log.lines}),
+        Figure(SECTION, f"peak RSS, {name}", "MB", proc.peak_rss_mb, higher_is_better=False,
+               targets=(Target("<", MAX_RSS_MB),)),
     ]  # fmt: skip

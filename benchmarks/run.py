@@ -38,6 +38,7 @@ SECTIONS = ("ingest", "analysis", "cloud", "trainer", "startup")
 SIZES = {
     "lines": (2_000_000, 200_000),
     "rss_log_gb": (2.0, 0.1),
+    "newlines_gz_gib": (2.0, 1 / 32),
     "records": (10_000_000, 500_000),
     "runs": (50, 50),
     "entries": (100_000, 10_000),
@@ -60,6 +61,9 @@ def main(
     lines: Annotated[int | None, typer.Option(help="Ingest: lines of the generated log (2,000,000 ≈ 240 MB).")] = None,
     rss_log_gb: Annotated[
         float | None, typer.Option(help="Ingest: GB of the log for the memory bound (0 skips it).")
+    ] = None,
+    newlines_gz_gib: Annotated[
+        float | None, typer.Option(help="Ingest: GiB of newlines, decompressed, of the gzip collected (0 skips it).")
     ] = None,
     records: Annotated[int | None, typer.Option(help="Analysis: step records in the dataset.")] = None,
     runs: Annotated[int | None, typer.Option(help="Analysis: runs they are spread over.")] = None,
@@ -94,7 +98,12 @@ def main(
 
     try:
         if "ingest" in chosen:
-            opts = ingest.IngestOptions(int(_size(lines, "lines", quick)), rep, _size(rss_log_gb, "rss_log_gb", quick))
+            opts = ingest.IngestOptions(
+                int(_size(lines, "lines", quick)),
+                rep,
+                _size(rss_log_gb, "rss_log_gb", quick),
+                _size(newlines_gz_gib, "newlines_gz_gib", quick),
+            )
             figures += ingest.measure(workdir, opts)
             progress("ingest")
         if "analysis" in chosen:

@@ -235,6 +235,7 @@ def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, co
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
     fill in only where the rows carry none. Caller holds the lock."""
     counts.skipped += parsed.skipped
+    counts.notes.extend(parsed.notes)
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
     if parsed.steps.height:
         if "loss" in parsed.steps.columns:

@@ -54,6 +54,7 @@ from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudError
 from tierscope.collector.formats.keras import KerasProgress
+from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.slim import TFSlim
@@ -74,6 +75,7 @@ FORMATS: dict[str, LineFormat] = {
     f.name: f
     for f in (
         StructuredJSON(),
+        LogEntryLines(),
         MLPerf(),
         CloudMLSamples(),
         TFEstimator(),

@@ -13,8 +13,9 @@ same object arrives in Cloud Logging as an entry's ``jsonPayload``. A step recor
 A run event has ``"tierscope": "event"``, ``"event"`` (started / failed / finished),
 ``"reason"`` and ``"detail"`` (an object). Meaning of the numbers: ``step`` is the global
 step, ``local_step`` this task's own count, ``elapsed_s`` seconds since the task started,
-rates over the last logging interval. Objects without a ``"tierscope"`` key are not ours
-and are handed on to the next format.
+rates over the last logging interval. Objects without a top-level ``"tierscope"`` key are
+not ours and are handed on to the next format: a Cloud Logging entry holding a record in its
+``jsonPayload`` is read by :mod:`tierscope.collector.formats.logentry`.
 """
 
 from __future__ import annotations
@@ -165,7 +166,10 @@ class StructuredJSON(SingleLineFormat):
     )
 
     def sniff(self, lines: pl.Series) -> int:
-        return int(lines.str.contains(f'"{KIND_KEY}"', literal=True).sum())
+        # A Cloud Logging entry holding a record names the kind key inside its jsonPayload: it
+        # is one LogEntry per line (logentry-lines), even though the structured format runs first.
+        mentions = lines.str.contains(f'"{KIND_KEY}"', literal=True)
+        return int((mentions & ~lines.str.contains('"logName"', literal=True)).sum())
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # A literal search is a fast scan; stripping every line is a copy of the batch. Text
@@ -179,6 +183,7 @@ class StructuredJSON(SingleLineFormat):
         candidates = lines.filter(ours)
         payloads: list[tuple[int | None, Mapping[str, Any]]] = []
         bad: list[dict[str, Any]] = []
+        not_ours: list[int] = []
         for offset, line in candidates.select("source_offset", "line").iter_rows():
             try:
                 payload = jsonvalues.loads(line)
@@ -200,6 +205,10 @@ class StructuredJSON(SingleLineFormat):
                     {"source_offset": offset, "format": self.name, "reason": "JSON value is not an object", "raw": line}
                 )
                 continue
+            if KIND_KEY not in payload:
+                # The key is nested (a Cloud Logging entry's jsonPayload): another format's line.
+                not_ours.append(offset)
+                continue
             payloads.append((offset, payload))
         steps, events, rejects = rows_from_payloads(payloads, self.name)
         # Keep the raw line (not the re-serialised object) so the reject shows what was read.
@@ -210,5 +219,5 @@ class StructuredJSON(SingleLineFormat):
             steps=pl.DataFrame(steps, infer_schema_length=None),
             events=pl.DataFrame(events, infer_schema_length=None),
             rejects=pl.DataFrame(bad + rejects, infer_schema_length=None),
-            rest=lines.filter(~ours),
+            rest=lines.filter(~ours | pl.col("source_offset").is_in(not_ours)),
         )

@@ -16,6 +16,8 @@ same text formats as a log file (:func:`tierscope.collector.formats.parse_lines`
   stripped) as a non-``ERROR`` entry less than :data:`COPY_WINDOW_S` seconds away is that
   copy, and is dropped (counted as skipped). Severity never fails a run.
 - A message of several lines (a traceback) is read as those lines.
+- A row with another number of fields than the header (an unquoted comma in a message, a row
+  cut short) is a reject naming its file line and the field counts; the other rows are read.
 
 Each row becomes a :class:`~tierscope.collector.sources.logentries.Entry` and goes through
 :func:`~tierscope.collector.sources.logentries.records_from_entries`, the path ``collect cloud`` and
@@ -28,7 +30,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -38,6 +41,7 @@ from tierscope.collector.formats import FileRead, ParseContext, Parsed
 from tierscope.collector.formats.envelopes import strip_envelopes, task_from_name
 from tierscope.collector.sources.files import read_whole
 from tierscope.collector.sources.logentries import Entry, records_from_entries
+from tierscope.dataset.schema import REJECT_RAW_MAX
 
 #: The name ``--format`` accepts for this file format.
 CONSOLE_CSV = "logging-csv"
@@ -138,26 +142,109 @@ def _first(frame: pl.DataFrame, names: tuple[str, ...]) -> pl.Expr:
     return pl.coalesce(present) if present else pl.lit(None, dtype=pl.String)
 
 
-def read_console_csv(path: Path) -> pl.DataFrame:
-    """The entries of the CSV at ``path`` (plain or gzip), :data:`ENTRY_SCHEMA`, oldest first.
+@dataclass
+class Download:
+    """A CSV download read: its entries (:data:`ENTRY_SCHEMA`, oldest first), the rows that could
+    not be read (``source_offset`` = the file line the row starts on, ``format``, ``reason``,
+    ``raw``) and how many rows it has (header and blank lines not counted)."""
 
-    Raises :class:`InputError` when the file is unreadable, not CSV, or lacks a
-    ``timestamp`` or message column (``textPayload`` / ``jsonPayload.message``).
-    """
-    try:
-        data = read_whole(path, "a CSV download")
-        text = data.decode("utf-8", errors="replace")
-        if looks_like_headerless_row(_first_row(text)):
-            return _headerless_entries(text)
-        frame = pl.read_csv(io.BytesIO(data), infer_schema=False, encoding="utf8-lossy")
-    except (OSError, EOFError, pl.exceptions.PolarsError) as exc:
-        raise InputError(f"cannot read {path} as a Cloud Logging CSV download: {exc}") from exc
+    entries: pl.DataFrame
+    rejects: pl.DataFrame
+    rows: int
+
+
+_ROW_REJECT: dict[str, pl.DataType] = {
+    "source_offset": pl.Int64(),
+    "format": pl.String(),
+    "reason": pl.String(),
+    "raw": pl.String(),
+}
+
+
+class _Taken:
+    """The lines a :func:`csv.reader` takes from ``text``, kept until :meth:`take`: a row's raw text."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = iter(io.StringIO(text))
+        self._taken: list[str] = []
+
+    def __iter__(self) -> _Taken:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self._taken.append(line)
+        return line
+
+    def take(self) -> str:
+        raw, self._taken = "".join(self._taken), []
+        return raw
+
+
+def _rows(text: str) -> Iterator[tuple[int, list[str] | csv.Error, str]]:
+    """``(line the row starts on, its fields or why they cannot be read, its raw text)`` for each
+    row of ``text``; blank lines are left out. Linear in the text: each line is read once."""
+    lines = _Taken(text)
+    reader = csv.reader(lines)
+    start = 1
+    while True:
+        try:
+            fields: list[str] | csv.Error = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # a field over the csv module's limit (128 Ki characters)
+            fields = exc
+        raw = lines.take()
+        if fields:
+            yield start, fields, raw
+        start = reader.line_num + 1
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Column names made unique (a repeated one gets ``_2``, ``_3``...): the first keeps its name."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}_{seen[name]}")
+    return out
+
+
+def _with_header(text: str, path: Path) -> Download:
+    """The rows of a download with its header row: a row with another number of fields than
+    the header is a reject naming its line, the others are entries."""
+    rows = _rows(text.lstrip("\ufeff"))
+    header_row = next(rows, None)
+    if header_row is None or isinstance(header_row[1], csv.Error):
+        raise InputError(f"cannot read {path} as a Cloud Logging CSV download: no header row")
+    header = _unique([name.strip() for name in header_row[1]])
+    good: list[list[str]] = []
+    bad: list[dict[str, object]] = []
+    for line, fields, raw in rows:
+        if isinstance(fields, csv.Error) or len(fields) != len(header):
+            why = (
+                f"cannot be read as CSV ({fields})"
+                if isinstance(fields, csv.Error)
+                else f"has {len(fields)} fields, the header has {len(header)}"
+            )
+            bad.append(
+                {
+                    "source_offset": line,
+                    "format": CONSOLE_CSV,
+                    "reason": f"row {len(good) + len(bad) + 1} (line {line}) {why}: an unquoted comma or quote, "
+                    "or a row cut short; fix the row or download the logs again",
+                    "raw": raw.rstrip("\r\n")[:REJECT_RAW_MAX],
+                }
+            )
+            continue
+        good.append(fields)
+    frame = pl.DataFrame(good, schema=dict.fromkeys(header, pl.String()), orient="row")
     if "timestamp" not in frame.columns or not any(c in frame.columns for c in _MESSAGE_COLUMNS):
         raise InputError(
             f"{path} has no 'timestamp' and 'textPayload'/'jsonPayload.message' columns: "
             "download the logs from the Logs Explorer as CSV, or pass --format for a plain log"
         )
-    return (
+    entries = (
         frame.with_row_index("row", offset=1)
         .select(
             pl.col("row").cast(pl.Int64),
@@ -169,6 +256,28 @@ def read_console_csv(path: Path) -> pl.DataFrame:
         )
         .sort("timestamp", "row", nulls_last=True)
     )
+    return Download(entries=entries, rejects=pl.DataFrame(bad, schema=_ROW_REJECT), rows=len(good) + len(bad))
+
+
+def read_download(path: Path) -> Download:
+    """The CSV at ``path`` (plain or gzip): its entries and the rows that could not be read.
+
+    Raises :class:`InputError` when the file is unreadable, larger than
+    :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES` decompressed, or lacks a
+    header row with a ``timestamp`` and a message column (``textPayload`` / ``jsonPayload.message``).
+    """
+    text = read_whole(path, "a CSV download").decode("utf-8", errors="replace")
+    if looks_like_headerless_row(_first_row(text)):
+        entries = _headerless_entries(text)
+        return Download(entries=entries, rejects=pl.DataFrame(schema=_ROW_REJECT), rows=entries.height)
+    return _with_header(text, path)
+
+
+def read_console_csv(path: Path) -> pl.DataFrame:
+    """The entries of the CSV at ``path`` (plain or gzip), :data:`ENTRY_SCHEMA`, oldest first;
+    rows that cannot be read are left out (:func:`read_download` returns them as rejects).
+    Raises :class:`InputError` as :func:`read_download` does."""
+    return read_download(path).entries
 
 
 def drop_error_copies(entries: pl.DataFrame) -> pl.DataFrame:
@@ -250,8 +359,10 @@ class ConsoleCSV:
         return looks_like_console_csv(first) or looks_like_headerless_row(_first_row(head))
 
     def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
-        entries = read_console_csv(path)
-        return FileRead(items=entries.height, parts=iter([parse_entries(entries, run_id, tier, context=context)]))
+        got = read_download(path)
+        nothing = pl.DataFrame()
+        ragged = Parsed(steps=nothing, events=nothing, rejects=got.rejects, rest=nothing)
+        return FileRead(items=got.rows, parts=iter([ragged, parse_entries(got.entries, run_id, tier, context=context)]))
 
 
 CONSOLE_CSV_FORMAT = ConsoleCSV()

@@ -83,10 +83,13 @@ def decompressed(raw: BinaryIO) -> BinaryIO:
 WHOLE_FILE_MAX_BYTES = 64 << 20
 
 
-def read_whole(path: Path, what: str) -> bytes:
+_TOO_BIG_HINT = "split it (export shorter time ranges), or read the logs live with `tierscope collect cloud`"
+
+
+def read_whole(path: Path, what: str, hint: str = _TOO_BIG_HINT) -> bytes:
     """``path``'s bytes (gzip decompressed), at most :data:`WHOLE_FILE_MAX_BYTES` (a gzip bomb
     stops there). Raises :class:`InputError` for a larger or unreadable file; ``what`` names
-    the format in the message."""
+    the format in the message, ``hint`` what to do with a larger file."""
     try:
         with _open(path) as fh:
             data = fh.read(WHOLE_FILE_MAX_BYTES + 1)
@@ -94,8 +97,7 @@ def read_whole(path: Path, what: str) -> bytes:
         raise InputError(f"cannot read {path}: {exc}") from exc
     if len(data) > WHOLE_FILE_MAX_BYTES:
         raise InputError(
-            f"{path} is {what} of more than {WHOLE_FILE_MAX_BYTES >> 20} MiB, more than tierscope reads whole: "
-            "split it (export shorter time ranges), or read the logs live with `tierscope collect cloud`"
+            f"{path} is {what} of more than {WHOLE_FILE_MAX_BYTES >> 20} MiB, more than tierscope reads whole: {hint}"
         )
     return data
 

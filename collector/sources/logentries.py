@@ -1,8 +1,17 @@
 """Cloud Logging LogEntry objects to step records, events and rejects.
 
-One module shared by the live collect (:mod:`tierscope.collector.sources.cloud_logging`) and the
-offline import of a ``gcloud logging read --format=json`` export (a JSON array of
-LogEntry objects, read by ``tierscope collect files``), so both give the same records.
+One module shared by the live collect (:mod:`tierscope.collector.sources.cloud_logging`) and
+every offline shape of the same entries, so all give the same records:
+
+- a JSON array of LogEntry objects (``gcloud logging read --format=json``) or the REST
+  ``entries.list`` response ``{"entries": [...], "nextPageToken": "..."}`` (saved from the API
+  explorer or curl): whole-file formats, read whole up to
+  :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES` (64 MiB decompressed; a larger
+  file is an error saying to convert it to one entry per line);
+- one LogEntry per line (what a Cloud Logging sink writes to a Cloud Storage bucket, hourly
+  files ``LOG_ID/YYYY/MM/DD/08:00:00_08:59:59_S0.json``; or ``jq -c '.[]'`` over an array):
+  the line format :class:`~tierscope.collector.formats.logentry.LogEntryLines`, read in batches
+  and incrementally like any text log, each entry keeping its line number.
 
 What an entry holds, and what becomes of it:
 
@@ -18,7 +27,8 @@ replica's task name (``resource.labels.task_name``, the older entry label
 see :func:`~tierscope.collector.formats.envelopes.task_from_name`. ``run_id`` is the record's,
 else the job id (``resource.labels.job_id``), else the caller's fallback. ``timestamp``
 is the record's, else the entry's; ``entry_id`` is the ``insertId``; ``source`` is the
-log name; ``source_offset`` is null. The severity is ignored: the platform re-logs some
+log name and ``source_offset`` null, except for an entry read from a file of one entry per line:
+that file and the entry's line. The severity is ignored: the platform re-logs some
 stdout lines a second time at severity ERROR, and such a copy is neither a failure nor a
 second record (it has the same key columns, so the dataset stores it once).
 """
@@ -27,6 +37,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -80,6 +91,16 @@ def format_time(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _mapping(item: Mapping[str, Any], key: str, what: str) -> Mapping[str, Any]:
+    """``item[key]`` if it is an object (missing or null: empty); raises :class:`EntryError` otherwise."""
+    value = item.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict | Mapping):  # dict first: the ABC check is slow
+        raise EntryError(f"field '{what}' is a JSON {type(value).__name__}, not an object")
+    return value
+
+
 @dataclass(frozen=True)
 class Entry:
     """The fields of a LogEntry tierscope reads. ``timestamp`` is UTC (microseconds)."""
@@ -100,9 +121,10 @@ class Entry:
     def from_api_repr(cls, item: Mapping[str, Any]) -> Entry:
         """From the REST API's JSON form (what ``gcloud logging read --format=json`` prints).
 
-        Raises :class:`EntryError` for a timestamp that is not RFC 3339.
+        Raises :class:`EntryError` for a timestamp that is not RFC 3339, or a ``resource``,
+        ``resource.labels`` or ``labels`` that is not an object.
         """
-        resource = item.get("resource") or {}
+        resource = _mapping(item, "resource", "resource")
         payload: str | Mapping[str, Any] | None = None
         if "textPayload" in item:
             payload = item["textPayload"]
@@ -114,8 +136,8 @@ class Entry:
             log_name=item.get("logName"),
             severity=item.get("severity"),
             resource_type=resource.get("type"),
-            resource_labels=resource.get("labels") or {},
-            labels=item.get("labels") or {},
+            resource_labels=_mapping(resource, "labels", "resource.labels"),
+            labels=_mapping(item, "labels", "labels"),
             payload=payload,
         )
 
@@ -158,6 +180,7 @@ _META_SCHEMA: dict[str, pl.DataType] = {
     "_job_id": pl.String(),
     "_task_role": pl.String(),
     "_task_index": pl.Int32(),
+    "_position": pl.Int64(),
 }
 
 
@@ -180,10 +203,14 @@ def _attach(
         return empty(schema)
     joined = conform(frame, schema).join(meta, on="source_offset", how="left")
     run = pl.coalesce(pl.col("run_id"), pl.col("_job_id"), pl.lit(run_id, dtype=pl.String))
+    # An entry read from a file of one entry per line is found again by the file and its line;
+    # one from the API or a whole-file export by its log name (and insertId).
+    in_file = pl.col("_position").is_not_null()
+    source_column = pl.lit(source, dtype=pl.String)
     columns = [
         run.alias("run_id"),
-        pl.coalesce(pl.col("_log_name"), pl.lit(source, dtype=pl.String)).alias("source"),
-        pl.lit(None, dtype=pl.Int64).alias("source_offset"),
+        pl.when(in_file).then(source_column).otherwise(pl.coalesce(pl.col("_log_name"), source_column)).alias("source"),
+        pl.col("_position").alias("source_offset"),
     ]
     if "tier" in schema:
         by_run = run.replace_strict(dict(tier_by_run), default=None, return_dtype=pl.String)
@@ -219,6 +246,7 @@ def records_from_entries(
     tier_by_run: Mapping[str, str] | None = None,
     source: str | None = None,
     context: ParseContext | None = None,
+    positions: Sequence[int] | None = None,
 ) -> Parsed:
     """Step records, events and rejects from ``entries`` (see the module docstring for the rules).
 
@@ -227,7 +255,9 @@ def records_from_entries(
     neither name one nor come from a training job; ``tier`` the tier of records that do
     not name one, else ``tier_by_run[run_id]``; ``source`` the source of entries without a
     log name; ``context`` is passed to :func:`~tierscope.collector.formats.parse_lines` (keep one per
-    collect). Never raises for bad payloads: they become rejects.
+    collect). ``positions`` (one per entry: its line in a file of one entry per line) become the
+    rows' ``source_offset``, and ``source`` their source; without them ``source_offset`` is null
+    and ``source`` the log name. Never raises for bad payloads: they become rejects.
     """
     structured: list[tuple[int | None, Mapping[str, Any]]] = []
     numbers: list[int] = []
@@ -237,9 +267,10 @@ def records_from_entries(
     unreadable: list[dict[str, Any]] = []
     # Every record-bearing line (a structured payload, or one line of a text payload) gets its
     # own number, so the format chain's per-line accounting holds; meta maps it to its entry.
-    for entry in entries:
+    where = positions if positions is not None else [None] * len(entries)
+    for entry, position in zip(entries, where, strict=True):
         role, index = task_from_name(entry.task_name)
-        facts = (entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index)
+        facts = (entry.insert_id, entry.timestamp, entry.log_name, entry.job_id, role, index, position)
         payload = entry.payload
         if entry.problem is not None:
             meta_rows.append((len(meta_rows) + 1, *facts))
@@ -286,10 +317,12 @@ def records_from_entries(
     )
 
 
-# --- gcloud logging read --format=json exports ------------------------------------------------
+# --- whole-file exports: gcloud logging read --format=json, entries.list responses ----------
 
 _SNIFF_BYTES = 4096
 _NO_TIME = datetime.min.replace(tzinfo=UTC)
+#: The start of an ``entries.list`` response: an object whose first key is one of its two fields.
+_RESPONSE_HEAD = re.compile(r'^\{\s*"(?:entries|nextPageToken)"\s*:')
 
 
 def _open_text(path: Path) -> Any:
@@ -297,10 +330,14 @@ def _open_text(path: Path) -> Any:
 
 
 def looks_like_export(path: Path) -> bool:
-    """True if ``path`` (plain or gzip) starts like a JSON array of objects: ``[`` then ``{`` or ``]``.
+    """True if ``path`` (plain or gzip) starts like a whole-file export: a JSON array of objects
+    (``[`` then ``{`` or ``]``) or an ``entries.list`` response (``{"entries":`` or
+    ``{"nextPageToken":``).
 
     Text logs whose lines start with ``[`` (``[worker-2] Train [...``) do not: the next
-    character is not ``{``. Never raises: an unreadable file is left to the line reader.
+    character is not ``{``; nor does a file of one JSON object per line (a LogEntry or
+    tierscope's structured record), whose first key is neither. Never raises: an unreadable
+    file is left to the line reader.
     """
     try:
         with _open_text(path) as fh:
@@ -312,6 +349,8 @@ def looks_like_export(path: Path) -> bool:
 
 def _export_head(head: str) -> bool:
     head = head.lstrip("\ufeff \t\r\n")
+    if head.startswith("{"):
+        return _RESPONSE_HEAD.match(head) is not None
     if not head.startswith("["):
         return False
     rest = head[1:].lstrip()
@@ -321,73 +360,147 @@ def _export_head(head: str) -> bool:
 @dataclass
 class Export:
     """The entries of an export file, and the items that were not LogEntry objects
-    (as rejects in REJECT_SCHEMA, ``source_offset`` = 1-based position in the array)."""
+    (as rejects in REJECT_SCHEMA, ``source_offset`` = 1-based position in the array).
+    ``notes`` says what the file leaves out (a response's later pages)."""
 
     entries: list[Entry]
     rejects: pl.DataFrame
     items: int
+    notes: list[str] = field(default_factory=list)
+
+
+def entry_from_item(item: Any, where: str) -> Entry:
+    """One decoded export item (or line) as an :class:`Entry`; ``where`` names it in messages
+    (``item 3 of the array``, ``line 12``). Raises :class:`EntryError` for an item that is not
+    a LogEntry object or holds a value that cannot be represented or a malformed field."""
+    if not isinstance(item, dict):
+        raise EntryError(f"{where} is a JSON {type(item).__name__}, not a LogEntry object")
+    problem = jsonvalues.problem_in(item)
+    if problem is not None:
+        raise EntryError(f"{where}: {problem}")
+    return Entry.from_api_repr(item)
+
+
+def _page_notes(found: bool, others: dict[str, Any], path: Path) -> list[str]:
+    """What an ``entries.list`` response's other members say (``others``: every member but the
+    ``entries`` array, ``found`` whether there was one; for an array: True and empty). Raises
+    :class:`InputError` for an object of another shape."""
+    if "entries" in others and others["entries"] is not None:
+        raise InputError(
+            f"{path}: 'entries' is a JSON {type(others['entries']).__name__}, expected an array of LogEntry objects"
+        )
+    if not found and "entries" not in others and "nextPageToken" not in others:
+        raise InputError(
+            f"{path} holds a JSON object without 'entries', expected an array of LogEntry objects "
+            'or an entries.list response {"entries": [...]}'
+        )
+    if others.get("nextPageToken"):
+        return [
+            "the file is one page of an entries.list response (it has a nextPageToken): "
+            "the later pages are not in it; save them too, or read the logs with `tierscope collect cloud`"
+        ]
+    return []
 
 
 def read_export(path: Path, run_id: str) -> Export:
-    """Read a ``gcloud logging read --format=json`` file (plain or gzip) whole, entries oldest first.
+    """Read a ``gcloud logging read --format=json`` file or an ``entries.list`` response (plain
+    or gzip), entries oldest first.
 
-    Raises :class:`InputError` if it is not valid JSON or not a JSON array. Items that are
-    not objects, or have a malformed timestamp, become rejects of run ``run_id``.
+    The text is held whole (at most :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES`
+    decompressed) but decoded one entry at a time into :class:`Entry` objects, never as one
+    Python list of dicts (which took eight times the file's size). Raises :class:`InputError`
+    if it is not valid JSON, not of either shape, or larger than the limit. Items that are not
+    objects, or have a malformed field, become rejects of run ``run_id``.
     """
     try:
-        text = read_whole(path, "a JSON export").decode("utf-8")
-        doc = jsonvalues.loads_lenient(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
-            f"({exc.msg} at line {exc.lineno}, column {exc.colno}); export it again or fix the file"
-        ) from None
+        text = read_whole(path, "a JSON export", _TOO_BIG_HINT).decode("utf-8").lstrip("\ufeff")
     except (OSError, UnicodeDecodeError, EOFError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(doc, list):
-        raise InputError(f"{path} holds a JSON {type(doc).__name__}, expected an array of LogEntry objects")
     entries: list[Entry] = []
     bad: list[dict[str, Any]] = []
-    for position, item in enumerate(doc, start=1):
-        try:
-            if not isinstance(item, dict):
-                raise EntryError(f"item {position} of the array is a JSON {type(item).__name__}, not a LogEntry object")
-            problem = jsonvalues.problem_in(item)
-            if problem is not None:
-                raise EntryError(f"item {position} of the array: {problem}")
-            entries.append(Entry.from_api_repr(item))
-        except EntryError as exc:
-            raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
-            bad.append(
-                {
-                    "run_id": run_id,
-                    "source": str(path),
-                    "source_offset": position,
-                    "format": EXPORT_FORMAT,
-                    "reason": str(exc),
-                    "raw": raw,
-                }
-            )
+    container = "the array" if text.lstrip().startswith("[") else "'entries'"
+    items = jsonvalues.iter_document_items(text, "entries")
+    position = 0
+    try:
+        while True:
+            item = next(items)
+            position += 1
+            try:
+                entries.append(entry_from_item(item, f"item {position} of {container}"))
+            except EntryError as exc:
+                bad.append(_item_reject(run_id, path, position, str(exc), item))
+    except StopIteration as done:
+        found, others = done.value
+    except json.JSONDecodeError as exc:
+        hint = "export it again or fix the file"
+        if exc.msg == "Extra data" and text.lstrip().startswith("{"):
+            hint = f"it looks like one LogEntry per line: collect it without --format, or with --format {LINES_FORMAT}"
+        raise InputError(
+            f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
+            f"({exc.msg} at line {exc.lineno}, column {exc.colno}); {hint}"
+        ) from None
+    notes = _page_notes(found, others, path)
+    entries.sort(key=_oldest_first)
+    rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
+    return Export(entries=entries, rejects=rejects, items=position, notes=notes)
+
+
+def _item_reject(run_id: str, path: Path, position: int, reason: str, item: Any) -> dict[str, Any]:
+    raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
+    return {
+        "run_id": run_id,
+        "source": str(path),
+        "source_offset": position,
+        "format": EXPORT_FORMAT,
+        "reason": reason,
+        "raw": raw,
+    }
+
+
+def _oldest_first(entry: Entry) -> tuple[datetime, str]:
     # gcloud prints newest first; the live collect reads oldest first (equal times by insertId).
     # Reading in the same order keeps the same copy of a repeated line, so both store the same rows.
-    entries.sort(key=lambda e: (e.timestamp or _NO_TIME, e.insert_id or ""))
-    rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
-    return Export(entries=entries, rejects=rejects, items=len(doc))
+    return (entry.timestamp or _NO_TIME, entry.insert_id or "")
 
 
 #: Entries of an export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
+#: Entries of an export whose records are stored at a time: a few MB of records, a file each.
+STORE_ENTRIES = 50_000
+
+
+def joined(parts: Sequence[Parsed]) -> Parsed:
+    """``parts`` as one (frames concatenated, ``skipped`` and ``notes`` summed; ``rest`` empty)."""
+    return Parsed(
+        steps=_frame([p.steps for p in parts]),
+        events=_frame([p.events for p in parts]),
+        rejects=_frame([p.rejects for p in parts]),
+        rest=pl.DataFrame(schema=LINES_SCHEMA),
+        skipped=sum(p.skipped for p in parts),
+        notes=[n for p in parts for n in p.notes],
+    )
+
+
+#: The name of the line format reading one LogEntry per line
+#: (:class:`tierscope.collector.formats.logentry.LogEntryLines`).
+LINES_FORMAT = "logentry-lines"
+_TOO_BIG_HINT = (
+    "turn it into one entry per line, which is read in batches (`jq -c '.[]' FILE > FILE.ndjson`, "
+    "or `jq -c '.entries[]'` for an entries.list response), or export shorter time ranges"
+)
 
 
 class LogEntriesExport:
-    """The ``gcloud logging read --format=json`` export as a whole-file format
-    (:class:`~tierscope.collector.formats.FileFormat`): ``items`` counts the array's items."""
+    """The ``gcloud logging read --format=json`` export or an ``entries.list`` response as a
+    whole-file format (:class:`~tierscope.collector.formats.FileFormat`): ``items`` counts the
+    array's items."""
 
     name = EXPORT_FORMAT
     example = '[{"insertId": "...", "timestamp": "...", "jsonPayload": {"message": "..."}, "logName": "..."}]'
     meaning = (
-        "a JSON array of LogEntry objects (oldest first whatever the file's order); each message is read "
-        "like a log line, the task name or log name gives role and index, severity is ignored"
+        'a JSON array of LogEntry objects, or an entries.list response {"entries": [...]} (oldest first '
+        "whatever the file's order); each message is read like a log line, the task name or log name gives "
+        "role and index, severity is ignored"
     )
 
     def claims(self, head: str) -> bool:
@@ -397,12 +510,86 @@ class LogEntriesExport:
         export = read_export(path, run_id)
 
         def parts() -> Iterator[Parsed]:
-            yield Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=export.rejects, rest=pl.DataFrame())
+            yield Parsed(
+                steps=pl.DataFrame(),
+                events=pl.DataFrame(),
+                rejects=export.rejects,
+                rest=pl.DataFrame(),
+                notes=export.notes,
+            )
+            # Parsed a page at a time, stored many pages at a time: each store is one more file
+            # for the run, re-read to find duplicates by the next.
+            pending: list[Parsed] = []
             for start in range(0, len(export.entries), EXPORT_CHUNK):
                 chunk = export.entries[start : start + EXPORT_CHUNK]
-                yield records_from_entries(chunk, run_id=run_id, tier=tier, context=context)
+                pending.append(records_from_entries(chunk, run_id=run_id, tier=tier, context=context))
+                if len(pending) * EXPORT_CHUNK >= STORE_ENTRIES:
+                    yield joined(pending)
+                    pending = []
+            if pending:
+                yield joined(pending)
 
         return FileRead(items=export.items, parts=parts())
 
 
 EXPORT_FILE_FORMAT = LogEntriesExport()
+
+
+# --- one LogEntry per line: Cloud Storage sink files, jq -c ----------------------------------
+
+
+def records_from_lines(
+    lines: Sequence[tuple[int, str]], context: ParseContext, source: str | None = None
+) -> tuple[Parsed, list[int]]:
+    """Records, events and rejects from ``(line number, text)`` pairs, each meant to hold one
+    LogEntry in JSON, and the numbers of the lines that hold none (a JSON object without a
+    ``logName``, or one with a ``"tierscope"`` key: tierscope's own structured record), which
+    the caller hands on to the other formats.
+
+    Rows carry their line's number in ``source_offset`` and ``source`` as given (null: the
+    caller's file). A line that is not valid JSON, holds a value that cannot be represented or
+    a malformed field (:class:`EntryError`) is a reject (format :data:`LINES_FORMAT`). Entries
+    are read oldest first in chunks of :data:`EXPORT_CHUNK`, as a whole-file export is, so a
+    sink file and the same entries exported with gcloud give the same records. ``context`` is
+    the inner :class:`~tierscope.collector.formats.ParseContext` of the messages (keep one per file).
+    """
+    found: list[tuple[Entry, int]] = []
+    bad: list[dict[str, Any]] = []
+    not_entries: list[int] = []
+    for number, text in lines:
+        try:
+            item = jsonvalues.loads(text)
+        except jsonvalues.JSONValueError as exc:
+            bad.append(_line_reject(number, str(exc), text))
+            continue
+        except json.JSONDecodeError as exc:
+            bad.append(_line_reject(number, f"not valid JSON ({exc.msg} at column {exc.colno})", text))
+            continue
+        if not isinstance(item, dict) or "logName" not in item or KIND_KEY in item:
+            not_entries.append(number)
+            continue
+        try:
+            found.append((Entry.from_api_repr(item), number))
+        except EntryError as exc:
+            bad.append(_line_reject(number, str(exc), text))
+    found.sort(key=lambda pair: _oldest_first(pair[0]))
+    nothing = pl.DataFrame()
+    parts = [Parsed(steps=nothing, events=nothing, rejects=pl.DataFrame(bad, schema=_LINE_REJECT), rest=nothing)]
+    for start in range(0, len(found), EXPORT_CHUNK):
+        chunk = found[start : start + EXPORT_CHUNK]
+        parts.append(
+            records_from_entries([e for e, _ in chunk], source=source, context=context, positions=[n for _, n in chunk])
+        )
+    return joined(parts), not_entries
+
+
+_LINE_REJECT: dict[str, pl.DataType] = {
+    "source_offset": pl.Int64(),
+    "format": pl.String(),
+    "reason": pl.String(),
+    "raw": pl.String(),
+}
+
+
+def _line_reject(number: int, reason: str, text: str) -> dict[str, Any]:
+    return {"source_offset": number, "format": LINES_FORMAT, "reason": reason, "raw": text[:REJECT_RAW_MAX]}

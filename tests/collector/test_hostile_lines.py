@@ -22,6 +22,8 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from benchmarks.generate import write_gzip_of_newlines
+from benchmarks.ingest import closing_counts
 from tierscope.cli import app
 from tierscope.collector.sources.files import MAX_BATCH_LINES, MAX_LINE_BYTES, iter_line_batches
 from tierscope.dataset.store import Dataset
@@ -50,6 +52,12 @@ def _collect_limited(path: Path, dataset: Path) -> tuple[subprocess.CompletedPro
     )
     seconds = time.monotonic() - started
     return done, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+
+
+def _cpu_of_children() -> float:
+    """CPU seconds (user + system, every thread) of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _write_repeated(path: Path, chunk: bytes, total: int) -> None:
@@ -84,6 +92,38 @@ def test_64_mib_of_empty_lines_stays_under_1_gib(tmp_path: Path) -> None:
     # 64 * (1,048,576 - 37 + 1) = 67,106,560 lines, 64 of them records.
     assert "read 67,106,560 lines: stored 64 step records" in done.stdout
     assert "67,106,496 lines had no metric" in done.stdout
+
+
+def test_a_gzip_of_newlines_is_read_under_1_gib_in_time_linear_in_its_size(tmp_path: Path) -> None:
+    # The benchmark's input (benchmarks/ingest.py, gzip_of_newlines) at 8 and 32 MiB: a step
+    # record, a broken record, then empty lines. Time is compared in CPU seconds of the child:
+    # wall time on a 2-core machine shared by eight jobs swings threefold, CPU time barely moves.
+    cpu = {}
+    for mib in (8, 32):
+        log = write_gzip_of_newlines(tmp_path / f"nl{mib}.log.gz", mib << 20)
+        before = _cpu_of_children()
+        done, _, _ = _collect_limited(log.path, tmp_path / f"ds{mib}")
+        cpu[mib] = _cpu_of_children() - before
+        assert done.returncode == 0, done.stderr[-2000:]  # was: 3.8 GB for 2 GiB
+        assert "Traceback" not in done.stderr
+        # 32 MiB = 33,554,432 bytes; the two records take 37 + 40 = 77 of them and every other
+        # byte is an empty line: 33,554,432 - 77 = 33,554,355 lines without a metric, 33,554,357
+        # lines read = 1 record + 1 reject + 33,554,355 (8 MiB: 8,388,608 - 77 + 2 = 8,388,533).
+        empty = (mib << 20) - 77
+        assert closing_counts(done.stdout) == {
+            "lines": empty + 2,
+            "steps": 1,
+            "events": 0,
+            "duplicates": 0,
+            "rejects": 1,
+            "skipped": empty,
+        }
+        assert (log.lines, log.noise) == (empty + 2, empty)
+    # Linear: cpu(32) = start + 4 w <= 4 cpu(8) whatever the start-up cost (measured: 1.6 s and
+    # 3.4 s, ratio 2.1); a cost quadratic in the lines would make it about 8. 5 leaves 25 % noise.
+    assert cpu[32] < 5 * cpu[8], cpu
+    # And a floor, far below the 10 MB per CPU second measured: 32 MiB in under 16 CPU seconds.
+    assert (32 << 20) / cpu[32] > 2 << 20, cpu
 
 
 def test_a_long_line_inside_a_file_is_a_reject_and_the_lines_around_it_are_read(tmp_path: Path) -> None:

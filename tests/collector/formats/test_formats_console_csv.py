@@ -8,6 +8,7 @@ import io
 from datetime import UTC, datetime
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tierscope.collector.collect import collect_file
@@ -118,3 +119,29 @@ def test_glog_headers_are_dated_by_the_entries_year(tmp_path: Path) -> None:
         ("a", 700, None, datetime(2021, 3, 22, 2, 42, 7, 385901, tzinfo=UTC)),
         ("b", 800, 1 / 21.946, datetime(2021, 3, 22, 3, 17, 1, 545832, tzinfo=UTC)),
     ]
+
+
+def test_a_ragged_row_is_a_reject_naming_its_line_and_the_other_rows_are_stored(tmp_path: Path) -> None:
+    buf = io.StringIO()
+    csv.writer(buf).writerows([HEADER, *ROWS])
+    good = buf.getvalue().splitlines(keepends=True)
+    # Line 1 is the header; row 1 holds a three-line quoted traceback (lines 2-4), rows 2 and 3
+    # are lines 5 and 6. A pasted row with an unquoted comma goes in as row 4, line 7: 6 fields,
+    # not 5; the three rows after it are lines 8-10, and a row cut short ends the file: row 8, line 11.
+    ragged = "2024-04-12T08:15:04.500000Z,INFO,e9,worker-replica-1,INFO:tensorflow:loss = 0.7, step = 150\n"
+    short = "2024-04-12T08:15:00.000000Z,INFO\n"
+    path = tmp_path / "ragged.csv"
+    path.write_text("".join([*good[:6], ragged, *good[6:], short]))
+    dataset = Dataset(tmp_path / "ds")
+    counts = collect_file(dataset, path, RunSpec(run_id="r", tier=None, files=[path]))
+    # 6 rows read as before (2 steps, 1 event, 1 reject) plus the 2 ragged rows as rejects: 8 rows, 3 rejects.
+    assert (counts.format, counts.lines, counts.steps, counts.events, counts.rejects) == ("logging-csv", 8, 2, 1, 3)
+    rejects = dataset.read("rejects").filter(pl.col("format") == "logging-csv").sort("source_offset")
+    assert rejects.select("source", "source_offset").rows() == [(str(path), 7), (str(path), 11)]
+    assert rejects["reason"].to_list() == [
+        "row 4 (line 7) has 6 fields, the header has 5: an unquoted comma or quote, or a row cut short; "
+        "fix the row or download the logs again",
+        "row 8 (line 11) has 2 fields, the header has 5: an unquoted comma or quote, or a row cut short; "
+        "fix the row or download the logs again",
+    ]
+    assert rejects["raw"].to_list() == [ragged.rstrip("\n"), short.rstrip("\n")]
