@@ -25,7 +25,8 @@ steps/s, :mod:`tierscope.analysis.throughput`).
 - **Warm-up**: in the warm-up intervals after a segment's first record
   (:mod:`tierscope.analysis.throughput`), the time beyond what their steps take at ``R``.
 - **Stalls**: a steady interval taking more than :data:`STALL_FACTOR` times what its steps take
-  at ``R`` adds its excess, classified by the run's events in it (:func:`stall_classes`): a
+  at ``R`` adds its excess, classified by the events of the run's training tasks (and the job's)
+  in it (:func:`stall_classes`): a
   **checkpoint** save (``checkpoint_begin``/``_end``, from the trainer or a log's ``Saving
   checkpoints for N`` line), an **evaluation** (``eval_begin``/``_end``, ``Starting evaluation``),
   or **other** (input, unknown: no such event). An event belongs to the interval whose steps
@@ -34,13 +35,13 @@ steps/s, :mod:`tierscope.analysis.throughput`).
   what the class gets of the excess (the rest is other); a lone line (a log that prints no end)
   gets the class all of it, shared with another lone class alike. ``badput_checkpoint_s`` and
   ``badput_eval_s`` are null when the log cannot say: it has stalls, no event of that class and
-  no ``initialized`` event (a trainer that writes those logs every save and evaluation it
-  makes); ``badput_stalls_other_s`` is the rest of ``badput_stalls_s``, their total.
+  no ``initialized`` event (the mark of a trainer, like tierscope's, that logs every save and
+  evaluation it makes); ``badput_stalls_other_s`` is the rest of ``badput_stalls_s``, their total.
 - **Restarts**: between a segment's last record and the next one's first, the time beyond
   what that first record's steps take from the resumed step at ``R``. The resumed step is the
-  ``restored`` event's (the highest restored step below the segment's first, in the gap on a
-  timestamp clock); without one, one logging interval (the lead's median step interval) before
-  its first record.
+  ``restored`` event's (a training task's, not an evaluator's: the highest restored step below the
+  segment's first, in the gap on a timestamp clock); without one, one logging interval (the
+  lead's median step interval) before its first record.
 - **Wasted progress**: steps done again after resuming from a checkpoint behind the highest
   step reached (that step minus the resumed one), at ``R``.
 - **Tail**: the lead's last record to the run's last ``finished``/``failed`` event.
@@ -51,7 +52,8 @@ steps/s, :mod:`tierscope.analysis.throughput`).
 A bucket the log cannot show is null, never 0: no end event (tail), no clock origin
 (start-up), restarts without timestamps. Goodput is then over the lifetime that is seen, and
 ``goodput_unobserved`` names the null buckets of :data:`BUCKETS` (the parts of start-up and of
-the stalls are breakdowns of a bucket, not buckets).
+the stalls are breakdowns of a bucket, not buckets). Columns: :data:`GOODPUT_SCHEMA`
+(``badput_<bucket>_s`` and ``_share`` for :data:`BUCKETS` and :data:`PARTS`), also in ``summary --json``.
 """
 
 from __future__ import annotations
@@ -264,7 +266,9 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
     timed = clock == "timestamp"
 
     starts = np.flatnonzero(first)
-    restores = events.filter((pl.col("event") == RESTORED) & pl.col("step").is_not_null())
+    stalling = events.filter(pl.col("role").is_in(_STALLING_ROLES) | pl.col("role").is_null())
+    # an evaluator restores every checkpoint it evaluates: only a training task's restore resumes training
+    restores = stalling.filter((pl.col("event") == RESTORED) & pl.col("step").is_not_null())
 
     def resumed_at(k: int, i: int) -> float | None:
         """The step a ``restored`` event says segment ``k`` (first row ``i``) resumed from."""
@@ -316,7 +320,6 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
         out["lifetime_s"] = (end if end is not None else t[-1]) - begin
     out["badput_warmup_s"] = warmup
 
-    stalling = events.filter(pl.col("role").is_in(_STALLING_ROLES) | pl.col("role").is_null())
     occurrences = {c: _pairs(stalling, b, e) for c, (b, e) in STALL_CLASSES.items()}
 
     def place(step: int, stamp: object) -> list[int]:
