@@ -24,6 +24,7 @@ import polars as pl
 from tierscope.analysis.batches import IntervalFigures, interval_figures
 from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
@@ -34,7 +35,18 @@ if TYPE_CHECKING:
     from tierscope.analysis.forecast import Scaling  # imports scipy: only when fitting
 
 #: The events table's columns the pass reads (tiers, failures, sources, the runs' start and end for goodput).
-EVENT_COLUMNS = ["run_id", "tier", "event", "reason", "source", "source_offset", "timestamp"]
+EVENT_COLUMNS = [
+    "run_id",
+    "tier",
+    "event",
+    "reason",
+    "source",
+    "source_offset",
+    "timestamp",
+    "role",
+    "task_index",
+    "step",
+]
 
 
 @dataclass
@@ -163,7 +175,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         extra=INTERVAL_VIEW if gather is not None else (),
         visit=gather.add if gather is not None else None,
         counts=overview.select("run_id", "records"),
-        events=events.select("run_id", "event", "timestamp"),
+        events=events.select(GOODPUT_EVENT_COLUMNS),
     )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)

@@ -23,12 +23,9 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
-from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENTS
-from tierscope.analysis.goodput import GOODPUT_SCHEMA, run_goodput
+from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.tasks import task_throughput
 from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_samples
-
-GOODPUT_SCHEMA_EVENTS = {"run_id": pl.String(), "event": pl.String(), "timestamp": pl.Datetime("us", "UTC")}
 
 #: Runs are processed together up to this many step records (a larger run alone). Computing the
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
@@ -92,7 +89,7 @@ def interval_figures(
     """
     throughput, tasks, goodput = [], [], []
     samples: dict[str, np.ndarray] = {}
-    events = pl.DataFrame(schema={c: GOODPUT_SCHEMA_EVENTS[c] for c in GOODPUT_EVENTS}) if events is None else events
+    events = event_frame(events)
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
     for batch in run_batches(counts, max_records) or [None]:

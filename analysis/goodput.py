@@ -14,15 +14,34 @@ steps/s, :mod:`tierscope.analysis.throughput`).
   ran as one segment; else none (restarts on an unknown clock).
 - **Lifetime**: origin to the run's last ``finished``/``failed`` event, else to the lead's last record.
 - **Start-up**: origin to the first record, minus the time its steps take at ``R``
-  (``t_first - step_first / R``, clipped at 0).
+  (``t_first - (step_first - base) / R``, clipped at 0; ``base`` the step a ``restored`` event
+  before it gives, else 0). With the lead's ``first_step`` event (:mod:`tierscope.contract`) it
+  ends there instead (``t_first_step - (its step - base) / R``) and the first record's rest is
+  warm-up; with its ``initialized`` event too it splits into **initialisation**
+  (``badput_init_s``: origin to ``initialized``: launching the processes, importing the framework,
+  joining the cluster, loading the data, building the model, restoring a checkpoint) and
+  **program start-up** (``badput_program_startup_s``: the rest: tracing the step function, the
+  input pipeline's first batch). Both are parts of start-up, null without those events.
 - **Warm-up**: in the warm-up intervals after a segment's first record
   (:mod:`tierscope.analysis.throughput`), the time beyond what their steps take at ``R``.
 - **Stalls**: a steady interval taking more than :data:`STALL_FACTOR` times what its steps take
-  at ``R`` (a checkpoint save, an evaluation, an input stall) adds its excess. The log lines
-  that would say which (``Saving checkpoints``) are not stored, so stalls are not classified.
+  at ``R`` adds its excess, classified by the events of the run's training tasks (and the job's)
+  in it (:func:`stall_classes`): a
+  **checkpoint** save (``checkpoint_begin``/``_end``, from the trainer or a log's ``Saving
+  checkpoints for N`` line), an **evaluation** (``eval_begin``/``_end``, ``Starting evaluation``),
+  or **other** (input, unknown: no such event). An event belongs to the interval whose steps
+  follow it (its ``step`` in ``[previous record's step, the record's step)``; on a timestamp
+  clock also its time in the interval). A begin and an end event give a duration, which is
+  what the class gets of the excess (the rest is other); a lone line (a log that prints no end)
+  gets the class all of it, shared with another lone class alike. ``badput_checkpoint_s`` and
+  ``badput_eval_s`` are null when the log cannot say: it has stalls, no event of that class and
+  no ``initialized`` event (the mark of a trainer, like tierscope's, that logs every save and
+  evaluation it makes); ``badput_stalls_other_s`` is the rest of ``badput_stalls_s``, their total.
 - **Restarts**: between a segment's last record and the next one's first, the time beyond
-  what that first record's steps take at ``R``. The next segment is taken to resume from one
-  logging interval (the lead's median step interval) before its first record.
+  what that first record's steps take from the resumed step at ``R``. The resumed step is the
+  ``restored`` event's (a training task's, not an evaluator's: the highest restored step below the
+  segment's first, in the gap on a timestamp clock); without one, one logging interval (the
+  lead's median step interval) before its first record.
 - **Wasted progress**: steps done again after resuming from a checkpoint behind the highest
   step reached (that step minus the resumed one), at ``R``.
 - **Tail**: the lead's last record to the run's last ``finished``/``failed`` event.
@@ -32,17 +51,32 @@ steps/s, :mod:`tierscope.analysis.throughput`).
 
 A bucket the log cannot show is null, never 0: no end event (tail), no clock origin
 (start-up), restarts without timestamps. Goodput is then over the lifetime that is seen, and
-``goodput_unobserved`` names the null buckets.
+``goodput_unobserved`` names the null buckets of :data:`BUCKETS` (the parts of start-up and of
+the stalls are breakdowns of a bucket, not buckets). Columns: :data:`GOODPUT_SCHEMA`
+(``badput_<bucket>_s`` and ``_share`` for :data:`BUCKETS` and :data:`PARTS`), also in ``summary --json``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import numpy as np
 import polars as pl
 
 from tierscope.analysis.throughput import lead_tasks
+from tierscope.contract import (
+    CHECKPOINT_BEGIN,
+    CHECKPOINT_END,
+    EVAL_BEGIN,
+    EVAL_END,
+    FAILED,
+    FINISHED,
+    FIRST_STEP,
+    INITIALIZED,
+    RESTORED,
+    STARTED,
+)
 
 #: An interval taking more than this many times its steps' time at the steady rate is a stall.
 #: Why 1.25 and not more: a logging interval is often 100 steps (20 s at 5 steps/s), and a 10 s
@@ -50,8 +84,17 @@ from tierscope.analysis.throughput import lead_tasks
 STALL_FACTOR = 1.25
 #: The buckets, in the order of a stacked bar.
 BUCKETS = ("startup", "warmup", "stalls", "restarts", "wasted", "tail")
+#: What a stall can be, by the events that begin and end it.
+STALL_CLASSES: dict[str, tuple[str, str]] = {
+    "checkpoint": (CHECKPOINT_BEGIN, CHECKPOINT_END),
+    "eval": (EVAL_BEGIN, EVAL_END),
+}
+#: The breakdowns of a bucket: start-up's parts, the stalls' classes and their rest.
+PARTS = ("init", "program_startup", *STALL_CLASSES, "stalls_other")
 #: Events that end a run (their time ends its lifetime).
-END_EVENTS = ("finished", "failed")
+END_EVENTS = (FINISHED, FAILED)
+#: Seconds an event's timestamp may lie outside its interval (logs that print whole seconds).
+CLOCK_SLACK_S = 1.0
 
 #: Columns of :func:`run_goodput` (shares are of ``lifetime_s``).
 GOODPUT_SCHEMA: dict[str, pl.DataType] = {
@@ -61,21 +104,132 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     "goodput": pl.Float64(),  # productive_s / lifetime_s
     **{f"badput_{b}_s": pl.Float64() for b in BUCKETS},
     **{f"badput_{b}_share": pl.Float64() for b in BUCKETS},
+    # badput_init_s + badput_program_startup_s = badput_startup_s; checkpoint + eval + stalls_other = stalls
+    **{f"badput_{b}_s": pl.Float64() for b in PARTS},
+    **{f"badput_{b}_share": pl.Float64() for b in PARTS},
     "stalls": pl.UInt32(),  # stalled intervals
     "goodput_clock": pl.String(),  # timestamp / elapsed (null: no clock)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
 }
 
-#: The events table's columns :func:`run_goodput` reads.
-EVENT_COLUMNS = ("run_id", "event", "timestamp")
+#: The events table's columns :func:`run_goodput` reads, with their dtypes.
+EVENT_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "event": pl.String(),
+    "role": pl.String(),
+    "task_index": pl.Int32(),
+    "step": pl.Int64(),
+    "timestamp": pl.Datetime("us", "UTC"),
+}
+EVENT_COLUMNS = tuple(EVENT_SCHEMA)
+#: Roles whose events can hold up training (an evaluator's or a parameter server's cannot).
+_STALLING_ROLES = ("master", "chief", "worker")
 
 
 def _seconds(stamps: pl.Series, origin: object) -> np.ndarray:
     return ((stamps - origin).dt.total_microseconds() / 1e6).to_numpy()
 
 
-def _one_run(lead: pl.DataFrame, rate: float, started: object, ended: object) -> dict[str, object]:
-    """The buckets of one run from its lead task's intervals (log order) and its steady rate."""
+def _first_of(events: pl.DataFrame, name: str) -> tuple[object, int | None] | None:
+    """``(timestamp, step)`` of the earliest ``name`` event with a time, or None."""
+    hits = events.filter((pl.col("event") == name) & pl.col("timestamp").is_not_null()).sort("timestamp")
+    return None if hits.height == 0 else (hits["timestamp"][0], hits["step"][0])
+
+
+def _pairs(events: pl.DataFrame, begin: str, end: str) -> list[tuple[int, str, object, float | None]]:
+    """``(step, task, timestamp, seconds)`` per occurrence of one stall class: a begin event with the
+    task's next end event after it (``seconds`` their distance), or a lone begin or end (None)."""
+    found: list[tuple[int, str, object, float | None]] = []
+    ours = events.filter(pl.col("event").is_in([begin, end]) & pl.col("step").is_not_null())
+    for (role, index), part in ours.group_by("role", "task_index", maintain_order=True):
+        task = f"{role}/{index}"
+        open_begin: tuple[int, object] | None = None
+        for name, step, stamp in (
+            part.sort("timestamp", "step", nulls_last=True).select("event", "step", "timestamp").iter_rows()
+        ):
+            if name == begin:
+                if open_begin is not None:
+                    found.append((open_begin[0], task, open_begin[1], None))
+                open_begin = (step, stamp)
+            elif open_begin is not None and stamp is not None and open_begin[1] is not None:
+                found.append((open_begin[0], task, open_begin[1], (stamp - open_begin[1]).total_seconds()))
+                open_begin = None
+            else:
+                if open_begin is not None:
+                    found.append((open_begin[0], task, open_begin[1], None))
+                    open_begin = None
+                found.append((step, task, stamp, None))
+        if open_begin is not None:
+            found.append((open_begin[0], task, open_begin[1], None))
+    return found
+
+
+def _interval_of(
+    step: int, stamp: object, steps: np.ndarray, starts: np.ndarray, t: np.ndarray | None, origin: object
+) -> list[int]:
+    """The intervals (row indices, not a segment's first) an event at ``step`` (and ``stamp``) belongs to."""
+    rows = []
+    for k, lo in enumerate(starts):
+        hi = starts[k + 1] if k + 1 < len(starts) else len(steps)
+        j = lo + int(np.searchsorted(steps[lo:hi], step, side="right"))
+        if j == lo or j >= hi or steps[j - 1] > step:
+            continue
+        if t is not None and stamp is not None:
+            at = (stamp - origin).total_seconds()
+            if not t[j - 1] - CLOCK_SLACK_S <= at <= t[j] + CLOCK_SLACK_S:
+                continue
+        rows.append(j)
+    return rows
+
+
+def stall_classes(
+    excess: np.ndarray,
+    stalled: np.ndarray,
+    occurrences: dict[str, list[tuple[int, str, object, float | None]]],
+    place: Callable[[int, object], list[int]],
+) -> tuple[dict[str, float], float]:
+    """Seconds of stalls per class (:data:`STALL_CLASSES`) and the rest (other), from each stalled
+    interval's ``excess`` and the class ``occurrences`` (:func:`_pairs`) ``place`` puts in intervals."""
+    measured: dict[int, dict[str, dict[str, float]]] = {}  # row -> class -> task -> seconds
+    lone: dict[int, set[str]] = {}
+    for name, found in occurrences.items():
+        for step, task, stamp, seconds in found:
+            for j in place(step, stamp):
+                if not stalled[j]:
+                    continue
+                if seconds is None:
+                    lone.setdefault(j, set()).add(name)
+                else:
+                    by_task = measured.setdefault(j, {}).setdefault(name, {})
+                    by_task[task] = by_task.get(task, 0.0) + max(seconds, 0.0)
+    totals = dict.fromkeys(occurrences, 0.0)
+    other = 0.0
+    for j in np.flatnonzero(stalled):
+        e = float(excess[j])
+        # tasks save in parallel: a class holds training up for its slowest task's time
+        durations = {c: max(d.values()) for c, d in measured.get(j, {}).items()}
+        unmeasured = lone.get(j, set()) - set(durations)
+        total = sum(durations.values())
+        scale = min(1.0, e / total) if total > 0 else 0.0
+        for c, d in durations.items():
+            totals[c] += d * scale
+        rest = e - total * scale
+        if unmeasured:
+            for c in unmeasured:
+                totals[c] += rest / len(unmeasured)
+        else:
+            other += rest
+    return totals, other
+
+
+def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: tuple[str, int]) -> dict[str, object]:
+    """The buckets of one run from its lead task's intervals (log order), its steady rate and its events."""
+    starts_evt = events.filter(pl.col("event") == STARTED)["timestamp"].drop_nulls()
+    ends_evt = events.filter(pl.col("event").is_in(END_EVENTS))["timestamp"].drop_nulls()
+    started = starts_evt.min() if starts_evt.len() else None
+    ended = ends_evt.max() if ends_evt.len() else None
+    own = events.filter((pl.col("role") == lead_task[0]) & (pl.col("task_index") == lead_task[1]))
+
     steps = lead["step"].to_numpy().astype(float)
     segment = lead["segment"].to_numpy()
     first = lead["interval_index"].to_numpy() == 0
@@ -85,13 +239,14 @@ def _one_run(lead: pl.DataFrame, rate: float, started: object, ended: object) ->
     expected = d_step / rate
     stalled = ~first & ~warm & (d_seconds > STALL_FACTOR * expected)
     out: dict[str, object] = {"stalls": int(stalled.sum())}
-    out["badput_warmup_s"] = float(np.clip(d_seconds - expected, 0, None)[warm].sum())
+    warmup = float(np.clip(d_seconds - expected, 0, None)[warm].sum())
     out["badput_stalls_s"] = float((d_seconds - expected)[stalled].sum())
     steady_time = float(d_seconds[~first & ~warm & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
     stamps = lead["timestamp"]
     clock = None
     origin_known = False
+    origin = None
     if stamps.null_count() == 0:
         clock, origin = "timestamp", started
         elapsed0 = lead["elapsed_s"][0]
@@ -108,31 +263,74 @@ def _one_run(lead: pl.DataFrame, rate: float, started: object, ended: object) ->
         t = lead["elapsed_s"].to_numpy()
     else:
         t = None
+    timed = clock == "timestamp"
 
     starts = np.flatnonzero(first)
+    stalling = events.filter(pl.col("role").is_in(_STALLING_ROLES) | pl.col("role").is_null())
+    # an evaluator restores every checkpoint it evaluates: only a training task's restore resumes training
+    restores = stalling.filter((pl.col("event") == RESTORED) & pl.col("step").is_not_null())
+
+    def resumed_at(k: int, i: int) -> float | None:
+        """The step a ``restored`` event says segment ``k`` (first row ``i``) resumed from."""
+        found = restores.filter(pl.col("step") < steps[i])
+        if timed:
+            at = (found["timestamp"] - origin).dt.total_microseconds() / 1e6
+            after = t[i - 1] if k > 0 else -np.inf
+            found = found.filter(((at > after - CLOCK_SLACK_S) & (at <= t[i] + CLOCK_SLACK_S)).fill_null(False))
+        return float(found["step"].max()) if found.height else None
+
     interval = float(np.median(d_step[~first])) if (~first).any() else 0.0
     wasted_steps, restarts, first_progress = 0.0, 0.0, 0.0
     highest = -np.inf
+    bases = []
     for k, i in enumerate(starts):
+        restored = resumed_at(k, i)
         if k == 0:
-            base = 0.0
+            base = restored if restored is not None else 0.0
         else:
             highest = max(highest, steps[starts[k - 1] : i].max())
-            base = max(steps[i] - interval, 0.0)  # resumed one logging interval before its first record
+            # resumed from the restored step, else one logging interval before its first record
+            base = restored if restored is not None else max(steps[i] - interval, 0.0)
             wasted_steps += max(highest - base, 0.0)
             if t is not None:
                 restarts += max(t[i] - t[i - 1] - (steps[i] - base) / rate, 0.0)
+        bases.append(base)
         first_progress += (steps[i] - base) / rate
     out["badput_wasted_s"] = wasted_steps / rate
     out["badput_restarts_s"] = restarts if t is not None else None
+    out["badput_init_s"] = out["badput_program_startup_s"] = None
     if t is None:
         out.update(badput_startup_s=None, badput_tail_s=None, lifetime_s=None)
     else:
-        startup = max(t[0] - steps[starts[0]] / rate, 0.0) if origin_known else None
+        i0, base0 = starts[0], bases[0]
+        startup = max(t[i0] - (steps[i0] - base0) / rate, 0.0) if origin_known else None
+        first_step = _first_of(own, FIRST_STEP) if timed and origin_known else None
+        if first_step is not None and first_step[1] is not None and first_step[1] <= steps[i0]:
+            at = (first_step[0] - origin).total_seconds()
+            startup = max(at - (first_step[1] - base0) / rate, 0.0)
+            # the first record's interval after the first step: warm-up
+            warmup += max(t[i0] - at - (steps[i0] - first_step[1]) / rate, 0.0)
+            init = _first_of(own, INITIALIZED)
+            if init is not None:
+                out["badput_init_s"] = min(max((init[0] - origin).total_seconds(), 0.0), startup)
+                out["badput_program_startup_s"] = startup - out["badput_init_s"]
         out["badput_startup_s"] = startup
         out["badput_tail_s"] = max(end - t[-1], 0.0) if end is not None else None
-        begin = 0.0 if origin_known else t[0] - steps[starts[0]] / rate  # the seen span starts at the first step
+        begin = 0.0 if origin_known else t[i0] - (steps[i0] - base0) / rate  # the seen span starts at the first step
         out["lifetime_s"] = (end if end is not None else t[-1]) - begin
+    out["badput_warmup_s"] = warmup
+
+    occurrences = {c: _pairs(stalling, b, e) for c, (b, e) in STALL_CLASSES.items()}
+
+    def place(step: int, stamp: object) -> list[int]:
+        return _interval_of(step, stamp, steps, starts, t if timed else None, origin)
+
+    classes, other = stall_classes(d_seconds - expected, stalled, occurrences, place)
+    instrumented = own.filter(pl.col("event") == INITIALIZED).height > 0
+    for c in STALL_CLASSES:
+        seen = bool(occurrences[c]) or instrumented or not stalled.any()
+        out[f"badput_{c}_s"] = classes[c] if seen else None
+    out["badput_stalls_other_s"] = other
     out["goodput_clock"] = clock
     out["productive_s"] = steady_time + first_progress - out["badput_wasted_s"]
     return out
@@ -142,22 +340,20 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
     """Goodput and badput of each run of ``intervals`` (:func:`tierscope.analysis.throughput.collect_intervals`,
     in log order per task) with a steady rate in ``throughput``
     (:data:`tierscope.analysis.throughput.THROUGHPUT_SCHEMA`): :data:`GOODPUT_SCHEMA`, one row per such
-    run, sorted by run id. ``events``: the events table's :data:`EVENT_COLUMNS` (any runs: the first
-    ``started`` and the last ``finished``/``failed`` time of each)."""
+    run, sorted by run id. ``events``: the events table's :data:`EVENT_COLUMNS` (any runs)."""
     rates = throughput.filter(pl.col("steady_global_steps_per_s") > 0).select("run_id", "steady_global_steps_per_s")
-    lead = intervals.join(lead_tasks(intervals.lazy()).collect(), on=["run_id", "role", "task_index"], how="semi")
-    bounds = events.group_by("run_id").agg(
-        started=pl.col("timestamp").filter(pl.col("event") == "started").min(),
-        ended=pl.col("timestamp").filter(pl.col("event").is_in(END_EVENTS)).max(),
-    )
+    leads = lead_tasks(intervals.lazy()).collect()
+    lead = intervals.join(leads, on=["run_id", "role", "task_index"], how="semi")
+    by_lead = {r: (role, index) for r, role, index in leads.iter_rows()}
     rows = []
     by_run = dict(rates.iter_rows())
-    limits = {r: (s, e) for r, s, e in bounds.iter_rows()}
+    ours = events.filter(pl.col("run_id").is_in(list(by_run)))
+    per_run = {r: part for (r,), part in ours.group_by("run_id")}
+    empty = events.clear()
     for (run_id,), part in lead.group_by("run_id", maintain_order=True):
         if run_id not in by_run:
             continue
-        started, ended = limits.get(run_id, (None, None))
-        row = _one_run(part, by_run[run_id], started, ended)
+        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), by_lead[run_id])
         rows.append({"run_id": run_id, **row})
     frame = pl.DataFrame(rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share")})
     frame = frame.with_columns(
@@ -167,6 +363,15 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
             separator=",",
             ignore_nulls=True,
         ).replace("", None),
-        **{f"badput_{b}_share": pl.col(f"badput_{b}_s") / pl.col("lifetime_s") for b in BUCKETS},
+        **{f"badput_{b}_share": pl.col(f"badput_{b}_s") / pl.col("lifetime_s") for b in (*BUCKETS, *PARTS)},
     )
     return frame.select([pl.col(n).cast(t) for n, t in GOODPUT_SCHEMA.items()]).sort("run_id")
+
+
+def event_frame(events: pl.DataFrame | None) -> pl.DataFrame:
+    """``events`` with exactly :data:`EVENT_SCHEMA`'s columns (absent ones null); None: no events."""
+    if events is None:
+        return pl.DataFrame(schema=EVENT_SCHEMA)
+    return events.select(
+        [(pl.col(c) if c in events.columns else pl.lit(None)).cast(d).alias(c) for c, d in EVENT_SCHEMA.items()]
+    )

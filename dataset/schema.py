@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from tierscope.contract import EVENTS as CONTRACT_EVENTS
+
 #: One row per step-log record (one logged line or one structured log entry).
 #:
 #: - ``run_id``: the run the record belongs to (a training job, a local run).
@@ -83,9 +85,12 @@ STEP_KEY: tuple[str, ...] = (
     "position",
 )
 
-#: Run-level events. ``event`` is ``started``, ``failed`` or ``finished``; ``reason`` says
-#: why a run failed (``gcloud crashed (BadStatusCodeError)``), ``detail`` is free JSON text
-#: (topology, versions, wall time). Role and task are null for job-level events.
+#: Run events. ``event`` is one of :data:`EVENTS`: ``started``, ``failed`` or ``finished``, and the
+#: milestones goodput reads (``initialized``, ``first_step``, ``checkpoint_begin`` / ``_end``,
+#: ``eval_begin`` / ``_end``, ``restored``; :mod:`tierscope.contract` says what each means);
+#: ``reason`` says why a run failed (``gcloud crashed (BadStatusCodeError)``), ``detail`` is free
+#: JSON text (topology, versions, wall time, an evaluation's metrics), ``step`` the global step
+#: it happened at (a checkpoint's or restore's step). Role and task are null for job-level events.
 EVENT_SCHEMA: dict[str, pl.DataType] = {
     "run_id": pl.String(),
     "tier": pl.String(),
@@ -104,7 +109,8 @@ EVENT_SCHEMA: dict[str, pl.DataType] = {
 
 EVENT_KEY: tuple[str, ...] = ("run_id", "event", "reason", "role", "task_index", "step", "source", "source_offset")
 
-EVENTS = ("started", "failed", "finished")
+#: Every event name (defined with what the trainer writes, in :mod:`tierscope.contract`).
+EVENTS = CONTRACT_EVENTS
 
 #: A line that looked like a record but could not be read. ``raw`` is capped at
 #: :data:`REJECT_RAW_MAX` characters; ``reason`` says what was wrong.

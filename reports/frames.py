@@ -169,8 +169,12 @@ def bounded_task_rates(frame: pl.DataFrame, max_rows: int = MAX_TASK_ROWS) -> pl
     return frame.filter(pl.col("straggler") | (rank % stride == 0)).sort("run_id", "task")
 
 
-#: The parts of a run's lifetime in the goodput bar, bottom to top (productive first).
-GOODPUT_PARTS = ("productive", "startup", "warmup", "stalls", "restarts", "wasted", "tail")
+#: The parts of a run's lifetime in the goodput bar, bottom to top (productive first). The stalls
+#: are split by what held the steps up: ``checkpoint``, ``eval`` (absent where the log cannot say)
+#: and ``stalls``, the rest (input, unknown; all of them where the log cannot say).
+GOODPUT_PARTS = ("productive", "startup", "warmup", "checkpoint", "eval", "stalls", "restarts", "wasted", "tail")
+#: The summary column of each part (``badput_<part>_s`` unless named here).
+_PART_COLUMNS = {"productive": "productive_s", "stalls": "badput_stalls_other_s"}
 
 
 def goodput_frame(summary: pl.DataFrame) -> pl.DataFrame:
@@ -178,7 +182,7 @@ def goodput_frame(summary: pl.DataFrame) -> pl.DataFrame:
     with a lifetime and part of it (:data:`GOODPUT_PARTS`) that the log shows: ``run_id`` (String), ``part``
     (String, a :data:`GOODPUT_PARTS` name), ``order`` (Int32, its place in the bar), ``seconds``, ``share``
     (Float64, of the lifetime), ``goodput`` (Float64). A null bucket (not observable) has no row."""
-    columns = {"productive": "productive_s", **{b: f"badput_{b}_s" for b in GOODPUT_PARTS[1:]}}
+    columns = {b: _PART_COLUMNS.get(b, f"badput_{b}_s") for b in GOODPUT_PARTS}
     frame = require(summary, ("run_id", "lifetime_s", "goodput", *columns.values()), "goodput")
     measured = frame.filter(pl.col("lifetime_s") > 0)
     parts = [

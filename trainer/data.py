@@ -37,6 +37,8 @@ SYNTHETIC_EXAMPLES = 10_000
 #: them to about 98 %, which the MLP reaches in a few hundred steps.
 SYNTHETIC_SPREAD = 30.0
 SYNTHETIC_NOISE = 90.0
+#: Examples an evaluation reads (``--eval-every``): held out from training.
+EVAL_EXAMPLES = 1000
 
 
 class DataError(TrainerError, ValueError):
@@ -52,34 +54,47 @@ class Arrays:
     name: str
 
 
+def _prototypes(rng: np.random.Generator) -> np.ndarray:
+    """Each class's prototype image (10, 28, 28), float, drawn from ``rng``."""
+    base = rng.uniform(64, 192, size=(IMAGE_SIDE, IMAGE_SIDE))
+    return base + rng.uniform(-SYNTHETIC_SPREAD, SYNTHETIC_SPREAD, size=(NUM_CLASSES, IMAGE_SIDE, IMAGE_SIDE))
+
+
+def _examples(prototypes: np.ndarray, rng: np.random.Generator, n: int, noise: float, name: str) -> Arrays:
+    labels = rng.integers(0, NUM_CLASSES, size=n)
+    images = prototypes[labels] + rng.normal(0.0, noise, size=(n, IMAGE_SIDE, IMAGE_SIDE))
+    return Arrays(images=np.clip(np.rint(images), 0, 255).astype(np.uint8), labels=labels.astype(np.uint8), name=name)
+
+
 def synthetic(n: int = SYNTHETIC_EXAMPLES, seed: int = 0, noise: float = SYNTHETIC_NOISE) -> Arrays:
     """``n`` deterministic synthetic examples (same ``seed``, same bytes)."""
     rng = np.random.default_rng(seed)
-    base = rng.uniform(64, 192, size=(IMAGE_SIDE, IMAGE_SIDE))
-    prototypes = base + rng.uniform(-SYNTHETIC_SPREAD, SYNTHETIC_SPREAD, size=(NUM_CLASSES, IMAGE_SIDE, IMAGE_SIDE))
-    labels = rng.integers(0, NUM_CLASSES, size=n)
-    images = prototypes[labels] + rng.normal(0.0, noise, size=(n, IMAGE_SIDE, IMAGE_SIDE))
-    return Arrays(
-        images=np.clip(np.rint(images), 0, 255).astype(np.uint8),
-        labels=labels.astype(np.uint8),
-        name=f"synthetic(n={n}, seed={seed})",
-    )
+    return _examples(_prototypes(rng), rng, n, noise, f"synthetic(n={n}, seed={seed})")
 
 
-def from_npz(path: Path) -> Arrays:
-    """The ``x_train`` / ``y_train`` arrays of an ``.npz`` file (the layout of Keras' ``mnist.npz``).
+def synthetic_heldout(n: int = EVAL_EXAMPLES, seed: int = 0, noise: float = SYNTHETIC_NOISE) -> Arrays:
+    """``n`` examples of :func:`synthetic`'s classes (the same prototypes) that it does not hold:
+    labels and noise from a generator of their own."""
+    prototypes = _prototypes(np.random.default_rng(seed))
+    return _examples(prototypes, np.random.default_rng((seed, 1)), n, noise, f"synthetic held out (n={n}, seed={seed})")
+
+
+def from_npz(path: Path, split: str = "train") -> Arrays:
+    """The ``x_train`` / ``y_train`` arrays of an ``.npz`` file (the layout of Keras' ``mnist.npz``);
+    ``split="test"``: ``x_test`` / ``y_test``.
 
     Raises :class:`DataError` naming the file and what is wrong with it.
     """
+    x, y = f"x_{split}", f"y_{split}"
     try:
         with np.load(path) as npz:
-            missing = [k for k in ("x_train", "y_train") if k not in npz.files]
+            missing = [k for k in (x, y) if k not in npz.files]
             if missing:
                 raise DataError(
                     f"{path}: no array {', '.join(missing)} (found: {', '.join(npz.files) or 'none'}); "
-                    "save the training images as x_train and labels as y_train"
+                    f"save the {split} images as {x} and labels as {y}"
                 )
-            images, labels = npz["x_train"], npz["y_train"]
+            images, labels = npz[x], npz[y]
     except (OSError, ValueError) as exc:
         if isinstance(exc, DataError):
             raise
@@ -88,20 +103,22 @@ def from_npz(path: Path) -> Arrays:
         images = images.reshape(-1, IMAGE_SIDE, IMAGE_SIDE)
     if images.shape[1:] != (IMAGE_SIDE, IMAGE_SIDE) or labels.shape != (images.shape[0],):
         raise DataError(
-            f"{path}: x_train has shape {images.shape} and y_train {labels.shape}; "
+            f"{path}: {x} has shape {images.shape} and {y} {labels.shape}; "
             f"expected (n, {IMAGE_SIDE}, {IMAGE_SIDE}) and (n,)"
         )
     if labels.size and (labels.min() < 0 or labels.max() >= NUM_CLASSES):
-        raise DataError(f"{path}: y_train holds labels outside 0-{NUM_CLASSES - 1}")
+        raise DataError(f"{path}: {y} holds labels outside 0-{NUM_CLASSES - 1}")
     return Arrays(images=images.astype(np.uint8), labels=labels.astype(np.uint8), name=str(path))
 
 
-def mnist() -> Arrays:
-    """MNIST's training split through Keras (downloaded once to ``~/.keras/datasets``; needs the network)."""
+def mnist(split: str = "train") -> Arrays:
+    """MNIST's training (or ``test``) split through Keras (downloaded once to ``~/.keras/datasets``;
+    needs the network)."""
     import keras
 
-    (images, labels), _ = keras.datasets.mnist.load_data()
-    return Arrays(images=images, labels=labels, name="mnist")
+    train, test = keras.datasets.mnist.load_data()
+    images, labels = train if split == "train" else test
+    return Arrays(images=images, labels=labels, name="mnist" if split == "train" else f"mnist {split}")
 
 
 def load(dataset: DatasetName, data_file: Path | None = None, seed: int = 0) -> Arrays:
@@ -113,6 +130,19 @@ def load(dataset: DatasetName, data_file: Path | None = None, seed: int = 0) -> 
     if dataset == "mnist":
         return mnist()
     raise DataError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)} or give --data-file")
+
+
+def heldout(dataset: DatasetName, data_file: Path | None = None, seed: int = 0) -> Arrays | None:
+    """Examples to evaluate on, none of them trained on: :func:`synthetic_heldout`, MNIST's test
+    split, or a ``--data-file``'s ``x_test`` / ``y_test`` (None when it has none)."""
+    if data_file is not None:
+        with np.load(data_file) as npz:
+            if "x_test" not in npz.files:
+                return None
+        return from_npz(data_file, "test")
+    if dataset == "mnist":
+        return mnist("test")
+    return synthetic_heldout(seed=seed)
 
 
 def make_dataset(
@@ -141,6 +171,13 @@ def make_dataset(
         .map(_to_features, num_parallel_calls=tf.data.AUTOTUNE)
         .prefetch(tf.data.AUTOTUNE)
     )
+
+
+def features(arrays: Arrays) -> tuple[tf.Tensor, tf.Tensor]:
+    """All of ``arrays`` as one batch, as :func:`make_dataset` yields them: (n, 784) float32 in 0-1, (n,) int32."""
+    import tensorflow as tf
+
+    return _to_features(tf.constant(arrays.images), tf.constant(arrays.labels))
 
 
 def _to_features(images: tf.Tensor, labels: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

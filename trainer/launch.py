@@ -6,6 +6,7 @@ The run directory holds::
 
     run.json               run id, tier, host, topology, commands, start/end (UTC), status, exit codes
     launcher.jsonl         the job-level events (started, finished/failed), structured JSON
+    model/                 the checkpoints (``--resume`` starts the run again from the latest)
     chief-0.jsonl          each task's stdout: its step log (.log for --log-format text)
     worker-0.jsonl ...
     stderr/chief-0.txt     each task's stderr (TensorFlow's own logging), kept out of the step logs
@@ -37,7 +38,7 @@ from types import FrameType
 from typing import Any, Literal
 
 from tierscope.atomic import write_text_atomic
-from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, RunDoc, local_tier
+from tierscope.contract import JSON_LOG_SUFFIX, MODEL_DIR, RUN_FILE, RunDoc, local_tier
 from tierscope.trainer.errors import TrainerError
 from tierscope.trainer.progress import ProgressCallback, Watcher
 from tierscope.trainer.roles import Strategy, tf_config
@@ -128,12 +129,16 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
-def start_task(role: str, index: int, command: Sequence[str], env: dict[str, str], out: Path, suffix: str) -> Task:
-    """Start ``command`` as task ``role/index`` in a new session, stdout to ``out/role-index<suffix>``."""
+def start_task(
+    role: str, index: int, command: Sequence[str], env: dict[str, str], out: Path, suffix: str, append: bool = False
+) -> Task:
+    """Start ``command`` as task ``role/index`` in a new session, stdout to ``out/role-index<suffix>``
+    (``append``: after what an earlier attempt of the run wrote there)."""
     log_path = out / f"{role}-{index}{suffix}"
     stderr_path = out / STDERR_DIR / f"{role}-{index}.txt"
     stderr_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+    mode = "ab" if append else "wb"
+    with open(log_path, mode) as stdout, open(stderr_path, mode) as stderr:
         process = subprocess.Popen(
             list(command),
             stdin=subprocess.DEVNULL,
@@ -268,22 +273,32 @@ def launch_local(
     launcher_argv: Sequence[str] | None = None,
     on_start: Callable[[list[Task]], None] | None = None,
     on_progress: ProgressCallback | None = None,
+    resume: bool = False,
 ) -> LocalRun:
     """Run ``config`` on a local cluster shaped like ``topology``; write the run directory ``out``.
+    Checkpoints go to ``out/model`` unless ``config.model_dir`` says otherwise. ``resume``: ``out``
+    holds an earlier attempt of the run (its ``run.json``); every task restores the latest checkpoint
+    and trains on to ``config.steps``, the logs are appended to, and ``run.json`` keeps the first
+    attempt's ``started_at`` and counts ``attempts``.
 
     Returns when every task has exited (stopped ones included). Raises :class:`RunDirError`
-    if ``out`` exists and is not empty; :class:`ValueError` if ``config.strategy`` does not fit
-    the topology. A failed, timed-out or interrupted run is *returned* (``status``), not raised.
+    if ``out`` exists and is not empty (with ``resume``: if it holds no ``run.json``);
+    :class:`ValueError` if ``config.strategy`` does not fit the topology. A failed, timed-out or
+    interrupted run is *returned* (``status``), not raised.
     ``on_start`` is called with the started tasks (tests use it to kill one); ``on_progress`` with
     :class:`tierscope.trainer.progress.Progress` events while the run goes on (about twice a second, and
     at once when a task fails), from this thread.
     """
     strategy = config.strategy or topology.strategy
     _check_strategy(strategy, topology)
-    if out.exists() and any(out.iterdir()):
-        raise RunDirError(f"run directory {out} already holds files; choose another --out or remove it")
+    earlier = _earlier_attempt(out) if resume else None
+    if not resume and out.exists() and any(out.iterdir()):
+        raise RunDirError(
+            f"run directory {out} already holds files; choose another --out, remove it, "
+            "or --resume to continue its run from its latest checkpoint"
+        )
     out.mkdir(parents=True, exist_ok=True)
-    config = _with_strategy(config, strategy)
+    config = _with_strategy(config, strategy, config.model_dir or out / MODEL_DIR)
     cluster = topology.cluster([f"localhost:{p}" for p in free_ports(len(topology.tasks))])
     task_cmd = command(config)
     started_at = datetime.now(UTC)
@@ -297,7 +312,8 @@ def launch_local(
         "command": shlex.join(launcher_argv) if launcher_argv else None,
         "task_command": shlex.join(task_cmd),
         "cluster": cluster,
-        "started_at": _iso(started_at),
+        "started_at": earlier.get("started_at", _iso(started_at)) if earlier else _iso(started_at),
+        "attempts": int(earlier.get("attempts", 1)) + 1 if earlier else 1,
         "ended_at": None,
         "status": "running",
         "reason": None,
@@ -305,7 +321,7 @@ def launch_local(
         "pids": {},
     }
     _write_run_doc(out, meta)
-    events = open(out / LAUNCHER_LOG, "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
+    events = open(out / LAUNCHER_LOG, "a" if resume else "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
     job_log = StepLog(Identity(config.run_id, config.tier, None, None), "json", events, diagnostics=None)
     job_log.event("started", detail={"topology": topology.as_dict(), "strategy": strategy, "host": meta["host"]})
     tasks: list[Task] = []
@@ -317,7 +333,8 @@ def launch_local(
             try:
                 suffix = SUFFIXES[config.log_format]
                 for role, index in topology.tasks:
-                    tasks.append(start_task(role, index, task_cmd, _task_env(cluster, role, index), out, suffix))
+                    env = _task_env(cluster, role, index)
+                    tasks.append(start_task(role, index, task_cmd, env, out, suffix, append=resume))
                 meta["pids"] = {t.name: t.process.pid for t in tasks}
                 _write_run_doc(out, meta)
                 if on_start:
@@ -357,10 +374,23 @@ def launch_local(
     )
 
 
-def _with_strategy(config: TrainConfig, strategy: Strategy) -> TrainConfig:
+def _with_strategy(config: TrainConfig, strategy: Strategy, model_dir: Path) -> TrainConfig:
     from dataclasses import replace
 
-    return replace(config, strategy=strategy)
+    return replace(config, strategy=strategy, model_dir=model_dir)
+
+
+def _earlier_attempt(out: Path) -> dict[str, Any]:
+    """The ``run.json`` of the run in ``out`` that ``--resume`` continues; :class:`RunDirError` if none."""
+    try:
+        doc = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunDirError(
+            f"--resume: {out / RUN_FILE} cannot be read ({exc}); give the run directory of an earlier run"
+        ) from None
+    if not isinstance(doc, dict):
+        raise RunDirError(f"--resume: {out / RUN_FILE} is not a JSON object; give the run directory of an earlier run")
+    return doc
 
 
 def _check_strategy(strategy: Strategy, topology: Topology) -> None:
@@ -385,6 +415,9 @@ def train_local(
     log_every_steps: int = 100,
     log_interval_secs: float = 0.0,
     log_format: str = "json",
+    checkpoint_every: int = 100,
+    eval_every: int = 100,
+    resume: bool = False,
     out: Path | None = None,
     run_id: str | None = None,
     timeout: float | None = 3600.0,
@@ -399,7 +432,8 @@ def train_local(
 
     Raises :class:`ValueError` for contradictory options (a tier *and* a topology, a strategy
     that does not fit), :class:`tierscope.trainer.tiers.UnknownTierError`, :class:`RunDirError`.
-    ``on_progress``: see :func:`launch_local`.
+    ``on_progress``, ``resume``: see :func:`launch_local` (``resume`` needs ``out``; the run id defaults to
+    the earlier attempt's). ``checkpoint_every``, ``eval_every``: see :class:`TrainConfig`.
     """
     from tierscope.trainer.tiers import CUSTOM, get_tier
 
@@ -416,6 +450,10 @@ def train_local(
     # cloud's price table and out of the tiers' scaling fit (run.json keeps the topology).
     label = local_tier(label)
     # A run directory named by the user (--out runs/ps2) names the run too.
+    if resume:
+        if out is None:
+            raise ValueError("--resume needs --out, the run directory of the run to continue")
+        run_id = run_id or _earlier_attempt(out).get("run_id")
     run_id = run_id or (out.name if out is not None and out.name else default_run_id(label))
     config = TrainConfig(
         run_id=run_id,
@@ -429,6 +467,8 @@ def train_local(
         log_interval_secs=log_interval_secs,
         log_format=log_format,  # type: ignore[arg-type]
         strategy=strategy,
+        checkpoint_every=checkpoint_every,
+        eval_every=eval_every,
     )
     return launch_local(
         config,
@@ -438,4 +478,5 @@ def train_local(
         grace_s=grace,
         launcher_argv=launcher_argv,
         on_progress=on_progress,
+        resume=resume,
     )

@@ -87,7 +87,16 @@ def _mlp_class() -> type:
                 m_t = m.assign(BETA_1 * m + (1.0 - BETA_1) * grad)
                 v_t = v.assign(BETA_2 * v + (1.0 - BETA_2) * tf.square(grad))
                 var.assign_sub(rate * m_t / (tf.sqrt(v_t) + EPSILON))
-            correct = tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), y), tf.float32)
-            return tf.reduce_mean(per_example), tf.reduce_mean(correct)
+            return tf.reduce_mean(per_example), self._accuracy(logits, y)
+
+        def evaluate(self, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+            """Mean loss and accuracy (float32 scalars) of ``x`` (n, 784) against labels ``y`` (n,); no update."""
+            logits = self(x)
+            per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+            return tf.reduce_mean(per_example), self._accuracy(logits, y)
+
+        @staticmethod
+        def _accuracy(logits: tf.Tensor, y: tf.Tensor) -> tf.Tensor:
+            return tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), y), tf.float32))
 
     return MLP

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from tierscope.contract import JSON_LOG_SUFFIX, KIND_KEY, TEXT_LOG_SUFFIX
+from tierscope.contract import EVENTS, FAILED, JSON_LOG_SUFFIX, KIND_KEY, TEXT_LOG_SUFFIX
 
 LogFormat = Literal["json", "text", "off"]
 LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text", "off")
@@ -174,15 +174,18 @@ class StepLog:
 
     def event(
         self,
-        event: Literal["started", "finished", "failed"],
+        event: str,
         reason: str | None = None,
         detail: dict[str, Any] | None = None,
         step: int | None = None,
     ) -> None:
-        """Write a run event of this task (``detail`` must be JSON-serialisable)."""
+        """Write a run event of this task: ``event`` one of :data:`tierscope.contract.EVENTS` (raises
+        ValueError otherwise), ``detail`` JSON-serialisable, ``step`` the global step it concerns."""
+        if event not in EVENTS:
+            raise ValueError(f"unknown event {event!r}; choose one of {', '.join(EVENTS)}")
         if self._handler is None:
             return
-        level = logging.ERROR if event == "failed" else logging.INFO
+        level = logging.ERROR if event == FAILED else logging.INFO
         if self.fmt == "text":
             self._logger.log(
                 level,

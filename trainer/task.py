@@ -37,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--log-interval-secs", type=float, default=d.log_interval_secs, help="0: off")
     p.add_argument("--log-format", choices=LOG_FORMATS, default=d.log_format)
     p.add_argument("--strategy", choices=STRATEGIES, default=None, help="default: what the cluster calls for")
+    p.add_argument("--model-dir", type=Path, default=None, help="checkpoints: saved there, restored from it")
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help="global steps (0: at the end)")
+    p.add_argument("--eval-every", type=int, default=d.eval_every, help="global steps (0: off)")
     return p
 
 
@@ -64,6 +67,13 @@ def task_args(config: TrainConfig) -> list[str]:
         args += ["--data-file", str(Path(config.data_file).resolve())]
     if config.strategy is not None:
         args += ["--strategy", config.strategy]
+    if config.model_dir is not None:
+        args += ["--model-dir", str(Path(config.model_dir).resolve())]
+    defaults = TrainConfig()
+    if config.checkpoint_every != defaults.checkpoint_every:
+        args += ["--checkpoint-every", str(config.checkpoint_every)]
+    if config.eval_every != defaults.eval_every:
+        args += ["--eval-every", str(config.eval_every)]
     return args
 
 

@@ -10,7 +10,13 @@
   the global step); workers and parameter servers run a ``tf.distribute.Server`` until
   stopped with SIGTERM.
 
-Every task writes a ``started`` event, then ``finished`` or ``failed`` (with the reason).
+Every task writes a ``started`` event, then ``finished`` or ``failed`` (with the reason). A training
+task also writes what goodput (:mod:`tierscope.analysis.goodput`) reads: ``restored`` (the step a
+checkpoint in ``model_dir`` resumed it at), ``initialized`` (set-up done), ``first_step``, and around
+each checkpoint save every ``checkpoint_every`` global steps and each evaluation every
+``eval_every`` (:mod:`tierscope.trainer.checkpoints`) a begin and an end event. A task started
+again on the same ``model_dir`` trains on to ``steps`` global steps. Saves and evaluations happen
+after the step's record is written, between steps: a step costs what it did without them.
 TensorFlow is imported only here, inside the functions that need it.
 """
 
@@ -28,7 +34,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+from tierscope.contract import EVAL_BEGIN, EVAL_END, FIRST_STEP, INITIALIZED
 from tierscope.trainer import data, model
+from tierscope.trainer.checkpoints import Checkpointer
 from tierscope.trainer.roles import SINGLE, STRATEGIES, Strategy, TaskSpec, strategy_for
 from tierscope.trainer.steplog import Identity, IntervalMeter, LogFormat, StepLog
 
@@ -54,12 +62,20 @@ class TrainConfig:
     log_format: LogFormat = "json"
     #: None: what the cluster calls for (:func:`tierscope.trainer.roles.strategy_for`).
     strategy: Strategy | None = None
+    #: Where checkpoints go and are restored from (None: no checkpoints).
+    model_dir: Path | None = None
+    #: Save a checkpoint every N global steps, and after the last one (0: only after the last).
+    checkpoint_every: int = 100
+    #: Evaluate on held-out examples (:func:`tierscope.trainer.data.heldout`) every N global steps (0: never).
+    eval_every: int = 0
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:
             raise ValueError(f"steps ({self.steps}) and batch size ({self.batch_size}) must be at least 1")
         if self.log_every_steps < 0 or self.log_interval_secs < 0:
             raise ValueError("--log-every-steps and --log-interval-secs must be >= 0 (0 turns one off)")
+        if self.checkpoint_every < 0 or self.eval_every < 0:
+            raise ValueError("--checkpoint-every and --eval-every must be >= 0 (0 turns one off)")
         if self.strategy is not None and self.strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {self.strategy!r}; choose one of {', '.join(STRATEGIES)}")
 
@@ -70,7 +86,8 @@ class TrainResult:
     own count, ``loss`` / ``accuracy`` on the last batch, ``train_s`` seconds in the training
     loop (after set-up), ``records`` step records written, ``first_step_s`` the seconds of
     ``train_s`` spent on the first step: ``tf.function`` tracing and the input pipeline's
-    start, which no later step pays (with parameter servers: until the first step was scheduled)."""
+    start, which no later step pays (with parameter servers: until the first step had run);
+    ``start_step`` the global step restored from a checkpoint (0: none)."""
 
     step: int
     local_step: int
@@ -79,6 +96,7 @@ class TrainResult:
     train_s: float
     records: int
     first_step_s: float
+    start_step: int = 0
 
 
 class Terminated(Exception):
@@ -106,8 +124,8 @@ def _sigterm_raises() -> Iterator[None]:
 class _Schedule:
     """When to write a record: every ``every`` local steps, every ``secs`` seconds, and at the end."""
 
-    def __init__(self, config: TrainConfig) -> None:
-        self.every, self.secs, self.last_step = config.log_every_steps, config.log_interval_secs, config.steps
+    def __init__(self, config: TrainConfig, last_step: int) -> None:
+        self.every, self.secs, self.last_step = config.log_every_steps, config.log_interval_secs, last_step
         self.next_time = time.perf_counter() + self.secs
 
     def due(self, local_step: int) -> bool:
@@ -218,6 +236,55 @@ def _serve(task: TaskSpec, wait_forever: bool) -> None:
     del server
 
 
+def _is_lead(task: TaskSpec) -> bool:
+    """The task that writes the checkpoints and evaluates: the chief, else the first task (one process)."""
+    return task.tf_role == "chief" or ("chief" not in task.cluster and task.index == 0)
+
+
+@dataclass
+class _Milestones:
+    """What a training task does between steps, besides its records: ``saver`` (None: no
+    ``model_dir``), ``evaluate`` (None: no evaluation on this task), ``start_step`` restored."""
+
+    saver: Checkpointer | None = None
+    evaluate: Callable[[], None] | None = None
+    start_step: int = 0
+
+
+def _milestones(
+    config: TrainConfig,
+    task: TaskSpec,
+    net: Any,
+    log: StepLog,
+    settle: Callable[[], None] | None = None,
+) -> _Milestones:
+    """Restore ``net`` from ``config.model_dir`` and set up its saves and evaluations; ``settle``
+    waits for the steps scheduled so far (the parameter-server coordinator's ``join``)."""
+    import tensorflow as tf
+
+    found = _Milestones()
+    if config.model_dir is not None:
+        found.saver = Checkpointer(net, config.model_dir, log, writes=_is_lead(task), before_save=settle)
+        found.start_step = found.saver.restore()
+    held = data.heldout(config.dataset, config.data_file, config.seed) if config.eval_every else None
+    if held is not None and _is_lead(task):
+        x, y = data.features(held)
+        evaluate_fn = tf.function(net.evaluate)
+
+        def evaluate() -> None:
+            if settle is not None:
+                settle()
+            step = int(net.global_step.numpy())
+            log.event(EVAL_BEGIN, step=step)
+            start = time.perf_counter()
+            loss, accuracy = evaluate_fn(x, y)
+            detail = {"eval_loss": float(loss), "eval_accuracy": float(accuracy), "examples": len(held.labels)}
+            log.event(EVAL_END, step=step, detail=detail | {"seconds": round(time.perf_counter() - start, 6)})
+
+        found.evaluate = evaluate
+    return found
+
+
 def _train(config: TrainConfig, task: TaskSpec, strategy_name: str, log: StepLog, progress: _Progress) -> TrainResult:
     import tensorflow as tf
 
@@ -231,6 +298,7 @@ def _train(config: TrainConfig, task: TaskSpec, strategy_name: str, log: StepLog
     with strategy.scope():
         net = model.build(config.seed, config.learning_rate)
     global_batch = config.batch_size * strategy.num_replicas_in_sync
+    marks = _milestones(config, task, net, log)
 
     def dataset_fn(ctx: tf.distribute.InputContext) -> tf.data.Dataset:
         return data.make_dataset(
@@ -245,7 +313,7 @@ def _train(config: TrainConfig, task: TaskSpec, strategy_name: str, log: StepLog
         loss, acc = strategy.run(net.train_step, args=(x, y, global_batch))
         return strategy.experimental_local_results(loss)[0], strategy.experimental_local_results(acc)[0]
 
-    return _loop(config, log, progress, lambda: step_fn(iterator), lambda: int(net.global_step.numpy()))
+    return _loop(config, log, progress, lambda: step_fn(iterator), lambda: int(net.global_step.numpy()), marks)
 
 
 def _train_ps(
@@ -257,6 +325,7 @@ def _train_ps(
     coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
     with strategy.scope():
         net = model.build(config.seed, config.learning_rate)
+    marks = _milestones(config, task, net, log, settle=coordinator.join)
 
     def dataset_fn(ctx: tf.distribute.InputContext) -> tf.data.Dataset:
         # Every worker builds the same pipeline; no seed so each shuffles differently.
@@ -283,7 +352,11 @@ def _train_ps(
         loss, acc = last[0].fetch()
         return float(loss), float(acc)
 
-    return _loop(config, log, progress, schedule, lambda: int(net.global_step.numpy()), fetch)
+    return _loop(config, log, progress, schedule, lambda: int(net.global_step.numpy()), marks, fetch)
+
+
+def _due(every: int, step: int) -> bool:
+    return every > 0 and step % every == 0
 
 
 def _loop(
@@ -292,39 +365,56 @@ def _loop(
     progress: _Progress,
     run_step: Callable[[], Any],
     global_step: Callable[[], int],
+    marks: _Milestones,
     fetch: Callable[[], tuple[float, float]] | None = None,
 ) -> TrainResult:
-    """Run ``config.steps`` steps and write the records; ``fetch`` waits for the metrics of
-    the latest step (default: they are what ``run_step`` returned)."""
-    schedule = _Schedule(config)
-    meter = IntervalMeter()
+    """Run the steps from ``marks.start_step`` to ``config.steps`` and write the records, the
+    checkpoints and the evaluations; ``fetch`` waits for the metrics of the latest step (default:
+    they are what ``run_step`` returned). The global step after local step ``n`` is ``start_step +
+    n`` (every strategy counts one global step per step run), so when to save and evaluate costs
+    no read of the global step."""
+    log.event(INITIALIZED, step=marks.start_step)
+    remaining = config.steps - marks.start_step
+    schedule = _Schedule(config, remaining)
+    meter = IntervalMeter(last_global=marks.start_step)  # the first rate: steps done by this process
     outputs: Any = None
     logging_on = log.fmt != "off"
     first_step_s = 0.0
-    for local_step in range(1, config.steps + 1):
+    saved = marks.start_step
+    progress.step = marks.start_step
+    for local_step in range(1, remaining + 1):
         outputs = run_step()
         if local_step == 1:
+            if fetch:  # the coordinator only scheduled it: wait until it ran
+                fetch()
+            log.event(FIRST_STEP, step=global_step())
             first_step_s = time.perf_counter() - meter.start
-        if not (logging_on and schedule.due(local_step)):
-            continue
+        at = marks.start_step + local_step
+        if logging_on and schedule.due(local_step):
+            loss, acc = fetch() if fetch else (float(outputs[0]), float(outputs[1]))
+            step = global_step()
+            elapsed, g_rate, l_rate = meter.mark(step, local_step)
+            log.step(
+                step=step,
+                local_step=local_step,
+                loss=loss,
+                accuracy=acc,
+                elapsed_s=elapsed,
+                global_steps_per_s=g_rate,
+                local_steps_per_s=l_rate,
+                batch_size=config.batch_size,
+            )
+            progress.step, progress.local_step, progress.loss, progress.accuracy = step, local_step, loss, acc
+            progress.records += 1
+        if marks.saver is not None and _due(config.checkpoint_every, at):
+            saved = marks.saver.save()
+        if marks.evaluate is not None and _due(config.eval_every, at):
+            marks.evaluate()
+    if outputs is not None and not logging_on:  # still report how the run ended
         loss, acc = fetch() if fetch else (float(outputs[0]), float(outputs[1]))
-        step = global_step()
-        elapsed, g_rate, l_rate = meter.mark(step, local_step)
-        log.step(
-            step=step,
-            local_step=local_step,
-            loss=loss,
-            accuracy=acc,
-            elapsed_s=elapsed,
-            global_steps_per_s=g_rate,
-            local_steps_per_s=l_rate,
-            batch_size=config.batch_size,
-        )
-        progress.step, progress.local_step, progress.loss, progress.accuracy = step, local_step, loss, acc
-        progress.records += 1
-    if not logging_on:  # still report how the run ended
-        loss, acc = fetch() if fetch else (float(outputs[0]), float(outputs[1]))
-        progress.step, progress.local_step, progress.loss, progress.accuracy = global_step(), config.steps, loss, acc
+        progress.step, progress.local_step, progress.loss, progress.accuracy = global_step(), remaining, loss, acc
+    if marks.saver is not None and remaining > 0 and saved < marks.start_step + remaining:
+        marks.saver.save()  # the final state, so a run started again has nothing left to do
     return TrainResult(
         step=progress.step,
         local_step=progress.local_step,
@@ -333,6 +423,7 @@ def _loop(
         train_s=time.perf_counter() - meter.start,
         records=progress.records,
         first_step_s=first_step_s,
+        start_step=marks.start_step,
     )
 
 

@@ -1,4 +1,5 @@
-"""Run status from what platforms and launchers actually print: ``failed`` and ``finished`` events.
+"""Run status from what platforms and launchers actually print: ``failed`` and ``finished`` events,
+and the milestones goodput reads (:data:`MILESTONES`: checkpoint saves, evaluations, restores).
 
 Read from the bare message (after :mod:`~tierscope.collector.formats.envelopes`), tried after
 every chain like tracebacks. What fails a run, with the line's cause as the event's reason:
@@ -20,6 +21,17 @@ What finishes one (the run is ``ok`` once no failure is seen; a run with records
 TFJob's succeeded condition, ``Training ends``, and an Estimator export (``SavedModel written
 to``) that no step record follows.
 
+Milestones (:mod:`tierscope.analysis.goodput` classifies stalls and values wasted progress by them),
+each line its own event, ``step`` the global step it names (else, in :func:`tierscope.collector.formats.parse_lines`,
+the last step record's before it):
+
+- ``checkpoint_begin``: Estimator's ``Saving checkpoints for N into ...``, TF-slim's ``Saving checkpoint
+  to path ...``, Keras' ``Epoch 00001: saving model to ...``; ``checkpoint_end``: Estimator's (TF 1.14
+  on) ``Calling checkpoint listeners after saving checkpoint N...``;
+- ``eval_begin`` / ``eval_end``: Estimator's ``Starting evaluation at <time>`` / ``Finished evaluation at <time>``;
+- ``restored``: ``Restoring parameters from .../model.ckpt-N`` (not inside an evaluation, which
+  restores the checkpoint it evaluates), tensorpack's ``Start training with global_step=N`` (N > 0).
+
 Severity is never a cause: Vertex AI and AI Platform label a process's stderr copy of an
 INFO line ``ERROR``. Lines of one cause that sit within :data:`BLOCK_LINES` lines of each
 other (a JSON error body, a ``kubectl describe`` condition, a replica's exit and the job's)
@@ -34,6 +46,7 @@ from typing import ClassVar, NamedTuple
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
+from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED
 
 
 class Marker(NamedTuple):
@@ -47,6 +60,17 @@ class Marker(NamedTuple):
     rank: int
     recoverable: bool = False
 
+
+#: Milestone lines: ``(event, regex)``, a ``step`` group (if any) the global step the line names.
+MILESTONES: tuple[tuple[str, str], ...] = (
+    (CHECKPOINT_BEGIN, r"\bSaving checkpoints for (?P<step>\d+) into\b"),
+    (CHECKPOINT_BEGIN, r"\bSaving checkpoint to path\b|\bEpoch \d+: (?:.*, )?saving model to\b"),
+    (CHECKPOINT_END, r"\bCalling checkpoint listeners after saving checkpoint (?P<step>\d+)\b"),
+    (EVAL_BEGIN, r"\bStarting evaluation at \d{4}-\d\d-\d\d"),
+    (EVAL_END, r"\bFinished evaluation at \d{4}-\d\d-\d\d"),
+    (RESTORED, r"\bRestoring parameters from \S*?-(?P<step>\d+)\s*$"),
+    (RESTORED, r"\bStart training with global_step=(?P<step>[1-9]\d*)\b"),
+)
 
 MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"The replica \w+ \d+ (?:ran out-of-memory and )?exited with a non-zero status of \d+", 5),
@@ -87,6 +111,8 @@ RECOVERABLE_DETAIL = json.dumps({"recoverable": True})
 # The TF allocator's warning says itself that it is not a failure.
 _NOT_A_FAILURE = r"not a failure"
 _ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
+_ANY_MILESTONE = "|".join(f"(?:{pattern})" for _, pattern in MILESTONES).replace("(?P<step>", "(?:")
+_EITHER = f"{_ANY}|{_ANY_MILESTONE}"
 
 
 class RunStatus(AlwaysTried):
@@ -98,6 +124,16 @@ class RunStatus(AlwaysTried):
     )
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        # One pass over every line that reached here (nearly all of a file); the rest only for batches with a hit.
+        if not lines.select(pl.col("line").str.contains(_EITHER).any()).item():
+            return empty_parsed(lines)
+        milestones, lines = _milestones(lines, self.name)
+        parsed = self._status(lines)
+        if milestones.height:
+            parsed.events = pl.concat([parsed.events, milestones], how="diagonal_relaxed").sort("source_offset")
+        return parsed
+
+    def _status(self, lines: pl.DataFrame) -> Parsed:
         line = pl.col("line")
         hit = line.str.contains(_ANY) & ~line.str.contains(_NOT_A_FAILURE)
         if not lines.select(hit.any()).item():
@@ -146,6 +182,59 @@ class RunStatus(AlwaysTried):
             .sort("source_offset")
         )
         return Parsed(steps=pl.DataFrame(), events=events, rejects=pl.DataFrame(), rest=rest)
+
+
+def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(milestone events, the other lines)``: one event per :data:`MILESTONES` line, with its step."""
+    line = pl.col("line")
+    hit = line.str.contains(_ANY_MILESTONE)
+    if not lines.select(hit.any()).item():
+        return pl.DataFrame(), lines
+    ours, rest = lines.filter(hit), lines.filter(~hit)
+    which = pl.coalesce(
+        [
+            pl.when(line.str.contains(pattern)).then(pl.lit(i, dtype=pl.Int32))
+            for i, (_, pattern) in enumerate(MILESTONES)
+        ]
+    )
+    steps = [
+        line.str.extract(pattern, 1).cast(pl.Int64, strict=False) if "(?P<step>" in pattern else None
+        for _, pattern in MILESTONES
+    ]
+    found = ours.with_columns(_m=which).with_columns(
+        event=pl.col("_m").replace_strict({i: e for i, (e, _) in enumerate(MILESTONES)}, return_dtype=pl.String),
+        step=pl.coalesce([pl.when(pl.col("_m") == i).then(x) for i, x in enumerate(steps) if x is not None]),
+    )
+    # A restore inside an evaluation (after its begin line, before its end) loads the checkpoint it evaluates.
+    state = pl.when(pl.col("event") == EVAL_BEGIN).then(True).when(pl.col("event") == EVAL_END).then(False)
+    by = [TAG] if TAG in found.columns else []
+    in_eval = state.shift(1).forward_fill().fill_null(False)
+    found = found.sort("source_offset").with_columns(_in_eval=in_eval.over(by) if by else in_eval)
+    found = found.filter(~((pl.col("event") == RESTORED) & pl.col("_in_eval")))
+    events = found.select("source_offset", "event", "step", pl.lit(fmt).alias("format"))
+    return events, rest
+
+
+def milestone_steps(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
+    """``events`` with a milestone's missing step taken from the last step record before its line."""
+    if events.height == 0 or "step" not in events.columns or steps.height == 0 or "step" not in steps.columns:
+        return events
+    blank = pl.col("step").is_null() & pl.col("event").is_in([e for e, _ in MILESTONES])
+    if not events.select(blank.any()).item():
+        return events
+    last = (
+        steps.filter(pl.col("step").is_not_null())
+        .select("source_offset", pl.col("step").alias("_last"))
+        .sort("source_offset")
+    )
+    filled = (
+        events.with_row_index("_row").sort("source_offset").join_asof(last, on="source_offset", strategy="backward")
+    )
+    return (
+        filled.with_columns(step=pl.when(blank).then(pl.col("_last")).otherwise(pl.col("step")))
+        .sort("_row")
+        .drop("_row", "_last")
+    )
 
 
 def drop_recovered(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:

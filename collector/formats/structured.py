@@ -10,8 +10,9 @@ same object arrives in Cloud Logging as an entry's ``jsonPayload``. A step recor
      "global_steps_per_s": 31.0, "local_steps_per_s": 15.5, "examples_per_s": 1550.0,
      "batch_size": 100, "timestamp": "2026-11-29T23:00:00.123456Z"}
 
-A run event has ``"tierscope": "event"``, ``"event"`` (started / failed / finished),
-``"reason"`` and ``"detail"`` (an object). Meaning of the numbers: ``step`` is the global
+A run event has ``"tierscope": "event"``, ``"event"`` (one of :data:`tierscope.contract.EVENTS`:
+started / failed / finished and the milestones goodput reads, such as ``checkpoint_begin``),
+``"reason"``, ``"detail"`` (an object) and, for a milestone, ``"step"``. Meaning of the numbers: ``step`` is the global
 step, ``local_step`` this task's own count, ``elapsed_s`` seconds since the task started,
 rates over the last logging interval. Objects without a top-level ``"tierscope"`` key are
 not ours and are handed on to the next format: a Cloud Logging entry holding a record in its

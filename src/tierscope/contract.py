@@ -9,6 +9,7 @@ A run directory written by ``tierscope train local``::
 
     run.json               RUN_FILE: a JSON object, :class:`RunDoc`
     launcher.jsonl         the job's own events (JSON_LOG_SUFFIX)
+    model/                 MODEL_DIR: the training state's checkpoints (a restarted run resumes from them)
     chief-0.jsonl ...      one step log per task: JSON_LOG_SUFFIX, or TEXT_LOG_SUFFIX for text logs
     stderr/chief-0.txt     each task's stderr, in a sub-folder: the collector reads only the
                            directory's own files, so TensorFlow's chatter never reaches it
@@ -22,8 +23,27 @@ from typing import Any, TypedDict
 #: The key that marks a structured log object as tierscope's; its value is ``"step"`` or ``"event"``.
 KIND_KEY = "tierscope"
 
+#: A run event's name (the ``event`` field of an ``"event"`` object; a text log's lines that say the
+#: same, such as Estimator's ``Saving checkpoints for N``, become the same events). What goodput
+#: (:mod:`tierscope.analysis.goodput`) reads them for is in brackets.
+STARTED = "started"  # a process (or the job) started [the clock's origin]
+INITIALIZED = "initialized"  # set-up done: data loaded, model built, checkpoint restored [initialisation]
+FIRST_STEP = "first_step"  # the first training step ended; ``step`` its global step [program start-up]
+CHECKPOINT_BEGIN = "checkpoint_begin"  # a checkpoint save began; ``step``: the step it saves
+CHECKPOINT_END = "checkpoint_end"  # ... and ended [checkpoint stalls]
+EVAL_BEGIN = "eval_begin"  # an evaluation began
+EVAL_END = "eval_end"  # ... and ended [evaluation stalls]; ``detail``: its metrics
+RESTORED = "restored"  # training resumed from a checkpoint; ``step``: the step restored [wasted progress]
+FINISHED = "finished"  # a process (or the job) ended well [the lifetime's end]
+FAILED = "failed"  # ... or not; ``reason`` says why
+#: Every event name, in the order of a run.
+EVENTS = (STARTED, INITIALIZED, FIRST_STEP, CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED,
+          FINISHED, FAILED)  # fmt: skip
+
 #: The run directory's description of the run (see :class:`RunDoc`).
 RUN_FILE = "run.json"
+#: The run directory's sub-folder of checkpoints (read only by the trainer).
+MODEL_DIR = "model"
 #: Suffix of a step log in tierscope's structured JSON (one object per line).
 JSON_LOG_SUFFIX = ".jsonl"
 #: Suffix of a step log in the 2016 text format (and of a task that logs nothing).
@@ -44,7 +64,8 @@ class RunDoc(TypedDict, total=False):
     command: str | None  # the launcher's command line
     task_command: str  # every task's command line
     cluster: dict[str, list[str]]  # TF_CONFIG's cluster
-    started_at: str  # ISO 8601 UTC
+    started_at: str  # ISO 8601 UTC (of the first attempt, when --resume started the run again)
+    attempts: int  # how many times the run was started (--resume adds one)
     ended_at: str | None
     wall_s: float  # seconds from the first task's start to the last one's end
     status: str  # "running", "finished", "failed", "timeout", "interrupted"

@@ -89,3 +89,112 @@ def test_summary_json_has_the_goodput_columns_and_the_price_per_productive_step(
         assert key in row
     # BASIC on 2019-12-01: USD per 1,000 steps / goodput (600 / 830)
     assert row["price_per_1000_productive_steps"] == pytest.approx(row["usd_per_1000_steps"] / (600 / 830), rel=0.01)
+
+
+def _with_milestones(dataset: Dataset, eval_s: float | None = None) -> Dataset:
+    """The generated job of :func:`_generated` with the events a trainer like tierscope's writes: the
+    launcher's start at 0 s, the master's ``initialized`` at 12 s and ``first_step`` (step 1) at 30.2 s;
+    a checkpoint save after step 700 (170 s .. 180 s) and after step 1300 (300 s .. 310 s): the two
+    10 s stalls; an instant one after step 1500 (350 s), the one the second process restores at 475 s.
+    ``eval_s``: the save after step 1300 is an evaluation of that many seconds instead."""
+    master = {"role": "master", "task_index": 0}
+    second = ("checkpoint_begin", "checkpoint_end") if eval_s is None else ("eval_begin", "eval_end")
+    rows = [
+        ("initialized", 12.0, None),
+        ("first_step", 30.2, 1),
+        ("checkpoint_begin", 170.0, 700),
+        ("checkpoint_end", 180.0, 700),
+        (second[0], 300.0, 1300),
+        (second[1], 310.0 if eval_s is None else 300.0 + eval_s, 1300),
+        ("checkpoint_begin", 350.0, 1500),
+        ("checkpoint_end", 350.0, 1500),
+        ("restored", 475.0, 1500),
+    ]
+    events = pl.DataFrame(
+        [{"run_id": "job", "event": e, "timestamp": T0 + timedelta(seconds=at), "step": step, "source": "job.log",
+          **master} for e, at, step in rows]
+    )  # fmt: skip
+    dataset.append("events", conform(events, EVENT_SCHEMA))
+    return dataset
+
+
+def test_checkpoint_stalls_restore_and_start_up_from_events_by_hand(tmp_path) -> None:
+    row = analyze(_with_milestones(_generated(tmp_path / "ds"))).summary.row(0, named=True)
+    # start-up: the first step ends at 30.2 s, less its own 1 / 5 = 0.2 s of work: 30 s, of which
+    # 12 s initialisation (job start to `initialized`) and 18 s program start-up
+    assert row["badput_startup_s"] == pytest.approx(30, abs=1)
+    assert row["badput_init_s"] == pytest.approx(12, abs=1)
+    assert row["badput_program_startup_s"] == pytest.approx(18, abs=1)
+    # the first record (step 100 at 50 s) after the first step: 19.8 s for 99 steps at 5/s = 19.8 s: no warm-up
+    assert row["badput_warmup_s"] == pytest.approx(0, abs=1)
+    # intervals 700 -> 800 and 1300 -> 1400: 30 s for 20 s of steps, each with a 10 s save in it
+    assert row["stalls"] == 2 and row["badput_stalls_s"] == pytest.approx(20, abs=1)
+    assert row["badput_checkpoint_s"] == pytest.approx(20, abs=1)  # 10 + 10
+    assert row["badput_eval_s"] == 0.0 and row["badput_stalls_other_s"] == pytest.approx(0, abs=1)
+    # the restored step (1500) says it directly: 2000 - 1500 = 500 steps again at 5/s = 100 s; the gap
+    # 450 s -> 530 s (step 1600) less 100 steps from 1500 at 5/s (20 s) = 60 s
+    assert row["badput_wasted_s"] == pytest.approx(100, abs=1)
+    assert row["badput_restarts_s"] == pytest.approx(60, abs=1)
+    assert row["badput_tail_s"] == pytest.approx(20, abs=1)
+    assert row["lifetime_s"] == pytest.approx(830, abs=1)
+    # 830 - 30 - 20 - 60 - 100 - 20 = 600 s: 3000 distinct steps at 5 steps/s
+    assert row["goodput"] == pytest.approx(600 / 830, abs=0.005)  # 72.3 %
+    assert row["badput_checkpoint_share"] == pytest.approx(20 / 830, abs=0.002)
+
+
+def test_a_stall_longer_than_its_evaluation_keeps_the_rest_as_other(tmp_path) -> None:
+    row = analyze(_with_milestones(_generated(tmp_path / "ds"), eval_s=4.0)).summary.row(0, named=True)
+    # 700 -> 800: the 10 s checkpoint; 1300 -> 1400: 10 s of excess, of which the evaluation
+    # (eval_begin 300 s, eval_end 304 s) explains 4 s; the other 6 s are input or unknown
+    assert row["badput_checkpoint_s"] == pytest.approx(10, abs=0.5)
+    assert row["badput_eval_s"] == pytest.approx(4, abs=0.5)
+    assert row["badput_stalls_other_s"] == pytest.approx(6, abs=0.5)
+    assert row["badput_stalls_s"] == pytest.approx(20, abs=1)  # still the total
+
+
+def test_stalls_without_events_cannot_be_classified(tmp_path) -> None:
+    row = analyze(_generated(tmp_path / "ds")).summary.row(0, named=True)
+    # no event says what held steps 700 -> 800 and 1300 -> 1400 up: not observable, not zero
+    assert row["badput_checkpoint_s"] is None and row["badput_eval_s"] is None
+    assert row["badput_stalls_other_s"] == pytest.approx(20, abs=1)
+    assert row["badput_init_s"] is None and row["badput_program_startup_s"] is None
+
+
+def _estimator_log(path) -> None:
+    """A Cloud ML Engine Estimator job as ``gcloud ... stream-logs`` prints it: steps 100..2000 every
+    20 s at 5 steps/s (the first at 50 s), the steps after 700 and 1300 held up 10 s by a checkpoint
+    save, so those intervals take 30 s (``global_step/sec: 3.333``, ``(30.000 sec)``)."""
+    t0 = datetime(2018, 2, 6, 17, 0, 0)
+    lines, t, last = [], 30.0, 0.0
+    for step in range(100, 2001, 100):
+        t += 20
+        stamp = (t0 + timedelta(seconds=t)).strftime("%Y-%m-%d %H:%M:%S +0000")
+        head = f"INFO\t{stamp}\tmaster-replica-0\t\t"
+        if step > 100:
+            lines.append(f"{head}global_step/sec: {100 / (t - last):.4g}")
+        lines.append(f"{head}loss = 0.5, step = {step}" + (f" ({t - last:.3f} sec)" if step > 100 else ""))
+        last = t
+        if step in (700, 1300):
+            lines.append(f"{head}Saving checkpoints for {step} into gs://bucket/model/model.ckpt.")
+            t += 10
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_estimator_checkpoint_lines_classify_a_text_logs_stalls(tmp_path) -> None:
+    log = tmp_path / "train.log"
+    _estimator_log(log)
+    ds = tmp_path / "ds"
+    runner = CliRunner()
+    done = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "est", "--tier", "BASIC"])
+    assert done.exit_code == 0, done.output
+    events = Dataset(ds).read("events").sort("source_offset")
+    assert events.select("event", "step").rows() == [("checkpoint_begin", 700), ("checkpoint_begin", 1300)]
+    result = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    # two intervals of 30 s for 100 steps at 5/s (20 s): 10 s each, both after a `Saving checkpoints` line
+    assert row["stalls"] == 2 and row["badput_stalls_s"] == pytest.approx(20, abs=1)
+    assert row["badput_checkpoint_s"] == pytest.approx(20, abs=1)
+    assert row["badput_stalls_other_s"] == pytest.approx(0, abs=1)
+    # no evaluation line, and no trainer known to write one for every evaluation: not observable (null)
+    assert row["badput_eval_s"] is None

@@ -57,7 +57,8 @@ def test_single_process_learns_the_synthetic_set() -> None:
     assert steps["accuracy"].tail(2).min() > 0.9
     # Examples per second = local steps per second x batch size (100).
     assert steps.select((pl.col("examples_per_s") - 100 * pl.col("local_steps_per_s")).abs().max()).item() < 0.01
-    assert parsed.events["event"].sort().to_list() == ["finished", "started"]
+    # no model_dir: no checkpoints; the end of set-up and the first step are events (issue 12)
+    assert parsed.events["event"].sort().to_list() == ["finished", "first_step", "initialized", "started"]
 
 
 def test_text_log_reads_back_through_the_cloudml_parser() -> None:
@@ -69,7 +70,8 @@ def test_text_log_reads_back_through_the_cloudml_parser() -> None:
     # Records every 25 steps and at the last one: 25, 50, 60.
     assert parsed.steps["step"].to_list() == [25, 50, 60]
     assert parsed.steps["format"].unique().to_list() == ["cloudml"]
-    assert parsed.rejects.height == 0 and parsed.skipped == 2  # the started and finished lines
+    # the started, initialized, first_step and finished lines (the collector reads no text event line)
+    assert parsed.rejects.height == 0 and parsed.skipped == 4
 
 
 def test_a_failing_task_logs_failed_and_exits_1(tmp_path: Path) -> None:

@@ -87,6 +87,15 @@ def local_cmd(
     log_every_steps: Annotated[int, typer.Option(help="Write a record every N steps (0: off).", min=0)] = 100,
     log_interval_secs: Annotated[float, typer.Option(help="Also every S seconds (0: off).", min=0)] = 0.0,
     log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
+    checkpoint_every: Annotated[
+        int, typer.Option(help="Save a checkpoint (RUN_DIR/model) every N global steps, and at the end.", min=0)
+    ] = 100,
+    eval_every: Annotated[
+        int, typer.Option(help="Evaluate on held-out examples every N global steps (0: off).", min=0)
+    ] = 100,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the run in --out from its latest checkpoint (its logs are appended to).")
+    ] = False,
     out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/RUN_ID); must be empty.")] = None,
     run_id: Annotated[str | None, typer.Option(help="Default: --out's name, else local-TIER-TIME")] = None,
     timeout: Annotated[float | None, typer.Option(help="Stop every task after this many seconds.")] = 3600.0,
@@ -128,6 +137,9 @@ def local_cmd(
                 log_every_steps=log_every_steps,
                 log_interval_secs=log_interval_secs,
                 log_format=FormatChoice(log_format).value,
+                checkpoint_every=checkpoint_every,
+                eval_every=eval_every,
+                resume=resume,
                 out=out,
                 run_id=run_id,
                 timeout=timeout,

@@ -105,31 +105,38 @@ TRACEBACK = [
     "Traceback (most recent call last):",
     '  File "train.py", line 11, in <module>',
     "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor",  # 14 event
-    "INFO:tensorflow:Saving checkpoints for 20 into /tmp/model.ckpt.",  # 15 skipped
+    "INFO:tensorflow:Saving checkpoints for 20 into /tmp/model.ckpt.",  # 15 checkpoint_begin event (issue 12)
 ]
 
 
 def test_traceback_after_a_step_marks_the_run_failed() -> None:
     got = parse(TRACEBACK)
     assert got.events.select("source_offset", "event", "reason", "step").rows() == [
-        (14, "failed", "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor", 20)
+        (
+            14,
+            "failed",
+            "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor",
+            20,
+        ),
+        (15, "checkpoint_begin", None, 20),
     ]
-    assert outcome_offsets(got) == {"steps": [4], "events": [14], "rejects": []}
-    assert got.skipped == len(TRACEBACK) - 2
+    assert outcome_offsets(got) == {"steps": [4], "events": [14, 15], "rejects": []}
+    assert got.skipped == len(TRACEBACK) - 3
 
 
 def test_skipped_reject_and_failed_are_told_apart() -> None:
     lines = [
-        "INFO:tensorflow:Saving checkpoints for 0 into /tmp/model.ckpt.",  # skipped: no metric
+        "INFO:tensorflow:Saving checkpoints for 0 into /tmp/model.ckpt.",  # checkpoint_begin event (issue 12)
         "WARNING:tensorflow:From train.py:1: deprecated",  # skipped
         "INFO:tensorflow:loss = 0.73, step = 1.5e",  # reject: broken number
         "ERROR: gcloud crashed (BadStatusCodeError):",  # failed event
     ]
     got = parse(lines)
-    assert got.skipped == 2
+    assert got.skipped == 1
     assert got.rejects.select("source_offset", "reason").rows() == [(3, "step '1.5e' is not a whole number >= 0")]
     assert got.events.select("source_offset", "event", "reason").rows() == [
-        (4, "failed", "gcloud crashed (BadStatusCodeError)")
+        (1, "checkpoint_begin", None),
+        (4, "failed", "gcloud crashed (BadStatusCodeError)"),
     ]
 
 
@@ -149,7 +156,7 @@ def test_blocks_across_batch_boundaries_and_gzip(tmp_path: Path, batch_bytes: in
     text = "\n".join([*CLOUDML[:4], *ESTIMATOR[2:5], *TRACEBACK[4:]]) + "\n"
     dataset = _collect(tmp_path, "job.log.gz" if compress else "job.log", text, batch_bytes, compress)
     # Lines: 1-4 the cloudml record and Eval block, 5-7 the rate lines and their record,
-    # 8-17 the chained traceback, 18 a checkpoint line.
+    # 8-17 the chained traceback, 18 a checkpoint line (an event since issue 12).
     steps = dataset.read("steps").sort("source_offset")
     assert steps.select(
         "source_offset", "role", "step", "eval_loss", "global_steps_per_s", "examples_per_s"
@@ -158,7 +165,7 @@ def test_blocks_across_batch_boundaries_and_gzip(tmp_path: Path, batch_bytes: in
         (2, "evaluator", 100, 0.52, None, None),
         (7, None, 101, None, 37.2, 4761.6),
     ]
-    events = dataset.read("events")
-    assert events.select("source_offset", "event", "step").rows() == [(17, "failed", 101)]
+    events = dataset.read("events").sort("source_offset")
+    assert events.select("source_offset", "event", "step").rows() == [(17, "failed", 101), (18, "checkpoint_begin", 20)]
     assert dataset.read("rejects").height == 0
     assert events.get_column("reason")[0].startswith("tensorflow.python.framework.errors_impl.ResourceExhaustedError")
