@@ -37,6 +37,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--log-interval-secs", type=float, default=d.log_interval_secs, help="0: off")
     p.add_argument("--log-format", choices=LOG_FORMATS, default=d.log_format)
     p.add_argument("--strategy", choices=STRATEGIES, default=None, help="default: what the cluster calls for")
+    p.add_argument("--tensorboard", dest="tensorboard_dir", type=Path, default=None, help="event files under it")
     return p
 
 
@@ -64,6 +65,8 @@ def task_args(config: TrainConfig) -> list[str]:
         args += ["--data-file", str(Path(config.data_file).resolve())]
     if config.strategy is not None:
         args += ["--strategy", config.strategy]
+    if config.tensorboard_dir is not None:
+        args += ["--tensorboard", str(Path(config.tensorboard_dir).resolve())]
     return args
 
 

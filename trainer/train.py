@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from tierscope.trainer import data, model
 from tierscope.trainer.roles import SINGLE, STRATEGIES, Strategy, TaskSpec, strategy_for
 from tierscope.trainer.steplog import Identity, IntervalMeter, LogFormat, StepLog
+from tierscope.trainer.summaries import SummaryLog
 
 #: Exit codes of a task (``run_task``'s caller exits with them).
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 130, 143
@@ -54,6 +55,8 @@ class TrainConfig:
     log_format: LogFormat = "json"
     #: None: what the cluster calls for (:func:`tierscope.trainer.roles.strategy_for`).
     strategy: Strategy | None = None
+    #: Also write TensorBoard event files under it (:mod:`tierscope.trainer.summaries`); None: none.
+    tensorboard_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:
@@ -301,6 +304,7 @@ def _loop(
     outputs: Any = None
     logging_on = log.fmt != "off"
     first_step_s = 0.0
+    summaries = _summaries(config, log)
     for local_step in range(1, config.steps + 1):
         outputs = run_step()
         if local_step == 1:
@@ -320,8 +324,12 @@ def _loop(
             local_steps_per_s=l_rate,
             batch_size=config.batch_size,
         )
+        if summaries is not None:
+            summaries.step(step, loss, acc, g_rate)
         progress.step, progress.local_step, progress.loss, progress.accuracy = step, local_step, loss, acc
         progress.records += 1
+    if summaries is not None:
+        summaries.close()
     if not logging_on:  # still report how the run ended
         loss, acc = fetch() if fetch else (float(outputs[0]), float(outputs[1]))
         progress.step, progress.local_step, progress.loss, progress.accuracy = global_step(), config.steps, loss, acc
@@ -334,6 +342,13 @@ def _loop(
         records=progress.records,
         first_step_s=first_step_s,
     )
+
+
+def _summaries(config: TrainConfig, log: StepLog) -> SummaryLog | None:
+    """The task's event file when ``config`` asks for one (written with the step records)."""
+    if config.tensorboard_dir is None or log.who.role is None or log.who.task_index is None:
+        return None
+    return SummaryLog(Path(config.tensorboard_dir), log.who.role, log.who.task_index)
 
 
 def main_exit(code: int) -> None:

@@ -1,0 +1,55 @@
+"""``train local --tensorboard``: the event files a run writes collect to the rate of its step log,
+and a file cut inside its last record still gives every complete one (a real TensorFlow cluster)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+import pytest
+from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+
+from tierscope.analysis import analyze
+from tierscope.collector.collect import collect_runs, runs_from_paths
+from tierscope.collector.manifest import RunSpec
+from tierscope.dataset.store import Dataset
+from tierscope.trainer.launch import train_local
+
+
+def steady(dataset: Dataset) -> float:
+    return float(analyze(dataset).summary["steady_global_steps_per_s"][0])
+
+
+@pytest.mark.cluster
+def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(tmp_path: Path) -> None:
+    out, tb = tmp_path / "runs" / "mw", tmp_path / "tb" / "mw"
+    run = train_local(workers=1, steps=400, log_every_steps=40, out=out, timeout=300, tensorboard=tb)
+    assert run.status == "finished", run.reason
+    files = sorted(tb.rglob("events.out.tfevents.*"))
+    assert [f.parent.relative_to(tb).as_posix() for f in files] == ["chief_0/train", "worker_0/train"]
+
+    from_log, from_events = Dataset(tmp_path / "log"), Dataset(tmp_path / "events")
+    collect_runs(from_log, runs_from_paths([out], None, None, None))
+    [spec] = runs_from_paths([tb], None, run.tier, None)
+    collect_runs(from_events, [spec], settle_s=0)
+    logged = from_log.read("steps").sort("role", "step").select("role", "task_index", "step")
+    read = from_events.read("steps").sort("role", "step").select("role", "task_index", "step")
+    assert read.equals(logged) and read.height == 20  # 10 records per task, the same steps
+    # The same intervals' rates (float32 in the event files): the same steady state, within 1 %.
+    assert steady(from_events) == pytest.approx(steady(from_log), rel=0.01)
+
+    # A job killed while writing: the chief's file cut inside its last record (step 400's accuracy).
+    cut = tmp_path / "cut" / "chief_0" / "train" / files[0].name
+    cut.parent.mkdir(parents=True)
+    cut.write_bytes(files[0].read_bytes()[:-9])
+    whole = sum(1 for _ in RawEventFileLoader(str(files[0])).Load())  # tensorboard's own reader
+    dataset = Dataset(tmp_path / "cut-ds")
+    [counts] = collect_runs(dataset, [RunSpec(run_id="cut", tier=None, files=[cut])], settle_s=0).sources
+    assert counts.lines == whole - 1 and counts.steps == 10
+    assert any(n.startswith("the file ended early") for n in counts.notes)
+    steps = dataset.read("steps").sort("step")
+    assert steps["step"].to_list() == list(range(40, 401, 40))
+    assert steps["accuracy"].null_count() == 1 and steps.filter(pl.col("step") == 400)["accuracy"][0] is None
+    assert dataset.read("rejects")["reason"][0].startswith(f"event {whole}: the file ends inside it")
+    assert os.path.getsize(cut) == files[0].stat().st_size - 9
