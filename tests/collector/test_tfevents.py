@@ -13,6 +13,7 @@ from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.plugins.scalar.summary_v2 import scalar_pb
 from tensorboard.summary.writer.record_writer import RecordWriter
 
+from tests.support import ROOT
 from tierscope.analysis import analyze
 from tierscope.collector.collect import collect_runs, runs_from_paths
 from tierscope.collector.formats.declared import FormatsFileError, load_formats
@@ -20,6 +21,7 @@ from tierscope.collector.manifest import RunSpec
 from tierscope.collector.sources.tfevents import Place, place_of, run_name
 from tierscope.dataset.store import Dataset
 
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 T0 = 1_700_000_000.0  # the writer opens (file_version event), Unix seconds
 
 
@@ -173,9 +175,26 @@ def test_damaged_record_and_bad_rate_are_rejects(tmp_path: Path, ds: Dataset) ->
     assert counts.rejects == 2 and steps_of(ds)["step"].to_list() == [100, 200, 300]
 
 
+def test_bytes_that_are_no_records_are_one_reject(tmp_path: Path, ds: Dataset) -> None:
+    log = tmp_path / "job" / "events.out.tfevents.8.h"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(b"this is not a TFRecord file at all")
+    [counts] = collect(ds, log)
+    [reason] = Dataset(ds.root).read("rejects")["reason"].to_list()
+    assert reason == (
+        "event 1: the length of the record at byte 0 fails its checksum: the file is damaged from there, "
+        "its last 34 bytes are not read"
+    )
+    assert (counts.steps, counts.lines) == (0, 0) and collect(ds, log)[0].notes == ["unchanged"]
+
+
 def test_declared_tags_map_other_names(tmp_path: Path, ds: Dataset) -> None:
+    # The README's block (section "My log is not read").
+    section = README.split("## My log is not read", 1)[1].split("\n## ", 1)[0]
     toml = tmp_path / "my-formats.toml"
-    toml.write_text('[tensorboard.tags]\n"perf/step_time" = "sec_per_step"\n"train/total_loss" = "loss"\n')
+    toml.write_text(
+        section.split("```toml\n[tensorboard.tags]", 1)[1].split("```", 1)[0].join(["[tensorboard.tags]", ""])
+    )
     declared = load_formats(toml)
     log = tmp_path / "job" / "events.out.tfevents.6.h"
     write_events(log, [(T0 + 1, 10, simple("perf/step_time", 0.25)), (T0 + 1, 10, simple("train/total_loss", 3.0))])

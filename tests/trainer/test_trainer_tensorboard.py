@@ -15,10 +15,20 @@ from tierscope.collector.collect import collect_runs, runs_from_paths
 from tierscope.collector.manifest import RunSpec
 from tierscope.dataset.store import Dataset
 from tierscope.trainer.launch import train_local
+from tierscope.trainer.task import config_from_args, task_args
+from tierscope.trainer.train import TrainConfig
 
 
 def steady(dataset: Dataset) -> float:
     return float(analyze(dataset).summary["steady_global_steps_per_s"][0])
+
+
+def test_every_task_is_told_where_and_event_files_stay_out_of_the_run_directory(tmp_path: Path) -> None:
+    config = TrainConfig(run_id="a", tensorboard_dir=tmp_path / "tb")
+    assert config_from_args(task_args(config)) == config
+    with pytest.raises(ValueError, match="lies inside the run directory"):
+        train_local(out=tmp_path / "runs" / "a", tensorboard=tmp_path / "runs" / "a" / "tb")
+    assert not (tmp_path / "runs").exists()
 
 
 @pytest.mark.cluster
