@@ -136,6 +136,24 @@ def _read(
     offsets.put(snapshot(raw, path, run.run_id, resume[0], resume[1], False, TFEVENTS))
 
 
+def tag_table(path: Path, run: RunSpec) -> list[tuple[str, int, str | None]]:
+    """``(tag, events, field)`` for every scalar tag of the event file ``path``, in order of
+    appearance: what ``tierscope formats --try`` shows; ``field`` None: not read (declare it).
+    Raises :class:`InputError` for a file that cannot be read."""
+    tags = declared_tags(run)
+    place = place_of(path)
+    seen: dict[str, int] = {}
+    with open_raw(path) as raw:
+        for record in read_records(raw):
+            try:
+                _, got = scalars(record.number, record.start, record.data, None) if record.data else (0.0, [])
+            except ValueError:
+                continue
+            for s in got:
+                seen[s.tag] = seen.get(s.tag, 0) + 1
+    return [(tag, n, field_of(tag, tags, place)) for tag, n in seen.items()]
+
+
 def place_records(groups: list[list[Scalar]], tags: dict[str, str], place: Place, first_wall: float) -> pl.DataFrame:
     """:func:`~tierscope.collector.sources.tfevents.records`, empty without groups."""
     if not groups:

@@ -167,9 +167,9 @@ class Scalar:
     value: float
 
 
-def scalars(number: int, at: int, data: bytes, tags: Mapping[str, str]) -> tuple[float, list[Scalar]]:
+def scalars(number: int, at: int, data: bytes, tags: Mapping[str, str] | None) -> tuple[float, list[Scalar]]:
     """The event serialized in ``data`` (event ``number``, at byte ``at``): its wall time and its
-    scalars whose tag is in ``tags``.
+    scalars whose tag is in ``tags`` (None: every scalar).
     Raises :class:`ValueError` if ``data`` is not an event."""
     from google.protobuf.message import DecodeError
     from tensorboard.compat.proto import event_pb2
@@ -180,7 +180,7 @@ def scalars(number: int, at: int, data: bytes, tags: Mapping[str, str]) -> tuple
         raise ValueError(f"not a TensorBoard event ({exc})") from None
     found = []
     for value in event.summary.value:
-        if value.tag not in tags:
+        if tags is not None and value.tag not in tags:
             continue
         number_value = _scalar_value(value)
         if number_value is not None:

@@ -12,9 +12,11 @@ import pytest
 from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.plugins.scalar.summary_v2 import scalar_pb
 from tensorboard.summary.writer.record_writer import RecordWriter
+from typer.testing import CliRunner
 
 from tests.support import ROOT
 from tierscope.analysis import analyze
+from tierscope.cli import app
 from tierscope.collector.collect import collect_runs, runs_from_paths
 from tierscope.collector.formats.declared import FormatsFileError, load_formats
 from tierscope.collector.manifest import RunSpec
@@ -201,6 +203,11 @@ def test_declared_tags_map_other_names(tmp_path: Path, ds: Dataset) -> None:
     collect(ds, run=RunSpec(run_id="r", tier=None, files=[log], formats=declared))
     # 0.25 s per step is 1 / 0.25 = 4 global steps/s.
     assert steps_of(ds).select("step", "global_steps_per_s", "loss").rows() == [(10, 4.0, 3.0)]
+    # `formats --try` on an event file lists its tags and what each is read as.
+    shown = CliRunner().invoke(app, ["formats", "--try", str(log), "--formats", str(toml)], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "a TensorBoard event file, 2 scalar tags" in shown.output
+    assert "  perf/step_time  1 events  read as sec_per_step" in shown.output
     toml.write_text('[tensorboard.tags]\n"x" = "speed"\n')
     with pytest.raises(FormatsFileError, match="'x' -> 'speed': a field is one of global_steps_per_s"):
         load_formats(toml)
