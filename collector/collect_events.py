@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import polars as pl
 
@@ -72,32 +73,72 @@ def collect_event_file(
         if seg.why not in ("new", "grown"):
             counts.notes.append(f"{seg.why}: read from its first record")
         settled = time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
+        reading = _Reading(dataset, raw, path, run, tags, place, offsets, counts, (seg.start_offset, seg.start_line))
         try:
-            _read(dataset, raw, path, run, (seg.start_offset, seg.start_line), settled, tags, place, offsets, counts)
+            _read(reading, settled)
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
     counts.note_nan_loss()
     return counts
 
 
-def _read(
-    dataset: Dataset,
-    raw: BinaryIO,
-    path: Path,
-    run: RunSpec,
-    start: tuple[int, int],
-    settled: bool,
-    tags: dict[str, str],
-    place: Place,
-    offsets: OffsetStore,
-    counts: SourceCounts,
-) -> None:
-    ending = Ending(*start)
+#: Events per stored batch: bounds a collect's memory whatever the file's length (a scalar
+#: waiting to be stored costs about 200 bytes in Python).
+BATCH_EVENTS = 100_000
+
+
+@dataclass
+class _Reading:
+    """One event file's read: where its records go, and ``done`` (byte, event number) stored so far."""
+
+    dataset: Dataset
+    raw: BinaryIO
+    path: Path
+    run: RunSpec
+    tags: dict[str, str]
+    place: Place
+    offsets: OffsetStore
+    counts: SourceCounts
+    done: tuple[int, int]
+    first_wall: float | None = None
+
+    def store(self, groups: list[list[Scalar]], rejects: list[dict[str, Any]], resume: tuple[int, int]) -> None:
+        """Append the records of ``groups`` and ``rejects``, then save ``resume`` as where to go on."""
+        taken = resume[1] - self.done[1]
+        steps = place_records(groups, self.tags, self.place, self.first_wall)
+        parsed = Parsed(steps=steps, events=pl.DataFrame(), rejects=pl.DataFrame(rejects), rest=pl.DataFrame())
+        produced = {
+            *(steps.get_column("source_offset") if steps.height else ()),
+            *(r["source_offset"] for r in rejects),
+        }
+        parsed.skipped = max(0, taken - len(produced))
+        self.counts.lines += taken
+        store_parsed(self.dataset, parsed, self.run, str(self.path), self.counts)
+        self.offsets.put(snapshot(self.raw, self.path, self.run.run_id, resume[0], resume[1], False, TFEVENTS))
+        self.done = resume
+
+
+def _split(rejects: list[dict[str, Any]], number: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``rejects`` before event ``number``, and from it on."""
+    return [r for r in rejects if r["source_offset"] < number], [r for r in rejects if r["source_offset"] >= number]
+
+
+def _read(reading: _Reading, settled: bool) -> None:
+    """Read ``reading``'s file from ``reading.done`` on, batch after batch (see the module doc)."""
+    raw, counts = reading.raw, reading.counts
+    ending = Ending(*reading.done)
     found: list[Scalar] = []
-    rejects: list[dict[str, object]] = []
-    first_wall = _first_wall(raw)
-    for record in read_records(raw, *start, ending=ending):
-        rejects += _take(record, tags, place, found)
+    rejects: list[dict[str, Any]] = []
+    reading.first_wall = _first_wall(raw)
+    for record in read_records(raw, *reading.done, ending=ending):
+        rejects += _take(record, reading.tags, reading.place, found)
+        if record.number - reading.done[1] >= BATCH_EVENTS:
+            groups = step_groups(found)
+            if len(groups) > 1:  # every step but the last is whole: store them
+                head = groups[-1][0]
+                ready, rejects = _split(rejects, head.number)
+                reading.store(groups[:-1], ready, (head.at, head.number - 1))
+                found = groups[-1]
     resume = (ending.offset, ending.number)
     groups = step_groups(found)
     if groups and not settled:
@@ -105,7 +146,7 @@ def _read(
         head = groups.pop()[0]
         held, resume = head.number, (head.at, head.number - 1)
         counts.notes.append(f"events from number {held} on may still be being written: left for the next collect")
-        rejects = [r for r in rejects if int(r["source_offset"]) < held]  # type: ignore[call-overload]
+        rejects, _ = _split(rejects, held)
     if ending.how == "cut":
         if settled:
             rejects.append(_cut_reject(ending))
@@ -126,14 +167,7 @@ def _read(
         )
         counts.notes.append(f"damaged from byte {ending.offset:,}: the records before it are stored")
         resume = (size, ending.number)
-    taken = resume[1] - start[1]
-    steps = place_records(groups, tags, place, first_wall)
-    parsed = Parsed(steps=steps, events=pl.DataFrame(), rejects=pl.DataFrame(rejects), rest=pl.DataFrame())
-    produced = {*(steps.get_column("source_offset") if steps.height else ()), *(r["source_offset"] for r in rejects)}
-    parsed.skipped = max(0, taken - len(produced))
-    counts.lines += taken
-    store_parsed(dataset, parsed, run, str(path), counts)
-    offsets.put(snapshot(raw, path, run.run_id, resume[0], resume[1], False, TFEVENTS))
+    reading.store(groups, rejects, resume)
 
 
 def tag_table(path: Path, run: RunSpec) -> list[tuple[str, int, str | None]]:
@@ -154,14 +188,16 @@ def tag_table(path: Path, run: RunSpec) -> list[tuple[str, int, str | None]]:
     return [(tag, n, field_of(tag, tags, place)) for tag, n in seen.items()]
 
 
-def place_records(groups: list[list[Scalar]], tags: dict[str, str], place: Place, first_wall: float) -> pl.DataFrame:
+def place_records(
+    groups: list[list[Scalar]], tags: dict[str, str], place: Place, first_wall: float | None
+) -> pl.DataFrame:
     """:func:`~tierscope.collector.sources.tfevents.records`, empty without groups."""
     if not groups:
         return pl.DataFrame()
     return records(groups, tags, place, first_wall)
 
 
-def _take(record: Record, tags: dict[str, str], place: Place, found: list[Scalar]) -> list[dict[str, object]]:
+def _take(record: Record, tags: dict[str, str], place: Place, found: list[Scalar]) -> list[dict[str, Any]]:
     """Add ``record``'s storable scalars to ``found``; its rejects."""
     size = record.end - record.start
     if record.damaged:
@@ -176,25 +212,31 @@ def _take(record: Record, tags: dict[str, str], place: Place, found: list[Scalar
     for s in got:
         field = field_of(s.tag, tags, place)
         why = bad_value(field, s.value) if field else None
-        if why:
+        if s.step < 0:
+            bad.append(
+                _reject(record.number, f"{s.tag} at step {s.step}: a step is a whole number >= 0", size, record.start)
+            )
+        elif why:
             bad.append(_reject(record.number, f"{s.tag} {s.value!r} at step {s.step} {why}", size, record.start))
         else:
             found.append(s)
     return bad
 
 
-def _first_wall(raw: BinaryIO) -> float:
-    """The wall time of the file's first event (the writer opening), 0.0 if it has none."""
+def _first_wall(raw: BinaryIO) -> float | None:
+    """The wall time of the file's first event (the writer opening), None if it cannot be read."""
     for record in read_records(raw):
+        if not record.data:
+            return None
         try:
             wall, _ = scalars(record.number, record.start, record.data, {})
         except ValueError:
-            return 0.0
+            return None
         return wall
-    return 0.0
+    return None
 
 
-def _reject(number: int, reason: str, size: int, at: int) -> dict[str, object]:
+def _reject(number: int, reason: str, size: int, at: int) -> dict[str, Any]:
     return {
         "source_offset": number,
         "format": TFEVENTS,
@@ -203,7 +245,7 @@ def _reject(number: int, reason: str, size: int, at: int) -> dict[str, object]:
     }
 
 
-def _cut_reject(ending: Ending) -> dict[str, object]:
+def _cut_reject(ending: Ending) -> dict[str, Any]:
     return _reject(
         ending.number + 1,
         "the file ends inside it (cut off: a writer killed mid-write, or a copy of a file being written)",

@@ -238,10 +238,12 @@ def step_groups(found: Iterable[Scalar]) -> list[list[Scalar]]:
     return groups
 
 
-def records(groups: list[list[Scalar]], tags: Mapping[str, str], place: Place, first_wall: float) -> pl.DataFrame:
+def records(
+    groups: list[list[Scalar]], tags: Mapping[str, str], place: Place, first_wall: float | None
+) -> pl.DataFrame:
     """One step record per group (columns of :data:`~tierscope.dataset.schema.STEP_SCHEMA`:
     ``source_offset``, ``step``, ``position``, ``timestamp``, ``elapsed_s`` (s since
-    ``first_wall``), ``role``, ``task_index``, the mapped fields (steps/s, s), ``format``)."""
+    ``first_wall``; null without one), ``role``, ``task_index``, the mapped fields (steps/s, s), ``format``)."""
     rows = []
     for group in groups:
         head = group[0]
@@ -272,7 +274,9 @@ def records(groups: list[list[Scalar]], tags: Mapping[str, str], place: Place, f
             "UTC"
         ),
         # Null before the writer opened: a clock set back, or no file_version event first.
-        elapsed_s=pl.when(pl.col("wall") >= first_wall).then(pl.col("wall") - first_wall),
+        elapsed_s=pl.when(pl.col("wall") >= first_wall).then(pl.col("wall") - first_wall)
+        if first_wall is not None
+        else pl.lit(None, dtype=pl.Float64),
         role=pl.lit(place.role, dtype=pl.String),
         task_index=pl.lit(place.task_index, dtype=pl.Int32),
         rate_derived=pl.lit(False),
