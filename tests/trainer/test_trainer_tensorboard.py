@@ -63,3 +63,49 @@ def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(tmp_path: P
     assert steps["accuracy"].null_count() == 1 and steps.filter(pl.col("step") == 400)["accuracy"][0] is None
     assert dataset.read("rejects")["reason"][0].startswith(f"event {whole}: the file ends inside it")
     assert os.path.getsize(cut) == files[0].stat().st_size - 9
+
+
+#: A real Keras ``model.fit`` with its TensorBoard callback (2 epochs of 8 batches, every 2nd batch logged).
+KERAS_FIT = """
+import sys
+import keras
+import numpy as np
+x = np.random.default_rng(0).normal(size=(64, 4)).astype("float32")
+y = (x[:, 0] > 0).astype("int32")
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, activation="softmax")])
+model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+board = keras.callbacks.TensorBoard(sys.argv[1], update_freq=2, write_steps_per_second=True, write_graph=False)
+model.fit(x, y, batch_size=8, epochs=2, validation_data=(x[:16], y[:16]), callbacks=[board], verbose=0)
+"""
+
+
+@pytest.mark.cluster
+def test_a_real_keras_callbacks_files_are_read_as_tensorboard_reads_them(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.util.tensor_util import make_ndarray
+
+    def values(directory: Path, tag: str) -> dict[int, float]:
+        board = EventAccumulator(str(directory))
+        board.Reload()  # TF2 scalars are tensors: tensorboard keeps them under Tensors
+        return {e.step: float(make_ndarray(e.tensor_proto)) for e in board.Tensors(tag)}
+
+    logs = tmp_path / "keras"
+    subprocess.run([sys.executable, "-c", KERAS_FIT, str(logs)], check=True, capture_output=True, timeout=300)
+    dataset = Dataset(tmp_path / "ds")
+    collect_runs(dataset, runs_from_paths([logs], None, None, None), settle_s=0)
+    steps = dataset.read("steps")
+    # TensorBoard's own accumulator, tag by tag, is the reference.
+    rates, losses = values(logs / "train", "batch_steps_per_second"), values(logs / "train", "batch_loss")
+    train = steps.filter(pl.col("role").is_null(), pl.col("step").is_not_null()).sort("step")
+    assert train["step"].to_list() == [2, 4, 6, 8, 10, 12, 14, 16] == sorted(rates)
+    assert train["global_steps_per_s"].to_list() == pytest.approx([rates[s] for s in sorted(rates)])
+    assert train["loss"].to_list() == pytest.approx([losses[s] for s in sorted(losses)])
+    epochs = steps.filter(pl.col("role").is_null(), pl.col("step").is_null()).sort("position")
+    assert epochs["loss"].to_list() == pytest.approx(list(values(logs / "train", "epoch_loss").values()))
+    expected = values(logs / "validation", "evaluation_loss_vs_iterations")
+    stored = steps.filter(pl.col("role") == "evaluator", pl.col("step").is_not_null()).sort("step")
+    assert dict(stored.select("step", "eval_loss").iter_rows()) == pytest.approx(expected)
+    assert sorted(expected) == [8, 16]  # the optimizer's iterations at each epoch's end

@@ -102,7 +102,7 @@ def print_event_tags(console: Console, path: Path, declared: tuple[LineFormat, .
     )
     for tag, n, field in rows:
         read = f"read as {field}" if field else "not read (declare it: [tensorboard.tags] in --formats)"
-        console.print(f"  {escape(tag)}  {n} events  {read}", highlight=False, soft_wrap=True)
+        console.print(f"  {escape(tag)}  {n} events  {escape(read)}", highlight=False, soft_wrap=True)
 
 
 def print_formats(rows: list[FormatInfo], wide: bool = False) -> None:
