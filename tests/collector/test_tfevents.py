@@ -249,3 +249,22 @@ def test_small_batches_store_the_same_records(tmp_path: Path, ds: Dataset, monke
     [counts] = collect(ds, log)
     assert (counts.lines, counts.steps, counts.skipped) == (13, 6, 7)
     assert steps_of(ds).drop("source").equals(steps_of(once).drop("source"))
+
+
+def test_every_cut_of_a_file_frames_exactly_the_whole_records(tmp_path: Path) -> None:
+    import io
+
+    from tierscope.collector.sources.tfrecord import Ending, read_records
+
+    log = tmp_path / "events.out.tfevents.10.h"
+    write_events(log, estimator_events([10.0, 11.0]))
+    data = log.read_bytes()
+    ends = [r.end for r in read_records(io.BytesIO(data))]
+    assert len(ends) == 5 and ends[-1] == len(data)
+    for cut in range(len(data) + 1):
+        ending = Ending(0, 0)
+        got = [r.end for r in read_records(io.BytesIO(data[:cut]), ending=ending)]
+        # The records wholly inside the first `cut` bytes, and a cut exactly where one ends is no cut.
+        assert got == [e for e in ends if e <= cut]
+        assert ending.how == ("end" if cut in (0, *ends) else "cut"), cut
+        assert ending.offset == (got[-1] if got else 0)
