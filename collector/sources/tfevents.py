@@ -252,7 +252,7 @@ def records(
             "source_offset": head.number,
             "step": None if epoch else head.step,
             "position": head.number if epoch else None,
-            "wall": max(s.wall_time for s in group),
+            "wall": min(s.wall_time for s in group),  # the first event: nearest to the step itself
         }
         for s in group:
             field = field_of(s.tag, tags, place)
