@@ -29,6 +29,10 @@ class SummaryLog:
 
         self._tf: Any = tf
         self._writer = tf.summary.create_file_writer(str(task_dir(root, role, index)))
+        # The first summary call sets TensorFlow's machinery up (most of a second); done here,
+        # writing nothing, it no longer delays the first record's wall time behind the step log's.
+        with self._writer.as_default(), tf.summary.record_if(False):
+            tf.summary.scalar("batch_loss", 0.0, step=0)
 
     def step(self, step: int, loss: float, accuracy: float, global_steps_per_s: float) -> None:
         """Write one logged step's scalars (steps/s; loss and accuracy on the step's batch)."""
