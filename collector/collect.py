@@ -40,6 +40,7 @@ from tierscope.collector.sources.files import (
     iter_handle_batches,
     open_raw,
 )
+from tierscope.collector.sources.tfevents import EVENT_FILE_PREFIX, event_files, is_event_file, run_name
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
 from tierscope.dataset import rewind
 from tierscope.dataset.doctor import StateCheck
@@ -170,9 +171,12 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
         if path.is_dir():
             meta_path = path / RUN_FILE
             meta = _run_meta(meta_path) if meta_path.is_file() else {}
-            logs = sorted(p for p in path.iterdir() if _is_log(p))
+            logs = sorted(p for p in path.iterdir() if _is_log(p)) + event_files(path)
             if not logs:
-                raise InputError(f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)})")
+                raise InputError(
+                    f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)}) "
+                    f"and no TensorBoard event files ({EVENT_FILE_PREFIX}*)"
+                )
             specs.append(
                 RunSpec(
                     run_id=run_id or meta.get("run_id") or path.name,
@@ -194,7 +198,10 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
 
 def default_run_id(path: Path) -> str:
     """The run id of a loose file: its name up to the first dot, leading dots skipped
-    (``.hidden.log`` is ``hidden``); the whole name if that leaves nothing (``...``)."""
+    (``.hidden.log`` is ``hidden``); the whole name if that leaves nothing (``...``). An event
+    file's run is its job directory (:func:`~tierscope.collector.sources.tfevents.run_name`)."""
+    if is_event_file(path):
+        return run_name(path)
     return path.name.lstrip(".").split(".")[0] or path.name
 
 
@@ -302,6 +309,10 @@ def collect_file(
         raise InputError(f"cannot read {path}: {why}")
     check_utf8_name(path)
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
+    if is_event_file(path):
+        from tierscope.collector.collect_events import collect_event_file  # it builds on this module
+
+        return collect_event_file(dataset, path, run, offsets, settle_s, reread)
     prev = offsets.get(path, run.run_id)
     whole_file = named if isinstance(named, FileFormat) else None if only else sniff_file(file_head(path))
     if whole_file is not None:

@@ -424,6 +424,7 @@ def train_local(
     grace: float = 5.0,
     launcher_argv: Sequence[str] | None = None,
     on_progress: ProgressCallback | None = None,
+    tensorboard: Path | None = None,
 ) -> LocalRun:
     """``tierscope train local``: a tier's topology (``tier``) or a custom one (``workers``, ``ps``);
     the run's tier label is ``local-<TIER>`` (``local-BASIC``, ``local-CUSTOM``) run on this
@@ -434,6 +435,9 @@ def train_local(
     that does not fit), :class:`tierscope.trainer.tiers.UnknownTierError`, :class:`RunDirError`.
     ``on_progress``, ``resume``: see :func:`launch_local` (``resume`` needs ``out``; the run id defaults to
     the earlier attempt's). ``checkpoint_every``, ``eval_every``: see :class:`TrainConfig`.
+    ``tensorboard``: also write event files there
+    (:mod:`tierscope.trainer.summaries`); it must lie outside the run directory, which ``collect
+    files`` reads whole: the same steps from the step log and the event files would count twice.
     """
     from tierscope.trainer.tiers import CUSTOM, get_tier
 
@@ -455,6 +459,12 @@ def train_local(
             raise ValueError("--resume needs --out, the run directory of the run to continue")
         run_id = run_id or _earlier_attempt(out).get("run_id")
     run_id = run_id or (out.name if out is not None and out.name else default_run_id(label))
+    out = out or Path("runs") / run_id
+    if tensorboard is not None and tensorboard.resolve().is_relative_to(out.resolve()):
+        raise ValueError(
+            f"--tensorboard {tensorboard} lies inside the run directory {out}: collecting it would read every "
+            "step twice (step log and event files); put the event files elsewhere, e.g. --tensorboard tb/" + run_id
+        )
     config = TrainConfig(
         run_id=run_id,
         tier=label,
@@ -469,11 +479,12 @@ def train_local(
         strategy=strategy,
         checkpoint_every=checkpoint_every,
         eval_every=eval_every,
+        tensorboard_dir=tensorboard,
     )
     return launch_local(
         config,
         topology,
-        out or Path("runs") / run_id,
+        out,
         timeout_s=timeout,
         grace_s=grace,
         launcher_argv=launcher_argv,

@@ -40,6 +40,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model-dir", type=Path, default=None, help="checkpoints: saved there, restored from it")
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help="global steps (0: at the end)")
     p.add_argument("--eval-every", type=int, default=d.eval_every, help="global steps (0: off)")
+    p.add_argument("--tensorboard", dest="tensorboard_dir", type=Path, default=None, help="event files under it")
     return p
 
 
@@ -74,6 +75,8 @@ def task_args(config: TrainConfig) -> list[str]:
         args += ["--checkpoint-every", str(config.checkpoint_every)]
     if config.eval_every != defaults.eval_every:
         args += ["--eval-every", str(config.eval_every)]
+    if config.tensorboard_dir is not None:
+        args += ["--tensorboard", str(Path(config.tensorboard_dir).resolve())]
     return args
 
 

@@ -39,6 +39,7 @@ from tierscope.trainer import data, model
 from tierscope.trainer.checkpoints import Checkpointer
 from tierscope.trainer.roles import SINGLE, STRATEGIES, Strategy, TaskSpec, strategy_for
 from tierscope.trainer.steplog import Identity, IntervalMeter, LogFormat, StepLog
+from tierscope.trainer.summaries import SummaryLog
 
 #: Exit codes of a task (``run_task``'s caller exits with them).
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 130, 143
@@ -68,6 +69,8 @@ class TrainConfig:
     checkpoint_every: int = 100
     #: Evaluate on held-out examples (:func:`tierscope.trainer.data.heldout`) every N global steps (0: never).
     eval_every: int = 0
+    #: Also write TensorBoard event files under it (:mod:`tierscope.trainer.summaries`); None: none.
+    tensorboard_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:
@@ -380,6 +383,7 @@ def _loop(
     outputs: Any = None
     logging_on = log.fmt != "off"
     first_step_s = 0.0
+    summaries = _summaries(config, log)
     saved = marks.start_step
     progress.step = marks.start_step
     for local_step in range(1, remaining + 1):
@@ -404,6 +408,8 @@ def _loop(
                 local_steps_per_s=l_rate,
                 batch_size=config.batch_size,
             )
+            if summaries is not None:
+                summaries.step(step, loss, acc, g_rate)
             progress.step, progress.local_step, progress.loss, progress.accuracy = step, local_step, loss, acc
             progress.records += 1
         if marks.saver is not None and _due(config.checkpoint_every, at):
@@ -415,6 +421,8 @@ def _loop(
         progress.step, progress.local_step, progress.loss, progress.accuracy = global_step(), remaining, loss, acc
     if marks.saver is not None and remaining > 0 and saved < marks.start_step + remaining:
         marks.saver.save()  # the final state, so a run started again has nothing left to do
+    if summaries is not None:
+        summaries.close()
     return TrainResult(
         step=progress.step,
         local_step=progress.local_step,
@@ -425,6 +433,13 @@ def _loop(
         first_step_s=first_step_s,
         start_step=marks.start_step,
     )
+
+
+def _summaries(config: TrainConfig, log: StepLog) -> SummaryLog | None:
+    """The task's event file when ``config`` asks for one (written with the step records)."""
+    if config.tensorboard_dir is None or log.who.role is None or log.who.task_index is None:
+        return None
+    return SummaryLog(Path(config.tensorboard_dir), log.who.role, log.who.task_index)
 
 
 def main_exit(code: int) -> None:

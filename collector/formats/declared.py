@@ -228,6 +228,56 @@ class DeclaredFormat:
         return cols
 
 
+@dataclass(frozen=True)
+class DeclaredTags:
+    """The ``[tensorboard.tags]`` table of a formats file: event-file tags -> step-record fields
+    (:data:`~tierscope.collector.sources.tfevents.TAG_FIELDS`), read on top of the shipped tags::
+
+        [tensorboard.tags]
+        "perf/global_steps_per_sec" = "global_steps_per_s"
+        "train/total_loss" = "loss"
+
+    It rides with the declared formats (``tierscope formats`` lists it) and reads no text line.
+    """
+
+    name: str
+    tags: tuple[tuple[str, str], ...]
+    declared_in: Path | None = field(default=None, compare=False)
+
+    @property
+    def example(self) -> str:
+        return ", ".join(f"{tag!r} -> {column}" for tag, column in self.tags[:3])
+
+    @property
+    def meaning(self) -> str:
+        return "TensorBoard event-file tags declared as step-record fields"
+
+    def sniff(self, lines: pl.Series) -> int:
+        return 0
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        return None
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        return empty_parsed(lines)
+
+
+def _declared_tags(table: Any, path: Path) -> DeclaredTags:
+    """The ``[tensorboard]`` table of the formats file at ``path``; raises :class:`FormatsFileError`."""
+    from tierscope.collector.sources.tfevents import TAG_FIELDS
+
+    where = f"formats file {path}, [tensorboard]"
+    if not isinstance(table, dict) or set(table) != {"tags"} or not isinstance(table["tags"], dict):
+        raise FormatsFileError(f'{where}: write the tags as a [tensorboard.tags] table of "tag" = "field"')
+    tags = table["tags"]
+    for tag, column in tags.items():
+        if column not in TAG_FIELDS:
+            raise FormatsFileError(f"{where}: tag {tag!r} -> {column!r}: a field is one of {', '.join(TAG_FIELDS)}")
+    if not tags:
+        raise FormatsFileError(f"{where}: [tensorboard.tags] declares no tag")
+    return DeclaredTags(f"tensorboard-tags.{path.stem}", tuple(tags.items()), path)
+
+
 def parse_time(text: pl.Expr, time_format: str | None, time_zone: str) -> pl.Expr:
     """``text`` (String) as a UTC ``Datetime("us", "UTC")``: with ``time_format`` (chrono
     specifiers), else ISO 8601; a time without an offset is in ``time_zone``. Null where it
@@ -255,12 +305,14 @@ def shipped_names() -> set[str]:
     from tierscope.collector.formats import ALWAYS, FORMATS
     from tierscope.collector.sources.console_csv import CONSOLE_CSV
     from tierscope.collector.sources.logentries import EXPORT_FORMAT
+    from tierscope.collector.sources.tfevents import TFEVENTS
 
-    return {*FORMATS, *(f.name for f in ALWAYS), CONSOLE_CSV, EXPORT_FORMAT}
+    return {*FORMATS, *(f.name for f in ALWAYS), CONSOLE_CSV, EXPORT_FORMAT, TFEVENTS}
 
 
-def load_formats(path: Path) -> tuple[DeclaredFormat, ...]:
-    """The formats declared in the TOML file at ``path``, each checked.
+def load_formats(path: Path) -> tuple[DeclaredFormat | DeclaredTags, ...]:
+    """The formats declared in the TOML file at ``path``, each checked, and its event-file tags
+    (:class:`DeclaredTags`, last) if it has a ``[tensorboard.tags]`` table.
 
     Raises :class:`FormatsFileError` (one line: the file, the format, the problem) for an
     unreadable or non-TOML file, an unknown key, a missing or duplicate name, a name of a
@@ -276,11 +328,14 @@ def load_formats(path: Path) -> tuple[DeclaredFormat, ...]:
         raise FormatsFileError(f"formats file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise FormatsFileError(f"formats file {path} is not valid TOML: {exc}") from None
-    extra = sorted(set(doc) - {"format"})
+    extra = sorted(set(doc) - {"format", "tensorboard"})
     if extra:
         raise FormatsFileError(f"formats file {path}: unknown keys {extra}; declare each format as a [[format]] table")
-    tables = doc.get("format")
-    if not isinstance(tables, list) or not tables:
+    declared: list[DeclaredFormat | DeclaredTags] = []
+    if "tensorboard" in doc:
+        declared.append(_declared_tags(doc["tensorboard"], path))
+    tables = doc.get("format", [])
+    if not isinstance(tables, list) or not (tables or declared):
         raise FormatsFileError(f"formats file {path} declares no format; write one [[format]] table per format")
     shipped = shipped_names()
     formats: list[DeclaredFormat] = []
@@ -291,19 +346,21 @@ def load_formats(path: Path) -> tuple[DeclaredFormat, ...]:
                 f"formats file {path}: format {fmt.name!r} is declared twice; give each its own name"
             )
         formats.append(fmt)
-    return tuple(formats)
+    return (*formats, *declared)
 
 
-def load_format_files(paths: Iterable[Path]) -> tuple[DeclaredFormat, ...]:
+def load_format_files(paths: Iterable[Path]) -> tuple[DeclaredFormat | DeclaredTags, ...]:
     """The formats of every file in ``paths`` (a file named twice is read once). Raises
     :class:`FormatsFileError` as :func:`load_formats`, and for a name declared in two files."""
     return merge_formats(*(load_formats(p) for p in dict.fromkeys(p.resolve() for p in paths)))
 
 
-def merge_formats(*groups: Sequence[DeclaredFormat]) -> tuple[DeclaredFormat, ...]:
+def merge_formats(
+    *groups: Sequence[DeclaredFormat | DeclaredTags],
+) -> tuple[DeclaredFormat | DeclaredTags, ...]:
     """The formats of ``groups`` in order, each once. Raises :class:`FormatsFileError` for two
     different formats of one name."""
-    merged: dict[str, DeclaredFormat] = {}
+    merged: dict[str, DeclaredFormat | DeclaredTags] = {}
     for fmt in (f for g in groups for f in g):
         known = merged.get(fmt.name)
         if known is not None and known != fmt:
@@ -429,6 +486,7 @@ __all__ = [
     "GROUPS",
     "METRIC_GROUPS",
     "DeclaredFormat",
+    "DeclaredTags",
     "FormatsFileError",
     "load_format_files",
     "load_formats",

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from tierscope.collector.explain import Explanation, FileVerdict, LineReading
-    from tierscope.collector.formats import FormatInfo
+    from tierscope.collector.formats import FormatInfo, LineFormat
 
 #: :data:`tierscope.collector.explain.DEFAULT_LINES`, spelled out so ``--help`` need not import
 #: the collector (tests/test_cli_startup.py checks it).
@@ -69,6 +69,7 @@ def formats_cmd(
     from tierscope.collector.explain import explain_file
     from tierscope.collector.formats import describe_formats
     from tierscope.collector.formats.declared import load_format_files
+    from tierscope.collector.sources.tfevents import is_event_file
 
     declared = load_format_files(formats or [])
     if not try_:
@@ -76,8 +77,32 @@ def formats_cmd(
         return
     console = Console()
     for path in files or []:
+        if is_event_file(path):
+            print_event_tags(console, path, declared)
+            continue
         shown = explain_file(path, window, only=log_format(fmt, old_fmt), formats=declared, year=year)
         print_explanation(console, shown)
+
+
+def print_event_tags(console: Console, path: Path, declared: tuple[LineFormat, ...]) -> None:
+    """``formats --try`` of a TensorBoard event file: each scalar tag, its events, the field it is read as."""
+    from rich.markup import escape
+
+    from tierscope.collector.collect_events import tag_table
+    from tierscope.collector.errors import InputError
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.errors import TierscopeError
+
+    try:
+        rows = tag_table(path, RunSpec(run_id="try", tier=None, files=[path], formats=declared))
+    except InputError as exc:
+        raise TierscopeError(str(exc)) from None
+    console.print(
+        f"{escape(str(path))}: a TensorBoard event file, {len(rows)} scalar tags", highlight=False, soft_wrap=True
+    )
+    for tag, n, field in rows:
+        read = f"read as {field}" if field else "not read (declare it: [tensorboard.tags] in --formats)"
+        console.print(f"  {escape(tag)}  {n} events  {escape(read)}", highlight=False, soft_wrap=True)
 
 
 def print_formats(rows: list[FormatInfo], wide: bool = False) -> None:

@@ -98,6 +98,13 @@ def local_cmd(
     ] = False,
     out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/RUN_ID); must be empty.")] = None,
     run_id: Annotated[str | None, typer.Option(help="Default: --out's name, else local-TIER-TIME")] = None,
+    tensorboard: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write TensorBoard event files (the scalars of Keras' TensorBoard callback) under "
+            "DIR/<role>_<index>/train/; outside --out."
+        ),
+    ] = None,
     timeout: Annotated[float | None, typer.Option(help="Stop every task after this many seconds.")] = 3600.0,
     grace: Annotated[float, typer.Option(help="Seconds between SIGTERM and SIGKILL when stopping.")] = 5.0,
     quiet: QuietOpt = False,
@@ -146,6 +153,7 @@ def local_cmd(
                 grace=grace,
                 launcher_argv=["tierscope", *sys.argv[1:]],
                 on_progress=view.update,
+                tensorboard=tensorboard,
             )
     except ValueError as exc:  # a tier, topology, data file or run directory that cannot be used
         raise UsageError(str(exc)) from None

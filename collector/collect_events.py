@@ -1,0 +1,261 @@
+"""Collect a TensorBoard event file into a dataset, incrementally, like a text log.
+
+The file is read from the byte where the last collect stopped (``state/files.json``, the same
+:class:`~tierscope.collector.offsets.FileState` a text log keeps: the offset past the last
+record taken, ``line`` the number of that record). The records of the file's last step are
+held back while the file may still be written (a later event of the same step would complete
+them): they are taken once the file has not changed for ``settle_s`` seconds. So is a record
+the file ends inside: while the file is fresh it is left for the next collect; once it has
+settled the file *ended early* (a writer killed mid-record): every record before it is stored,
+the cut-off one is a reject with its bytes and the collect's notes say so. Damage (a record
+failing its checksum) is a reject too; a length that fails its checksum ends the reading there.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import polars as pl
+
+from tierscope.collector.collect import SourceCounts, store_parsed
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import Parsed
+from tierscope.collector.formats.declared import DeclaredTags
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.offsets import OffsetStore, plan_reads, snapshot
+from tierscope.collector.sources.files import open_raw
+from tierscope.collector.sources.tfevents import (
+    SHIPPED_TAGS,
+    TFEVENTS,
+    Place,
+    Scalar,
+    bad_value,
+    field_of,
+    place_of,
+    records,
+    scalars,
+    step_groups,
+)
+from tierscope.collector.sources.tfrecord import Ending, Record, read_records
+from tierscope.dataset.store import Dataset
+
+
+def declared_tags(run: RunSpec) -> dict[str, str]:
+    """The shipped tag map with the run's declared tags on top."""
+    declared = {tag: field for f in run.formats if isinstance(f, DeclaredTags) for tag, field in f.tags}
+    return {**SHIPPED_TAGS, **declared}
+
+
+def collect_event_file(
+    dataset: Dataset,
+    path: Path,
+    run: RunSpec,
+    offsets: OffsetStore,
+    settle_s: float,
+    reread: bool = False,
+) -> SourceCounts:
+    """Read what is new in the event file ``path`` and append it to ``dataset`` (see the module
+    doc). Caller holds the lock. ``lines`` counts the events taken. Raises :class:`InputError`
+    for a file that cannot be read."""
+    counts = SourceCounts(source=str(path), run_id=run.run_id, format=TFEVENTS)
+    tags = declared_tags(run)
+    place = place_of(path)
+    with open_raw(path) as raw:
+        segments = plan_reads(raw, path, offsets.get(path, run.run_id), False, reread)
+        seg = segments[-1]  # event files are never rotated: a changed one is read from its start
+        if seg.why == "grown" and seg.start_offset == os.fstat(raw.fileno()).st_size:
+            counts.notes.append("unchanged")
+            return counts
+        if seg.why not in ("new", "grown"):
+            counts.notes.append(f"{seg.why}: read from its first record")
+        settled = time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
+        reading = _Reading(dataset, raw, path, run, tags, place, offsets, counts, (seg.start_offset, seg.start_line))
+        try:
+            _read(reading, settled)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    counts.note_nan_loss()
+    return counts
+
+
+#: Events per stored batch: bounds a collect's memory whatever the file's length (a scalar
+#: waiting to be stored costs about 200 bytes in Python).
+BATCH_EVENTS = 100_000
+
+
+@dataclass
+class _Reading:
+    """One event file's read: where its records go, and ``done`` (byte, event number) stored so far."""
+
+    dataset: Dataset
+    raw: BinaryIO
+    path: Path
+    run: RunSpec
+    tags: dict[str, str]
+    place: Place
+    offsets: OffsetStore
+    counts: SourceCounts
+    done: tuple[int, int]
+    first_wall: float | None = None
+
+    def store(self, groups: list[list[Scalar]], rejects: list[dict[str, Any]], resume: tuple[int, int]) -> None:
+        """Append the records of ``groups`` and ``rejects``, then save ``resume`` as where to go on."""
+        taken = resume[1] - self.done[1]
+        steps = place_records(groups, self.tags, self.place, self.first_wall)
+        parsed = Parsed(steps=steps, events=pl.DataFrame(), rejects=pl.DataFrame(rejects), rest=pl.DataFrame())
+        produced = {
+            *(steps.get_column("source_offset") if steps.height else ()),
+            *(r["source_offset"] for r in rejects),
+        }
+        parsed.skipped = max(0, taken - len(produced))
+        self.counts.lines += taken
+        store_parsed(self.dataset, parsed, self.run, str(self.path), self.counts)
+        self.offsets.put(snapshot(self.raw, self.path, self.run.run_id, resume[0], resume[1], False, TFEVENTS))
+        self.done = resume
+
+
+def _split(rejects: list[dict[str, Any]], number: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``rejects`` before event ``number``, and from it on."""
+    return [r for r in rejects if r["source_offset"] < number], [r for r in rejects if r["source_offset"] >= number]
+
+
+def _read(reading: _Reading, settled: bool) -> None:
+    """Read ``reading``'s file from ``reading.done`` on, batch after batch (see the module doc)."""
+    raw, counts = reading.raw, reading.counts
+    ending = Ending(*reading.done)
+    found: list[Scalar] = []
+    rejects: list[dict[str, Any]] = []
+    reading.first_wall = _first_wall(raw)
+    for record in read_records(raw, *reading.done, ending=ending):
+        rejects += _take(record, reading.tags, reading.place, found)
+        if record.number - reading.done[1] >= BATCH_EVENTS:
+            groups = step_groups(found)
+            if len(groups) > 1:  # every step but the last is whole: store them
+                head = groups[-1][0]
+                ready, rejects = _split(rejects, head.number)
+                reading.store(groups[:-1], ready, (head.at, head.number - 1))
+                found = groups[-1]
+    resume = (ending.offset, ending.number)
+    groups = step_groups(found)
+    if groups and not settled:
+        # The last step may get more events: read it again next time, whole.
+        head = groups.pop()[0]
+        held, resume = head.number, (head.at, head.number - 1)
+        counts.notes.append(f"events from number {held} on may still be being written: left for the next collect")
+        rejects, _ = _split(rejects, held)
+    if ending.how == "cut":
+        if settled:
+            rejects.append(_cut_reject(ending))
+            counts.notes.append(_cut_note(ending))
+            resume = (ending.size, ending.number)
+        elif resume == (ending.offset, ending.number):
+            counts.notes.append(f"event {ending.number + 1} is not complete yet: left for the next collect")
+    elif ending.how == "unframed":
+        size = os.fstat(raw.fileno()).st_size
+        rejects.append(
+            _reject(
+                ending.number + 1,
+                f"the length of the record at byte {ending.offset:,} fails its checksum: the file is damaged "
+                f"from there, its last {size - ending.offset:,} bytes are not read",
+                size - ending.offset,
+                ending.offset,
+            )
+        )
+        counts.notes.append(f"damaged from byte {ending.offset:,}: the records before it are stored")
+        resume = (size, ending.number)
+    reading.store(groups, rejects, resume)
+
+
+def tag_table(path: Path, run: RunSpec) -> list[tuple[str, int, str | None]]:
+    """``(tag, events, field)`` for every scalar tag of the event file ``path``, in order of
+    appearance: what ``tierscope formats --try`` shows; ``field`` None: not read (declare it).
+    Raises :class:`InputError` for a file that cannot be read."""
+    tags = declared_tags(run)
+    place = place_of(path)
+    seen: dict[str, int] = {}
+    with open_raw(path) as raw:
+        for record in read_records(raw):
+            try:
+                _, got = scalars(record.number, record.start, record.data, None) if record.data else (0.0, [])
+            except ValueError:
+                continue
+            for s in got:
+                seen[s.tag] = seen.get(s.tag, 0) + 1
+    return [(tag, n, field_of(tag, tags, place)) for tag, n in seen.items()]
+
+
+def place_records(
+    groups: list[list[Scalar]], tags: dict[str, str], place: Place, first_wall: float | None
+) -> pl.DataFrame:
+    """:func:`~tierscope.collector.sources.tfevents.records`, empty without groups."""
+    if not groups:
+        return pl.DataFrame()
+    return records(groups, tags, place, first_wall)
+
+
+def _take(record: Record, tags: dict[str, str], place: Place, found: list[Scalar]) -> list[dict[str, Any]]:
+    """Add ``record``'s storable scalars to ``found``; its rejects."""
+    size = record.end - record.start
+    if record.damaged:
+        return [_reject(record.number, "fails its checksum: damaged, not read", size, record.start)]
+    if record.skipped:
+        return []
+    try:
+        _, got = scalars(record.number, record.start, record.data, tags)
+    except ValueError as exc:
+        return [_reject(record.number, str(exc), size, record.start)]
+    bad = []
+    for s in got:
+        field = field_of(s.tag, tags, place)
+        why = bad_value(field, s.value) if field else None
+        if s.step < 0:
+            bad.append(
+                _reject(record.number, f"{s.tag} at step {s.step}: a step is a whole number >= 0", size, record.start)
+            )
+        elif why:
+            bad.append(_reject(record.number, f"{s.tag} {s.value!r} at step {s.step} {why}", size, record.start))
+        else:
+            found.append(s)
+    return bad
+
+
+def _first_wall(raw: BinaryIO) -> float | None:
+    """The wall time of the file's first event (the writer opening), None if it cannot be read."""
+    for record in read_records(raw):
+        if not record.data:
+            return None
+        try:
+            wall, _ = scalars(record.number, record.start, record.data, {})
+        except ValueError:
+            return None
+        return wall
+    return None
+
+
+def _reject(number: int, reason: str, size: int, at: int) -> dict[str, Any]:
+    return {
+        "source_offset": number,
+        "format": TFEVENTS,
+        "reason": f"event {number}: {reason}",
+        "raw": f"<{size:,} bytes at byte {at:,}>",
+    }
+
+
+def _cut_reject(ending: Ending) -> dict[str, Any]:
+    return _reject(
+        ending.number + 1,
+        "the file ends inside it (cut off: a writer killed mid-write, or a copy of a file being written)",
+        ending.size - ending.offset,
+        ending.offset,
+    )
+
+
+def _cut_note(ending: Ending) -> str:
+    return (
+        f"the file ended early: it ends inside event {ending.number + 1} (byte {ending.offset:,} of {ending.size:,}); "
+        f"the {ending.number:,} events before it were read"
+    )
