@@ -232,6 +232,18 @@ def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, b
         yield previous, True
 
 
+def _read_ahead(batches: Iterator[LineBatch]) -> Iterator[LineBatch]:
+    """``batches``, the next one read on a thread of its own while the caller parses this one
+    (reading is file reads and polars' splitting, which release the GIL). Reads stay in order,
+    one at a time; a read's error is raised where its batch would have come. Closing this
+    iterator waits for the read under way."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-read") as pool:
+        ahead = pool.submit(next, batches, None)
+        while (batch := ahead.result()) is not None:
+            ahead = pool.submit(next, batches, None)
+            yield batch
+
+
 def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
     fill in only where the rows carry none. Caller holds the lock."""
@@ -365,7 +377,7 @@ class _Reading:
         batches = iter_handle_batches(reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes)
         pending: pl.DataFrame | None = None
         with _Storing() as storing:
-            for number, (batch, last) in enumerate(_with_lookahead(self._complete(batches, settled))):
+            for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
                 counts.lines += batch.lines.height
                 lines, too_long = long_line_rejects(batch)
                 lines, blank = _without_blank_runs(lines)
