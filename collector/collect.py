@@ -446,7 +446,8 @@ class _Storing:
     cores. One store at a time, in batch order: :meth:`then` waits for the previous store before
     starting the next, so records are stored, and offsets saved after the records they cover,
     exactly in the order a collect without the thread has (a kill leaves the same states), and
-    at most two batches are held. A store's error is raised in the caller by the next
+    one batch is stored while the next is parsed (and, see :func:`_read_ahead`, the one after
+    read): about three batches' frames at the peak. A store's error is raised in the caller by the next
     :meth:`then` or on leaving the ``with`` block; leaving it on an error of the caller's first
     waits for the store under way (it is atomic, and its offset follows it).
     """
