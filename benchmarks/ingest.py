@@ -1,5 +1,8 @@
 """Section (a): ingest. ``tierscope collect files`` on a generated 2016-format log, whole
-process and parse step alone, against the plain-``re`` baseline on the same file."""
+process and parse step alone, against three baselines on the same file, each a whole process
+run in turn with it (:func:`rounds`): the floor (polars reading the lines alone), the 20-line
+polars one-regex script (:mod:`benchmarks.polars_ingest`) and the plain-``re`` loop
+(:mod:`benchmarks.baseline_ingest`)."""
 
 from __future__ import annotations
 
@@ -24,6 +27,9 @@ RUN_ID = "bench"
 MIN_MB_S = 250.0
 MIN_RATIO = 6.0
 MAX_RSS_MB = 1000.0
+#: Issue 13's: at most this many times the floor, at least this many times faster than the polars script.
+MAX_TIMES_FLOOR = 2.5
+MIN_FASTER_THAN_SCRIPT = 1.5
 #: A collect still running after this long is a failure, not a figure.
 COLLECT_TIMEOUT_S = 900.0
 #: Bytes per generated line, to size the memory-bound log in GB.
@@ -75,28 +81,81 @@ def parse_in_process(log: Path) -> tuple[float, float, int]:
     return total_s, parse_s, steps
 
 
+@dataclass(frozen=True)
+class Rounds:
+    """The interleaved whole-process runs on one log: tierscope and each baseline, one of each a round."""
+
+    ours: list[Proc]
+    floor: list[Proc]
+    script: list[Proc]
+    loop: list[Proc]
+
+    @property
+    def loop_s(self) -> float:
+        """The ``re`` baseline's read-match-convert loop alone (its own clock), the fastest."""
+        return min(json.loads(p.stdout)["loop_s"] for p in self.loop)
+
+
+def rounds(work: Path, log: LogFile, repeat: int) -> Rounds:
+    """``repeat`` rounds of: ``collect files``, the floor, the polars script, the ``re`` loop; each a
+    whole process, in turn, so a spell of load on the shared machine falls on all of them alike."""
+    dataset, base_ds, script_out = work / "ingest-ds", work / "baseline-ds", work / "polars-script.parquet"
+    done = Rounds([], [], [], [])
+    try:
+        for _ in range(repeat):
+            done.ours.append(collect(log.path, dataset))
+            check_collected(dataset, log)
+            done.floor.append(run(python("-m", "benchmarks.polars_ingest", "floor", log.path)))
+            done.script.append(run(python("-m", "benchmarks.polars_ingest", "script", log.path, script_out)))
+            shutil.rmtree(base_ds, ignore_errors=True)
+            done.loop.append(run(python("-m", "benchmarks.baseline_ingest", log.path, base_ds, RUN_ID)))
+    finally:
+        shutil.rmtree(dataset, ignore_errors=True)
+        shutil.rmtree(base_ds, ignore_errors=True)
+        script_out.unlink(missing_ok=True)
+    for proc, want in ((done.floor[0], log.lines), (done.script[0], log.steps)):
+        got = json.loads(proc.stdout)["rows"]
+        if got != want:
+            raise BenchError(f"{' '.join(proc.argv)} read {got} rows of {log.path}; the generator wrote {want}")
+    return done
+
+
+def versus(name: str, done: Rounds) -> list[Figure]:
+    """The issue-13 ratios of ``collect files`` (fastest of each) to the floor, the polars script and
+    the ``re`` loop, each a figure of its own with its target."""
+    ours, floor, script, loop = (best(p).wall_s for p in (done.ours, done.floor, done.script, done.loop))
+    extra = {"wall_s": ours, "floor_s": floor, "polars_script_s": script, "re_loop_s": loop}
+    return [
+        Figure(SECTION, f"{name}: times the floor (polars reading the lines, nothing else)", "×", ours / floor,
+               higher_is_better=False, targets=(Target("<=", MAX_TIMES_FLOOR),),
+               note=f"{ours:.2f} s vs {floor:.2f} s", extra=extra),
+        Figure(SECTION, f"{name}: times faster than the 20-line polars one-regex script", "×", script / ours,
+               targets=(Target(">=", MIN_FASTER_THAN_SCRIPT),), note=f"{script:.2f} s vs {ours:.2f} s"),
+        Figure(SECTION, f"{name}: times faster than the plain re loop", "×", loop / ours,
+               targets=(Target(">=", MIN_RATIO),), note=f"{loop:.2f} s vs {ours:.2f} s"),
+    ]  # fmt: skip
+
+
 def measure(work: Path, opts: IngestOptions) -> list[Figure]:
     log = write_cloudml_log(work / "ingest.log", opts.lines)
     mb = log.bytes / 1e6
-    dataset = work / "ingest-ds"
-    ours = [collect(log.path, dataset) for _ in range(opts.repeat)]
-    check_collected(dataset, log)
-    base_runs = []
-    for _ in range(opts.repeat):
-        shutil.rmtree(work / "baseline-ds", ignore_errors=True)
-        base_runs.append(run(python("-m", "benchmarks.baseline_ingest", log.path, work / "baseline-ds", RUN_ID)))
+    done = rounds(work, log, opts.repeat)
+    ours, base_runs = done.ours, done.loop
     ours_best, base_best = best(ours), best(base_runs)
-    base_loop_s = min(json.loads(p.stdout)["loop_s"] for p in base_runs)
+    base_loop_s = done.loop_s
     in_process = [parse_in_process(log.path) for _ in range(opts.repeat)]
     read_parse_s = min(t for t, _, _ in in_process)
     parse_s = min(p for _, p, _ in in_process)
     size = f"{log.lines:,} lines, {mb:,.0f} MB"
     whole = f"collect files, whole process ({size})"
     figures = [
+        *versus(whole, done),
         Figure(SECTION, whole, "MB/s", mb / ours_best.wall_s, mb / base_best.wall_s,
                targets=(Target(">=", MIN_MB_S), Target(">=", MIN_RATIO, on="ratio")),
                extra={"wall_s": ours_best.wall_s, "cpu_s": ours_best.cpu_s, "baseline_wall_s": base_best.wall_s,
-                      "all_wall_s": [p.wall_s for p in ours], "baseline_all_wall_s": [p.wall_s for p in base_runs]}),
+                      "all_wall_s": [p.wall_s for p in ours], "baseline_all_wall_s": [p.wall_s for p in base_runs],
+                      "floor_all_wall_s": [p.wall_s for p in done.floor],
+                      "polars_script_all_wall_s": [p.wall_s for p in done.script]}),
         Figure(SECTION, whole, "lines/s", log.lines / ours_best.wall_s, log.lines / base_best.wall_s),
         Figure(SECTION, "collect files, whole process: seconds", "s", ours_best.wall_s, base_best.wall_s,
                higher_is_better=False, note=f"CPU {ours_best.cpu_s:.1f} s vs {base_best.cpu_s:.1f} s (user+sys)",
@@ -109,8 +168,6 @@ def measure(work: Path, opts: IngestOptions) -> list[Figure]:
                max(p.peak_rss_mb for p in ours), max(p.peak_rss_mb for p in base_runs), higher_is_better=False,
                targets=(Target("<", MAX_RSS_MB),)),
     ]  # fmt: skip
-    shutil.rmtree(dataset, ignore_errors=True)
-    shutil.rmtree(work / "baseline-ds", ignore_errors=True)
     log.path.unlink()
     if opts.rss_log_gb > 0:
         figures += large_log(work, opts.rss_log_gb)
@@ -120,16 +177,15 @@ def measure(work: Path, opts: IngestOptions) -> list[Figure]:
 
 
 def large_log(work: Path, gb: float) -> list[Figure]:
-    """Peak RSS of one collect of a ``gb`` GB log: flat if the collector streams in batches."""
+    """One round on a ``gb`` GB log: peak RSS of the collect (flat if it streams in batches) and
+    its ratios to the baselines on that log."""
     log = write_cloudml_log(work / "large.log", int(gb * 1e9 / BYTES_PER_LINE))
     size = log.bytes
-    dataset = work / "large-ds"
     try:
-        proc = collect(log.path, dataset)
-        check_collected(dataset, log)
+        done = rounds(work, log, 1)
     finally:
         log.path.unlink()
-    shutil.rmtree(dataset, ignore_errors=True)
+    [proc] = done.ours
     gb_real = size / 1e9
     name = f"collect files, whole process ({log.lines:,} lines, {gb_real:.2f} GB)"
     return [
@@ -137,6 +193,7 @@ def large_log(work: Path, gb: float) -> list[Figure]:
                targets=(Target("<", MAX_RSS_MB),)),
         Figure(SECTION, name, "MB/s", size / 1e6 / proc.wall_s, targets=(Target(">=", MIN_MB_S),),
                extra={"wall_s": proc.wall_s, "cpu_s": proc.cpu_s}),
+        *versus(name, done),
     ]  # fmt: skip
 
 

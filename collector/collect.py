@@ -8,6 +8,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -238,6 +239,18 @@ def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, b
         yield previous, True
 
 
+def _read_ahead(batches: Iterator[LineBatch]) -> Iterator[LineBatch]:
+    """``batches``, the next one read on a thread of its own while the caller parses this one
+    (reading is file reads and polars' splitting, which release the GIL). Reads stay in order,
+    one at a time; a read's error is raised where its batch would have come. Closing this
+    iterator waits for the read under way."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-read") as pool:
+        ahead = pool.submit(next, batches, None)
+        while (batch := ahead.result()) is not None:
+            ahead = pool.submit(next, batches, None)
+            yield batch
+
+
 def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
     fill in only where the rows carry none. Caller holds the lock."""
@@ -375,21 +388,25 @@ class _Reading:
         settled = whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
         batches = iter_handle_batches(reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes)
         pending: pl.DataFrame | None = None
-        for number, (batch, last) in enumerate(_with_lookahead(self._complete(batches, settled))):
-            counts.lines += batch.lines.height
-            lines, too_long = long_line_rejects(batch)
-            lines, blank = _without_blank_runs(lines)
-            counts.skipped += blank
-            lines = lines if pending is None else pl.concat([pending, lines])
-            if number == 0 and counts.format is None and self.only is None:
-                counts.format = sniff_format(lines.get_column("line"), self.context.formats)
-            parsed = parse_lines(lines, only=self.only, context=self.context, first=counts.format, final=last)
-            if too_long.height:
-                parsed.rejects = pl.concat([parsed.rejects, too_long], how="diagonal_relaxed")
-            pending = parsed.pending
-            store_parsed(self.dataset, parsed, self.run, counts.source, counts)
-            if offsets is not None and not whole:
-                offsets.put(self._resume_at(raw, seg, batch, pending))
+        with _Storing() as storing:
+            for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
+                counts.lines += batch.lines.height
+                lines, too_long = long_line_rejects(batch)
+                lines, blank = _without_blank_runs(lines)
+                lines = lines if pending is None else pl.concat([pending, lines])
+                if number == 0 and counts.format is None and self.only is None:
+                    counts.format = sniff_format(lines.get_column("line"), self.context.formats)
+                parsed = parse_lines(lines, only=self.only, context=self.context, first=counts.format, final=last)
+                parsed.skipped += blank  # counted by the store, the one writer of counts.skipped meanwhile
+                if too_long.height:
+                    parsed.rejects = pl.concat([parsed.rejects, too_long], how="diagonal_relaxed")
+                pending = parsed.pending
+                ends = (batch.end_offset, batch.end_line)
+                storing.then(
+                    lambda parsed=parsed, ends=ends, pending=pending: self._store(
+                        parsed, raw, seg, offsets, whole, ends, pending
+                    )
+                )
         if offsets is not None and whole:
             # Marked read only once whole: a kill half way makes the next collect read it again.
             offsets.put(snapshot(raw, seg.path, self.run.run_id, 0, counts.lines, True, counts.format))
@@ -407,14 +424,71 @@ class _Reading:
                     return
             yield batch
 
-    def _resume_at(self, raw: BinaryIO, seg: Segment, batch: LineBatch, pending: pl.DataFrame | None) -> FileState:
-        """The state after ``batch``: past its last line, or at the first line held back as look-ahead."""
+    def _store(
+        self,
+        parsed: Parsed,
+        raw: BinaryIO,
+        seg: Segment,
+        offsets: OffsetStore | None,
+        whole: bool,
+        ends: tuple[int, int],
+        pending: pl.DataFrame | None,
+    ) -> None:
+        """Store one batch's records, then (if ``offsets`` and not ``whole``) save where the next read starts."""
+        store_parsed(self.dataset, parsed, self.run, self.counts.source, self.counts)
+        if offsets is not None and not whole:
+            offsets.put(self._resume_at(raw, seg, ends, pending))
+
+    def _resume_at(self, raw: BinaryIO, seg: Segment, ends: tuple[int, int], pending: pl.DataFrame | None) -> FileState:
+        """The state after a batch ending at byte and line ``ends``: past its last line, or at the
+        first line held back as look-ahead."""
         run_id, fmt = self.run.run_id, self.counts.format
+        end_offset, end_line = ends
         if pending is None or pending.height == 0:
-            return snapshot(raw, seg.path, run_id, batch.end_offset, batch.end_line, False, fmt)
+            return snapshot(raw, seg.path, run_id, end_offset, end_line, False, fmt)
         first = int(pending.get_column("source_offset").min())  # type: ignore[arg-type]
-        start = line_start(raw.fileno(), batch.end_offset, batch.end_line - first + 1)
+        start = line_start(raw.fileno(), end_offset, end_line - first + 1)
         return snapshot(raw, seg.path, run_id, start, first - 1, False, fmt)
+
+
+class _Storing:
+    """Stores one batch on a thread of its own while the caller reads and parses the next.
+
+    Polars and pyarrow release the GIL, so parsing batch N+1 and writing batch N share the
+    cores. One store at a time, in batch order: :meth:`then` waits for the previous store before
+    starting the next, so records are stored, and offsets saved after the records they cover,
+    exactly in the order a collect without the thread has (a kill leaves the same states), and
+    one batch is stored while the next is parsed (and, see :func:`_read_ahead`, the one after
+    read): about three batches' frames at the peak. A store's error is raised in the caller by the next
+    :meth:`then` or on leaving the ``with`` block; leaving it on an error of the caller's first
+    waits for the store under way (it is atomic, and its offset follows it).
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-store")
+        self._running: Future[None] | None = None
+
+    def then(self, store: Callable[[], None]) -> None:
+        """Run ``store`` once the previous store is done (raising its error, if it failed)."""
+        self._wait()
+        self._running = self._pool.submit(store)
+
+    def _wait(self) -> None:
+        running, self._running = self._running, None
+        if running is not None:
+            running.result()
+
+    def __enter__(self) -> _Storing:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        try:
+            if kind is None:
+                self._wait()
+            elif self._running is not None:
+                wait([self._running])  # the caller's error wins over the store's
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 #: Blank lines kept of a run of them; the rest skip the format chain (counted as skipped). No

@@ -166,10 +166,10 @@ def finish_orphans(root: Path) -> int:
     it is finished (the rest deleted, the file renamed in). Otherwise every replaced file is
     there (or the footer is unreadable) and the staged file is deleted: nothing is lost.
     """
-    import pyarrow.parquet as pq  # only when a staged file is left: keeps pyarrow off the common path
-
     settled = 0
     for staged in sorted(root.glob(f"*/run_id=*/{STAGED_PREFIX}*")):
+        import pyarrow.parquet as pq  # only when a staged file is left: keeps pyarrow off every collect's start-up
+
         try:
             meta = pq.read_metadata(staged).metadata or {}
             replaces = [str(name) for name in json.loads(meta[REPLACES_KEY])]

@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import quote, unquote
 
 import polars as pl
@@ -287,6 +287,8 @@ class Dataset:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self._verified: dict[Path, tuple[int, int, int]] = {}
+        #: The range of the table's range key in each file this instance wrote (None: it has nulls).
+        self._ranges: dict[Path, tuple[Any, Any] | None] = {}
         self.scans: Counter[str] = Counter()
         self._pins = _Pins()
         #: Set while this process holds the dataset's lock (:func:`tierscope.dataset.lock.locked`).
@@ -519,15 +521,29 @@ class Dataset:
                 hashes = part.select(key).hash_rows()
                 if hashes.n_unique() < hashes.len():
                     new = part.unique(subset=key, keep="first", maintain_order=True)
-                if self.files(table, str(run_id)):
+                held_files = self.files(table, str(run_id))
+                if held_files and not self._beyond_written(held_files, new, spec.range_key):
                     held = self.read(table, str(run_id), where=_within(new, spec.range_key), columns=key).unique()
                     if held.height:
                         new = new.join(held, on=key, how="anti", nulls_equal=True)
             result.duplicates += part.height - new.height
             if new.height:
-                self.written(write_atomic(new.drop("run_id"), self._partition(table, str(run_id))))
+                path = write_atomic(new.drop("run_id"), self._partition(table, str(run_id)))
+                self.written(path)
+                if spec.range_key is not None:
+                    self._ranges[path] = _range(new, spec.range_key)
                 result.stored += new.height
         return result
+
+    def _beyond_written(self, files: list[Path], frame: pl.DataFrame, column: str | None) -> bool:
+        """Whether ``frame``'s range of ``column`` (a key column) meets none of ``files``, all written
+        by this instance: then no held row can equal a row of ``frame``, and nothing is read back.
+        False whenever it cannot tell (a file written by another process, nulls)."""
+        mine = [self._ranges.get(path) for path in files]
+        if column is None or None in mine:
+            return False
+        lo, hi = _range(frame, column) or (None, None)
+        return lo is not None and all(hi < held_lo or lo > held_hi for held_lo, held_hi in mine)  # type: ignore[union-attr]
 
 
 def _within(frame: pl.DataFrame, column: str | None) -> pl.Expr | None:
@@ -535,6 +551,14 @@ def _within(frame: pl.DataFrame, column: str | None) -> pl.Expr | None:
     if column is None or frame[column].null_count():
         return None
     return pl.col(column).is_between(frame[column].min(), frame[column].max())
+
+
+def _range(frame: pl.DataFrame, column: str) -> tuple[Any, Any] | None:
+    """``(min, max)`` of ``frame[column]``, or None if it holds a null (or nothing)."""
+    values = frame.get_column(column)
+    if values.null_count() or values.is_empty():
+        return None
+    return values.min(), values.max()
 
 
 def _is_not_found(exc: BaseException) -> bool:

@@ -58,6 +58,37 @@ def test_help_of_every_command_loads_no_data_library_and_no_room(tmp_path: Path)
     assert loaded == []
 
 
+COLLECT_AGAIN = """
+import contextlib, io, json, sys
+from tierscope.cli import app
+
+with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):
+    app(sys.argv[1:], prog_name="tierscope")
+print(json.dumps({"out": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+#: What a collect that finds nothing new (a cron job's usual run) must not load: it reads the
+#: offsets and writes nothing, so no Parquet writer (pyarrow, and numpy with it) and no room
+#: but the collector's and the dataset's.
+NOT_FOR_COLLECT = ("pyarrow", "numpy", "scipy", "altair", "google.cloud", "vl_convert", "jinja2", "tensorflow")
+
+
+def test_a_collect_with_nothing_new_loads_no_parquet_writer_and_no_analysis(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (4.0 sec) 25.0 global_steps/s, 25.0 local_steps/s\n"
+    )
+    argv = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--tier", "BASIC"]
+    assert CliRunner().invoke(app, argv).exit_code == 0
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECT_AGAIN, *argv], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert "read 0 lines: stored 0 step records" in " ".join(report["out"].split())
+    heavy = (*NOT_FOR_COLLECT, "tierscope.analysis", "tierscope.reports")
+    assert [m for m in report["modules"] if m in heavy or m.startswith(tuple(p + "." for p in heavy))] == []
+
+
 def test_version_prints_the_package_version() -> None:
     from importlib.metadata import version
 

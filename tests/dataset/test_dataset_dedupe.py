@@ -54,3 +54,23 @@ def test_rejects_without_line_numbers_are_still_deduplicated(tmp_path: Path) -> 
     again = ds.append("rejects", rejects)
     # a null line number cannot bound the read: everything held is compared, both are found
     assert (again.stored, again.duplicates) == (0, 2)
+
+
+def test_a_batch_beyond_what_this_instance_wrote_reads_nothing_back(tmp_path: Path) -> None:
+    ds = Dataset(tmp_path)
+    ds.append("steps", steps([("master", 100, 1.0), ("master", 200, 2.0)]))
+    opened = ds.scans["steps"]
+    # steps 300-400 lie above the only file's 100-200: no held row can be equal, none is read
+    beyond = ds.append("steps", steps([("master", 300, 3.0), ("master", 400, 4.0)]))
+    assert (beyond.stored, beyond.duplicates, ds.scans["steps"]) == (2, 0, opened)
+    # step 200 lies in the first file's range: read back, found
+    inside = ds.append("steps", steps([("master", 200, 2.0), ("master", 500, 5.0)]))
+    assert (inside.stored, inside.duplicates, ds.scans["steps"]) == (1, 1, opened + 1)
+
+
+def test_files_another_instance_wrote_are_always_read_back(tmp_path: Path) -> None:
+    Dataset(tmp_path).append("steps", steps([("master", 100, 1.0)]))
+    # a later collect knows nothing of the held file's range: it reads it, and finds step 100
+    later = Dataset(tmp_path)
+    again = later.append("steps", steps([("master", 100, 1.0), ("master", 200, 2.0)]))
+    assert (again.stored, again.duplicates, later.scans["steps"]) == (1, 1, 1)
