@@ -233,3 +233,21 @@ def test_missing_credentials_and_refused_access_say_what_to_do(monkeypatch: pyte
         "Storage Object Viewer (roles/storage.objectViewer) on it, or use other credentials "
         "(run `gcloud auth application-default login`)"
     )
+
+
+def test_a_json_export_object_is_read_whole_and_named_by_its_url(storage: Emulator, tmp_path: Path) -> None:
+    bucket = storage.bucket("export-bucket")
+    entries: list[Any] = [json.loads(_sink_line(n, line)) for n, line in enumerate(BASIC.decode().splitlines())]
+    entries.append(42)  # not a LogEntry: a reject naming the object and the item
+    bucket.blob("exports/job.json.gz").upload_from_string(gzip.compress(json.dumps(entries).encode()))
+    dataset = Dataset(tmp_path / "ds")
+    result = collect_runs(dataset, runs_from_paths(["gs://export-bucket/exports/job.json.gz"], None, None, None))
+    [counts] = result.sources
+    # 11 items: the 10 entries of basic.log's lines (job sink_job), and the 42.
+    assert (counts.format, counts.lines, counts.steps, counts.rejects) == ("logentries", 11, 10, 1)
+    assert set(dataset.read("steps").get_column("run_id")) == {"sink_job"}
+    [reject] = dataset.read("rejects").to_dicts()
+    assert (reject["source"], reject["source_offset"]) == ("gs://export-bucket/exports/job.json.gz", 11)
+    assert collect_runs(dataset, runs_from_paths(["gs://export-bucket/exports/job.json.gz"], None, None, None)).sources[
+        0
+    ].notes == ["unchanged"]
