@@ -63,7 +63,7 @@ def runs_from_urls(urls: list[str], run_id: str | None, tier: str | None, fmt: s
     for url in urls:
         is_prefix, found = objects.listing(url)
         if not is_prefix:
-            loose += [o.url for o in found if o.name != RUN_FILE]
+            loose += [objects.ObjectURL(o) for o in found if o.name != RUN_FILE]
             continue
         runs = _prefix_runs(url.rstrip("/") + "/", found, run_id, tier, fmt)
         if not runs:
@@ -85,7 +85,7 @@ def _prefix_runs(
     for obj in found:
         if is_log_name(obj.name):
             root = next(r for r in roots if obj.url.startswith(r))  # the deepest: roots are longest first
-            logs.setdefault(root, []).append(obj.url)
+            logs.setdefault(root, []).append(objects.ObjectURL(obj))
     specs = []
     for root in sorted(logs):
         meta_url = root + RUN_FILE
@@ -121,6 +121,7 @@ def collect_object(
     named = check_format(only, run.formats) if only else None
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
     obj = objects.stat(url)
+    url = obj.url  # a plain str from here on: it goes into frames and state documents
     prev = offsets.get(url, run.run_id)
     if not reread and prev is not None and prev.whole and prev.generation == obj.generation:
         return SourceCounts(source=url, run_id=run.run_id, format=prev.format, notes=["unchanged"])

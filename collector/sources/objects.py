@@ -42,6 +42,19 @@ class StoredObject:
         return self.url.rsplit("/", 1)[-1]
 
 
+class ObjectURL(str):
+    """An object's ``gs://`` URL that remembers what its listing said (size, generation), so a
+    collect of a bucket of a thousand unchanged objects costs one listing, not a request each.
+    What it remembers is the listing's: list again for each collect."""
+
+    stored: StoredObject
+
+    def __new__(cls, stored: StoredObject) -> ObjectURL:
+        url = super().__new__(cls, stored.url)
+        url.stored = stored
+        return url
+
+
 @contextmanager
 def _access(url: str, doing: str = "read") -> Iterator[None]:
     """Turn what gcsfs raises about ``url`` into one line (missing credentials pass as they are)."""
@@ -64,7 +77,10 @@ def _stored(detail: dict[str, Any]) -> StoredObject:
 
 
 def stat(url: str) -> StoredObject:
-    """The object at ``url``. Raises :class:`InputError` if there is none (or it is a prefix)."""
+    """The object at ``url`` (as listed, for an :class:`ObjectURL`). Raises :class:`InputError` if
+    there is none (or it is a prefix)."""
+    if isinstance(url, ObjectURL):
+        return url.stored
     with _access(url):
         detail = gcs.filesystem().info(url)
     if detail.get("type") != "file":

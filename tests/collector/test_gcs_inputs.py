@@ -112,7 +112,8 @@ def test_job_directories_globs_and_gzip_objects(storage: Emulator, tmp_path: Pat
     # Objects do not grow: a longer log is a new generation, read from its start; the 6 records
     # stored already are duplicates, the 4 new ones stored.
     bucket.blob("jobs/job43/master.log").upload_from_string(BASIC)
-    again = {s.source: s for s in collect_runs(dataset, runs).sources}
+    relisted = runs_from_paths(["gs://jobs-bucket/jobs/"], None, None, None)  # as each collect lists anew
+    again = {s.source: s for s in collect_runs(dataset, relisted).sources}
     rewritten = again["gs://jobs-bucket/jobs/job43/master.log"]
     assert (rewritten.lines, rewritten.steps, rewritten.duplicates) == (10, 4, 6)
     assert any("new generation" in note for note in rewritten.notes)

@@ -146,7 +146,9 @@ def collect_cloud_cmd(
     ] = None,
     until: Annotated[str | None, typer.Option(help="Read entries before this time (ISO 8601).")] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of records that do not name theirs.")] = None,
-    manifest: Annotated[Path | None, typer.Option(help="A runs.toml giving each job id's tier and facts.")] = None,
+    manifest: Annotated[
+        str | None, typer.Option(help="A runs.toml giving each job id's tier and facts (a path or a gs:// URL).")
+    ] = None,
     dataset: NewDatasetOpt = Path("dataset"),
     endpoint: Annotated[
         str | None,
