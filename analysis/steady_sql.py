@@ -34,7 +34,7 @@ WITH records AS (  -- training tasks; copies of a record merged
         -- BigQuery partitions by no FLOAT64: the times as text (equal values, equal text)
         PARTITION BY run_id, role, task_index, step, position,
           CAST(elapsed_s AS STRING), CAST(interval_s AS STRING)
-        ORDER BY source, source_offset) AS copy_number
+        ORDER BY source ASC NULLS LAST, source_offset ASC NULLS LAST) AS copy_number
     FROM {{steps}}
     WHERE role IN ({_ROLES})
   ) WHERE copy_number = 1

@@ -13,6 +13,7 @@ This module imports no room, so the collector (inputs) and the dataset may both 
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,9 @@ def filesystem() -> GCSFileSystem:
         os.environ.setdefault("GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT", "false")
     import gcsfs
 
+    # gcsfs logs each exhausted retry with its traceback; the error it raises says it in one line.
+    logging.getLogger("gcsfs").addHandler(logging.NullHandler())
+    logging.getLogger("gcsfs").propagate = False
     # No listing cache: a long-lived process (or a test) must see an object rewritten after it listed.
     if emulated():
         return gcsfs.GCSFileSystem(token="anon", cache_timeout=0)
