@@ -184,16 +184,11 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
     Raises :class:`InputError` for a path that does not exist."""
     specs: list[RunSpec] = []
     loose: list[Path | str] = []
-    urls = [p for p in paths if is_url(p)]
-    if urls:
+    if any(is_url(p) for p in paths):
         from tierscope.collector.collect_objects import runs_from_urls
 
-        return runs_from_paths([p for p in paths if not is_url(p)], run_id, tier, fmt) + runs_from_urls(
-            urls,
-            run_id,
-            tier,
-            fmt,  # type: ignore[arg-type]
-        )
+        local = runs_from_paths([p for p in paths if not is_url(p)], run_id, tier, fmt)
+        return local + runs_from_urls([str(p) for p in paths if is_url(p)], run_id, tier, fmt)
     for path in map(Path, paths):
         check_utf8_name(path)
         if not path.exists():
