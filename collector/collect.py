@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import Any, BinaryIO, cast
 
 import polars as pl
 
@@ -49,6 +49,7 @@ from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
 from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_SCHEMA
 from tierscope.dataset.store import AppendResult, Dataset
+from tierscope.gcs import is_url
 
 #: The files of a run directory read as logs (a directory written by ``tierscope train local``
 #: holds RUN_FILE and logs; see :mod:`tierscope.contract`).
@@ -114,8 +115,13 @@ def check_utf8_name(path: Path) -> None:
 
 def _run_meta(path: Path) -> RunDoc:
     """A run directory's ``run.json``; raises :class:`InputError` when it is not a JSON object."""
+    return parse_run_meta(path.read_bytes(), path)
+
+
+def parse_run_meta(data: bytes, path: Path | str) -> RunDoc:
+    """``run.json``'s bytes ``data`` (read from ``path``); raises :class:`InputError` if not a JSON object."""
     try:
-        meta = json.loads(path.read_bytes())
+        meta = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(
             f"{path} is not valid JSON ({exc}); fix it or delete it (the run is then named after its directory)"
@@ -125,7 +131,7 @@ def _run_meta(path: Path) -> RunDoc:
     return cast(RunDoc, meta)
 
 
-def _declared_replicas(meta: RunDoc, path: Path) -> str | None:
+def _declared_replicas(meta: RunDoc, path: Path | str) -> str | None:
     """run.json's ``topology`` (``{role: count}``) as the runs table's ``replicas`` JSON, or None.
     Raises :class:`InputError` for a topology that is not a table of whole numbers."""
     topology = meta.get("topology")
@@ -146,22 +152,46 @@ def _declared_batch(meta: RunDoc) -> int | None:
 
 
 def _is_log(path: Path) -> bool:
+    return path.is_file() and is_log_name(path.name)
+
+
+def is_log_name(name: str) -> bool:
+    """Whether a file (or object) named ``name`` in a run directory is read as a log."""
     # A temporary file left by a killed writer (tierscope.atomic) is neither a log nor run.json.
-    return (
-        path.is_file()
-        and path.suffix in LOG_SUFFIXES
-        and path.name != RUN_FILE
-        and not path.name.startswith(TMP_PREFIX)
+    return Path(name).suffix in LOG_SUFFIXES and name != RUN_FILE and not name.startswith(TMP_PREFIX)
+
+
+def directory_run(
+    name: str, meta: RunDoc, meta_path: Path | str, logs: list[Path | str], run_id: str | None,
+    tier: str | None, fmt: str | None,
+) -> RunSpec:  # fmt: skip
+    """The run of a run directory named ``name`` holding ``logs``, its ``run.json`` ``meta``
+    (read from ``meta_path``; empty if none) filling in what the command line leaves out."""
+    return RunSpec(
+        run_id=run_id or meta.get("run_id") or name,
+        tier=tier or meta.get("tier"),
+        files=logs,
+        ran_on=meta.get("host"),
+        format=fmt,
+        replicas=_declared_replicas(meta, meta_path),
+        strategy=meta.get("strategy") if isinstance(meta.get("strategy"), str) else None,
+        batch_size=_declared_batch(meta),
     )
 
 
-def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
+def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
     """Runs for ``collect files PATH...``: a run directory (with ``run.json``) is a run of its
     own; plain files all belong to ``run_id`` (default: the first file's name without suffix).
+    ``gs://`` URLs are objects, prefixes or globs (:func:`tierscope.collector.collect_objects.runs_from_urls`).
     Raises :class:`InputError` for a path that does not exist."""
     specs: list[RunSpec] = []
-    loose: list[Path] = []
-    for path in paths:
+    loose: list[Path | str] = []
+    if any(is_url(p) for p in paths):
+        from tierscope.collector.collect_objects import runs_from_urls
+
+        local = runs_from_paths([p for p in paths if not is_url(p)], run_id, tier, fmt)
+        return local + runs_from_urls([str(p) for p in paths if is_url(p)], run_id, tier, fmt)
+    for path in map(Path, paths):
         check_utf8_name(path)
         if not path.exists():
             if _is_link_loop(path):
@@ -172,28 +202,18 @@ def runs_from_paths(paths: list[Path], run_id: str | None, tier: str | None, fmt
         if path.is_dir():
             meta_path = path / RUN_FILE
             meta = _run_meta(meta_path) if meta_path.is_file() else {}
-            logs = sorted(p for p in path.iterdir() if _is_log(p)) + event_files(path)
+            logs: list[Path | str] = sorted(p for p in path.iterdir() if _is_log(p))
+            logs += event_files(path)
             if not logs:
                 raise InputError(
                     f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)}) "
                     f"and no TensorBoard event files ({EVENT_FILE_PREFIX}*)"
                 )
-            specs.append(
-                RunSpec(
-                    run_id=run_id or meta.get("run_id") or path.name,
-                    tier=tier or meta.get("tier"),
-                    files=logs,
-                    ran_on=meta.get("host"),
-                    format=fmt,
-                    replicas=_declared_replicas(meta, meta_path),
-                    strategy=meta.get("strategy") if isinstance(meta.get("strategy"), str) else None,
-                    batch_size=_declared_batch(meta),
-                )
-            )
+            specs.append(directory_run(path.name, meta, meta_path, logs, run_id, tier, fmt))
         else:
             loose.append(path)
     if loose:
-        specs.append(RunSpec(run_id=run_id or default_run_id(loose[0]), tier=tier, files=loose, format=fmt))
+        specs.append(RunSpec(run_id=run_id or default_run_id(Path(loose[0])), tier=tier, files=loose, format=fmt))
     return specs
 
 
@@ -534,18 +554,25 @@ def long_line_reason(length: int) -> str:
     )
 
 
-def collect_whole(dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, year: int | None = None) -> SourceCounts:
+def collect_whole(
+    dataset: Dataset, path: Path, run: RunSpec, fmt: FileFormat, year: int | None = None, source: str | None = None
+) -> SourceCounts:
     """Read ``path`` whole with the whole-file format ``fmt`` and append what it holds
     (``lines`` counts entries or rows). Caller holds the lock.
 
     Records without a run id of their own or a job id belong to ``run.run_id``; ``run.tier``
     fills in records without a tier. ``year`` dates glog headers inside messages (default: none,
-    the entry's own time is used). Raises :class:`InputError` if the file is not in ``fmt``.
+    the entry's own time is used). ``source`` names the file in records and rejects (default:
+    ``path``; a downloaded object's URL). Raises :class:`InputError` if the file is not in ``fmt``.
     """
     got = fmt.read(path, run.run_id, run.tier, ParseContext(year=year, formats=run.formats))
-    counts = SourceCounts(source=str(path), run_id=run.run_id, lines=got.items, format=fmt.name)
+    source = source or str(path)
+    counts = SourceCounts(source=source, run_id=run.run_id, lines=got.items, format=fmt.name)
     for part in got.parts:
-        store_parsed(dataset, part, run, str(path), counts)
+        if source != str(path) and part.rejects.height and "source" in part.rejects.columns:
+            renamed = pl.col("source").replace(str(path), source)
+            part = dataclasses.replace(part, rejects=part.rejects.with_columns(renamed))
+        store_parsed(dataset, part, run, source, counts)
     counts.note_nan_loss()
     return counts
 
@@ -607,9 +634,9 @@ def collect_runs(
         for run in runs:
             for path in run.files:
                 try:
-                    counts = collect_file(
+                    counts = (_collect_object if is_url(path) else collect_file)(
                         dataset,
-                        path,
+                        path,  # type: ignore[arg-type]
                         run,
                         year=year,
                         batch_bytes=batch_bytes,
@@ -630,6 +657,13 @@ def collect_runs(
                     on_file(counts)
         record_runs(dataset, runs)
         return result
+
+
+def _collect_object(dataset: Dataset, url: str, run: RunSpec, **kwargs: Any) -> SourceCounts:
+    """:func:`tierscope.collector.collect_objects.collect_object` (imported only for a ``gs://`` URL)."""
+    from tierscope.collector.collect_objects import collect_object
+
+    return collect_object(dataset, url, run, **kwargs)
 
 
 def _offsets(dataset: Dataset) -> OffsetStore:

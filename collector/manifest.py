@@ -8,7 +8,7 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
     [[run]]
     id = "standard_1"            # required: the run id
     tier = "STANDARD_1"          # the scale tier
-    files = ["standard_1.log"]   # required: paths relative to the manifest
+    files = ["standard_1.log"]   # required: paths relative to the manifest, or gs:// URLs
     ran_on = "CloudML beta, us-central1"   # optional facts, shown in the report
     date = 2016-12-31            # optional: when it ran; picks the price table's rows
     note = "..."
@@ -32,6 +32,8 @@ from pathlib import Path
 from tierscope.collector.errors import ManifestError
 from tierscope.collector.formats.base import LineFormat
 from tierscope.collector.formats.declared import load_format_files
+from tierscope.gcs import is_url, parent
+from tierscope.gcs import join as gcs_join
 
 
 @dataclass
@@ -40,7 +42,8 @@ class RunSpec:
 
     run_id: str
     tier: str | None
-    files: list[Path]
+    #: Local paths, and ``gs://`` URLs (``str``) of objects on Cloud Storage.
+    files: list[Path | str]
     ran_on: str | None = None
     date: date | None = None
     note: str | None = None
@@ -124,19 +127,52 @@ def manifest_formats(doc: dict[str, object], path: Path) -> tuple[LineFormat, ..
     return load_format_files(path.parent / n for n in names)
 
 
-def load_manifest(path: Path) -> list[RunSpec]:
-    """The runs of the manifest at ``path``, each with the manifest's declared formats. Raises
-    :class:`ManifestError` saying what is wrong, :class:`FormatsFileError` for a bad formats file."""
+#: The most of a manifest on Cloud Storage read.
+MANIFEST_MAX_BYTES = 16 << 20
+
+
+def _manifest_text(path: Path | str) -> str:
+    """The manifest's text, from a local file or a ``gs://`` object. Raises :class:`ManifestError`."""
+    if not is_url(path):
+        try:
+            return Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
+    from tierscope.collector.errors import InputError
+    from tierscope.collector.sources.objects import read_bytes
+
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
+        return read_bytes(str(path), MANIFEST_MAX_BYTES).decode("utf-8")
+    except InputError as exc:
+        raise ManifestError(f"manifest: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"manifest {path} is not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
+
+
+def _file_in(manifest: Path | str, name: str) -> Path | str:
+    """A manifest's file entry: a ``gs://`` URL as it is, else relative to the manifest."""
+    if is_url(name):
+        return name
+    return gcs_join(parent(manifest), name) if is_url(manifest) else Path(manifest).parent / name  # type: ignore[arg-type]
+
+
+def load_manifest(path: Path | str) -> list[RunSpec]:
+    """The runs of the manifest at ``path`` (a local file or a ``gs://`` URL), each with the
+    manifest's declared formats; file entries are relative to the manifest, or ``gs://`` URLs.
+    Raises :class:`ManifestError` saying what is wrong, :class:`FormatsFileError` for a bad formats file."""
+    try:
+        doc = tomllib.loads(_manifest_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"manifest {path} is not valid TOML: {exc}") from exc
     runs = doc.get("run")
     if not isinstance(runs, list) or not runs:
         raise ManifestError(f"manifest {path} has no [[run]] tables; see `tierscope collect files --help`")
-    formats = manifest_formats(doc, path)
+    if is_url(path) and doc.get("formats"):
+        raise ManifestError(
+            f"manifest {path} names formats files, which are read from local disk only; "
+            "give them with --formats FILE instead"
+        )
+    formats = manifest_formats(doc, Path(path))
     specs = []
     seen: set[str] = set()
     for n, run in enumerate(runs, start=1):
@@ -172,7 +208,7 @@ def load_manifest(path: Path) -> list[RunSpec]:
         if run_id in seen:
             raise ManifestError(f"{where}: run id {run_id!r} appears twice; give each [[run]] its own id")
         seen.add(run_id)
-        paths = [path.parent / f for f in files]
+        paths = [_file_in(path, f) for f in files]
         topology = topology_json(run, f"{where} ({run_id})")
         batch = run.get("batch_size")
         if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):

@@ -32,6 +32,7 @@ from typing import BinaryIO
 
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.state import StateStore
+from tierscope.gcs import is_url
 
 STATE_NAME = "files"
 STATE_VERSION = 1
@@ -62,6 +63,9 @@ class FileState:
     whole: bool
     collected_at: str
     format: str | None = None
+    #: A Cloud Storage object's generation: its fingerprint (objects never change; a rewrite is a
+    #: new generation). None for a local file. An object's ``path`` is its ``gs://`` URL.
+    generation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,15 +77,16 @@ class Segment:
     ``rotated remainder``, ``whole``, ``reread``).
     """
 
-    path: Path
+    path: Path | str
     start_offset: int
     start_line: int
     why: str
     current: bool = True
 
 
-def state_key(path: Path) -> str:
-    return os.path.abspath(path)
+def state_key(path: Path | str) -> str:
+    """The key of a file's state: its absolute path, or an object's ``gs://`` URL as it is."""
+    return path if is_url(path) else os.path.abspath(path)  # type: ignore[return-value]
 
 
 def _sha(data: bytes) -> str:
@@ -241,7 +246,7 @@ class OffsetStore:
         except (ValueError, KeyError, TypeError) as exc:
             raise StateCorruptError(self.store.path(STATE_NAME), f"is not a file-offsets document ({exc})") from exc
 
-    def get(self, path: Path, run_id: str) -> FileState | None:
+    def get(self, path: Path | str, run_id: str) -> FileState | None:
         return self._states.get((state_key(path), run_id))
 
     def put(self, state: FileState) -> None:
@@ -256,7 +261,7 @@ class OffsetStore:
         A source matches by absolute path, or else by file name (it may have been given relative
         to another directory): reading one file too many again costs only time.
         """
-        names = None if sources is None else {os.path.abspath(s) for s in sources} | {Path(s).name for s in sources}
+        names = None if sources is None else {state_key(s) for s in sources} | {Path(s).name for s in sources}
         gone = [
             key
             for key, state in self._states.items()

@@ -20,7 +20,7 @@ CLI = Path(tierscope.cli.__file__).parent
 HEAVY = ("polars", "numpy", "pyarrow", "scipy", "altair", "google.cloud", "vl_convert", "jinja2", "tensorflow")
 ROOMS = ("tierscope.analysis", "tierscope.collector", "tierscope.dataset", "tierscope.reports")
 #: The command modules of tierscope/cli; the rest (common, output, durations) is what they share.
-COMMAND_MODULES = ("analysis", "collect", "demo", "report", "train")
+COMMAND_MODULES = ("analysis", "collect", "dataset", "demo", "report", "train")
 
 HELP_EVERYWHERE = """
 import contextlib, io, json, sys

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli import analysis, collect, demo, formats, report, train
+from tierscope.cli import analysis, collect, dataset, demo, formats, report, train
 from tierscope.cli.common import App
 
 app = App(
@@ -43,6 +43,7 @@ def _options(
 
 demo.register(app)
 collect.register(app)
+dataset.register(app)
 formats.register(app)
 analysis.register(app)
 report.register(app)

@@ -45,7 +45,10 @@ collect_app = App(help="Collect step logs into a dataset.", no_args_is_help=True
 
 @collect_app.command("files", interruptible=True)
 def collect_files_cmd(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Log files or run directories.")] = None,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(help="Log files or run directories; gs://bucket/prefix/ URLs and globs for Cloud Storage."),
+    ] = None,
     dataset: NewDatasetOpt = Path("dataset"),
     run_id: Annotated[
         str | None,
@@ -55,7 +58,9 @@ def collect_files_cmd(
         ),
     ] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
-    manifest: Annotated[Path | None, typer.Option(help="A runs.toml naming each run's id, tier and files.")] = None,
+    manifest: Annotated[
+        str | None, typer.Option(help="A runs.toml naming each run's id, tier and files (a path or a gs:// URL).")
+    ] = None,
     fmt: LogFormatOpt = None,
     old_fmt: OldLogFormatOpt = None,
     formats: Annotated[
@@ -95,7 +100,10 @@ def collect_files_cmd(
 
     runs = load_manifest(manifest) if manifest else []
     if paths:
-        runs += runs_from_paths(paths, run_id, checked_tier(tier), log_format(fmt, old_fmt))
+        from tierscope.gcs import is_url
+
+        inputs = [p if is_url(p) else Path(p) for p in paths]
+        runs += runs_from_paths(inputs, run_id, checked_tier(tier), log_format(fmt, old_fmt))
     if formats:
         from dataclasses import replace
 
@@ -138,7 +146,9 @@ def collect_cloud_cmd(
     ] = None,
     until: Annotated[str | None, typer.Option(help="Read entries before this time (ISO 8601).")] = None,
     tier: Annotated[str | None, typer.Option(help="Scale tier of records that do not name theirs.")] = None,
-    manifest: Annotated[Path | None, typer.Option(help="A runs.toml giving each job id's tier and facts.")] = None,
+    manifest: Annotated[
+        str | None, typer.Option(help="A runs.toml giving each job id's tier and facts (a path or a gs:// URL).")
+    ] = None,
     dataset: NewDatasetOpt = Path("dataset"),
     endpoint: Annotated[
         str | None,

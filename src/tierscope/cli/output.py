@@ -38,7 +38,7 @@ def shown_path(source: str, wide: bool) -> str:
     inside it; the full path only with ``--wide``."""
     import os
 
-    if wide:
+    if wide or "://" in source:  # a gs:// URL is shown whole (a path would fold its //)
         return source
     try:
         relative = os.path.relpath(source)
@@ -54,16 +54,21 @@ def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
 
     shown = [shown_path(s.source, wide) for s in result.sources]
     # The directory every source shares is said once, above the table; the cells keep what differs.
+    # gs:// URLs share theirs after the scheme, which a path function would fold to gs:/.
+    scheme = "gs://" if shown and all(p.startswith("gs://") for p in shown) else ""
+    bare = [p[len(scheme) :] for p in shown]
+    sep = "/" if scheme else os.sep
     try:
-        common = "" if wide or not shown else os.path.commonpath([os.path.dirname(p) for p in shown])
+        common = "" if wide or not bare else os.path.commonpath([os.path.dirname(p) for p in bare])
     except ValueError:  # absolute and relative paths mixed
         common = ""
-    if common and all(p.startswith(common + os.sep) for p in shown):
-        shown = [p[len(common) + 1 :] for p in shown]
+    if common and all(p.startswith(common + sep) for p in bare):
+        shown = [p[len(common) + 1 :] for p in bare]
+        common = scheme + common
     else:
         common = ""
     grid = Grid(
-        title=f"in {common}{os.sep}" if common else None,
+        title=f"in {common}{sep}" if common else None,
         columns=[
             Column("source", "name"),
             Column("run", "name"),

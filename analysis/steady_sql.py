@@ -1,0 +1,125 @@
+"""The steady-state global steps/s of each run as one SQL query, for BigQuery (or DuckDB) over
+the steps table of a dataset (:mod:`tierscope.dataset.bigquery`).
+
+The query follows :mod:`tierscope.analysis.throughput` step by step: training tasks only;
+records in log order per task (by timestamp when every record of the task has one, else by
+source and line); intervals; segments broken at a restart, a resume (a step jump more than
+:data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the run's median rate), a new process
+or an unknown time; warm-up as the first interval of each segment and the slow intervals
+right after it (below :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's
+median); the steady rate the median of the other intervals' rates. One simplification:
+copies of a record are merged when they agree on ``elapsed_s`` and ``interval_s`` (the
+platform's re-logged lines do; ``summary`` also merges copies that complete each other).
+
+The two dialects differ only in two function names (:data:`DUCKDB_NAMES`): BigQuery's
+``PERCENTILE_CONT(x, 0.5) OVER (...)`` is DuckDB's ``QUANTILE_CONT``, its ``UNIX_MICROS``
+DuckDB's ``EPOCH_US``. Both medians are exact (interpolated), as polars' is.
+"""
+
+from __future__ import annotations
+
+from tierscope.analysis.throughput import JUMP_FACTOR, WARMUP_FRACTION
+from tierscope.dataset.schema import TRAINING_ROLES
+
+_ROLES = ", ".join(f"'{role}'" for role in TRAINING_ROLES)
+
+#: The query in BigQuery SQL; ``{steps}`` is the steps table (``FROM {steps}``).
+STEADY_STATE_SQL = f"""\
+-- Steady-state global steps/s per run, as `tierscope summary` computes it.
+WITH records AS (  -- training tasks; copies of a record merged
+  SELECT * FROM (
+    SELECT run_id, role, task_index, step, position, elapsed_s, interval_s, global_steps_per_s,
+      timestamp, source, source_offset,
+      ROW_NUMBER() OVER (
+        -- BigQuery partitions by no FLOAT64: the times as text (equal values, equal text)
+        PARTITION BY run_id, role, task_index, step, position,
+          CAST(elapsed_s AS STRING), CAST(interval_s AS STRING)
+        ORDER BY source ASC NULLS LAST, source_offset ASC NULLS LAST) AS copy_number
+    FROM {{steps}}
+    WHERE role IN ({_ROLES})
+  ) WHERE copy_number = 1
+),
+ordered AS (  -- log order per task: by time when every record has one, else by file and line
+  SELECT *, ROW_NUMBER() OVER (
+      PARTITION BY run_id, role, task_index
+      ORDER BY CASE WHEN unstamped = 0 THEN timestamp END ASC NULLS LAST,
+        source ASC NULLS LAST, source_offset ASC NULLS LAST, step ASC NULLS LAST) AS n
+  FROM (
+    SELECT *, SUM(CASE WHEN timestamp IS NULL THEN 1 ELSE 0 END)
+      OVER (PARTITION BY run_id, role, task_index) AS unstamped
+    FROM records)
+),
+deltas AS (  -- each record's interval since the task's previous record
+  SELECT *,
+    step - LAG(step) OVER task AS d_step,
+    COALESCE(interval_s, elapsed_s - LAG(elapsed_s) OVER task,
+      (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6) AS d_seconds,
+    COALESCE(elapsed_s < LAG(elapsed_s) OVER task, FALSE) AS elapsed_back
+  FROM ordered
+  WINDOW task AS (PARTITION BY run_id, role, task_index ORDER BY n)
+),
+rated AS (
+  SELECT *, CASE WHEN d_step > 0 AND d_seconds > 0 THEN d_step / d_seconds END AS raw_rate
+  FROM deltas
+),
+breaks AS (  -- a new segment: first record, restart, new process, unknown time, resume
+  SELECT *, CASE WHEN n = 1
+      OR COALESCE(d_step <= 0, FALSE)
+      OR elapsed_back
+      OR ((d_seconds IS NULL OR d_seconds <= 0) AND global_steps_per_s IS NULL)
+      OR COALESCE(raw_rate > {JUMP_FACTOR} * run_raw_median, FALSE)
+    THEN 1 ELSE 0 END AS starts_segment
+  FROM (
+    SELECT *, PERCENTILE_CONT(raw_rate, 0.5) OVER (PARTITION BY run_id) AS run_raw_median
+    FROM rated)
+),
+segmented AS (
+  SELECT *, SUM(starts_segment) OVER (
+      PARTITION BY run_id, role, task_index ORDER BY n ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - 1 AS segment
+  FROM breaks
+),
+intervals AS (  -- the interval rate: as logged, else steps over seconds within the segment
+  SELECT *, COALESCE(global_steps_per_s,
+      CASE WHEN interval_index > 0 AND d_seconds > 0 THEN d_step / d_seconds END) AS rate
+  FROM (
+    SELECT *, ROW_NUMBER() OVER (PARTITION BY run_id, role, task_index, segment ORDER BY n) - 1
+      AS interval_index
+    FROM segmented)
+),
+warmup AS (  -- a segment's first interval, and the slow ones right after it
+  SELECT *, MIN(CASE WHEN interval_index = 0 OR COALESCE(rate < {WARMUP_FRACTION} * run_median, FALSE)
+      THEN 1 ELSE 0 END) OVER (
+      PARTITION BY run_id, role, task_index, segment ORDER BY n
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) = 1 AS in_warmup
+  FROM (
+    SELECT *, PERCENTILE_CONT(CASE WHEN interval_index > 0 THEN rate END, 0.5)
+      OVER (PARTITION BY run_id) AS run_median
+    FROM intervals)
+)
+SELECT run_id, ANY_VALUE(steady) AS steady_global_steps_per_s, COUNT(*) AS steady_intervals
+FROM (
+  SELECT run_id, PERCENTILE_CONT(rate, 0.5) OVER (PARTITION BY run_id) AS steady
+  FROM warmup
+  WHERE NOT in_warmup AND rate IS NOT NULL)
+GROUP BY run_id
+ORDER BY run_id
+"""
+
+#: BigQuery's names of the functions DuckDB spells otherwise.
+DUCKDB_NAMES = {"PERCENTILE_CONT(": "QUANTILE_CONT(", "UNIX_MICROS(": "EPOCH_US("}
+
+
+def steady_state_query(steps: str, dialect: str = "bigquery") -> str:
+    """The query over the steps table ``steps`` (a FROM item: ```project.ds.steps``` in BigQuery,
+    ``read_parquet('ds/steps/*/*.parquet', hive_partitioning = true)`` in DuckDB). Columns:
+    ``run_id``, ``steady_global_steps_per_s`` (FLOAT64), ``steady_intervals`` (INT64); one row per
+    run with a steady interval, by run id. Raises ``ValueError`` for another ``dialect``."""
+    sql = STEADY_STATE_SQL.replace("{steps}", steps)
+    if dialect == "bigquery":
+        return sql
+    if dialect != "duckdb":
+        raise ValueError(f"unknown SQL dialect {dialect!r}; use bigquery or duckdb")
+    for bigquery, duckdb in DUCKDB_NAMES.items():
+        sql = sql.replace(bigquery, duckdb)
+    return sql
