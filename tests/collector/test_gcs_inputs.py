@@ -4,7 +4,6 @@ read from a real emulator (tests/support/gcs_emulator.py) through gcsfs, into a 
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,11 +172,6 @@ def test_a_sink_bucket_is_found_by_its_objects_names(storage: Emulator) -> None:
     ]
 
 
-@pytest.mark.xfail(
-    importlib.util.find_spec("tierscope.collector.formats.logentry") is None,
-    reason="needs the NDJSON LogEntry line format (collector/formats/logentry.py, the hostile-input branch)",
-    strict=False,
-)
 def test_a_sink_bucket_collects_its_entries(storage: Emulator, tmp_path: Path) -> None:
     bucket = storage.bucket("sink-export")
     text = BASIC.decode().splitlines()
