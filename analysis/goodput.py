@@ -8,10 +8,11 @@ of the run's **lead task** (master/chief 0, else its first training task,
 shared global step. Every step is valued at the run's steady-state rate ``R`` (global
 steps/s, :mod:`tierscope.analysis.throughput`).
 
-- **Clock**: the records' timestamps when the lead's records all have one (the origin: the
-  run's first ``started`` event, else the first record's timestamp minus its ``elapsed_s``,
-  else unknown); else ``elapsed_s`` (the task's own clock from its process start) when the lead
-  ran as one segment; else none (restarts on an unknown clock).
+- **Clock** (:mod:`tierscope.analysis.clock`, shared with time to target): the records' timestamps
+  when the lead's records all have one (the origin: the run's first ``started`` event, else the
+  first record's timestamp minus its ``elapsed_s``, else unknown); else ``elapsed_s`` (the task's
+  own clock from its process start) when the lead ran as one segment; else none (restarts on an
+  unknown clock).
 - **Lifetime**: origin to the run's last ``finished``/``failed`` event, else to the lead's last record.
 - **Start-up**: origin to the first record, minus the time its steps take at ``R``
   (``t_first - step_first / R``, clipped at 0).
@@ -37,11 +38,10 @@ A bucket the log cannot show is null, never 0: no end event (tail), no clock ori
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.clock import lead_clock
 from tierscope.analysis.throughput import lead_tasks
 
 #: An interval taking more than this many times its steps' time at the steady rate is a stall.
@@ -70,14 +70,9 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
 EVENT_COLUMNS = ("run_id", "event", "timestamp")
 
 
-def _seconds(stamps: pl.Series, origin: object) -> np.ndarray:
-    return ((stamps - origin).dt.total_microseconds() / 1e6).to_numpy()
-
-
 def _one_run(lead: pl.DataFrame, rate: float, started: object, ended: object) -> dict[str, object]:
     """The buckets of one run from its lead task's intervals (log order) and its steady rate."""
     steps = lead["step"].to_numpy().astype(float)
-    segment = lead["segment"].to_numpy()
     first = lead["interval_index"].to_numpy() == 0
     warm = lead["warmup"].to_numpy() & ~first
     d_step = lead["d_step"].fill_null(0).to_numpy().astype(float)
@@ -89,25 +84,8 @@ def _one_run(lead: pl.DataFrame, rate: float, started: object, ended: object) ->
     out["badput_stalls_s"] = float((d_seconds - expected)[stalled].sum())
     steady_time = float(d_seconds[~first & ~warm & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
-    stamps = lead["timestamp"]
-    clock = None
-    origin_known = False
-    if stamps.null_count() == 0:
-        clock, origin = "timestamp", started
-        elapsed0 = lead["elapsed_s"][0]
-        if origin is not None:
-            origin_known = True
-        elif elapsed0 is not None:
-            origin, origin_known = stamps[0] - timedelta(seconds=elapsed0), True
-        else:
-            origin = stamps[0]
-        t = _seconds(stamps, origin)
-        end = (ended - origin).total_seconds() if ended is not None else None
-    elif lead["elapsed_s"].null_count() == 0 and segment.max() == 0:
-        clock, origin_known, end = "elapsed", True, None
-        t = lead["elapsed_s"].to_numpy()
-    else:
-        t = None
+    clock = lead_clock(lead, started, ended)
+    t, origin_known, end = clock.seconds, clock.origin_known, clock.end
 
     starts = np.flatnonzero(first)
     interval = float(np.median(d_step[~first])) if (~first).any() else 0.0
@@ -133,7 +111,7 @@ def _one_run(lead: pl.DataFrame, rate: float, started: object, ended: object) ->
         out["badput_tail_s"] = max(end - t[-1], 0.0) if end is not None else None
         begin = 0.0 if origin_known else t[0] - steps[starts[0]] / rate  # the seen span starts at the first step
         out["lifetime_s"] = (end if end is not None else t[-1]) - begin
-    out["goodput_clock"] = clock
+    out["goodput_clock"] = clock.name
     out["productive_s"] = steady_time + first_progress - out["badput_wasted_s"]
     return out
 
