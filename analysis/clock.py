@@ -40,7 +40,7 @@ class LeadClock:
 
 def seconds_between(stamps: pl.Series, origin: object) -> np.ndarray:
     """Seconds from ``origin`` to each of ``stamps`` (Float64 array; a null stamp is NaN)."""
-    return ((stamps - origin).dt.total_microseconds() / 1e6).cast(pl.Float64).fill_null(np.nan).to_numpy()
+    return np.array((stamps - origin).dt.total_microseconds() / 1e6, dtype=np.float64)  # a copy: callers fill it
 
 
 def lead_clock(lead: pl.DataFrame, started: datetime | None, ended: datetime | None) -> LeadClock:

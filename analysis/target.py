@@ -277,7 +277,7 @@ def with_time_to_target(summary: pl.DataFrame, reached: pl.DataFrame | None, tar
         target_value=pl.lit(target.value, pl.Float64),
         target_status=pl.col("target_status").fill_null(pl.lit("not_logged")),
         target_reason=pl.when(pl.col("target_status").is_null())
-        .then(pl.lit(f"no step record of a training task holds a {what}"))
+        .then(pl.lit(f"no step record of a training task logs {what}"))
         .otherwise(pl.col("target_reason")),
         cost_to_target=hours * pl.col("usd_per_hour"),
         ml_unit_hours_to_target=hours * pl.col("ml_units_per_hour"),
