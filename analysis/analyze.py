@@ -11,7 +11,10 @@ the report read without touching the dataset again. What it costs:
   computed a batch of whole runs at a time (:mod:`tierscope.analysis.batches`: each batch
   reads only its runs' partitions) and dropped once the batch's per-run figures, steady
   samples and, with ``charts``, bucketed chart series (:mod:`tierscope.analysis.series`) are
-  taken from them. Peak memory follows the largest batch, not the dataset.
+  taken from them, and with a target or ``charts`` each run's loss or accuracy on its clock
+  (:mod:`tierscope.analysis.target`: reduced to the time to target and a bucketed series; the
+  evaluations of an accuracy target read from the batch's partitions). Peak memory follows the
+  largest batch, not the dataset.
 """
 
 from __future__ import annotations
@@ -172,11 +175,16 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         charted = gather.runs["run_id"].to_list() if gather is not None else None
         metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted)
     visitors = [v.add for v in (gather, metrics) if v is not None]
+
+    def visit(intervals: pl.DataFrame) -> None:  # each batch's intervals to every gatherer, then dropped
+        for add in visitors:
+            add(intervals)
+
     figures = interval_figures(
         steps,
         options.seed,
         extra=(*(INTERVAL_VIEW if gather is not None else ()), *(METRICS if metrics is not None else ())),
-        visit=(lambda intervals: [add(intervals) for add in visitors]) if visitors else None,
+        visit=visit if visitors else None,
         counts=overview.select("run_id", "records"),
         events=events.select("run_id", "event", "timestamp"),
     )

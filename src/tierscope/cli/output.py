@@ -184,7 +184,8 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
     goal = target_said(frame)
     if goal is not None:  # only when a target was asked: its step, time and price
         reach += f"; target {goal}"
-        columns += [Column("step at target"), Column("s to target"), Column("ML unit-h to target", drop=2),
+        # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
+        columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
                     Column(f"USD to target {region}", drop=1)]  # fmt: skip
     grid = Grid(columns, title=f"tierscope summary (global steps/s; speedup against {baseline or n.MISSING}{reach})")
     for r in frame.iter_rows(named=True):
