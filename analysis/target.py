@@ -166,14 +166,14 @@ def reached_at(values: np.ndarray, target: Target, hold: int) -> tuple[int | Non
     """(index of the first of ``hold`` consecutive values at the target, status, the longest such run).
     Status ``reached``, ``not_held`` (some values are at the target, never ``hold`` in a row) or ``not_reached``."""
     meets = target.meets(values)
-    # run[i]: how many values from i on are at the target without a break
-    run = np.zeros(len(meets) + 1, dtype=np.int64)
-    for i in range(len(meets) - 1, -1, -1):
-        run[i] = run[i + 1] + 1 if meets[i] else 0
-    longest = int(run.max())
-    held = np.flatnonzero(run[:-1] >= hold)
+    # the runs of consecutive values at the target: [starts, ends)
+    edges = np.diff(np.concatenate([[0], meets.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    lengths = ends - starts
+    longest = int(lengths.max()) if lengths.size else 0
+    held = np.flatnonzero(lengths >= hold)
     if held.size:
-        return int(held[0]), "reached", longest
+        return int(starts[held[0]]), "reached", longest
     return None, ("not_held" if longest else "not_reached"), longest
 
 
@@ -209,18 +209,26 @@ def metric_records(
     samples = steady_samples(intervals.filter(~pl.col("warmup")))
     lead = intervals.join(lead_tasks(intervals.lazy()).collect(), on=list(TASK), how="semi")
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
+    # each frame split by run once: a batch may hold thousands of small runs
+    placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]
+    kept = intervals.select(*placed, metric_of).filter(pl.col(metric_of).is_not_null())
+    training = kept.partition_by("run_id", as_dict=True)
+    evaluations = (
+        evaluated.select(*placed, "eval_accuracy")
+        .filter(pl.col("eval_accuracy").is_not_null())
+        .partition_by("run_id", as_dict=True)
+    )
     parts = []
     for (run_id,), lead_part in lead.group_by("run_id", maintain_order=True):
         rate = float(np.median(samples[run_id])) if run_id in samples else None
         clock = lead_clock(lead_part, started.get(run_id), None)
-        column, source = "loss", intervals
+        column, source = "loss", training.get((run_id,))
         if metric_of == "accuracy":
-            has_eval = (
-                evaluated.height
-                and evaluated.filter((pl.col("run_id") == run_id) & pl.col("eval_accuracy").is_not_null()).height
-            )
-            column, source = ("eval_accuracy", evaluated) if has_eval else ("accuracy", intervals)
-        rows = source.filter((pl.col("run_id") == run_id) & pl.col(column).is_not_null())
+            evaluation = evaluations.get((run_id,))
+            column, source = ("eval_accuracy", evaluation) if evaluation is not None else ("accuracy", source)
+        if source is None:
+            continue
+        rows = source.filter(pl.col(column).is_not_null())
         seconds = place(rows, lead_part, clock, rate)
         parts.append(
             rows.select(
