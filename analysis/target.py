@@ -95,10 +95,6 @@ class Target:
         with np.errstate(invalid="ignore"):
             return values <= self.value if self.kind == "loss" else values >= self.value
 
-    def describe(self) -> str:
-        """``loss <= 0.5`` / ``accuracy >= 0.9``."""
-        return f"{self.kind} {'<=' if self.kind == 'loss' else '>='} {self.value:g}"
-
 
 def target_of(loss: float | None, accuracy: float | None) -> Target | None:
     """The target of ``--target-loss`` / ``--target-accuracy`` (None: neither). Raises :class:`TargetError`
