@@ -11,7 +11,10 @@ the report read without touching the dataset again. What it costs:
   computed a batch of whole runs at a time (:mod:`tierscope.analysis.batches`: each batch
   reads only its runs' partitions) and dropped once the batch's per-run figures, steady
   samples and, with ``charts``, bucketed chart series (:mod:`tierscope.analysis.series`) are
-  taken from them. Peak memory follows the largest batch, not the dataset.
+  taken from them, and with a target or ``charts`` each run's loss or accuracy on its clock
+  (:mod:`tierscope.analysis.target`: reduced to the time to target and a bucketed series; the
+  evaluations of an accuracy target read from the batch's partitions). Peak memory follows the
+  largest batch, not the dataset.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
 from tierscope.analysis.summary import failures, run_index, summary_frame
+from tierscope.analysis.target import METRICS, MetricSeries, Target, TargetPass, target_of, with_time_to_target
 from tierscope.dataset.store import Dataset
 
 if TYPE_CHECKING:
@@ -66,6 +70,10 @@ class Analysis:
     - ``last_step``: the highest global step of any run (None: no step records).
     - ``provenance``: sources, collection times, counts, price rows, version.
     - ``series``: the bucketed throughput series the report charts (None unless ``options.charts``).
+    - ``target``: the loss or accuracy target asked (:class:`tierscope.analysis.target.Target`; None: none);
+      the summary's ``time_to_target_s``, ``step_at_target``, ``cost_to_target``... columns answer it.
+    - ``metric_series``: the charted runs' loss (or the target's accuracy) over wall time
+      (:class:`tierscope.analysis.target.MetricSeries`; None unless ``options.charts``).
     - ``scaling``: the Amdahl and USL fits (:class:`tierscope.analysis.forecast.Scaling`; None
       unless ``options.fits``, or until :func:`tierscope.analysis.forecast.scaling` fits them).
     """
@@ -80,6 +88,8 @@ class Analysis:
     provenance: Provenance
     series: ThroughputSeries | None = None
     scaling: Scaling | None = None
+    target: Target | None = None
+    metric_series: MetricSeries | None = None
 
 
 def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
@@ -145,9 +155,11 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
 
     Raises :class:`tierscope.dataset.errors.DatasetCorruptError` if a data file is unreadable,
     :class:`tierscope.analysis.summary.BaselineError` for a bad ``options.baseline``,
-    :class:`SelectionError` when ``options.runs`` or ``options.tiers`` select no run.
+    :class:`SelectionError` when ``options.runs`` or ``options.tiers`` select no run,
+    :class:`tierscope.analysis.target.TargetError` for both a loss and an accuracy target.
     """
     options = options or AnalysisOptions()
+    goal = target_of(options.target_loss, options.target_accuracy)
     # --runs is pushed into every scan (hive partitions by run id: unselected runs are not read);
     # --tier needs the run index first (a run's tier is in its facts, events or records).
     picked = _run_filter(options.runs)
@@ -169,11 +181,22 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
     costs = tier_costs(runs, options.price_day(), options.region)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
+    started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())
+    metrics = None
+    if goal is not None or gather is not None:
+        charted = gather.runs["run_id"].to_list() if gather is not None else None
+        metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted)
+    visitors = [v.add for v in (gather, metrics) if v is not None]
+
+    def visit(intervals: pl.DataFrame) -> None:  # each batch's intervals to every gatherer, then dropped
+        for add in visitors:
+            add(intervals)
+
     figures = interval_figures(
         steps,
         options.seed,
-        extra=INTERVAL_VIEW if gather is not None else (),
-        visit=gather.add if gather is not None else None,
+        extra=(*(INTERVAL_VIEW if gather is not None else ()), *(METRICS if metrics is not None else ())),
+        visit=visit if visitors else None,
         counts=overview.select("run_id", "records"),
         events=events.select(GOODPUT_EVENT_COLUMNS),
     )
@@ -181,6 +204,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
     target = _target(options, last_step)
     batches = overview.select("run_id", "log_batch_size")
     summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
+    summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     sources = pl.concat([overview["sources"].explode(), events["source"]])
     analysis = Analysis(
         options=options,
@@ -192,6 +216,8 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         last_step=last_step,
         provenance=provenance(str(dataset.root), summary, costs, facts, sources, rejects, options.region),
         series=ThroughputSeries(gather.runs, *gather.frames()) if gather is not None else None,
+        target=goal,
+        metric_series=metrics.series() if gather is not None and metrics is not None else None,
     )
     if options.fits:
         from tierscope.analysis.forecast import scaling  # scipy: only the commands that fit pay for it

@@ -8,10 +8,11 @@ of the run's **lead task** (master/chief 0, else its first training task,
 shared global step. Every step is valued at the run's steady-state rate ``R`` (global
 steps/s, :mod:`tierscope.analysis.throughput`).
 
-- **Clock**: the records' timestamps when the lead's records all have one (the origin: the
-  run's first ``started`` event, else the first record's timestamp minus its ``elapsed_s``,
-  else unknown); else ``elapsed_s`` (the task's own clock from its process start) when the lead
-  ran as one segment; else none (restarts on an unknown clock).
+- **Clock** (:mod:`tierscope.analysis.clock`, shared with time to target): the records' timestamps
+  when the lead's records all have one (the origin: the run's first ``started`` event, else the
+  first record's timestamp minus its ``elapsed_s``, else unknown); else ``elapsed_s`` (the task's
+  own clock from its process start) when the lead ran as one segment; else none (restarts on an
+  unknown clock).
 - **Lifetime**: origin to the run's last ``finished``/``failed`` event, else to the lead's last record.
 - **Start-up**: origin to the first record, minus the time its steps take at ``R``
   (``t_first - (step_first - base) / R``, clipped at 0; ``base`` the step a ``restored`` event
@@ -59,11 +60,11 @@ the stalls are breakdowns of a bucket, not buckets). Columns: :data:`GOODPUT_SCH
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.clock import lead_clock
 from tierscope.analysis.throughput import lead_tasks
 from tierscope.contract import (
     CHECKPOINT_BEGIN,
@@ -124,10 +125,6 @@ EVENT_SCHEMA: dict[str, pl.DataType] = {
 EVENT_COLUMNS = tuple(EVENT_SCHEMA)
 #: Roles whose events can hold up training (an evaluator's or a parameter server's cannot).
 _STALLING_ROLES = ("master", "chief", "worker")
-
-
-def _seconds(stamps: pl.Series, origin: object) -> np.ndarray:
-    return ((stamps - origin).dt.total_microseconds() / 1e6).to_numpy()
 
 
 def _first_of(events: pl.DataFrame, name: str) -> tuple[object, int | None] | None:
@@ -231,7 +228,6 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
     own = events.filter((pl.col("role") == lead_task[0]) & (pl.col("task_index") == lead_task[1]))
 
     steps = lead["step"].to_numpy().astype(float)
-    segment = lead["segment"].to_numpy()
     first = lead["interval_index"].to_numpy() == 0
     warm = lead["warmup"].to_numpy() & ~first
     d_step = lead["d_step"].fill_null(0).to_numpy().astype(float)
@@ -243,27 +239,9 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
     out["badput_stalls_s"] = float((d_seconds - expected)[stalled].sum())
     steady_time = float(d_seconds[~first & ~warm & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
-    stamps = lead["timestamp"]
-    clock = None
-    origin_known = False
-    origin = None
-    if stamps.null_count() == 0:
-        clock, origin = "timestamp", started
-        elapsed0 = lead["elapsed_s"][0]
-        if origin is not None:
-            origin_known = True
-        elif elapsed0 is not None:
-            origin, origin_known = stamps[0] - timedelta(seconds=elapsed0), True
-        else:
-            origin = stamps[0]
-        t = _seconds(stamps, origin)
-        end = (ended - origin).total_seconds() if ended is not None else None
-    elif lead["elapsed_s"].null_count() == 0 and segment.max() == 0:
-        clock, origin_known, end = "elapsed", True, None
-        t = lead["elapsed_s"].to_numpy()
-    else:
-        t = None
-    timed = clock == "timestamp"
+    clock = lead_clock(lead, started, ended)
+    t, origin_known, end, origin = clock.seconds, clock.origin_known, clock.end, clock.origin
+    timed = clock.name == "timestamp"
 
     starts = np.flatnonzero(first)
     stalling = events.filter(pl.col("role").is_in(_STALLING_ROLES) | pl.col("role").is_null())
@@ -331,7 +309,7 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
         seen = bool(occurrences[c]) or instrumented or not stalled.any()
         out[f"badput_{c}_s"] = classes[c] if seen else None
     out["badput_stalls_other_s"] = other
-    out["goodput_clock"] = clock
+    out["goodput_clock"] = clock.name
     out["productive_s"] = steady_time + first_progress - out["badput_wasted_s"]
     return out
 

@@ -27,6 +27,8 @@ class AnalysisOptions:
     ``fits``: also fit Amdahl and the USL (:func:`tierscope.analysis.forecast.fit`; imports scipy).
     ``runs`` and ``tiers``: analyse only these run ids, only runs of these scale tiers (compared
     case-insensitively); empty: every run. Both given: the runs of those tiers among those ids.
+    ``target_loss`` / ``target_accuracy``: time and price to a training loss at or below, or an accuracy at
+    or above, this value (:mod:`tierscope.analysis.target`; at most one of the two).
     """
 
     baseline: str | None = None
@@ -38,6 +40,8 @@ class AnalysisOptions:
     fits: bool = False
     runs: tuple[str, ...] = ()
     tiers: tuple[str, ...] = ()
+    target_loss: float | None = None
+    target_accuracy: float | None = None
 
     def price_day(self) -> date:
         """``price_date``, or today (UTC) when it is not given."""

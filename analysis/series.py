@@ -39,12 +39,14 @@ def charted_runs(counts: pl.DataFrame, max_runs: int = MAX_RUNS_CHARTED) -> pl.D
     )
 
 
-def _per_run_budget(runs: int) -> int:
+def per_run_budget(runs: int) -> int:
+    """Points per run in a chart of ``runs`` runs (:data:`MIN_POINTS_PER_RUN` .. :data:`MAX_POINTS_PER_RUN`)."""
     return max(MIN_POINTS_PER_RUN, min(MAX_POINTS_PER_RUN, MAX_POINTS_PER_CHART // max(runs, 1)))
 
 
-def _bucketed(rates: pl.LazyFrame, x: str, per_run: int) -> pl.LazyFrame:
-    """Rates bucketed into ``per_run`` equal spans of ``x`` per run: first ``x`` and median ``rate`` of each."""
+def bucketed(rates: pl.LazyFrame, x: str, per_run: int, value: str = "rate") -> pl.LazyFrame:
+    """``value`` (default the rate) bucketed into ``per_run`` equal spans of ``x`` per run: ``run_id``, the first
+    ``x`` and the median ``value`` of each span, and its ``records`` (UInt32)."""
     span = rates.group_by("run_id").agg(lo=pl.col(x).min(), hi=pl.col(x).max())
     width = (pl.col("hi") - pl.col("lo")).cast(pl.Float64)
     bucket = pl.when(width > 0).then(((pl.col(x) - pl.col("lo")) / width * (per_run - 1)).floor()).otherwise(0)
@@ -52,9 +54,9 @@ def _bucketed(rates: pl.LazyFrame, x: str, per_run: int) -> pl.LazyFrame:
         rates.join(span, on="run_id")
         .with_columns(bucket=bucket.cast(pl.Int64))
         .group_by("run_id", "bucket")
-        .agg(pl.col(x).min(), rate=pl.col("rate").median(), records=pl.len().cast(pl.UInt32))
+        .agg(pl.col(x).min(), pl.col(value).median(), records=pl.len().cast(pl.UInt32))
         .sort("run_id", x)
-        .select("run_id", x, "rate", "records")
+        .select("run_id", x, value, "records")
     )
 
 
@@ -98,9 +100,9 @@ def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.
     (Float64, the bucket's first time), ``rate`` (Float64, median global steps/s in the
     bucket) and ``records`` (UInt32).
     """
-    per_run = _per_run_budget(runs)
+    per_run = per_run_budget(runs)
     timed = rates.filter(pl.col("seconds").is_not_null())
-    return _bucketed(rates, "step", per_run), _bucketed(timed, "seconds", per_run)
+    return bucketed(rates, "step", per_run), bucketed(timed, "seconds", per_run)
 
 
 class ChartSeries:

@@ -12,6 +12,7 @@ from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
+from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import async_check
 from tierscope.analysis.topology import declared_tasks
 from tierscope.dataset.schema import conform
@@ -70,6 +71,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "update_mode": pl.String(),  # sync / async / single: run.json's strategy, else training_mode
     "examples_per_s": pl.Float64(),  # steady rate x batch_size (x training tasks when sync)
     "speedup_basis": pl.String(),  # steps/s, or examples/s where batch size or mode differ from the baseline's
+    # time to a target loss or accuracy (tierscope.analysis.target; null without --target-loss/--target-accuracy)
+    **{k: v for k, v in TARGET_SCHEMA.items() if k != "run_id"},
 }
 
 

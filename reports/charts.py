@@ -455,3 +455,96 @@ def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
         .properties(width=WIDTH, height=HEIGHT, title=t("chart.goodput_title"))
     )
     return _spec(chart, t)
+
+
+def metric_time_chart(
+    points: pl.DataFrame,
+    reached: pl.DataFrame | None,
+    t: Catalog,
+    metric: str,
+    target: float | None = None,
+    runs: Sequence[str] | None = None,
+) -> Spec | None:
+    """Lines of the training loss (``metric`` ``loss``) or accuracy (``accuracy``) over time since the run began,
+    one per run; with a ``target``, a dashed rule at it and a diamond where each run reached it.
+
+    ``points``: ``run_id`` (String), ``seconds`` (Float64), ``value`` (Float64); see
+    :class:`tierscope.analysis.target.MetricSeries`. ``reached``: ``run_id``, ``seconds``, ``value``, ``step``
+    (see :func:`tierscope.reports.frames.time_to_target_frame`; None: no target).
+    """
+    points = require(points, ("run_id", "seconds", "value"), "metric over time")
+    if points.height == 0:
+        return None
+    ends = [float(points["seconds"].max() or 0)]
+    if reached is not None and reached.height:
+        ends.append(float(reached["seconds"].max() or 0))
+    per, unit = time_unit(max(ends))
+    time_title, value_title = t("chart.time_since_start", unit=t(unit)), t(f"chart.metric_{metric}")
+    x = alt.X("time:Q", title=time_title)
+    y = alt.Y("value:Q", title=value_title, scale=alt.Scale(zero=False))
+    domain = _domain(points, runs)
+    data = points.select("run_id", (pl.col("seconds") / per).alias("time"), "value")
+    tooltip = [
+        alt.Tooltip("run_id:N", title=t("chart.run")),
+        alt.Tooltip("time:Q", title=time_title, format=",.2f"),
+        alt.Tooltip("value:Q", title=value_title, format=",.4~f"),
+    ]
+    layers: list[alt.Chart] = [
+        alt.Chart(_values(data))
+        .mark_line(point=alt.OverlayMarkDef(size=18))
+        .encode(x=x, y=y, color=run_color(t, domain), tooltip=tooltip)
+    ]
+    if target is not None:
+        rule = alt.Chart(alt.Data(values=[{"value": target}])).mark_rule(strokeDash=[6, 4], color="#555")
+        layers.append(rule.encode(y=alt.Y("value:Q", title=value_title)))
+        if reached is not None and reached.height:
+            at = reached.select("run_id", (pl.col("seconds") / per).alias("time"), "value", "step")
+            step = alt.Tooltip("step:Q", title=t("chart.global_step"), format=",")
+            layers.append(
+                alt.Chart(_values(at, digits=6))
+                .mark_point(shape="diamond", filled=True, size=150, stroke="#222", strokeWidth=1)
+                .encode(x=x, y=y, color=run_color(t, domain, legend=False), tooltip=[*tooltip, step])
+            )
+    title = t(f"chart.metric_{metric}_title")
+    return _spec(alt.layer(*layers).properties(height=HEIGHT, title=title), t)
+
+
+def target_chart(frame: pl.DataFrame, t: Catalog, target: str, runs: Sequence[str] | None = None) -> Spec | None:
+    """A bar per run: its time to the ``target`` (its text, e.g. ``loss ≤ 2``), labelled with what that time
+    cost (USD where any run has a dollar price, else ML unit-hours).
+
+    ``frame``: ``run_id``, ``tier`` (String), ``seconds``, ``usd``, ``ml_unit_hours`` (Float64), ``step`` (Int64);
+    see :func:`tierscope.reports.frames.time_to_target_frame`.
+    """
+    frame = require(frame, ("run_id", "tier", "seconds", "usd", "ml_unit_hours", "step"), "time to target")
+    if frame.height == 0:
+        return None
+    per, unit = time_unit(float(frame["seconds"].max() or 0))
+    usd = frame["usd"].is_not_null().any()
+    cost, cost_title = (
+        ("usd", t("chart.cost_to_target_usd")) if usd else ("ml_unit_hours", t("chart.cost_to_target_units"))
+    )
+    time_title = t("chart.time_to_target", target=target, unit=t(unit))
+    data = frame.select("run_id", "tier", (pl.col("seconds") / per).alias("time"), pl.col(cost).alias("cost"), "step")
+    order = data.sort("time", "run_id")["run_id"].to_list()
+    suffix = json.dumps(" " + t(f"chart.cost_unit_{cost}"))  # catalog text as a JSON literal in the expression
+    base = alt.Chart(_values(data)).transform_calculate(
+        label=f"isValid(datum.cost) ? format(datum.cost, ',.3~f') + {suffix} : ''"
+    )
+    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=alt.Axis(labelAngle=-30))
+    y = alt.Y("time:Q", title=time_title, scale=_roomy(data["time"]))
+    bars = base.mark_bar().encode(
+        x=x,
+        y=y,
+        color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
+        tooltip=[
+            alt.Tooltip("run_id:N", title=t("chart.run")),
+            alt.Tooltip("tier:N", title=t("chart.tier")),
+            alt.Tooltip("time:Q", title=time_title, format=",.3~f"),
+            alt.Tooltip("step:Q", title=t("chart.global_step"), format=","),
+            alt.Tooltip("cost:Q", title=cost_title, format=",.4~f"),
+        ],
+    )
+    labels = base.mark_text(baseline="bottom", dy=-4, fontSize=_LABEL_FONT).encode(x=x, y=y, text="label:N")
+    chart = alt.layer(bars, labels).properties(height=HEIGHT, title=t("chart.target_title", target=target))
+    return _spec(chart, t)

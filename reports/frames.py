@@ -18,6 +18,7 @@ import polars as pl
 
 from tierscope.analysis.scaling import ScalingFit, best_fit, prediction_band
 from tierscope.reports.errors import ReportError
+from tierscope.text import printable
 
 #: The summary's bootstrap interval columns (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`; absent: shown as "–").
 STEADY_LOW, STEADY_HIGH = "steady_ci_low", "steady_ci_high"
@@ -214,3 +215,48 @@ def unobserved_buckets(summary: pl.DataFrame) -> list[tuple[str, list[str]]]:
         return []
     rows = summary.filter(pl.col("goodput_unobserved").is_not_null() & pl.col("lifetime_s").is_not_null())
     return [(run, text.split(",")) for run, text in rows.select("run_id", "goodput_unobserved").iter_rows()]
+
+
+def time_to_target_frame(summary: pl.DataFrame) -> pl.DataFrame:
+    """The time-to-target bar's rows, from the summary's target columns (:mod:`tierscope.analysis.target`): one
+    row per run that reached the target with a time, fastest first: ``run_id``, ``tier`` (String), ``seconds``
+    (Float64, since the run's start), ``step`` (Int64, global step), ``value`` (Float64, the metric there),
+    ``metric`` (String), ``usd``, ``ml_unit_hours`` (Float64, null without a price)."""
+    cols = ("run_id", "tier", "time_to_target_s", "step_at_target", "value_at_target", "target_metric",
+            "cost_to_target", "ml_unit_hours_to_target")  # fmt: skip
+    frame = require(summary, cols, "time to target")
+    return (
+        frame.filter(pl.col("time_to_target_s").is_not_null())
+        .select(
+            "run_id",
+            pl.col("tier").fill_null("–"),
+            seconds="time_to_target_s",
+            step="step_at_target",
+            value="value_at_target",
+            metric="target_metric",
+            usd="cost_to_target",
+            ml_unit_hours="ml_unit_hours_to_target",
+        )
+        .sort("seconds", "run_id")
+    )
+
+
+def not_reached(summary: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run_id, target_status)`` of each run with step records that has no time to the target
+    (:data:`tierscope.analysis.target.STATUSES` but ``reached``)."""
+    if "target_status" not in summary.columns:
+        return []
+    rows = summary.filter(
+        pl.col("target_status").is_not_null() & (pl.col("target_status") != "reached") & (pl.col("records") > 0)
+    )
+    return list(rows.select("run_id", "target_status").iter_rows())
+
+
+def shown_labels(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every text value as a person may see it (:func:`tierscope.text.printable`: control and
+    bidirectional characters escaped), so a run id holding U+202E cannot reorder a chart's labels and legends.
+    Every frame a chart draws goes through it once (:func:`tierscope.reports.render.sections`)."""
+    texts = [c for c, dtype in frame.schema.items() if dtype == pl.String]
+    if not texts:
+        return frame
+    return frame.with_columns(pl.col(c).map_elements(printable, return_dtype=pl.String) for c in texts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
 
@@ -71,6 +71,10 @@ class ReportData:
     unmeasured: pl.DataFrame | None = None  # tierscope.analysis.forecast.UNMEASURED_SCHEMA
     goodput: pl.DataFrame | None = None  # tierscope.reports.frames.goodput_frame
     exact_fit: tuple[str, int] | None = None  # (model, runs) when the scaling model is exactly determined
+    metric: str = "loss"  # what metric_time charts: loss, or accuracy (the target's kind)
+    metric_time: pl.DataFrame | None = None  # tierscope.analysis.target.MetricSeries.points
+    target: tuple[str, float] | None = None  # (kind, value) of --target-loss / --target-accuracy
+    to_target: pl.DataFrame | None = None  # tierscope.reports.frames.time_to_target_frame
 
 
 @dataclass
@@ -97,6 +101,7 @@ def report_data(analysis: Analysis) -> ReportData:
     if series is None or analysis.target_steps is None:
         raise ReportError("the analysis holds no chart series or target: run it with reports.render.analysis_options()")
     frame = analysis.summary
+    metrics, goal = analysis.metric_series, analysis.target
     fitted = scaling(analysis)
     max_tasks = int(fitted.points["tasks"].max() or 1)
     charted = series.runs.select("run_id")
@@ -118,6 +123,10 @@ def report_data(analysis: Analysis) -> ReportData:
         unmeasured=unmeasured(analysis),
         goodput=_or_none(lambda: frames.goodput_frame(frame.join(charted, on="run_id", how="semi"))),
         exact_fit=_exact_fit(fitted.fits),
+        metric=metrics.metric if metrics is not None else "loss",
+        metric_time=metrics.points if metrics is not None else None,
+        target=(goal.kind, goal.value) if goal is not None else None,
+        to_target=_or_none(lambda: frames.time_to_target_frame(frame)) if goal is not None else None,
     )
 
 
@@ -136,8 +145,29 @@ def _section(key: str, build: Callable[[], Spec | None], t: Catalog, notes: list
     return Section(key, spec, notes=notes or [])
 
 
+def shown(data: ReportData) -> ReportData:
+    """``data`` with every text value of its frames escaped for display (:func:`tierscope.reports.frames.shown_labels`):
+    run ids, tiers and task names reach the charts' labels and legends only through here."""
+    frames_of = {f.name: getattr(data, f.name) for f in fields(data)}
+    return replace(data, **{k: frames.shown_labels(v) for k, v in frames_of.items() if isinstance(v, pl.DataFrame)})
+
+
+def target_text(target: tuple[str, float], t: Catalog) -> str:
+    """A target in words of the report's language: ``loss ≤ 2``, ``accuracy ≥ 0.9``."""
+    kind, value = target
+    return t(f"target.{kind}", value=f"{value:g}")
+
+
+def _target_notes(data: ReportData, t: Catalog) -> list[str]:
+    if data.target is None:
+        return []
+    notes = [t(f"target.rule_{data.target[0]}", target=target_text(data.target, t))]
+    return notes + [t(f"target.status.{status}", run=run) for run, status in frames.not_reached(data.summary)]
+
+
 def sections(data: ReportData, t: Catalog) -> list[Section]:
     """The chart sections, top to bottom, each with its spec or the sentence saying why it has none."""
+    data = shown(data)  # once, before any chart is built: no label reaches a chart unescaped
     capped = (
         [t("chart.runs_capped", shown=data.runs_charted, total=data.runs_total)]
         if data.runs_charted < data.runs_total
@@ -152,12 +182,27 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         for run, buckets in frames.unobserved_buckets(data.summary)
     ]
     runs = charts.run_ids(data.summary)  # one colour per run in every chart: the table's order
+    value = data.target[1] if data.target is not None else None
+    goal = _target_notes(data, t)
+    metric = _section(
+        f"{data.metric}_time",
+        lambda: charts.metric_time_chart(data.metric_time, data.to_target, t, data.metric, value, runs),
+        t,
+        capped + goal,
+    )
+    reach = (
+        [_section("target", lambda: charts.target_chart(data.to_target, t, target_text(data.target, t), runs), t, goal)]
+        if data.target is not None
+        else []
+    )
     return [
         _section("throughput_steps", lambda: charts.throughput_steps_chart(data.throughput_steps, t, runs), t, capped),
         _section("throughput_time", lambda: charts.throughput_time_chart(data.throughput_time, t, runs), t, capped),
+        metric,
         _section("speedup", lambda: charts.speedup_chart(data.speedup, t, runs), t),
         _section("goodput", lambda: charts.goodput_chart(data.goodput, t), t, unobserved),
         _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t),
+        *reach,
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
         _section(
             "scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs), t, no_model

@@ -55,7 +55,17 @@ def test_predict_and_recommend_read_the_same_pass(dataset_2016: Dataset) -> None
     assert ds.scans == ONCE_EACH
 
 
-@pytest.mark.parametrize("command", [["summary"], ["report", "--lang", "en"], ["predict"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["summary"],
+        ["report", "--lang", "en"],
+        ["predict"],
+        # a target reads each batch's loss (and an accuracy target its evaluations) within the same opening
+        ["summary", "--target-accuracy", "0.25"],
+        ["report", "--lang", "en", "--target-loss", "2"],
+    ],
+)
 def test_each_command_opens_each_table_once(
     command: list[str], dataset_2016: Dataset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

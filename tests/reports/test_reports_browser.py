@@ -14,16 +14,25 @@ import pytest
 
 from tests.support import ROOT
 from tests.support.reports_cdp import Browser, Page, find_chromium
-from tests.support.reports_fixtures import EVIL_FAILED, EVIL_REASON, EVIL_RUN, hostile_dataset
-from tierscope.analysis import analyze
+from tests.support.reports_fixtures import BIDI_RUN, EVIL_FAILED, EVIL_REASON, TARGET_LOSS, hostile_dataset
+from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.reports.render import ReportOptions, analysis_options, write_report
+from tierscope.text import printable
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium not installed (Debian: apt-get install chromium; .ci/run does it)"
 )
 
-CHARTS = ["throughput_steps", "throughput_time", "speedup", "goodput", "cost_time", "tasks", "scaling"]
+CHARTS = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodput", "cost_time", "target", "tasks",
+          "scaling"]  # fmt: skip
+#: The charts issue 12 adds, and the SVG mark items each must draw at least: the goodput bar a rect per part of
+#: each run's lifetime its log shows (two runs: productive and start-up at least, 4); the loss chart a line per run
+#: (2), a point per record (30 + 5 x 30), the target's rule (1) and a diamond where each run reached it (2): 185;
+#: the time-to-target chart a bar per run and its price label: 4.
+NEW_MARKS = {"goodput": 4, "loss_time": 185, "target": 4}
+#: How the hostile BASIC run is shown: escaped (a right-to-left override reorders nothing).
+SHOWN_RUN = printable(BIDI_RUN)
 
 #: Per chart: its id, whether vega-embed finished, how many SVG mark items it drew, and every SVG text.
 INSPECT = """Array.from(document.querySelectorAll("div.chart")).map((el) => ({
@@ -31,6 +40,7 @@ INSPECT = """Array.from(document.querySelectorAll("div.chart")).map((el) => ({
   drawn: el.getAttribute("data-drawn") === "true",
   error: el.getAttribute("data-error"),
   marks: el.querySelectorAll("svg g.role-mark > path, svg g.role-mark > text, svg g.role-mark > g").length,
+  items: el.querySelectorAll("svg g.role-mark path, svg g.role-mark text, svg g.role-mark line").length,
   texts: Array.from(el.querySelectorAll("svg text")).map((t) => t.textContent),
 }))"""
 
@@ -38,7 +48,8 @@ INSPECT = """Array.from(document.querySelectorAll("div.chart")).map((el) => ({
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("browser")
-    analysis = analyze(hostile_dataset(root / "ds"), analysis_options(steps=3600))
+    options = analysis_options(AnalysisOptions(target_loss=TARGET_LOSS), steps=3600)
+    analysis = analyze(hostile_dataset(root / "ds", evil_run=BIDI_RUN), options)
     return {
         lang: write_report(analysis, root / f"report-{lang}.html", ReportOptions(lang=lang)) for lang in ("en", "ja")
     }
@@ -58,11 +69,20 @@ def test_report_draws_every_chart_offline_without_errors(reports: dict[str, Path
             for chart in charts:
                 assert chart["drawn"] and chart["error"] is None, chart
                 assert chart["marks"] > 0, f"{lang} {chart['id']} drew no SVG marks"
+            drawn = {c["id"].removeprefix("chart-"): c["items"] for c in charts}
+            for name, least in NEW_MARKS.items():
+                assert drawn[name] >= least, f"{lang} {name}: {drawn[name]} SVG mark items, expected {least}+"
+            # the time-to-target bar is labelled with its price: 400 s x 1 ML unit/h, 100 s x 10 (see the fixture)
+            target = next(c for c in charts if c["id"] == "chart-target")
+            units = "ML unit-h" if lang == "en" else "ML ユニット時間"
+            assert {f"0.111 {units}", f"0.278 {units}"} <= set(target["texts"]), target["texts"]
             # hostile names: text in the tables, text inside the charts, never elements
             cells = page.evaluate('Array.from(document.querySelectorAll("td")).map((td) => td.textContent)')
-            assert {EVIL_RUN, EVIL_FAILED, EVIL_REASON} <= set(cells)
+            assert {SHOWN_RUN, EVIL_FAILED, EVIL_REASON} <= set(cells)
             texts = {text for chart in charts for text in chart["texts"]}
-            assert EVIL_RUN in texts  # the point labels of the price and scaling charts
+            assert SHOWN_RUN in texts  # the point labels of the price and scaling charts
+            # no control or bidirectional character reached a chart's text (labels, legends, axes)
+            assert not [t for t in texts if any(c in t for c in "\u202e\u2066\x1b")]
             assert page.evaluate('document.querySelectorAll("img, iframe, object, embed").length') == 0
             assert page.evaluate('document.querySelectorAll("script").length') == 2
             shot = page.screenshot(tmp_path / f"report-{lang}.png")

@@ -13,8 +13,16 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support import ROOT
-from tests.support.reports_fixtures import EVIL_FAILED, EVIL_FILE, EVIL_REASON, EVIL_RUN, hostile_dataset
-from tierscope.analysis import analyze
+from tests.support.reports_fixtures import (
+    BIDI_RUN,
+    EVIL_FAILED,
+    EVIL_FILE,
+    EVIL_REASON,
+    EVIL_RUN,
+    TARGET_LOSS,
+    hostile_dataset,
+)
+from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis import series as charted
 from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
@@ -25,15 +33,21 @@ from tierscope.reports.figures import write_figures
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, _load
 from tierscope.reports.render import ReportData, analysis_options, chart_specs, render_html, report_data, vega_bundle
+from tierscope.text import has_controls, printable
 
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
+#: What the report fixtures analyse: N = 3600 steps and a training loss target of 1.0.
+OPTIONS = analysis_options(AnalysisOptions(target_loss=TARGET_LOSS), steps=3600)
+#: Every chart of a report with a loss target, top to bottom.
+CHARTS = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodput", "cost_time", "target", "tasks",
+          "scaling"]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> ReportData:
-    return report_data(
-        analyze(hostile_dataset(tmp_path_factory.mktemp("hostile") / "ds"), analysis_options(steps=3600))
-    )
+    return report_data(analyze(hostile_dataset(tmp_path_factory.mktemp("hostile") / "ds"), OPTIONS))
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +263,7 @@ def test_hostile_names_are_text_inside_charts(hostile: ReportData) -> None:
     import vl_convert
 
     svgs = {name: vl_convert.vegalite_to_svg(spec) for name, spec in chart_specs(hostile, Catalog("en")).items()}
-    assert set(svgs) == {"throughput_steps", "throughput_time", "speedup", "goodput", "cost_time", "tasks", "scaling"}
+    assert set(svgs) == set(CHARTS)
     whole = "&lt;script&gt;alert(1)&lt;/script&gt;"
     for name, svg in svgs.items():
         assert "<script" not in svg and "<img" not in svg, name
@@ -290,7 +304,7 @@ def test_figures_are_png_and_svg(hostile: ReportData, tmp_path: Path) -> None:
     specs = chart_specs(hostile, Catalog("en"))
     written = write_figures(specs, tmp_path / "fig")
     assert [p.name for p in written[:2]] == ["throughput_steps.svg", "throughput_steps.png"]
-    assert len(written) == 2 * len(specs) == 14  # seven charts (issue 12 adds the goodput bar)
+    assert len(written) == 2 * len(specs) == 18  # nine charts (issue 12 adds the goodput bar, loss and target)
     for path in written:
         head = path.read_bytes()[:8]
         assert head == b"\x89PNG\r\n\x1a\n" if path.suffix == ".png" else head.startswith(b"<svg")
@@ -308,7 +322,7 @@ def test_cli_report_with_lang_steps_figures_and_open(
     html = out.read_text()
     # 36,000 steps at standard_1's 22.8075 steps/s: 1578.4 s = 26.3 min, x 10 units / 3600 = 4.384 unit-hours
     assert "36,000 ステップを 26.3 分、4.38 ML ユニット時間で実行します" in html
-    names = ["throughput_steps", "throughput_time", "speedup", "goodput", "cost_time", "tasks", "scaling"]
+    names = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodput", "cost_time", "tasks", "scaling"]
     assert sorted(p.name for p in fig.iterdir()) == sorted(f"{n}.{e}" for n in names for e in ("png", "svg"))
     assert opened == [out.resolve().as_uri()]
     bad = CliRunner().invoke(app, ["report", "-d", str(dataset_2016.root), "-o", str(out), "--lang", "fr"])
@@ -332,7 +346,7 @@ def test_one_colour_per_run_in_every_chart(hostile: ReportData) -> None:
     runs = hostile.summary["run_id"].to_list()  # the table's order: EVIL_RUN, EVIL_FAILED, std (3 runs)
     specs = chart_specs(hostile, Catalog("en"))
     # The goodput bars colour the time buckets (a run is a bar on the axis); every other chart colours runs.
-    assert set(specs) >= {"goodput"} and len(specs) == 7
+    assert set(specs) >= {"goodput"} and len(specs) == 9
     specs = {name: spec for name, spec in specs.items() if name != "goodput"}
     colours = {}
     for name, spec in specs.items():
@@ -342,7 +356,7 @@ def test_one_colour_per_run_in_every_chart(hostile: ReportData) -> None:
             # a fixed domain, every run of the report, whatever the chart shows (the failed run draws nothing)
             assert colour["scale"]["domain"] == runs, name
             colours.setdefault(name, dict(zip(runs, colour["scale"]["range"], strict=True)))
-    assert len({tuple(c.items()) for c in colours.values()}) == 1  # the same colour for a run in all six
+    assert len({tuple(c.items()) for c in colours.values()}) == 1  # the same colour for a run in all eight
     assert len(set(next(iter(colours.values())).values())) == 3  # and three different colours
 
 
@@ -397,3 +411,57 @@ def test_japanese_report_translates_the_price_and_tier_tables_notes(data_2016: R
     html = render_html(data_2016, "ja").replace(vega_bundle(), "")
     assert "CloudML public beta scale tiers" not in html and "Cloud ML Engine pricing page" not in html
     assert "2016 年の実験のブログ記事が引用した CloudML パブリックベータのスケール階層" in html
+
+
+# --- time to a target loss (issue 12) and chart labels escaped (issue 17) --------------------------
+
+
+def test_time_to_target_bar_and_loss_series_by_hand(hostile: ReportData) -> None:
+    # loss 30 / (i + 10) at each task's i-th record: 1.0 (the target) from i = 20 on. EVIL_RUN: global step
+    # 2000 at 2000 / 5 = 400 s (its elapsed_s says the clock began at its first timestamp less 20 s, T0),
+    # x 1 ML unit/h = 0.1111 unit-h. std: the master's step 2000 at 2000 / 20 = 100 s, x 10 units = 0.2778.
+    reached = hostile.to_target.select("run_id", "seconds", "step", "value", "ml_unit_hours", "usd").rows()
+    assert reached == [
+        ("std", pytest.approx(100.0), 2000, 1.0, pytest.approx(100 / 360), None),
+        (EVIL_RUN, pytest.approx(400.0), 2000, 1.0, pytest.approx(400 / 3600), None),
+    ]
+    assert hostile.target == ("loss", TARGET_LOSS) and hostile.metric == "loss"
+    # every record its own bucket (2 runs charted: up to 600 points each): EVIL_RUN's 30, std's 5 x 30
+    points = hostile.metric_time.group_by("run_id").agg(pl.len(), pl.col("value").min(), pl.col("seconds").max())
+    assert sorted(points.rows()) == [(EVIL_RUN, 30, 0.75, 600.0), ("std", 150, 0.75, 154.0)]  # worker 3: 3080 / 20
+    specs = chart_specs(hostile, Catalog("en"))
+    layers = specs["loss_time"]["layer"]
+    assert [la["mark"]["type"] for la in layers] == ["line", "rule", "point"]  # series, target, where reached
+    assert layers[1]["data"]["values"] == [{"value": TARGET_LOSS}]
+    html = render_html(hostile, "en")
+    assert "Target: loss ≤ 1." in html and "Time to loss ≤ 1, labelled with its price" in str(specs["target"])
+    assert "目標: 損失 ≤ 1。" in render_html(hostile, "ja")
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a spec (data values, scale domains, sort orders, titles)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def test_a_bidi_run_id_reaches_no_chart_unescaped(tmp_path: Path) -> None:
+    # U+202E (right-to-left override) in a run id would reorder every label and legend it is drawn in, and
+    # the escape \x1b[2J and isolate U+2066 with it; the tables show them escaped (tierscope.text.printable),
+    # and so must every chart: its data, its colour domain, its sort orders.
+    data = report_data(analyze(hostile_dataset(tmp_path / "ds", evil_run=BIDI_RUN), OPTIONS))
+    specs = chart_specs(data, Catalog("en"))
+    assert set(specs) == set(CHARTS)
+    shown = printable(BIDI_RUN)
+    assert shown == "\\u202e" + EVIL_RUN + "\\x1b[2J\\u2066x"
+    for name, spec in specs.items():
+        strings = _strings(spec)
+        assert not [s for s in strings if has_controls(s)], name
+        if name != "goodput":  # the goodput bar's runs are on its axis only: checked through its data below
+            assert shown in strings, name
+    assert shown in {row["run_id"] for row in specs["goodput"]["data"]["values"]}
+    assert data.summary.filter(pl.col("run_id") == BIDI_RUN).height == 1  # stored and analysed as given

@@ -19,6 +19,8 @@ from tierscope.cli.common import (
     PriceDateOpt,
     RegionOpt,
     RunsOpt,
+    TargetAccuracyOpt,
+    TargetLossOpt,
     TierSelectOpt,
     WideOpt,
     err_console,
@@ -229,17 +231,21 @@ def summary_cmd(
     runs: RunsOpt = None,
     tier: TierSelectOpt = None,
     wide: WideOpt = False,
+    target_loss: TargetLossOpt = None,
+    target_accuracy: TargetAccuracyOpt = None,
 ) -> None:
     """Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.
 
     Each run is priced on its own date (the manifest's), else on --price-date. JSON and CSV give
-    every column of the summary, values unrounded.
+    every column of the summary, values unrounded. --target-loss / --target-accuracy add each run's
+    global step, time and price at that target (time_to_target_s, step_at_target, cost_to_target).
     """
     from tierscope.cli.output import summary_grid
     from tierscope.cli.tables import emit
 
     fmt = output_format(fmt, as_json)
-    frame = _analysis(dataset, summary_options(baseline, price_date, region, steps, runs, tier)).summary
+    asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy)
+    frame = _analysis(dataset, asked).summary
     warn_unpriced(frame)
     emit(fmt, summary_grid(frame, region), frame.to_dicts(), wide=wide)
 

@@ -200,6 +200,22 @@ def _known_region(region: str) -> str:
 RegionOpt = Annotated[str, typer.Option("--region", callback=_known_region, help="Price region: us, europe or asia.")]
 
 
+TargetLossOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--target-loss",
+        help="Time and price to a training loss at or below this (held for 3 records in a row); see README.",
+    ),
+]
+TargetAccuracyOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--target-accuracy",
+        help="Time and price to an accuracy at or above this (eval accuracy where logged, else training accuracy).",
+    ),
+]
+
+
 def summary_options(
     baseline: str | None,
     price_date: datetime | None,
@@ -207,12 +223,23 @@ def summary_options(
     steps: int | None = None,
     runs: str | None = None,
     tiers: list[str] | None = None,
+    target_loss: float | None = None,
+    target_accuracy: float | None = None,
 ) -> AnalysisOptions:
     """The analysis options of ``--baseline``, ``--price-date``, ``--region``, ``--steps``,
-    ``--runs`` and ``--tier``."""
+    ``--runs``, ``--tier``, ``--target-loss`` and ``--target-accuracy`` (both at once: a usage error)."""
+    import math
+
     from tierscope.analysis.options import AnalysisOptions
 
+    if target_loss is not None and target_accuracy is not None:
+        raise typer.BadParameter("give one of --target-loss and --target-accuracy", param_hint="--target-loss")
+    for name, value in (("--target-loss", target_loss), ("--target-accuracy", target_accuracy)):
+        if value is not None and not math.isfinite(value):
+            raise typer.BadParameter(f"{value} is not a finite number", param_hint=name)
     return AnalysisOptions(
+        target_loss=target_loss,
+        target_accuracy=target_accuracy,
         baseline=baseline,
         price_date=price_date.date() if price_date else None,
         region=region,

@@ -186,8 +186,19 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
         Column("ran on", "text", wide=True),
         Column("note", "text", wide=True),
     ]
+    goal = target_said(frame)
+    if goal is not None:  # only when a target was asked: its step, time and price
+        reach += f"; target {goal}"
+        # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
+        columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
+                    Column(f"USD to target {region}", drop=1)]  # fmt: skip
     grid = Grid(columns, title=f"tierscope summary (global steps/s; speedup against {baseline or n.MISSING}{reach})")
     for r in frame.iter_rows(named=True):
+        reached = (
+            [n.count(r["step_at_target"]), n.fixed(r["time_to_target_s"], 1),
+             n.fixed(r["ml_unit_hours_to_target"], 3), n.money(r["cost_to_target"])]
+            if goal is not None else []
+        )  # fmt: skip
         grid.add(
             r["run_id"], r["tier"] or n.MISSING, r["status"], n.count(r["records"]), tasks_cell(r),
             n.rate(r["steady_global_steps_per_s"]), _interval(r["steady_ci_low"], r["steady_ci_high"], n.rate),
@@ -198,15 +209,28 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
             n.hours(r["hours_to_target"]), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["ml_units_per_hour"] is not None else n.MISSING,
-            r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
+            r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING, *reached,
         )  # fmt: skip
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
     grid.notes += price_notes(frame, region)
+    if goal is not None:  # why a run has no time to the target
+        grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)
+                       if r["target_reason"] and r["records"]]  # fmt: skip
     # tasks that logged against the declared topology
     grid.notes += [f"note: run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
                    if r.get("topology_note")]  # fmt: skip
     return grid
+
+
+def target_said(frame: pl.DataFrame) -> str | None:
+    """The summary's target in words (``loss <= 0.5``, ``accuracy >= 0.9``), None when none was asked."""
+    if "target_value" not in frame.columns or frame["target_value"].drop_nulls().is_empty():
+        return None
+    value = frame["target_value"].drop_nulls()[0]
+    kinds = set(frame["target_metric"].drop_nulls())
+    loss = bool(kinds) and kinds <= {"loss"}
+    return f"loss <= {value:g}" if loss else f"{' / '.join(sorted(kinds)) or 'accuracy'} >= {value:g}"
 
 
 def tasks_cell(row: dict) -> str:

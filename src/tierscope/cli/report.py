@@ -15,6 +15,8 @@ from tierscope.cli.common import (
     PriceDateOpt,
     RegionOpt,
     RunsOpt,
+    TargetAccuracyOpt,
+    TargetLossOpt,
     TierSelectOpt,
     check_lang,
     open_dataset,
@@ -41,6 +43,8 @@ def report_cmd(
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
     runs: RunsOpt = None,
     tier: TierSelectOpt = None,
+    target_loss: TargetLossOpt = None,
+    target_accuracy: TargetAccuracyOpt = None,
 ) -> None:
     """Write a self-contained HTML report (opens offline) of every run in the dataset."""
     if out.is_dir():
@@ -53,7 +57,9 @@ def report_cmd(
     from tierscope.reports.render import ReportOptions, analysis_options, write_report
 
     opts = ReportOptions(lang=lang, figures=figures)
-    asked = summary_options(baseline, price_date, region, runs=runs, tiers=tier)
+    asked = summary_options(
+        baseline, price_date, region, runs=runs, tiers=tier, target_loss=target_loss, target_accuracy=target_accuracy
+    )
     path = write_report(analyze(ds, analysis_options(asked, steps)), out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:
