@@ -217,19 +217,23 @@ class GcsStore:
             return [(b.name, int(b.size)) for b in self.bucket().list_blobs(prefix=prefix)]
 
     def read(self, key: str) -> bytes:
-        """The bytes of ``key`` (noting its generation). Raises :class:`FileNotFoundError`."""
+        """The bytes of ``key``, noting their generation. Raises :class:`FileNotFoundError`.
+
+        The generation is asked for first and the download pinned to it (the emulator sends no
+        ``x-goog-generation`` header), so the bytes and the generation noted always agree.
+        """
         from google.api_core.exceptions import NotFound
 
-        blob = self.bucket().blob(key)
-        try:
-            with _translated("read", self.url(key)):
-                data = blob.download_as_bytes(checksum="md5")
-        except NotFound:
-            self._seen[key] = 0
-            raise FileNotFoundError(self.url(key)) from None
-        if blob.generation is not None:
-            self._seen[key] = int(blob.generation)
-        return data
+        for _ in range(10):
+            found = self.stat(key)
+            if found is None:
+                raise FileNotFoundError(self.url(key))
+            try:
+                with _translated("read", self.url(key)):
+                    return self.bucket().blob(key).download_as_bytes(checksum="md5", if_generation_match=found.st_ino)
+            except (NotFound, StateConflictError):
+                continue  # replaced or deleted between the two requests: ask again
+        raise DatasetError(f"{self.url(key)} kept changing while being read; try again")
 
     def download(self, key: str, handle: IO[bytes]) -> None:
         """Write the bytes of ``key`` to ``handle``, MD5-checked. Raises :class:`FileNotFoundError`."""
