@@ -129,20 +129,21 @@ def _translated(what: str, url: str) -> Iterator[None]:
         ) from None
     except (DefaultCredentialsError, RefreshError) as exc:
         raise DatasetError(
-            f"no usable Google Cloud credentials to {what} {url} ({str(exc).splitlines()[0][:160]}); "
+            f"no usable Google Cloud credentials to {what} {url} ({_first_sentence(exc)}); "
             "run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS"
         ) from None
     except (gexc.Forbidden, gexc.Unauthorized) as exc:
         raise DatasetError(
-            f"permission denied to {what} {url} ({exc.message[:160]}); grant the account "
+            f"permission denied to {what} {url} ({_first_sentence(exc.message)}); grant the account "
             "roles/storage.objectAdmin on the bucket (objectViewer to read only)"
         ) from None
-    except gexc.NotFound as exc:
+    except gexc.NotFound:
         if what in ("read", "delete"):
             raise  # the object: the caller decides
+        bucket = url[len(SCHEME) :].split("/", 1)[0]
         raise DatasetError(
-            f"cannot {what} {url}: no such bucket ({exc.message[:120]}); create it with "
-            f"`gcloud storage buckets create {url.split('/', 3)[0]}//{url.split('/', 3)[2]}` or fix --dataset"
+            f"cannot {what} {url}: bucket {bucket} does not exist; create it with "
+            f"`gcloud storage buckets create {SCHEME}{bucket}` or fix --dataset"
         ) from None
     except gexc.GoogleAPICallError as exc:
         raise DatasetError(f"Cloud Storage refused to {what} {url}: {exc.code} {exc.message[:200]}") from None
@@ -150,6 +151,11 @@ def _translated(what: str, url: str) -> Iterator[None]:
         if isinstance(exc, FileNotFoundError):
             raise
         raise DatasetError(f"cannot reach Cloud Storage to {what} {url} ({type(exc).__name__}: {exc})") from None
+
+
+def _first_sentence(exc: object) -> str:
+    text = (str(exc).strip().splitlines() or [""])[0]
+    return text.split(". ", 1)[0].rstrip(".")[:200]
 
 
 class GcsStore:

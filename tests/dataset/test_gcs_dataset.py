@@ -216,3 +216,24 @@ def test_two_collectors_one_sigkilled_ten_times_store_every_record_exactly_once(
     assert compact(Dataset(url)).files_before >= parts
     assert len(Dataset(url).files("steps")) == 1
     assert sorted(Dataset(url).read("steps")["step"].to_list()) == steps
+
+
+def test_no_credentials_or_no_bucket_is_one_line_saying_what_to_do(
+    gcs_emulator: Emulator, gcs_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    missing = CliRunner().invoke(app, ["summary", "--dataset", "gs://no-such-bucket-15/ds"])
+    assert missing.exit_code == 1
+    assert missing.output.strip().splitlines() == [
+        "error: cannot list gs://no-such-bucket-15/ds/steps/: bucket no-such-bucket-15 does not exist; "
+        "create it with `gcloud storage buckets create gs://no-such-bucket-15` or fix --dataset"
+    ]
+    # Without the emulator: application-default credentials, here none.
+    monkeypatch.delenv("STORAGE_EMULATOR_HOST")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "absent-key.json"))
+    result = CliRunner().invoke(app, ["summary", "--dataset", "gs://team-bucket-15/tierscope"])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error: no usable Google Cloud credentials to connect to gs://team-bucket-15 (")
+    assert "absent-key.json was not found" in lines[0]
+    assert lines[0].endswith("run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS")
