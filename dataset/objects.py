@@ -41,7 +41,8 @@ The lease (object ``.lock``): ``{"holder": ..., "expires": <unix s>, "ttl": <s>}
 creating it with ``if_generation_match=0``, or, when its expiry has passed (or it was released),
 by replacing it with ``if_generation_match=<the stale generation>``, so of two collects seeing
 the same stale lease exactly one wins. A thread renews it every ``ttl / 3`` s, generation-matched;
-if a renewal fails the lease is lost and every later write of this process raises, as does any
+if a renewal is refused (412: taken over) the lease is lost and every later write of this process
+raises (one that cannot reach the server is tried again at the next tick), as does any
 write later than two thirds of the ttl after the last successful renewal (so a holder stalled
 past its expiry stops writing before another can take over; a write that itself takes longer
 than a third of the ttl is the one case left uncovered: keep the ttl well above an upload's
@@ -159,8 +160,10 @@ def _first_sentence(exc: object) -> str:
 
 
 class GcsStore:
-    """The objects of one bucket, with the generations this process last saw of each (for the
-    preconditions of :meth:`replace` and :meth:`delete`). One per bucket and process."""
+    """The objects of one bucket, with the generation this process last read (:meth:`read`) or
+    wrote (:meth:`replace`) of each state document, for the preconditions of :meth:`replace` and
+    :meth:`delete`. Data objects are write-once and never fenced: deleting one (compaction,
+    quarantine) needs no precondition. One per bucket and process."""
 
     _stores: ClassVar[dict[str, GcsStore]] = {}
 
@@ -208,13 +211,11 @@ class GcsStore:
         return self._seen.get(key)
 
     def stat(self, key: str) -> SimpleNamespace | None:
-        """``st_size`` and ``st_mtime_ns``/``st_ino`` (the generation) of ``key``, or None."""
+        """``st_size`` and ``st_mtime_ns``/``st_ino`` (its generation) of ``key``, or None (not noted)."""
         with _translated("read", self.url(key)):
             blob = self.bucket().get_blob(key)
         if blob is None:
-            self._seen[key] = 0
             return None
-        self._seen[key] = int(blob.generation)
         return SimpleNamespace(st_size=int(blob.size), st_mtime_ns=int(blob.generation), st_ino=int(blob.generation))
 
     def list(self, prefix: str) -> list[tuple[str, int]]:
@@ -233,10 +234,13 @@ class GcsStore:
         for _ in range(10):
             found = self.stat(key)
             if found is None:
+                self._seen[key] = 0
                 raise FileNotFoundError(self.url(key))
             try:
                 with _translated("read", self.url(key)):
-                    return self.bucket().blob(key).download_as_bytes(checksum="md5", if_generation_match=found.st_ino)
+                    data = self.bucket().blob(key).download_as_bytes(checksum="md5", if_generation_match=found.st_ino)
+                self._seen[key] = found.st_ino
+                return data
             except (NotFound, StateConflictError):
                 continue  # replaced or deleted between the two requests: ask again
         raise DatasetError(f"{self.url(key)} kept changing while being read; try again")
@@ -261,8 +265,7 @@ class GcsStore:
                 blob.upload_from_filename(str(source), if_generation_match=0, checksum="crc32c")
             else:
                 blob.upload_from_string(source, if_generation_match=0, checksum="crc32c")
-        self._seen[key] = int(blob.generation)
-        return self._seen[key]
+        return int(blob.generation)
 
     def replace(self, key: str, data: bytes, generation: int | None = None) -> int:
         """Write ``key`` only if its generation is still ``generation`` (default: the one this
@@ -522,6 +525,8 @@ class Lease:
         self._thread.start()
 
     def _renew(self) -> None:
+        from google.api_core.exceptions import PreconditionFailed
+
         bucket = self.path.store.bucket(fresh=True)  # a client of its own: clients are not thread-safe
         while not self._stop.wait(self.ttl / 3):
             blob = bucket.blob(self.path.key)
@@ -530,10 +535,12 @@ class Lease:
                 blob.upload_from_string(self._doc(time.time() + self.ttl), if_generation_match=self.generation)
                 self.generation = int(blob.generation)
                 self._renewed(started)
-            except Exception:  # taken over (412) or unreachable until it expired: either way, lost
+            except PreconditionFailed:  # another collect took it over: lost for good
                 if not self._stop.is_set():
                     self.path.store.lease_lost = True
                 return
+            except Exception:  # unreachable for now: try again; the write deadline stops writes meanwhile
+                continue
 
     def release(self) -> None:
         self._stop.set()

@@ -237,3 +237,31 @@ def test_no_credentials_or_no_bucket_is_one_line_saying_what_to_do(
     assert lines[0].startswith("error: no usable Google Cloud credentials to connect to gs://team-bucket-15 (")
     assert "absent-key.json was not found" in lines[0]
     assert lines[0].endswith("run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS")
+
+
+def test_doctor_fix_on_the_emulator_quarantines_a_damaged_object_and_collect_restores_it(
+    gcs_emulator: Emulator, gcs_env: dict[str, str], tmp_path: Path
+) -> None:
+    bucket = gcs_emulator.bucket("doctor-fix")
+    url = "gs://doctor-fix/ds"
+    log = tmp_path / "a.log"
+    log.write_text("".join(step_line(s) for s in range(1, 101)))
+    collect_runs(Dataset(url), [RunSpec("r", "BASIC", [log])])
+    (part,) = [b for b in bucket.list_blobs(prefix="ds/steps/") if "/part-" in b.name]
+    damaged = bytearray(part.download_as_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF  # one flipped byte: the SHA-256 in its name no longer matches
+    part.upload_from_string(bytes(damaged))
+    checked = _cli_fails("doctor", "--dataset", url)
+    assert f"corrupt: gs://doctor-fix/{part.name}: its bytes changed since it was written" in checked
+    fixed = CliRunner().invoke(app, ["doctor", "--dataset", url, "--fix"])
+    assert fixed.exit_code == 0, fixed.output
+    assert f"moved to gs://doctor-fix/ds/quarantine/steps/run_id=r/{part.name.rsplit('/', 1)[1]}" in fixed.output
+    assert Dataset(url).read("steps").height == 0  # the only part is in quarantine
+    collect_runs(Dataset(url), [RunSpec("r", "BASIC", [log])])  # the rewind note: the log is read again
+    assert sorted(Dataset(url).read("steps")["step"].to_list()) == list(range(1, 101))
+
+
+def _cli_fails(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    return result.output
