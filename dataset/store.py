@@ -13,6 +13,9 @@ Layout under the dataset root::
     quarantine/                                              corrupt files moved aside by `doctor --fix`
     .lock                                                    held by the collect that is writing
 
+The root may be ``gs://bucket/prefix`` (:mod:`tierscope.dataset.objects`): the same layout as
+objects, appends uploaded write-once, ``.lock`` a lease with an expiry.
+
 ``run_id`` lives in the directory name (percent-encoded), not inside the files, as hive
 partitioning expects. Every append writes a *new* file: to a dot-prefixed temporary name,
 fsync, rename, fsync of the directory. A reader never sees a half-written file, and
