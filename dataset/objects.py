@@ -97,7 +97,7 @@ def as_location(location: str | os.PathLike[str] | GsPath) -> Path | GsPath:
         bucket, _, key = text[len("gs:") :].lstrip("/").partition("/")
         if not bucket:
             raise DatasetError(f"{text!r} names no bucket; write gs://BUCKET/PREFIX")
-        return GsPath(GcsStore.for_bucket(bucket), key.strip("/"))
+        return GsPath(GcsStore.for_root(bucket, key.strip("/")), key.strip("/"))
     return Path(location)
 
 
@@ -163,7 +163,7 @@ class GcsStore:
     """The objects of one bucket, with the generation this process last read (:meth:`read`) or
     wrote (:meth:`replace`) of each state document, for the preconditions of :meth:`replace` and
     :meth:`delete`. Data objects are write-once and never fenced: deleting one (compaction,
-    quarantine) needs no precondition. One per bucket and process."""
+    quarantine) needs no precondition. One per dataset and process (:meth:`for_root`)."""
 
     _stores: ClassVar[dict[str, GcsStore]] = {}
 
@@ -180,10 +180,10 @@ class GcsStore:
         self._guard = threading.Lock()
 
     @classmethod
-    def for_bucket(cls, bucket: str) -> GcsStore:
-        if bucket not in cls._stores:
-            cls._stores[bucket] = cls(bucket)
-        return cls._stores[bucket]
+    def for_root(cls, bucket: str, root: str) -> GcsStore:
+        """The store of the dataset at ``gs://bucket/root`` in this process (one each, so two
+        datasets in one bucket never share a lease's write deadline)."""
+        return cls._stores.setdefault(f"{bucket}/{root}", cls(bucket))
 
     def url(self, key: str) -> str:
         return f"{SCHEME}{self.name}/{key}" if key else f"{SCHEME}{self.name}"

@@ -134,12 +134,34 @@ def test_a_killed_holders_lease_is_taken_over_after_its_expiry(
     assert after["holder"] is None and after["expires"] == 0  # released: the object stays, expired
 
 
+# One collect. With KILL_AT=<n>:<before|after> it stops at its n-th object write (a data part or
+# a state document; lease renewals are not counted) and waits on stdin, holding the lease (its
+# renewal thread runs on), so the test can SIGKILL it exactly there.
 _COLLECTOR = """
-import sys
+import os, sys
 from pathlib import Path
+from tierscope.dataset import objects
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import RunSpec
 from tierscope.dataset.store import Dataset
+
+calls = 0
+target, where = os.environ["KILL_AT"].split(":")
+
+def stopping(real):
+    def write(self, *args, **kwargs):
+        global calls
+        calls += 1
+        if calls == int(target) and where == "before":
+            print("BLOCK", flush=True); sys.stdin.readline()
+        out = real(self, *args, **kwargs)
+        if calls == int(target) and where == "after":
+            print("BLOCK", flush=True); sys.stdin.readline()
+        return out
+    return write
+
+objects.GcsStore.write_once = stopping(objects.GcsStore.write_once)
+objects.GcsStore.replace = stopping(objects.GcsStore.replace)
 print("READY", flush=True)
 sys.stdin.readline()
 run = RunSpec("big", "BASIC", [Path(sys.argv[2])])
@@ -149,22 +171,26 @@ print("DONE", flush=True)
 
 LINES = 3_000
 GROWTH = 300  # lines appended before each round, as a live log grows between cron runs
-BATCH = 40_000  # bytes per append: several appends (and state saves) per collect, to be killed between
+BATCH = 40_000  # bytes per append: a collect of 300 new lines writes a steps part, then files.json
 ROUNDS = 10
 
 
-def _collector(url: str, log: Path, env: dict[str, str]) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
+def _collector(url: str, log: Path, env: dict[str, str], kill_at: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [sys.executable, "-c", _COLLECTOR, url, str(log), str(BATCH)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, **env},
+        env={**os.environ, **env, "KILL_AT": kill_at},
         cwd=tempfile.gettempdir(),
     )
-    assert proc.stdout is not None
-    return proc
+
+
+def _say(proc: subprocess.Popen[str], line: str) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
 
 
 def test_two_collectors_one_sigkilled_ten_times_store_every_record_exactly_once(
@@ -176,12 +202,19 @@ def test_two_collectors_one_sigkilled_ten_times_store_every_record_exactly_once(
     written = LINES
     log.write_text("".join(step_line(s) for s in range(1, written + 1)))
     rng = random.Random(15)
-    spare = _collector(url, log, gcs_env)  # started a round ahead: its start-up overlaps the round before
-    kills = []
+
+    def kill_point() -> str:
+        # Every collect of new lines writes at least a steps part and files.json: writes 1 and 2.
+        return f"{rng.randint(1, 2)}:{rng.choice(['before', 'after'])}"
+
+    spare = _collector(url, log, gcs_env, kill_point())  # a round ahead: its start-up overlaps the round before
+    killed_holding = 0
     busy: list[BaseException] = []
     for _ in range(ROUNDS):
-        victim, spare = spare, _collector(url, log, gcs_env)
+        victim, spare = spare, _collector(url, log, gcs_env, kill_point())
         assert victim.stdout is not None and victim.stdout.readline().strip() == "READY"
+        _say(victim, "go")
+        assert victim.stdout.readline().strip() == "BLOCK"  # at its kill point, holding the lease
 
         def other_host(errors: list[BaseException] = busy) -> None:
             try:
@@ -190,12 +223,9 @@ def test_two_collectors_one_sigkilled_ten_times_store_every_record_exactly_once(
                 errors.append(exc)
 
         host = threading.Thread(target=other_host)
-        assert victim.stdin is not None
-        victim.stdin.write("go\n")
-        victim.stdin.flush()
-        host.start()
-        time.sleep(rng.uniform(0.0, 2.5))
-        kills.append(victim.poll() is None)  # still running (holding or waiting for the lease) when killed
+        host.start()  # waits for the victim's lease, renewed until the kill, then for its expiry
+        time.sleep(rng.uniform(0.0, 1.0))
+        killed_holding += victim.poll() is None
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         host.join()
@@ -208,7 +238,7 @@ def test_two_collectors_one_sigkilled_ten_times_store_every_record_exactly_once(
     steps = sorted(Dataset(url).read("steps")["step"].to_list())
     # Every line of the log once: 3000 + 10 rounds * 300 lines, steps 1..6000, none twice.
     assert steps == list(range(1, LINES + ROUNDS * GROWTH + 1))
-    assert sum(kills) >= ROUNDS // 2, kills  # most kills hit a collect at work, not one already done
+    assert killed_holding == ROUNDS  # every kill hit a collect holding the lease mid-write
     assert len(busy) <= 2, busy  # the in-process collector lost its lease to a stall at most twice
     # Compaction there too: each partition's parts merged into one, each record still once.
     parts = len(Dataset(url).files("steps"))
