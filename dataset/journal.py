@@ -37,13 +37,13 @@ never deleted once written: a missing file and an emptied one must differ.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tierscope.dataset.durable import commit, fsync_dir
+from tierscope.dataset.durable import commit, fsync_dir, remove
 from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.objects import local_file
 from tierscope.dataset.state import StateStore
 
 JOURNAL_NAME = "compactions"
@@ -126,6 +126,7 @@ def live_files(root: Path, journal: Journal, scope: Path, listed: list[Path]) ->
             live.difference_update(base / name for name in entry.replaces)
             if entry.staged is not None:
                 live.discard(base / entry.staged)
+                live.discard(base / entry.merged)  # on Cloud Storage step 4 is a copy: both exist a moment
             if base == scope or scope in base.parents:
                 live.add(current)
     return sorted(live)
@@ -171,7 +172,8 @@ def finish_orphans(root: Path) -> int:
         import pyarrow.parquet as pq  # only when a staged file is left: keeps pyarrow off every collect's start-up
 
         try:
-            meta = pq.read_metadata(staged).metadata or {}
+            with local_file(staged) as copy:
+                meta = pq.read_metadata(copy).metadata or {}
             replaces = [str(name) for name in json.loads(meta[REPLACES_KEY])]
         except Exception:  # an unreadable staged file holds nothing the replaced files lack
             replaces = []
@@ -181,8 +183,7 @@ def finish_orphans(root: Path) -> int:
             delete_replaced([base / name for name in entry.replaces])
             commit(staged, base / entry.merged)
         else:
-            os.unlink(staged)
-            fsync_dir(base)
+            remove(staged)
         settled += 1
     return settled
 

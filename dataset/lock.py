@@ -1,8 +1,10 @@
-"""One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock.
+"""One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock
+(on Cloud Storage: the lease object ``.lock``, :class:`tierscope.dataset.objects.Lease`).
 
 The kernel releases an ``flock`` when its holder dies, even by SIGKILL, so a killed
 collect never leaves a lock that blocks the next one: the lock *file* may stay, but nobody
-holds it. Whoever takes the lock first finishes what a killed writer left half done
+holds it. A lease on Cloud Storage is taken over once its expiry has passed (a killed holder
+stops renewing it). Whoever takes the lock first finishes what a killed writer left half done
 (temporary files, an interrupted compaction).
 """
 
@@ -16,6 +18,7 @@ from filelock import FileLock, Timeout
 
 from tierscope.dataset import journal, state
 from tierscope.dataset.errors import DatasetBusyError, DatasetError, StateCorruptError
+from tierscope.dataset.objects import GsPath, Lease, LeaseBusy
 
 if TYPE_CHECKING:
     from tierscope.dataset.store import Dataset
@@ -32,10 +35,10 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
     if dataset.root.exists() and not dataset.root.is_dir():
         raise DatasetError(f"{dataset.root} is a file, not a dataset directory; pass --dataset a directory")
     dataset.root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(dataset.lock_path, timeout=timeout)
+    lock = _lock(dataset, timeout)
     try:
         lock.acquire()
-    except Timeout:
+    except (Timeout, LeaseBusy):
         raise DatasetBusyError(
             f"dataset {dataset.root} is locked by another collect (waited {timeout:g} s); try again later"
         ) from None
@@ -47,6 +50,11 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
     finally:
         dataset.holding_lock = False
         lock.release()
+
+
+def _lock(dataset: Dataset, timeout: float) -> FileLock | Lease:
+    lock_path = dataset.lock_path
+    return Lease(lock_path, timeout) if isinstance(lock_path, GsPath) else FileLock(lock_path, timeout=timeout)
 
 
 def recover(dataset: Dataset) -> int:
@@ -72,10 +80,10 @@ def recover_if_free(dataset: Dataset) -> int:
     by a writer that finishes it itself, or the dataset cannot be written by this user)."""
     if not dataset.lock_path.exists():
         return 0
-    lock = FileLock(dataset.lock_path, timeout=0)
+    lock = _lock(dataset, 0)
     try:
         lock.acquire()
-    except (Timeout, OSError):  # held, or a read-only dataset: read through the journal as it is
+    except (Timeout, LeaseBusy, OSError, DatasetError):  # held, or read-only: read through the journal as it is
         return 0
     dataset.holding_lock = True
     try:

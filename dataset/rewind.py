@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.objects import local_file
 from tierscope.dataset.state import StateStore
 from tierscope.dataset.store import SOURCES_KEY, partition_run_id
 
@@ -49,7 +50,8 @@ def sources_of(path: Path) -> tuple[str, ...] | None:
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.read_metadata(path).metadata or {}
+        with local_file(path) as copy:
+            meta = pq.read_metadata(copy).metadata or {}
         return tuple(str(s) for s in json.loads(meta[SOURCES_KEY]))
     except Exception:  # a footer too damaged to say: every source of the run is read again
         return None

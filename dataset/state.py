@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-from tierscope.dataset.durable import fsync_dir, write_bytes_atomic
+from tierscope.dataset.durable import move, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.objects import GsPath, as_location
 
 SUFFIX = ".json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$")
@@ -43,8 +43,8 @@ def state_name(kind: str, *key: str) -> str:
 class StateStore:
     """The state documents in ``directory`` (created on the first save)."""
 
-    def __init__(self, directory: Path | str) -> None:
-        self.directory = Path(directory)
+    def __init__(self, directory: Path | GsPath | str) -> None:
+        self.directory = as_location(directory)
 
     def path(self, name: str) -> Path:
         """Where the document ``name`` lives. Raises :class:`ValueError` for an unsafe name."""
@@ -112,9 +112,7 @@ def move_aside(root: Path, path: Path) -> Path:
     while target.exists():
         target = target.with_name(f"{path.name}.{n}")
         n += 1
-    os.replace(path, target)
-    fsync_dir(target.parent)
-    fsync_dir(path.parent)
+    move(path, target)
     return target
 
 

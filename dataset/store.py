@@ -13,6 +13,9 @@ Layout under the dataset root::
     quarantine/                                              corrupt files moved aside by `doctor --fix`
     .lock                                                    held by the collect that is writing
 
+The root may be ``gs://bucket/prefix`` (:mod:`tierscope.dataset.objects`): the same layout as
+objects, appends uploaded write-once, ``.lock`` a lease with an expiry.
+
 ``run_id`` lives in the directory name (percent-encoded), not inside the files, as hive
 partitioning expects. Every append writes a *new* file: to a dot-prefixed temporary name,
 fsync, rename, fsync of the directory. A reader never sees a half-written file, and
@@ -48,10 +51,10 @@ from urllib.parse import quote, unquote
 
 import polars as pl
 
-from tierscope.atomic import write_text_atomic
 from tierscope.dataset import journal
-from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path
+from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path, write_bytes_atomic
 from tierscope.dataset.errors import DatasetCorruptError, DatasetError, StateCorruptError
+from tierscope.dataset.objects import GsPath, as_location, local_file
 from tierscope.dataset.schema import (
     EVENT_KEY,
     EVENT_SCHEMA,
@@ -284,8 +287,9 @@ class Dataset:
     once (tests/test_analysis_scans.py).
     """
 
-    def __init__(self, root: Path | str) -> None:
-        self.root = Path(root)
+    def __init__(self, root: Path | GsPath | str) -> None:
+        #: A local directory, or a prefix in a bucket for ``gs://bucket/prefix`` (:mod:`.objects`).
+        self.root = as_location(root)
         self._verified: dict[Path, tuple[int, int, int]] = {}
         #: The range of the table's range key in each file this instance wrote (None: it has nulls).
         self._ranges: dict[Path, tuple[Any, Any] | None] = {}
@@ -318,7 +322,7 @@ class Dataset:
         directory = self.root / table / partition_dir_name(run_id)
         if directory.name != "run_id=" + quote(run_id, safe="") and not (directory / RUN_ID_FILE).is_file():
             directory.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(directory / RUN_ID_FILE, run_id)
+            write_bytes_atomic(directory / RUN_ID_FILE, run_id.encode("utf-8"))
         return directory
 
     def _scope(self, table: str, run_id: str | None) -> Path:
@@ -383,8 +387,9 @@ class Dataset:
         """
         readable: list[Path] = []
         for path in files:
-            if self.holding_lock:
+            if self.holding_lock and not isinstance(path, GsPath):
                 # No compaction can run while this process holds the lock: nothing to pin.
+                # (An object is always pinned: polars reads the local copy made on opening.)
                 with path.open("rb") as handle:
                     self._check(path, path, handle, table)
                 readable.append(path)
@@ -574,6 +579,9 @@ def check_file(path: Path, table: Table, deep: bool = False) -> str | None:
     """
     import pyarrow.parquet as pq  # only doctor and error paths need it: keeps it off collect's start-up
 
+    if isinstance(path, GsPath):
+        with local_file(path) as copy:  # pyarrow and polars read local files
+            return check_file(copy, table, deep)
     try:
         if path.stat().st_size == 0:
             return "empty file (0 bytes)"

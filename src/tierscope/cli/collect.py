@@ -339,7 +339,7 @@ def doctor_cmd(
 
     ds = Dataset(dataset)
     if not ds.root.is_dir():
-        raise DatasetError(f"{dataset} is not a directory")
+        raise DatasetError(f"{ds.root} is not a directory")
     report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
     for problem in report.problems:
         moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""

@@ -122,11 +122,18 @@ class App(typer.Typer):
 # The options several commands share. The dataset's help differs: a collect creates it, every
 # other command needs one that exists (and creates nothing).
 NewDatasetOpt = Annotated[
-    Path, typer.Option("--dataset", "-d", help="The dataset directory to add to; it is created if missing.")
+    Path,
+    typer.Option(
+        "--dataset", "-d", help="The dataset directory (or gs://bucket/prefix) to add to; it is created if missing."
+    ),
 ]
 DatasetOpt = Annotated[
     Path,
-    typer.Option("--dataset", "-d", help="The dataset directory written by `tierscope collect`; it must exist."),
+    typer.Option(
+        "--dataset",
+        "-d",
+        help="The dataset directory (or gs://bucket/prefix) written by `tierscope collect`; it must exist.",
+    ),
 ]
 LockTimeoutOpt = Annotated[
     float,
@@ -257,7 +264,7 @@ def open_dataset(path: Path) -> Dataset:
 
     dataset = Dataset(path)
     if not dataset.exists():
-        raise DatasetError(f"{path} holds no tierscope dataset; run `tierscope collect files` first")
+        raise DatasetError(f"{dataset.root} holds no tierscope dataset; run `tierscope collect files` first")
     return dataset
 
 
