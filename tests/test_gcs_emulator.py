@@ -61,3 +61,19 @@ def test_gcsfs_and_polars_read_what_the_client_wrote(gcs_emulator: Emulator, mon
     assert fs.ls("gcsfs-read/logs") == ["gcsfs-read/logs/a.log"]
     with fs.open("gcsfs-read/logs/a.log", "rb") as handle:
         assert pl.read_csv(handle, has_header=False, new_columns=["line"])["line"].to_list() == ["line one", "line two"]
+
+
+def test_every_test_bucket_has_its_own_name() -> None:
+    # One emulator serves the whole session: two tests creating the same bucket would fail with
+    # 409 Conflict depending on the order they run in.
+    import re
+    from collections import Counter
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    names = Counter(
+        name
+        for path in tests.rglob("test_*.py")
+        for name in re.findall(r"(?:gcs_emulator|storage|emulator)\.bucket\(\"([^\"]+)\"\)", path.read_text())
+    )
+    assert [name for name, n in names.items() if n > 1] == []

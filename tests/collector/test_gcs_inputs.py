@@ -45,13 +45,13 @@ def upload(bucket: Any, objects: dict[str, bytes]) -> None:
 def test_demo_from_a_bucket_summarises_like_the_local_demo(
     storage: Emulator, dataset_2016: Dataset, tmp_path: Path
 ) -> None:
-    bucket = storage.bucket("demo-2016")
+    bucket = storage.bucket("inputs-demo-2016")
     upload(bucket, {f"experiments/2016/{p.name}": p.read_bytes() for p in DEMO.iterdir() if p.is_file()})
     ds = tmp_path / "ds"
-    args = ["collect", "files", "--manifest", "gs://demo-2016/experiments/2016/runs.toml", "-d", str(ds)]
+    args = ["collect", "files", "--manifest", "gs://inputs-demo-2016/experiments/2016/runs.toml", "-d", str(ds)]
     first = runner.invoke(app, args, env={"COLUMNS": "200"})
     assert first.exit_code == 0, first.output
-    assert "in gs://demo-2016/experiments/2016/" in first.output  # the URL's // kept, not folded to gs:/
+    assert "in gs://inputs-demo-2016/experiments/2016/" in first.output  # the URL's // kept, not folded to gs:/
     remote = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
     local = runner.invoke(app, ["summary", "-d", str(dataset_2016.root), "--json"])
     assert remote.exit_code == 0 and local.exit_code == 0, remote.output + local.output

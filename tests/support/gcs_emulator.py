@@ -208,7 +208,8 @@ class Emulator:
         )
 
     def bucket(self, name: str) -> Any:
-        """Create bucket ``name`` (a fresh one per test keeps tests apart) and return it."""
+        """Create bucket ``name`` and return it. The emulator lives for the whole session: each test
+        takes a name no other test uses (409 Conflict otherwise), which also keeps tests apart."""
         return self.client().create_bucket(name)
 
     def wipe(self) -> None:
