@@ -245,31 +245,52 @@ def run_throughput(
     """
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
-    steady = intervals.filter(~pl.col("warmup"))
-    per_run = intervals.group_by("run_id").agg(
+    samples = steady_samples(intervals.filter(~pl.col("warmup")))
+    return throughput_frame(records.collect(), run_parts(intervals).collect(), samples, intervals, seed, draws)
+
+
+def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
+    """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
+    tasks: ``duplicates``, ``tasks``, ``segments``, ``steady_intervals`` (UInt32) and the steady
+    intervals' ``steady_steps`` (Int64) and ``steady_seconds`` (Float64) behind the mean rate."""
+    steady = ~pl.col("warmup")
+    # Intervals with both a known step gain and a known time (step-less records have neither).
+    positive = steady & (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
+    return intervals.group_by("run_id").agg(
         duplicates=(pl.col("copies") - 1).sum().cast(pl.UInt32),
         tasks=pl.struct("role", "task_index").n_unique().cast(pl.UInt32),
         segments=pl.struct("role", "task_index", "segment").n_unique().cast(pl.UInt32),
+        steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
+        steady_steps=pl.col("d_step").filter(positive).sum(),
+        steady_seconds=pl.col("d_seconds").filter(positive).sum(),
+        _steady_rows=steady.sum(),
     )
-    # Intervals with both a known step gain and a known time (step-less records have neither).
-    positive = (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
-    rates = steady.group_by("run_id").agg(
-        steady_intervals=pl.col("rate").drop_nulls().len().cast(pl.UInt32),
-        steady_global_steps_per_s=pl.col("rate").median(),
-        mean_global_steps_per_s=(
-            pl.col("d_step").filter(positive).sum() / pl.col("d_seconds").filter(positive).sum()
-        ).fill_nan(None),
-    )
+
+
+def throughput_frame(
+    records: pl.DataFrame,
+    parts: pl.DataFrame,
+    samples: dict[str, np.ndarray],
+    lead: pl.LazyFrame,
+    seed: int = BOOTSTRAP_SEED,
+    draws: int = BOOTSTRAP_DRAWS,
+) -> pl.DataFrame:
+    """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
+    ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
+    (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
+    medians = {run: pl.Series(values).median() for run, values in samples.items()}
     frame = (
-        records.join(per_run, on="run_id", how="left")
-        .join(rates, on="run_id", how="left")
+        records.join(parts, on="run_id", how="left")
         .with_columns(
             pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
             restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
+            # a run whose steady rows all lack a rate has a median of null, never "no row"
+            steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
+            mean_global_steps_per_s=pl.when(pl.col("_steady_rows") > 0).then(
+                (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
+            ),
         )
-        .collect()
     )
-    samples = steady_samples(steady)
     bounds = {
         run: percentile_interval(median_draws(values, run, seed, draws)) if len(values) > 1 else (None, None)
         for run, values in samples.items()
@@ -278,7 +299,7 @@ def run_throughput(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
     )
-    frame = frame.join(_startup(intervals, frame), on="run_id", how="left")
+    frame = frame.join(_startup(lead, frame), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 

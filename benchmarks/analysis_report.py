@@ -26,7 +26,7 @@ MAX_BIG_RUN_RSS_MB = 1200.0
 #: A command still running after this many seconds is stopped and reported as missing its target.
 TIMEOUT_S = 10 * MAX_SECONDS
 #: Steady medians of the DuckDB query and of tierscope agree to this relative difference.
-SAME_MEDIAN = 1e-9
+SAME_MEDIAN = 0.01
 
 
 @dataclass(frozen=True)
@@ -45,12 +45,19 @@ def _steady(summary: Proc) -> dict[str, float]:
     return {row["run_id"]: row["steady_global_steps_per_s"] for row in json.loads(summary.stdout)}
 
 
-def _check_duckdb(summary: Proc, duck: Proc) -> None:
-    """Raise :class:`BenchError` unless the query found tierscope's medians (else the race is unfair)."""
+def _duckdb_gap(summary: Proc, duck: Proc) -> float:
+    """The largest relative difference between the query's medians and tierscope's steady rates.
+
+    Raises :class:`BenchError` when a run is missing or differs by more than :data:`SAME_MEDIAN`
+    (the race would be unfair). They are not all equal: where a record's ``elapsed_s`` jitter exceeds
+    its interval (the generated BASIC_TPU runs) tierscope sees a restart, and leaves the new
+    segment's first interval out as warm-up; the query knows no segments."""
     ours, theirs = _steady(summary), json.loads(duck.stdout)
-    off = [r for r, v in ours.items() if r not in theirs or abs(theirs[r] - v) > SAME_MEDIAN * abs(v)]
+    gaps = {r: abs(theirs[r] - v) / abs(v) if r in theirs else float("inf") for r, v in ours.items()}
+    off = [r for r, g in gaps.items() if g > SAME_MEDIAN]
     if off:
-        raise BenchError(f"DuckDB's steady medians differ from tierscope's for {', '.join(off[:5])}")
+        raise BenchError(f"DuckDB's steady medians differ from tierscope's by over 1 % for {', '.join(off[:5])}")
+    return max(gaps.values(), default=0.0)
 
 
 def measure(work: Path, opts: AnalysisOptions) -> list[Figure]:
@@ -75,8 +82,7 @@ def measure(work: Path, opts: AnalysisOptions) -> list[Figure]:
             break  # repeating adds nothing
     if not summary[0].timed_out and summary[0].stdout.count('"run_id"') != opts.runs:
         raise BenchError(f"tierscope summary did not list the {opts.runs} generated runs:\n{summary[0].stdout[:2000]}")
-    if duck and not summary[0].timed_out:
-        _check_duckdb(summary[0], duck[0])
+    gap = _duckdb_gap(summary[0], duck[0]) if duck and not summary[0].timed_out else None
     html_mb = html.stat().st_size / 1e6 if html.exists() else None
     shutil.rmtree(dataset, ignore_errors=True)
     html.unlink(missing_ok=True)
@@ -88,8 +94,9 @@ def measure(work: Path, opts: AnalysisOptions) -> list[Figure]:
                targets=(Target("<", MAX_SECONDS),), note=_stopped(s), extra={"cpu_s": s.cpu_s}),
         Figure(SECTION, f"summary vs one DuckDB query of the steady medians ({size})", "s",
                s.wall_s if d else None, d.wall_s if d else None, higher_is_better=False,
-               targets=(Target("<=", MAX_VS_DUCKDB, on="times"),), note=no_duckdb,
-               extra={"duckdb_cpu_s": d.cpu_s if d else None, "duckdb_rss_mb": d.peak_rss_mb if d else None}),
+               targets=(Target("<=", MAX_VS_DUCKDB, on="times"),),
+               note=no_duckdb or (f"medians within {gap:.1e} (relative)" if gap is not None else ""),
+               extra={"median_gap": gap, "duckdb_cpu_s": d.cpu_s if d else None, "duckdb_rss_mb": d.peak_rss_mb if d else None}),
         Figure(SECTION, f"tierscope report ({size})", "s", r.wall_s, higher_is_better=False,
                targets=(Target("<", MAX_SECONDS),), note=_stopped(r), extra={"cpu_s": r.cpu_s}),
         Figure(SECTION, "report vs summary (baseline: summary)", "s", r.wall_s, s.wall_s, higher_is_better=False,
