@@ -12,6 +12,21 @@ of the dataset. A hive-partitioned dataset reads only the batch's files.
 
 What needs more than one run (the baseline's speedup, the scaling fit) reads only the
 per-run results kept here: the throughput and task rows and the steady samples.
+
+A run with more records than a batch is taken in **pieces** of whole tasks (consecutive tasks in
+task order, up to :data:`BATCH_RECORDS` records; a task with more is a piece alone), so memory
+follows the largest piece (:func:`pieced_run`). Everything within a task is per task; what a run
+shares between its tasks is two medians (the raw interval rates a step jump is judged against,
+the in-segment rates warm-up is judged against, :data:`tierscope.analysis.throughput.JUMP_MEDIAN`,
+:data:`~tierscope.analysis.throughput.WARM_MEDIAN`) and the per-run figures. The medians are
+exact: each is taken over the one column of rates gathered from every piece (8 bytes a record,
+against about 100 for the intervals), in three passes over the pieces (the raw rates; the
+segments and in-segment rates; the figures). The per-run figures are exact too: counts add up,
+the steady median and its bootstrap interval come from the run's steady samples gathered in the
+unbatched order, start-up and goodput from the lead task's intervals alone, stragglers from the
+tasks' own figures; the mean rate is the pieces' steady steps over their steady seconds, equal
+up to the rounding of a float sum taken in another order. The report's ``visit`` still receives
+a pieced run's intervals whole (its charts bucket over the run).
 """
 
 from __future__ import annotations
@@ -25,8 +40,23 @@ import polars as pl
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENTS
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, run_goodput
-from tierscope.analysis.tasks import task_throughput
-from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_samples
+from tierscope.analysis.records import training_steps
+from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
+from tierscope.analysis.throughput import (
+    FIGURE_COLUMNS,
+    JUMP_RATES,
+    WARM_RATES,
+    collect_intervals,
+    lead_tasks,
+    ordered_records,
+    run_parts,
+    run_throughput,
+    steady_samples,
+    throughput_frame,
+    with_raw_rates,
+    with_segments,
+    with_warmup,
+)
 
 GOODPUT_SCHEMA_EVENTS = {"run_id": pl.String(), "event": pl.String(), "timestamp": pl.Datetime("us", "UTC")}
 
@@ -95,8 +125,18 @@ def interval_figures(
     events = pl.DataFrame(schema={c: GOODPUT_SCHEMA_EVENTS[c] for c in GOODPUT_EVENTS}) if events is None else events
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
+    sizes = dict(counts.select("run_id", "records").iter_rows())
     for batch in run_batches(counts, max_records) or [None]:
         part = steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
+        if batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records:
+            run = pieced_run(part, max_records, seed, extra, visit is not None)
+            throughput.append(run.throughput)
+            goodput.append(run_goodput(run.lead, run.throughput, events))
+            tasks.append(run.tasks)
+            samples.update(run.samples)
+            if visit is not None and run.intervals is not None:
+                visit(run.intervals)
+            continue
         intervals = collect_intervals(part, extra)
         throughput.append(run_throughput(part, seed=seed, intervals=intervals))
         goodput.append(run_goodput(intervals, throughput[-1], events))
@@ -110,4 +150,85 @@ def interval_figures(
         tasks=pl.concat(tasks).sort("run_id", "role", "task_index"),
         samples=samples,
         goodput=pl.concat(goodput).sort("run_id"),
+    )
+
+
+@dataclass
+class PiecedRun:
+    """One run's results from :func:`pieced_run`: ``throughput`` and ``tasks`` rows (as
+    :func:`tierscope.analysis.throughput.run_throughput` and :func:`tierscope.analysis.tasks.task_throughput`),
+    ``samples`` (``{run_id: steady rates}``), ``lead`` (the lead task's intervals, for goodput) and
+    ``intervals`` (every interval, only when asked for a ``visit``; else None)."""
+
+    throughput: pl.DataFrame
+    tasks: pl.DataFrame
+    samples: dict[str, np.ndarray]
+    lead: pl.DataFrame
+    intervals: pl.DataFrame | None
+
+
+def task_pieces(tasks: pl.DataFrame, max_records: int) -> list[pl.DataFrame]:
+    """``tasks`` (``role, task_index, records``, in task order) in pieces of consecutive tasks whose
+    records add up to at most ``max_records`` (a task with more is a piece alone)."""
+    pieces: list[list[int]] = []
+    held = max_records
+    for i, records in enumerate(tasks["records"]):
+        if held + records > max_records:
+            pieces.append([])
+            held = 0
+        pieces[-1].append(i)
+        held += records
+    return [tasks[p[0] : p[-1] + 1] for p in pieces]
+
+
+def pieced_run(
+    steps: pl.LazyFrame, max_records: int, seed: int = BOOTSTRAP_SEED, extra: Sequence[str] = (), keep: bool = False
+) -> PiecedRun:
+    """The interval figures of the one run in ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA` rows),
+    computed in pieces of whole tasks of at most ``max_records`` records (see the module doc for
+    what is exact). ``keep``: also return every interval (``extra`` columns included)."""
+    per_task = (
+        steps.group_by("role", "task_index")
+        .agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max(), run_id=pl.col("run_id").first())
+        .collect()
+    )
+    records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
+    training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
+    keys = ["role", "task_index"]
+
+    def piece(tasks: pl.DataFrame) -> pl.LazyFrame:
+        return with_raw_rates(
+            ordered_records(steps.join(tasks.lazy().select(keys), on=keys, nulls_equal=True), extra).lazy()
+        )
+
+    pieces = task_pieces(training, max_records)
+    jump = pl.concat([piece(p).select(JUMP_RATES).collect().to_series() for p in pieces]).median()
+    jump_median = pl.lit(jump, pl.Float64)
+    warm = pl.concat([with_segments(piece(p), jump_median).select(WARM_RATES).collect().to_series() for p in pieces])
+    warm_median = pl.lit(warm.median(), pl.Float64)
+    del warm
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
+    parts, own, rates, leads, kept = [], [], [], [], []
+    lead_key: pl.DataFrame | None = None
+    for p in pieces:
+        intervals = with_warmup(with_segments(piece(p), jump_median), warm_median).select(columns).collect()
+        parts.append(run_parts(intervals.lazy()).collect())
+        own.append(own_figures(intervals.lazy()))
+        rates.append(intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).get_column("rate"))
+        if lead_key is None:
+            lead_key = lead_tasks(training.select("run_id", *keys).lazy()).collect()
+        leads.append(intervals.join(lead_key, on=["run_id", *keys], how="semi", nulls_equal=True))
+        if keep:
+            kept.append(intervals)
+        del intervals
+    summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
+    run_id = records["run_id"][0]
+    samples = {run_id: pl.concat(rates).to_numpy()} if sum(r.len() for r in rates) else {}
+    lead = pl.concat(leads)
+    return PiecedRun(
+        throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
+        tasks=with_peers(pl.concat(own)),
+        samples=samples,
+        lead=lead,
+        intervals=pl.concat(kept) if keep else None,
     )

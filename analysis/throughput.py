@@ -94,8 +94,10 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
 #: The two medians of a run the intervals are judged against, as aggregations over the run's rows:
 #: the raw interval rates (beyond each task's first record; a step jump far above it is a resume)
 #: and the interval rates within segments (warm-up runs below a fraction of it).
-JUMP_MEDIAN = pl.col("_raw_rate").filter(~pl.col("_first")).median()
-WARM_MEDIAN = pl.col("rate").filter(pl.col("interval_index") > 0).median()
+JUMP_RATES = pl.col("_raw_rate").filter(~pl.col("_first"))
+WARM_RATES = pl.col("rate").filter(pl.col("interval_index") > 0)
+JUMP_MEDIAN = JUMP_RATES.median()
+WARM_MEDIAN = WARM_RATES.median()
 
 
 def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
@@ -279,17 +281,14 @@ def throughput_frame(
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
     medians = {run: pl.Series(values).median() for run, values in samples.items()}
-    frame = (
-        records.join(parts, on="run_id", how="left")
-        .with_columns(
-            pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
-            restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
-            # a run whose steady rows all lack a rate has a median of null, never "no row"
-            steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
-            mean_global_steps_per_s=pl.when(pl.col("_steady_rows") > 0).then(
-                (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
-            ),
-        )
+    frame = records.join(parts, on="run_id", how="left").with_columns(
+        pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
+        restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
+        # a run whose steady rows all lack a rate has a median of null, never "no row"
+        steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
+        mean_global_steps_per_s=pl.when(pl.col("_steady_rows") > 0).then(
+            (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
+        ),
     )
     bounds = {
         run: percentile_interval(median_draws(values, run, seed, draws)) if len(values) > 1 else (None, None)
