@@ -31,8 +31,10 @@ a pieced run's intervals whole (its charts bucket over the run).
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -44,6 +46,7 @@ from tierscope.analysis.records import training_steps
 from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
 from tierscope.analysis.throughput import (
     FIGURE_COLUMNS,
+    INPUT_COLUMNS,
     JUMP_RATES,
     WARM_RATES,
     collect_intervals,
@@ -57,6 +60,7 @@ from tierscope.analysis.throughput import (
     with_segments,
     with_warmup,
 )
+from tierscope.dataset.schema import STEP_SCHEMA
 
 GOODPUT_SCHEMA_EVENTS = {"run_id": pl.String(), "event": pl.String(), "timestamp": pl.Datetime("us", "UTC")}
 
@@ -186,38 +190,75 @@ def pieced_run(
 ) -> PiecedRun:
     """The interval figures of the one run in ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA` rows),
     computed in pieces of whole tasks of at most ``max_records`` records (see the module doc for
-    what is exact). ``keep``: also return every interval (``extra`` columns included)."""
+    what is exact). ``keep``: also return every interval (``extra`` columns included).
+
+    The run's training records are first split into one set of temporary files per piece, in one
+    streaming pass (:func:`_spill`), so each pass over a piece reads its own rows only."""
     per_task = (
         steps.group_by("role", "task_index")
         .agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max(), run_id=pl.col("run_id").first())
-        .collect()
+        .collect(engine="streaming")  # only the per-task rows are kept
     )
     records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
     training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
-    keys = ["role", "task_index"]
-
-    def piece(tasks: pl.DataFrame) -> pl.LazyFrame:
-        return with_raw_rates(
-            ordered_records(steps.join(tasks.lazy().select(keys), on=keys, nulls_equal=True), extra).lazy()
-        )
-
     pieces = task_pieces(training, max_records)
-    jump = pl.concat([piece(p).select(JUMP_RATES).collect().to_series() for p in pieces]).median()
+    with tempfile.TemporaryDirectory(prefix="tierscope-pieces-") as spill:
+        files = _spill(steps, pieces, extra, Path(spill))
+
+        def piece(i: int) -> pl.LazyFrame:
+            return with_raw_rates(ordered_records(pl.scan_parquet(files[i]), extra).lazy())
+
+        return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep)
+
+
+#: Rows read at a time while a large run is split into its pieces' files.
+SPILL_ROWS = 100_000
+_KEYS = ["role", "task_index"]
+
+
+def _spill(steps: pl.LazyFrame, pieces: list[pl.DataFrame], extra: Sequence[str], into: Path) -> list[list[Path]]:
+    """One streaming pass over ``steps``' training records, each piece's rows (in stored order) into
+    files of its own under ``into``: the passes over a piece then read only its rows."""
+    index = pl.concat([p.select(_KEYS).with_columns(_piece=pl.lit(i, pl.UInt32)) for i, p in enumerate(pieces)])
+    columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
+    files: list[list[Path]] = [[] for _ in pieces]
+    batches = training_steps(steps).select(columns).collect_batches(chunk_size=SPILL_ROWS, maintain_order=True)
+    for n, chunk in enumerate(batches):
+        tagged = chunk.join(index, on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
+        for (i,), part in tagged.partition_by("_piece", as_dict=True, maintain_order=True).items():
+            path = into / f"piece-{i:06d}-{n:06d}.parquet"
+            part.drop("_piece").write_parquet(path, compression="lz4")
+            files[int(i)].append(path)
+    return files
+
+
+def _pieces_figures(
+    piece: Callable[[int], pl.LazyFrame],
+    count: int,
+    training: pl.DataFrame,
+    records: pl.DataFrame,
+    seed: int,
+    extra: Sequence[str],
+    keep: bool,
+) -> PiecedRun:
+    """The three passes of :func:`pieced_run` over its ``count`` pieces (``piece(i)``: piece i's raw
+    rates, :func:`tierscope.analysis.throughput.with_raw_rates`)."""
+    jump = pl.concat([piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)]).median()
     jump_median = pl.lit(jump, pl.Float64)
-    warm = pl.concat([with_segments(piece(p), jump_median).select(WARM_RATES).collect().to_series() for p in pieces])
+    warm = pl.concat(
+        [with_segments(piece(i), jump_median).select(WARM_RATES).collect().to_series() for i in range(count)]
+    )
     warm_median = pl.lit(warm.median(), pl.Float64)
     del warm
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
+    lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
     parts, own, rates, leads, kept = [], [], [], [], []
-    lead_key: pl.DataFrame | None = None
-    for p in pieces:
-        intervals = with_warmup(with_segments(piece(p), jump_median), warm_median).select(columns).collect()
+    for i in range(count):
+        intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
         parts.append(run_parts(intervals.lazy()).collect())
         own.append(own_figures(intervals.lazy()))
         rates.append(intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).get_column("rate"))
-        if lead_key is None:
-            lead_key = lead_tasks(training.select("run_id", *keys).lazy()).collect()
-        leads.append(intervals.join(lead_key, on=["run_id", *keys], how="semi", nulls_equal=True))
+        leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
         if keep:
             kept.append(intervals)
         del intervals

@@ -65,3 +65,48 @@ def test_a_run_in_pieces_has_the_figures_of_one_pass(max_records: int) -> None:
     assert (row["tasks"], row["segments"], row["duplicates"], row["records"]) == (4, 5, 60, 360)
     # warm-up: each segment's first interval (5) + worker 2's two slow ones: 240 - 7 steady intervals
     assert row["steady_intervals"] == 233
+
+
+PEAK_SCRIPT = """
+import re, sys
+from pathlib import Path
+from tierscope.analysis.batches import interval_figures
+from tierscope.dataset.store import Dataset
+
+def status(field):
+    return int(re.search(field + r":\\s+(\\d+)", Path("/proc/self/status").read_text()).group(1))
+
+dataset = Dataset(sys.argv[1])  # held: its pins keep the files readable
+steps = dataset.scan("steps")
+before = status("VmRSS")
+figures = interval_figures(steps, max_records=int(sys.argv[2]))
+print(status("VmHWM") - before, figures.throughput["steady_global_steps_per_s"][0])
+"""
+
+
+def test_a_run_in_pieces_holds_less_memory(tmp_path) -> None:
+    """Peak RSS of the analysis (kB beyond what the process held before it, Linux) of one run of 300,000
+    records on 20 tasks: in pieces of 30,000 records (2 tasks) it is well below one pass's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs Linux's /proc/self/status (VmHWM) to read the peak RSS")
+
+    from benchmarks.generate import write_big_run
+
+    repo = Path(__file__).resolve().parents[2]
+    root = tmp_path / "ds"
+    write_big_run(root, 300_000)
+
+    def peak(max_records: int) -> tuple[int, float]:
+        argv = [sys.executable, "-c", PEAK_SCRIPT, str(root), str(max_records)]
+        out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=repo).stdout.split()
+        return int(out[0]), float(out[1])
+
+    whole_kb, whole_rate = peak(10**9)
+    pieces_kb, pieces_rate = peak(30_000)
+    assert pieces_rate == whole_rate  # the same median, exactly
+    # Measured: 132 MB against 155 MB (the streaming split into pieces reads ahead; see analysis/batches.py).
+    assert pieces_kb < whole_kb, (pieces_kb, whole_kb)
