@@ -12,20 +12,54 @@ of the dataset. A hive-partitioned dataset reads only the batch's files.
 
 What needs more than one run (the baseline's speedup, the scaling fit) reads only the
 per-run results kept here: the throughput and task rows and the steady samples.
+
+A run with more records than a batch is taken in **pieces** of whole tasks (consecutive tasks in
+task order, up to :data:`BATCH_RECORDS` records; a task with more is a piece alone), so memory
+follows the largest piece (:func:`pieced_run`). Everything within a task is per task; what a run
+shares between its tasks is two medians (the raw interval rates a step jump is judged against,
+the in-segment rates warm-up is judged against, :data:`tierscope.analysis.throughput.JUMP_MEDIAN`,
+:data:`~tierscope.analysis.throughput.WARM_MEDIAN`) and the per-run figures. The medians are
+exact: each is taken over the one column of rates gathered from every piece (8 bytes a record,
+against about 100 for the intervals), in three passes over the pieces (the raw rates; the
+segments and in-segment rates; the figures). The per-run figures are exact too: counts add up,
+the steady median and its bootstrap interval come from the run's steady samples gathered in the
+unbatched order, start-up and goodput from the lead task's intervals alone, stragglers from the
+tasks' own figures; the mean rate is the pieces' steady steps over their steady seconds, equal
+up to the rounding of a float sum taken in another order. The report's ``visit`` still receives
+a pieced run's intervals whole (its charts bucket over the run).
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
-from tierscope.analysis.tasks import task_throughput
-from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_samples
+from tierscope.analysis.records import training_steps
+from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
+from tierscope.analysis.throughput import (
+    FIGURE_COLUMNS,
+    INPUT_COLUMNS,
+    JUMP_RATES,
+    WARM_RATES,
+    collect_intervals,
+    lead_tasks,
+    ordered_records,
+    run_parts,
+    run_throughput,
+    steady_samples,
+    throughput_frame,
+    with_raw_rates,
+    with_segments,
+    with_warmup,
+)
+from tierscope.dataset.schema import STEP_SCHEMA
 
 #: Runs are processed together up to this many step records (a larger run alone). Computing the
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
@@ -92,8 +126,18 @@ def interval_figures(
     events = event_frame(events)
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
+    sizes = dict(counts.select("run_id", "records").iter_rows())
     for batch in run_batches(counts, max_records) or [None]:
         part = steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
+        if batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records:
+            run = pieced_run(part, max_records, seed, extra, visit is not None)
+            throughput.append(run.throughput)
+            goodput.append(run_goodput(run.lead, run.throughput, events))
+            tasks.append(run.tasks)
+            samples.update(run.samples)
+            if visit is not None and run.intervals is not None:
+                visit(run.intervals)
+            continue
         intervals = collect_intervals(part, extra)
         throughput.append(run_throughput(part, seed=seed, intervals=intervals))
         goodput.append(run_goodput(intervals, throughput[-1], events))
@@ -107,4 +151,122 @@ def interval_figures(
         tasks=pl.concat(tasks).sort("run_id", "role", "task_index"),
         samples=samples,
         goodput=pl.concat(goodput).sort("run_id"),
+    )
+
+
+@dataclass
+class PiecedRun:
+    """One run's results from :func:`pieced_run`: ``throughput`` and ``tasks`` rows (as
+    :func:`tierscope.analysis.throughput.run_throughput` and :func:`tierscope.analysis.tasks.task_throughput`),
+    ``samples`` (``{run_id: steady rates}``), ``lead`` (the lead task's intervals, for goodput) and
+    ``intervals`` (every interval, only when asked for a ``visit``; else None)."""
+
+    throughput: pl.DataFrame
+    tasks: pl.DataFrame
+    samples: dict[str, np.ndarray]
+    lead: pl.DataFrame
+    intervals: pl.DataFrame | None
+
+
+def task_pieces(tasks: pl.DataFrame, max_records: int) -> list[pl.DataFrame]:
+    """``tasks`` (``role, task_index, records``, in task order) in pieces of consecutive tasks whose
+    records add up to at most ``max_records`` (a task with more is a piece alone)."""
+    pieces: list[list[int]] = []
+    held = max_records
+    for i, records in enumerate(tasks["records"]):
+        if held + records > max_records:
+            pieces.append([])
+            held = 0
+        pieces[-1].append(i)
+        held += records
+    return [tasks[p[0] : p[-1] + 1] for p in pieces]
+
+
+def pieced_run(
+    steps: pl.LazyFrame, max_records: int, seed: int = BOOTSTRAP_SEED, extra: Sequence[str] = (), keep: bool = False
+) -> PiecedRun:
+    """The interval figures of the one run in ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA` rows),
+    computed in pieces of whole tasks of at most ``max_records`` records (see the module doc for
+    what is exact). ``keep``: also return every interval (``extra`` columns included).
+
+    The run's training records are first split into one set of temporary files per piece, in one
+    streaming pass (:func:`_spill`), so each pass over a piece reads its own rows only."""
+    per_task = (
+        steps.group_by("role", "task_index")
+        .agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max(), run_id=pl.col("run_id").first())
+        .collect(engine="streaming")  # only the per-task rows are kept
+    )
+    records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
+    training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
+    pieces = task_pieces(training, max_records)
+    with tempfile.TemporaryDirectory(prefix="tierscope-pieces-") as spill:
+        files = _spill(steps, pieces, extra, Path(spill))
+
+        def piece(i: int) -> pl.LazyFrame:
+            return with_raw_rates(ordered_records(pl.scan_parquet(files[i]), extra).lazy())
+
+        return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep)
+
+
+#: Rows read at a time while a large run is split into its pieces' files.
+SPILL_ROWS = 100_000
+_KEYS = ["role", "task_index"]
+
+
+def _spill(steps: pl.LazyFrame, pieces: list[pl.DataFrame], extra: Sequence[str], into: Path) -> list[list[Path]]:
+    """One streaming pass over ``steps``' training records, each piece's rows (in stored order) into
+    files of its own under ``into``: the passes over a piece then read only its rows."""
+    index = pl.concat([p.select(_KEYS).with_columns(_piece=pl.lit(i, pl.UInt32)) for i, p in enumerate(pieces)])
+    columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
+    files: list[list[Path]] = [[] for _ in pieces]
+    batches = training_steps(steps).select(columns).collect_batches(chunk_size=SPILL_ROWS, maintain_order=True)
+    for n, chunk in enumerate(batches):
+        tagged = chunk.join(index, on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
+        for (i,), part in tagged.partition_by("_piece", as_dict=True, maintain_order=True).items():
+            path = into / f"piece-{i:06d}-{n:06d}.parquet"
+            part.drop("_piece").write_parquet(path, compression="lz4")
+            files[int(i)].append(path)
+    return files
+
+
+def _pieces_figures(
+    piece: Callable[[int], pl.LazyFrame],
+    count: int,
+    training: pl.DataFrame,
+    records: pl.DataFrame,
+    seed: int,
+    extra: Sequence[str],
+    keep: bool,
+) -> PiecedRun:
+    """The three passes of :func:`pieced_run` over its ``count`` pieces (``piece(i)``: piece i's raw
+    rates, :func:`tierscope.analysis.throughput.with_raw_rates`)."""
+    jump = pl.concat([piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)]).median()
+    jump_median = pl.lit(jump, pl.Float64)
+    warm = pl.concat(
+        [with_segments(piece(i), jump_median).select(WARM_RATES).collect().to_series() for i in range(count)]
+    )
+    warm_median = pl.lit(warm.median(), pl.Float64)
+    del warm
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
+    lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
+    parts, own, rates, leads, kept = [], [], [], [], []
+    for i in range(count):
+        intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
+        parts.append(run_parts(intervals.lazy()).collect())
+        own.append(own_figures(intervals.lazy()))
+        rates.append(intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).get_column("rate"))
+        leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
+        if keep:
+            kept.append(intervals)
+        del intervals
+    summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
+    run_id = records["run_id"][0]
+    samples = {run_id: pl.concat(rates).to_numpy()} if sum(r.len() for r in rates) else {}
+    lead = pl.concat(leads)
+    return PiecedRun(
+        throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
+        tasks=with_peers(pl.concat(own)),
+        samples=samples,
+        lead=lead,
+        intervals=pl.concat(kept) if keep else None,
     )

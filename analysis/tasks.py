@@ -57,8 +57,15 @@ def task_throughput(steps: pl.LazyFrame, intervals: pl.DataFrame | None = None) 
 
     ``intervals``: :func:`~tierscope.analysis.throughput.interval_rates` of ``steps``, if already computed."""
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
+    return with_peers(own_figures(intervals))
+
+
+def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
+    """Each task's own figures of :func:`task_throughput` (``run_id, role, task_index, records,
+    segments, steady_intervals, steady_global_steps_per_s, local_steps_per_s, local_includes_warmup``),
+    unsorted: a task's intervals are all it needs."""
     steady = ~pl.col("warmup")
-    per_task = (
+    return (
         intervals.group_by("run_id", "role", "task_index")
         .agg(
             records=pl.len().cast(pl.UInt32),
@@ -74,6 +81,11 @@ def task_throughput(steps: pl.LazyFrame, intervals: pl.DataFrame | None = None) 
         )
         .collect()
     )
+
+
+def with_peers(per_task: pl.DataFrame) -> pl.DataFrame:
+    """:func:`own_figures` rows of whole runs with the peers' median and the straggler flag:
+    :data:`TASK_SCHEMA`, sorted by run, role, task index."""
     peers = (
         per_task.join(per_task.select("run_id", "role", "task_index", "local_steps_per_s"), on="run_id", suffix="_p")
         .filter((pl.col("role") != pl.col("role_p")) | (pl.col("task_index") != pl.col("task_index_p")))

@@ -48,7 +48,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED, median_draws, percentile_interval
-from tierscope.analysis.records import TASK, in_log_order, merge_duplicates, training_steps
+from tierscope.analysis.records import TASK, distinct_in_log_order, in_log_order, merge_duplicates, training_steps
 from tierscope.dataset.schema import STEP_SCHEMA
 
 SEGMENT = (*TASK, "segment")
@@ -85,10 +85,25 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
 
     Input: step records (:data:`tierscope.dataset.schema.STEP_SCHEMA`), copies and all. Output:
     one row per distinct record of a training task, in log order per task, with the
-    step record's columns and :data:`INTERVAL_COLUMNS`.
+    step record's columns and :data:`INTERVAL_COLUMNS`. The reference definition;
+    :func:`collect_intervals` computes the same rows at a fraction of the cost.
     """
-    ordered = in_log_order(merge_duplicates(training_steps(steps)))
-    raw = ordered.with_columns(
+    return with_intervals(in_log_order(merge_duplicates(training_steps(steps))))
+
+
+#: The two medians of a run the intervals are judged against, as aggregations over the run's rows:
+#: the raw interval rates (beyond each task's first record; a step jump far above it is a resume)
+#: and the interval rates within segments (warm-up runs below a fraction of it).
+JUMP_RATES = pl.col("_raw_rate").filter(~pl.col("_first"))
+WARM_RATES = pl.col("rate").filter(pl.col("interval_index") > 0)
+JUMP_MEDIAN = JUMP_RATES.median()
+WARM_MEDIAN = WARM_RATES.median()
+
+
+def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
+    """Stage 1 of :func:`with_intervals`: ``ordered`` (one row per record, in log order per task)
+    with each record's raw step and time deltas to the task's previous record and ``_raw_rate``."""
+    return ordered.with_columns(
         _d_step=pl.col("step") - pl.col("step").shift(1).over(TASK),
         _d_seconds=_seconds_since_previous(),
         _elapsed_back=(pl.col("elapsed_s") < pl.col("elapsed_s").shift(1).over(TASK)).fill_null(False),
@@ -98,7 +113,12 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
             pl.col("_d_step") / pl.col("_d_seconds")
         )
     )
-    jump = pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_raw_rate").filter(~pl.col("_first")).median().over("run_id")
+
+
+def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
+    """Stage 2: :func:`with_raw_rates`' rows with segments and interval rates, a step jump judged
+    against ``jump_median`` (the run's :data:`JUMP_MEDIAN`, one value per row)."""
+    jump = pl.col("_raw_rate") > JUMP_FACTOR * jump_median
     # A record that states its own rate needs no time to continue its segment: logs that print
     # only `global_step/sec: X` or `(S sec/step)` carry no clock, and a break at each of their
     # records would leave every interval in warm-up. A step-less record (null step) cannot show
@@ -118,7 +138,7 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
     )
     in_segment = pl.col("interval_index") > 0
     d_local = pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)
-    rated = segmented.with_columns(
+    return segmented.with_columns(
         d_step=pl.when(in_segment).then(pl.col("_d_step")),
         d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
     ).with_columns(
@@ -131,12 +151,26 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
             pl.when(in_segment & (pl.col("d_seconds") > 0)).then(d_local / pl.col("d_seconds")),
         ),
     )
-    run_median = pl.col("rate").filter(in_segment).median().over("run_id")
-    slow_start = ~in_segment | (pl.col("rate") < WARMUP_FRACTION * run_median).fill_null(False)
+
+
+def with_warmup(rated: pl.LazyFrame, warm_median: pl.Expr) -> pl.LazyFrame:
+    """Stage 3: :func:`with_segments`' rows with ``warmup``, slow starts judged against
+    ``warm_median`` (the run's :data:`WARM_MEDIAN`); the input's record columns and
+    :data:`INTERVAL_COLUMNS` only."""
+    in_segment = pl.col("interval_index") > 0
+    slow_start = ~in_segment | (pl.col("rate") < WARMUP_FRACTION * warm_median).fill_null(False)
+    kept = [c for c in rated.collect_schema().names() if not c.startswith("_") and c not in INTERVAL_COLUMNS]
     return rated.with_columns(
         # cum_min over the segment: warm-up lasts while every interval so far was slow
         warmup=slow_start.cast(pl.UInt8).cum_min().over(SEGMENT).cast(pl.Boolean),
-    ).select(*STEP_SCHEMA, *INTERVAL_COLUMNS)
+    ).select(*kept, *INTERVAL_COLUMNS)
+
+
+def with_intervals(ordered: pl.LazyFrame) -> pl.LazyFrame:
+    """:data:`INTERVAL_COLUMNS` of ``ordered``: distinct records (with ``copies``) of training tasks, in
+    log order per task, whole runs (the run medians are taken over its rows)."""
+    rated = with_segments(with_raw_rates(ordered), JUMP_MEDIAN.over("run_id"))
+    return with_warmup(rated, WARM_MEDIAN.over("run_id"))
 
 
 #: The columns of :func:`interval_rates` that the per-run and per-task figures read.
@@ -144,6 +178,19 @@ FIGURE_COLUMNS = (
     "run_id", "role", "task_index", "step", "elapsed_s", "timestamp",
     "copies", "segment", "interval_index", "d_step", "d_seconds", "rate", "local_rate", "warmup",
 )  # fmt: skip
+#: The step record's columns the intervals are computed from (besides :data:`FIGURE_COLUMNS`).
+INPUT_COLUMNS = (
+    "run_id", "role", "task_index", "step", "local_step", "elapsed_s", "interval_s", "timestamp",
+    "global_steps_per_s", "local_steps_per_s", "position", "source", "source_offset",
+)  # fmt: skip
+
+
+def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
+    """The training tasks' distinct records of ``steps`` in log order per task, collected with
+    :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies``
+    (:func:`tierscope.analysis.records.distinct_in_log_order`)."""
+    columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
+    return distinct_in_log_order(training_steps(steps).select(columns).collect())
 
 
 def collect_intervals(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
@@ -151,10 +198,11 @@ def collect_intervals(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.Data
 
     For callers that derive several figures from the same intervals: the columns not
     listed (source, format, metrics) are never read, which keeps 10 million records
-    within a few hundred MB.
+    within a few hundred MB. The stored log order is relied on where a check confirms it
+    (:func:`ordered_records`).
     """
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    return interval_rates(steps).select(columns).collect()
+    return with_intervals(ordered_records(steps, extra).lazy()).select(columns).collect()
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:
@@ -199,31 +247,49 @@ def run_throughput(
     """
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
-    steady = intervals.filter(~pl.col("warmup"))
-    per_run = intervals.group_by("run_id").agg(
+    samples = steady_samples(intervals.filter(~pl.col("warmup")))
+    return throughput_frame(records.collect(), run_parts(intervals).collect(), samples, intervals, seed, draws)
+
+
+def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
+    """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
+    tasks: ``duplicates``, ``tasks``, ``segments``, ``steady_intervals`` (UInt32) and the steady
+    intervals' ``steady_steps`` (Int64) and ``steady_seconds`` (Float64) behind the mean rate."""
+    steady = ~pl.col("warmup")
+    # Intervals with both a known step gain and a known time (step-less records have neither).
+    positive = steady & (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
+    return intervals.group_by("run_id").agg(
         duplicates=(pl.col("copies") - 1).sum().cast(pl.UInt32),
         tasks=pl.struct("role", "task_index").n_unique().cast(pl.UInt32),
         segments=pl.struct("role", "task_index", "segment").n_unique().cast(pl.UInt32),
+        steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
+        steady_steps=pl.col("d_step").filter(positive).sum(),
+        steady_seconds=pl.col("d_seconds").filter(positive).sum(),
+        _steady_rows=steady.sum(),
     )
-    # Intervals with both a known step gain and a known time (step-less records have neither).
-    positive = (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
-    rates = steady.group_by("run_id").agg(
-        steady_intervals=pl.col("rate").drop_nulls().len().cast(pl.UInt32),
-        steady_global_steps_per_s=pl.col("rate").median(),
-        mean_global_steps_per_s=(
-            pl.col("d_step").filter(positive).sum() / pl.col("d_seconds").filter(positive).sum()
-        ).fill_nan(None),
+
+
+def throughput_frame(
+    records: pl.DataFrame,
+    parts: pl.DataFrame,
+    samples: dict[str, np.ndarray],
+    lead: pl.LazyFrame,
+    seed: int = BOOTSTRAP_SEED,
+    draws: int = BOOTSTRAP_DRAWS,
+) -> pl.DataFrame:
+    """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
+    ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
+    (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
+    medians = {run: pl.Series(values).median() for run, values in samples.items()}
+    frame = records.join(parts, on="run_id", how="left").with_columns(
+        pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
+        restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
+        # a run whose steady rows all lack a rate has a median of null, never "no row"
+        steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
+        mean_global_steps_per_s=pl.when(pl.col("_steady_rows") > 0).then(
+            (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
+        ),
     )
-    frame = (
-        records.join(per_run, on="run_id", how="left")
-        .join(rates, on="run_id", how="left")
-        .with_columns(
-            pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
-            restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
-        )
-        .collect()
-    )
-    samples = steady_samples(steady)
     bounds = {
         run: percentile_interval(median_draws(values, run, seed, draws)) if len(values) > 1 else (None, None)
         for run, values in samples.items()
@@ -232,7 +298,7 @@ def run_throughput(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
     )
-    frame = frame.join(_startup(intervals, frame), on="run_id", how="left")
+    frame = frame.join(_startup(lead, frame), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 

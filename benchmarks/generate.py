@@ -162,6 +162,42 @@ DATASET_TIERS: tuple[tuple[str, int, float], ...] = (
 )
 
 
+def _run_steps(run_id: str, tier: str, tasks: int, base_rate: float, first: int, n: int, total: int,
+               rng: np.random.Generator) -> pl.DataFrame:  # fmt: skip
+    """Records ``first``..``first+n-1`` of a ``total``-record run: tasks in turn, one every 100 global
+    steps, a steady ``base_rate`` global steps/s (5 % noise), in log order (:data:`STEP_SCHEMA` rows)."""
+    i = np.arange(first, first + n, dtype=np.int64)
+    task = i % tasks
+    rate = base_rate * (1 + 0.05 * rng.standard_normal(n))
+    step = (i + 1) * 100
+    steps = pl.DataFrame(
+        {
+            "run_id": run_id,
+            "tier": tier,
+            "role": np.where(task == 0, "master", "worker"),
+            "task_index": np.where(task == 0, 0, task - 1).astype(np.int32),
+            "step": step,
+            "loss": 2.3 * np.exp(-4 * i / total) + 0.05 * rng.random(n),
+            "accuracy": np.clip(0.1 + 0.9 * i / total, 0, 1),
+            "elapsed_s": step / base_rate + rng.random(n),
+            "global_steps_per_s": rate,
+            "local_steps_per_s": rate / tasks,
+            "source": f"logs/{run_id}.log",
+            "source_offset": i + 1,
+            "format": "cloudml",
+        }
+    )
+    return conform(steps, STEP_SCHEMA)
+
+
+def _write_facts(root: Path, run_id: str, tier: str) -> None:
+    facts = pl.DataFrame(
+        [{"run_id": run_id, "tier": tier, "ran_on": "generated", "date": None, "note": None, "collected_at": None}],
+        schema=RUN_SCHEMA,
+    )
+    write_atomic(facts.drop("run_id"), root / "runs" / partition_dir_name(run_id))
+
+
 def write_step_dataset(root: Path, records: int, runs: int, seed: int = 2016) -> int:
     """Write ``records`` step records over ``runs`` runs (tiers in turn from :data:`DATASET_TIERS`)
     straight into a dataset at ``root`` with the dataset's own writer, plus each run's facts.
@@ -176,32 +212,27 @@ def write_step_dataset(root: Path, records: int, runs: int, seed: int = 2016) ->
         tier, tasks, base_rate = DATASET_TIERS[r % len(DATASET_TIERS)]
         run_id = f"run-{r:03d}-{tier.lower()}"
         n = per_run + (records - per_run * runs if r == runs - 1 else 0)
-        i = np.arange(n, dtype=np.int64)
-        task = i % tasks
-        rate = base_rate * (1 + 0.05 * rng.standard_normal(n))
-        step = (i + 1) * 100
-        steps = pl.DataFrame(
-            {
-                "run_id": run_id,
-                "tier": tier,
-                "role": np.where(task == 0, "master", "worker"),
-                "task_index": np.where(task == 0, 0, task - 1).astype(np.int32),
-                "step": step,
-                "loss": 2.3 * np.exp(-4 * i / n) + 0.05 * rng.random(n),
-                "accuracy": np.clip(0.1 + 0.9 * i / n, 0, 1),
-                "elapsed_s": step / base_rate + rng.random(n),
-                "global_steps_per_s": rate,
-                "local_steps_per_s": rate / tasks,
-                "source": f"logs/{run_id}.log",
-                "source_offset": i + 1,
-                "format": "cloudml",
-            }
-        )
-        write_atomic(conform(steps, STEP_SCHEMA).drop("run_id"), root / "steps" / partition_dir_name(run_id))
-        facts = pl.DataFrame(
-            [{"run_id": run_id, "tier": tier, "ran_on": "generated", "date": None, "note": None, "collected_at": None}],
-            schema=RUN_SCHEMA,
-        )
-        write_atomic(facts.drop("run_id"), root / "runs" / partition_dir_name(run_id))
+        steps = _run_steps(run_id, tier, tasks, base_rate, 0, n, n, rng)
+        write_atomic(steps.drop("run_id"), root / "steps" / partition_dir_name(run_id))
+        _write_facts(root, run_id, tier)
         written += n
     return written
+
+
+#: Records per file of :func:`write_big_run` (one collect's worth): bounds the generator's memory.
+BIG_RUN_FILE_RECORDS = 2_000_000
+
+
+def write_big_run(root: Path, records: int, seed: int = 2016) -> str:
+    """Write one PREMIUM_1 run (20 training tasks logging in turn, as a long job logging every step
+    does) of ``records`` step records into a dataset at ``root``, :data:`BIG_RUN_FILE_RECORDS` per
+    file in log order (appended as successive collects would). Returns its run id."""
+    tier, tasks, base_rate = next(t for t in DATASET_TIERS if t[0] == "PREMIUM_1")
+    run_id = f"big-{tier.lower()}"
+    rng = np.random.default_rng(seed)
+    for first in range(0, records, BIG_RUN_FILE_RECORDS):
+        n = min(BIG_RUN_FILE_RECORDS, records - first)
+        steps = _run_steps(run_id, tier, tasks, base_rate, first, n, records, rng)
+        write_atomic(steps.drop("run_id"), root / "steps" / partition_dir_name(run_id))
+    _write_facts(root, run_id, tier)
+    return run_id

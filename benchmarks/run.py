@@ -41,6 +41,7 @@ SIZES = {
     "newlines_gz_gib": (2.0, 1 / 32),
     "records": (10_000_000, 500_000),
     "runs": (50, 50),
+    "big_run_records": (20_000_000, 1_000_000),
     "entries": (100_000, 10_000),
     "trainer_steps": (2000, 300),
     #: The trainer's overhead is a median and a spread: it needs more repeats than a fastest-of.
@@ -67,6 +68,9 @@ def main(
     ] = None,
     records: Annotated[int | None, typer.Option(help="Analysis: step records in the dataset.")] = None,
     runs: Annotated[int | None, typer.Option(help="Analysis: runs they are spread over.")] = None,
+    big_run_records: Annotated[
+        int | None, typer.Option(help="Analysis: records of the one large run summarised for peak RSS (0 skips it).")
+    ] = None,
     entries: Annotated[int | None, typer.Option(help="Cloud Logging: entries served by the fake server.")] = None,
     trainer_steps: Annotated[int | None, typer.Option(help="Trainer: steps per timed training run.")] = None,
     trainer_repeat: Annotated[
@@ -110,7 +114,10 @@ def main(
             figures += analysis_report.measure(
                 workdir,
                 analysis_report.AnalysisOptions(
-                    int(_size(records, "records", quick)), int(_size(runs, "runs", quick)), rep
+                    int(_size(records, "records", quick)),
+                    int(_size(runs, "runs", quick)),
+                    rep,
+                    int(_size(big_run_records, "big_run_records", quick)),
                 ),
             )
             progress("analysis")

@@ -16,16 +16,19 @@ _OPS = {">=": operator.ge, "<=": operator.le, "<": operator.lt, ">": operator.gt
 
 @dataclass(frozen=True)
 class Target:
-    """``value`` (or the ratio to the baseline, ``on="ratio"``) ``op`` ``threshold``."""
+    """``value`` (or the ratio to the baseline, ``on="ratio"``, or value / baseline, ``on="times"``:
+    "at most 2× the baseline's seconds") ``op`` ``threshold``."""
 
     op: Literal[">=", "<=", "<", ">"]
     threshold: float
-    on: Literal["value", "ratio"] = "value"
+    on: Literal["value", "ratio", "times"] = "value"
 
     def text(self, unit: str) -> str:
-        return (
-            f"{self.op} {self.threshold:g}× baseline" if self.on == "ratio" else f"{self.op} {self.threshold:g} {unit}"
-        )
+        if self.on == "ratio":
+            return f"{self.op} {self.threshold:g}× baseline"
+        if self.on == "times":
+            return f"value {self.op} {self.threshold:g}× baseline's"
+        return f"{self.op} {self.threshold:g} {unit}"
 
 
 @dataclass
@@ -52,11 +55,18 @@ class Figure:
             return None
         return self.value / self.baseline if self.higher_is_better else self.baseline / self.value
 
+    @property
+    def times(self) -> float | None:
+        """value / baseline (None without both)."""
+        if self.value is None or not self.baseline:
+            return None
+        return self.value / self.baseline
+
     def verdicts(self) -> list[dict[str, Any]]:
         """Each target: its text, whether it is met, and by how much it is missed (percent)."""
         out = []
         for target in self.targets:
-            got = self.ratio if target.on == "ratio" else self.value
+            got = {"ratio": self.ratio, "times": self.times, "value": self.value}[target.on]
             entry: dict[str, Any] = {"target": target.text(self.unit), "met": None, "missed_by_pct": None}
             if got is not None:
                 entry["met"] = bool(_OPS[target.op](got, target.threshold))

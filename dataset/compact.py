@@ -20,7 +20,7 @@ import polars as pl
 from tierscope.dataset import journal
 from tierscope.dataset.durable import commit
 from tierscope.dataset.lock import locked
-from tierscope.dataset.store import TABLES, Dataset, new_part_path, write_temp
+from tierscope.dataset.store import TABLES, Dataset, new_part_path, part_stamp, write_temp
 
 #: Files at least this large are left alone (already big enough to read efficiently).
 DEFAULT_MAX_FILE_BYTES = 128 * 1024 * 1024
@@ -72,6 +72,11 @@ def _merged_frame(dataset: Dataset, table: str, files: list[Path]) -> pl.DataFra
     if spec.key is not None:
         key = [k for k in spec.key if k != "run_id"]
         frame = frame.unique(subset=key, keep="first", maintain_order=True)
+    if table == "steps":
+        # The files are read in the order they were written (their names sort so), each in log
+        # order: grouped by task, stably, each task's records stay in log order, which the
+        # analysis then reads without sorting (tierscope.analysis.records.distinct_in_log_order).
+        frame = frame.sort("role", "task_index", nulls_last=True, maintain_order=True)
     return frame
 
 
@@ -84,7 +89,9 @@ def compact_partition(dataset: Dataset, table: str, files: list[Path]) -> int:
     directory = files[0].parent
     frame = _merged_frame(dataset, table, files)
     replaces = tuple(p.name for p in files)
-    tmp, final = write_temp(frame, new_part_path(directory), {journal.REPLACES_KEY: json.dumps(replaces).encode()})
+    # Named at the time of the earliest file it replaces, so it keeps that file's place in the listing order.
+    name = new_part_path(directory, part_stamp(files[0]))
+    tmp, final = write_temp(frame, name, {journal.REPLACES_KEY: json.dumps(replaces).encode()})
     # Step 1: the merged file under its staged name, durable before the journal names it.
     staged = directory / f"{journal.STAGED_PREFIX}{final.name}"
     commit(tmp, staged)

@@ -129,11 +129,28 @@ def partition_run_id(directory: Path) -> str:
         return unquote(directory.name[len("run_id=") :])
 
 
-def new_part_path(directory: Path) -> Path:
+def new_part_path(directory: Path, stamp: str | None = None) -> Path:
     """A fresh, unique ``part-<UTC time>-<random>.parquet`` name in ``directory`` (the digest
-    of the content is added by :func:`write_temp`'s caller once the file is written)."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    of the content is added by :func:`write_temp`'s caller once the file is written).
+
+    The time has microseconds, so a partition's files sort (as readers list them) in the order
+    they were written: the records of a log appended batch after batch are read back in log
+    order, which the analysis relies on where it can (:mod:`tierscope.analysis.records`).
+    ``stamp``: the time part to use instead of now (:func:`part_stamp` of another file).
+    """
+    if stamp is None:
+        now = time.time_ns() // 1000
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000)) + f"{now % 1_000_000:06d}Z"
     return directory / f"part-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
+
+
+_STAMP = re.compile(r"^part-(\d{8}T\d{6,12}Z)-")
+
+
+def part_stamp(path: Path) -> str | None:
+    """The time part of a ``part-<UTC time>-...`` file name (None: a name without one)."""
+    found = _STAMP.match(path.name.removeprefix(journal.STAGED_PREFIX))
+    return found.group(1) if found else None
 
 
 #: Hex digits of the SHA-256 of a data file's bytes kept in its name (64 bits: random damage

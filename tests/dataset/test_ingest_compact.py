@@ -206,3 +206,21 @@ def test_a_lost_journal_mid_compaction_loses_nothing(tmp_path: Path, monkeypatch
     assert result.exit_code == 0, result.output
     assert (ds.quarantine_dir / "state" / "compactions.json").exists()
     assert _plain_steps(ds) == list(range(1, 51)) and stored_steps(ds) == list(range(1, 51))
+
+
+def test_compacted_steps_keep_log_order_grouped_by_task_and_the_first_file_s_place(tmp_path: Path) -> None:
+    """Two appends of a master and a worker logging in turn: the merged file holds each task's records
+    in log order (lines 1, 3 then 2, 4: grouped by task, stably) and is named at the first file's time."""
+    from tierscope.dataset.schema import STEP_SCHEMA, conform
+    from tierscope.dataset.store import part_stamp
+
+    ds = Dataset(tmp_path / "ds")
+    for offsets in ((1, 2), (3, 4)):
+        rows = [{"run_id": "r", "role": ["master", "worker"][o % 2 == 0], "task_index": 0, "step": 100 * o,
+                 "source": "a.log", "source_offset": o} for o in offsets]  # fmt: skip
+        ds.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
+    first = ds.files("steps")[0]
+    compact(ds)
+    (merged,) = ds.files("steps")
+    assert pl.read_parquet(merged)["source_offset"].to_list() == [1, 3, 2, 4]
+    assert part_stamp(merged) == part_stamp(first)
