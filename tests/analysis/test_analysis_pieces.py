@@ -8,7 +8,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tierscope.analysis.batches import interval_figures, task_pieces
-from tierscope.analysis.goodput import run_goodput
+from tierscope.analysis.goodput import event_frame, run_goodput
 from tierscope.analysis.tasks import task_throughput
 from tierscope.analysis.throughput import collect_intervals, run_throughput, steady_intervals, steady_samples
 from tierscope.dataset.schema import STEP_SCHEMA, conform
@@ -58,8 +58,7 @@ def test_a_run_in_pieces_has_the_figures_of_one_pass(max_records: int) -> None:
     assert_frame_equal(figures.tasks, task_throughput(steps), check_exact=True)
     np.testing.assert_array_equal(figures.samples["big"], steady_samples(steady_intervals(steps))["big"])
     intervals = collect_intervals(steps)
-    assert_frame_equal(figures.goodput, run_goodput(intervals, whole, pl.DataFrame(
-        schema={"run_id": pl.String, "event": pl.String, "timestamp": pl.Datetime("us", "UTC")})))  # fmt: skip
+    assert_frame_equal(figures.goodput, run_goodput(intervals, whole, event_frame(None)))
     row = whole.row(0, named=True)
     # 4 training tasks + worker 1's restart = 5 segments; worker 0's 60 copies; 360 stored records
     assert (row["tasks"], row["segments"], row["duplicates"], row["records"]) == (4, 5, 60, 360)
