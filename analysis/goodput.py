@@ -45,7 +45,11 @@ steps/s, :mod:`tierscope.analysis.throughput`).
   lead's median step interval) before its first record.
 - **Wasted progress**: steps done again after resuming from a checkpoint behind the highest
   step reached (that step minus the resumed one), at ``R``.
-- **Tail**: the lead's last record to the run's last ``finished``/``failed`` event.
+- **Beyond the lead**: steps other training tasks logged past the lead's last record (up to the run's
+  ``last_step``) are taken to run at ``R`` after it, on the lead's clock (as
+  :mod:`tierscope.analysis.target` places other tasks' records): productive time, and the end of the
+  seen span when no end event closes it (capped at that event when one does).
+- **Tail**: the lead's last record (plus the steps beyond it) to the run's last ``finished``/``failed`` event.
 - **Productive time**: the steps' time at ``R`` in first records and warm-up and stalled
   intervals, plus the whole of the other steady intervals, minus the wasted progress.
   **Goodput** = productive time / lifetime.
@@ -219,7 +223,9 @@ def stall_classes(
     return totals, other
 
 
-def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: tuple[str, int]) -> dict[str, object]:
+def _one_run(
+    lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: tuple[str, int], last_step: float | None = None
+) -> dict[str, object]:
     """The buckets of one run from its lead task's intervals (log order), its steady rate and its events."""
     starts_evt = events.filter(pl.col("event") == STARTED)["timestamp"].drop_nulls()
     ends_evt = events.filter(pl.col("event").is_in(END_EVENTS))["timestamp"].drop_nulls()
@@ -277,6 +283,9 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
     out["badput_wasted_s"] = wasted_steps / rate
     out["badput_restarts_s"] = restarts if t is not None else None
     out["badput_init_s"] = out["badput_program_startup_s"] = None
+    # Other tasks may log steps past the lead's last record (the 2016 STANDARD_1 master logged step 700,
+    # its workers went on to 1000): they ran at R after it, as time to target places them too.
+    beyond = max(float(last_step) - steps[-1], 0.0) / rate if last_step is not None else 0.0
     if t is None:
         out.update(badput_startup_s=None, badput_tail_s=None, lifetime_s=None)
     else:
@@ -293,9 +302,12 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
                 out["badput_init_s"] = min(max((init[0] - origin).total_seconds(), 0.0), startup)
                 out["badput_program_startup_s"] = startup - out["badput_init_s"]
         out["badput_startup_s"] = startup
-        out["badput_tail_s"] = max(end - t[-1], 0.0) if end is not None else None
+        if end is not None:
+            beyond = min(beyond, max(end - t[-1], 0.0))
+        last = t[-1] + beyond
+        out["badput_tail_s"] = max(end - last, 0.0) if end is not None else None
         begin = 0.0 if origin_known else t[i0] - (steps[i0] - base0) / rate  # the seen span starts at the first step
-        out["lifetime_s"] = (end if end is not None else t[-1]) - begin
+        out["lifetime_s"] = (end if end is not None else last) - begin
     out["badput_warmup_s"] = warmup
 
     occurrences = {c: _pairs(stalling, b, e) for c, (b, e) in STALL_CLASSES.items()}
@@ -310,7 +322,7 @@ def _one_run(lead: pl.DataFrame, rate: float, events: pl.DataFrame, lead_task: t
         out[f"badput_{c}_s"] = classes[c] if seen else None
     out["badput_stalls_other_s"] = other
     out["goodput_clock"] = clock.name
-    out["productive_s"] = steady_time + first_progress - out["badput_wasted_s"]
+    out["productive_s"] = steady_time + first_progress + beyond - out["badput_wasted_s"]
     return out
 
 
@@ -320,6 +332,15 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
     (:data:`tierscope.analysis.throughput.THROUGHPUT_SCHEMA`): :data:`GOODPUT_SCHEMA`, one row per such
     run, sorted by run id. ``events``: the events table's :data:`EVENT_COLUMNS` (any runs)."""
     rates = throughput.filter(pl.col("steady_global_steps_per_s") > 0).select("run_id", "steady_global_steps_per_s")
+    # The highest global step any task logged: the intervals' (every task's records), else the
+    # throughput's (a run taken in pieces passes only its lead's intervals).
+    highest = {
+        r: max((v for v in (a, b) if v is not None and np.isfinite(v)), default=None)
+        for r, a, b in intervals.group_by("run_id")
+        .agg(pl.col("step").max().alias("a"))
+        .join(throughput.select("run_id", pl.col("last_step").alias("b")), on="run_id", how="left")
+        .iter_rows()
+    }
     leads = lead_tasks(intervals.lazy()).collect()
     lead = intervals.join(leads, on=["run_id", "role", "task_index"], how="semi")
     by_lead = {r: (role, index) for r, role, index in leads.iter_rows()}
@@ -331,7 +352,7 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
     for (run_id,), part in lead.group_by("run_id", maintain_order=True):
         if run_id not in by_run:
             continue
-        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), by_lead[run_id])
+        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), by_lead[run_id], highest.get(run_id))
         rows.append({"run_id": run_id, **row})
     frame = pl.DataFrame(rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share")})
     frame = frame.with_columns(
