@@ -269,3 +269,10 @@ def test_every_cut_of_a_file_frames_exactly_the_whole_records(tmp_path: Path) ->
         assert got == [e for e in ends if e <= cut]
         assert ending.how == ("end" if cut in (0, *ends) else "cut"), cut
         assert ending.offset == (got[-1] if got else 0)
+
+
+def test_settle_help_says_it_holds_an_event_files_last_step() -> None:
+    # A finished run's event files, collected at once, kept their last step back with no hint in --help.
+    shown = CliRunner().invoke(app, ["collect", "files", "--help"], env={"COLUMNS": "200"}).output
+    squeezed = " ".join(shown.replace("│", " ").split())
+    assert "(an event file: its last step's events) is read; 0 for a job that has ended." in squeezed

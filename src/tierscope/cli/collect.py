@@ -75,7 +75,12 @@ def collect_files_cmd(
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
     settle: Annotated[
-        float, typer.Option(min=0, help="Seconds a file must be unchanged before its unterminated last line is read.")
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds a file must be unchanged before its unterminated last line (an event file: its last "
+            "step's events) is read; 0 for a job that has ended.",
+        ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
         bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
