@@ -145,7 +145,10 @@ def _read(reading: _Reading, settled: bool) -> None:
         # The last step may get more events: read it again next time, whole.
         head = groups.pop()[0]
         held, resume = head.number, (head.at, head.number - 1)
-        counts.notes.append(f"events from number {held} on may still be being written: left for the next collect")
+        counts.notes.append(
+            f"events from number {held} on may still be being written: left for the next collect"
+            " (a job that has ended: collect with --settle 0 to take them now)"
+        )
         rejects, _ = _split(rejects, held)
     if ending.how == "cut":
         if settled:

@@ -195,7 +195,11 @@ class GcsStore:
         with _translated("connect to", self.url("")):
             from google.cloud import storage  # only for gs:// datasets: keeps it off local start-up
 
-            bucket = storage.Client().bucket(self.name)
+            client = storage.Client()
+        try:
+            bucket = client.bucket(self.name)
+        except ValueError as exc:  # the client checks the name before any request
+            raise DatasetError(f"{self.url('')} is not a bucket name ({exc}); fix --dataset") from None
         if not fresh:
             self._bucket = bucket
         return bucket

@@ -125,3 +125,36 @@ def test_out_of_range_numbers_are_usage_errors(tmp_path: Path, args: list[str], 
     assert result.exit_code == 2
     assert _squeezed(f"Invalid value for '{option}': Input should be {bound}") in _squeezed(result.output)
     assert not (tmp_path / "ds").exists()
+
+
+def test_both_targets_is_a_usage_error_saying_not_both(tmp_path: Path) -> None:
+    # was "give one of --target-loss and --target-accuracy", read as "either is needed"
+    result = runner.invoke(app, ["summary", "-d", str(tmp_path), "--target-loss", "2", "--target-accuracy", "0.9"])
+    assert result.exit_code == 2
+    assert _squeezed("give one of --target-loss and --target-accuracy, not both") in _squeezed(result.output)
+
+
+def test_without_dataset_the_error_names_the_default_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no ./dataset here
+    result = runner.invoke(app, ["summary"])
+    assert result.exit_code == 1
+    # was "error: dataset holds no tierscope dataset; ..."
+    assert _one_line_error(result.output) == (
+        "error: dataset (the default --dataset; name yours with --dataset DIR) holds no tierscope dataset; "
+        "run `tierscope collect files` first"
+    )
+    assert not (tmp_path / "dataset").exists()
+
+
+def test_a_reader_that_goes_away_is_no_error_message() -> None:
+    # `tierscope dataset bigquery-ddl ... | head -1` printed "error: cannot write or read: Broken pipe".
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "tierscope", "dataset", "bigquery-ddl", "-d", "gs://b/p", "--table", "p.d.steps"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # before the child (a Python start-up, ~0.3 s) writes a byte
+    stderr = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 1
+    assert stderr == ""

@@ -130,7 +130,8 @@ def test_cut_off_last_record_is_the_end_of_the_data(tmp_path: Path, ds: Dataset)
     [fresh] = collect(ds, log, settle_s=1e9)
     # Fresh file: the cut record may still be being written, and step 400's events with it.
     assert fresh.steps == 3 and fresh.rejects == 0
-    assert any("left for the next collect" in n for n in fresh.notes)
+    # The note says how to take them at once: after a finished job, waiting --settle is surprising.
+    assert any("left for the next collect" in n and "--settle 0" in n for n in fresh.notes)
     [settled] = collect(ds, log)
     # Settled: every complete record is stored (step 400 has its rate, not its cut-off loss) ...
     assert settled.steps == 1 and steps_of(ds)["step"].to_list() == [100, 200, 300, 400]
@@ -268,3 +269,10 @@ def test_every_cut_of_a_file_frames_exactly_the_whole_records(tmp_path: Path) ->
         assert got == [e for e in ends if e <= cut]
         assert ending.how == ("end" if cut in (0, *ends) else "cut"), cut
         assert ending.offset == (got[-1] if got else 0)
+
+
+def test_settle_help_says_it_holds_an_event_files_last_step() -> None:
+    # A finished run's event files, collected at once, kept their last step back with no hint in --help.
+    shown = CliRunner().invoke(app, ["collect", "files", "--help"], env={"COLUMNS": "200"}).output
+    squeezed = " ".join(shown.replace("│", " ").split())
+    assert "(an event file: its last step's events) is read; 0 for a job that has ended." in squeezed

@@ -248,6 +248,18 @@ def test_two_collectors_one_sigkilled_ten_times_store_every_record_exactly_once(
     assert sorted(Dataset(url).read("steps")["step"].to_list()) == steps
 
 
+def test_a_dataset_url_whose_bucket_name_is_invalid_is_one_line(gcs_env: dict[str, str]) -> None:
+    # was a traceback: google-cloud-storage's "ValueError: Bucket names must start and end with a
+    # number or letter." raised before any request (the collect's inputs already said so in a line)
+    for command in (["summary"], ["rejects"]):
+        result = CliRunner().invoke(app, [*command, "--dataset", "gs://Bad_Bucket!/ds"])
+        assert result.exit_code == 1, result.output
+        assert result.output.strip().splitlines() == [
+            "error: gs://Bad_Bucket! is not a bucket name (Bucket names must start and end with a number or "
+            "letter.); fix --dataset"
+        ]
+
+
 def test_no_credentials_or_no_bucket_is_one_line_saying_what_to_do(
     gcs_emulator: Emulator, gcs_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -465,3 +465,12 @@ def test_a_bidi_run_id_reaches_no_chart_unescaped(tmp_path: Path) -> None:
             assert shown in strings, name
     assert shown in {row["run_id"] for row in specs["goodput"]["data"]["values"]}
     assert data.summary.filter(pl.col("run_id") == BIDI_RUN).height == 1  # stored and analysed as given
+
+
+def test_the_noscript_note_does_not_promise_every_figure_in_the_tables(data_2016: ReportData) -> None:
+    # Goodput and the time to a target are drawn only as charts: the note used to say
+    # "the tables hold every figure", so a reader without JavaScript looked for them in vain.
+    for lang in ("en", "ja"):
+        html = render_html(data_2016, lang).replace(vega_bundle(), "")
+        [note] = re.findall(r"<noscript><p class=\"note\">(.*?)</p></noscript>", html)
+        assert "tierscope summary --json" in note and "every figure" not in note

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tierscope.cli.common import (
+    DEFAULT_DATASET,
     App,
     BaselineOpt,
     DatasetOpt,
@@ -60,7 +61,7 @@ def _analysis(dataset: Path, options: AnalysisOptions) -> Analysis:
 
 
 def predict_cmd(
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     tasks: Annotated[
         int, typer.Option("--tasks", min=1, help="The number of training tasks to predict for (PREMIUM_1 has 20).")
     ] = 20,
@@ -147,7 +148,7 @@ def prediction_line(r: dict, tasks: int) -> str:
 
 def recommend_cmd(
     steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.")],
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     deadline: Annotated[
         str | None, typer.Option("--deadline", help="The time limit, e.g. 2h, 90m, 3600s or 1.5d.")
     ] = None,
@@ -218,7 +219,7 @@ def warn_unpriced(frame: pl.DataFrame) -> None:
 
 
 def summary_cmd(
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     fmt: FormatOpt = FormatChoice.table,
     as_json: JsonOpt = False,
     baseline: BaselineOpt = None,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 
 from tierscope.cli.common import (
+    DEFAULT_DATASET,
     EXIT_ERROR,
     App,
     DatasetOpt,
@@ -49,7 +50,7 @@ def collect_files_cmd(
         list[str] | None,
         typer.Argument(help="Log files or run directories; gs://bucket/prefix/ URLs and globs for Cloud Storage."),
     ] = None,
-    dataset: NewDatasetOpt = Path("dataset"),
+    dataset: NewDatasetOpt = Path(DEFAULT_DATASET),
     run_id: Annotated[
         str | None,
         typer.Option(
@@ -74,7 +75,12 @@ def collect_files_cmd(
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
     settle: Annotated[
-        float, typer.Option(min=0, help="Seconds a file must be unchanged before its unterminated last line is read.")
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds a file must be unchanged before its unterminated last line (an event file: its last "
+            "step's events) is read; 0 for a job that has ended.",
+        ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
         bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
@@ -149,7 +155,7 @@ def collect_cloud_cmd(
     manifest: Annotated[
         str | None, typer.Option(help="A runs.toml giving each job id's tier and facts (a path or a gs:// URL).")
     ] = None,
-    dataset: NewDatasetOpt = Path("dataset"),
+    dataset: NewDatasetOpt = Path(DEFAULT_DATASET),
     endpoint: Annotated[
         str | None,
         typer.Option(envvar="TIERSCOPE_LOGGING_ENDPOINT", help="Logging API URL (emulator); anonymous credentials."),
@@ -286,7 +292,7 @@ def cloud_progress() -> Progress:
 
 
 def rejects_cmd(
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     runs: RunsOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", hidden=True, help="The former --runs of one run.")] = None,
     limit: Annotated[int, typer.Option(min=0, help="Show at most this many lines (CSV and JSON: all).")] = 50,
@@ -321,7 +327,7 @@ def rejects_cmd(
 
 
 def doctor_cmd(
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     fix: Annotated[bool, typer.Option("--fix", help="Move each corrupt file to quarantine/.")] = False,
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
@@ -357,7 +363,7 @@ def doctor_cmd(
 
 
 def compact_cmd(
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
 ) -> None:

@@ -83,6 +83,17 @@ def print_error(exc: BaseException) -> int:
     return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_ERROR
 
 
+def _silence_stdout() -> None:
+    """Point the process's stdout at /dev/null (where it has a file descriptor)."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError):  # a test's captured stream: nothing left to flush
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+
+
 def guarded(func: F, *, interruptible: bool = False) -> F:
     """``func`` with tierscope's and the system's errors turned into one line and an exit code
     (:func:`print_error`); with ``interruptible`` (a collect), Ctrl-C prints :data:`INTERRUPTED`
@@ -91,7 +102,14 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
     @functools.wraps(func)  # typer reads the options from the wrapped signature
     def command(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
+            return result
+        except BrokenPipeError:
+            # The reader went away (`| head`): quiet, exit 1, as rich does for its own output;
+            # stdout goes to /dev/null so the interpreter's last flush does not fail once more.
+            _silence_stdout()
+            raise typer.Exit(EXIT_ERROR) from None
         except (TierscopeError, OSError) as exc:
             raise typer.Exit(print_error(exc)) from None
         except KeyboardInterrupt:
@@ -240,7 +258,9 @@ def summary_options(
     from tierscope.analysis.options import AnalysisOptions
 
     if target_loss is not None and target_accuracy is not None:
-        raise typer.BadParameter("give one of --target-loss and --target-accuracy", param_hint="--target-loss")
+        raise typer.BadParameter(
+            "give one of --target-loss and --target-accuracy, not both", param_hint="--target-loss"
+        )
     for name, value in (("--target-loss", target_loss), ("--target-accuracy", target_accuracy)):
         if value is not None and not math.isfinite(value):
             raise typer.BadParameter(f"{value} is not a finite number", param_hint=name)
@@ -256,6 +276,10 @@ def summary_options(
     )
 
 
+#: Where ``--dataset`` points when it is not given.
+DEFAULT_DATASET = "dataset"
+
+
 def open_dataset(path: Path) -> Dataset:
     """The dataset at ``path``; raises :class:`~tierscope.dataset.errors.DatasetError` when there is
     none (nothing is created: a typo must not leave an empty dataset behind)."""
@@ -264,7 +288,9 @@ def open_dataset(path: Path) -> Dataset:
 
     dataset = Dataset(path)
     if not dataset.exists():
-        raise DatasetError(f"{dataset.root} holds no tierscope dataset; run `tierscope collect files` first")
+        # Without --dataset, "dataset holds no tierscope dataset" reads as a riddle: name the option.
+        default = " (the default --dataset; name yours with --dataset DIR)" if str(path) == DEFAULT_DATASET else ""
+        raise DatasetError(f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first")
     return dataset
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from tierscope.cli.common import (
+    DEFAULT_DATASET,
     LANGS,
     App,
     BaselineOpt,
@@ -25,7 +26,7 @@ from tierscope.cli.common import (
 
 
 def report_cmd(
-    dataset: DatasetOpt = Path("dataset"),
+    dataset: DatasetOpt = Path(DEFAULT_DATASET),
     out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path("report.html"),
     lang: Annotated[
         str | None, typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).")
