@@ -32,7 +32,15 @@ from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
 from tierscope.analysis.summary import failures, run_index, summary_frame
-from tierscope.analysis.target import METRICS, MetricSeries, Target, TargetPass, target_of, with_time_to_target
+from tierscope.analysis.target import (
+    METRICS,
+    MetricSeries,
+    Target,
+    TargetPass,
+    event_evaluations,
+    target_of,
+    with_time_to_target,
+)
 from tierscope.dataset.store import Dataset
 
 if TYPE_CHECKING:
@@ -50,6 +58,7 @@ EVENT_COLUMNS = [
     "role",
     "task_index",
     "step",
+    "detail",  # an eval_end event's metrics (tierscope's trainer): evaluations for an accuracy target
 ]
 
 
@@ -185,7 +194,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
     metrics = None
     if goal is not None or gather is not None:
         charted = gather.runs["run_id"].to_list() if gather is not None else None
-        metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted)
+        metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted, event_evaluations(events))
     visitors = [v.add for v in (gather, metrics) if v is not None]
 
     def visit(intervals: pl.DataFrame) -> None:  # each batch's intervals to every gatherer, then dropped

@@ -43,7 +43,8 @@ from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import TASK, merge_duplicates
 from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed, per_run_budget
 from tierscope.analysis.throughput import lead_tasks, steady_samples
-from tierscope.dataset.schema import STEP_SCHEMA
+from tierscope.contract import EVAL_END
+from tierscope.dataset.schema import STEP_SCHEMA, conform
 
 #: A training loss or accuracy must hold the target this many records in a row.
 HOLD_RECORDS = 3
@@ -300,18 +301,42 @@ class MetricSeries:
     points: pl.DataFrame
 
 
+def event_evaluations(events: pl.DataFrame) -> pl.DataFrame:
+    """Evaluations that a log wrote as ``eval_end`` events (tierscope's trainer puts the held-out
+    ``eval_loss`` and ``eval_accuracy`` in the event's JSON ``detail``), as :data:`STEP_SCHEMA` rows
+    (``run_id``, ``role``, ``task_index``, ``step``, ``timestamp``, the two metrics; the rest null).
+    ``events``: the events table with ``detail``, ``role``, ``task_index``, ``step``, ``timestamp``.
+    A detail that is not JSON, or holds no number there, gives a null metric (the row is dropped)."""
+    if "detail" not in events.columns:
+        return conform(pl.DataFrame(), STEP_SCHEMA)
+    ends = events.filter((pl.col("event") == EVAL_END) & pl.col("step").is_not_null() & pl.col("detail").is_not_null())
+    metrics = {
+        name: pl.col("detail").str.json_path_match(f"$.{name}").cast(pl.Float64, strict=False).alias(name)
+        for name in EVAL_METRICS
+    }
+    found = ends.with_columns(**metrics).filter(pl.any_horizontal(pl.col(n).is_not_null() for n in EVAL_METRICS))
+    return conform(found, STEP_SCHEMA)
+
+
 class TargetPass:
     """What a target and its chart need, gathered a batch of runs at a time (the ``visit`` of
     :func:`tierscope.analysis.batches.interval_figures`): each batch's metric records placed on their runs'
     clocks, reduced to the target rows and, for the charted runs, the bucketed series, then dropped.
 
     ``steps``: the analysis' step scan (each batch reads its eval records from it, its runs' partitions
-    only); ``started``: ``{run_id: first started event}``; ``charted``: the run ids to chart (None: no chart)."""
+    only); ``started``: ``{run_id: first started event}``; ``charted``: the run ids to chart (None: no chart);
+    ``event_evals``: evaluations logged as events (:func:`event_evaluations`), taken with the records'."""
 
     def __init__(
-        self, steps: pl.LazyFrame, target: Target | None, started: dict[str, object], charted: list[str] | None
+        self,
+        steps: pl.LazyFrame,
+        target: Target | None,
+        started: dict[str, object],
+        charted: list[str] | None,
+        event_evals: pl.DataFrame | None = None,
     ) -> None:
         self.steps, self.target, self.started = steps, target, started
+        self.event_evals = conform(pl.DataFrame(), STEP_SCHEMA) if event_evals is None else event_evals
         self.charted = charted
         self.metric = target.kind if target is not None else "loss"
         self._reached: list[pl.DataFrame] = []
@@ -325,6 +350,7 @@ class TargetPass:
             evals = self.steps.filter(
                 pl.col("run_id").is_in(runs, nulls_equal=True) & pl.col("eval_accuracy").is_not_null()
             ).collect()
+            evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
         records = metric_records(intervals, evals, self.started, self.metric)
         if self.target is not None:
             self._reached.append(time_to_target(records, self.target))

@@ -196,3 +196,28 @@ def test_the_cli_columns_and_table(dataset_2016: Dataset) -> None:
     assert "to target" not in plain.replace("USD to N", "")  # no target, no column
     both = runner.invoke(app, [*base, "--target-loss", "2", "--target-accuracy", "0.9"])
     assert both.exit_code == 2 and "give one of" in both.output
+
+
+def test_evaluations_logged_as_events_count_for_an_accuracy_target(tmp_path: Path) -> None:
+    # tierscope's trainer writes its held-out evaluation as an eval_end event (metrics in the detail),
+    # not as a step record. Run "ev": master/0 logs steps 100..500 at 10 + step / 10 s after its started
+    # event (training accuracy 0.5 throughout: never the target); eval_end at step 300 says 0.93 at 42 s.
+    # One evaluation at the target is enough: reached at step 300, at 42 s; 0.9 from the training
+    # accuracy alone would be not_held.
+    rows = [_row("ev", "master", 0, s, k, timestamp=T0 + timedelta(seconds=10 + s / 10), elapsed_s=10 + s / 10,
+                 loss=1.0, accuracy=0.5) for k, s in enumerate(range(100, 501, 100), start=1)]  # fmt: skip
+    dataset = Dataset(tmp_path / "ds")
+    dataset.append("steps", conform(pl.DataFrame(rows, infer_schema_length=None), STEP_SCHEMA))
+    events = [
+        {"run_id": "ev", "event": "started", "timestamp": T0, "source": "ev.log", "source_offset": 0},
+        {"run_id": "ev", "event": "eval_end", "role": "master", "task_index": 0, "step": 300,
+         "timestamp": T0 + timedelta(seconds=42), "source": "ev.log", "source_offset": 9,
+         "detail": json.dumps({"eval_loss": 0.2, "eval_accuracy": 0.93, "examples": 1000})},
+        {"run_id": "ev", "event": "eval_end", "role": "master", "task_index": 0, "step": 400,
+         "timestamp": T0 + timedelta(seconds=52), "source": "ev.log", "source_offset": 12, "detail": "not json"},
+    ]  # fmt: skip
+    dataset.append("events", conform(pl.DataFrame(events, infer_schema_length=None), EVENT_SCHEMA))
+    ev = _rows(dataset, target_accuracy=0.9)["ev"]
+    assert (ev["target_status"], ev["target_metric"], ev["step_at_target"]) == ("reached", "eval_accuracy", 300)
+    assert ev["value_at_target"] == pytest.approx(0.93)
+    assert ev["time_to_target_s"] == pytest.approx(42.0)
