@@ -34,6 +34,7 @@ from tierscope.collector.sources.tfevents import (
     Place,
     Scalar,
     bad_value,
+    bad_wall_time,
     field_of,
     place_of,
     records,
@@ -215,7 +216,13 @@ def _take(record: Record, tags: dict[str, str], place: Place, found: list[Scalar
     for s in got:
         field = field_of(s.tag, tags, place)
         why = bad_value(field, s.value) if field else None
-        if s.step < 0:
+        if (wall_why := bad_wall_time(s.wall_time)) is not None:
+            bad.append(
+                _reject(
+                    record.number, f"{s.tag} at step {s.step}: wall time {s.wall_time!r} {wall_why}", size, record.start
+                )
+            )
+        elif s.step < 0:
             bad.append(
                 _reject(record.number, f"{s.tag} at step {s.step}: a step is a whole number >= 0", size, record.start)
             )
@@ -235,7 +242,7 @@ def _first_wall(raw: BinaryIO) -> float | None:
             wall, _ = scalars(record.number, record.start, record.data, {})
         except ValueError:
             return None
-        return wall
+        return wall if bad_wall_time(wall) is None else None
     return None
 
 

@@ -55,17 +55,33 @@ from tierscope.dataset.store import Dataset
 RUN_FILE_MAX_BYTES = 1 << 20
 
 
+def _event_files_error(url: str, events: list[str]) -> InputError:
+    return InputError(
+        f"{url} holds TensorBoard event files ({len(events)}, e.g. {events[0]}), which are read from "
+        f"local files only: copy them (`gcloud storage cp -r {url} DIR`) and collect the copy"
+    )
+
+
 def runs_from_urls(urls: list[str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
     """Runs for ``collect files gs://...`` (see the module doc). Raises :class:`InputError` for a
-    URL naming nothing, a prefix without logs, or a bucket that cannot be listed."""
+    URL naming nothing, a prefix without logs, TensorBoard event files (named alone, or a prefix's
+    only files: they are read from local files only), or a bucket that cannot be listed."""
+    from tierscope.collector.sources.tfevents import is_event_file
+
     specs: list[RunSpec] = []
     loose: list[Path | str] = []
     for url in urls:
         is_prefix, found = objects.listing(url)
+        events = [o.name for o in found if is_event_file(Path(o.name))]
+        if events and not is_prefix:
+            # Read as text they gave no record and no reject: only a local file is read as records.
+            raise _event_files_error(url, events)
         if not is_prefix:
             loose += [objects.ObjectURL(o) for o in found if o.name != RUN_FILE]
             continue
         runs = _prefix_runs(url.rstrip("/") + "/", found, run_id, tier, fmt)
+        if not runs and events:
+            raise _event_files_error(url, events)
         if not runs:
             suffixes = ", ".join(sorted({Path(o.name).suffix or "(none)" for o in found}))
             raise InputError(f"{url} holds {len(found)} objects but no log files (their suffixes: {suffixes})")

@@ -59,6 +59,17 @@ def table_names(steps_table: str) -> dict[str, str]:
     return {name: stem + name for name in TABLES}
 
 
+#: The characters of a Cloud Storage bucket name (https://cloud.google.com/storage/docs/buckets#naming;
+#: its lengths are the server's to check).
+_BUCKET_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
+
+
+def _literal(text: str) -> str:
+    """``text`` as a BigQuery string literal: a quote or backslash in an object prefix is
+    escaped, so it cannot end the literal and add SQL of its own."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def external_table_ddl(dataset_url: str, table: Table, name: str) -> str:
     """The ``CREATE OR REPLACE EXTERNAL TABLE`` statement of ``table`` of the dataset at
     ``dataset_url`` (``gs://bucket/prefix``) as the BigQuery table ``name``."""
@@ -72,8 +83,8 @@ def external_table_ddl(dataset_url: str, table: Table, name: str) -> str:
         f"WITH PARTITION COLUMNS (\n  {PARTITION_COLUMN} {partition}\n)\n"
         "OPTIONS (\n"
         "  format = 'PARQUET',\n"
-        f"  uris = ['{prefix}/*.parquet'],\n"
-        f"  hive_partition_uri_prefix = '{prefix}',\n"
+        f"  uris = [{_literal(prefix + '/*.parquet')}],\n"
+        f"  hive_partition_uri_prefix = {_literal(prefix)},\n"
         "  require_hive_partition_filter = false\n"
         ");"
     )
@@ -82,11 +93,18 @@ def external_table_ddl(dataset_url: str, table: Table, name: str) -> str:
 def bigquery_ddl(dataset_url: str, steps_table: str) -> list[str]:
     """One statement per table of the dataset at ``dataset_url``, named after ``steps_table``
     (:func:`table_names`). Raises :class:`~tierscope.errors.UsageError` for a dataset that is not a ``gs://``
-    URL (BigQuery reads Cloud Storage) or a malformed table name."""
+    URL (BigQuery reads Cloud Storage), names an invalid bucket, holds a control character, or for a
+    malformed table name. A quote or backslash in the prefix is escaped in the string literals."""
     if not dataset_url.startswith("gs://") or len(dataset_url.rstrip("/")) <= len("gs://"):
         raise UsageError(
             f"--dataset {dataset_url!r} is not on Cloud Storage; BigQuery reads gs://bucket/prefix URLs "
             "(copy a local dataset there with `gcloud storage rsync -r DIR gs://bucket/prefix`)"
+        )
+    bucket = dataset_url[len("gs://") :].split("/", 1)[0]
+    if not _BUCKET_NAME.match(bucket) or any(ord(c) < 0x20 or ord(c) == 0x7F for c in dataset_url):
+        raise UsageError(
+            f"--dataset {dataset_url!r} is not a Cloud Storage URL BigQuery can read: a bucket name is "
+            "lowercase letters, digits, '.', '_' or '-', and the prefix holds no control characters"
         )
     names = table_names(steps_table)
     return [external_table_ddl(dataset_url, table, names[table.name]) for table in TABLES.values()]

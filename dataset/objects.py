@@ -39,7 +39,8 @@ the compaction journal.
 
 The lease (object ``.lock``): ``{"holder": ..., "expires": <unix s>, "ttl": <s>}``. Taken by
 creating it with ``if_generation_match=0``, or, when its expiry has passed (or it was released),
-by replacing it with ``if_generation_match=<the stale generation>``, so of two collects seeing
+by replacing it with ``if_generation_match=<the stale generation>`` (an expiry more than two
+ttls ahead is stale too: no live holder writes one), so of two collects seeing
 the same stale lease exactly one wins. A thread renews it every ``ttl / 3`` s, generation-matched;
 if a renewal is refused (412: taken over) the lease is lost and every later write of this process
 raises (one that cannot reach the server is tried again at the next tick), as does any
@@ -54,6 +55,7 @@ agree to well within the ttl (``TIERSCOPE_LEASE_SECONDS``, default 60).
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import tempfile
@@ -459,6 +461,25 @@ class LeaseBusy(Exception):
     """The lease is held by another process and its expiry has not passed."""
 
 
+def _number(value: object, default: float) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+    return number if math.isfinite(number) else default
+
+
+def _live(doc: dict[str, Any], ttl: float) -> bool:
+    """Whether the lease document ``doc`` holds the lease now: its expiry not passed, and not
+    further ahead than two of its ttls (``ttl`` where it names none). A holder writes now + ttl
+    and clocks agree to well within a ttl, so a later expiry is no live holder's (a clock set
+    years ahead, a hand-edited lease): it would lock the dataset for good. Taking it over is
+    safe: such a holder's next renewal is generation-matched and fails."""
+    now = time.time()
+    own_ttl = _number(doc.get("ttl"), ttl)
+    return now < _number(doc.get("expires"), 0.0) <= now + 2 * (own_ttl if own_ttl > 0 else ttl)
+
+
 class Lease:
     """The dataset lock on Cloud Storage: the lease object ``path`` (see the module docstring).
 
@@ -496,13 +517,8 @@ class Lease:
         started = time.monotonic()
         with _translated("take the lease", str(self.path)):
             doc, generation = self._current()
-            if generation and doc is not None:
-                try:
-                    expires = float(doc.get("expires", 0))
-                except (TypeError, ValueError):
-                    expires = 0.0
-                if expires > time.time():
-                    return False
+            if generation and doc is not None and _live(doc, self.ttl):
+                return False
             blob = store.bucket().blob(key)
             try:
                 blob.upload_from_string(self._doc(time.time() + self.ttl), if_generation_match=generation)

@@ -45,7 +45,7 @@ from typing import ClassVar, NamedTuple
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
+from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED
 
 
@@ -127,10 +127,12 @@ class RunStatus(AlwaysTried):
         # One pass over every line that reached here (nearly all of a file); the rest only for batches with a hit.
         if not lines.select(pl.col("line").str.contains(_EITHER).any()).item():
             return empty_parsed(lines)
-        milestones, lines = _milestones(lines, self.name)
+        milestones, too_big, lines = _milestones(lines, self.name)
         parsed = self._status(lines)
         if milestones.height:
             parsed.events = pl.concat([parsed.events, milestones], how="diagonal_relaxed").sort("source_offset")
+        if too_big.height:
+            parsed.rejects = pl.concat([parsed.rejects, too_big], how="diagonal_relaxed").sort("source_offset")
         return parsed
 
     def _status(self, lines: pl.DataFrame) -> Parsed:
@@ -184,12 +186,14 @@ class RunStatus(AlwaysTried):
         return Parsed(steps=pl.DataFrame(), events=events, rejects=pl.DataFrame(), rest=rest)
 
 
-def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``(milestone events, the other lines)``: one event per :data:`MILESTONES` line, with its step."""
+def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """``(milestone events, rejects, the other lines)``: one event per :data:`MILESTONES` line,
+    with its step; a line naming a step no 64-bit integer holds is a reject (its step is not
+    replaced by an earlier record's)."""
     line = pl.col("line")
     hit = line.str.contains(_ANY_MILESTONE)
     if not lines.select(hit.any()).item():
-        return pl.DataFrame(), lines
+        return pl.DataFrame(), pl.DataFrame(), lines
     ours, rest = lines.filter(hit), lines.filter(~hit)
     which = pl.coalesce(
         [
@@ -197,22 +201,26 @@ def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFra
             for i, (_, pattern) in enumerate(MILESTONES)
         ]
     )
-    steps = [
-        line.str.extract(pattern, 1).cast(pl.Int64, strict=False) if "(?P<step>" in pattern else None
-        for _, pattern in MILESTONES
-    ]
+    named = [line.str.extract(pattern, 1) if "(?P<step>" in pattern else None for _, pattern in MILESTONES]
     found = ours.with_columns(_m=which).with_columns(
         event=pl.col("_m").replace_strict({i: e for i, (e, _) in enumerate(MILESTONES)}, return_dtype=pl.String),
-        step=pl.coalesce([pl.when(pl.col("_m") == i).then(x) for i, x in enumerate(steps) if x is not None]),
+        _named=pl.coalesce([pl.when(pl.col("_m") == i).then(x) for i, x in enumerate(named) if x is not None]),
     )
+    found = found.with_columns(step=pl.col("_named").cast(pl.Int64, strict=False))
     # A restore inside an evaluation (after its begin line, before its end) loads the checkpoint it evaluates.
     state = pl.when(pl.col("event") == EVAL_BEGIN).then(True).when(pl.col("event") == EVAL_END).then(False)
     by = [TAG] if TAG in found.columns else []
     in_eval = state.shift(1).forward_fill().fill_null(False)
     found = found.sort("source_offset").with_columns(_in_eval=in_eval.over(by) if by else in_eval)
     found = found.filter(~((pl.col("event") == RESTORED) & pl.col("_in_eval")))
-    events = found.select("source_offset", "event", "step", pl.lit(fmt).alias("format"))
-    return events, rest
+    too_big = pl.col("_named").is_not_null() & pl.col("step").is_null()
+    rejects = reject_frame(
+        found.filter(too_big),
+        pl.format("{} at step {}: a step larger than a 64-bit integer holds", pl.col("event"), pl.col("_named")),
+        fmt,
+    )
+    events = found.filter(~too_big).select("source_offset", "event", "step", pl.lit(fmt).alias("format"))
+    return events, rejects, rest
 
 
 def milestone_steps(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:

@@ -7,7 +7,7 @@ entries (:data:`ENTRY_SCHEMA`), :func:`parse_entries` reads each entry's message
 same text formats as a log file (:func:`tierscope.collector.formats.parse_lines`).
 
 - A download without its header row (a pasted excerpt) is read too: each row's fields are
-  recognised by their shape (:func:`_headerless_entries`).
+  recognised by their shape (:func:`_headerless`).
 - Entries are read in timestamp order, whatever the file's order.
 - The task (``master-replica-0``, ``worker-replica-2``) becomes role and task index
   through the shared launcher-prefix step.
@@ -121,20 +121,24 @@ def _headerless_entry(row: int, fields: list[str]) -> dict[str, object]:
     }
 
 
-def _headerless_entries(text: str) -> pl.DataFrame:
-    """The rows of a download without its header row (rows cut short are read as far as they go)."""
-    rows = [
-        _headerless_entry(n, fields)
-        for n, fields in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), start=1)
-        if fields
-    ]
+def _headerless(text: str) -> Download:
+    """The rows of a download without its header row (rows cut short are read as far as they go;
+    one the csv module cannot read, a field over its limit, is a reject naming its line)."""
+    rows: list[dict[str, object]] = []
+    bad: list[dict[str, object]] = []
+    for n, (line, fields, raw) in enumerate(_rows(text.lstrip("\ufeff")), start=1):
+        if isinstance(fields, csv.Error):
+            bad.append(_row_reject(n, line, f"cannot be read as CSV ({fields})", raw))
+        else:
+            rows.append(_headerless_entry(n, fields))
     frame = pl.DataFrame(
         rows,
         schema={**ENTRY_SCHEMA, "timestamp": pl.String()},
     )
-    return frame.with_columns(pl.col("timestamp").str.to_datetime(time_unit="us", time_zone="UTC", strict=False)).sort(
-        "timestamp", "row", nulls_last=True
-    )
+    entries = frame.with_columns(
+        pl.col("timestamp").str.to_datetime(time_unit="us", time_zone="UTC", strict=False)
+    ).sort("timestamp", "row", nulls_last=True)
+    return Download(entries=entries, rejects=pl.DataFrame(bad, schema=_ROW_REJECT), rows=len(rows) + len(bad))
 
 
 def _first(frame: pl.DataFrame, names: tuple[str, ...]) -> pl.Expr:
@@ -210,6 +214,16 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
+def _row_reject(row: int, line: int, why: str, raw: str) -> dict[str, object]:
+    return {
+        "source_offset": line,
+        "format": CONSOLE_CSV,
+        "reason": f"row {row} (line {line}) {why}: an unquoted comma or quote, "
+        "or a row cut short; fix the row or download the logs again",
+        "raw": raw.rstrip("\r\n")[:REJECT_RAW_MAX],
+    }
+
+
 def _with_header(text: str, path: Path) -> Download:
     """The rows of a download with its header row: a row with another number of fields than
     the header is a reject naming its line, the others are entries."""
@@ -227,15 +241,7 @@ def _with_header(text: str, path: Path) -> Download:
                 if isinstance(fields, csv.Error)
                 else f"has {len(fields)} fields, the header has {len(header)}"
             )
-            bad.append(
-                {
-                    "source_offset": line,
-                    "format": CONSOLE_CSV,
-                    "reason": f"row {len(good) + len(bad) + 1} (line {line}) {why}: an unquoted comma or quote, "
-                    "or a row cut short; fix the row or download the logs again",
-                    "raw": raw.rstrip("\r\n")[:REJECT_RAW_MAX],
-                }
-            )
+            bad.append(_row_reject(len(good) + len(bad) + 1, line, why, raw))
             continue
         good.append(fields)
     frame = pl.DataFrame(good, schema=dict.fromkeys(header, pl.String()), orient="row")
@@ -268,8 +274,7 @@ def read_download(path: Path) -> Download:
     """
     text = read_whole(path, "a CSV download").decode("utf-8", errors="replace")
     if looks_like_headerless_row(_first_row(text)):
-        entries = _headerless_entries(text)
-        return Download(entries=entries, rejects=pl.DataFrame(schema=_ROW_REJECT), rows=entries.height)
+        return _headerless(text)
     return _with_header(text, path)
 
 

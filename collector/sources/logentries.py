@@ -101,6 +101,14 @@ def _mapping(item: Mapping[str, Any], key: str, what: str) -> Mapping[str, Any]:
     return value
 
 
+def _string(item: Mapping[str, Any], key: str, what: str) -> str | None:
+    """``item[key]`` if it is a string (missing or null: None); raises :class:`EntryError` otherwise."""
+    value = item.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise EntryError(f"field '{what}' is a JSON {type(value).__name__}, not a string")
+
+
 @dataclass(frozen=True)
 class Entry:
     """The fields of a LogEntry tierscope reads. ``timestamp`` is UTC (microseconds)."""
@@ -121,23 +129,36 @@ class Entry:
     def from_api_repr(cls, item: Mapping[str, Any]) -> Entry:
         """From the REST API's JSON form (what ``gcloud logging read --format=json`` prints).
 
-        Raises :class:`EntryError` for a timestamp that is not RFC 3339, or a ``resource``,
-        ``resource.labels`` or ``labels`` that is not an object.
+        Raises :class:`EntryError` for a timestamp that is not RFC 3339, a ``resource``,
+        ``resource.labels``, ``labels`` or ``jsonPayload`` that is not an object, or a field
+        read as text (``timestamp``, ``insertId``, ``logName``, ``severity``, ``textPayload``, the resource's
+        type, the job id and task name labels) that is not a string.
         """
         resource = _mapping(item, "resource", "resource")
+        resource_labels = _mapping(resource, "labels", "resource.labels")
+        labels = _mapping(item, "labels", "labels")
+        # Checked here, not where they are used: a dict insertId once broke the sort of a
+        # batch's entries, an int task name the task's regex (tracebacks).
+        for mapping, key, what in (
+            (resource, "type", "resource.type"),
+            (resource_labels, "job_id", "resource.labels.job_id"),
+            (resource_labels, "task_name", "resource.labels.task_name"),
+            (labels, TASK_NAME_LABEL, f"labels.{TASK_NAME_LABEL}"),
+        ):
+            _string(mapping, key, what)
         payload: str | Mapping[str, Any] | None = None
         if "textPayload" in item:
-            payload = item["textPayload"]
+            payload = _string(item, "textPayload", "textPayload")
         elif "jsonPayload" in item:
-            payload = item["jsonPayload"]
+            payload = _mapping(item, "jsonPayload", "jsonPayload")
         return cls(
-            insert_id=item.get("insertId"),
-            timestamp=_parse_time(item.get("timestamp")),
-            log_name=item.get("logName"),
-            severity=item.get("severity"),
+            insert_id=_string(item, "insertId", "insertId"),
+            timestamp=_parse_time(_string(item, "timestamp", "timestamp")),
+            log_name=_string(item, "logName", "logName"),
+            severity=_string(item, "severity", "severity"),
             resource_type=resource.get("type"),
-            resource_labels=_mapping(resource, "labels", "resource.labels"),
-            labels=_mapping(item, "labels", "labels"),
+            resource_labels=resource_labels,
+            labels=labels,
             payload=payload,
         )
 

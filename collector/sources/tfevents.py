@@ -198,9 +198,14 @@ def _scalar_value(value: object) -> float | None:
         return None
     from tensorboard.util import tensor_util
 
+    tensor = value.tensor  # type: ignore[attr-defined]
+    # Only a one-value tensor is a scalar: decoding another could allocate its whole declared
+    # shape (2**40 floats) from a few bytes.
+    if tensor.tensor_shape.unknown_rank or any(d.size != 1 for d in tensor.tensor_shape.dim):
+        return None
     try:
-        array = tensor_util.make_ndarray(value.tensor)  # type: ignore[attr-defined]
-    except (ValueError, TypeError):
+        array = tensor_util.make_ndarray(tensor)
+    except (ValueError, TypeError, KeyError):  # KeyError: a dtype without a NumPy type (resource, variant)
         return None
     if array.size != 1 or array.dtype.kind not in "fiub":
         return None
@@ -223,6 +228,16 @@ def bad_value(field: str, value: float) -> str | None:
     if field in RATE_FIELDS:
         return None if math.isfinite(value) and value >= 0 else "is not a finite number >= 0"
     return None
+
+
+#: Wall times a record can carry: Unix seconds from 1970 to the end of year 9999.
+WALL_TIME_RANGE = (0.0, 253_402_300_800.0)
+
+
+def bad_wall_time(wall: float) -> str | None:
+    """Why an event's wall time cannot be a record's timestamp (None: it can)."""
+    low, high = WALL_TIME_RANGE
+    return None if low <= wall < high else "is not a time between 1970 and 9999 (Unix seconds)"
 
 
 def step_groups(found: Iterable[Scalar]) -> list[list[Scalar]]:

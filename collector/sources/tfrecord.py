@@ -83,10 +83,12 @@ def read_records(fh: BinaryIO, offset: int = 0, number: int = 0, ending: Ending 
         (length,) = struct.unpack("<Q", length_bytes)
         end = offset + HEADER_BYTES + length + FOOTER_BYTES
         if length > MAX_RECORD_BYTES:
-            fh.seek(end - 1)
-            if not fh.read(1):
-                ending.how, ending.size = "cut", fh.seek(0, 2)
+            # Compared with the file's size, not sought to: a length of up to 2**64 cannot be.
+            size = fh.seek(0, 2)
+            if end > size:
+                ending.how, ending.size = "cut", size
                 return
+            fh.seek(end)
             record = Record(number + 1, offset, end, b"", skipped=True)
         else:
             body = fh.read(length + FOOTER_BYTES)

@@ -238,3 +238,38 @@ def test_an_export_is_decoded_one_entry_at_a_time_whatever_its_items_hold() -> N
         list(jsonvalues.iter_document_items('[{"a": 1}]\n[{"b": 2}]', "entries"))
     with pytest.raises(json.JSONDecodeError, match="Expecting ','"):
         list(jsonvalues.iter_document_items('[{"a": 1} {"b": 2}]', "entries"))
+
+
+def test_a_field_of_the_wrong_json_type_is_a_reject_with_its_line(tmp_path: Path) -> None:
+    # A dict insertId once broke the sort of the batch's entries and an int task name the
+    # task's regex: tracebacks that stopped the collect. Each is a reject naming the field.
+    good = {
+        "logName": "projects/p/logs/master-replica-0",
+        "timestamp": "2016-11-10T10:00:00Z",
+        "textPayload": "global_step/sec: 2.5",
+    }
+    wrong = [
+        ("insertId", {"a": 1}, "field 'insertId' is a JSON dict, not a string"),
+        ("timestamp", 20161110, "field 'timestamp' is a JSON int, not a string"),
+        (
+            "labels",
+            {"ml.googleapis.com/task_name": 5},
+            "field 'labels.ml.googleapis.com/task_name' is a JSON int, not a string",
+        ),
+        ("resource", {"type": ["ml_job"]}, "field 'resource.type' is a JSON list, not a string"),
+        ("severity", ["INFO"], "field 'severity' is a JSON list, not a string"),
+        ("textPayload", 5, "field 'textPayload' is a JSON int, not a string"),
+        ("logName", 7, "field 'logName' is a JSON int, not a string"),
+    ]
+    lines = [json.dumps({**good, "insertId": "a"})]
+    lines += [json.dumps({**good, key: value}) for key, value, _ in wrong]
+    lines.append(json.dumps({**good, "insertId": "b", "timestamp": "2016-11-10T10:00:01Z"}))
+    path = tmp_path / "master-replica-0" / "2016" / "11" / "10" / "10:00:00_10:59:59_S0.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n")
+    ds = Dataset(tmp_path / "ds")
+    done = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[path])], settle_s=0)
+    # 9 lines: the first and last are step records, the 7 between them rejects (9 = 2 + 7).
+    assert (done.total("lines"), done.total("steps"), done.total("rejects")) == (9, 2, 7)
+    rejects = ds.read("rejects").sort("source_offset")
+    assert rejects.select("source_offset", "reason").rows() == [(n + 2, why) for n, (_, _, why) in enumerate(wrong)]

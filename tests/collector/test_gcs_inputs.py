@@ -246,3 +246,21 @@ def test_a_json_export_object_is_read_whole_and_named_by_its_url(storage: Emulat
     assert collect_runs(dataset, runs_from_paths(["gs://export-bucket/exports/job.json.gz"], None, None, None)).sources[
         0
     ].notes == ["unchanged"]
+
+
+def test_event_files_on_cloud_storage_say_to_copy_them(storage: Emulator) -> None:
+    # Named by URL an event file was read as a text log: its binary "lines" gave no record and
+    # no reject; a prefix of event files alone said "no log files (their suffixes: .h)".
+    upload(
+        storage.bucket("tb-bucket"),
+        {"jobs/j/events.out.tfevents.1.h": b"\x00" * 64, "logs/events.out.tfevents.2.h": b"\x00" * 64},
+    )
+    with pytest.raises(InputError) as loose:
+        runs_from_paths(["gs://tb-bucket/jobs/j/events.out.tfevents.*"], None, None, None)
+    assert str(loose.value) == (
+        "gs://tb-bucket/jobs/j/events.out.tfevents.* holds TensorBoard event files (1, e.g. events.out.tfevents.1.h), "
+        "which are read from local files only: copy them (`gcloud storage cp -r gs://tb-bucket/jobs/j/events.out"
+        ".tfevents.* DIR`) and collect the copy"
+    )
+    with pytest.raises(InputError, match=r"^gs://tb-bucket/jobs/ holds TensorBoard event files \(1, "):
+        runs_from_paths(["gs://tb-bucket/jobs/"], None, None, None)

@@ -276,3 +276,62 @@ def test_settle_help_says_it_holds_an_event_files_last_step() -> None:
     shown = CliRunner().invoke(app, ["collect", "files", "--help"], env={"COLUMNS": "200"}).output
     squeezed = " ".join(shown.replace("│", " ").split())
     assert "(an event file: its last step's events) is read; 0 for a job that has ended." in squeezed
+
+
+@pytest.mark.parametrize("wall", [float("nan"), float("inf"), 1e300, -1e18])
+def test_wall_time_that_is_no_time_is_a_reject(tmp_path: Path, ds: Dataset, wall: float) -> None:
+    # A NaN or far-away wall time once stopped the collect in the timestamp's cast (a traceback).
+    log = tmp_path / "job" / "events.out.tfevents.9.h"
+    events = estimator_events([10.0, 10.0, 10.0])
+    events[2] = (wall, events[2][1], events[2][2])  # event 4: step 200's global_step/sec
+    write_events(log, events)
+    [counts] = collect(ds, log)
+    reasons = Dataset(ds.root).read("rejects")["reason"].to_list()
+    assert reasons == [
+        f"event 4: global_step/sec at step 200: wall time {wall!r} is not a time between 1970 and 9999 (Unix seconds)"
+    ]
+    # Step 200 keeps its loss (event 5, at a real time); nothing else was lost.
+    assert counts.rejects == 1 and steps_of(ds)["step"].to_list() == [100, 200, 300]
+
+
+@pytest.mark.parametrize("length", [2**64 - 1, 2**62])
+def test_length_past_the_end_of_the_file_is_a_cut_record(tmp_path: Path, ds: Dataset, length: int) -> None:
+    # A length that passes its checksum but lies past the file's end once raised ValueError
+    # (2**64 - 1: not an offset) or stopped the collect with EINVAL (2**62) from the seek.
+    import struct
+
+    from tierscope.collector.sources.tfrecord import masked_crc32c
+
+    log = tmp_path / "job" / "events.out.tfevents.10.h"
+    write_events(log, estimator_events([10.0]))
+    head = struct.pack("<Q", length)
+    with log.open("ab") as fh:
+        fh.write(head + struct.pack("<I", masked_crc32c(head)) + b"four")
+    [counts] = collect(ds, log)
+    [reason] = Dataset(ds.root).read("rejects")["reason"].to_list()
+    assert reason.startswith("event 4: the file ends inside it")
+    assert counts.rejects == 1 and steps_of(ds)["step"].to_list() == [100]
+
+
+def test_tensor_of_many_values_or_no_numpy_type_is_no_scalar(tmp_path: Path, ds: Dataset) -> None:
+    # A shape of 2**40 floats once made make_ndarray allocate 4 TiB (MemoryError); a resource
+    # or variant dtype raised KeyError. Neither is a scalar: the event holds no metric.
+    from tensorboard.compat.proto import tensor_pb2, tensor_shape_pb2, types_pb2
+
+    huge = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=2**40)])
+    tensors = [
+        tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT, float_val=[1.0], tensor_shape=huge),
+        tensor_pb2.TensorProto(dtype=types_pb2.DT_RESOURCE),
+        tensor_pb2.TensorProto(dtype=types_pb2.DT_VARIANT),
+    ]
+    events = estimator_events([10.0])
+    for i, tensor in enumerate(tensors):
+        summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="loss", tensor=tensor)])
+        events.append((T0 + 20.0 + i, 200 + 100 * i, summary))
+    events.append((T0 + 30.0, 500, simple("global_step/sec", 10.0)))
+    write_events(log := tmp_path / "job" / "events.out.tfevents.11.h", events)
+    [counts] = collect(ds, log)
+    # 7 events (file_version, step 100's two, the three tensors, step 500's rate) make 2
+    # records, each counted by its first event: 7 - 2 = 5 skipped.
+    assert (counts.lines, counts.rejects, counts.skipped) == (7, 0, 5)
+    assert steps_of(ds)["step"].to_list() == [100, 500]

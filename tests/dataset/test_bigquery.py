@@ -18,6 +18,7 @@ from tierscope.cli import app
 from tierscope.dataset.bigquery import bigquery_ddl, table_names
 from tierscope.dataset.schema import REJECT_SCHEMA
 from tierscope.dataset.store import TABLES, Dataset
+from tierscope.errors import UsageError
 
 runner = CliRunner()
 
@@ -153,3 +154,15 @@ def test_the_readme_shows_the_query_bigquery_runs() -> None:
         ],
     )
     assert printed.output.endswith(block)
+
+
+def test_a_quote_in_the_prefix_is_escaped_and_a_bad_bucket_is_a_usage_error() -> None:
+    # The prefix was pasted into the string literals as given: a quote ended the literal and
+    # the rest of --dataset became SQL of its own.
+    url = "gs://team-ml/p'], x = 1); DROP TABLE y; --\\"
+    [steps, *_] = bigquery_ddl(url, "p.d.steps")
+    assert "  uris = ['gs://team-ml/p\\'], x = 1); DROP TABLE y; --\\\\/steps/*.parquet'],\n" in steps
+    assert "  hive_partition_uri_prefix = 'gs://team-ml/p\\'], x = 1); DROP TABLE y; --\\\\/steps',\n" in steps
+    for bad in ("gs://Bad!/p", "gs://-team/p", "gs://team-ml/p\nDROP TABLE y"):
+        with pytest.raises(UsageError, match="is not a Cloud Storage URL BigQuery can read"):
+            bigquery_ddl(bad, "p.d.steps")

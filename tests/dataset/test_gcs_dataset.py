@@ -307,3 +307,26 @@ def _cli_fails(*args: str) -> str:
     result = CliRunner().invoke(app, list(args), env={"COLUMNS": "400"})
     assert result.exit_code == 1, result.output
     return result.output
+
+
+@pytest.mark.parametrize(
+    ("n", "lease"),
+    [
+        (1, {"holder": "h:1:ab", "expires": 1e12, "ttl": 60}),  # year 33658: a clock set far ahead
+        (2, {"holder": "h:1:ab", "expires": "inf", "ttl": 60}),
+        (3, {"holder": "h:1:ab", "expires": 1e12, "ttl": "nan"}),  # no ttl of its own: the reader's
+    ],
+)
+def test_a_lease_expiring_further_ahead_than_a_holder_writes_is_stale(
+    gcs_emulator: Emulator, gcs_env: dict[str, str], n: int, lease: dict[str, object]
+) -> None:
+    # Such a lease once locked the dataset for good: every collect exited 75 ("try again later").
+    gcs_emulator.bucket(bucket := f"far-lease-{n}")
+    gcs_emulator.client().bucket(bucket).blob("ds/.lock").upload_from_string(json.dumps(lease))
+    with locked(Dataset(f"gs://{bucket}/ds"), timeout=0):
+        pass
+    # A live holder's lease (now + its ttl) still holds.
+    live = {"holder": "h:1:ab", "expires": time.time() + 30, "ttl": 30}
+    gcs_emulator.client().bucket(bucket).blob("ds/.lock").upload_from_string(json.dumps(live))
+    with pytest.raises(DatasetBusyError), locked(Dataset(f"gs://{bucket}/ds"), timeout=0):
+        pass

@@ -140,6 +140,21 @@ def test_skipped_reject_and_failed_are_told_apart() -> None:
     ]
 
 
+def test_a_milestone_step_no_64_bit_integer_holds_is_a_reject() -> None:
+    # Its step once became null in the cast and was then filled with the step record's before
+    # it (100): a restore of step 10**23 stored silently as a restore of step 100.
+    lines = [
+        "INFO:tensorflow:loss = 0.73, step = 100",
+        "INFO:tensorflow:Restoring parameters from /tmp/model.ckpt-100000000000000000000000",
+        "INFO:tensorflow:Saving checkpoints for 9223372036854775807 into /tmp/model.ckpt.",  # 2**63 - 1 fits
+    ]
+    got = parse(lines)
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (2, "restored at step 100000000000000000000000: a step larger than a 64-bit integer holds")
+    ]
+    assert got.events.select("source_offset", "event", "step").rows() == [(3, "checkpoint_begin", 2**63 - 1)]
+
+
 def _collect(tmp_path: Path, name: str, text: str, batch_bytes: int, compress: bool = False) -> Dataset:
     path = tmp_path / name
     path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())

@@ -145,3 +145,25 @@ def test_a_ragged_row_is_a_reject_naming_its_line_and_the_other_rows_are_stored(
         "fix the row or download the logs again",
     ]
     assert rejects["raw"].to_list() == [ragged.rstrip("\n"), short.rstrip("\n")]
+
+
+def test_a_headerless_row_over_the_csv_field_limit_is_a_reject(tmp_path: Path) -> None:
+    # Without a header row the rows went straight to csv.reader: a field over its 128 Ki
+    # character limit was a traceback (_csv.Error) that stopped the collect.
+    def row(entry: str, second: int, message: str) -> str:
+        return (
+            f'{entry},2016-11-10T10:00:0{second}Z,INFO,projects/p/logs/master-replica-0,master-replica-0,"{message}"\n'
+        )
+
+    step = "Train [master/0], step {}:loss:2.4, accuracy:0.1 (5.6 sec) 17.8 global_steps/s, 3.9 local_steps/s"
+    path = tmp_path / "pasted.csv"
+    path.write_text(row("a1", 0, step.format(100)) + row("a2", 1, "x" * 200_000) + row("a3", 2, step.format(200)))
+    dataset = Dataset(tmp_path / "ds")
+    counts = collect_file(dataset, path, RunSpec(run_id="r", tier=None, files=[path]))
+    # 3 rows: the first and last are step records, the middle one a reject (3 = 2 + 1).
+    assert (counts.format, counts.lines, counts.steps, counts.rejects) == ("logging-csv", 3, 2, 1)
+    [reason] = dataset.read("rejects")["reason"].to_list()
+    assert reason == (
+        "row 2 (line 2) cannot be read as CSV (field larger than field limit (131072)): an unquoted comma or "
+        "quote, or a row cut short; fix the row or download the logs again"
+    )
