@@ -40,10 +40,16 @@ main()
 """
 
 
-# The same child without the address-space limit, printing its own peak resident memory as it exits.
+# The same child without the address-space limit, printing its own peak resident memory as it exits:
+# VmHWM of its own address space, not ru_maxrss, which Linux carries across fork and exec from the
+# parent (a pytest process that has loaded TensorFlow reads 1.3 GB there before the child does anything).
 _CHILD_RSS = """
-import atexit, resource, sys
-atexit.register(lambda: print(f"peak_rss_kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr))
+import atexit, re, sys
+def peak():
+    with open("/proc/self/status") as status:
+        kib = re.search(r"VmHWM:\\s*(\\d+) kB", status.read()).group(1)
+    print(f"peak_rss_kib={kib}", file=sys.stderr)
+atexit.register(peak)
 from tierscope.cli import main
 sys.argv = ["tierscope", *sys.argv[1:]]
 main()
