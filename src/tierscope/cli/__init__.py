@@ -1,9 +1,11 @@
-"""The ``tierscope`` command: one typer app assembled from the command modules of this package.
+"""The ``tierscope`` command: one typer app whose commands live in the command modules of this package.
 
 Exit codes (for cron): 0 success, 1 error, 2 usage error, 75 dataset busy (EX_TEMPFAIL), 130
 interrupted; :mod:`tierscope.cli.common` is the one place errors become them. Importing this
-package (and so ``tierscope --help``) loads typer and the standard library only: each command
-imports polars, the rooms, TensorFlow or google-cloud-logging inside its body, when it runs.
+package (and so ``tierscope --help``) loads typer and the standard library only, and no command
+module: the top-level group imports a command's module when that command runs
+(:mod:`tierscope.cli.lazy`); each command imports polars, the rooms, TensorFlow or
+google-cloud-logging inside its body.
 """
 
 from __future__ import annotations
@@ -12,8 +14,53 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli import analysis, collect, dataset, demo, formats, report, train
 from tierscope.cli.common import App
+from tierscope.cli.lazy import lazy_group
+
+#: The top-level commands in the order ``--help`` lists them: the module of tierscope.cli whose
+#: ``register(app)`` adds each, and the first paragraph of its help, spelled out so the listing
+#: need not import them (tests/cli/test_cli_startup.py checks both against the modules).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": (
+        "demo",
+        "Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its summary, "
+        "write a report.",
+    ),
+    "rejects": (
+        "collect",
+        "List the lines kept aside as rejects: the file, the line number, the run, the reason and the raw text.",
+    ),
+    "doctor": (
+        "collect",
+        "Check every data file's footer, schema and pages and every state file; name each corrupt one.",
+    ),
+    "compact": (
+        "collect",
+        "Merge each partition's small files into one (atomically; readers see every record once).",
+    ),
+    "formats": (
+        "formats",
+        "List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.",
+    ),
+    "summary": (
+        "analysis",
+        "Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.",
+    ),
+    "predict": (
+        "analysis",
+        "Fit Amdahl's law and the USL to the measured runs and predict the steady global steps/s at --tasks.",
+    ),
+    "recommend": (
+        "analysis",
+        "Pick the cheapest tier that meets --deadline, or the fastest within --budget, among the measured runs "
+        "and the tiers predicted from them.",
+    ),
+    "report": ("report", "Write a self-contained HTML report (opens offline) of every run in the dataset."),
+    "spec": ("train", "Print the cloud job request (JSON) that runs the trainer on a scale tier."),
+    "collect": ("collect", "Collect step logs into a dataset."),
+    "dataset": ("dataset", "Use a dataset from other tools."),
+    "train": ("train", "Run the reference TensorFlow trainer."),
+}
 
 app = App(
     name="tierscope",
@@ -21,6 +68,7 @@ app = App(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    cls=lazy_group(COMMANDS),
 )
 
 
@@ -39,15 +87,6 @@ def _options(
     ] = False,
 ) -> None:
     pass
-
-
-demo.register(app)
-collect.register(app)
-dataset.register(app)
-formats.register(app)
-analysis.register(app)
-report.register(app)
-train.register(app)
 
 
 def main() -> None:

@@ -124,8 +124,18 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
 class App(typer.Typer):
     """A typer app whose every command runs :func:`guarded`, so no command catches errors itself.
 
-    ``@app.command(..., interruptible=True)`` marks a collect: Ctrl-C there exits 130.
+    ``@app.command(..., interruptible=True)`` marks a collect: Ctrl-C there exits 130. Help and
+    usage errors are click's plain text, not rich's panels: rendering them with rich imported
+    and drew 0.2 s of every ``--help`` (the words are the same; a group lists its commands'
+    whole first paragraphs, :class:`tierscope.cli.lazy.Group`).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from tierscope.cli.lazy import Group
+
+        kwargs.setdefault("rich_markup_mode", None)
+        kwargs.setdefault("cls", Group)
+        super().__init__(*args, **kwargs)
 
     def command(self, *args: Any, interruptible: bool = False, **kwargs: Any) -> Callable[[F], F]:  # type: ignore[override]
         register = super().command(*args, **kwargs)

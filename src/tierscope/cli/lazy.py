@@ -1,0 +1,102 @@
+"""Commands loaded when they run: the top-level group lists every command from a table and
+imports a command's module (and builds its options) only when that command is invoked.
+
+``tierscope --help`` then imports no command module, and ``tierscope summary`` none but
+:mod:`tierscope.cli.analysis`: typer builds a command's click options from its signature, which
+costs as much as importing the module, so it is done for the command that runs alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any
+
+import typer.main
+from typer.core import TyperGroup
+
+
+def summary(help_text: str | None) -> str:
+    """A command's line in its group's ``--help``: the first paragraph of its help, on one line
+    (click's plain help cuts it at the first sentence and the terminal's width; rich's showed it whole)."""
+    return " ".join((help_text or "").split("\n\n")[0].split())
+
+
+class Group(TyperGroup):
+    """A typer group whose ``--help`` lists each command with its whole :func:`summary`."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        # The names alone (typer's own reads the commands too, which would build every one).
+        return list(self.commands)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [(name, self.command_summary(ctx, name)) for name in self.list_commands(ctx)]
+        rows = [(name, text) for name, text in rows if text is not None]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def command_summary(self, ctx: Any, name: str) -> str | None:
+        """``name``'s line in the help; None for a hidden command."""
+        command = self.get_command(ctx, name)
+        return None if command is None or command.hidden else summary(command.help or command.short_help)
+
+
+@functools.cache
+def _module_commands(module: str) -> dict[str, Any]:
+    """The click commands ``tierscope.cli.<module>`` registers (its ``register(app)``), built once per process."""
+    from tierscope.cli.common import App
+
+    app = App()
+    importlib.import_module(f"tierscope.cli.{module}").register(app)
+    return dict(typer.main.get_group(app).commands)
+
+
+class LazyCommands(MutableMapping[str, Any]):
+    """A group's commands, by name, in the order of ``listed`` (name -> (module, summary)): a
+    command is built from its module on first lookup. Commands added later (typer adds none to a
+    group without registered commands) are kept after the listed ones."""
+
+    def __init__(self, listed: Mapping[str, tuple[str, str]]) -> None:
+        self._listed = listed
+        self._added: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._added:
+            return self._added[name]
+        if name not in self._listed:
+            raise KeyError(name)
+        return _module_commands(self._listed[name][0])[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._added[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._added[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._listed
+        yield from (name for name in self._added if name not in self._listed)
+
+    def __len__(self) -> int:
+        return len(self._listed) + sum(name not in self._listed for name in self._added)
+
+
+def lazy_group(listed: Mapping[str, tuple[str, str]]) -> type[Group]:
+    """A :class:`Group` class (for ``typer.Typer(cls=...)``) whose commands are ``listed``:
+    name -> (the module of :mod:`tierscope.cli` that registers it, its :func:`summary`)."""
+
+    class LazyGroup(Group):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            commands = LazyCommands(listed)
+            for name, command in self.commands.items():
+                commands[name] = command
+            self.commands = commands
+
+        def command_summary(self, ctx: Any, name: str) -> str | None:
+            # From the table: listing the commands must not import them.
+            return listed[name][1] if name in listed else super().command_summary(ctx, name)
+
+    return LazyGroup
