@@ -28,12 +28,14 @@ import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tierscope.collector.errors import ManifestError
-from tierscope.collector.formats.base import LineFormat
-from tierscope.collector.formats.declared import load_format_files
 from tierscope.gcs import is_url, parent
 from tierscope.gcs import join as gcs_join
+
+if TYPE_CHECKING:
+    from tierscope.collector.formats.base import LineFormat
 
 
 @dataclass
@@ -124,6 +126,8 @@ def manifest_formats(doc: dict[str, object], path: Path) -> tuple[LineFormat, ..
         names = [names]
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
         raise ManifestError(f"manifest {path}: 'formats' must be a path or a list of paths to formats files")
+    from tierscope.collector.formats.declared import load_format_files  # polars: only for a manifest with formats
+
     return load_format_files(path.parent / n for n in names)
 
 

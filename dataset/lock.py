@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
@@ -22,6 +23,9 @@ from tierscope.dataset.objects import GsPath, Lease, LeaseBusy
 
 if TYPE_CHECKING:
     from tierscope.dataset.store import Dataset
+
+#: The lock file in a dataset's root (:attr:`tierscope.dataset.store.Dataset.lock_path`).
+LOCK_NAME = ".lock"
 
 
 @contextmanager
@@ -36,12 +40,7 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
         raise DatasetError(f"{dataset.root} is a file, not a dataset directory; pass --dataset a directory")
     dataset.root.mkdir(parents=True, exist_ok=True)
     lock = _lock(dataset, timeout)
-    try:
-        lock.acquire()
-    except (Timeout, LeaseBusy):
-        raise DatasetBusyError(
-            f"dataset {dataset.root} is locked by another collect (waited {timeout:g} s); try again later"
-        ) from None
+    _acquire(lock, dataset.root, timeout)
     dataset.holding_lock = True
     try:
         if recover_first:
@@ -55,6 +54,30 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
 def _lock(dataset: Dataset, timeout: float) -> FileLock | Lease:
     lock_path = dataset.lock_path
     return Lease(lock_path, timeout) if isinstance(lock_path, GsPath) else FileLock(lock_path, timeout=timeout)
+
+
+def _acquire(lock: FileLock | Lease, root: Path, timeout: float) -> None:
+    try:
+        lock.acquire()
+    except (Timeout, LeaseBusy):
+        raise DatasetBusyError(
+            f"dataset {root} is locked by another collect (waited {timeout:g} s); try again later"
+        ) from None
+
+
+@contextmanager
+def held(root: Path, timeout: float = 60.0) -> Iterator[None]:
+    """Hold the lock of the local dataset directory ``root`` (which exists) for the ``with`` block,
+    without a :class:`~tierscope.dataset.store.Dataset` and without recovering: for a reader of
+    its state that must see no writer half way (:mod:`tierscope.collector.unchanged`), and that
+    leaves any recovery to a command that takes :func:`locked`. Raises :class:`DatasetBusyError`
+    after ``timeout`` seconds."""
+    lock = FileLock(root / LOCK_NAME, timeout=timeout)
+    _acquire(lock, root, timeout)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def recover(dataset: Dataset) -> int:

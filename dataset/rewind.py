@@ -24,7 +24,6 @@ from pathlib import Path
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.objects import local_file
 from tierscope.dataset.state import StateStore
-from tierscope.dataset.store import SOURCES_KEY, partition_run_id
 
 NAME = "rewinds"
 VERSION = 1
@@ -49,6 +48,8 @@ def sources_of(path: Path) -> tuple[str, ...] | None:
     """The ``source`` values a data file's footer lists, or None if the footer cannot be read."""
     import pyarrow.parquet as pq
 
+    from tierscope.dataset.store import SOURCES_KEY  # polars: only for doctor --fix, not every collect's start-up
+
     try:
         with local_file(path) as copy:
             meta = pq.read_metadata(copy).metadata or {}
@@ -62,6 +63,8 @@ def for_quarantined(root: Path, original: Path, moved_to: Path) -> Rewind | None
     relative = original.relative_to(root).parts
     if len(relative) != 3 or relative[0] not in READ_TABLES or not relative[1].startswith("run_id="):
         return None
+    from tierscope.dataset.store import partition_run_id
+
     run_id = partition_run_id(original.parent)
     return Rewind(run_id, sources_of(moved_to), str(moved_to))
 

@@ -43,12 +43,12 @@ import polars as pl
 
 from tierscope.collector.formats.envelopes import task_from_name
 from tierscope.collector.formats.vocabulary import TIME_GROUPS, rate_from_time
+from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX as EVENT_FILE_PREFIX
+from tierscope.collector.sources.eventfiles import event_files as event_files
+from tierscope.collector.sources.eventfiles import is_event_file as is_event_file
 
 #: The format name records and rejects from event files carry.
 TFEVENTS = "tfevents"
-#: What every event file's name starts with (``events.out.tfevents.<time>.<host>[.<suffix>]``).
-EVENT_FILE_PREFIX = "events.out.tfevents."
-
 #: Step-record fields a tag can be mapped to: the schema's columns, and step times converted
 #: to global steps/s by the vocabulary (:func:`~tierscope.collector.formats.vocabulary.rate_from_time`).
 TAG_FIELDS: tuple[str, ...] = (
@@ -93,16 +93,6 @@ _TRAIN_DIRS = frozenset({"train", "training"})
 _EVAL_DIR = re.compile(r"^(?:eval(?:uation)?(?:[_-].+)?|validation)$", re.IGNORECASE)
 #: How many directories above a file are looked at for its task (``worker_0/train/``: two).
 _PLACE_DEPTH = 3
-
-
-def is_event_file(path: Path) -> bool:
-    """Whether ``path`` is named like a TensorBoard event file."""
-    return path.name.startswith(EVENT_FILE_PREFIX)
-
-
-def event_files(directory: Path) -> list[Path]:
-    """The event files in ``directory`` and its subdirectories, sorted."""
-    return sorted(p for p in directory.rglob(f"{EVENT_FILE_PREFIX}*") if p.is_file())
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,12 @@ with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(Syste
 print(json.dumps({"out": out.getvalue(), "modules": sorted(sys.modules)}))
 """
 #: What a collect that finds nothing new (a cron job's usual run) must not load: it reads the
-#: offsets and writes nothing, so no Parquet writer (pyarrow, and numpy with it) and no room
-#: but the collector's and the dataset's.
-NOT_FOR_COLLECT = ("pyarrow", "numpy", "scipy", "altair", "google.cloud", "vl_convert", "jinja2", "tensorflow")
+#: offsets and writes nothing, so no data library (polars, pyarrow, numpy: 0.5 s of imports),
+#: no parser and no store (tierscope.collector.unchanged tells it from the state alone).
+NOT_FOR_COLLECT = (
+    "polars", "pyarrow", "numpy", "scipy", "altair", "google.cloud", "vl_convert", "jinja2", "tensorflow",
+    "tensorboard", "tierscope.collector.formats", "tierscope.collector.collect", "tierscope.dataset.store",
+)  # fmt: skip
 
 
 def test_a_collect_with_nothing_new_loads_no_parquet_writer_and_no_analysis(tmp_path: Path) -> None:
@@ -181,3 +184,20 @@ def test_top_level_help_lists_every_command_whole_without_importing_one(tmp_path
     assert [m for m in report["modules"] if m.startswith("tierscope.cli.") and m.split(".")[2] in modules] == []
     # rich renders nothing of --help any more (its import and layout were 0.2 s of 0.3)
     assert [m for m in report["modules"] if m == "rich" or m.startswith("rich.")] == []
+
+
+def test_a_collect_of_a_text_log_loads_no_event_file_reader(tmp_path: Path) -> None:
+    # Event files are read through tensorboard's protos: a text log needs none of it.
+    log = tmp_path / "a.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (4.0 sec) 25.0 global_steps/s, 25.0 local_steps/s\n"
+    )
+    argv = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--tier", "BASIC"]
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECT_AGAIN, *argv], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert "read 1 line: stored 1 step record " in " ".join(report["out"].split())
+    unused = ("tensorboard", "tierscope.collector.sources.tfevents", "tierscope.analysis", "tierscope.reports")
+    assert [m for m in report["modules"] if m in unused or m.startswith(tuple(p + "." for p in unused))] == []

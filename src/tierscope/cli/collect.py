@@ -100,9 +100,9 @@ def collect_files_cmd(
     if run_id is not None and not run_id.strip():
         raise typer.BadParameter("a run id cannot be empty; leave --run-id out to name the run after its file")
     from tierscope.cli.output import print_counts, print_notices
-    from tierscope.collector.collect import collect_runs, runs_from_paths
     from tierscope.collector.manifest import load_manifest
-    from tierscope.dataset.store import Dataset
+    from tierscope.collector.runs import runs_from_paths
+    from tierscope.collector.unchanged import collect_unchanged
 
     runs = load_manifest(manifest) if manifest else []
     if paths:
@@ -117,6 +117,13 @@ def collect_files_cmd(
 
         declared = load_format_files(formats)
         runs = [replace(r, formats=merge_formats(r.formats, declared)) for r in runs]
+    if not (formats or fmt or old_fmt) and (unchanged := collect_unchanged(dataset, runs, lock_timeout, reread=reread)):
+        # Nothing new (a cron job's usual run): told from the state, without loading polars.
+        print_counts(unchanged, quiet, wide)
+        return
+    from tierscope.collector.collect import collect_runs
+    from tierscope.dataset.store import Dataset
+
     ds = Dataset(dataset)
     try:
         result = collect_runs(

@@ -1,0 +1,140 @@
+"""A collect with nothing new, told from the state (tierscope.collector.unchanged): it answers
+exactly what the full collect answers, and steps aside whenever the full collect has work."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from tests.support.ingest_helpers import write_steps
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.unchanged import collect_unchanged
+from tierscope.dataset import journal, rewind
+from tierscope.dataset.errors import DatasetBusyError
+from tierscope.dataset.lock import LOCK_NAME
+from tierscope.dataset.store import Dataset
+
+
+def _spec(*files: Path, tier: str = "BASIC") -> list[RunSpec]:
+    return [RunSpec(run_id="r", tier=tier, files=list(files))]
+
+
+def _as_dicts(result: object) -> list[dict[str, object]]:
+    return [dataclasses.asdict(s) for s in result.sources]  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def collected(tmp_path: Path) -> tuple[Dataset, Path]:
+    log = tmp_path / "a.log"
+    write_steps(log, range(100, 110))
+    ds = Dataset(tmp_path / "ds")
+    assert collect_runs(ds, _spec(log)).total("steps") == 10
+    return ds, log
+
+
+def test_it_answers_what_the_full_collect_answers(collected: tuple[Dataset, Path]) -> None:
+    ds, log = collected
+    quick = collect_unchanged(ds.root, _spec(log))
+    assert quick is not None
+    runs_before = sorted(p.name for p in (ds.root / "runs").rglob("*.parquet"))
+    full = collect_runs(Dataset(ds.root), _spec(log))
+    # one file, 0 lines read, the format the first collect sniffed, no note: the same counts
+    assert _as_dicts(quick) == _as_dicts(full)
+    [counts] = quick.sources
+    assert (counts.source, counts.run_id, counts.lines, counts.steps, counts.notes) == (str(log), "r", 0, 0, [])
+    assert counts.format == "cloudml" and quick.errors == []
+    # and the full collect stored no run row either (the facts were held)
+    assert sorted(p.name for p in (ds.root / "runs").rglob("*.parquet")) == runs_before
+
+
+def test_it_steps_aside_when_the_file_grew_or_holds_a_line_still_being_written(collected: tuple[Dataset, Path]) -> None:
+    ds, log = collected
+    write_steps(log, [110])
+    assert collect_unchanged(ds.root, _spec(log)) is None
+    assert collect_runs(ds, _spec(log)).total("steps") == 1
+    assert collect_unchanged(ds.root, _spec(log)) is not None
+    with log.open("a") as fh:
+        fh.write("Train [worker/0], step 111:loss")  # no newline yet: the full collect decides
+    assert collect_unchanged(ds.root, _spec(log)) is None
+
+
+def test_it_steps_aside_for_new_run_facts_and_then_knows_them(collected: tuple[Dataset, Path]) -> None:
+    ds, log = collected
+    assert collect_unchanged(ds.root, _spec(log, tier="STANDARD_1")) is None
+    collect_runs(ds, _spec(log, tier="STANDARD_1"))
+    assert collect_unchanged(ds.root, _spec(log, tier="STANDARD_1")) is not None
+    # the BASIC row is still held, but the runs table changed since it was noted: the full path again
+    assert collect_unchanged(ds.root, _spec(log)) is None
+
+
+def test_it_steps_aside_when_the_runs_table_changed_behind_it(collected: tuple[Dataset, Path]) -> None:
+    ds, log = collected
+    [part] = (ds.root / "runs").rglob("part-*.parquet")
+    part.unlink()  # e.g. doctor --fix moved it to quarantine: the run's facts must be stored again
+    assert collect_unchanged(ds.root, _spec(log)) is None
+    collect_runs(ds, _spec(log))
+    assert len(list((ds.root / "runs").rglob("part-*.parquet"))) == 1
+
+
+@pytest.mark.parametrize("leftover", ["temp data file", "staged merged file", "journal entry", "rewind", "bad state"])
+def test_it_leaves_recovery_to_the_full_collect(collected: tuple[Dataset, Path], leftover: str) -> None:
+    ds, log = collected
+    [partition] = (ds.root / "steps").iterdir()
+    if leftover == "temp data file":
+        (partition / ".tmp-part-x.parquet").write_bytes(b"half")
+    elif leftover == "staged merged file":
+        (partition / f"{journal.STAGED_PREFIX}part-x.parquet").write_bytes(b"half")
+    elif leftover == "journal entry":
+        entry = journal.Entry(f"steps/{partition.name}", "part-m.parquet", ("part-gone.parquet",))
+        journal.save(ds.root, journal.Journal(entries=[entry]))
+    elif leftover == "rewind":
+        rewind.add(ds.root, [rewind.Rewind("r", None, "quarantine/x")])
+    else:
+        (ds.state_dir / "other.json").write_text("{not json")
+    assert collect_unchanged(ds.root, _spec(log)) is None
+    collect_runs(ds, _spec(log))  # recovers, as every collect does
+    assert collect_unchanged(ds.root, _spec(log)) is not None
+
+
+def test_it_steps_aside_for_gzip_event_files_reread_and_given_formats(tmp_path: Path) -> None:
+    gz = tmp_path / "a.log.gz"
+    with gzip.open(gz, "wt") as fh:
+        fh.write("Train [worker/0], step 100:loss:2.0, accuracy:0.5 (1.0 sec) 10.0 global_steps/s\n")
+    ds = Dataset(tmp_path / "ds")
+    collect_runs(ds, _spec(gz))
+    assert collect_unchanged(ds.root, _spec(gz)) is None
+    plain = tmp_path / "b.log"
+    write_steps(plain, [5])
+    collect_runs(ds, _spec(plain))
+    assert collect_unchanged(ds.root, _spec(plain)) is not None
+    assert collect_unchanged(ds.root, _spec(plain), reread=True) is None
+    assert collect_unchanged(ds.root, [dataclasses.replace(_spec(plain)[0], format="cloudml")]) is None
+    assert collect_unchanged(tmp_path / "never-collected", _spec(plain)) is None
+
+
+def test_a_whole_file_export_unchanged_says_so(tmp_path: Path) -> None:
+    export = tmp_path / "export.csv"  # a Cloud console CSV download: read whole or not at all
+    export.write_text(
+        "timestamp,severity,insertId,resource.labels.task_name,textPayload\n"
+        "2024-04-12T08:15:00.000000Z,INFO,e1,master-replica-0,"
+        '"Train [master/0], step 100:loss:2.0, accuracy:0.5 (1.0 sec) 10.0 global_steps/s, 10.0 local_steps/s"\n'
+    )
+    ds = Dataset(tmp_path / "ds")
+    first = collect_runs(ds, _spec(export))
+    assert first.sources[0].format == "logging-csv" and first.total("steps") == 1
+    quick = collect_unchanged(ds.root, _spec(export))
+    full = collect_runs(Dataset(ds.root), _spec(export))
+    assert quick is not None and _as_dicts(quick) == _as_dicts(full)
+    assert quick.sources[0].notes == ["unchanged"] and quick.sources[0].format is None
+
+
+def test_it_waits_for_the_lock_like_the_full_collect(collected: tuple[Dataset, Path]) -> None:
+    ds, log = collected
+    assert ds.lock_path == ds.root / LOCK_NAME
+    with FileLock(ds.lock_path), pytest.raises(DatasetBusyError, match="locked by another collect"):
+        collect_unchanged(ds.root, _spec(log), lock_timeout=0)
