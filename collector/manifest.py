@@ -24,7 +24,6 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -164,6 +163,8 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
     """The runs of the manifest at ``path`` (a local file or a ``gs://`` URL), each with the
     manifest's declared formats; file entries are relative to the manifest, or ``gs://`` URLs.
     Raises :class:`ManifestError` saying what is wrong, :class:`FormatsFileError` for a bad formats file."""
+    import tomllib  # here, not at the top: a collect of plain files (most cron jobs) reads no manifest
+
     try:
         doc = tomllib.loads(_manifest_text(path))
     except tomllib.TOMLDecodeError as exc:

@@ -44,13 +44,34 @@ class Group(TyperGroup):
 
 
 @functools.cache
-def _module_commands(module: str) -> dict[str, Any]:
-    """The click commands ``tierscope.cli.<module>`` registers (its ``register(app)``), built once per process."""
+def _module_app(module: str) -> Any:
+    """An app holding what ``tierscope.cli.<module>`` registers (its ``register(app)``)."""
     from tierscope.cli.common import App
 
     app = App()
     importlib.import_module(f"tierscope.cli.{module}").register(app)
-    return dict(typer.main.get_group(app).commands)
+    return app
+
+
+@functools.cache
+def _command(module: str, name: str) -> Any:
+    """The click command (or group) ``name`` of ``tierscope.cli.<module>``, built alone, once per
+    process, as typer builds a group's commands (its others' options are not built)."""
+    app = _module_app(module)
+    for info in app.registered_commands:
+        if info.name == name:
+            return typer.main.get_command_from_info(
+                info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode
+            )
+    for group in app.registered_groups:
+        if group.name == name:
+            return typer.main.get_group_from_info(
+                group,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                suggest_commands=app.suggest_commands,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    raise KeyError(f"tierscope.cli.{module} registers no command {name!r}")
 
 
 class LazyCommands(MutableMapping[str, Any]):
@@ -67,7 +88,7 @@ class LazyCommands(MutableMapping[str, Any]):
             return self._added[name]
         if name not in self._listed:
             raise KeyError(name)
-        return _module_commands(self._listed[name][0])[name]
+        return _command(self._listed[name][0], name)
 
     def __setitem__(self, name: str, command: Any) -> None:
         self._added[name] = command
