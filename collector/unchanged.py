@@ -20,6 +20,7 @@ with those facts is held.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,15 +31,16 @@ from tierscope.collector.offsets import OffsetStore, plan_reads
 from tierscope.collector.runs import CollectResult, SourceCounts
 from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import journal, rewind, state
-from tierscope.dataset.durable import TMP_PREFIX
+from tierscope.dataset.durable import TMP_PREFIX, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import held
 from tierscope.dataset.objects import GsPath, as_location
-from tierscope.dataset.state import StateStore
 from tierscope.gcs import is_url
 
-#: The state document of :func:`note_recorded`.
-RECORDED = "recorded-runs"
+#: The note of :func:`note_recorded`, in the state folder: dot-prefixed without .json, so no state document:
+#: a cache, not state (``doctor`` neither checks nor counts it; one that does not parse is
+#: only a collect that takes the full path and writes it anew).
+RECORDED = ".recorded-runs"
 RECORDED_VERSION = 1
 #: The first bytes of a gzip file (read whole: its state is checked by the full collect).
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -87,12 +89,15 @@ def note_recorded(root: Path | GsPath, runs: list[RunSpec]) -> None:
         "runs": {run.run_id: _facts_json(run) for run in runs},
         "files": _runs_files(root),
     }
-    StateStore(root / "state").save(RECORDED, doc)
+    write_bytes_atomic(root / "state" / RECORDED, json.dumps(doc, sort_keys=True).encode())
 
 
 def _facts_held(root: Path, runs: list[RunSpec]) -> bool:
-    doc = StateStore(root / "state").load(RECORDED)
-    if doc is None or doc.get("version") != RECORDED_VERSION or doc.get("files") != _runs_files(root):
+    try:
+        doc = json.loads((root / "state" / RECORDED).read_bytes())
+    except (OSError, ValueError, RecursionError):  # none yet, or not JSON (UnicodeDecodeError is a ValueError)
+        return False
+    if not isinstance(doc, dict) or doc.get("version") != RECORDED_VERSION or doc.get("files") != _runs_files(root):
         return False
     noted = doc.get("runs")
     return isinstance(noted, dict) and all(noted.get(run.run_id) == _facts_json(run) for run in runs)

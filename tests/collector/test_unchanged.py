@@ -138,3 +138,18 @@ def test_it_waits_for_the_lock_like_the_full_collect(collected: tuple[Dataset, P
     assert ds.lock_path == ds.root / LOCK_NAME
     with FileLock(ds.lock_path), pytest.raises(DatasetBusyError, match="locked by another collect"):
         collect_unchanged(ds.root, _spec(log), lock_timeout=0)
+
+
+def test_its_note_is_a_cache_doctor_does_not_count_and_a_bad_one_costs_only_time(
+    collected: tuple[Dataset, Path],
+) -> None:
+    from tierscope.collector.unchanged import RECORDED
+    from tierscope.dataset.state import StateStore
+
+    ds, log = collected
+    assert StateStore(ds.state_dir).names() == ["files"]  # no state document more than before
+    assert [p.name for p in ds.state_dir.glob("*.json")] == ["files.json"]  # doctor counts these
+    (ds.state_dir / RECORDED).write_bytes(b"\xff not json")
+    assert collect_unchanged(ds.root, _spec(log)) is None
+    assert collect_runs(ds, _spec(log)).total("steps") == 0
+    assert collect_unchanged(ds.root, _spec(log)) is not None
