@@ -125,10 +125,9 @@ class App(typer.Typer):
     """A typer app whose every command runs :func:`guarded`, so no command catches errors itself.
 
     ``@app.command(..., interruptible=True)`` marks a collect: Ctrl-C there exits 130. Help and
-    usage errors are click's plain text, not rich's panels: rendering them with rich imported
-    and drew 0.2 s of every ``--help`` (the words are the same; a group lists its commands'
-    whole first paragraphs, :class:`tierscope.cli.lazy.Group`).
-    """
+    usage errors are click's plain text, not rich's panels: importing rich's help layout and
+    drawing it took 0.2 s of every ``--help`` (the words are the same; a group lists its
+    commands' whole first paragraphs, :class:`tierscope.cli.lazy.Group`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         from tierscope.cli.lazy import Group
