@@ -39,12 +39,13 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 import uuid
 import weakref
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote, unquote
@@ -311,6 +312,17 @@ class AppendResult:
         return self
 
 
+@dataclass
+class Staged:
+    """Data files that appends given this wrote under temporary names, not yet visible:
+    :meth:`Dataset.commit_staged` makes them visible (in the order written), or
+    :meth:`Dataset.discard_staged` removes them. A kill in between leaves only temporary files,
+    which readers ignore and the next collect removes."""
+
+    #: ``(temporary file, final name)``, in the order written.
+    files: list[tuple[Path, Path]] = field(default_factory=list)
+
+
 class Dataset:
     """A tierscope dataset rooted at ``root`` (created on first append).
 
@@ -335,6 +347,10 @@ class Dataset:
         #: One line each about what a command repaired on its way (a state document moved
         #: aside); the CLI prints them on stderr.
         self.notices: list[str] = []
+        #: Final names of staged files not yet committed or discarded, per partition directory;
+        #: an append that must read a partition back waits for them (:meth:`_wait_staged`).
+        self._uncommitted: dict[Path, set[Path]] = {}
+        self._staging = threading.Condition()
 
     @property
     def state_dir(self) -> Path:
@@ -539,11 +555,14 @@ class Dataset:
         st = path.stat()
         self._verified[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
 
-    def append(self, table: str, frame: pl.DataFrame) -> AppendResult:
+    def append(self, table: str, frame: pl.DataFrame, staged: Staged | None = None) -> AppendResult:
         """Add the rows of ``frame`` that the dataset does not hold yet; one new file per run.
 
         Rows are identified by the table's key columns (nulls equal nulls). Returns how
         many rows were stored and how many were already there (or repeated in ``frame``).
+        With ``staged``, the new files are only written under temporary names and added to it,
+        to be made visible by :meth:`commit_staged` (possibly on another thread, while the next
+        append runs: later appends count staged rows as held).
         """
         spec = TABLES[table]
         frame = conform(frame, spec.schema)
@@ -561,6 +580,10 @@ class Dataset:
                 hashes = part.select(key).hash_rows()
                 if hashes.n_unique() < hashes.len():
                     new = part.unique(subset=key, keep="first", maintain_order=True)
+                directory = self._scope(table, str(run_id))
+                pending = self._staged_in(directory)
+                if pending and not self._beyond_written(pending, new, spec.range_key):
+                    self._wait_staged(directory, staged)  # rows they hold must be read back
                 held_files = self.files(table, str(run_id))
                 if held_files and not self._beyond_written(held_files, new, spec.range_key):
                     held = self.read(table, str(run_id), where=_within(new, spec.range_key), columns=key).unique()
@@ -568,12 +591,63 @@ class Dataset:
                         new = new.join(held, on=key, how="anti", nulls_equal=True)
             result.duplicates += part.height - new.height
             if new.height:
-                path = write_atomic(new.drop("run_id"), self._partition(table, str(run_id)))
-                self.written(path)
+                directory = self._partition(table, str(run_id))
+                if staged is None:
+                    path = write_atomic(new.drop("run_id"), directory)
+                    self.written(path)
+                else:
+                    tmp, path = write_temp(new.drop("run_id"), new_part_path(directory))
+                    with self._staging:
+                        staged.files.append((tmp, path))
+                        self._uncommitted.setdefault(directory, set()).add(path)
                 if spec.range_key is not None:
                     self._ranges[path] = _range(new, spec.range_key)
                 result.stored += new.height
         return result
+
+    def commit_staged(self, staged: Staged) -> None:
+        """Make ``staged``'s files visible, in the order written, each durably (fsync, rename,
+        fsync of its directory). Raises :class:`OSError`; the files not committed are removed then."""
+        try:
+            while staged.files:
+                tmp, final = staged.files[0]
+                commit(tmp, final)
+                self.written(final)
+                staged.files.pop(0)
+                self._settle([final])
+        finally:
+            self.discard_staged(staged)
+
+    def discard_staged(self, staged: Staged) -> None:
+        """Remove ``staged``'s files not committed (their rows were never stored)."""
+        for tmp, _ in staged.files:
+            tmp.unlink(missing_ok=True)
+        finals = [final for _, final in staged.files]
+        staged.files.clear()
+        self._settle(finals)
+
+    def _settle(self, finals: list[Path]) -> None:
+        """Note that ``finals`` are committed or discarded; wake appends waiting for them."""
+        with self._staging:
+            for final in finals:
+                waiting = self._uncommitted.get(final.parent)
+                if waiting is not None:
+                    waiting.discard(final)
+                    if not waiting:
+                        del self._uncommitted[final.parent]
+            self._staging.notify_all()
+
+    def _staged_in(self, directory: Path) -> list[Path]:
+        with self._staging:
+            return list(self._uncommitted.get(directory, ()))
+
+    def _wait_staged(self, directory: Path, own: Staged | None) -> None:
+        """Wait until the files staged in ``directory`` are committed or discarded (``own``'s, the
+        caller's own uncommitted ones, are committed here: nobody else would)."""
+        if own is not None and any(final.parent == directory for _, final in own.files):
+            self.commit_staged(own)
+        with self._staging:
+            self._staging.wait_for(lambda: directory not in self._uncommitted)
 
     def _beyond_written(self, files: list[Path], frame: pl.DataFrame, column: str | None) -> bool:
         """Whether ``frame``'s range of ``column`` (a key column) meets none of ``files``, all written
