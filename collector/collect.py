@@ -56,7 +56,7 @@ from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
 from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_SCHEMA
-from tierscope.dataset.store import AppendResult, Dataset
+from tierscope.dataset.store import AppendResult, Dataset, Staged
 from tierscope.gcs import is_url
 
 #: The state documents a collect keeps, checked by ``tierscope doctor`` (:func:`tierscope.dataset.doctor.check`).
@@ -102,9 +102,12 @@ def _read_ahead(batches: Iterator[LineBatch]) -> Iterator[LineBatch]:
             yield batch
 
 
-def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts) -> None:
+def store_parsed(
+    dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts, staged: Staged | None = None
+) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
-    fill in only where the rows carry none. Caller holds the lock."""
+    fill in only where the rows carry none. Caller holds the lock. With ``staged``, the files are
+    left for :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
     counts.skipped += parsed.skipped
     counts.notes.extend(parsed.notes)
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
@@ -115,18 +118,18 @@ def store_parsed(dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, co
                 counts.nan_loss += nan.height
                 if counts.first_nan_loss is None and "source_offset" in nan.columns:
                     counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
-        got = dataset.append("steps", _fill(parsed.steps, **ctx))
+        got = dataset.append("steps", _fill(parsed.steps, **ctx), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
     if parsed.events.height:
-        got = dataset.append("events", _fill(parsed.events, **ctx))
+        got = dataset.append("events", _fill(parsed.events, **ctx), staged)
         counts.events += got.stored
         counts.duplicates += got.duplicates
     if parsed.rejects.height:
         rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
             pl.col("raw").str.slice(0, REJECT_RAW_MAX)
         )
-        got = dataset.append("rejects", rejects)
+        got = dataset.append("rejects", rejects, staged)
         counts.rejects += got.stored + got.duplicates
 
 
@@ -284,11 +287,17 @@ class _Reading:
         whole: bool,
         ends: tuple[int, int],
         pending: pl.DataFrame | None,
-    ) -> None:
-        """Store one batch's records, then (if ``offsets`` and not ``whole``) save where the next read starts."""
-        store_parsed(self.dataset, parsed, self.run, self.counts.source, self.counts)
-        if offsets is not None and not whole:
-            offsets.put(self._resume_at(raw, seg, ends, pending))
+    ) -> _Commit:
+        """Write one batch's records under temporary names; returns what makes them visible and
+        then (if ``offsets`` and not ``whole``) saves where the next read starts."""
+        staged = Staged()
+        try:
+            store_parsed(self.dataset, parsed, self.run, self.counts.source, self.counts, staged)
+            resume = self._resume_at(raw, seg, ends, pending) if offsets is not None and not whole else None
+        except BaseException:
+            self.dataset.discard_staged(staged)
+            raise
+        return _Commit(self.dataset, staged, offsets, resume)
 
     def _resume_at(self, raw: BinaryIO, seg: Segment, ends: tuple[int, int], pending: pl.DataFrame | None) -> FileState:
         """The state after a batch ending at byte and line ``ends``: past its last line, or at the
@@ -302,27 +311,69 @@ class _Reading:
         return snapshot(raw, seg.path, run_id, start, first - 1, False, fmt)
 
 
-class _Storing:
-    """Stores one batch on a thread of its own while the caller reads and parses the next.
+@dataclass
+class _Commit:
+    """What makes one stored batch durable: its staged files, then its offset."""
 
-    Polars and pyarrow release the GIL, so parsing batch N+1 and writing batch N share the
-    cores. One store at a time, in batch order: :meth:`then` waits for the previous store before
-    starting the next, so records are stored, and offsets saved after the records they cover,
-    exactly in the order a collect without the thread has (a kill leaves the same states), and
-    one batch is stored while the next is parsed (and, see :func:`_read_ahead`, the one after
-    read): about three batches' frames at the peak. A store's error is raised in the caller by the next
-    :meth:`then` or on leaving the ``with`` block; leaving it on an error of the caller's first
-    waits for the store under way (it is atomic, and its offset follows it).
+    dataset: Dataset
+    staged: Staged
+    offsets: OffsetStore | None
+    resume: FileState | None
+
+    def run(self) -> None:
+        self.dataset.commit_staged(self.staged)
+        if self.offsets is not None and self.resume is not None:
+            self.offsets.put(self.resume)
+
+    def discard(self) -> None:
+        self.dataset.discard_staged(self.staged)
+
+
+class _Storing:
+    """Stores one batch on a thread of its own while the caller reads and parses the next, and
+    commits it (fsync, rename, offset) on a third while the next batch is written.
+
+    Polars and pyarrow release the GIL, and fsync waits on the disk, so parsing batch N+2,
+    writing batch N+1 and committing batch N share the cores. One write at a time and one commit
+    at a time, each in batch order: :meth:`then` waits for the previous write before starting
+    the next, and a commit runs only after the previous one succeeded (after a failed one it
+    removes its files instead), so records become visible, and offsets are saved after the
+    records they cover, exactly in the order a collect without the threads has (a kill leaves
+    the same states, plus temporary files the next collect removes). A write that must read back
+    rows of a batch not yet committed waits for that commit (:meth:`Dataset.append`). About
+    three batches' frames at the peak (see :func:`_read_ahead`). An error of a write or a commit
+    is raised in the caller by the next :meth:`then` or on leaving the ``with`` block; leaving it
+    on an error of the caller's first waits for the work under way (each commit is atomic, and
+    its offset follows it).
     """
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-store")
+        self._commits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-commit")
         self._running: Future[None] | None = None
+        self._committing: Future[None] | None = None
 
-    def then(self, store: Callable[[], None]) -> None:
-        """Run ``store`` once the previous store is done (raising its error, if it failed)."""
+    def then(self, store: Callable[[], _Commit]) -> None:
+        """Run ``store`` once the previous store is done (raising its error, or a commit's)."""
         self._wait()
-        self._running = self._pool.submit(store)
+        committing = self._committing
+        if committing is not None and committing.done():
+            committing.result()
+        self._running = self._pool.submit(self._store, store)
+
+    def _store(self, store: Callable[[], _Commit]) -> None:
+        done = store()
+        self._committing = self._commits.submit(self._commit, done, self._committing)
+
+    @staticmethod
+    def _commit(done: _Commit, previous: Future[None] | None) -> None:
+        try:
+            if previous is not None:
+                previous.result()  # a batch is committed only after every batch before it
+        except BaseException:
+            done.discard()
+            raise
+        done.run()
 
     def _wait(self) -> None:
         running, self._running = self._running, None
@@ -336,10 +387,17 @@ class _Storing:
         try:
             if kind is None:
                 self._wait()
-            elif self._running is not None:
-                wait([self._running])  # the caller's error wins over the store's
+                if self._committing is not None:
+                    self._committing.result()
+            else:
+                # The caller's error wins over the store's.
+                if self._running is not None:
+                    wait([self._running])
+                if self._committing is not None:
+                    wait([self._committing])
         finally:
             self._pool.shutdown(wait=True)
+            self._commits.shutdown(wait=True)
 
 
 #: Blank lines kept of a run of them; the rest skip the format chain (counted as skipped). No
