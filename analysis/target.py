@@ -344,6 +344,10 @@ class TargetPass:
 
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
+        if self.target is None and self.charted is not None:  # only a chart: its runs alone (every figure is per run)
+            intervals = intervals.filter(pl.col("run_id").is_in(self.charted))
+            if intervals.height == 0:
+                return
         runs = intervals["run_id"].unique().to_list()
         evals = pl.DataFrame(schema=STEP_SCHEMA)
         if self.metric == "accuracy":
