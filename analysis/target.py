@@ -194,11 +194,12 @@ def _reason(
 
 
 def metric_records(
-    intervals: pl.DataFrame, evals: pl.DataFrame, started: dict[str, object], metric_of: str
+    intervals: pl.DataFrame, evals: pl.DataFrame, started: dict[str, object], metric_of: str, *, ordered: bool = True
 ) -> pl.DataFrame:
     """:data:`SERIES_SCHEMA` rows of every run in ``intervals`` for the metric ``metric_of`` (``loss``,
     ``accuracy``: the accuracy target's choice, ``eval_accuracy`` where the run logs it): placed on each run's
-    clock (:func:`place`), sorted by run, time (nulls last), step.
+    clock (:func:`place`), sorted by run, time (nulls last), step (``ordered=False``: in no order, for a
+    caller that only buckets them).
 
     ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
     extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
@@ -238,11 +239,8 @@ def metric_records(
         )
     if not parts:
         return pl.DataFrame(schema=SERIES_SCHEMA)
-    return (
-        pl.concat(parts)
-        .select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()])
-        .sort("run_id", "seconds", "step", nulls_last=True)
-    )
+    records = pl.concat(parts).select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()])
+    return records.sort("run_id", "seconds", "step", nulls_last=True) if ordered else records
 
 
 def time_to_target(records: pl.DataFrame, target: Target) -> pl.DataFrame:
@@ -355,7 +353,8 @@ class TargetPass:
                 pl.col("run_id").is_in(runs, nulls_equal=True) & pl.col("eval_accuracy").is_not_null()
             ).collect()
             evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
-        records = metric_records(intervals, evals, self.started, self.metric)
+        # time_to_target reads the records in order; the chart's buckets do not
+        records = metric_records(intervals, evals, self.started, self.metric, ordered=self.target is not None)
         if self.target is not None:
             self._reached.append(time_to_target(records, self.target))
         if self.charted is not None:
