@@ -316,6 +316,10 @@ def event_evaluations(events: pl.DataFrame) -> pl.DataFrame:
     return conform(found, STEP_SCHEMA)
 
 
+#: What :func:`metric_records` reads of the intervals for the loss (its clock, the steady rate, the records).
+_LOSS_COLUMNS = (*TASK, "step", "timestamp", "elapsed_s", "segment", "warmup", "rate", "loss")
+
+
 class TargetPass:
     """What a target and its chart need, gathered a batch of runs at a time (the ``visit`` of
     :func:`tierscope.analysis.batches.interval_figures`): each batch's metric records placed on their runs'
@@ -343,7 +347,8 @@ class TargetPass:
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
         if self.target is None and self.charted is not None:  # only a chart: its runs alone (every figure is per run)
-            intervals = intervals.filter(pl.col("run_id").is_in(self.charted))
+            charted = pl.col("run_id").is_in(self.charted)
+            intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
             if intervals.height == 0:
                 return
         runs = intervals["run_id"].unique().to_list()
