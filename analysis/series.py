@@ -47,12 +47,11 @@ def per_run_budget(runs: int) -> int:
 def bucketed(rates: pl.LazyFrame, x: str, per_run: int, value: str = "rate") -> pl.LazyFrame:
     """``value`` (default the rate) bucketed into ``per_run`` equal spans of ``x`` per run: ``run_id``, the first
     ``x`` and the median ``value`` of each span, and its ``records`` (UInt32)."""
-    span = rates.group_by("run_id").agg(lo=pl.col(x).min(), hi=pl.col(x).max())
-    width = (pl.col("hi") - pl.col("lo")).cast(pl.Float64)
-    bucket = pl.when(width > 0).then(((pl.col(x) - pl.col("lo")) / width * (per_run - 1)).floor()).otherwise(0)
+    lo, hi = pl.col(x).min().over("run_id"), pl.col(x).max().over("run_id")  # a window: cheaper than a join
+    width = (hi - lo).cast(pl.Float64)
+    bucket = pl.when(width > 0).then(((pl.col(x) - lo) / width * (per_run - 1)).floor()).otherwise(0)
     return (
-        rates.join(span, on="run_id")
-        .with_columns(bucket=bucket.cast(pl.Int64))
+        rates.with_columns(bucket=bucket.cast(pl.Int64))
         .group_by("run_id", "bucket")
         .agg(pl.col(x).min(), pl.col(value).median(), records=pl.len().cast(pl.UInt32))
         .sort("run_id", x)
@@ -76,19 +75,27 @@ def charted_intervals(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFra
     )
 
 
-def steady_rates(intervals: pl.LazyFrame) -> pl.LazyFrame:
+def steady_rates(intervals: pl.LazyFrame, interval_clock: bool = True) -> pl.LazyFrame:
     """:func:`charted_intervals`' rows that have a rate, warm-up excluded, with ``seconds`` since the run began.
 
     ``seconds`` (Float64): from ``timestamp`` where the record has one (seconds since the
     run's first timestamped record), else the task's own clock (``elapsed_s``, or the
-    running sum of ``interval_s`` for formats that log only the interval).
+    running sum of ``interval_s`` for formats that log only the interval). ``interval_clock=False``
+    leaves the running sum out (a window over every task): for intervals where no record lacks
+    both a timestamp and ``elapsed_s`` it changes nothing (:func:`needs_interval_clock`).
     """
     rates = intervals
     since_first = (pl.col("timestamp") - pl.col("timestamp").min().over("run_id")).dt.total_microseconds() / 1e6
-    task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK))
+    task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK)) if interval_clock else "elapsed_s"
     return rates.with_columns(seconds=pl.coalesce(since_first, task_clock)).filter(
         ~pl.col("warmup") & pl.col("rate").is_not_null()
     )
+
+
+def needs_interval_clock(intervals: pl.DataFrame) -> bool:
+    """Whether a record of ``intervals`` has neither ``timestamp`` nor ``elapsed_s``: only then does
+    :func:`steady_rates` need the running sum of ``interval_s``."""
+    return bool(intervals.select((pl.col("timestamp").is_null() & pl.col("elapsed_s").is_null()).any()).item())
 
 
 def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.LazyFrame]:
@@ -118,8 +125,11 @@ class ChartSeries:
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (:func:`tierscope.analysis.throughput.collect_intervals` with
         ``extra=INTERVAL_VIEW``); only the charted runs' bucketed rows are kept."""
-        rates = steady_rates(charted_intervals(intervals, self.runs).lazy())
-        self._parts.append(pl.collect_all(throughput_series(rates, self.runs.height)))
+        charted = intervals.lazy().filter(pl.col("run_id").is_in(self.runs["run_id"].implode()))
+        clock = needs_interval_clock(intervals)
+        # the rates once, then both series from them (a plan of the two recomputed them)
+        rates = steady_rates(charted, clock).select("run_id", "step", "seconds", "rate").collect()
+        self._parts.append(pl.collect_all(throughput_series(rates.lazy(), self.runs.height)))
 
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(over steps, over time), with :func:`throughput_series`' columns, sorted by run and x.

@@ -194,11 +194,12 @@ def _reason(
 
 
 def metric_records(
-    intervals: pl.DataFrame, evals: pl.DataFrame, started: dict[str, object], metric_of: str
+    intervals: pl.DataFrame, evals: pl.DataFrame, started: dict[str, object], metric_of: str, *, ordered: bool = True
 ) -> pl.DataFrame:
     """:data:`SERIES_SCHEMA` rows of every run in ``intervals`` for the metric ``metric_of`` (``loss``,
     ``accuracy``: the accuracy target's choice, ``eval_accuracy`` where the run logs it): placed on each run's
-    clock (:func:`place`), sorted by run, time (nulls last), step.
+    clock (:func:`place`), sorted by run, time (nulls last), step (``ordered=False``: in no order, for a
+    caller that only buckets them).
 
     ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
     extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
@@ -238,11 +239,8 @@ def metric_records(
         )
     if not parts:
         return pl.DataFrame(schema=SERIES_SCHEMA)
-    return (
-        pl.concat(parts)
-        .select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()])
-        .sort("run_id", "seconds", "step", nulls_last=True)
-    )
+    records = pl.concat(parts).select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()])
+    return records.sort("run_id", "seconds", "step", nulls_last=True) if ordered else records
 
 
 def time_to_target(records: pl.DataFrame, target: Target) -> pl.DataFrame:
@@ -318,6 +316,10 @@ def event_evaluations(events: pl.DataFrame) -> pl.DataFrame:
     return conform(found, STEP_SCHEMA)
 
 
+#: What :func:`metric_records` reads of the intervals for the loss (its clock, the steady rate, the records).
+_LOSS_COLUMNS = (*TASK, "step", "timestamp", "elapsed_s", "segment", "warmup", "rate", "loss")
+
+
 class TargetPass:
     """What a target and its chart need, gathered a batch of runs at a time (the ``visit`` of
     :func:`tierscope.analysis.batches.interval_figures`): each batch's metric records placed on their runs'
@@ -344,6 +346,11 @@ class TargetPass:
 
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
+        if self.target is None and self.charted is not None:  # only a chart: its runs alone (every figure is per run)
+            charted = pl.col("run_id").is_in(self.charted)
+            intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
+            if intervals.height == 0:
+                return
         runs = intervals["run_id"].unique().to_list()
         evals = pl.DataFrame(schema=STEP_SCHEMA)
         if self.metric == "accuracy":
@@ -351,7 +358,8 @@ class TargetPass:
                 pl.col("run_id").is_in(runs, nulls_equal=True) & pl.col("eval_accuracy").is_not_null()
             ).collect()
             evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
-        records = metric_records(intervals, evals, self.started, self.metric)
+        # time_to_target reads the records in order; the chart's buckets do not
+        records = metric_records(intervals, evals, self.started, self.metric, ordered=self.target is not None)
         if self.target is not None:
             self._reached.append(time_to_target(records, self.target))
         if self.charted is not None:

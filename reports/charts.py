@@ -11,12 +11,14 @@ number of step records. Every visible string comes from the message catalog; use
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec
 
 import altair as alt
 import polars as pl
+from altair.utils.schemapi import debug_mode
 
 from tierscope.reports.frames import GOODPUT_PARTS, require
 from tierscope.reports.i18n import Catalog, number_locale, time_locale
@@ -25,6 +27,7 @@ from tierscope.reports.i18n import Catalog, number_locale, time_locale
 MAX_ROWS = 5000
 
 Spec = dict[str, Any]
+P = ParamSpec("P")
 
 #: Charts take the width of the page (``"container"``); :data:`WIDTH` is what figures, which have no page,
 #: and the label placement assume. Heights are fixed.
@@ -40,11 +43,43 @@ PALETTE = (
 _LABEL_FONT, _LABEL_LINE, _CHAR_PX = 11, 14, 6.2
 
 
+class _Rows(alt.Data):
+    """A chart's inline rows, which Altair carries but never walks: no copy, no conversion, no validation.
+
+    Altair validates and converts every value of ``alt.Data(values=...)`` (each time a chart is
+    built, copied and turned into a dict): on a few thousand points that was most of a report's
+    time. The rows are plain JSON values already (:func:`_values`), and the specs' shape is
+    validated against the Vega-Lite schema by the tests (tests/reports/test_reports_render.py).
+    """
+
+    def __init__(self, values: list[dict[str, Any]]) -> None:
+        with debug_mode(False):
+            super().__init__(values=values)
+
+    def __deepcopy__(self, memo: object) -> _Rows:
+        return self  # never changed after it is made
+
+    def to_dict(self, validate: bool = True, **_: Any) -> dict[str, Any]:
+        return {"values": self._kwds["values"]}
+
+
+def _unchecked(chart: Callable[P, Spec | None]) -> Callable[P, Spec | None]:
+    """``chart`` built without Altair's checks of each object as it is made (its "debug mode"): they cost
+    more than the chart, and the specs are checked against the Vega-Lite schema by the tests instead."""
+
+    @functools.wraps(chart)
+    def build(*args: P.args, **kwargs: P.kwargs) -> Spec | None:
+        with debug_mode(False):
+            return chart(*args, **kwargs)
+
+    return build
+
+
 def _values(frame: pl.DataFrame, digits: int = 4) -> alt.Data:
     if frame.height > MAX_ROWS:
         raise ValueError(f"{frame.height} rows for one chart (at most {MAX_ROWS}); bucket the frame first")
     rounded = frame.with_columns(pl.col(pl.Float64, pl.Float32).round_sig_figs(digits))
-    return alt.Data(values=rounded.to_dicts())
+    return _Rows(rounded.to_dicts())
 
 
 def _spec(chart: alt.TopLevelMixin, t: Catalog) -> Spec:
@@ -164,6 +199,7 @@ def time_unit(max_seconds: float) -> tuple[float, str]:
     return 1.0, "unit.seconds"
 
 
+@_unchecked
 def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Lines of interval global steps/s over the global step, one per run.
 
@@ -192,6 +228,7 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str]
     return _spec(chart, t)
 
 
+@_unchecked
 def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Lines of interval global steps/s over time since the run began, one per run.
 
@@ -221,6 +258,7 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] 
     return _spec(chart, t)
 
 
+@_unchecked
 def speedup_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Bars of each run's speedup against the baseline, with its interval where known.
 
@@ -257,6 +295,7 @@ def speedup_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = 
     return _spec(chart, t)
 
 
+@_unchecked
 def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[str] | None = None) -> Spec | None:
     """Price against time to ``steps`` global steps, one point per run, with the cheapest-for-each-deadline frontier.
 
@@ -312,6 +351,7 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[
     return _spec(chart, t)
 
 
+@_unchecked
 def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Local steps/s of every training task, one row of dots per run in the run's colour; stragglers stand out
     as larger triangles ringed in red.
@@ -353,6 +393,7 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None
     return _spec(chart, t)
 
 
+@_unchecked
 def scaling_chart(
     points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog, runs: Sequence[str] | None = None
 ) -> Spec | None:
@@ -422,6 +463,7 @@ def _yes_no(yes: str, no: str) -> str:
     return f"datum.value ? {json.dumps(yes)} : {json.dumps(no)}"
 
 
+@_unchecked
 def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     """A stacked bar per run: its lifetime split into productive time and the badput buckets, as shares.
 
@@ -457,6 +499,7 @@ def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     return _spec(chart, t)
 
 
+@_unchecked
 def metric_time_chart(
     points: pl.DataFrame,
     reached: pl.DataFrame | None,
@@ -509,6 +552,7 @@ def metric_time_chart(
     return _spec(alt.layer(*layers).properties(height=HEIGHT, title=title), t)
 
 
+@_unchecked
 def target_chart(frame: pl.DataFrame, t: Catalog, target: str, runs: Sequence[str] | None = None) -> Spec | None:
     """A bar per run: its time to the ``target`` (its text, e.g. ``loss ≤ 2``), labelled with what that time
     cost (USD where any run has a dollar price, else ML unit-hours).

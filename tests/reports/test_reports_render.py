@@ -399,6 +399,25 @@ def test_charts_follow_the_page_width_and_images_get_a_fixed_one(hostile: Report
         assert fixed_width(spec)["width"] == WIDTH
 
 
+def test_every_chart_is_a_valid_vega_lite_spec(hostile: ReportData, data_2016: ReportData) -> None:
+    # The charts are built without Altair's checks (reports/charts.py, for speed): this is where their
+    # shape is checked, every chart of both fixtures in both languages, against the Vega-Lite schema.
+    import jsonschema
+    from altair.vegalite.v6.schema.core import load_schema
+
+    validator = jsonschema.Draft7Validator(load_schema())
+    checked = []
+    for label, data in (("hostile", hostile), ("2016", data_2016)):
+        for lang in ("en", "ja"):
+            for name, spec in chart_specs(data, Catalog(lang)).items():
+                errors = [e.message for e in validator.iter_errors(spec)]
+                assert not errors, f"{label} {lang} {name}: {errors[:3]}"
+                checked.append(name)
+    assert set(CHARTS) <= set(checked)
+    broken = {**chart_specs(hostile, Catalog("en"))["speedup"], "mark": "no-such-mark"}
+    assert not validator.is_valid(broken)  # the check does catch a bad spec
+
+
 def test_japanese_report_translates_the_price_and_tier_tables_notes(data_2016: ReportData) -> None:
     shipped = set()
     root = ROOT

@@ -1,0 +1,43 @@
+"""The report's throughput series over time: the task clock from ``interval_s`` only where it is needed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import polars as pl
+
+from tierscope.analysis.series import needs_interval_clock, steady_rates
+
+
+def _intervals(elapsed: list[float | None], stamps: list[datetime | None]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "run_id": ["a"] * 3,
+            "role": ["master"] * 3,
+            "task_index": [0] * 3,
+            "timestamp": stamps,
+            "elapsed_s": elapsed,
+            "interval_s": [2.0, 3.0, 5.0],
+            "rate": [1.0, 2.0, 3.0],
+            "warmup": [False, False, False],
+        },
+        schema_overrides={"timestamp": pl.Datetime("us", "UTC"), "elapsed_s": pl.Float64},
+    )
+
+
+def test_seconds_from_the_interval_sum_only_where_no_timestamp_nor_elapsed() -> None:
+    # interval_s only: seconds are its running sum, 2, 2 + 3 = 5, 5 + 5 = 10.
+    only_intervals = _intervals([None, None, None], [None, None, None])
+    assert needs_interval_clock(only_intervals)
+    seconds = steady_rates(only_intervals.lazy()).collect()["seconds"].to_list()
+    assert seconds == [2.0, 5.0, 10.0]
+    # elapsed_s on every record (or a timestamp): the running sum is never read, so leaving it out
+    # gives the same seconds: elapsed as logged, and 0, 4 s, 9 s after the first timestamp.
+    t0 = datetime(2016, 7, 1, 12, 0, 0)
+    for frame, expected in (
+        (_intervals([1.5, 4.0, 8.0], [None, None, None]), [1.5, 4.0, 8.0]),
+        (_intervals([None, None, None], [t0, t0 + timedelta(seconds=4), t0 + timedelta(seconds=9)]), [0.0, 4.0, 9.0]),
+    ):
+        assert not needs_interval_clock(frame)
+        for clock in (True, False):
+            assert steady_rates(frame.lazy(), clock).collect()["seconds"].to_list() == expected
