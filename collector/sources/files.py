@@ -252,7 +252,11 @@ def _skip_long_line(
 
 def _nth_newline(buf: bytearray, begin: int, end: int, n: int) -> int:
     """The index of the ``n``-th newline in ``buf[begin:end]``, -1 if it holds fewer; linear in
-    the bytes up to it (counted in C, a step at a time, then bisected within the last step)."""
+    the range's bytes (counted in C: the whole range, then if it holds ``n`` a step at a time up
+    to the ``n``-th, bisected within the last step)."""
+    # Most buffers hold fewer: one count over the whole range is a quarter cheaper than the steps.
+    if end - begin < n or buf.count(b"\n", begin, end) < n:
+        return -1
     pos = begin
     while pos < end:
         stop = min(pos + _COUNT_STEP, end)
@@ -331,11 +335,13 @@ def _batch(buf: bytearray, begin: int, end: int, first_line: int, long_lines: di
     """The lines of ``buf[begin:end]`` numbered from ``first_line + 1`` (offsets left to the
     caller); lines over MAX_LINE_BYTES cut to their prefix and added to ``long_lines``."""
     lines = _split_lines(buf, begin, end)
-    frame = pl.DataFrame(
-        {
-            "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),
-            "line": lines,
-        }
+    frame = _in_chunks(
+        pl.DataFrame(
+            {
+                "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),
+                "line": lines,
+            }
+        )
     )
     if end - begin > MAX_LINE_BYTES:  # only then can a line be over the limit
         length = pl.col("line").str.len_bytes()
@@ -348,3 +354,18 @@ def _batch(buf: bytearray, begin: int, end: int, first_line: int, long_lines: di
                 .otherwise(pl.col("line"))
             )
     return LineBatch(frame, 0, 0, long_lines=long_lines)
+
+
+#: Lines per chunk of a batch at the least: below this, running chunks side by side costs more than it saves.
+_CHUNK_LINES = 32_768
+
+
+def _in_chunks(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` as one chunk per polars thread (zero-copy slices): polars runs a string expression
+    over the chunks of a column side by side, one chunk a core, so every format's pass over a
+    batch uses every core."""
+    chunks = max(1, min(pl.thread_pool_size(), frame.height // _CHUNK_LINES))
+    if chunks == 1:
+        return frame
+    size = -(-frame.height // chunks)
+    return pl.concat([frame.slice(i * size, size) for i in range(chunks)])
