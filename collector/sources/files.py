@@ -335,13 +335,11 @@ def _batch(buf: bytearray, begin: int, end: int, first_line: int, long_lines: di
     """The lines of ``buf[begin:end]`` numbered from ``first_line + 1`` (offsets left to the
     caller); lines over MAX_LINE_BYTES cut to their prefix and added to ``long_lines``."""
     lines = _split_lines(buf, begin, end)
-    frame = _in_chunks(
-        pl.DataFrame(
-            {
-                "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),
-                "line": lines,
-            }
-        )
+    frame = pl.DataFrame(
+        {
+            "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),
+            "line": lines,
+        }
     )
     if end - begin > MAX_LINE_BYTES:  # only then can a line be over the limit
         length = pl.col("line").str.len_bytes()
@@ -354,18 +352,3 @@ def _batch(buf: bytearray, begin: int, end: int, first_line: int, long_lines: di
                 .otherwise(pl.col("line"))
             )
     return LineBatch(frame, 0, 0, long_lines=long_lines)
-
-
-#: Lines per chunk of a batch at the least: below this, running chunks side by side costs more than it saves.
-_CHUNK_LINES = 32_768
-
-
-def _in_chunks(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` as one chunk per polars thread (zero-copy slices): polars runs a string expression
-    over the chunks of a column side by side, one chunk a core, so every format's pass over a
-    batch uses every core."""
-    chunks = max(1, min(pl.thread_pool_size(), frame.height // _CHUNK_LINES))
-    if chunks == 1:
-        return frame
-    size = -(-frame.height // chunks)
-    return pl.concat([frame.slice(i * size, size) for i in range(chunks)])
