@@ -31,11 +31,14 @@ accepts a line only when every token is where that variant puts it and every val
 the checks. Every other line holding ``Train [`` (the other variants, broken lines) goes
 through the full pattern, which says why a bad line is bad. A token that casts contains
 none of the separators, so a line the fast path accepts gets the same values from the
-pattern: the paths differ in speed, never in result.
+pattern: the paths differ in speed, never in result. The fast path runs on every line of a
+batch (a line without ``Train [`` is never accepted), in pieces side by side: one polars
+string expression runs on one core.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 import polars as pl
@@ -62,6 +65,11 @@ _PATTERN = (
 #: ``STEP:loss:LOSS,`` ``accuracy:ACC`` ``(ELAPSED`` ``sec)`` ``G`` ``global_steps/s,`` ``L``
 #: ``local_steps/s``. Tokens the fast path requires verbatim, by position:
 _FIXED_TOKENS = {1: "step", 5: "sec)", 7: "global_steps/s,", 9: "local_steps/s"}
+_TOKENS = 10
+
+#: Lines of a piece of the fast path: a batch's marked lines are cut into pieces of at least
+#: this many, run side by side (one polars string expression runs on one core).
+_PIECE_LINES = 32_768
 
 
 def _finite_nonneg(name: str) -> pl.Expr:
@@ -132,55 +140,80 @@ _STEP_COLUMNS: tuple[pl.Expr, ...] = (
 )
 
 
-def _cut(column: str, by: str, n: int, prefix: str) -> pl.Expr:
-    """``column`` cut at the first ``n - 1`` ``by`` into fields ``{prefix}0``..``{prefix}{n-1}`` (struct)."""
-    return pl.col(column).str.splitn(by, n).struct.rename_fields([f"{prefix}{i}" for i in range(n)]).alias(prefix)
+def _field(struct: str, name: str) -> pl.Expr:
+    return pl.col(struct).struct.field(name)
 
 
-def _split_canonical(marked: pl.DataFrame) -> pl.DataFrame:
-    """``marked`` (with ``_at``, where ``Train [`` starts) with the fields of the 2016 variant
-    cut out, converted, and ``_ok``: True where the line is exactly that variant and good."""
-    # Each split runs once, in its own step: struct fields taken in one expression would
-    # each re-run the split.
-    tokens = (
-        marked.with_columns(_tail=pl.col("line").str.slice(pl.col("_at") + len(_MARK)))
-        .select("source_offset", "line", _cut("_tail", " ", 10, "t"))
-        .unnest("t")
+def _canonical(marked: pl.LazyFrame) -> pl.LazyFrame:
+    """The fast path's plan over ``marked`` (with ``_at``, where ``Train [`` starts): the fields
+    of the 2016 variant cut out and converted (:data:`_VALUES`), and ``_ok``: True where the
+    line is exactly that variant and good."""
+    tail = pl.col("line").str.slice(pl.col("_at") + len(_MARK))
+    # Each split is a step of its own: a struct's fields taken in the split's own expression
+    # would each re-run the split.
+    tokens = marked.select(
+        "source_offset",
+        "line",
+        "_at",
+        t=tail.str.splitn(" ", _TOKENS).struct.rename_fields([f"t{i}" for i in range(_TOKENS)]),
     )
+
+    def token(i: int) -> pl.Expr:
+        return _field("t", f"t{i}")
+
+    # ``STEP:loss:LOSS,`` is cut at ``:loss:`` (a STEP that casts holds no ``:``, so this is
+    # the cut at the first two ``:``), ``accuracy:ACC`` and ``(ELAPSED`` lose their fixed heads.
     parts = tokens.select(
         "source_offset",
         "line",
-        _cut("t0", "/", 2, "who"),
-        _cut("t2", ":", 3, "head"),
-        _cut("t3", ":", 2, "acc"),
+        "_at",
+        who=token(0).str.splitn("/", 2).struct.rename_fields(["role", "task"]),
+        head=token(2).str.splitn(":loss:", 2).struct.rename_fields(["step", "loss"]),
+        acc=token(3).str.strip_prefix("accuracy:"),
+        elapsed=token(4).str.strip_prefix("("),
+        g=token(6),
+        l=token(8),
         _shape_ok=pl.all_horizontal(
-            pl.col("t4").str.starts_with("("),
-            *(pl.col(f"t{i}") == text for i, text in _FIXED_TOKENS.items()),
+            token(3).str.starts_with("accuracy:"),
+            token(4).str.starts_with("("),
+            *(token(i) == text for i, text in _FIXED_TOKENS.items()),
         ),
-        elapsed=pl.col("t4").str.strip_prefix("("),
-        g=pl.col("t6"),
-        l=pl.col("t8"),
-    ).unnest("who", "head", "acc")
+    )
     read = parts.select(
         "source_offset",
         "line",
+        "_at",
+        "acc",
         "elapsed",
         "g",
         "l",
-        role=pl.col("who0"),
-        task=pl.col("who1").str.strip_suffix("],"),
-        step=pl.col("head0"),
-        loss=pl.col("head2").str.strip_suffix(","),
-        acc=pl.col("acc1"),
+        role=_field("who", "role"),
+        task=_field("who", "task").str.strip_suffix("],"),
+        step=_field("head", "step"),
+        loss=_field("head", "loss").str.strip_suffix(","),
         _shape_ok=pl.col("_shape_ok")
-        & pl.col("who1").str.ends_with("],")
-        & (pl.col("head1") == "loss")
-        & pl.col("head2").str.ends_with(",")
-        & (pl.col("acc0") == "accuracy"),
+        & _field("who", "task").str.ends_with("],")
+        & _field("head", "loss").str.ends_with(","),
     ).with_columns(**_VALUES)
     bad = pl.any_horizontal(*(b for b, _ in _checks()))
     # A null anywhere (a missing token) means "not this variant": it takes the full path.
     return read.with_columns(_ok=(pl.col("_shape_ok") & ~bad).fill_null(False))
+
+
+def _split_canonical(lines: pl.DataFrame, columns: Sequence[pl.Expr | str] = ()) -> pl.DataFrame:
+    """:func:`_canonical` on ``lines`` (``_at`` added where missing: null for a line without
+    ``Train [``, which is never ``_ok``), only ``columns`` of it if given; in pieces run side by
+    side, rows in ``lines``' order."""
+    pieces = max(1, min(pl.thread_pool_size(), lines.height // _PIECE_LINES))
+    size = -(-lines.height // pieces)
+    plans = []
+    for i in range(pieces):
+        piece = lines.slice(i * size, size).lazy()
+        if "_at" not in lines.columns:
+            piece = piece.with_columns(_at=pl.col("line").str.find(_MARK, literal=True))
+        plan = _canonical(piece)
+        plans.append(plan.select(columns) if columns else plan)
+    return pl.concat(pl.collect_all(plans)) if pieces > 1 else plans[0].collect()
 
 
 class CloudMLSamples(SingleLineFormat):
@@ -197,12 +230,16 @@ class CloudMLSamples(SingleLineFormat):
     mark_is_literal: ClassVar[bool] = True
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        found = lines.with_columns(_at=pl.col("line").str.find(_MARK, literal=True))
-        marked = found.filter(pl.col("_at").is_not_null())
-        rest = found.filter(pl.col("_at").is_null()).drop("_at")
-        fast = _split_canonical(marked)
-        steps = fast.filter(pl.col("_ok")).select(*_STEP_COLUMNS, pl.lit(self.name).alias("format"))
-        slow = self._parse_full(fast.filter(~pl.col("_ok")).select("source_offset", "line"))
+        # Every line goes through the fast path (one without the mark is never ``_ok``): cheaper
+        # than cutting the marked lines out first; the few others are taken from ``lines``.
+        fast = _split_canonical(lines, (*_STEP_COLUMNS, "_ok", pl.col("_at").is_not_null().alias("_marked")))
+        ok, marked = fast.get_column("_ok"), fast.get_column("_marked")
+        steps = fast.drop("_ok", "_marked")
+        if not ok.all():
+            steps = steps.filter(ok)
+        steps = steps.with_columns(pl.lit(self.name).alias("format"))
+        slow = self._parse_full(lines.filter(marked & ~ok).select("source_offset", "line"))
+        rest = lines.filter(~marked)
         if slow.steps.height:
             steps = pl.concat([steps, slow.steps])
         rejects = slow.rejects
