@@ -69,7 +69,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.clock import lead_clock, seconds_between
-from tierscope.analysis.throughput import lead_tasks
+from tierscope.analysis.throughput import lead_tasks, task_firsts
 from tierscope.contract import (
     CHECKPOINT_BEGIN,
     CHECKPOINT_END,
@@ -363,8 +363,8 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
         .join(throughput.select("run_id", pl.col("last_step").alias("b")), on="run_id", how="left")
         .iter_rows()
     }
-    leads = lead_tasks(intervals.lazy()).collect()
-    lead = intervals.join(leads, on=["run_id", "role", "task_index"], how="semi")
+    leads = lead_tasks(task_firsts(intervals.lazy())).collect()
+    lead = intervals.join(leads, on=["run_id", "role", "task_index"], how="semi", maintain_order="left")
     by_lead = {r: (role, index) for r, role, index in leads.iter_rows()}
     rows = []
     by_run = dict(rates.iter_rows())
