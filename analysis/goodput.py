@@ -69,7 +69,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.clock import lead_clock, seconds_between
-from tierscope.analysis.throughput import lead_tasks, task_firsts
+from tierscope.analysis.throughput import lead_tasks, task_rows
 from tierscope.contract import (
     CHECKPOINT_BEGIN,
     CHECKPOINT_END,
@@ -363,18 +363,20 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
         .join(throughput.select("run_id", pl.col("last_step").alias("b")), on="run_id", how="left")
         .iter_rows()
     }
-    leads = lead_tasks(task_firsts(intervals.lazy())).collect()
-    lead = intervals.join(leads, on=["run_id", "role", "task_index"], how="semi", maintain_order="left")
-    by_lead = {r: (role, index) for r, role, index in leads.iter_rows()}
+    tasks = task_rows(intervals)
+    # Each lead's rows, sliced where they lie. A lead whose role or index is null is matched by no
+    # row (as a join on it would not), so its run gets no goodput row.
+    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=["run_id", "role", "task_index"])
     rows = []
     by_run = dict(rates.iter_rows())
     ours = events.filter(pl.col("run_id").is_in(list(by_run)))
     per_run = {r: part for (r,), part in ours.group_by("run_id")}
     empty = events.clear()
-    for (run_id,), part in lead.group_by("run_id", maintain_order=True):
+    for run_id, role, index, offset, length in leads.sort("offset").iter_rows():
         if run_id not in by_run:
             continue
-        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), by_lead[run_id], highest.get(run_id))
+        part = intervals.slice(offset, length)
+        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), (role, index), highest.get(run_id))
         rows.append({"run_id": run_id, **row})
     frame = pl.DataFrame(rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share")})
     frame = frame.with_columns(

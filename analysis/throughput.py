@@ -339,6 +339,20 @@ def task_firsts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     return intervals.filter((pl.col("segment") == 0) & (pl.col("interval_index") == 0))
 
 
+def task_rows(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Where each task's rows lie in ``intervals`` (:func:`interval_rates` rows, each task's together):
+    ``run_id``, ``role``, ``task_index``, ``offset`` and ``length`` (Int64), one row per task in the
+    rows' order, so that ``intervals.slice(offset, length)`` is the task's intervals without a join."""
+    starts = intervals.select(
+        offset=pl.arg_where((pl.col("segment") == 0) & (pl.col("interval_index") == 0)).cast(pl.Int64)
+    ).to_series()
+    return (
+        intervals.select(TASK)[starts]
+        .with_columns(offset=starts)
+        .with_columns(length=pl.col("offset").shift(-1).fill_null(intervals.height) - pl.col("offset"))
+    )
+
+
 def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """``run_id, role, task_index`` of each run's lead task: master/chief (lowest index), else the
     training task of lowest index. Only its clock starts with the job: a late worker's would understate."""
