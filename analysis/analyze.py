@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from tierscope.analysis.batches import IntervalFigures, interval_figures
+from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
@@ -215,7 +215,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         options.seed,
         extra=(*(INTERVAL_VIEW if gather is not None else ()), *(METRICS if metrics is not None else ())),
         visit=visit if visitors else None,
-        counts=overview.select("run_id", "records"),
+        counts=overview.select(RECORD_COLUMNS),
         events=events.select(GOODPUT_EVENT_COLUMNS),
     )
     last_step = overview["last_step"].max()

@@ -81,6 +81,11 @@ class IntervalFigures:
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
 
 
+#: What :func:`tierscope.analysis.throughput.throughput_frame` takes of each run's records: ``run_id``,
+#: ``records`` (UInt32, every stored record) and ``last_step`` (Int64, the highest global step).
+RECORD_COLUMNS = ("run_id", "records", "last_step")
+
+
 def record_counts(steps: pl.LazyFrame) -> pl.DataFrame:
     """``run_id`` (String), ``records`` (UInt32): ``steps``' records per run, sorted by run id."""
     return steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32)).sort("run_id").collect()
@@ -113,8 +118,10 @@ def interval_figures(
     """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
     :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
     rows), computed a batch of runs at a time (:func:`run_batches`). ``counts``: :func:`record_counts`
-    of ``steps``, if the caller has them (one query of the steps fewer). ``events``: the events
-    table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for the runs' goodput (None: no events).
+    of ``steps``, if the caller has them (one query of the steps fewer), with ``last_step`` too
+    (:data:`RECORD_COLUMNS`, as :func:`tierscope.analysis.analyze.step_overview` gives them: one per
+    batch fewer). ``events``: the events table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for
+    the runs' goodput (None: no events).
 
     ``visit``, if given, is called once per batch with that batch's intervals
     (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
@@ -139,10 +146,16 @@ def interval_figures(
                 visit(run.intervals)
             continue
         intervals = collect_intervals(part, extra)
-        throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+        steady = steady_samples(intervals.filter(~pl.col("warmup")))
+        if batch is None or "last_step" not in counts.columns:
+            throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+        else:  # run_throughput with the counts the caller has: no second read of the batch
+            records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
+            parts = run_parts(intervals.lazy()).collect()
+            throughput.append(throughput_frame(records, parts, steady, intervals.lazy(), seed))
         goodput.append(run_goodput(intervals, throughput[-1], events))
         tasks.append(task_throughput(part, intervals=intervals))
-        samples.update(steady_samples(intervals.filter(~pl.col("warmup"))))
+        samples.update(steady)
         if visit is not None:
             visit(intervals)
         del intervals  # before the next batch is computed, not after

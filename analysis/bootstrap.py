@@ -47,10 +47,13 @@ def median_draws(
     if values.size <= EXACT_MAX:
         picks = rng.integers(0, values.size, size=(draws, values.size))
         return np.median(values[picks], axis=1)
-    ordered = np.sort(values)
-    n = ordered.size
-    ranks = np.rint((n - 1) / 2 + np.sqrt(n) / 2 * rng.standard_normal(draws)).astype(np.int64)
-    return ordered[np.clip(ranks, 0, n - 1)]
+    n = values.size
+    ranks = np.clip(np.rint((n - 1) / 2 + np.sqrt(n) / 2 * rng.standard_normal(draws)).astype(np.int64), 0, n - 1)
+    # Only the ranks drawn need their sorted values: those between the lowest and highest drawn (a few
+    # sqrt(n) around the middle), put in place by a partition and sorted alone.
+    lo, hi = int(ranks.min()), int(ranks.max())
+    window = np.sort(np.partition(values, (lo, hi))[lo : hi + 1])
+    return window[ranks - lo]
 
 
 def percentile_interval(draws: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
