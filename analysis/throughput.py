@@ -47,7 +47,13 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import (
+    BOOTSTRAP_DRAWS,
+    BOOTSTRAP_SEED,
+    exact_median,
+    median_draws,
+    percentile_interval,
+)
 from tierscope.analysis.records import (
     TASK,
     distinct_in_log_order,
@@ -303,7 +309,7 @@ def throughput_frame(
     """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
-    medians = {run: pl.Series(values).median() for run, values in samples.items()}
+    medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
         restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
