@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from tierscope.analysis.batches import IntervalFigures, interval_figures
+from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
@@ -106,19 +106,28 @@ def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
     (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted),
     ``log_batch_size`` (Float64: the median of examples/s over local steps/s where a record logs both,
     the batch a step of one replica processes; null: none does)."""
+    # Two light queries rather than one with a list per run: per run, tier and source first (a few
+    # rows each), and the batch ratio over the rows that log both rates only (pushed into the scan).
+    per_value = steps.group_by("run_id", "tier", "source").agg(records=pl.len(), last_step=pl.col("step").max())
+    logged = pl.col("examples_per_s").is_not_null() & (pl.col("local_steps_per_s") > 0)
+    batch = (
+        steps.filter(logged)
+        .group_by("run_id")
+        .agg(log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s")).median())
+    )
+    # streaming: only the per-run rows are kept, whatever the records (collect_all would merge the scans)
+    values, batches = per_value.collect(engine="streaming"), batch.collect(engine="streaming")
     return (
-        steps.group_by("run_id")
+        values.group_by("run_id")
         .agg(
-            records=pl.len().cast(pl.UInt32),
-            last_step=pl.col("step").max(),
+            records=pl.col("records").sum().cast(pl.UInt32),
+            last_step=pl.col("last_step").max(),
             tiers=pl.col("tier").drop_nulls().unique().sort(),
             sources=pl.col("source").drop_nulls().unique().sort(),
-            log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s"))
-            .filter(pl.col("local_steps_per_s") > 0)
-            .median(),
         )
+        .join(batches, on="run_id", how="left")
+        .with_columns(pl.col("log_batch_size").cast(pl.Float64))
         .sort("run_id")
-        .collect(engine="streaming")  # only the per-run rows are kept, whatever the records
     )
 
 
@@ -206,7 +215,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         options.seed,
         extra=(*(INTERVAL_VIEW if gather is not None else ()), *(METRICS if metrics is not None else ())),
         visit=visit if visitors else None,
-        counts=overview.select("run_id", "records"),
+        counts=overview.select(RECORD_COLUMNS),
         events=events.select(GOODPUT_EVENT_COLUMNS),
     )
     last_step = overview["last_step"].max()

@@ -32,14 +32,14 @@ a pieced run's intervals whole (its charts bucket over the run).
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, exact_median
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
 from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
@@ -81,6 +81,11 @@ class IntervalFigures:
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
 
 
+#: What :func:`tierscope.analysis.throughput.throughput_frame` takes of each run's records: ``run_id``,
+#: ``records`` (UInt32, every stored record) and ``last_step`` (Int64, the highest global step).
+RECORD_COLUMNS = ("run_id", "records", "last_step")
+
+
 def record_counts(steps: pl.LazyFrame) -> pl.DataFrame:
     """``run_id`` (String), ``records`` (UInt32): ``steps``' records per run, sorted by run id."""
     return steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32)).sort("run_id").collect()
@@ -113,8 +118,10 @@ def interval_figures(
     """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
     :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
     rows), computed a batch of runs at a time (:func:`run_batches`). ``counts``: :func:`record_counts`
-    of ``steps``, if the caller has them (one query of the steps fewer). ``events``: the events
-    table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for the runs' goodput (None: no events).
+    of ``steps``, if the caller has them (one query of the steps fewer), with ``last_step`` too
+    (:data:`RECORD_COLUMNS`, as :func:`tierscope.analysis.analyze.step_overview` gives them: one per
+    batch fewer). ``events``: the events table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for
+    the runs' goodput (None: no events).
 
     ``visit``, if given, is called once per batch with that batch's intervals
     (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
@@ -139,10 +146,16 @@ def interval_figures(
                 visit(run.intervals)
             continue
         intervals = collect_intervals(part, extra)
-        throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+        steady = steady_samples(intervals.filter(~pl.col("warmup")))
+        if batch is None or "last_step" not in counts.columns:
+            throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+        else:  # run_throughput with the counts the caller has: no second read of the batch
+            records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
+            parts = run_parts(intervals.lazy()).collect()
+            throughput.append(throughput_frame(records, parts, steady, intervals.lazy(), seed))
         goodput.append(run_goodput(intervals, throughput[-1], events))
         tasks.append(task_throughput(part, intervals=intervals))
-        samples.update(steady_samples(intervals.filter(~pl.col("warmup"))))
+        samples.update(steady)
         if visit is not None:
             visit(intervals)
         del intervals  # before the next batch is computed, not after
@@ -208,25 +221,37 @@ def pieced_run(
         return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep)
 
 
-#: Rows read at a time while a large run is split into its pieces' files.
-SPILL_ROWS = 100_000
 _KEYS = ["role", "task_index"]
 
 
 def _spill(steps: pl.LazyFrame, pieces: list[pl.DataFrame], extra: Sequence[str], into: Path) -> list[list[Path]]:
     """One streaming pass over ``steps``' training records, each piece's rows (in stored order) into
-    files of its own under ``into``: the passes over a piece then read only its rows."""
+    files of its own under ``into``: the passes over a piece then read only its rows. A sink partitioned
+    by piece (polars writes each piece's rows as they stream by; a loop over collected batches let them
+    pile up: 1.5 GB for a run of 20 M records)."""
     index = pl.concat([p.select(_KEYS).with_columns(_piece=pl.lit(i, pl.UInt32)) for i, p in enumerate(pieces)])
     columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
-    files: list[list[Path]] = [[] for _ in pieces]
-    batches = training_steps(steps).select(columns).collect_batches(chunk_size=SPILL_ROWS, maintain_order=True)
-    for n, chunk in enumerate(batches):
-        tagged = chunk.join(index, on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
-        for (i,), part in tagged.partition_by("_piece", as_dict=True, maintain_order=True).items():
-            path = into / f"piece-{i:06d}-{n:06d}.parquet"
-            part.drop("_piece").write_parquet(path, compression="lz4")
-            files[int(i)].append(path)
-    return files
+    tagged = (
+        training_steps(steps)
+        .select(columns)
+        .join(index.lazy(), on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
+    )
+    target = pl.PartitionBy(into, key="_piece", include_key=False, approximate_bytes_per_file=None)
+    tagged.sink_parquet(target, compression="lz4", mkdir=True)
+    # a piece's files (one, unless polars splits it) are numbered in the order of its rows
+    return [sorted((into / f"_piece={i}").glob("*.parquet")) for i in range(len(pieces))]
+
+
+def _gathered(columns: Iterable[pl.Series], size: int) -> np.ndarray:
+    """The non-null values of ``columns`` (Float64, at most ``size`` in all) one after another in one
+    array, each column dropped once copied: no list of them and no second copy."""
+    out = np.empty(size, dtype=np.float64)
+    held = 0
+    for column in columns:
+        values = column.drop_nulls().to_numpy()
+        out[held : held + values.size] = values
+        held += values.size
+    return out[:held]
 
 
 def _pieces_figures(
@@ -240,28 +265,34 @@ def _pieces_figures(
 ) -> PiecedRun:
     """The three passes of :func:`pieced_run` over its ``count`` pieces (``piece(i)``: piece i's raw
     rates, :func:`tierscope.analysis.throughput.with_raw_rates`)."""
-    jump = pl.concat([piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)]).median()
-    jump_median = pl.lit(jump, pl.Float64)
-    warm = pl.concat(
-        [with_segments(piece(i), jump_median).select(WARM_RATES).collect().to_series() for i in range(count)]
+    size = int(training["records"].sum())  # at most this many rates: the run's training rows
+    jump = _gathered((piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)), size)
+    jump_median = pl.lit(exact_median(jump), pl.Float64)
+    del jump
+    warm = _gathered(
+        (with_segments(piece(i), jump_median).select(WARM_RATES).collect().to_series() for i in range(count)), size
     )
-    warm_median = pl.lit(warm.median(), pl.Float64)
+    warm_median = pl.lit(exact_median(warm), pl.Float64)
     del warm
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
     lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
-    parts, own, rates, leads, kept = [], [], [], [], []
+    parts, own, leads, kept = [], [], [], []
+    rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
+    held = 0
     for i in range(count):
         intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
         parts.append(run_parts(intervals.lazy()).collect())
         own.append(own_figures(intervals.lazy()))
-        rates.append(intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).get_column("rate"))
+        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).get_column("rate").to_numpy()
+        rates[held : held + steady.size] = steady
+        held += steady.size
         leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
         if keep:
             kept.append(intervals)
         del intervals
     summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
     run_id = records["run_id"][0]
-    samples = {run_id: pl.concat(rates).to_numpy()} if sum(r.len() for r in rates) else {}
+    samples = {run_id: rates[:held]} if held else {}
     lead = pl.concat(leads)
     return PiecedRun(
         throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),

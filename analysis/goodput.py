@@ -68,8 +68,8 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.clock import lead_clock
-from tierscope.analysis.throughput import lead_tasks
+from tierscope.analysis.clock import lead_clock, seconds_between
+from tierscope.analysis.throughput import lead_tasks, task_rows
 from tierscope.contract import (
     CHECKPOINT_BEGIN,
     CHECKPOINT_END,
@@ -204,9 +204,11 @@ def stall_classes(
                     by_task = measured.setdefault(j, {}).setdefault(name, {})
                     by_task[task] = by_task.get(task, 0.0) + max(seconds, 0.0)
     totals = dict.fromkeys(occurrences, 0.0)
-    other = 0.0
-    for j in np.flatnonzero(stalled):
-        e = float(excess[j])
+    rows = np.flatnonzero(stalled)
+    # What each stalled interval leaves to other: its whole excess unless an event lies in it.
+    rests = excess[rows].astype(np.float64)
+    for n in np.flatnonzero(np.isin(rows, [*measured, *lone])):
+        j, e = int(rows[n]), float(rests[n])
         # tasks save in parallel: a class holds training up for its slowest task's time
         durations = {c: max(d.values()) for c, d in measured.get(j, {}).items()}
         unmeasured = lone.get(j, set()) - set(durations)
@@ -218,9 +220,8 @@ def stall_classes(
         if unmeasured:
             for c in unmeasured:
                 totals[c] += rest / len(unmeasured)
-        else:
-            other += rest
-    return totals, other
+        rests[n] = 0.0 if unmeasured else rest
+    return totals, _running_total(rests)
 
 
 def _one_run(
@@ -254,32 +255,25 @@ def _one_run(
     # an evaluator restores every checkpoint it evaluates: only a training task's restore resumes training
     restores = stalling.filter((pl.col("event") == RESTORED) & pl.col("step").is_not_null())
 
-    def resumed_at(k: int, i: int) -> float | None:
-        """The step a ``restored`` event says segment ``k`` (first row ``i``) resumed from."""
-        found = restores.filter(pl.col("step") < steps[i])
-        if timed:
-            at = (found["timestamp"] - origin).dt.total_microseconds() / 1e6
-            after = t[i - 1] if k > 0 else -np.inf
-            found = found.filter(((at > after - CLOCK_SLACK_S) & (at <= t[i] + CLOCK_SLACK_S)).fill_null(False))
-        return float(found["step"].max()) if found.height else None
-
+    restored = _restored_steps(restores, steps, starts, t if timed else None, origin)
     interval = float(np.median(d_step[~first])) if (~first).any() else 0.0
-    wasted_steps, restarts, first_progress = 0.0, 0.0, 0.0
-    highest = -np.inf
-    bases = []
-    for k, i in enumerate(starts):
-        restored = resumed_at(k, i)
-        if k == 0:
-            base = restored if restored is not None else 0.0
-        else:
-            highest = max(highest, steps[starts[k - 1] : i].max())
-            # resumed from the restored step, else one logging interval before its first record
-            base = restored if restored is not None else max(steps[i] - interval, 0.0)
-            wasted_steps += max(highest - base, 0.0)
-            if t is not None:
-                restarts += max(t[i] - t[i - 1] - (steps[i] - base) / rate, 0.0)
-        bases.append(base)
-        first_progress += (steps[i] - base) / rate
+    # Each segment's base: the step it resumed from (its restored event's, else one logging interval
+    # before its first record; the first segment's else 0). Sums are running totals in segment order.
+    firsts = steps[starts]
+    known = ~np.isnan(restored)
+    bases = np.where(known, restored, np.maximum(firsts - interval, 0.0))
+    if len(starts):
+        bases[0] = restored[0] if known[0] else 0.0
+    # the highest step reached before each later segment: the running maximum of the segments' maxima
+    # (a segment holding a step-less record, NaN here, adds none, as a loop of max() skips a NaN)
+    tops = np.maximum.reduceat(steps, starts) if len(starts) else steps[:0]
+    highest = np.maximum.accumulate(np.where(np.isnan(tops), -np.inf, tops))[:-1]
+    wasted_steps = _running_total(np.maximum(highest - bases[1:], 0.0))
+    restarts = 0.0
+    if t is not None and len(starts) > 1:
+        later = starts[1:]
+        restarts = _running_total(np.maximum(t[later] - t[later - 1] - (steps[later] - bases[1:]) / rate, 0.0))
+    first_progress = _running_total((firsts - bases) / rate)
     out["badput_wasted_s"] = wasted_steps / rate
     out["badput_restarts_s"] = restarts if t is not None else None
     out["badput_init_s"] = out["badput_program_startup_s"] = None
@@ -326,6 +320,34 @@ def _one_run(
     return out
 
 
+def _running_total(values: np.ndarray) -> float:
+    """The sum of ``values`` added one after another (as a loop would: a figure stays the same to the
+    last bit), 0.0 when empty."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _restored_steps(
+    restores: pl.DataFrame, steps: np.ndarray, starts: np.ndarray, t: np.ndarray | None, origin: object
+) -> np.ndarray:
+    """Per segment (first row ``starts[k]``), the step a ``restored`` event says it resumed from (NaN: none):
+    the highest restored step below the segment's first, on a timestamp clock (``t``, seconds from
+    ``origin``) only an event in the gap before it (after the previous record, up to the first)."""
+    found = np.full(len(starts), np.nan)
+    if restores.height == 0:
+        return found
+    restored = restores["step"].to_numpy().astype(float)
+    at = seconds_between(restores["timestamp"], origin) if t is not None else None
+    for k, i in enumerate(starts):
+        # below a step-less record's (NaN) is every step, as polars orders NaN above all numbers
+        hit = restored < steps[i] if not np.isnan(steps[i]) else np.ones(len(restored), dtype=bool)
+        if at is not None:
+            after = t[i - 1] if k > 0 else -np.inf
+            hit &= (at > after - CLOCK_SLACK_S) & (at <= t[i] + CLOCK_SLACK_S)
+        if hit.any():
+            found[k] = restored[hit].max()
+    return found
+
+
 def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     """Goodput and badput of each run of ``intervals`` (:func:`tierscope.analysis.throughput.collect_intervals`,
     in log order per task) with a steady rate in ``throughput``
@@ -341,18 +363,20 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
         .join(throughput.select("run_id", pl.col("last_step").alias("b")), on="run_id", how="left")
         .iter_rows()
     }
-    leads = lead_tasks(intervals.lazy()).collect()
-    lead = intervals.join(leads, on=["run_id", "role", "task_index"], how="semi")
-    by_lead = {r: (role, index) for r, role, index in leads.iter_rows()}
+    tasks = task_rows(intervals)
+    # Each lead's rows, sliced where they lie. A lead whose role or index is null is matched by no
+    # row (as a join on it would not), so its run gets no goodput row.
+    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=["run_id", "role", "task_index"])
     rows = []
     by_run = dict(rates.iter_rows())
     ours = events.filter(pl.col("run_id").is_in(list(by_run)))
     per_run = {r: part for (r,), part in ours.group_by("run_id")}
     empty = events.clear()
-    for (run_id,), part in lead.group_by("run_id", maintain_order=True):
+    for run_id, role, index, offset, length in leads.sort("offset").iter_rows():
         if run_id not in by_run:
             continue
-        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), by_lead[run_id], highest.get(run_id))
+        part = intervals.slice(offset, length)
+        row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), (role, index), highest.get(run_id))
         rows.append({"run_id": run_id, **row})
     frame = pl.DataFrame(rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share")})
     frame = frame.with_columns(

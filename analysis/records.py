@@ -103,8 +103,10 @@ def _not_before(keys: tuple[str, ...], prev: dict[str, pl.Expr], first: pl.Expr)
     return first | ok
 
 
-def _task_starts() -> pl.Expr:
-    """True on a row whose task differs from the previous row's (and on the first row)."""
+def task_starts() -> pl.Expr:
+    """True on a row whose task differs from the previous row's (and on the first row): on rows grouped
+    by task (each task's rows together), its first row. A window over the task is then a plain
+    shift masked here, far cheaper than ``.over(TASK)``."""
     same = pl.lit(True)
     for key in TASK:
         same = same & pl.col(key).eq_missing(pl.col(key).shift(1))
@@ -129,15 +131,26 @@ def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
     in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, pl.int_range(pl.len()) == 0).all()
     if not frame.select(in_order).item():
         # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
-        frame = frame.sort(TASK, nulls_last=True, maintain_order=True)
+        frame = by_task(frame)
         if not frame.select(in_order).item():
             frame = frame.sort(whole, nulls_last=True)
     frame = frame.drop("_order_ts")
     rises = pl.col("step") > pl.col("step").shift(1)
-    unsure = pl.col("step").is_null() | (~_task_starts() & ~rises.fill_null(False))
+    unsure = pl.col("step").is_null() | (~task_starts() & ~rises.fill_null(False))
     if not frame.select(unsure.any()).item():
         return frame.with_columns(copies=pl.lit(1, dtype=pl.UInt32))
     flagged = frame.select(unsure.any().over(TASK)).to_series()
     clean = frame.filter(~flagged).with_columns(copies=pl.lit(1, dtype=pl.UInt32))
     merged = in_log_order(merge_duplicates(frame.filter(flagged).lazy())).collect()
-    return pl.concat([clean, merged]).sort(TASK, nulls_last=True, maintain_order=True)
+    return by_task(pl.concat([clean, merged]))
+
+
+def by_task(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame.sort(TASK, nulls_last=True, maintain_order=True)``: each task's rows together, in their
+    order, tasks in order. Taken apart by task and put back in task order, which costs a third of
+    polars' stable sort on string keys."""
+    parts = frame.partition_by(list(TASK), maintain_order=True, as_dict=True)
+    if len(parts) < 2:
+        return frame
+    order = sorted(parts, key=lambda task: tuple((value is None, value) for value in task))
+    return pl.concat([parts[task] for task in order])

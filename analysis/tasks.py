@@ -69,7 +69,7 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
         intervals.group_by("run_id", "role", "task_index")
         .agg(
             records=pl.len().cast(pl.UInt32),
-            segments=pl.col("segment").n_unique().cast(pl.UInt32),
+            segments=(pl.col("segment").max() + 1).cast(pl.UInt32),  # a task's segments are 0, 1, ...
             steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
             steady_global_steps_per_s=pl.col("rate").filter(steady).median(),
             _steady_local=pl.col("local_rate").filter(steady).median(),

@@ -47,8 +47,21 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED, median_draws, percentile_interval
-from tierscope.analysis.records import TASK, distinct_in_log_order, in_log_order, merge_duplicates, training_steps
+from tierscope.analysis.bootstrap import (
+    BOOTSTRAP_DRAWS,
+    BOOTSTRAP_SEED,
+    exact_median,
+    median_draws,
+    percentile_interval,
+)
+from tierscope.analysis.records import (
+    TASK,
+    distinct_in_log_order,
+    in_log_order,
+    merge_duplicates,
+    task_starts,
+    training_steps,
+)
 from tierscope.dataset.schema import STEP_SCHEMA
 
 SEGMENT = (*TASK, "segment")
@@ -71,12 +84,22 @@ INTERVAL_COLUMNS = {
 }
 
 
-def _seconds_since_previous() -> pl.Expr:
-    prev = pl.col("timestamp").shift(1).over(TASK)
+def _previous(column: str, starts: pl.Expr) -> pl.Expr:
+    """``column``'s value in the previous row of its group (null on the group's first row, where
+    ``starts``): ``shift(1).over(group)`` on rows grouped by it, without the window's cost."""
+    return pl.when(starts).then(None).otherwise(pl.col(column).shift(1))
+
+
+def _since_start(values: pl.Expr, starts: pl.Expr) -> pl.Expr:
+    """``values`` (cumulative, non-decreasing) less their value on the group's first row (where ``starts``)."""
+    return values - pl.when(starts).then(values).forward_fill()
+
+
+def _seconds_since_previous(first: pl.Expr) -> pl.Expr:
     return pl.coalesce(
         pl.col("interval_s"),
-        pl.col("elapsed_s") - pl.col("elapsed_s").shift(1).over(TASK),
-        (pl.col("timestamp") - prev).dt.total_microseconds() / 1e6,
+        pl.col("elapsed_s") - _previous("elapsed_s", first),
+        (pl.col("timestamp") - _previous("timestamp", first)).dt.total_microseconds() / 1e6,
     )
 
 
@@ -101,16 +124,20 @@ WARM_MEDIAN = WARM_RATES.median()
 
 
 def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
-    """Stage 1 of :func:`with_intervals`: ``ordered`` (one row per record, in log order per task)
-    with each record's raw step and time deltas to the task's previous record and ``_raw_rate``."""
-    return ordered.with_columns(
-        _d_step=pl.col("step") - pl.col("step").shift(1).over(TASK),
-        _d_seconds=_seconds_since_previous(),
-        _elapsed_back=(pl.col("elapsed_s") < pl.col("elapsed_s").shift(1).over(TASK)).fill_null(False),
-        _first=pl.int_range(pl.len()).over(TASK) == 0,
-    ).with_columns(
-        _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
-            pl.col("_d_step") / pl.col("_d_seconds")
+    """Stage 1 of :func:`with_intervals`: ``ordered`` (one row per record, each task's rows together in
+    log order) with each record's raw step and time deltas to the task's previous record and ``_raw_rate``."""
+    first = pl.col("_first")
+    return (
+        ordered.with_columns(_first=task_starts())
+        .with_columns(
+            _d_step=pl.col("step") - _previous("step", first),
+            _d_seconds=_seconds_since_previous(first),
+            _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
+        )
+        .with_columns(
+            _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+                pl.col("_d_step") / pl.col("_d_seconds")
+            )
         )
     )
 
@@ -131,13 +158,15 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
         | (time_unknown & pl.col("global_steps_per_s").is_null())
         | jump.fill_null(False)
     )
-    segmented = raw.with_columns(
-        segment=(breaks.cast(pl.UInt32).cum_sum().over(TASK) - 1).cast(pl.UInt32),
-    ).with_columns(
-        interval_index=pl.int_range(pl.len(), dtype=pl.UInt32).over(SEGMENT),
+    # Segments and tasks are runs of consecutive rows (a task's first row always breaks): counts
+    # within them are running counts over the frame less their value at the start.
+    opens = pl.col("_break")
+    segmented = raw.with_columns(_break=breaks).with_columns(
+        segment=_since_start(opens.cast(pl.UInt32).cum_sum(), pl.col("_first")).cast(pl.UInt32),
+        interval_index=_since_start(pl.int_range(pl.len(), dtype=pl.UInt32), opens),
     )
     in_segment = pl.col("interval_index") > 0
-    d_local = pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)
+    d_local = pl.col("local_step") - _previous("local_step", opens)
     return segmented.with_columns(
         d_step=pl.when(in_segment).then(pl.col("_d_step")),
         d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
@@ -160,10 +189,9 @@ def with_warmup(rated: pl.LazyFrame, warm_median: pl.Expr) -> pl.LazyFrame:
     in_segment = pl.col("interval_index") > 0
     slow_start = ~in_segment | (pl.col("rate") < WARMUP_FRACTION * warm_median).fill_null(False)
     kept = [c for c in rated.collect_schema().names() if not c.startswith("_") and c not in INTERVAL_COLUMNS]
-    return rated.with_columns(
-        # cum_min over the segment: warm-up lasts while every interval so far was slow
-        warmup=slow_start.cast(pl.UInt8).cum_min().over(SEGMENT).cast(pl.Boolean),
-    ).select(*kept, *INTERVAL_COLUMNS)
+    # warm-up lasts while every interval of the segment so far was slow: no fast one since its start
+    fast = (~slow_start).cast(pl.UInt32).cum_sum()
+    return rated.with_columns(warmup=_since_start(fast, ~in_segment) == 0).select(*kept, *INTERVAL_COLUMNS)
 
 
 def with_intervals(ordered: pl.LazyFrame) -> pl.LazyFrame:
@@ -260,8 +288,9 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     positive = steady & (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
     return intervals.group_by("run_id").agg(
         duplicates=(pl.col("copies") - 1).sum().cast(pl.UInt32),
-        tasks=pl.struct("role", "task_index").n_unique().cast(pl.UInt32),
-        segments=pl.struct("role", "task_index", "segment").n_unique().cast(pl.UInt32),
+        # each segment has one first interval (index 0), each task one first segment (0)
+        tasks=(pl.col("interval_index").eq(0) & pl.col("segment").eq(0)).sum().cast(pl.UInt32),
+        segments=pl.col("interval_index").eq(0).sum().cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
@@ -280,7 +309,7 @@ def throughput_frame(
     """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
-    medians = {run: pl.Series(values).median() for run, values in samples.items()}
+    medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
         restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
@@ -310,6 +339,26 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, np.ndarray]
     return {run: part["rate"].to_numpy() for (run,), part in frame.group_by("run_id", maintain_order=True)}
 
 
+def task_firsts(intervals: pl.LazyFrame) -> pl.LazyFrame:
+    """The first interval of each task of ``intervals`` (:func:`interval_rates` rows): one row per task,
+    for what needs only the tasks (:func:`lead_tasks`) at a fraction of the rows."""
+    return intervals.filter((pl.col("segment") == 0) & (pl.col("interval_index") == 0))
+
+
+def task_rows(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Where each task's rows lie in ``intervals`` (:func:`interval_rates` rows, each task's together):
+    ``run_id``, ``role``, ``task_index``, ``offset`` and ``length`` (Int64), one row per task in the
+    rows' order, so that ``intervals.slice(offset, length)`` is the task's intervals without a join."""
+    starts = intervals.select(
+        offset=pl.arg_where((pl.col("segment") == 0) & (pl.col("interval_index") == 0)).cast(pl.Int64)
+    ).to_series()
+    return (
+        intervals.select(TASK)[starts]
+        .with_columns(offset=starts)
+        .with_columns(length=pl.col("offset").shift(-1).fill_null(intervals.height) - pl.col("offset"))
+    )
+
+
 def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """``run_id, role, task_index`` of each run's lead task: master/chief (lowest index), else the
     training task of lowest index. Only its clock starts with the job: a late worker's would understate."""
@@ -326,11 +375,12 @@ def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    lead = lead_tasks(intervals)
+    lead = lead_tasks(task_firsts(intervals))
+    # The lead's first steady interval of its first segment: the first in the rows' (log) order, where
+    # the segment's interval index rises.
     first_steady = (
         intervals.filter(~pl.col("warmup") & (pl.col("segment") == 0))
-        .join(lead, on=["run_id", "role", "task_index"])
-        .sort(["run_id", "interval_index"])
+        .join(lead, on=["run_id", "role", "task_index"], how="semi", maintain_order="left")
         .group_by("run_id", maintain_order=True)
         .first()
         .join(runs.lazy().select("run_id", "steady_global_steps_per_s"), on="run_id")

@@ -1,0 +1,142 @@
+"""The intervals computed without windows (masked shifts and running counts on rows grouped by task)
+are those of the windowed definition, row for row, on records that exercise every break."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from tierscope.analysis.records import TASK, by_task, in_log_order, merge_duplicates, training_steps
+from tierscope.analysis.tasks import own_figures
+from tierscope.analysis.throughput import (
+    INTERVAL_COLUMNS,
+    JUMP_FACTOR,
+    JUMP_MEDIAN,
+    SEGMENT,
+    WARM_MEDIAN,
+    WARMUP_FRACTION,
+    collect_intervals,
+    interval_rates,
+    run_parts,
+)
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+
+
+def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
+    """The intervals as defined, every per-task and per-segment figure a window (``.over``), each run's
+    two medians taken over the run first (a median window nested in a task's or segment's window would be
+    the task's or the segment's: the run's is what the definition, the pieces and the SQL query take)."""
+    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "elapsed_s", "timestamp")}
+    seconds = pl.coalesce(
+        pl.col("interval_s"),
+        pl.col("elapsed_s") - prev["elapsed_s"],
+        (pl.col("timestamp") - prev["timestamp"]).dt.total_microseconds() / 1e6,
+    )
+    raw = ordered.with_columns(
+        _d_step=pl.col("step") - prev["step"],
+        _d_seconds=seconds,
+        _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"]).fill_null(False),
+        _first=pl.int_range(pl.len()).over(TASK) == 0,
+    ).with_columns(
+        _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+            pl.col("_d_step") / pl.col("_d_seconds")
+        )
+    )
+    raw = raw.with_columns(_jump=JUMP_MEDIAN.over("run_id"))
+    unknown = pl.col("_d_seconds").is_null() | (pl.col("_d_seconds") <= 0)
+    breaks = (
+        pl.col("_first")
+        | (pl.col("_d_step") <= 0).fill_null(False)
+        | pl.col("_elapsed_back")
+        | (unknown & pl.col("global_steps_per_s").is_null())
+        | (pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_jump")).fill_null(False)
+    )
+    inside = pl.col("interval_index") > 0
+    rated = (
+        raw.with_columns(segment=(breaks.cast(pl.UInt32).cum_sum().over(TASK) - 1).cast(pl.UInt32))
+        .with_columns(interval_index=pl.int_range(pl.len(), dtype=pl.UInt32).over(SEGMENT))
+        .with_columns(d_step=pl.when(inside).then(pl.col("_d_step")), d_seconds=pl.when(inside).then("_d_seconds"))
+        .with_columns(
+            rate=pl.coalesce(
+                "global_steps_per_s", pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / "d_seconds")
+            ),
+            local_rate=pl.coalesce(
+                "local_steps_per_s",
+                pl.when(inside & (pl.col("d_seconds") > 0)).then(
+                    (pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)) / pl.col("d_seconds")
+                ),
+            ),
+        )
+    )
+    rated = rated.with_columns(_warm=WARM_MEDIAN.over("run_id"))
+    slow = ~inside | (pl.col("rate") < WARMUP_FRACTION * pl.col("_warm")).fill_null(False)
+    kept = [c for c in rated.collect_schema().names() if not c.startswith("_") and c not in INTERVAL_COLUMNS]
+    return rated.with_columns(warmup=slow.cast(pl.UInt8).cum_min().over(SEGMENT).cast(pl.Boolean)).select(
+        *kept, *INTERVAL_COLUMNS
+    )
+
+
+def awkward_steps(rows: int = 4000, seed: int = 13) -> pl.LazyFrame:
+    """Two runs of six tasks (one with no role or index, a ps), interleaved in one log: steps that
+    mostly rise by 100 but go back (restarts), stay put, jump far ahead (resumes) or are missing;
+    clocks that go back (a new process); some records with their own rate or interval, some copies;
+    one task with timestamps."""
+    rng = np.random.default_rng(seed)
+    tasks = [("master", 0), ("worker", 0), ("worker", 1), (None, None), ("ps", 0), ("worker", 2)]
+    pick = rng.integers(0, len(tasks), rows)
+    run = np.where(np.arange(rows) < rows // 2, "r1", "r2")
+    step = (np.arange(rows) // len(tasks) + 1) * 100 + rng.choice([0, 0, 0, 0, 0, 0, -300, 0, 50_000], rows)
+    elapsed = np.arange(rows) * 0.9 + rng.random(rows) * 0.5 - np.where(rng.random(rows) < 0.01, 100.0, 0.0)
+    frame = pl.DataFrame(
+        {
+            "run_id": run,
+            "role": [tasks[k][0] for k in pick],
+            "task_index": [tasks[k][1] for k in pick],
+            "step": pl.Series(step).set(pl.Series(rng.random(rows) < 0.01), None),
+            "local_step": np.arange(rows) // 3,
+            "elapsed_s": elapsed,
+            "interval_s": pl.Series(rng.random(rows) * 5).set(pl.Series(rng.random(rows) < 0.8), None),
+            "global_steps_per_s": pl.Series(20 + rng.random(rows)).set(pl.Series(rng.random(rows) < 0.7), None),
+            "local_steps_per_s": pl.Series(5 + rng.random(rows)).set(pl.Series(rng.random(rows) < 0.5), None),
+            "source": "job.log",
+            "source_offset": np.arange(rows) + 1,
+            "tier": "STANDARD_1",
+            "format": "cloudml",
+        }
+    ).with_columns(
+        timestamp=pl.when(pl.col("role") == "worker", pl.col("task_index") == 2).then(
+            pl.datetime(2026, 1, 1, time_zone="UTC") + pl.duration(seconds=pl.col("elapsed_s").abs())
+        )
+    )
+    copies = frame.filter(pl.col("source_offset") % 17 == 0).with_columns(pl.col("source_offset") + rows)
+    return conform(pl.concat([frame, copies], how="diagonal_relaxed"), STEP_SCHEMA).lazy()
+
+
+def test_intervals_without_windows_are_the_windowed_ones() -> None:
+    steps = awkward_steps()
+    reference = windowed(in_log_order(merge_duplicates(training_steps(steps)))).collect()
+    # the generated records do reach every kind of break, warm-up beyond the first interval and copies
+    assert reference["segment"].max() > 5 and reference["copies"].max() == 2
+    assert reference.filter(pl.col("warmup") & (pl.col("interval_index") > 0)).height > 0
+    assert_frame_equal(interval_rates(steps).collect(), reference)
+    fast = collect_intervals(steps)  # the stored order checked, not re-sorted: the same rows
+    assert_frame_equal(fast, reference.select(fast.columns))
+
+
+def test_counts_from_first_rows_are_the_distinct_counts() -> None:
+    intervals = interval_rates(awkward_steps()).collect()
+    parts = run_parts(intervals.lazy()).collect().sort("run_id")
+    distinct = intervals.group_by("run_id").agg(
+        tasks=pl.struct("role", "task_index").n_unique().cast(pl.UInt32),
+        segments=pl.struct("role", "task_index", "segment").n_unique().cast(pl.UInt32),
+    )
+    assert_frame_equal(parts.select("run_id", "tasks", "segments"), distinct.sort("run_id"))
+    own = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
+    by_window = intervals.group_by(TASK).agg(segments=pl.col("segment").n_unique().cast(pl.UInt32))
+    assert own["segments"].to_list() == by_window.sort(TASK, nulls_last=True)["segments"].to_list()
+
+
+def test_tasks_put_in_order_as_a_stable_sort_does() -> None:
+    frame = awkward_steps().collect()
+    assert_frame_equal(by_task(frame), frame.sort(TASK, nulls_last=True, maintain_order=True))
