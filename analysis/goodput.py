@@ -232,7 +232,8 @@ def _one_run(
     ends_evt = events.filter(pl.col("event").is_in(END_EVENTS))["timestamp"].drop_nulls()
     started = starts_evt.min() if starts_evt.len() else None
     ended = ends_evt.max() if ends_evt.len() else None
-    own = events.filter((pl.col("role") == lead_task[0]) & (pl.col("task_index") == lead_task[1]))
+    # eq_missing: a single-process log's task and its events name no role or index (both null).
+    own = events.filter(pl.col("role").eq_missing(lead_task[0]) & pl.col("task_index").eq_missing(lead_task[1]))
 
     steps = lead["step"].to_numpy().astype(float)
     first = lead["interval_index"].to_numpy() == 0
@@ -364,9 +365,9 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
         .iter_rows()
     }
     tasks = task_rows(intervals)
-    # Each lead's rows, sliced where they lie. A lead whose role or index is null is matched by no
-    # row (as a join on it would not), so its run gets no goodput row.
-    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=["run_id", "role", "task_index"])
+    # Each lead's rows, sliced where they lie. A single-process log names no role or index: its
+    # one task's nulls are its key (nulls_equal), as in a run taken in pieces (batches.py).
+    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=["run_id", "role", "task_index"], nulls_equal=True)
     rows = []
     by_run = dict(rates.iter_rows())
     ours = events.filter(pl.col("run_id").is_in(list(by_run)))
@@ -377,6 +378,10 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
             continue
         part = intervals.slice(offset, length)
         row = _one_run(part, by_run[run_id], per_run.get(run_id, empty), (role, index), highest.get(run_id))
+        # A lead whose segment starts with a step-less record (rates logged apart from steps, or no
+        # step at all) places no progress: its goodput is unobserved (no row), not NaN.
+        if not np.isfinite(row["productive_s"]):
+            continue
         rows.append({"run_id": run_id, **row})
     frame = pl.DataFrame(rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share")})
     frame = frame.with_columns(

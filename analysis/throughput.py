@@ -380,7 +380,7 @@ def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
     # the segment's interval index rises.
     first_steady = (
         intervals.filter(~pl.col("warmup") & (pl.col("segment") == 0))
-        .join(lead, on=["run_id", "role", "task_index"], how="semi", maintain_order="left")
+        .join(lead, on=["run_id", "role", "task_index"], how="semi", maintain_order="left", nulls_equal=True)
         .group_by("run_id", maintain_order=True)
         .first()
         .join(runs.lazy().select("run_id", "steady_global_steps_per_s"), on="run_id")

@@ -160,16 +160,22 @@ def test_stalls_without_events_cannot_be_classified(tmp_path) -> None:
     assert row["badput_init_s"] is None and row["badput_program_startup_s"] is None
 
 
-def _estimator_log(path) -> None:
+def _estimator_log(path, single_process: bool = False) -> None:
     """A Cloud ML Engine Estimator job as ``gcloud ... stream-logs`` prints it: steps 100..2000 every
     20 s at 5 steps/s (the first at 50 s), the steps after 700 and 1300 held up 10 s by a checkpoint
-    save, so those intervals take 30 s (``global_step/sec: 3.333``, ``(30.000 sec)``)."""
+    save, so those intervals take 30 s (``global_step/sec: 3.333``, ``(30.000 sec)``).
+    ``single_process``: the same steps as one process's glog lines, which name no task."""
     t0 = datetime(2018, 2, 6, 17, 0, 0)
     lines, t, last = [], 30.0, 0.0
     for step in range(100, 2001, 100):
         t += 20
-        stamp = (t0 + timedelta(seconds=t)).strftime("%Y-%m-%d %H:%M:%S +0000")
-        head = f"INFO\t{stamp}\tmaster-replica-0\t\t"
+        at = t0 + timedelta(seconds=t)
+        stamp = at.strftime("%Y-%m-%d %H:%M:%S +0000")
+        head = (
+            f"I{at:%m%d %H:%M:%S}.000000 140456655849280 basic_session_run_hooks.py:260] "
+            if single_process
+            else f"INFO\t{stamp}\tmaster-replica-0\t\t"
+        )
         if step > 100:
             lines.append(f"{head}global_step/sec: {100 / (t - last):.4g}")
         lines.append(f"{head}loss = 0.5, step = {step}" + (f" ({t - last:.3f} sec)" if step > 100 else ""))
@@ -198,3 +204,28 @@ def test_estimator_checkpoint_lines_classify_a_text_logs_stalls(tmp_path) -> Non
     assert row["badput_stalls_other_s"] == pytest.approx(0, abs=1)
     # no evaluation line, and no trainer known to write one for every evaluation: not observable (null)
     assert row["badput_eval_s"] is None
+
+
+def test_a_single_process_log_without_task_names_gets_goodput_by_hand(tmp_path) -> None:
+    # Before: a log naming no role or task (one process's glog lines, the commonest real log)
+    # got no goodput at all: its lead task's null key matched no row of a join.
+    log = tmp_path / "train.log"
+    _estimator_log(log, single_process=True)
+    ds = tmp_path / "ds"
+    runner = CliRunner()
+    done = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "one"])
+    assert done.exit_code == 0, done.output
+    assert Dataset(ds).read("steps").get_column("role").null_count() == 20  # no task named
+    result = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    # 19 intervals: 17 of 100 steps in 20 s (5/s), 2 in 30 s (3.33/s): steady median 5 steps/s.
+    assert row["steady_global_steps_per_s"] == pytest.approx(5)
+    # First record: step 100 at 50 s, so the run started 100 / 5 = 20 s earlier, at 30 s; the last,
+    # step 2000, at 50 + 17 * 20 + 2 * 30 = 450 s: lifetime 420 s; productive 2000 / 5 = 400 s.
+    assert row["lifetime_s"] == pytest.approx(420)
+    assert row["productive_s"] == pytest.approx(400)
+    assert row["goodput"] == pytest.approx(400 / 420)
+    # The two 10 s stalls, each after a `Saving checkpoints` line of this (unnamed) task.
+    assert row["stalls"] == 2 and row["badput_checkpoint_s"] == pytest.approx(20, abs=1)
+    assert row["badput_stalls_other_s"] == pytest.approx(0, abs=1)

@@ -159,3 +159,12 @@ def test_rates(case: str, results: dict[str, tuple[dict[str, Any], pl.DataFrame]
         assert any(v == pytest.approx(rate["global_steps_per_s"], rel=REL) for v in found), (
             f"step {rate['step']}: {rate['global_steps_per_s']} ({rate['basis']}) not among {found}"
         )
+
+
+@pytest.mark.parametrize("case", _params())
+def test_no_figure_is_nan(case: str, results: dict[str, tuple[dict[str, Any], pl.DataFrame]]) -> None:
+    # A figure the log cannot give is null, never NaN: case15 logs rates but no step, case08's
+    # segments start with a rate line; once single-process leads were matched (goodput.py),
+    # both printed NaN for productive seconds and goodput.
+    row, _ = results[case]
+    assert [k for k, v in row.items() if isinstance(v, float) and v != v] == []
