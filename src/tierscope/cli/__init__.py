@@ -10,6 +10,7 @@ google-cloud-logging inside its body.
 
 from __future__ import annotations
 
+import gc
 from typing import Annotated
 
 import typer
@@ -90,4 +91,12 @@ def _options(
 
 
 def main() -> None:
-    app()
+    """The console script: run the command, then leave without the interpreter's final garbage
+    collection, which walks every object polars, pyarrow and numpy created at import (0.08-0.16 s
+    of a 0.45 s collect with nothing new; 0.2 s of a large collect). Everything the command wrote
+    is closed and synced by then; atexit handlers still run, and only objects in reference cycles
+    are left to the operating system instead of collected."""
+    try:
+        app()
+    finally:
+        gc.freeze()
