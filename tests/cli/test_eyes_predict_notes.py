@@ -50,6 +50,7 @@ def test_usl_caveat_names_the_usl_in_lower_case_mid_sentence() -> None:
         "determined by three runs (of 1, 2 and 4 tasks), which nothing checks"
     )
     assert prediction_caveat(fit, 4) == (
-        "an unchecked prediction: the USL is exactly determined by three runs (of 1, 2 and 4 tasks), which nothing checks"
+        "an unchecked prediction: the USL is exactly determined by three runs (of 1, 2 and 4 tasks), "
+        "which nothing checks"
     )
     assert fit.message.startswith("The USL has 3 parameters and the data 3 task counts")
