@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,22 @@ def test_a_reader_that_goes_away_is_no_error_message() -> None:
     stderr = child.stderr.read().decode()
     assert child.wait(timeout=60) == 1
     assert stderr == ""
+
+
+def test_a_misspelt_log_format_is_refused_before_anything_is_read_or_recorded(tmp_path: Path) -> None:
+    log = tmp_path / "basic.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.2 (21.5 sec) 4.644 global_steps/s, 4.644 local_steps/s\n"
+    )
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text('[[run]]\nid = "basic"\ntier = "BASIC"\nfiles = ["basic.log"]\ndate = 2016-12-31\n')
+    ds = tmp_path / "ds"
+    assert runner.invoke(app, ["collect", "files", "--manifest", str(manifest), "-d", str(ds), "-q"]).exit_code == 0
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--log-format", "cloudmel"])
+    assert result.exit_code == 2
+    line = _one_line_error(result.output)
+    assert line.startswith("error: unknown log format 'cloudmel'; known formats: ")
+    # it used to be collected first (a "read 0 lines" summary) and its facts recorded: the newest row,
+    # tier and date unset, took over from the manifest's (BASIC, 2016-12-31)
+    facts = Dataset(ds).read("runs")
+    assert facts.select("run_id", "tier", "date").rows() == [("basic", "BASIC", date(2016, 12, 31))]
