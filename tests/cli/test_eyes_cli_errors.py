@@ -178,3 +178,17 @@ def test_a_misspelt_log_format_is_refused_before_anything_is_read_or_recorded(tm
     # tier and date unset, took over from the manifest's (BASIC, 2016-12-31)
     facts = Dataset(ds).read("runs")
     assert facts.select("run_id", "tier", "date").rows() == [("basic", "BASIC", date(2016, 12, 31))]
+
+
+def test_spec_help_keeps_the_build_commands_whole_at_80_columns() -> None:
+    # click's plain help rewraps every paragraph: the image name was cut at its hyphen
+    # ("-t us-" / "central1-docker.pkg.dev/..."), a command that no longer pastes
+    result = runner.invoke(app, ["spec", "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    image = "us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest"
+    assert "  pip wheel --no-deps --wheel-dir dist ." in lines
+    assert "  docker build -f trainer/Dockerfile \\" in lines
+    assert f"    -t {image} ." in lines
+    assert f"  docker push {image}" in lines
+    assert max(len(line) for line in lines) <= 80
