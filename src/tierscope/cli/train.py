@@ -217,8 +217,7 @@ def spec_cmd(
 
     \b
     pip wheel --no-deps --wheel-dir dist .
-    docker build -f trainer/Dockerfile \\
-      -t us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest .
+    docker build -f trainer/Dockerfile -t us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest .
     docker push us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest
     """
     from tierscope.trainer.spec import spec
