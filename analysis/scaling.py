@@ -45,7 +45,7 @@ from tierscope.contract import LOCAL_TIER_PATTERN
 FIT_DRAWS = 1000
 MODELS = ("amdahl", "usl")
 MIN_SIZES = {"amdahl": 2, "usl": 3}
-MODEL_NAMES = {"amdahl": "Amdahl's law", "usl": "The USL"}
+MODEL_NAMES = {"amdahl": "Amdahl's law", "usl": "the USL"}
 #: The statuses of a fit: the data checks the model / as many task counts as parameters / too few.
 FITTED, EXACT, INSUFFICIENT = "fitted", "exactly determined", "insufficient"
 #: A prediction at more than this many times the largest measured task count is an extrapolation.
@@ -229,7 +229,7 @@ def fit_model(
     usable = points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
     sizes = sorted(set(usable["tasks"].to_list()))
     need = MIN_SIZES[model]
-    name = MODEL_NAMES[model]
+    name = MODEL_NAMES[model][:1].upper() + MODEL_NAMES[model][1:]  # it starts each message
     if len(sizes) < need:
         have = ", ".join(str(s) for s in sizes) or "none"
         message = (

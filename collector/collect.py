@@ -55,7 +55,7 @@ from tierscope.dataset import rewind
 from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
-from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_SCHEMA
+from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA
 from tierscope.dataset.store import AppendResult, Dataset, Staged
 from tierscope.gcs import is_url
 
@@ -477,10 +477,18 @@ def file_head(path: Path) -> str:
 
 
 def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
-    """Append what is known about each run to the ``runs`` table (the newest row wins)."""
+    """Append what is known about each run to the ``runs`` table where it differs from the run's
+    newest row (the newest row wins: facts changed back to earlier ones are appended again)."""
     now = datetime.now(UTC)
-    rows = [{**run_facts(r), "collected_at": now} for r in runs]
-    return dataset.append("runs", pl.DataFrame(rows, schema=RUN_SCHEMA))
+    rows = pl.DataFrame([{**run_facts(r), "collected_at": now} for r in runs], schema=RUN_SCHEMA)
+    if rows.height and dataset.files("runs"):
+        held = dataset.read("runs", where=pl.col("run_id").is_in(rows["run_id"].unique().to_list()))
+        newest = held.sort("collected_at").group_by("run_id", maintain_order=True).last()
+        unchanged = rows.join(newest.select(RUN_KEY), on=list(RUN_KEY), how="semi", nulls_equal=True)
+        result = AppendResult(duplicates=unchanged.height)
+        result += dataset.append("runs", rows.join(unchanged, on=list(RUN_KEY), how="anti", nulls_equal=True))
+        return result
+    return dataset.append("runs", rows)
 
 
 def collect_runs(

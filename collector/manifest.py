@@ -125,6 +125,8 @@ def manifest_formats(doc: dict[str, object], path: Path) -> tuple[LineFormat, ..
         names = [names]
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
         raise ManifestError(f"manifest {path}: 'formats' must be a path or a list of paths to formats files")
+    if not names:
+        return ()  # most manifests: no import of the formats (and polars) for a collect that may have nothing new
     from tierscope.collector.formats.declared import load_format_files  # polars: only for a manifest with formats
 
     return load_format_files(path.parent / n for n in names)

@@ -144,7 +144,9 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
     "collected_at": pl.Datetime("us", "UTC"),
 }
 
-#: Run facts are stored again only when they change.
+#: Run facts are stored again only when they differ from the run's newest row (the collector's
+#: ``record_runs`` says so): the table's key adds ``collected_at`` to these, so facts changed back
+#: to earlier ones are a new row, the newest, and no compaction merges it with the earlier one.
 RUN_KEY: tuple[str, ...] = (
     "run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size",
 )  # fmt: skip

@@ -84,7 +84,7 @@ TABLES: dict[str, Table] = {
     "steps": Table("steps", STEP_SCHEMA, STEP_KEY, range_key="step"),
     "events": Table("events", EVENT_SCHEMA, EVENT_KEY),
     "rejects": Table("rejects", REJECT_SCHEMA, REJECT_KEY, range_key="source_offset"),
-    "runs": Table("runs", RUN_SCHEMA, RUN_KEY),
+    "runs": Table("runs", RUN_SCHEMA, (*RUN_KEY, "collected_at")),
 }
 
 PART_GLOB = "part-*.parquet"

@@ -76,21 +76,44 @@ NOT_FOR_COLLECT = (
 )  # fmt: skip
 
 
-def test_a_collect_with_nothing_new_loads_no_parquet_writer_and_no_analysis(tmp_path: Path) -> None:
-    log = tmp_path / "a.log"
-    log.write_text(
-        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (4.0 sec) 25.0 global_steps/s, 25.0 local_steps/s\n"
-    )
-    argv = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--tier", "BASIC"]
+def _collect_twice(argv: list[str], cwd: Path) -> tuple[str, list[str]]:
+    """Run the collect ``argv`` here, then again in a fresh interpreter: its output and the modules
+    of :data:`NOT_FOR_COLLECT` (or the analysis and reports rooms) it loaded."""
     assert CliRunner().invoke(app, argv).exit_code == 0
     done = subprocess.run(
-        [sys.executable, "-c", COLLECT_AGAIN, *argv], capture_output=True, text=True, cwd=tmp_path, check=False
+        [sys.executable, "-c", COLLECT_AGAIN, *argv], capture_output=True, text=True, cwd=cwd, check=False
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert "read 0 lines: stored 0 step records" in " ".join(report["out"].split())
     heavy = (*NOT_FOR_COLLECT, "tierscope.analysis", "tierscope.reports")
-    assert [m for m in report["modules"] if m in heavy or m.startswith(tuple(p + "." for p in heavy))] == []
+    return report["out"], [m for m in report["modules"] if m in heavy or m.startswith(tuple(p + "." for p in heavy))]
+
+
+LINE = "Train [master/0], step 100:loss:2.3, accuracy:0.1 (4.0 sec) 25.0 global_steps/s, 25.0 local_steps/s\n"
+
+
+def test_a_collect_with_nothing_new_loads_no_parquet_writer_and_no_analysis(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    log.write_text(LINE)
+    out, loaded = _collect_twice(
+        ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--tier", "BASIC"], tmp_path
+    )
+    assert "read 0 lines: stored 0 step records" in " ".join(out.split())
+    assert loaded == []
+
+
+def test_a_manifest_collect_with_nothing_new_loads_no_data_library(tmp_path: Path) -> None:
+    # The README's cron form: a manifest without a formats key imported the declared-formats module
+    # (and with it polars, ~0.5 s of CPU) to read no formats file.
+    (tmp_path / "a.log").write_text(LINE)
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text('[[run]]\nid = "a"\ntier = "BASIC"\nfiles = ["a.log"]\n')
+    out, loaded = _collect_twice(
+        ["collect", "files", "--manifest", str(manifest), "-d", str(tmp_path / "ds")], tmp_path
+    )
+    # one file of one line, already read: the second collect reads 0 lines
+    assert "read 0 lines: stored 0 step records" in " ".join(out.split())
+    assert loaded == []
 
 
 def test_version_prints_the_package_version() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from typer.testing import CliRunner
 
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
+from tierscope.trainer.spec import BUILD_COMMANDS
 
 runner = CliRunner()
 
@@ -158,3 +160,32 @@ def test_a_reader_that_goes_away_is_no_error_message() -> None:
     stderr = child.stderr.read().decode()
     assert child.wait(timeout=60) == 1
     assert stderr == ""
+
+
+def test_a_misspelt_log_format_is_refused_before_anything_is_read_or_recorded(tmp_path: Path) -> None:
+    log = tmp_path / "basic.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.2 (21.5 sec) 4.644 global_steps/s, 4.644 local_steps/s\n"
+    )
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text('[[run]]\nid = "basic"\ntier = "BASIC"\nfiles = ["basic.log"]\ndate = 2016-12-31\n')
+    ds = tmp_path / "ds"
+    assert runner.invoke(app, ["collect", "files", "--manifest", str(manifest), "-d", str(ds), "-q"]).exit_code == 0
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--log-format", "cloudmel"])
+    assert result.exit_code == 2
+    line = _one_line_error(result.output)
+    assert line.startswith("error: unknown log format 'cloudmel'; known formats: ")
+    # it used to be collected first (a "read 0 lines" summary) and its facts recorded: the newest row,
+    # tier and date unset, took over from the manifest's (BASIC, 2016-12-31)
+    facts = Dataset(ds).read("runs")
+    assert facts.select("run_id", "tier", "date").rows() == [("basic", "BASIC", date(2016, 12, 31))]
+
+
+def test_spec_help_keeps_the_build_commands_whole_at_80_columns() -> None:
+    # click's plain help rewraps every paragraph: at 80 columns the image name was cut at its hyphen
+    # ("-t us-" / "central1-docker.pkg.dev/..."), a command that no longer pastes; each is one line now
+    result = runner.invoke(app, ["spec", "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    for command in BUILD_COMMANDS:
+        assert f"  {command}" in lines, command

@@ -100,7 +100,7 @@ def predict_cmd(
             grid.notes.append(f"{r['model']}: {r['message']}")
         else:
             grid.add(r["model"], name, n.fixed(r["global_steps_per_s"], 2), _interval(r, 2), r["status"])
-            grid.notes.append(prediction_line(r, tasks))
+            grid.notes.extend(prediction_lines(r, tasks))
     doc = {"points": fitted.points.to_dicts(), "fits": fitted.table.to_dicts(), "predictions": predicted.to_dicts()}
     emit(fmt, grid, records, doc, wide)
 
@@ -129,11 +129,12 @@ def _check_priceable(analysis: Analysis) -> None:
         )
 
 
-def prediction_line(r: dict, tasks: int) -> str:
+def prediction_lines(r: dict, tasks: int) -> list[str]:
     """One model's prediction (a :data:`tierscope.analysis.scaling.PREDICTION_SCHEMA` row) in words: the
-    figure and its interval (or why it has none), then the caveat and the fit's verdict on lines of their own."""
+    figure and its interval (or why it has none), then the caveat and the fit's verdict, each a note of
+    its own (a note is one paragraph: a newline inside one is shown escaped, as ``\\x0a``)."""
     if r["global_steps_per_s"] is None:
-        return f"{r['model']}: {r['message']}"
+        return [f"{r['model']}: {r['message']}"]
     if r["ci_low"] is None:
         noise = f"{r['noise_ci_low']:.2f} - {r['noise_ci_high']:.2f}"
         interval = f"no 95 % interval: {r['status']}; measurement noise alone {noise}"
@@ -143,7 +144,7 @@ def prediction_line(r: dict, tasks: int) -> str:
     if r["caveat"]:
         lines.append(f"  Caveat: {r['caveat']}.")
     lines.append(f"  {r['message']}")
-    return "\n".join(lines)
+    return lines
 
 
 def recommend_cmd(

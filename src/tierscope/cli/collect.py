@@ -105,11 +105,12 @@ def collect_files_cmd(
     from tierscope.collector.unchanged import collect_unchanged
 
     runs = load_manifest(manifest) if manifest else []
+    chosen = log_format(fmt, old_fmt)
     if paths:
         from tierscope.gcs import is_url
 
         inputs = [p if is_url(p) else Path(p) for p in paths]
-        runs += runs_from_paths(inputs, run_id, checked_tier(tier), log_format(fmt, old_fmt))
+        runs += runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
     if formats:
         from dataclasses import replace
 
@@ -117,6 +118,12 @@ def collect_files_cmd(
 
         declared = load_format_files(formats)
         runs = [replace(r, formats=merge_formats(r.formats, declared)) for r in runs]
+    if chosen is not None and paths and runs:
+        from tierscope.collector.formats import check_format
+
+        # A misspelt --log-format is a usage error before anything is read or any run's facts recorded
+        # (the last run is the paths', with the declared formats as collect_runs reads them).
+        check_format(chosen, runs[-1].formats)
     if not (formats or fmt or old_fmt) and (unchanged := collect_unchanged(dataset, runs, lock_timeout, reread=reread)):
         # Nothing new (a cron job's usual run): told from the state, without loading polars.
         print_counts(unchanged, quiet, wide)

@@ -215,10 +215,9 @@ def spec_cmd(
     TensorFlow (the package needs Python 3.11 or later; the prebuilt TensorFlow images run 3.10). Build
     and upload it from the repository, then pass its name with --image:
 
+    \b
     pip wheel --no-deps --wheel-dir dist .
-
     docker build -f trainer/Dockerfile -t us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest .
-
     docker push us-central1-docker.pkg.dev/YOUR_PROJECT/tierscope/trainer:latest
     """
     from tierscope.trainer.spec import spec
