@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,9 @@ from tierscope.gcs import is_url
 #: only a collect that takes the full path and writes it anew).
 RECORDED = ".recorded-runs"
 RECORDED_VERSION = 1
+#: The largest note read (bytes): one line per file of the ``runs`` table, far below this; a larger
+#: one is not what :func:`note_recorded` wrote, and the full collect writes it anew.
+RECORDED_MAX_BYTES = 16 << 20
 #: The first bytes of a gzip file (read whole: its state is checked by the full collect).
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -92,10 +96,26 @@ def note_recorded(root: Path | GsPath, runs: list[RunSpec]) -> None:
     write_bytes_atomic(root / "state" / RECORDED, json.dumps(doc, sort_keys=True).encode())
 
 
+def _read_note(path: Path) -> bytes | None:
+    """The note's bytes, if it is a regular file of at most :data:`RECORDED_MAX_BYTES` (what
+    :func:`note_recorded` writes); None otherwise. A symbolic link (to ``/dev/zero``, a FIFO)
+    is not followed and a FIFO not waited on: reading one would never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # none yet, or a symbolic link (ELOOP)
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > RECORDED_MAX_BYTES:
+            return None
+        return fh.read(RECORDED_MAX_BYTES + 1)
+
+
 def _facts_held(root: Path, runs: list[RunSpec]) -> bool:
     try:
-        doc = json.loads((root / "state" / RECORDED).read_bytes())
-    except (OSError, ValueError, RecursionError):  # none yet, or not JSON (UnicodeDecodeError is a ValueError)
+        data = _read_note(root / "state" / RECORDED)
+        doc = None if data is None or len(data) > RECORDED_MAX_BYTES else json.loads(data)
+    except (OSError, ValueError, RecursionError):  # unreadable, or not JSON (UnicodeDecodeError is a ValueError)
         return False
     if not isinstance(doc, dict) or doc.get("version") != RECORDED_VERSION or doc.get("files") != _runs_files(root):
         return False
