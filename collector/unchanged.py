@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from tierscope.collector.offsets import OffsetStore, plan_reads
 from tierscope.collector.runs import CollectResult, SourceCounts
 from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import journal, rewind, state
-from tierscope.dataset.durable import TMP_PREFIX, write_bytes_atomic
+from tierscope.dataset.durable import TMP_PREFIX, read_regular, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import held
 from tierscope.dataset.objects import GsPath, as_location
@@ -96,26 +95,12 @@ def note_recorded(root: Path | GsPath, runs: list[RunSpec]) -> None:
     write_bytes_atomic(root / "state" / RECORDED, json.dumps(doc, sort_keys=True).encode())
 
 
-def _read_note(path: Path) -> bytes | None:
-    """The note's bytes, if it is a regular file of at most :data:`RECORDED_MAX_BYTES` (what
-    :func:`note_recorded` writes); None otherwise. A symbolic link (to ``/dev/zero``, a FIFO)
-    is not followed and a FIFO not waited on: reading one would never end."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:  # none yet, or a symbolic link (ELOOP)
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > RECORDED_MAX_BYTES:
-            return None
-        return fh.read(RECORDED_MAX_BYTES + 1)
-
-
 def _facts_held(root: Path, runs: list[RunSpec]) -> bool:
     try:
-        data = _read_note(root / "state" / RECORDED)
-        doc = None if data is None or len(data) > RECORDED_MAX_BYTES else json.loads(data)
-    except (OSError, ValueError, RecursionError):  # unreadable, or not JSON (UnicodeDecodeError is a ValueError)
+        # Never through a link, nor from a FIFO or a device: reading one could block or never end.
+        data = read_regular(root / "state" / RECORDED, RECORDED_MAX_BYTES, follow_links=False)
+        doc = None if data is None else json.loads(data)
+    except (OSError, ValueError, RecursionError):  # none, unreadable, or not JSON (UnicodeDecodeError is a ValueError)
         return False
     if not isinstance(doc, dict) or doc.get("version") != RECORDED_VERSION or doc.get("files") != _runs_files(root):
         return False
