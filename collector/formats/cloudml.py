@@ -257,7 +257,9 @@ class CloudMLSamples(SingleLineFormat):
         slow = self._parse_full(lines.filter(marked & ~ok).select("source_offset", "line"))
         rest = lines.filter(~marked)
         if slow.steps.height:
-            steps = pl.concat([steps, slow.steps])
+            # In line order: of two lines with one key the store keeps the first one's values,
+            # whichever path read each and wherever a batch ends.
+            steps = pl.concat([steps, slow.steps]).sort("source_offset", maintain_order=True)
         rejects = slow.rejects
         evals, eval_rejects, rest = self._eval_blocks(rest)
         return Parsed(
