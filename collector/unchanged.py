@@ -31,7 +31,7 @@ from tierscope.collector.offsets import OffsetStore, plan_reads
 from tierscope.collector.runs import CollectResult, SourceCounts
 from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import journal, rewind, state
-from tierscope.dataset.durable import TMP_PREFIX, write_bytes_atomic
+from tierscope.dataset.durable import TMP_PREFIX, read_regular, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import held
 from tierscope.dataset.objects import GsPath, as_location
@@ -42,6 +42,9 @@ from tierscope.gcs import is_url
 #: only a collect that takes the full path and writes it anew).
 RECORDED = ".recorded-runs"
 RECORDED_VERSION = 1
+#: The largest note read (bytes): one line per file of the ``runs`` table, far below this; a larger
+#: one is not what :func:`note_recorded` wrote, and the full collect writes it anew.
+RECORDED_MAX_BYTES = 16 << 20
 #: The first bytes of a gzip file (read whole: its state is checked by the full collect).
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -94,8 +97,10 @@ def note_recorded(root: Path | GsPath, runs: list[RunSpec]) -> None:
 
 def _facts_held(root: Path, runs: list[RunSpec]) -> bool:
     try:
-        doc = json.loads((root / "state" / RECORDED).read_bytes())
-    except (OSError, ValueError, RecursionError):  # none yet, or not JSON (UnicodeDecodeError is a ValueError)
+        # Never through a link, nor from a FIFO or a device: reading one could block or never end.
+        data = read_regular(root / "state" / RECORDED, RECORDED_MAX_BYTES, follow_links=False)
+        doc = None if data is None else json.loads(data)
+    except (OSError, ValueError, RecursionError):  # none, unreadable, or not JSON (UnicodeDecodeError is a ValueError)
         return False
     if not isinstance(doc, dict) or doc.get("version") != RECORDED_VERSION or doc.get("files") != _runs_files(root):
         return False

@@ -12,6 +12,7 @@ not complete leaves no object).
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import uuid
 from pathlib import Path
@@ -20,7 +21,7 @@ from tierscope import atomic
 from tierscope.atomic import TMP_PREFIX
 from tierscope.dataset.objects import GsPath
 
-__all__ = ["TMP_PREFIX", "commit", "fsync_dir", "move", "remove", "temp_path", "write_bytes_atomic"]
+__all__ = ["TMP_PREFIX", "commit", "fsync_dir", "move", "read_regular", "remove", "temp_path", "write_bytes_atomic"]
 
 
 def fsync_dir(path: Path | GsPath) -> None:
@@ -50,6 +51,27 @@ def commit(tmp: Path | GsPath, final: Path | GsPath) -> None:
         return
     final.store.write_once(final.key, tmp)
     tmp.unlink(missing_ok=True)
+
+
+def read_regular(path: Path, limit: int | None = None, *, follow_links: bool = True) -> bytes | None:
+    """The bytes of the local file ``path``, or None if it is not a regular file of at most
+    ``limit`` bytes: a FIFO (opened without waiting for a writer), a device (``/dev/zero`` would
+    be read forever), a directory, or with ``follow_links`` False a symbolic link. Raises
+    :class:`FileNotFoundError` if there is none, :class:`OSError` if it cannot be read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        if not follow_links and os.path.islink(path):
+            return None  # ELOOP: the link itself
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    return None if limit is not None and len(data) > limit else data
 
 
 def write_bytes_atomic(path: Path | GsPath, data: bytes) -> None:

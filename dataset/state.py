@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tierscope.dataset.durable import move, write_bytes_atomic
+from tierscope.dataset.durable import move, read_regular, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.objects import GsPath, as_location
 
@@ -60,9 +60,11 @@ class StateStore:
         """
         path = self.path(name)
         try:
-            data = path.read_bytes()
+            data = path.read_bytes() if isinstance(path, GsPath) else read_regular(path)
         except FileNotFoundError:
             return None
+        if data is None:
+            raise StateCorruptError(path, "is not a regular file (a FIFO, a device or a directory)")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 import polars as pl
 
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats.base import LINES_SCHEMA, TAG, LineFormat, ParseContext, Parsed
+from tierscope.collector.formats.base import LINES_SCHEMA, LOOKAHEAD_LINES, TAG, LineFormat, ParseContext, Parsed
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
@@ -96,9 +96,6 @@ ALWAYS: tuple[LineFormat, ...] = (PythonTraceback(), RunStatus())
 
 #: How many lines :func:`sniff_format` looks at.
 SNIFF_LINES = 200
-
-#: Lines at the end of a non-final batch kept as look-ahead for multi-line blocks.
-LOOKAHEAD_LINES = 16
 
 
 class UnknownFormatError(CollectorError, UsageError, ValueError):

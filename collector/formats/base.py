@@ -24,6 +24,10 @@ from tierscope.collector.formats.vocabulary import number as number
 #: number) and ``line`` (String).
 LINES_SCHEMA: dict[str, pl.DataType] = {"source_offset": pl.Int64(), "line": pl.String()}
 
+#: Lines at the end of a non-final batch kept as look-ahead for multi-line blocks (a format whose
+#: block may straddle their first line moves it back with ``undecided_from``).
+LOOKAHEAD_LINES = 16
+
 #: Column added to the lines a parser sees: the launcher prefix's task (``"worker/2"``), null
 #: without one. Parsers that relate neighbouring lines (rate lines to records, Keras bars to
 #: their ``Epoch`` line) relate only lines of the same tag.

@@ -43,7 +43,14 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat, number, reject_frame
+from tierscope.collector.formats.base import (
+    LOOKAHEAD_LINES,
+    ParseContext,
+    Parsed,
+    SingleLineFormat,
+    number,
+    reject_frame,
+)
 from tierscope.dataset.schema import ROLES
 
 _MARK = "Train ["
@@ -52,6 +59,8 @@ _EVAL_MARK = "Eval, step"
 _EVAL = r"Eval, step\s*(?P<step>[^:\s]*)\s*:\s*$"
 _SET = r"^\s*-+\s*on (?P<which>train|eval) set\s+(?P<loss>[^,\s]*)\s*,\s*(?P<acc>\S*)\s*$"
 _SET_MARK = r"^\s*-+\s*on (?:train|eval) set"
+#: Lines of an Eval block: its head and its two result lines.
+_EVAL_LINES = 3
 
 _PATTERN = (
     r"Train \[(?P<role>[^/\]]*)/(?P<task>[^\]]*)\],\s*step\s+(?P<step>[^:\s(]+)"
@@ -229,6 +238,13 @@ class CloudMLSamples(SingleLineFormat):
     mark: ClassVar[str] = _MARK
     mark_is_literal: ClassVar[bool] = True
 
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        """The first Eval head among the batch's last lines: a look-ahead cut between a head and
+        its result lines would leave those, in the next batch, without it (two false rejects)."""
+        tail = lines.tail(LOOKAHEAD_LINES + _EVAL_LINES - 1)
+        heads = tail.get_column("source_offset").filter(tail.get_column("line").str.contains(_EVAL_MARK, literal=True))
+        return int(heads[0]) if heads.len() else None
+
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # Every line goes through the fast path (one without the mark is never ``_ok``): cheaper
         # than cutting the marked lines out first; the few others are taken from ``lines``.
@@ -241,7 +257,9 @@ class CloudMLSamples(SingleLineFormat):
         slow = self._parse_full(lines.filter(marked & ~ok).select("source_offset", "line"))
         rest = lines.filter(~marked)
         if slow.steps.height:
-            steps = pl.concat([steps, slow.steps])
+            # In line order: of two lines with one key the store keeps the first one's values,
+            # whichever path read each and wherever a batch ends.
+            steps = pl.concat([steps, slow.steps]).sort("source_offset", maintain_order=True)
         rejects = slow.rejects
         evals, eval_rejects, rest = self._eval_blocks(rest)
         return Parsed(

@@ -153,3 +153,38 @@ def test_its_note_is_a_cache_doctor_does_not_count_and_a_bad_one_costs_only_time
     assert collect_unchanged(ds.root, _spec(log)) is None
     assert collect_runs(ds, _spec(log)).total("steps") == 0
     assert collect_unchanged(ds.root, _spec(log)) is not None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "huge"])
+def test_a_hostile_note_is_never_read_and_the_full_collect_replaces_it(
+    collected: tuple[Dataset, Path], kind: str
+) -> None:
+    """A note that is a FIFO (opening or reading it would wait for a writer forever), a symbolic link
+    (to /dev/zero it would be read forever; here to a copy of the good note, which must not be
+    followed either) or a sparse file of 1 GiB (read whole before: 1 GiB of memory for a cache) is
+    no note: the fast path steps aside at once, and the full collect writes a regular note again."""
+    import os
+    import threading
+
+    from tierscope.collector.unchanged import RECORDED
+
+    ds, log = collected
+    note = ds.state_dir / RECORDED
+    good = note.read_bytes()
+    note.unlink()
+    if kind == "fifo":
+        os.mkfifo(note)
+    elif kind == "link":
+        (ds.root / "copy").write_bytes(good)
+        note.symlink_to(ds.root / "copy")
+    else:
+        with note.open("wb") as fh:
+            fh.truncate(1 << 30)
+    answers: list[object] = []
+    worker = threading.Thread(target=lambda: answers.append(collect_unchanged(ds.root, _spec(log))), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert answers == [None]  # answered (not blocked), and the full path is taken
+    assert collect_runs(ds, _spec(log)).total("steps") == 0  # 10 records stored once, by the first collect
+    assert not note.is_symlink() and note.read_bytes().startswith(b"{")
+    assert collect_unchanged(ds.root, _spec(log)) is not None

@@ -170,3 +170,42 @@ def test_doctor_fix_rewinds_the_offsets_so_the_next_collect_restores_every_recor
     assert not (ds.state_dir / "rewinds.json").exists()
     quiet = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds.root), "--run-id", "r"])
     assert "read 0 lines" in quiet.output.replace(",", "")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_state_document_that_is_no_regular_file_is_moved_aside_not_waited_on(tmp_path: Path, kind: str) -> None:
+    """``state/files.json`` replaced by a FIFO (reading it waited for a writer forever, in the
+    nothing-new check and in the full collect alike) or a directory (a traceback): it is a
+    corrupt state document like one that does not parse, moved to quarantine with a notice, and
+    the file is read again from its start: 3 steps, all already stored, so 0 new and 3 duplicates."""
+    import threading
+
+    from tierscope.collector.collect import collect_runs
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.collector.unchanged import collect_unchanged
+
+    log = tmp_path / "a.log"
+    write_steps(log, [100, 200, 300])
+    ds = Dataset(tmp_path / "ds")
+    collect(ds, log)
+    state = ds.state_dir / "files.json"
+    state.unlink()
+    if kind == "fifo":
+        os.mkfifo(state)
+    else:
+        state.mkdir()
+    runs = [RunSpec(run_id="r", tier="BASIC", files=[log])]
+    answers: list[object] = []
+
+    def both() -> None:
+        answers.append(collect_unchanged(ds.root, runs))
+        answers.append(collect_runs(ds, runs))
+
+    worker = threading.Thread(target=both, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert len(answers) == 2 and answers[0] is None  # not blocked; the full path taken
+    [counts] = answers[1].sources  # type: ignore[attr-defined]
+    assert (counts.lines, counts.steps, counts.duplicates) == (3, 0, 3)
+    assert [n for n in ds.notices if "files.json is not a regular file" in n and "quarantine" in n]
+    assert state.is_file() and stored_steps(ds) == [100, 200, 300]

@@ -80,3 +80,26 @@ def mutated_lines(draw: st.DrawFn) -> str:
 def test_fast_path_and_full_pattern_agree_on_every_line(texts: list[str]) -> None:
     got, expected = both_paths(texts)
     assert got == expected
+
+
+def test_of_two_lines_with_one_key_the_first_is_stored_whichever_path_reads_it(tmp_path) -> None:
+    """Line 1 needs the full pattern (two spaces before its elapsed time), line 2 is the fast path's
+    2016 variant; both are worker 0 at step 100 after 3.996 s (one key), with losses 2.5 and 2.3.
+    The store keeps the first row of a key: line 1 (loss 2.5), as when a batch ends between
+    them. Before, the fast path's rows came first in a batch, so one batch stored line 2's 2.3."""
+    from tierscope.collector.collect import collect_runs
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.dataset.store import Dataset
+
+    tail = "22.107 global_steps/s, 5.390 local_steps/s"
+    log = tmp_path / "w.log"
+    log.write_text(
+        f"Train [worker/0], step 100:loss:2.5, accuracy:0.044  (3.996 sec) {tail}\n"
+        f"Train [worker/0], step 100:loss:2.3, accuracy:0.044 (3.996 sec) {tail}\n"
+    )
+    for batch_bytes in (1 << 20, 100):  # one batch; a batch a line
+        ds = Dataset(tmp_path / f"ds{batch_bytes}")
+        run = RunSpec(run_id="r", tier="BASIC", files=[log])
+        [counts] = collect_runs(ds, [run], batch_bytes=batch_bytes, settle_s=0).sources
+        assert (counts.steps, counts.duplicates) == (1, 1)
+        assert Dataset(ds.root).read("steps").select("source_offset", "loss").rows() == [(1, 2.5)]

@@ -184,3 +184,42 @@ def test_blocks_across_batch_boundaries_and_gzip(tmp_path: Path, batch_bytes: in
     assert events.select("source_offset", "event", "step").rows() == [(17, "failed", 101), (18, "checkpoint_begin", 20)]
     assert dataset.read("rejects").height == 0
     assert events.get_column("reason")[0].startswith("tensorflow.python.framework.errors_impl.ResourceExhaustedError")
+
+
+def _train_line(k: int) -> str:
+    return (
+        f"Train [master/0], step {100 * k}:loss:2.3, accuracy:0.1 ({3.0 + k:.3f} sec) "
+        "22.1 global_steps/s, 22.1 local_steps/s"
+    )
+
+
+@pytest.mark.parametrize("before_cut", [0, 1, 2, 3])  # the Eval head this many lines before the look-ahead's first line
+def test_an_eval_block_cut_by_the_look_ahead_is_read_whole_in_the_next_batch(before_cut: int) -> None:
+    """30 lines, then 10 more in a second batch, an Eval block (3 lines) placed across the first
+    batch's look-ahead cut (its 16 last lines start at line 15). Whatever the cut, the batches give
+    what one pass gives: 37 train records + 1 evaluator record, no reject. Before, a head decided
+    in the first batch left its result lines from line 15 on to the second, where they were
+    rejects "without its 'Eval, step N:' line": two for a block at lines 14-16, one at 13-15.
+    """
+    import polars as pl
+
+    from tierscope.collector.formats import LOOKAHEAD_LINES, ParseContext, parse_lines
+
+    lines = [_train_line(k) for k in range(1, 41)]
+    head = 30 - LOOKAHEAD_LINES - before_cut  # 0-based: 14 is the look-ahead's first line (line 15)
+    lines[head : head + 3] = ["Eval, step 1000:", "- on train set 0.41, 0.88", "-- on eval set 0.52, 0.85"]
+
+    def frame(part: list[str], first: int) -> pl.DataFrame:
+        return pl.DataFrame({"source_offset": range(first, first + len(part)), "line": part},
+                            schema={"source_offset": pl.Int64, "line": pl.String})  # fmt: skip
+
+    def run(frame: pl.DataFrame, final: bool) -> object:
+        return parse_lines(frame, context=ParseContext(year=2016), first="cloudml", final=final)
+
+    one = run(frame(lines, 1), True)
+    first = run(frame(lines[:30], 1), False)
+    second = run(pl.concat([first.pending, frame(lines[30:], 31)]), True)
+    assert (one.steps.height, one.rejects.height) == (38, 0)
+    assert (first.steps.height + second.steps.height, first.rejects.height + second.rejects.height) == (38, 0)
+    evals = pl.concat([first.steps, second.steps], how="diagonal_relaxed").filter(pl.col("role") == "evaluator")
+    assert evals.select("source_offset", "step", "eval_loss").rows() == [(head + 1, 1000, 0.52)]
