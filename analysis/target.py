@@ -204,7 +204,7 @@ def metric_records(
     ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
     extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
     ``started``: ``{run_id: first started event time}``."""
-    samples = steady_samples(intervals.filter(~pl.col("warmup")))
+    samples = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
     # each run's lead task, found among the first rows of the tasks (task_rows) and sliced: no join of
     # every row; an inner join of the keys, so a null key matches nothing (as a semi join of the rows)
     tasks = task_rows(intervals)
@@ -351,8 +351,9 @@ class TargetPass:
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
         if self.target is None and self.charted is not None:  # only a chart: its runs alone (every figure is per run)
-            charted = pl.col("run_id").is_in(self.charted)
-            intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
+            charted = pl.col("run_id").is_in(self.charted).fill_null(False)  # as a filter takes a null
+            if not intervals.select(charted.all()).item():  # a batch of charted runs alone is taken as it is
+                intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
             if intervals.height == 0:
                 return
         runs = intervals["run_id"].unique().to_list()
