@@ -146,7 +146,7 @@ def interval_figures(
                 visit(run.intervals)
             continue
         intervals = collect_intervals(part, extra)
-        steady = steady_samples(intervals.filter(~pl.col("warmup")))
+        steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
         if batch is None or "last_step" not in counts.columns:
             throughput.append(run_throughput(part, seed=seed, intervals=intervals))
         else:  # run_throughput with the counts the caller has: no second read of the batch

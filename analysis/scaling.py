@@ -9,7 +9,7 @@ Throughput ``X`` (steady-state global steps/s) against ``N`` training tasks:
 
 Fitting: ``N / X = (1 + σ (N - 1) + κ N (N - 1)) / λ`` is linear in ``(1/λ, σ/λ, κ/λ)``;
 it is solved by least squares on relative errors (every run's point weighs the same
-whatever its throughput) with ``σ, κ >= 0`` (:func:`scipy.optimize.lsq_linear`). One
+whatever its throughput) with ``σ, κ >= 0`` (:func:`scipy.optimize.lsq_linear`'s result, :func:`bounded_lstsq`). One
 point per run: its steady-state median. Runs of the same size are separate points.
 
 Uncertainty: a percentile bootstrap. Each draw resamples every run's steady intervals
@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from scipy.optimize import lsq_linear
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, median_draws, percentile_interval
 from tierscope.contract import LOCAL_TIER_PATTERN
@@ -197,6 +196,20 @@ def usl(
     return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
 
+def bounded_lstsq(design: np.ndarray, target: np.ndarray, lower: list[float]) -> np.ndarray:
+    """The least-squares ``x`` of ``design @ x = target`` with ``x >= lower``, equal to the bit to
+    :func:`scipy.optimize.lsq_linear`'s ``x`` (bounds ``(lower, inf)``): that solver first takes the
+    unbounded solution (``numpy.linalg.lstsq``, ``rcond=-1``) and returns it as it is when it lies within
+    the bounds; so does this, without scipy's per-call checks (a thousand draws per model). Only a
+    solution outside them goes to scipy's iterative solver (imported then: most fits never need it)."""
+    unbounded = np.linalg.lstsq(design, target, rcond=-1)[0]
+    if np.all(unbounded >= np.asarray(lower, dtype=float)):  # lsq_linear's own test (NaN fails it too)
+        return unbounded
+    from scipy.optimize import lsq_linear
+
+    return lsq_linear(design, target, bounds=(lower, np.inf)).x
+
+
 def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, float, float]:
     y = tasks / rates
     columns = [np.ones_like(tasks), tasks - 1]
@@ -204,7 +217,7 @@ def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, flo
         columns.append(tasks * (tasks - 1))
     design = np.column_stack(columns) / y[:, None]  # relative errors
     lower = [1e-12] + [0.0] * (len(columns) - 1)
-    coef = lsq_linear(design, np.ones_like(y), bounds=(lower, np.inf)).x
+    coef = bounded_lstsq(design, np.ones_like(y), lower)
     a, b = coef[0], coef[1]
     c = coef[2] if model == "usl" else 0.0
     # the solver stops a hair inside a bound; a parameter at its bound is exactly 0

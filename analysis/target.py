@@ -42,7 +42,7 @@ from tierscope.analysis.clock import LeadClock, lead_clock
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import TASK, merge_duplicates
 from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed, per_run_budget
-from tierscope.analysis.throughput import lead_tasks, steady_samples
+from tierscope.analysis.throughput import lead_tasks, steady_samples, task_rows
 from tierscope.contract import EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 
@@ -204,8 +204,11 @@ def metric_records(
     ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
     extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
     ``started``: ``{run_id: first started event time}``."""
-    samples = steady_samples(intervals.filter(~pl.col("warmup")))
-    lead = intervals.join(lead_tasks(intervals.lazy()).collect(), on=list(TASK), how="semi")
+    samples = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
+    # each run's lead task, found among the first rows of the tasks (task_rows) and sliced: no join of
+    # every row; an inner join of the keys, so a null key matches nothing (as a semi join of the rows)
+    tasks = task_rows(intervals)
+    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=list(TASK)).sort("offset")
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
     # each frame split by run once: a batch may hold thousands of small runs
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]
@@ -217,7 +220,8 @@ def metric_records(
         .partition_by("run_id", as_dict=True)
     )
     parts = []
-    for (run_id,), lead_part in lead.group_by("run_id", maintain_order=True):
+    for run_id, offset, length in leads.select("run_id", "offset", "length").iter_rows():
+        lead_part = intervals.slice(offset, length)
         rate = float(np.median(samples[run_id])) if run_id in samples else None
         clock = lead_clock(lead_part, started.get(run_id), None)
         column, source = "loss", training.get((run_id,))
@@ -226,10 +230,9 @@ def metric_records(
             column, source = ("eval_accuracy", evaluation) if evaluation is not None else ("accuracy", source)
         if source is None:
             continue
-        rows = source.filter(pl.col(column).is_not_null())
-        seconds = place(rows, lead_part, clock, rate)
+        seconds = place(source, lead_part, clock, rate)  # source: its metric's nulls filtered out above
         parts.append(
-            rows.select(
+            source.select(
                 "run_id",
                 metric=pl.lit(column),
                 seconds=pl.Series(seconds, dtype=pl.Float64).fill_nan(None),
@@ -316,8 +319,9 @@ def event_evaluations(events: pl.DataFrame) -> pl.DataFrame:
     return conform(found, STEP_SCHEMA)
 
 
-#: What :func:`metric_records` reads of the intervals for the loss (its clock, the steady rate, the records).
-_LOSS_COLUMNS = (*TASK, "step", "timestamp", "elapsed_s", "segment", "warmup", "rate", "loss")
+#: What :func:`metric_records` reads of the intervals for the loss (its clock, the steady rate, the records; where
+#: each task's rows begin, :func:`tierscope.analysis.throughput.task_rows`).
+_LOSS_COLUMNS = (*TASK, "step", "timestamp", "elapsed_s", "segment", "interval_index", "warmup", "rate", "loss")
 
 
 class TargetPass:
@@ -347,8 +351,9 @@ class TargetPass:
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
         if self.target is None and self.charted is not None:  # only a chart: its runs alone (every figure is per run)
-            charted = pl.col("run_id").is_in(self.charted)
-            intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
+            charted = pl.col("run_id").is_in(self.charted).fill_null(False)  # as a filter takes a null
+            if not intervals.select(charted.all()).item():  # a batch of charted runs alone is taken as it is
+                intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
             if intervals.height == 0:
                 return
         runs = intervals["run_id"].unique().to_list()

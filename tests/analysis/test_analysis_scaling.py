@@ -167,3 +167,29 @@ def test_summary_json_keeps_old_keys_and_gains_the_new_figures(cli_dataset: Path
     assert standard["training_mode"] == "async" and standard["restarts"] == 0 and standard["stragglers"] == 0
     assert standard["hours_to_target"] == pytest.approx(100000 / 22.8075 / 3600)
     assert runs["local"]["startup_s"] == pytest.approx(15.281 - 200 / 18.853)  # 4.673 s
+
+
+def test_bounded_lstsq_is_scipys_result_to_the_bit() -> None:
+    """bounded_lstsq replaces scipy's lsq_linear in the fits (1000 draws per model): the same x to the
+    bit, inside the bounds (the unbounded lstsq, which lsq_linear returns as is) and outside them
+    (lsq_linear's iterative solve). USL designs like _solve's: columns 1, N-1, N(N-1) over N/X."""
+    from scipy.optimize import lsq_linear
+
+    from tierscope.analysis.scaling import bounded_lstsq
+
+    rng = np.random.default_rng(3)
+    tasks = np.array([1.0, 2.0, 4.0, 8.0, 12.0])
+    lower = [1e-12, 0.0, 0.0]
+    inside = outside = 0
+    for _ in range(200):
+        # kappa drawn around 0: about half the draws want a negative one (outside the bounds)
+        rates = usl(tasks, 10.0, 0.05, rng.normal(0.0, 0.002)) * rng.normal(1.0, 0.03, tasks.size)
+        y = tasks / rates
+        design = np.column_stack([np.ones_like(tasks), tasks - 1, tasks * (tasks - 1)]) / y[:, None]
+        ones = np.ones_like(y)
+        expected = lsq_linear(design, ones, bounds=(lower, np.inf)).x
+        got = bounded_lstsq(design, ones, lower)
+        assert got.tobytes() == expected.tobytes()
+        free = np.linalg.lstsq(design, ones, rcond=-1)[0]
+        inside, outside = inside + bool(np.all(free >= lower)), outside + bool(np.any(free < lower))
+    assert inside > 20 and outside > 20  # both paths were taken

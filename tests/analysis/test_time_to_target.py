@@ -221,3 +221,21 @@ def test_evaluations_logged_as_events_count_for_an_accuracy_target(tmp_path: Pat
     assert (ev["target_status"], ev["target_metric"], ev["step_at_target"]) == ("reached", "eval_accuracy", 300)
     assert ev["value_at_target"] == pytest.approx(0.93)
     assert ev["time_to_target_s"] == pytest.approx(42.0)
+
+
+def test_the_loss_chart_of_a_batch_taken_whole_or_filtered_is_the_same(generated: Dataset) -> None:
+    """TargetPass takes a batch whose runs are all charted as it is, and filters one holding others: each
+    run's buckets are its own, so charting every run, or all but the last with a run id no batch holds (the
+    same count: the same points per run), gives the same points for the runs both chart."""
+    from tierscope.analysis.batches import interval_figures
+    from tierscope.analysis.target import METRICS, TargetPass
+
+    steps = generated.scan("steps")
+    runs = sorted(set(steps.select("run_id").collect()["run_id"]))
+    assert len(runs) >= 2
+    passes = {"whole": TargetPass(steps, None, {}, runs), "filtered": TargetPass(steps, None, {}, [*runs[:-1], "none"])}
+    for gather in passes.values():
+        interval_figures(steps, extra=METRICS, visit=gather.add)
+    whole, filtered = (passes[k].series().points for k in ("whole", "filtered"))
+    assert filtered.height > 0
+    assert whole.filter(pl.col("run_id") != runs[-1]).equals(filtered)
