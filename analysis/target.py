@@ -206,9 +206,9 @@ def metric_records(
     ``started``: ``{run_id: first started event time}``."""
     samples = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
     # each run's lead task, found among the first rows of the tasks (task_rows) and sliced: no join of
-    # every row; an inner join of the keys, so a null key matches nothing (as a semi join of the rows)
+    # every row; a single-process log's task names no role or index, and its null key is its key
     tasks = task_rows(intervals)
-    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=list(TASK)).sort("offset")
+    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=list(TASK), nulls_equal=True).sort("offset")
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
     # each frame split by run once: a batch may hold thousands of small runs
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]

@@ -229,3 +229,19 @@ def test_a_single_process_log_without_task_names_gets_goodput_by_hand(tmp_path) 
     # The two 10 s stalls, each after a `Saving checkpoints` line of this (unnamed) task.
     assert row["stalls"] == 2 and row["badput_checkpoint_s"] == pytest.approx(20, abs=1)
     assert row["badput_stalls_other_s"] == pytest.approx(0, abs=1)
+
+
+def test_a_single_process_log_reaches_a_loss_target_by_hand(tmp_path) -> None:
+    # The same null key in time to target: it said "no step record of a training task logs loss".
+    log = tmp_path / "train.log"
+    _estimator_log(log, single_process=True)
+    ds = tmp_path / "ds"
+    runner = CliRunner()
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "one"]).exit_code == 0
+    result = runner.invoke(app, ["summary", "-d", str(ds), "--json", "--target-loss", "1"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    # every record logs loss 0.5 <= 1: held from the first of three, step 100 at 50 s; the run started
+    # at 50 - 100 / 5 = 30 s (as goodput places it), so 20 s to the target
+    assert (row["target_status"], row["step_at_target"]) == ("reached", 100)
+    assert row["time_to_target_s"] == pytest.approx(20)
