@@ -136,6 +136,22 @@ def test_both_targets_is_a_usage_error_saying_not_both(tmp_path: Path) -> None:
     assert _squeezed("give one of --target-loss and --target-accuracy, not both") in _squeezed(result.output)
 
 
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("76", "76 is not an accuracy: give a fraction above 0 and at most 1 (76 % is 0.76)"),
+        ("0", "0 is not an accuracy: give a fraction above 0 and at most 1"),
+        ("-0.5", "-0.5 is not an accuracy: give a fraction above 0 and at most 1"),
+        ("150", "150 is not an accuracy: give a fraction above 0 and at most 1"),
+    ],
+)
+def test_an_accuracy_target_outside_0_1_is_a_usage_error(tmp_path: Path, value: str, said: str) -> None:
+    # was accepted: a target of 2 read as "not reached" for every run, 0 as reached at the first record
+    result = runner.invoke(app, ["summary", "-d", str(tmp_path), "--target-accuracy", value])
+    assert result.exit_code == 2
+    assert _squeezed(said) in _squeezed(result.output)
+
+
 def test_without_dataset_the_error_names_the_default_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # no ./dataset here
     result = runner.invoke(app, ["summary"])

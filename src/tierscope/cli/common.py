@@ -273,6 +273,14 @@ def summary_options(
     for name, value in (("--target-loss", target_loss), ("--target-accuracy", target_accuracy)):
         if value is not None and not math.isfinite(value):
             raise typer.BadParameter(f"{value} is not a finite number", param_hint=name)
+    # accuracy is stored as a fraction (a record outside [0, 1] is a reject): 2 could never be
+    # reached and 0 always is; a percentage is the likely slip
+    if target_accuracy is not None and not 0 < target_accuracy <= 1:
+        hint = f" ({target_accuracy:g} % is {target_accuracy / 100:g})" if 1 < target_accuracy <= 100 else ""
+        raise typer.BadParameter(
+            f"{target_accuracy:g} is not an accuracy: give a fraction above 0 and at most 1{hint}",
+            param_hint="--target-accuracy",
+        )
     return AnalysisOptions(
         target_loss=target_loss,
         target_accuracy=target_accuracy,
