@@ -69,7 +69,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.clock import lead_clock, seconds_between
-from tierscope.analysis.throughput import lead_tasks, task_rows
+from tierscope.analysis.throughput import lead_rows
 from tierscope.contract import (
     CHECKPOINT_BEGIN,
     CHECKPOINT_END,
@@ -364,16 +364,13 @@ def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.Da
         .join(throughput.select("run_id", pl.col("last_step").alias("b")), on="run_id", how="left")
         .iter_rows()
     }
-    tasks = task_rows(intervals)
-    # Each lead's rows, sliced where they lie. A single-process log names no role or index: its
-    # one task's nulls are its key (nulls_equal), as in a run taken in pieces (batches.py).
-    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=["run_id", "role", "task_index"], nulls_equal=True)
+    leads = lead_rows(intervals)  # each lead's rows, sliced where they lie
     rows = []
     by_run = dict(rates.iter_rows())
     ours = events.filter(pl.col("run_id").is_in(list(by_run)))
     per_run = {r: part for (r,), part in ours.group_by("run_id")}
     empty = events.clear()
-    for run_id, role, index, offset, length in leads.sort("offset").iter_rows():
+    for run_id, role, index, offset, length in leads.iter_rows():
         if run_id not in by_run:
             continue
         part = intervals.slice(offset, length)

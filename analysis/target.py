@@ -42,7 +42,7 @@ from tierscope.analysis.clock import LeadClock, lead_clock
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import TASK, merge_duplicates
 from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed, per_run_budget
-from tierscope.analysis.throughput import lead_tasks, steady_samples, task_rows
+from tierscope.analysis.throughput import lead_rows, steady_samples
 from tierscope.contract import EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 
@@ -205,10 +205,7 @@ def metric_records(
     extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
     ``started``: ``{run_id: first started event time}``."""
     samples = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
-    # each run's lead task, found among the first rows of the tasks (task_rows) and sliced: no join of
-    # every row; a single-process log's task names no role or index, and its null key is its key
-    tasks = task_rows(intervals)
-    leads = lead_tasks(tasks.lazy()).collect().join(tasks, on=list(TASK), nulls_equal=True).sort("offset")
+    leads = lead_rows(intervals)  # each run's lead task's rows, sliced: no join of every row
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
     # each frame split by run once: a batch may hold thousands of small runs
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]

@@ -359,6 +359,14 @@ def task_rows(intervals: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def lead_rows(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Where each run's lead task's rows lie in ``intervals`` (as :func:`task_rows`): ``run_id``,
+    ``role``, ``task_index``, ``offset``, ``length``, one row per run, in the rows' order. A
+    single-process log's task names no role or index: its null key is its key (``nulls_equal``)."""
+    tasks = task_rows(intervals)
+    return lead_tasks(tasks.lazy()).collect().join(tasks, on=list(TASK), nulls_equal=True).sort("offset")
+
+
 def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """``run_id, role, task_index`` of each run's lead task: master/chief (lowest index), else the
     training task of lowest index. Only its clock starts with the job: a late worker's would understate."""

@@ -55,6 +55,7 @@ import polars as pl
 from tierscope.dataset import journal
 from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path, write_bytes_atomic
 from tierscope.dataset.errors import DatasetCorruptError, DatasetError, StateCorruptError
+from tierscope.dataset.lock import LOCK_NAME
 from tierscope.dataset.objects import GsPath, as_location, local_file
 from tierscope.dataset.schema import (
     EVENT_KEY,
@@ -362,7 +363,7 @@ class Dataset:
 
     @property
     def lock_path(self) -> Path:
-        return self.root / ".lock"
+        return self.root / LOCK_NAME
 
     def exists(self) -> bool:
         return any((self.root / name).is_dir() for name in TABLES)
