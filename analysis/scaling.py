@@ -19,7 +19,13 @@ over the draws. They hold the measurement noise of the rates only (``noise_ci_*`
 prediction). A prediction's interval (``ci_*``) adds the model's own error, by
 leave-one-out: the model is refitted without each task count in turn, and the interval
 spans the bootstrap's and every such refit's prediction (a model that holds predicts the
-left-out sizes; one that does not, moves).
+left-out sizes; one that does not, moves). A refit is bounded as the main fit is (``σ, κ >= 0``,
+``1/λ >= 1e-12`` s); runs that fall off faster than the model allows put its ``1/λ`` at that
+bound, and its prediction at 1 task near ``1e12`` global steps/s (runs of 2 and 4 tasks at 20
+and 8 global steps/s imply ``1/λ = -0.1`` s for Amdahl's law). An interval reaching above
+:data:`SANE_FACTOR` times linear scaling from the fastest per-task rate measured (``N`` times the
+largest ``X / N``) is the bound's, not the data's: the prediction there has no interval (null, on
+the chart a gap in the band) and :func:`prediction_caveat` says why.
 
 What the data must hold: Amdahl has two parameters and needs two different sizes; the
 USL has three and needs three. With exactly as many sizes as parameters the fit is
@@ -49,6 +55,11 @@ MODEL_NAMES = {"amdahl": "Amdahl's law", "usl": "the USL"}
 FITTED, EXACT, INSUFFICIENT = "fitted", "exactly determined", "insufficient"
 #: A prediction at more than this many times the largest measured task count is an extrapolation.
 EXTRAPOLATION_LIMIT = 2.0
+#: An interval reaching above this many times linear scaling from the fastest per-task rate measured
+#: is a bound's artefact (see the module doc): no fit the runs support comes near it, since
+#: ``X(N) <= λ N`` and ``λ`` is at most the fastest per-task rate times ``1 + σ (n - 1) + κ n (n - 1)``
+#: for the smallest run's ``n`` tasks: a factor of a few, where a refit at its bound gives ``1e9`` or more.
+SANE_FACTOR = 1000.0
 
 #: Columns of :func:`scaling_points`.
 POINTS_SCHEMA: dict[str, pl.DataType] = {
@@ -96,7 +107,8 @@ class ScalingFit:
     ``params``: ``{"lambda", "sigma", "kappa"}`` point estimates (empty when
     ``status == "insufficient"``). ``draws``: bootstrap parameters, shape ``(draws, 3)``
     in that order. ``left_out``: the leave-one-out refits' parameters, shape ``(sizes, 3)``
-    (empty unless ``status == "fitted"``).
+    (empty unless ``status == "fitted"``). ``per_task``: the fastest per-task rate measured
+    (the largest ``X / N`` of its runs: steady global steps/s per training task; None unless fitted).
     """
 
     model: str
@@ -107,6 +119,7 @@ class ScalingFit:
     params: dict[str, float] = field(default_factory=dict)
     draws: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     left_out: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
+    per_task: float | None = None
 
     @property
     def fitted(self) -> bool:
@@ -131,11 +144,27 @@ class ScalingFit:
         if not self.fitted:
             return None, None, None
         point = float(usl(np.asarray(tasks, dtype=float), **self.params))
-        if self.exact:
+        if self.exact or self.beyond_sane(tasks):
             return point, None, None
+        return point, *self._interval(tasks)
+
+    def _interval(self, tasks: int) -> tuple[float, float]:
+        """The bootstrap's interval at ``tasks`` widened to every leave-one-out refit's prediction."""
         low, high = self.noise_interval(tasks)
         refits = usl(float(tasks), self.left_out[:, 0], self.left_out[:, 1], self.left_out[:, 2])
-        return point, float(min(low, refits.min())), float(max(high, refits.max()))
+        return float(min(low, refits.min())), float(max(high, refits.max()))
+
+    def sane_ceiling(self, tasks: int) -> float | None:
+        """:data:`SANE_FACTOR` times linear scaling from the fastest per-task rate at ``tasks`` (None: not fitted)."""
+        return None if self.per_task is None else SANE_FACTOR * tasks * self.per_task
+
+    def beyond_sane(self, tasks: int) -> bool:
+        """Whether the interval at ``tasks`` (a fitted model's) reaches above :meth:`sane_ceiling`."""
+        ceiling = self.sane_ceiling(tasks)
+        if self.status != FITTED or ceiling is None:
+            return False
+        high = self._interval(tasks)[1]
+        return not high <= ceiling  # NaN is no sane bound either
 
     def extrapolation(self, tasks: int) -> float | None:
         """``tasks`` over the largest measured task count (None: no sizes)."""
@@ -162,10 +191,26 @@ def _in_words(sizes: list[int]) -> str:
 
 def prediction_caveat(fit: ScalingFit, tasks: int) -> str | None:
     """What a reader must know about ``fit``'s prediction at ``tasks`` before trusting it, in one
-    sentence, or None: that the fit is exactly determined (nothing checks it) and/or that
-    ``tasks`` is beyond :data:`EXTRAPOLATION_LIMIT` times the largest measured task count."""
+    sentence, or None: that its interval left the sane range (:meth:`ScalingFit.beyond_sane`: it has
+    none), that the fit is exactly determined (nothing checks it) and/or that ``tasks`` is beyond
+    :data:`EXTRAPOLATION_LIMIT` times the largest measured task count."""
     if not fit.fitted:
         return None
+    if fit.beyond_sane(tasks):
+        unbounded = (
+            f"no interval at {tasks} training task{'s' if tasks != 1 else ''}: a leave-one-out refit of "
+            f"{MODEL_NAMES[fit.model]} predicts more than {SANE_FACTOR:g} times linear scaling from the "
+            f"fastest per-task rate measured ({fit.per_task:.4g} global steps/s): the runs left fall off "
+            "faster than the model allows, so its one-task throughput sits at the fit's bound, and the "
+            "model does not hold without the run left out"
+        )
+        rest = _caveat(fit, tasks)
+        return unbounded if rest is None else f"{unbounded}; and {rest}"
+    return _caveat(fit, tasks)
+
+
+def _caveat(fit: ScalingFit, tasks: int) -> str | None:
+    """:func:`prediction_caveat` but for an interval beyond the sane ceiling."""
     ratio = fit.extrapolation(tasks) or 0.0
     beyond = ratio > EXTRAPOLATION_LIMIT
     sizes = _in_words(fit.sizes)
@@ -252,6 +297,7 @@ def fit_model(
         return ScalingFit(model, INSUFFICIENT, message, usable.height, sizes)
     tasks = usable["tasks"].cast(pl.Float64).to_numpy()
     point = _solve(model, tasks, usable["steady_global_steps_per_s"].to_numpy())
+    per_task = float((usable["steady_global_steps_per_s"] / usable["tasks"]).max())
     boot = np.column_stack([median_draws(samples[r], r, seed, draws) for r in usable["run_id"]])
     sampled = np.array([_solve(model, tasks, row) for row in boot])
     params = dict(zip(("lam", "sigma", "kappa"), point, strict=True))
@@ -270,7 +316,7 @@ def fit_model(
         f"{name} fitted to {usable.height} runs of {len(sizes)} task counts; "
         "the interval holds the measurement noise and every leave-one-out refit"
     )
-    return ScalingFit(model, FITTED, message, usable.height, sizes, params, sampled, left_out)
+    return ScalingFit(model, FITTED, message, usable.height, sizes, params, sampled, left_out, per_task)
 
 
 def fit_scaling(points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:

@@ -5,11 +5,12 @@ The query follows :mod:`tierscope.analysis.throughput` step by step: training ta
 records in log order per task (by timestamp when every record of the task has one, else by
 source and line); intervals; segments broken at a restart, a resume (a step jump more than
 :data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the run's median rate), a new process
-or an unknown time; warm-up as the first interval of each segment and the slow intervals
-right after it (below :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's
-median); the steady rate the median of the other intervals' rates. One simplification:
-copies of a record are merged when they agree on ``elapsed_s`` and ``interval_s`` (the
-platform's re-logged lines do; ``summary`` also merges copies that complete each other).
+(``elapsed_s`` going back, the ``pid`` changing) or an unknown time; warm-up as the first
+interval of each segment and the slow intervals right after it (below
+:data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
+the median of the other intervals' rates. One simplification: copies of a record are merged
+when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
+``summary`` also merges copies that complete each other).
 
 The two dialects differ only in two function names (:data:`DUCKDB_NAMES`): BigQuery's
 ``PERCENTILE_CONT(x, 0.5) OVER (...)`` is DuckDB's ``QUANTILE_CONT``, its ``UNIX_MICROS``
@@ -29,7 +30,7 @@ STEADY_STATE_SQL = f"""\
 WITH records AS (  -- training tasks; copies of a record merged
   SELECT * FROM (
     SELECT run_id, role, task_index, step, position, elapsed_s, interval_s, global_steps_per_s,
-      timestamp, source, source_offset,
+      timestamp, source, source_offset, pid,
       ROW_NUMBER() OVER (
         -- BigQuery partitions by no FLOAT64: the times as text (equal values, equal text)
         PARTITION BY run_id, role, task_index, step, position,
@@ -54,7 +55,8 @@ deltas AS (  -- each record's interval since the task's previous record
     step - LAG(step) OVER task AS d_step,
     COALESCE(interval_s, elapsed_s - LAG(elapsed_s) OVER task,
       (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6) AS d_seconds,
-    COALESCE(elapsed_s < LAG(elapsed_s) OVER task, FALSE) AS elapsed_back
+    COALESCE(elapsed_s < LAG(elapsed_s) OVER task, FALSE) AS elapsed_back,
+    COALESCE(pid <> LAG(pid) OVER task, FALSE) AS new_pid
   FROM ordered
   WINDOW task AS (PARTITION BY run_id, role, task_index ORDER BY n)
 ),
@@ -65,7 +67,7 @@ rated AS (
 breaks AS (  -- a new segment: first record, restart, new process, unknown time, resume
   SELECT *, CASE WHEN n = 1
       OR COALESCE(d_step <= 0, FALSE)
-      OR elapsed_back
+      OR elapsed_back OR new_pid
       OR ((d_seconds IS NULL OR d_seconds <= 0) AND global_steps_per_s IS NULL)
       OR COALESCE(raw_rate > {JUMP_FACTOR} * run_raw_median, FALSE)
     THEN 1 ELSE 0 END AS starts_segment

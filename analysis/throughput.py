@@ -10,8 +10,9 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   time since the task started), else the ``timestamp`` delta.
 - **Segment**: a stretch of one task's records with no restart inside. A new segment starts
   at a task's first record and wherever the global step goes backwards or stays put (a
-  restart from an older checkpoint), ``elapsed_s`` goes backwards (a new process), the time
-  is unknown and the record states no rate of its own, or the step jumps ahead more than
+  restart from an older checkpoint), ``elapsed_s`` goes backwards or the ``pid`` changes (a
+  new process: a restart, or another run logged to the same file), the time is unknown and
+  the record states no rate of its own, or the step jumps ahead more than
   :data:`JUMP_FACTOR` times faster than the run's median interval rate (a resume from a
   checkpoint written by a later attempt). Nothing is computed across a segment boundary: a
   naive rate across a resume from step 475,000 to 955,000 is two orders of magnitude too
@@ -133,6 +134,7 @@ def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
             _d_step=pl.col("step") - _previous("step", first),
             _d_seconds=_seconds_since_previous(first),
             _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
+            _new_process=(pl.col("pid") != _previous("pid", first)).fill_null(False),
         )
         .with_columns(
             _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
@@ -155,6 +157,7 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
         pl.col("_first")
         | (pl.col("_d_step") <= 0).fill_null(False)
         | pl.col("_elapsed_back")
+        | pl.col("_new_process")
         | (time_unknown & pl.col("global_steps_per_s").is_null())
         | jump.fill_null(False)
     )
@@ -209,7 +212,7 @@ FIGURE_COLUMNS = (
 #: The step record's columns the intervals are computed from (besides :data:`FIGURE_COLUMNS`).
 INPUT_COLUMNS = (
     "run_id", "role", "task_index", "step", "local_step", "elapsed_s", "interval_s", "timestamp",
-    "global_steps_per_s", "local_steps_per_s", "position", "source", "source_offset",
+    "global_steps_per_s", "local_steps_per_s", "position", "source", "source_offset", "pid",
 )  # fmt: skip
 
 

@@ -476,19 +476,36 @@ def file_head(path: Path) -> str:
         return ""
 
 
+#: The facts of a run a collect may leave out: every column of the runs table's key but the run id.
+RUN_FACTS = tuple(c for c in RUN_KEY if c != "run_id")
+
+
 def record_runs(dataset: Dataset, runs: list[RunSpec]) -> AppendResult:
     """Append what is known about each run to the ``runs`` table where it differs from the run's
-    newest row (the newest row wins: facts changed back to earlier ones are appended again)."""
+    newest row (the newest row wins: facts changed back to earlier ones are appended again).
+
+    A fact a collect does not give (no ``--tier``, a file collected without the manifest that
+    dated it) is the newest row's: "not given" keeps what is known, only a value given changes it.
+    A fact once known can be changed, not unset."""
     now = datetime.now(UTC)
     rows = pl.DataFrame([{**run_facts(r), "collected_at": now} for r in runs], schema=RUN_SCHEMA)
     if rows.height and dataset.files("runs"):
         held = dataset.read("runs", where=pl.col("run_id").is_in(rows["run_id"].unique().to_list()))
         newest = held.sort("collected_at").group_by("run_id", maintain_order=True).last()
+        rows = with_known_facts(rows, newest)
         unchanged = rows.join(newest.select(RUN_KEY), on=list(RUN_KEY), how="semi", nulls_equal=True)
         result = AppendResult(duplicates=unchanged.height)
         result += dataset.append("runs", rows.join(unchanged, on=list(RUN_KEY), how="anti", nulls_equal=True))
         return result
     return dataset.append("runs", rows)
+
+
+def with_known_facts(rows: pl.DataFrame, newest: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` (:data:`~tierscope.dataset.schema.RUN_SCHEMA`) with each of :data:`RUN_FACTS` they leave
+    null taken from their run's row in ``newest`` (one row per run id; a run without one keeps its nulls)."""
+    known = newest.select("run_id", *(pl.col(c).alias(f"_known_{c}") for c in RUN_FACTS))
+    merged = rows.join(known, on="run_id", how="left", maintain_order="left")
+    return merged.with_columns(pl.coalesce(c, f"_known_{c}").alias(c) for c in RUN_FACTS).select(list(RUN_SCHEMA))
 
 
 def collect_runs(

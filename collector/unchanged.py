@@ -11,11 +11,11 @@ to be stored), it returns None and the caller runs the collect in full, which th
 exactly what it always did. What it returns is what ``collect_runs`` would have returned, and
 like it, it writes nothing.
 
-The run facts: ``collect_runs`` appends each run's facts to the ``runs`` table, a no-op when a
-row with the same facts is held. To know that without reading Parquet, ``collect_runs`` notes
-after each append (:func:`note_recorded`) the facts it recorded and the files of the ``runs``
-table then: as long as those files are all still there, unchanged, and nothing else is, a row
-with those facts is held.
+The run facts: ``collect_runs`` appends each run's facts to the ``runs`` table (those not given
+taken from the run's newest row), a no-op when they are the newest row's. To know that without
+reading Parquet, ``collect_runs`` notes after each append (:func:`note_recorded`) the facts it
+was given and the files of the ``runs`` table then: as long as those files are all still there,
+unchanged, and nothing else is, the same facts given again append nothing.
 """
 
 from __future__ import annotations

@@ -46,6 +46,11 @@ from tierscope.contract import EVENTS as CONTRACT_EVENTS
 #: - ``source_offset``: 1-based line number in ``source``; null for Cloud Logging entries.
 #: - ``entry_id``: Cloud Logging ``insertId`` (null for files).
 #: - ``format``: the name of the parser that read it (see :mod:`tierscope.collector.formats`).
+#: - ``pid``: the id of the process that wrote the record, where the log line names one (Python
+#:   logging's ``%(process)d``, as tf_cnn_benchmarks' logs print it); null otherwise. A change of
+#:   ``pid`` within one task's records is a new process (a restart or another run): the analysis
+#:   starts a new segment there, and no rate is derived across it. glog/absl's header number is a
+#:   *thread* id (one process has several), so it is not read as one.
 STEP_SCHEMA: dict[str, pl.DataType] = {
     "run_id": pl.String(),
     "tier": pl.String(),
@@ -69,11 +74,13 @@ STEP_SCHEMA: dict[str, pl.DataType] = {
     "source_offset": pl.Int64(),
     "entry_id": pl.String(),
     "format": pl.String(),
+    "pid": pl.Int64(),
 }
 
 #: The columns that identify a step record: the same values twice are the same record,
 #: whichever file, line, log handler or platform copy they came from.
-#: Files written before ``rate_derived`` and ``position`` existed read them as null.
+#: Files written before ``rate_derived``, ``position`` and ``pid`` existed read them as null. ``pid``
+#: is no part of the key: a copy of a record that lost its logger header (and so its pid) is the same record.
 STEP_KEY: tuple[str, ...] = (
     "run_id",
     "role",

@@ -17,7 +17,7 @@ loaded::
     meaning = "..."        # optional: one sentence for `tierscope formats`
 
 Group names come from :data:`GROUPS` (``step``, rates, times, ``loss``, ``accuracy``,
-``role``, ``task``, ``timestamp``); unnamed groups are allowed and ignored. The regex is
+``role``, ``task``, ``timestamp``, ``pid``); unnamed groups are allowed and ignored. The regex is
 searched in each line after the envelope/prefix is stripped (anchor it with ``^`` to match
 from the start of the message). It is polars' (Rust ``regex``) syntax: validated with polars
 itself; Python-only syntax (look-around, backreferences, atomic groups) is refused with a
@@ -61,6 +61,7 @@ GROUPS: dict[str, str] = {
     "role": "master, chief, worker, ps or evaluator",
     "task": "the task index within its role, a whole number",
     "timestamp": "when the line was written (time_format; default ISO 8601)",
+    "pid": "the id of the process that wrote the line, a whole number (a change is a new process)",
 }
 
 #: The groups that make a line a step record: a format must capture one of them.
@@ -139,7 +140,7 @@ class DeclaredFormat:
         """Each line the regex matches is a record (columns: ``source_offset``, ``format`` and
         those the groups give: ``step`` or ``local_step``, ``global_steps_per_s``,
         ``local_steps_per_s``, ``examples_per_s`` (all per second), ``elapsed_s`` (seconds),
-        ``loss``, ``accuracy``, ``role``, ``task_index``, ``timestamp`` (UTC)) or a reject."""
+        ``loss``, ``accuracy``, ``role``, ``task_index``, ``timestamp`` (UTC), ``pid``) or a reject."""
         ours, rest = split_by(lines, pl.col("line").str.contains(self.regex))
         if ours.height == 0:
             return empty_parsed(rest)
@@ -164,6 +165,8 @@ class DeclaredFormat:
             return text.cast(pl.Int64, strict=False)
         if group == "task":
             return text.cast(pl.Int32, strict=False)
+        if group == "pid":
+            return text.cast(pl.Int64, strict=False)
         if group == "role":
             return text.str.to_lowercase()
         if group == "timestamp":
@@ -176,7 +179,7 @@ class DeclaredFormat:
         for g in self.groups:
             raw, value = pl.col(f"_raw_{g}"), pl.col(f"_v_{g}")
             present = raw.is_not_null()
-            if g in ("step", "task"):
+            if g in ("step", "task", "pid"):
                 bad, what = value.is_null() | (value < 0), "is not a whole number >= 0"
             elif g == "role":
                 bad, what = ~value.is_in(list(ROLES)), f"is not one of {', '.join(ROLES)}"
@@ -222,6 +225,7 @@ class DeclaredFormat:
             ("role", "role"),
             ("task", "task_index"),
             ("timestamp", "timestamp"),
+            ("pid", "pid"),
         ):
             if group in have:
                 cols.append(pl.col(f"_v_{group}").alias(column))

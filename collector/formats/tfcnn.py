@@ -6,7 +6,8 @@
 One record per throughput line, joined with the ``global step N`` line just before it
 (same task): ``step`` the global step, ``local_step`` the number the throughput line starts
 with (``step N`` in single-worker runs), ``examples_per_s`` the images/sec (this worker's),
-``timestamp`` the throughput line's clock. The number after the level is a process id. No
+``timestamp`` the throughput line's clock. The number after the level is the process id
+(``pid``): a ``global step`` line of another process is not this line's step. No
 steps/s is printed, and the global step is framework bookkeeping (here 2 x workers x local
 steps), so none is derived. The trailing unlabeled columns are not read.
 """
@@ -22,7 +23,7 @@ from tierscope.collector.formats.phrased import PhrasedFormat
 from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position
 
 # The clock and level are optional: the envelope strips a Python-logging header when it sees one.
-_HEADER = r"^(?:(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ )?\d+ "
+_HEADER = r"^(?:(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ )?(?P<pid>\d+) "
 _GLOBAL = rf"{_HEADER}global step (?P<g>{WHOLE})\s*$"
 
 
@@ -40,8 +41,10 @@ class TFCnnBenchmarks(PhrasedFormat):
     cut: ClassVar[str] = "a tf_cnn_benchmarks images/sec line cut off or with fields missing"
 
     def parse(self, lines: pl.DataFrame, context: ParseContext):  # type: ignore[override]
-        before = pl.col("line").shift(1).over(TAG).str.extract(_GLOBAL, 2)
-        return super().parse(lines.with_columns(_global=before), context)
+        before = pl.col("line").shift(1).over(TAG).str.extract_groups(_GLOBAL)
+        pid = pl.col("line").str.extract(_HEADER, 2)
+        own = pl.when(before.struct.field("pid") == pid).then(before.struct.field("g"))
+        return super().parse(lines.with_columns(_global=own), context)
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         return matched.with_columns(timestamp=clock(pl.col("clock"), "%Y-%m-%d %H:%M:%S,%3f"))

@@ -19,6 +19,9 @@ fragments, and every figure it captures goes through :func:`record_columns`, so 
   task's previous record: Estimator ``(X sec)``, an epoch's ``time: X sec``).
 - ``loss``, ``accuracy`` (0..1; a ``%`` figure is ``accuracy_pct``), ``role``, ``task``,
   ``timestamp`` (declared formats; the shipped ones get them from the envelope).
+- ``pid``: the id of the process that wrote the line, where the log layout puts one
+  (``%(process)d`` in a Python logging format). A change within a task is a new process
+  (:data:`tierscope.dataset.schema.STEP_SCHEMA`): no rate is derived or computed across it.
 
 **Meaning of a step time.** A task's own step time is its *local* rate; it is the job's
 *global* rate only when the task's step is the job's step: one training process, or
@@ -68,6 +71,7 @@ GROUPS: Final[tuple[str, ...]] = (
     "role",
     "task",
     "timestamp",
+    "pid",
 )
 
 #: A step time or an unqualified rate is the task's own (between-graph replicas, parameter servers).
@@ -207,8 +211,8 @@ def record_columns(present: Collection[str], meaning: Meaning = LOCAL) -> dict[s
     :data:`TIME_GROUPS`, first present in that order) gives the local rate, and also the
     global rate when ``meaning`` is :data:`SHARED`. Values that are not numbers become null
     (the caller decides whether that makes a reject). With a ``role`` / ``task`` group the
-    result also has ``role`` (lower case) and ``task_index`` (Int32); ``timestamp`` is left to
-    the caller (its format varies).
+    result also has ``role`` (lower case) and ``task_index`` (Int32), with a ``pid`` group
+    ``pid`` (Int64); ``timestamp`` is left to the caller (its format varies).
     """
     have = set(present)
 
@@ -241,6 +245,7 @@ def record_columns(present: Collection[str], meaning: Meaning = LOCAL) -> dict[s
         "rate_derived": pl.lit(False),
         **({"role": pl.col("role").str.strip_chars().str.to_lowercase()} if "role" in have else {}),
         **({"task_index": col("task", pl.Int32)} if "task" in have else {}),
+        **({"pid": col("pid", pl.Int64)} if "pid" in have else {}),
     }
 
 
@@ -249,14 +254,16 @@ def derive_rates(steps: pl.DataFrame, by: str | list[str], time: str = "timestam
 
     For each record with a ``step`` and a ``time`` (a Datetime column) and no
     ``global_steps_per_s``: the global steps gained since the previous such record of the
-    same ``by`` group (in time order) over the seconds between them, when both are > 0
-    (a step going back or standing still is a restart: no rate across it). The same for
+    same ``by`` group and process (``pid``, where the frame has it; in time order) over the
+    seconds between them, when both are > 0 (a step going back or standing still is a
+    restart, a change of process a new one: no rate across either). The same for
     ``local_steps_per_s`` from ``local_step``. ``rate_derived`` is True where a rate was
     filled; the frame's row order is kept.
     """
     if steps.height == 0 or time not in steps.columns or "step" not in steps.columns:
         return steps
     keys = [by] if isinstance(by, str) else list(by)
+    keys += ["pid"] if "pid" in steps.columns else []
     frame = steps.with_row_index("_row")
     has_local = "local_step" in frame.columns
     for name in ("global_steps_per_s", "local_steps_per_s"):

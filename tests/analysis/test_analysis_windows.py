@@ -27,7 +27,7 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     """The intervals as defined, every per-task and per-segment figure a window (``.over``), each run's
     two medians taken over the run first (a median window nested in a task's or segment's window would be
     the task's or the segment's: the run's is what the definition, the pieces and the SQL query take)."""
-    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "elapsed_s", "timestamp")}
+    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "elapsed_s", "timestamp", "pid")}
     seconds = pl.coalesce(
         pl.col("interval_s"),
         pl.col("elapsed_s") - prev["elapsed_s"],
@@ -37,6 +37,7 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
         _d_step=pl.col("step") - prev["step"],
         _d_seconds=seconds,
         _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"]).fill_null(False),
+        _new_process=(pl.col("pid") != prev["pid"]).fill_null(False),
         _first=pl.int_range(pl.len()).over(TASK) == 0,
     ).with_columns(
         _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
@@ -49,6 +50,7 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("_first")
         | (pl.col("_d_step") <= 0).fill_null(False)
         | pl.col("_elapsed_back")
+        | pl.col("_new_process")
         | (unknown & pl.col("global_steps_per_s").is_null())
         | (pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_jump")).fill_null(False)
     )
@@ -80,8 +82,8 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
 def awkward_steps(rows: int = 4000, seed: int = 13) -> pl.LazyFrame:
     """Two runs of six tasks (one with no role or index, a ps), interleaved in one log: steps that
     mostly rise by 100 but go back (restarts), stay put, jump far ahead (resumes) or are missing;
-    clocks that go back (a new process); some records with their own rate or interval, some copies;
-    one task with timestamps."""
+    clocks that go back or a process id that changes (a new process); some records with their own
+    rate or interval, some copies; one task with timestamps."""
     rng = np.random.default_rng(seed)
     tasks = [("master", 0), ("worker", 0), ("worker", 1), (None, None), ("ps", 0), ("worker", 2)]
     pick = rng.integers(0, len(tasks), rows)
@@ -103,6 +105,8 @@ def awkward_steps(rows: int = 4000, seed: int = 13) -> pl.LazyFrame:
             "source_offset": np.arange(rows) + 1,
             "tier": "STANDARD_1",
             "format": "cloudml",
+            # a new process id every 700 lines, unknown on some lines (a pid only where the line names one)
+            "pid": pl.Series(1000 + np.arange(rows) // 700).set(pl.Series(rng.random(rows) < 0.1), None),
         }
     ).with_columns(
         timestamp=pl.when(pl.col("role") == "worker", pl.col("task_index") == 2).then(

@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend, unmeasured
-from tierscope.analysis.scaling import EXACT, FITTED, fit_model, prediction_caveat
+from tierscope.analysis.scaling import EXACT, FITTED, fit_model, prediction_caveat, usl
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
+from tierscope.reports.frames import scaling_model
 from tierscope.reports.headline import would_have
 from tierscope.reports.i18n import Catalog
 from tierscope.reports.render import analysis_options, render_html, report_data
@@ -120,3 +121,31 @@ def test_the_demo_summary_carries_the_caveat(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     assert "What premium_1 (PREMIUM_1) would have done" in result.output
     assert "exactly determined by two runs" in result.output and "unchecked extrapolation" in result.output
+
+
+def test_a_refit_at_its_bound_leaves_no_interval_where_it_explodes_and_the_band_stays_sane() -> None:
+    # Three tiers: 1 task 10/s, 2 tasks 20/s, 4 tasks 8/s (a slowdown). Main Amdahl fit, by hand: rows
+    # [1, N - 1] / (N / X) = [10, 0], [10, 10], [2, 6] against 1; normal equations [[204, 112], [112, 136]]
+    # (a, b) = (22, 16): a = 1200 / 15200, b = 800 / 15200 -> lambda = 12.667, sigma = b / a = 2/3.
+    # Leave out 4: lambda 10, sigma 0 (X = 10 N). Leave out 2: (1, 10), (4, 8): 1/lambda = 0.1,
+    # sigma / lambda = 0.4 / 3 -> sigma = 4/3. Leave out 1: (2, 20), (4, 8) imply 1/lambda = -0.1: bounded,
+    # 1/lambda sits at 1e-12 and the refit predicts ~1e12 global steps/s at 1 task (the old band's top);
+    # with 1/lambda = 0 the best b minimises (1 - 10 b)^2 + (1 - 6 b)^2: b = 32 / 272 -> X(2) = 2 / b = 17.
+    points, samples = _points([1, 2, 4], [10.0, 20.0, 8.0])
+    fit = fit_model("amdahl", points, samples)
+    assert fit.status == FITTED
+    assert fit.params["lam"] == pytest.approx(15200 / 1200) and fit.params["sigma"] == pytest.approx(2 / 3)
+    assert fit.left_out[0, 0] > 1e9  # the refit without the 1-task run, at its bound
+    assert usl(2, *fit.left_out[0]) == pytest.approx(17.0, rel=1e-6)  # 2 / (32 / 272)
+    # The sane ceiling at 1 task: 1000 x 1 x the fastest per-task rate, max(10/1, 20/2, 8/4) = 10 -> 10,000.
+    assert fit.sane_ceiling(1) == pytest.approx(10_000.0)
+    assert fit.predict(1) == (pytest.approx(15200 / 1200), None, None)
+    assert "no interval at 1 training task: a leave-one-out refit" in prediction_caveat(fit, 1)
+    # At 2 tasks every refit is sane: low min(15.2, 20, 20 / (1 + 4/3) = 60/7, 17) = 8.571, high 20.
+    point, low, high = fit.predict(2)
+    assert (point, low, high) == (pytest.approx(15.2), pytest.approx(60 / 7), pytest.approx(20.0))
+    assert prediction_caveat(fit, 2) is None
+    # The chart's band: no point above the leave-4-out refit's linear 10 N, 200 at 20 tasks (it was ~1e12).
+    band = scaling_model([fit], 20)
+    assert band["high"].max() == pytest.approx(200.0)
+    assert band.filter(pl.col("tasks") == 1)["high"].to_list() == [None]

@@ -4,16 +4,23 @@ left STANDARD_1 in force: the BASIC row was already held, so the append skipped 
 
 from __future__ import annotations
 
+import json
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+import pytest
+from typer.testing import CliRunner
 
 from tierscope.analysis import analyze
+from tierscope.cli import app
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import RunSpec
 from tierscope.dataset.compact import compact
 from tierscope.dataset.store import Dataset
 
+runner = CliRunner()
 LINE = "Train [master/0], step 100:loss:2.3, accuracy:0.2 (21.5 sec) 4.644 global_steps/s, 4.644 local_steps/s\n"
 
 
@@ -41,3 +48,48 @@ def test_facts_changed_back_are_the_newest_again_and_stay_so_after_compaction(tm
     assert compact(dataset).files_after == 1  # the runs partition alone had several files (3 -> 1)
     assert _tiers(dataset) == ["BASIC", "STANDARD_1", "BASIC"]
     assert _tier_in_force(dataset) == "BASIC"
+
+
+def test_a_file_collected_alone_keeps_the_facts_a_manifest_gave_and_a_fact_given_changes_them(
+    tmp_path: Path,
+) -> None:
+    """A manifest dates run r and names its tier; a file then collected alone (no --tier, no date) used
+    to append a newer row of empty facts: the run priced at today's prices with no date or host."""
+
+    def line(step: int, rate: str) -> str:  # 100 steps every 20 s from 21.5 s on
+        return (
+            LINE.replace("step 100", f"step {step}")
+            .replace("21.5", f"{21.5 + (step - 100) / 5}")
+            .replace("4.644", rate)
+        )
+
+    (tmp_path / "a.log").write_text(line(100, "4.644") + line(200, "5.000") + line(300, "5.000"))
+    (tmp_path / "b.log").write_text(line(400, "5.000"))
+    (tmp_path / "runs.toml").write_text(
+        '[[run]]\nid = "r"\ntier = "STANDARD_1"\nfiles = ["a.log"]\nran_on = "CloudML STANDARD_1"\ndate = 2016-12-31\n'
+    )
+    ds = tmp_path / "ds"
+    for args in (["--manifest", str(tmp_path / "runs.toml")], [str(tmp_path / "b.log"), "--run-id", "r"]):
+        assert runner.invoke(app, ["collect", "files", *args, "-d", str(ds), "--quiet"]).exit_code == 0
+
+    def facts() -> list[tuple[object, ...]]:
+        return Dataset(ds).read("runs").sort("collected_at").select("tier", "date", "ran_on").rows()
+
+    def summary() -> dict[str, Any]:
+        return json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)[0]
+
+    assert facts() == [("STANDARD_1", date(2016, 12, 31), "CloudML STANDARD_1")]  # no row of empty facts
+    row = summary()
+    # Steady: the rates after the warm-up record, 5.000, 5.000, 5.000 -> 5 global steps/s. STANDARD_1 on
+    # 2016-12-31 is 10 ML units/h (the 2016 beta's rates): 5 x 3600 / 10 = 1800 steps per ML unit-hour.
+    assert (row["tier"], row["price_date"], row["ran_on"]) == ("STANDARD_1", "2016-12-31", "CloudML STANDARD_1")
+    assert (row["ml_units_per_hour"], row["steps_per_ml_unit_hour"]) == (10.0, pytest.approx(1800.0))
+
+    # A tier given explicitly changes the tier alone: the date and host stay the known ones.
+    args = ["collect", "files", str(tmp_path / "b.log"), "--run-id", "r", "--tier", "BASIC", "-d", str(ds), "--quiet"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert facts()[-1] == ("BASIC", date(2016, 12, 31), "CloudML STANDARD_1")
+    row = summary()
+    # BASIC on 2016-12-31 is 1 ML unit/h: 5 x 3600 / 1 = 18,000 steps per ML unit-hour
+    assert (row["tier"], row["price_date"], row["ml_units_per_hour"]) == ("BASIC", "2016-12-31", 1.0)
+    assert row["steps_per_ml_unit_hour"] == pytest.approx(18000.0)

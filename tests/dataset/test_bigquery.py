@@ -46,7 +46,8 @@ CREATE OR REPLACE EXTERNAL TABLE `my-project.tierscope.steps` (
   source STRING,
   source_offset INT64,
   entry_id STRING,
-  format STRING
+  format STRING,
+  pid INT64
 )
 WITH PARTITION COLUMNS (
   run_id STRING

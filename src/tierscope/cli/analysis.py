@@ -137,7 +137,11 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
         return [f"{r['model']}: {r['message']}"]
     if r["ci_low"] is None:
         noise = f"{r['noise_ci_low']:.2f} - {r['noise_ci_high']:.2f}"
-        interval = f"no 95 % interval: {r['status']}; measurement noise alone {noise}"
+        from tierscope.analysis.scaling import FITTED  # loaded by the analysis already
+
+        # a fitted model's interval is left out only where it leaves the sane range: the caveat says why
+        why = "see the caveat" if r["status"] == FITTED else r["status"]
+        interval = f"no 95 % interval: {why}; measurement noise alone {noise}"
     else:
         interval = f"95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}, model error included"
     lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {tasks} tasks ({interval})"]

@@ -268,3 +268,16 @@ def test_a_step_time_whose_rate_overflows_is_a_reject(tmp_path: Path) -> None:
         (1, "sec_per_step '1e-320' gives no finite steps/s")
     ]
     assert got.steps.select("step", "global_steps_per_s").rows() == [(220, 2.0)]
+
+
+def test_a_pid_group_is_the_records_process_id(tmp_path: Path) -> None:
+    # A Python logging layout with %(process)d: the pid is stored (a change of it is a new process); a
+    # pid that is no whole number is a reject like a bad step.
+    text = r"""
+[[format]]
+name = "pylog-pid"
+regex = '^pid=(?P<pid>\S+) step (?P<step>\d+) loss (?P<loss>\S+)$'
+"""
+    got = parse(["pid=4711 step 7 loss 0.5", "pid=x1 step 8 loss 0.4"], formats=load_formats(write(tmp_path, text)))
+    assert got.steps.select("step", "pid").rows() == [(7, 4711)]
+    assert got.rejects.get_column("reason").to_list() == ["pid 'x1' is not a whole number >= 0"]

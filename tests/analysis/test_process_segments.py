@@ -1,0 +1,116 @@
+"""A change of process id (``pid``) within one task's records is a new process: a new segment, and no
+interval, rate or goodput spans the two processes (the schema's ``pid``, read where a log line names it)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from tests.support import SHARED
+from tierscope.analysis.steady_sql import steady_state_query
+from tierscope.cli import app
+from tierscope.collector.formats.vocabulary import derive_rates
+from tierscope.dataset.store import Dataset
+
+runner = CliRunner()
+CASE07 = SHARED / "cases" / "inputs" / "case07.log"
+START = datetime(2017, 12, 7, 19, 0, 0, tzinfo=UTC)
+
+
+def _tfcnn_lines(pid: int, step: int, seconds: float) -> list[str]:
+    """A tf_cnn_benchmarks record of worker 0 (a launcher tag: the steady-state query reads named
+    training tasks only): its ``global step`` line, then the throughput line ``seconds`` after START."""
+    at = START + timedelta(seconds=seconds)
+    stamp = lambda t: t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"  # noqa: E731
+    return [
+        f"[worker-0] {stamp(at - timedelta(seconds=0.5))} INFO {pid} global step {step}",
+        f"[worker-0] {stamp(at)} INFO {pid} {step}\timages/sec: 500.0 +/- 0.3 (jitter = 6.0)\t3.512\t0.422\t0.648",
+    ]
+
+
+def _summary(dataset: Path, run: str) -> dict[str, Any]:
+    shown = runner.invoke(app, ["summary", "-d", str(dataset), "--json"])
+    assert shown.exit_code == 0, shown.output
+    return {r["run_id"]: r for r in json.loads(shown.stdout)}[run]
+
+
+def _collect(path: Path, dataset: Path, run: str) -> None:
+    got = runner.invoke(app, ["collect", "files", str(path), "--run-id", run, "-d", str(dataset), "--quiet"])
+    assert got.exit_code == 0, got.output
+
+
+@pytest.fixture()
+def two_processes(tmp_path: Path) -> Path:
+    """One log, one task, two processes: pid 7 logs steps 100, 200, 300 at 0, 10, 20 s; pid 8 then logs
+    steps 400, 600, 800 at 100, 110, 120 s."""
+    lines: list[str] = []
+    for pid, step, seconds in [(7, 100, 0), (7, 200, 10), (7, 300, 20), (8, 400, 100), (8, 600, 110), (8, 800, 120)]:
+        lines += _tfcnn_lines(pid, step, seconds)
+    log = tmp_path / "bench.log"
+    log.write_text("\n".join(lines) + "\n")
+    dataset = tmp_path / "ds"
+    _collect(log, dataset, "bench")
+    return dataset
+
+
+def test_a_new_pid_starts_a_segment_and_no_rate_spans_it(two_processes: Path) -> None:
+    stored = Dataset(two_processes).read("steps").sort("source_offset")
+    assert stored["pid"].to_list() == [7, 7, 7, 8, 8, 8]
+    row = _summary(two_processes, "bench")
+    assert (row["records"], row["tasks"], row["segments"], row["restarts"]) == (6, 1, 2, 1)
+    # Intervals within a process: pid 7 100/10 = 10, 10 steps/s; pid 8 200/10 = 20, 20 steps/s (each
+    # process's first record is its warm-up). Steady = median(10, 10, 20, 20) = 15; mean = 600 steps / 40 s = 15.
+    # Read as one process there was a fifth interval, 300 -> 400 over 80 s = 1.25 steps/s: steady was
+    # median(10, 10, 1.25, 20, 20) = 10 and mean 700 / 120 = 5.833.
+    assert row["steady_global_steps_per_s"] == pytest.approx(15.0)
+    assert row["mean_global_steps_per_s"] == pytest.approx(15.0)
+
+
+def test_the_steady_state_query_breaks_at_a_new_pid_too(two_processes: Path) -> None:
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
+    steps = f"read_parquet('{two_processes}/steps/*/*.parquet', hive_partitioning = true)"
+    got = duckdb.sql(steady_state_query(steps, "duckdb")).fetchall()
+    assert [(run, round(rate, 9), n) for run, rate, n in got] == [("bench", 15.0, 4)]  # as computed above
+
+
+def test_no_rate_is_derived_across_a_change_of_pid() -> None:
+    steps = pl.DataFrame(
+        {
+            "tag": ["w"] * 3,
+            "step": [100, 200, 300],
+            "timestamp": [START, START + timedelta(seconds=10), START + timedelta(seconds=20)],
+            "pid": [1, 1, 2],
+        }
+    )
+    # 100 steps / 10 s = 10 within pid 1; pid 2's first record has no previous one of its process
+    assert derive_rates(steps, "tag")["global_steps_per_s"].to_list() == [None, 10.0, None]
+
+
+@pytest.mark.skipif(not CASE07.is_file(), reason=f"no real case at {CASE07}")
+def test_case07_two_runs_in_one_file_are_two_segments_with_no_rate_between(tmp_path: Path) -> None:
+    _collect(CASE07, tmp_path, "case07")
+    row = _summary(tmp_path, "case07")
+    stored = Dataset(tmp_path).read("steps").sort("source_offset")
+    assert stored.select("step", "local_step", "pid").rows() == [(94840, 94840, 35), (381280, 47650, 31)]
+    # Run A (pid 35) and run B (pid 31) each logged one record: no interval, so no rate and no goodput.
+    # Read as one process the two gave (381280 - 94840) / 577.084 s (19:24:44.858 -> 19:34:21.942) =
+    # 496.358 steps/s "steady", and goodput 1.0.
+    assert (row["records"], row["segments"], row["restarts"]) == (2, 2, 1)
+    assert row["steady_global_steps_per_s"] is None and row["mean_global_steps_per_s"] is None
+    assert row["goodput"] is None and row["speedup_vs_baseline"] is None
+
+
+def test_a_global_step_line_of_another_process_is_not_the_records_step(tmp_path: Path) -> None:
+    # pid 7's `global step 100` line, then a throughput line of pid 8: the step is not pid 8's
+    lines = _tfcnn_lines(7, 100, 0)[:1] + _tfcnn_lines(8, 50, 1)[1:]
+    log = tmp_path / "bench.log"
+    log.write_text("\n".join(lines) + "\n")
+    _collect(log, tmp_path / "ds", "bench")
+    stored = Dataset(tmp_path / "ds").read("steps")
+    assert stored.select("step", "local_step", "pid", "position").rows() == [(None, 50, 8, 2)]
