@@ -1,7 +1,8 @@
 """The steady-state global steps/s of each run as one SQL query, for BigQuery (or DuckDB) over
 the steps table of a dataset (:mod:`tierscope.dataset.bigquery`).
 
-The query follows :mod:`tierscope.analysis.throughput` step by step: training tasks only;
+The query follows :mod:`tierscope.analysis.throughput` step by step: training tasks only (and
+records naming no role: one process's log, as ``summary`` reads them);
 records in log order per task (by timestamp when every record of the task has one, else by
 source and line); intervals; segments broken at a restart, a resume (a step jump more than
 :data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the run's median rate), a new process
@@ -37,7 +38,7 @@ WITH records AS (  -- training tasks; copies of a record merged
           CAST(elapsed_s AS STRING), CAST(interval_s AS STRING)
         ORDER BY source ASC NULLS LAST, source_offset ASC NULLS LAST) AS copy_number
     FROM {{steps}}
-    WHERE role IN ({_ROLES})
+    WHERE role IN ({_ROLES}) OR role IS NULL  -- a single process's log names no role
   ) WHERE copy_number = 1
 ),
 ordered AS (  -- log order per task: by time when every record has one, else by file and line

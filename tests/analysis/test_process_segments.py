@@ -23,14 +23,14 @@ CASE07 = SHARED / "cases" / "inputs" / "case07.log"
 START = datetime(2017, 12, 7, 19, 0, 0, tzinfo=UTC)
 
 
-def _tfcnn_lines(pid: int, step: int, seconds: float) -> list[str]:
-    """A tf_cnn_benchmarks record of worker 0 (a launcher tag: the steady-state query reads named
-    training tasks only): its ``global step`` line, then the throughput line ``seconds`` after START."""
+def _tfcnn_lines(pid: int, step: int, seconds: float, tag: str = "[worker-0] ") -> list[str]:
+    """A tf_cnn_benchmarks record (of worker 0 by a launcher tag; with ``tag=""`` of a process naming no
+    role): its ``global step`` line, then the throughput line ``seconds`` after START."""
     at = START + timedelta(seconds=seconds)
     stamp = lambda t: t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"  # noqa: E731
     return [
-        f"[worker-0] {stamp(at - timedelta(seconds=0.5))} INFO {pid} global step {step}",
-        f"[worker-0] {stamp(at)} INFO {pid} {step}\timages/sec: 500.0 +/- 0.3 (jitter = 6.0)\t3.512\t0.422\t0.648",
+        f"{tag}{stamp(at - timedelta(seconds=0.5))} INFO {pid} global step {step}",
+        f"{tag}{stamp(at)} INFO {pid} {step}\timages/sec: 500.0 +/- 0.3 (jitter = 6.0)\t3.512\t0.422\t0.648",
     ]
 
 
@@ -45,13 +45,14 @@ def _collect(path: Path, dataset: Path, run: str) -> None:
     assert got.exit_code == 0, got.output
 
 
-@pytest.fixture()
-def two_processes(tmp_path: Path) -> Path:
+@pytest.fixture(params=["[worker-0] ", ""], ids=["worker", "no-role"])
+def two_processes(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """One log, one task, two processes: pid 7 logs steps 100, 200, 300 at 0, 10, 20 s; pid 8 then logs
-    steps 400, 600, 800 at 100, 110, 120 s."""
+    steps 400, 600, 800 at 100, 110, 120 s. The task is worker 0, or (``no-role``) a log naming no
+    role, which ``summary`` and the steady-state query both read as the run's one training task."""
     lines: list[str] = []
     for pid, step, seconds in [(7, 100, 0), (7, 200, 10), (7, 300, 20), (8, 400, 100), (8, 600, 110), (8, 800, 120)]:
-        lines += _tfcnn_lines(pid, step, seconds)
+        lines += _tfcnn_lines(pid, step, seconds, request.param)
     log = tmp_path / "bench.log"
     log.write_text("\n".join(lines) + "\n")
     dataset = tmp_path / "ds"
