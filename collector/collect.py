@@ -56,7 +56,7 @@ from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
 from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA
-from tierscope.dataset.store import AppendResult, Dataset, Staged
+from tierscope.dataset.store import AppendResult, Dataset, Staged, import_writer
 from tierscope.gcs import is_url
 
 #: The state documents a collect keeps, checked by ``tierscope doctor`` (:func:`tierscope.dataset.doctor.check`).
@@ -352,6 +352,8 @@ class _Storing:
         self._commits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-commit")
         self._running: Future[None] | None = None
         self._committing: Future[None] | None = None
+        # The writer's import (pyarrow, about 0.3 s) while the first batch is read and parsed.
+        self._pool.submit(import_writer)
 
     def then(self, store: Callable[[], _Commit]) -> None:
         """Run ``store`` once the previous store is done (raising its error, or a commit's)."""
