@@ -28,8 +28,9 @@ numbers as ``eval_loss``/``eval_accuracy``; its three lines count as that one re
 Two paths read the lines. The fast one splits the 2016 variant (the only one written at
 volume) on its fixed separators and casts the tokens, a few times faster than a regex; it
 accepts a line only when every token is where that variant puts it and every value passes
-the checks. Every other line holding ``Train [`` (the other variants, broken lines) goes
-through the full pattern, which says why a bad line is bad. A token that casts contains
+the checks (so not a line whose prefix holds a space, or whose role is not in lower case).
+Every other line holding ``Train [`` (the other variants, broken lines) goes through the
+full pattern, which says why a bad line is bad. A token that casts contains
 none of the separators, so a line the fast path accepts gets the same values from the
 pattern: the paths differ in speed, never in result. The fast path runs on every line of a
 batch (a line without ``Train [`` is never accepted), in pieces side by side: one polars
@@ -97,6 +98,11 @@ _VALUES: dict[str, pl.Expr] = {
     "g_n": pl.col("g").cast(pl.Float64, strict=False),
     "l_n": pl.col("l").cast(pl.Float64, strict=False),
 }
+
+
+#: :data:`_VALUES` on the fast path: the role as written, no lower-casing pass over every line.
+#: A role in upper case then fails the role check there, and the full pattern lower-cases it.
+_FAST_VALUES: dict[str, pl.Expr] = _VALUES | {"role_n": pl.col("role")}
 
 
 def _checks() -> list[tuple[pl.Expr, pl.Expr]]:
@@ -204,7 +210,7 @@ def _canonical(lines: pl.LazyFrame) -> pl.LazyFrame:
         _shape_ok=pl.col("_shape_ok")
         & _field("who", "task").str.ends_with("],")
         & _field("head", "loss").str.ends_with(","),
-    ).with_columns(**_VALUES)
+    ).with_columns(**_FAST_VALUES)
     bad = pl.any_horizontal(*(b for b, _ in _checks()))
     # A null anywhere (a missing token) means "not this variant": it takes the full path.
     return read.with_columns(_ok=(pl.col("_shape_ok") & ~bad).fill_null(False))
