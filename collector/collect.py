@@ -56,11 +56,13 @@ from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
 from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA
-from tierscope.dataset.store import AppendResult, Dataset, Staged
+from tierscope.dataset.store import AppendResult, Dataset, Staged, import_writer
 from tierscope.gcs import is_url
 
 #: The state documents a collect keeps, checked by ``tierscope doctor`` (:func:`tierscope.dataset.doctor.check`).
 STATE_CHECKS: tuple[StateCheck, ...] = (OffsetStore,)
+#: Batches of a segment read without pyarrow (see :func:`iter_handle_batches`).
+_COPIED_BATCHES = 2
 #: Seconds without change after which a file's unterminated last line is taken as it is.
 DEFAULT_SETTLE_S = 300.0
 
@@ -240,7 +242,11 @@ class _Reading:
         """Read ``seg`` from ``reader`` (over ``raw``), saving the offset after each batch if ``offsets``."""
         counts = self.counts
         settled = whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
-        batches = iter_handle_batches(reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes)
+        # The first parse waits for two batches (the second tells whether the first is the last):
+        # copied, they need no pyarrow, which the store thread is importing meanwhile (_Storing).
+        batches = iter_handle_batches(
+            reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes, copied=_COPIED_BATCHES
+        )
         pending: pl.DataFrame | None = None
         with _Storing() as storing:
             for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
@@ -352,6 +358,8 @@ class _Storing:
         self._commits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-commit")
         self._running: Future[None] | None = None
         self._committing: Future[None] | None = None
+        # The writer's import (pyarrow, about 0.3 s) while the first batch is read and parsed.
+        self._pool.submit(import_writer)
 
     def then(self, store: Callable[[], _Commit]) -> None:
         """Run ``store`` once the previous store is done (raising its error, or a commit's)."""

@@ -211,6 +211,12 @@ def _writer_options(schema: pl.Schema) -> dict[str, Any]:
     }
 
 
+def import_writer() -> None:
+    """Import what :func:`write_temp` writes with (pyarrow): a caller about to write can have it
+    done ahead, on a thread of its own."""
+    import pyarrow.parquet  # noqa: F401
+
+
 def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | None = None) -> tuple[Path, Path]:
     """Write ``frame`` to a temporary file next to ``final`` (not yet visible).
 
@@ -227,8 +233,7 @@ def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | 
         table = frame.to_arrow()
         meta = dict(metadata or {})
         if "source" in frame.columns:
-            sources = frame.get_column("source").drop_nulls().unique().sort().to_list()
-            meta[SOURCES_KEY] = json.dumps(sources).encode()
+            meta[SOURCES_KEY] = json.dumps(_sources(frame.get_column("source"))).encode()
         table = table.replace_schema_metadata(meta)
         pq.write_table(table, tmp, **_writer_options(frame.schema))
         with tmp.open("rb") as fh:
@@ -237,6 +242,15 @@ def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | 
         tmp.unlink(missing_ok=True)
         raise
     return tmp, with_digest(final, digest)
+
+
+def _sources(column: pl.Series) -> list[str]:
+    """The distinct values of ``column`` (nulls left out), sorted. A batch of one log holds one:
+    comparing every value with the first is a few times cheaper than hashing them all."""
+    first = column.first() if column.null_count() == 0 else None
+    if first is not None and bool((column == first).all()):
+        return [first]  # type: ignore[list-item]
+    return column.drop_nulls().unique().sort().to_list()
 
 
 def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:

@@ -28,8 +28,9 @@ numbers as ``eval_loss``/``eval_accuracy``; its three lines count as that one re
 Two paths read the lines. The fast one splits the 2016 variant (the only one written at
 volume) on its fixed separators and casts the tokens, a few times faster than a regex; it
 accepts a line only when every token is where that variant puts it and every value passes
-the checks. Every other line holding ``Train [`` (the other variants, broken lines) goes
-through the full pattern, which says why a bad line is bad. A token that casts contains
+the checks (so not a line whose prefix holds a space, or whose role is not in lower case).
+Every other line holding ``Train [`` (the other variants, broken lines) goes through the
+full pattern, which says why a bad line is bad. A token that casts contains
 none of the separators, so a line the fast path accepts gets the same values from the
 pattern: the paths differ in speed, never in result. The fast path runs on every line of a
 batch (a line without ``Train [`` is never accepted), in pieces side by side: one polars
@@ -70,11 +71,12 @@ _PATTERN = (
 )
 
 
-#: The 2016 variant after ``Train [``, cut at single spaces: ``ROLE/TASK],`` ``step``
-#: ``STEP:loss:LOSS,`` ``accuracy:ACC`` ``(ELAPSED`` ``sec)`` ``G`` ``global_steps/s,`` ``L``
-#: ``local_steps/s``. Tokens the fast path requires verbatim, by position:
-_FIXED_TOKENS = {1: "step", 5: "sec)", 7: "global_steps/s,", 9: "local_steps/s"}
-_TOKENS = 10
+#: The 2016 variant cut at single spaces, the whole line: ``PREFIX`` + ``Train``, ``[ROLE/TASK],``
+#: ``step`` ``STEP:loss:LOSS,`` ``accuracy:ACC`` ``(ELAPSED`` ``sec)`` ``G`` ``global_steps/s,`` ``L``
+#: ``local_steps/s``. A prefix holding a space (rare: envelopes are stripped before) moves the
+#: tokens: such a line takes the full pattern. Tokens the fast path requires verbatim, by position:
+_FIXED_TOKENS = {2: "step", 6: "sec)", 8: "global_steps/s,", 10: "local_steps/s"}
+_TOKENS = 11
 
 #: Lines of a piece of the fast path: a batch's marked lines are cut into pieces of at least
 #: this many, run side by side (one polars string expression runs on one core).
@@ -96,6 +98,11 @@ _VALUES: dict[str, pl.Expr] = {
     "g_n": pl.col("g").cast(pl.Float64, strict=False),
     "l_n": pl.col("l").cast(pl.Float64, strict=False),
 }
+
+
+#: :data:`_VALUES` on the fast path: the role as written, no lower-casing pass over every line.
+#: A role in upper case then fails the role check there, and the full pattern lower-cases it.
+_FAST_VALUES: dict[str, pl.Expr] = _VALUES | {"role_n": pl.col("role")}
 
 
 def _checks() -> list[tuple[pl.Expr, pl.Expr]]:
@@ -153,74 +160,70 @@ def _field(struct: str, name: str) -> pl.Expr:
     return pl.col(struct).struct.field(name)
 
 
-def _canonical(marked: pl.LazyFrame) -> pl.LazyFrame:
-    """The fast path's plan over ``marked`` (with ``_at``, where ``Train [`` starts): the fields
-    of the 2016 variant cut out and converted (:data:`_VALUES`), and ``_ok``: True where the
-    line is exactly that variant and good."""
-    tail = pl.col("line").str.slice(pl.col("_at") + len(_MARK))
+def _canonical(lines: pl.LazyFrame) -> pl.LazyFrame:
+    """The fast path's plan over ``lines``: the fields of the 2016 variant cut out and converted
+    (:data:`_VALUES`), and ``_ok``: True where the line is exactly that variant and good.
+
+    The line is cut whole, not after its ``Train [``: ``PREFIX`` + ``Train`` is the first token,
+    and since it holds no space, the ``Train [`` it ends in is the line's first (any occurrence is
+    followed by a space), the one the full pattern starts at. Cutting the tail instead would cost
+    a search and a copy of every line."""
     # Each split is a step of its own: a struct's fields taken in the split's own expression
     # would each re-run the split.
-    tokens = marked.select(
+    tokens = lines.select(
         "source_offset",
-        "line",
-        "_at",
-        t=tail.str.splitn(" ", _TOKENS).struct.rename_fields([f"t{i}" for i in range(_TOKENS)]),
+        t=pl.col("line").str.splitn(" ", _TOKENS).struct.rename_fields([f"t{i}" for i in range(_TOKENS)]),
     )
 
     def token(i: int) -> pl.Expr:
         return _field("t", f"t{i}")
 
-    # ``STEP:loss:LOSS,`` is cut at ``:loss:`` (a STEP that casts holds no ``:``, so this is
-    # the cut at the first two ``:``), ``accuracy:ACC`` and ``(ELAPSED`` lose their fixed heads.
+    # ``[ROLE/TASK],`` is cut at its first ``/``; ``STEP:loss:LOSS,`` at ``:loss:`` (a STEP that
+    # casts holds no ``:``, so this is the cut at the first two ``:``); ``accuracy:ACC`` and
+    # ``(ELAPSED`` lose their fixed heads (their presence is checked).
     parts = tokens.select(
         "source_offset",
-        "line",
-        "_at",
-        who=token(0).str.splitn("/", 2).struct.rename_fields(["role", "task"]),
-        head=token(2).str.splitn(":loss:", 2).struct.rename_fields(["step", "loss"]),
-        acc=token(3).str.strip_prefix("accuracy:"),
-        elapsed=token(4).str.strip_prefix("("),
-        g=token(6),
-        l=token(8),
+        who=token(1).str.splitn("/", 2).struct.rename_fields(["role", "task"]),
+        head=token(3).str.splitn(":loss:", 2).struct.rename_fields(["step", "loss"]),
+        acc=token(4).str.slice(len("accuracy:")),
+        elapsed=token(5).str.slice(len("(")),
+        g=token(7),
+        l=token(9),
         _shape_ok=pl.all_horizontal(
-            token(3).str.starts_with("accuracy:"),
-            token(4).str.starts_with("("),
+            token(0).str.ends_with(_MARK[:-2]),
+            token(1).str.starts_with("["),
+            token(4).str.starts_with("accuracy:"),
+            token(5).str.starts_with("("),
             *(token(i) == text for i, text in _FIXED_TOKENS.items()),
         ),
     )
     read = parts.select(
         "source_offset",
-        "line",
-        "_at",
         "acc",
         "elapsed",
         "g",
         "l",
-        role=_field("who", "role"),
+        role=_field("who", "role").str.slice(len("[")),
         task=_field("who", "task").str.strip_suffix("],"),
         step=_field("head", "step"),
         loss=_field("head", "loss").str.strip_suffix(","),
         _shape_ok=pl.col("_shape_ok")
         & _field("who", "task").str.ends_with("],")
         & _field("head", "loss").str.ends_with(","),
-    ).with_columns(**_VALUES)
+    ).with_columns(**_FAST_VALUES)
     bad = pl.any_horizontal(*(b for b, _ in _checks()))
     # A null anywhere (a missing token) means "not this variant": it takes the full path.
     return read.with_columns(_ok=(pl.col("_shape_ok") & ~bad).fill_null(False))
 
 
 def _split_canonical(lines: pl.DataFrame, columns: Sequence[pl.Expr | str] = ()) -> pl.DataFrame:
-    """:func:`_canonical` on ``lines`` (``_at`` added where missing: null for a line without
-    ``Train [``, which is never ``_ok``), only ``columns`` of it if given; in pieces run side by
-    side, rows in ``lines``' order."""
+    """:func:`_canonical` on ``lines`` (a line without ``Train [`` is never ``_ok``), only
+    ``columns`` of it if given; in pieces run side by side, rows in ``lines``' order."""
     pieces = max(1, min(pl.thread_pool_size(), lines.height // _PIECE_LINES))
     size = -(-lines.height // pieces)
     plans = []
     for i in range(pieces):
-        piece = lines.slice(i * size, size).lazy()
-        if "_at" not in lines.columns:
-            piece = piece.with_columns(_at=pl.col("line").str.find(_MARK, literal=True))
-        plan = _canonical(piece)
+        plan = _canonical(lines.slice(i * size, size).lazy())
         plans.append(plan.select(columns) if columns else plan)
     return pl.concat(pl.collect_all(plans)) if pieces > 1 else plans[0].collect()
 
@@ -248,14 +251,17 @@ class CloudMLSamples(SingleLineFormat):
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # Every line goes through the fast path (one without the mark is never ``_ok``): cheaper
         # than cutting the marked lines out first; the few others are taken from ``lines``.
-        fast = _split_canonical(lines, (*_STEP_COLUMNS, "_ok", pl.col("_at").is_not_null().alias("_marked")))
-        ok, marked = fast.get_column("_ok"), fast.get_column("_marked")
-        steps = fast.drop("_ok", "_marked")
+        fast = _split_canonical(lines, (*_STEP_COLUMNS, "_ok"))
+        ok = fast.get_column("_ok")
+        steps = fast.drop("_ok")
         if not ok.all():
             steps = steps.filter(ok)
         steps = steps.with_columns(pl.lit(self.name).alias("format"))
-        slow = self._parse_full(lines.filter(marked & ~ok).select("source_offset", "line"))
-        rest = lines.filter(~marked)
+        # Whether a line holds the mark is asked only of the few lines the fast path left.
+        left = lines.filter(~ok)
+        marked = left.get_column("line").str.contains(_MARK, literal=True)
+        slow = self._parse_full(left.filter(marked).select("source_offset", "line"))
+        rest = left.filter(~marked)
         if slow.steps.height:
             # In line order: of two lines with one key the store keeps the first one's values,
             # whichever path read each and wherever a batch ends.

@@ -22,6 +22,8 @@ _START = r"^Traceback \(most recent call last\):\s*$"
 #: than the pattern, and nearly every batch has no traceback.
 _START_TEXT = "Traceback (most recent call last):"
 _EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"
+#: Lines at the batch's end first looked at for its last line that is not indented.
+_TAIL_LINES = 64
 _CHAINED = r"^(?:During handling of the above exception|The above exception was the direct cause)"
 
 
@@ -34,15 +36,21 @@ class PythonTraceback(AlwaysTried):
     )
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        """The batch's last traceback start if every line after it is indented (its exception line
+        may come in the next batch), else None. That start is the last line not indented, so only
+        the batch's tail is read, however many lines it holds (an indent-only run is read whole)."""
         line = lines.get_column("line")
-        if not _has_start(line):
+        window = _TAIL_LINES
+        while True:
+            tail = line.tail(window)
+            flush = (~tail.str.contains(r"^\s")).arg_true()
+            if flush.len() or window >= line.len():
+                break
+            window *= 4
+        if flush.len() == 0:
             return None
-        starts = line.str.contains(_START).arg_true()
-        if starts.len() == 0:
-            return None
-        last = int(starts[-1])
-        after = line.slice(last + 1)
-        if (~after.str.contains(r"^\s")).any():
+        last = line.len() - tail.len() + int(flush[-1])
+        if not line.slice(last, 1).str.contains(_START).item():
             return None
         return int(lines.get_column("source_offset")[last])
 

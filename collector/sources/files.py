@@ -126,8 +126,14 @@ def iter_handle_batches(
     start_line: int = 0,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     final: bool = True,
+    *,
+    copied: int = 0,
 ) -> Iterator[LineBatch]:
     """:func:`iter_line_batches` over an open reader; ``name`` is for messages only.
+
+    The first ``copied`` batches are copied into polars rather than handed over through pyarrow
+    (see :data:`_ARROW_MIN_BYTES`): a caller importing pyarrow on another thread meanwhile gets
+    them without waiting for that import.
 
     With ``final=True`` an unterminated last line comes alone in the last batch, marked
     ``terminated=False``, so the caller can decide whether to take it. A line longer than
@@ -145,6 +151,7 @@ def iter_handle_batches(
     extra = 0  # file bytes of buf[begin:end] it does not hold (a long line kept as its prefix)
     long_lines: dict[int, int] = {}  # numbers and lengths of the long lines in buf[begin:end]
     eof = filled = False
+    yielded = 0
     try:
         if start_offset:
             fh.seek(start_offset)
@@ -156,15 +163,16 @@ def iter_handle_batches(
         if not capped:
             cut = buf.rfind(b"\n", begin, end)
         if cut >= 0 and (capped or eof or filled):
-            batch = _batch(buf, begin, cut + 1, line_no, long_lines)
+            batch = _batch(buf, begin, cut + 1, line_no, long_lines, arrow=yielded >= copied)
             offset += cut + 1 - begin + extra
             line_no += batch.lines.height
             yield dataclasses.replace(batch, end_offset=offset, end_line=line_no)
             begin, extra, long_lines = cut + 1, 0, {}
+            yielded += 1
             continue
         if eof:
             if end > begin and final:
-                batch = _batch(buf, begin, end, line_no, long_lines)
+                batch = _batch(buf, begin, end, line_no, long_lines, arrow=yielded >= copied)
                 yield dataclasses.replace(
                     batch,
                     end_offset=offset + end - begin + extra,
@@ -291,9 +299,9 @@ _PIECE_BYTES = 1 << 20
 _ARROW_MIN_BYTES = 8 << 20
 
 
-def _pieces(buf: bytearray, cuts: list[int]) -> pl.Series:
-    """Binary values ``buf[cuts[i]:cuts[i + 1]]``."""
-    if cuts[-1] - cuts[0] < _ARROW_MIN_BYTES:
+def _pieces(buf: bytearray, cuts: list[int], arrow: bool = True) -> pl.Series:
+    """Binary values ``buf[cuts[i]:cuts[i + 1]]`` (through pyarrow if ``arrow`` and they are large)."""
+    if not arrow or cuts[-1] - cuts[0] < _ARROW_MIN_BYTES:
         return pl.Series("line", [bytes(buf[a:b]) for a, b in pairwise(cuts)], dtype=pl.Binary)
     import pyarrow as pa
 
@@ -303,7 +311,7 @@ def _pieces(buf: bytearray, cuts: list[int]) -> pl.Series:
     )
 
 
-def _split_lines(buf: bytearray, begin: int, end: int) -> pl.Series:
+def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True) -> pl.Series:
     """``buf[begin:end]`` as one String per line (a final newline ends the last line; it does
     not start an empty one), the CR of CRLF line ends removed."""
     # Cut at newlines into ~1 MB binary values, validate as UTF-8 and split in Rust: a few
@@ -316,7 +324,7 @@ def _split_lines(buf: bytearray, begin: int, end: int) -> pl.Series:
             break
         cuts.append(nl + 1)
     cuts.append(end)
-    pieces = _pieces(buf, cuts)
+    pieces = _pieces(buf, cuts, arrow)
     try:
         text = pieces.cast(pl.String)
     except pl.exceptions.ComputeError:  # not UTF-8: decode this batch with replacement characters
@@ -331,10 +339,12 @@ def _split_lines(buf: bytearray, begin: int, end: int) -> pl.Series:
     return lines.str.strip_chars_end("\r") if buf.find(b"\r", begin, end) >= 0 else lines
 
 
-def _batch(buf: bytearray, begin: int, end: int, first_line: int, long_lines: dict[int, int]) -> LineBatch:
+def _batch(
+    buf: bytearray, begin: int, end: int, first_line: int, long_lines: dict[int, int], arrow: bool = True
+) -> LineBatch:
     """The lines of ``buf[begin:end]`` numbered from ``first_line + 1`` (offsets left to the
     caller); lines over MAX_LINE_BYTES cut to their prefix and added to ``long_lines``."""
-    lines = _split_lines(buf, begin, end)
+    lines = _split_lines(buf, begin, end, arrow)
     frame = pl.DataFrame(
         {
             "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),

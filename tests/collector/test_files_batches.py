@@ -77,3 +77,22 @@ def test_same_lines_as_python_decode_and_split(data: list[bytes], batch_bytes: i
     decoded = text.decode("utf-8", errors="replace").removesuffix("\n")
     expected = [(n, line.rstrip("\r")) for n, line in enumerate(decoded.split("\n"), start=1)] if text else []
     assert got == expected
+
+
+def test_copied_batches_hold_the_same_lines_as_those_handed_over_through_arrow(tmp_path: Path) -> None:
+    # A collect copies its first batches into polars (no pyarrow yet); the Arrow path takes
+    # batches of _ARROW_MIN_BYTES and more, set to 0 here so that every batch would take it.
+    path = tmp_path / "g.log"
+    text = [f"line {n:03d} caf\u00e9 " + "x" * (n % 23) for n in range(1, 301)]
+    path.write_text("\r\n".join(text) + "\n", encoding="utf-8")
+
+    def lines(copied: int) -> list[tuple[int, str]]:
+        with path.open("rb") as fh, patch.object(files, "_ARROW_MIN_BYTES", 0):
+            return [
+                row
+                for b in files.iter_handle_batches(fh, path, batch_bytes=256, copied=copied)
+                for row in b.lines.iter_rows()
+            ]
+
+    # 300 numbered lines, the CR of each CRLF dropped, whichever way each batch was built
+    assert lines(0) == lines(3) == lines(1000) == list(enumerate(text, start=1))
