@@ -157,8 +157,14 @@ def throughput_series(rates: pl.DataFrame, runs: int) -> tuple[pl.DataFrame, pl.
     bucket) and ``records`` (UInt32), sorted by run and x.
     """
     per_run = per_run_budget(runs)
+    over_steps, over_time = zip(*[_run_series(run, per_run) for run in by_run(rates) or [rates]], strict=True)
+    return pl.concat(over_steps).sort("run_id", "step"), pl.concat(over_time).sort("run_id", "seconds")
+
+
+def _run_series(rates: pl.DataFrame, per_run: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`throughput_series` of one run's rates (or of none: the columns and their types)."""
     timed = rates.filter(pl.col("seconds").is_not_null())
-    return bucketed(rates, "step", per_run), bucketed(timed, "seconds", per_run)
+    return _run_buckets(rates, "step", per_run, "rate", ()), _run_buckets(timed, "seconds", per_run, "rate", ())
 
 
 #: What :func:`steady_rates` reads of the intervals (with ``interval_s`` and the task where the
@@ -182,9 +188,14 @@ class ChartSeries:
         ``extra=INTERVAL_VIEW``); only the charted runs' bucketed rows are kept."""
         clock = needs_interval_clock(intervals)
         view = intervals.select(*_RATE_COLUMNS, *(("role", "task_index", "interval_s") if clock else ()))
-        charted = [run for run in by_run(view) if run["run_id"][0] in self._charted]
-        rates = steady_rates(pl.concat(charted) if charted else view.head(0), clock)
-        self._parts.append(throughput_series(rates.select("run_id", "step", "seconds", "rate"), self.runs.height))
+        charted = [run for run in by_run(view) if run["run_id"][0] in self._charted] or [view.head(0)]
+        per_run = per_run_budget(self.runs.height)
+        # steady_rates and throughput_series run by run: the rows are split by run once, not at each step
+        series = [
+            _run_series(_run_rates(run, clock).select("run_id", "step", "seconds", "rate"), per_run) for run in charted
+        ]
+        over_steps, over_time = zip(*series, strict=True)
+        self._parts.append((pl.concat(over_steps), pl.concat(over_time)))
 
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(over steps, over time), with :func:`throughput_series`' columns, sorted by run and x.
