@@ -114,7 +114,7 @@ def target_of(loss: float | None, accuracy: float | None) -> Target | None:
 
 def _lead_steps(lead: pl.DataFrame, clock: LeadClock) -> tuple[np.ndarray, np.ndarray]:
     """The lead's (global step, seconds) at the first time it reached each step: steps strictly rising."""
-    steps = lead["step"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    steps = lead["step"].cast(pl.Float64).to_numpy()  # a null is NaN
     seconds = clock.seconds if clock.seconds is not None else np.full(len(steps), np.nan)
     ok = np.isfinite(steps) & np.isfinite(seconds)
     steps, seconds = steps[ok], seconds[ok]
@@ -150,11 +150,11 @@ def place(records: pl.DataFrame, lead: pl.DataFrame, clock: LeadClock, rate: Cal
     else:
         role, index = lead["role"][0], lead["task_index"][0]
         is_lead = (records["role"].eq_missing(role) & records["task_index"].eq_missing(index)).to_numpy()
-        t = np.where(is_lead, records["elapsed_s"].cast(pl.Float64).fill_null(np.nan).to_numpy(), np.nan)
+        t = np.where(is_lead, records["elapsed_s"].cast(pl.Float64).to_numpy(), np.nan)
     lead_steps, lead_seconds = _lead_steps(lead, clock)
     missing = np.isnan(t)
     if missing.any():
-        steps = records["step"].cast(pl.Float64).fill_null(np.nan).to_numpy()[missing]
+        steps = records["step"].cast(pl.Float64).to_numpy()[missing]
         beyond = len(lead_steps) > 0 and bool(((steps < lead_steps[0]) | (steps > lead_steps[-1])).any())
         t[missing] = at_steps(steps, lead_steps, lead_seconds, rate() if beyond else None)  # the rate: only beyond
     if clock.origin_known:
