@@ -13,11 +13,14 @@ computed from the same intervals: no second pass, no interval frame of all runs 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
 
 from tierscope.analysis.records import TASK
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 #: At most this many points in one line chart, shared out between its runs.
 MAX_POINTS_PER_CHART = 3000
@@ -132,7 +135,7 @@ def steady_rates(intervals: pl.DataFrame, interval_clock: bool = True) -> pl.Dat
     return pl.concat(parts) if parts else _run_rates(intervals, interval_clock)
 
 
-def _run_rates(rates: pl.DataFrame, interval_clock: bool) -> pl.DataFrame:
+def _run_rates(rates: FrameT, interval_clock: bool) -> FrameT:
     # One run's rows: its first timestamp is a scalar, where a window over the run ids hashed every row.
     since_first = (pl.col("timestamp") - pl.col("timestamp").min()).dt.total_microseconds() / 1e6
     task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK)) if interval_clock else "elapsed_s"
@@ -192,7 +195,8 @@ class ChartSeries:
         per_run = per_run_budget(self.runs.height)
         # steady_rates and throughput_series run by run: the rows are split by run once, not at each step
         series = [
-            _run_series(_run_rates(run, clock).select("run_id", "step", "seconds", "rate"), per_run) for run in charted
+            _run_series(_run_rates(run.lazy(), clock).select("run_id", "step", "seconds", "rate").collect(), per_run)
+            for run in charted  # lazily: only the four columns are filtered
         ]
         over_steps, over_time = zip(*series, strict=True)
         self._parts.append((pl.concat(over_steps), pl.concat(over_time)))

@@ -381,7 +381,7 @@ class TargetPass:
         if self.target is not None:
             self._reached.append(time_to_target(records, self.target))
         if self.charted is not None:
-            timed = records.filter(pl.col("seconds").is_not_null())
+            timed = records.select("run_id", "seconds", "value", "metric").filter(pl.col("seconds").is_not_null())
             if self._only is None:  # every run's records: the charted runs' alone
                 timed = timed.filter(pl.col("run_id").is_in(self.charted))
             per_run = per_run_budget(min(len(self.charted), MAX_RUNS_CHARTED))
