@@ -13,10 +13,14 @@ computed from the same intervals: no second pass, no interval frame of all runs 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
+import numpy as np
 import polars as pl
 
 from tierscope.analysis.records import TASK
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 #: At most this many points in one line chart, shared out between its runs.
 MAX_POINTS_PER_CHART = 3000
@@ -44,19 +48,62 @@ def per_run_budget(runs: int) -> int:
     return max(MIN_POINTS_PER_RUN, min(MAX_POINTS_PER_RUN, MAX_POINTS_PER_CHART // max(runs, 1)))
 
 
-def bucketed(rates: pl.LazyFrame, x: str, per_run: int, value: str = "rate") -> pl.LazyFrame:
+def by_run(frame: pl.DataFrame) -> list[pl.DataFrame]:
+    """``frame``'s rows of each run (``run_id``), one frame per run, in the order the runs come. Where each
+    run's rows lie together, as in the intervals (ordered by run, task and step), they are slices: no copy
+    and no hashing of the run ids; else the runs are taken apart (:meth:`polars.DataFrame.partition_by`)."""
+    if frame.height == 0:
+        return []
+    runs = frame.select(pl.col("run_id").rle()).unnest("run_id")  # len, value: one row per stretch of a run
+    if runs["value"].n_unique() < runs.height:
+        return frame.partition_by("run_id", maintain_order=True)
+    ends = runs["len"].cum_sum().to_list()
+    return [frame.slice(end - length, length) for end, length in zip(ends, runs["len"].to_list(), strict=True)]
+
+
+def bucketed(
+    rates: pl.DataFrame, x: str, per_run: int, value: str = "rate", first: tuple[str, ...] = ()
+) -> pl.DataFrame:
     """``value`` (default the rate) bucketed into ``per_run`` equal spans of ``x`` per run: ``run_id``, the first
-    ``x`` and the median ``value`` of each span, and its ``records`` (UInt32)."""
-    lo, hi = pl.col(x).min().over("run_id"), pl.col(x).max().over("run_id")  # a window: cheaper than a join
-    width = (hi - lo).cast(pl.Float64)
-    bucket = pl.when(width > 0).then(((pl.col(x) - lo) / width * (per_run - 1)).floor()).otherwise(0)
+    ``x`` and the median ``value`` of each span, its ``records`` (UInt32), and the ``first`` columns (one value a
+    run: the run's first), sorted by run and ``x``."""
+    parts = [_run_buckets(run, x, per_run, value, first) for run in by_run(rates)]
+    if not parts:
+        return _run_buckets(rates, x, per_run, value, first)  # no rows: the columns and their types
+    return pl.concat(parts).sort("run_id", x)
+
+
+def _run_buckets(rates: pl.DataFrame, x: str, per_run: int, value: str, first: tuple[str, ...]) -> pl.DataFrame:
     return (
-        rates.with_columns(bucket=bucket.cast(pl.Int64))
-        .group_by("run_id", "bucket")
-        .agg(pl.col(x).min(), pl.col(value).median(), records=pl.len().cast(pl.UInt32))
-        .sort("run_id", x)
-        .select("run_id", x, value, "records")
+        rates.with_columns(bucket=span_index(rates[x], per_run))
+        .group_by("bucket")
+        .agg(
+            pl.col("run_id").first(),
+            pl.col(x).min(),
+            pl.col(value).median(),
+            pl.len().cast(pl.UInt32).alias("records"),
+            *(pl.col(c).first() for c in first),
+        )
+        .select("run_id", x, value, "records", *first)
     )
+
+
+def span_index(x: pl.Series, spans: int) -> pl.Series:
+    """Which of ``spans`` equal spans from the lowest to the highest of one run's ``x`` each value lies in
+    (Int64, 0 .. ``spans - 1``, the highest alone in the last; null where ``x`` is; all 0 when ``x`` spans nothing).
+
+    The span is two scalars of the run (a window over the run ids hashed every row), and the division is
+    numpy's, value by value: polars divides a column by a scalar as a product with its reciprocal, which can
+    put the highest value a hair below the last span's edge, into the span before."""
+    lo, hi = x.min(), x.max()
+    width = float(hi - lo) if lo is not None and hi is not None else 0.0  # type: ignore[operator]
+    if not width > 0:
+        return pl.Series("bucket", [0] * x.len(), dtype=pl.Int64)
+    above = (x - lo).cast(pl.Float64).to_numpy()  # a null is NaN
+    index = np.floor(above / width * (spans - 1))
+    if x.null_count() == 0 and not np.isnan(index).any():
+        return pl.Series("bucket", index.astype(np.int64))
+    return pl.Series("bucket", index, nan_to_null=True).cast(pl.Int64)
 
 
 #: The columns of :func:`charted_intervals`: what the per-run and per-task charts read.
@@ -75,7 +122,7 @@ def charted_intervals(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFra
     )
 
 
-def steady_rates(intervals: pl.LazyFrame, interval_clock: bool = True) -> pl.LazyFrame:
+def steady_rates(intervals: pl.DataFrame, interval_clock: bool = True) -> pl.DataFrame:
     """:func:`charted_intervals`' rows that have a rate, warm-up excluded, with ``seconds`` since the run began.
 
     ``seconds`` (Float64): from ``timestamp`` where the record has one (seconds since the
@@ -84,8 +131,13 @@ def steady_rates(intervals: pl.LazyFrame, interval_clock: bool = True) -> pl.Laz
     leaves the running sum out (a window over every task): for intervals where no record lacks
     both a timestamp and ``elapsed_s`` it changes nothing (:func:`needs_interval_clock`).
     """
-    rates = intervals
-    since_first = (pl.col("timestamp") - pl.col("timestamp").min().over("run_id")).dt.total_microseconds() / 1e6
+    parts = [_run_rates(run, interval_clock) for run in by_run(intervals)]
+    return pl.concat(parts) if parts else _run_rates(intervals, interval_clock)
+
+
+def _run_rates(rates: FrameT, interval_clock: bool) -> FrameT:
+    # One run's rows: its first timestamp is a scalar, where a window over the run ids hashed every row.
+    since_first = (pl.col("timestamp") - pl.col("timestamp").min()).dt.total_microseconds() / 1e6
     task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK)) if interval_clock else "elapsed_s"
     return rates.with_columns(seconds=pl.coalesce(since_first, task_clock)).filter(
         ~pl.col("warmup") & pl.col("rate").is_not_null()
@@ -98,18 +150,29 @@ def needs_interval_clock(intervals: pl.DataFrame) -> bool:
     return bool(intervals.select((pl.col("timestamp").is_null() & pl.col("elapsed_s").is_null()).any()).item())
 
 
-def throughput_series(rates: pl.LazyFrame, runs: int) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+def throughput_series(rates: pl.DataFrame, runs: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Two bucketed series of interval global steps/s per run (warm-up excluded).
 
     ``rates``: :func:`steady_rates`' frame; ``runs``: how many runs it holds (sets the
-    per-run point budget). Returns (over steps, over time) LazyFrames with columns
+    per-run point budget). Returns (over steps, over time) with columns
     ``run_id`` (String), ``step`` (Int64, the bucket's first global step) or ``seconds``
     (Float64, the bucket's first time), ``rate`` (Float64, median global steps/s in the
-    bucket) and ``records`` (UInt32).
+    bucket) and ``records`` (UInt32), sorted by run and x.
     """
     per_run = per_run_budget(runs)
+    over_steps, over_time = zip(*[_run_series(run, per_run) for run in by_run(rates) or [rates]], strict=True)
+    return pl.concat(over_steps).sort("run_id", "step"), pl.concat(over_time).sort("run_id", "seconds")
+
+
+def _run_series(rates: pl.DataFrame, per_run: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`throughput_series` of one run's rates (or of none: the columns and their types)."""
     timed = rates.filter(pl.col("seconds").is_not_null())
-    return bucketed(rates, "step", per_run), bucketed(timed, "seconds", per_run)
+    return _run_buckets(rates, "step", per_run, "rate", ()), _run_buckets(timed, "seconds", per_run, "rate", ())
+
+
+#: What :func:`steady_rates` reads of the intervals (with ``interval_s`` and the task where the
+#: interval clock is needed).
+_RATE_COLUMNS = ("run_id", "step", "timestamp", "elapsed_s", "rate", "warmup")
 
 
 class ChartSeries:
@@ -120,16 +183,23 @@ class ChartSeries:
 
     def __init__(self, runs: pl.DataFrame) -> None:
         self.runs = runs
-        self._parts: list[list[pl.DataFrame]] = []
+        self._charted = set(runs["run_id"].drop_nulls())  # a null run id is never charted (a filter drops it)
+        self._parts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
 
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (:func:`tierscope.analysis.throughput.collect_intervals` with
         ``extra=INTERVAL_VIEW``); only the charted runs' bucketed rows are kept."""
-        charted = intervals.lazy().filter(pl.col("run_id").is_in(self.runs["run_id"].implode()))
         clock = needs_interval_clock(intervals)
-        # the rates once, then both series from them (a plan of the two recomputed them)
-        rates = steady_rates(charted, clock).select("run_id", "step", "seconds", "rate").collect()
-        self._parts.append(pl.collect_all(throughput_series(rates.lazy(), self.runs.height)))
+        view = intervals.select(*_RATE_COLUMNS, *(("role", "task_index", "interval_s") if clock else ()))
+        charted = [run for run in by_run(view) if run["run_id"][0] in self._charted] or [view.head(0)]
+        per_run = per_run_budget(self.runs.height)
+        # steady_rates and throughput_series run by run: the rows are split by run once, not at each step
+        series = [
+            _run_series(_run_rates(run.lazy(), clock).select("run_id", "step", "seconds", "rate").collect(), per_run)
+            for run in charted  # lazily: only the four columns are filtered
+        ]
+        over_steps, over_time = zip(*series, strict=True)
+        self._parts.append((pl.concat(over_steps), pl.concat(over_time)))
 
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(over steps, over time), with :func:`throughput_series`' columns, sorted by run and x.

@@ -32,6 +32,8 @@ time, a ``target_reason`` saying why its time is null.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,9 +42,9 @@ import polars as pl
 
 from tierscope.analysis.clock import LeadClock, lead_clock
 from tierscope.analysis.errors import AnalysisError
-from tierscope.analysis.records import TASK, merge_duplicates
-from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed, per_run_budget
-from tierscope.analysis.throughput import lead_rows, steady_samples
+from tierscope.analysis.records import merge_duplicates
+from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed, by_run, per_run_budget
+from tierscope.analysis.throughput import lead_rows
 from tierscope.contract import EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 
@@ -112,7 +114,7 @@ def target_of(loss: float | None, accuracy: float | None) -> Target | None:
 
 def _lead_steps(lead: pl.DataFrame, clock: LeadClock) -> tuple[np.ndarray, np.ndarray]:
     """The lead's (global step, seconds) at the first time it reached each step: steps strictly rising."""
-    steps = lead["step"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    steps = lead["step"].cast(pl.Float64).to_numpy()  # a null is NaN
     seconds = clock.seconds if clock.seconds is not None else np.full(len(steps), np.nan)
     ok = np.isfinite(steps) & np.isfinite(seconds)
     steps, seconds = steps[ok], seconds[ok]
@@ -134,10 +136,12 @@ def at_steps(steps: np.ndarray, lead_steps: np.ndarray, lead_seconds: np.ndarray
     return out
 
 
-def place(records: pl.DataFrame, lead: pl.DataFrame, clock: LeadClock, rate: float | None) -> np.ndarray:
+def place(records: pl.DataFrame, lead: pl.DataFrame, clock: LeadClock, rate: Callable[[], float | None]) -> np.ndarray:
     """Seconds since the run's start of each of one run's ``records`` (``role``, ``task_index``, ``step``,
     ``timestamp``, ``elapsed_s``; see the module doc); NaN where unknown. ``lead``: the run's lead records
-    in log order (:func:`tierscope.analysis.clock.lead_clock`'s frame), ``rate``: its steady global steps/s."""
+    in log order (:func:`tierscope.analysis.clock.lead_clock`'s frame), ``rate``: its steady global steps/s
+    (None: none), asked only where a record lies beyond the lead's steps or the clock's origin is unknown
+    (a median of every steady interval of the run: most runs never need it)."""
     n = records.height
     if clock.name is None or n == 0:
         return np.full(n, np.nan)
@@ -146,16 +150,18 @@ def place(records: pl.DataFrame, lead: pl.DataFrame, clock: LeadClock, rate: flo
     else:
         role, index = lead["role"][0], lead["task_index"][0]
         is_lead = (records["role"].eq_missing(role) & records["task_index"].eq_missing(index)).to_numpy()
-        t = np.where(is_lead, records["elapsed_s"].cast(pl.Float64).fill_null(np.nan).to_numpy(), np.nan)
+        t = np.where(is_lead, records["elapsed_s"].cast(pl.Float64).to_numpy(), np.nan)
     lead_steps, lead_seconds = _lead_steps(lead, clock)
     missing = np.isnan(t)
     if missing.any():
-        steps = records["step"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-        t[missing] = at_steps(steps[missing], lead_steps, lead_seconds, rate)
+        steps = records["step"].cast(pl.Float64).to_numpy()[missing]
+        beyond = len(lead_steps) > 0 and bool(((steps < lead_steps[0]) | (steps > lead_steps[-1])).any())
+        t[missing] = at_steps(steps, lead_steps, lead_seconds, rate() if beyond else None)  # the rate: only beyond
     if clock.origin_known:
         return t
     first = lead_steps[0] if len(lead_steps) else 0.0
-    begin = clock.seconds[0] - (first / rate if rate else 0.0)  # the seen span starts at the first step
+    steady = rate()
+    begin = clock.seconds[0] - (first / steady if steady else 0.0)  # the seen span starts at the first step
     return t - begin
 
 
@@ -194,39 +200,44 @@ def _reason(
 
 
 def metric_records(
-    intervals: pl.DataFrame, evals: pl.DataFrame, started: dict[str, object], metric_of: str, *, ordered: bool = True
+    intervals: pl.DataFrame,
+    evals: pl.DataFrame,
+    started: dict[str, object],
+    metric_of: str,
+    *,
+    ordered: bool = True,
+    only: set[str] | None = None,
 ) -> pl.DataFrame:
-    """:data:`SERIES_SCHEMA` rows of every run in ``intervals`` for the metric ``metric_of`` (``loss``,
-    ``accuracy``: the accuracy target's choice, ``eval_accuracy`` where the run logs it): placed on each run's
-    clock (:func:`place`), sorted by run, time (nulls last), step (``ordered=False``: in no order, for a
-    caller that only buckets them).
+    """:data:`SERIES_SCHEMA` rows of every run in ``intervals`` (``only``: of these runs alone) for the metric
+    ``metric_of`` (``loss``, ``accuracy``: the accuracy target's choice, ``eval_accuracy`` where the run logs it):
+    placed on each run's clock (:func:`place`), sorted by run, time (nulls last), step (``ordered=False``: in no
+    order, for a caller that only buckets them).
 
     ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
     extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
     ``started``: ``{run_id: first started event time}``."""
-    samples = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
     leads = lead_rows(intervals)  # each run's lead task's rows, sliced: no join of every row
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
-    # each frame split by run once: a batch may hold thousands of small runs
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]
-    kept = intervals.select(*placed, metric_of).filter(pl.col(metric_of).is_not_null())
-    training = kept.partition_by("run_id", as_dict=True)
-    evaluations = (
-        evaluated.select(*placed, "eval_accuracy")
-        .filter(pl.col("eval_accuracy").is_not_null())
-        .partition_by("run_id", as_dict=True)
-    )
+    # each frame split by run once, in slices (the rows of a run lie together): a batch may hold thousands
+    # of small runs, and a split by hashing run ids cost more than the rest
+    training = _by_run_id(intervals.select(*placed, metric_of).filter(pl.col(metric_of).is_not_null()))
+    steady_rows = ~pl.col("warmup") & pl.col("rate").is_not_null()
+    steady = _by_run_id(intervals.lazy().select("run_id", "rate", "warmup").filter(steady_rows).collect())
+    evaluations = _by_run_id(evaluated.select(*placed, "eval_accuracy").filter(pl.col("eval_accuracy").is_not_null()))
     parts = []
     for run_id, offset, length in leads.select("run_id", "offset", "length").iter_rows():
+        if only is not None and run_id not in only:
+            continue
         lead_part = intervals.slice(offset, length)
-        rate = float(np.median(samples[run_id])) if run_id in samples else None
         clock = lead_clock(lead_part, started.get(run_id), None)
-        column, source = "loss", training.get((run_id,))
+        column, source = "loss", training.get(run_id)
         if metric_of == "accuracy":
-            evaluation = evaluations.get((run_id,))
+            evaluation = evaluations.get(run_id)
             column, source = ("eval_accuracy", evaluation) if evaluation is not None else ("accuracy", source)
         if source is None:
             continue
+        rate = functools.partial(_median, steady.get(run_id))  # the run's steady rate, if place needs it
         seconds = place(source, lead_part, clock, rate)  # source: its metric's nulls filtered out above
         parts.append(
             source.select(
@@ -241,6 +252,15 @@ def metric_records(
         return pl.DataFrame(schema=SERIES_SCHEMA)
     records = pl.concat(parts).select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()])
     return records.sort("run_id", "seconds", "step", nulls_last=True) if ordered else records
+
+
+def _by_run_id(frame: pl.DataFrame) -> dict[str | None, pl.DataFrame]:
+    return {run["run_id"][0]: run for run in by_run(frame)}
+
+
+def _median(steady: pl.DataFrame | None) -> float | None:
+    """The median of one run's steady interval ``rate`` (global steps/s; None: none), as the summary's."""
+    return float(np.median(steady["rate"].to_numpy())) if steady is not None else None
 
 
 def time_to_target(records: pl.DataFrame, target: Target) -> pl.DataFrame:
@@ -316,11 +336,6 @@ def event_evaluations(events: pl.DataFrame) -> pl.DataFrame:
     return conform(found, STEP_SCHEMA)
 
 
-#: What :func:`metric_records` reads of the intervals for the loss (its clock, the steady rate, the records; where
-#: each task's rows begin, :func:`tierscope.analysis.throughput.task_rows`).
-_LOSS_COLUMNS = (*TASK, "step", "timestamp", "elapsed_s", "segment", "interval_index", "warmup", "rate", "loss")
-
-
 class TargetPass:
     """What a target and its chart need, gathered a batch of runs at a time (the ``visit`` of
     :func:`tierscope.analysis.batches.interval_figures`): each batch's metric records placed on their runs'
@@ -341,19 +356,19 @@ class TargetPass:
         self.steps, self.target, self.started = steps, target, started
         self.event_evals = conform(pl.DataFrame(), STEP_SCHEMA) if event_evals is None else event_evals
         self.charted = charted
+        # Without a target only the charted runs are read (a null run id is never charted: a filter drops it).
+        self._only = {r for r in charted if r is not None} if target is None and charted is not None else None
         self.metric = target.kind if target is not None else "loss"
         self._reached: list[pl.DataFrame] = []
         self._points: list[pl.DataFrame] = []
 
     def add(self, intervals: pl.DataFrame) -> None:
         """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
-        if self.target is None and self.charted is not None:  # only a chart: its runs alone (every figure is per run)
-            charted = pl.col("run_id").is_in(self.charted).fill_null(False)  # as a filter takes a null
-            if not intervals.select(charted.all()).item():  # a batch of charted runs alone is taken as it is
-                intervals = intervals.lazy().select(*_LOSS_COLUMNS).filter(charted).collect()  # no copy of the rest
-            if intervals.height == 0:
+        runs = [run["run_id"][0] for run in by_run(intervals)]
+        if self._only is not None:  # only a chart: its runs alone (every figure is per run)
+            runs = [run for run in runs if run in self._only]
+            if not runs:
                 return
-        runs = intervals["run_id"].unique().to_list()
         evals = pl.DataFrame(schema=STEP_SCHEMA)
         if self.metric == "accuracy":
             evals = self.steps.filter(
@@ -361,15 +376,16 @@ class TargetPass:
             ).collect()
             evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
         # time_to_target reads the records in order; the chart's buckets do not
-        records = metric_records(intervals, evals, self.started, self.metric, ordered=self.target is not None)
+        ordered = self.target is not None
+        records = metric_records(intervals, evals, self.started, self.metric, ordered=ordered, only=self._only)
         if self.target is not None:
             self._reached.append(time_to_target(records, self.target))
         if self.charted is not None:
-            timed = records.filter(pl.col("run_id").is_in(self.charted) & pl.col("seconds").is_not_null())
+            timed = records.select("run_id", "seconds", "value", "metric").filter(pl.col("seconds").is_not_null())
+            if self._only is None:  # every run's records: the charted runs' alone
+                timed = timed.filter(pl.col("run_id").is_in(self.charted))
             per_run = per_run_budget(min(len(self.charted), MAX_RUNS_CHARTED))
-            points = bucketed(timed.lazy(), "seconds", per_run, "value").collect()
-            metric = timed.group_by("run_id").agg(pl.col("metric").first())
-            self._points.append(points.join(metric, on="run_id", how="left"))
+            self._points.append(bucketed(timed, "seconds", per_run, "value", first=("metric",)))
 
     def reached(self) -> pl.DataFrame | None:
         """:func:`time_to_target` of every batch (None: no target)."""

@@ -69,8 +69,8 @@ def test_chart_series_gathered_per_batch_are_those_of_one_pass() -> None:
     runs = charts.charted_runs(record_counts(steps), max_runs=2)  # c (48 records), then a (24; ties by id)
     series = charts.ChartSeries(runs)
     interval_figures(steps, extra=charts.INTERVAL_VIEW, visit=series.add, max_records=1)
-    whole = charts.charted_intervals(collect_intervals(steps, extra=charts.INTERVAL_VIEW), runs).lazy()
-    expected = pl.collect_all(charts.throughput_series(charts.steady_rates(whole), runs.height))
+    whole = charts.charted_intervals(collect_intervals(steps, extra=charts.INTERVAL_VIEW), runs)
+    expected = charts.throughput_series(charts.steady_rates(whole), runs.height)
     for got, want in zip(series.frames(), expected, strict=True):
         assert set(got["run_id"]) == {"a", "c"}
         assert_frame_equal(got, want)
