@@ -1,11 +1,5 @@
-"""Vega-Lite chart specs for the report, built as plain dicts: each function takes one documented frame (see
+"""Altair chart specs for the report: each function takes one documented frame (see
 :mod:`tierscope.reports.frames`) and returns a Vega-Lite spec (a dict) with its data inline.
-
-The specs are the ones Altair built for these charts (Altair's own spelling: every channel with its
-field and type, the default view config, a layer's common data on the layer), written directly:
-importing Altair and building its objects cost half a second a report, more than the specs are
-worth; their shape is validated against the Vega-Lite schema by the tests
-(tests/reports/test_reports_render.py).
 
 A chart function raises :class:`tierscope.reports.frames.MissingColumnsError` when its frame lacks
 a column it needs (the report then says "not available"), returns None when the frame
@@ -17,21 +11,23 @@ number of step records. Every visible string comes from the message catalog; use
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec
 
+import altair as alt
 import polars as pl
+from altair.utils.schemapi import debug_mode
 
 from tierscope.reports.frames import GOODPUT_PARTS, require
 from tierscope.reports.i18n import Catalog, number_locale, time_locale
 
 #: A chart refuses more rows than this (Altair's own default limit).
 MAX_ROWS = 5000
-#: The Vega-Lite version the specs are written for (Altair 5's).
-SCHEMA_URL = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 
 Spec = dict[str, Any]
+P = ParamSpec("P")
 
 #: Charts take the width of the page (``"container"``); :data:`WIDTH` is what figures, which have no page,
 #: and the label placement assume. Heights are fixed.
@@ -45,42 +41,48 @@ PALETTE = (
 )  # fmt: skip
 #: Text labels next to points: font size and the height a label takes (px), and the width one character takes.
 _LABEL_FONT, _LABEL_LINE, _CHAR_PX = 11, 14, 6.2
-_TYPES = {"Q": "quantitative", "N": "nominal", "O": "ordinal"}
 
 
-def field(shorthand: str, **props: Any) -> dict[str, Any]:
-    """An encoding channel of ``shorthand`` (``name:Q`` / ``:N`` / ``:O``, Altair's spelling) with ``props``
-    (``title``, ``scale``, ``legend``: None draws none, ...)."""
-    name, kind = shorthand.rsplit(":", 1)
-    return {"field": name, "type": _TYPES[kind], **props}
+class _Rows(alt.Data):
+    """A chart's inline rows, which Altair carries but never walks: no copy, no conversion, no validation.
+
+    Altair validates and converts every value of ``alt.Data(values=...)`` (each time a chart is
+    built, copied and turned into a dict): on a few thousand points that was most of a report's
+    time. The rows are plain JSON values already (:func:`_values`), and the specs' shape is
+    validated against the Vega-Lite schema by the tests (tests/reports/test_reports_render.py).
+    """
+
+    def __init__(self, values: list[dict[str, Any]]) -> None:
+        with debug_mode(False):
+            super().__init__(values=values)
+
+    def __deepcopy__(self, memo: object) -> _Rows:
+        return self  # never changed after it is made
+
+    def to_dict(self, validate: bool = True, **_: Any) -> dict[str, Any]:
+        return {"values": self._kwds["values"]}
 
 
-def tooltip(shorthand: str, title: str, fmt: str | None = None) -> dict[str, Any]:
-    return field(shorthand, title=title, **({"format": fmt} if fmt is not None else {}))
+def _unchecked(chart: Callable[P, Spec | None]) -> Callable[P, Spec | None]:
+    """``chart`` built without Altair's checks of each object as it is made (its "debug mode"): they cost
+    more than the chart, and the specs are checked against the Vega-Lite schema by the tests instead."""
+
+    @functools.wraps(chart)
+    def build(*args: P.args, **kwargs: P.kwargs) -> Spec | None:
+        with debug_mode(False):
+            return chart(*args, **kwargs)
+
+    return build
 
 
-def _second(name: str) -> dict[str, Any]:
-    """A ``y2`` channel: the field alone (it takes its type from ``y``)."""
-    return {"field": name}
-
-
-def _values(frame: pl.DataFrame, digits: int = 4) -> dict[str, Any]:
-    """The chart's inline data: the rows as JSON values, floats cut to ``digits`` significant figures."""
+def _values(frame: pl.DataFrame, digits: int = 4) -> alt.Data:
     if frame.height > MAX_ROWS:
         raise ValueError(f"{frame.height} rows for one chart (at most {MAX_ROWS}); bucket the frame first")
     rounded = frame.with_columns(pl.col(pl.Float64, pl.Float32).round_sig_figs(digits))
-    return {"values": rounded.to_dicts()}
+    return _Rows(rounded.to_dicts())
 
 
-def _layer(*layers: dict[str, Any], **props: Any) -> Spec:
-    """Layers drawn one over another; data every layer shares (one object) is moved to the layer, as Altair does."""
-    data = layers[0].get("data")
-    if data is not None and all(layer.get("data") is data for layer in layers):
-        return {"data": data, "layer": [{k: v for k, v in layer.items() if k != "data"} for layer in layers], **props}
-    return {"layer": list(layers), **props}
-
-
-def _spec(chart: Spec, t: Catalog) -> Spec:
+def _spec(chart: alt.TopLevelMixin, t: Catalog) -> Spec:
     """The chart's spec, as wide as the element it is drawn in, with the report's locale and axis rules.
 
     Every chart function ends here, so the shared rules live once: ``width: "container"`` (the
@@ -88,22 +90,20 @@ def _spec(chart: Spec, t: Catalog) -> Spec:
     hides a label that would overlap its neighbour, keeping the first and the last; labels keep
     a gap from the ticks and the title), and long labels cut with an ellipsis.
     """
-    spec = {"$schema": SCHEMA_URL, **chart, "width": "container"}
+    spec = chart.properties(width="container").to_dict(validate=False)
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    spec["config"] = {
-        "view": {"continuousWidth": 300, "continuousHeight": 300},  # Altair's default theme
-        "locale": {"number": number_locale(t.lang), "time": time_locale(t.lang)},
-        "axis": {
-            "labelLimit": _LABEL_LIMIT,
-            "labelOverlap": "greedy",
-            "labelSeparation": 8,
-            "labelPadding": 4,
-            "titlePadding": 10,
-            "labelFlush": False,
-        },
-        "axisX": {"tickCount": 6},
-        "legend": {"labelLimit": _LABEL_LIMIT},
-    }
+    config = spec.setdefault("config", {})
+    config["locale"] = {"number": number_locale(t.lang), "time": time_locale(t.lang)}
+    config.setdefault("axis", {}).update(
+        labelLimit=_LABEL_LIMIT,
+        labelOverlap="greedy",
+        labelSeparation=8,
+        labelPadding=4,
+        titlePadding=10,
+        labelFlush=False,
+    )
+    config.setdefault("axisX", {}).update(tickCount=6)
+    config.setdefault("legend", {})["labelLimit"] = _LABEL_LIMIT
     return spec
 
 
@@ -119,12 +119,14 @@ def run_ids(frame: pl.DataFrame) -> list[str]:
     return frame["run_id"].unique(maintain_order=True).to_list()
 
 
-def run_color(t: Catalog, runs: Sequence[str], legend: bool = True) -> dict[str, Any]:
+def run_color(t: Catalog, runs: Sequence[str], legend: bool = True) -> alt.Color:
     """Colour by ``run_id`` over a fixed domain: ``runs`` (every run of the report, in its order), so a run
     has one colour in every chart whatever runs a chart shows. Every chart colours runs through this."""
     domain = list(runs)
-    scale = {"domain": domain, "range": [PALETTE[i % len(PALETTE)] for i in range(len(domain))]}
-    return field("run_id:N", title=t("chart.run"), scale=scale, legend={"orient": "right"} if legend else None)
+    scale = alt.Scale(domain=domain, range=[PALETTE[i % len(PALETTE)] for i in range(len(domain))])
+    return alt.Color(
+        "run_id:N", title=t("chart.run"), scale=scale, legend=alt.Legend(orient="right") if legend else None
+    )
 
 
 def _domain(frame: pl.DataFrame, runs: Sequence[str] | None) -> list[str]:
@@ -159,14 +161,8 @@ def label_rows(
 
 
 def _point_labels(
-    frame: pl.DataFrame,
-    x_field: str,
-    y_field: str,
-    x: dict[str, Any],
-    y: dict[str, Any],
-    runs: Sequence[str],
-    t: Catalog,
-) -> list[Spec]:
+    frame: pl.DataFrame, x_field: str, y_field: str, x: alt.X, y: alt.Y, runs: Sequence[str], t: Catalog
+) -> list[alt.Chart]:
     """Text labels naming each point's run, placed by :func:`label_rows`, with leader lines to the moved ones.
     ``frame`` holds ``run_id``, ``x_field`` and ``y_field``; ``x`` and ``y`` are the chart's encodings, their
     scales from 0 to a fixed top (:func:`_roomy`)."""
@@ -174,31 +170,24 @@ def _point_labels(
     y_top = float(y["scale"]["domain"][1])
     rows = label_rows(frame[x_field].to_list(), frame[y_field].to_list(), frame["run_id"].to_list(), x_top, y_top)
     placed = frame.select("run_id", x_field, y_field).with_columns(label_y=pl.Series(rows, dtype=pl.Float64))
-    data = _values(placed, digits=6)
-    at_label = field("label_y:Q", title=y["title"], scale=y["scale"])
-    leaders = {
-        "data": data,
-        "mark": {"type": "rule", "color": "#888", "strokeWidth": 1},
-        "encoding": {
-            "x": x,
-            "y": field(f"{y_field}:Q", title=y["title"], scale=y["scale"]),
-            "y2": _second("label_y"),
-        },
-        "transform": [{"filter": f"abs(datum.label_y - datum.{y_field}) > {y_top * 0.01}"}],
-    }
-    text = {
-        "data": data,
-        "mark": {"type": "text", "align": "left", "baseline": "bottom", "dx": 8, "dy": -6, "fontSize": _LABEL_FONT},
-        "encoding": {"x": x, "y": at_label, "text": field("run_id:N"), "color": run_color(t, runs, legend=False)},
-    }
+    base = alt.Chart(_values(placed, digits=6))
+    at_label = alt.Y("label_y:Q", title=y["title"], scale=y["scale"])
+    leaders = (
+        base.transform_filter(f"abs(datum.label_y - datum.{y_field}) > {y_top * 0.01}")
+        .mark_rule(color="#888", strokeWidth=1)
+        .encode(x=x, y=alt.Y(f"{y_field}:Q", title=y["title"], scale=y["scale"]), y2="label_y:Q")
+    )
+    text = base.mark_text(align="left", baseline="bottom", dx=8, dy=-6, fontSize=_LABEL_FONT).encode(
+        x=x, y=at_label, text="run_id:N", color=run_color(t, runs, legend=False)
+    )
     return [leaders, text]
 
 
-def _roomy(values: pl.Series) -> dict[str, Any]:
+def _roomy(values: pl.Series) -> alt.Scale:
     """A scale from 0 to 15% past the largest value, so the text label of the rightmost (or top) point stays
     inside. Not "nice": its ends are what :func:`label_rows` computes with."""
     top = float(values.max() or 0)
-    return {"domain": [0, top * 1.15 if top > 0 else 1], "nice": False}
+    return alt.Scale(domain=[0, top * 1.15 if top > 0 else 1], nice=False)
 
 
 def time_unit(max_seconds: float) -> tuple[float, str]:
@@ -210,17 +199,7 @@ def time_unit(max_seconds: float) -> tuple[float, str]:
     return 1.0, "unit.seconds"
 
 
-def _line_over(
-    data: dict[str, Any], x: dict[str, Any], y: dict[str, Any], color: dict[str, Any], tips: list[dict[str, Any]]
-) -> Spec:
-    """Lines with a small dot at each point, one per run: the throughput and metric charts."""
-    return {
-        "data": data,
-        "mark": {"type": "line", "point": {"size": 18}},
-        "encoding": {"x": x, "y": y, "color": color, "tooltip": tips},
-    }
-
-
+@_unchecked
 def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Lines of interval global steps/s over the global step, one per run.
 
@@ -231,21 +210,25 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str]
     points = require(points, ("run_id", "step", "rate"), "throughput over steps")
     if points.height == 0:
         return None
-    tips = [
-        tooltip("run_id:N", t("chart.run")),
-        tooltip("step:Q", t("chart.global_step"), ","),
-        tooltip("rate:Q", t("chart.global_steps_per_s"), ",.2f"),
-    ]
-    chart = _line_over(
-        _values(points.select("run_id", "step", "rate")),
-        field("step:Q", title=t("chart.global_step")),
-        field("rate:Q", title=t("chart.global_steps_per_s")),
-        run_color(t, _domain(points, runs)),
-        tips,
+    chart = (
+        alt.Chart(_values(points.select("run_id", "step", "rate")))
+        .mark_line(point=alt.OverlayMarkDef(size=18))
+        .encode(
+            x=alt.X("step:Q", title=t("chart.global_step")),
+            y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
+            color=run_color(t, _domain(points, runs)),
+            tooltip=[
+                alt.Tooltip("run_id:N", title=t("chart.run")),
+                alt.Tooltip("step:Q", title=t("chart.global_step"), format=","),
+                alt.Tooltip("rate:Q", title=t("chart.global_steps_per_s"), format=",.2f"),
+            ],
+        )
+        .properties(height=HEIGHT, title=t("chart.throughput_steps_title"))
     )
-    return _spec({**chart, "height": HEIGHT, "title": t("chart.throughput_steps_title")}, t)
+    return _spec(chart, t)
 
 
+@_unchecked
 def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Lines of interval global steps/s over time since the run began, one per run.
 
@@ -257,22 +240,25 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] 
         return None
     per, unit = time_unit(float(points["seconds"].max() or 0))
     data = points.select("run_id", (pl.col("seconds") / per).alias("time"), "rate")
-    time_title = t("chart.time_since_start", unit=t(unit))
-    tips = [
-        tooltip("run_id:N", t("chart.run")),
-        tooltip("time:Q", time_title, ",.2f"),
-        tooltip("rate:Q", t("chart.global_steps_per_s"), ",.2f"),
-    ]
-    chart = _line_over(
-        _values(data),
-        field("time:Q", title=time_title),
-        field("rate:Q", title=t("chart.global_steps_per_s")),
-        run_color(t, _domain(points, runs)),
-        tips,
+    chart = (
+        alt.Chart(_values(data))
+        .mark_line(point=alt.OverlayMarkDef(size=18))
+        .encode(
+            x=alt.X("time:Q", title=t("chart.time_since_start", unit=t(unit))),
+            y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
+            color=run_color(t, _domain(points, runs)),
+            tooltip=[
+                alt.Tooltip("run_id:N", title=t("chart.run")),
+                alt.Tooltip("time:Q", title=t("chart.time_since_start", unit=t(unit)), format=",.2f"),
+                alt.Tooltip("rate:Q", title=t("chart.global_steps_per_s"), format=",.2f"),
+            ],
+        )
+        .properties(height=HEIGHT, title=t("chart.throughput_time_title"))
     )
-    return _spec({**chart, "height": HEIGHT, "title": t("chart.throughput_time_title")}, t)
+    return _spec(chart, t)
 
 
+@_unchecked
 def speedup_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Bars of each run's speedup against the baseline, with its interval where known.
 
@@ -283,42 +269,33 @@ def speedup_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = 
     if frame.height == 0:
         return None
     order = frame.sort("speedup", descending=True)["run_id"].to_list()
-    data = _values(frame.select("run_id", "tier", "speedup", "low", "high"))
-    x = field("run_id:N", title=t("chart.run"), sort=order, axis={"labelAngle": -30})
-    bars = {
-        "data": data,
-        "mark": {"type": "bar"},
-        "encoding": {
-            "x": x,
-            "y": field("speedup:Q", title=t("chart.speedup")),
-            "color": run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
-            "tooltip": [
-                tooltip("run_id:N", t("chart.run")),
-                tooltip("tier:N", t("chart.tier")),
-                tooltip("speedup:Q", t("chart.speedup"), ",.2f"),
-                tooltip("low:Q", t("chart.interval_low"), ",.2f"),
-                tooltip("high:Q", t("chart.interval_high"), ",.2f"),
-            ],
-        },
-    }
+    base = alt.Chart(_values(frame.select("run_id", "tier", "speedup", "low", "high")))
+    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=alt.Axis(labelAngle=-30))
+    bars = base.mark_bar().encode(
+        x=x,
+        y=alt.Y("speedup:Q", title=t("chart.speedup")),
+        color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
+        tooltip=[
+            alt.Tooltip("run_id:N", title=t("chart.run")),
+            alt.Tooltip("tier:N", title=t("chart.tier")),
+            alt.Tooltip("speedup:Q", title=t("chart.speedup"), format=",.2f"),
+            alt.Tooltip("low:Q", title=t("chart.interval_low"), format=",.2f"),
+            alt.Tooltip("high:Q", title=t("chart.interval_high"), format=",.2f"),
+        ],
+    )
     layers = [bars]
     if frame["low"].is_not_null().any():
         layers.append(
-            {
-                "data": data,
-                "mark": {"type": "rule", "strokeWidth": 2, "color": "#222"},
-                "encoding": {"x": x, "y": field("low:Q"), "y2": _second("high")},
-                "transform": [{"filter": "isValid(datum.low)"}],
-            }
+            base.transform_filter("isValid(datum.low)")
+            .mark_rule(strokeWidth=2, color="#222")
+            .encode(x=x, y="low:Q", y2="high:Q")
         )
-    rule = {
-        "data": {"values": [{"y": 1}]},
-        "mark": {"type": "rule", "strokeDash": [4, 4], "color": "#555"},
-        "encoding": {"y": field("y:Q")},
-    }
-    return _spec(_layer(*layers, rule, height=HEIGHT, title=t("chart.speedup_title")), t)
+    rule = alt.Chart(alt.Data(values=[{"y": 1}])).mark_rule(strokeDash=[4, 4], color="#555").encode(y="y:Q")
+    chart = alt.layer(*layers, rule).properties(height=HEIGHT, title=t("chart.speedup_title"))
+    return _spec(chart, t)
 
 
+@_unchecked
 def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[str] | None = None) -> Spec | None:
     """Price against time to ``steps`` global steps, one point per run, with the cheapest-for-each-deadline frontier.
 
@@ -341,43 +318,40 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[
     per, unit = time_unit(float(priced["seconds_to_n"].max() or 0))
     time_title = t("chart.time_to_n", n=t.number(steps), unit=t(unit))
     data = priced.select("run_id", "tier", (pl.col("seconds_to_n") / per).alias("time"), pl.col(cost).alias("cost"), on)
-    rows = _values(data)
-    x = field("time:Q", title=time_title, scale=_roomy(data["time"]))
-    y = field("cost:Q", title=cost_title, scale=_roomy(data["cost"]))
+    base = alt.Chart(_values(data))
+    x = alt.X("time:Q", title=time_title, scale=_roomy(data["time"]))
+    y = alt.Y("cost:Q", title=cost_title, scale=_roomy(data["cost"]))
     domain = _domain(priced, runs)
-    frontier = {
-        "data": rows,
-        "mark": {"type": "line", "interpolate": "step-after", "color": "#2b6cb0", "strokeDash": [6, 3]},
-        "encoding": {"x": x, "y": y, "order": field("time:Q")},
-        "transform": [{"filter": f"datum.{on}"}],
-    }
-    shape = field(
-        f"{on}:N",
-        title=t("chart.frontier"),
-        scale={"domain": [True, False], "range": ["diamond", "circle"]},
-        legend={"labelExpr": _yes_no(t("chart.on_frontier"), t("chart.off_frontier"))},
+    frontier = (
+        base.transform_filter(f"datum.{on}")
+        .mark_line(interpolate="step-after", color="#2b6cb0", strokeDash=[6, 3])
+        .encode(x=x, y=y, order="time:Q")
     )
-    points = {
-        "data": rows,
-        "mark": {"type": "point", "filled": True, "size": 90},
-        "encoding": {
-            "x": x,
-            "y": y,
-            "color": run_color(t, domain),
-            "shape": shape,
-            "tooltip": [
-                tooltip("run_id:N", t("chart.run")),
-                tooltip("tier:N", t("chart.tier")),
-                tooltip("time:Q", time_title, ",.3~f"),
-                tooltip("cost:Q", cost_title, ",.4~f"),
-            ],
-        },
-    }
+    points = base.mark_point(filled=True, size=90).encode(
+        x=x,
+        y=y,
+        color=run_color(t, domain),
+        shape=alt.Shape(
+            f"{on}:N",
+            title=t("chart.frontier"),
+            scale=alt.Scale(domain=[True, False], range=["diamond", "circle"]),
+            legend=alt.Legend(labelExpr=_yes_no(t("chart.on_frontier"), t("chart.off_frontier"))),
+        ),
+        tooltip=[
+            alt.Tooltip("run_id:N", title=t("chart.run")),
+            alt.Tooltip("tier:N", title=t("chart.tier")),
+            alt.Tooltip("time:Q", title=time_title, format=",.3~f"),
+            alt.Tooltip("cost:Q", title=cost_title, format=",.4~f"),
+        ],
+    )
     labels = _point_labels(data, "time", "cost", x, y, domain, t)
-    title = t("chart.cost_time_title", n=t.number(steps))
-    return _spec(_layer(frontier, points, *labels, height=HEIGHT, title=title), t)
+    chart = alt.layer(frontier, points, *labels).properties(
+        height=HEIGHT, title=t("chart.cost_time_title", n=t.number(steps))
+    )
+    return _spec(chart, t)
 
 
+@_unchecked
 def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = None) -> Spec | None:
     """Local steps/s of every training task, one row of dots per run in the run's colour; stragglers stand out
     as larger triangles ringed in red.
@@ -390,33 +364,36 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None
         return None
     shown = frame["run_id"].n_unique()
     data = frame.select("run_id", "task", "local_steps_per_s", "straggler")
-    kinds = [False, True]
-    chart = {
-        "data": _values(data),
-        "mark": {"type": "point", "filled": True, "size": 70, "opacity": 0.85},
-        "encoding": {
-            "x": field("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), scale={"zero": True}),
-            "y": field("run_id:N", title=t("chart.run")),
-            "color": run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
-            "shape": field(
+    chart = (
+        alt.Chart(_values(data))
+        .mark_point(filled=True, size=70, opacity=0.85)
+        .encode(
+            x=alt.X("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), scale=alt.Scale(zero=True)),
+            y=alt.Y("run_id:N", title=t("chart.run")),
+            color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
+            shape=alt.Shape(
                 "straggler:N",
                 title=t("chart.task_kind"),
-                scale={"domain": kinds, "range": ["circle", "triangle-down"]},
-                legend={"labelExpr": _yes_no(t("chart.straggler"), t("chart.normal"))},
+                scale=alt.Scale(domain=[False, True], range=["circle", "triangle-down"]),
+                legend=alt.Legend(labelExpr=_yes_no(t("chart.straggler"), t("chart.normal"))),
             ),
-            "stroke": field("straggler:N", scale={"domain": kinds, "range": ["transparent", "#d62728"]}, legend=None),
-            "strokeWidth": {"value": 2},
-            "size": field("straggler:N", scale={"domain": kinds, "range": [60, 160]}, legend=None),
-            "tooltip": [
-                tooltip("run_id:N", t("chart.run")),
-                tooltip("task:N", t("chart.task")),
-                tooltip("local_steps_per_s:Q", t("chart.local_steps_per_s"), ",.3f"),
+            stroke=alt.Stroke(
+                "straggler:N", scale=alt.Scale(domain=[False, True], range=["transparent", "#d62728"]), legend=None
+            ),
+            strokeWidth=alt.value(2),
+            size=alt.Size("straggler:N", scale=alt.Scale(domain=[False, True], range=[60, 160]), legend=None),
+            tooltip=[
+                alt.Tooltip("run_id:N", title=t("chart.run")),
+                alt.Tooltip("task:N", title=t("chart.task")),
+                alt.Tooltip("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), format=",.3f"),
             ],
-        },
-    }
-    return _spec({**chart, "height": max(60, 28 * shown), "title": t("chart.tasks_title")}, t)
+        )
+        .properties(height=max(60, 28 * shown), title=t("chart.tasks_title"))
+    )
+    return _spec(chart, t)
 
 
+@_unchecked
 def scaling_chart(
     points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog, runs: Sequence[str] | None = None
 ) -> Spec | None:
@@ -437,60 +414,48 @@ def scaling_chart(
     sizes = (
         pl.concat([points["tasks"].cast(pl.Float64), model["tasks"].cast(pl.Float64)]) if has_model else points["tasks"]
     )
-    x = field("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(sizes))
+    x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(sizes))
     tops = [points["rate"], *([model["high"].drop_nulls(), model["predicted"]] if has_model else [])]
-    y_title, y_scale = t("chart.steady_global_steps_per_s"), _roomy(pl.concat([v.cast(pl.Float64) for v in tops]))
-    y = field("rate:Q", title=y_title, scale=y_scale)
-    layers: list[Spec] = []
+    y_scale = _roomy(pl.concat([v.cast(pl.Float64) for v in tops]))
+    y = alt.Y("rate:Q", title=t("chart.steady_global_steps_per_s"), scale=y_scale)
+    layers: list[alt.Chart] = []
     if has_model:
-        band = _values(model.select("tasks", "predicted", "low", "high", "model"))
-        low = field("low:Q", title=y_title, scale=y_scale)
+        band = alt.Chart(_values(model.select("tasks", "predicted", "low", "high", "model")))
+        low = alt.Y("low:Q", title=y["title"], scale=y["scale"])
+        layers.append(band.mark_area(opacity=0.2, color="#2b6cb0").encode(x=x, y=low, y2="high:Q"))
         layers.append(
-            {
-                "data": band,
-                "mark": {"type": "area", "opacity": 0.2, "color": "#2b6cb0"},
-                "encoding": {"x": x, "y": low, "y2": _second("high")},
-            }
-        )
-        predicted = field("predicted:Q", title=y_title, scale=y_scale)
-        dash = field("model:N", title=t("chart.model"))
-        layers.append(
-            {
-                "data": band,
-                "mark": {"type": "line", "color": "#2b6cb0"},
-                "encoding": {"x": x, "y": predicted, "strokeDash": dash},
-            }
+            band.mark_line(color="#2b6cb0").encode(
+                x=x,
+                y=alt.Y("predicted:Q", title=y["title"], scale=y["scale"]),
+                strokeDash=alt.StrokeDash("model:N", title=t("chart.model")),
+            )
         )
     with_bounds = "low" in points.columns and "high" in points.columns
-    base = _values(points.select("run_id", "tier", "tasks", "rate", *(["low", "high"] if with_bounds else [])))
+    base = alt.Chart(
+        _values(points.select("run_id", "tier", "tasks", "rate", *(["low", "high"] if with_bounds else [])))
+    )
     if with_bounds and points["low"].is_not_null().any():
         layers.append(
-            {
-                "data": base,
-                "mark": {"type": "rule", "color": "#222"},
-                "encoding": {"x": x, "y": field("low:Q", title=y_title, scale=y_scale), "y2": _second("high")},
-                "transform": [{"filter": "isValid(datum.low)"}],
-            }
+            base.transform_filter("isValid(datum.low)")
+            .mark_rule(color="#222")
+            .encode(x=x, y=alt.Y("low:Q", title=y["title"], scale=y["scale"]), y2="high:Q")
         )
     layers.append(
-        {
-            "data": base,
-            "mark": {"type": "point", "filled": True, "size": 90},
-            "encoding": {
-                "x": x,
-                "y": y,
-                "color": run_color(t, domain),
-                "tooltip": [
-                    tooltip("run_id:N", t("chart.run")),
-                    tooltip("tier:N", t("chart.tier")),
-                    tooltip("tasks:Q", t("chart.training_tasks")),
-                    tooltip("rate:Q", t("chart.steady_global_steps_per_s"), ",.3f"),
-                ],
-            },
-        }
+        base.mark_point(filled=True, size=90).encode(
+            x=x,
+            y=y,
+            color=run_color(t, domain),
+            tooltip=[
+                alt.Tooltip("run_id:N", title=t("chart.run")),
+                alt.Tooltip("tier:N", title=t("chart.tier")),
+                alt.Tooltip("tasks:Q", title=t("chart.training_tasks")),
+                alt.Tooltip("rate:Q", title=t("chart.steady_global_steps_per_s"), format=",.3f"),
+            ],
+        )
     )
     layers += _point_labels(points.with_columns(pl.col("tasks").cast(pl.Float64)), "tasks", "rate", x, y, domain, t)
-    return _spec(_layer(*layers, height=HEIGHT, title=t("chart.scaling_title")), t)
+    chart = alt.layer(*layers).properties(height=HEIGHT, title=t("chart.scaling_title"))
+    return _spec(chart, t)
 
 
 def _yes_no(yes: str, no: str) -> str:
@@ -498,6 +463,7 @@ def _yes_no(yes: str, no: str) -> str:
     return f"datum.value ? {json.dumps(yes)} : {json.dumps(no)}"
 
 
+@_unchecked
 def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
     """A stacked bar per run: its lifetime split into productive time and the badput buckets, as shares.
 
@@ -512,27 +478,28 @@ def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
         "run_id", "label", "order", "seconds", "share", "goodput"
     )
     legend_order = [t(f"goodput.{p}") for p in GOODPUT_PARTS if p in names]
-    share = field("share:Q", title=t("chart.lifetime_share"), stack="zero", axis={"format": "%"})
-    chart = {
-        "data": _values(shown),
-        "mark": {"type": "bar"},
-        "encoding": {
-            "x": field("run_id:N", title=t("chart.run"), axis={"labelAngle": -30}),
-            "y": share,
-            "color": field("label:N", title=t("chart.goodput_part"), sort=legend_order),
-            "order": field("order:Q"),
-            "tooltip": [
-                tooltip("run_id:N", t("chart.run")),
-                tooltip("label:N", t("chart.goodput_part")),
-                tooltip("seconds:Q", t("chart.seconds"), ",.1f"),
-                tooltip("share:Q", t("chart.lifetime_share"), ".1%"),
-                tooltip("goodput:Q", t("chart.goodput"), ".1%"),
+    chart = (
+        alt.Chart(_values(shown))
+        .mark_bar()
+        .encode(
+            x=alt.X("run_id:N", title=t("chart.run"), axis=alt.Axis(labelAngle=-30)),
+            y=alt.Y("share:Q", title=t("chart.lifetime_share"), stack="zero", axis=alt.Axis(format="%")),
+            color=alt.Color("label:N", title=t("chart.goodput_part"), sort=legend_order),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("run_id:N", title=t("chart.run")),
+                alt.Tooltip("label:N", title=t("chart.goodput_part")),
+                alt.Tooltip("seconds:Q", title=t("chart.seconds"), format=",.1f"),
+                alt.Tooltip("share:Q", title=t("chart.lifetime_share"), format=".1%"),
+                alt.Tooltip("goodput:Q", title=t("chart.goodput"), format=".1%"),
             ],
-        },
-    }
-    return _spec({**chart, "height": HEIGHT, "title": t("chart.goodput_title")}, t)
+        )
+        .properties(width=WIDTH, height=HEIGHT, title=t("chart.goodput_title"))
+    )
+    return _spec(chart, t)
 
 
+@_unchecked
 def metric_time_chart(
     points: pl.DataFrame,
     reached: pl.DataFrame | None,
@@ -556,40 +523,36 @@ def metric_time_chart(
         ends.append(float(reached["seconds"].max() or 0))
     per, unit = time_unit(max(ends))
     time_title, value_title = t("chart.time_since_start", unit=t(unit)), t(f"chart.metric_{metric}")
-    x = field("time:Q", title=time_title)
-    y = field("value:Q", title=value_title, scale={"zero": False})
+    x = alt.X("time:Q", title=time_title)
+    y = alt.Y("value:Q", title=value_title, scale=alt.Scale(zero=False))
     domain = _domain(points, runs)
     data = points.select("run_id", (pl.col("seconds") / per).alias("time"), "value")
-    tips = [
-        tooltip("run_id:N", t("chart.run")),
-        tooltip("time:Q", time_title, ",.2f"),
-        tooltip("value:Q", value_title, ",.4~f"),
+    tooltip = [
+        alt.Tooltip("run_id:N", title=t("chart.run")),
+        alt.Tooltip("time:Q", title=time_title, format=",.2f"),
+        alt.Tooltip("value:Q", title=value_title, format=",.4~f"),
     ]
-    layers = [_line_over(_values(data), x, y, run_color(t, domain), tips)]
+    layers: list[alt.Chart] = [
+        alt.Chart(_values(data))
+        .mark_line(point=alt.OverlayMarkDef(size=18))
+        .encode(x=x, y=y, color=run_color(t, domain), tooltip=tooltip)
+    ]
     if target is not None:
-        layers.append(
-            {
-                "data": {"values": [{"value": target}]},
-                "mark": {"type": "rule", "strokeDash": [6, 4], "color": "#555"},
-                "encoding": {"y": field("value:Q", title=value_title)},
-            }
-        )
+        rule = alt.Chart(alt.Data(values=[{"value": target}])).mark_rule(strokeDash=[6, 4], color="#555")
+        layers.append(rule.encode(y=alt.Y("value:Q", title=value_title)))
         if reached is not None and reached.height:
             at = reached.select("run_id", (pl.col("seconds") / per).alias("time"), "value", "step")
-            step = tooltip("step:Q", t("chart.global_step"), ",")
-            mark = {"type": "point", "shape": "diamond", "filled": True, "size": 150}
-            mark |= {"stroke": "#222", "strokeWidth": 1}
+            step = alt.Tooltip("step:Q", title=t("chart.global_step"), format=",")
             layers.append(
-                {
-                    "data": _values(at, digits=6),
-                    "mark": mark,
-                    "encoding": {"x": x, "y": y, "color": run_color(t, domain, legend=False), "tooltip": [*tips, step]},
-                }
+                alt.Chart(_values(at, digits=6))
+                .mark_point(shape="diamond", filled=True, size=150, stroke="#222", strokeWidth=1)
+                .encode(x=x, y=y, color=run_color(t, domain, legend=False), tooltip=[*tooltip, step])
             )
     title = t(f"chart.metric_{metric}_title")
-    return _spec(_layer(*layers, height=HEIGHT, title=title), t)
+    return _spec(alt.layer(*layers).properties(height=HEIGHT, title=title), t)
 
 
+@_unchecked
 def target_chart(frame: pl.DataFrame, t: Catalog, target: str, runs: Sequence[str] | None = None) -> Spec | None:
     """A bar per run: its time to the ``target`` (its text, e.g. ``loss ≤ 2``), labelled with what that time
     cost (USD where any run has a dollar price, else ML unit-hours).
@@ -609,31 +572,23 @@ def target_chart(frame: pl.DataFrame, t: Catalog, target: str, runs: Sequence[st
     data = frame.select("run_id", "tier", (pl.col("seconds") / per).alias("time"), pl.col(cost).alias("cost"), "step")
     order = data.sort("time", "run_id")["run_id"].to_list()
     suffix = json.dumps(" " + t(f"chart.cost_unit_{cost}"))  # catalog text as a JSON literal in the expression
-    rows = _values(data)
-    label = [{"calculate": f"isValid(datum.cost) ? format(datum.cost, ',.3~f') + {suffix} : ''", "as": "label"}]
-    x = field("run_id:N", title=t("chart.run"), sort=order, axis={"labelAngle": -30})
-    y = field("time:Q", title=time_title, scale=_roomy(data["time"]))
-    bars = {
-        "data": rows,
-        "mark": {"type": "bar"},
-        "encoding": {
-            "x": x,
-            "y": y,
-            "color": run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
-            "tooltip": [
-                tooltip("run_id:N", t("chart.run")),
-                tooltip("tier:N", t("chart.tier")),
-                tooltip("time:Q", time_title, ",.3~f"),
-                tooltip("step:Q", t("chart.global_step"), ","),
-                tooltip("cost:Q", cost_title, ",.4~f"),
-            ],
-        },
-        "transform": label,
-    }
-    labels = {
-        "data": rows,
-        "mark": {"type": "text", "baseline": "bottom", "dy": -4, "fontSize": _LABEL_FONT},
-        "encoding": {"x": x, "y": y, "text": field("label:N")},
-        "transform": label,
-    }
-    return _spec(_layer(bars, labels, height=HEIGHT, title=t("chart.target_title", target=target)), t)
+    base = alt.Chart(_values(data)).transform_calculate(
+        label=f"isValid(datum.cost) ? format(datum.cost, ',.3~f') + {suffix} : ''"
+    )
+    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=alt.Axis(labelAngle=-30))
+    y = alt.Y("time:Q", title=time_title, scale=_roomy(data["time"]))
+    bars = base.mark_bar().encode(
+        x=x,
+        y=y,
+        color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
+        tooltip=[
+            alt.Tooltip("run_id:N", title=t("chart.run")),
+            alt.Tooltip("tier:N", title=t("chart.tier")),
+            alt.Tooltip("time:Q", title=time_title, format=",.3~f"),
+            alt.Tooltip("step:Q", title=t("chart.global_step"), format=","),
+            alt.Tooltip("cost:Q", title=cost_title, format=",.4~f"),
+        ],
+    )
+    labels = base.mark_text(baseline="bottom", dy=-4, fontSize=_LABEL_FONT).encode(x=x, y=y, text="label:N")
+    chart = alt.layer(bars, labels).properties(height=HEIGHT, title=t("chart.target_title", target=target))
+    return _spec(chart, t)

@@ -400,8 +400,8 @@ def test_charts_follow_the_page_width_and_images_get_a_fixed_one(hostile: Report
 
 
 def test_every_chart_is_a_valid_vega_lite_spec(hostile: ReportData, data_2016: ReportData) -> None:
-    # The charts are built as plain dicts (reports/charts.py, for speed): this is where their shape is
-    # checked, every chart of both fixtures in both languages, against the Vega-Lite schema (Altair's copy).
+    # The charts are built without Altair's checks (reports/charts.py, for speed): this is where their
+    # shape is checked, every chart of both fixtures in both languages, against the Vega-Lite schema.
     import jsonschema
     from altair.vegalite.v6.schema.core import load_schema
 
