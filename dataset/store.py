@@ -26,9 +26,10 @@ merged file and the files it replaces at once.
 
 Damage is detected, never read as values: ``<digest>`` is the first 16 hex digits of the
 SHA-256 of the file's bytes, which every reader checks before reading a file (once per
-:class:`Dataset`), and pages carry CRC checksums (``doctor`` verifies them, and files written
-before digests existed). A reader pins the files it lists (:class:`_Pins`), so a compaction
-deleting them while a query runs changes nothing for that query.
+:class:`Dataset`, and not again by later readers while the file's stamp is unchanged:
+:mod:`tierscope.dataset.verified`), and pages carry CRC checksums (``doctor`` verifies them and
+every digest, and files written before digests existed). A reader pins the files it lists
+(:class:`_Pins`), so a compaction deleting them while a query runs changes nothing for that query.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ from tierscope.dataset.schema import (
     STEP_SCHEMA,
     conform,
 )
+from tierscope.dataset.verified import VerifiedFiles
 
 
 @dataclass(frozen=True)
@@ -339,6 +341,8 @@ class Dataset:
         #: A local directory, or a prefix in a bucket for ``gs://bucket/prefix`` (:mod:`.objects`).
         self.root = as_location(root)
         self._verified: dict[Path, tuple[int, int, int]] = {}
+        #: Files verified by earlier readers (``state/digests.cache``): not hashed again while unchanged.
+        self._digests = None if isinstance(self.root, GsPath) else VerifiedFiles(self.root)
         #: The range of the table's range key in each file this instance wrote (None: it has nulls).
         self._ranges: dict[Path, tuple[Any, Any] | None] = {}
         self.scans: Counter[str] = Counter()
@@ -460,21 +464,33 @@ class Dataset:
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
         if self._verified.get(path) == stamp:
             return
+        remembered = self._digests is not None and named_digest(path) is not None
+        if remembered and self._digests.holds(path, st):  # type: ignore[union-attr]
+            self._verified[path] = stamp
+            return
+        hashed_at = time.time_ns()
         problem = check_digest(path, handle)
         if problem is None and named_digest(path) is None:
             problem = check_file(link, TABLES[table])
         if problem:
             raise DatasetCorruptError(path, problem)
         self._verified[path] = stamp
+        if remembered:
+            self._digests.note(path, st, hashed_at)  # type: ignore[union-attr]
 
     def _checked_files(self, table: str, run_id: str | None) -> list[Path]:
         """The live files, verified and pinned, listed again while a compaction removes some."""
         for _ in range(LIST_ATTEMPTS):
             files = self.files(table, run_id)
             try:
-                return self.verify(files, table)
+                readable = self.verify(files, table)
             except FileNotFoundError:
                 continue  # a compaction replaced a file since the listing: list again
+            if self._digests is not None:
+                if run_id is None:
+                    self._digests.forget_missing(table, files)
+                self._digests.save()
+            return readable
         raise DatasetError(f"dataset {self.root} kept changing while being listed; try again")
 
     def scan(self, table: str, run_id: str | None = None) -> pl.LazyFrame:
