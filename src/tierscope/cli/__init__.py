@@ -11,7 +11,15 @@ google-cloud-logging inside its body.
 from __future__ import annotations
 
 import gc
+import os
 from typing import Annotated
+
+# Before any command loads polars: its allocator (jemalloc) hands freed pages back to the system
+# within about a second, and the analysis frees a batch of runs' frames and allocates the next
+# one's every few hundred ms, so every batch faulted its pages in afresh (`summary` of 10 M records:
+# 600,000 page faults, 3 s of system time, a fifth of its CPU). Kept 10 s (jemalloc's own default)
+# they are reused: about 20 % less CPU, peak RSS unchanged. A user's own setting wins.
+os.environ.setdefault("_RJEM_MALLOC_CONF", "dirty_decay_ms:10000")
 
 import typer
 
