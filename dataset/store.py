@@ -45,7 +45,7 @@ import time
 import uuid
 import weakref
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -91,6 +91,8 @@ TABLES: dict[str, Table] = {
 }
 
 PART_GLOB = "part-*.parquet"
+#: Rows per frame of :meth:`Dataset.chunks`.
+CHUNK_ROWS = 131_072
 #: How often a reader lists again when a compaction changed the journal while it listed.
 LIST_ATTEMPTS = 50
 
@@ -343,6 +345,8 @@ class Dataset:
         self._verified: dict[Path, tuple[int, int, int]] = {}
         #: Files verified by earlier readers (``state/digests.cache``): not hashed again while unchanged.
         self._digests = None if isinstance(self.root, GsPath) else VerifiedFiles(self.root)
+        #: The files (paths to read them by) of each table's latest :meth:`scan`, for :meth:`chunks`.
+        self._scanned: dict[str, list[Path]] = {}
         #: The range of the table's range key in each file this instance wrote (None: it has nulls).
         self._ranges: dict[Path, tuple[Any, Any] | None] = {}
         self.scans: Counter[str] = Counter()
@@ -503,6 +507,7 @@ class Dataset:
         spec = TABLES[table]
         self.scans[table] += 1
         files = self._checked_files(table, run_id)
+        self._scanned[table] = files
         if not files:
             return pl.LazyFrame(schema=spec.schema)
         file_schema = {k: v for k, v in spec.schema.items() if k != "run_id"}
@@ -523,6 +528,29 @@ class Dataset:
         if long_ids:
             lazy = lazy.with_columns(pl.col("run_id").replace(long_ids))
         return lazy.select(list(spec.schema))
+
+    def chunks(self, table: str, run_id: str, columns: list[str], rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
+        """The rows of run ``run_id`` in ``table``, ``columns`` only (dtypes of its schema; ``run_id``
+        too if asked), in stored order, at most ``rows`` at a time: each file is read a slice of a
+        row group at a time (pyarrow), so memory stays bounded however large the run (a compacted
+        run is one file), where a streaming polars query reads several row groups ahead.
+
+        The files are those of the table's latest :meth:`scan` (checked and pinned: the same rows
+        as that frame, whatever a compaction or collect did since), else checked and pinned now.
+        """
+        import pyarrow.parquet as pq
+
+        spec = TABLES[table]
+        schema = {name: spec.schema[name] for name in columns}
+        directory = partition_dir_name(run_id)
+        scanned = self._scanned.get(table)
+        files = self._checked_files(table, run_id) if scanned is None else scanned
+        for path in (f for f in files if f.parent.name == directory):
+            parquet = pq.ParquetFile(path, buffer_size=1 << 20)  # a column chunk read 1 MB at a time
+            present = [name for name in columns if name in parquet.schema_arrow.names and name != "run_id"]
+            for batch in parquet.iter_batches(batch_size=rows, columns=present):
+                frame = pl.DataFrame(pl.from_arrow(batch))
+                yield conform(frame.with_columns(run_id=pl.lit(run_id)), schema)
 
     def read(
         self,
