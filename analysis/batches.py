@@ -49,6 +49,7 @@ from tierscope.analysis.throughput import (
     JUMP_RATES,
     WARM_RATES,
     collect_intervals,
+    lead_rows,
     lead_tasks,
     ordered_records,
     run_parts,
@@ -161,14 +162,15 @@ def interval_figures(
                 visit(run.intervals)
             continue
         intervals = collect_intervals(part, extra)
+        leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
         steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
         if batch is None or "last_step" not in counts.columns:
             throughput.append(run_throughput(part, seed=seed, intervals=intervals))
         else:  # run_throughput with the counts the caller has: no second read of the batch
             records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
             parts = run_parts(intervals.lazy()).collect()
-            throughput.append(throughput_frame(records, parts, steady, intervals.lazy(), seed))
-        goodput.append(run_goodput(intervals, throughput[-1], events))
+            throughput.append(throughput_frame(records, parts, steady, intervals, seed, leads=leads))
+        goodput.append(run_goodput(intervals, throughput[-1], events, leads))
         tasks.append(task_throughput(part, intervals=intervals))
         samples.update(steady)
         if visit is not None:

@@ -302,13 +302,15 @@ def throughput_frame(
     records: pl.DataFrame,
     parts: pl.DataFrame,
     samples: dict[str, np.ndarray],
-    lead: pl.LazyFrame,
+    lead: pl.LazyFrame | pl.DataFrame,
     seed: int = BOOTSTRAP_SEED,
     draws: int = BOOTSTRAP_DRAWS,
+    leads: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
-    (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
+    (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
+    task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them."""
     medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
@@ -327,7 +329,7 @@ def throughput_frame(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
     )
-    frame = frame.join(_startup(lead, frame), on="run_id", how="left")
+    frame = frame.join(_startup(lead, frame, leads), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 
@@ -382,18 +384,17 @@ def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    lead = lead_tasks(task_firsts(intervals))
+def _startup(intervals: pl.LazyFrame | pl.DataFrame, runs: pl.DataFrame, leads: pl.DataFrame | None) -> pl.DataFrame:
+    """``run_id, startup_s`` of :func:`run_throughput` from ``intervals`` (each task's rows together) and
+    ``runs``' steady rates; ``leads``: :func:`lead_rows` of ``intervals`` (None: found here)."""
+    frame = intervals if isinstance(intervals, pl.DataFrame) else intervals.collect()
+    leads = lead_rows(frame) if leads is None else leads
     # The lead's first steady interval of its first segment: the first in the rows' (log) order, where
-    # the segment's interval index rises.
-    first_steady = (
-        intervals.filter(~pl.col("warmup") & (pl.col("segment") == 0))
-        .join(lead, on=["run_id", "role", "task_index"], how="semi", maintain_order="left", nulls_equal=True)
-        .group_by("run_id", maintain_order=True)
-        .first()
-        .join(runs.lazy().select("run_id", "steady_global_steps_per_s"), on="run_id")
-    )
-    return first_steady.select(
+    # the segment's interval index rises; within the lead's own rows, sliced where they lie.
+    steady = ~pl.col("warmup") & (pl.col("segment") == 0)
+    firsts = [frame.slice(offset, length).filter(steady).head(1) for *_, offset, length in leads.iter_rows()]
+    first_steady = pl.concat(firsts) if firsts else frame.clear()
+    return first_steady.join(runs.select("run_id", "steady_global_steps_per_s"), on="run_id").select(
         "run_id",
         startup_s=(pl.col("elapsed_s") - pl.col("step") / pl.col("steady_global_steps_per_s")).clip(lower_bound=0),
-    ).collect()
+    )
