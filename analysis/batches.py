@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,34 +149,58 @@ def interval_figures(
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
     sizes = dict(counts.select("run_id", "records").iter_rows())
-    for batch in run_batches(counts, max_records) or [None]:
-        part = steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
-        if batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records:
-            read = min(SPILL_READ_ROWS, max_records)
-            rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
-            run = pieced_run(part, max_records, seed, extra, visit is not None, rows)
-            throughput.append(run.throughput)
-            goodput.append(run_goodput(run.lead, run.throughput, events))
-            tasks.append(run.tasks)
-            samples.update(run.samples)
-            if visit is not None and run.intervals is not None:
-                visit(run.intervals)
-            continue
-        intervals = collect_intervals(part, extra)
-        leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
-        steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
-        if batch is None or "last_step" not in counts.columns:
-            throughput.append(run_throughput(part, seed=seed, intervals=intervals))
-        else:  # run_throughput with the counts the caller has: no second read of the batch
-            records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
-            parts = run_parts(intervals.lazy()).collect()
-            throughput.append(throughput_frame(records, parts, steady, intervals, seed, leads=leads))
-        goodput.append(run_goodput(intervals, throughput[-1], events, leads))
-        tasks.append(task_throughput(part, intervals=intervals))
-        samples.update(steady)
-        if visit is not None:
-            visit(intervals)
-        del intervals  # before the next batch is computed, not after
+    batches = run_batches(counts, max_records) or [None]
+
+    def part_of(batch: list[str | None] | None) -> pl.LazyFrame:
+        return steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
+
+    def pieced(batch: list[str | None] | None) -> bool:
+        return batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records
+
+    # The next batch's records are read and put in log order (polars: the GIL released) on a thread
+    # while this one's figures are computed, so both cores work; a second batch's records are held
+    # meanwhile, never beside a run taken in pieces (its memory is what bounds the pass).
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-read-ahead")
+    coming: Future[pl.DataFrame] | None = None
+    try:
+        for k, batch in enumerate(batches):
+            part = part_of(batch)
+            if pieced(batch):
+                read = min(SPILL_READ_ROWS, max_records)
+                rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
+                run = pieced_run(part, max_records, seed, extra, visit is not None, rows)
+                throughput.append(run.throughput)
+                goodput.append(run_goodput(run.lead, run.throughput, events))
+                tasks.append(run.tasks)
+                samples.update(run.samples)
+                if visit is not None and run.intervals is not None:
+                    visit(run.intervals)
+                continue
+            ordered = coming.result() if coming is not None else ordered_records(part, extra)
+            following = batches[k + 1] if k + 1 < len(batches) else None
+            coming = (
+                None
+                if following is None or pieced(following)
+                else pool.submit(ordered_records, part_of(following), extra)
+            )
+            intervals = collect_intervals(part, extra, ordered)
+            del ordered
+            leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
+            steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
+            if batch is None or "last_step" not in counts.columns:
+                throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+            else:  # run_throughput with the counts the caller has: no second read of the batch
+                records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
+                parts = run_parts(intervals.lazy()).collect()
+                throughput.append(throughput_frame(records, parts, steady, intervals, seed, leads=leads))
+            goodput.append(run_goodput(intervals, throughput[-1], events, leads))
+            tasks.append(task_throughput(part, intervals=intervals))
+            samples.update(steady)
+            if visit is not None:
+                visit(intervals)
+            del intervals  # before the next batch is computed, not after
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return IntervalFigures(
         throughput=pl.concat(throughput).sort("run_id"),
         tasks=pl.concat(tasks).sort("run_id", "role", "task_index"),

@@ -221,16 +221,19 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     return distinct_in_log_order(training_steps(steps).select(columns).collect())
 
 
-def collect_intervals(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
+def collect_intervals(
+    steps: pl.LazyFrame, extra: Sequence[str] = (), ordered: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """:func:`interval_rates` of ``steps``, materialised with :data:`FIGURE_COLUMNS` (and ``extra``) only.
 
     For callers that derive several figures from the same intervals: the columns not
     listed (source, format, metrics) are never read, which keeps 10 million records
     within a few hundred MB. The stored log order is relied on where a check confirms it
-    (:func:`ordered_records`).
+    (:func:`ordered_records`). ``ordered``: :func:`ordered_records` of ``steps`` if the caller has them.
     """
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    return with_intervals(ordered_records(steps, extra).lazy()).select(columns).collect()
+    ordered = ordered_records(steps, extra) if ordered is None else ordered
+    return with_intervals(ordered.lazy()).select(columns).collect()
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:
