@@ -233,7 +233,28 @@ def collect_intervals(
     """
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
     ordered = ordered_records(steps, extra) if ordered is None else ordered
-    return with_intervals(ordered.lazy()).select(columns).collect()
+    # with_intervals, its two run medians taken run by run where the rows lie (each run's rows are
+    # together): a window over the run id hashes it on every row and sorts each run's rates.
+    raw = with_raw_rates(ordered.lazy()).collect()
+    raw = raw.with_columns(_jump_median=run_medians(raw, JUMP_RATES))
+    rated = with_segments(raw.lazy(), pl.col("_jump_median")).collect()
+    rated = rated.with_columns(_warm_median=run_medians(rated, WARM_RATES))
+    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect()
+
+
+def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
+    """On each row of ``frame`` (each run's rows together), the median of its run's ``rates`` (an
+    expression of ``frame``'s columns, nulls left out; null where none): ``rates.median().over("run_id")``,
+    equal to the bit (:func:`tierscope.analysis.bootstrap.exact_median`)."""
+    starts = frame.select(
+        pl.arg_where(~pl.col("run_id").eq_missing(pl.col("run_id").shift(1)) | (pl.int_range(pl.len()) == 0))
+    ).to_series()
+    firsts = starts.to_list()
+    parts = []
+    for start, end in zip(firsts, [*firsts[1:], frame.height], strict=False):
+        values = frame.slice(start, end - start).select(rates.drop_nulls()).to_series().to_numpy()
+        parts.append(pl.repeat(exact_median(values), end - start, dtype=pl.Float64, eager=True))
+    return pl.concat(parts) if parts else pl.Series(dtype=pl.Float64)
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:
