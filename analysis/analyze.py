@@ -217,6 +217,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
         visit=visit if visitors else None,
         counts=overview.select(RECORD_COLUMNS),
         events=events.select(GOODPUT_EVENT_COLUMNS),
+        chunks=lambda run_id, columns, rows: dataset.chunks("steps", run_id, columns, rows),
     )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)

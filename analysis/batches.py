@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,7 @@ from tierscope.analysis.throughput import (
     JUMP_RATES,
     WARM_RATES,
     collect_intervals,
+    lead_rows,
     lead_tasks,
     ordered_records,
     run_parts,
@@ -80,6 +82,17 @@ class IntervalFigures:
     samples: dict[str, np.ndarray]
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
 
+
+#: A run's stored records in stored order, a frame of at most ``rows`` at a time, given its id, the
+#: columns wanted and ``rows`` (:meth:`tierscope.dataset.store.Dataset.chunks`): what a run taken in
+#: pieces is split from.
+RunChunks = Callable[[str, list[str], int], Iterable[pl.DataFrame]]
+#: Rows held (of every piece) before each piece's are written to its file as a row group: about
+#: 100 MB, and row groups of 50,000 rows or more for 20 pieces (polars reads many small ones back
+#: into as many chunks, which every pass over the piece then pays for: 0.15 GB more at 6 M records).
+SPILL_ROWS = 1_048_576
+#: Rows read at a time into the pieces (at most a piece's budget).
+SPILL_READ_ROWS = 131_072
 
 #: What :func:`tierscope.analysis.throughput.throughput_frame` takes of each run's records: ``run_id``,
 #: ``records`` (UInt32, every stored record) and ``last_step`` (Int64, the highest global step).
@@ -114,6 +127,7 @@ def interval_figures(
     max_records: int = BATCH_RECORDS,
     counts: pl.DataFrame | None = None,
     events: pl.DataFrame | None = None,
+    chunks: RunChunks | None = None,
 ) -> IntervalFigures:
     """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
     :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
@@ -121,7 +135,8 @@ def interval_figures(
     of ``steps``, if the caller has them (one query of the steps fewer), with ``last_step`` too
     (:data:`RECORD_COLUMNS`, as :func:`tierscope.analysis.analyze.step_overview` gives them: one per
     batch fewer). ``events``: the events table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for
-    the runs' goodput (None: no events).
+    the runs' goodput (None: no events). ``chunks``: where a run taken in pieces reads its records
+    (:data:`RunChunks`, as :meth:`tierscope.dataset.store.Dataset.chunks` gives them; None: from ``steps``).
 
     ``visit``, if given, is called once per batch with that batch's intervals
     (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
@@ -134,31 +149,58 @@ def interval_figures(
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
     sizes = dict(counts.select("run_id", "records").iter_rows())
-    for batch in run_batches(counts, max_records) or [None]:
-        part = steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
-        if batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records:
-            run = pieced_run(part, max_records, seed, extra, visit is not None)
-            throughput.append(run.throughput)
-            goodput.append(run_goodput(run.lead, run.throughput, events))
-            tasks.append(run.tasks)
-            samples.update(run.samples)
-            if visit is not None and run.intervals is not None:
-                visit(run.intervals)
-            continue
-        intervals = collect_intervals(part, extra)
-        steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
-        if batch is None or "last_step" not in counts.columns:
-            throughput.append(run_throughput(part, seed=seed, intervals=intervals))
-        else:  # run_throughput with the counts the caller has: no second read of the batch
-            records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
-            parts = run_parts(intervals.lazy()).collect()
-            throughput.append(throughput_frame(records, parts, steady, intervals.lazy(), seed))
-        goodput.append(run_goodput(intervals, throughput[-1], events))
-        tasks.append(task_throughput(part, intervals=intervals))
-        samples.update(steady)
-        if visit is not None:
-            visit(intervals)
-        del intervals  # before the next batch is computed, not after
+    batches = run_batches(counts, max_records) or [None]
+
+    def part_of(batch: list[str | None] | None) -> pl.LazyFrame:
+        return steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
+
+    def pieced(batch: list[str | None] | None) -> bool:
+        return batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records
+
+    # The next batch's records are read and put in log order (polars: the GIL released) on a thread
+    # while this one's figures are computed, so both cores work; a second batch's records are held
+    # meanwhile, never beside a run taken in pieces (its memory is what bounds the pass).
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-read-ahead")
+    coming: Future[pl.DataFrame] | None = None
+    try:
+        for k, batch in enumerate(batches):
+            part = part_of(batch)
+            if pieced(batch):
+                read = min(SPILL_READ_ROWS, max_records)
+                rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
+                run = pieced_run(part, max_records, seed, extra, visit is not None, rows)
+                throughput.append(run.throughput)
+                goodput.append(run_goodput(run.lead, run.throughput, events))
+                tasks.append(run.tasks)
+                samples.update(run.samples)
+                if visit is not None and run.intervals is not None:
+                    visit(run.intervals)
+                continue
+            ordered = coming.result() if coming is not None else ordered_records(part, extra)
+            following = batches[k + 1] if k + 1 < len(batches) else None
+            coming = (
+                None
+                if following is None or pieced(following)
+                else pool.submit(ordered_records, part_of(following), extra)
+            )
+            intervals = collect_intervals(part, extra, ordered)
+            del ordered
+            leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
+            steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
+            if batch is None or "last_step" not in counts.columns:
+                throughput.append(run_throughput(part, seed=seed, intervals=intervals))
+            else:  # run_throughput with the counts the caller has: no second read of the batch
+                records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
+                parts = run_parts(intervals.lazy()).collect()
+                throughput.append(throughput_frame(records, parts, steady, intervals, seed, leads=leads))
+            goodput.append(run_goodput(intervals, throughput[-1], events, leads))
+            tasks.append(task_throughput(part, intervals=intervals))
+            samples.update(steady)
+            if visit is not None:
+                visit(intervals)
+            del intervals  # before the next batch is computed, not after
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return IntervalFigures(
         throughput=pl.concat(throughput).sort("run_id"),
         tasks=pl.concat(tasks).sort("run_id", "role", "task_index"),
@@ -196,14 +238,21 @@ def task_pieces(tasks: pl.DataFrame, max_records: int) -> list[pl.DataFrame]:
 
 
 def pieced_run(
-    steps: pl.LazyFrame, max_records: int, seed: int = BOOTSTRAP_SEED, extra: Sequence[str] = (), keep: bool = False
+    steps: pl.LazyFrame,
+    max_records: int,
+    seed: int = BOOTSTRAP_SEED,
+    extra: Sequence[str] = (),
+    keep: bool = False,
+    chunks: Iterable[pl.DataFrame] | None = None,
 ) -> PiecedRun:
     """The interval figures of the one run in ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA` rows),
     computed in pieces of whole tasks of at most ``max_records`` records (see the module doc for
-    what is exact). ``keep``: also return every interval (``extra`` columns included).
+    what is exact). ``keep``: also return every interval (``extra`` columns included). ``chunks``:
+    the run's records (:func:`spill_columns`) in stored order, a frame at a time (None: read from
+    ``steps`` by a streaming query, which reads further ahead).
 
-    The run's training records are first split into one set of temporary files per piece, in one
-    streaming pass (:func:`_spill`), so each pass over a piece reads its own rows only."""
+    The run's training records are first split into one temporary file per piece, in one pass
+    (:func:`_spill`), so each pass over a piece reads its own rows only."""
     per_task = (
         steps.group_by("role", "task_index")
         .agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max(), run_id=pl.col("run_id").first())
@@ -212,11 +261,15 @@ def pieced_run(
     records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
     training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
     pieces = task_pieces(training, max_records)
+    run_id = records["run_id"][0]
+    if chunks is None:
+        chunks = steps.select(spill_columns(extra)).collect_batches(chunk_size=min(SPILL_READ_ROWS, max_records))
     with tempfile.TemporaryDirectory(prefix="tierscope-pieces-") as spill:
-        files = _spill(steps, pieces, extra, Path(spill))
+        files = _spill(chunks, pieces, Path(spill), min(max_records, SPILL_ROWS))
 
         def piece(i: int) -> pl.LazyFrame:
-            return with_raw_rates(ordered_records(pl.scan_parquet(files[i]), extra).lazy())
+            stored = pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
+            return with_raw_rates(ordered_records(stored, extra).lazy())
 
         return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep)
 
@@ -224,22 +277,54 @@ def pieced_run(
 _KEYS = ["role", "task_index"]
 
 
-def _spill(steps: pl.LazyFrame, pieces: list[pl.DataFrame], extra: Sequence[str], into: Path) -> list[list[Path]]:
-    """One streaming pass over ``steps``' training records, each piece's rows (in stored order) into
-    files of its own under ``into``: the passes over a piece then read only its rows. A sink partitioned
-    by piece (polars writes each piece's rows as they stream by; a loop over collected batches let them
-    pile up: 1.5 GB for a run of 20 M records)."""
+def spill_columns(extra: Sequence[str] = ()) -> list[str]:
+    """The step record's columns a run taken in pieces reads: :data:`INPUT_COLUMNS` and the ``extra``
+    ones the step record has."""
+    return list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
+
+
+def _spill(chunks: Iterable[pl.DataFrame], pieces: list[pl.DataFrame], into: Path, held_rows: int) -> list[Path]:
+    """The training records of ``chunks`` (one run's, in stored order), each piece's rows into a file of
+    its own under ``into`` (``run_id`` left out: one value), in their order; the file of each piece.
+
+    Memory: a chunk, plus up to ``held_rows`` rows held before each piece's are written as a row
+    group. A polars sink partitioned by piece held 0.8 GB for a run of 20 M records on 20 tasks (its
+    readers' look-ahead and each partition's buffers); a loop over collected batches let them pile
+    up (1.5 GB)."""
+    import pyarrow.parquet as pq  # polars has no writer that appends a row group to an open file
+
     index = pl.concat([p.select(_KEYS).with_columns(_piece=pl.lit(i, pl.UInt32)) for i, p in enumerate(pieces)])
-    columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
-    tagged = (
-        training_steps(steps)
-        .select(columns)
-        .join(index.lazy(), on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
-    )
-    target = pl.PartitionBy(into, key="_piece", include_key=False, approximate_bytes_per_file=None)
-    tagged.sink_parquet(target, compression="lz4", mkdir=True)
-    # a piece's files (one, unless polars splits it) are numbered in the order of its rows
-    return [sorted((into / f"_piece={i}").glob("*.parquet")) for i in range(len(pieces))]
+    paths = [into / f"piece-{i}.parquet" for i in range(len(pieces))]
+    held: dict[int, list[pl.DataFrame]] = {}
+    writers: dict[int, pq.ParquetWriter] = {}
+
+    def flush() -> None:
+        for i, parts in held.items():
+            table = pl.concat(parts).to_arrow()
+            if i not in writers:
+                writers[i] = pq.ParquetWriter(paths[i], table.schema, compression="lz4", use_dictionary=False)
+            writers[i].write_table(table)
+        held.clear()
+
+    try:
+        holding = 0
+        for chunk in chunks:
+            tagged = (
+                training_steps(chunk.lazy().drop("run_id"))
+                .join(index.lazy(), on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
+                .collect()
+            )
+            for (i,), part in tagged.partition_by("_piece", as_dict=True, include_key=False).items():
+                held.setdefault(i, []).append(part)
+            holding += tagged.height
+            if holding >= held_rows:
+                flush()
+                holding = 0
+        flush()
+    finally:
+        for writer in writers.values():
+            writer.close()
+    return paths
 
 
 def _gathered(columns: Iterable[pl.Series], size: int) -> np.ndarray:

@@ -349,22 +349,25 @@ def _restored_steps(
     return found
 
 
-def run_goodput(intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+def run_goodput(
+    intervals: pl.DataFrame, throughput: pl.DataFrame, events: pl.DataFrame, leads: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """Goodput and badput of each run of ``intervals`` (:func:`tierscope.analysis.throughput.collect_intervals`,
     in log order per task) with a steady rate in ``throughput``
     (:data:`tierscope.analysis.throughput.THROUGHPUT_SCHEMA`): :data:`GOODPUT_SCHEMA`, one row per such
-    run, sorted by run id. ``events``: the events table's :data:`EVENT_COLUMNS` (any runs)."""
+    run, sorted by run id. ``events``: the events table's :data:`EVENT_COLUMNS` (any runs); ``leads``:
+    :func:`tierscope.analysis.throughput.lead_rows` of ``intervals`` if the caller has them."""
     rates = throughput.filter(pl.col("steady_global_steps_per_s") > 0).select("run_id", "steady_global_steps_per_s")
-    # The highest global step any task logged: the intervals' (every task's records), else the
-    # throughput's (a run taken in pieces passes only its lead's intervals).
-    highest = {
-        r: max((v for v in (a, b) if v is not None and np.isfinite(v)), default=None)
-        for r, a, b in intervals.group_by("run_id")
-        .agg(pl.col("step").max().alias("a"))
-        .join(throughput.select("run_id", pl.col("last_step").alias("b")), on="run_id", how="left")
-        .iter_rows()
+    # The highest global step any task logged: the throughput's (over every stored record, so never
+    # below the intervals', which are some of them), else the intervals' (a run whose throughput
+    # row has none). A run taken in pieces passes only its lead's intervals.
+    highest = dict(throughput.filter(pl.col("last_step").is_not_null()).select("run_id", "last_step").iter_rows())
+    unknown = intervals.filter(~pl.col("run_id").is_in(list(highest)))
+    highest |= {
+        r: a if a is not None and np.isfinite(a) else None
+        for r, a in unknown.group_by("run_id").agg(pl.col("step").max()).iter_rows()
     }
-    leads = lead_rows(intervals)  # each lead's rows, sliced where they lie
+    leads = lead_rows(intervals) if leads is None else leads  # each lead's rows, sliced where they lie
     rows = []
     by_run = dict(rates.iter_rows())
     ours = events.filter(pl.col("run_id").is_in(list(by_run)))

@@ -92,15 +92,33 @@ def _order_ts(stamps: pl.Series | None = None) -> pl.Expr:
     return pl.when(pl.col("timestamp").is_not_null().all().over(TASK)).then(pl.col("timestamp"))
 
 
-def _not_before(keys: tuple[str, ...], prev: dict[str, pl.Expr], first: pl.Expr) -> pl.Expr:
+def _not_before(
+    keys: tuple[str, ...], prev: dict[str, pl.Expr], first: pl.Expr, nulls: dict[str, str] | None = None
+) -> pl.Expr:
     """Whether each row sorts at or after ``prev`` (the previous row's ``keys``) by ``keys``
-    ascending, nulls last: lexicographic, one comparison per key, no sort. True where ``first``."""
+    ascending, nulls last: lexicographic, one comparison per key, no sort. True where ``first``.
+
+    ``nulls``: ``"none"`` or ``"all"`` for a key whose column holds no null or only nulls (of the rows
+    compared; the first row's ``prev`` may be null, ``first`` covers it): a key all null ties
+    everywhere and is left out, one without nulls is compared without the null cases."""
     ok = pl.lit(True)
     for key in reversed(keys):
+        held = (nulls or {}).get(key)
+        if held == "all":
+            continue
         cur, before = pl.col(key), prev[key]
+        if held == "none":
+            ok = (before < cur) | ((before == cur) & ok)
+            continue
         after = (before < cur).fill_null(False) | (before.is_not_null() & cur.is_null())
         ok = after | (before.eq_missing(cur) & ok)
     return first | ok
+
+
+def null_kinds(frame: pl.DataFrame) -> dict[str, str]:
+    """``"none"`` / ``"all"`` per column of ``frame`` holding no null / only nulls (see :func:`_not_before`)."""
+    counts = frame.null_count().row(0, named=True)
+    return {c: "none" if n == 0 else "all" for c, n in counts.items() if n in (0, frame.height)}
 
 
 def task_starts() -> pl.Expr:
@@ -128,7 +146,8 @@ def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
     """
     frame = steps.with_columns(_order_ts=_order_ts(steps.get_column("timestamp")))
     whole = (*TASK, *LOG_ORDER)
-    in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, pl.int_range(pl.len()) == 0).all()
+    first = pl.int_range(pl.len()) == 0
+    in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, first, null_kinds(frame)).all()
     if not frame.select(in_order).item():
         # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
         frame = by_task(frame)

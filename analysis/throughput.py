@@ -224,16 +224,40 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     return distinct_in_log_order(training_steps(steps).select(columns).collect())
 
 
-def collect_intervals(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
+def collect_intervals(
+    steps: pl.LazyFrame, extra: Sequence[str] = (), ordered: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """:func:`interval_rates` of ``steps``, materialised with :data:`FIGURE_COLUMNS` (and ``extra``) only.
 
     For callers that derive several figures from the same intervals: the columns not
     listed (source, format, metrics) are never read, which keeps 10 million records
     within a few hundred MB. The stored log order is relied on where a check confirms it
-    (:func:`ordered_records`).
+    (:func:`ordered_records`). ``ordered``: :func:`ordered_records` of ``steps`` if the caller has them.
     """
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    return with_intervals(ordered_records(steps, extra).lazy()).select(columns).collect()
+    ordered = ordered_records(steps, extra) if ordered is None else ordered
+    # with_intervals, its two run medians taken run by run where the rows lie (each run's rows are
+    # together): a window over the run id hashes it on every row and sorts each run's rates.
+    raw = with_raw_rates(ordered.lazy()).collect()
+    raw = raw.with_columns(_jump_median=run_medians(raw, JUMP_RATES))
+    rated = with_segments(raw.lazy(), pl.col("_jump_median")).collect()
+    rated = rated.with_columns(_warm_median=run_medians(rated, WARM_RATES))
+    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect()
+
+
+def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
+    """On each row of ``frame`` (each run's rows together), the median of its run's ``rates`` (an
+    expression of ``frame``'s columns, nulls left out; null where none): ``rates.median().over("run_id")``,
+    equal to the bit (:func:`tierscope.analysis.bootstrap.exact_median`)."""
+    starts = frame.select(
+        pl.arg_where(~pl.col("run_id").eq_missing(pl.col("run_id").shift(1)) | (pl.int_range(pl.len()) == 0))
+    ).to_series()
+    firsts = starts.to_list()
+    parts = []
+    for start, end in zip(firsts, [*firsts[1:], frame.height], strict=False):
+        values = frame.slice(start, end - start).select(rates.drop_nulls()).to_series().to_numpy()
+        parts.append(pl.repeat(exact_median(values), end - start, dtype=pl.Float64, eager=True))
+    return pl.concat(parts) if parts else pl.Series(dtype=pl.Float64)
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:
@@ -305,13 +329,15 @@ def throughput_frame(
     records: pl.DataFrame,
     parts: pl.DataFrame,
     samples: dict[str, np.ndarray],
-    lead: pl.LazyFrame,
+    lead: pl.LazyFrame | pl.DataFrame,
     seed: int = BOOTSTRAP_SEED,
     draws: int = BOOTSTRAP_DRAWS,
+    leads: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
-    (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's."""
+    (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
+    task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them."""
     medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
@@ -330,7 +356,7 @@ def throughput_frame(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
     )
-    frame = frame.join(_startup(lead, frame), on="run_id", how="left")
+    frame = frame.join(_startup(lead, frame, leads), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 
@@ -385,18 +411,17 @@ def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _startup(intervals: pl.LazyFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    lead = lead_tasks(task_firsts(intervals))
+def _startup(intervals: pl.LazyFrame | pl.DataFrame, runs: pl.DataFrame, leads: pl.DataFrame | None) -> pl.DataFrame:
+    """``run_id, startup_s`` of :func:`run_throughput` from ``intervals`` (each task's rows together) and
+    ``runs``' steady rates; ``leads``: :func:`lead_rows` of ``intervals`` (None: found here)."""
+    frame = intervals if isinstance(intervals, pl.DataFrame) else intervals.collect()
+    leads = lead_rows(frame) if leads is None else leads
     # The lead's first steady interval of its first segment: the first in the rows' (log) order, where
-    # the segment's interval index rises.
-    first_steady = (
-        intervals.filter(~pl.col("warmup") & (pl.col("segment") == 0))
-        .join(lead, on=["run_id", "role", "task_index"], how="semi", maintain_order="left", nulls_equal=True)
-        .group_by("run_id", maintain_order=True)
-        .first()
-        .join(runs.lazy().select("run_id", "steady_global_steps_per_s"), on="run_id")
-    )
-    return first_steady.select(
+    # the segment's interval index rises; within the lead's own rows, sliced where they lie.
+    steady = ~pl.col("warmup") & (pl.col("segment") == 0)
+    firsts = [frame.slice(offset, length).filter(steady).head(1) for *_, offset, length in leads.iter_rows()]
+    first_steady = pl.concat(firsts) if firsts else frame.clear()
+    return first_steady.join(runs.select("run_id", "steady_global_steps_per_s"), on="run_id").select(
         "run_id",
         startup_s=(pl.col("elapsed_s") - pl.col("step") / pl.col("steady_global_steps_per_s")).clip(lower_bound=0),
-    ).collect()
+    )

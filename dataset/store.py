@@ -26,9 +26,10 @@ merged file and the files it replaces at once.
 
 Damage is detected, never read as values: ``<digest>`` is the first 16 hex digits of the
 SHA-256 of the file's bytes, which every reader checks before reading a file (once per
-:class:`Dataset`), and pages carry CRC checksums (``doctor`` verifies them, and files written
-before digests existed). A reader pins the files it lists (:class:`_Pins`), so a compaction
-deleting them while a query runs changes nothing for that query.
+:class:`Dataset`, and not again by later readers while the file's stamp is unchanged:
+:mod:`tierscope.dataset.verified`), and pages carry CRC checksums (``doctor`` verifies them and
+every digest, and files written before digests existed). A reader pins the files it lists
+(:class:`_Pins`), so a compaction deleting them while a query runs changes nothing for that query.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import time
 import uuid
 import weakref
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -68,6 +69,7 @@ from tierscope.dataset.schema import (
     STEP_SCHEMA,
     conform,
 )
+from tierscope.dataset.verified import VerifiedFiles
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ TABLES: dict[str, Table] = {
 }
 
 PART_GLOB = "part-*.parquet"
+#: Rows per frame of :meth:`Dataset.chunks`.
+CHUNK_ROWS = 131_072
 #: How often a reader lists again when a compaction changed the journal while it listed.
 LIST_ATTEMPTS = 50
 
@@ -353,6 +357,10 @@ class Dataset:
         #: A local directory, or a prefix in a bucket for ``gs://bucket/prefix`` (:mod:`.objects`).
         self.root = as_location(root)
         self._verified: dict[Path, tuple[int, int, int]] = {}
+        #: Files verified by earlier readers (``state/digests.cache``): not hashed again while unchanged.
+        self._digests = None if isinstance(self.root, GsPath) else VerifiedFiles(self.root)
+        #: The files (paths to read them by) of each table's latest :meth:`scan`, for :meth:`chunks`.
+        self._scanned: dict[str, list[Path]] = {}
         #: The range of the table's range key in each file this instance wrote (None: it has nulls).
         self._ranges: dict[Path, tuple[Any, Any] | None] = {}
         self.scans: Counter[str] = Counter()
@@ -474,21 +482,33 @@ class Dataset:
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
         if self._verified.get(path) == stamp:
             return
+        remembered = self._digests is not None and named_digest(path) is not None
+        if remembered and self._digests.holds(path, st):  # type: ignore[union-attr]
+            self._verified[path] = stamp
+            return
+        hashed_at = time.time_ns()
         problem = check_digest(path, handle)
         if problem is None and named_digest(path) is None:
             problem = check_file(link, TABLES[table])
         if problem:
             raise DatasetCorruptError(path, problem)
         self._verified[path] = stamp
+        if remembered:
+            self._digests.note(path, st, hashed_at)  # type: ignore[union-attr]
 
     def _checked_files(self, table: str, run_id: str | None) -> list[Path]:
         """The live files, verified and pinned, listed again while a compaction removes some."""
         for _ in range(LIST_ATTEMPTS):
             files = self.files(table, run_id)
             try:
-                return self.verify(files, table)
+                readable = self.verify(files, table)
             except FileNotFoundError:
                 continue  # a compaction replaced a file since the listing: list again
+            if self._digests is not None:
+                if run_id is None:
+                    self._digests.forget_missing(table, files)
+                self._digests.save()
+            return readable
         raise DatasetError(f"dataset {self.root} kept changing while being listed; try again")
 
     def scan(self, table: str, run_id: str | None = None) -> pl.LazyFrame:
@@ -501,6 +521,7 @@ class Dataset:
         spec = TABLES[table]
         self.scans[table] += 1
         files = self._checked_files(table, run_id)
+        self._scanned[table] = files
         if not files:
             return pl.LazyFrame(schema=spec.schema)
         file_schema = {k: v for k, v in spec.schema.items() if k != "run_id"}
@@ -521,6 +542,29 @@ class Dataset:
         if long_ids:
             lazy = lazy.with_columns(pl.col("run_id").replace(long_ids))
         return lazy.select(list(spec.schema))
+
+    def chunks(self, table: str, run_id: str, columns: list[str], rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
+        """The rows of run ``run_id`` in ``table``, ``columns`` only (dtypes of its schema; ``run_id``
+        too if asked), in stored order, at most ``rows`` at a time: each file is read a slice of a
+        row group at a time (pyarrow), so memory stays bounded however large the run (a compacted
+        run is one file), where a streaming polars query reads several row groups ahead.
+
+        The files are those of the table's latest :meth:`scan` (checked and pinned: the same rows
+        as that frame, whatever a compaction or collect did since), else checked and pinned now.
+        """
+        import pyarrow.parquet as pq
+
+        spec = TABLES[table]
+        schema = {name: spec.schema[name] for name in columns}
+        directory = partition_dir_name(run_id)
+        scanned = self._scanned.get(table)
+        files = self._checked_files(table, run_id) if scanned is None else scanned
+        for path in (f for f in files if f.parent.name == directory):
+            parquet = pq.ParquetFile(path, buffer_size=1 << 20)  # a column chunk read 1 MB at a time
+            present = [name for name in columns if name in parquet.schema_arrow.names and name != "run_id"]
+            for batch in parquet.iter_batches(batch_size=rows, columns=present):
+                frame = pl.DataFrame(pl.from_arrow(batch))
+                yield conform(frame.with_columns(run_id=pl.lit(run_id)), schema)
 
     def read(
         self,
