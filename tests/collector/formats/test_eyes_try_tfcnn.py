@@ -25,3 +25,25 @@ def test_the_record_shows_its_process_id(tmp_path: Path) -> None:
     # is a new segment, so --try must show it.
     assert by_line[2].records[0]["pid"] == 35
     assert by_line[4].records[0]["pid"] == 31
+
+
+def test_a_joined_global_step_line_is_folded_not_unrecognised(tmp_path: Path) -> None:
+    log = tmp_path / "case07.log"
+    log.write_text(CASE07, encoding="utf-8")
+    shown = explain_file(log)
+    by_line = {r.line: r for r in shown.readings}
+    # Line 3's "global step 381280" is line 4's step (its local step is 47650): it was read,
+    # with its neighbour, so it is not "no format recognises it".
+    assert by_line[4].records[0]["step"] == 381280
+    assert [by_line[n].why for n in (1, 3)] == ["read with a neighbouring line (folded into its record)"] * 2
+    # The counts stay: 2 records, 2 lines without a record of their own.
+    assert (shown.verdict.records, shown.verdict.skipped) == (2, 2)
+
+
+def test_a_global_step_line_of_another_process_stays_unread(tmp_path: Path) -> None:
+    log = tmp_path / "mixed.log"
+    # pid 35's global step line before pid 31's throughput line: not its step, not folded.
+    log.write_text(CASE07.splitlines(keepends=True)[0] + CASE07.splitlines(keepends=True)[3], encoding="utf-8")
+    by_line = {r.line: r for r in explain_file(log).readings}
+    assert by_line[1].why == "no format recognises it (no metric)"
+    assert "step" not in by_line[2].records[0]
