@@ -197,16 +197,26 @@ def prediction_caveat(fit: ScalingFit, tasks: int) -> str | None:
     if not fit.fitted:
         return None
     if fit.beyond_sane(tasks):
+        ceiling = fit.sane_ceiling(tasks)
+        # name the task counts whose leaving out breaks the model: "the run left out" said not which
+        out = [s for s, row in zip(fit.sizes, fit.left_out, strict=True) if not float(usl(tasks, *row)) <= ceiling]
+        kept = [s for s in fit.sizes if s not in out]
+        left, rest = (_runs_of(out), _runs_of(kept)) if out and kept else ("the run left out", "the runs left")
         unbounded = (
             f"no interval at {tasks} training task{'s' if tasks != 1 else ''}: a leave-one-out refit of "
-            f"{MODEL_NAMES[fit.model]} predicts more than {SANE_FACTOR:g} times linear scaling from the "
-            f"fastest per-task rate measured ({fit.per_task:.4g} global steps/s): the runs left fall off "
-            "faster than the model allows, so its one-task throughput sits at the fit's bound, and the "
-            "model does not hold without the run left out"
+            f"{MODEL_NAMES[fit.model]}{f', leaving out {left},' if out and kept else ''} predicts more than "
+            f"{SANE_FACTOR:g} times linear scaling from the fastest per-task rate measured "
+            f"({fit.per_task:.4g} global steps/s): {rest} fall off faster than the model allows, so the "
+            f"refit's one-task throughput sits at its bound, and the model does not hold without {left}"
         )
         rest = _caveat(fit, tasks)
         return unbounded if rest is None else f"{unbounded}; and {rest}"
     return _caveat(fit, tasks)
+
+
+def _runs_of(sizes: list[int]) -> str:
+    """``the runs of 1 task``, ``the runs of 2 and 4 tasks``."""
+    return f"the runs of {_in_words(sizes)} task{'s' if sizes != [1] else ''}"
 
 
 def _caveat(fit: ScalingFit, tasks: int) -> str | None:

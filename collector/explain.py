@@ -39,7 +39,8 @@ DEFAULT_LINES = 20
 #: The run id records of entry files get while tried (nothing is stored).
 TRY_RUN = "try"
 
-#: The fields of a step record shown for a line, in this order (units: per second, seconds).
+#: The fields of a step record shown for a line, in this order (units: per second, seconds; ``pid`` the
+#: process id where the line names one).
 RECORD_FIELDS = (
     "role",
     "task_index",
@@ -55,6 +56,7 @@ RECORD_FIELDS = (
     "eval_loss",
     "eval_accuracy",
     "timestamp",
+    "pid",  # a change of it is a new process, so a new segment: worth seeing
 )
 
 

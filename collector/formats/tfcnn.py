@@ -4,8 +4,9 @@
     2017-12-07 19:34:21,942 INFO 31 47650	images/sec: 198.1 +/- 0.1 (jitter = 18.9)	2.359	0.617	0.781
 
 One record per throughput line, joined with the ``global step N`` line just before it
-(same task): ``step`` the global step, ``local_step`` the number the throughput line starts
-with (``step N`` in single-worker runs), ``examples_per_s`` the images/sec (this worker's),
+(same task; that line is folded into the record, a skipped line no other format reads):
+``step`` the global step, ``local_step`` the number the throughput line starts with
+(``step N`` in single-worker runs), ``examples_per_s`` the images/sec (this worker's),
 ``timestamp`` the throughput line's clock. The number after the level is the process id
 (``pid``): a ``global step`` line of another process is not this line's step. No
 steps/s is printed, and the global step is framework bookkeeping (here 2 x workers x local
@@ -18,7 +19,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG, ParseContext
+from tierscope.collector.formats.base import TAG, ParseContext, Parsed
 from tierscope.collector.formats.phrased import PhrasedFormat
 from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position
 
@@ -40,11 +41,19 @@ class TFCnnBenchmarks(PhrasedFormat):
     pattern: ClassVar[str] = rf"{_HEADER}(?:step )?(?P<local_step>{WHOLE})\t.*?{phrase('images/sec: X')}"
     cut: ClassVar[str] = "a tf_cnn_benchmarks images/sec line cut off or with fields missing"
 
-    def parse(self, lines: pl.DataFrame, context: ParseContext):  # type: ignore[override]
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         before = pl.col("line").shift(1).over(TAG).str.extract_groups(_GLOBAL)
         pid = pl.col("line").str.extract(_HEADER, 2)
         own = pl.when(before.struct.field("pid") == pid).then(before.struct.field("g"))
-        return super().parse(lines.with_columns(_global=own), context)
+        joined = lines.with_columns(_global=own, _before=pl.col("source_offset").shift(1).over(TAG))
+        parsed = super().parse(joined.drop("_before"), context)
+        # A ``global step`` line whose step a record took is read (folded into that record), not
+        # left to the other formats as a line none recognises.
+        took = parsed.steps.get_column("source_offset").to_list() if parsed.steps.height else []
+        folded = joined.filter(pl.col("_global").is_not_null() & pl.col("source_offset").is_in(took))
+        used = folded.get_column("_before").implode()
+        parsed.rest = parsed.rest.filter(~pl.col("source_offset").is_in(used)).drop("_global")
+        return parsed
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         return matched.with_columns(timestamp=clock(pl.col("clock"), "%Y-%m-%d %H:%M:%S,%3f"))

@@ -54,3 +54,12 @@ def test_usl_caveat_names_the_usl_in_lower_case_mid_sentence() -> None:
         "which nothing checks"
     )
     assert fit.message.startswith("The USL has 3 parameters and the data 3 task counts")
+
+
+def test_a_prediction_at_one_task_says_task_not_tasks(dataset_2016: Dataset) -> None:
+    # Amdahl at 1 task is lambda itself, 4.731 global steps/s (the BASIC run's steady rate); the
+    # table's row said "at 1 task" and the note "at 1 tasks".
+    result = runner.invoke(app, ["predict", "-d", str(dataset_2016.root), "--tasks", "1"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "amdahl: 4.73 global steps/s at 1 task (" in result.output
+    assert "at 1 tasks" not in result.output

@@ -144,7 +144,9 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
         interval = f"no 95 % interval: {why}; measurement noise alone {noise}"
     else:
         interval = f"95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}, model error included"
-    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {tasks} tasks ({interval})"]
+    from tierscope.cli.numbers import plural
+
+    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {plural(tasks, 'task')} ({interval})"]
     if r["caveat"]:
         lines.append(f"  Caveat: {r['caveat']}.")
     lines.append(f"  {r['message']}")

@@ -192,7 +192,9 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
         # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
         columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
                     Column(f"USD to target {region}", drop=1)]  # fmt: skip
-    grid = Grid(columns, title=f"tierscope summary (global steps/s; speedup against {baseline or n.MISSING}{reach})")
+    # without a baseline (no run has a steady rate) there is no speedup to say what it is against
+    against = f"speedup against {baseline}" if baseline else "no run has a steady rate: no speedup"
+    grid = Grid(columns, title=f"tierscope summary (global steps/s; {against}{reach})")
     for r in frame.iter_rows(named=True):
         reached = (
             [n.count(r["step_at_target"]), n.fixed(r["time_to_target_s"], 1),

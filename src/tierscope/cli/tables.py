@@ -157,12 +157,10 @@ def rich_table(grid: Grid, width: int | None, wide: bool) -> tuple[Table, list[s
     """The terminal table of ``grid`` for ``width`` columns, and the headers left out to fit."""
     fit = layout(grid, width, wide)
     table = Table(
-        title=printable(grid.title) if grid.title else None,
         box=None,
         padding=(0, GAP // 2),
         pad_edge=False,
         header_style="bold",
-        title_justify="left",
         leading=1 if grid.spaced else 0,
     )
     for i, w in zip(fit.shown, fit.widths, strict=True):
@@ -198,6 +196,10 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
         # As wide as the table needs, past the terminal's edge (kubectl's -o wide does the same).
         needed = sum(layout(grid, None, True).widths) + GAP * max(len(grid.columns) - 1, 0)
         console = Console(file=console.file, width=max(needed, console.width), force_terminal=console.is_terminal)
+    if grid.title:
+        # Above the table, wrapped at the terminal's width: a table's own title wraps at the
+        # table's, three lines over a narrow table.
+        console.print(Text(printable(grid.title), style="table.title"))
     console.print(table)
     for note in grid.notes:
         console.print(Text(printable(note)))  # wrapped at words to the terminal
