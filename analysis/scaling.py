@@ -51,8 +51,9 @@ FIT_DRAWS = 1000
 MODELS = ("amdahl", "usl")
 MIN_SIZES = {"amdahl": 2, "usl": 3}
 MODEL_NAMES = {"amdahl": "Amdahl's law", "usl": "the USL"}
-#: The statuses of a fit: the data checks the model / as many task counts as parameters / too few.
-FITTED, EXACT, INSUFFICIENT = "fitted", "exactly determined", "insufficient"
+#: The statuses of a fit: the data checks the model / as many task counts as parameters / too few /
+#: the runs fall off faster than the model can (its one-task throughput at its bound: see :func:`fit_model`).
+FITTED, EXACT, INSUFFICIENT, DOES_NOT_HOLD = "fitted", "exactly determined", "insufficient", "does not hold"
 #: A prediction at more than this many times the largest measured task count is an extrapolation.
 EXTRAPOLATION_LIMIT = 2.0
 #: An interval reaching above this many times linear scaling from the fastest per-task rate measured
@@ -123,7 +124,8 @@ class ScalingFit:
 
     @property
     def fitted(self) -> bool:
-        return self.status != INSUFFICIENT
+        """Whether the model predicts: fitted or exactly determined (not too few runs, not one that does not hold)."""
+        return self.status in (FITTED, EXACT)
 
     @property
     def exact(self) -> bool:
@@ -289,7 +291,11 @@ def fit_model(
     """Fit ``model`` (``amdahl`` or ``usl``) to ``points`` (:data:`POINTS_SCHEMA` rows).
 
     ``samples``: each run's steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`).
-    Never raises for too little data: returns ``status="insufficient"`` with the reason.
+    Never raises for too little data: returns ``status="insufficient"`` with the reason; nor for runs
+    the model cannot describe: runs that lose throughput as tasks are added faster than the model allows
+    put the fit's one-task throughput ``λ`` at its bound (``1/λ = 1e-12`` s), above :data:`SANE_FACTOR`
+    times the fastest per-task rate measured: ``status="does not hold"`` with the reason, no parameters
+    and no prediction (it would state ~1e12 global steps/s at one task).
     Raises :class:`ValueError` for an unknown model.
     """
     if model not in MIN_SIZES:
@@ -311,6 +317,14 @@ def fit_model(
     boot = np.column_stack([median_draws(samples[r], r, seed, draws) for r in usable["run_id"]])
     sampled = np.array([_solve(model, tasks, row) for row in boot])
     params = dict(zip(("lam", "sigma", "kappa"), point, strict=True))
+    if not params["lam"] <= SANE_FACTOR * per_task:
+        shown = ", ".join(f"{r:.4g} at {n:g}" for n, r in zip(tasks, usable["steady_global_steps_per_s"], strict=True))
+        message = (
+            f"{name} does not hold for these runs: their global steps/s ({shown} training tasks) fall off "
+            "faster than the model allows as tasks are added, so its fit puts the one-task throughput at "
+            "its bound: not fitted"
+        )
+        return ScalingFit(model, DOES_NOT_HOLD, message, usable.height, sizes)
     if len(sizes) == need:
         fit = ScalingFit(model, EXACT, "", usable.height, sizes, params, sampled)
         fit.message = (

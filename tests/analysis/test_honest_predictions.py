@@ -14,7 +14,17 @@ from typer.testing import CliRunner
 
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend, unmeasured
-from tierscope.analysis.scaling import EXACT, FITTED, fit_model, prediction_caveat, usl
+from tierscope.analysis.scaling import (
+    DOES_NOT_HOLD,
+    EXACT,
+    FITTED,
+    best_fit,
+    fit_model,
+    fit_scaling,
+    prediction_caveat,
+    predictions,
+    usl,
+)
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 from tierscope.reports.frames import scaling_model
@@ -149,3 +159,30 @@ def test_a_refit_at_its_bound_leaves_no_interval_where_it_explodes_and_the_band_
     band = scaling_model([fit], 20)
     assert band["high"].max() == pytest.approx(200.0)
     assert band.filter(pl.col("tasks") == 1)["high"].to_list() == [None]
+
+
+def test_a_model_the_runs_fall_off_faster_than_does_not_hold_and_predicts_nothing() -> None:
+    # Runs of 2, 4 and 8 tasks at 20, 8 and 5 global steps/s: throughput falls as tasks are added. Amdahl's
+    # N / X = (1 + sigma (N - 1)) / lambda is 0.1, 0.5, 1.6: a line in N - 1 with slope ~0.25 and intercept
+    # ~ -0.18 < 0, i.e. 1/lambda < 0, which the bound 1/lambda >= 1e-12 s turns into lambda ~ 1e12: the fit
+    # said ~1e12 global steps/s at one task. The fastest per-task rate is 20 / 2 = 10, so the ceiling at one
+    # task is 1000 x 10 = 10,000: far below lambda, and the model does not hold.
+    points, samples = _points([2, 4, 8], [20.0, 8.0, 5.0])
+    fits = fit_scaling(points, samples)
+    assert [f.status for f in fits] == [DOES_NOT_HOLD, DOES_NOT_HOLD]
+    assert not any(f.fitted for f in fits) and best_fit(fits) is None
+    assert fits[0].message.startswith("Amdahl's law does not hold for these runs: their global steps/s (20 at 2, 8")
+    table = predictions(fits, [1, 16])
+    assert table["global_steps_per_s"].to_list() == [None] * 4 and table["caveat"].to_list() == [None] * 4
+
+
+def test_predict_words_a_fitted_prediction_without_its_interval_without_the_fits_interval_sentence() -> None:
+    # The fixture above: at 1 task the point is 15200 / 1200 = 12.67 with no interval (a refit explodes).
+    from tierscope.cli.analysis import prediction_lines
+
+    points, samples = _points([1, 2, 4], [10.0, 20.0, 8.0])
+    row = predictions([fit_model("amdahl", points, samples)], [1]).row(0, named=True)
+    lines = prediction_lines(row, 1)
+    assert lines[0].startswith("amdahl: 12.67 global steps/s at 1 task (no 95 % interval: see the caveat;")
+    assert lines[1].startswith("  Caveat: no interval at 1 training task")
+    assert len(lines) == 2  # "the interval holds ... every leave-one-out refit" would speak of none given

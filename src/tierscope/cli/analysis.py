@@ -135,10 +135,10 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
     its own (a note is one paragraph: a newline inside one is shown escaped, as ``\\x0a``)."""
     if r["global_steps_per_s"] is None:
         return [f"{r['model']}: {r['message']}"]
+    from tierscope.analysis.scaling import FITTED  # loaded by the analysis already
+
     if r["ci_low"] is None:
         noise = f"{r['noise_ci_low']:.2f} - {r['noise_ci_high']:.2f}"
-        from tierscope.analysis.scaling import FITTED  # loaded by the analysis already
-
         # a fitted model's interval is left out only where it leaves the sane range: the caveat says why
         why = "see the caveat" if r["status"] == FITTED else r["status"]
         interval = f"no 95 % interval: {why}; measurement noise alone {noise}"
@@ -149,7 +149,8 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
     lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {plural(tasks, 'task')} ({interval})"]
     if r["caveat"]:
         lines.append(f"  Caveat: {r['caveat']}.")
-    lines.append(f"  {r['message']}")
+    if not (r["ci_low"] is None and r["status"] == FITTED):  # its message speaks of an interval not given here
+        lines.append(f"  {r['message']}")
     return lines
 
 
