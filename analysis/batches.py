@@ -31,7 +31,6 @@ a pieced run's intervals whole (its charts bucket over the run).
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -62,6 +61,7 @@ from tierscope.analysis.throughput import (
     with_warmup,
 )
 from tierscope.dataset.schema import STEP_SCHEMA
+from tierscope.tempdirs import owned_dir
 
 #: Runs are processed together up to this many step records (a larger run alone). Computing the
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
@@ -91,6 +91,8 @@ RunChunks = Callable[[str, list[str], int], Iterable[pl.DataFrame]]
 #: 100 MB, and row groups of 50,000 rows or more for 20 pieces (polars reads many small ones back
 #: into as many chunks, which every pass over the piece then pays for: 0.15 GB more at 6 M records).
 SPILL_ROWS = 1_048_576
+#: The name of a pieced run's spill directory in the temporary folder starts with this.
+SPILL_PREFIX = "tierscope-pieces-"
 #: Rows read at a time into the pieces (at most a piece's budget).
 SPILL_READ_ROWS = 131_072
 
@@ -264,8 +266,10 @@ def pieced_run(
     run_id = records["run_id"][0]
     if chunks is None:
         chunks = steps.select(spill_columns(extra)).collect_batches(chunk_size=min(SPILL_READ_ROWS, max_records))
-    with tempfile.TemporaryDirectory(prefix="tierscope-pieces-") as spill:
-        files = _spill(chunks, pieces, Path(spill), min(max_records, SPILL_ROWS))
+    # An owned directory (tierscope.tempdirs), not a TemporaryDirectory: a summary killed here (OOM,
+    # kill -9) would leave the run's spilled records behind for good; the next pieced run removes them.
+    with owned_dir(SPILL_PREFIX) as spill:
+        files = _spill(chunks, pieces, spill, min(max_records, SPILL_ROWS))
 
         def piece(i: int) -> pl.LazyFrame:
             stored = pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
