@@ -263,6 +263,15 @@ def pieced_run(
     records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
     training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
     pieces = task_pieces(training, max_records)
+    if not pieces:  # no training task (a ps's or evaluator's log alone): no interval to hold, one pass
+        intervals = collect_intervals(steps, extra)
+        return PiecedRun(
+            throughput=run_throughput(steps, seed=seed, intervals=intervals),
+            tasks=task_throughput(steps, intervals=intervals),
+            samples={},
+            lead=intervals,
+            intervals=intervals if keep else None,
+        )
     run_id = records["run_id"][0]
     if chunks is None:
         chunks = steps.select(spill_columns(extra)).collect_batches(chunk_size=min(SPILL_READ_ROWS, max_records))

@@ -113,3 +113,21 @@ def test_a_run_in_pieces_holds_less_memory(tmp_path) -> None:
     pieces_kb, pieces_rate = peak(100_000)
     assert pieces_rate == whole_rate  # the same median, exactly
     assert pieces_kb < whole_kb, (pieces_kb, whole_kb)
+
+
+def test_a_run_above_the_budget_with_no_training_task_has_the_figures_of_one_pass() -> None:
+    """A run of parameter-server and evaluator records only (a ps's log collected alone): no task to
+    split into pieces. It crashed ("cannot concat empty list") once above the budget."""
+    rows = [{"role": role, "task_index": 0, "step": 100 * k, "elapsed_s": 4.0 * k, "source": f"{role}.log",
+             "source_offset": k} for role in ("ps", "evaluator") for k in range(1, 31)]  # fmt: skip
+    frame = pl.DataFrame(rows).with_columns(run_id=pl.lit("ps"), tier=pl.lit("STANDARD_1"), format=pl.lit("cloudml"))
+    steps = conform(frame, STEP_SCHEMA).lazy()
+    pieced = interval_figures(steps, seed=11, max_records=1)  # 60 records: above the budget
+    whole = interval_figures(steps, seed=11)
+    assert_frame_equal(pieced.throughput, whole.throughput)
+    assert_frame_equal(pieced.tasks, whole.tasks)
+    assert_frame_equal(pieced.goodput, whole.goodput)
+    assert pieced.samples == whole.samples == {}
+    row = pieced.throughput.row(0, named=True)
+    # 60 stored records, no training task: no segment and no rate
+    assert (row["records"], row["tasks"], row["segments"], row["steady_global_steps_per_s"]) == (60, 0, 0, None)
