@@ -40,6 +40,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, exact_median
+from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
 from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
@@ -254,7 +255,8 @@ def pieced_run(
     ``steps`` by a streaming query, which reads further ahead).
 
     The run's training records are first split into one temporary file per piece, in one pass
-    (:func:`_spill`), so each pass over a piece reads its own rows only."""
+    (:func:`_spill`), so each pass over a piece reads its own rows only. Raises
+    :class:`tierscope.analysis.errors.SpillError` if they cannot be written (a full temporary folder)."""
     per_task = (
         steps.group_by("role", "task_index")
         .agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max(), run_id=pl.col("run_id").first())
@@ -278,7 +280,13 @@ def pieced_run(
     # An owned directory (tierscope.tempdirs), not a TemporaryDirectory: a summary killed here (OOM,
     # kill -9) would leave the run's spilled records behind for good; the next pieced run removes them.
     with owned_dir(SPILL_PREFIX) as spill:
-        files = _spill(chunks, pieces, spill, min(max_records, SPILL_ROWS))
+        try:
+            files = _spill(chunks, pieces, spill, min(max_records, SPILL_ROWS))
+        except OSError as exc:  # pyarrow's says neither where nor what to do
+            raise SpillError(
+                f"cannot write the pieces of run {run_id!r} ({int(records['records'][0])} records) under "
+                f"{spill.parent}: {exc}; free space there or set TMPDIR to a folder with room for them"
+            ) from exc
 
         def piece(i: int) -> pl.LazyFrame:
             stored = pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
