@@ -31,7 +31,6 @@ a pieced run's intervals whole (its charts bucket over the run).
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, exact_median
+from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
 from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
@@ -62,6 +62,7 @@ from tierscope.analysis.throughput import (
     with_warmup,
 )
 from tierscope.dataset.schema import STEP_SCHEMA
+from tierscope.tempdirs import owned_dir
 
 #: Runs are processed together up to this many step records (a larger run alone). Computing the
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
@@ -91,6 +92,8 @@ RunChunks = Callable[[str, list[str], int], Iterable[pl.DataFrame]]
 #: 100 MB, and row groups of 50,000 rows or more for 20 pieces (polars reads many small ones back
 #: into as many chunks, which every pass over the piece then pays for: 0.15 GB more at 6 M records).
 SPILL_ROWS = 1_048_576
+#: The name of a pieced run's spill directory in the temporary folder starts with this.
+SPILL_PREFIX = "tierscope-pieces-"
 #: Rows read at a time into the pieces (at most a piece's budget).
 SPILL_READ_ROWS = 131_072
 
@@ -252,7 +255,8 @@ def pieced_run(
     ``steps`` by a streaming query, which reads further ahead).
 
     The run's training records are first split into one temporary file per piece, in one pass
-    (:func:`_spill`), so each pass over a piece reads its own rows only."""
+    (:func:`_spill`), so each pass over a piece reads its own rows only. Raises
+    :class:`tierscope.analysis.errors.SpillError` if they cannot be written (a full temporary folder)."""
     per_task = (
         steps.group_by("role", "task_index")
         .agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max(), run_id=pl.col("run_id").first())
@@ -261,11 +265,28 @@ def pieced_run(
     records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
     training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
     pieces = task_pieces(training, max_records)
+    if not pieces:  # no training task (a ps's or evaluator's log alone): no interval to hold, one pass
+        intervals = collect_intervals(steps, extra)
+        return PiecedRun(
+            throughput=run_throughput(steps, seed=seed, intervals=intervals),
+            tasks=task_throughput(steps, intervals=intervals),
+            samples={},
+            lead=intervals,
+            intervals=intervals if keep else None,
+        )
     run_id = records["run_id"][0]
     if chunks is None:
         chunks = steps.select(spill_columns(extra)).collect_batches(chunk_size=min(SPILL_READ_ROWS, max_records))
-    with tempfile.TemporaryDirectory(prefix="tierscope-pieces-") as spill:
-        files = _spill(chunks, pieces, Path(spill), min(max_records, SPILL_ROWS))
+    # An owned directory (tierscope.tempdirs), not a TemporaryDirectory: a summary killed here (OOM,
+    # kill -9) would leave the run's spilled records behind for good; the next pieced run removes them.
+    with owned_dir(SPILL_PREFIX) as spill:
+        try:
+            files = _spill(chunks, pieces, spill, min(max_records, SPILL_ROWS))
+        except OSError as exc:  # pyarrow's says neither where nor what to do
+            raise SpillError(
+                f"cannot write the pieces of run {run_id!r} ({int(records['records'][0])} records) under "
+                f"{spill.parent}: {exc}; free space there or set TMPDIR to a folder with room for them"
+            ) from exc
 
         def piece(i: int) -> pl.LazyFrame:
             stored = pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))

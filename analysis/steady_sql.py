@@ -57,7 +57,9 @@ deltas AS (  -- each record's interval since the task's previous record
     COALESCE(interval_s, elapsed_s - LAG(elapsed_s) OVER task,
       (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6) AS d_seconds,
     COALESCE(elapsed_s < LAG(elapsed_s) OVER task, FALSE) AS elapsed_back,
-    COALESCE(pid <> LAG(pid) OVER task, FALSE) AS new_pid
+    -- against the last pid the task named: a record naming none does not hide a change
+    COALESCE(pid <> LAST_VALUE(pid IGNORE NULLS) OVER (PARTITION BY run_id, role, task_index ORDER BY n
+      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), FALSE) AS new_pid
   FROM ordered
   WINDOW task AS (PARTITION BY run_id, role, task_index ORDER BY n)
 ),

@@ -85,10 +85,10 @@ INTERVAL_COLUMNS = {
 }
 
 
-def _previous(column: str, starts: pl.Expr) -> pl.Expr:
+def _previous(column: str | pl.Expr, starts: pl.Expr) -> pl.Expr:
     """``column``'s value in the previous row of its group (null on the group's first row, where
     ``starts``): ``shift(1).over(group)`` on rows grouped by it, without the window's cost."""
-    return pl.when(starts).then(None).otherwise(pl.col(column).shift(1))
+    return pl.when(starts).then(None).otherwise((pl.col(column) if isinstance(column, str) else column).shift(1))
 
 
 def _since_start(values: pl.Expr, starts: pl.Expr) -> pl.Expr:
@@ -124,6 +124,13 @@ JUMP_MEDIAN = JUMP_RATES.median()
 WARM_MEDIAN = WARM_RATES.median()
 
 
+#: The last pid the task named up to this row (on rows grouped by task): a record naming none (a
+#: layout whose pid is optional) between two processes must not hide the change. A task's first row
+#: sets it (null there stays null), so it never carries one task's pid into the next.
+_NAMED_PID = pl.when(pl.col("_first")).then(pl.col("pid").fill_null(-1)).otherwise(pl.col("pid")).forward_fill()
+_NAMED_PID = pl.when(_NAMED_PID >= 0).then(_NAMED_PID)
+
+
 def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
     """Stage 1 of :func:`with_intervals`: ``ordered`` (one row per record, each task's rows together in
     log order) with each record's raw step and time deltas to the task's previous record and ``_raw_rate``."""
@@ -134,7 +141,7 @@ def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
             _d_step=pl.col("step") - _previous("step", first),
             _d_seconds=_seconds_since_previous(first),
             _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
-            _new_process=(pl.col("pid") != _previous("pid", first)).fill_null(False),
+            _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
         )
         .with_columns(
             _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(

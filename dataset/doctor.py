@@ -22,8 +22,10 @@ from pathlib import Path
 from tierscope.dataset import journal, rewind
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked, recover, recover_if_free
+from tierscope.dataset.objects import GsPath
 from tierscope.dataset.state import StateStore, move_aside
 from tierscope.dataset.store import Dataset, all_files, check_file
+from tierscope.dataset.verified import VerifiedFiles
 
 #: A check of state documents: called with the dataset's ``state/`` folder, it raises
 #: :class:`StateCorruptError` for a document that is not what its writer writes (e.g.
@@ -105,6 +107,11 @@ def check(dataset: Dataset, state_checks: Sequence[StateCheck] = ()) -> DoctorRe
         report.checked += 1
         if problem:
             report.problems.append(Problem(path, problem))
+    if report.problems and not isinstance(dataset.root, GsPath):
+        # Damage under an unchanged stamp: the digest cache would let readers read it on its word.
+        cache = VerifiedFiles(dataset.root)
+        cache.forget([p.path for p in report.problems])
+        cache.save()
     states = _state_problems(dataset, state_checks)
     report.checked += len(list(dataset.state_dir.glob("*.json"))) if dataset.state_dir.is_dir() else 0
     report.problems += states

@@ -92,6 +92,14 @@ class VerifiedFiles:
             files[key] = stamp_of(st)
             self._changed = True
 
+    def forget(self, paths: list[Path]) -> None:
+        """Drop the entries of ``paths`` (data files of the dataset): files found corrupt (by doctor),
+        which every reader must hash again, and refuse, whatever their stamp."""
+        files = self._loaded()
+        for key in {self._key(p) for p in paths} & files.keys():
+            del files[key]
+            self._changed = True
+
     def forget_missing(self, table: str, live: list[Path]) -> None:
         """Drop the entries of ``table`` that are not among ``live`` (every live file of the table):
         files a compaction removed."""

@@ -113,3 +113,48 @@ def test_a_run_in_pieces_holds_less_memory(tmp_path) -> None:
     pieces_kb, pieces_rate = peak(100_000)
     assert pieces_rate == whole_rate  # the same median, exactly
     assert pieces_kb < whole_kb, (pieces_kb, whole_kb)
+
+
+def test_a_run_above_the_budget_with_no_training_task_has_the_figures_of_one_pass() -> None:
+    """A run of parameter-server and evaluator records only (a ps's log collected alone): no task to
+    split into pieces. It crashed ("cannot concat empty list") once above the budget."""
+    rows = [{"role": role, "task_index": 0, "step": 100 * k, "elapsed_s": 4.0 * k, "source": f"{role}.log",
+             "source_offset": k} for role in ("ps", "evaluator") for k in range(1, 31)]  # fmt: skip
+    frame = pl.DataFrame(rows).with_columns(run_id=pl.lit("ps"), tier=pl.lit("STANDARD_1"), format=pl.lit("cloudml"))
+    steps = conform(frame, STEP_SCHEMA).lazy()
+    pieced = interval_figures(steps, seed=11, max_records=1)  # 60 records: above the budget
+    whole = interval_figures(steps, seed=11)
+    assert_frame_equal(pieced.throughput, whole.throughput)
+    assert_frame_equal(pieced.tasks, whole.tasks)
+    assert_frame_equal(pieced.goodput, whole.goodput)
+    assert pieced.samples == whole.samples == {}
+    row = pieced.throughput.row(0, named=True)
+    # 60 stored records, no training task: no segment and no rate
+    assert (row["records"], row["tasks"], row["segments"], row["steady_global_steps_per_s"]) == (60, 0, 0, None)
+
+
+SPILL_FULL = """
+import resource, sys
+sys.path.insert(0, sys.argv[1])
+from tests.analysis.test_analysis_pieces import one_big_run
+from tierscope.analysis.batches import interval_figures
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))  # a file of 1000 bytes at most
+try:
+    interval_figures(one_big_run(), seed=11, max_records=1)
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="POSIX resource limits")
+def test_a_spill_that_cannot_be_written_says_where_and_what_to_do(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    got = subprocess.run([sys.executable, "-c", SPILL_FULL, str(root)], capture_output=True, text=True, env=env)
+    # was: "OSError Error writing bytes to file. Detail: [errno 27] File too large", naming no folder
+    assert got.stdout.startswith("SpillError cannot write the pieces of run 'big' (360 records) under "), got
+    assert str(tmp_path) in got.stdout and "TMPDIR" in got.stdout

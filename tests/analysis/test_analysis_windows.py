@@ -27,21 +27,26 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     """The intervals as defined, every per-task and per-segment figure a window (``.over``), each run's
     two medians taken over the run first (a median window nested in a task's or segment's window would be
     the task's or the segment's: the run's is what the definition, the pieces and the SQL query take)."""
-    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "elapsed_s", "timestamp", "pid")}
+    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "elapsed_s", "timestamp", "_named_pid")}
     seconds = pl.coalesce(
         pl.col("interval_s"),
         pl.col("elapsed_s") - prev["elapsed_s"],
         (pl.col("timestamp") - prev["timestamp"]).dt.total_microseconds() / 1e6,
     )
-    raw = ordered.with_columns(
-        _d_step=pl.col("step") - prev["step"],
-        _d_seconds=seconds,
-        _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"]).fill_null(False),
-        _new_process=(pl.col("pid") != prev["pid"]).fill_null(False),
-        _first=pl.int_range(pl.len()).over(TASK) == 0,
-    ).with_columns(
-        _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
-            pl.col("_d_step") / pl.col("_d_seconds")
+    # a change of process is judged against the last pid the task named (a record may name none)
+    raw = (
+        ordered.with_columns(_named_pid=pl.col("pid").forward_fill().over(TASK))
+        .with_columns(
+            _d_step=pl.col("step") - prev["step"],
+            _d_seconds=seconds,
+            _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"]).fill_null(False),
+            _new_process=(pl.col("pid") != prev["_named_pid"]).fill_null(False),
+            _first=pl.int_range(pl.len()).over(TASK) == 0,
+        )
+        .with_columns(
+            _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+                pl.col("_d_step") / pl.col("_d_seconds")
+            )
         )
     )
     raw = raw.with_columns(_jump=JUMP_MEDIAN.over("run_id"))

@@ -115,3 +115,40 @@ def test_a_global_step_line_of_another_process_is_not_the_records_step(tmp_path:
     _collect(log, tmp_path / "ds", "bench")
     stored = Dataset(tmp_path / "ds").read("steps")
     assert stored.select("step", "local_step", "pid", "position").rows() == [(None, 50, 8, 2)]
+
+
+def test_a_record_naming_no_pid_does_not_hide_a_change_of_process(tmp_path: Path) -> None:
+    """pid 7 logs steps 100, 200 at 0, 10 s; a record naming no pid (a layout whose pid group is
+    optional) step 300 at 20 s; pid 8 then logs 400, 600, 800 at 100, 110, 120 s. 7 -> 8 is a new process
+    whatever lies between: the change is judged against the last pid the task named."""
+    from tierscope.analysis.throughput import interval_rates
+    from tierscope.dataset.schema import STEP_SCHEMA, conform
+
+    timeline = [(100, 0.0, 7), (200, 10.0, 7), (300, 20.0, None), (400, 100.0, 8), (600, 110.0, 8), (800, 120.0, 8)]
+    rows = [
+        {"run_id": "r", "role": "worker", "task_index": 0, "step": s, "elapsed_s": t, "pid": p} for s, t, p in timeline
+    ]
+    frame = conform(
+        pl.DataFrame(rows).with_columns(
+            source=pl.lit("a.log"), source_offset=pl.int_range(pl.len()), format=pl.lit("x")
+        ),
+        STEP_SCHEMA,
+    )
+    intervals = interval_rates(frame.lazy()).collect()
+    # Segments: 100, 200, 300 (the pid-less record continues pid 7's: 10 steps/s twice), then 400, 600,
+    # 800 (20 steps/s twice). Compared with the pid-less record alone, 400 spanned the processes: 100 steps over
+    # 80 s = 1.25 steps/s, in the same segment.
+    assert intervals.select("step", "segment", "rate").rows() == [
+        (100, 0, None),
+        (200, 0, 10.0),
+        (300, 0, 10.0),
+        (400, 1, None),
+        (600, 1, 20.0),
+        (800, 1, 20.0),
+    ]
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
+    path = tmp_path / "steps.parquet"
+    frame.write_parquet(path)
+    got = duckdb.sql(steady_state_query(f"read_parquet('{path}')", "duckdb")).fetchall()
+    # steady: median(10, 10, 20, 20) = 15; with the span it was median(10, 10, 1.25, 20, 20) = 10
+    assert [(run, round(rate, 9), n) for run, rate, n in got] == [("r", 15.0, 4)]

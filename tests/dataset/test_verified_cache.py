@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
+import polars as pl
 import pytest
 
 from tests.support.ingest_helpers import collect, write_steps
@@ -109,3 +110,37 @@ def test_compacted_away_files_leave_the_cache_and_an_unreadable_cache_is_ignored
     seen = _hashes(monkeypatch)
     Dataset(ds.root).read("steps")
     assert seen == [moved] and moved.name in cache.read_text()  # hashed, and the cache rewritten
+
+
+def _silently_damaged(ds: Dataset, part: Path) -> pl.DataFrame:
+    """Flip one bit of ``part`` where the file still decodes (to other values) and note the damaged
+    file's stamp in the cache, as if its bits had rotted in place: the file's true rows."""
+    truth = Dataset(ds.root).read("steps")
+    original = part.read_bytes()
+    for at in range(4, len(original) - 8):
+        data = bytearray(original)
+        data[at] ^= 0x01
+        part.write_bytes(bytes(data))
+        cache = verified.VerifiedFiles(ds.root)
+        cache.note(part, part.stat(), 2**62)
+        cache.save()
+        try:
+            if not Dataset(ds.root).read("steps").equals(truth):
+                return truth
+        except DatasetCorruptError:
+            continue
+    raise AssertionError("no bit of the file flips to other values that still decode")
+
+
+def test_a_file_doctor_finds_corrupt_is_no_longer_vouched_for_by_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Damage the cache cannot see (a bit flipped under an unchanged stamp) reads as wrong values
+    while the cache vouches for the file; doctor finds it, and from then on readers hash the file
+    again and refuse it, rather than go on reading what doctor called corrupt."""
+    ds, part = _dataset(tmp_path)
+    monkeypatch.setattr(verified, "RACY_S", -1e9)
+    _silently_damaged(ds, part)
+    assert [p.path for p in doctor.check(Dataset(ds.root)).problems] == [part]
+    with pytest.raises(DatasetCorruptError, match="bytes changed"):
+        Dataset(ds.root).read("steps")
