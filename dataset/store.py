@@ -38,8 +38,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
 import threading
 import time
 import uuid
@@ -53,6 +51,7 @@ from urllib.parse import quote, unquote
 
 import polars as pl
 
+from tierscope import tempdirs
 from tierscope.dataset import journal
 from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path, write_bytes_atomic
 from tierscope.dataset.errors import DatasetCorruptError, DatasetError, StateCorruptError
@@ -271,6 +270,10 @@ def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
     return final
 
 
+#: The prefix of a reader's directory of links (:class:`_Pins`) in the temporary folder.
+PINS_PREFIX = "tierscope-pins-"
+
+
 class _Pins:
     """Open handles on the data files a reader listed, so a compaction deleting one cannot
     break a query built on it: an open file stays readable on POSIX after its name is gone.
@@ -298,8 +301,9 @@ class _Pins:
         link = path
         if self.enabled:
             if self.farm is None:
-                self.farm = Path(tempfile.mkdtemp(prefix="tierscope-pins-"))
-                weakref.finalize(self, _release, self.handles, self.farm)
+                # owned (tierscope.tempdirs): a reader killed by SIGKILL left its farm in the temp folder for good
+                self.farm, lock = tempdirs.claim(PINS_PREFIX)
+                weakref.finalize(self, _release, self.handles, self.farm, lock)
             link = self.farm / relative
             link.parent.mkdir(parents=True, exist_ok=True)
             link.unlink(missing_ok=True)
@@ -313,11 +317,11 @@ class _Pins:
             held[0].close()
 
 
-def _release(handles: dict[Path, tuple[BinaryIO, Path]], farm: Path) -> None:
+def _release(handles: dict[Path, tuple[BinaryIO, Path]], farm: Path, lock: int) -> None:
     for handle, _ in handles.values():
         handle.close()
     handles.clear()
-    shutil.rmtree(farm, ignore_errors=True)
+    tempdirs.release(farm, lock)
 
 
 @dataclass

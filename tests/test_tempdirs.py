@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tierscope import tempdirs
 from tierscope.analysis.batches import SPILL_PREFIX
@@ -60,3 +61,45 @@ def test_a_owned_dir_of_a_killed_process_is_removed_and_a_live_ones_kept(
     finally:
         alive.kill()
         alive.wait()
+
+
+READ_AND_HOLD = """
+import sys, time
+from tierscope.dataset.store import Dataset
+ds = Dataset(sys.argv[1])
+ds.read("steps")  # pins the data files: links under a tierscope-pins-* directory
+print(ds._pins.farm, flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="readers pin files through /proc/self/fd")
+def test_a_readers_pins_directory_a_sigkill_left_is_removed_by_the_next_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tierscope
+    from tierscope.cli import app
+    from tierscope.dataset.store import PINS_PREFIX, Dataset
+
+    log = Path(tierscope.__file__).parent / "data" / "cloudml-tiers-2016" / "basic.log"  # the bundled log
+    dataset = tmp_path / "ds"
+    got = CliRunner().invoke(app, ["collect", "files", str(log), "-d", str(dataset), "--run-id", "r", "--quiet"])
+    assert got.exit_code == 0, got.output
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", READ_AND_HOLD, str(dataset)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout is not None
+    left = Path(proc.stdout.readline().strip())
+    proc.send_signal(signal.SIGKILL)  # no finalizer runs: the farm stays behind
+    proc.wait()
+    assert left.is_dir() and left.name.startswith(PINS_PREFIX)
+    _age(left)
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempdirs.tempfile, "tempdir", None)
+    reader = Dataset(dataset)
+    assert reader.read("steps").height > 0
+    assert not left.exists()  # swept: nobody held its lock
+    assert reader._pins.farm is not None and reader._pins.farm.is_dir()  # the live reader's own is kept

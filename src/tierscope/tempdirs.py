@@ -34,18 +34,35 @@ def owned_dir(prefix: str) -> Iterator[Path]:
     """A new private directory ``<temp folder>/<prefix>XXXXXXXX``, removed with its contents on
     exit; the abandoned ones of ``prefix`` (:func:`sweep`) are removed first. Raises :class:`OSError`
     if it cannot be made (an unwritable or full temporary folder)."""
-    sweep(prefix)
-    path = Path(tempfile.mkdtemp(prefix=prefix))
-    fd = -1
+    path, fd = claim(prefix)
     try:
-        if fcntl is not None:
-            fd = os.open(path / LOCK_NAME, os.O_CREAT | os.O_RDWR, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         yield path
     finally:
+        release(path, fd)
+
+
+def claim(prefix: str) -> tuple[Path, int]:
+    """:func:`owned_dir` for an owner whose life is no ``with`` block (an object's): the new
+    directory and the descriptor holding its lock (-1 without ``flock``), both for :func:`release`.
+    Raises :class:`OSError` if it cannot be made."""
+    sweep(prefix)
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    if fcntl is None:
+        return path, -1
+    try:
+        fd = os.open(path / LOCK_NAME, os.O_CREAT | os.O_RDWR, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
         shutil.rmtree(path, ignore_errors=True)
-        if fd >= 0:
-            os.close(fd)
+        raise
+    return path, fd
+
+
+def release(path: Path, fd: int) -> None:
+    """Remove a :func:`claim`'s directory with its contents, then drop its lock; never raises."""
+    shutil.rmtree(path, ignore_errors=True)
+    if fd >= 0:
+        os.close(fd)
 
 
 def sweep(prefix: str) -> int:
