@@ -46,7 +46,8 @@ from typing import ClassVar, NamedTuple
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
-from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED
+from tierscope.collector.formats.vocabulary import unix_time
+from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
 
 class Marker(NamedTuple):
@@ -61,8 +62,12 @@ class Marker(NamedTuple):
     recoverable: bool = False
 
 
-#: Milestone lines: ``(event, regex)``, a ``step`` group (if any) the global step the line names.
+#: Milestone lines: ``(event, regex)``, a ``step`` group (if any) the global step the line names, an
+#: ``at`` group (if any) the time it names in Unix seconds (the event's own time, before any prefix's).
 MILESTONES: tuple[tuple[str, str], ...] = (
+    # TensorFlow's mnist_replica.py (Kubeflow's dist-mnist): print("Training begins @ %f" % time.time()),
+    # before its session waits for the others: the process's start, seconds before its first step.
+    (STARTED, r"^Training begins @ (?P<at>\d+(?:\.\d+)?)\s*$"),
     (CHECKPOINT_BEGIN, r"\bSaving checkpoints for (?P<step>\d+) into\b"),
     (CHECKPOINT_BEGIN, r"\bSaving checkpoint to path\b|\bEpoch \d+: (?:.*, )?saving model to\b"),
     (CHECKPOINT_END, r"\bCalling checkpoint listeners after saving checkpoint (?P<step>\d+)\b"),
@@ -111,7 +116,9 @@ RECOVERABLE_DETAIL = json.dumps({"recoverable": True})
 # The TF allocator's warning says itself that it is not a failure.
 _NOT_A_FAILURE = r"not a failure"
 _ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
-_ANY_MILESTONE = "|".join(f"(?:{pattern})" for _, pattern in MILESTONES).replace("(?P<step>", "(?:")
+_ANY_MILESTONE = (
+    "|".join(f"(?:{pattern})" for _, pattern in MILESTONES).replace("(?P<step>", "(?:").replace("(?P<at>", "(?:")
+)
 _EITHER = f"{_ANY}|{_ANY_MILESTONE}"
 
 
@@ -206,7 +213,13 @@ def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFra
         event=pl.col("_m").replace_strict({i: e for i, (e, _) in enumerate(MILESTONES)}, return_dtype=pl.String),
         _named=pl.coalesce([pl.when(pl.col("_m") == i).then(x) for i, x in enumerate(named) if x is not None]),
     )
-    found = found.with_columns(step=pl.col("_named").cast(pl.Int64, strict=False))
+    stamped = [
+        (i, line.str.extract_groups(p).struct.field("at")) for i, (_, p) in enumerate(MILESTONES) if "(?P<at>" in p
+    ]
+    found = found.with_columns(
+        step=pl.col("_named").cast(pl.Int64, strict=False),
+        _at=pl.coalesce([pl.when(pl.col("_m") == i).then(x) for i, x in stamped]),
+    ).with_columns(timestamp=unix_time("_at"))
     # A restore inside an evaluation (after its begin line, before its end) loads the checkpoint it evaluates.
     state = pl.when(pl.col("event") == EVAL_BEGIN).then(True).when(pl.col("event") == EVAL_END).then(False)
     by = [TAG] if TAG in found.columns else []
@@ -219,7 +232,7 @@ def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFra
         pl.format("{} at step {}: a step larger than a 64-bit integer holds", pl.col("event"), pl.col("_named")),
         fmt,
     )
-    events = found.filter(~too_big).select("source_offset", "event", "step", pl.lit(fmt).alias("format"))
+    events = found.filter(~too_big).select("source_offset", "event", "step", "timestamp", pl.lit(fmt).alias("format"))
     return events, rejects, rest
 
 
