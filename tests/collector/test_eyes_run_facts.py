@@ -93,3 +93,15 @@ def test_a_file_collected_alone_keeps_the_facts_a_manifest_gave_and_a_fact_given
     # BASIC on 2016-12-31 is 1 ML unit/h: 5 x 3600 / 1 = 18,000 steps per ML unit-hour
     assert (row["tier"], row["price_date"], row["ml_units_per_hour"]) == ("BASIC", "2016-12-31", 1.0)
     assert row["steps_per_ml_unit_hour"] == pytest.approx(18000.0)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_tier_is_a_usage_error_not_an_erased_tier(tmp_path: Path, blank: str) -> None:
+    log = tmp_path / "a.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (4.0 sec) 25.0 global_steps/s, 25.0 local_steps/s\n"
+    )
+    got = CliRunner().invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--tier", blank])
+    assert got.exit_code == 2, got.output
+    assert "an empty tier names no scale tier" in " ".join(got.output.split())
+    assert not (tmp_path / "ds").exists()  # refused before anything is read or written

@@ -248,12 +248,19 @@ def collect_cloud_cmd(
 def checked_tier(tier: str | None) -> str | None:
     """``--tier`` as the tier table spells it (``standard_1`` is ``STANDARD_1``). A tier the table
     does not know is kept as given, with a warning naming the known ones and the table's file;
-    CUSTOM (no replicas on the command line) with a warning saying what cannot be priced."""
+    CUSTOM (no replicas on the command line) with a warning saying what cannot be priced. An empty
+    or blank tier is a usage error: a tier given replaces the run's known one, and "" would erase it."""
     from rich.text import Text
 
     from tierscope import tiertable
     from tierscope.contract import is_local_tier
 
+    if tier is not None and not tier.strip():
+        raise typer.BadParameter(
+            "an empty tier names no scale tier; give one (BASIC, STANDARD_1, ...) or leave --tier out "
+            "to keep the run's known tier",
+            param_hint="--tier",
+        )
     if tier is None or is_local_tier(tier):
         return tier
     known = list(tiertable.by_tier(tiertable.load()))
