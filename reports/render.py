@@ -177,6 +177,10 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
     if data.exact_fit is not None:
         model, fit_runs = data.exact_fit
         no_model.append(t("chart.fit_exact", model=t("model." + model), fit_runs=t.count(fit_runs)))
+    elif data.scaling_model is not None:  # a fitted model's band has a gap where an interval left the sane range
+        gaps = data.scaling_model.filter(pl.col("high").is_null())["tasks"].to_list()
+        if gaps:
+            no_model.append(t("chart.band_gap", tasks=t.join([t.number(n) for n in gaps])))
     unobserved = [
         t("goodput.unobserved", run=run, buckets=t.join([t(f"goodput.{b}") for b in buckets]))
         for run, buckets in frames.unobserved_buckets(data.summary)

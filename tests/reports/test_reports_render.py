@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import string
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -493,3 +494,27 @@ def test_the_noscript_note_does_not_promise_every_figure_in_the_tables(data_2016
         html = render_html(data_2016, lang).replace(vega_bundle(), "")
         [note] = re.findall(r"<noscript><p class=\"note\">(.*?)</p></noscript>", html)
         assert "tierscope summary --json" in note and "every figure" not in note
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_gap_in_the_scaling_band_is_said_under_the_chart(data_2016: ReportData, lang: str) -> None:
+    # Runs of 1, 2 and 4 tasks at 10, 20 and 8 global steps/s (tests/analysis/test_honest_predictions.py): the
+    # refit without the 1-task run sits at its bound, so the band has no interval at 1 task (a gap), and the
+    # page says so where predict's caveat would; elsewhere the band is drawn.
+    import numpy as np
+
+    from tierscope.analysis.scaling import fit_model
+    from tierscope.reports.render import sections
+
+    points = pl.DataFrame(
+        {"run_id": ["a", "b", "c"], "tasks": [1, 2, 4], "steady_global_steps_per_s": [10.0, 20.0, 8.0]},
+        schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
+    )
+    fit = fit_model("amdahl", points, {r: np.full(5, x) for r, x in zip("abc", (10.0, 20.0, 8.0), strict=True)})
+    data = replace(data_2016, scaling_model=frames.scaling_model([fit], 20), exact_fit=None)
+    scaling = next(s for s in sections(data, Catalog(lang)) if s.key == "scaling")
+    said = {
+        "en": "The band has a gap (training tasks: 1): a leave-one-out refit",
+        "ja": "1 訓練タスクでは帯を描いていません",
+    }
+    assert any(note.startswith(said[lang]) for note in scaling.notes), scaling.notes
