@@ -15,6 +15,8 @@ new ``elapsed_s`` and a later clock, so it stays a separate record.
 
 from __future__ import annotations
 
+import itertools
+
 import polars as pl
 
 from tierscope.dataset.schema import TRAINING_ROLES
@@ -28,6 +30,17 @@ RECORD = (*TASK, "step", "position")
 SAME_ELAPSED_S = 1e-3
 #: ``timestamp`` values closer than this are one record (a platform copy is re-stamped on ingestion).
 SAME_TIMESTAMP_S = 5.0
+
+
+def run_spans(frame: pl.DataFrame) -> list[tuple[int, int]]:
+    """``(offset, length)`` of each stretch of consecutive rows of one ``run_id`` in ``frame``, in row
+    order (a null run id is a value of its own). Where each run's rows lie together, as in the intervals,
+    there is one stretch a run, and its rows are ``frame.slice(offset, length)``: no hashing of run ids."""
+    if frame.height == 0:
+        return []
+    lengths = frame.select(pl.col("run_id").rle().struct.field("len")).to_series().to_list()
+    offsets = [0, *itertools.accumulate(lengths)][:-1]
+    return list(zip(offsets, lengths, strict=True))
 
 
 def training_steps(steps: pl.LazyFrame) -> pl.LazyFrame:

@@ -18,7 +18,7 @@ from typing import TypeVar
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.records import TASK
+from tierscope.analysis.records import TASK, run_spans
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -52,13 +52,10 @@ def by_run(frame: pl.DataFrame) -> list[pl.DataFrame]:
     """``frame``'s rows of each run (``run_id``), one frame per run, in the order the runs come. Where each
     run's rows lie together, as in the intervals (ordered by run, task and step), they are slices: no copy
     and no hashing of the run ids; else the runs are taken apart (:meth:`polars.DataFrame.partition_by`)."""
-    if frame.height == 0:
-        return []
-    runs = frame.select(pl.col("run_id").rle()).unnest("run_id")  # len, value: one row per stretch of a run
-    if runs["value"].n_unique() < runs.height:
+    spans = run_spans(frame)
+    if frame["run_id"].n_unique() < len(spans):
         return frame.partition_by("run_id", maintain_order=True)
-    ends = runs["len"].cum_sum().to_list()
-    return [frame.slice(end - length, length) for end, length in zip(ends, runs["len"].to_list(), strict=True)]
+    return [frame.slice(offset, length) for offset, length in spans]
 
 
 def bucketed(

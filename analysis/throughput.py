@@ -60,6 +60,7 @@ from tierscope.analysis.records import (
     distinct_in_log_order,
     in_log_order,
     merge_duplicates,
+    run_spans,
     task_starts,
     training_steps,
 )
@@ -256,14 +257,10 @@ def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
     """On each row of ``frame`` (each run's rows together), the median of its run's ``rates`` (an
     expression of ``frame``'s columns, nulls left out; null where none): ``rates.median().over("run_id")``,
     equal to the bit (:func:`tierscope.analysis.bootstrap.exact_median`)."""
-    starts = frame.select(
-        pl.arg_where(~pl.col("run_id").eq_missing(pl.col("run_id").shift(1)) | (pl.int_range(pl.len()) == 0))
-    ).to_series()
-    firsts = starts.to_list()
     parts = []
-    for start, end in zip(firsts, [*firsts[1:], frame.height], strict=False):
-        values = frame.slice(start, end - start).select(rates.drop_nulls()).to_series().to_numpy()
-        parts.append(pl.repeat(exact_median(values), end - start, dtype=pl.Float64, eager=True))
+    for offset, length in run_spans(frame):
+        values = frame.slice(offset, length).select(rates.drop_nulls()).to_series().to_numpy()
+        parts.append(pl.repeat(exact_median(values), length, dtype=pl.Float64, eager=True))
     return pl.concat(parts) if parts else pl.Series(dtype=pl.Float64)
 
 
