@@ -17,6 +17,7 @@ from tierscope.cli.common import (
     DatasetOpt,
     FormatChoice,
     FormatOpt,
+    FormatsFileOpt,
     JsonOpt,
     LockTimeoutOpt,
     LogFormatOpt,
@@ -48,7 +49,10 @@ collect_app = App(help="Collect step logs into a dataset.", no_args_is_help=True
 def collect_files_cmd(
     paths: Annotated[
         list[str] | None,
-        typer.Argument(help="Log files or run directories; gs://bucket/prefix/ URLs and globs for Cloud Storage."),
+        typer.Argument(
+            metavar="PATH",
+            help="Log files or run directories; gs://bucket/prefix/ URLs and globs for Cloud Storage.",
+        ),
     ] = None,
     dataset: NewDatasetOpt = Path(DEFAULT_DATASET),
     run_id: Annotated[
@@ -64,10 +68,7 @@ def collect_files_cmd(
     ] = None,
     fmt: LogFormatOpt = None,
     old_fmt: OldLogFormatOpt = None,
-    formats: Annotated[
-        list[Path] | None,
-        typer.Option("--formats", help="A TOML file of formats you declare (see README, 'My log is not read')."),
-    ] = None,
+    formats: FormatsFileOpt = None,
     year: Annotated[
         int | None,
         typer.Option(min=1, max=9999, help="Year of glog/absl timestamps (default: each file's modification year)."),
@@ -154,7 +155,9 @@ def collect_files_cmd(
 
 @collect_app.command("cloud", interruptible=True)
 def collect_cloud_cmd(
-    job_id: Annotated[list[str], typer.Option("--job-id", "-j", help="Training job id (repeat for several jobs).")],
+    job_id: Annotated[
+        list[str], typer.Option("--job-id", "-j", metavar="JOB_ID", help="Training job id (repeat for several jobs).")
+    ],
     project: Annotated[
         str | None, typer.Option(help="Google Cloud project (default: GOOGLE_CLOUD_PROJECT, else the ADC project).")
     ] = None,

@@ -189,7 +189,15 @@ RunsOpt = Annotated[
 ]
 TierSelectOpt = Annotated[
     list[str] | None,
-    typer.Option("--tier", help="Only the runs of this scale tier (any case; repeat for several tiers)."),
+    typer.Option(
+        "--tier", metavar="TIER", help="Only the runs of this scale tier (any case; repeat for several tiers)."
+    ),
+]
+FormatsFileOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--formats", metavar="FILE", help="A TOML file of formats you declare (see README, 'My log is not read')."
+    ),
 ]
 WideOpt = Annotated[bool, typer.Option("--wide", "-w", help="Show every column in full, however wide the terminal is.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="The same as --format json.")]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tierscope.cli.common import App, LogFormatOpt, OldLogFormatOpt, WideOpt, log_format
+from tierscope.cli.common import App, FormatsFileOpt, LogFormatOpt, OldLogFormatOpt, WideOpt, log_format
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,11 +21,6 @@ if TYPE_CHECKING:
 #: :data:`tierscope.collector.explain.DEFAULT_LINES`, spelled out so ``--help`` need not import
 #: the collector (tests/test_cli_startup.py checks it).
 DEFAULT_LINES = 20
-
-FormatsFileOpt = Annotated[
-    list[Path] | None,
-    typer.Option("--formats", help="A TOML file of formats you declare (see README, 'My log is not read')."),
-]
 
 _OUTCOME_STYLE = {"record": "green", "event": "yellow", "reject": "red", "skipped": "dim"}
 
@@ -40,7 +35,9 @@ def parse_window(text: str) -> tuple[int, int]:
 
 
 def formats_cmd(
-    files: Annotated[list[Path] | None, typer.Argument(help="Log files to try (with --try).")] = None,
+    files: Annotated[
+        list[Path] | None, typer.Argument(metavar="FILE", help="Log files to try (with --try).")
+    ] = None,
     try_: Annotated[
         bool, typer.Option("--try", help="Show how each FILE is read: per line, then a verdict per file.")
     ] = False,
