@@ -283,13 +283,18 @@ def summary_frame(
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
 
 
+def counted(column: str, noun: str) -> pl.Expr:
+    """``column``'s count with ``noun`` agreeing: ``1 training task``, ``2 training tasks``."""
+    return pl.format("{} {}", column, pl.when(pl.col(column) == 1).then(pl.lit(noun)).otherwise(pl.lit(noun + "s")))
+
+
 def topology_note() -> pl.Expr:
     """The note of a run whose training tasks that logged (``logging_tasks``) are not its declared
     ``training_tasks`` (a ps run's coordinator logs for its workers; a task lost its log); null otherwise."""
     declared = pl.format(
-        "its topology ({}) has {} training tasks and {} ps, but {} training task(s) logged steps; "
-        "the figures count the topology's",
-        "tasks_origin", "training_tasks", pl.col("ps_tasks").fill_null(0), "logging_tasks",
+        "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's",
+        "tasks_origin", counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
+        counted("logging_tasks", "training task"),
     )  # fmt: skip
     disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks"))
     return pl.when(disagree.fill_null(False)).then(declared)
