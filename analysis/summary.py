@@ -43,6 +43,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments beyond each task's first
+    "steady_status": pl.String(),  # why there is no steady rate (STEADY_REASONS' keys; null: there is one)
+    "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up
@@ -78,6 +80,52 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
 
 #: The columns of the run index (:func:`run_index`): the runs table's facts but its collection time.
 RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size")
+
+
+#: Why a run has no steady-state rate, by ``steady_status``, as the steady-state rules of
+#: :mod:`tierscope.analysis.throughput` give it: the steady rate is the median of the training tasks'
+#: interval rates past warm-up, and a segment's first record is warm-up (it has no interval of its
+#: own), and a record naming neither a time nor a global rate starts a segment. ``{segments}``: the
+#: run's segments (here each holds one record, all of them warm-up).
+STEADY_REASONS = {
+    "no_records": "no step records",
+    "no_training_records": "only ps or evaluator records",
+    "one_record": "only warm-up records (1 record)",
+    "no_clock": "no time or global rate: each record is warm-up",
+    "warmup_only": "only warm-up records ({segments} segments of 1 record)",
+    "no_rate": "records past warm-up have no step or rate",
+}
+
+
+def steady_status() -> pl.Expr:
+    """``steady_status`` of a summary row (:data:`STEADY_REASONS`' keys; null where the run has a
+    steady rate), from its ``records``, ``logging_tasks``, ``segments``, ``steady_records`` and
+    ``untimed_records``. Every warm-up interval of a segment but its first runs below half the run's
+    median in-segment rate, which no median allows for all of them: a run without steady records
+    holds only segments' first records."""
+    return (
+        pl.when(pl.col("steady_global_steps_per_s").is_not_null())
+        .then(None)
+        .when(pl.col("records").fill_null(0) == 0)
+        .then(pl.lit("no_records"))
+        .when(pl.col("logging_tasks").fill_null(0) == 0)
+        .then(pl.lit("no_training_records"))
+        .when(pl.col("steady_records").fill_null(0) == 0)
+        .then(
+            pl.when(pl.col("segments") == 1)
+            .then(pl.lit("one_record"))
+            .when(pl.col("untimed_records") == pl.col("segments"))
+            .then(pl.lit("no_clock"))
+            .otherwise(pl.lit("warmup_only"))
+        )
+        .otherwise(pl.lit("no_rate"))
+    )
+
+
+def steady_reason() -> pl.Expr:
+    """``steady_reason``: :data:`STEADY_REASONS`' phrase of the row's ``steady_status``."""
+    phrase = pl.col("steady_status").replace_strict(STEADY_REASONS, default=None, return_dtype=pl.String)
+    return phrase.str.replace("{segments}", pl.col("segments").cast(pl.String), literal=True)
 
 
 class BaselineError(AnalysisError, ValueError):
@@ -132,7 +180,7 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
             known = ", ".join(frame["run_id"].to_list())
             raise BaselineError(f"baseline run {baseline!r} is not in the dataset (runs: {known})")
         if row["steady_global_steps_per_s"][0] is None:
-            raise BaselineError(f"baseline run {baseline!r} has no steady-state rate (it logged too few steps)")
+            raise BaselineError(f"baseline run {baseline!r} has no steady-state rate: {row['steady_reason'][0]}")
         return row
     measured = frame.filter(pl.col("steady_global_steps_per_s").is_not_null())
     basic = measured.filter(pl.col("tier").str.to_uppercase() == "BASIC").sort("run_id")
@@ -198,6 +246,8 @@ def summary_frame(
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
         .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
+        .with_columns(steady_status=steady_status())
+        .with_columns(steady_reason=steady_reason())
         .pipe(with_examples, log_batches)
     )
     base = pick_baseline(frame, options.baseline)
@@ -233,13 +283,18 @@ def summary_frame(
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
 
 
+def counted(column: str, noun: str) -> pl.Expr:
+    """``column``'s count with ``noun`` agreeing: ``1 training task``, ``2 training tasks``."""
+    return pl.format("{} {}", column, pl.when(pl.col(column) == 1).then(pl.lit(noun)).otherwise(pl.lit(noun + "s")))
+
+
 def topology_note() -> pl.Expr:
     """The note of a run whose training tasks that logged (``logging_tasks``) are not its declared
     ``training_tasks`` (a ps run's coordinator logs for its workers; a task lost its log); null otherwise."""
     declared = pl.format(
-        "its topology ({}) has {} training tasks and {} ps, but {} training task(s) logged steps; "
-        "the figures count the topology's",
-        "tasks_origin", "training_tasks", pl.col("ps_tasks").fill_null(0), "logging_tasks",
+        "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's",
+        "tasks_origin", counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
+        counted("logging_tasks", "training task"),
     )  # fmt: skip
     disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks"))
     return pl.when(disagree.fill_null(False)).then(declared)

@@ -278,6 +278,8 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "segments": pl.UInt32(),  # task segments over all training tasks (tasks + restarts/resumes)
     "restarts": pl.UInt32(),  # segments beyond each task's first
     "steady_intervals": pl.UInt32(),  # intervals behind the median
+    "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
+    "untimed_records": pl.UInt32(),  # records naming no time and no global rate (a segment's first unless interval_s)
     "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the median (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
@@ -312,8 +314,9 @@ def run_throughput(
 
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
-    tasks: ``duplicates``, ``tasks``, ``segments``, ``steady_intervals`` (UInt32) and the steady
-    intervals' ``steady_steps`` (Int64) and ``steady_seconds`` (Float64) behind the mean rate."""
+    tasks: ``duplicates``, ``tasks``, ``segments``, ``steady_intervals``, ``steady_records``,
+    ``untimed_records`` (UInt32) and the steady intervals' ``steady_steps`` (Int64) and
+    ``steady_seconds`` (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
     # Intervals with both a known step gain and a known time (step-less records have neither).
     positive = steady & (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
@@ -325,7 +328,10 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
-        _steady_rows=steady.sum(),
+        steady_records=steady.sum().cast(pl.UInt32),
+        untimed_records=(pl.col("elapsed_s").is_null() & pl.col("timestamp").is_null() & pl.col("rate").is_null())
+        .sum()
+        .cast(pl.UInt32),
     )
 
 
@@ -344,11 +350,11 @@ def throughput_frame(
     task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them."""
     medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
-        pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
+        pl.col("tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments").fill_null(0),
         restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
         # a run whose steady rows all lack a rate has a median of null, never "no row"
         steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
-        mean_global_steps_per_s=pl.when(pl.col("_steady_rows") > 0).then(
+        mean_global_steps_per_s=pl.when(pl.col("steady_records") > 0).then(
             (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
         ),
     )

@@ -76,7 +76,8 @@ def would_have(unmeasured: pl.DataFrame | None, t: Catalog) -> list[str]:
     out: list[str] = []
     for row in (unmeasured if unmeasured is not None else pl.DataFrame()).iter_rows(named=True):
         values = {
-            "run": row["run_id"], "tier": row["tier"] or "–", "tasks": t.number(row["tasks"]),
+            "run": row["run_id"], "tier": row["tier"] or "–",
+            "tasks": t.counted("count.training_tasks", row["tasks"]),
             "model": t("model." + row["model"]), "rate": t.number(row["global_steps_per_s"], 1),
             "ratio": t.number(row["extrapolation"], 1), "fit_runs": t.count(row["fit_runs"]),
             "sizes": t.join([t.number(s) for s in row["fit_sizes"]]),
@@ -114,5 +115,5 @@ def headline(
             out.append(sentence)
     failed = summary.filter(pl.col("status") == "failed").height
     if failed:
-        out.append(t("headline.failed", n=failed))
+        out.append(t.counted("headline.failed", failed))
     return out + would_have(unmeasured, t)

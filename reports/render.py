@@ -274,6 +274,19 @@ def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
     return rows
 
 
+def steady_notes(summary: pl.DataFrame, t: Catalog) -> list[str]:
+    """Why each run that logged steps has no steady-state rate, a sentence each in ``t``'s language
+    (the summary's ``steady_status``, :data:`tierscope.analysis.summary.STEADY_REASONS`); a run
+    without records says so by its status."""
+    if "steady_status" not in summary.columns:
+        return []
+    rows = summary.filter(pl.col("steady_status").is_not_null() & (pl.col("records") > 0))
+    return [
+        t("steady.none", run=r["run_id"], reason=t(f"steady.reason.{r['steady_status']}", segments=r["segments"]))
+        for r in rows.iter_rows(named=True)
+    ]
+
+
 def render_html(data: ReportData, lang: str | None = None) -> str:
     """The report's HTML in ``lang`` (None: from the locale). Raises ValueError for an unknown language."""
     t = Catalog(lang or default_lang())
@@ -290,6 +303,7 @@ def render_html(data: ReportData, lang: str | None = None) -> str:
             prov=data.provenance,
             headline=headline(data.summary, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(data.summary),
+            steady_notes=steady_notes(data.summary, t),
             failed=data.summary.filter(pl.col("status") == "failed").to_dicts(),
             sections=chart_sections,
             charts=[{"id": f"chart-{s.key}", "spec": s.spec} for s in drawn],

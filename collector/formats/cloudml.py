@@ -52,6 +52,7 @@ from tierscope.collector.formats.base import (
     number,
     reject_frame,
 )
+from tierscope.collector.formats.vocabulary import INFINITE
 from tierscope.dataset.schema import ROLES
 
 _MARK = "Train ["
@@ -120,6 +121,8 @@ def _checks() -> list[tuple[pl.Expr, pl.Expr]]:
         (pl.col("step_n").is_null(), pl.format("global step '{}' is not a whole number", pl.col("step"))),
         (pl.col("step_n") < 0, pl.format("global step {} is negative", pl.col("step"))),
         (has_metrics & pl.col("loss_n").is_null(), pl.format("loss '{}' is not a number", pl.col("loss"))),
+        # NaN is a loss (a diverged model), an infinity none (vocabulary.INFINITE): on loss_n, one cast a line
+        (has_metrics & pl.col("loss_n").is_infinite(), pl.format(f"loss '{{}}' {INFINITE}", pl.col("loss"))),
         (
             has_metrics & (pl.col("acc_n").is_null() | ~pl.col("acc_n").is_between(0, 1)),
             pl.format("accuracy '{}' is not a number between 0 and 1", pl.col("acc")),
@@ -337,6 +340,8 @@ class CloudMLSamples(SingleLineFormat):
             .then(pl.lit("an 'Eval, step N:' line not followed by its '- on train set' and '-- on eval set' lines"))
             .when(head & (pl.col("loss").is_null() | pl.col("eval_loss").is_null()))
             .then(pl.format("Eval block loss '{}' / '{}' is not a number", "train_loss", "eval_loss_raw"))
+            .when(head & (pl.col("loss").is_infinite() | pl.col("eval_loss").is_infinite()))
+            .then(pl.format(f"Eval block loss '{{}}' / '{{}}' {INFINITE}", "train_loss", "eval_loss_raw"))
             .when(
                 head & ~(pl.col("accuracy").is_between(0, 1) & pl.col("eval_accuracy").is_between(0, 1)).fill_null(True)
             )

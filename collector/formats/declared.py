@@ -43,7 +43,15 @@ import polars as pl
 
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame, split_by
-from tierscope.collector.formats.vocabulary import TIME_GROUPS, rate_from_time, stated_rate
+from tierscope.collector.formats.vocabulary import (
+    NOT_WHOLE,
+    TIME_GROUPS,
+    WHOLE_GROUPS,
+    loss_reason,
+    not_whole,
+    rate_from_time,
+    stated_rate,
+)
 from tierscope.dataset.schema import ROLES
 from tierscope.errors import UsageError
 
@@ -161,12 +169,8 @@ class DeclaredFormat:
     def _value(self, group: str) -> pl.Expr:
         """The typed value of ``group``'s capture (null where it is missing or does not cast)."""
         text = pl.col(f"_raw_{group}")
-        if group == "step":
-            return text.cast(pl.Int64, strict=False)
-        if group == "task":
-            return text.cast(pl.Int32, strict=False)
-        if group == "pid":
-            return text.cast(pl.Int64, strict=False)
+        if group in WHOLE_GROUPS:
+            return text.cast(WHOLE_GROUPS[group], strict=False)
         if group == "role":
             return text.str.to_lowercase()
         if group == "timestamp":
@@ -179,13 +183,15 @@ class DeclaredFormat:
         for g in self.groups:
             raw, value = pl.col(f"_raw_{g}"), pl.col(f"_v_{g}")
             present = raw.is_not_null()
-            if g in ("step", "task", "pid"):
-                bad, what = value.is_null() | (value < 0), "is not a whole number >= 0"
+            if g in WHOLE_GROUPS:
+                bad, what = not_whole(raw, WHOLE_GROUPS[g]), NOT_WHOLE
             elif g == "role":
                 bad, what = ~value.is_in(list(ROLES)), f"is not one of {', '.join(ROLES)}"
             elif g == "timestamp":
                 bad, what = value.is_null(), f"does not match time_format {self.time_format or 'ISO 8601'!r}"
             elif g in ("loss", "accuracy"):
+                if g == "loss":
+                    reason = reason.when(present & value.is_infinite()).then(loss_reason(raw))
                 bad, what = value.is_null(), "is not a number"
             elif g in ("sec_per_step", "ms_per_step"):
                 bad, what = value.is_null() | ~value.is_finite() | (value <= 0), "is not a finite number > 0"

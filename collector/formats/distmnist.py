@@ -15,7 +15,7 @@ import polars as pl
 
 from tierscope.collector.formats.base import ParseContext
 from tierscope.collector.formats.phrased import PhrasedFormat
-from tierscope.collector.formats.vocabulary import NUMBER, WHOLE, phrase, unix_time
+from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, NUMBER, WHOLE, not_unix_time, phrase, unix_time
 
 
 class DistMnist(PhrasedFormat):
@@ -34,6 +34,11 @@ class DistMnist(PhrasedFormat):
 
     constants: ClassVar[dict[str, object]] = {"role": "worker"}
     derive: ClassVar[bool] = True
+
+    def broken(self) -> pl.Expr | None:
+        time = pl.col("timestamp")
+        too_big = pl.when(not_unix_time(time)).then(pl.format(f"timestamp '{{}}' {NOT_UNIX_TIME}", time))
+        return pl.coalesce(super().broken(), too_big)
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         return matched.with_columns(timestamp=unix_time("timestamp"))

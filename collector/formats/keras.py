@@ -41,7 +41,7 @@ from tierscope.collector.formats.base import (
     reject_frame,
     split_by,
 )
-from tierscope.collector.formats.vocabulary import SHARED, phrase, record_columns, stepless_position
+from tierscope.collector.formats.vocabulary import SHARED, loss_reason, phrase, record_columns, stepless_position
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
@@ -135,10 +135,14 @@ class KerasProgress(SingleLineFormat):
             .then(pl.format("step {} is past the epoch's {} steps", "k", "n"))
             .when(bad_number)
             .then(pl.format("loss '{}' is not a number", "loss_raw"))
+            .when(loss_reason(pl.col("loss_raw")).is_not_null())
+            .then(loss_reason(pl.col("loss_raw")))
             .when(pl.col("acc_raw").is_not_null() & ~pl.col("accuracy").is_between(0, 1).fill_null(False))
             .then(pl.format("accuracy '{}' is not a number between 0 and 1", "acc_raw"))
             .when(pl.col("vloss_raw").is_not_null() & pl.col("eval_loss").is_null())
             .then(pl.format("val_loss '{}' is not a number", "vloss_raw"))
+            .when(loss_reason(pl.col("vloss_raw")).is_not_null())
+            .then(pl.concat_str(pl.lit("val_"), loss_reason(pl.col("vloss_raw"))))
             .when(pl.col("vacc_raw").is_not_null() & ~pl.col("eval_accuracy").is_between(0, 1).fill_null(False))
             .then(pl.format("val_accuracy '{}' is not a number between 0 and 1", "vacc_raw"))
         )

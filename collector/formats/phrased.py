@@ -34,7 +34,16 @@ from tierscope.collector.formats.base import (
     empty_parsed,
     reject_frame,
 )
-from tierscope.collector.formats.vocabulary import LOCAL, Meaning, derive_rates, record_columns, stepless_position
+from tierscope.collector.formats.vocabulary import (
+    LOCAL,
+    WHOLE_GROUPS,
+    Meaning,
+    derive_rates,
+    loss_reason,
+    record_columns,
+    stepless_position,
+    whole_reason,
+)
 
 #: Columns that make a matched line a report: at least one must be non-null.
 FIGURES: tuple[str, ...] = (
@@ -90,9 +99,27 @@ class PhrasedFormat(SingleLineFormat):
             step = next(iter(re.compile(self.lead).groupindex))
             lead_step = pl.col("line").str.extract(rf"{self.lead}\s*$", 1)
             read = read.with_columns(pl.when(alone).then(lead_step).otherwise(pl.col(step)).alias(step))
-        steps = self.records(read.filter(pl.col("_ok") | alone), context)
-        rejects = reject_frame(read.filter(~pl.col("_ok") & ~alone), self.cut, self.name)
+        read = read.with_columns(_read=pl.col("_ok") | alone)
+        rejects = reject_frame(read.filter(~pl.col("_read")), self.cut, self.name)
+        broken = self.broken()
+        if broken is not None:
+            read = read.with_columns(_broken=pl.when(pl.col("_read")).then(broken))
+            if read.select(pl.col("_broken").is_not_null().any()).item():
+                bad = read.filter(pl.col("_broken").is_not_null())
+                rejects = pl.concat([rejects, reject_frame(bad, pl.col("_broken"), self.name)]).sort("source_offset")
+                read = read.filter(pl.col("_broken").is_null())
+        steps = self.records(read.filter(pl.col("_read")), context)
         return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+
+    def broken(self) -> pl.Expr | None:
+        """Why a line the pattern read is a reject all the same, null where it is good (None: nothing
+        to check): a whole-number capture that is not one a step record holds
+        (:func:`~tierscope.collector.formats.vocabulary.whole_reason`), an infinite loss
+        (:func:`~tierscope.collector.formats.vocabulary.loss_reason`); the declared formats' reasons."""
+        groups = self.groups()
+        checks = [whole_reason(g, pl.col(g)) for g in groups if g in WHOLE_GROUPS]
+        checks += [loss_reason(pl.col("loss"))] if "loss" in groups else []
+        return pl.coalesce(checks) if checks else None
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         """Hook: turn the format's own raw groups (a clock, an epoch) into columns; default none."""

@@ -46,7 +46,7 @@ from typing import ClassVar, NamedTuple
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
-from tierscope.collector.formats.vocabulary import unix_time
+from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
 
@@ -195,8 +195,9 @@ class RunStatus(AlwaysTried):
 
 def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """``(milestone events, rejects, the other lines)``: one event per :data:`MILESTONES` line,
-    with its step; a line naming a step no 64-bit integer holds is a reject (its step is not
-    replaced by an earlier record's)."""
+    with its step and time; a line naming a step no 64-bit integer holds is a reject (its step is
+    not replaced by an earlier record's), and so is one naming a time outside
+    :data:`~tierscope.collector.formats.vocabulary.UNIX_TIME_RANGE`."""
     line = pl.col("line")
     hit = line.str.contains(_ANY_MILESTONE)
     if not lines.select(hit.any()).item():
@@ -227,11 +228,16 @@ def _milestones(lines: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, pl.DataFra
     found = found.sort("source_offset").with_columns(_in_eval=in_eval.over(by) if by else in_eval)
     found = found.filter(~((pl.col("event") == RESTORED) & pl.col("_in_eval")))
     too_big = pl.col("_named").is_not_null() & pl.col("step").is_null()
-    rejects = reject_frame(
-        found.filter(too_big),
-        pl.format("{} at step {}: a step larger than a 64-bit integer holds", pl.col("event"), pl.col("_named")),
-        fmt,
+    # a time no timestamp holds is no start: the event is not stored without its time
+    no_time = not_unix_time(pl.col("_at"))
+    reason = (
+        pl.when(too_big)
+        .then(pl.format("{} at step {}: a step larger than a 64-bit integer holds", pl.col("event"), pl.col("_named")))
+        .when(no_time)
+        .then(pl.format(f"{{}} time '{{}}' {NOT_UNIX_TIME}", pl.col("event"), pl.col("_at")))
     )
+    too_big = too_big | no_time
+    rejects = reject_frame(found.filter(too_big), reason, fmt)
     events = found.filter(~too_big).select("source_offset", "event", "step", "timestamp", pl.lit(fmt).alias("format"))
     return events, rejects, rest
 

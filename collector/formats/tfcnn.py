@@ -21,7 +21,7 @@ import polars as pl
 
 from tierscope.collector.formats.base import TAG, ParseContext, Parsed
 from tierscope.collector.formats.phrased import PhrasedFormat
-from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position
+from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position, whole_reason
 
 # The clock and level are optional: the envelope strips a Python-logging header when it sees one.
 _HEADER = r"^(?:(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ )?(?P<pid>\d+) "
@@ -54,6 +54,10 @@ class TFCnnBenchmarks(PhrasedFormat):
         used = folded.get_column("_before").implode()
         parsed.rest = parsed.rest.filter(~pl.col("source_offset").is_in(used)).drop("_global")
         return parsed
+
+    def broken(self) -> pl.Expr | None:
+        # the header's pid (the pattern's), and the global step the line before gave
+        return pl.coalesce(super().broken(), whole_reason("step", pl.col("_global")))
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         return matched.with_columns(timestamp=clock(pl.col("clock"), "%Y-%m-%d %H:%M:%S,%3f"))

@@ -34,7 +34,7 @@ from tierscope.collector.formats.base import (
     reject_frame,
     split_by,
 )
-from tierscope.collector.formats.vocabulary import stated_rate, stepless_position
+from tierscope.collector.formats.vocabulary import loss_reason, stated_rate, stepless_position
 
 _HEADER = r"^(?:[A-Z]+:tensorflow:)?"
 _RECORD = _HEADER + r"(?:loss|step) ="
@@ -87,6 +87,8 @@ class TFEstimator(SingleLineFormat):
             .then(pl.format("step '{}' is not a whole number >= 0", "step_raw"))
             .when(pl.col("is_record") & pl.col("loss_raw").is_not_null() & pl.col("loss").is_null())
             .then(pl.format("loss '{}' is not a number", "loss_raw"))
+            .when(pl.col("is_record") & loss_reason(pl.col("loss_raw")).is_not_null())
+            .then(loss_reason(pl.col("loss_raw")))
             .when(pl.col("is_record") & pl.col("has_paren") & pl.col("sec_raw").is_null())
             .then(pl.lit("the '(x sec)' part is cut off"))
             .when(pl.col("is_record") & pl.col("sec_raw").is_not_null() & ~finite_nonneg(pl.col("interval_s")))

@@ -181,6 +181,53 @@ def number(column: str | pl.Expr, dtype: pl.DataType | type[pl.DataType] = pl.Fl
     return expr.str.strip_chars().cast(dtype, strict=False)
 
 
+#: The groups that hold a whole number >= 0, with the type it is stored as: a capture that is not one
+#: (``-5``, ``12.5``, or more than the type holds: a pid above 2**63 - 1) makes its line a reject.
+WHOLE_GROUPS: Final[Mapping[str, pl.DataType]] = {
+    "step": pl.Int64(),
+    "local_step": pl.Int64(),
+    "task": pl.Int32(),
+    "pid": pl.Int64(),
+}
+#: What such a capture is not, in the reject's reason: ``pid '99999999999999999999' is not a whole number >= 0``.
+NOT_WHOLE: Final = "is not a whole number >= 0"
+#: Unix seconds a time of a log can be: from 1970 to the end of year 9999 (what a timestamp holds).
+UNIX_TIME_RANGE: Final = (0.0, 253_402_300_800.0)
+#: What a capture outside it is not, in the reject's reason.
+NOT_UNIX_TIME: Final = "is not a time between 1970 and 9999 (Unix seconds)"
+
+
+#: What an infinite loss is, in the reject's reason (``loss 'inf' is infinite``; 1e309 reads as inf). A
+#: NaN loss is a value (a diverged model, stored with a note: its step and timing are real); an
+#: infinity is none, as the structured log's JSON rejects Infinity and 1e400 alike.
+INFINITE: Final = "is infinite"
+
+
+def loss_reason(raw: pl.Expr) -> pl.Expr:
+    """A reject's reason for the loss capture ``raw`` (String), null where it is a number or NaN, or absent."""
+    return pl.when(number(raw).is_infinite()).then(pl.format(f"loss '{{}}' {INFINITE}", raw))
+
+
+def not_whole(raw: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """True where ``raw`` (a String capture) holds text that is not a whole number >= 0 ``dtype`` holds;
+    false where it holds none (null: nothing captured)."""
+    value = number(raw, dtype)
+    return raw.is_not_null() & (value.is_null() | (value < 0)).fill_null(True)
+
+
+def whole_reason(group: str, raw: pl.Expr) -> pl.Expr:
+    """A reject's reason for ``group``'s capture ``raw`` (:data:`WHOLE_GROUPS`), null where it is fine or absent."""
+    return pl.when(not_whole(raw, WHOLE_GROUPS[group])).then(pl.format(f"{group} '{{}}' {NOT_WHOLE}", raw))
+
+
+def not_unix_time(raw: pl.Expr) -> pl.Expr:
+    """True where ``raw`` (a String capture of Unix seconds) holds text that is no time of
+    :data:`UNIX_TIME_RANGE`; false where it holds none."""
+    low, high = UNIX_TIME_RANGE
+    value = number(raw)
+    return raw.is_not_null() & ((value >= low) & (value < high)).not_().fill_null(True)
+
+
 def rate_from_time(seconds_per_unit: pl.Expr, divisor: float = 1.0) -> pl.Expr:
     """Steps/s from a step time ``value`` printed in units of ``1/divisor`` s: ``divisor / value``.
 

@@ -91,6 +91,11 @@ class Catalog:
         words = self("count.words").split(",") if self("count.words") else []
         return words[n] if 0 <= n < len(words) else self.number(n)
 
+    def counted(self, key: str, n: int) -> str:
+        """``n`` with the words that agree with it: ``key.one`` for 1, else ``key.other``, its ``{n}`` the
+        number (``counted("count.runs", 1) == "1 run"``, ``"3 runs"``; Japanese has one form)."""
+        return self(f"{key}.{'one' if n == 1 else 'other'}", n=self.number(n))
+
     def join(self, items: list[str]) -> str:
         """``1, 5 and 20`` in the catalog's language (``list.and`` before the last item)."""
         if len(items) < 2:

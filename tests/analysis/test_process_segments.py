@@ -152,3 +152,39 @@ def test_a_record_naming_no_pid_does_not_hide_a_change_of_process(tmp_path: Path
     got = duckdb.sql(steady_state_query(f"read_parquet('{path}')", "duckdb")).fetchall()
     # steady: median(10, 10, 20, 20) = 15; with the span it was median(10, 10, 1.25, 20, 20) = 10
     assert [(run, round(rate, 9), n) for run, rate, n in got] == [("r", 15.0, 4)]
+
+
+def _table(dataset: Path) -> list[str]:
+    shown = runner.invoke(app, ["summary", "-d", str(dataset)], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0, shown.output
+    return shown.stdout.splitlines()
+
+
+def test_the_summary_table_says_a_runs_restarts(two_processes: Path, tmp_path: Path) -> None:
+    # pid 7 then pid 8: 2 segments of one task, 1 restart (above); a third process, pid 9, logging
+    # steps 900, 1000 at 200, 210 s makes 3 segments and 2 restarts (the plural)
+    assert "run bench: 1 restart (2 segments; no rate spans a restart)" in _table(two_processes)
+    lines: list[str] = []
+    for pid, step, seconds in [(7, 100, 0), (7, 200, 10), (8, 400, 100), (8, 600, 110), (9, 900, 200), (9, 1000, 210)]:
+        lines += _tfcnn_lines(pid, step, seconds)
+    log = tmp_path / "three.log"
+    log.write_text("\n".join(lines) + "\n")
+    _collect(log, tmp_path / "three", "three")
+    assert (_summary(tmp_path / "three", "three")["restarts"]) == 2
+    table = _table(tmp_path / "three")
+    assert "run three: 2 restarts (3 segments; no rate spans a restart)" in table
+    assert max(map(len, table)) <= 80
+
+
+CASE06 = SHARED / "cases" / "inputs" / "case06.log"
+
+
+@pytest.mark.skipif(not CASE06.is_file(), reason=f"no real case at {CASE06}")
+def test_a_log_without_a_clock_has_no_restart_note(tmp_path: Path) -> None:
+    # case06's 9 records name no time and no global rate: each starts a segment (9 segments, 8
+    # "restarts" in --json), which is no restart; the table says why there is no steady rate instead
+    _collect(CASE06, tmp_path, "case06")
+    assert (_summary(tmp_path, "case06")["segments"], _summary(tmp_path, "case06")["restarts"]) == (9, 8)
+    table = _table(tmp_path)
+    assert not [line for line in table if "restart" in line]
+    assert "run case06: no steady rate: no time or global rate: each record is warm-up" in table

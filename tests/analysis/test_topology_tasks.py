@@ -42,7 +42,7 @@ def test_a_ps_run_counts_its_two_workers_and_one_ps_not_the_coordinator_that_log
     assert (row["tasks"], row["ps_tasks"], row["evaluator_tasks"]) == (2, 1, 0)
     assert row["tasks_origin"] == "declared" and row["logging_tasks"] == 1
     assert row["topology_note"] == (
-        "its topology (declared) has 2 training tasks and 1 ps, but 1 training task(s) logged steps; "
+        "its topology (declared) has 2 training tasks and 1 ps, but 1 training task logged steps; "
         "the figures count the topology's"
     )
 
@@ -78,7 +78,7 @@ def test_manifest_workers_and_ps_declare_the_topology_and_the_fit_uses_it(
     analysis = analyze(dataset)
     big = analysis.summary.filter(analysis.summary["run_id"] == "big").row(0, named=True)
     assert (big["tasks"], big["ps_tasks"], big["logging_tasks"], big["tasks_origin"]) == (8, 2, 5, "declared")
-    assert "has 8 training tasks and 2 ps, but 5 training task(s) logged steps" in big["topology_note"]
+    assert "has 8 training tasks and 2 ps, but 5 training tasks logged steps" in big["topology_note"]
     # scaling efficiency on the declared tasks: 22.8075 / 4.731 / 8 = 0.6026
     assert big["scaling_efficiency_tasks"] == pytest.approx(22.8075 / 4.731 / 8)
     assert scaling(analysis).points["tasks"].to_list() == [1, 8]

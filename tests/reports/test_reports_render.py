@@ -70,8 +70,36 @@ def test_headline_on_the_2016_logs(data_2016: ReportData) -> None:
         "Fastest: standard_1 (STANDARD_1) at 22.81 global steps/s, 4.82× the baseline basic.",
         "Cheapest per step: basic (BASIC) with 17,032 steps per ML unit-hour (no dollar price for these dates).",
         "Best value (lowest price × time): standard_1 (STANDARD_1) does 1,000 steps in 43.8 s for 0.122 ML unit-hours.",
-        "1 run(s) failed; see below.",
+        "1 run failed; see below.",  # premium_1; was "1 run(s) failed"
     ]
+
+
+def test_counts_agree_with_their_nouns_in_both_languages(data_2016: ReportData) -> None:
+    en, ja = Catalog("en"), Catalog("ja")
+    assert [en.counted("count.runs", n) for n in (1, 2, 1234)] == ["1 run", "2 runs", "1,234 runs"]
+    assert [en.counted("count.step_records", n) for n in (1, 29)] == ["1 step record", "29 step records"]
+    assert en.counted("count.training_tasks", 1) == "1 training task"
+    assert [en.counted("headline.failed", n) for n in (1, 2)] == [
+        "1 run failed; see below.",
+        "2 runs failed; see below.",
+    ]
+    # Japanese has one form: a counter word, whatever the number
+    assert ja.counted("count.runs", 1) == "実行 1 件" and ja.counted("count.runs", 2) == "実行 2 件"
+    # the 2016 report: 4 runs, 29 step records (10 + 10 + 9 + 0); the same page of one run said "1 runs"
+    html = render_html(data_2016, "en")
+    assert "4 runs, 29 step records; written" in html
+    one = replace(data_2016, provenance=replace(data_2016.provenance, runs=1, records=1))
+    assert "1 run, 1 step record; written" in render_html(one, "en")
+    assert "実行 1 件、ステップレコード 1 件。" in render_html(one, "ja")
+    # premium_1, never measured, "At its 20 training tasks"; a one-task tier would read "At its 1 training task"
+    assert "At its 20 training tasks Amdahl" in html
+    single = replace(data_2016, unmeasured=data_2016.unmeasured.with_columns(tasks=pl.lit(1, pl.Int64)))
+    said = headline(single.summary, single.costs, single.steps, en, single.unmeasured)
+    assert any("At its 1 training task Amdahl" in sentence for sentence in said)
+    assert any(
+        "訓練タスク 1 個での予測" in sentence
+        for sentence in headline(single.summary, single.costs, single.steps, ja, single.unmeasured)
+    )
 
 
 def test_scaling_band_from_the_analysis_fit_on_the_2016_logs(data_2016: ReportData) -> None:

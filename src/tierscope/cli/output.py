@@ -215,6 +215,14 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
         )  # fmt: skip
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
+    # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans
+    # it; a log without a clock makes each record a segment, which its steady note says instead
+    grid.notes += [f"run {r['run_id']}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
+                   "no rate spans a restart)" for r in frame.iter_rows(named=True)
+                   if r.get("restarts") and r.get("steady_status") != "no_clock"]  # fmt: skip
+    # why a run that logged steps shows no steady rate (a run without records says so by its status)
+    grid.notes += [f"run {r['run_id']}: no steady rate: {r['steady_reason']}" for r in frame.iter_rows(named=True)
+                   if r.get("steady_reason") and r["records"]]  # fmt: skip
     grid.notes += price_notes(frame, region)
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)

@@ -1,0 +1,154 @@
+"""Why a run has no steady-state rate: ``steady_status`` / ``steady_reason`` of the summary, the notes
+under ``tierscope summary``'s table and under the report's (en, ja), on runs built to hit each of the
+steady-state rules of :mod:`tierscope.analysis.throughput` and on the real cases that hit them."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from tests.support import SHARED
+from tierscope.analysis import AnalysisOptions, analyze
+from tierscope.analysis.summary import STEADY_REASONS, BaselineError
+from tierscope.cli import app
+from tierscope.dataset.schema import EVENT_SCHEMA, RUN_SCHEMA, STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset
+from tierscope.reports.i18n import Catalog
+from tierscope.reports.render import steady_notes
+
+runner = CliRunner()
+CASES = SHARED / "cases"
+T0 = datetime(2017, 12, 7, 19, 0, tzinfo=UTC)
+
+
+def _row(run: str, offset: int, **values: Any) -> dict[str, Any]:
+    return {"run_id": run, "role": "master", "task_index": 0, "source": f"/logs/{run}.log", "source_offset": offset,
+            "format": "structured", **values}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    """One run per rule (all on one master unless said):
+
+    - ``ok``: steps 100, 200, 300 at elapsed 10, 20, 30 s: the first is warm-up, then 100/10 = 10 and
+      10 global steps/s: steady median(10, 10) = 10 (no reason).
+    - ``one``: one record (step 100, elapsed 10 s): it is its segment's first, warm-up.
+    - ``pids``: steps 100 and 200 at T0 and T0 + 10 s from pids 35 and 31 (case07's shape): two
+      processes, two segments of one record, both warm-up (read as one process, 100/10 = 10 steps/s).
+    - ``untimed``: steps 100, 200, 300 with examples/s only, no time and no global rate (case06's
+      shape): each starts a segment, 3 segments of one record.
+    - ``ps``: a parameter server's records alone (steps 100, 200 at 10, 20 s): no training task.
+    - ``stepless``: two records naming no step, examples/s only, 10 s apart: the second is past
+      warm-up but has no step gain to rate, and no logged rate.
+    - ``failed``: a failed event, no step record.
+    """
+    rows = [
+        *(_row("ok", i, step=100 * i, elapsed_s=10.0 * i) for i in (1, 2, 3)),
+        _row("one", 1, step=100, elapsed_s=10.0),
+        _row("pids", 1, step=100, timestamp=T0, pid=35),
+        _row("pids", 2, step=200, timestamp=T0 + timedelta(seconds=10), pid=31),
+        *(_row("untimed", i, step=100 * i, examples_per_s=500.0) for i in (1, 2, 3)),
+        *({**_row("ps", i, step=100 * i, elapsed_s=10.0 * i), "role": "ps"} for i in (1, 2)),
+        *(_row("stepless", i, position=i, examples_per_s=500.0, timestamp=T0 + timedelta(seconds=10 * i))
+          for i in (1, 2)),
+    ]  # fmt: skip
+    ds = Dataset(tmp_path_factory.mktemp("steady") / "ds")
+    ds.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
+    event = {"run_id": "failed", "event": "failed", "reason": "quota", "source": "/logs/failed.log"}
+    ds.append("events", conform(pl.DataFrame([event]), EVENT_SCHEMA))
+    facts = [{"run_id": run, "collected_at": T0} for run in WHY]  # as a collect writes them
+    ds.append("runs", conform(pl.DataFrame(facts), RUN_SCHEMA))
+    return ds
+
+
+#: What each run of the fixture says (its docstring has the hand calculation).
+WHY = {
+    "ok": (None, None),
+    "one": ("one_record", "only warm-up records (1 record)"),
+    "pids": ("warmup_only", "only warm-up records (2 segments of 1 record)"),
+    "untimed": ("no_clock", "no time or global rate: each record is warm-up"),
+    "ps": ("no_training_records", "only ps or evaluator records"),
+    "stepless": ("no_rate", "records past warm-up have no step or rate"),
+    "failed": ("no_records", "no step records"),
+}
+
+
+def test_each_rule_gives_its_reason(dataset: Dataset) -> None:
+    summary = analyze(dataset).summary
+    got = {r["run_id"]: (r["steady_status"], r["steady_reason"]) for r in summary.iter_rows(named=True)}
+    assert got == WHY
+    assert summary.filter(pl.col("run_id") == "ok")["steady_global_steps_per_s"].item() == pytest.approx(10.0)
+    assert set(STEADY_REASONS) == {status for status, _ in WHY.values() if status}
+
+
+def test_summary_says_why_under_the_table_and_in_json(dataset: Dataset) -> None:
+    shown = runner.invoke(app, ["summary", "-d", str(dataset.root)], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    # a run that logged steps says why, each on a line of its own at 80 columns; "failed" has no
+    # record (its status says so, and its failure)
+    for run, (_, reason) in WHY.items():
+        if reason and run != "failed":
+            assert f"run {run}: no steady rate: {reason}" in lines
+    assert not any("run failed: no steady rate" in line for line in lines)
+    listed = runner.invoke(app, ["summary", "-d", str(dataset.root), "--json"]).stdout
+    rows = {r["run_id"]: r for r in json.loads(listed)}
+    assert {run: (r["steady_status"], r["steady_reason"]) for run, r in rows.items()} == WHY
+
+
+def test_a_baseline_without_a_steady_rate_names_the_reason(dataset: Dataset) -> None:
+    with pytest.raises(BaselineError, match=r"'pids' has no steady-state rate: only warm-up records \(2 segments"):
+        analyze(dataset, AnalysisOptions(baseline="pids"))
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "pids: no steady-state rate: only warm-up records (2 segments of 1 record)."),
+        ("ja", "pids: 定常状態の速度なし: ウォームアップのレコードのみ (各 1 件のセグメントが 2 個)。"),
+    ],
+)
+def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: str) -> None:
+    notes = steady_notes(analyze(dataset).summary, Catalog(lang))
+    assert said in notes
+    assert len(notes) == 5  # every run of WHY with a reason and records: all but ok and failed
+
+
+def test_the_english_report_says_what_summary_says() -> None:
+    en = Catalog("en")
+    for status, phrase in STEADY_REASONS.items():
+        assert en(f"steady.reason.{status}", segments=2) == phrase.replace("{segments}", "2")
+
+
+def _case(case: str, tmp_path: Path) -> dict[str, Any]:
+    inputs = CASES / "inputs"
+    expected = json.loads((CASES / "expected.json").read_text())[case]
+    ds = tmp_path / case
+    got = runner.invoke(app, ["collect", "files", str(inputs / expected["input"]), "--run-id", case, "-d", str(ds)])
+    assert got.exit_code == 0, got.output
+    return json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)[0]
+
+
+@pytest.mark.skipif(not (CASES / "expected.json").is_file(), reason=f"no real cases at {CASES.resolve()}")
+@pytest.mark.parametrize(
+    ("case", "status"),
+    [
+        # one record each (a tensorpack epoch line; an OD API step line logged twice, merged): warm-up
+        ("case02", "one_record"),
+        ("case12", "one_record"),
+        # two runs back to back, pids 35 and 31: two processes, two segments of one record
+        ("case07", "warmup_only"),
+        # "Global steps: N; ...; Throughput: X instances/sec" lines: no time, no global rate
+        ("case06", "no_clock"),
+    ],
+)
+def test_real_cases_say_why(case: str, status: str, tmp_path: Path) -> None:
+    row = _case(case, tmp_path)
+    assert row["steady_global_steps_per_s"] is None
+    assert row["steady_status"] == status
