@@ -49,6 +49,7 @@ from tierscope.collector.sources.files import (
     decompressed,
     iter_handle_batches,
     open_raw,
+    ramp_sizes,
 )
 from tierscope.collector.unchanged import note_recorded, run_facts
 from tierscope.dataset import rewind
@@ -245,7 +246,13 @@ class _Reading:
         # The first parse waits for two batches (the second tells whether the first is the last):
         # copied, they need no pyarrow, which the store thread is importing meanwhile (_Storing).
         batches = iter_handle_batches(
-            reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes, copied=_COPIED_BATCHES
+            reader,
+            seg.path,
+            seg.start_offset,
+            seg.start_line,
+            self.batch_bytes,
+            copied=_COPIED_BATCHES,
+            first_sizes=ramp_sizes(self.batch_bytes),
         )
         pending: pl.DataFrame | None = None
         with _Storing() as storing:
