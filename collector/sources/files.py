@@ -161,13 +161,22 @@ def iter_handle_batches(
             fh.seek(start_offset)
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read {name} after byte {offset}: {exc}") from exc
+    dense = False  # the last batch was cut at MAX_BATCH_LINES: what is left likely holds as many
     while True:
-        cut = _nth_newline(buf, begin, end, MAX_BATCH_LINES)
+        cut = _nth_newline(buf, begin, end, MAX_BATCH_LINES) if dense else -1
         capped = cut >= 0
         if not capped:
             cut = buf.rfind(b"\n", begin, end)
         if cut >= 0 and (capped or eof or filled):
-            batch = _batch(buf, begin, cut + 1, line_no, long_lines, arrow=yielded >= copied)
+            arrow = yielded >= copied
+            # The lines are counted by polars, off the GIL, before they are split; only a range of
+            # more than MAX_BATCH_LINES (very short lines) is counted again, to cut it at the limit.
+            batch = None if capped else _batch_within(buf, begin, cut + 1, line_no, long_lines, arrow)
+            if batch is None:
+                if not capped:
+                    cut, capped = _nth_newline(buf, begin, end, MAX_BATCH_LINES), True
+                batch = _batch(buf, begin, cut + 1, line_no, long_lines, arrow)
+            dense = capped
             offset += cut + 1 - begin + extra
             line_no += batch.lines.height
             yield dataclasses.replace(batch, end_offset=offset, end_line=line_no)
@@ -282,10 +291,9 @@ def _skip_long_line(
 
 def _nth_newline(buf: bytearray, begin: int, end: int, n: int) -> int:
     """The index of the ``n``-th newline in ``buf[begin:end]``, -1 if it holds fewer; linear in
-    the range's bytes (counted in C: the whole range, then if it holds ``n`` a step at a time up
-    to the ``n``-th, bisected within the last step)."""
-    # Most buffers hold fewer: one count over the whole range is a quarter cheaper than the steps.
-    if end - begin < n or buf.count(b"\n", begin, end) < n:
+    the bytes up to it (counted in C a step at a time, bisected within the last step). Asked only
+    of a range known to hold more (the reader counts its lines first, see :func:`_batch_within`)."""
+    if end - begin < n:
         return -1
     pos = begin
     while pos < end:
@@ -333,9 +341,10 @@ def _pieces(buf: bytearray, cuts: list[int], arrow: bool = True) -> pl.Series:
     )
 
 
-def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True) -> pl.Series:
+def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True, max_lines: int = 0) -> pl.Series | None:
     """``buf[begin:end]`` as one String per line (a final newline ends the last line; it does
-    not start an empty one), the CR of CRLF line ends removed."""
+    not start an empty one), the CR of CRLF line ends removed. With ``max_lines``: None, before
+    any line is split, if the range holds more newlines than that."""
     # Cut at newlines into ~1 MB binary values, validate as UTF-8 and split in Rust: a few
     # times faster than bytes.decode + str.split. The split copies the lines out, so the
     # caller may reuse ``buf`` (tests/test_files_batches.py checks it).
@@ -350,9 +359,13 @@ def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True) -> pl
     try:
         text = pieces.cast(pl.String)
     except pl.exceptions.ComputeError:  # not UTF-8: decode this batch with replacement characters
+        if max_lines and buf.count(b"\n", begin, end) > max_lines:
+            return None
         decoded = bytes(buf[begin:end]).decode("utf-8", errors="replace")
         lines = pl.Series("line", decoded.removesuffix("\n").split("\n"), dtype=pl.String)
     else:
+        if max_lines and text.str.count_matches("\n", literal=True).sum() > max_lines:
+            return None
         # Every piece but an unterminated last one ends in a newline, which split turns
         # into an empty last item: drop it.
         ends_nl = [1] * (len(cuts) - 2) + [int(end > begin and buf[end - 1] == ord("\n"))]
@@ -366,7 +379,24 @@ def _batch(
 ) -> LineBatch:
     """The lines of ``buf[begin:end]`` numbered from ``first_line + 1`` (offsets left to the
     caller); lines over MAX_LINE_BYTES cut to their prefix and added to ``long_lines``."""
-    lines = _split_lines(buf, begin, end, arrow)
+    batch = _batch_within(buf, begin, end, first_line, long_lines, arrow, max_lines=0)
+    assert batch is not None  # without a limit every range is a batch
+    return batch
+
+
+def _batch_within(
+    buf: bytearray,
+    begin: int,
+    end: int,
+    first_line: int,
+    long_lines: dict[int, int],
+    arrow: bool = True,
+    max_lines: int = MAX_BATCH_LINES,
+) -> LineBatch | None:
+    """:func:`_batch`, or None if ``buf[begin:end]`` holds more than ``max_lines`` newlines (0: no limit)."""
+    lines = _split_lines(buf, begin, end, arrow, max_lines)
+    if lines is None:
+        return None
     frame = pl.DataFrame(
         {
             "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),
