@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
@@ -49,6 +50,7 @@ from tierscope.collector.sources.files import (
     decompressed,
     iter_handle_batches,
     open_raw,
+    ramp_sizes,
 )
 from tierscope.collector.unchanged import note_recorded, run_facts
 from tierscope.dataset import rewind
@@ -245,7 +247,13 @@ class _Reading:
         # The first parse waits for two batches (the second tells whether the first is the last):
         # copied, they need no pyarrow, which the store thread is importing meanwhile (_Storing).
         batches = iter_handle_batches(
-            reader, seg.path, seg.start_offset, seg.start_line, self.batch_bytes, copied=_COPIED_BATCHES
+            reader,
+            seg.path,
+            seg.start_offset,
+            seg.start_line,
+            self.batch_bytes,
+            copied=_COPIED_BATCHES,
+            first_sizes=ramp_sizes(self.batch_bytes),
         )
         pending: pl.DataFrame | None = None
         with _Storing() as storing:
@@ -335,20 +343,28 @@ class _Commit:
         self.dataset.discard_staged(self.staged)
 
 
+#: Stores queued at most, the one under way included: the caller parses batch N+2 while batch N
+#: is written and N+1 waits, so a write that takes longer than a parse (the machine's other load,
+#: a slow disk) no longer holds the next parse up, at the cost of one more batch's records held.
+_QUEUED_STORES = 2
+
+
 class _Storing:
-    """Stores one batch on a thread of its own while the caller reads and parses the next, and
-    commits it (fsync, rename, offset) on a third while the next batch is written.
+    """Stores batches on a thread of their own while the caller reads and parses the next, and
+    commits each (fsync, rename, offset) on a third while the next batch is written.
 
     Polars and pyarrow release the GIL, and fsync waits on the disk, so parsing batch N+2,
     writing batch N+1 and committing batch N share the cores. One write at a time and one commit
-    at a time, each in batch order: :meth:`then` waits for the previous write before starting
-    the next, and a commit runs only after the previous one succeeded (after a failed one it
+    at a time, each in batch order: the writes run one after another on one thread (at most
+    :data:`_QUEUED_STORES` queued: :meth:`then` waits for the oldest beyond that), a write runs
+    only after every earlier write succeeded (after a failed one it raises that error instead of
+    writing), and a commit only after the previous one succeeded (after a failed one it
     removes its files instead), so records become visible, and offsets are saved after the
     records they cover, exactly in the order a collect without the threads has (a kill leaves
     the same states, plus temporary files the next collect removes). A write that must read back
     rows of a batch not yet committed waits for that commit (:meth:`Dataset.append`). About
-    three batches' frames at the peak (see :func:`_read_ahead`). An error of a write or a commit
-    is raised in the caller by the next :meth:`then` or on leaving the ``with`` block; leaving it
+    four batches' frames at the peak (see :func:`_read_ahead`). An error of a write or a commit
+    is raised in the caller by a later :meth:`then` or on leaving the ``with`` block; leaving it
     on an error of the caller's first waits for the work under way (each commit is atomic, and
     its offset follows it).
     """
@@ -356,20 +372,25 @@ class _Storing:
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-store")
         self._commits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-commit")
-        self._running: Future[None] | None = None
+        self._running: deque[Future[None]] = deque()
         self._committing: Future[None] | None = None
         # The writer's import (pyarrow, about 0.3 s) while the first batch is read and parsed.
         self._pool.submit(import_writer)
 
     def then(self, store: Callable[[], _Commit]) -> None:
-        """Run ``store`` once the previous store is done (raising its error, or a commit's)."""
-        self._wait()
+        """Queue ``store`` after the stores before it, once fewer than :data:`_QUEUED_STORES` are
+        queued (raising the error of a store or a commit that failed)."""
+        while self._running and (len(self._running) >= _QUEUED_STORES or self._running[0].done()):
+            self._running.popleft().result()
         committing = self._committing
         if committing is not None and committing.done():
             committing.result()
-        self._running = self._pool.submit(self._store, store)
+        previous = self._running[-1] if self._running else None
+        self._running.append(self._pool.submit(self._store, store, previous))
 
-    def _store(self, store: Callable[[], _Commit]) -> None:
+    def _store(self, store: Callable[[], _Commit], previous: Future[None] | None) -> None:
+        if previous is not None:
+            previous.result()  # done (one thread, in order): a batch is written only after every batch before it
         done = store()
         self._committing = self._commits.submit(self._commit, done, self._committing)
 
@@ -383,24 +404,21 @@ class _Storing:
             raise
         done.run()
 
-    def _wait(self) -> None:
-        running, self._running = self._running, None
-        if running is not None:
-            running.result()
-
     def __enter__(self) -> _Storing:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         try:
             if kind is None:
-                self._wait()
+                while self._running:
+                    self._running.popleft().result()
                 if self._committing is not None:
                     self._committing.result()
             else:
-                # The caller's error wins over the store's.
-                if self._running is not None:
-                    wait([self._running])
+                # The caller's error wins over the store's; a store queued but not begun is dropped.
+                for queued in self._running:
+                    queued.cancel()
+                wait(self._running)
                 if self._committing is not None:
                     wait([self._committing])
         finally:

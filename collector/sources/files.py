@@ -128,8 +128,12 @@ def iter_handle_batches(
     final: bool = True,
     *,
     copied: int = 0,
+    first_sizes: tuple[int, ...] = (),
 ) -> Iterator[LineBatch]:
     """:func:`iter_line_batches` over an open reader; ``name`` is for messages only.
+
+    ``first_sizes``: the byte sizes of the first batches, before ``batch_bytes`` (each at most
+    ``batch_bytes``; see :func:`ramp_sizes`).
 
     The first ``copied`` batches are copied into polars rather than handed over through pyarrow
     (see :data:`_ARROW_MIN_BYTES`): a caller importing pyarrow on another thread meanwhile gets
@@ -157,13 +161,22 @@ def iter_handle_batches(
             fh.seek(start_offset)
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read {name} after byte {offset}: {exc}") from exc
+    dense = False  # the last batch was cut at MAX_BATCH_LINES: what is left likely holds as many
     while True:
-        cut = _nth_newline(buf, begin, end, MAX_BATCH_LINES)
+        cut = _nth_newline(buf, begin, end, MAX_BATCH_LINES) if dense else -1
         capped = cut >= 0
         if not capped:
             cut = buf.rfind(b"\n", begin, end)
         if cut >= 0 and (capped or eof or filled):
-            batch = _batch(buf, begin, cut + 1, line_no, long_lines, arrow=yielded >= copied)
+            arrow = yielded >= copied
+            # The lines are counted by polars, off the GIL, before they are split; only a range of
+            # more than MAX_BATCH_LINES (very short lines) is counted again, to cut it at the limit.
+            batch = None if capped else _batch_within(buf, begin, cut + 1, line_no, long_lines, arrow)
+            if batch is None:
+                if not capped:
+                    cut, capped = _nth_newline(buf, begin, end, MAX_BATCH_LINES), True
+                batch = _batch(buf, begin, cut + 1, line_no, long_lines, arrow)
+            dense = capped
             offset += cut + 1 - begin + extra
             line_no += batch.lines.height
             yield dataclasses.replace(batch, end_offset=offset, end_line=line_no)
@@ -188,7 +201,8 @@ def iter_handle_batches(
         # most MAX_LINE_BYTES per filled buffer, never one per read.
         buf[: end - begin] = buf[begin:end]
         begin, end = 0, end - begin
-        end, eof = _fill(fh, name, buf, end, line_no, batch_bytes)
+        limit = min(batch_bytes, first_sizes[yielded]) if yielded < len(first_sizes) else batch_bytes
+        end, eof = _fill(fh, name, buf, end, line_no, limit)
         filled = True
 
 
@@ -201,6 +215,23 @@ LONG_LINE_KEEP_CHARS = 2000
 #: At most this many lines per batch: 64 MiB of empty lines would otherwise be 32 million
 #: rows per batch (2 GB of frames); a batch of 512 Ki lines stays under 100 MB whatever they hold.
 MAX_BATCH_LINES = 1 << 19
+#: Batches of at least this many bytes start with smaller ones (:func:`ramp_sizes`).
+RAMP_MIN_BYTES = 8 << 20
+#: The first batches' sizes as fractions of a batch: 1/8, then 1/4.
+_RAMP_DIVISORS = (8, 4)
+
+
+def ramp_sizes(batch_bytes: int) -> tuple[int, ...]:
+    """The sizes of a read's first batches when batches are ``batch_bytes``: a collect stores
+    nothing until its first batch is read and parsed (and the second read: it tells whether the
+    first is the last), and meanwhile one core waits. Batches of 4 then 8 MB before the 32 MB
+    ones get the pipeline going in a fifth of the time, for two more batches' fixed cost (about
+    40 ms of CPU each). Below :data:`RAMP_MIN_BYTES` (tests' small batches), none."""
+    if batch_bytes < RAMP_MIN_BYTES:
+        return ()
+    return tuple(batch_bytes // d for d in _RAMP_DIVISORS)
+
+
 #: The read buffer's size: one batch plus one line at the limit.
 READ_BUFFER_BYTES = MAX_LINE_BYTES + DEFAULT_BATCH_BYTES
 #: Bytes scanned at a time while counting newlines (each scanned once).
@@ -260,10 +291,9 @@ def _skip_long_line(
 
 def _nth_newline(buf: bytearray, begin: int, end: int, n: int) -> int:
     """The index of the ``n``-th newline in ``buf[begin:end]``, -1 if it holds fewer; linear in
-    the range's bytes (counted in C: the whole range, then if it holds ``n`` a step at a time up
-    to the ``n``-th, bisected within the last step)."""
-    # Most buffers hold fewer: one count over the whole range is a quarter cheaper than the steps.
-    if end - begin < n or buf.count(b"\n", begin, end) < n:
+    the bytes up to it (counted in C a step at a time, bisected within the last step). Asked only
+    of a range known to hold more (the reader counts its lines first, see :func:`_batch_within`)."""
+    if end - begin < n:
         return -1
     pos = begin
     while pos < end:
@@ -311,9 +341,10 @@ def _pieces(buf: bytearray, cuts: list[int], arrow: bool = True) -> pl.Series:
     )
 
 
-def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True) -> pl.Series:
+def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True, max_lines: int = 0) -> pl.Series | None:
     """``buf[begin:end]`` as one String per line (a final newline ends the last line; it does
-    not start an empty one), the CR of CRLF line ends removed."""
+    not start an empty one), the CR of CRLF line ends removed. With ``max_lines``: None, before
+    any line is split, if the range holds more newlines than that."""
     # Cut at newlines into ~1 MB binary values, validate as UTF-8 and split in Rust: a few
     # times faster than bytes.decode + str.split. The split copies the lines out, so the
     # caller may reuse ``buf`` (tests/test_files_batches.py checks it).
@@ -328,9 +359,13 @@ def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True) -> pl
     try:
         text = pieces.cast(pl.String)
     except pl.exceptions.ComputeError:  # not UTF-8: decode this batch with replacement characters
+        if max_lines and buf.count(b"\n", begin, end) > max_lines:
+            return None
         decoded = bytes(buf[begin:end]).decode("utf-8", errors="replace")
         lines = pl.Series("line", decoded.removesuffix("\n").split("\n"), dtype=pl.String)
     else:
+        if max_lines and text.str.count_matches("\n", literal=True).sum() > max_lines:
+            return None
         # Every piece but an unterminated last one ends in a newline, which split turns
         # into an empty last item: drop it.
         ends_nl = [1] * (len(cuts) - 2) + [int(end > begin and buf[end - 1] == ord("\n"))]
@@ -344,7 +379,24 @@ def _batch(
 ) -> LineBatch:
     """The lines of ``buf[begin:end]`` numbered from ``first_line + 1`` (offsets left to the
     caller); lines over MAX_LINE_BYTES cut to their prefix and added to ``long_lines``."""
-    lines = _split_lines(buf, begin, end, arrow)
+    batch = _batch_within(buf, begin, end, first_line, long_lines, arrow, max_lines=0)
+    assert batch is not None  # without a limit every range is a batch
+    return batch
+
+
+def _batch_within(
+    buf: bytearray,
+    begin: int,
+    end: int,
+    first_line: int,
+    long_lines: dict[int, int],
+    arrow: bool = True,
+    max_lines: int = MAX_BATCH_LINES,
+) -> LineBatch | None:
+    """:func:`_batch`, or None if ``buf[begin:end]`` holds more than ``max_lines`` newlines (0: no limit)."""
+    lines = _split_lines(buf, begin, end, arrow, max_lines)
+    if lines is None:
+        return None
     frame = pl.DataFrame(
         {
             "source_offset": pl.int_range(first_line + 1, first_line + 1 + len(lines), eager=True, dtype=pl.Int64),

@@ -96,3 +96,24 @@ def test_copied_batches_hold_the_same_lines_as_those_handed_over_through_arrow(t
 
     # 300 numbered lines, the CR of each CRLF dropped, whichever way each batch was built
     assert lines(0) == lines(3) == lines(1000) == list(enumerate(text, start=1))
+
+
+def test_first_batches_of_a_ramp_are_smaller_and_hold_the_same_lines(tmp_path: Path) -> None:
+    # 300 lines of 18 bytes ("line 001 ........" and its newline). Batches of 1024 bytes after a
+    # first of 128 and a second of 256: the cut falls at the last newline within each fill.
+    path = tmp_path / "h.log"
+    text = [f"line {n:03d} " + "." * 8 for n in range(1, 301)]
+    path.write_text("\n".join(text) + "\n")
+    with path.open("rb") as fh:
+        batches = list(files.iter_handle_batches(fh, path, batch_bytes=1024, first_sizes=(128, 256)))
+    # 128 bytes hold 7 whole lines (126 bytes); then the 2 bytes of line 8 plus 256 read: 258
+    # bytes, 14 whole lines (252); then 6 left plus 1024: 1030 bytes, 57 lines (1026)
+    assert [b.lines.height for b in batches[:3]] == [7, 14, 57]
+    assert [row for b in batches for row in b.lines.iter_rows()] == list(enumerate(text, start=1))
+
+
+def test_ramp_sizes_start_a_large_batch_at_an_eighth_then_a_quarter() -> None:
+    mib = 1 << 20
+    # 32 MiB batches: 4 MiB, then 8 MiB; batches under 8 MiB (tests' small ones) have no ramp
+    assert files.ramp_sizes(32 * mib) == (4 * mib, 8 * mib)
+    assert files.ramp_sizes(8 * mib - 1) == ()

@@ -191,6 +191,17 @@ def test_a_batch_holds_at_most_max_batch_lines_and_offsets_stay_exact(tmp_path: 
     assert [b.end_line for b in batches] == [MAX_BATCH_LINES, 2 * MAX_BATCH_LINES, n]
 
 
+def test_a_batch_of_bytes_that_are_not_utf8_holds_at_most_max_batch_lines_too(tmp_path: Path) -> None:
+    # Such a batch is decoded by Python with replacement characters, and its lines counted there.
+    path = tmp_path / "many-bad.log"
+    path.write_bytes(b"\xff\n" * (MAX_BATCH_LINES + 3))
+    batches = list(iter_line_batches(path))
+    assert [b.lines.height for b in batches] == [MAX_BATCH_LINES, 3]
+    # each line is one byte and its newline: the first batch ends at byte 2 * MAX_BATCH_LINES
+    assert [b.end_offset for b in batches] == [2 * MAX_BATCH_LINES, 2 * (MAX_BATCH_LINES + 3)]
+    assert batches[1].lines["line"].to_list() == ["\ufffd"] * 3
+
+
 def test_resuming_after_a_long_line_starts_after_it(tmp_path: Path) -> None:
     path = tmp_path / "resume.log"
     long = b"y" * (MAX_LINE_BYTES + 5)

@@ -102,6 +102,38 @@ def test_a_failed_commit_stores_no_later_batch_and_the_next_collect_resumes_afte
     assert stored_steps(ds) == list(range(1, 2001))
 
 
+def test_a_failed_write_writes_no_later_batch_though_one_was_queued_behind_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "a.log"
+    write_steps(log, range(1, 2001))  # about 20 batches of 10 kB
+    ds = Dataset(tmp_path / "ds")
+    real = store.write_temp
+    writes = 0
+
+    def fail_the_third(
+        frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | None = None
+    ) -> tuple[Path, Path]:
+        nonlocal writes
+        writes += 1
+        if writes == 3:
+            time.sleep(0.2)  # the caller parses and queues the fourth batch meanwhile
+            raise OSError(errno.ENOSPC, "No space left on device", str(final))
+        return real(frame, final, metadata)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "write_temp", fail_the_third)
+        with pytest.raises(OSError, match="No space"):
+            collect(ds, log, batch_bytes=10_000)
+    # The third write failed and the fourth, queued behind it, was never written: two batches stored.
+    assert writes == 3
+    held = stored_steps(ds)
+    assert len(ds.files("steps")) == 2 and held == list(range(1, len(held) + 1))
+    assert ds.temp_files() == []
+    assert collect(ds, log) == [2000 - len(held)]
+    assert stored_steps(ds) == list(range(1, 2001))
+
+
 def test_writer_encodings_keep_the_schema_and_every_value(tmp_path: Path) -> None:
     ds = Dataset(tmp_path)
     frame = steps(range(1, 50_001)).with_columns(loss=(pl.col("step") % 7) / 3, ts=pl.lit(None))
