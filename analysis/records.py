@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import polars as pl
 
 from tierscope.dataset.schema import TRAINING_ROLES
@@ -158,23 +159,98 @@ def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
     second source, a step-less record): only those tasks go through :func:`merge_duplicates`.
     """
     frame = steps.with_columns(_order_ts=_order_ts(steps.get_column("timestamp")))
-    whole = (*TASK, *LOG_ORDER)
-    first = pl.int_range(pl.len()) == 0
-    in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, first, null_kinds(frame)).all()
-    if not frame.select(in_order).item():
-        # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
-        frame = by_task(frame)
+    codes = task_codes(frame)
+    if codes is None:  # the run ids' stretches out of order: the tasks compared by their keys
+        first = pl.int_range(pl.len()) == 0
+        whole = (*TASK, *LOG_ORDER)
+        in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, first, null_kinds(frame)).all()
         if not frame.select(in_order).item():
-            frame = frame.sort(whole, nulls_last=True)
+            frame = by_task(frame)
+            if not frame.select(in_order).item():
+                frame = frame.sort(whole, nulls_last=True)
+        starts = frame.select(task_starts()).to_series()
+    else:
+        if codes.size > 1 and (codes[1:] < codes[:-1]).any():
+            # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
+            order = np.argsort(codes, kind="stable")
+            frame, codes = _gathered_rows(frame, order), codes[order]
+        starts = pl.Series("_first", _starts_of(codes))
+        # within each task (its first row compared with nothing), in log order?
+        keys = frame.select(LOG_ORDER)
+        prev = {k: pl.col(k).shift(1) for k in LOG_ORDER}
+        in_order = _not_before(LOG_ORDER, prev, pl.col("_first"), null_kinds(keys))
+        if not keys.with_columns(starts).select(in_order.all()).item():
+            frame = frame.sort((*TASK, *LOG_ORDER), nulls_last=True)
+            starts = frame.select(task_starts()).to_series()
     frame = frame.drop("_order_ts")
     rises = pl.col("step") > pl.col("step").shift(1)
-    unsure = pl.col("step").is_null() | (~task_starts() & ~rises.fill_null(False))
-    if not frame.select(unsure.any()).item():
+    unsure = pl.col("step").is_null() | (~pl.col("_first") & ~rises.fill_null(False))
+    marked = frame.select("step").with_columns(starts.alias("_first")).select(unsure).to_series()
+    if not marked.any():
         return frame.with_columns(copies=pl.lit(1, dtype=pl.UInt32))
-    flagged = frame.select(unsure.any().over(TASK)).to_series()
+    flagged = frame.select(TASK).with_columns(marked.alias("_unsure")).select(pl.col("_unsure").any().over(TASK))
+    flagged = flagged.to_series()
     clean = frame.filter(~flagged).with_columns(copies=pl.lit(1, dtype=pl.UInt32))
     merged = in_log_order(merge_duplicates(frame.filter(flagged).lazy())).collect()
     return by_task(pl.concat([clean, merged]))
+
+
+def task_codes(frame: pl.DataFrame) -> np.ndarray | None:
+    """Per row of ``frame``, a number that orders its task as :data:`TASK` does (ascending, nulls
+    last; equal for the rows of one task): the run's stretch, the role's rank among the frame's
+    roles and the task index, packed in one unsigned integer (uint16 where they fit, so a stable
+    sort by it is a radix sort). None where a run's rows are not one stretch, stretches in run id
+    order (then the task's strings must be compared), or the codes would not fit 64 bits.
+
+    Cheaper than comparing the task's strings row by row: each string column is hashed or
+    run-length encoded once, and nothing but integers is compared."""
+    if frame.height == 0:
+        return np.zeros(0, dtype=np.uint16)
+    stretches = frame.get_column("run_id").rle()
+    ids = [(value is None, value or "") for value in stretches.struct.field("value").to_list()]
+    if any(a >= b for a, b in itertools.pairwise(ids)):
+        return None
+    roles = frame.get_column("role")
+    names = roles.unique()
+    hashes = names.hash().to_numpy()
+    if np.unique(hashes).size != names.len():  # two roles of one hash: their rows cannot be told apart
+        return None
+    # the roles' ranks in order (nulls last), looked up by each row's hash of its role
+    ranked = sorted(range(names.len()), key=lambda i: (names[i] is None, names[i]))
+    rank_of = np.empty(names.len(), dtype=np.uint64)
+    rank_of[ranked] = np.arange(names.len(), dtype=np.uint64)
+    by_hash = np.argsort(hashes)
+    role = rank_of[by_hash][np.searchsorted(hashes[by_hash], roles.hash().to_numpy())]
+    index = frame.get_column("task_index").cast(pl.Int64)
+    low, high = index.min(), index.max()
+    if low is None:  # no task index at all: one value, null
+        low = high = 0
+    width = int(high) - int(low) + 2  # the indexes, then null
+    position = (index - low).fill_null(width - 1).to_numpy().astype(np.uint64)
+    per_run = names.len() * width
+    lengths = stretches.struct.field("len").to_numpy()
+    if len(lengths) * per_run >= 1 << 63:
+        return None
+    run = np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths)
+    codes = (run * np.uint64(per_run)) + role * np.uint64(width) + position
+    return codes.astype(np.uint16) if len(lengths) * per_run <= 1 << 16 else codes
+
+
+def _starts_of(codes: np.ndarray) -> np.ndarray:
+    """True on each row whose task code differs from the previous row's, and on the first row."""
+    starts = np.empty(codes.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=starts[1:])
+    return starts
+
+
+def _gathered_rows(frame: pl.DataFrame, order: np.ndarray) -> pl.DataFrame:
+    """``frame``'s rows in ``order``, a permutation that keeps each run's rows where they were: its run
+    id column is kept as it is (no string gathered), the others gathered from one chunk each
+    (polars gathers from several chunks many times slower)."""
+    index = pl.Series(order.astype(np.uint32 if order.size < 1 << 32 else np.uint64))
+    run_id = frame.get_column("run_id")
+    return frame.drop("run_id").rechunk()[index].insert_column(frame.get_column_index("run_id"), run_id)
 
 
 def by_task(frame: pl.DataFrame) -> pl.DataFrame:
