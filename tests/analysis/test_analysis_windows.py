@@ -7,7 +7,14 @@ import numpy as np
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from tierscope.analysis.records import TASK, by_task, in_log_order, merge_duplicates, training_steps
+from tierscope.analysis.records import (
+    TASK,
+    by_task,
+    distinct_in_log_order,
+    in_log_order,
+    merge_duplicates,
+    training_steps,
+)
 from tierscope.analysis.tasks import own_figures
 from tierscope.analysis.throughput import (
     INTERVAL_COLUMNS,
@@ -149,3 +156,31 @@ def test_counts_from_first_rows_are_the_distinct_counts() -> None:
 def test_tasks_put_in_order_as_a_stable_sort_does() -> None:
     frame = awkward_steps().collect()
     assert_frame_equal(by_task(frame), frame.sort(TASK, nulls_last=True, maintain_order=True))
+
+
+def test_log_order_restored_alike_with_runs_out_of_order_and_roles_outside_training() -> None:
+    # distinct_in_log_order packs each task in an integer code only where each run's rows are one
+    # stretch in run id order; r2's rows before r1's (or split in two) take the string comparisons.
+    # Either way: the rows of in_log_order(merge_duplicates(...)), in that order (ties broken alike).
+    frame = awkward_steps().collect()
+    half = frame.height // 2
+    shuffled = {
+        "grouped": frame,
+        "runs reversed": pl.concat([frame.slice(half), frame.slice(0, half)]),
+        "a run split": pl.concat(
+            [frame.slice(0, half // 2), frame.slice(half), frame.slice(half // 2, half - half // 2)]
+        ),
+    }
+    for name, steps in shuffled.items():
+        reference = in_log_order(merge_duplicates(steps.lazy())).collect()
+        got = distinct_in_log_order(steps)
+        keys = [*TASK, "step", "source_offset"]
+        (
+            assert_frame_equal(
+                got.sort(keys, nulls_last=True, maintain_order=True),
+                reference.sort(keys, nulls_last=True, maintain_order=True),
+                check_column_order=False,
+            ),
+            name,
+        )
+        assert got.select(TASK).equals(reference.select(TASK)), name
