@@ -365,6 +365,8 @@ class Dataset:
         self._digests = None if isinstance(self.root, GsPath) else VerifiedFiles(self.root)
         #: The files (paths to read them by) of each table's latest :meth:`scan`, for :meth:`chunks`.
         self._scanned: dict[str, list[Path]] = {}
+        #: Per table's latest :meth:`scan`, the run ids of its short-named partitions (by decoded name).
+        self._long_ids: dict[str, dict[str, str]] = {}
         #: The range of the table's range key in each file this instance wrote (None: it has nulls).
         self._ranges: dict[Path, tuple[Any, Any] | None] = {}
         self.scans: Counter[str] = Counter()
@@ -543,9 +545,27 @@ class Dataset:
             for d in {self.root / table / f.parent.name for f in files}
             if (d / RUN_ID_FILE).is_file()
         }
+        self._long_ids[table] = long_ids
         if long_ids:
             lazy = lazy.with_columns(pl.col("run_id").replace(long_ids))
         return lazy.select(list(spec.schema))
+
+    def footers(self, table: str, columns: list[str]) -> pl.DataFrame:
+        """What the footers of the files of the table's latest :meth:`scan` say of ``columns``, one
+        row per file (:func:`tierscope.dataset.footers.column_statistics`: ``run_id``, ``rows`` and per
+        column its least and greatest value and nulls). Raises :class:`ValueError` before a scan."""
+        from tierscope.dataset.footers import column_statistics
+
+        if table not in self._scanned:
+            raise ValueError(f"footers of {table!r} before it was scanned")
+        long_ids = self._long_ids.get(table, {})
+
+        def run_of(path: Path) -> str:
+            decoded = unquote(path.parent.name[len("run_id=") :])
+            return long_ids.get(decoded, decoded)
+
+        schema = TABLES[table].schema
+        return column_statistics(self._scanned[table], run_of, {c: schema[c] for c in columns})
 
     def chunks(self, table: str, run_id: str, columns: list[str], rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
         """The rows of run ``run_id`` in ``table``, ``columns`` only (dtypes of its schema; ``run_id``
