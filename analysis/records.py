@@ -50,7 +50,11 @@ def training_steps(steps: pl.LazyFrame) -> pl.LazyFrame:
     A record that names no task (Estimator, Keras and MLPerf lines without a launcher
     prefix) comes from a single-process log: it counts as the run's one training task.
     """
-    return steps.filter(pl.col("role").is_in(list(TRAINING_ROLES)) | pl.col("role").is_null())
+    return steps.filter(TRAINING)
+
+
+#: True on a record of a training task (see :func:`training_steps`).
+TRAINING = pl.col("role").is_in(list(TRAINING_ROLES)) | pl.col("role").is_null()
 
 
 def merge_duplicates(steps: pl.LazyFrame) -> pl.LazyFrame:
@@ -145,10 +149,11 @@ def task_starts() -> pl.Expr:
     return ~same | (pl.int_range(pl.len()) == 0)
 
 
-def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
+def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataFrame:
     """``in_log_order(merge_duplicates(steps))``, collected: the same rows in the same order (ties of
     the order excepted), at a fraction of the cost where the dataset holds them as the collector
-    writes them. Input: :func:`merge_duplicates`' columns; output: the same plus ``copies``.
+    writes them. Input: :func:`merge_duplicates`' columns; output: the same plus ``copies`` (and with
+    ``starts``, ``_first``: Boolean, true on each task's first row, as :func:`task_starts`).
 
     The collector stores each task's records in log order, so the sort is made only where a
     cheap check (one comparison of each row with the task's previous one) finds that order
@@ -168,31 +173,33 @@ def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
             frame = by_task(frame)
             if not frame.select(in_order).item():
                 frame = frame.sort(whole, nulls_last=True)
-        starts = frame.select(task_starts()).to_series()
+        first = frame.select(task_starts().alias("_first")).to_series()
     else:
         if codes.size > 1 and (codes[1:] < codes[:-1]).any():
             # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
             order = np.argsort(codes, kind="stable")
             frame, codes = _gathered_rows(frame, order), codes[order]
-        starts = pl.Series("_first", _starts_of(codes))
+        first = pl.Series("_first", _starts_of(codes))
         # within each task (its first row compared with nothing), in log order?
         keys = frame.select(LOG_ORDER)
         prev = {k: pl.col(k).shift(1) for k in LOG_ORDER}
         in_order = _not_before(LOG_ORDER, prev, pl.col("_first"), null_kinds(keys))
-        if not keys.with_columns(starts).select(in_order.all()).item():
+        if not keys.with_columns(first).select(in_order.all()).item():
             frame = frame.sort((*TASK, *LOG_ORDER), nulls_last=True)
-            starts = frame.select(task_starts()).to_series()
+            first = frame.select(task_starts().alias("_first")).to_series()
     frame = frame.drop("_order_ts")
     rises = pl.col("step") > pl.col("step").shift(1)
     unsure = pl.col("step").is_null() | (~pl.col("_first") & ~rises.fill_null(False))
-    marked = frame.select("step").with_columns(starts.alias("_first")).select(unsure).to_series()
+    marked = frame.select("step").with_columns(first).select(unsure).to_series()
     if not marked.any():
-        return frame.with_columns(copies=pl.lit(1, dtype=pl.UInt32))
+        once = frame.with_columns(copies=pl.lit(1, dtype=pl.UInt32))
+        return once.with_columns(first) if starts else once
     flagged = frame.select(TASK).with_columns(marked.alias("_unsure")).select(pl.col("_unsure").any().over(TASK))
     flagged = flagged.to_series()
     clean = frame.filter(~flagged).with_columns(copies=pl.lit(1, dtype=pl.UInt32))
     merged = in_log_order(merge_duplicates(frame.filter(flagged).lazy())).collect()
-    return by_task(pl.concat([clean, merged]))
+    out = by_task(pl.concat([clean, merged]))
+    return out.with_columns(_first=task_starts()) if starts else out
 
 
 def task_codes(frame: pl.DataFrame) -> np.ndarray | None:

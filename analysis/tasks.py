@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from tierscope.analysis.records import TASK, task_starts
+from tierscope.analysis.records import TASK
 from tierscope.analysis.throughput import interval_rates
 
 #: A task below this fraction of its peers' median local steps/s is a straggler.
@@ -65,11 +65,12 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
     """Each task's own figures of :func:`task_throughput` (``run_id, role, task_index, records,
     segments, steady_intervals, steady_global_steps_per_s, local_steps_per_s, local_includes_warmup``),
     unsorted: a task's intervals are all it needs. Each task's rows together (as the intervals are):
-    grouped by the task's ordinal, a running count of task starts, far cheaper to hash than the
-    task's strings."""
+    grouped by the task's ordinal, a running count of task starts (its first interval: segment 0,
+    index 0), far cheaper to hash than the task's strings."""
     steady = ~pl.col("warmup")
+    starts = (pl.col("segment") == 0) & (pl.col("interval_index") == 0)
     return (
-        intervals.with_columns(_task=task_starts().cast(pl.UInt32).cum_sum())
+        intervals.with_columns(_task=starts.cast(pl.UInt32).cum_sum())
         .group_by("_task")
         .agg(
             *[pl.col(key).first() for key in TASK],

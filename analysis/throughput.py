@@ -57,6 +57,7 @@ from tierscope.analysis.bootstrap import (
 )
 from tierscope.analysis.records import (
     TASK,
+    TRAINING,
     distinct_in_log_order,
     in_log_order,
     merge_duplicates,
@@ -134,20 +135,19 @@ _NAMED_PID = pl.when(_NAMED_PID >= 0).then(_NAMED_PID)
 
 def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
     """Stage 1 of :func:`with_intervals`: ``ordered`` (one row per record, each task's rows together in
-    log order) with each record's raw step and time deltas to the task's previous record and ``_raw_rate``."""
+    log order; with ``_first``, each task's first row, if marked already) with each record's raw step
+    and time deltas to the task's previous record and ``_raw_rate``."""
     first = pl.col("_first")
-    return (
-        ordered.with_columns(_first=task_starts())
-        .with_columns(
-            _d_step=pl.col("step") - _previous("step", first),
-            _d_seconds=_seconds_since_previous(first),
-            _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
-            _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
-        )
-        .with_columns(
-            _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
-                pl.col("_d_step") / pl.col("_d_seconds")
-            )
+    if "_first" not in ordered.collect_schema().names():  # not marked by ordered_records
+        ordered = ordered.with_columns(_first=task_starts())
+    return ordered.with_columns(
+        _d_step=pl.col("step") - _previous("step", first),
+        _d_seconds=_seconds_since_previous(first),
+        _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
+        _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
+    ).with_columns(
+        _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+            pl.col("_d_step") / pl.col("_d_seconds")
         )
     )
 
@@ -226,10 +226,15 @@ INPUT_COLUMNS = (
 
 def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
     """The training tasks' distinct records of ``steps`` in log order per task, collected with
-    :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies``
+    :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies`` and ``_first`` (each task's first row)
     (:func:`tierscope.analysis.records.distinct_in_log_order`)."""
     columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
-    return distinct_in_log_order(training_steps(steps).select(columns).collect())
+    rows = steps.select(columns).collect()
+    # Most logs hold training tasks' records only: the filter (a copy of every column) only where not.
+    training = rows.select(TRAINING).to_series()
+    if not training.all():
+        rows = rows.filter(training)
+    return distinct_in_log_order(rows, starts=True)
 
 
 def collect_intervals(
