@@ -164,8 +164,8 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
     second source, a step-less record): only those tasks go through :func:`merge_duplicates`.
     """
     frame = steps.with_columns(_order_ts=_order_ts(steps.get_column("timestamp")))
-    codes = task_codes(frame)
-    if codes is None:  # the run ids' stretches out of order: the tasks compared by their keys
+    coded = task_codes(frame)
+    if coded is None:  # the run ids' stretches out of order: the tasks compared by their keys
         first = pl.int_range(pl.len()) == 0
         whole = (*TASK, *LOG_ORDER)
         in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, first, null_kinds(frame)).all()
@@ -175,15 +175,20 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
                 frame = frame.sort(whole, nulls_last=True)
         first = frame.select(task_starts().alias("_first")).to_series()
     else:
+        codes, runs = coded
+        # Columns holding one value in each run (the run id, a run's one source, a column all null) are
+        # the same after any reordering within the runs, and tie within every task.
+        same = [c for c in frame.columns if c == "run_id" or _one_per_run(frame.get_column(c), runs)]
         if codes.size > 1 and (codes[1:] < codes[:-1]).any():
             # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
             order = np.argsort(codes, kind="stable")
-            frame, codes = _gathered_rows(frame, order), codes[order]
+            frame, codes = _gathered_rows(frame, order, same), codes[order]
         first = pl.Series("_first", _starts_of(codes))
         # within each task (its first row compared with nothing), in log order?
         keys = frame.select(LOG_ORDER)
         prev = {k: pl.col(k).shift(1) for k in LOG_ORDER}
-        in_order = _not_before(LOG_ORDER, prev, pl.col("_first"), null_kinds(keys))
+        ties = null_kinds(keys) | dict.fromkeys((c for c in LOG_ORDER if c in same), "all")
+        in_order = _not_before(LOG_ORDER, prev, pl.col("_first"), ties)
         if not keys.with_columns(first).select(in_order.all()).item():
             frame = frame.sort((*TASK, *LOG_ORDER), nulls_last=True)
             first = frame.select(task_starts().alias("_first")).to_series()
@@ -202,17 +207,18 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
     return out.with_columns(_first=task_starts()) if starts else out
 
 
-def task_codes(frame: pl.DataFrame) -> np.ndarray | None:
+def task_codes(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
     """Per row of ``frame``, a number that orders its task as :data:`TASK` does (ascending, nulls
     last; equal for the rows of one task): the run's stretch, the role's rank among the frame's
     roles and the task index, packed in one unsigned integer (uint16 where they fit, so a stable
-    sort by it is a radix sort). None where a run's rows are not one stretch, stretches in run id
-    order (then the task's strings must be compared), or the codes would not fit 64 bits.
+    sort by it is a radix sort); and the runs' numbers of rows, in row order. None where a run's
+    rows are not one stretch, stretches in run id order (then the task's strings must be compared),
+    or the codes would not fit 64 bits.
 
     Cheaper than comparing the task's strings row by row: each string column is hashed or
     run-length encoded once, and nothing but integers is compared."""
     if frame.height == 0:
-        return np.zeros(0, dtype=np.uint16)
+        return np.zeros(0, dtype=np.uint16), np.zeros(0, dtype=np.int64)
     stretches = frame.get_column("run_id").rle()
     ids = [(value is None, value or "") for value in stretches.struct.field("value").to_list()]
     if any(a >= b for a, b in itertools.pairwise(ids)):
@@ -240,7 +246,18 @@ def task_codes(frame: pl.DataFrame) -> np.ndarray | None:
         return None
     run = np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths)
     codes = (run * np.uint64(per_run)) + role * np.uint64(width) + position
-    return codes.astype(np.uint16) if len(lengths) * per_run <= 1 << 16 else codes
+    return (codes.astype(np.uint16) if len(lengths) * per_run <= 1 << 16 else codes), lengths
+
+
+def _one_per_run(column: pl.Series, runs: np.ndarray) -> bool:
+    """Whether ``column`` is all null, or holds one value in each run (``runs``: the runs' numbers of
+    rows, in row order; adjacent runs of one value are taken as not)."""
+    if column.null_count() == column.len():
+        return True
+    if column.dtype != pl.String():  # a per-run value worth finding: a run's source
+        return False
+    lengths = column.rle().struct.field("len").to_numpy()
+    return lengths.size == runs.size and bool((lengths == runs).all())
 
 
 def _starts_of(codes: np.ndarray) -> np.ndarray:
@@ -251,13 +268,13 @@ def _starts_of(codes: np.ndarray) -> np.ndarray:
     return starts
 
 
-def _gathered_rows(frame: pl.DataFrame, order: np.ndarray) -> pl.DataFrame:
-    """``frame``'s rows in ``order``, a permutation that keeps each run's rows where they were: its run
-    id column is kept as it is (no string gathered), the others gathered from one chunk each
-    (polars gathers from several chunks many times slower)."""
+def _gathered_rows(frame: pl.DataFrame, order: np.ndarray, same: list[str]) -> pl.DataFrame:
+    """``frame``'s rows in ``order``, a permutation that keeps each run's rows where they were: the
+    ``same`` columns (one value in each run) are kept as they are, the others gathered from one
+    chunk each (polars gathers from several chunks many times slower)."""
     index = pl.Series(order.astype(np.uint32 if order.size < 1 << 32 else np.uint64))
-    run_id = frame.get_column("run_id")
-    return frame.drop("run_id").rechunk()[index].insert_column(frame.get_column_index("run_id"), run_id)
+    moved = frame.drop(same).rechunk()[index]
+    return pl.concat([moved, frame.select(same)], how="horizontal").select(frame.columns)
 
 
 def by_task(frame: pl.DataFrame) -> pl.DataFrame:
