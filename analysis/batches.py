@@ -86,6 +86,11 @@ class IntervalFigures:
     tasks: pl.DataFrame
     samples: dict[str, np.ndarray]
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
+    #: ``{run_id: bootstrap draws of its steady median}`` (:func:`tierscope.analysis.bootstrap.median_draws`
+    #: with ``draws_seed``, :data:`tierscope.analysis.bootstrap.BOOTSTRAP_DRAWS` draws): the speedup's
+    #: interval divides the same draws (None: not kept).
+    draws: dict[str, np.ndarray] = field(default_factory=dict)
+    draws_seed: int | None = None
 
 
 #: A run's stored records in stored order, a frame of at most ``rows`` at a time, given its id, the
@@ -205,13 +210,17 @@ def interval_figures(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     samples: dict[str, np.ndarray] = {}
+    drawn: dict[str, np.ndarray] = {}
     for result in results:
         samples.update(result.samples)
+        drawn.update(result.draws)
     return IntervalFigures(
         throughput=pl.concat([r.throughput for r in results]).sort("run_id"),
         tasks=pl.concat([r.tasks for r in results]).sort("run_id", "role", "task_index"),
         samples=samples,
         goodput=pl.concat([r.goodput for r in results]).sort("run_id"),
+        draws=drawn,
+        draws_seed=seed,
     )
 
 
@@ -234,6 +243,7 @@ def batch_figures(
     in one pass over their intervals (held whole). ``counts``: :data:`RECORD_COLUMNS` of every run
     (None: counted from ``part``); ``events``: :func:`tierscope.analysis.goodput.event_frame`'s;
     ``keep``: also return the intervals (for a ``visit``)."""
+    drawn: dict[str, np.ndarray] = {}
     intervals = collect_intervals(part, extra)
     leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
     steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
@@ -242,7 +252,7 @@ def batch_figures(
     else:  # run_throughput with the counts the caller has: no second read of the batch
         records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
         parts = run_parts(intervals.lazy()).collect()
-        throughput = throughput_frame(records, parts, steady, intervals, seed, leads=leads)
+        throughput = throughput_frame(records, parts, steady, intervals, seed, leads=leads, kept=drawn)
     return PiecedRun(
         throughput=throughput,
         tasks=task_throughput(part, intervals=intervals),
@@ -250,6 +260,7 @@ def batch_figures(
         lead=intervals,
         intervals=intervals if keep else None,
         goodput=run_goodput(intervals, throughput, events, leads),
+        draws=drawn,
     )
 
 
@@ -266,6 +277,7 @@ class PiecedRun:
     lead: pl.DataFrame
     intervals: pl.DataFrame | None
     goodput: pl.DataFrame | None = None  # :func:`run_goodput`'s rows, once computed
+    draws: dict[str, np.ndarray] = field(default_factory=dict)  # as IntervalFigures.draws (where kept)
 
 
 def task_pieces(tasks: pl.DataFrame, max_records: int) -> list[pl.DataFrame]:

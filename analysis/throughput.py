@@ -342,11 +342,13 @@ def throughput_frame(
     seed: int = BOOTSTRAP_SEED,
     draws: int = BOOTSTRAP_DRAWS,
     leads: pl.DataFrame | None = None,
+    kept: dict[str, np.ndarray] | None = None,
 ) -> pl.DataFrame:
     """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
-    task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them."""
+    task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them. ``kept``,
+    if given, receives each run's bootstrap draws of its median (:func:`median_draws`, ``seed``)."""
     medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col("tasks", "steady_intervals", "duplicates", "segments").fill_null(0),
@@ -357,10 +359,10 @@ def throughput_frame(
             (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
         ),
     )
-    bounds = {
-        run: percentile_interval(median_draws(values, run, seed, draws)) if len(values) > 1 else (None, None)
-        for run, values in samples.items()
-    }
+    drawn = {run: median_draws(values, run, seed, draws) for run, values in samples.items() if len(values) > 1}
+    if kept is not None:
+        kept.update(drawn)
+    bounds = {run: percentile_interval(drawn[run]) if run in drawn else (None, None) for run in samples}
     frame = frame.with_columns(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
