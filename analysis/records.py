@@ -163,6 +163,9 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
     task whose steps, in log order, do not strictly increase (a restart, a re-read source, a
     second source, a step-less record): only those tasks go through :func:`merge_duplicates`.
     """
+    # One chunk per column first (a read of several files gives one a file): polars would otherwise
+    # copy the columns into one chunk again at every eager step below.
+    steps = steps.rechunk()
     frame = steps.with_columns(_order_ts=_order_ts(steps.get_column("timestamp")))
     coded = task_codes(frame)
     if coded is None:  # the run ids' stretches out of order: the tasks compared by their keys
@@ -178,7 +181,7 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
         codes, runs = coded
         # Columns holding one value in each run (the run id, a run's one source, a column all null) are
         # the same after any reordering within the runs, and tie within every task.
-        same = [c for c in frame.columns if c == "run_id" or _one_per_run(frame.get_column(c), runs)]
+        same = [c for c in frame.columns if c == "run_id" or _one_per_run(frame.get_column(c), runs, c == "source")]
         if codes.size > 1 and (codes[1:] < codes[:-1]).any():
             # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
             order = np.argsort(codes, kind="stable")
@@ -223,38 +226,43 @@ def task_codes(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
     ids = [(value is None, value or "") for value in stretches.struct.field("value").to_list()]
     if any(a >= b for a, b in itertools.pairwise(ids)):
         return None
-    roles = frame.get_column("role")
-    names = roles.unique()
+    # the roles' ranks in order (nulls last), looked up by the hash of each stretch's role
+    roles = frame.get_column("role").rle()
+    values = roles.struct.field("value")
+    names = values.unique()
     hashes = names.hash().to_numpy()
     if np.unique(hashes).size != names.len():  # two roles of one hash: their rows cannot be told apart
         return None
-    # the roles' ranks in order (nulls last), looked up by each row's hash of its role
-    ranked = sorted(range(names.len()), key=lambda i: (names[i] is None, names[i]))
-    rank_of = np.empty(names.len(), dtype=np.uint64)
-    rank_of[ranked] = np.arange(names.len(), dtype=np.uint64)
-    by_hash = np.argsort(hashes)
-    role = rank_of[by_hash][np.searchsorted(hashes[by_hash], roles.hash().to_numpy())]
-    index = frame.get_column("task_index").cast(pl.Int64)
+    index = frame.get_column("task_index")
     low, high = index.min(), index.max()
     if low is None:  # no task index at all: one value, null
         low = high = 0
     width = int(high) - int(low) + 2  # the indexes, then null
-    position = (index - low).fill_null(width - 1).to_numpy().astype(np.uint64)
     per_run = names.len() * width
     lengths = stretches.struct.field("len").to_numpy()
-    if len(lengths) * per_run >= 1 << 63:
+    if len(lengths) * per_run > 1 << 63:
         return None
-    run = np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths)
-    codes = (run * np.uint64(per_run)) + role * np.uint64(width) + position
-    return (codes.astype(np.uint16) if len(lengths) * per_run <= 1 << 16 else codes), lengths
+    # the narrowest type the codes fit (a uint16 sorts by radix), each part built in it
+    kind = next(t for t in (np.uint16, np.uint32, np.uint64) if len(lengths) * per_run <= np.iinfo(t).max + 1)
+    ranked = sorted(range(names.len()), key=lambda i: (names[i] is None, names[i]))
+    rank_of = np.empty(names.len(), dtype=kind)
+    rank_of[ranked] = np.arange(names.len(), dtype=kind)
+    by_hash = np.argsort(hashes)
+    role = rank_of[by_hash][np.searchsorted(hashes[by_hash], values.hash().to_numpy())] * kind(width)
+    codes = np.repeat(role, roles.struct.field("len").to_numpy())
+    dtype = {np.uint16: pl.UInt16, np.uint32: pl.UInt32, np.uint64: pl.UInt64}[kind]
+    codes += (index.cast(pl.Int64) - low).fill_null(width - 1).cast(dtype).to_numpy()
+    codes += np.repeat(np.arange(len(lengths), dtype=kind) * kind(per_run), lengths)
+    return codes, lengths
 
 
-def _one_per_run(column: pl.Series, runs: np.ndarray) -> bool:
-    """Whether ``column`` is all null, or holds one value in each run (``runs``: the runs' numbers of
-    rows, in row order; adjacent runs of one value are taken as not)."""
+def _one_per_run(column: pl.Series, runs: np.ndarray, look: bool) -> bool:
+    """Whether ``column`` is all null, or (``look``: where it is worth a pass, a run's source) holds one
+    value in each run (``runs``: the runs' numbers of rows, in row order; adjacent runs of one value
+    are taken as not)."""
     if column.null_count() == column.len():
         return True
-    if column.dtype != pl.String():  # a per-run value worth finding: a run's source
+    if not look:
         return False
     lengths = column.rle().struct.field("len").to_numpy()
     return lengths.size == runs.size and bool((lengths == runs).all())
@@ -270,8 +278,8 @@ def _starts_of(codes: np.ndarray) -> np.ndarray:
 
 def _gathered_rows(frame: pl.DataFrame, order: np.ndarray, same: list[str]) -> pl.DataFrame:
     """``frame``'s rows in ``order``, a permutation that keeps each run's rows where they were: the
-    ``same`` columns (one value in each run) are kept as they are, the others gathered from one
-    chunk each (polars gathers from several chunks many times slower)."""
+    ``same`` columns (one value in each run) are kept as they are, the others gathered (from one
+    chunk each: polars gathers from several chunks many times slower)."""
     index = pl.Series(order.astype(np.uint32 if order.size < 1 << 32 else np.uint64))
     moved = frame.drop(same).rechunk()[index]
     return pl.concat([moved, frame.select(same)], how="horizontal").select(frame.columns)
