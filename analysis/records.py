@@ -39,7 +39,7 @@ def run_spans(frame: pl.DataFrame) -> list[tuple[int, int]]:
     there is one stretch a run, and its rows are ``frame.slice(offset, length)``: no hashing of run ids."""
     if frame.height == 0:
         return []
-    lengths = frame.select(pl.col("run_id").rle().struct.field("len")).to_series().to_list()
+    lengths = frame.get_column("run_id").rle().struct.field("len").to_list()
     offsets = [0, *itertools.accumulate(lengths)][:-1]
     return list(zip(offsets, lengths, strict=True))
 

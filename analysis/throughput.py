@@ -255,7 +255,9 @@ def collect_intervals(
     raw = raw.with_columns(_jump_median=run_medians(raw, JUMP_RATES))
     rated = with_segments(raw.lazy(), pl.col("_jump_median")).collect()
     rated = rated.with_columns(_warm_median=run_medians(rated, WARM_RATES))
-    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect()
+    # one chunk a column: every figure below takes slices and eager steps of them, each of which would
+    # otherwise copy the columns (collected in parallel pieces) into one chunk again
+    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect().rechunk()
 
 
 def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
