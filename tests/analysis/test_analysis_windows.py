@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
+from tierscope.analysis import tasks
 from tierscope.analysis.records import (
     TASK,
     by_task,
@@ -184,3 +186,17 @@ def test_log_order_restored_alike_with_runs_out_of_order_and_roles_outside_train
             name,
         )
         assert got.select(TASK).equals(reference.select(TASK)), name
+
+
+def test_task_figures_sliced_are_those_grouped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # own_figures slices each task where it lies (medians by a partition) up to SLICED_TASKS tasks,
+    # else groups them in polars: the same figures, to the bit (nulls and NaN rates included).
+    intervals = interval_rates(awkward_steps()).collect()
+    intervals = intervals.with_columns(
+        rate=pl.when(pl.col("source_offset") % 101 == 0).then(float("nan")).otherwise(pl.col("rate"))
+    )
+    sliced = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
+    monkeypatch.setattr(tasks, "SLICED_TASKS", 0)
+    grouped = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
+    assert sliced.height == 10  # r1 and r2, five training tasks each (the ps left out)
+    assert_frame_equal(sliced, grouped)
