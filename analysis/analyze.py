@@ -101,14 +101,21 @@ class Analysis:
     metric_series: MetricSeries | None = None
 
 
-def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
+def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> pl.DataFrame:
     """One query of the step records: per run (sorted by run id) ``run_id`` (String), ``records``
     (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted),
     ``log_batch_size`` (Float64: the median of examples/s over local steps/s where a record logs both,
-    the batch a step of one replica processes; null: none does)."""
+    the batch a step of one replica processes; null: none does).
+
+    ``footers``: what the files' footers say (:meth:`tierscope.dataset.store.Dataset.footers` of
+    :data:`OVERVIEW_COLUMNS`, the files of ``steps``' runs): a run whose every file holds one tier and
+    one source (or none) and states its highest step takes its figures from them, unread; the
+    others are read."""
     # Two light queries rather than one with a list per run: per run, tier and source first (a few
     # rows each), and the batch ratio over the rows that log both rates only (pushed into the scan).
-    per_value = steps.group_by("run_id", "tier", "source").agg(records=pl.len(), last_step=pl.col("step").max())
+    stated = _stated_values(footers)
+    unread = steps if stated is None else steps.filter(~pl.col("run_id").is_in(stated["run_id"].unique().implode()))
+    per_value = unread.group_by("run_id", "tier", "source").agg(records=pl.len(), last_step=pl.col("step").max())
     logged = pl.col("examples_per_s").is_not_null() & (pl.col("local_steps_per_s") > 0)
     batch = (
         steps.filter(logged)
@@ -117,6 +124,8 @@ def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
     )
     # streaming: only the per-run rows are kept, whatever the records (collect_all would merge the scans)
     values, batches = per_value.collect(engine="streaming"), batch.collect(engine="streaming")
+    if stated is not None:
+        values = pl.concat([values, stated.cast(values.schema)])  # type: ignore[arg-type]
     return (
         values.group_by("run_id")
         .agg(
@@ -128,6 +137,30 @@ def step_overview(steps: pl.LazyFrame) -> pl.DataFrame:
         .join(batches, on="run_id", how="left")
         .with_columns(pl.col("log_batch_size").cast(pl.Float64))
         .sort("run_id")
+    )
+
+
+#: The step record's columns whose footer statistics :func:`step_overview` can take for reading them.
+OVERVIEW_COLUMNS = ["tier", "source", "step"]
+
+
+def _stated_values(footers: pl.DataFrame | None) -> pl.DataFrame | None:
+    """``run_id, tier, source, records, last_step`` per file of the runs whose every file's footer
+    states one tier and one source (or only nulls) and its highest step (None: no footers)."""
+    if footers is None:
+        return None
+
+    def one_value(column: str) -> pl.Expr:
+        only_nulls = pl.col(f"{column}_nulls") == pl.col("rows")
+        return pl.col(f"{column}_known") & (only_nulls | (pl.col(f"{column}_min") == pl.col(f"{column}_max")))
+
+    told = one_value("tier") & one_value("source") & pl.col("step_known")
+    return footers.filter(told.all().over("run_id")).select(
+        "run_id",
+        tier=pl.when(pl.col("tier_nulls") < pl.col("rows")).then("tier_min"),
+        source=pl.when(pl.col("source_nulls") < pl.col("rows")).then("source_min"),
+        records="rows",
+        last_step="step_max",
     )
 
 
@@ -162,6 +195,14 @@ def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) ->
     return chosen
 
 
+def _footers(dataset: Dataset) -> pl.DataFrame | None:
+    """The steps' footers for :func:`step_overview` (None where one cannot be read: the query reads every run)."""
+    try:
+        return dataset.footers("steps", OVERVIEW_COLUMNS)
+    except (OSError, ValueError):
+        return None
+
+
 def _target(options: AnalysisOptions, last_step: int | None) -> int | None:
     if options.steps == "longest":
         return last_step or DEFAULT_TARGET_STEPS
@@ -184,8 +225,11 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
     facts = dataset.read("runs", where=picked)
     events = dataset.read("events", where=picked, columns=EVENT_COLUMNS)
     steps = dataset.scan("steps")
-    steps = steps if picked is None else steps.filter(picked)
-    overview = step_overview(steps)
+    footers = _footers(dataset)
+    if picked is not None:
+        steps = steps.filter(picked)
+        footers = footers.filter(picked) if footers is not None else None
+    overview = step_overview(steps, footers)
     seen = pl.concat(
         [overview.select("run_id", "tiers").explode("tiers").rename({"tiers": "tier"}), events.select("run_id", "tier")]
     )

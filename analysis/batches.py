@@ -31,6 +31,7 @@ a pieced run's intervals whole (its charts bucket over the run).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -68,6 +69,9 @@ from tierscope.tempdirs import owned_dir
 #: intervals of 500,000 records takes about 0.6 GB at its peak; the batch size barely changes the
 #: CPU time (10M records, 2 cores: 250k 20 s, 500k 20 s, 1M 21 s, 2M 23 s; peak 0.6 / 0.8 / 1.0 / 1.3 GB).
 BATCH_RECORDS = 500_000
+#: Batches computed at once, each on a thread (two cores: 1.9 of them busy, against 1.5 with one
+#: thread reading ahead); peak memory grows by a batch's.
+PARALLEL_BATCHES = 2
 
 
 @dataclass
@@ -82,6 +86,11 @@ class IntervalFigures:
     tasks: pl.DataFrame
     samples: dict[str, np.ndarray]
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
+    #: ``{run_id: bootstrap draws of its steady median}`` (:func:`tierscope.analysis.bootstrap.median_draws`
+    #: with ``draws_seed``, :data:`tierscope.analysis.bootstrap.BOOTSTRAP_DRAWS` draws): the speedup's
+    #: interval divides the same draws (None: not kept).
+    draws: dict[str, np.ndarray] = field(default_factory=dict)
+    draws_seed: int | None = None
 
 
 #: A run's stored records in stored order, a frame of at most ``rows`` at a time, given its id, the
@@ -146,13 +155,12 @@ def interval_figures(
     that draws more per-run figures from them (the report's charts); they are dropped
     once it returns.
     """
-    throughput, tasks, goodput = [], [], []
-    samples: dict[str, np.ndarray] = {}
     events = event_frame(events)
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
     counts = record_counts(steps) if counts is None else counts
     sizes = dict(counts.select("run_id", "records").iter_rows())
     batches = run_batches(counts, max_records) or [None]
+    keep = visit is not None
 
     def part_of(batch: list[str | None] | None) -> pl.LazyFrame:
         return steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
@@ -160,55 +168,99 @@ def interval_figures(
     def pieced(batch: list[str | None] | None) -> bool:
         return batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records
 
-    # The next batch's records are read and put in log order (polars: the GIL released) on a thread
-    # while this one's figures are computed, so both cores work; a second batch's records are held
-    # meanwhile, never beside a run taken in pieces (its memory is what bounds the pass).
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-read-ahead")
-    coming: Future[pl.DataFrame] | None = None
+    def whole(batch: list[str | None] | None) -> PiecedRun:
+        part = part_of(batch)
+        known = None if batch is None or "last_step" not in counts.columns else counts
+        return batch_figures(part, batch, known, events, seed, extra, keep)
+
+    def in_pieces(batch: list[str | None]) -> PiecedRun:
+        read = min(SPILL_READ_ROWS, max_records)
+        rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
+        run = pieced_run(part_of(batch), max_records, seed, extra, keep, rows)
+        run.goodput = run_goodput(run.lead, run.throughput, events)
+        return run
+
+    # Two batches are computed at a time, each on a thread of its own (polars and numpy release the
+    # GIL), so both cores work; their results are taken in batch order (``visit`` too, on this
+    # thread). A run taken in pieces is computed alone: its memory is what bounds the pass.
+    results: list[PiecedRun] = []
+    pool = ThreadPoolExecutor(max_workers=PARALLEL_BATCHES, thread_name_prefix="tierscope-batch")
+    running: deque[Future[PiecedRun]] = deque()
+
+    def take() -> None:
+        done = running.popleft().result()
+        if visit is not None and done.intervals is not None:
+            visit(done.intervals)
+        done.intervals = done.lead = None  # type: ignore[assignment]  # dropped once visited
+        results.append(done)
+
     try:
-        for k, batch in enumerate(batches):
-            part = part_of(batch)
+        for batch in batches:
             if pieced(batch):
-                read = min(SPILL_READ_ROWS, max_records)
-                rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
-                run = pieced_run(part, max_records, seed, extra, visit is not None, rows)
-                throughput.append(run.throughput)
-                goodput.append(run_goodput(run.lead, run.throughput, events))
-                tasks.append(run.tasks)
-                samples.update(run.samples)
-                if visit is not None and run.intervals is not None:
-                    visit(run.intervals)
+                while running:
+                    take()
+                running.append(_done(in_pieces(batch)))  # type: ignore[arg-type]
+                take()
                 continue
-            ordered = coming.result() if coming is not None else ordered_records(part, extra)
-            following = batches[k + 1] if k + 1 < len(batches) else None
-            coming = (
-                None
-                if following is None or pieced(following)
-                else pool.submit(ordered_records, part_of(following), extra)
-            )
-            intervals = collect_intervals(part, extra, ordered)
-            del ordered
-            leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
-            steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
-            if batch is None or "last_step" not in counts.columns:
-                throughput.append(run_throughput(part, seed=seed, intervals=intervals))
-            else:  # run_throughput with the counts the caller has: no second read of the batch
-                records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
-                parts = run_parts(intervals.lazy()).collect()
-                throughput.append(throughput_frame(records, parts, steady, intervals, seed, leads=leads))
-            goodput.append(run_goodput(intervals, throughput[-1], events, leads))
-            tasks.append(task_throughput(part, intervals=intervals))
-            samples.update(steady)
-            if visit is not None:
-                visit(intervals)
-            del intervals  # before the next batch is computed, not after
+            while len(running) >= PARALLEL_BATCHES:
+                take()
+            running.append(pool.submit(whole, batch))
+        while running:
+            take()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    samples: dict[str, np.ndarray] = {}
+    drawn: dict[str, np.ndarray] = {}
+    for result in results:
+        samples.update(result.samples)
+        drawn.update(result.draws)
     return IntervalFigures(
-        throughput=pl.concat(throughput).sort("run_id"),
-        tasks=pl.concat(tasks).sort("run_id", "role", "task_index"),
+        throughput=pl.concat([r.throughput for r in results]).sort("run_id"),
+        tasks=pl.concat([r.tasks for r in results]).sort("run_id", "role", "task_index"),
         samples=samples,
-        goodput=pl.concat(goodput).sort("run_id"),
+        goodput=pl.concat([r.goodput for r in results]).sort("run_id"),
+        draws=drawn,
+        draws_seed=seed,
+    )
+
+
+def _done(result: PiecedRun) -> Future[PiecedRun]:
+    future: Future[PiecedRun] = Future()
+    future.set_result(result)
+    return future
+
+
+def batch_figures(
+    part: pl.LazyFrame,
+    batch: list[str | None] | None,
+    counts: pl.DataFrame | None,
+    events: pl.DataFrame,
+    seed: int,
+    extra: Sequence[str],
+    keep: bool,
+) -> PiecedRun:
+    """The interval figures of the whole runs in ``part`` (the steps of ``batch``, None: every run),
+    in one pass over their intervals (held whole). ``counts``: :data:`RECORD_COLUMNS` of every run
+    (None: counted from ``part``); ``events``: :func:`tierscope.analysis.goodput.event_frame`'s;
+    ``keep``: also return the intervals (for a ``visit``)."""
+    drawn: dict[str, np.ndarray] = {}
+    intervals = collect_intervals(part, extra)
+    leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
+    steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
+    if counts is None:
+        throughput = run_throughput(part, seed=seed, intervals=intervals)
+    else:  # run_throughput with the counts the caller has: no second read of the batch
+        records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
+        parts = run_parts(intervals.lazy()).collect()
+        throughput = throughput_frame(records, parts, steady, intervals, seed, leads=leads, kept=drawn)
+    return PiecedRun(
+        throughput=throughput,
+        tasks=task_throughput(part, intervals=intervals),
+        samples=steady,
+        lead=intervals,
+        intervals=intervals if keep else None,
+        goodput=run_goodput(intervals, throughput, events, leads),
+        draws=drawn,
     )
 
 
@@ -224,6 +276,8 @@ class PiecedRun:
     samples: dict[str, np.ndarray]
     lead: pl.DataFrame
     intervals: pl.DataFrame | None
+    goodput: pl.DataFrame | None = None  # :func:`run_goodput`'s rows, once computed
+    draws: dict[str, np.ndarray] = field(default_factory=dict)  # as IntervalFigures.draws (where kept)
 
 
 def task_pieces(tasks: pl.DataFrame, max_records: int) -> list[pl.DataFrame]:

@@ -133,6 +133,8 @@ _STALLING_ROLES = ("master", "chief", "worker")
 
 def _first_of(events: pl.DataFrame, name: str) -> tuple[object, int | None] | None:
     """``(timestamp, step)`` of the earliest ``name`` event with a time, or None."""
+    if events.height == 0:
+        return None
     hits = events.filter((pl.col("event") == name) & pl.col("timestamp").is_not_null()).sort("timestamp")
     return None if hits.height == 0 else (hits["timestamp"][0], hits["step"][0])
 
@@ -141,6 +143,8 @@ def _pairs(events: pl.DataFrame, begin: str, end: str) -> list[tuple[int, str, o
     """``(step, task, timestamp, seconds)`` per occurrence of one stall class: a begin event with the
     task's next end event after it (``seconds`` their distance), or a lone begin or end (None)."""
     found: list[tuple[int, str, object, float | None]] = []
+    if events.height == 0:
+        return found
     ours = events.filter(pl.col("event").is_in([begin, end]) & pl.col("step").is_not_null())
     for (role, index), part in ours.group_by("role", "task_index", maintain_order=True):
         task = f"{role}/{index}"
@@ -238,14 +242,16 @@ def _one_run(
     steps = lead["step"].to_numpy().astype(float)
     first = lead["interval_index"].to_numpy() == 0
     warm = lead["warmup"].to_numpy() & ~first
-    d_step = lead["d_step"].fill_null(0).to_numpy().astype(float)
+    d_step = lead["d_step"].cast(pl.Float64).fill_null(0.0).to_numpy()
     d_seconds = lead["d_seconds"].fill_null(0.0).to_numpy()
     expected = d_step / rate
-    stalled = ~first & ~warm & (d_seconds > STALL_FACTOR * expected)
+    excess = d_seconds - expected  # each interval's time beyond what its steps take at the steady rate
+    steady = ~first & ~warm
+    stalled = steady & (d_seconds > STALL_FACTOR * expected)
     out: dict[str, object] = {"stalls": int(stalled.sum())}
-    warmup = float(np.clip(d_seconds - expected, 0, None)[warm].sum())
-    out["badput_stalls_s"] = float((d_seconds - expected)[stalled].sum())
-    steady_time = float(d_seconds[~first & ~warm & ~stalled].sum()) + float(expected[warm | stalled].sum())
+    warmup = float(np.clip(excess[warm], 0, None).sum())
+    out["badput_stalls_s"] = float(excess[stalled].sum())
+    steady_time = float(d_seconds[steady & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
     clock = lead_clock(lead, started, ended)
     t, origin_known, end, origin = clock.seconds, clock.origin_known, clock.end, clock.origin
@@ -310,7 +316,7 @@ def _one_run(
     def place(step: int, stamp: object) -> list[int]:
         return _interval_of(step, stamp, steps, starts, t if timed else None, origin)
 
-    classes, other = stall_classes(d_seconds - expected, stalled, occurrences, place)
+    classes, other = stall_classes(excess, stalled, occurrences, place)
     instrumented = own.filter(pl.col("event") == INITIALIZED).height > 0
     for c in STALL_CLASSES:
         seen = bool(occurrences[c]) or instrumented or not stalled.any()

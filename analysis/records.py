@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import polars as pl
 
 from tierscope.dataset.schema import TRAINING_ROLES
@@ -38,7 +39,7 @@ def run_spans(frame: pl.DataFrame) -> list[tuple[int, int]]:
     there is one stretch a run, and its rows are ``frame.slice(offset, length)``: no hashing of run ids."""
     if frame.height == 0:
         return []
-    lengths = frame.select(pl.col("run_id").rle().struct.field("len")).to_series().to_list()
+    lengths = frame.get_column("run_id").rle().struct.field("len").to_list()
     offsets = [0, *itertools.accumulate(lengths)][:-1]
     return list(zip(offsets, lengths, strict=True))
 
@@ -49,7 +50,11 @@ def training_steps(steps: pl.LazyFrame) -> pl.LazyFrame:
     A record that names no task (Estimator, Keras and MLPerf lines without a launcher
     prefix) comes from a single-process log: it counts as the run's one training task.
     """
-    return steps.filter(pl.col("role").is_in(list(TRAINING_ROLES)) | pl.col("role").is_null())
+    return steps.filter(TRAINING)
+
+
+#: True on a record of a training task (see :func:`training_steps`).
+TRAINING = pl.col("role").is_in(list(TRAINING_ROLES)) | pl.col("role").is_null()
 
 
 def merge_duplicates(steps: pl.LazyFrame) -> pl.LazyFrame:
@@ -144,10 +149,11 @@ def task_starts() -> pl.Expr:
     return ~same | (pl.int_range(pl.len()) == 0)
 
 
-def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
+def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataFrame:
     """``in_log_order(merge_duplicates(steps))``, collected: the same rows in the same order (ties of
     the order excepted), at a fraction of the cost where the dataset holds them as the collector
-    writes them. Input: :func:`merge_duplicates`' columns; output: the same plus ``copies``.
+    writes them. Input: :func:`merge_duplicates`' columns; output: the same plus ``copies`` (and with
+    ``starts``, ``_first``: Boolean, true on each task's first row, as :func:`task_starts`).
 
     The collector stores each task's records in log order, so the sort is made only where a
     cheap check (one comparison of each row with the task's previous one) finds that order
@@ -157,24 +163,126 @@ def distinct_in_log_order(steps: pl.DataFrame) -> pl.DataFrame:
     task whose steps, in log order, do not strictly increase (a restart, a re-read source, a
     second source, a step-less record): only those tasks go through :func:`merge_duplicates`.
     """
+    # One chunk per column first (a read of several files gives one a file): polars would otherwise
+    # copy the columns into one chunk again at every eager step below.
+    steps = steps.rechunk()
     frame = steps.with_columns(_order_ts=_order_ts(steps.get_column("timestamp")))
-    whole = (*TASK, *LOG_ORDER)
-    first = pl.int_range(pl.len()) == 0
-    in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, first, null_kinds(frame)).all()
-    if not frame.select(in_order).item():
-        # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
-        frame = by_task(frame)
+    coded = task_codes(frame)
+    if coded is None:  # the run ids' stretches out of order: the tasks compared by their keys
+        first = pl.int_range(pl.len()) == 0
+        whole = (*TASK, *LOG_ORDER)
+        in_order = _not_before(whole, {k: pl.col(k).shift(1) for k in whole}, first, null_kinds(frame)).all()
         if not frame.select(in_order).item():
-            frame = frame.sort(whole, nulls_last=True)
+            frame = by_task(frame)
+            if not frame.select(in_order).item():
+                frame = frame.sort(whole, nulls_last=True)
+        first = frame.select(task_starts().alias("_first")).to_series()
+    else:
+        codes, runs = coded
+        # Columns holding one value in each run (the run id, a run's one source, a column all null) are
+        # the same after any reordering within the runs, and tie within every task.
+        same = [c for c in frame.columns if c == "run_id" or _one_per_run(frame.get_column(c), runs, c == "source")]
+        if codes.size > 1 and (codes[1:] < codes[:-1]).any():
+            # Tasks interleaved (one log of several tasks), each in log order: a stable sort by task is all it takes.
+            order = np.argsort(codes, kind="stable")
+            frame, codes = _gathered_rows(frame, order, same), codes[order]
+        first = pl.Series("_first", _starts_of(codes))
+        # within each task (its first row compared with nothing), in log order?
+        keys = frame.select(LOG_ORDER)
+        prev = {k: pl.col(k).shift(1) for k in LOG_ORDER}
+        ties = null_kinds(keys) | dict.fromkeys((c for c in LOG_ORDER if c in same), "all")
+        in_order = _not_before(LOG_ORDER, prev, pl.col("_first"), ties)
+        if not keys.with_columns(first).select(in_order.all()).item():
+            frame = frame.sort((*TASK, *LOG_ORDER), nulls_last=True)
+            first = frame.select(task_starts().alias("_first")).to_series()
     frame = frame.drop("_order_ts")
     rises = pl.col("step") > pl.col("step").shift(1)
-    unsure = pl.col("step").is_null() | (~task_starts() & ~rises.fill_null(False))
-    if not frame.select(unsure.any()).item():
-        return frame.with_columns(copies=pl.lit(1, dtype=pl.UInt32))
-    flagged = frame.select(unsure.any().over(TASK)).to_series()
+    unsure = pl.col("step").is_null() | (~pl.col("_first") & ~rises.fill_null(False))
+    marked = frame.select("step").with_columns(first).select(unsure).to_series()
+    if not marked.any():
+        once = frame.with_columns(copies=pl.lit(1, dtype=pl.UInt32))
+        return once.with_columns(first) if starts else once
+    flagged = frame.select(TASK).with_columns(marked.alias("_unsure")).select(pl.col("_unsure").any().over(TASK))
+    flagged = flagged.to_series()
     clean = frame.filter(~flagged).with_columns(copies=pl.lit(1, dtype=pl.UInt32))
     merged = in_log_order(merge_duplicates(frame.filter(flagged).lazy())).collect()
-    return by_task(pl.concat([clean, merged]))
+    out = by_task(pl.concat([clean, merged]))
+    return out.with_columns(_first=task_starts()) if starts else out
+
+
+def task_codes(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per row of ``frame``, a number that orders its task as :data:`TASK` does (ascending, nulls
+    last; equal for the rows of one task): the run's stretch, the role's rank among the frame's
+    roles and the task index, packed in one unsigned integer (uint16 where they fit, so a stable
+    sort by it is a radix sort); and the runs' numbers of rows, in row order. None where a run's
+    rows are not one stretch, stretches in run id order (then the task's strings must be compared),
+    or the codes would not fit 64 bits.
+
+    Cheaper than comparing the task's strings row by row: each string column is hashed or
+    run-length encoded once, and nothing but integers is compared."""
+    if frame.height == 0:
+        return np.zeros(0, dtype=np.uint16), np.zeros(0, dtype=np.int64)
+    stretches = frame.get_column("run_id").rle()
+    ids = [(value is None, value or "") for value in stretches.struct.field("value").to_list()]
+    if any(a >= b for a, b in itertools.pairwise(ids)):
+        return None
+    # the roles' ranks in order (nulls last), looked up by the hash of each stretch's role
+    roles = frame.get_column("role").rle()
+    values = roles.struct.field("value")
+    names = values.unique()
+    hashes = names.hash().to_numpy()
+    if np.unique(hashes).size != names.len():  # two roles of one hash: their rows cannot be told apart
+        return None
+    index = frame.get_column("task_index")
+    low, high = index.min(), index.max()
+    if low is None:  # no task index at all: one value, null
+        low = high = 0
+    width = int(high) - int(low) + 2  # the indexes, then null
+    per_run = names.len() * width
+    lengths = stretches.struct.field("len").to_numpy()
+    if len(lengths) * per_run > 1 << 63:
+        return None
+    # the narrowest type the codes fit (a uint16 sorts by radix), each part built in it
+    kind = next(t for t in (np.uint16, np.uint32, np.uint64) if len(lengths) * per_run <= np.iinfo(t).max + 1)
+    ranked = sorted(range(names.len()), key=lambda i: (names[i] is None, names[i]))
+    rank_of = np.empty(names.len(), dtype=kind)
+    rank_of[ranked] = np.arange(names.len(), dtype=kind)
+    by_hash = np.argsort(hashes)
+    role = rank_of[by_hash][np.searchsorted(hashes[by_hash], values.hash().to_numpy())] * kind(width)
+    codes = np.repeat(role, roles.struct.field("len").to_numpy())
+    dtype = {np.uint16: pl.UInt16, np.uint32: pl.UInt32, np.uint64: pl.UInt64}[kind]
+    codes += (index.cast(pl.Int64) - low).fill_null(width - 1).cast(dtype).to_numpy()
+    codes += np.repeat(np.arange(len(lengths), dtype=kind) * kind(per_run), lengths)
+    return codes, lengths
+
+
+def _one_per_run(column: pl.Series, runs: np.ndarray, look: bool) -> bool:
+    """Whether ``column`` is all null, or (``look``: where it is worth a pass, a run's source) holds one
+    value in each run (``runs``: the runs' numbers of rows, in row order; adjacent runs of one value
+    are taken as not)."""
+    if column.null_count() == column.len():
+        return True
+    if not look:
+        return False
+    lengths = column.rle().struct.field("len").to_numpy()
+    return lengths.size == runs.size and bool((lengths == runs).all())
+
+
+def _starts_of(codes: np.ndarray) -> np.ndarray:
+    """True on each row whose task code differs from the previous row's, and on the first row."""
+    starts = np.empty(codes.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=starts[1:])
+    return starts
+
+
+def _gathered_rows(frame: pl.DataFrame, order: np.ndarray, same: list[str]) -> pl.DataFrame:
+    """``frame``'s rows in ``order``, a permutation that keeps each run's rows where they were: the
+    ``same`` columns (one value in each run) are kept as they are, the others gathered (from one
+    chunk each: polars gathers from several chunks many times slower)."""
+    index = pl.Series(order.astype(np.uint32 if order.size < 1 << 32 else np.uint64))
+    moved = frame.drop(same).rechunk()[index]
+    return pl.concat([moved, frame.select(same)], how="horizontal").select(frame.columns)
 
 
 def by_task(frame: pl.DataFrame) -> pl.DataFrame:

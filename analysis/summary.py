@@ -276,7 +276,8 @@ def summary_frame(
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
-        speedups = speedup_intervals(figures.samples, b["run_id"], options.seed)
+        drawn = figures.draws if figures.draws_seed == options.seed else None
+        speedups = speedup_intervals(figures.samples, b["run_id"], options.seed, drawn)
         frame = frame.join(speedups, on="run_id", how="left").with_columns(
             pl.col("speedup_ci_low", "speedup_ci_high") * pl.col("_factor")
         )
@@ -344,25 +345,35 @@ def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
     )
 
 
-def speedup_intervals(samples: dict[str, np.ndarray], baseline: str, seed: int = BOOTSTRAP_SEED) -> pl.DataFrame:
+def speedup_intervals(
+    samples: dict[str, np.ndarray],
+    baseline: str,
+    seed: int = BOOTSTRAP_SEED,
+    drawn: dict[str, np.ndarray] | None = None,
+) -> pl.DataFrame:
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
     Each draw divides the run's resampled steady median by the baseline's (resampled
     independently; the draws of :func:`tierscope.analysis.throughput.run_throughput`'s intervals).
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
-    ``samples``: the runs' steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`).
+    ``samples``: the runs' steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`);
+    ``drawn``: draws of those medians made already with ``seed`` (the steady intervals'), taken as they are.
     """
+    drawn = drawn or {}
     base = samples.get(baseline)
     rows: list[dict[str, object]] = []
     if base is None or base.size < 2:
         return pl.DataFrame(schema={"run_id": pl.String, "speedup_ci_low": pl.Float64, "speedup_ci_high": pl.Float64})
-    base_draws = median_draws(base, baseline, seed)
+    base_draws = drawn[baseline] if baseline in drawn else median_draws(base, baseline, seed)
     for run, values in samples.items():
         if values.size < 2:
             continue
         # a run against itself would reuse its own draws: ratio 1 exactly, which hides the noise
-        draws = median_draws(values, run, seed + 1 if run == baseline else seed)
+        if run != baseline and run in drawn:
+            draws = drawn[run]
+        else:
+            draws = median_draws(values, run, seed + 1 if run == baseline else seed)
         with np.errstate(divide="ignore", invalid="ignore"):  # a baseline at 0 steps/s: no ratio, no warning
             ratios = draws / base_draws
         low, high = percentile_interval(ratios)

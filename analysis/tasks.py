@@ -17,9 +17,13 @@
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import polars as pl
 
-from tierscope.analysis.records import TASK, task_starts
+from tierscope.analysis.bootstrap import exact_median
+from tierscope.analysis.records import TASK
 from tierscope.analysis.throughput import interval_rates
 
 #: A task below this fraction of its peers' median local steps/s is a straggler.
@@ -64,12 +68,20 @@ def task_throughput(steps: pl.LazyFrame, intervals: pl.DataFrame | None = None) 
 def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
     """Each task's own figures of :func:`task_throughput` (``run_id, role, task_index, records,
     segments, steady_intervals, steady_global_steps_per_s, local_steps_per_s, local_includes_warmup``),
-    unsorted: a task's intervals are all it needs. Each task's rows together (as the intervals are):
-    grouped by the task's ordinal, a running count of task starts, far cheaper to hash than the
-    task's strings."""
+    unsorted: a task's intervals are all it needs. Each task's rows together (as the intervals are),
+    starting at its first interval (segment 0, index 0): up to :data:`SLICED_TASKS` tasks are sliced
+    where they lie and their medians found by a partition (:func:`tierscope.analysis.bootstrap.exact_median`,
+    polars' median to the bit), more are grouped by the task's ordinal (a running count of task starts,
+    far cheaper to hash than the task's strings)."""
     steady = ~pl.col("warmup")
+    starts = (pl.col("segment") == 0) & (pl.col("interval_index") == 0)
+    frame = intervals.select(*TASK, "segment", "rate", "local_rate", "warmup", _start=starts).collect()
+    firsts = np.flatnonzero(frame.get_column("_start").to_numpy())
+    if firsts.size <= SLICED_TASKS:
+        return _sliced_figures(frame, firsts)
     return (
-        intervals.with_columns(_task=task_starts().cast(pl.UInt32).cum_sum())
+        frame.lazy()
+        .with_columns(_task=pl.col("_start").cast(pl.UInt32).cum_sum())
         .group_by("_task")
         .agg(
             *[pl.col(key).first() for key in TASK],
@@ -80,13 +92,60 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
             _steady_local=pl.col("local_rate").filter(steady).median(),
             _any_local=pl.col("local_rate").median(),
         )
-        .with_columns(
-            local_steps_per_s=pl.coalesce("_steady_local", "_any_local"),
-            local_includes_warmup=pl.when(pl.col("_any_local").is_not_null()).then(pl.col("_steady_local").is_null()),
-        )
+        .with_columns(_local_figures())
         .drop("_task")
         .collect()
     )
+
+
+#: Up to this many tasks in one frame, :func:`own_figures` takes them a slice at a time.
+SLICED_TASKS = 2000
+
+
+def _local_figures() -> list[pl.Expr]:
+    return [
+        pl.coalesce("_steady_local", "_any_local").alias("local_steps_per_s"),
+        pl.when(pl.col("_any_local").is_not_null())
+        .then(pl.col("_steady_local").is_null())
+        .alias("local_includes_warmup"),
+    ]
+
+
+def _sliced_figures(frame: pl.DataFrame, firsts: np.ndarray) -> pl.DataFrame:
+    """:func:`own_figures` of ``frame`` (its columns and ``_start``), each task's rows from ``firsts[k]`` on."""
+    bounds = np.append(firsts, frame.height)
+    rate, has_rate = frame.get_column("rate").fill_null(0.0).to_numpy(), frame.get_column("rate").is_not_null()
+    local, has_local = (
+        frame.get_column("local_rate").fill_null(0.0).to_numpy(),
+        frame.get_column("local_rate").is_not_null(),
+    )
+    steady = ~frame.get_column("warmup").fill_null(True).to_numpy()  # a null warm-up flag: not steady (as a filter)
+    has_rate, has_local = has_rate.to_numpy(), has_local.to_numpy()
+    segment = frame.get_column("segment").to_numpy()
+    rows = []
+    for lo, hi in itertools.pairwise(bounds.tolist()):
+        held = slice(lo, hi)
+        steady_rate = steady[held] & has_rate[held]
+        rows.append(
+            (
+                int(hi - lo),
+                int(segment[held].max()) + 1,
+                int(steady_rate.sum()),
+                exact_median(rate[held][steady_rate]),
+                exact_median(local[held][steady[held] & has_local[held]]),
+                exact_median(local[held][has_local[held]]),
+            )
+        )
+    figures = pl.DataFrame(
+        rows,
+        schema={
+            "records": pl.UInt32(), "segments": pl.UInt32(), "steady_intervals": pl.UInt32(),
+            "steady_global_steps_per_s": pl.Float64(), "_steady_local": pl.Float64(), "_any_local": pl.Float64(),
+        },
+        orient="row",
+    )  # fmt: skip
+    keys = frame.select(TASK)[pl.Series(firsts, dtype=pl.UInt64)] if firsts.size else frame.select(TASK).clear()
+    return pl.concat([keys, figures], how="horizontal").with_columns(_local_figures())
 
 
 def with_peers(per_task: pl.DataFrame) -> pl.DataFrame:

@@ -57,6 +57,7 @@ from tierscope.analysis.bootstrap import (
 )
 from tierscope.analysis.records import (
     TASK,
+    TRAINING,
     distinct_in_log_order,
     in_log_order,
     merge_duplicates,
@@ -134,20 +135,19 @@ _NAMED_PID = pl.when(_NAMED_PID >= 0).then(_NAMED_PID)
 
 def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
     """Stage 1 of :func:`with_intervals`: ``ordered`` (one row per record, each task's rows together in
-    log order) with each record's raw step and time deltas to the task's previous record and ``_raw_rate``."""
+    log order; with ``_first``, each task's first row, if marked already) with each record's raw step
+    and time deltas to the task's previous record and ``_raw_rate``."""
     first = pl.col("_first")
-    return (
-        ordered.with_columns(_first=task_starts())
-        .with_columns(
-            _d_step=pl.col("step") - _previous("step", first),
-            _d_seconds=_seconds_since_previous(first),
-            _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
-            _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
-        )
-        .with_columns(
-            _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
-                pl.col("_d_step") / pl.col("_d_seconds")
-            )
+    if "_first" not in ordered.collect_schema().names():  # not marked by ordered_records
+        ordered = ordered.with_columns(_first=task_starts())
+    return ordered.with_columns(
+        _d_step=pl.col("step") - _previous("step", first),
+        _d_seconds=_seconds_since_previous(first),
+        _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
+        _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
+    ).with_columns(
+        _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+            pl.col("_d_step") / pl.col("_d_seconds")
         )
     )
 
@@ -226,10 +226,15 @@ INPUT_COLUMNS = (
 
 def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFrame:
     """The training tasks' distinct records of ``steps`` in log order per task, collected with
-    :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies``
+    :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies`` and ``_first`` (each task's first row)
     (:func:`tierscope.analysis.records.distinct_in_log_order`)."""
     columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
-    return distinct_in_log_order(training_steps(steps).select(columns).collect())
+    rows = steps.select(columns).collect()
+    # Most logs hold training tasks' records only: the filter (a copy of every column) only where not.
+    training = rows.select(TRAINING).to_series()
+    if not training.all():
+        rows = rows.filter(training)
+    return distinct_in_log_order(rows, starts=True)
 
 
 def collect_intervals(
@@ -250,7 +255,9 @@ def collect_intervals(
     raw = raw.with_columns(_jump_median=run_medians(raw, JUMP_RATES))
     rated = with_segments(raw.lazy(), pl.col("_jump_median")).collect()
     rated = rated.with_columns(_warm_median=run_medians(rated, WARM_RATES))
-    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect()
+    # one chunk a column: every figure below takes slices and eager steps of them, each of which would
+    # otherwise copy the columns (collected in parallel pieces) into one chunk again
+    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect().rechunk()
 
 
 def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
@@ -343,11 +350,13 @@ def throughput_frame(
     seed: int = BOOTSTRAP_SEED,
     draws: int = BOOTSTRAP_DRAWS,
     leads: pl.DataFrame | None = None,
+    kept: dict[str, np.ndarray] | None = None,
 ) -> pl.DataFrame:
     """:func:`run_throughput`'s frame from its parts: ``records`` (``run_id, records, last_step``),
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
-    task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them."""
+    task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them. ``kept``,
+    if given, receives each run's bootstrap draws of its median (:func:`median_draws`, ``seed``)."""
     medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col("tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments").fill_null(0),
@@ -358,10 +367,10 @@ def throughput_frame(
             (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
         ),
     )
-    bounds = {
-        run: percentile_interval(median_draws(values, run, seed, draws)) if len(values) > 1 else (None, None)
-        for run, values in samples.items()
-    }
+    drawn = {run: median_draws(values, run, seed, draws) for run, values in samples.items() if len(values) > 1}
+    if kept is not None:
+        kept.update(drawn)
+    bounds = {run: percentile_interval(drawn[run]) if run in drawn else (None, None) for run in samples}
     frame = frame.with_columns(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
@@ -371,11 +380,15 @@ def throughput_frame(
 
 
 def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, np.ndarray]:
-    """``{run_id: steady interval rates}`` (global steps/s, in the rows' order) from
-    :func:`steady_intervals`-like rows."""
+    """``{run_id: steady interval rates}`` (global steps/s, in the rows' order; runs in the order they
+    first appear) from :func:`steady_intervals`-like rows."""
     frame = steady.lazy().filter(pl.col("rate").is_not_null()).select("run_id", "rate").collect()
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
-    return {run: part["rate"].to_numpy() for (run,), part in frame.group_by("run_id", maintain_order=True)}
+    spans = run_spans(frame)
+    if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
+        return {run: part["rate"].to_numpy() for (run,), part in frame.group_by("run_id", maintain_order=True)}
+    rates = frame.get_column("rate")
+    return {frame["run_id"][offset]: rates.slice(offset, length).to_numpy() for offset, length in spans}
 
 
 def task_firsts(intervals: pl.LazyFrame) -> pl.LazyFrame:

@@ -44,6 +44,7 @@ import uuid
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -68,7 +69,7 @@ from tierscope.dataset.schema import (
     STEP_SCHEMA,
     conform,
 )
-from tierscope.dataset.verified import VerifiedFiles
+from tierscope.dataset.verified import VerifiedFiles, stamp_of
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,20 @@ def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
     return final
 
 
+#: Threads that hash the data files a reader checks (:meth:`Dataset._hash_ahead`).
+HASH_THREADS = 2
+
+
+@dataclass(frozen=True)
+class _Hashed:
+    """A data file hashed ahead of its check: its stamp then (:func:`stamp_of`), when the hash began
+    (``time.time_ns()``) and the digest (:func:`file_digest`)."""
+
+    stamp: tuple[int, int, int, int, int]
+    hashed_at: int
+    digest: str
+
+
 #: The prefix of a reader's directory of links (:class:`_Pins`) in the temporary folder.
 PINS_PREFIX = "tierscope-pins-"
 
@@ -365,6 +380,8 @@ class Dataset:
         self._digests = None if isinstance(self.root, GsPath) else VerifiedFiles(self.root)
         #: The files (paths to read them by) of each table's latest :meth:`scan`, for :meth:`chunks`.
         self._scanned: dict[str, list[Path]] = {}
+        #: Per table's latest :meth:`scan`, the run ids of its short-named partitions (by decoded name).
+        self._long_ids: dict[str, dict[str, str]] = {}
         #: The range of the table's range key in each file this instance wrote (None: it has nulls).
         self._ranges: dict[Path, tuple[Any, Any] | None] = {}
         self.scans: Counter[str] = Counter()
@@ -464,24 +481,49 @@ class Dataset:
         one, :class:`FileNotFoundError` if one was deleted since it was listed (by a compaction).
         """
         readable: list[Path] = []
+        ahead = self._hash_ahead(files)
         for path in files:
             if self.holding_lock and not isinstance(path, GsPath):
                 # No compaction can run while this process holds the lock: nothing to pin.
                 # (An object is always pinned: polars reads the local copy made on opening.)
                 with path.open("rb") as handle:
-                    self._check(path, path, handle, table)
+                    self._check(path, path, handle, table, ahead.get(path))
                 readable.append(path)
                 continue
             handle, link = self._pins.pin(path, path.relative_to(self.root))
             try:
-                self._check(path, link, handle, table)
+                self._check(path, link, handle, table, ahead.get(path))
             except DatasetCorruptError:
                 self._pins.unpin(path)
                 raise
             readable.append(link)
         return readable
 
-    def _check(self, path: Path, link: Path, handle: BinaryIO, table: str) -> None:
+    def _hash_ahead(self, files: list[Path]) -> dict[Path, _Hashed]:
+        """The digests of those of ``files`` that :meth:`_check` would hash (a digest in the name, not
+        verified yet), each file hashed on one of :data:`HASH_THREADS` threads (hashlib releases the
+        GIL: the first read after a collect hashes every new file). Each is opened on its own: the
+        check takes its digest only for the file it pinned (the same stamp), else hashes that one."""
+        todo = [
+            p for p in files if not isinstance(p, GsPath) and named_digest(p) is not None and p not in self._verified
+        ]
+        if len(todo) < 2:
+            return {}
+        if self._digests is not None:
+            self._digests.holds(todo[0], os.stat(todo[0]))  # the cache loaded once, before the threads
+
+        def one(path: Path) -> tuple[Path, _Hashed] | None:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                if self._digests is not None and self._digests.holds(path, st):
+                    return None
+                hashed_at = time.time_ns()
+                return path, _Hashed(stamp_of(st), hashed_at, file_digest(handle))
+
+        with ThreadPoolExecutor(max_workers=HASH_THREADS, thread_name_prefix="tierscope-hash") as pool:
+            return dict(found for found in pool.map(one, todo) if found is not None)
+
+    def _check(self, path: Path, link: Path, handle: BinaryIO, table: str, ahead: _Hashed | None = None) -> None:
         st = os.fstat(handle.fileno())
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
         if self._verified.get(path) == stamp:
@@ -490,8 +532,11 @@ class Dataset:
         if remembered and self._digests.holds(path, st):  # type: ignore[union-attr]
             self._verified[path] = stamp
             return
-        hashed_at = time.time_ns()
-        problem = check_digest(path, handle)
+        if ahead is not None and ahead.stamp == stamp_of(st):  # hashed ahead, the very file pinned
+            hashed_at, problem = ahead.hashed_at, digest_problem(path, ahead.digest)
+        else:
+            hashed_at = time.time_ns()
+            problem = check_digest(path, handle)
         if problem is None and named_digest(path) is None:
             problem = check_file(link, TABLES[table])
         if problem:
@@ -543,9 +588,27 @@ class Dataset:
             for d in {self.root / table / f.parent.name for f in files}
             if (d / RUN_ID_FILE).is_file()
         }
+        self._long_ids[table] = long_ids
         if long_ids:
             lazy = lazy.with_columns(pl.col("run_id").replace(long_ids))
         return lazy.select(list(spec.schema))
+
+    def footers(self, table: str, columns: list[str]) -> pl.DataFrame:
+        """What the footers of the files of the table's latest :meth:`scan` say of ``columns``, one
+        row per file (:func:`tierscope.dataset.footers.column_statistics`: ``run_id``, ``rows`` and per
+        column its least and greatest value and nulls). Raises :class:`ValueError` before a scan."""
+        from tierscope.dataset.footers import column_statistics
+
+        if table not in self._scanned:
+            raise ValueError(f"footers of {table!r} before it was scanned")
+        long_ids = self._long_ids.get(table, {})
+
+        def run_of(path: Path) -> str:
+            decoded = unquote(path.parent.name[len("run_id=") :])
+            return long_ids.get(decoded, decoded)
+
+        schema = TABLES[table].schema
+        return column_statistics(self._scanned[table], run_of, {c: schema[c] for c in columns})
 
     def chunks(self, table: str, run_id: str, columns: list[str], rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
         """The rows of run ``run_id`` in ``table``, ``columns`` only (dtypes of its schema; ``run_id``
@@ -799,11 +862,13 @@ def check_file(path: Path, table: Table, deep: bool = False) -> str | None:
 def check_digest(path: Path, handle: BinaryIO) -> str | None:
     """What is wrong with the bytes of ``path`` (open as ``handle``) against the digest in its
     name, or None (also for a file whose name has no digest)."""
+    return digest_problem(path, file_digest(handle)) if named_digest(path) is not None else None
+
+
+def digest_problem(path: Path, got: str) -> str | None:
+    """What is wrong with ``got``, the digest of ``path``'s bytes, against the one in its name, or None."""
     want = named_digest(path)
-    if want is None:
-        return None
-    got = file_digest(handle)
-    if got != want:
+    if want is not None and got != want:
         return f"its bytes changed since it was written (SHA-256 {got}..., its name says {want}...)"
     return None
 

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
-from tierscope.analysis.records import TASK, by_task, in_log_order, merge_duplicates, training_steps
+from tierscope.analysis import tasks
+from tierscope.analysis.records import (
+    TASK,
+    by_task,
+    distinct_in_log_order,
+    in_log_order,
+    merge_duplicates,
+    training_steps,
+)
 from tierscope.analysis.tasks import own_figures
 from tierscope.analysis.throughput import (
     INTERVAL_COLUMNS,
@@ -149,3 +158,45 @@ def test_counts_from_first_rows_are_the_distinct_counts() -> None:
 def test_tasks_put_in_order_as_a_stable_sort_does() -> None:
     frame = awkward_steps().collect()
     assert_frame_equal(by_task(frame), frame.sort(TASK, nulls_last=True, maintain_order=True))
+
+
+def test_log_order_restored_alike_with_runs_out_of_order_and_roles_outside_training() -> None:
+    # distinct_in_log_order packs each task in an integer code only where each run's rows are one
+    # stretch in run id order; r2's rows before r1's (or split in two) take the string comparisons.
+    # Either way: the rows of in_log_order(merge_duplicates(...)), in that order (ties broken alike).
+    frame = awkward_steps().collect()
+    half = frame.height // 2
+    shuffled = {
+        "grouped": frame,
+        "runs reversed": pl.concat([frame.slice(half), frame.slice(0, half)]),
+        "a run split": pl.concat(
+            [frame.slice(0, half // 2), frame.slice(half), frame.slice(half // 2, half - half // 2)]
+        ),
+    }
+    for name, steps in shuffled.items():
+        reference = in_log_order(merge_duplicates(steps.lazy())).collect()
+        got = distinct_in_log_order(steps)
+        keys = [*TASK, "step", "source_offset"]
+        (
+            assert_frame_equal(
+                got.sort(keys, nulls_last=True, maintain_order=True),
+                reference.sort(keys, nulls_last=True, maintain_order=True),
+                check_column_order=False,
+            ),
+            name,
+        )
+        assert got.select(TASK).equals(reference.select(TASK)), name
+
+
+def test_task_figures_sliced_are_those_grouped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # own_figures slices each task where it lies (medians by a partition) up to SLICED_TASKS tasks,
+    # else groups them in polars: the same figures, to the bit (nulls and NaN rates included).
+    intervals = interval_rates(awkward_steps()).collect()
+    intervals = intervals.with_columns(
+        rate=pl.when(pl.col("source_offset") % 101 == 0).then(float("nan")).otherwise(pl.col("rate"))
+    )
+    sliced = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
+    monkeypatch.setattr(tasks, "SLICED_TASKS", 0)
+    grouped = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
+    assert sliced.height == 10  # r1 and r2, five training tasks each (the ps left out)
+    assert_frame_equal(sliced, grouped)
