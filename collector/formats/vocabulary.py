@@ -189,6 +189,9 @@ WHOLE_GROUPS: Final[Mapping[str, pl.DataType]] = {
     "task": pl.Int32(),
     "pid": pl.Int64(),
 }
+#: The largest value each of :data:`WHOLE_GROUPS` holds (2**63 - 1, 2**31 - 1): the bound for a
+#: number decoded outside polars (a JSON record's), which would overflow the frame instead.
+WHOLE_MAX: Final[Mapping[str, int]] = {g: pl.select(t.max()).item() for g, t in WHOLE_GROUPS.items()}
 #: What such a capture is not, in the reject's reason: ``pid '99999999999999999999' is not a whole number >= 0``.
 NOT_WHOLE: Final = "is not a whole number >= 0"
 #: Unix seconds a time of a log can be: from 1970 to the end of year 9999 (what a timestamp holds).
@@ -218,6 +221,12 @@ def not_whole(raw: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 def whole_reason(group: str, raw: pl.Expr) -> pl.Expr:
     """A reject's reason for ``group``'s capture ``raw`` (:data:`WHOLE_GROUPS`), null where it is fine or absent."""
     return pl.when(not_whole(raw, WHOLE_GROUPS[group])).then(pl.format(f"{group} '{{}}' {NOT_WHOLE}", raw))
+
+
+def is_unix_time(seconds: float) -> bool:
+    """True where ``seconds`` (Unix seconds, a decoded number) is a time of :data:`UNIX_TIME_RANGE`."""
+    low, high = UNIX_TIME_RANGE
+    return low <= seconds < high
 
 
 def not_unix_time(raw: pl.Expr) -> pl.Expr:
