@@ -10,6 +10,7 @@ import pytest
 
 from tests.collector.formats.test_cloudml_fast_path import both_paths
 from tests.support.formats_support import parse
+from tierscope.collector.formats import LineFormat
 from tierscope.collector.formats.declared import load_formats
 
 #: 2**63 - 1, the largest pid an Int64 holds, and 2**63, one more.
@@ -132,13 +133,19 @@ def test_other_formats_say_the_same_of_an_infinite_loss(fmt: str, line: str) -> 
     assert got.rejects["reason"].to_list() == ["loss 'inf' is infinite"]
 
 
-def test_a_declared_format_rejects_an_infinite_loss_too(tmp_path: Path) -> None:
+def _mine(tmp_path: Path, tail: str, example: str) -> LineFormat:
+    """A declared format 'mine': ``it=N X s/it`` and ``tail`` (a regex, TOML-escaped)."""
     toml = tmp_path / "f.toml"
     toml.write_text(
-        "[[format]]\nname = 'mine'\nregex = '^it=(?P<step>\\d+) (?P<sec_per_step>\\S+) s/it loss (?P<loss>\\S+)'\n"
-        "example = 'it=1 0.5 s/it loss 2.0'\n"
+        f"[[format]]\nname = 'mine'\nregex = '^it=(?P<step>\\d+) (?P<sec_per_step>\\S+) s/it {tail}'\n"
+        f"example = 'it=1 0.5 s/it {example}'\n"
     )
     (declared,) = load_formats(toml)
+    return declared
+
+
+def test_a_declared_format_rejects_an_infinite_loss_too(tmp_path: Path) -> None:
+    declared = _mine(tmp_path, "loss (?P<loss>\\S+)", "loss 2.0")
     got = parse(["it=1 0.5 s/it loss 1e309", "it=2 0.5 s/it loss nan"], only="mine", formats=[declared])
     assert got.rejects.select("source_offset", "reason").rows() == [(1, "loss '1e309' is infinite")]
     assert got.steps["step"].to_list() == [2]  # NaN: a diverged model's record, kept
@@ -177,12 +184,7 @@ def test_a_dlrm_accuracy_outside_0_100_percent_is_a_reject(pct: str) -> None:
 
 
 def test_a_declared_accuracy_outside_0_1_is_a_reject(tmp_path: Path) -> None:
-    toml = tmp_path / "f.toml"
-    toml.write_text(
-        "[[format]]\nname = 'mine'\nregex = '^it=(?P<step>\\d+) (?P<sec_per_step>\\S+) s/it acc (?P<accuracy>\\S+)'\n"
-        "example = 'it=1 0.5 s/it acc 0.5'\n"
-    )
-    (declared,) = load_formats(toml)
+    declared = _mine(tmp_path, "acc (?P<accuracy>\\S+)", "acc 0.5")
     got = parse(
         ["it=1 0.5 s/it acc 1.5", "it=2 0.5 s/it acc nan", "it=3 0.5 s/it acc 1"], only="mine", formats=[declared]
     )
