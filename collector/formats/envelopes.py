@@ -196,7 +196,9 @@ def task_name_expr(name: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     )
     role = pl.coalesce(replica.struct.field("r"), pool_role, pod.struct.field("r"))
     index = pl.coalesce(replica.struct.field("i"), pool.struct.field("i"), pod.struct.field("i"))
-    return role, index.cast(pl.Int32, strict=False)
+    index = index.cast(pl.Int32, strict=False)
+    # as task_from_name: an index no Int32 holds names no task (neither its role)
+    return pl.when(index.is_not_null()).then(role), index
 
 
 def _utc(text: pl.Expr, fmt: str, zoned: bool = False) -> pl.Expr:

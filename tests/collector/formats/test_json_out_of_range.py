@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 
 from tests.support.formats_support import parse
-from tierscope.collector.formats.envelopes import task_from_name
+from tierscope.collector.formats.envelopes import task_from_name, task_name_expr
 
 STEP_MAX, STEP_OVER = 2**63 - 1, 2**63
 TASK_MAX, TASK_OVER = 2**31 - 1, 2**31
@@ -123,6 +124,9 @@ def test_a_task_name_whose_index_no_task_index_holds_names_no_task() -> None:
     assert task_from_name(f"master-replica-{TASK_MAX}") == ("master", TASK_MAX)
     assert task_from_name(f"master-replica-{TASK_OVER}") == (None, None)
     assert task_from_name(f"workerpool1-{TASK_OVER}") == (None, None)
+    names = pl.DataFrame({"name": [f"master-replica-{TASK_MAX}", f"master-replica-{TASK_OVER}"]})
+    role, index = task_name_expr(pl.col("name"))
+    assert names.select(role, index).rows() == [("master", TASK_MAX), (None, None)]  # the same as an expression
     entry = {
         "insertId": "1",
         "logName": "projects/p/logs/master-replica-0",
