@@ -44,6 +44,7 @@ import polars as pl
 from tierscope.collector.errors import CollectorError
 from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame, split_by
 from tierscope.collector.formats.vocabulary import (
+    ACCURACY_RANGE,
     NOT_WHOLE,
     TIME_GROUPS,
     WHOLE_GROUPS,
@@ -51,6 +52,7 @@ from tierscope.collector.formats.vocabulary import (
     not_whole,
     rate_from_time,
     stated_rate,
+    value_reason,
 )
 from tierscope.dataset.schema import ROLES
 from tierscope.errors import UsageError
@@ -198,6 +200,9 @@ class DeclaredFormat:
             else:
                 bad, what = value.is_null() | ~value.is_finite() | (value < 0), "is not a finite number >= 0"
             reason = reason.when(present & bad.fill_null(True)).then(pl.format(f"{g} '{{}}' {what}", raw))
+            if g in ACCURACY_RANGE and (out_of_range := value_reason(g, raw)) is not None:
+                # a number, but no accuracy (150, NaN): the shipped formats' reject
+                reason = reason.when(out_of_range.is_not_null()).then(out_of_range)
             if g in ("sec_per_step", "ms_per_step"):
                 # 1e-320 s is finite and > 0, but its rate overflows: no figure to store.
                 overflow = present & to_steps_per_s(value, g).is_null()

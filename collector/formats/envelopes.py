@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG
+from tierscope.collector.formats.vocabulary import WHOLE_MAX
 from tierscope.dataset.schema import ROLES
 
 _ROLE = "|".join(ROLES)
@@ -172,13 +173,17 @@ def task_from_name(task_name: str | None) -> tuple[str | None, int | None]:
     """
     if not task_name:
         return None, None
+    found: tuple[str, str] | None = None
     if m := _REPLICA.match(task_name):
-        return m["role"], int(m["index"])
-    if m := _POOL.match(task_name):
-        return POOL_ROLES[int(m["pool"])], int(m["index"])
-    if m := _POD.match(task_name):
-        return m["role"], int(m["index"])
-    return None, None
+        found = m["role"], m["index"]
+    elif m := _POOL.match(task_name):
+        found = POOL_ROLES[int(m["pool"])], m["index"]
+    elif m := _POD.match(task_name):
+        found = m["role"], m["index"]
+    # an index no task_index (Int32) holds names no task: it would overflow the frame
+    if found is None or int(found[1]) > WHOLE_MAX["task"]:
+        return None, None
+    return found[0], int(found[1])
 
 
 def task_name_expr(name: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -191,7 +196,9 @@ def task_name_expr(name: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     )
     role = pl.coalesce(replica.struct.field("r"), pool_role, pod.struct.field("r"))
     index = pl.coalesce(replica.struct.field("i"), pool.struct.field("i"), pod.struct.field("i"))
-    return role, index.cast(pl.Int32, strict=False)
+    index = index.cast(pl.Int32, strict=False)
+    # as task_from_name: an index no Int32 holds names no task (neither its role)
+    return pl.when(index.is_not_null()).then(role), index
 
 
 def _utc(text: pl.Expr, fmt: str, zoned: bool = False) -> pl.Expr:

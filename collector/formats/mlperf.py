@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import polars as pl
 
 from tierscope.collector import jsonvalues
 from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat, split_by
+from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, NOT_WHOLE, WHOLE_MAX, is_unix_time
 
 _MARK = ":::MLLOG"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class _Bad(ValueError):
@@ -47,8 +49,8 @@ def _step(meta: dict[str, Any], key: str) -> int | None:
     step = meta.get("step")
     if step is None:
         return None
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-        raise _Bad(f"{key}: metadata.step {step!r} is not a whole number >= 0")
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= WHOLE_MAX["step"]:
+        raise _Bad(f"{key}: metadata.step {step!r} {NOT_WHOLE}")
     return step
 
 
@@ -110,7 +112,11 @@ class MLPerf(SingleLineFormat):
         if key not in ("throughput", "eval_accuracy", "run_start", "run_stop"):
             return None, {}
         ms = _finite(obj.get("time_ms"), f"{key}: time_ms")
-        stamp = datetime.fromtimestamp(ms / 1000, UTC)
+        if not is_unix_time(ms / 1000):
+            # datetime would raise (year 10000, a time_t overflow) or store a time no log has
+            raise _Bad(f"{key}: time_ms {obj['time_ms']!r} / 1000 {NOT_UNIX_TIME}")
+        # milliseconds added to the epoch: exact, where ms / 1000 as a float is not near year 9999
+        stamp = _EPOCH + timedelta(milliseconds=ms)
         if key == "run_start":
             return "started", {"event": "started", "timestamp": stamp, "_ms": ms}
         if key == "run_stop":

@@ -42,6 +42,7 @@ from tierscope.collector.formats.vocabulary import (
     loss_reason,
     record_columns,
     stepless_position,
+    value_reason,
     whole_reason,
 )
 
@@ -115,10 +116,12 @@ class PhrasedFormat(SingleLineFormat):
         """Why a line the pattern read is a reject all the same, null where it is good (None: nothing
         to check): a whole-number capture that is not one a step record holds
         (:func:`~tierscope.collector.formats.vocabulary.whole_reason`), an infinite loss
-        (:func:`~tierscope.collector.formats.vocabulary.loss_reason`); the declared formats' reasons."""
+        (:func:`~tierscope.collector.formats.vocabulary.loss_reason`), a time or an accuracy out of its range
+        (:func:`~tierscope.collector.formats.vocabulary.value_reason`); the declared formats' reasons."""
         groups = self.groups()
         checks = [whole_reason(g, pl.col(g)) for g in groups if g in WHOLE_GROUPS]
         checks += [loss_reason(pl.col("loss"))] if "loss" in groups else []
+        checks += [why for g in groups if (why := value_reason(g, pl.col(g))) is not None]
         return pl.coalesce(checks) if checks else None
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:

@@ -24,19 +24,24 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import polars as pl
 
 from tierscope.collector import jsonvalues
 from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFormat
+from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, WHOLE_MAX, is_unix_time
 from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import EVENTS, ROLES
 
 LABELS_KEY = "logging.googleapis.com/labels"
 
 _INT_FIELDS = ("step", "local_step", "task_index")
+#: The largest value of each whole field (the vocabulary's, by its group: task_index is a ``task``).
+_INT_MAX = {"step": WHOLE_MAX["step"], "local_step": WHOLE_MAX["local_step"], "task_index": WHOLE_MAX["task"]}
+#: The Unix epoch, to put a time in seconds without datetime.timestamp()'s overflow at year 10000 UTC.
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FLOAT_FIELDS = (
     "loss",
     "accuracy",
@@ -67,6 +72,9 @@ def _as_int(payload: Mapping[str, Any], key: str, required: bool) -> int | None:
         raise RecordError(f"field '{key}' is {value!r}, not a whole number")
     if value < 0:
         raise RecordError(f"field '{key}' is {value!r}, negative")
+    if value > _INT_MAX[key]:
+        # a frame's column would overflow (a traceback): more than the stored type holds
+        raise RecordError(f"field '{key}' is {value!r}, more than {_INT_MAX[key]} (the largest a record holds)")
     return int(value)
 
 
@@ -85,9 +93,15 @@ def _as_time(value: Any) -> datetime | None:
     if value is None:
         return None
     try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        stamp = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         raise RecordError(f"timestamp {value!r} is not an ISO 8601 time") from None
+    # a time without an offset is stored as UTC; an offset can carry 9999-12-31 into year 10000
+    # (whole seconds, floored: a float of them cannot tell 9999-12-31T23:59:59.999999 from year 10000)
+    since = (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)) - _EPOCH
+    if not is_unix_time(since // timedelta(seconds=1)):
+        raise RecordError(f"timestamp {value!r} {NOT_UNIX_TIME}")
+    return stamp
 
 
 def record_from_payload(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

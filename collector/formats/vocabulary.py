@@ -189,6 +189,9 @@ WHOLE_GROUPS: Final[Mapping[str, pl.DataType]] = {
     "task": pl.Int32(),
     "pid": pl.Int64(),
 }
+#: The largest value each of :data:`WHOLE_GROUPS` holds (2**63 - 1, 2**31 - 1): the bound for a
+#: number decoded outside polars (a JSON record's), which would overflow the frame instead.
+WHOLE_MAX: Final[Mapping[str, int]] = {g: pl.select(t.max()).item() for g, t in WHOLE_GROUPS.items()}
 #: What such a capture is not, in the reject's reason: ``pid '99999999999999999999' is not a whole number >= 0``.
 NOT_WHOLE: Final = "is not a whole number >= 0"
 #: Unix seconds a time of a log can be: from 1970 to the end of year 9999 (what a timestamp holds).
@@ -208,6 +211,29 @@ def loss_reason(raw: pl.Expr) -> pl.Expr:
     return pl.when(number(raw).is_infinite()).then(pl.format(f"loss '{{}}' {INFINITE}", raw))
 
 
+#: The groups that hold seconds, and the accuracy groups with their range (a fraction, a percentage): a
+#: capture outside makes its line a reject (an epoch's ``time: inf sec`` was a record at 0 steps/s).
+SECONDS_GROUPS: Final = ("elapsed_s", "interval_s")
+ACCURACY_RANGE: Final[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0), "accuracy_pct": (0.0, 100.0)}
+#: What a time capture is not, in the reject's reason (the declared formats' words).
+NOT_SECONDS: Final = "is not a finite number >= 0"
+
+
+def value_reason(group: str, raw: pl.Expr) -> pl.Expr | None:
+    """A reject's reason for a figure's capture ``raw`` (String) of :data:`SECONDS_GROUPS` or
+    :data:`ACCURACY_RANGE` that no record holds (NaN included), null where it is fine or absent;
+    None for another group."""
+    value = number(raw)
+    if group in SECONDS_GROUPS:
+        bad, what = ~(value.is_finite() & (value >= 0)), NOT_SECONDS
+    elif group in ACCURACY_RANGE:
+        low, high = ACCURACY_RANGE[group]
+        bad, what = ~(value.is_not_nan() & value.is_between(low, high)), f"is not a number between {low:g} and {high:g}"
+    else:
+        return None
+    return pl.when(raw.is_not_null() & bad.fill_null(True)).then(pl.format(f"{group} '{{}}' {what}", raw))
+
+
 def not_whole(raw: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """True where ``raw`` (a String capture) holds text that is not a whole number >= 0 ``dtype`` holds;
     false where it holds none (null: nothing captured)."""
@@ -218,6 +244,12 @@ def not_whole(raw: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 def whole_reason(group: str, raw: pl.Expr) -> pl.Expr:
     """A reject's reason for ``group``'s capture ``raw`` (:data:`WHOLE_GROUPS`), null where it is fine or absent."""
     return pl.when(not_whole(raw, WHOLE_GROUPS[group])).then(pl.format(f"{group} '{{}}' {NOT_WHOLE}", raw))
+
+
+def is_unix_time(seconds: float) -> bool:
+    """True where ``seconds`` (Unix seconds, a decoded number) is a time of :data:`UNIX_TIME_RANGE`."""
+    low, high = UNIX_TIME_RANGE
+    return low <= seconds < high
 
 
 def not_unix_time(raw: pl.Expr) -> pl.Expr:

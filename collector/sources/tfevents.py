@@ -42,7 +42,7 @@ from pathlib import Path
 import polars as pl
 
 from tierscope.collector.formats.envelopes import task_from_name
-from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, TIME_GROUPS, UNIX_TIME_RANGE, rate_from_time
+from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, TIME_GROUPS, is_unix_time, rate_from_time
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX as EVENT_FILE_PREFIX
 from tierscope.collector.sources.eventfiles import event_files as event_files
 from tierscope.collector.sources.eventfiles import is_event_file as is_event_file
@@ -222,8 +222,7 @@ def bad_value(field: str, value: float) -> str | None:
 
 def bad_wall_time(wall: float) -> str | None:
     """Why an event's wall time cannot be a record's timestamp (None: it can): a text log's time's rule."""
-    low, high = UNIX_TIME_RANGE
-    return None if low <= wall < high else NOT_UNIX_TIME
+    return None if is_unix_time(wall) else NOT_UNIX_TIME
 
 
 def step_groups(found: Iterable[Scalar]) -> list[list[Scalar]]:

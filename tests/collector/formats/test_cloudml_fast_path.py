@@ -64,7 +64,10 @@ PIECES = ["Train [", "worker", "/", "3", "], ", "step ", "200", ":loss:", "2.319
           " (", "3.093", " sec) ", "64.662", " global_steps/s, ", "3.556", " local_steps/s"]  # fmt: skip
 SWAPS = st.sampled_from(["", " ", "  ", "\t", "-1", "+5", "1e2", "nan", "inf", "-0", "1.5", "x", ":", ",", "(",
                          ")", "]", "/", "master", "MASTER", "ps", "janitor", "Train [", "07", "2.", ".5",
-                         "1,5"])  # fmt: skip
+                         "1,5",
+                         # numbers no record holds (2**63, 2**31, infinities) and their neighbours
+                         "9223372036854775807", "9223372036854775808", "2147483647", "2147483648", "-inf",
+                         "+inf", "Infinity", "-Infinity", "1e308", "1e309", "-1e309", "NaN", "+nan", "٣"])  # fmt: skip
 
 
 @st.composite

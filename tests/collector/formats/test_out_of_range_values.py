@@ -10,6 +10,7 @@ import pytest
 
 from tests.collector.formats.test_cloudml_fast_path import both_paths
 from tests.support.formats_support import parse
+from tierscope.collector.formats import LineFormat
 from tierscope.collector.formats.declared import load_formats
 
 #: 2**63 - 1, the largest pid an Int64 holds, and 2**63, one more.
@@ -132,13 +133,63 @@ def test_other_formats_say_the_same_of_an_infinite_loss(fmt: str, line: str) -> 
     assert got.rejects["reason"].to_list() == ["loss 'inf' is infinite"]
 
 
-def test_a_declared_format_rejects_an_infinite_loss_too(tmp_path: Path) -> None:
+def _mine(tmp_path: Path, tail: str, example: str) -> LineFormat:
+    """A declared format 'mine': ``it=N X s/it`` and ``tail`` (a regex, TOML-escaped)."""
     toml = tmp_path / "f.toml"
     toml.write_text(
-        "[[format]]\nname = 'mine'\nregex = '^it=(?P<step>\\d+) (?P<sec_per_step>\\S+) s/it loss (?P<loss>\\S+)'\n"
-        "example = 'it=1 0.5 s/it loss 2.0'\n"
+        f"[[format]]\nname = 'mine'\nregex = '^it=(?P<step>\\d+) (?P<sec_per_step>\\S+) s/it {tail}'\n"
+        f"example = 'it=1 0.5 s/it {example}'\n"
     )
     (declared,) = load_formats(toml)
+    return declared
+
+
+def test_a_declared_format_rejects_an_infinite_loss_too(tmp_path: Path) -> None:
+    declared = _mine(tmp_path, "loss (?P<loss>\\S+)", "loss 2.0")
     got = parse(["it=1 0.5 s/it loss 1e309", "it=2 0.5 s/it loss nan"], only="mine", formats=[declared])
     assert got.rejects.select("source_offset", "reason").rows() == [(1, "loss '1e309' is infinite")]
     assert got.steps["step"].to_list() == [2]  # NaN: a diverged model's record, kept
+
+
+@pytest.mark.parametrize(
+    ("time", "reason"),
+    [
+        # time:inf sec was a record at iterations / inf = 0 global steps/s; nan a NaN rate; -5 an
+        # interval of -5 s (its rate left null)
+        ("inf", "interval_s 'inf' is not a finite number >= 0"),
+        ("1e309", "interval_s '1e309' is not a finite number >= 0"),
+        ("nan", "interval_s 'nan' is not a finite number >= 0"),
+        ("-5", "interval_s '-5' is not a finite number >= 0"),
+    ],
+)
+def test_a_tensorpack_epoch_time_no_record_holds_is_a_reject(time: str, reason: str) -> None:
+    bar = "100%|##########|5000/5000[51:14<00:00, 1.63it/s]"
+    epoch = "[0807 11:46:26 @base.py:210] Epoch 96 (global_step 955000) finished, time:{} sec."
+    got = parse([bar, epoch.format(time), bar, epoch.format("2500")], only="tensorpack")
+    assert got.rejects.select("source_offset", "reason").rows() == [(2, reason)]
+    # the good epoch: 5000 iterations / 2500 s = 2.0 global steps/s
+    assert got.steps.select("source_offset", "global_steps_per_s").rows() == [(4, 2.0)]
+
+
+@pytest.mark.parametrize("pct", ["175.5", "inf", "nan", "-0.5"])
+def test_a_dlrm_accuracy_outside_0_100_percent_is_a_reject(pct: str) -> None:
+    # 175.5 % was stored as accuracy 1.755 (inf as inf): cloudml, Keras and the structured log
+    # reject an accuracy outside 0..1
+    line = f"Finished training it 16/150 of epoch 0, 439.65 ms/it, loss 0.552633, accuracy {pct} %"
+    got = parse([line, line.replace(pct, "100")], only="dlrm")
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (1, f"accuracy_pct '{pct}' is not a number between 0 and 100")
+    ]
+    assert got.steps.select("source_offset", "accuracy").rows() == [(2, 1.0)]  # 100 % / 100
+
+
+def test_a_declared_accuracy_outside_0_1_is_a_reject(tmp_path: Path) -> None:
+    declared = _mine(tmp_path, "acc (?P<accuracy>\\S+)", "acc 0.5")
+    got = parse(
+        ["it=1 0.5 s/it acc 1.5", "it=2 0.5 s/it acc nan", "it=3 0.5 s/it acc 1"], only="mine", formats=[declared]
+    )
+    assert got.rejects.select("source_offset", "reason").rows() == [
+        (1, "accuracy '1.5' is not a number between 0 and 1"),
+        (2, "accuracy 'nan' is not a number between 0 and 1"),
+    ]
+    assert got.steps["step"].to_list() == [3]
