@@ -65,10 +65,15 @@ def bucketed(
     """``value`` (default the rate) bucketed into ``per_run`` equal spans of ``x`` per run: ``run_id``, the first
     ``x`` and the median ``value`` of each span, its ``records`` (UInt32), and the ``first`` columns (one value a
     run: the run's first), sorted by run and ``x``."""
-    parts = [_run_buckets(run, x, per_run, value, first) for run in by_run(rates)]
-    if not parts:
-        return _run_buckets(rates, x, per_run, value, first)  # no rows: the columns and their types
-    return pl.concat(parts).sort("run_id", x)
+    return bucketed_runs(by_run(rates) or [rates], x, per_run, value, first)
+
+
+def bucketed_runs(
+    runs: list[pl.DataFrame], x: str, per_run: int, value: str = "rate", first: tuple[str, ...] = ()
+) -> pl.DataFrame:
+    """:func:`bucketed` of rates already split by run: ``runs``, one frame per run (at least one frame: an
+    empty one gives the columns and their types)."""
+    return pl.concat([_run_buckets(run, x, per_run, value, first) for run in runs]).sort("run_id", x)
 
 
 def _run_buckets(rates: pl.DataFrame, x: str, per_run: int, value: str, first: tuple[str, ...]) -> pl.DataFrame:
