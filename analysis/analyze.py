@@ -33,7 +33,6 @@ from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
 from tierscope.analysis.summary import failures, run_index, summary_frame
 from tierscope.analysis.target import (
-    METRICS,
     MetricSeries,
     Target,
     TargetPass,
@@ -213,7 +212,7 @@ def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysi
     figures = interval_figures(
         steps,
         options.seed,
-        extra=(*(INTERVAL_VIEW if gather is not None else ()), *(METRICS if metrics is not None else ())),
+        extra=(*(INTERVAL_VIEW if gather is not None else ()), *(metrics.columns if metrics is not None else ())),
         visit=visit if visitors else None,
         counts=overview.select(RECORD_COLUMNS),
         events=events.select(GOODPUT_EVENT_COLUMNS),

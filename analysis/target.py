@@ -213,9 +213,9 @@ def metric_records(
     placed on each run's clock (:func:`place`), sorted by run, time (nulls last), step (``ordered=False``: in no
     order, for a caller that only buckets them).
 
-    ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
-    extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
-    ``started``: ``{run_id: first started event time}``."""
+    ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with ``metric_of`` (one of
+    :data:`METRICS`) as an extra column; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA`
+    rows, any role); ``started``: ``{run_id: first started event time}``."""
     parts = metric_parts(_by_run_id(intervals), intervals, evals, started, metric_of, only)
     return _records(parts, ordered)
 
@@ -376,11 +376,13 @@ class TargetPass:
         # Without a target only the charted runs are read (a null run id is never charted: a filter drops it).
         self._only = {r for r in charted if r is not None} if target is None and charted is not None else None
         self.metric = target.kind if target is not None else "loss"
+        #: The intervals' columns it reads besides the figures': its metric (one of :data:`METRICS`).
+        self.columns = (self.metric,)
         self._reached: list[pl.DataFrame] = []
         self._points: list[pl.DataFrame] = []
 
     def add(self, intervals: pl.DataFrame) -> None:
-        """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
+        """Take in one batch's intervals (with :attr:`columns` among theirs)."""
         split = _by_run_id(intervals)
         runs = list(split)
         if self._only is not None:  # only a chart: its runs alone (every figure is per run)
