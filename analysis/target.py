@@ -117,9 +117,10 @@ def _lead_steps(lead: pl.DataFrame, clock: LeadClock) -> tuple[np.ndarray, np.nd
     steps = lead["step"].cast(pl.Float64).to_numpy()  # a null is NaN
     seconds = clock.seconds if clock.seconds is not None else np.full(len(steps), np.nan)
     ok = np.isfinite(steps) & np.isfinite(seconds)
-    steps, seconds = steps[ok], seconds[ok]
+    if not ok.all():  # copies only where some step or time is missing: a lead may have 200,000 records
+        steps, seconds = steps[ok], seconds[ok]
     rising = steps > np.maximum.accumulate(np.concatenate([[-np.inf], steps[:-1]])) if len(steps) else steps > 0
-    return steps[rising], seconds[rising]
+    return (steps, seconds) if rising.all() else (steps[rising], seconds[rising])
 
 
 def at_steps(steps: np.ndarray, lead_steps: np.ndarray, lead_seconds: np.ndarray, rate: float | None) -> np.ndarray:
