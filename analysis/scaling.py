@@ -38,6 +38,8 @@ extrapolation, and :func:`prediction_caveat` says so too.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -281,16 +283,23 @@ def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, flo
     return 1 / a, float(np.where(b / a < 1e-9, 0.0, b / a)), float(np.where(c / a < 1e-12, 0.0, c / a))
 
 
+def _usable(points: pl.DataFrame) -> pl.DataFrame:
+    """The points a model is fitted to: a steady rate and at least one task."""
+    return points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
+
+
 def fit_model(
     model: str,
     points: pl.DataFrame,
     samples: dict[str, np.ndarray],
     seed: int = BOOTSTRAP_SEED,
     draws: int = FIT_DRAWS,
+    medians: Callable[[], np.ndarray] | None = None,
 ) -> ScalingFit:
     """Fit ``model`` (``amdahl`` or ``usl``) to ``points`` (:data:`POINTS_SCHEMA` rows).
 
     ``samples``: each run's steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`).
+    ``medians``: :func:`bootstrap_medians` of the points (None: drawn here), for fits that share them.
     Never raises for too little data: returns ``status="insufficient"`` with the reason; nor for runs
     the model cannot describe: runs that lose throughput as tasks are added faster than the model allows
     put the fit's one-task throughput ``λ`` at its bound (``1/λ = 1e-12`` s), above :data:`SANE_FACTOR`
@@ -300,7 +309,7 @@ def fit_model(
     """
     if model not in MIN_SIZES:
         raise ValueError(f"unknown scaling model {model!r}; use one of {', '.join(MODELS)}")
-    usable = points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
+    usable = _usable(points)
     sizes = sorted(set(usable["tasks"].to_list()))
     need = MIN_SIZES[model]
     name = MODEL_NAMES[model][:1].upper() + MODEL_NAMES[model][1:]  # it starts each message
@@ -314,7 +323,7 @@ def fit_model(
     tasks = usable["tasks"].cast(pl.Float64).to_numpy()
     point = _solve(model, tasks, usable["steady_global_steps_per_s"].to_numpy())
     per_task = float((usable["steady_global_steps_per_s"] / usable["tasks"]).max())
-    boot = np.column_stack([median_draws(samples[r], r, seed, draws) for r in usable["run_id"]])
+    boot = bootstrap_medians(usable, samples, seed, draws) if medians is None else medians()
     sampled = np.array([_solve(model, tasks, row) for row in boot])
     params = dict(zip(("lam", "sigma", "kappa"), point, strict=True))
     if not params["lam"] <= SANE_FACTOR * per_task:
@@ -343,9 +352,18 @@ def fit_model(
     return ScalingFit(model, FITTED, message, usable.height, sizes, params, sampled, left_out, per_task)
 
 
+def bootstrap_medians(
+    points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED, draws: int = FIT_DRAWS
+) -> np.ndarray:
+    """Each point's run's bootstrap medians (:func:`tierscope.analysis.bootstrap.median_draws` of its
+    ``samples``): shape ``(draws, points)``, a column per row of ``points`` (``run_id``), in their order."""
+    return np.column_stack([median_draws(samples[r], r, seed, draws) for r in points["run_id"]])
+
+
 def fit_scaling(points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:
-    """Both models, Amdahl first (see :func:`fit_model`)."""
-    return [fit_model(m, points, samples, seed) for m in MODELS]
+    """Both models, Amdahl first (see :func:`fit_model`), from the same bootstrap medians (drawn once)."""
+    medians = functools.cache(lambda: bootstrap_medians(_usable(points), samples, seed))
+    return [fit_model(m, points, samples, seed, medians=medians) for m in MODELS]
 
 
 def fit_table(fits: list[ScalingFit]) -> pl.DataFrame:

@@ -53,7 +53,8 @@ def by_run(frame: pl.DataFrame) -> list[pl.DataFrame]:
     run's rows lie together, as in the intervals (ordered by run, task and step), they are slices: no copy
     and no hashing of the run ids; else the runs are taken apart (:meth:`polars.DataFrame.partition_by`)."""
     spans = run_spans(frame)
-    if frame["run_id"].n_unique() < len(spans):
+    # a run id in two stretches comes twice among the stretches' first ids (a few, not every row, hashed)
+    if frame["run_id"].gather([offset for offset, _ in spans]).n_unique() < len(spans):
         return frame.partition_by("run_id", maintain_order=True)
     return [frame.slice(offset, length) for offset, length in spans]
 
@@ -64,10 +65,15 @@ def bucketed(
     """``value`` (default the rate) bucketed into ``per_run`` equal spans of ``x`` per run: ``run_id``, the first
     ``x`` and the median ``value`` of each span, its ``records`` (UInt32), and the ``first`` columns (one value a
     run: the run's first), sorted by run and ``x``."""
-    parts = [_run_buckets(run, x, per_run, value, first) for run in by_run(rates)]
-    if not parts:
-        return _run_buckets(rates, x, per_run, value, first)  # no rows: the columns and their types
-    return pl.concat(parts).sort("run_id", x)
+    return bucketed_runs(by_run(rates) or [rates], x, per_run, value, first)
+
+
+def bucketed_runs(
+    runs: list[pl.DataFrame], x: str, per_run: int, value: str = "rate", first: tuple[str, ...] = ()
+) -> pl.DataFrame:
+    """:func:`bucketed` of rates already split by run: ``runs``, one frame per run (at least one frame: an
+    empty one gives the columns and their types)."""
+    return pl.concat([_run_buckets(run, x, per_run, value, first) for run in runs]).sort("run_id", x)
 
 
 def _run_buckets(rates: pl.DataFrame, x: str, per_run: int, value: str, first: tuple[str, ...]) -> pl.DataFrame:

@@ -43,7 +43,7 @@ import polars as pl
 from tierscope.analysis.clock import LeadClock, lead_clock
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import merge_duplicates
-from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed, by_run, per_run_budget
+from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed_runs, by_run, per_run_budget
 from tierscope.analysis.throughput import lead_rows
 from tierscope.contract import EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA, conform
@@ -117,9 +117,10 @@ def _lead_steps(lead: pl.DataFrame, clock: LeadClock) -> tuple[np.ndarray, np.nd
     steps = lead["step"].cast(pl.Float64).to_numpy()  # a null is NaN
     seconds = clock.seconds if clock.seconds is not None else np.full(len(steps), np.nan)
     ok = np.isfinite(steps) & np.isfinite(seconds)
-    steps, seconds = steps[ok], seconds[ok]
+    if not ok.all():  # copies only where some step or time is missing: a lead may have 200,000 records
+        steps, seconds = steps[ok], seconds[ok]
     rising = steps > np.maximum.accumulate(np.concatenate([[-np.inf], steps[:-1]])) if len(steps) else steps > 0
-    return steps[rising], seconds[rising]
+    return (steps, seconds) if rising.all() else (steps[rising], seconds[rising])
 
 
 def at_steps(steps: np.ndarray, lead_steps: np.ndarray, lead_seconds: np.ndarray, rate: float | None) -> np.ndarray:
@@ -213,54 +214,70 @@ def metric_records(
     placed on each run's clock (:func:`place`), sorted by run, time (nulls last), step (``ordered=False``: in no
     order, for a caller that only buckets them).
 
-    ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with :data:`METRICS` as
-    extra columns; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA` rows, any role);
-    ``started``: ``{run_id: first started event time}``."""
+    ``intervals``: one batch's :func:`tierscope.analysis.throughput.collect_intervals` with ``metric_of`` (one of
+    :data:`METRICS`) as an extra column; ``evals``: the batch's records with an eval metric (:data:`STEP_SCHEMA`
+    rows, any role); ``started``: ``{run_id: first started event time}``."""
+    parts = metric_parts(_by_run_id(intervals), intervals, evals, started, metric_of, only)
+    return _records(parts, ordered)
+
+
+def _records(parts: list[pl.DataFrame], ordered: bool) -> pl.DataFrame:
+    if not parts:
+        return pl.DataFrame(schema=SERIES_SCHEMA)
+    records = pl.concat(parts)
+    return records.sort("run_id", "seconds", "step", nulls_last=True) if ordered else records
+
+
+def metric_parts(
+    runs: dict[str | None, pl.DataFrame],
+    intervals: pl.DataFrame,
+    evals: pl.DataFrame,
+    started: dict[str, object],
+    metric_of: str,
+    only: set[str] | None = None,
+) -> list[pl.DataFrame]:
+    """:func:`metric_records`' rows, one frame per run (in the intervals' order; a run without a record of its
+    metric has none), each in no order. ``runs``: ``intervals`` split by run (``{run_id: its rows}``)."""
     leads = lead_rows(intervals)  # each run's lead task's rows, sliced: no join of every row
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]
-    # each frame split by run once, in slices (the rows of a run lie together): a batch may hold thousands
-    # of small runs, and a split by hashing run ids cost more than the rest
-    training = _by_run_id(intervals.select(*placed, metric_of).filter(pl.col(metric_of).is_not_null()))
-    steady_rows = ~pl.col("warmup") & pl.col("rate").is_not_null()
-    steady = _by_run_id(intervals.lazy().select("run_id", "rate", "warmup").filter(steady_rows).collect())
+    # each run's rows are a slice of the intervals (they lie together), filtered there: a batch may hold
+    # thousands of small runs, and a split by hashing run ids cost more than the rest
     evaluations = _by_run_id(evaluated.select(*placed, "eval_accuracy").filter(pl.col("eval_accuracy").is_not_null()))
     parts = []
     for run_id, offset, length in leads.select("run_id", "offset", "length").iter_rows():
         if only is not None and run_id not in only:
             continue
+        run = runs[run_id]
         lead_part = intervals.slice(offset, length)
         clock = lead_clock(lead_part, started.get(run_id), None)
-        column, source = "loss", training.get(run_id)
+        column, source = "loss", run.select(*placed, metric_of).filter(pl.col(metric_of).is_not_null())
         if metric_of == "accuracy":
             evaluation = evaluations.get(run_id)
             column, source = ("eval_accuracy", evaluation) if evaluation is not None else ("accuracy", source)
-        if source is None:
+        if source.height == 0:
             continue
-        rate = functools.partial(_median, steady.get(run_id))  # the run's steady rate, if place needs it
+        rate = functools.partial(_steady_median, run)  # the run's steady rate, if place needs it
         seconds = place(source, lead_part, clock, rate)  # source: its metric's nulls filtered out above
-        parts.append(
-            source.select(
-                "run_id",
-                metric=pl.lit(column),
-                seconds=pl.Series(seconds, dtype=pl.Float64).fill_nan(None),
-                step="step",
-                value=pl.col(column).cast(pl.Float64),
-            )
+        part = source.select(
+            "run_id",
+            metric=pl.lit(column),
+            seconds=pl.Series(seconds, dtype=pl.Float64).fill_nan(None),
+            step="step",
+            value=pl.col(column).cast(pl.Float64),
         )
-    if not parts:
-        return pl.DataFrame(schema=SERIES_SCHEMA)
-    records = pl.concat(parts).select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()])
-    return records.sort("run_id", "seconds", "step", nulls_last=True) if ordered else records
+        parts.append(part.select([pl.col(c).cast(t) for c, t in SERIES_SCHEMA.items()]))
+    return parts
 
 
 def _by_run_id(frame: pl.DataFrame) -> dict[str | None, pl.DataFrame]:
     return {run["run_id"][0]: run for run in by_run(frame)}
 
 
-def _median(steady: pl.DataFrame | None) -> float | None:
+def _steady_median(run: pl.DataFrame) -> float | None:
     """The median of one run's steady interval ``rate`` (global steps/s; None: none), as the summary's."""
-    return float(np.median(steady["rate"].to_numpy())) if steady is not None else None
+    steady = run.lazy().filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate").collect()
+    return float(np.median(steady["rate"].to_numpy())) if steady.height else None
 
 
 def time_to_target(records: pl.DataFrame, target: Target) -> pl.DataFrame:
@@ -356,15 +373,19 @@ class TargetPass:
         self.steps, self.target, self.started = steps, target, started
         self.event_evals = conform(pl.DataFrame(), STEP_SCHEMA) if event_evals is None else event_evals
         self.charted = charted
+        self._charted = {r for r in charted if r is not None} if charted is not None else set()
         # Without a target only the charted runs are read (a null run id is never charted: a filter drops it).
         self._only = {r for r in charted if r is not None} if target is None and charted is not None else None
         self.metric = target.kind if target is not None else "loss"
+        #: The intervals' columns it reads besides the figures': its metric (one of :data:`METRICS`).
+        self.columns = (self.metric,)
         self._reached: list[pl.DataFrame] = []
         self._points: list[pl.DataFrame] = []
 
     def add(self, intervals: pl.DataFrame) -> None:
-        """Take in one batch's intervals (with :data:`METRICS` among their columns)."""
-        runs = [run["run_id"][0] for run in by_run(intervals)]
+        """Take in one batch's intervals (with :attr:`columns` among theirs)."""
+        split = _by_run_id(intervals)
+        runs = list(split)
         if self._only is not None:  # only a chart: its runs alone (every figure is per run)
             runs = [run for run in runs if run in self._only]
             if not runs:
@@ -375,17 +396,19 @@ class TargetPass:
                 pl.col("run_id").is_in(runs, nulls_equal=True) & pl.col("eval_accuracy").is_not_null()
             ).collect()
             evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
-        # time_to_target reads the records in order; the chart's buckets do not
-        ordered = self.target is not None
-        records = metric_records(intervals, evals, self.started, self.metric, ordered=ordered, only=self._only)
-        if self.target is not None:
-            self._reached.append(time_to_target(records, self.target))
+        parts = metric_parts(split, intervals, evals, self.started, self.metric, self._only)
+        if self.target is not None:  # time_to_target reads the records in order; the chart's buckets do not
+            self._reached.append(time_to_target(_records(parts, ordered=True), self.target))
         if self.charted is not None:
-            timed = records.select("run_id", "seconds", "value", "metric").filter(pl.col("seconds").is_not_null())
-            if self._only is None:  # every run's records: the charted runs' alone
-                timed = timed.filter(pl.col("run_id").is_in(self.charted))
+            timed = [
+                part.select("run_id", "seconds", "value", "metric").filter(pl.col("seconds").is_not_null())
+                for part in parts
+                if part["run_id"][0] in self._charted  # a null run id is never charted
+            ]
             per_run = per_run_budget(min(len(self.charted), MAX_RUNS_CHARTED))
-            self._points.append(bucketed(timed, "seconds", per_run, "value", first=("metric",)))
+            empty = pl.DataFrame(schema=SERIES_SCHEMA).select("run_id", "seconds", "value", "metric")
+            buckets = bucketed_runs([t for t in timed if t.height] or [empty], "seconds", per_run, "value", ("metric",))
+            self._points.append(buckets)
 
     def reached(self) -> pl.DataFrame | None:
         """:func:`time_to_target` of every batch (None: no target)."""
