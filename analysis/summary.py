@@ -42,7 +42,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     # added by issue 6 (see the throughput, tasks and plan modules for the definitions)
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
-    "restarts": pl.UInt32(),  # segments beyond each task's first
+    "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_status": pl.String(),  # why there is no steady rate (STEADY_REASONS' keys; null: there is one)
     "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)

@@ -84,6 +84,7 @@ INTERVAL_COLUMNS = {
     "rate": pl.Float64(),  # interval global steps/s
     "local_rate": pl.Float64(),  # interval local steps/s: as logged, else from local_step deltas
     "warmup": pl.Boolean(),
+    "restart": pl.Boolean(),  # the segment starts at a restart or resume (not at a task's first record)
 }
 
 
@@ -161,18 +162,19 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     # records would leave every interval in warm-up. A step-less record (null step) cannot show
     # a restart by its step.
     time_unknown = pl.col("_d_seconds").is_null() | (pl.col("_d_seconds") <= 0)
-    breaks = (
-        pl.col("_first")
-        | (pl.col("_d_step") <= 0).fill_null(False)
+    # What the process did (it went back, a new one started, it resumed elsewhere), as against a
+    # break only because nothing measures the interval: the restarts a user is told of.
+    restart = (
+        (pl.col("_d_step") <= 0).fill_null(False)
         | pl.col("_elapsed_back")
         | pl.col("_new_process")
-        | (time_unknown & pl.col("global_steps_per_s").is_null())
         | jump.fill_null(False)
     )
+    breaks = pl.col("_first") | restart | (time_unknown & pl.col("global_steps_per_s").is_null())
     # Segments and tasks are runs of consecutive rows (a task's first row always breaks): counts
     # within them are running counts over the frame less their value at the start.
     opens = pl.col("_break")
-    segmented = raw.with_columns(_break=breaks).with_columns(
+    segmented = raw.with_columns(_break=breaks, restart=restart & ~pl.col("_first")).with_columns(
         segment=_since_start(opens.cast(pl.UInt32).cum_sum(), pl.col("_first")).cast(pl.UInt32),
         interval_index=_since_start(pl.int_range(pl.len(), dtype=pl.UInt32), opens),
     )
@@ -215,7 +217,7 @@ def with_intervals(ordered: pl.LazyFrame) -> pl.LazyFrame:
 #: The columns of :func:`interval_rates` that the per-run and per-task figures read.
 FIGURE_COLUMNS = (
     "run_id", "role", "task_index", "step", "elapsed_s", "timestamp",
-    "copies", "segment", "interval_index", "d_step", "d_seconds", "rate", "local_rate", "warmup",
+    "copies", "segment", "interval_index", "d_step", "d_seconds", "rate", "local_rate", "warmup", "restart",
 )  # fmt: skip
 #: The step record's columns the intervals are computed from (besides :data:`FIGURE_COLUMNS`).
 INPUT_COLUMNS = (
@@ -283,7 +285,7 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "duplicates": pl.UInt32(),  # training-task rows merged away as copies of another
     "tasks": pl.UInt32(),  # distinct training tasks
     "segments": pl.UInt32(),  # task segments over all training tasks (tasks + restarts/resumes)
-    "restarts": pl.UInt32(),  # segments beyond each task's first
+    "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_intervals": pl.UInt32(),  # intervals behind the median
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
     "untimed_records": pl.UInt32(),  # records naming no time and no global rate (a segment's first unless interval_s)
@@ -321,7 +323,7 @@ def run_throughput(
 
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
-    tasks: ``duplicates``, ``tasks``, ``segments``, ``steady_intervals``, ``steady_records``,
+    tasks: ``duplicates``, ``tasks``, ``segments``, ``restarts``, ``steady_intervals``, ``steady_records``,
     ``untimed_records`` (UInt32) and the steady intervals' ``steady_steps`` (Int64) and
     ``steady_seconds`` (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
@@ -332,6 +334,7 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         # each segment has one first interval (index 0), each task one first segment (0)
         tasks=(pl.col("interval_index").eq(0) & pl.col("segment").eq(0)).sum().cast(pl.UInt32),
         segments=pl.col("interval_index").eq(0).sum().cast(pl.UInt32),
+        restarts=pl.col("restart").sum().cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
@@ -359,8 +362,9 @@ def throughput_frame(
     if given, receives each run's bootstrap draws of its median (:func:`median_draws`, ``seed``)."""
     medians = {run: exact_median(values) for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
-        pl.col("tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments").fill_null(0),
-        restarts=(pl.col("segments") - pl.col("tasks")).fill_null(0).cast(pl.UInt32),
+        pl.col(
+            "tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments", "restarts"
+        ).fill_null(0),
         # a run whose steady rows all lack a rate has a median of null, never "no row"
         steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
         mean_global_steps_per_s=pl.when(pl.col("steady_records") > 0).then(

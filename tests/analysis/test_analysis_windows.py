@@ -60,17 +60,17 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     )
     raw = raw.with_columns(_jump=JUMP_MEDIAN.over("run_id"))
     unknown = pl.col("_d_seconds").is_null() | (pl.col("_d_seconds") <= 0)
-    breaks = (
-        pl.col("_first")
-        | (pl.col("_d_step") <= 0).fill_null(False)
+    # a restart: the step or elapsed_s went back, a new pid, a step jump (a task's first record is none)
+    restart = ~pl.col("_first") & (
+        (pl.col("_d_step") <= 0).fill_null(False)
         | pl.col("_elapsed_back")
         | pl.col("_new_process")
-        | (unknown & pl.col("global_steps_per_s").is_null())
         | (pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_jump")).fill_null(False)
     )
+    breaks = pl.col("_first") | restart | (unknown & pl.col("global_steps_per_s").is_null())
     inside = pl.col("interval_index") > 0
     rated = (
-        raw.with_columns(segment=(breaks.cast(pl.UInt32).cum_sum().over(TASK) - 1).cast(pl.UInt32))
+        raw.with_columns(segment=(breaks.cast(pl.UInt32).cum_sum().over(TASK) - 1).cast(pl.UInt32), restart=restart)
         .with_columns(interval_index=pl.int_range(pl.len(), dtype=pl.UInt32).over(SEGMENT))
         .with_columns(d_step=pl.when(inside).then(pl.col("_d_step")), d_seconds=pl.when(inside).then("_d_seconds"))
         .with_columns(

@@ -181,10 +181,31 @@ CASE06 = SHARED / "cases" / "inputs" / "case06.log"
 
 @pytest.mark.skipif(not CASE06.is_file(), reason=f"no real case at {CASE06}")
 def test_a_log_without_a_clock_has_no_restart_note(tmp_path: Path) -> None:
-    # case06's 9 records name no time and no global rate: each starts a segment (9 segments, 8
-    # "restarts" in --json), which is no restart; the table says why there is no steady rate instead
+    # case06's 9 records name no time and no global rate: each starts a segment (9 segments), none of
+    # them a restart (0 in --json; 8 before: segments beyond the task's first); the table says why
+    # there is no steady rate instead
     _collect(CASE06, tmp_path, "case06")
-    assert (_summary(tmp_path, "case06")["segments"], _summary(tmp_path, "case06")["restarts"]) == (9, 8)
+    assert (_summary(tmp_path, "case06")["segments"], _summary(tmp_path, "case06")["restarts"]) == (9, 0)
     table = _table(tmp_path)
     assert not [line for line in table if "restart" in line]
     assert "run case06: no steady rate: no time or global rate: each record is warm-up" in table
+
+
+def test_a_record_without_a_time_splits_a_segment_but_is_no_restart(tmp_path: Path) -> None:
+    # One chief's structured records (step, elapsed_s; no rates, no timestamps): 100 @ 10 s, 200 @ 20 s,
+    # 300 with no time, 400 @ 40 s, 500 @ 50 s, then a restart (step and elapsed_s go back): 450 @ 5 s,
+    # 550 @ 15 s. Segments: [100, 200], [300] (no time), [400, 500] (its interval has no start time),
+    # [450, 550] (the restart): 4 segments, 1 restart (3 before: every segment beyond the first).
+    # Steady: each segment's first is warm-up; 100 steps / 10 s = 10 steps/s in three segments: 10.
+    def line(step: int, elapsed: float | None) -> str:
+        record = {"tierscope": "step", "run_id": "p", "role": "chief", "task_index": 0, "step": step}
+        return json.dumps(record | ({} if elapsed is None else {"elapsed_s": elapsed}))
+
+    log = tmp_path / "p.jsonl"
+    points = [(100, 10.0), (200, 20.0), (300, None), (400, 40.0), (500, 50.0), (450, 5.0), (550, 15.0)]
+    log.write_text("".join(line(step, at) + "\n" for step, at in points))
+    _collect(log, tmp_path / "ds", "p")
+    row = _summary(tmp_path / "ds", "p")
+    assert (row["records"], row["segments"], row["restarts"]) == (7, 4, 1)
+    assert row["steady_global_steps_per_s"] == pytest.approx(10.0)
+    assert "run p: 1 restart (4 segments; no rate spans a restart)" in _table(tmp_path / "ds")

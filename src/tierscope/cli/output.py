@@ -215,11 +215,9 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
         )  # fmt: skip
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
-    # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans
-    # it; a log without a clock makes each record a segment, which its steady note says instead
+    # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {r['run_id']}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
-                   "no rate spans a restart)" for r in frame.iter_rows(named=True)
-                   if r.get("restarts") and r.get("steady_status") != "no_clock"]  # fmt: skip
+                   "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
     grid.notes += [f"run {r['run_id']}: no steady rate: {r['steady_reason']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_reason") and r["records"]]  # fmt: skip
