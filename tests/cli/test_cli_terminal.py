@@ -100,6 +100,11 @@ def test_numbers_are_formatted_once() -> None:
         "1,000 requests",
     ]
     assert n.plural(1, "entry", "entries") == "1 entry" and n.plural(3, "entry", "entries") == "3 entries"
+    # a price under half a cent keeps 3 significant digits (as the report's): BASIC at 2019 prices
+    # (0.3878 ML units/h x USD 0.49) at 31.6 global steps/s (case05): 0.190022 / (31.6 x 3600) x 1000
+    # = USD 0.00167 per 1,000 steps, which 2 decimals showed as 0.00
+    assert n.money(0.3878 * 0.49 / (31.6 * 3600) * 1000) == "0.00167"
+    assert [n.money(0.0), n.money(0.005), n.money(0.0449), n.money(1234.5)] == ["0.00", "0.01", "0.04", "1,234.50"]
 
 
 def test_summary_as_csv_markdown_and_json(dataset_2016: Dataset) -> None:
