@@ -266,3 +266,12 @@ def test_log_format_is_its_own_option_and_the_old_name_still_works(tmp_path: Pat
     assert old.exit_code == 0 and "stored 10 step records" in old.stdout
     assert "note: --format cloudml is now --log-format cloudml" in " ".join(old.stderr.split())
     assert "--log-format" in run(["formats", "--help"], 200)
+
+
+def test_a_target_loss_no_run_logs_is_still_called_a_loss(dataset_2016: Dataset) -> None:
+    # premium_1 never logged a step, so no row names the metric the target was read on: the header
+    # said "target accuracy >= 2" for --target-loss 2
+    output = run(["summary", "-d", str(dataset_2016.root), "--runs", "premium_1", "--target-loss", "2"], 120)
+    assert "target loss <= 2)" in output.splitlines()[0], output
+    output = run(["summary", "-d", str(dataset_2016.root), "--runs", "premium_1", "--target-accuracy", "0.9"], 120)
+    assert "target accuracy >= 0.9)" in output.splitlines()[0], output

@@ -262,7 +262,8 @@ def summary_cmd(
     asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy)
     frame = _analysis(dataset, asked).summary
     warn_unpriced(frame)
-    emit(fmt, summary_grid(frame, region), frame.to_dicts(), wide=wide)
+    kind = "loss" if target_loss is not None else "accuracy" if target_accuracy is not None else None
+    emit(fmt, summary_grid(frame, region, kind), frame.to_dicts(), wide=wide)
 
 
 def register(app: App) -> None:
