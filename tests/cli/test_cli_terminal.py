@@ -275,3 +275,14 @@ def test_a_target_loss_no_run_logs_is_still_called_a_loss(dataset_2016: Dataset)
     assert "target loss <= 2)" in output.splitlines()[0], output
     output = run(["summary", "-d", str(dataset_2016.root), "--runs", "premium_1", "--target-accuracy", "0.9"], 120)
     assert "target accuracy >= 0.9)" in output.splitlines()[0], output
+
+
+def test_help_names_what_options_take() -> None:
+    # the same --tier reads TIER everywhere (collect printed <str>), dates and durations say their shape
+    files = " ".join(run(["collect", "files", "--help"], 120).split())
+    cloud = " ".join(run(["collect", "cloud", "--help"], 120).split())
+    summary = " ".join(run(["summary", "--help"], 120).split())
+    assert "--tier TIER" in files and "--manifest PATH" in files
+    assert all(f in cloud for f in ("--tier TIER", "--manifest PATH", "--since TIME", "--until TIME",
+                                    "--last DURATION", "--overlap DURATION"))  # fmt: skip
+    assert "--tier TIER" in summary and "--price-date YYYY-MM-DD" in summary and "%Y" not in summary
