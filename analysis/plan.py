@@ -118,12 +118,11 @@ def frontier(
         frames.append(_predicted(model, measured, price_date, region))
     if not any(f.height for f in frames):
         return pl.DataFrame(schema=FRONTIER_SCHEMA)
-    rows = pl.concat([f for f in frames if f.height], how="diagonal_relaxed")
-    return (
-        _to_steps(rows, steps)
-        .select([pl.col(n).cast(t) for n, t in FRONTIER_SCHEMA.items()])
-        .sort("hours", "candidate", nulls_last=True)
-    )
+    rows = _to_steps(pl.concat([f for f in frames if f.height], how="diagonal_relaxed"), steps)
+    # measured rows have no extrapolation or caveat: without a predicted row (one task count, or every
+    # predictable tier measured) those columns are missing, not null
+    columns = [(pl.col(n) if n in rows.columns else pl.lit(None)).cast(t).alias(n) for n, t in FRONTIER_SCHEMA.items()]
+    return rows.select(columns).sort("hours", "candidate", nulls_last=True)
 
 
 def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, region: str) -> pl.DataFrame:

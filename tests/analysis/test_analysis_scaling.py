@@ -117,6 +117,24 @@ def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Data
         recommend(analyze(dataset_2016, AnalysisOptions(price_date=date(2016, 12, 31))), 1000, deadline_h=1)
 
 
+def test_recommend_with_one_measured_tier_and_no_model(dataset_2016: Dataset) -> None:
+    # One task count fits no model: the frontier holds the measured run alone (no predicted row, so no
+    # extrapolation or caveat column to concatenate); it was a ColumnNotFoundError traceback.
+    analysis = analyze(dataset_2016, AnalysisOptions(price_date=NOW, runs=("basic",)))
+    chosen = recommend(analysis, 1_000_000, deadline_h=100)
+    assert chosen.candidates["candidate"].to_list() == ["basic"]
+    row = chosen.choice
+    # start-up = step 200 at 42.658 s - 200 / 4.731 = 0.3836 s, then 1e6 / 4.731 s:
+    # (42.658 - 42.2744 + 211371.80) / 3600 = 58.7145 h; x 0.3878 ML units/h x USD 0.49 = USD 11.157
+    assert row["hours"] == pytest.approx((42.658 - 200 / 4.731 + 1e6 / 4.731) / 3600)
+    assert row["usd"] == pytest.approx(58.7145 * 0.3878 * 0.49, rel=1e-5)
+    assert row["extrapolation"] is None and row["caveat"] is None
+    result = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "basic", "--steps", "1000000",
+                                 "--deadline", "100h", "--price-date", "2019-12-01"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "basic (measured) is the cheapest" in result.output and "USD 11.16" in result.output
+
+
 def test_scaling_reports_the_2016_measured_points(dataset_2016: Dataset) -> None:
     points = scaling(analyze(dataset_2016)).points
     assert points["tasks"].to_list() == [1, 5]

@@ -100,6 +100,11 @@ def test_numbers_are_formatted_once() -> None:
         "1,000 requests",
     ]
     assert n.plural(1, "entry", "entries") == "1 entry" and n.plural(3, "entry", "entries") == "3 entries"
+    # a price under half a cent keeps 3 significant digits (as the report's): BASIC at 2019 prices
+    # (0.3878 ML units/h x USD 0.49) at 31.6 global steps/s (case05): 0.190022 / (31.6 x 3600) x 1000
+    # = USD 0.00167 per 1,000 steps, which 2 decimals showed as 0.00
+    assert n.money(0.3878 * 0.49 / (31.6 * 3600) * 1000) == "0.00167"
+    assert [n.money(0.0), n.money(0.005), n.money(0.0449), n.money(1234.5)] == ["0.00", "0.01", "0.04", "1,234.50"]
 
 
 def test_summary_as_csv_markdown_and_json(dataset_2016: Dataset) -> None:
@@ -261,3 +266,23 @@ def test_log_format_is_its_own_option_and_the_old_name_still_works(tmp_path: Pat
     assert old.exit_code == 0 and "stored 10 step records" in old.stdout
     assert "note: --format cloudml is now --log-format cloudml" in " ".join(old.stderr.split())
     assert "--log-format" in run(["formats", "--help"], 200)
+
+
+def test_a_target_loss_no_run_logs_is_still_called_a_loss(dataset_2016: Dataset) -> None:
+    # premium_1 never logged a step, so no row names the metric the target was read on: the header
+    # said "target accuracy >= 2" for --target-loss 2
+    output = run(["summary", "-d", str(dataset_2016.root), "--runs", "premium_1", "--target-loss", "2"], 120)
+    assert "target loss <= 2)" in output.splitlines()[0], output
+    output = run(["summary", "-d", str(dataset_2016.root), "--runs", "premium_1", "--target-accuracy", "0.9"], 120)
+    assert "target accuracy >= 0.9)" in output.splitlines()[0], output
+
+
+def test_help_names_what_options_take() -> None:
+    # the same --tier reads TIER everywhere (collect printed <str>), dates and durations say their shape
+    files = " ".join(run(["collect", "files", "--help"], 120).split())
+    cloud = " ".join(run(["collect", "cloud", "--help"], 120).split())
+    summary = " ".join(run(["summary", "--help"], 120).split())
+    assert "--tier TIER" in files and "--manifest PATH" in files
+    assert all(f in cloud for f in ("--tier TIER", "--manifest PATH", "--since TIME", "--until TIME",
+                                    "--last DURATION", "--overlap DURATION"))  # fmt: skip
+    assert "--tier TIER" in summary and "--price-date YYYY-MM-DD" in summary and "%Y" not in summary

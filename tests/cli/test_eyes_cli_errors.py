@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
+from tierscope.demo import BUNDLED
 from tierscope.trainer.spec import BUILD_COMMANDS
 
 runner = CliRunner()
@@ -112,6 +113,23 @@ def test_recommend_with_no_timed_run_says_so_rather_than_blaming_prices(tmp_path
         "error: no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
         "collect the step logs of a finished run first"
     )
+
+
+def test_recommend_on_runs_without_a_tier_asks_for_one_not_a_laptop(dataset_2016: Dataset, tmp_path: Path) -> None:
+    # the 2016 BASIC log collected without --tier: a cloud run with no tier, not one that "ran locally"
+    ds = tmp_path / "ds"
+    log = BUNDLED / "basic.log"
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "job42", "-q"]).exit_code == 0
+    result = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "1000", "--deadline", "1h"])
+    assert result.exit_code == 1
+    assert _one_line_error(result.output) == (
+        "error: no measured run has a scale tier to price (none: job42): collect its logs again with --tier TIER "
+        "(or a manifest's tier), or use `tierscope predict` for throughput alone"
+    )
+    # the laptop run keeps its own reason
+    local = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "local", "--steps", "1000",
+                                "--deadline", "1h"])  # fmt: skip
+    assert local.exit_code == 1 and "every measured run (local) ran locally" in local.output
 
 
 @pytest.mark.parametrize(

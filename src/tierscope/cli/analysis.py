@@ -122,6 +122,12 @@ def _check_priceable(analysis: Analysis) -> None:
     measured = analysis.summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
     local = measured.filter(pl.col("tier").is_null() | pl.col("tier").str.contains(LOCAL_TIER_PATTERN))
     if measured.height and local.height == measured.height:
+        untiered = local.filter(pl.col("tier").is_null())["run_id"].to_list()
+        if untiered:  # a cloud run collected without --tier is not a laptop: say what it lacks
+            raise TierscopeError(
+                f"no measured run has a scale tier to price (none: {', '.join(untiered)}): collect its logs "
+                "again with --tier TIER (or a manifest's tier), or use `tierscope predict` for throughput alone"
+            )
         raise TierscopeError(
             f"every measured run ({', '.join(local['run_id'])}) ran locally, and local runs are never priced "
             "(own hardware has no ML units): no --price-date can price them; collect a cloud run's step "
@@ -256,7 +262,8 @@ def summary_cmd(
     asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy)
     frame = _analysis(dataset, asked).summary
     warn_unpriced(frame)
-    emit(fmt, summary_grid(frame, region), frame.to_dicts(), wide=wide)
+    kind = "loss" if target_loss is not None else "accuracy" if target_accuracy is not None else None
+    emit(fmt, summary_grid(frame, region, kind), frame.to_dicts(), wide=wide)
 
 
 def register(app: App) -> None:

@@ -62,9 +62,12 @@ def collect_files_cmd(
             "default: the run directory's run.json, else the first file's name)."
         ),
     ] = None,
-    tier: Annotated[str | None, typer.Option(help="Scale tier of the run (BASIC, STANDARD_1, ...).")] = None,
+    tier: Annotated[
+        str | None, typer.Option(metavar="TIER", help="Scale tier of the run (BASIC, STANDARD_1, ...).")
+    ] = None,
     manifest: Annotated[
-        str | None, typer.Option(help="A runs.toml naming each run's id, tier and files (a path or a gs:// URL).")
+        str | None,
+        typer.Option(metavar="PATH", help="A runs.toml naming each run's id, tier and files (a path or a gs:// URL)."),
     ] = None,
     fmt: LogFormatOpt = None,
     old_fmt: OldLogFormatOpt = None,
@@ -162,15 +165,20 @@ def collect_cloud_cmd(
         str | None, typer.Option(help="Google Cloud project (default: GOOGLE_CLOUD_PROJECT, else the ADC project).")
     ] = None,
     since: Annotated[
-        str | None, typer.Option(help="Read entries from this time (ISO 8601, UTC if no zone); default: resume.")
+        str | None,
+        typer.Option(metavar="TIME", help="Read entries from this time (ISO 8601, UTC if no zone); default: resume."),
     ] = None,
     last: Annotated[
-        str | None, typer.Option(help="Read entries of the last DURATION (24h, 7d): --since now-DURATION.")
+        str | None,
+        typer.Option(metavar="DURATION", help="Read entries of the last DURATION (24h, 7d): --since now-DURATION."),
     ] = None,
-    until: Annotated[str | None, typer.Option(help="Read entries before this time (ISO 8601).")] = None,
-    tier: Annotated[str | None, typer.Option(help="Scale tier of records that do not name theirs.")] = None,
+    until: Annotated[str | None, typer.Option(metavar="TIME", help="Read entries before this time (ISO 8601).")] = None,
+    tier: Annotated[
+        str | None, typer.Option(metavar="TIER", help="Scale tier of records that do not name theirs.")
+    ] = None,
     manifest: Annotated[
-        str | None, typer.Option(help="A runs.toml giving each job id's tier and facts (a path or a gs:// URL).")
+        str | None,
+        typer.Option(metavar="PATH", help="A runs.toml giving each job id's tier and facts (a path or a gs:// URL)."),
     ] = None,
     dataset: NewDatasetOpt = Path(DEFAULT_DATASET),
     endpoint: Annotated[
@@ -182,7 +190,7 @@ def collect_cloud_cmd(
     ] = 55,
     retry_deadline: Annotated[float, typer.Option(help="Seconds to keep retrying one request on 429/5xx.")] = 300.0,
     overlap: Annotated[
-        str, typer.Option(help="Re-read this much before the time of the last read (late entries).")
+        str, typer.Option(metavar="DURATION", help="Re-read this much before the time of the last read (late entries).")
     ] = "5m",
     ignore_watermark: Annotated[
         bool, typer.Option("--ignore-watermark", help="Start at --since/--last, not where the last collect stopped.")

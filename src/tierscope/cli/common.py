@@ -173,7 +173,10 @@ BaselineOpt = Annotated[
 PriceDateOpt = Annotated[
     datetime | None,
     typer.Option(
-        "--price-date", formats=["%Y-%m-%d"], help="Price table date for runs of unknown date (default: today)."
+        "--price-date",
+        formats=["%Y-%m-%d"],
+        metavar="YYYY-MM-DD",
+        help="Price table date for runs of unknown date (default: today).",
     ),
 ]
 

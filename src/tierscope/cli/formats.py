@@ -151,15 +151,17 @@ def verdict_line(verdict: FileVerdict) -> Text:
     """``PATH: format F, N records (per format), roles ..., status S; R rejected, K skipped of L lines``."""
     from rich.text import Text
 
+    from tierscope.cli.numbers import plural
+
     per = ", ".join(f"{name} {n}" for name, n in verdict.by_format.items())
     status = verdict.status + (f" ({verdict.failure_reason})" if verdict.failure_reason else "")
     return Text.assemble(
         (f"{verdict.path}: ", "bold"),
-        f"format {verdict.format or 'none'}, {verdict.records} records"
+        f"format {verdict.format or 'none'}, {plural(verdict.records, 'record')}"
         + (f" ({per})" if len(verdict.by_format) > 1 else ""),
-        f", {verdict.events} events, roles {', '.join(verdict.roles) or 'none'}, status ",
+        f", {plural(verdict.events, 'event')}, roles {', '.join(verdict.roles) or 'none'}, status ",
         (status, "red" if verdict.status == "failed" else "green" if verdict.status == "ok" else "yellow"),
-        f"; {verdict.rejects} rejected, {verdict.skipped} skipped of {verdict.lines} lines",
+        f"; {verdict.rejects:,} rejected, {verdict.skipped:,} skipped of {plural(verdict.lines, 'line')}",
     )
 
 

@@ -8,6 +8,8 @@ imports this package.
 
 from __future__ import annotations
 
+import math
+
 #: What stands for a missing figure in a table (ASCII: it pastes into CSV and Markdown as it is).
 MISSING = "-"
 
@@ -42,7 +44,10 @@ def units(value: float | None) -> str:
 
 
 def money(value: float | None) -> str:
-    """US dollars: 2 decimals, ``1,234.50`` (the currency goes in the column header)."""
+    """US dollars: 2 decimals, ``1,234.50`` (the currency goes in the column header); an amount that
+    2 decimals would show as ``0.00`` with 3 significant digits, ``0.00167``, as the report writes it."""
+    if value is not None and 0 < abs(value) < 0.005:
+        return f"{value:.{2 - math.floor(math.log10(abs(value)))}f}"
     return fixed(value, 2)
 
 

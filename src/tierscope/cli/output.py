@@ -148,8 +148,9 @@ def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
     return notes
 
 
-def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
-    """The summary frame (:func:`tierscope.analysis.summary.summary`) as a :class:`Grid`.
+def summary_grid(frame: pl.DataFrame, region: str = "us", target_kind: str | None = None) -> Grid:
+    """The summary frame (:func:`tierscope.analysis.summary.summary`) as a :class:`Grid`; ``target_kind``:
+    ``loss`` or ``accuracy``, what was asked (the header's words where no run logs the metric).
 
     The default columns answer the question (rate, speedup, ML units, price per step); ``--wide``
     adds the intervals, efficiencies, modes and run facts. A failed run's reason is a line
@@ -186,7 +187,7 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
         Column("ran on", "text", wide=True),
         Column("note", "text", wide=True),
     ]
-    goal = target_said(frame)
+    goal = target_said(frame, target_kind)
     if goal is not None:  # only when a target was asked: its step, time and price
         reach += f"; target {goal}"
         # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
@@ -231,12 +232,13 @@ def summary_grid(frame: pl.DataFrame, region: str = "us") -> Grid:
     return grid
 
 
-def target_said(frame: pl.DataFrame) -> str | None:
-    """The summary's target in words (``loss <= 0.5``, ``accuracy >= 0.9``), None when none was asked."""
+def target_said(frame: pl.DataFrame, kind: str | None = None) -> str | None:
+    """The summary's target in words (``loss <= 0.5``, ``accuracy >= 0.9``), None when none was asked;
+    ``kind`` (``loss`` / ``accuracy``) where no run logs the metric (its rows name none)."""
     if "target_value" not in frame.columns or frame["target_value"].drop_nulls().is_empty():
         return None
     value = frame["target_value"].drop_nulls()[0]
-    kinds = set(frame["target_metric"].drop_nulls())
+    kinds = set(frame["target_metric"].drop_nulls()) or ({kind} if kind else set())
     loss = bool(kinds) and kinds <= {"loss"}
     return f"loss <= {value:g}" if loss else f"{' / '.join(sorted(kinds)) or 'accuracy'} >= {value:g}"
 

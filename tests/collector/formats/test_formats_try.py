@@ -214,3 +214,14 @@ def test_the_verdict_names_the_tasks_that_logged_without_a_step_record(tmp_path:
     )
     v = explain_file(log).verdict
     assert (v.records, v.roles, v.status) == (0, ["master/0"], "empty")
+
+
+def test_the_verdict_counts_agree_with_their_nouns(tmp_path: Path) -> None:
+    # one Estimator line: 1 record (step 100), no event, 1 line read; it said "1 records ... of 1 lines"
+    log = tmp_path / "one.log"
+    log.write_text("INFO:tensorflow:loss = 0.7, step = 100 (2.688 sec)\n", encoding="utf-8")
+    result = runner.invoke(app, ["formats", "--try", str(log)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "format tf-estimator, 1 record, 0 events, roles" in flat, result.output
+    assert "0 rejected, 0 skipped of 1 line" in flat and "1 records" not in flat
