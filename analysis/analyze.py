@@ -43,6 +43,7 @@ from tierscope.analysis.target import (
     with_time_to_target,
 )
 from tierscope.dataset.store import Dataset
+from tierscope.errors import TierscopeError
 
 if TYPE_CHECKING:
     from tierscope.analysis.forecast import Scaling  # imports scipy: only when fitting
@@ -250,6 +251,26 @@ class _Gatherers:
 
 
 def analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysis:
+    """Analyse ``dataset``: every table opened once, the steps a batch of runs at a time.
+
+    Raises as :func:`_analyze`; a data file whose pages do not decode (its footer read: a file
+    without a digest in its name) as :class:`tierscope.dataset.errors.DatasetCorruptError` naming it.
+    """
+    try:
+        return _analyze(dataset, options)
+    except TierscopeError:
+        raise
+    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:  # pyarrow: OSError or ValueError
+        try:
+            found = dataset.corrupt_file("steps")
+        except FileNotFoundError:  # a compaction replaced a file meanwhile: the query's own error
+            found = None
+        if found is None:
+            raise
+        raise found from exc
+
+
+def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analysis:
     """Analyse ``dataset``: every table opened once, the steps a batch of runs at a time.
 
     Raises :class:`tierscope.dataset.errors.DatasetCorruptError` if a data file is unreadable,

@@ -658,14 +658,23 @@ class Dataset:
                 if _is_not_found(exc):
                     continue
                 try:
-                    for path in self.files(table, run_id):
-                        problem = check_file(path, TABLES[table], deep=True)
-                        if problem:
-                            raise DatasetCorruptError(path, problem) from exc
+                    found = self.corrupt_file(table, run_id)
                 except FileNotFoundError:
                     continue
+                if found is not None:
+                    raise found from exc
                 raise
         raise DatasetError(f"dataset {self.root} kept changing while being read; try again")
+
+    def corrupt_file(self, table: str, run_id: str | None = None) -> DatasetCorruptError | None:
+        """The error naming the first live file of ``table`` (of one run) whose pages do not decode
+        (:func:`check_file` deep), or None: what a query of a :meth:`scan` that failed says (an
+        error path: it decodes every file). Raises :class:`FileNotFoundError` if one is gone."""
+        for path in self.files(table, run_id):
+            problem = check_file(path, TABLES[table], deep=True)
+            if problem:
+                return DatasetCorruptError(path, problem)
+        return None
 
     def set_aside_state(self, error: StateCorruptError) -> Path:
         """Move the unreadable state document ``error`` names to ``quarantine/`` (call holding
