@@ -126,13 +126,19 @@ def partition_dir_name(run_id: str) -> str:
     return f"run_id={prefix.replace('~', '%7E')}~{digest}"
 
 
+def decoded_name(name: str) -> str:
+    """The run id a partition directory's ``name`` (``run_id=<...>``) spells: the full id, or a short
+    name's prefix and digest (:func:`partition_run_id` reads the full one)."""
+    return unquote(name[len("run_id=") :])
+
+
 def partition_run_id(directory: Path) -> str:
     """The run id of the partition ``directory`` (``.../run_id=<...>``): its :data:`RUN_ID_FILE`
     if it has one (a short name), else the name decoded."""
     try:
         return (directory / RUN_ID_FILE).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return unquote(directory.name[len("run_id=") :])
+        return decoded_name(directory.name)
 
 
 def new_part_path(directory: Path, stamp: str | None = None) -> Path:
@@ -584,7 +590,7 @@ class Dataset:
         )
         # The files may be pinned copies laid out like the dataset: the directory's name is the same.
         long_ids = {
-            unquote(d.name[len("run_id=") :]): partition_run_id(d)
+            decoded_name(d.name): partition_run_id(d)
             for d in {self.root / table / f.parent.name for f in files}
             if (d / RUN_ID_FILE).is_file()
         }
@@ -604,7 +610,7 @@ class Dataset:
         long_ids = self._long_ids.get(table, {})
 
         def run_of(path: Path) -> str:
-            decoded = unquote(path.parent.name[len("run_id=") :])
+            decoded = decoded_name(path.parent.name)
             return long_ids.get(decoded, decoded)
 
         schema = TABLES[table].schema
