@@ -29,6 +29,7 @@ from tierscope.analysis.cost import tier_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.scaling import EXACT, ScalingFit, best_fit, prediction_caveat
 from tierscope.analysis.topology import load_tiers, training_tasks
+from tierscope.decimals import two_decimals
 from tierscope.tiertable import ACCELERATOR
 
 #: Columns of :func:`frontier`.
@@ -209,7 +210,7 @@ def choose(
         marked = priced.with_columns(
             meets=pl.col("usd") <= budget_usd, meets_at_interval=pl.col("usd_high") <= budget_usd
         ).sort("hours", "usd")
-        wanted = f"reach {priced['steps'][0]:,} steps for at most USD {budget_usd:,.2f}"
+        wanted = f"reach {priced['steps'][0]:,} steps for at most USD {two_decimals(budget_usd)}"
         pick_order = "fastest"
     meeting = marked.filter(pl.col("meets"))
     if meeting.height == 0:
@@ -222,7 +223,7 @@ def choose(
     basis = f"{choice['basis']}, {EXACT}" if choice["status"] == EXACT else choice["basis"]
     reason = (
         f"{choice['candidate']} ({basis}) is the {pick_order} that can {wanted}: "
-        f"{choice['hours']:.2f} h, USD {choice['usd']:,.2f}{hedge}"
+        f"{two_decimals(choice['hours'])} h, USD {two_decimals(choice['usd'])}{hedge}"
     )
     caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
     return Recommendation(choice, reason, marked, caveat)

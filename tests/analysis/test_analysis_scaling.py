@@ -135,6 +135,15 @@ def test_recommend_with_one_measured_tier_and_no_model(dataset_2016: Dataset) ->
     assert "basic (measured) is the cheapest" in result.output and "USD 11.16" in result.output
 
 
+def test_recommend_sentence_keeps_an_amount_under_half_a_cent(dataset_2016: Dataset) -> None:
+    # 100 steps on basic: (42.658 - 200 / 4.731 + 100 / 4.731) / 3600 = 21.5206 s / 3600 = 0.0059779 h,
+    # x 0.3878 ML units/h x USD 0.49 = USD 0.0011359: the sentence said "USD 0.00" (the table 0.00114)
+    result = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "basic", "--steps", "100",
+                                 "--deadline", "1h", "--price-date", "2019-12-01"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "within 1 h: 0.01 h, USD 0.00114" in " ".join(result.output.split())
+
+
 def test_scaling_reports_the_2016_measured_points(dataset_2016: Dataset) -> None:
     points = scaling(analyze(dataset_2016)).points
     assert points["tasks"].to_list() == [1, 5]

@@ -8,7 +8,7 @@ imports this package.
 
 from __future__ import annotations
 
-import math
+from tierscope.decimals import two_decimals
 
 #: What stands for a missing figure in a table (ASCII: it pastes into CSV and Markdown as it is).
 MISSING = "-"
@@ -46,14 +46,12 @@ def units(value: float | None) -> str:
 def money(value: float | None) -> str:
     """US dollars: 2 decimals, ``1,234.50`` (the currency goes in the column header); an amount that
     2 decimals would show as ``0.00`` with 3 significant digits, ``0.00167``, as the report writes it."""
-    if value is not None and 0 < abs(value) < 0.005:
-        return f"{value:.{2 - math.floor(math.log10(abs(value)))}f}"
-    return fixed(value, 2)
+    return MISSING if value is None else two_decimals(value)
 
 
 def hours(value: float | None) -> str:
-    """A duration in hours: 2 decimals."""
-    return fixed(value, 2)
+    """A duration in hours: 2 decimals; under 0.005 h (18 s) 3 significant digits, ``0.00122``."""
+    return MISSING if value is None else two_decimals(value)
 
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
