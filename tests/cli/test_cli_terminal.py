@@ -288,3 +288,6 @@ def test_help_names_what_options_take() -> None:
     assert all(f in cloud for f in ("--tier TIER", "--manifest PATH", "--since TIME", "--until TIME",
                                     "--last DURATION", "--overlap DURATION"))  # fmt: skip
     assert "--tier TIER" in summary and "--price-date YYYY-MM-DD" in summary and "%Y" not in summary
+    # several paths are taken (typer 0.28 printed "[PATH]" for the list; 0.29 "PATH <list[str]>")
+    assert "[OPTIONS] [PATH...]" in files and "<list" not in files
+    assert "[OPTIONS] [FILE...]" in " ".join(run(["formats", "--help"], 120).split())

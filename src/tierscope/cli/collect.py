@@ -50,7 +50,7 @@ def collect_files_cmd(
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="PATH",
+            metavar="PATH...",
             help="Log files or run directories; gs://bucket/prefix/ URLs and globs for Cloud Storage.",
         ),
     ] = None,
