@@ -288,6 +288,14 @@ def _usable(points: pl.DataFrame) -> pl.DataFrame:
     return points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
 
 
+def _counts_had(sizes: list[int]) -> str:
+    """``none``, ``1 (runs of 1 task)``, ``2 (runs of 1 and 5 tasks)``: the task counts measured."""
+    if not sizes:
+        return "none"
+    listed = ", ".join(str(s) for s in sizes[:-1]) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
+    return f"{len(sizes)} (runs of {listed} task{'' if sizes == [1] else 's'})"
+
+
 def fit_model(
     model: str,
     points: pl.DataFrame,
@@ -314,10 +322,8 @@ def fit_model(
     need = MIN_SIZES[model]
     name = MODEL_NAMES[model][:1].upper() + MODEL_NAMES[model][1:]  # it starts each message
     if len(sizes) < need:
-        have = ", ".join(str(s) for s in sizes) or "none"
         message = (
-            f"{name} needs runs of at least {need} different task counts; "
-            f"the data has {len(sizes)} ({have}): not fitted"
+            f"{name} needs runs of at least {need} different task counts; the data has {_counts_had(sizes)}: not fitted"
         )
         return ScalingFit(model, INSUFFICIENT, message, usable.height, sizes)
     tasks = usable["tasks"].cast(pl.Float64).to_numpy()

@@ -79,7 +79,7 @@ def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset
     )
     usl_row = fitted.table.filter(pl.col("model") == "usl").row(0, named=True)
     assert usl_row["status"] == "insufficient" and usl_row["estimate"] is None
-    assert "at least 3 different task counts; the data has 2 (1, 5)" in usl_row["message"]
+    assert "at least 3 different task counts; the data has 2 (runs of 1 and 5 tasks)" in usl_row["message"]
     by_model = {r["model"]: r for r in predicted.to_dicts()}
     assert by_model["amdahl"]["global_steps_per_s"] == pytest.approx(X20_2016)
     # issue 12: no interval can hold the model's error (nothing to leave out); the noise alone is kept apart
@@ -133,6 +133,16 @@ def test_recommend_with_one_measured_tier_and_no_model(dataset_2016: Dataset) ->
                                  "--deadline", "100h", "--price-date", "2019-12-01"])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "basic (measured) is the cheapest" in result.output and "USD 11.16" in result.output
+
+
+def test_one_task_count_is_said_in_words(dataset_2016: Dataset) -> None:
+    # basic alone: one task count, 1 (it read "the data has 1 (1)")
+    fitted, _ = predict(analyze(dataset_2016, AnalysisOptions(runs=("basic",))), 20)
+    messages = set(fitted.table["message"].to_list())
+    assert (
+        "Amdahl's law needs runs of at least 2 different task counts; the data has 1 (runs of 1 task): not fitted"
+        in (messages)
+    )
 
 
 def test_recommend_sentence_keeps_an_amount_under_half_a_cent(dataset_2016: Dataset) -> None:

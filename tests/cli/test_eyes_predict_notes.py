@@ -27,7 +27,7 @@ def test_predict_prints_caveat_and_verdict_as_lines_not_escapes(dataset_2016: Da
             "amdahl: 80.42 global steps/s at 20 tasks (no 95 % interval: exactly determined",
             "  Caveat: an unchecked extrapolation: 20 training tasks, 4.0x the largest measured (5)",
             "  Amdahl's law has 2 parameters and the data 2 task counts",
-            "usl: The USL needs runs of at least 3 different task counts; the data has 2 (1, 5)",
+            "usl: The USL needs runs of at least 3 different task counts; the data has 2 (runs of 1 and 5 tasks)",
         ]
         lines = result.output.splitlines()
         at = [next(i for i, line in enumerate(lines) if line.startswith(start)) for start in starts]
