@@ -135,13 +135,17 @@ def _exact_fit(fits: list[ScalingFit]) -> tuple[str, int] | None:
     return (model.model, model.runs) if model is not None and model.exact else None
 
 
-def _section(key: str, build: Callable[[], Spec | None], t: Catalog, notes: list[str] | None = None) -> Section:
+def _section(
+    key: str, build: Callable[[], Spec | None], t: Catalog, notes: list[str] | None = None, empty: str | None = None
+) -> Section:
+    """A chart section; ``empty``: what it says when no run has data for it (``chart.no_data`` by default).
+    Its notes stay beside that sentence: why each run has nothing to draw is what the reader looks for."""
     try:
         spec = build()
     except MissingColumnsError as exc:
         return Section(key, None, t("chart.unavailable", columns=", ".join(exc.missing)))
     if spec is None:
-        return Section(key, None, t("chart.no_data"))
+        return Section(key, None, empty or t("chart.no_data"), notes=notes or [])
     return Section(key, spec, notes=notes or [])
 
 
@@ -195,7 +199,15 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         capped + goal,
     )
     reach = (
-        [_section("target", lambda: charts.target_chart(data.to_target, t, target_text(data.target, t), runs), t, goal)]
+        [
+            _section(
+                "target",
+                lambda: charts.target_chart(data.to_target, t, target_text(data.target, t), runs),
+                t,
+                goal,
+                empty=t("target.none_reached", target=target_text(data.target, t)),
+            )
+        ]
         if data.target is not None
         else []
     )

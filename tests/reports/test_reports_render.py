@@ -546,3 +546,19 @@ def test_a_gap_in_the_scaling_band_is_said_under_the_chart(data_2016: ReportData
         "ja": "1 訓練タスクでは帯を描いていません",
     }
     assert any(note.startswith(said[lang]) for note in scaling.notes), scaling.notes
+
+
+def test_a_target_no_run_reached_says_so_and_names_each_run(dataset_2016: Dataset) -> None:
+    # the 2016 logs' lowest losses: basic 1.858, local 1.866, standard_1 1.888, so none holds loss <= 1 (premium_1
+    # failed with no step record). The section said "no run has data for this chart" and dropped the notes
+    # naming each run's status, though its text promises "runs that never reached it are listed below".
+    data = report_data(analyze(dataset_2016, analysis_options(AnalysisOptions(target_loss=1.0))))
+    assert data.to_target is None or data.to_target.height == 0
+    for lang, none, never in [
+        ("en", "No run reached loss ≤ 1.", "{}: never reached the target."),
+        ("ja", "損失 ≤ 1 に到達した実行はありません。", "{}: 目標に到達しませんでした。"),
+    ]:
+        html = render_html(data, lang).replace(vega_bundle(), "")
+        section = html[html.index('id="section-target"') : html.index('id="section-tasks"')]
+        assert f'<p class="unavailable">{none}</p>' in section
+        assert all(never.format(run) in section for run in ("basic", "local", "standard_1"))
