@@ -73,6 +73,23 @@ def test_report_out_naming_a_directory_is_a_usage_error(tmp_path: Path, dataset_
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_full_disk_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:
+    # /dev/full answers every write with the kernel's ENOSPC, as a full disk does; the line said
+    # "cannot write or read FILE: No space left on device" and stopped there
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full (Linux) to stand for a full disk")
+    from tierscope.cli.common import print_error
+
+    with pytest.raises(OSError) as full, open("/dev/full", "wb", buffering=0) as f:
+        f.write(b"x")
+    full.value.filename = "/data/ds/steps/part-1.parquet"  # the kernel names no file; the dataset's writers do
+    assert print_error(full.value) == 1
+    assert _one_line_error(capsys.readouterr().err) == (
+        "error: cannot write or read /data/ds/steps/part-1.parquet: No space left on device: free space on that "
+        "disk (or use a dataset elsewhere), then run the command again (nothing half-written was kept)"
+    )
+
+
 def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(
     tmp_path: Path, dataset_2016: Dataset
 ) -> None:
@@ -80,7 +97,9 @@ def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(
     plain.write_text("hi\n")
     result = runner.invoke(app, ["report", "-d", str(dataset_2016.root), "--out", str(plain / "r.html")])
     assert result.exit_code == 1  # was FileExistsError from mkdir
-    assert _one_line_error(result.output) == f"error: cannot write or read {plain}: File exists"
+    assert _one_line_error(result.output) == (
+        f"error: cannot write or read {plain}: File exists: a file stands where a folder is needed: choose another path"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plainfile"]
 
 

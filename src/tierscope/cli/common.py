@@ -59,6 +59,25 @@ def err_console() -> Console:
     return Console(stderr=True)
 
 
+def _os_remedy(exc: OSError) -> str:
+    """What to do about a system error, by its errno. Every write of the dataset and the report is
+    atomic, so a failed one left nothing half-written and running the command again is safe."""
+    import errno
+
+    again = "then run the command again (nothing half-written was kept)"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"free space on that disk (or use a dataset elsewhere), {again}"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"check that you may read and write there, {again}"
+    if exc.errno == errno.EROFS:
+        return "that file system is read-only: use a dataset or an output on a writable one"
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        return "a file stands where a folder is needed: choose another path"
+    if exc.errno == errno.ENOENT:
+        return "check the path (a folder of it may be gone)"
+    return f"check the path and the disk, {again}"
+
+
 def print_error(exc: BaseException) -> int:
     """Print ``exc`` as one line ``error: ...`` on stderr; return its exit code.
 
@@ -72,7 +91,7 @@ def print_error(exc: BaseException) -> int:
 
     if isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
         where = f" {exc.filename}" if exc.filename else ""
-        message = f"cannot write or read{where}: {exc.strerror or exc}"
+        message = f"cannot write or read{where}: {exc.strerror or exc}: {_os_remedy(exc)}"
     else:
         message = str(exc)
     # Text, not markup: a message may quote a log line such as "Train [worker/3]" or 'tierscope[trainer]'.

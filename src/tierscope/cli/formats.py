@@ -35,7 +35,9 @@ def parse_window(text: str) -> tuple[int, int]:
 
 
 def formats_cmd(
-    files: Annotated[list[Path] | None, typer.Argument(metavar="FILE...", help="Log files to try (with --try).")] = None,
+    files: Annotated[
+        list[Path] | None, typer.Argument(metavar="FILE...", help="Log files to try (with --try).")
+    ] = None,
     try_: Annotated[
         bool, typer.Option("--try", help="Show how each FILE is read: per line, then a verdict per file.")
     ] = False,
