@@ -571,7 +571,10 @@ class Dataset:
 
         Every file is checked first (:meth:`verify`), so a corrupt file raises
         :class:`DatasetCorruptError` (naming it) here rather than a polars error on ``collect()``,
-        and pinned open, so the frame stays readable while a compaction replaces its files.
+        and pinned open, so the frame stays readable while a compaction replaces its files. The pins
+        are this instance's: keep it referenced until the frame is collected (``Dataset(p).scan(t)``
+        collected after the Dataset is gone raises ``FileNotFoundError`` on a pinned path). To read
+        without tierscope, scan ``DIR/<table>/`` with polars or DuckDB (README, "Dataset layout").
         """
         spec = TABLES[table]
         self.scans[table] += 1
