@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, median_draws, percentile_interval
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
@@ -346,7 +346,7 @@ def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
 
 
 def speedup_intervals(
-    samples: dict[str, np.ndarray],
+    samples: dict[str, Sample],
     baseline: str,
     seed: int = BOOTSTRAP_SEED,
     drawn: dict[str, np.ndarray] | None = None,
