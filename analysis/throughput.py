@@ -346,8 +346,10 @@ def run_throughput(
     runs). ``startup_s`` is the lead task's (master/chief 0, else the first training
     task) ``elapsed_s`` at its first steady record minus that record's step at the steady
     rate: the time to N steps is about ``startup_s + N / steady rate`` (null without
-    ``elapsed_s``; clipped at 0). ``intervals``: :func:`interval_rates` of ``steps`` if the
-    caller has computed them already (they are the costly part)."""
+    ``elapsed_s``, where ``summary`` takes the same on the lead's timestamp clock from the run's
+    ``started`` event: :mod:`tierscope.analysis.goodput`'s ``clock_startup_s``; clipped at 0).
+    ``intervals``: :func:`interval_rates` of ``steps`` if the caller has computed them already (they
+    are the costly part)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
     samples = steady_samples(intervals.filter(~pl.col("warmup")))
