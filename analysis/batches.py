@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, exact_median
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, SteadyRates, exact_median, steady_rates
 from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
@@ -49,6 +49,7 @@ from tierscope.analysis.throughput import (
     FIGURE_COLUMNS,
     INPUT_COLUMNS,
     JUMP_RATES,
+    STEADY_WEIGHT,
     WARM_RATES,
     collect_intervals,
     lead_rows,
@@ -84,7 +85,7 @@ class IntervalFigures:
 
     throughput: pl.DataFrame
     tasks: pl.DataFrame
-    samples: dict[str, np.ndarray]
+    samples: dict[str, SteadyRates]
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
     #: ``{run_id: bootstrap draws of its steady median}`` (:func:`tierscope.analysis.bootstrap.median_draws`
     #: with ``draws_seed``, :data:`tierscope.analysis.bootstrap.BOOTSTRAP_DRAWS` draws): the speedup's
@@ -209,7 +210,7 @@ def interval_figures(
             take()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    samples: dict[str, np.ndarray] = {}
+    samples: dict[str, SteadyRates] = {}
     drawn: dict[str, np.ndarray] = {}
     for result in results:
         samples.update(result.samples)
@@ -273,7 +274,7 @@ class PiecedRun:
 
     throughput: pl.DataFrame
     tasks: pl.DataFrame
-    samples: dict[str, np.ndarray]
+    samples: dict[str, SteadyRates]
     lead: pl.DataFrame
     intervals: pl.DataFrame | None
     goodput: pl.DataFrame | None = None  # :func:`run_goodput`'s rows, once computed
@@ -438,21 +439,23 @@ def _pieces_figures(
     lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
     parts, own, leads, kept = [], [], [], []
     rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
+    weights = np.empty(size, dtype=np.float64)  # and each one's seconds (its weight)
     held = 0
     for i in range(count):
         intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
         parts.append(run_parts(intervals.lazy()).collect())
         own.append(own_figures(intervals.lazy()))
-        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).get_column("rate").to_numpy()
-        rates[held : held + steady.size] = steady
-        held += steady.size
+        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
+        rates[held : held + steady.height] = steady.get_column("rate").to_numpy()
+        weights[held : held + steady.height] = steady.get_column("seconds").to_numpy()
+        held += steady.height
         leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
         if keep:
             kept.append(intervals)
         del intervals
     summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
     run_id = records["run_id"][0]
-    samples = {run_id: rates[:held]} if held else {}
+    samples = {run_id: steady_rates(rates[:held], weights[:held])} if held else {}
     lead = pl.concat(leads)
     return PiecedRun(
         throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),

@@ -8,6 +8,7 @@ not on which other runs were analysed with it.
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -27,10 +28,92 @@ def rng_for(label: str, seed: int = BOOTSTRAP_SEED) -> np.random.Generator:
 EXACT_MAX = 2000
 
 
-def median_draws(
-    values: np.ndarray, label: str, seed: int = BOOTSTRAP_SEED, draws: int = BOOTSTRAP_DRAWS
-) -> np.ndarray:
+#: Steady intervals are of very different lengths, and their median weighted by their seconds, where
+#: the longest is more than this many times the shortest (an order of magnitude, as a step jump's
+#: :data:`tierscope.analysis.throughput.JUMP_FACTOR`). A log written every N steps or N seconds keeps the
+#: plain median of its rates, a few lines missing from an excerpt included: the 2016 STANDARD_1 log's
+#: worker 0 logs steps 100 and 1000 only, 41.06 s against another interval's 4.431 s (9.3x).
+MIXED_FACTOR = 10.0
+
+
+@dataclass(frozen=True, eq=False)
+class SteadyRates:
+    """A run's steady interval rates (``rates``, global steps/s) and each one's weight in the median
+    (``weights``, > 0: its seconds where the intervals are mixed, else all 1), Float64 arrays of one
+    size in the rows' order (:func:`steady_rates`). As an array (``np.asarray``) it is its rates."""
+
+    rates: np.ndarray
+    weights: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.rates.size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        return np.asarray(self.rates, dtype=dtype)
+
+    def alike(self) -> bool:
+        """Whether every interval weighs the same (the plain median)."""
+        return self.size == 0 or bool((self.weights == self.weights[0]).all())
+
+    def median(self) -> float | None:
+        """:func:`weighted_median` of the rates by their weights (None when empty)."""
+        return exact_median(self.rates) if self.alike() else weighted_median(self.rates, self.weights)
+
+
+#: A run's steady sample as the bootstrap takes it: plain rates (equal weights) or :class:`SteadyRates`.
+Sample = np.ndarray | SteadyRates
+
+
+def steady_rates(rates: np.ndarray, seconds: np.ndarray) -> SteadyRates:
+    """:class:`SteadyRates` of ``rates`` and their intervals' ``seconds`` (Float64; NaN or <= 0: unknown,
+    counted as the median known one). The weights are the seconds where the longest is more than
+    :data:`MIXED_FACTOR` times the shortest; else (or none known) all 1: the plain median."""
+    seconds = np.asarray(seconds, dtype=np.float64)
+    known = np.isfinite(seconds) & (seconds > 0)
+    rates = np.asarray(rates, dtype=np.float64)
+    if not known.any() or seconds[known].max() <= MIXED_FACTOR * seconds[known].min():
+        return SteadyRates(rates, np.ones(rates.size))
+    return SteadyRates(rates, np.where(known, seconds, float(np.median(seconds[known]))))
+
+
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float | None:
+    """The median of ``values`` weighted by ``weights`` (> 0): the smallest value at or below which
+    half the weight lies, or the mean of it and the next where exactly half does (equal weights: the
+    plain median, :func:`exact_median`). None when empty."""
+    if values.size == 0:
+        return None
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(weights[order])
+    half = cum[-1] / 2
+    at = int(np.searchsorted(cum, half, side="left"))
+    if cum[at] == half and at + 1 < values.size:
+        return exact_median(values[order[at : at + 2]])
+    return float(values[order[at]])
+
+
+def _weighted_medians(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """:func:`weighted_median` of each row of ``values`` (2-D) by the same row of ``weights``."""
+    order = np.argsort(values, axis=1, kind="stable")
+    ranked = np.take_along_axis(values, order, axis=1)
+    cum = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    half = cum[:, -1:] / 2
+    at = (cum < half).sum(axis=1)
+    rows = np.arange(values.shape[0])
+    low = ranked[rows, at]
+    high = ranked[rows, np.minimum(at + 1, values.shape[1] - 1)]
+    exact = cum[rows, at] == half[:, 0]
+    return np.where(exact, (low + high) / 2, low)
+
+
+def median_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: int = BOOTSTRAP_DRAWS) -> np.ndarray:
     """``draws`` medians of resamples (with replacement, same size) of ``values``; shape ``(draws,)``.
+    Of :class:`SteadyRates` whose intervals weigh differently, the medians are weighted (each resampled
+    interval keeps its weight, :func:`weighted_median`); the rank form below then takes the weighted
+    quantile at the drawn rank's share, with the effective number of intervals (sum w)^2 / sum w^2.
 
     For more than :data:`EXACT_MAX` values the draws use the median's rank form: the
     median of a resample of ``n`` values is the sorted value of rank ``K``, where ``K``
@@ -41,10 +124,14 @@ def median_draws(
 
     Raises :class:`ValueError` for an empty ``values``.
     """
+    weighted = isinstance(values, SteadyRates) and not values.alike()
+    weights = values.weights if isinstance(values, SteadyRates) else None
     values = np.asarray(values, dtype=float)
     if values.size == 0:
         raise ValueError(f"{label}: no values to bootstrap")
     rng = rng_for(label, seed)
+    if weighted and weights is not None:
+        return _weighted_draws(values, weights, rng, draws)
     if values.size <= EXACT_MAX:
         picks = rng.integers(0, values.size, size=(draws, values.size))
         return np.median(values[picks], axis=1)
@@ -55,6 +142,18 @@ def median_draws(
     lo, hi = int(ranks.min()), int(ranks.max())
     window = np.sort(np.partition(values, (lo, hi))[lo : hi + 1])
     return window[ranks - lo]
+
+
+def _weighted_draws(values: np.ndarray, weights: np.ndarray, rng: np.random.Generator, draws: int) -> np.ndarray:
+    """:func:`median_draws` of weighted values (see there)."""
+    if values.size <= EXACT_MAX:
+        picks = rng.integers(0, values.size, size=(draws, values.size))
+        return _weighted_medians(values[picks], weights[picks])
+    order = np.argsort(values, kind="stable")
+    ranked, cum = values[order], np.cumsum(weights[order])
+    effective = cum[-1] ** 2 / float(np.square(weights).sum())
+    shares = np.clip(0.5 + rng.standard_normal(draws) / (2 * np.sqrt(effective)), 0.0, 1.0)
+    return ranked[np.minimum(np.searchsorted(cum, shares * cum[-1], side="left"), values.size - 1)]
 
 
 def exact_median(values: np.ndarray) -> float | None:

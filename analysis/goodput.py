@@ -115,6 +115,8 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     "stalls": pl.UInt32(),  # stalled intervals
     "goodput_clock": pl.String(),  # timestamp / elapsed (null: no clock)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
+    # run_throughput's startup_s on this clock (origin known only): summary's where the lead logs no elapsed_s
+    "clock_startup_s": pl.Float64(),
 }
 
 #: The events table's columns :func:`run_goodput` reads, with their dtypes.
@@ -310,6 +312,7 @@ def _one_run(
         begin = 0.0 if origin_known else t[i0] - (steps[i0] - base0) / rate  # the seen span starts at the first step
         out["lifetime_s"] = (end if end is not None else last) - begin
     out["badput_warmup_s"] = warmup
+    out["clock_startup_s"] = _clock_startup(lead, steps, t if origin_known else None, rate)
 
     occurrences = {c: _pairs(stalling, b, e) for c, (b, e) in STALL_CLASSES.items()}
 
@@ -325,6 +328,18 @@ def _one_run(
     out["goodput_clock"] = clock.name
     out["productive_s"] = steady_time + first_progress + beyond - out["badput_wasted_s"]
     return out
+
+
+def _clock_startup(lead: pl.DataFrame, steps: np.ndarray, t: np.ndarray | None, rate: float) -> float | None:
+    """:func:`tierscope.analysis.throughput.run_throughput`'s ``startup_s`` on the lead's clock: ``t`` (seconds
+    from the job's start, None: unknown) at the lead's first steady record of its first segment, less its
+    step at ``rate``; clipped at 0; None without such a record with a step."""
+    if t is None:
+        return None
+    steady = np.flatnonzero(~lead["warmup"].to_numpy() & (lead["segment"].to_numpy() == 0))
+    if not steady.size or np.isnan(steps[steady[0]]) or np.isnan(t[steady[0]]):
+        return None
+    return max(float(t[steady[0]] - steps[steady[0]] / rate), 0.0)
 
 
 def _running_total(values: np.ndarray) -> float:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, Sample, median_draws, percentile_interval
 from tierscope.contract import LOCAL_TIER_PATTERN
 
 #: Draws for the fits' bootstrap (each draw is one small least-squares solve per model).
@@ -299,7 +299,7 @@ def _counts_had(sizes: list[int]) -> str:
 def fit_model(
     model: str,
     points: pl.DataFrame,
-    samples: dict[str, np.ndarray],
+    samples: dict[str, Sample],
     seed: int = BOOTSTRAP_SEED,
     draws: int = FIT_DRAWS,
     medians: Callable[[], np.ndarray] | None = None,
@@ -359,14 +359,14 @@ def fit_model(
 
 
 def bootstrap_medians(
-    points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED, draws: int = FIT_DRAWS
+    points: pl.DataFrame, samples: dict[str, Sample], seed: int = BOOTSTRAP_SEED, draws: int = FIT_DRAWS
 ) -> np.ndarray:
     """Each point's run's bootstrap medians (:func:`tierscope.analysis.bootstrap.median_draws` of its
     ``samples``): shape ``(draws, points)``, a column per row of ``points`` (``run_id``), in their order."""
     return np.column_stack([median_draws(samples[r], r, seed, draws) for r in points["run_id"]])
 
 
-def fit_scaling(points: pl.DataFrame, samples: dict[str, np.ndarray], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:
+def fit_scaling(points: pl.DataFrame, samples: dict[str, Sample], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:
     """Both models, Amdahl first (see :func:`fit_model`), from the same bootstrap medians (drawn once)."""
     medians = functools.cache(lambda: bootstrap_medians(_usable(points), samples, seed))
     return [fit_model(m, points, samples, seed, medians=medians) for m in MODELS]

@@ -9,7 +9,10 @@ source and line); intervals; segments broken at a restart, a resume (a step jump
 (``elapsed_s`` going back, the ``pid`` changing) or an unknown time; warm-up as the first
 interval of each segment and the slow intervals right after it (below
 :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
-the median of the other intervals' rates. One simplification: copies of a record are merged
+the median of the other intervals' rates, weighted by their seconds where their lengths are mixed
+(:data:`~tierscope.analysis.bootstrap.MIXED_FACTOR`; across lines missing from the log,
+:data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
+seconds give). One simplification: copies of a record are merged
 when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
 ``summary`` also merges copies that complete each other).
 
@@ -20,7 +23,8 @@ DuckDB's ``EPOCH_US``. Both medians are exact (interpolated), as polars' is.
 
 from __future__ import annotations
 
-from tierscope.analysis.throughput import JUMP_FACTOR, WARMUP_FRACTION
+from tierscope.analysis.bootstrap import MIXED_FACTOR
+from tierscope.analysis.throughput import GAP_FACTOR, JUMP_FACTOR, WARMUP_FRACTION
 from tierscope.dataset.schema import TRAINING_ROLES
 
 _ROLES = ", ".join(f"'{role}'" for role in TRAINING_ROLES)
@@ -86,7 +90,12 @@ segmented AS (
 ),
 intervals AS (  -- the interval rate: as logged, else steps over seconds within the segment
   SELECT *, COALESCE(global_steps_per_s,
-      CASE WHEN interval_index > 0 AND d_seconds > 0 THEN d_step / d_seconds END) AS rate
+      CASE WHEN interval_index > 0 AND d_seconds > 0 THEN d_step / d_seconds END) AS rate,
+    -- the steps it covers: a record's own rate x seconds since the program's previous line, where
+    -- the file's step gain is more than {GAP_FACTOR}x that (lines missing between them)
+    CASE WHEN interval_index > 0 THEN CASE
+      WHEN d_step > {GAP_FACTOR} * global_steps_per_s * interval_s THEN FLOOR(global_steps_per_s * interval_s + 0.5)
+      ELSE d_step END END AS steps
   FROM (
     SELECT *, ROW_NUMBER() OVER (PARTITION BY run_id, role, task_index, segment ORDER BY n) - 1
       AS interval_index
@@ -101,13 +110,34 @@ warmup AS (  -- a segment's first interval, and the slow ones right after it
     SELECT *, PERCENTILE_CONT(CASE WHEN interval_index > 0 THEN rate END, 0.5)
       OVER (PARTITION BY run_id) AS run_median
     FROM intervals)
+),
+steady AS (  -- each steady interval's seconds (else its steps at its own rate; unknown: the run's median)
+  SELECT run_id, rate, COALESCE(seconds, PERCENTILE_CONT(seconds, 0.5) OVER (PARTITION BY run_id)) AS seconds
+  FROM (
+    SELECT run_id, rate, COALESCE(CASE WHEN d_seconds > 0 THEN d_seconds END,
+        CASE WHEN steps > 0 AND rate > 0 THEN steps / rate END) AS seconds
+    FROM warmup
+    WHERE NOT in_warmup AND rate IS NOT NULL)
+),
+weighted AS (  -- weighed by their seconds where their lengths are mixed, else alike (the plain median)
+  SELECT run_id, rate,
+    CASE WHEN MAX(seconds) OVER per_run > {MIXED_FACTOR} * MIN(seconds) OVER per_run THEN seconds ELSE 1 END AS w
+  FROM steady
+  WINDOW per_run AS (PARTITION BY run_id)
+),
+ranked AS (  -- the weighted median: the rate at or below which half the weight lies
+  SELECT run_id, rate, w, COUNT(*) OVER (PARTITION BY run_id) AS steady_intervals,
+    SUM(w) OVER (PARTITION BY run_id ORDER BY rate ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
+    SUM(w) OVER (PARTITION BY run_id) AS total,
+    LEAD(rate) OVER (PARTITION BY run_id ORDER BY rate) AS next_rate
+  FROM weighted
 )
-SELECT run_id, ANY_VALUE(steady) AS steady_global_steps_per_s, COUNT(*) AS steady_intervals
-FROM (
-  SELECT run_id, PERCENTILE_CONT(rate, 0.5) OVER (PARTITION BY run_id) AS steady
-  FROM warmup
-  WHERE NOT in_warmup AND rate IS NOT NULL)
-GROUP BY run_id
+SELECT run_id,
+  CASE WHEN below = total / 2 AND next_rate IS NOT NULL THEN (rate + next_rate) / 2 ELSE rate END
+    AS steady_global_steps_per_s,
+  steady_intervals
+FROM ranked
+WHERE below >= total / 2 AND below - w < total / 2
 ORDER BY run_id
 """
 

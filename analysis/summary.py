@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, median_draws, percentile_interval
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
@@ -47,7 +47,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
-    "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up
+    "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (elapsed_s, else its timestamp clock)
     "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
     "speedup_ci_high": pl.Float64(),
     "stragglers": pl.UInt32(),  # tasks flagged as stragglers (tierscope.analysis.tasks)
@@ -66,7 +66,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "tasks_origin": pl.String(),  # declared (run.json / manifest counts) / manifest / tier table / logs
     "topology_note": pl.String(),  # set when the tasks that logged disagree with the declared ones
     # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
-    **{k: v for k, v in GOODPUT_SCHEMA.items() if k != "run_id"},
+    **{k: v for k, v in GOODPUT_SCHEMA.items() if k not in ("run_id", "clock_startup_s")},
     "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
     # examples/s (issue 12): what a step is worth
     "batch_size": pl.Float64(),  # examples per replica per step: declared, else examples/s / local steps/s
@@ -231,7 +231,10 @@ def summary_frame(
         .join(stragglers, on="run_id", how="left")
         .join(figures.goodput, on="run_id", how="left")
         .with_columns(
-            pl.col("records", "tasks").fill_null(0),
+            # a lead logging no elapsed_s (timestamps only, case22): its start-up on the job's clock
+            startup_s=pl.coalesce("startup_s", "clock_startup_s"),
+            records=pl.col("records").fill_null(0),
+            tasks=pl.col("tasks").fill_null(0),
             # Only what the log says: a failure, an end (ok), or records with neither (a log cut
             # short, a job still running, an excerpt: unknown, never taken for success).
             status=pl.when(pl.col("failure_reason").is_not_null())
@@ -346,7 +349,7 @@ def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
 
 
 def speedup_intervals(
-    samples: dict[str, np.ndarray],
+    samples: dict[str, Sample],
     baseline: str,
     seed: int = BOOTSTRAP_SEED,
     drawn: dict[str, np.ndarray] | None = None,

@@ -7,7 +7,12 @@ Definitions (steps are *global* steps unless named local, times in seconds):
 - **Interval** of a record: from the task's previous record to this one. ``d_step`` is
   the global-step delta; ``d_seconds`` is ``interval_s`` when the format logs it
   (Estimator: time since the previous line), else the ``elapsed_s`` delta (cloudml-samples:
-  time since the task started), else the ``timestamp`` delta.
+  time since the task started), else the ``timestamp`` delta. ``interval_s`` is the time since the
+  program's previous line, which need not be the file's: where the step gained since the file's
+  previous record is more than :data:`GAP_FACTOR` times the steps the record's own rate and
+  ``interval_s`` cover, lines are missing between them (an excerpt, a lost page) and ``d_step`` is
+  those covered steps (case08: 201 -> 801 with ``12.399 global_step/sec`` over ``8.065 sec`` is
+  100 steps, not 600). A record stating a time and no rate has no such check.
 - **Segment**: a stretch of one task's records with no restart inside. A new segment starts
   at a task's first record and wherever the global step goes backwards or stays put (a
   restart from an older checkpoint), ``elapsed_s`` goes backwards or the ``pid`` changes (a
@@ -34,8 +39,16 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   test based on the median absolute deviation, 0.115, would drop it and move the
   median to 18.878).
 - **Steady-state global steps/s**: the median of the interval rates of a run's training
-  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. Global
-  rates of different tasks are never added: every task sees the same global step.
+  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. Where the steady
+  intervals are of very different lengths (the longest more than
+  :data:`tierscope.analysis.bootstrap.MIXED_FACTOR` times the shortest, in seconds) the median
+  is weighted by each interval's seconds (``d_seconds``, else ``d_step`` at its own rate; one of
+  unknown length counts as the run's median known one): the rate of the middle steady second,
+  steps/s over time. A log written every N steps or N seconds keeps the plain median of its
+  rates (a few lines missing from an excerpt included); case22 mixes 6 steps in 0.013 s with
+  193 in 0.531 s, whose median is not halfway between the two
+  (:func:`tierscope.analysis.bootstrap.weighted_median`). Global rates of different tasks are
+  never added: every task sees the same global step.
 - **Mean (overall) global steps/s**: the global steps gained between consecutive records
   of each task segment over the time between them, pooled over tasks and segments (sum
   of steps / sum of seconds), warm-up excluded.
@@ -51,9 +64,11 @@ import polars as pl
 from tierscope.analysis.bootstrap import (
     BOOTSTRAP_DRAWS,
     BOOTSTRAP_SEED,
+    SteadyRates,
     exact_median,
     median_draws,
     percentile_interval,
+    steady_rates,
 )
 from tierscope.analysis.records import (
     TASK,
@@ -73,6 +88,10 @@ SEGMENT = (*TASK, "segment")
 JUMP_FACTOR = 10.0
 #: Intervals right after a segment's first that run below this fraction of the run's median are warm-up.
 WARMUP_FRACTION = 0.5
+#: A record whose step gain since the file's previous record is more than this many times the steps
+#: its own stated time and rate cover was logged after lines the file lacks (one missing line at least
+#: doubles the gain of a log written every N steps; the two figures are rounded, so not 1x).
+GAP_FACTOR = 1.5
 
 #: Columns of :func:`interval_rates`' frame, beyond the step record's own.
 INTERVAL_COLUMNS = {
@@ -180,8 +199,9 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     )
     in_segment = pl.col("interval_index") > 0
     d_local = pl.col("local_step") - _previous("local_step", opens)
+    gap = in_segment & across_missing_lines()
     return segmented.with_columns(
-        d_step=pl.when(in_segment).then(pl.col("_d_step")),
+        d_step=pl.when(gap).then((STATED_STEPS + 0.5).floor().cast(pl.Int64)).when(in_segment).then(pl.col("_d_step")),
         d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
     ).with_columns(
         rate=pl.coalesce(
@@ -190,9 +210,23 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
         ),
         local_rate=pl.coalesce(
             pl.col("local_steps_per_s"),
-            pl.when(in_segment & (pl.col("d_seconds") > 0)).then(d_local / pl.col("d_seconds")),
+            pl.when(in_segment & ~gap & (pl.col("d_seconds") > 0)).then(d_local / pl.col("d_seconds")),
         ),
     )
+
+
+#: The global steps a record's own interval covers by its own figures: its stated rate times its
+#: stated seconds since the program's previous line (null unless the record states both).
+STATED_STEPS = pl.col("global_steps_per_s") * pl.col("interval_s")
+
+
+def across_missing_lines() -> pl.Expr:
+    """Whether a record's interval (on :func:`with_raw_rates`' rows) spans lines missing from the log:
+    it states its time since the program's previous line (``interval_s``) and its rate, and the step
+    gained since the file's previous record is more than :data:`GAP_FACTOR` times the steps those two
+    cover (:data:`STATED_STEPS`). The stated time covers the program's last interval only: its
+    ``d_step`` is :data:`STATED_STEPS` (rounded half up), never the gap (null: not such a record)."""
+    return pl.col("_d_step") > GAP_FACTOR * STATED_STEPS
 
 
 def with_warmup(rated: pl.LazyFrame, warm_median: pl.Expr) -> pl.LazyFrame:
@@ -312,9 +346,10 @@ def run_throughput(
     runs). ``startup_s`` is the lead task's (master/chief 0, else the first training
     task) ``elapsed_s`` at its first steady record minus that record's step at the steady
     rate: the time to N steps is about ``startup_s + N / steady rate`` (null without
-    ``elapsed_s``; clipped at 0). ``intervals``: :func:`interval_rates` of ``steps`` if the
-    caller has computed them already (they are the costly part).
-    """
+    ``elapsed_s``, where ``summary`` takes the same on the lead's timestamp clock from the run's
+    ``started`` event: :mod:`tierscope.analysis.goodput`'s ``clock_startup_s``; clipped at 0).
+    ``intervals``: :func:`interval_rates` of ``steps`` if the caller has computed them already (they
+    are the costly part)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
     samples = steady_samples(intervals.filter(~pl.col("warmup")))
@@ -348,7 +383,7 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
 def throughput_frame(
     records: pl.DataFrame,
     parts: pl.DataFrame,
-    samples: dict[str, np.ndarray],
+    samples: dict[str, SteadyRates],
     lead: pl.LazyFrame | pl.DataFrame,
     seed: int = BOOTSTRAP_SEED,
     draws: int = BOOTSTRAP_DRAWS,
@@ -360,7 +395,7 @@ def throughput_frame(
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
     task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them. ``kept``,
     if given, receives each run's bootstrap draws of its median (:func:`median_draws`, ``seed``)."""
-    medians = {run: exact_median(values) for run, values in samples.items()}
+    medians = {run: values.median() for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col(
             "tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments", "restarts"
@@ -383,16 +418,37 @@ def throughput_frame(
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 
-def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, np.ndarray]:
-    """``{run_id: steady interval rates}`` (global steps/s, in the rows' order; runs in the order they
+def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates]:
+    """``{run_id: steady interval rates}`` (global steps/s and each one's weight,
+    :func:`tierscope.analysis.bootstrap.steady_rates`; in the rows' order; runs in the order they
     first appear) from :func:`steady_intervals`-like rows."""
-    frame = steady.lazy().filter(pl.col("rate").is_not_null()).select("run_id", "rate").collect()
+    frame = steady.lazy().filter(pl.col("rate").is_not_null()).select("run_id", "rate", STEADY_WEIGHT).collect()
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
     spans = run_spans(frame)
     if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
-        return {run: part["rate"].to_numpy() for (run,), part in frame.group_by("run_id", maintain_order=True)}
-    rates = frame.get_column("rate")
-    return {frame["run_id"][offset]: rates.slice(offset, length).to_numpy() for offset, length in spans}
+        return {
+            run: steady_rates(part["rate"].to_numpy(), part["seconds"].to_numpy())
+            for (run,), part in frame.group_by("run_id", maintain_order=True)
+        }
+    rates, seconds = frame.get_column("rate"), frame.get_column("seconds")
+    return {
+        frame["run_id"][offset]: steady_rates(
+            rates.slice(offset, length).to_numpy(), seconds.slice(offset, length).to_numpy()
+        )
+        for offset, length in spans
+    }
+
+
+#: A steady interval's weight in the median: its seconds, else the seconds its steps take at its own
+#: rate (NaN: unknown, a step-less record's without a time).
+STEADY_WEIGHT = (
+    pl.coalesce(
+        pl.when(pl.col("d_seconds") > 0).then(pl.col("d_seconds")),
+        pl.when((pl.col("d_step") > 0) & (pl.col("rate") > 0)).then(pl.col("d_step") / pl.col("rate")),
+    )
+    .fill_null(float("nan"))
+    .alias("seconds")
+)
 
 
 def task_firsts(intervals: pl.LazyFrame) -> pl.LazyFrame:

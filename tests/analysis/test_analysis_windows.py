@@ -19,6 +19,7 @@ from tierscope.analysis.records import (
 )
 from tierscope.analysis.tasks import own_figures
 from tierscope.analysis.throughput import (
+    GAP_FACTOR,
     INTERVAL_COLUMNS,
     JUMP_FACTOR,
     JUMP_MEDIAN,
@@ -72,14 +73,23 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     rated = (
         raw.with_columns(segment=(breaks.cast(pl.UInt32).cum_sum().over(TASK) - 1).cast(pl.UInt32), restart=restart)
         .with_columns(interval_index=pl.int_range(pl.len(), dtype=pl.UInt32).over(SEGMENT))
-        .with_columns(d_step=pl.when(inside).then(pl.col("_d_step")), d_seconds=pl.when(inside).then("_d_seconds"))
+        # lines missing between records: the step gain over 1.5x what the record's own rate x interval_s cover
+        .with_columns(_stated=pl.col("global_steps_per_s") * pl.col("interval_s"))
+        .with_columns(_gap=inside & (pl.col("_d_step") > GAP_FACTOR * pl.col("_stated")))
+        .with_columns(
+            d_step=pl.when("_gap")
+            .then((pl.col("_stated") + 0.5).floor().cast(pl.Int64))
+            .when(inside)
+            .then(pl.col("_d_step")),
+            d_seconds=pl.when(inside).then("_d_seconds"),
+        )
         .with_columns(
             rate=pl.coalesce(
                 "global_steps_per_s", pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / "d_seconds")
             ),
             local_rate=pl.coalesce(
                 "local_steps_per_s",
-                pl.when(inside & (pl.col("d_seconds") > 0)).then(
+                pl.when(inside & ~pl.col("_gap") & (pl.col("d_seconds") > 0)).then(
                     (pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)) / pl.col("d_seconds")
                 ),
             ),
