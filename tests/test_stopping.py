@@ -37,8 +37,8 @@ def test_a_signal_while_a_keyboard_interrupt_is_being_handled_raises_nothing() -
             _raise_stop(signal.SIGINT, None)
 
 
-# polars hooks SIGINT when imported and aborts a query under way with a KeyboardInterrupt of its
-# own; the interpreter's handler then raised a second one in the first handler's clean-up.
+# polars hooks SIGINT when imported; kept, it aborted a query under way with a KeyboardInterrupt of
+# its own, and the interpreter's handler raised a second one in the first one's clean-up.
 ONE_INTERRUPT = """
 import os, signal, threading
 from tierscope.stopping import catch_stop_signals
@@ -57,9 +57,34 @@ except KeyboardInterrupt:
 """
 
 
-def test_one_sigint_during_a_polars_query_raises_one_keyboard_interrupt() -> None:
+def test_one_sigint_during_polars_queries_raises_one_keyboard_interrupt() -> None:
     done = subprocess.run([sys.executable, "-c", ONE_INTERRUPT], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "one interrupt\n", "")
+
+
+# polars' hook sets SA_RESTART, so a read blocked on a pipe or a socket (collect cloud waiting on
+# the API) went on waiting after Ctrl-C: here until the timer writes, 3 s later.
+BLOCKED_READ = """
+import os, signal, threading, time
+from tierscope.stopping import catch_stop_signals
+catch_stop_signals()
+import polars
+assert type(polars.__spec__.loader).__name__ == "SourceFileLoader"  # polars keeps its own loader
+r, w = os.pipe()
+threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+threading.Timer(3.0, os.write, (w, b"x")).start()
+started = time.monotonic()
+try:
+    os.read(r, 1)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted" if time.monotonic() - started < 2.5 else "interrupted once the read returned")
+"""
+
+
+def test_after_polars_is_imported_sigint_interrupts_a_blocked_read() -> None:
+    done = subprocess.run([sys.executable, "-c", BLOCKED_READ], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "interrupted\n"), done.stderr
 
 
 IGNORED = """

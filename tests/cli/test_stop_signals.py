@@ -62,7 +62,7 @@ def _wait_for(done: object, proc: subprocess.Popen[str], what: str, timeout_s: f
     while not done():  # type: ignore[operator]
         assert proc.poll() is None, (what, proc.communicate())
         assert time.monotonic() < deadline, f"not in time: {what}"
-        time.sleep(0.005)
+        time.sleep(0.002)
 
 
 def _collect_args(log: Path, ds: Path, *extra: str) -> list[str]:
