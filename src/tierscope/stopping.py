@@ -10,7 +10,8 @@ it found, then, while a polars query runs in any thread, makes that query raise 
 KeyboardInterrupt of its own. Kept, that hook made one Ctrl-C two KeyboardInterrupts (the query's,
 then the interpreter's in the first one's clean-up, or in a finalizer run while unwinding, where it
 is printed and dropped), raised one in the collector's reading and storing threads, and, over a
-SIGINT the parent left ignored, lost every signal that landed outside a query. Its flags
+SIGINT the parent left ignored, stopped a command at some instants (inside a query) and not at
+others. Its flags
 (SA_RESTART) also kept a blocking read (a socket, a pipe) from being interrupted. So once polars
 is imported, SIGINT is given back to the interpreter's handler (:class:`_AfterPolars`): a long
 polars call in the main thread then finishes before the KeyboardInterrupt is raised.
@@ -65,14 +66,15 @@ def catch_stop_signals() -> None:
     """Make SIGINT raise :class:`KeyboardInterrupt` and SIGTERM :class:`Terminated` in the main
     thread (call it there, first thing), SIGINT also after polars is imported.
 
-    SIGINT is caught even when the parent left it ignored, as a shell without job control does
-    for every background command (a script's ``tierscope collect ... &``): polars' hook took it
-    over anyway, stopping a collect at some instants and not at others. An ignored SIGTERM (a
-    deliberate choice: nothing ignores it by default) stays ignored.
+    A signal the parent left ignored stays ignored, as every Unix program does: a shell without
+    job control starts each background command (a script's ``tierscope collect ... &``) with
+    SIGINT ignored so that the Ctrl-C meant for the foreground does not stop it (``kill -TERM``
+    does). Once polars is imported, the ignore is put back over polars' hook too, which otherwise
+    stopped such a collect at some instants (inside a query) and not at others.
     """
-    signal.signal(signal.SIGINT, _raise_stop)
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _raise_stop)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _raise_stop)
     if "polars" in sys.modules:
         _reclaim_sigint()
     elif not any(isinstance(f, _AfterPolars) for f in sys.meta_path):
@@ -80,7 +82,8 @@ def catch_stop_signals() -> None:
 
 
 def _reclaim_sigint() -> None:
-    """Put the interpreter's SIGINT handler (the one Python code set) back in place of a C one."""
+    """Put the interpreter's SIGINT disposition (the handler Python code set, or SIG_IGN) back in
+    place of a C one."""
     with contextlib.suppress(ValueError):  # not the main thread: polars' hook stays (it calls this one first)
         signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))
 
