@@ -1,3 +1,27 @@
-from tierscope.cli import main
+"""The ``tierscope`` console script and ``python -m tierscope``.
 
-main()
+Ctrl-C and SIGTERM are caught before anything else is imported (typer alone takes 0.1 s), so a
+signal from the very start stops the command (:mod:`tierscope.stopping`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    """Catch the stop signals, then run the command line (:func:`tierscope.cli.main`)."""
+    from tierscope.stopping import catch_stop_signals, stopped
+
+    catch_stop_signals()
+    try:
+        from tierscope.cli import main as run
+    except KeyboardInterrupt as exc:  # before the command line exists: its line, plainly
+        line, code = stopped(exc)
+        sys.stderr.write(line + "\n")
+        raise SystemExit(code) from None
+    run()
+
+
+if __name__ == "__main__":
+    main()

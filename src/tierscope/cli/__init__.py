@@ -1,10 +1,10 @@
 """The ``tierscope`` command: one typer app whose commands live in the command modules of this package.
 
 Exit codes (for cron): 0 success, 1 error, 2 usage error, 75 dataset busy (EX_TEMPFAIL), 130
-interrupted; :mod:`tierscope.cli.common` is the one place errors become them. Importing this
-package (and so ``tierscope --help``) loads typer and the standard library only, and no command
-module: the top-level group imports a command's module when that command runs
-(:mod:`tierscope.cli.lazy`); each command imports polars, the rooms, TensorFlow or
+interrupted (Ctrl-C), 143 stopped by SIGTERM; :mod:`tierscope.cli.common` is the one place errors
+become them. Importing this package (and so ``tierscope --help``) loads typer and the standard
+library only, and no command module: the top-level group imports a command's module when that
+command runs (:mod:`tierscope.cli.lazy`); each command imports polars, the rooms, TensorFlow or
 google-cloud-logging inside its body.
 """
 
@@ -104,7 +104,14 @@ def main() -> None:
     collection, which walks every object polars, pyarrow and numpy created at import (0.08-0.16 s
     of a 0.45 s collect with nothing new; 0.2 s of a large collect). Everything the command wrote
     is closed and synced by then; atexit handlers still run, and only objects in reference cycles
-    are left to the operating system instead of collected."""
+    are left to the operating system instead of collected.
+
+    Ctrl-C and SIGTERM stop the command with a line and exit 130 / 143
+    (:func:`tierscope.stopping.catch_stop_signals`; the console script has caught them already,
+    an entry script installed before it did not)."""
+    from tierscope.stopping import catch_stop_signals
+
+    catch_stop_signals()
     try:
         app()
     finally:

@@ -97,7 +97,8 @@ def collect_files_cmd(
     """Read what is new in step logs (files, run directories) and append it to the dataset.
 
     Each file is read from where the last collect stopped; a rotated or truncated file from
-    its start. Exit codes: 0 success, 1 error, 2 usage error, 75 dataset busy.
+    its start. Exit codes: 0 success, 1 error, 2 usage error, 75 dataset busy, 130 interrupted
+    (Ctrl-C), 143 stopped by SIGTERM (what was stored is kept either way).
     """
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")

@@ -27,16 +27,16 @@ if TYPE_CHECKING:
     from tierscope.dataset.store import Dataset
 
 #: Success, an error (one line on stderr), a usage error (typer's, or :class:`UsageError`), the
-#: dataset locked by another command (EX_TEMPFAIL: try again later), interrupted by Ctrl-C.
+#: dataset locked by another command (EX_TEMPFAIL: try again later); interrupted by Ctrl-C (130)
+#: or stopped by SIGTERM (143): :mod:`tierscope.stopping`.
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_BUSY = 75
-EXIT_INTERRUPTED = 130
 
-#: What Ctrl-C during a collect prints. Every write is atomic and offsets are saved after the
-#: data they cover, so nothing stored is lost and the next collect resumes.
-INTERRUPTED = "interrupted: what was stored so far is kept; run the same collect again to carry on"
+#: What Ctrl-C or SIGTERM during a collect adds to "interrupted". Every write is atomic and offsets
+#: are saved after the data they cover, so nothing stored is lost and the next collect resumes.
+KEPT = "what was stored so far is kept; run the same collect again to carry on"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,6 +102,17 @@ def print_error(exc: BaseException) -> int:
     return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_ERROR
 
 
+def interrupted(exc: KeyboardInterrupt, collect: bool = False) -> int:
+    """Print that Ctrl-C or SIGTERM (:class:`~tierscope.stopping.Terminated`) stopped the command,
+    one line on stderr (a collect's says what became of its records, :data:`KEPT`); return the
+    exit code, 130 or 143."""
+    from tierscope.stopping import stopped
+
+    line, code = stopped(exc)
+    err_console().print(f"{line}: {KEPT}" if collect else line, soft_wrap=True)
+    return code
+
+
 def _silence_stdout() -> None:
     """Point the process's stdout at /dev/null (where it has a file descriptor)."""
     import os
@@ -115,8 +126,8 @@ def _silence_stdout() -> None:
 
 def guarded(func: F, *, interruptible: bool = False) -> F:
     """``func`` with tierscope's and the system's errors turned into one line and an exit code
-    (:func:`print_error`); with ``interruptible`` (a collect), Ctrl-C prints :data:`INTERRUPTED`
-    and exits 130. Anything else (a bug) keeps its traceback."""
+    (:func:`print_error`), and Ctrl-C or SIGTERM into :func:`interrupted`'s (a collect's line with
+    ``interruptible``). Anything else (a bug) keeps its traceback."""
 
     @functools.wraps(func)  # typer reads the options from the wrapped signature
     def command(*args: Any, **kwargs: Any) -> Any:
@@ -131,11 +142,8 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
             raise typer.Exit(EXIT_ERROR) from None
         except (TierscopeError, OSError) as exc:
             raise typer.Exit(print_error(exc)) from None
-        except KeyboardInterrupt:
-            if not interruptible:
-                raise
-            err_console().print(INTERRUPTED, soft_wrap=True)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (tierscope.stopping)
+            raise typer.Exit(interrupted(exc, interruptible)) from None
 
     return command  # type: ignore[return-value]
 
@@ -143,7 +151,7 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
 class App(typer.Typer):
     """A typer app whose every command runs :func:`guarded`, so no command catches errors itself.
 
-    ``@app.command(..., interruptible=True)`` marks a collect: Ctrl-C there exits 130. Help and
+    ``@app.command(..., interruptible=True)`` marks a collect: Ctrl-C there says what was kept. Help and
     usage errors are click's plain text, not rich's panels: importing rich's help layout and
     drawing it took 0.2 s of every ``--help`` (the words are the same; a group lists its
     commands' whole first paragraphs, :class:`tierscope.cli.lazy.Group`)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
 from typing import Any
 
 import typer.main
@@ -23,8 +24,20 @@ def summary(help_text: str | None) -> str:
     return " ".join((help_text or "").split("\n\n")[0].split())
 
 
+@contextmanager
+def _stop_says_so() -> Iterator[None]:
+    """Ctrl-C or SIGTERM as :func:`tierscope.cli.common.interrupted`'s line and exit code."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        from tierscope.cli.common import interrupted
+
+        raise typer.Exit(interrupted(exc)) from None
+
+
 class Group(TyperGroup):
-    """A typer group whose ``--help`` lists each command with its whole :func:`summary`."""
+    """A typer group whose ``--help`` lists each command with its whole :func:`summary`, and
+    which stops on Ctrl-C with :func:`tierscope.cli.common.interrupted`'s line and exit code."""
 
     def list_commands(self, ctx: Any) -> list[str]:
         # The names alone (typer's own reads the commands too, which would build every one).
@@ -36,6 +49,17 @@ class Group(TyperGroup):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    # Ctrl-C or SIGTERM before a command's body (reading the options, which imports pydantic,
+    # importing the command's module) says so too: typer would exit 130 without a word, for
+    # SIGTERM as well. A command's own body: tierscope.cli.common.guarded.
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _stop_says_so():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _stop_says_so():
+            return super().invoke(ctx)
 
     def command_summary(self, ctx: Any, name: str) -> str | None:
         """``name``'s line in the help; None for a hidden command."""

@@ -1,0 +1,154 @@
+"""Ctrl-C (SIGINT) and SIGTERM stop a real ``tierscope`` process wherever they land: exit 130
+(SIGINT) or 143 (SIGTERM) and one line on stderr; a collect leaves a dataset ``doctor`` finds
+clean, with nothing temporary, and the next collect stores the rest of the log exactly once.
+
+One child starts with SIGINT ignored, as a shell without job control starts every background
+command (a script's ``tierscope collect ... &``: how the defect was found). It must ignore the
+signal, as every Unix program does: polars hooks SIGINT when it is imported and stopped such a
+collect only when the signal landed inside one of its queries, so its exit depended on the instant.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.ingest_helpers import collect, step_line, stored_steps
+from tierscope.collector.collect import STATE_CHECKS
+from tierscope.dataset import doctor
+from tierscope.dataset.store import Dataset
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="watches the children in /proc (Linux)")
+
+TIERSCOPE = str(Path(sys.executable).with_name("tierscope"))
+#: 40,000 step lines (about 4.2 MB, steps 1..40000) read in 20 kB batches: about 200 batches of
+#: some 190 lines, so a signal within a second of the first stored batch lands mid-collect.
+LINES = 40_000
+BATCH = "20000"
+KEPT = "what was stored so far is kept; run the same collect again to carry on"
+
+
+def _write_log(path: Path) -> None:
+    with path.open("w") as fh:
+        fh.writelines(step_line(s, task=s % 4) for s in range(1, LINES + 1))
+
+
+def _start(args: list[str], sigint_ignored: bool = False) -> subprocess.Popen[str]:
+    """``tierscope ARGS`` as cron or a shell starts it; with ``sigint_ignored``, as a shell
+    without job control starts ``tierscope ARGS &``."""
+    disposition = signal.SIG_IGN if sigint_ignored else signal.SIG_DFL
+
+    def before_exec() -> None:
+        signal.signal(signal.SIGINT, disposition)
+
+    return subprocess.Popen(
+        [TIERSCOPE, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=before_exec,  # Popen has no option for a disposition; this sets one, nothing else
+    )
+
+
+def _wait_for(done: object, proc: subprocess.Popen[str], what: str, timeout_s: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done():  # type: ignore[operator]
+        assert proc.poll() is None, (what, proc.communicate())
+        assert time.monotonic() < deadline, f"not in time: {what}"
+        time.sleep(0.002)
+
+
+def _collect_args(log: Path, ds: Path, *extra: str) -> list[str]:
+    return ["collect", "files", str(log), "-d", str(ds), "--run-id", "big", "--settle", "0", "-q", *extra]
+
+
+# (signal, seconds after the first stored batch, SIGINT ignored by the parent). Irregular delays,
+# so the signals fall in different places of a batch (tens of ms each: read on one thread, parse
+# in the main thread's polars calls, store and commit on two more while the main thread waits).
+STOPS = [
+    (signal.SIGINT, 0.0, True),
+    (signal.SIGINT, 0.31, False),
+    (signal.SIGINT, 0.13, False),
+    (signal.SIGTERM, 0.07, False),
+]
+
+
+def test_a_signal_mid_collect_stops_it_cleanly_and_the_next_collect_stores_the_rest_once(tmp_path: Path) -> None:
+    log = tmp_path / "big.log"
+    _write_log(log)
+    sets = [tmp_path / f"ds{n}" for n in range(len(STOPS))]
+    procs = [
+        _start(_collect_args(log, ds, "--batch-bytes", BATCH), ignored)
+        for ds, (_, _, ignored) in zip(sets, STOPS, strict=True)
+    ]
+    for ds, proc in zip(sets, procs, strict=True):
+        _wait_for(lambda ds=ds: any(ds.glob("steps/run_id=big/part-*.parquet")), proc, f"a batch stored in {ds}")
+    # The children started together: each signal at its delay after them all storing.
+    started = time.monotonic()
+    for n in sorted(range(len(STOPS)), key=lambda n: STOPS[n][1]):
+        sig, delay_s, _ = STOPS[n]
+        time.sleep(max(0.0, started + delay_s - time.monotonic()))
+        procs[n].send_signal(sig)
+    outcomes = [(proc.wait(timeout=120), proc.communicate()[1]) for proc in procs]
+    # All at once, so a failure shows which signals were lost (exit 0, no line) or not ignored.
+    assert outcomes == [
+        (0, "") if ignored  # the collect ran to its end (-q: nothing printed)
+        else (130, f"interrupted: {KEPT}\n") if sig == signal.SIGINT
+        else (143, f"interrupted by SIGTERM: {KEPT}\n")
+        for sig, _, ignored in STOPS
+    ]  # fmt: skip
+    for ds, (_, _, ignored) in zip(sets, STOPS, strict=True):
+        if ignored:  # every line read once: steps 1..40000
+            assert stored_steps(Dataset(ds)) == list(range(1, LINES + 1)), ds
+            continue
+        # A clean stop: the batches under way were stored or dropped whole, nothing temporary left.
+        assert Dataset(ds).temp_files() == [], ds
+        assert doctor.check(Dataset(ds), STATE_CHECKS).problems == [], ds
+        kept = stored_steps(Dataset(ds))
+        # The log's first lines, each once (batches are committed whole and in order), and not
+        # all of them: the signal landed mid-collect.
+        assert 0 < len(kept) < LINES and kept == list(range(1, len(kept) + 1)), (ds, len(kept))
+        # The next collect reads from the saved offset: the 40,000 lines hold steps 1..40000,
+        # one record each, so the dataset then holds exactly those, none twice.
+        collect(Dataset(ds), log, run_id="big", settle_s=0)
+        assert stored_steps(Dataset(ds)) == list(range(1, LINES + 1)), ds
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A dataset of the 40,000-record log in some 40 files (100 kB batches), for summary and report:
+    their reads of it take long enough to be seen (:func:`_reading`)."""
+    root = tmp_path_factory.mktemp("analysed")
+    _write_log(root / "big.log")
+    collect(Dataset(root / "ds"), root / "big.log", run_id="big", settle_s=0, batch_bytes=100_000)
+    return root / "ds"
+
+
+def _reading(pid: int, ds: Path) -> bool:
+    """Whether process ``pid`` has one of ``ds``'s data files open: the analysis is under way."""
+    try:
+        opened = [str(fd.readlink()) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+    except (FileNotFoundError, ProcessLookupError):  # ended, or a file closed meanwhile
+        return False
+    return any(o.startswith(str(ds)) and o.endswith(".parquet") for o in opened)
+
+
+@pytest.mark.parametrize(
+    ("command", "sig", "ignored"),
+    [(["summary"], signal.SIGINT, False), (["report", "--out", "REPORT"], signal.SIGTERM, False)],
+)
+def test_a_signal_during_summary_or_report_exits_130_or_143_with_one_line(
+    analysed: Path, tmp_path: Path, command: list[str], sig: signal.Signals, ignored: bool
+) -> None:
+    args = [str(tmp_path / "r.html") if a == "REPORT" else a for a in command]
+    proc = _start([*args, "-d", str(analysed)], ignored)
+    _wait_for(lambda: _reading(proc.pid, analysed), proc, "the dataset read")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    expected = (130, "interrupted\n") if sig == signal.SIGINT else (143, "interrupted by SIGTERM\n")
+    assert (proc.returncode, err) == expected
