@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from benchmarks import USER_MALLOC_CONF
+
 T = TypeVar("T")
 
 #: The checkout this file belongs to: subprocesses import the code from here, not from an install.
@@ -41,9 +43,14 @@ class Proc:
 def env() -> dict[str, str]:
     """The environment for benchmarked processes: this checkout first on ``PYTHONPATH``, and
     bytecode cached as an installed package has it (``PYTHONDONTWRITEBYTECODE`` set in a
-    shell would make every start-up compile tierscope's modules anew, 0.1 s and more)."""
+    shell would make every start-up compile tierscope's modules anew, 0.1 s and more), and the
+    allocator setting as the user's shell has it, not as importing polars here left it
+    (:data:`benchmarks.USER_MALLOC_CONF`)."""
     out = dict(os.environ)
     out.pop("PYTHONDONTWRITEBYTECODE", None)
+    out.pop("_RJEM_MALLOC_CONF", None)
+    if USER_MALLOC_CONF is not None:
+        out["_RJEM_MALLOC_CONF"] = USER_MALLOC_CONF
     out["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), out.get("PYTHONPATH")) if p)
     return out
 

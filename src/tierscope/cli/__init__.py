@@ -11,19 +11,12 @@ google-cloud-logging inside its body.
 from __future__ import annotations
 
 import gc
-import os
 from typing import Annotated
-
-# Before any command loads polars: its allocator (jemalloc) hands freed pages back to the system
-# within about a second, and the analysis frees a batch of runs' frames and allocates the next
-# one's every few hundred ms, so every batch faulted its pages in afresh (`summary` of 10 M records:
-# 600,000 page faults, 3 s of system time, a fifth of its CPU). Kept 3 s they are mostly reused
-# (about 10 % less CPU); 10 s (jemalloc's own default) saves a little more but holds more pages
-# while a run of 20 M records is taken in pieces (peak RSS 1.0 -> 1.19 GB). A user's own setting wins.
-os.environ.setdefault("_RJEM_MALLOC_CONF", "dirty_decay_ms:3000")
 
 import typer
 
+# First, before any command loads polars: sets its allocator's decay (tierscope.cli.allocator).
+from tierscope.cli import allocator  # noqa: F401  (imported for its effect)
 from tierscope.cli.common import App
 from tierscope.cli.lazy import lazy_group
 
