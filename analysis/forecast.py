@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import polars as pl
 
 from tierscope.analysis.errors import AnalysisError
@@ -39,20 +40,25 @@ class Scaling:
     table: pl.DataFrame
 
 
-def fit(summary: pl.DataFrame, runs: pl.DataFrame, samples: dict, seed: int) -> Scaling:
+def fit(
+    summary: pl.DataFrame, runs: pl.DataFrame, samples: dict, seed: int, drawn: dict[str, np.ndarray] | None = None
+) -> Scaling:
     """Fit Amdahl and the USL to the runs of ``summary`` (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`)
     with ``runs`` (the run index) and their steady interval rates ``samples`` (``{run_id: array}``,
-    global steps/s) for the bootstrap seeded by ``seed``."""
+    global steps/s) for the bootstrap seeded by ``seed`` (``drawn``: runs' bootstrap medians already
+    drawn under ``seed``, :func:`tierscope.analysis.scaling.bootstrap_medians`)."""
     points = scaling_points(summary, runs)
-    fits = fit_scaling(points, samples, seed)
+    fits = fit_scaling(points, samples, seed, drawn)
     return Scaling(points, fits, fit_table(fits))
 
 
 def scaling(analysis: Analysis) -> Scaling:
     """The analysis' fits (computed by :func:`tierscope.analysis.analyze` with ``fits=True``, else now
-    from what it holds; the dataset is not read again)."""
+    from what it holds; the dataset is not read again, nor a bootstrap the summary drew redrawn)."""
     if analysis.scaling is None:
-        analysis.scaling = fit(analysis.summary, analysis.runs, analysis.figures.samples, analysis.options.seed)
+        figures, seed = analysis.figures, analysis.options.seed
+        drawn = figures.draws if figures.draws_seed == seed else None
+        analysis.scaling = fit(analysis.summary, analysis.runs, figures.samples, seed, drawn)
     return analysis.scaling
 
 

@@ -359,16 +359,38 @@ def fit_model(
 
 
 def bootstrap_medians(
-    points: pl.DataFrame, samples: dict[str, Sample], seed: int = BOOTSTRAP_SEED, draws: int = FIT_DRAWS
+    points: pl.DataFrame,
+    samples: dict[str, Sample],
+    seed: int = BOOTSTRAP_SEED,
+    draws: int = FIT_DRAWS,
+    drawn: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Each point's run's bootstrap medians (:func:`tierscope.analysis.bootstrap.median_draws` of its
-    ``samples``): shape ``(draws, points)``, a column per row of ``points`` (``run_id``), in their order."""
-    return np.column_stack([median_draws(samples[r], r, seed, draws) for r in points["run_id"]])
+    ``samples``): shape ``(draws, points)``, a column per row of ``points`` (``run_id``), in their order.
+
+    ``drawn``: runs' :func:`~tierscope.analysis.bootstrap.median_draws` under the same ``seed`` with at least
+    ``draws`` draws (the summary's, :attr:`tierscope.analysis.batches.IntervalFigures.draws`): a run's first
+    ``draws`` of them are its column, unsorted again. They are the same numbers: a draw's generator fills its
+    normals (or picks) one after another, so fewer draws are the first of more, and each is the sorted value
+    of its rank however many others are drawn."""
+    drawn = drawn or {}
+
+    def column(run: str) -> np.ndarray:
+        kept = drawn.get(run)
+        return kept[:draws] if kept is not None and len(kept) >= draws else median_draws(samples[run], run, seed, draws)
+
+    return np.column_stack([column(r) for r in points["run_id"]])
 
 
-def fit_scaling(points: pl.DataFrame, samples: dict[str, Sample], seed: int = BOOTSTRAP_SEED) -> list[ScalingFit]:
-    """Both models, Amdahl first (see :func:`fit_model`), from the same bootstrap medians (drawn once)."""
-    medians = functools.cache(lambda: bootstrap_medians(_usable(points), samples, seed))
+def fit_scaling(
+    points: pl.DataFrame,
+    samples: dict[str, Sample],
+    seed: int = BOOTSTRAP_SEED,
+    drawn: dict[str, np.ndarray] | None = None,
+) -> list[ScalingFit]:
+    """Both models, Amdahl first (see :func:`fit_model`), from the same bootstrap medians (drawn once;
+    ``drawn``: runs' draws already made under ``seed``, as :func:`bootstrap_medians` takes them)."""
+    medians = functools.cache(lambda: bootstrap_medians(_usable(points), samples, seed, drawn=drawn))
     return [fit_model(m, points, samples, seed, medians=medians) for m in MODELS]
 
 

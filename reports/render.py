@@ -21,7 +21,7 @@ import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from tierscope.analysis import Analysis, AnalysisOptions
+from tierscope.analysis import Analysis
 from tierscope.analysis.forecast import scaling, unmeasured
 from tierscope.analysis.provenance import Provenance
 from tierscope.analysis.scaling import ScalingFit, best_fit
@@ -32,23 +32,9 @@ from tierscope.reports.errors import ReportError
 from tierscope.reports.frames import MissingColumnsError
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, default_lang
+from tierscope.reports.options import ReportOptions as ReportOptions
+from tierscope.reports.options import analysis_options as analysis_options
 from tierscope.text import printable
-
-
-@dataclass
-class ReportOptions:
-    """``lang``: ``en`` / ``ja`` (None: from the locale). ``figures``: a directory to also
-    write every chart to as PNG and SVG (None: none). What is analysed (baseline, prices, N)
-    is the analysis' (:func:`analysis_options`)."""
-
-    lang: str | None = None
-    figures: Path | None = None
-
-
-def analysis_options(options: AnalysisOptions | None = None, steps: int | None = None) -> AnalysisOptions:
-    """``options`` with what a report draws asked for: the chart series, the scaling fit, and
-    N of "time and price to N steps" (``steps``; None: the longest run's last global step)."""
-    return replace(options or AnalysisOptions(), steps=steps or "longest", charts=True, fits=True)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -54,14 +55,25 @@ def report_cmd(
         )
     check_lang(lang)
     ds = open_dataset(dataset)
+    from tierscope.ahead import import_ahead
     from tierscope.analysis import analyze
-    from tierscope.reports.render import ReportOptions, analysis_options, write_report
+    from tierscope.reports.options import ReportOptions, analysis_options
 
     opts = ReportOptions(lang=lang, figures=figures)
     asked = summary_options(
         baseline, price_date, region, runs=runs, tiers=tier, target_loss=target_loss, target_accuracy=target_accuracy
     )
-    path = write_report(analyze(ds, analysis_options(asked, steps)), out, opts)
+    # The renderer (Altair, jinja2) and the bounded solver the scaling fit may call (scipy) are imported
+    # while the analysis runs; scipy only if the analysis is still running once the renderer is in.
+    analysed = threading.Event()
+    import_ahead("tierscope.reports.render", "scipy.optimize", until=analysed)
+    try:
+        analysis = analyze(ds, analysis_options(asked, steps))
+    finally:
+        analysed.set()
+    from tierscope.reports.render import write_report
+
+    path = write_report(analysis, out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:
         print(f"figures (PNG and SVG): {figures}")
