@@ -265,7 +265,9 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies`` and ``_first`` (each task's first row)
     (:func:`tierscope.analysis.records.distinct_in_log_order`)."""
     columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
-    rows = steps.select(columns).collect()
+    # One chunk per column here, the read's chunks (one a file or row group) dropped at once: a copy
+    # made later (distinct_in_log_order needs one chunk) would hold both copies through the pass.
+    rows = steps.select(columns).collect().rechunk()
     # Most logs hold training tasks' records only: the filter (a copy of every column) only where not.
     training = rows.select(TRAINING).to_series()
     if not training.all():

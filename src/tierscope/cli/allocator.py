@@ -12,8 +12,11 @@ import sys
 #: hundred ms, so every batch faulted its pages in afresh (`summary` of 10 M records: 600,000 page
 #: faults, 3 s of system time, a fifth of its CPU). Kept 3 s they are mostly reused (about 10 % less
 #: CPU); 10 s (jemalloc's own default) saves a little more but holds more pages while a run of 20 M
-#: records is taken in pieces (peak RSS 1.0 -> 1.19 GB).
-MALLOC_CONF = "dirty_decay_ms:3000"
+#: records is taken in pieces (peak RSS 1.0 -> 1.19 GB). One arena for every thread (jemalloc gives
+#: each of polars' threads its own, up to 4 a core): pages one thread freed are reused by the next,
+#: not held beside it until they decay; the pieced 20 M-record summary holding every freed page
+#: holds 1.04 GB so, 1.31 GB with an arena a thread.
+MALLOC_CONF = "dirty_decay_ms:3000,narenas:1"
 #: ``collect``: it frees a batch's frames (about 15 times the batch's 32 MB) and allocates the next
 #: one's within a second; kept 10 s, dirty and then muzzy (``MADV_FREE``), they are reused instead of
 #: faulted in afresh. Collect of the 2,000,000-line log (medians of interleaved runs): 217,000 -> 149,000
