@@ -102,6 +102,19 @@ def test_a_collect_with_nothing_new_loads_no_parquet_writer_and_no_analysis(tmp_
     assert loaded == []
 
 
+def test_a_quiet_collect_with_nothing_new_loads_no_rich(tmp_path: Path) -> None:
+    # cron's form (-q): nothing to print, so none of rich's tables (0.1 s of its start-up); a known
+    # --tier loaded rich's Text for a warning it did not print
+    log = tmp_path / "a.log"
+    log.write_text(LINE)
+    argv = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--tier", "basic", "-q"]
+    assert CliRunner().invoke(app, argv).exit_code == 0
+    done = subprocess.run([sys.executable, "-c", COLLECT_AGAIN, *argv], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["out"] == "" and [m for m in report["modules"] if m == "rich" or m.startswith("rich.")] == []
+
+
 def test_a_manifest_collect_with_nothing_new_loads_no_data_library(tmp_path: Path) -> None:
     # The README's cron form: a manifest without a formats key imported the declared-formats module
     # (and with it polars, ~0.5 s of CPU) to read no formats file.
