@@ -243,3 +243,16 @@ def test_spec_help_keeps_the_build_commands_whole_at_80_columns() -> None:
     lines = result.output.splitlines()
     for command in BUILD_COMMANDS:
         assert f"  {command}" in lines, command
+
+
+def test_report_out_naming_a_pipe_is_refused_and_the_pipe_kept(tmp_path: Path, dataset_2016: Dataset) -> None:
+    # the report is renamed over --out: `--out /dev/full` made the device a regular file (exit 0)
+    import os
+    import stat
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = runner.invoke(app, ["report", "-d", str(dataset_2016.root), "--out", str(pipe)])
+    assert result.exit_code == 2
+    assert _squeezed(f"{pipe} is not a regular file (a device, a pipe or a socket)") in _squeezed(result.output)
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

@@ -53,6 +53,12 @@ def report_cmd(
         raise typer.BadParameter(
             f"{out} is a directory; give the HTML file to write, e.g. {out / 'report.html'}", param_hint="--out"
         )
+    if out.exists() and not out.is_file():
+        # the report is written beside it and renamed over it: a device or a pipe would be replaced
+        raise typer.BadParameter(
+            f"{out} is not a regular file (a device, a pipe or a socket); give the HTML file to write",
+            param_hint="--out",
+        )
     check_lang(lang)
     ds = open_dataset(dataset)
     from tierscope.ahead import import_ahead
