@@ -104,9 +104,12 @@ def test_numbers_are_formatted_once() -> None:
     # (0.3878 ML units/h x USD 0.49) at 31.6 global steps/s (case05): 0.190022 / (31.6 x 3600) x 1000
     # = USD 0.00167 per 1,000 steps, which 2 decimals showed as 0.00
     assert n.money(0.3878 * 0.49 / (31.6 * 3600) * 1000) == "0.00167"
-    assert [n.money(0.0), n.money(0.005), n.money(0.0449), n.money(1234.5)] == ["0.00", "0.01", "0.04", "1,234.50"]
+    # and one below 0.1 too, which 2 decimals rounded by up to 50 % (0.0149 as 0.01)
+    assert [n.money(0.0), n.money(0.005), n.money(0.0449), n.money(0.1), n.money(1234.5)] == [
+        "0.00", "0.00500", "0.0449", "0.10", "1,234.50"
+    ]  # fmt: skip
     # hours the same way: 100 steps at 22.81 steps/s = 4.384 s = 0.001218 h, which showed as 0.00
-    assert [n.hours(100 / 22.81 / 3600), n.hours(0.0059779), n.hours(None)] == ["0.00122", "0.01", "-"]
+    assert [n.hours(100 / 22.81 / 3600), n.hours(0.0059779), n.hours(None)] == ["0.00122", "0.00598", "-"]
 
 
 def test_summary_as_csv_markdown_and_json(dataset_2016: Dataset) -> None:

@@ -86,8 +86,13 @@ def test_a_full_disk_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None
     assert print_error(full.value) == 1
     assert _one_line_error(capsys.readouterr().err) == (
         "error: cannot write or read /data/ds/steps/part-1.parquet: No space left on device: free space on that "
-        "disk (or use a dataset elsewhere), then run the command again (nothing half-written was kept)"
+        "disk (or write elsewhere), then run the command again (nothing half-written was kept)"
     )
+    # pyarrow's writer raises an OSError without errno, the errno in its text (a collect into a full tmpfs)
+    print_error(OSError("Error writing bytes to file. Detail: [errno 28] No space left on device"))
+    remedy = ": free space on that disk (or write elsewhere), then run the command again (nothing half-written was"
+    remedy += " kept)"
+    assert _one_line_error(capsys.readouterr().err).endswith(remedy)
 
 
 def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(

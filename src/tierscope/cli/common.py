@@ -63,17 +63,22 @@ def _os_remedy(exc: OSError) -> str:
     """What to do about a system error, by its errno. Every write of the dataset and the report is
     atomic, so a failed one left nothing half-written and running the command again is safe."""
     import errno
+    import re
 
+    code = exc.errno
+    if code is None:  # pyarrow's IO errors carry the errno only in their text: "Detail: [errno 28] ..."
+        found = re.search(r"\[errno (\d+)\]", str(exc))
+        code = int(found.group(1)) if found else None
     again = "then run the command again (nothing half-written was kept)"
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"free space on that disk (or use a dataset elsewhere), {again}"
-    if exc.errno in (errno.EACCES, errno.EPERM):
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return f"free space on that disk (or write elsewhere), {again}"
+    if code in (errno.EACCES, errno.EPERM):
         return f"check that you may read and write there, {again}"
-    if exc.errno == errno.EROFS:
+    if code == errno.EROFS:
         return "that file system is read-only: use a dataset or an output on a writable one"
-    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+    if code in (errno.EEXIST, errno.ENOTDIR):
         return "a file stands where a folder is needed: choose another path"
-    if exc.errno == errno.ENOENT:
+    if code == errno.ENOENT:
         return "check the path (a folder of it may be gone)"
     return f"check the path and the disk, {again}"
 

@@ -44,13 +44,13 @@ def units(value: float | None) -> str:
 
 
 def money(value: float | None) -> str:
-    """US dollars: 2 decimals, ``1,234.50`` (the currency goes in the column header); an amount that
-    2 decimals would show as ``0.00`` with 3 significant digits, ``0.00167``, as the report writes it."""
+    """US dollars: 2 decimals, ``1,234.50`` (the currency goes in the column header); an amount below
+    0.1 with 3 significant digits, ``0.00167``, ``0.0449``, as the report writes it."""
     return MISSING if value is None else two_decimals(value)
 
 
 def hours(value: float | None) -> str:
-    """A duration in hours: 2 decimals; under 0.005 h (18 s) 3 significant digits, ``0.00122``."""
+    """A duration in hours: 2 decimals; under 0.1 h (6 min) 3 significant digits, ``0.00598``."""
     return MISSING if value is None else two_decimals(value)
 
 
