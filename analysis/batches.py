@@ -463,7 +463,7 @@ def _pieces_figures(
     lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
     parts, own, leads, kept = [], [], [], []
     rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
-    weights = np.empty(size, dtype=np.float64)  # and each one's seconds (its weight)
+    weights = np.empty(size, dtype=np.float64)  # and each one's steps (its weight)
     held = 0
     for i in range(count):
         intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
@@ -471,7 +471,7 @@ def _pieces_figures(
         own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
         rates[held : held + steady.height] = steady.get_column("rate").to_numpy()
-        weights[held : held + steady.height] = steady.get_column("seconds").to_numpy()
+        weights[held : held + steady.height] = steady.get_column("weight").to_numpy()
         held += steady.height
         leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
         if keep:

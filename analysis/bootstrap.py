@@ -28,18 +28,18 @@ def rng_for(label: str, seed: int = BOOTSTRAP_SEED) -> np.random.Generator:
 EXACT_MAX = 2000
 
 
-#: Steady intervals are of very different lengths, and their median weighted by their seconds, where
+#: Steady intervals are of very different lengths, and their median weighted by their global steps, where
 #: the longest is more than this many times the shortest (an order of magnitude, as a step jump's
-#: :data:`tierscope.analysis.throughput.JUMP_FACTOR`). A log written every N steps or N seconds keeps the
-#: plain median of its rates, a few lines missing from an excerpt included: the 2016 STANDARD_1 log's
-#: worker 0 logs steps 100 and 1000 only, 41.06 s against another interval's 4.431 s (9.3x).
+#: :data:`tierscope.analysis.throughput.JUMP_FACTOR`). A log written every N steps keeps the plain median
+#: of its rates, a few lines missing from an excerpt included: the 2016 STANDARD_1 log's worker 0 logs
+#: steps 100 and 1000 only, 900 steps against the others' 100 (9x).
 MIXED_FACTOR = 10.0
 
 
 @dataclass(frozen=True, eq=False)
 class SteadyRates:
     """A run's steady interval rates (``rates``, global steps/s) and each one's weight in the median
-    (``weights``, > 0: its seconds where the intervals are mixed; None where every interval weighs the
+    (``weights``, > 0: its global steps where the intervals are mixed; None where every interval weighs the
     same, so a run of 20 M intervals holds no 160 MB of ones), Float64 arrays of one size in the rows'
     order (:func:`steady_rates`). As an array (``np.asarray``) it is its rates."""
 
@@ -72,8 +72,9 @@ Sample = np.ndarray | SteadyRates
 
 
 def steady_rates(rates: np.ndarray, seconds: np.ndarray) -> SteadyRates:
-    """:class:`SteadyRates` of ``rates`` and their intervals' ``seconds`` (Float64; NaN or <= 0: unknown,
-    counted as the median known one). The weights are the seconds where the longest is more than
+    """:class:`SteadyRates` of ``rates`` and their intervals' lengths ``seconds`` (Float64, in global steps
+    as :data:`tierscope.analysis.throughput.STEADY_WEIGHT` gives them; NaN or <= 0: unknown, counted as
+    the median known one). The weights are the lengths where the longest is more than
     :data:`MIXED_FACTOR` times the shortest; else (or none known) None: the plain median."""
     seconds = np.asarray(seconds, dtype=np.float64)
     known = np.isfinite(seconds) & (seconds > 0)

@@ -9,7 +9,7 @@ source and line); intervals; segments broken at a restart, a resume (a step jump
 (``elapsed_s`` going back, the ``pid`` changing) or an unknown time; warm-up as the first
 interval of each segment and the slow intervals right after it (below
 :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
-the median of the other intervals' rates, weighted by their seconds where their lengths are mixed
+the median of the other intervals' rates, weighted by their global steps where their lengths are mixed
 (:data:`~tierscope.analysis.bootstrap.MIXED_FACTOR`; across lines missing from the log,
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
 seconds give). One simplification: copies of a record are merged
@@ -111,15 +111,15 @@ warmup AS (  -- a segment's first interval, and the slow ones right after it
       OVER (PARTITION BY run_id) AS run_median
     FROM intervals)
 ),
-steady AS (  -- each steady interval's seconds (else its steps at its own rate; unknown: the run's median)
+steady AS (  -- each steady interval's steps (else its seconds at its own rate; unknown: the run's median)
   SELECT run_id, rate, COALESCE(seconds, PERCENTILE_CONT(seconds, 0.5) OVER (PARTITION BY run_id)) AS seconds
   FROM (
-    SELECT run_id, rate, COALESCE(CASE WHEN d_seconds > 0 THEN d_seconds END,
-        CASE WHEN steps > 0 AND rate > 0 THEN steps / rate END) AS seconds
+    SELECT run_id, rate, COALESCE(CASE WHEN steps > 0 THEN steps END,
+        CASE WHEN d_seconds > 0 AND rate > 0 THEN d_seconds * rate END) AS seconds
     FROM warmup
     WHERE NOT in_warmup AND rate IS NOT NULL)
 ),
-weighted AS (  -- weighed by their seconds where their lengths are mixed, else alike (the plain median)
+weighted AS (  -- weighed by their steps where their lengths are mixed, else alike (the plain median)
   SELECT run_id, rate,
     CASE WHEN MAX(seconds) OVER per_run > {MIXED_FACTOR} * MIN(seconds) OVER per_run THEN seconds ELSE 1 END AS w
   FROM steady

@@ -41,10 +41,11 @@ Definitions (steps are *global* steps unless named local, times in seconds):
 - **Steady-state global steps/s**: the median of the interval rates of a run's training
   tasks (master/chief and workers; never ps or evaluator), warm-up excluded. Where the steady
   intervals are of very different lengths (the longest more than
-  :data:`tierscope.analysis.bootstrap.MIXED_FACTOR` times the shortest, in seconds) the median
-  is weighted by each interval's seconds (``d_seconds``, else ``d_step`` at its own rate; one of
-  unknown length counts as the run's median known one): the rate of the middle steady second,
-  steps/s over time. A log written every N steps or N seconds keeps the plain median of its
+  :data:`tierscope.analysis.bootstrap.MIXED_FACTOR` times the shortest, in global steps) the median
+  is weighted by each interval's steps (``d_step``, else ``d_seconds`` at its own rate; one of
+  unknown length counts as the run's median known one): the rate of the middle steady step (a
+  stall weighs as much as any interval of its steps, so it cannot become the steady rate). A log
+  written every N steps keeps the plain median of its
   rates (a few lines missing from an excerpt included); case22 mixes 6 steps in 0.013 s with
   193 in 0.531 s, whose median is not halfway between the two
   (:func:`tierscope.analysis.bootstrap.weighted_median`). Global rates of different tasks are
@@ -429,10 +430,10 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     spans = run_spans(frame)
     if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
         return {
-            run: steady_rates(part["rate"].to_numpy(), part["seconds"].to_numpy())
+            run: steady_rates(part["rate"].to_numpy(), part["weight"].to_numpy())
             for (run,), part in frame.group_by("run_id", maintain_order=True)
         }
-    rates, seconds = frame.get_column("rate"), frame.get_column("seconds")
+    rates, seconds = frame.get_column("rate"), frame.get_column("weight")
     return {
         frame["run_id"][offset]: steady_rates(
             rates.slice(offset, length).to_numpy(), seconds.slice(offset, length).to_numpy()
@@ -441,15 +442,17 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     }
 
 
-#: A steady interval's weight in the median: its seconds, else the seconds its steps take at its own
-#: rate (NaN: unknown, a step-less record's without a time).
+#: A steady interval's weight in the median: its global steps, else the steps its seconds take at its
+#: own rate (NaN: unknown, a step-less record's without a time). Steps, not seconds: a stall (an
+#: evaluation, a checkpoint) covers as many steps as any other interval, so it weighs no more, where
+#: by seconds one pause just over the mixed factor became the steady rate.
 STEADY_WEIGHT = (
     pl.coalesce(
-        pl.when(pl.col("d_seconds") > 0).then(pl.col("d_seconds")),
-        pl.when((pl.col("d_step") > 0) & (pl.col("rate") > 0)).then(pl.col("d_step") / pl.col("rate")),
+        pl.when(pl.col("d_step") > 0).then(pl.col("d_step").cast(pl.Float64)),
+        pl.when((pl.col("d_seconds") > 0) & (pl.col("rate") > 0)).then(pl.col("d_seconds") * pl.col("rate")),
     )
     .fill_null(float("nan"))
-    .alias("seconds")
+    .alias("weight")
 )
 
 

@@ -13,5 +13,6 @@ def two_decimals(value: float, significant: int = 3) -> str:
     instead (``0.00598``, ``0.0127``), as the report writes small amounts. Zero prints ``0.00``, NaN
     ``nan``, an infinity ``inf``; nothing is raised."""
     if 0 < abs(value) < 0.1:
-        return f"{value:.{significant - 1 - math.floor(math.log10(abs(value)))}f}"
+        rounded = float(f"{value:.{significant - 1}e}")  # 0.000999999 rounds up to 0.00100: count from there
+        return f"{rounded:.{significant - 1 - math.floor(math.log10(abs(rounded)))}f}"
     return f"{value:,.2f}"
