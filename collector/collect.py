@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 import polars as pl
 
-from tierscope.collector.errors import InputError
+from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.formats import (
     HEAD_BYTES,
     FileFormat,
@@ -177,7 +177,7 @@ def collect_file(
             if _is_link_loop(path)
             else "no such file"
         )
-        raise InputError(f"cannot read {path}: {why}")
+        raise MissingInputError(f"cannot read {path}: {why}")
     check_utf8_name(path)
     offsets = offsets if offsets is not None else OffsetStore(dataset.state_dir)
     if is_event_file(path):
@@ -557,7 +557,9 @@ def collect_runs(
     with dataset_lock(dataset, lock_timeout):
         offsets = _offsets(dataset)
         result = CollectResult()
+        absent: set[str] = set()  # runs none of whose files is there: nothing is known of them yet
         for run in runs:
+            missing = 0
             for path in run.files:
                 try:
                     counts = (_collect_object if is_url(path) else collect_file)(
@@ -570,6 +572,10 @@ def collect_runs(
                         settle_s=settle_s,
                         reread=reread,
                     )
+                except MissingInputError as exc:
+                    missing += 1
+                    result.errors.append(_in_manifest(exc, run))
+                    continue
                 except InputError as exc:
                     # One unreadable log must not stop the others; what it held so far is stored.
                     result.errors.append(exc)
@@ -581,9 +587,26 @@ def collect_runs(
                 result.sources.append(counts)
                 if on_file:
                     on_file(counts)
-        record_runs(dataset, runs)
-        note_recorded(dataset.root, runs)  # the next collect can tell it has nothing to do (collector.unchanged)
+            if run.files and missing == len(run.files):
+                absent.add(run.run_id)
+        # A run whose files are all missing (a typo in a manifest) would be a row of facts with no
+        # records, an `empty` run in every summary; it is recorded once a file of it is read. A row
+        # an earlier collect wrote stays.
+        recorded = [run for run in runs if run.run_id not in absent]
+        record_runs(dataset, recorded)
+        note_recorded(dataset.root, recorded)  # the next collect can tell it has nothing to do (collector.unchanged)
         return result
+
+
+def _in_manifest(error: MissingInputError, run: RunSpec) -> MissingInputError:
+    """``error`` naming the manifest that declared ``run`` and what to do there (unchanged for a file
+    named on the command line: its message already names what the user typed)."""
+    if run.manifest is None:
+        return error
+    return MissingInputError(
+        f"{error} (run {run.run_id!r} of manifest {run.manifest}, whose paths are relative to its folder); "
+        "correct the path there and collect again"
+    )
 
 
 def _collect_object(dataset: Dataset, url: str, run: RunSpec, **kwargs: Any) -> SourceCounts:

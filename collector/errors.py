@@ -15,3 +15,7 @@ class ManifestError(CollectorError):
 
 class InputError(CollectorError):
     """A log file cannot be opened or decoded."""
+
+
+class MissingInputError(InputError):
+    """A log file named to be read is not there (or is not a regular file): nothing of it was read."""

@@ -58,6 +58,9 @@ class RunSpec:
     batch_size: int | None = None
     #: Declared formats the run's logs are read with, before the shipped ones.
     formats: tuple[LineFormat, ...] = ()
+    #: The manifest that declared the run (its path or URL; None: named on the command line). An error
+    #: about one of its files names it: the fix is an edit there.
+    manifest: str | None = None
 
 
 #: Manifest keys giving each role's replica count (the master is always one).
@@ -233,6 +236,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 replicas=replicas_json(run, f"{where} ({run_id})"),
                 batch_size=batch,
                 formats=formats,
+                manifest=str(path),
             )
         )
     return specs

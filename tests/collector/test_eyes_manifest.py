@@ -76,3 +76,35 @@ def test_a_run_naming_an_unknown_format_does_not_stop_the_others(tmp_path: Path)
     assert "run 'bad'" in result.output and "unknown log format 'nosuchformat'" in result.output
     # The good run's 2 records are stored; the bad run's file was not read.
     assert Dataset(tmp_path / "ds").read("steps").get_column("run_id").to_list() == ["good", "good"]
+
+
+def test_a_run_whose_file_is_missing_is_named_with_its_manifest_and_not_recorded(tmp_path: Path) -> None:
+    """A typo in a manifest's path: the error names the file as resolved, the run and the manifest, and
+    says what to do; the run is not recorded (it used to be an `empty` row of every summary), the other
+    run is; once the file is there, the next collect records and reads it."""
+    from typer.testing import CliRunner
+
+    from tierscope.cli import app
+    from tierscope.dataset.store import Dataset
+
+    (tmp_path / "logs").mkdir()
+    good = tmp_path / "logs" / "good.log"
+    good.write_text("INFO:root:Train [master/0], step 100 (10.000 sec) 10.0 global steps/s, 10.0 local steps/s\n")
+    manifest = tmp_path / "logs" / "runs.toml"
+    manifest.write_text('[[run]]\nid = "typo"\nfiles = ["goood.log"]\n\n[[run]]\nid = "good"\nfiles = ["good.log"]\n')
+    argv = ["collect", "files", "--manifest", str(manifest), "-d", str(tmp_path / "ds"), "-q"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 1
+    missing = tmp_path / "logs" / "goood.log"
+    assert (
+        f"cannot read {missing}: no such file (run 'typo' of manifest {manifest}, whose paths are relative to "
+        "its folder); correct the path there and collect again"
+    ) in " ".join(result.output.split())
+    ds = Dataset(tmp_path / "ds")
+    assert ds.read("runs").get_column("run_id").to_list() == ["good"]
+    assert ds.read("steps").get_column("run_id").to_list() == ["good"]
+
+    missing.write_text(good.read_text())
+    assert CliRunner().invoke(app, argv).exit_code == 0
+    assert sorted(ds.read("runs").get_column("run_id").to_list()) == ["good", "typo"]
+    assert sorted(ds.read("steps").get_column("run_id").to_list()) == ["good", "typo"]
