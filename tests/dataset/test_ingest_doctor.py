@@ -140,3 +140,14 @@ def test_compact_also_moves_unreadable_state_aside_with_one_line(tmp_path: Path)
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"note: {ds.state_dir / 'files.json'} {problem}")
     assert (ds.quarantine_dir / "state" / "files.json").read_bytes() == garbage
+
+
+def test_doctor_on_a_missing_folder_says_so_and_what_to_give(tmp_path: Path) -> None:
+    """It said "is not a directory" of a path that does not exist, and nothing to do."""
+    missing = tmp_path / "nodataset"
+    result = runner.invoke(app, ["doctor", "--dataset", str(missing)])
+    assert result.exit_code == 1
+    assert f"{missing} does not exist; give --dataset the folder a collect wrote" in " ".join(result.output.split())
+    (tmp_path / "afile").write_text("")
+    result = runner.invoke(app, ["doctor", "--dataset", str(tmp_path / "afile")])
+    assert result.exit_code == 1 and "afile is not a directory; give --dataset" in " ".join(result.output.split())

@@ -382,7 +382,10 @@ def doctor_cmd(
 
     ds = Dataset(dataset)
     if not ds.root.is_dir():
-        raise DatasetError(f"{ds.root} is not a directory")
+        what = "is not a directory" if ds.root.exists() else "does not exist"
+        raise DatasetError(
+            f"{ds.root} {what}; give --dataset the folder a collect wrote (doctor checks a dataset in place)"
+        )
     report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
     for problem in report.problems:
         moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""
