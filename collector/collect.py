@@ -175,7 +175,7 @@ def collect_file(
             if path.exists()
             else "a symbolic link loop (the link leads back to itself)"
             if _is_link_loop(path)
-            else "no such file"
+            else "no such file or directory"
         )
         raise MissingInputError(f"cannot read {path}: {why}")
     check_utf8_name(path)

@@ -136,7 +136,8 @@ def explain_file(
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``only``.
     """
     if not path.is_file():
-        raise InputError(f"cannot read {path}: {'a directory' if path.is_dir() else 'no such file'}")
+        why = "a directory; give one log file" if path.is_dir() else "no such file or directory; check the path"
+        raise InputError(f"cannot read {path}: {why}")
     first, last = window or (1, DEFAULT_LINES)
     # Entries are dated as collect dates them (collect_whole): the modification year is a text log's.
     entries = _entry_file(path, only, ParseContext(year=year, formats=tuple(formats)))

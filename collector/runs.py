@@ -162,7 +162,7 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
                 raise InputError(
                     f"cannot read {path}: a symbolic link loop (the link leads back to itself); fix the link"
                 )
-            raise InputError(f"no such file or directory: {path}")
+            raise InputError(f"cannot read {path}: no such file or directory; check the path")
         if path.is_dir():
             meta_path = path / RUN_FILE
             meta = _run_meta(meta_path) if meta_path.is_file() else {}

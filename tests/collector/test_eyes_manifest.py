@@ -97,8 +97,8 @@ def test_a_run_whose_file_is_missing_is_named_with_its_manifest_and_not_recorded
     assert result.exit_code == 1
     missing = tmp_path / "logs" / "goood.log"
     assert (
-        f"cannot read {missing}: no such file (run 'typo' of manifest {manifest}, whose paths are relative to "
-        "its folder); correct the path there and collect again"
+        f"cannot read {missing}: no such file or directory (run 'typo' of manifest {manifest}, whose paths are "
+        "relative to its folder); correct the path there and collect again"
     ) in " ".join(result.output.split())
     ds = Dataset(tmp_path / "ds")
     assert ds.read("runs").get_column("run_id").to_list() == ["good"]
