@@ -296,9 +296,9 @@ def topology_note() -> pl.Expr:
     """The note of a run whose training tasks that logged (``logging_tasks``) are not its declared
     ``training_tasks`` (a ps run's coordinator logs for its workers; a task lost its log); null otherwise."""
     declared = pl.format(
-        "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's",
+        "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's {}",
         "tasks_origin", counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
-        counted("logging_tasks", "training task"),
+        counted("logging_tasks", "training task"), counted("training_tasks", "training task"),
     )  # fmt: skip
     disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks"))
     return pl.when(disagree.fill_null(False)).then(declared)

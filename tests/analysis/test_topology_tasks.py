@@ -43,7 +43,7 @@ def test_a_ps_run_counts_its_two_workers_and_one_ps_not_the_coordinator_that_log
     assert row["tasks_origin"] == "declared" and row["logging_tasks"] == 1
     assert row["topology_note"] == (
         "its topology (declared) has 2 training tasks and 1 ps, but 1 training task logged steps; "
-        "the figures count the topology's"
+        "the figures count the topology's 2 training tasks"  # it ended at "topology's"
     )
 
 
