@@ -204,7 +204,7 @@ def choose(
         marked = priced.with_columns(
             meets=pl.col("hours") <= deadline_h, meets_at_interval=pl.col("hours_high") <= deadline_h
         ).sort("usd", "hours")
-        wanted = f"reach {priced['steps'][0]:,} steps within {deadline_h:g} h"
+        wanted = f"reach {priced['steps'][0]:,} steps within {_as_given(deadline_h)} h"
         pick_order = "cheapest"
     else:
         marked = priced.with_columns(
@@ -227,3 +227,11 @@ def choose(
     )
     caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
     return Recommendation(choice, reason, marked, caveat)
+
+
+def _as_given(hours: float) -> str:
+    """A deadline in hours as a user states one: ``1``, ``1.5``, ``1,234.5`` (two decimals at most, no
+    trailing zeros), and below 0.1 with 3 significant digits (``--deadline 1s``: ``0.000278``, where ``:g``
+    printed ``0.000277778``)."""
+    text = two_decimals(hours)
+    return text.rstrip("0").rstrip(".") if abs(hours) >= 0.1 and "." in text else text

@@ -230,3 +230,12 @@ def test_bounded_lstsq_is_scipys_result_to_the_bit() -> None:
         free = np.linalg.lstsq(design, ones, rcond=-1)[0]
         inside, outside = inside + bool(np.all(free >= lower)), outside + bool(np.any(free < lower))
     assert inside > 20 and outside > 20  # both paths were taken
+
+
+def test_a_deadline_is_stated_as_a_user_gives_one() -> None:
+    from tierscope.analysis.plan import _as_given
+
+    # 1 s = 1/3600 h = 0.000277777... -> 3 significant digits; hours >= 0.1 lose trailing zeros
+    assert [_as_given(h) for h in (1 / 3600, 1.0, 1.5, 24.0, 2 + 1 / 3, 1234.5)] == [
+        "0.000278", "1", "1.5", "24", "2.33", "1,234.5",
+    ]  # fmt: skip
