@@ -294,3 +294,17 @@ def test_help_names_what_options_take() -> None:
     # several paths are taken (typer 0.28 printed "[PATH]" for the list; 0.29 "PATH <list[str]>")
     assert "[OPTIONS] [PATH...]" in files and "<list" not in files
     assert "[OPTIONS] [FILE...]" in " ".join(run(["formats", "--help"], 120).split())
+
+
+def test_no_option_shows_a_type_in_place_of_what_it_takes() -> None:
+    # typer's own metavars (`<path>`, `<int range>`, `<float range>`, `<str>`) were left on 60 options;
+    # each names what it takes now (a choice still lists its values: `<table|json|csv|markdown>`)
+    commands = (["collect", "files"], ["collect", "cloud"], ["summary"], ["report"], ["recommend"], ["predict"],
+                ["rejects"], ["doctor"], ["compact"], ["formats"], ["demo"], ["spec"], ["train", "local"],
+                ["dataset", "bigquery-ddl"])  # fmt: skip
+    typed = re.compile(r"<(?:path|str|int|float|int range|float range|integer|text)>")
+    for argv in commands:
+        assert not typed.findall(run([*argv, "--help"], 120)), argv
+    recommend = " ".join(run(["recommend", "--help"], 120).split())
+    assert all(f in recommend for f in ("--steps N", "--dataset DIR", "--deadline DURATION", "--budget USD",
+                                        "--region REGION", "--runs RUN_IDS"))  # fmt: skip

@@ -63,7 +63,10 @@ def _analysis(dataset: Path, options: AnalysisOptions) -> Analysis:
 def predict_cmd(
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
     tasks: Annotated[
-        int, typer.Option("--tasks", min=1, help="The number of training tasks to predict for (PREMIUM_1 has 20).")
+        int,
+        typer.Option(
+            "--tasks", min=1, help="The number of training tasks to predict for (PREMIUM_1 has 20).", metavar="N"
+        ),
     ] = 20,
     fmt: FormatOpt = FormatChoice.table,
     as_json: JsonOpt = False,
@@ -161,12 +164,14 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
 
 
 def recommend_cmd(
-    steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.")],
+    steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.", metavar="N")],
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
     deadline: Annotated[
-        str | None, typer.Option("--deadline", help="The time limit, e.g. 2h, 90m, 3600s or 1.5d.")
+        str | None, typer.Option("--deadline", help="The time limit, e.g. 2h, 90m, 3600s or 1.5d.", metavar="DURATION")
     ] = None,
-    budget: Annotated[float | None, typer.Option("--budget", min=0, help="The price limit in USD.")] = None,
+    budget: Annotated[
+        float | None, typer.Option("--budget", min=0, help="The price limit in USD.", metavar="USD")
+    ] = None,
     fmt: FormatOpt = FormatChoice.table,
     as_json: JsonOpt = False,
     price_date: PriceDateOpt = None,
@@ -241,7 +246,9 @@ def summary_cmd(
     region: RegionOpt = "us",
     steps: Annotated[
         int | None,
-        typer.Option("--steps", min=1, help="A target of global steps: adds the hours and USD to reach it."),
+        typer.Option(
+            "--steps", min=1, help="A target of global steps: adds the hours and USD to reach it.", metavar="N"
+        ),
     ] = None,
     runs: RunsOpt = None,
     tier: TierSelectOpt = None,

@@ -59,7 +59,8 @@ def collect_files_cmd(
         str | None,
         typer.Option(
             help="Run id of records that do not name their own (structured records and job logs do; "
-            "default: the run directory's run.json, else the first file's name)."
+            "default: the run directory's run.json, else the first file's name).",
+            metavar="RUN_ID",
         ),
     ] = None,
     tier: Annotated[
@@ -74,7 +75,12 @@ def collect_files_cmd(
     formats: FormatsFileOpt = None,
     year: Annotated[
         int | None,
-        typer.Option(min=1, max=9999, help="Year of glog/absl timestamps (default: each file's modification year)."),
+        typer.Option(
+            min=1,
+            max=9999,
+            help="Year of glog/absl timestamps (default: each file's modification year).",
+            metavar="YEAR",
+        ),
     ] = None,
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
@@ -84,6 +90,7 @@ def collect_files_cmd(
             min=0,
             help="Seconds a file must be unchanged before its unterminated last line (an event file: its last "
             "step's events) is read; 0 for a job that has ended.",
+            metavar="SECONDS",
         ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
@@ -167,7 +174,10 @@ def collect_cloud_cmd(
         list[str], typer.Option("--job-id", "-j", metavar="JOB_ID", help="Training job id (repeat for several jobs).")
     ],
     project: Annotated[
-        str | None, typer.Option(help="Google Cloud project (default: GOOGLE_CLOUD_PROJECT, else the ADC project).")
+        str | None,
+        typer.Option(
+            help="Google Cloud project (default: GOOGLE_CLOUD_PROJECT, else the ADC project).", metavar="PROJECT"
+        ),
     ] = None,
     since: Annotated[
         str | None,
@@ -188,19 +198,27 @@ def collect_cloud_cmd(
     dataset: NewDatasetOpt = Path(DEFAULT_DATASET),
     endpoint: Annotated[
         str | None,
-        typer.Option(envvar="TIERSCOPE_LOGGING_ENDPOINT", help="Logging API URL (emulator); anonymous credentials."),
+        typer.Option(
+            envvar="TIERSCOPE_LOGGING_ENDPOINT",
+            help="Logging API URL (emulator); anonymous credentials.",
+            metavar="URL",
+        ),
     ] = None,
     requests_per_minute: Annotated[
-        int, typer.Option(min=0, help="Client-side rate limit on API requests (0: none); the quota is 60.")
+        int, typer.Option(min=0, help="Client-side rate limit on API requests (0: none); the quota is 60.", metavar="N")
     ] = 55,
-    retry_deadline: Annotated[float, typer.Option(help="Seconds to keep retrying one request on 429/5xx.")] = 300.0,
+    retry_deadline: Annotated[
+        float, typer.Option(help="Seconds to keep retrying one request on 429/5xx.", metavar="SECONDS")
+    ] = 300.0,
     overlap: Annotated[
         str, typer.Option(metavar="DURATION", help="Re-read this much before the time of the last read (late entries).")
     ] = "5m",
     ignore_watermark: Annotated[
         bool, typer.Option("--ignore-watermark", help="Start at --since/--last, not where the last collect stopped.")
     ] = False,
-    pages_per_append: Annotated[int, typer.Option(min=1, help="Pages (1000 entries) read between two appends.")] = 5,
+    pages_per_append: Annotated[
+        int, typer.Option(min=1, help="Pages (1000 entries) read between two appends.", metavar="N")
+    ] = 5,
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, print nothing on success.")] = False,
 ) -> None:
@@ -332,7 +350,9 @@ def rejects_cmd(
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
     runs: RunsOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", hidden=True, help="The former --runs of one run.")] = None,
-    limit: Annotated[int, typer.Option(min=0, help="Show at most this many lines (CSV and JSON: all).")] = 50,
+    limit: Annotated[
+        int, typer.Option(min=0, help="Show at most this many lines (CSV and JSON: all).", metavar="N")
+    ] = 50,
     fmt: FormatOpt = FormatChoice.table,
     as_json: JsonOpt = False,
     wide: WideOpt = False,

@@ -183,7 +183,10 @@ class App(typer.Typer):
 NewDatasetOpt = Annotated[
     Path,
     typer.Option(
-        "--dataset", "-d", help="The dataset directory (or gs://bucket/prefix) to add to; it is created if missing."
+        "--dataset",
+        "-d",
+        help="The dataset directory (or gs://bucket/prefix) to add to; it is created if missing.",
+        metavar="DIR",
     ),
 ]
 DatasetOpt = Annotated[
@@ -192,15 +195,18 @@ DatasetOpt = Annotated[
         "--dataset",
         "-d",
         help="The dataset directory (or gs://bucket/prefix) written by `tierscope collect`; it must exist.",
+        metavar="DIR",
     ),
 ]
 LockTimeoutOpt = Annotated[
     float,
-    typer.Option(min=0, help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait)."),
+    typer.Option(
+        min=0, help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).", metavar="SECONDS"
+    ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
 BaselineOpt = Annotated[
-    str | None, typer.Option("--baseline", help="Run id to compare against (default: the BASIC run).")
+    str | None, typer.Option("--baseline", help="Run id to compare against (default: the BASIC run).", metavar="RUN_ID")
 ]
 PriceDateOpt = Annotated[
     datetime | None,
@@ -220,7 +226,9 @@ def run_list(text: str | None) -> tuple[str, ...]:
 
 RunsOpt = Annotated[
     str | None,
-    typer.Option("--runs", help="Only these runs: run ids separated by commas, e.g. --runs basic,standard_1."),
+    typer.Option(
+        "--runs", help="Only these runs: run ids separated by commas, e.g. --runs basic,standard_1.", metavar="RUN_IDS"
+    ),
 ]
 TierSelectOpt = Annotated[
     list[str] | None,
@@ -274,7 +282,9 @@ def _known_region(region: str) -> str:
     return region
 
 
-RegionOpt = Annotated[str, typer.Option("--region", callback=_known_region, help="Price region: us, europe or asia.")]
+RegionOpt = Annotated[
+    str, typer.Option("--region", callback=_known_region, help="Price region: us, europe or asia.", metavar="REGION")
+]
 
 
 TargetLossOpt = Annotated[
@@ -282,6 +292,7 @@ TargetLossOpt = Annotated[
     typer.Option(
         "--target-loss",
         help="Time and price to a training loss at or below this (held for 3 records in a row); see README.",
+        metavar="LOSS",
     ),
 ]
 TargetAccuracyOpt = Annotated[
@@ -289,6 +300,7 @@ TargetAccuracyOpt = Annotated[
     typer.Option(
         "--target-accuracy",
         help="Time and price to an accuracy at or above this (eval accuracy where logged, else training accuracy).",
+        metavar="ACCURACY",
     ),
 ]
 
@@ -359,6 +371,7 @@ LogFormatOpt = Annotated[
     typer.Option(
         "--log-format",
         help="Read with this log format alone, without sniffing (`tierscope formats` lists them, declared ones too).",
+        metavar="FORMAT",
     ),
 ]
 #: ``--format`` named the log format here before it named the output's (``--format csv``) elsewhere.

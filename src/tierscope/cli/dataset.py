@@ -13,12 +13,18 @@ dataset_app = App(help="Use a dataset from other tools.", no_args_is_help=True)
 
 @dataset_app.command("bigquery-ddl")
 def bigquery_ddl_cmd(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="The dataset on Cloud Storage: gs://bucket/prefix/.")],
+    dataset: Annotated[
+        str,
+        typer.Option(
+            "--dataset", "-d", help="The dataset on Cloud Storage: gs://bucket/prefix/.", metavar="gs://BUCKET/PREFIX"
+        ),
+    ],
     table: Annotated[
         str,
         typer.Option(
             help="BigQuery name of the steps table, project.dataset.steps; the other tables are named "
-            "alike (project.dataset.events, ...; a prefix before 'steps' is kept)."
+            "alike (project.dataset.events, ...; a prefix before 'steps' is kept).",
+            metavar="TABLE",
         ),
     ],
     query: Annotated[

@@ -11,11 +11,12 @@ from tierscope.cli.common import LANGS, App, WideOpt, check_lang, check_out_dir
 
 
 def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the dataset and report.html.")] = Path(
-        "tierscope-demo"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Directory for the dataset and report.html.", metavar="DIR")
+    ] = Path("tierscope-demo"),
     lang: Annotated[
-        str | None, typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).")
+        str | None,
+        typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).", metavar="LANG"),
     ] = None,
     wide: WideOpt = False,
 ) -> None:

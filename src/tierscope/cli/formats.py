@@ -42,12 +42,15 @@ def formats_cmd(
         bool, typer.Option("--try", help="Show how each FILE is read: per line, then a verdict per file.")
     ] = False,
     lines: Annotated[
-        str | None, typer.Option("--lines", help=f"Lines A-B to show (default: the first {DEFAULT_LINES}).")
+        str | None,
+        typer.Option("--lines", help=f"Lines A-B to show (default: the first {DEFAULT_LINES}).", metavar="A-B"),
     ] = None,
     formats: FormatsFileOpt = None,
     fmt: LogFormatOpt = None,
     old_fmt: OldLogFormatOpt = None,
-    year: Annotated[int | None, typer.Option(min=1, max=9999, help="The year of glog/absl timestamps.")] = None,
+    year: Annotated[
+        int | None, typer.Option(min=1, max=9999, help="The year of glog/absl timestamps.", metavar="YEAR")
+    ] = None,
     wide: WideOpt = False,
 ) -> None:
     """List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.

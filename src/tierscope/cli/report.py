@@ -28,19 +28,28 @@ from tierscope.cli.common import (
 
 def report_cmd(
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
-    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path("report.html"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.", metavar="FILE")] = Path(
+        "report.html"
+    ),
     lang: Annotated[
-        str | None, typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).")
+        str | None,
+        typer.Option(help=f"The report's language: {' or '.join(LANGS)} (default: the locale's).", metavar="LANG"),
     ] = None,
     baseline: BaselineOpt = None,
     price_date: PriceDateOpt = None,
     region: RegionOpt = "us",
     steps: Annotated[
         int | None,
-        typer.Option("--steps", min=1, help="N for time and price to N steps (default: the longest run's last step)."),
+        typer.Option(
+            "--steps",
+            min=1,
+            help="N for time and price to N steps (default: the longest run's last step).",
+            metavar="N",
+        ),
     ] = None,
     figures: Annotated[
-        Path | None, typer.Option("--figures", help="Also write each chart as PNG and SVG into this directory.")
+        Path | None,
+        typer.Option("--figures", help="Also write each chart as PNG and SVG into this directory.", metavar="DIR"),
     ] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
     runs: RunsOpt = None,

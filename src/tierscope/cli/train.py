@@ -66,14 +66,18 @@ def missing_tensorflow() -> str:
 
 @train_app.command("local")
 def local_cmd(
-    tier: Annotated[str | None, typer.Option(help=f"Run a scale tier's topology: {TIER_NAMES}.")] = None,
-    workers: Annotated[int | None, typer.Option(help="Workers beside the chief (custom topology).", min=0)] = None,
-    ps: Annotated[int | None, typer.Option(help="Parameter servers (custom topology).", min=0)] = None,
+    tier: Annotated[
+        str | None, typer.Option(help=f"Run a scale tier's topology: {TIER_NAMES}.", metavar="TIER")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Workers beside the chief (custom topology).", min=0, metavar="N")
+    ] = None,
+    ps: Annotated[int | None, typer.Option(help="Parameter servers (custom topology).", min=0, metavar="N")] = None,
     strategy: Annotated[
         StrategyChoice | None, typer.Option(help="Default: ps with parameter servers, mirrored with workers.")
     ] = None,
-    steps: Annotated[int, typer.Option(help="Training steps.", min=1)] = 1000,
-    batch_size: Annotated[int, typer.Option(help="Examples per step per worker.", min=1)] = 100,
+    steps: Annotated[int, typer.Option(help="Training steps.", min=1, metavar="N")] = 1000,
+    batch_size: Annotated[int, typer.Option(help="Examples per step per worker.", min=1, metavar="N")] = 100,
     data: Annotated[
         DatasetChoice,
         typer.Option("--data", help="The training data: synthetic, or mnist (downloaded once through Keras)."),
@@ -81,32 +85,50 @@ def local_cmd(
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     data_file: Annotated[
         Path | None,
-        typer.Option(help="An .npz file with x_train (n, 28, 28) and y_train (n,); it overrides --data."),
+        typer.Option(
+            help="An .npz file with x_train (n, 28, 28) and y_train (n,); it overrides --data.", metavar="FILE"
+        ),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the synthetic set, the weights and the shuffle.")] = 0,
-    log_every_steps: Annotated[int, typer.Option(help="Write a record every N steps (0: off).", min=0)] = 100,
-    log_interval_secs: Annotated[float, typer.Option(help="Also every S seconds (0: off).", min=0)] = 0.0,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic set, the weights and the shuffle.", metavar="N")] = 0,
+    log_every_steps: Annotated[
+        int, typer.Option(help="Write a record every N steps (0: off).", min=0, metavar="N")
+    ] = 100,
+    log_interval_secs: Annotated[
+        float, typer.Option(help="Also every S seconds (0: off).", min=0, metavar="SECONDS")
+    ] = 0.0,
     log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
     checkpoint_every: Annotated[
-        int, typer.Option(help="Save a checkpoint (RUN_DIR/model) every N global steps, and at the end.", min=0)
+        int,
+        typer.Option(
+            help="Save a checkpoint (RUN_DIR/model) every N global steps, and at the end.", min=0, metavar="N"
+        ),
     ] = 100,
     eval_every: Annotated[
-        int, typer.Option(help="Evaluate on held-out examples every N global steps (0: off).", min=0)
+        int, typer.Option(help="Evaluate on held-out examples every N global steps (0: off).", min=0, metavar="N")
     ] = 100,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out from its latest checkpoint (its logs are appended to).")
     ] = False,
-    out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/RUN_ID); must be empty.")] = None,
-    run_id: Annotated[str | None, typer.Option(help="Default: --out's name, else local-TIER-TIME")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default: runs/RUN_ID); must be empty.", metavar="DIR")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option(help="Default: --out's name, else local-TIER-TIME", metavar="RUN_ID")
+    ] = None,
     tensorboard: Annotated[
         Path | None,
         typer.Option(
             help="Also write TensorBoard event files (the scalars of Keras' TensorBoard callback) under "
-            "DIR/<role>_<index>/train/; outside --out."
+            "DIR/<role>_<index>/train/; outside --out.",
+            metavar="DIR",
         ),
     ] = None,
-    timeout: Annotated[float | None, typer.Option(help="Stop every task after this many seconds.")] = 3600.0,
-    grace: Annotated[float, typer.Option(help="Seconds between SIGTERM and SIGKILL when stopping.")] = 5.0,
+    timeout: Annotated[
+        float | None, typer.Option(help="Stop every task after this many seconds.", metavar="SECONDS")
+    ] = 3600.0,
+    grace: Annotated[
+        float, typer.Option(help="Seconds between SIGTERM and SIGKILL when stopping.", metavar="SECONDS")
+    ] = 5.0,
     quiet: QuietOpt = False,
 ) -> None:
     """Run the trainer as a local cluster (one process per task) and write a run directory.
@@ -195,19 +217,27 @@ def steady_line(out: Path) -> str:
 
 def spec_cmd(
     tier: Annotated[str, typer.Argument(help=f"Scale tier: {TIER_NAMES}.")],
-    run_id: Annotated[str, typer.Option(help="Job name / id, also the records' run_id.")] = "tierscope-run",
-    steps: Annotated[int, typer.Option(min=1)] = 1000,
-    batch_size: Annotated[int, typer.Option(min=1)] = 100,
+    run_id: Annotated[
+        str, typer.Option(help="Job name / id, also the records' run_id.", metavar="RUN_ID")
+    ] = "tierscope-run",
+    steps: Annotated[int, typer.Option(min=1, metavar="N")] = 1000,
+    batch_size: Annotated[int, typer.Option(min=1, metavar="N")] = 100,
     data: Annotated[DatasetChoice, typer.Option("--data", help="The training data: mnist or synthetic.")] = "mnist",  # type: ignore[assignment]
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
-    log_every_steps: Annotated[int, typer.Option(min=0, help="Write a record every N steps (0: off).")] = 100,
-    machine_type: Annotated[str, typer.Option(help="Vertex AI machine type of every pool.")] = "n1-standard-4",
+    log_every_steps: Annotated[
+        int, typer.Option(min=0, help="Write a record every N steps (0: off).", metavar="N")
+    ] = 100,
+    machine_type: Annotated[
+        str, typer.Option(help="Vertex AI machine type of every pool.", metavar="TYPE")
+    ] = "n1-standard-4",
     image: Annotated[
         str | None,
-        typer.Option(help="The trainer's container image, built from trainer/Dockerfile and pushed (see above)."),
+        typer.Option(
+            help="The trainer's container image, built from trainer/Dockerfile and pushed (see above).", metavar="IMAGE"
+        ),
     ] = None,
-    region: Annotated[str | None, typer.Option(help="AI Platform region.")] = None,
-    service: Annotated[str, typer.Option(help="vertex, ai-platform or both.")] = "both",
+    region: Annotated[str | None, typer.Option(help="AI Platform region.", metavar="REGION")] = None,
+    service: Annotated[str, typer.Option(help="vertex, ai-platform or both.", metavar="SERVICE")] = "both",
 ) -> None:
     """Print the cloud job request (JSON) that runs the trainer on a scale tier.
 
