@@ -52,7 +52,7 @@ def claim(prefix: str) -> tuple[Path, int]:
     try:
         fd = os.open(path / LOCK_NAME, os.O_CREAT | os.O_RDWR, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except BaseException:  # a Ctrl-C or SIGTERM here too (tierscope.stopping raises them as exceptions)
         shutil.rmtree(path, ignore_errors=True)
         raise
     return path, fd
