@@ -11,7 +11,7 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   global rate of its own but a local rate (> 0, finite), the time of its local steps since the task's
   previous record at that rate (:func:`step_time_seconds`: ``d_local_step / local_steps_per_s``, one
   local step where the two records name no local step: TF-slim's ``sec/step`` lines, logged every
-  step by default; an interval so timed is ``step_timed``). case24's
+  step by default; an interval so timed is ``step_timed``, and ``summary`` notes the assumption). case24's
   master logs global steps 819, 822, ... at 19.898, 18.507, ... sec/step: 822's interval is 3 global steps
   in 18.507 s, 0.162 global steps/s (1 / 18.507 is its local rate). ``interval_s`` is the time since the
   program's previous line, which need not be the file's: where the step gained since the file's
@@ -360,7 +360,8 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_intervals": pl.UInt32(),  # intervals behind the median
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
-    "untimed_records": pl.UInt32(),  # records naming no time and no global rate (a segment's first unless interval_s)
+    "untimed_records": pl.UInt32(),  # records naming no time, step time or global rate (each starts a segment)
+    "step_timed_intervals": pl.UInt32(),  # steady intervals timed by a step time alone (step_time_seconds)
     "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the median (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
@@ -397,8 +398,8 @@ def run_throughput(
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
     tasks: ``duplicates``, ``tasks``, ``segments``, ``restarts``, ``steady_intervals``, ``steady_records``,
-    ``untimed_records`` (UInt32) and the steady intervals' ``steady_steps`` (Int64) and
-    ``steady_seconds`` (Float64) behind the mean rate."""
+    ``untimed_records``, ``step_timed_intervals`` (UInt32) and the steady intervals' ``steady_steps``
+    (Int64) and ``steady_seconds`` (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
     # Intervals with both a known step gain and a known time (step-less records have neither).
     positive = steady & (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
@@ -409,10 +410,17 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         segments=pl.col("interval_index").eq(0).sum().cast(pl.UInt32),
         restarts=pl.col("restart").sum().cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
+        step_timed_intervals=(steady & pl.col("step_timed") & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
         steady_records=steady.sum().cast(pl.UInt32),
-        untimed_records=(pl.col("elapsed_s").is_null() & pl.col("timestamp").is_null() & pl.col("rate").is_null())
+        # a record stating a step time (its local rate) is not untimed, even where it has no interval
+        untimed_records=(
+            pl.col("elapsed_s").is_null()
+            & pl.col("timestamp").is_null()
+            & pl.col("rate").is_null()
+            & ~(pl.col("local_rate").is_finite() & (pl.col("local_rate") > 0)).fill_null(False)
+        )
         .sum()
         .cast(pl.UInt32),
     )
@@ -436,7 +444,14 @@ def throughput_frame(
     medians = {run: values.median() for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col(
-            "tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments", "restarts"
+            "tasks",
+            "steady_intervals",
+            "steady_records",
+            "untimed_records",
+            "step_timed_intervals",
+            "duplicates",
+            "segments",
+            "restarts",
         ).fill_null(0),
         # a run whose steady rows all lack a rate has a median of null, never "no row"
         steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),

@@ -1,6 +1,6 @@
 """Intervals timed by a record's own step time where the log has no clock (TF-slim's ``sec/step`` lines):
 the real excerpt case24 (../shared/cases), the rule on built records (local steps named or one a line,
-a clock present, a stated global rate, a rate that cannot time a step) and the SQL query."""
+a clock present, a stated global rate, a rate that cannot time a step), the SQL query and the note."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from tests.support import SHARED
 from tierscope.analysis.steady_sql import steady_state_query
+from tierscope.analysis.summary import STEADY_ASSUMPTIONS
 from tierscope.analysis.throughput import interval_rates, run_throughput
 from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
@@ -22,6 +23,7 @@ from tierscope.dataset.schema import STEP_SCHEMA, conform
 runner = CliRunner()
 CASE24 = SHARED / "cases" / "inputs" / "case24.log"
 T0 = datetime(2018, 7, 3, tzinfo=UTC)
+EVERY_STEP = STEADY_ASSUMPTIONS["logs_every_step"]
 
 
 def _collect(log: Path, dataset: Path, run: str) -> dict[str, Any]:
@@ -62,11 +64,16 @@ def test_case24_global_rate_from_each_lines_step_time(case24: Path) -> None:
     assert row["mean_global_steps_per_s"] == pytest.approx(15 / 87.86, rel=1e-9)
     assert (row["records"], row["segments"], row["restarts"]) == (6, 1, 0)
     assert (row["steady_status"], row["steady_reason"]) == (None, None)
+    assert (row["steady_assumption"], row["steady_assumption_note"]) == ("logs_every_step", EVERY_STEP)
     # 1/18.507 = 0.054 steps/s is the master's local rate, a third of the global one (the trap of the case)
     assert row["local_sum_steps_per_s"] < row["steady_global_steps_per_s"] / 2
 
 
-def test_case24_the_query_agrees(case24: Path) -> None:
+def test_case24_table_notes_the_assumption_and_the_query_agrees(case24: Path) -> None:
+    shown = runner.invoke(app, ["summary", "-d", str(case24)], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0, shown.output
+    assert f"run case24: {EVERY_STEP}" in shown.stdout.splitlines()
+    assert "no steady rate" not in shown.stdout
     duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
     steps = f"read_parquet('{case24}/steps/*/part-*.parquet', hive_partitioning = true)"
     ((run, rate, intervals),) = duckdb.sql(steady_state_query(steps, "duckdb")).fetchall()
@@ -107,7 +114,7 @@ def test_named_local_steps_time_the_interval_at_the_records_local_rate(tmp_path:
     # mean (40 x 4) / (2.0 + 2.5 + 2.0 + 2.0) = 160 / 8.5
     assert row["steady_global_steps_per_s"] == pytest.approx(20.0)
     assert row["mean_global_steps_per_s"] == pytest.approx(160 / 8.5)
-    assert (row["segments"], row["restarts"]) == (2, 0)
+    assert (row["segments"], row["restarts"], row["step_timed_intervals"]) == (2, 0, 4)
     duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
     path = tmp_path / "steps.parquet"
     steps.write_parquet(path)
@@ -133,7 +140,7 @@ def test_a_clock_wins_over_the_step_time(clock: dict[str, list[Any]], tmp_path: 
     assert got["rate"].to_list()[1:] == [4.0] * 5
     assert not got["step_timed"].any()
     row = run_throughput(steps.lazy()).row(0, named=True)
-    assert row["steady_global_steps_per_s"] == 4.0
+    assert (row["steady_global_steps_per_s"], row["step_timed_intervals"]) == (4.0, 0)
     duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
     path = tmp_path / "steps.parquet"
     steps.write_parquet(path)
@@ -146,9 +153,21 @@ def test_no_step_time_where_the_record_states_its_global_rate_or_the_local_rate_
     rows = [{"step": 16 * k, "global_steps_per_s": 2.2, "local_steps_per_s": 2.2} for k in range(1, 5)]
     row = run_throughput(_frame(rows).lazy()).row(0, named=True)
     assert row["steady_global_steps_per_s"] == 2.2
-    assert row["mean_global_steps_per_s"] is None
+    assert (row["mean_global_steps_per_s"], row["step_timed_intervals"]) == (None, 0)
     # A local rate of 0, infinity or NaN times nothing: the second record's time is unknown (a new segment).
     for bad in (0.0, float("inf"), float("nan")):
         rows = [{"step": 100, "local_steps_per_s": 1.0}, {"step": 200, "local_steps_per_s": bad}]
         got = interval_rates(_frame(rows).lazy()).collect()
         assert got["d_seconds"].to_list() == [None, None] and got["segment"].to_list() == [0, 1], bad
+
+
+def test_a_run_without_step_timed_intervals_assumes_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "est.log"
+    # Estimator-style lines with their own time: nothing assumed
+    log.write_text(
+        "".join(f"INFO:tensorflow:global_step/sec: 10\nINFO:tensorflow:loss = 0.5, step = {100 * k} (10.000 sec)\n"
+                for k in range(1, 5))
+    )  # fmt: skip
+    row = _collect(log, tmp_path / "ds", "est")
+    assert row["steady_global_steps_per_s"] == pytest.approx(10.0)
+    assert (row["steady_assumption"], row["steady_assumption_note"]) == (None, None)
