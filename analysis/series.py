@@ -117,12 +117,19 @@ def charted_intervals(intervals: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFra
     """The rows of ``runs`` in ``intervals`` (:func:`tierscope.analysis.throughput.collect_intervals` with
     ``extra=INTERVAL_VIEW``, computed once for the summary and every chart).
 
-    Columns: :data:`INTERVAL_VIEW` plus ``d_seconds``, ``rate`` (Float64) and ``warmup``
+    Columns: :data:`INTERVAL_VIEW` plus ``d_seconds``, ``rate`` (Float64), ``step_timed`` and ``warmup``
     (Boolean), ordered by run, task and step.
     """
     return intervals.join(runs.select("run_id"), on="run_id", how="semi").select(
-        *INTERVAL_VIEW, "d_seconds", "rate", "warmup"
+        *INTERVAL_VIEW, "d_seconds", "rate", "step_timed", "warmup"
     )
+
+
+#: The seconds a record gives since its task's previous one on its own, the task clock's steps where a
+#: record has neither a timestamp nor ``elapsed_s``: its ``interval_s``, else the interval's step time
+#: (``d_seconds`` where ``step_timed``: :func:`tierscope.analysis.throughput.step_time_seconds`, the
+#: intervals' own last resort, so the chart's clock and the rates agree).
+LOGGED_SECONDS = pl.coalesce("interval_s", pl.when(pl.col("step_timed")).then(pl.col("d_seconds")))
 
 
 def steady_rates(intervals: pl.DataFrame, interval_clock: bool = True) -> pl.DataFrame:
@@ -130,7 +137,8 @@ def steady_rates(intervals: pl.DataFrame, interval_clock: bool = True) -> pl.Dat
 
     ``seconds`` (Float64): from ``timestamp`` where the record has one (seconds since the
     run's first timestamped record), else the task's own clock (``elapsed_s``, or the
-    running sum of ``interval_s`` for formats that log only the interval). ``interval_clock=False``
+    running sum of :data:`LOGGED_SECONDS` for formats that log only the interval or a step time:
+    ``interval_s``, ``sec/step``). ``interval_clock=False``
     leaves the running sum out (a window over every task): for intervals where no record lacks
     both a timestamp and ``elapsed_s`` it changes nothing (:func:`needs_interval_clock`).
     """
@@ -141,7 +149,7 @@ def steady_rates(intervals: pl.DataFrame, interval_clock: bool = True) -> pl.Dat
 def _run_rates(rates: FrameT, interval_clock: bool) -> FrameT:
     # One run's rows: its first timestamp is a scalar, where a window over the run ids hashed every row.
     since_first = (pl.col("timestamp") - pl.col("timestamp").min()).dt.total_microseconds() / 1e6
-    task_clock = pl.coalesce("elapsed_s", pl.col("interval_s").cum_sum().over(TASK)) if interval_clock else "elapsed_s"
+    task_clock = pl.coalesce("elapsed_s", LOGGED_SECONDS.cum_sum().over(TASK)) if interval_clock else "elapsed_s"
     return rates.with_columns(seconds=pl.coalesce(since_first, task_clock)).filter(
         ~pl.col("warmup") & pl.col("rate").is_not_null()
     )
@@ -149,7 +157,7 @@ def _run_rates(rates: FrameT, interval_clock: bool) -> FrameT:
 
 def needs_interval_clock(intervals: pl.DataFrame) -> bool:
     """Whether a record of ``intervals`` has neither ``timestamp`` nor ``elapsed_s``: only then does
-    :func:`steady_rates` need the running sum of ``interval_s``."""
+    :func:`steady_rates` need the running sum of :data:`LOGGED_SECONDS`."""
     return bool(intervals.select((pl.col("timestamp").is_null() & pl.col("elapsed_s").is_null()).any()).item())
 
 
@@ -173,9 +181,9 @@ def _run_series(rates: pl.DataFrame, per_run: int) -> tuple[pl.DataFrame, pl.Dat
     return _run_buckets(rates, "step", per_run, "rate", ()), _run_buckets(timed, "seconds", per_run, "rate", ())
 
 
-#: What :func:`steady_rates` reads of the intervals (with ``interval_s`` and the task where the
-#: interval clock is needed).
+#: What :func:`steady_rates` reads of the intervals, and what more where the interval clock is needed.
 _RATE_COLUMNS = ("run_id", "step", "timestamp", "elapsed_s", "rate", "warmup")
+_CLOCK_COLUMNS = ("role", "task_index", "interval_s", "d_seconds", "step_timed")
 
 
 class ChartSeries:
@@ -193,7 +201,7 @@ class ChartSeries:
         """Take in one batch's intervals (:func:`tierscope.analysis.throughput.collect_intervals` with
         ``extra=INTERVAL_VIEW``); only the charted runs' bucketed rows are kept."""
         clock = needs_interval_clock(intervals)
-        view = intervals.select(*_RATE_COLUMNS, *(("role", "task_index", "interval_s") if clock else ()))
+        view = intervals.select(*_RATE_COLUMNS, *(_CLOCK_COLUMNS if clock else ()))
         charted = [run for run in by_run(view) if run["run_id"][0] in self._charted] or [view.head(0)]
         per_run = per_run_budget(self.runs.height)
         # steady_rates and throughput_series run by run: the rows are split by run once, not at each step

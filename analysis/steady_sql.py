@@ -4,8 +4,9 @@ the steps table of a dataset (:mod:`tierscope.dataset.bigquery`).
 The query follows :mod:`tierscope.analysis.throughput` step by step: training tasks only (and
 records naming no role: one process's log, as ``summary`` reads them);
 records in log order per task (by timestamp when every record of the task has one, else by
-source and line); intervals; segments broken at a restart, a resume (a step jump more than
-:data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the run's median rate), a new process
+source and line); intervals (timed by the log's clock, else by the record's step time,
+:func:`~tierscope.analysis.throughput.step_time_seconds`); segments broken at a restart, a resume (a
+step jump more than :data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the run's median rate), a new process
 (``elapsed_s`` going back, the ``pid`` changing) or an unknown time; warm-up as the first
 interval of each segment and the slow intervals right after it (below
 :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
@@ -23,11 +24,16 @@ DuckDB's ``EPOCH_US``. Both medians are exact (interpolated), as polars' is.
 
 from __future__ import annotations
 
+import sys
+
 from tierscope.analysis.bootstrap import MIXED_FACTOR
 from tierscope.analysis.throughput import GAP_FACTOR, JUMP_FACTOR, WARMUP_FRACTION
 from tierscope.dataset.schema import TRAINING_ROLES
 
 _ROLES = ", ".join(f"'{role}'" for role in TRAINING_ROLES)
+#: The largest finite FLOAT64: ``x <= it`` is false for infinity and for NaN in both dialects (NaN
+#: compares false in BigQuery, above every number in DuckDB), so no dialect's IS_INF/ISINF is needed.
+_MAX_FLOAT = repr(sys.float_info.max)
 
 #: The query in BigQuery SQL; ``{steps}`` is the steps table (``FROM {steps}``).
 STEADY_STATE_SQL = f"""\
@@ -35,7 +41,7 @@ STEADY_STATE_SQL = f"""\
 WITH records AS (  -- training tasks; copies of a record merged
   SELECT * FROM (
     SELECT run_id, role, task_index, step, position, elapsed_s, interval_s, global_steps_per_s,
-      timestamp, source, source_offset, pid,
+      local_step, local_steps_per_s, timestamp, source, source_offset, pid,
       ROW_NUMBER() OVER (
         -- BigQuery partitions by no FLOAT64: the times as text (equal values, equal text)
         PARTITION BY run_id, role, task_index, step, position,
@@ -59,7 +65,14 @@ deltas AS (  -- each record's interval since the task's previous record
   SELECT *,
     step - LAG(step) OVER task AS d_step,
     COALESCE(interval_s, elapsed_s - LAG(elapsed_s) OVER task,
-      (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6) AS d_seconds,
+      (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6,
+      -- no clock and no global rate: the local steps since the previous record at the record's own
+      -- local steps/s (> 0 and finite), one a line where the two name none (TF-slim logs every step)
+      CASE WHEN n > 1 AND global_steps_per_s IS NULL
+          AND local_steps_per_s > 0 AND local_steps_per_s <= {_MAX_FLOAT} THEN CASE
+        WHEN local_step IS NULL OR LAG(local_step) OVER task IS NULL THEN 1 / local_steps_per_s
+        WHEN local_step > LAG(local_step) OVER task
+          THEN (local_step - LAG(local_step) OVER task) / local_steps_per_s END END) AS d_seconds,
     COALESCE(elapsed_s < LAG(elapsed_s) OVER task, FALSE) AS elapsed_back,
     -- against the last pid the task named: a record naming none does not hide a change
     COALESCE(pid <> LAST_VALUE(pid IGNORE NULLS) OVER (PARTITION BY run_id, role, task_index ORDER BY n

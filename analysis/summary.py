@@ -45,6 +45,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_status": pl.String(),  # why there is no steady rate (STEADY_REASONS' keys; null: there is one)
     "steady_reason": pl.String(),  # the same in words, one short phrase
+    "steady_assumption": pl.String(),  # what the steady rate assumes (STEADY_ASSUMPTIONS' keys; null: nothing)
+    "steady_assumption_note": pl.String(),  # the same in words
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (elapsed_s, else its timestamp clock)
@@ -85,8 +87,10 @@ RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas",
 #: Why a run has no steady-state rate, by ``steady_status``, as the steady-state rules of
 #: :mod:`tierscope.analysis.throughput` give it: the steady rate is the median of the training tasks'
 #: interval rates past warm-up, and a segment's first record is warm-up (it has no interval of its
-#: own), and a record naming neither a time nor a global rate starts a segment. ``{segments}``: the
-#: run's segments (here each holds one record, all of them warm-up).
+#: own), and a record naming neither a time nor a global rate starts a segment. ``no_clock`` only where
+#: every segment's record names no time at all: neither a clock nor a step time (a record stating its
+#: ``sec/step`` is timed by it, and one that is still its segment's only record is ``warmup_only``).
+#: ``{segments}``: the run's segments (here each holds one record, all of them warm-up).
 STEADY_REASONS = {
     "no_records": "no step records",
     "no_training_records": "only ps or evaluator records",
@@ -95,6 +99,22 @@ STEADY_REASONS = {
     "warmup_only": "only warm-up records ({segments} segments of 1 record)",
     "no_rate": "records past warm-up have no step or rate",
 }
+
+
+#: What a run's steady rate assumes beyond the log's figures, by ``steady_assumption``. ``logs_every_step``:
+#: some steady intervals have no clock and are timed by their records' step time
+#: (:func:`tierscope.analysis.throughput.step_time_seconds`), one local step between two lines of a task
+#: unless they name their local steps: right only if the task logged every step (TF-slim's default).
+STEADY_ASSUMPTIONS = {
+    "logs_every_step": "times from each line's sec/step: assumes the task logs every step",
+}
+
+
+def steady_assumption() -> pl.Expr:
+    """``steady_assumption`` of a summary row (:data:`STEADY_ASSUMPTIONS`' keys; null where the steady
+    rate rests on the log's own clocks and rates, or there is none), from ``step_timed_intervals``."""
+    assumed = pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("step_timed_intervals") > 0)
+    return pl.when(assumed.fill_null(False)).then(pl.lit("logs_every_step"))
 
 
 def steady_status() -> pl.Expr:
@@ -249,8 +269,13 @@ def summary_frame(
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
         .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
-        .with_columns(steady_status=steady_status())
-        .with_columns(steady_reason=steady_reason())
+        .with_columns(steady_status=steady_status(), steady_assumption=steady_assumption())
+        .with_columns(
+            steady_reason=steady_reason(),
+            steady_assumption_note=pl.col("steady_assumption").replace_strict(
+                STEADY_ASSUMPTIONS, default=None, return_dtype=pl.String
+            ),
+        )
         .pipe(with_examples, log_batches)
     )
     base = pick_baseline(frame, options.baseline)

@@ -7,7 +7,13 @@ Definitions (steps are *global* steps unless named local, times in seconds):
 - **Interval** of a record: from the task's previous record to this one. ``d_step`` is
   the global-step delta; ``d_seconds`` is ``interval_s`` when the format logs it
   (Estimator: time since the previous line), else the ``elapsed_s`` delta (cloudml-samples:
-  time since the task started), else the ``timestamp`` delta. ``interval_s`` is the time since the
+  time since the task started), else the ``timestamp`` delta, else, for a record with no clock and no
+  global rate of its own but a local rate (> 0, finite), the time of its local steps since the task's
+  previous record at that rate (:func:`step_time_seconds`: ``d_local_step / local_steps_per_s``, one
+  local step where the two records name no local step: TF-slim's ``sec/step`` lines, logged every
+  step by default; an interval so timed is ``step_timed``, and ``summary`` notes the assumption). case24's
+  master logs global steps 819, 822, ... at 19.898, 18.507, ... sec/step: 822's interval is 3 global steps
+  in 18.507 s, 0.162 global steps/s (1 / 18.507 is its local rate). ``interval_s`` is the time since the
   program's previous line, which need not be the file's: where the step gained since the file's
   previous record is more than :data:`GAP_FACTOR` times the steps the record's own rate and
   ``interval_s`` cover, lines are missing between them (an excerpt, a lost page) and ``d_step`` is
@@ -101,6 +107,7 @@ INTERVAL_COLUMNS = {
     "interval_index": pl.UInt32(),  # 0 for a segment's first record (warm-up)
     "d_step": pl.Int64(),  # global steps since the segment's previous record (null at index 0)
     "d_seconds": pl.Float64(),  # seconds since the segment's previous record (null at index 0)
+    "step_timed": pl.Boolean(),  # d_seconds is the record's step time: no clock (step_time_seconds)
     "rate": pl.Float64(),  # interval global steps/s
     "local_rate": pl.Float64(),  # interval local steps/s: as logged, else from local_step deltas
     "warmup": pl.Boolean(),
@@ -119,12 +126,36 @@ def _since_start(values: pl.Expr, starts: pl.Expr) -> pl.Expr:
     return values - pl.when(starts).then(values).forward_fill()
 
 
-def _seconds_since_previous(first: pl.Expr) -> pl.Expr:
+def _clock_seconds(first: pl.Expr) -> pl.Expr:
+    """Seconds since the task's previous record by the log's clocks (``first``: the task's first row):
+    ``interval_s``, else the ``elapsed_s`` delta, else the ``timestamp`` delta (null: none of them)."""
     return pl.coalesce(
         pl.col("interval_s"),
         pl.col("elapsed_s") - _previous("elapsed_s", first),
         (pl.col("timestamp") - _previous("timestamp", first)).dt.total_microseconds() / 1e6,
     )
+
+
+def step_time_seconds(first: pl.Expr) -> pl.Expr:
+    """Seconds of the local steps a record made since the task's previous record (``first``: the task's
+    first row, which has none: null), at the record's own local steps/s: ``d_local_step /
+    local_steps_per_s`` where both records name a local step, else ``1 / local_steps_per_s`` (one local
+    step a line: TF-slim's ``learning.train`` logs every step unless told otherwise, and its
+    ``sec/step`` is that step's time). Null where the record states a global rate (its interval's
+    rate needs no time, and a rate averaged over a print interval, DLRM's ``ms/it`` every 16
+    iterations in case11, would time 16 steps as one), where the local rate is not > 0 and finite, and
+    where the local step went back or stood still (a new process: the time is unknown). Only
+    :func:`_seconds_since_previous`'s last resort: any clock of the log comes first."""
+    rate = pl.col("local_steps_per_s")
+    d_local = pl.col("local_step") - _previous("local_step", first)
+    local_steps = pl.when(d_local.is_null()).then(pl.lit(1, pl.Int64)).when(d_local > 0).then(d_local)
+    timed = ~first & pl.col("global_steps_per_s").is_null() & rate.is_finite() & (rate > 0)
+    return pl.when(timed).then(local_steps / rate)
+
+
+def _seconds_since_previous(first: pl.Expr) -> pl.Expr:
+    """``d_seconds`` before segments (the module doc's interval): the log's clock, else the step time."""
+    return pl.coalesce(_clock_seconds(first), step_time_seconds(first))
 
 
 def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
@@ -164,6 +195,8 @@ def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
     return ordered.with_columns(
         _d_step=pl.col("step") - _previous("step", first),
         _d_seconds=_seconds_since_previous(first),
+        # timed by the step time alone (no clock): what summary's note on the assumption counts
+        _step_timed=_clock_seconds(first).is_null() & step_time_seconds(first).is_not_null(),
         _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
         _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
     ).with_columns(
@@ -204,6 +237,7 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     return segmented.with_columns(
         d_step=pl.when(gap).then((STATED_STEPS + 0.5).floor().cast(pl.Int64)).when(in_segment).then(pl.col("_d_step")),
         d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
+        step_timed=in_segment & pl.col("_step_timed"),
     ).with_columns(
         rate=pl.coalesce(
             pl.col("global_steps_per_s"),
@@ -252,7 +286,8 @@ def with_intervals(ordered: pl.LazyFrame) -> pl.LazyFrame:
 #: The columns of :func:`interval_rates` that the per-run and per-task figures read.
 FIGURE_COLUMNS = (
     "run_id", "role", "task_index", "step", "elapsed_s", "timestamp",
-    "copies", "segment", "interval_index", "d_step", "d_seconds", "rate", "local_rate", "warmup", "restart",
+    "copies", "segment", "interval_index", "d_step", "d_seconds", "step_timed", "rate", "local_rate", "warmup",
+    "restart",
 )  # fmt: skip
 #: The step record's columns the intervals are computed from (besides :data:`FIGURE_COLUMNS`).
 INPUT_COLUMNS = (
@@ -325,7 +360,8 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_intervals": pl.UInt32(),  # intervals behind the median
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
-    "untimed_records": pl.UInt32(),  # records naming no time and no global rate (a segment's first unless interval_s)
+    "untimed_records": pl.UInt32(),  # records naming no time, step time or global rate (each starts a segment)
+    "step_timed_intervals": pl.UInt32(),  # steady intervals timed by a step time alone (step_time_seconds)
     "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the median (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
@@ -362,8 +398,8 @@ def run_throughput(
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
     tasks: ``duplicates``, ``tasks``, ``segments``, ``restarts``, ``steady_intervals``, ``steady_records``,
-    ``untimed_records`` (UInt32) and the steady intervals' ``steady_steps`` (Int64) and
-    ``steady_seconds`` (Float64) behind the mean rate."""
+    ``untimed_records``, ``step_timed_intervals`` (UInt32) and the steady intervals' ``steady_steps``
+    (Int64) and ``steady_seconds`` (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
     # Intervals with both a known step gain and a known time (step-less records have neither).
     positive = steady & (pl.col("d_seconds") > 0) & pl.col("d_step").is_not_null()
@@ -374,10 +410,17 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         segments=pl.col("interval_index").eq(0).sum().cast(pl.UInt32),
         restarts=pl.col("restart").sum().cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
+        step_timed_intervals=(steady & pl.col("step_timed") & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
         steady_records=steady.sum().cast(pl.UInt32),
-        untimed_records=(pl.col("elapsed_s").is_null() & pl.col("timestamp").is_null() & pl.col("rate").is_null())
+        # a record stating a step time (its local rate) is not untimed, even where it has no interval
+        untimed_records=(
+            pl.col("elapsed_s").is_null()
+            & pl.col("timestamp").is_null()
+            & pl.col("rate").is_null()
+            & ~(pl.col("local_rate").is_finite() & (pl.col("local_rate") > 0)).fill_null(False)
+        )
         .sum()
         .cast(pl.UInt32),
     )
@@ -401,7 +444,14 @@ def throughput_frame(
     medians = {run: values.median() for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col(
-            "tasks", "steady_intervals", "steady_records", "untimed_records", "duplicates", "segments", "restarts"
+            "tasks",
+            "steady_intervals",
+            "steady_records",
+            "untimed_records",
+            "step_timed_intervals",
+            "duplicates",
+            "segments",
+            "restarts",
         ).fill_null(0),
         # a run whose steady rows all lack a rate has a median of null, never "no row"
         steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),

@@ -274,15 +274,23 @@ def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
 
 def steady_notes(summary: pl.DataFrame, t: Catalog) -> list[str]:
     """Why each run that logged steps has no steady-state rate, a sentence each in ``t``'s language
-    (the summary's ``steady_status``, :data:`tierscope.analysis.summary.STEADY_REASONS`); a run
-    without records says so by its status."""
-    if "steady_status" not in summary.columns:
-        return []
-    rows = summary.filter(pl.col("steady_status").is_not_null() & (pl.col("records") > 0))
-    return [
-        t("steady.none", run=r["run_id"], reason=t(f"steady.reason.{r['steady_status']}", segments=r["segments"]))
-        for r in rows.iter_rows(named=True)
-    ]
+    (the summary's ``steady_status``, :data:`tierscope.analysis.summary.STEADY_REASONS`; a run
+    without records says so by its status), then what a run's steady rate assumes where it does
+    (``steady_assumption``, :data:`tierscope.analysis.summary.STEADY_ASSUMPTIONS`)."""
+    notes: list[str] = []
+    if "steady_status" in summary.columns:
+        rows = summary.filter(pl.col("steady_status").is_not_null() & (pl.col("records") > 0))
+        notes += [
+            t("steady.none", run=r["run_id"], reason=t(f"steady.reason.{r['steady_status']}", segments=r["segments"]))
+            for r in rows.iter_rows(named=True)
+        ]
+    if "steady_assumption" in summary.columns:
+        rows = summary.filter(pl.col("steady_assumption").is_not_null())
+        notes += [
+            t("steady.assumes", run=r["run_id"], assumption=t(f"steady.assumption.{r['steady_assumption']}"))
+            for r in rows.iter_rows(named=True)
+        ]
+    return notes
 
 
 def render_html(data: ReportData, lang: str | None = None) -> str:

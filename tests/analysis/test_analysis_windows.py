@@ -37,18 +37,30 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     """The intervals as defined, every per-task and per-segment figure a window (``.over``), each run's
     two medians taken over the run first (a median window nested in a task's or segment's window would be
     the task's or the segment's: the run's is what the definition, the pieces and the SQL query take)."""
-    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "elapsed_s", "timestamp", "_named_pid")}
-    seconds = pl.coalesce(
+    prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "local_step", "elapsed_s", "timestamp", "_named_pid")}
+    clock = pl.coalesce(
         pl.col("interval_s"),
         pl.col("elapsed_s") - prev["elapsed_s"],
         (pl.col("timestamp") - prev["timestamp"]).dt.total_microseconds() / 1e6,
     )
+    # no clock, no global rate: the local steps since the task's previous record (one where either names
+    # none; none where the local step went back or stood still) at the record's own local rate (> 0, finite)
+    d_local = pl.col("local_step") - prev["local_step"]
+    local = pl.col("local_steps_per_s")
+    step_time = pl.when(
+        (pl.int_range(pl.len()).over(TASK) > 0)
+        & pl.col("global_steps_per_s").is_null()
+        & local.is_finite()
+        & (local > 0)
+    ).then(pl.when(d_local.is_null()).then(1).when(d_local > 0).then(d_local) / local)
+    seconds = pl.coalesce(clock, step_time)
     # a change of process is judged against the last pid the task named (a record may name none)
     raw = (
         ordered.with_columns(_named_pid=pl.col("pid").forward_fill().over(TASK))
         .with_columns(
             _d_step=pl.col("step") - prev["step"],
             _d_seconds=seconds,
+            _step_timed=clock.is_null() & step_time.is_not_null(),
             _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"]).fill_null(False),
             _new_process=(pl.col("pid") != prev["_named_pid"]).fill_null(False),
             _first=pl.int_range(pl.len()).over(TASK) == 0,
@@ -82,6 +94,7 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
             .when(inside)
             .then(pl.col("_d_step")),
             d_seconds=pl.when(inside).then("_d_seconds"),
+            step_timed=inside & pl.col("_step_timed"),
         )
         .with_columns(
             rate=pl.coalesce(
@@ -107,7 +120,8 @@ def awkward_steps(rows: int = 4000, seed: int = 13) -> pl.LazyFrame:
     """Two runs of six tasks (one with no role or index, a ps), interleaved in one log: steps that
     mostly rise by 100 but go back (restarts), stay put, jump far ahead (resumes) or are missing;
     clocks that go back or a process id that changes (a new process); some records with their own
-    rate or interval, some copies; one task with timestamps."""
+    rate or interval, some copies; one task with timestamps, one with no clock (its intervals timed by
+    its local rate, some records naming no local step)."""
     rng = np.random.default_rng(seed)
     tasks = [("master", 0), ("worker", 0), ("worker", 1), (None, None), ("ps", 0), ("worker", 2)]
     pick = rng.integers(0, len(tasks), rows)
@@ -137,6 +151,15 @@ def awkward_steps(rows: int = 4000, seed: int = 13) -> pl.LazyFrame:
             pl.datetime(2026, 1, 1, time_zone="UTC") + pl.duration(seconds=pl.col("elapsed_s").abs())
         )
     )
+    # the task with no role logs no elapsed_s (nor a timestamp): a step time is its only time (and its
+    # lines of one step, which no time tells apart, are copies of one record); ~4.5 s a local step, so
+    # that one a line is about the others' pace (~100 global steps in 5.4 s), not a resume
+    unlabeled = pl.col("role").is_null()
+    frame = frame.with_columns(
+        elapsed_s=pl.when(~unlabeled).then("elapsed_s"),
+        local_steps_per_s=pl.when(unlabeled).then(pl.col("local_steps_per_s") / 25).otherwise("local_steps_per_s"),
+        local_step=pl.when(~unlabeled | pl.Series(rng.random(rows) < 0.5)).then("local_step"),
+    )
     copies = frame.filter(pl.col("source_offset") % 17 == 0).with_columns(pl.col("source_offset") + rows)
     return conform(pl.concat([frame, copies], how="diagonal_relaxed"), STEP_SCHEMA).lazy()
 
@@ -145,8 +168,12 @@ def test_intervals_without_windows_are_the_windowed_ones() -> None:
     steps = awkward_steps()
     reference = windowed(in_log_order(merge_duplicates(training_steps(steps)))).collect()
     # the generated records do reach every kind of break, warm-up beyond the first interval and copies
-    assert reference["segment"].max() > 5 and reference["copies"].max() == 2
+    assert reference["segment"].max() > 5 and reference.filter(pl.col("role").is_not_null())["copies"].max() == 2
     assert reference.filter(pl.col("warmup") & (pl.col("interval_index") > 0)).height > 0
+    # and intervals timed by a step time, over named local steps and over one step a line
+    named = pl.col("local_step").is_not_null() & pl.col("local_step").shift(1).over(TASK).is_not_null()
+    timed = reference.with_columns(_named=named).filter("step_timed")["_named"]
+    assert timed.sum() > 0 and (~timed).sum() > 0
     assert_frame_equal(interval_rates(steps).collect(), reference)
     fast = collect_intervals(steps)  # the stored order checked, not re-sorted: the same rows
     assert_frame_equal(fast, reference.select(fast.columns))

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from tests.support import SHARED
 from tierscope.analysis import AnalysisOptions, analyze
-from tierscope.analysis.summary import STEADY_REASONS, BaselineError
+from tierscope.analysis.summary import STEADY_ASSUMPTIONS, STEADY_REASONS, BaselineError
 from tierscope.cli import app
 from tierscope.dataset.schema import EVENT_SCHEMA, RUN_SCHEMA, STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
@@ -43,6 +43,11 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
       processes, two segments of one record, both warm-up (read as one process, 100/10 = 10 steps/s).
     - ``untimed``: steps 100, 200, 300 with examples/s only, no time and no global rate (case06's
       shape): each starts a segment, 3 segments of one record.
+    - ``once``: two workers' one ``sec/step`` line each (steps 100, 103; 2 and 4 s/step), no clock:
+      each is its task's only record and warm-up, 2 segments of 1 record; not ``no_clock``, since each
+      states a step time.
+    - ``slim``: one master's ``sec/step`` lines (steps 100, 103, 106 at 2 s/step), no clock: timed
+      by the step time, 3 / 2 = 1.5 global steps/s twice, steady 1.5, assuming one step a line.
     - ``ps``: a parameter server's records alone (steps 100, 200 at 10, 20 s): no training task.
     - ``stepless``: two records naming no step, examples/s only, 10 s apart: the second is past
       warm-up but has no step gain to rate, and no logged rate.
@@ -54,6 +59,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
         _row("pids", 1, step=100, timestamp=T0, pid=35),
         _row("pids", 2, step=200, timestamp=T0 + timedelta(seconds=10), pid=31),
         *(_row("untimed", i, step=100 * i, examples_per_s=500.0) for i in (1, 2, 3)),
+        *({**_row("once", i, step=97 + 3 * i, local_steps_per_s=1 / (2.0 * i)), "role": "worker", "task_index": i}
+          for i in (1, 2)),
+        *(_row("slim", i, step=97 + 3 * i, local_steps_per_s=0.5) for i in (1, 2, 3)),
         *({**_row("ps", i, step=100 * i, elapsed_s=10.0 * i), "role": "ps"} for i in (1, 2)),
         *(_row("stepless", i, position=i, examples_per_s=500.0, timestamp=T0 + timedelta(seconds=10 * i))
           for i in (1, 2)),
@@ -73,6 +81,8 @@ WHY = {
     "one": ("one_record", "only warm-up records (1 record)"),
     "pids": ("warmup_only", "only warm-up records (2 segments of 1 record)"),
     "untimed": ("no_clock", "no time or global rate: each record is warm-up"),
+    "once": ("warmup_only", "only warm-up records (2 segments of 1 record)"),
+    "slim": (None, None),
     "ps": ("no_training_records", "only ps or evaluator records"),
     "stepless": ("no_rate", "records past warm-up have no step or rate"),
     "failed": ("no_records", "no step records"),
@@ -84,6 +94,10 @@ def test_each_rule_gives_its_reason(dataset: Dataset) -> None:
     got = {r["run_id"]: (r["steady_status"], r["steady_reason"]) for r in summary.iter_rows(named=True)}
     assert got == WHY
     assert summary.filter(pl.col("run_id") == "ok")["steady_global_steps_per_s"].item() == pytest.approx(10.0)
+    # the one run timed by step times says what it assumes; a rate from a clock assumes nothing
+    assumed = dict(summary.select("run_id", "steady_assumption").iter_rows())
+    assert {run: a for run, a in assumed.items() if a} == {"slim": "logs_every_step"}
+    assert summary.filter(pl.col("run_id") == "slim")["steady_global_steps_per_s"].item() == pytest.approx(1.5)
     assert set(STEADY_REASONS) == {status for status, _ in WHY.values() if status}
 
 
@@ -97,6 +111,7 @@ def test_summary_says_why_under_the_table_and_in_json(dataset: Dataset) -> None:
         if reason and run != "failed":
             assert f"run {run}: no steady rate: {reason}" in lines
     assert not any("run failed: no steady rate" in line for line in lines)
+    assert f"run slim: {STEADY_ASSUMPTIONS['logs_every_step']}" in lines
     listed = runner.invoke(app, ["summary", "-d", str(dataset.root), "--json"]).stdout
     rows = {r["run_id"]: r for r in json.loads(listed)}
     assert {run: (r["steady_status"], r["steady_reason"]) for run, r in rows.items()} == WHY
@@ -108,22 +123,33 @@ def test_a_baseline_without_a_steady_rate_names_the_reason(dataset: Dataset) -> 
 
 
 @pytest.mark.parametrize(
-    ("lang", "said"),
+    ("lang", "said", "assumed"),
     [
-        ("en", "pids: no steady-state rate: only warm-up records (2 segments of 1 record)."),
-        ("ja", "pids: 定常状態の速度なし: ウォームアップのレコードのみ (各 1 件のセグメントが 2 個)。"),
+        (
+            "en",
+            "pids: no steady-state rate: only warm-up records (2 segments of 1 record).",
+            "slim: times from each line's sec/step: assumes the task logs every step.",
+        ),
+        (
+            "ja",
+            "pids: 定常状態の速度なし: ウォームアップのレコードのみ (各 1 件のセグメントが 2 個)。",
+            "slim: 時間は各行の sec/step から: タスクが毎ステップ記録すると仮定。",
+        ),
     ],
 )
-def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: str) -> None:
+def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: str, assumed: str) -> None:
     notes = steady_notes(analyze(dataset).summary, Catalog(lang))
-    assert said in notes
-    assert len(notes) == 5  # every run of WHY with a reason and records: all but ok and failed
+    assert said in notes and assumed in notes
+    # every run of WHY with a reason and records (all but ok, slim and failed), and slim's assumption
+    assert len(notes) == 7
 
 
 def test_the_english_report_says_what_summary_says() -> None:
     en = Catalog("en")
     for status, phrase in STEADY_REASONS.items():
         assert en(f"steady.reason.{status}", segments=2) == phrase.replace("{segments}", "2")
+    for key, phrase in STEADY_ASSUMPTIONS.items():
+        assert en(f"steady.assumption.{key}") == phrase
 
 
 def _case(case: str, tmp_path: Path) -> dict[str, Any]:

@@ -1,10 +1,12 @@
-"""The report's throughput series over time: the task clock from ``interval_s`` only where it is needed."""
+"""The report's throughput series over time: the task clock from ``interval_s`` (or a step time) only
+where it is needed."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
 import polars as pl
+import pytest
 
 from tierscope.analysis.series import needs_interval_clock, steady_rates
 
@@ -18,6 +20,8 @@ def _intervals(elapsed: list[float | None], stamps: list[datetime | None]) -> pl
             "timestamp": stamps,
             "elapsed_s": elapsed,
             "interval_s": [2.0, 3.0, 5.0],
+            "d_seconds": [None, 3.0, 5.0],
+            "step_timed": [False, False, False],
             "rate": [1.0, 2.0, 3.0],
             "warmup": [False, False, False],
         },
@@ -41,3 +45,17 @@ def test_seconds_from_the_interval_sum_only_where_no_timestamp_nor_elapsed() -> 
         assert not needs_interval_clock(frame)
         for clock in (True, False):
             assert steady_rates(frame, clock)["seconds"].to_list() == expected
+
+
+def test_a_step_time_is_the_task_clock_where_nothing_else_is() -> None:
+    # TF-slim lines (case24's shape): no interval_s, no elapsed_s, no timestamp; the intervals are timed
+    # by each line's step time (step_timed), 18.507 s and 17.088 s after the first line (its own time
+    # unknown: 0). The clock: 0, 18.507, 18.507 + 17.088 = 35.595 (the first is warm-up, not charted).
+    frame = _intervals([None, None, None], [None, None, None]).with_columns(
+        interval_s=pl.lit(None, pl.Float64),
+        d_seconds=pl.Series([None, 18.507, 17.088]),
+        step_timed=pl.Series([False, True, True]),
+        warmup=pl.Series([True, False, False]),
+    )
+    assert needs_interval_clock(frame)
+    assert steady_rates(frame)["seconds"].to_list() == pytest.approx([18.507, 35.595])

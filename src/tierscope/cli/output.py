@@ -222,6 +222,9 @@ def summary_grid(frame: pl.DataFrame, region: str = "us", target_kind: str | Non
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
     grid.notes += [f"run {r['run_id']}: no steady rate: {r['steady_reason']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_reason") and r["records"]]  # fmt: skip
+    # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
+    grid.notes += [f"run {r['run_id']}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
+                   if r.get("steady_assumption_note")]  # fmt: skip
     grid.notes += price_notes(frame, region)
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)
