@@ -105,16 +105,30 @@ STEADY_REASONS = {
 #: some steady intervals have no clock and are timed by their records' step time
 #: (:func:`tierscope.analysis.throughput.step_time_seconds`), one local step between two lines of a task
 #: unless they name their local steps: right only if the task logged every step (TF-slim's default).
+#: ``logs_every_step_contradicted``: the same where the tasks' local steps/s contradict the rate it gives
+#: (``training_mode`` inconsistent: they add up to neither it nor a multiple of it, so lines are missing
+#: between some records; case01: 9 global steps in one 0.48 s step, where the three tasks' local
+#: rates add up to 5.1 steps/s).
 STEADY_ASSUMPTIONS = {
     "logs_every_step": "times from each line's sec/step: assumes the task logs every step",
+    "logs_every_step_contradicted": (
+        "times from each line's sec/step assume the task logs every step, which the tasks' local steps/s "
+        "contradict (lines missing?): do not rely on this rate"
+    ),
 }
 
 
 def steady_assumption() -> pl.Expr:
     """``steady_assumption`` of a summary row (:data:`STEADY_ASSUMPTIONS`' keys; null where the steady
-    rate rests on the log's own clocks and rates, or there is none), from ``step_timed_intervals``."""
+    rate rests on the log's own clocks and rates, or there is none), from ``step_timed_intervals`` and
+    ``training_mode``."""
     assumed = pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("step_timed_intervals") > 0)
-    return pl.when(assumed.fill_null(False)).then(pl.lit("logs_every_step"))
+    contradicted = pl.col("training_mode") == "inconsistent"
+    return pl.when(assumed.fill_null(False)).then(
+        pl.when(contradicted.fill_null(False))
+        .then(pl.lit("logs_every_step_contradicted"))
+        .otherwise(pl.lit("logs_every_step"))
+    )
 
 
 def steady_status() -> pl.Expr:

@@ -44,6 +44,22 @@ def case24(tmp_path: Path) -> Path:
     return tmp_path / "ds"
 
 
+def test_case01_step_times_contradicted_by_the_local_rates_say_so(tmp_path: Path) -> None:
+    case01 = SHARED / "cases" / "inputs" / "case01.log"
+    if not case01.is_file():
+        pytest.skip(f"{case01} is absent (the real excerpts live in ../shared/cases beside the repository)")
+    row = _collect(case01, tmp_path / "ds", "case01")
+    # By hand: worker-replica-2 logs global step 52329 then 52338 at 0.480 sec/step: 9 / 0.48 = 18.75 global
+    # steps/s, its only interval (the other replicas log one step each). The three tasks' local rates add up
+    # to 1/0.464 + 1/0.480 + 1/1.102 = 5.14 steps/s (the latest line of each): 0.27 of 18.75, neither 1 (async)
+    # nor 3 (sync): lines are missing between worker 2's two lines, and the note says not to rely on the rate.
+    assert row["steady_global_steps_per_s"] == pytest.approx(9 / 0.48, rel=1e-9)
+    assert row["local_to_global"] == pytest.approx((1 / 0.464 + 1 / 0.480 + 1 / 1.102) / 18.75, rel=1e-9)
+    assert row["training_mode"] == "inconsistent"
+    assert row["steady_assumption"] == "logs_every_step_contradicted"
+    assert row["steady_assumption_note"] == STEADY_ASSUMPTIONS["logs_every_step_contradicted"]
+
+
 def test_case24_global_rate_from_each_lines_step_time(case24: Path) -> None:
     row = _collect(CASE24, case24, "case24")
     # By hand. The master's six lines: global steps 819, 822, 825, 828, 831, 834 at 19.898, 18.507, 17.088,
