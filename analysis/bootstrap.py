@@ -71,19 +71,19 @@ class SteadyRates:
 Sample = np.ndarray | SteadyRates
 
 
-def steady_rates(rates: np.ndarray, seconds: np.ndarray) -> SteadyRates:
-    """:class:`SteadyRates` of ``rates`` and their intervals' lengths ``seconds`` (Float64, in global steps
+def steady_rates(rates: np.ndarray, lengths: np.ndarray) -> SteadyRates:
+    """:class:`SteadyRates` of ``rates`` and their intervals' lengths ``lengths`` (Float64, in global steps
     as :data:`tierscope.analysis.throughput.STEADY_WEIGHT` gives them; NaN or <= 0: unknown, counted as
     the median known one). The weights are the lengths where the longest is more than
     :data:`MIXED_FACTOR` times the shortest; else (or none known) None: the plain median."""
-    seconds = np.asarray(seconds, dtype=np.float64)
-    known = np.isfinite(seconds) & (seconds > 0)
+    lengths = np.asarray(lengths, dtype=np.float64)
+    known = np.isfinite(lengths) & (lengths > 0)
     rates = np.asarray(rates, dtype=np.float64)
-    # min and max in place: seconds[known] would copy 160 MB at 20 M intervals
-    longest = np.max(seconds, where=known, initial=-np.inf)
-    if not known.any() or longest <= MIXED_FACTOR * np.min(seconds, where=known, initial=np.inf):
+    # min and max in place: lengths[known] would copy 160 MB at 20 M intervals
+    longest = np.max(lengths, where=known, initial=-np.inf)
+    if not known.any() or longest <= MIXED_FACTOR * np.min(lengths, where=known, initial=np.inf):
         return SteadyRates(rates, None)
-    return SteadyRates(rates, np.where(known, seconds, float(np.median(seconds[known]))))
+    return SteadyRates(rates, np.where(known, lengths, float(np.median(lengths[known]))))
 
 
 def weighted_median(values: np.ndarray, weights: np.ndarray) -> float | None:

@@ -125,16 +125,18 @@ warmup AS (  -- a segment's first interval, and the slow ones right after it
     FROM intervals)
 ),
 steady AS (  -- each steady interval's steps (else its seconds at its own rate; unknown: the run's median)
-  SELECT run_id, rate, COALESCE(seconds, PERCENTILE_CONT(seconds, 0.5) OVER (PARTITION BY run_id)) AS seconds
+  SELECT run_id, rate,
+    COALESCE(interval_steps, PERCENTILE_CONT(interval_steps, 0.5) OVER (PARTITION BY run_id)) AS interval_steps
   FROM (
     SELECT run_id, rate, COALESCE(CASE WHEN steps > 0 THEN steps END,
-        CASE WHEN d_seconds > 0 AND rate > 0 THEN d_seconds * rate END) AS seconds
+        CASE WHEN d_seconds > 0 AND rate > 0 THEN d_seconds * rate END) AS interval_steps
     FROM warmup
     WHERE NOT in_warmup AND rate IS NOT NULL)
 ),
-weighted AS (  -- weighed by their steps where their lengths are mixed, else alike (the plain median)
+weighted AS (  -- weighted by their steps where their lengths are mixed, else alike (the plain median)
   SELECT run_id, rate,
-    CASE WHEN MAX(seconds) OVER per_run > {MIXED_FACTOR} * MIN(seconds) OVER per_run THEN seconds ELSE 1 END AS w
+    CASE WHEN MAX(interval_steps) OVER per_run > {MIXED_FACTOR} * MIN(interval_steps) OVER per_run
+      THEN interval_steps ELSE 1 END AS w
   FROM steady
   WINDOW per_run AS (PARTITION BY run_id)
 ),
