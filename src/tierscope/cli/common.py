@@ -110,10 +110,11 @@ def print_error(exc: BaseException) -> int:
 def interrupted(exc: KeyboardInterrupt, collect: bool = False) -> int:
     """Print that Ctrl-C or SIGTERM (:class:`~tierscope.stopping.Terminated`) stopped the command,
     one line on stderr (a collect's says what became of its records, :data:`KEPT`); return the
-    exit code, 130 or 143."""
-    from tierscope.stopping import stopped
+    exit code, 130 or 143. A further signal is ignored from here on (:func:`~tierscope.stopping.stops_done`)."""
+    from tierscope.stopping import stopped, stops_done
 
     line, code = stopped(exc)
+    stops_done()
     err_console().print(f"{line}: {KEPT}" if collect else line, soft_wrap=True)
     return code
 
