@@ -752,7 +752,8 @@ class Dataset:
         try:
             while staged.files:
                 tmp, final = staged.files[0]
-                commit(tmp, final)
+                with writing(tmp, final):  # a failure names the data file, as write_atomic's does
+                    commit(tmp, final)
                 self.written(final)
                 staged.files.pop(0)
                 self._settle([final])
