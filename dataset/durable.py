@@ -18,10 +18,20 @@ import uuid
 from pathlib import Path
 
 from tierscope import atomic
-from tierscope.atomic import TMP_PREFIX
+from tierscope.atomic import TMP_PREFIX, writing
 from tierscope.dataset.objects import GsPath
 
-__all__ = ["TMP_PREFIX", "commit", "fsync_dir", "move", "read_regular", "remove", "temp_path", "write_bytes_atomic"]
+__all__ = [
+    "TMP_PREFIX",
+    "commit",
+    "fsync_dir",
+    "move",
+    "read_regular",
+    "remove",
+    "temp_path",
+    "write_bytes_atomic",
+    "writing",
+]
 
 
 def fsync_dir(path: Path | GsPath) -> None:

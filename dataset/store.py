@@ -54,7 +54,7 @@ import polars as pl
 
 from tierscope import tempdirs
 from tierscope.dataset import journal
-from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path, write_bytes_atomic
+from tierscope.dataset.durable import TMP_PREFIX, commit, temp_path, write_bytes_atomic, writing
 from tierscope.dataset.errors import DatasetCorruptError, DatasetError, StateCorruptError
 from tierscope.dataset.lock import LOCK_NAME
 from tierscope.dataset.objects import GsPath, as_location, local_file
@@ -230,6 +230,7 @@ def import_writer() -> None:
 def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | None = None) -> tuple[Path, Path]:
     """Write ``frame`` to a temporary file next to ``final`` (not yet visible).
 
+    Raises :class:`OSError` naming ``final`` (disk full, a file size limit); nothing is left then.
     Returns the temporary file and the name to commit it under: ``final`` with the digest of
     its bytes added, which every reader checks (:meth:`Dataset.verify`). Pages carry CRC
     checksums too (``write_page_checksum``), which ``doctor`` verifies, and the footer the
@@ -239,7 +240,9 @@ def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | 
 
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(final)
-    try:
+    # A failure names the data file being written (pyarrow's names none); for an object, the local
+    # temporary file: that is the disk that failed.
+    with writing(tmp, tmp if isinstance(final, GsPath) else final):
         table = frame.to_arrow()
         meta = dict(metadata or {})
         if "source" in frame.columns:
@@ -248,9 +251,6 @@ def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | 
         pq.write_table(table, tmp, **_writer_options(frame.schema))
         with tmp.open("rb") as fh:
             digest = file_digest(fh)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     return tmp, with_digest(final, digest)
 
 
@@ -266,14 +266,11 @@ def _sources(column: pl.Series) -> list[str]:
 def write_atomic(frame: pl.DataFrame, directory: Path) -> Path:
     """Write ``frame`` as a new Parquet file in ``directory``; it appears whole or not at all.
 
-    Raises :class:`OSError` (disk full, permissions); nothing is left visible then.
+    Raises :class:`OSError` naming the file (disk full, permissions); nothing is left visible then.
     """
     tmp, final = write_temp(frame, new_part_path(directory))
-    try:
+    with writing(tmp, final):
         commit(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     return final
 
 
@@ -755,7 +752,8 @@ class Dataset:
         try:
             while staged.files:
                 tmp, final = staged.files[0]
-                commit(tmp, final)
+                with writing(tmp, final):  # a failure names the data file, as write_atomic's does
+                    commit(tmp, final)
                 self.written(final)
                 staged.files.pop(0)
                 self._settle([final])

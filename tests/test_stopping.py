@@ -105,3 +105,21 @@ def test_an_ignored_sigint_or_sigterm_stays_ignored_after_polars_is_imported() -
     # sum of 0..99999 = 99999 x 100000 / 2 = 4999950000
     done = subprocess.run([sys.executable, "-c", IGNORED], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "4999950000\nTrue True\n"), done.stderr
+
+
+DONE = """
+import os, signal, time
+from tierscope.stopping import catch_stop_signals, stops_done
+catch_stop_signals()
+signal.signal(signal.SIGTERM, lambda signum, frame: print("its own handler"))  # set by someone else: kept
+stops_done()
+os.kill(os.getpid(), signal.SIGINT)
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(0.1)
+print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+"""
+
+
+def test_once_the_exit_is_decided_sigint_is_ignored_and_a_handler_set_by_another_is_kept() -> None:
+    done = subprocess.run([sys.executable, "-c", DONE], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "its own handler\nTrue\n", "")

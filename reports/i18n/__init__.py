@@ -18,6 +18,8 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from tierscope.decimals import significant_format
+
 LANGS = ("en", "ja")
 #: The d3 locale (BCP 47) of each report language, for numbers in the HTML and in charts.
 LOCALES = {"en": "en-US", "ja": "ja-JP"}
@@ -82,7 +84,10 @@ class Catalog:
         """
         if value is None or (isinstance(value, float) and not math.isfinite(value)):
             return "–"
-        text = f"{value:,}" if isinstance(value, int) else f"{value:,.{digits}f}"
+        return self._separated(f"{value:,}" if isinstance(value, int) else f"{value:,.{digits}f}")
+
+    def _separated(self, text: str) -> str:
+        """``text``, a number Python formatted (``,`` and ``.``), with the locale's separators."""
         loc = number_locale(self.lang)
         return text.translate(str.maketrans({",": loc["thousands"], ".": loc["decimal"]}))
 
@@ -113,11 +118,12 @@ class Catalog:
         return text.rstrip("0").rstrip(decimal) if decimal in text else text
 
     def significant(self, value: float | None, figures: int = 3) -> str:
-        """``value`` with at least ``figures`` significant digits (``0.000453``, ``1.00``, ``17,032``)."""
+        """``value`` with at least ``figures`` significant digits (``0.000453``, ``1.00``, ``17,032``;
+        ``4.53e-05`` below a ten-thousandth), counted as the command line counts them
+        (:func:`tierscope.decimals.significant_format`); an en dash for None or NaN."""
         if value is None or not math.isfinite(value):
             return "–"
-        magnitude = math.floor(math.log10(abs(value))) if value else 0
-        return self.number(float(value), min(max(figures - 1 - magnitude, 0), 12))
+        return self._separated(format(float(value), significant_format(value, figures)))
 
     def interval(self, low: float | None, high: float | None, digits: int = 2) -> str:
         """``low–high`` (an interval), or an en dash when either end is unknown."""

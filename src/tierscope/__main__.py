@@ -11,13 +11,14 @@ import sys
 
 def main() -> None:
     """Catch the stop signals, then run the command line (:func:`tierscope.cli.main`)."""
-    from tierscope.stopping import catch_stop_signals, stopped
+    from tierscope.stopping import catch_stop_signals, stopped, stops_done
 
     catch_stop_signals()
     try:
         from tierscope.cli import main as run
     except KeyboardInterrupt as exc:  # before the command line exists: its line, plainly
         line, code = stopped(exc)
+        stops_done()
         sys.stderr.write(line + "\n")
         raise SystemExit(code) from None
     run()

@@ -4,6 +4,13 @@ A command that will need a heavy module only after a long computation (``tiersco
 jinja2 and scipy after the analysis pass) imports it meanwhile: the pass spends its time in polars,
 which releases the GIL, so the import costs the command next to no wall time, where after the pass
 it would add all of its own.
+
+The thread is a daemon: a command that ends while an import is under way (an error, Ctrl-C
+during the analysis) exits at once instead of waiting up to a second for modules it will not use
+(and a second Ctrl-C in that wait printed a traceback). Stopping it there is safe for what it
+does: it writes nothing and holds no file, only the import locks of the modules it is importing,
+which nothing asks for once the command has ended; the interpreter stops a daemon thread at
+finalization, where it next waits for the GIL.
 """
 
 from __future__ import annotations
@@ -27,6 +34,6 @@ def import_ahead(*modules: str, until: threading.Event | None = None) -> threadi
             with contextlib.suppress(Exception):  # raised again by the importer that needs it
                 importlib.import_module(name)
 
-    thread = threading.Thread(target=run, name="tierscope-import-ahead")
+    thread = threading.Thread(target=run, name="tierscope-import-ahead", daemon=True)
     thread.start()
     return thread

@@ -9,8 +9,10 @@ may import it without loading anything else.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 #: Prefix of every temporary file. Dataset readers skip it and the next locked collect deletes it;
@@ -32,6 +34,28 @@ def temp_path(final: Path) -> Path:
     return final.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{final.name}")
 
 
+@contextlib.contextmanager
+def writing(tmp: Path, final: Path | str) -> Iterator[None]:
+    """Around the writing (and commit) of ``tmp``, the temporary file of ``final``: on any failure
+    ``tmp`` is removed, and a system error is raised again as one about ``final``, its errno kept.
+
+    ``final`` is the file the user asked for (``--out``, a dataset's data file): the temporary name,
+    or none at all (pyarrow names no file and words its error its own way), tells them nothing. The
+    removal's own failure is not raised: on a read-only file system it fails too (EROFS, even for
+    a file that was never created) and would hide the first error, which is the one to report.
+    """
+    try:
+        yield
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            code = exc.errno
+            words = os.strerror(code) if code else (exc.strerror or str(exc))
+            raise OSError(code, words, str(final)) from exc
+        raise
+
+
 def commit(tmp: Path, final: Path) -> None:
     """fsync ``tmp``, rename it to ``final`` (replacing it), fsync the directory."""
     fd = os.open(tmp, os.O_RDONLY)
@@ -46,16 +70,13 @@ def commit(tmp: Path, final: Path) -> None:
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` (its folder created if missing) with ``data`` atomically and durably.
 
-    Raises :class:`OSError` (disk full, permissions); the temporary file is removed then.
+    Raises :class:`OSError` naming ``path`` (disk full, permissions); the temporary file is removed then.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
-    try:
+    with writing(tmp, path):
         tmp.write_bytes(data)
         commit(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -81,6 +81,24 @@ def catch_stop_signals() -> None:
         sys.meta_path.insert(0, _AfterPolars())
 
 
+def stops_done() -> None:
+    """Ignore SIGINT and SIGTERM from now on where :func:`catch_stop_signals` caught them: the
+    command's exit code is decided (and a stop's line printed), so a further Ctrl-C or SIGTERM has
+    nothing left to stop. Caught, it would be raised wherever the process is on its way out: in
+    the interpreter's wait for a thread (printed as "Exception ignored in threading._shutdown" and
+    a traceback) or in an atexit handler; and once the interpreter has put the default disposition
+    back, late in its finalization, it would kill the process with another exit code.
+
+    SIG_IGN, not a handler that does nothing: the interpreter leaves an ignored signal ignored to
+    the end, and nothing is started after this that would inherit it. A disposition someone else
+    set (pytest's, an embedding program's, a shell's SIG_IGN) is left alone; outside the main
+    thread nothing changes (signals are set there only)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is _raise_stop:
+            with contextlib.suppress(ValueError):  # not the main thread
+                signal.signal(signum, signal.SIG_IGN)
+
+
 def _reclaim_sigint() -> None:
     """Put the interpreter's SIGINT disposition (the handler Python code set, or SIG_IGN) back in
     place of a C one."""

@@ -308,3 +308,22 @@ def test_no_option_shows_a_type_in_place_of_what_it_takes() -> None:
     recommend = " ".join(run(["recommend", "--help"], 120).split())
     assert all(f in recommend for f in ("--steps N", "--dataset DIR", "--deadline DURATION", "--budget USD",
                                         "--region REGION", "--runs RUN_IDS"))  # fmt: skip
+
+
+def test_rejects_at_80_keeps_the_file_and_line_whole_and_wraps_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker's log as a cloud job names it, its third line a rate that is not a number. At 80 columns
+    # the file:line was cut in the middle (cloudml-sta…6-12-31-worker-0.log:3) to give the reason room.
+    name = "cloudml-standard_1-2016-12-31-worker-0.log"
+    line = "Train [master/0], step {}:loss:2.3, accuracy:0.1 (5.0 sec) {} global_steps/s, 20.0 local_steps/s\n"
+    (tmp_path / name).write_text(line.format(100, "20.0") + line.format(200, "20.0") + line.format(300, "nan"))
+    monkeypatch.chdir(tmp_path)  # shown relative to the working directory, as the user typed it
+    run(["collect", "files", name, "-d", "ds", "--run-id", "r", "-q"])
+    output = run(["rejects", "-d", "ds"], 80)
+    assert [text.rstrip() for text in output.splitlines()] == [
+        "file:line                                     run  reason",
+        "cloudml-standard_1-2016-12-31-worker-0.log:3  r    global_steps/s 'nan' is not a",
+        "                                                   finite number >= 0",
+        "1 rejected line",
+    ]

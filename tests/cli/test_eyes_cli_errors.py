@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.ingest_helpers import write_steps
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 from tierscope.demo import BUNDLED
 from tierscope.trainer.spec import BUILD_COMMANDS
 
 runner = CliRunner()
+TIERSCOPE = str(Path(sys.executable).with_name("tierscope"))
 
 
 def _squeezed(text: str) -> str:
@@ -88,11 +94,84 @@ def test_a_full_disk_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None
         "error: cannot write or read /data/ds/steps/part-1.parquet: No space left on device: free space on that "
         "disk (or write elsewhere), then run the command again (nothing half-written was kept)"
     )
-    # pyarrow's writer raises an OSError without errno, the errno in its text (a collect into a full tmpfs)
-    print_error(OSError("Error writing bytes to file. Detail: [errno 28] No space left on device"))
-    remedy = ": free space on that disk (or write elsewhere), then run the command again (nothing half-written was"
-    remedy += " kept)"
-    assert _one_line_error(capsys.readouterr().err).endswith(remedy)
+
+
+# The commands in a child whose files may not pass 8 KiB (`ulimit -f 8`): a write past it fails with
+# the kernel's EFBIG, in pyarrow's writer and in Python's alike, where a full disk's fails with ENOSPC.
+_LIMITED = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+from tierscope.cli import main
+sys.argv = ["tierscope", *sys.argv[1:]]
+main()
+"""
+#: A data file's name before its digest is added: what a failed write names (tierscope.dataset.store).
+PART = r"part-\d{8}T\d{12}Z-[0-9a-f]{12}\.parquet"
+AGAIN = "then run the command again (nothing half-written was kept)"
+TOO_LARGE = (
+    "File too large: a file size limit stopped the write (the file system's largest file, or `ulimit -f`): "
+    f"raise it or write elsewhere, {AGAIN}"
+)
+
+
+def _limited(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _LIMITED, *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX resource limits")
+def test_a_data_file_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    log, ds = tmp_path / "a.log", tmp_path / "ds"
+    write_steps(log, range(1, 2001))  # some 20 kB of Parquet
+    done = _limited("collect", "files", str(log), "-d", str(ds), "--run-id", "r", "-q")
+    # was: "error: cannot write or read: Error writing bytes to file. Detail: [errno 27] File too large: ..."
+    expected = re.escape(f"error: cannot write or read {ds}/steps/run_id=r/") + PART + re.escape(f": {TOO_LARGE}\n")
+    assert (done.returncode, done.stdout) == (1, "") and re.fullmatch(expected, done.stderr), done.stderr
+    assert Dataset(ds).temp_files() == [] and Dataset(ds).files("steps") == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX resource limits")
+def test_a_report_that_cannot_be_written_names_out_not_its_temporary_file(
+    tmp_path: Path, dataset_2016: Dataset
+) -> None:
+    out = tmp_path / "r.html"  # some 1 MB
+    done = _limited("report", "-d", str(dataset_2016.root), "--out", str(out), "--lang", "en")
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: cannot write or read {out}: {TOO_LARGE}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def _in_a_tmpfs(options: str, at: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``tierscope ARGS`` with a tmpfs mounted at ``at`` (``mount -o options``), in a mount namespace of
+    its own: a user namespace's, which needs no root where the kernel allows it (skipped where not)."""
+    own = ["unshare", "--user", "--map-root-user", "--mount"]
+    try:
+        usable = subprocess.run([*own, "true"], capture_output=True, timeout=60).returncode == 0
+    except FileNotFoundError:  # no unshare (util-linux)
+        usable = False
+    if not usable:
+        pytest.skip("needs a user namespace (unshare --user --mount) to mount a tmpfs of its own")
+    mount = 'mount -t tmpfs -o "$1" tierscope-test "$2" && shift 2 && exec "$@"'
+    at.mkdir()
+    command = [*own, "sh", "-c", mount, "sh", options, str(at), TIERSCOPE, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def test_a_report_on_a_read_only_file_system_names_out(tmp_path: Path, dataset_2016: Dataset) -> None:
+    out = tmp_path / "ro" / "r.html"
+    done = _in_a_tmpfs("ro", out.parent, "report", "-d", str(dataset_2016.root), "--out", str(out), "--lang", "en")
+    # was: the temporary file's name (removing it failed with EROFS too, and that error was the one shown)
+    remedy = "that file system is read-only: use a dataset or an output on a writable one"
+    expected = f"error: cannot write or read {out}: Read-only file system: {remedy}\n"
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", expected)
+
+
+def test_a_collect_into_a_full_file_system_names_the_data_file(tmp_path: Path) -> None:
+    log, ds = tmp_path / "a.log", tmp_path / "full" / "ds"
+    write_steps(log, range(1, 2001))  # some 20 kB of Parquet, for 8 kB of room
+    done = _in_a_tmpfs("size=8k", ds.parent, "collect", "files", str(log), "-d", str(ds), "--run-id", "r", "-q")
+    remedy = f"free space on that disk (or write elsewhere), {AGAIN}"
+    expected = re.escape(f"error: cannot write or read {ds}/steps/run_id=r/") + PART
+    expected += re.escape(f": No space left on device: {remedy}\n")
+    assert (done.returncode, done.stdout) == (1, "") and re.fullmatch(expected, done.stderr), done.stderr
 
 
 def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(

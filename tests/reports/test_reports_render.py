@@ -28,6 +28,7 @@ from tierscope.analysis import series as charted
 from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
+from tierscope.decimals import two_decimals
 from tierscope.reports import frames
 from tierscope.reports.charts import MAX_ROWS, cost_time_chart
 from tierscope.reports.figures import write_figures
@@ -160,6 +161,17 @@ def test_numbers_and_durations_follow_the_language() -> None:
     # 0.000453: log10 floor -4, so 3 - 1 + 4 = 6 decimals; 17031.6: floor 4, no decimals
     assert en.significant(0.000453) == "0.000453" and en.significant(17031.6) == "17,032"
     assert en.significant(1.0) == "1.00" and en.significant(0.0) == "0.00"
+
+
+def test_small_amounts_are_written_as_the_command_line_writes_them() -> None:
+    # one rule, tierscope.decimals.significant_format; the report printed 0.001000 (four digits) for
+    # 0.000999999, 0.000000000000 for 1e-300 and -0.00 for a negative zero
+    en = Catalog("en")
+    small = [0.0949, 0.005978, 0.000999999, 0.00009999, 0.0000449, 1e-300, -0.004, -0.0]
+    assert [en.significant(v) for v in small] == [two_decimals(v) for v in small] == [
+        "0.0949", "0.00598", "0.00100", "0.000100", "4.49e-05", "1.00e-300", "-0.00400", "0.00"
+    ]  # fmt: skip
+    assert en.significant(9.999) == "10.0"  # three digits once rounded (it printed 10.00)
 
 
 # --- any input size ------------------------------------------------------------------------------

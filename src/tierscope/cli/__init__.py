@@ -101,11 +101,13 @@ def main() -> None:
 
     Ctrl-C and SIGTERM stop the command with a line and exit 130 / 143
     (:func:`tierscope.stopping.catch_stop_signals`; the console script has caught them already,
-    an entry script installed before it did not)."""
-    from tierscope.stopping import catch_stop_signals
+    an entry script installed before it did not); once the command has ended, a signal no longer
+    changes its exit code (:func:`tierscope.stopping.stops_done`)."""
+    from tierscope.stopping import catch_stop_signals, stops_done
 
     catch_stop_signals()
     try:
         app()
     finally:
+        stops_done()
         gc.freeze()

@@ -61,17 +61,17 @@ def err_console() -> Console:
 
 def _os_remedy(exc: OSError) -> str:
     """What to do about a system error, by its errno. Every write of the dataset and the report is
-    atomic, so a failed one left nothing half-written and running the command again is safe."""
+    atomic, so a failed one left nothing half-written and running the command again is safe. (The
+    writers raise pyarrow's errors again with their errno and file: :func:`tierscope.atomic.writing`.)"""
     import errno
-    import re
 
     code = exc.errno
-    if code is None:  # pyarrow's IO errors carry the errno only in their text: "Detail: [errno 28] ..."
-        found = re.search(r"\[errno (\d+)\]", str(exc))
-        code = int(found.group(1)) if found else None
     again = "then run the command again (nothing half-written was kept)"
     if code in (errno.ENOSPC, errno.EDQUOT):
         return f"free space on that disk (or write elsewhere), {again}"
+    if code == errno.EFBIG:  # a file system's largest file (FAT's 4 GiB), or a shell's `ulimit -f`
+        limit = "a file size limit stopped the write (the file system's largest file, or `ulimit -f`)"
+        return f"{limit}: raise it or write elsewhere, {again}"
     if code in (errno.EACCES, errno.EPERM):
         return f"check that you may read and write there, {again}"
     if code == errno.EROFS:
@@ -110,10 +110,11 @@ def print_error(exc: BaseException) -> int:
 def interrupted(exc: KeyboardInterrupt, collect: bool = False) -> int:
     """Print that Ctrl-C or SIGTERM (:class:`~tierscope.stopping.Terminated`) stopped the command,
     one line on stderr (a collect's says what became of its records, :data:`KEPT`); return the
-    exit code, 130 or 143."""
-    from tierscope.stopping import stopped
+    exit code, 130 or 143. A further signal is ignored from here on (:func:`~tierscope.stopping.stops_done`)."""
+    from tierscope.stopping import stopped, stops_done
 
     line, code = stopped(exc)
+    stops_done()
     err_console().print(f"{line}: {KEPT}" if collect else line, soft_wrap=True)
     return code
 

@@ -28,9 +28,10 @@ from tierscope.cli.common import FormatChoice, err_console, out_console
 from tierscope.cli.numbers import MISSING
 from tierscope.text import printable
 
-#: ``name``: an identifier (run id, path, format), shortened in the middle when too long, never
-#: wrapped; ``figure``: a number, right-aligned, never cut; ``label``: a short word (a tier, a
-#: status), never cut; ``text``: prose (a failure's reason), wrapped at words.
+#: ``name``: an identifier (run id, path, format), shortened in the middle when too long (only once
+#: the prose beside it is as narrow as it goes), never wrapped; ``figure``: a number, right-aligned,
+#: never cut; ``label``: a short word (a tier, a status), never cut; ``text``: prose (a failure's
+#: reason), wrapped at words.
 Kind = Literal["name", "figure", "label", "text"]
 
 #: The narrowest a name is shortened to, and a wrapped text column's narrowest width.
@@ -143,14 +144,33 @@ def layout(grid: Grid, width: int | None, wide: bool) -> Layout:
         gone = max(droppable, key=lambda i: (columns[i].drop, i))
         shown.remove(gone)
         hidden.append(columns[gone].header)
-    # Give the room left to the shrinkable columns (names, text), in proportion to what they lack.
+    # Give the room left to the names first, then to the text: a name cut short loses characters (a
+    # run id's, the file:line an editor jumps to), prose wrapped onto one more line loses nothing.
     widths = floors[:]
     room = width - total(widths)
-    lack = [natural[k] - floors[k] for k in range(len(shown))]
-    if room > 0 and sum(lack):
-        for k in range(len(shown)):
-            widths[k] += min(lack[k], room * lack[k] // sum(lack))
+    for kind in ("name", "text"):
+        room = _widen(widths, natural, [k for k, i in enumerate(shown) if columns[i].kind == kind], room)
     return Layout(shown, widths, hidden)
+
+
+def _widen(widths: list[int], natural: list[int], among: list[int], room: int) -> int:
+    """Widen the columns ``among`` towards their ``natural`` widths by ``room`` characters at most,
+    in proportion to what each lacks; return the room left."""
+    lack = {k: natural[k] - widths[k] for k in among}
+    wanted = sum(lack.values())
+    if room <= 0 or wanted == 0:
+        return max(room, 0)
+    if wanted <= room:
+        for k in among:
+            widths[k] = natural[k]
+        return room - wanted
+    given = {k: room * lack[k] // wanted for k in among}
+    # The characters the rounding down left, one each to the columns still lacking the most.
+    for k in sorted(among, key=lambda k: lack[k] - given[k], reverse=True)[: room - sum(given.values())]:
+        given[k] += 1
+    for k in among:
+        widths[k] += given[k]
+    return 0
 
 
 def rich_table(grid: Grid, width: int | None, wide: bool) -> tuple[Table, list[str]]:
