@@ -13,7 +13,7 @@ from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.target import TARGET_SCHEMA
-from tierscope.analysis.tasks import async_check
+from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
 from tierscope.analysis.topology import declared_tasks
 from tierscope.dataset.schema import conform
 
@@ -98,6 +98,8 @@ STEADY_REASONS = {
     "no_clock": "no time or global rate: each record is warm-up",
     "warmup_only": "only warm-up records ({segments} segments of 1 record)",
     "no_rate": "records past warm-up have no step or rate",
+    # lines skipped, or a task logging every N steps (withhold_step_times)
+    "step_time_contradicted": "sec/step times contradict the tasks' local steps/s",
 }
 
 
@@ -105,29 +107,32 @@ STEADY_REASONS = {
 #: some steady intervals have no clock and are timed by their records' step time
 #: (:func:`tierscope.analysis.throughput.step_time_seconds`), one local step between two lines of a task
 #: unless they name their local steps: right only if the task logged every step (TF-slim's default).
-#: ``logs_every_step_contradicted``: the same where the tasks' local steps/s contradict the rate it gives
-#: (``training_mode`` inconsistent: they add up to neither it nor a multiple of it, so lines are missing
-#: between some records; case01: 9 global steps in one 0.48 s step, where the three tasks' local
-#: rates add up to 5.1 steps/s).
+#: ``logs_every_step_unchecked``: the same for a run of one logging task and no declared topology whose
+#: global step moves faster than its own steps (case24: +3 a step): other replicas explain that, and so
+#: does a task that logs every N steps, which makes the rate N times too high; a topology tells them apart
+#: (:func:`withhold_step_times`).
 STEADY_ASSUMPTIONS = {
     "logs_every_step": "times from each line's sec/step: assumes the task logs every step",
-    "logs_every_step_contradicted": (
-        "times from each line's sec/step assume the task logs every step, which the tasks' local steps/s "
-        "contradict (lines missing?): do not rely on this rate"
+    "logs_every_step_unchecked": (
+        "times from each line's sec/step: assumes the task logs every step; its global step moves faster "
+        "than its own steps: other replicas, or logged every N steps (then N times too high); --tier or a "
+        "manifest's topology checks it"
     ),
 }
 
 
 def steady_assumption() -> pl.Expr:
     """``steady_assumption`` of a summary row (:data:`STEADY_ASSUMPTIONS`' keys; null where the steady
-    rate rests on the log's own clocks and rates, or there is none), from ``step_timed_intervals`` and
-    ``training_mode``."""
+    rate rests on the log's own clocks and rates, or there is none), from ``step_timed_intervals``, the
+    topology's origin and ``local_to_global``."""
     assumed = pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("step_timed_intervals") > 0)
-    contradicted = pl.col("training_mode") == "inconsistent"
+    unchecked = (
+        (pl.col("tasks_origin") == "logs")
+        & (pl.col("logging_tasks") == 1)
+        & (pl.col("local_to_global") < 1 - MODE_TOLERANCE)
+    ).fill_null(False)
     return pl.when(assumed.fill_null(False)).then(
-        pl.when(contradicted.fill_null(False))
-        .then(pl.lit("logs_every_step_contradicted"))
-        .otherwise(pl.lit("logs_every_step"))
+        pl.when(unchecked).then(pl.lit("logs_every_step_unchecked")).otherwise(pl.lit("logs_every_step"))
     )
 
 
@@ -140,6 +145,8 @@ def steady_status() -> pl.Expr:
     return (
         pl.when(pl.col("steady_global_steps_per_s").is_not_null())
         .then(None)
+        .when(pl.col(WITHHELD).fill_null(False))
+        .then(pl.lit("step_time_contradicted"))
         .when(pl.col("records").fill_null(0) == 0)
         .then(pl.lit("no_records"))
         .when(pl.col("logging_tasks").fill_null(0) == 0)
@@ -225,6 +232,44 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
     return measured.sort("tasks", "run_id").head(1)
 
 
+#: The summary's column marking a run whose step-timed steady rate is withheld (:func:`withhold_step_times`).
+WITHHELD = "_step_time_withheld"
+#: What a withheld run loses: every figure valued at its steady rate.
+_VALUED_AT_RATE = tuple(
+    dict.fromkeys(
+        ["steady_global_steps_per_s", "steady_ci_low", "steady_ci_high", "mean_global_steps_per_s", "startup_s",
+         *(c for c in GOODPUT_SCHEMA if c not in ("run_id", "stalls", "goodput_clock"))]
+    )
+)  # fmt: skip
+
+
+def withhold_step_times(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (the summary's rows with the throughput, topology and ``training_mode`` columns joined)
+    with :data:`WITHHELD` set, and the figures valued at the steady rate (:data:`_VALUED_AT_RATE`)
+    null, where the steady rate rests on step times (``step_timed_intervals``: one local step assumed
+    between two lines of a task) that the tasks' own local rates contradict: ``training_mode``
+    inconsistent (their sum is neither the global rate nor a multiple of it; case01: 9 global steps in
+    one 0.48 s step, 18.75 global steps/s, where the three tasks' local rates add up to 5.1), or a run of
+    one training task by its declared topology or tier, all of it logged, whose global step moves more
+    than :data:`tierscope.analysis.tasks.MODE_TOLERANCE` away from its own local rate (TF-slim's
+    ``train_image_classifier.py`` logs every 10 steps: ten times too fast). A run whose topology the log
+    alone gives keeps its rate with the assumption noted: unlogged replicas move the global step too
+    (case24: +3 a master step, a worker not in the excerpt)."""
+    step_timed = (pl.col("step_timed_intervals").fill_null(0) > 0) & pl.col("steady_global_steps_per_s").is_not_null()
+    alone = (
+        (pl.col("tasks_origin") != "logs")
+        & (pl.col("training_tasks") == 1)
+        & (pl.col("logging_tasks") == 1)
+        & ((pl.col("local_to_global") - 1).abs() > MODE_TOLERANCE)
+    )
+    withheld = (step_timed & ((pl.col("training_mode") == "inconsistent") | alone)).fill_null(False)
+    return frame.with_columns(withheld.alias(WITHHELD)).with_columns(
+        pl.when(pl.col(WITHHELD)).then(None).otherwise(pl.col(c)).alias(c)
+        for c in _VALUED_AT_RATE
+        if c in frame.columns
+    )
+
+
 def summary_frame(
     runs: pl.DataFrame,
     figures: IntervalFigures,
@@ -264,6 +309,7 @@ def summary_frame(
         .join(mode, on="run_id", how="left")
         .join(stragglers, on="run_id", how="left")
         .join(figures.goodput, on="run_id", how="left")
+        .pipe(withhold_step_times)
         .with_columns(
             # a lead logging no elapsed_s (timestamps only, case22): its start-up on the job's clock
             startup_s=pl.coalesce("startup_s", "clock_startup_s"),
@@ -319,7 +365,9 @@ def summary_frame(
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
         )
         drawn = figures.draws if figures.draws_seed == options.seed else None
-        speedups = speedup_intervals(figures.samples, b["run_id"], options.seed, drawn)
+        withheld = set(frame.filter(pl.col(WITHHELD))["run_id"])
+        samples = {run: values for run, values in figures.samples.items() if run not in withheld}
+        speedups = speedup_intervals(samples, b["run_id"], options.seed, drawn)
         frame = frame.join(speedups, on="run_id", how="left").with_columns(
             pl.col("speedup_ci_low", "speedup_ci_high") * pl.col("_factor")
         )

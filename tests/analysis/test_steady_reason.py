@@ -48,6 +48,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
       states a step time.
     - ``slim``: one master's ``sec/step`` lines (steps 100, 103, 106 at 2 s/step), no clock: timed
       by the step time, 3 / 2 = 1.5 global steps/s twice, steady 1.5, assuming one step a line.
+    - ``skipped``: two workers' ``sec/step`` lines (each: steps +30 a line at 2 s/step), no clock: timed by
+      the step time, 30 / 2 = 15 global steps/s, where the two workers' local rates add up to 0.5 + 0.5 = 1
+      step/s: neither the global rate (async) nor 2 x it (sync): contradicted, no rate.
     - ``ps``: a parameter server's records alone (steps 100, 200 at 10, 20 s): no training task.
     - ``stepless``: two records naming no step, examples/s only, 10 s apart: the second is past
       warm-up but has no step gain to rate, and no logged rate.
@@ -62,6 +65,8 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
         *({**_row("once", i, step=97 + 3 * i, local_steps_per_s=1 / (2.0 * i)), "role": "worker", "task_index": i}
           for i in (1, 2)),
         *(_row("slim", i, step=97 + 3 * i, local_steps_per_s=0.5) for i in (1, 2, 3)),
+        *({**_row("skipped", i, step=1000 * t + 30 * i, local_steps_per_s=0.5), "role": "worker", "task_index": t}
+          for i in (1, 2, 3) for t in (0, 1)),
         *({**_row("ps", i, step=100 * i, elapsed_s=10.0 * i), "role": "ps"} for i in (1, 2)),
         *(_row("stepless", i, position=i, examples_per_s=500.0, timestamp=T0 + timedelta(seconds=10 * i))
           for i in (1, 2)),
@@ -83,6 +88,7 @@ WHY = {
     "untimed": ("no_clock", "no time or global rate: each record is warm-up"),
     "once": ("warmup_only", "only warm-up records (2 segments of 1 record)"),
     "slim": (None, None),
+    "skipped": ("step_time_contradicted", STEADY_REASONS["step_time_contradicted"]),
     "ps": ("no_training_records", "only ps or evaluator records"),
     "stepless": ("no_rate", "records past warm-up have no step or rate"),
     "failed": ("no_records", "no step records"),
@@ -96,7 +102,9 @@ def test_each_rule_gives_its_reason(dataset: Dataset) -> None:
     assert summary.filter(pl.col("run_id") == "ok")["steady_global_steps_per_s"].item() == pytest.approx(10.0)
     # the one run timed by step times says what it assumes; a rate from a clock assumes nothing
     assumed = dict(summary.select("run_id", "steady_assumption").iter_rows())
-    assert {run: a for run, a in assumed.items() if a} == {"slim": "logs_every_step"}
+    assert {run: a for run, a in assumed.items() if a} == {
+        "slim": "logs_every_step_unchecked"
+    }  # one task, +3 a step, no topology
     assert summary.filter(pl.col("run_id") == "slim")["steady_global_steps_per_s"].item() == pytest.approx(1.5)
     assert set(STEADY_REASONS) == {status for status, _ in WHY.values() if status}
 
@@ -111,7 +119,7 @@ def test_summary_says_why_under_the_table_and_in_json(dataset: Dataset) -> None:
         if reason and run != "failed":
             assert f"run {run}: no steady rate: {reason}" in lines
     assert not any("run failed: no steady rate" in line for line in lines)
-    assert f"run slim: {STEADY_ASSUMPTIONS['logs_every_step']}" in lines
+    assert f"run slim: {STEADY_ASSUMPTIONS['logs_every_step_unchecked']}" in " ".join(" ".join(lines).split())
     listed = runner.invoke(app, ["summary", "-d", str(dataset.root), "--json"]).stdout
     rows = {r["run_id"]: r for r in json.loads(listed)}
     assert {run: (r["steady_status"], r["steady_reason"]) for run, r in rows.items()} == WHY
@@ -128,12 +136,12 @@ def test_a_baseline_without_a_steady_rate_names_the_reason(dataset: Dataset) -> 
         (
             "en",
             "pids: no steady-state rate: only warm-up records (2 segments of 1 record).",
-            "slim: times from each line's sec/step: assumes the task logs every step.",
+            f"slim: {STEADY_ASSUMPTIONS['logs_every_step_unchecked']}.",
         ),
         (
             "ja",
             "pids: 定常状態の速度なし: ウォームアップのレコードのみ (各 1 件のセグメントが 2 個)。",
-            "slim: 時間は各行の sec/step から: タスクが毎ステップ記録すると仮定。",
+            "slim: " + Catalog("ja")("steady.assumption.logs_every_step_unchecked") + "。",
         ),
     ],
 )
@@ -141,7 +149,7 @@ def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: 
     notes = steady_notes(analyze(dataset).summary, Catalog(lang))
     assert said in notes and assumed in notes
     # every run of WHY with a reason and records (all but ok, slim and failed), and slim's assumption
-    assert len(notes) == 7
+    assert len(notes) == 8
 
 
 def test_the_english_report_says_what_summary_says() -> None:
