@@ -340,3 +340,26 @@ def test_report_out_naming_a_pipe_is_refused_and_the_pipe_kept(tmp_path: Path, d
     assert result.exit_code == 2
     assert _squeezed(f"{pipe} is not a regular file (a device, a pipe or a socket)") in _squeezed(result.output)
     assert stat.S_ISFIFO(pipe.stat().st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_output_that_cannot_be_written_says_so_and_that_what_was_stored_is_kept(tmp_path: Path) -> None:
+    # `collect ... > /dev/full` stored its records, then said "cannot write or read: No space left on device:
+    # ... run the command again (nothing half-written was kept)": run again, it found nothing new to store.
+    full = Path("/dev/full")
+    if not (full.exists() and full.is_char_device()):
+        pytest.skip("needs the /dev/full device (Linux) to stand for a full disk behind standard output")
+    log = tmp_path / "steps.log"
+    log.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (5.0 sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+    )
+    with full.open("w") as out:
+        done = subprocess.run(
+            [TIERSCOPE, "collect", "files", str(log), "-d", str(tmp_path / "ds")], stdout=out, stderr=subprocess.PIPE,
+            text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "error: cannot write to standard output: No space left on device: what the command printed is lost "
+        "(what it stored is kept); send its output where it can be written"
+    )
+    assert Dataset(tmp_path / "ds").read("steps").height == 1  # stored, once

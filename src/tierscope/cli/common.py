@@ -130,6 +130,40 @@ def _silence_stdout() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
+def _stdout_fails(exc: OSError) -> bool:
+    """Whether ``exc`` (a system error naming no file: the dataset's and the report's writers name theirs)
+    is most likely the command's printing failing: "no space" where standard output is /dev/full or a file
+    on a file system with no space left (or a file size limit)."""
+    import errno
+    import os
+    import stat
+
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return False
+    try:
+        fd = sys.stdout.fileno()
+        mode = os.fstat(fd)
+        if stat.S_ISCHR(mode.st_mode):
+            return (os.major(mode.st_rdev), os.minor(mode.st_rdev)) == (1, 7)  # /dev/full
+        return stat.S_ISREG(mode.st_mode) and (exc.errno == errno.EFBIG or os.fstatvfs(fd).f_bavail == 0)
+    except (AttributeError, ValueError, OSError):  # a test's captured stream, a closed descriptor
+        return False
+
+
+def _stdout_lost(exc: OSError) -> int:
+    """Say that standard output could not be written, one line on stderr; return the exit code (1). What the
+    command stored (a collect's records, a report's file) is kept, so "nothing half-written was kept, run it
+    again" would mislead: a collect run again finds nothing new. Stdout goes to /dev/null so the
+    interpreter's last flush does not fail once more."""
+    _silence_stdout()
+    err_console().print(
+        f"error: cannot write to standard output: {exc.strerror or exc}: what the command printed is lost "
+        "(what it stored is kept); send its output where it can be written",
+        soft_wrap=True,
+    )
+    return EXIT_ERROR
+
+
 def guarded(func: F, *, interruptible: bool = False) -> F:
     """``func`` with tierscope's and the system's errors turned into one line and an exit code
     (:func:`print_error`), and Ctrl-C or SIGTERM into :func:`interrupted`'s (a collect's line with
@@ -146,7 +180,11 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
             # stdout goes to /dev/null so the interpreter's last flush does not fail once more.
             _silence_stdout()
             raise typer.Exit(EXIT_ERROR) from None
-        except (TierscopeError, OSError) as exc:
+        except OSError as exc:
+            if exc.filename is None and _stdout_fails(exc):
+                raise typer.Exit(_stdout_lost(exc)) from None
+            raise typer.Exit(print_error(exc)) from None
+        except TierscopeError as exc:
             raise typer.Exit(print_error(exc)) from None
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (tierscope.stopping)
             raise typer.Exit(interrupted(exc, interruptible)) from None
