@@ -340,11 +340,19 @@ def fit_model(
             "its bound: not fitted"
         )
         return ScalingFit(model, DOES_NOT_HOLD, message, usable.height, sizes)
+    if params["sigma"] > 1:
+        message = (
+            f"{name} does not hold for these runs: their fit's serial fraction σ = {params['sigma']:.3g} is above 1, "
+            "so two tasks would train slower than one, which the model cannot describe (runs of different "
+            "models, batch sizes or machines?): not fitted"
+        )
+        return ScalingFit(model, DOES_NOT_HOLD, message, usable.height, sizes)
     if len(sizes) == need:
         fit = ScalingFit(model, EXACT, "", usable.height, sizes, params, sampled)
+        through = "the curve passes through the points" if usable.height == need else _between(usable)
         fit.message = (
             f"{name} has {need} parameters and the data {need} task counts: exactly determined by "
-            f"{fit.determined_by()}; the curve passes through the points, nothing checks the model, and no "
+            f"{fit.determined_by()}; {through}, nothing checks the model, and no "
             "interval can hold its error (leaving a task count out leaves too few to refit)"
         )
         return fit
@@ -356,6 +364,19 @@ def fit_model(
         "the interval holds the measurement noise and every leave-one-out refit"
     )
     return ScalingFit(model, FITTED, message, usable.height, sizes, params, sampled, left_out, per_task)
+
+
+def _between(usable: pl.DataFrame) -> str:
+    """What an exactly determined fit does with several runs at one task count: it passes between them,
+    and how far apart they lie (the largest ratio of two steady rates at one task count)."""
+    spread = usable.group_by("tasks").agg(
+        (pl.col("steady_global_steps_per_s").max() / pl.col("steady_global_steps_per_s").min()).alias("ratio")
+    )
+    widest = float(spread["ratio"].max())  # type: ignore[arg-type]
+    return (
+        f"the curve passes between the runs of each task count, which differ by up to {widest:.3g}x "
+        "(runs of one job at one size should agree)"
+    )
 
 
 def bootstrap_medians(

@@ -186,3 +186,29 @@ def test_predict_words_a_fitted_prediction_without_its_interval_without_the_fits
     assert lines[0].startswith("amdahl: 12.67 global steps/s at 1 task (no 95 % interval: see the caveat;")
     assert lines[1].startswith("  Caveat: no interval at 1 training task")
     assert len(lines) == 2  # "the interval holds ... every leave-one-out refit" would speak of none given
+
+
+def test_a_serial_fraction_above_one_does_not_hold() -> None:
+    # 1 task 10 global steps/s, 2 tasks 0.7: N/X = (1 + s (N - 1)) / l: 1/10 = 1/l -> l = 10; 2/0.7 = (1 + s)/10
+    # -> s = 20/0.7 - 1 = 27.57: two tasks slower than one, which Amdahl's law (0 <= s <= 1) cannot describe.
+    # It was "fitted" with sigma 27.6 and predicted at 20 tasks.
+    points, samples = _points([1, 2], [10.0, 0.7])
+    fit = fit_model("amdahl", points, samples)
+    assert fit.status == "does not hold"
+    assert "serial fraction σ = 27.6 is above 1" in fit.message
+
+
+def test_an_exact_fit_over_runs_that_disagree_at_one_task_count_says_so() -> None:
+    # Two runs at 1 task (0.947 and 31.6 global steps/s: case15's and case05's, unrelated models) and two at 5
+    # (12.35 and 363.5): two task counts for two parameters, but four points the curve cannot all pass through.
+    # The widest ratio at one task count: 363.5 / 12.35 = 29.43; 31.6 / 0.947 = 33.37 -> 33.4x.
+    runs = ["a1", "b1", "a5", "b5"]
+    rates = [0.947, 31.6, 12.35, 363.5]
+    points = pl.DataFrame(
+        {"run_id": runs, "tasks": [1, 1, 5, 5], "steady_global_steps_per_s": rates},
+        schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
+    )
+    fit = fit_model("amdahl", points, {r: np.full(5, x) for r, x in zip(runs, rates, strict=True)})
+    assert fit.status == "exactly determined"
+    assert "passes through the points" not in fit.message
+    assert "the curve passes between the runs of each task count, which differ by up to 33.4x" in fit.message
