@@ -363,3 +363,16 @@ def test_output_that_cannot_be_written_says_so_and_that_what_was_stored_is_kept(
         "(what it stored is kept); send its output where it can be written"
     )
     assert Dataset(tmp_path / "ds").read("steps").height == 1  # stored, once
+
+
+def test_report_out_naming_a_link_writes_its_target_and_keeps_the_link(tmp_path: Path, dataset_2016: Dataset) -> None:
+    # the report is renamed over --out: a link there was replaced by a regular file, its target never written
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "target.html"
+    target.write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(target)
+    result = runner.invoke(app, ["report", "-d", str(dataset_2016.root), "--out", str(link), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -68,6 +68,8 @@ def report_cmd(
             f"{out} is not a regular file (a device, a pipe or a socket); give the HTML file to write",
             param_hint="--out",
         )
+    if out.is_symlink():  # written through: the rename over --out would replace the link with a file
+        out = out.resolve()
     check_lang(lang)
     ds = open_dataset(dataset)
     from tierscope.ahead import import_ahead
