@@ -92,7 +92,7 @@ def test_report_is_offline_and_escapes_hostile_run_ids(tmp_path: Path) -> None:
 
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["summary", "-d", str(tmp_path / "none")])
-    assert result.exit_code == 1 and "run `tierscope collect files` first" in result.output
+    assert result.exit_code == 1 and "none does not exist; check the path" in " ".join(result.output.split())
     result = runner.invoke(app, ["collect", "files", str(tmp_path / "missing.log"), "-d", str(tmp_path / "ds")])
     missing = tmp_path / "missing.log"
     # one wording for a missing log wherever it is named (it was "no such file or directory: PATH" here)

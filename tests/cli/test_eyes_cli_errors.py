@@ -40,7 +40,8 @@ def test_rejects_and_compact_on_a_missing_dataset_fail_and_create_nothing(tmp_pa
         result = runner.invoke(app, [*command, "-d", str(missing)])
         assert result.exit_code == 1
         line = _one_line_error(result.output)
-        assert line == f"error: {missing} holds no tierscope dataset; run `tierscope collect files` first"
+        # a path that is not there is most likely mistyped ("holds no tierscope dataset" read as "collect first")
+        assert line == f"error: {missing} does not exist; check the path, or run `tierscope collect files` to make it"
     assert not missing.exists()  # compact used to create it (and its .lock) and report success
 
 
@@ -280,8 +281,8 @@ def test_without_dataset_the_error_names_the_default_option(tmp_path: Path, monk
     assert result.exit_code == 1
     # was "error: dataset holds no tierscope dataset; ..."
     assert _one_line_error(result.output) == (
-        "error: dataset (the default --dataset; name yours with --dataset DIR) holds no tierscope dataset; "
-        "run `tierscope collect files` first"
+        "error: dataset (the default --dataset; name yours with --dataset DIR) does not exist; check the path, "
+        "or run `tierscope collect files` to make it"
     )
     assert not (tmp_path / "dataset").exists()
 

@@ -151,3 +151,7 @@ def test_doctor_on_a_missing_folder_says_so_and_what_to_give(tmp_path: Path) -> 
     (tmp_path / "afile").write_text("")
     result = runner.invoke(app, ["doctor", "--dataset", str(tmp_path / "afile")])
     assert result.exit_code == 1 and "afile is not a directory; give --dataset" in " ".join(result.output.split())
+    # a folder that holds no dataset: "checked 0 files: 0 corrupt" and exit 0 read as a clean bill
+    (tmp_path / "logs").mkdir()
+    result = runner.invoke(app, ["doctor", "--dataset", str(tmp_path / "logs")])
+    assert result.exit_code == 1 and "logs holds no tierscope dataset" in " ".join(result.output.split())

@@ -28,6 +28,7 @@ from tierscope.cli.common import (
     WideOpt,
     err_console,
     log_format,
+    no_dataset,
     open_dataset,
     output_format,
     print_error,
@@ -406,6 +407,8 @@ def doctor_cmd(
         raise DatasetError(
             f"{ds.root} {what}; give --dataset the folder a collect wrote (doctor checks a dataset in place)"
         )
+    if not ds.exists():  # a folder, but none of a dataset's tables: "0 corrupt" would read as a clean bill
+        raise DatasetError(no_dataset(ds, dataset))
     report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
     for problem in report.problems:
         moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""

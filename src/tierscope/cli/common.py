@@ -399,10 +399,18 @@ def open_dataset(path: Path) -> Dataset:
 
     dataset = Dataset(path)
     if not dataset.exists():
-        # Without --dataset, "dataset holds no tierscope dataset" reads as a riddle: name the option.
-        default = " (the default --dataset; name yours with --dataset DIR)" if str(path) == DEFAULT_DATASET else ""
-        raise DatasetError(f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first")
+        raise DatasetError(no_dataset(dataset, path))
     return dataset
+
+
+def no_dataset(dataset: Dataset, path: Path) -> str:
+    """The one line saying ``dataset`` (opened from ``path``) holds no tierscope dataset, and what to do:
+    a path that does not exist is most likely mistyped; a folder without the tables, never collected into."""
+    # Without --dataset, "dataset holds no tierscope dataset" reads as a riddle: name the option.
+    default = " (the default --dataset; name yours with --dataset DIR)" if str(path) == DEFAULT_DATASET else ""
+    if not str(dataset.root).startswith("gs://") and not Path(str(dataset.root)).exists():
+        return f"{dataset.root}{default} does not exist; check the path, or run `tierscope collect files` to make it"
+    return f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first"
 
 
 LogFormatOpt = Annotated[
