@@ -143,6 +143,11 @@ def directory_run(
     )
 
 
+def missing_input(path: Path) -> InputError:
+    """The error of a log path that is not there (one wording wherever a path is named)."""
+    return InputError(f"cannot read {path}: no such file or directory; check the path")
+
+
 def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
     """Runs for ``collect files PATH...``: a run directory (with ``run.json``) is a run of its
     own; plain files all belong to ``run_id`` (default: the first file's name without suffix).
@@ -162,7 +167,7 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
                 raise InputError(
                     f"cannot read {path}: a symbolic link loop (the link leads back to itself); fix the link"
                 )
-            raise InputError(f"cannot read {path}: no such file or directory; check the path")
+            raise missing_input(path)
         if path.is_dir():
             meta_path = path / RUN_FILE
             meta = _run_meta(meta_path) if meta_path.is_file() else {}

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tierscope.cli import app
+from tierscope.dataset.store import Dataset
 
 runner = CliRunner()
 
@@ -121,3 +122,17 @@ def test_a_tier_the_price_table_does_not_know_gets_a_note(tmp_path: Path) -> Non
     result = runner.invoke(app, ["summary", "-d", ds, "--json"])
     assert result.exit_code == 0
     assert "tier 'GIGANTIC' of run 'g' has no row in the price table" in result.output
+
+
+def test_a_missing_path_among_several_does_not_stop_the_others(tmp_path: Path) -> None:
+    # `collect files typo.log good.log` stopped at the typo and stored nothing of good.log (a manifest's
+    # missing file never stopped its other runs)
+    good = tmp_path / "good.log"
+    good.write_text(
+        "Train [master/0], step 100:loss:2.3, accuracy:0.1 (5.0 sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+    )
+    typo = tmp_path / "typo.log"
+    result = runner.invoke(app, ["collect", "files", str(typo), str(good), "-d", str(tmp_path / "ds"), "-q"])
+    assert result.exit_code == 1
+    assert f"cannot read {typo}: no such file or directory; check the path" in " ".join(result.output.split())
+    assert Dataset(tmp_path / "ds").read("steps")["run_id"].to_list() == ["good"]  # named after the file read

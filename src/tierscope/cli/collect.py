@@ -113,15 +113,22 @@ def collect_files_cmd(
     if run_id is not None and not run_id.strip():
         raise typer.BadParameter("a run id cannot be empty; leave --run-id out to name the run after its file")
     from tierscope.collector.manifest import load_manifest
-    from tierscope.collector.runs import runs_from_paths
+    from tierscope.collector.runs import missing_input, runs_from_paths
     from tierscope.collector.unchanged import collect_unchanged
 
     runs = load_manifest(manifest) if manifest else []
     chosen = log_format(fmt, old_fmt)
+    absent: list[Exception] = []  # paths not there, named with the others' errors once those are collected
     if paths:
         from tierscope.gcs import is_url
 
         inputs = [p if is_url(p) else Path(p) for p in paths]
+        # One mistyped path among several must not stop the others (as in a manifest); all of them, or a
+        # lone one, is the error it was, before anything is read.
+        gone = [p for p in inputs if isinstance(p, Path) and not p.exists() and not p.is_symlink()]
+        if gone and len(gone) < len(inputs):
+            absent = [missing_input(p) for p in gone]
+            inputs = [p for p in inputs if p not in gone]
         runs += runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
     if formats:
         from dataclasses import replace
@@ -136,7 +143,9 @@ def collect_files_cmd(
         # A misspelt --log-format is a usage error before anything is read or any run's facts recorded
         # (the last run is the paths', with the declared formats as collect_runs reads them).
         check_format(chosen, runs[-1].formats)
-    if not (formats or fmt or old_fmt) and (unchanged := collect_unchanged(dataset, runs, lock_timeout, reread=reread)):
+    if not (formats or fmt or old_fmt or absent) and (
+        unchanged := collect_unchanged(dataset, runs, lock_timeout, reread=reread)
+    ):
         # Nothing new (a cron job's usual run): told from the state, without loading polars, and
         # under --quiet without rich's tables (0.1 s of its start-up).
         if not quiet:
@@ -162,6 +171,7 @@ def collect_files_cmd(
     finally:
         print_notices(ds)
     print_counts(result, quiet, wide)
+    result.errors[:0] = absent
     if result.errors:
         # A file that failed does not stop the others: each gets its line, the last one the exit code.
         for error in result.errors[:-1]:
