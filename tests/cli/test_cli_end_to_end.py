@@ -136,3 +136,20 @@ def test_a_missing_path_among_several_does_not_stop_the_others(tmp_path: Path) -
     assert result.exit_code == 1
     assert f"cannot read {typo}: no such file or directory; check the path" in " ".join(result.output.split())
     assert Dataset(tmp_path / "ds").read("steps")["run_id"].to_list() == ["good"]  # named after the file read
+
+
+def test_a_baseline_picked_without_a_basic_run_says_why(tmp_path: Path) -> None:
+    # with no BASIC run the speedup was "against case03" with nothing saying why that run
+    line = "Train [master/0], step {}:loss:2.3, accuracy:0.1 ({} sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+    log = tmp_path / "laptop.log"
+    log.write_text("".join(line.format(100 * i, 5.0 * i) for i in (1, 2, 3)))
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "-q"]).exit_code == 0
+    said = " ".join(runner.invoke(app, ["summary", "-d", str(tmp_path / "ds")]).output.split())
+    assert (
+        "note: the speedup is against laptop: no BASIC run has a steady rate, so the measured run with the "
+        "fewest training tasks is the baseline; choose one with --baseline RUN_ID"
+    ) in said
+    chosen = " ".join(
+        runner.invoke(app, ["summary", "-d", str(tmp_path / "ds"), "--baseline", "laptop"]).output.split()
+    )
+    assert "no BASIC run" not in chosen

@@ -270,7 +270,7 @@ def summary_cmd(
     frame = _analysis(dataset, asked).summary
     warn_unpriced(frame)
     kind = "loss" if target_loss is not None else "accuracy" if target_accuracy is not None else None
-    emit(fmt, summary_grid(frame, region, kind), frame.to_dicts(), wide=wide)
+    emit(fmt, summary_grid(frame, region, kind, baseline), frame.to_dicts(), wide=wide)
 
 
 def register(app: App) -> None:

@@ -148,7 +148,9 @@ def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
     return notes
 
 
-def summary_grid(frame: pl.DataFrame, region: str = "us", target_kind: str | None = None) -> Grid:
+def summary_grid(
+    frame: pl.DataFrame, region: str = "us", target_kind: str | None = None, baseline_asked: str | None = None
+) -> Grid:
     """The summary frame (:func:`tierscope.analysis.summary.summary`) as a :class:`Grid`; ``target_kind``:
     ``loss`` or ``accuracy``, what was asked (the header's words where no run logs the metric).
 
@@ -226,6 +228,13 @@ def summary_grid(frame: pl.DataFrame, region: str = "us", target_kind: str | Non
     grid.notes += [f"run {r['run_id']}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
     grid.notes += price_notes(frame, region)
+    if baseline and baseline_asked is None:
+        tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
+        if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
+            grid.notes.append(
+                f"note: the speedup is against {baseline}: no BASIC run has a steady rate, so the measured run "
+                "with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
+            )
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)
                        if r["target_reason"] and r["records"]]  # fmt: skip
