@@ -20,7 +20,8 @@ class TFSlim(PhrasedFormat):
     name: ClassVar[str] = "slim"
     example: ClassVar[str] = "INFO:tensorflow:global step 822: loss = 1.9421 (18.507 sec/step)"
     meaning: ClassVar[str] = (
-        "step is the global step; sec/step is this task's own step time (its local steps/s, not the job's global rate)"
+        "step is the global step; sec/step is this task's own step time (its local steps/s, not the job's global "
+        "rate); where the log has no clock it times the task's lines, one step a line"
     )
     mark: ClassVar[str] = r"global step \d+: loss"
     pattern: ClassVar[str] = rf"{phrase('global step N')}:\s*{phrase('loss = X')}\s*{phrase('(X sec/step)')}"

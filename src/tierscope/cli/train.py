@@ -94,7 +94,7 @@ def local_cmd(
         int, typer.Option(help="Write a record every N steps (0: off).", min=0, metavar="N")
     ] = 100,
     log_interval_secs: Annotated[
-        float, typer.Option(help="Also every S seconds (0: off).", min=0, metavar="SECONDS")
+        float, typer.Option(help="Also a record every SECONDS seconds (0: off).", min=0, metavar="SECONDS")
     ] = 0.0,
     log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
     checkpoint_every: Annotated[
@@ -220,8 +220,8 @@ def spec_cmd(
     run_id: Annotated[
         str, typer.Option(help="Job name / id, also the records' run_id.", metavar="RUN_ID")
     ] = "tierscope-run",
-    steps: Annotated[int, typer.Option(min=1, metavar="N")] = 1000,
-    batch_size: Annotated[int, typer.Option(min=1, metavar="N")] = 100,
+    steps: Annotated[int, typer.Option(min=1, metavar="N", help="Training steps.")] = 1000,
+    batch_size: Annotated[int, typer.Option(min=1, metavar="N", help="Examples per step per worker.")] = 100,
     data: Annotated[DatasetChoice, typer.Option("--data", help="The training data: mnist or synthetic.")] = "mnist",  # type: ignore[assignment]
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     log_every_steps: Annotated[
