@@ -11,11 +11,25 @@ import pytest
 from tierscope.stopping import Terminated, _raise_stop, stopped
 
 
-def test_sigint_raises_keyboard_interrupt_and_sigterm_terminated_with_their_exit_codes() -> None:
+@pytest.fixture(autouse=True)
+def _no_stop_yet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's signals are the process's first (the first stop decides, later ones are dropped)."""
+    from tierscope import stopping
+
+    monkeypatch.setattr(stopping, "_stopping", False)
+
+
+def test_sigint_raises_keyboard_interrupt_and_sigterm_terminated_with_their_exit_codes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tierscope import stopping
+
     with pytest.raises(KeyboardInterrupt) as got:
         _raise_stop(signal.SIGINT, None)
     assert not isinstance(got.value, Terminated)
     assert stopped(got.value) == ("interrupted", 130)  # 128 + 2
+    assert _raise_stop(signal.SIGTERM, None) is None  # after a stop: dropped, the first decides
+    monkeypatch.setattr(stopping, "_stopping", False)
     with pytest.raises(Terminated) as term:
         _raise_stop(signal.SIGTERM, None)
     assert stopped(term.value) == ("interrupted by SIGTERM", 143)  # 128 + 15
@@ -35,6 +49,12 @@ def test_a_signal_while_a_keyboard_interrupt_is_being_handled_raises_nothing() -
     except ValueError:
         with pytest.raises(KeyboardInterrupt):
             _raise_stop(signal.SIGINT, None)
+    # once a stop was raised, a later signal raises nothing even where no interrupt is being handled (a
+    # generator closed under GeneratorExit in the clean-up printed a traceback; SIGINT after SIGTERM said 130)
+    try:
+        raise GeneratorExit
+    except GeneratorExit:
+        assert _raise_stop(signal.SIGINT, None) is None
 
 
 # polars hooks SIGINT when imported; kept, it aborted a query under way with a KeyboardInterrupt of

@@ -51,12 +51,20 @@ def _being_handled() -> bool:
     return False
 
 
+#: Set by the first stop signal: the first decides the exit (130 or 143) and its line.
+_stopping = False
+
+
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
     # A second signal while the first one's clean-up runs (Ctrl-C pressed twice, or SIGTERM
     # after it) is dropped: it would cut the clean-up (the storing thread's last batch, which
-    # takes a batch's time at most) and the message short.
-    if _being_handled():
+    # takes a batch's time at most) and the message short. A flag, not only the exception being
+    # handled: closing a generator (a reader's thread pool) runs its clean-up under GeneratorExit,
+    # where a second KeyboardInterrupt printed a traceback and a SIGINT after a SIGTERM said 130.
+    global _stopping
+    if _stopping or _being_handled():
         return
+    _stopping = True
     if signum == signal.SIGTERM:
         raise Terminated("SIGTERM")
     raise KeyboardInterrupt
@@ -72,6 +80,8 @@ def catch_stop_signals() -> None:
     does). Once polars is imported, the ignore is put back over polars' hook too, which otherwise
     stopped such a collect at some instants (inside a query) and not at others.
     """
+    global _stopping
+    _stopping = False
     for signum in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _raise_stop)
