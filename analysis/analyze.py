@@ -292,7 +292,12 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         footers = footers.filter(picked) if footers is not None else None
     overview = step_overview(steps, footers)
     seen = pl.concat(
-        [overview.select("run_id", "tiers").explode("tiers").rename({"tiers": "tier"}), events.select("run_id", "tier")]
+        [
+            # each run's first tier in its records, null where they name none: an explode dropped such a run
+            # under polars 2 (an empty list gives no row), and its records never reached the summary
+            overview.select("run_id", tier=pl.col("tiers").list.drop_nulls().list.first()),
+            events.select("run_id", "tier"),
+        ]
     )
     runs = _selected(run_index(facts, seen), options, dataset)
     if options.tiers:

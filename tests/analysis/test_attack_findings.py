@@ -104,3 +104,19 @@ def test_pieces_keep_the_weights_of_one_pass_on_mixed_runs(max_records: int) -> 
 def test_two_decimals_keeps_three_significant_digits_across_a_power_of_ten() -> None:
     # 0.000999999 to 3 significant digits is 0.00100 (it printed 0.001000)
     assert two_decimals(0.000999999) == "0.00100"
+
+
+def test_a_run_whose_records_name_no_tier_reaches_the_summary(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Records whose run id is their own (a Cloud Logging export's job id, the trainer's structured run_id)
+    # and that name no tier: each run's tiers are an empty list, which polars 2's explode drops, so the
+    # run was missing from summary and report (and --runs said it does not exist).
+    from tierscope.analysis import analyze
+    from tierscope.dataset.store import Dataset
+
+    ds = Dataset(tmp_path / "ds")
+    rows = [{"run_id": "census_1", "role": "master", "task_index": 0, "step": 100 * k, "elapsed_s": 5.0 * k,
+             "source": "le.jsonl", "source_offset": k, "format": "cloudml"} for k in (1, 2, 3)]  # fmt: skip
+    ds.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
+    summary = analyze(ds).summary
+    # 100 steps each 5 s: 20 global steps/s
+    assert summary.select("run_id", "records", "steady_global_steps_per_s").rows() == [("census_1", 3, 20.0)]
