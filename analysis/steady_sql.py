@@ -24,17 +24,11 @@ DuckDB's ``EPOCH_US``. Both medians are exact (interpolated), as polars' is.
 
 from __future__ import annotations
 
-import sys
-
 from tierscope.analysis.bootstrap import MIXED_FACTOR
-from tierscope.analysis.throughput import GAP_FACTOR, JUMP_FACTOR, WARMUP_FRACTION
+from tierscope.analysis.throughput import GAP_FACTOR, JUMP_FACTOR, MAX_TIMING_STEPS_PER_S, WARMUP_FRACTION
 from tierscope.dataset.schema import TRAINING_ROLES
 
 _ROLES = ", ".join(f"'{role}'" for role in TRAINING_ROLES)
-#: The largest finite FLOAT64: ``x <= it`` is false for infinity and for NaN in both dialects (NaN
-#: compares false in BigQuery, above every number in DuckDB), so no dialect's IS_INF/ISINF is needed.
-_MAX_FLOAT = repr(sys.float_info.max)
-
 #: The query in BigQuery SQL; ``{steps}`` is the steps table (``FROM {steps}``).
 STEADY_STATE_SQL = f"""\
 -- Steady-state global steps/s per run, as `tierscope summary` computes it.
@@ -69,7 +63,7 @@ deltas AS (  -- each record's interval since the task's previous record
       -- no clock and no global rate: the local steps since the previous record at the record's own
       -- local steps/s (> 0 and finite), one a line where the two name none (TF-slim logs every step)
       CASE WHEN n > 1 AND global_steps_per_s IS NULL
-          AND local_steps_per_s > 0 AND local_steps_per_s <= {_MAX_FLOAT} THEN CASE
+          AND local_steps_per_s > 0 AND local_steps_per_s <= {MAX_TIMING_STEPS_PER_S:.0f} THEN CASE
         WHEN local_step IS NULL OR LAG(local_step) OVER task IS NULL THEN 1 / local_steps_per_s
         WHEN local_step > LAG(local_step) OVER task
           THEN (local_step - LAG(local_step) OVER task) / local_steps_per_s END END) AS d_seconds,

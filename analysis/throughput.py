@@ -136,6 +136,12 @@ def _clock_seconds(first: pl.Expr) -> pl.Expr:
     )
 
 
+#: The fastest local rate that times a step (steps/s): TF-slim prints ``sec/step`` with 3 decimals, so
+#: 0.001 s (1,000 steps/s) is its shortest step time; a rate far above any step a framework makes (a
+#: ``1e-308 sec/step``) would give intervals of no time and infinite global rates.
+MAX_TIMING_STEPS_PER_S = 1e6
+
+
 def step_time_seconds(first: pl.Expr) -> pl.Expr:
     """Seconds of the local steps a record made since the task's previous record (``first``: the task's
     first row, which has none: null), at the record's own local steps/s: ``d_local_step /
@@ -149,7 +155,7 @@ def step_time_seconds(first: pl.Expr) -> pl.Expr:
     rate = pl.col("local_steps_per_s")
     d_local = pl.col("local_step") - _previous("local_step", first)
     local_steps = pl.when(d_local.is_null()).then(pl.lit(1, pl.Int64)).when(d_local > 0).then(d_local)
-    timed = ~first & pl.col("global_steps_per_s").is_null() & rate.is_finite() & (rate > 0)
+    timed = ~first & pl.col("global_steps_per_s").is_null() & (rate > 0) & (rate <= MAX_TIMING_STEPS_PER_S)
     return pl.when(timed).then(local_steps / rate)
 
 

@@ -199,8 +199,10 @@ def test_no_step_time_where_the_record_states_its_global_rate_or_the_local_rate_
     row = run_throughput(_frame(rows).lazy()).row(0, named=True)
     assert row["steady_global_steps_per_s"] == 2.2
     assert (row["mean_global_steps_per_s"], row["step_timed_intervals"]) == (None, 0)
-    # A local rate of 0, infinity or NaN times nothing: the second record's time is unknown (a new segment).
-    for bad in (0.0, float("inf"), float("nan")):
+    # A local rate of 0, infinity or NaN times nothing: the second record's time is unknown (a new segment);
+    # nor one above a million steps/s (`1e-308 sec/step`: 100 / 1e-308 s was an infinite rate that crashed
+    # the report and printed Infinity in --json)
+    for bad in (0.0, float("inf"), float("nan"), 1e308, 1.0000001e6):
         rows = [{"step": 100, "local_steps_per_s": 1.0}, {"step": 200, "local_steps_per_s": bad}]
         got = interval_rates(_frame(rows).lazy()).collect()
         assert got["d_seconds"].to_list() == [None, None] and got["segment"].to_list() == [0, 1], bad
