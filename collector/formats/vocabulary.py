@@ -220,11 +220,13 @@ NOT_SECONDS: Final = "is not a finite number >= 0"
 
 
 def value_reason(group: str, raw: pl.Expr) -> pl.Expr | None:
-    """A reject's reason for a figure's capture ``raw`` (String) of :data:`SECONDS_GROUPS` or
+    """A reject's reason for a figure's capture ``raw`` (String) of :data:`SECONDS_GROUPS`, :data:`TIME_GROUPS` or
     :data:`ACCURACY_RANGE` that no record holds (NaN included), null where it is fine or absent;
     None for another group."""
     value = number(raw)
-    if group in SECONDS_GROUPS:
+    # A step time of NaN, an infinity or below 0 is no time (it was dropped with its line's step and loss,
+    # counted as a line with no metric); 0 is a fast step's time rounded by its printing (`0.000 sec/step`)
+    if group in SECONDS_GROUPS or group in TIME_GROUPS:
         bad, what = ~(value.is_finite() & (value >= 0)), NOT_SECONDS
     elif group in ACCURACY_RANGE:
         low, high = ACCURACY_RANGE[group]
