@@ -339,18 +339,19 @@ def _pieces(buf: bytearray, cuts: list[int], arrow: bool = True) -> pl.Series:
     (so that splitting a value at its newlines gives exactly its lines). Large ones are handed
     over as Arrow views into ``buf``, without a copy."""
     bounds = [(a, b - 1 if b > a and buf[b - 1] == 0x0A else b) for a, b in pairwise(cuts)]
-    if not arrow or cuts[-1] - cuts[0] < _ARROW_MIN_BYTES or cuts[-1] > _VIEW_MAX_OFFSET:
-        return pl.Series("line", [bytes(buf[a:b]) for a, b in bounds], dtype=pl.Binary)
-    import pyarrow as pa
+    if arrow and cuts[-1] - cuts[0] >= _ARROW_MIN_BYTES and cuts[-1] <= _VIEW_MAX_OFFSET:
+        import pyarrow as pa
 
-    views = bytearray()
-    for a, b in bounds:
-        if b - a <= _VIEW_INLINE:
-            views += struct.pack("<i12s", b - a, bytes(buf[a:b]))
-        else:
-            views += struct.pack("<i4sii", b - a, bytes(buf[a : a + 4]), 0, a)
-    values = pa.Array.from_buffers(pa.binary_view(), len(bounds), [None, pa.py_buffer(views), pa.py_buffer(buf)])
-    return pl.Series("line", values)
+        if hasattr(pa, "binary_view"):  # a pyarrow without view types: copied
+            views = bytearray()
+            for a, b in bounds:
+                if b - a <= _VIEW_INLINE:
+                    views += struct.pack("<i12s", b - a, bytes(buf[a:b]))
+                else:
+                    views += struct.pack("<i4sii", b - a, bytes(buf[a : a + 4]), 0, a)
+            buffers = [None, pa.py_buffer(views), pa.py_buffer(buf)]
+            return pl.Series("line", pa.Array.from_buffers(pa.binary_view(), len(bounds), buffers))
+    return pl.Series("line", [bytes(buf[a:b]) for a, b in bounds], dtype=pl.Binary)
 
 
 def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True, max_lines: int = 0) -> pl.Series | None:
