@@ -141,10 +141,11 @@ def collect_files_cmd(
     from tierscope.collector.collect import collect_runs
     from tierscope.dataset.store import Dataset
 
-    # What the imports made (polars, typer, the collector: 45,000 tracked objects) lives as long as
-    # the process: left out of the garbage collector's passes, it is no longer walked by the full
-    # pass that fell during the first batches, holding the GIL (on the 240 MB log the collect's CPU
-    # time in the garbage collector 41-46 ms -> 21-22 ms, the full pass's 16-20 ms gone).
+    # What the imports made (polars, typer, the collector: 45,000 tracked objects) outlives the
+    # collect: left out of the garbage collector's passes meanwhile, it is no longer walked by the
+    # full pass that fell during the first batches, holding the GIL (on the 240 MB log the collect's
+    # CPU time in the garbage collector 41-46 ms -> 21-22 ms, the full pass's 16-20 ms gone). Put
+    # back afterwards: a caller running the command in its own process (tests) keeps its collector.
     gc.freeze()
     ds = Dataset(dataset)
     try:
@@ -158,6 +159,7 @@ def collect_files_cmd(
             **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
         )
     finally:
+        gc.unfreeze()
         print_notices(ds)
     print_counts(result, quiet, wide)
     if result.errors:
