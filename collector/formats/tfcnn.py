@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG, ParseContext, Parsed
+from tierscope.collector.formats.base import TAG, ParseContext, Parsed, empty_parsed
 from tierscope.collector.formats.phrased import PhrasedFormat
 from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position, whole_reason
 
@@ -42,6 +42,10 @@ class TFCnnBenchmarks(PhrasedFormat):
     cut: ClassVar[str] = "a tf_cnn_benchmarks images/sec line cut off or with fields missing"
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        # Nearly every batch reaching here has no throughput line: then the line before each line
+        # need not be read (two patterns over every line), and nothing is folded.
+        if not lines.select(self.marked().any()).item():
+            return empty_parsed(lines)
         before = pl.col("line").shift(1).over(TAG).str.extract_groups(_GLOBAL)
         pid = pl.col("line").str.extract(_HEADER, 2)
         own = pl.when(before.struct.field("pid") == pid).then(before.struct.field("g"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import os
-from array import array
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -319,26 +319,39 @@ def _prefix(buf: bytearray, begin: int, end: int) -> bytes:
     return head[:LONG_LINE_KEEP_CHARS].replace("\n", " ").encode("utf-8")
 
 
-#: Bytes per Arrow value the batch is cut into before splitting: polars splits many values
-#: in parallel, and treats a one-value column as a scalar (copying the whole batch).
+#: Bytes per value the batch is cut into before splitting: polars splits many values in
+#: parallel, and treats a one-value column as a scalar (copying the whole batch).
 _PIECE_BYTES = 1 << 20
 
 
 #: Below this many bytes a batch is copied into polars; above, it is handed over through Arrow
 #: without a copy, which saves more than importing pyarrow costs (about 0.1 s).
 _ARROW_MIN_BYTES = 8 << 20
+#: The largest offset an Arrow view holds (a signed 32-bit integer): a batch handed over as
+#: views ends below it.
+_VIEW_MAX_OFFSET = (1 << 31) - 1
+#: Bytes a view holds inline (a shorter value has no offset).
+_VIEW_INLINE = 12
 
 
 def _pieces(buf: bytearray, cuts: list[int], arrow: bool = True) -> pl.Series:
-    """Binary values ``buf[cuts[i]:cuts[i + 1]]`` (through pyarrow if ``arrow`` and they are large)."""
-    if not arrow or cuts[-1] - cuts[0] < _ARROW_MIN_BYTES:
-        return pl.Series("line", [bytes(buf[a:b]) for a, b in pairwise(cuts)], dtype=pl.Binary)
-    import pyarrow as pa
+    """Binary values ``buf[cuts[i]:cuts[i + 1]]``, each without its final newline if it has one
+    (so that splitting a value at its newlines gives exactly its lines). Large ones are handed
+    over as Arrow views into ``buf``, without a copy."""
+    bounds = [(a, b - 1 if b > a and buf[b - 1] == 0x0A else b) for a, b in pairwise(cuts)]
+    if arrow and cuts[-1] - cuts[0] >= _ARROW_MIN_BYTES and cuts[-1] <= _VIEW_MAX_OFFSET:
+        import pyarrow as pa
 
-    offsets = pa.py_buffer(array("q", cuts))
-    return pl.Series(
-        "line", pa.Array.from_buffers(pa.large_binary(), len(cuts) - 1, [None, offsets, pa.py_buffer(buf)])
-    )
+        if hasattr(pa, "binary_view"):  # a pyarrow without view types: copied
+            views = bytearray()
+            for a, b in bounds:
+                if b - a <= _VIEW_INLINE:
+                    views += struct.pack("<i12s", b - a, bytes(buf[a:b]))
+                else:
+                    views += struct.pack("<i4sii", b - a, bytes(buf[a : a + 4]), 0, a)
+            buffers = [None, pa.py_buffer(views), pa.py_buffer(buf)]
+            return pl.Series("line", pa.Array.from_buffers(pa.binary_view(), len(bounds), buffers))
+    return pl.Series("line", [bytes(buf[a:b]) for a, b in bounds], dtype=pl.Binary)
 
 
 def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True, max_lines: int = 0) -> pl.Series | None:
@@ -364,13 +377,11 @@ def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True, max_l
         decoded = bytes(buf[begin:end]).decode("utf-8", errors="replace")
         lines = pl.Series("line", decoded.removesuffix("\n").split("\n"), dtype=pl.String)
     else:
-        if max_lines and text.str.count_matches("\n", literal=True).sum() > max_lines:
+        # Each piece but an unterminated last one ended in a newline, left out of its value.
+        ended = len(cuts) - 2 + int(end > begin and buf[end - 1] == 0x0A)
+        if max_lines and text.str.count_matches("\n", literal=True).sum() + ended > max_lines:
             return None
-        # Every piece but an unterminated last one ends in a newline, which split turns
-        # into an empty last item: drop it.
-        ends_nl = [1] * (len(cuts) - 2) + [int(end > begin and buf[end - 1] == ord("\n"))]
-        parts = pl.DataFrame({"p": text.str.split("\n"), "nl": pl.Series(ends_nl, dtype=pl.UInt32)})
-        lines = parts.select(line=pl.col("p").list.head(pl.col("p").list.len() - pl.col("nl")))["line"].explode()
+        lines = text.str.split("\n").explode()
     return lines.str.strip_chars_end("\r") if buf.find(b"\r", begin, end) >= 0 else lines
 
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tierscope.cli.allocator import COLLECT_MALLOC_CONF, MALLOC_CONF, command
+from tierscope.cli.allocator import COLLECT_BLAS_THREADS, COLLECT_MALLOC_CONF, MALLOC_CONF, command
 
 _SHOW = (
     "import os, sys; sys.argv = ['tierscope', *sys.argv[1:]]; import tierscope.cli; "
@@ -44,3 +44,21 @@ def test_collect_keeps_pages_longer_than_the_rest() -> None:
     assert _conf("collect", "files", "a.log") == [COLLECT_MALLOC_CONF, "False"]
     assert _conf("summary", "-d", "collect") == [MALLOC_CONF, "False"]
     assert _conf("collect", user="dirty_decay_ms:0") == ["dirty_decay_ms:0", "False"]
+
+
+def test_collect_starts_no_blas_threads_unless_the_user_asks() -> None:
+    show = (
+        "import os, sys; sys.argv = ['tierscope', *sys.argv[1:]]; import tierscope.cli; "
+        "print(os.environ.get('OPENBLAS_NUM_THREADS', '-'))"
+    )
+
+    def threads(*argv: str, user: str | None = None) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if user is not None:
+            env["OPENBLAS_NUM_THREADS"] = user
+        done = subprocess.run([sys.executable, "-c", show, *argv], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert threads("collect", "files", "a.log") == COLLECT_BLAS_THREADS
+    assert threads("summary", "-d", "collect") == "-"
+    assert threads("collect", "files", "a.log", user="4") == "4"

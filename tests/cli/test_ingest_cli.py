@@ -92,3 +92,27 @@ def test_ctrl_c_during_a_collect_says_nothing_is_lost_and_exits_130(tmp_path: Pa
     result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds")])
     assert result.exit_code == 130
     assert "interrupted: what was stored so far is kept" in result.output
+
+
+def test_the_collect_freezes_the_garbage_collector_only_while_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from tierscope.collector import collect
+
+    log = tmp_path / "a.log"
+    write_steps(log, range(1, 4))
+    real = collect.collect_runs
+    frozen: list[int] = []
+
+    def collect_runs(*args: object, **kwargs: object) -> object:
+        frozen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(collect, "collect_runs", collect_runs)
+    before = gc.get_freeze_count()
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "-q"]).exit_code == 0
+    # the objects there were stayed out of the collector's passes while the collect ran, not after
+    assert frozen and frozen[0] > before
+    assert gc.get_freeze_count() == 0

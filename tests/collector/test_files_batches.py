@@ -53,24 +53,33 @@ def test_an_empty_file_has_no_lines(tmp_path: Path) -> None:
     assert read(path, 1024) == []
 
 
-def test_batches_stay_intact_after_later_batches_are_read(tmp_path: Path) -> None:
-    # The reader reuses one buffer: a batch kept by the caller must not change under it.
+@pytest.mark.parametrize("arrow_min_bytes", [files._ARROW_MIN_BYTES, 0])
+def test_batches_stay_intact_after_later_batches_are_read(tmp_path: Path, arrow_min_bytes: int) -> None:
+    # The reader reuses one buffer: a batch kept by the caller must not change under it, whether
+    # it was copied into polars or handed over as Arrow views into the buffer (0: every batch).
     path = tmp_path / "e.log"
     text = [f"line {n:03d} " + "x" * (n % 17) for n in range(1, 201)]
     path.write_text("\n".join(text) + "\n")
-    batches = list(iter_line_batches(path, batch_bytes=64))
+    with patch.object(files, "_ARROW_MIN_BYTES", arrow_min_bytes), patch.object(files, "_PIECE_BYTES", 20):
+        batches = list(iter_line_batches(path, batch_bytes=64))
     assert len(batches) > 10
     assert [row for b in batches for row in b.lines.iter_rows()] == list(enumerate(text, start=1))
 
 
-@settings(max_examples=200, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"b", b"\n", b"\r", b"\r\n", b"\xc3\xa9", b"\xff"]), max_size=40),
-       batch_bytes=st.sampled_from([1, 3, 8, 64]))  # fmt: skip
-def test_same_lines_as_python_decode_and_split(data: list[bytes], batch_bytes: int) -> None:
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"b", b"\n", b"\r", b"\r\n", b"\xc3\xa9", b"\xff",
+                                      b"0123456789abc"]), max_size=40),
+       batch_bytes=st.sampled_from([1, 3, 8, 64]), arrow_min_bytes=st.sampled_from([0, 1 << 30]))  # fmt: skip
+def test_same_lines_as_python_decode_and_split(data: list[bytes], batch_bytes: int, arrow_min_bytes: int) -> None:
     # Batches are cut into pieces of _PIECE_BYTES before splitting; make them tiny so the
-    # piece boundaries fall everywhere.
+    # piece boundaries fall everywhere. Pieces are copied or handed over as Arrow views (values
+    # of up to 12 bytes held in the view, longer ones pointing into the read buffer).
     text = b"".join(data)
-    with tempfile.TemporaryDirectory() as tmp, patch.object(files, "_PIECE_BYTES", 5):
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        patch.object(files, "_PIECE_BYTES", 5),
+        patch.object(files, "_ARROW_MIN_BYTES", arrow_min_bytes),
+    ):
         path = Path(tmp) / "f.log"
         path.write_bytes(text)
         got = read(path, batch_bytes)

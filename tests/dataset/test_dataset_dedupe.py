@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from tierscope.dataset.store import Dataset
 
@@ -74,3 +75,42 @@ def test_files_another_instance_wrote_are_always_read_back(tmp_path: Path) -> No
     later = Dataset(tmp_path)
     again = later.append("steps", steps([("master", 100, 1.0), ("master", 200, 2.0)]))
     assert (again.stored, again.duplicates, later.scans["steps"]) == (1, 1, 1)
+
+
+def test_rising_steps_skip_the_duplicate_check_only_where_no_two_rows_can_be_equal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hashed: list[int] = []
+    hash_rows = pl.DataFrame.hash_rows
+
+    def counting(self: pl.DataFrame, *args: object, **kwargs: object) -> pl.Series:
+        hashed.append(self.height)
+        return hash_rows(self, *args, **kwargs)
+
+    monkeypatch.setattr(pl.DataFrame, "hash_rows", counting)
+    ds = Dataset(tmp_path)
+    # steps rise strictly: no two rows share a key, nothing is hashed
+    assert ds.append("steps", steps([("master", 100, 1.0), ("worker", 200, 1.1), ("master", 300, 3.0)])).stored == 3
+    assert hashed == []
+    # a step repeated (two tasks, or a copy), or a null step: the rows are compared
+    got = ds.append("steps", steps([("master", 400, 4.0), ("worker", 400, 4.1), ("master", 400, 4.0)]))
+    assert (got.stored, got.duplicates, hashed) == (2, 1, [3])
+    nulls = pl.concat([steps([("master", 500, 5.0)]), steps([("master", 500, 5.0)]).with_columns(step=None)])
+    assert ds.append("steps", nulls).stored == 2
+    assert hashed == [3, 2]
+    # falling steps are checked too, and rows held are still found whatever the order
+    got = ds.append("steps", steps([("master", 300, 3.0), ("master", 200, 2.0), ("master", 300, 3.0)]))
+    assert (got.stored, got.duplicates) == (1, 2)
+    assert hashed == [3, 2, 3]
+
+
+def test_rising_is_strict() -> None:
+    from tierscope.dataset.store import _rising
+
+    frame = pl.DataFrame({"step": [1, 2, 2, 3]})
+    assert not _rising(frame, "step")
+    assert _rising(frame.slice(2), "step")
+    assert _rising(frame.head(2), "step")
+    assert _rising(frame.head(1), "step") and _rising(frame.clear(), "step")
+    assert not _rising(pl.DataFrame({"step": [1, None, 3]}), "step")
+    assert not _rising(frame, None)

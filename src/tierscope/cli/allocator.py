@@ -1,6 +1,7 @@
 """The decay of freed pages in polars' allocator (jemalloc), set when this module is imported: by
 :mod:`tierscope.cli`, before any command loads polars (jemalloc reads ``_RJEM_MALLOC_CONF`` when
-polars' library loads). A user's own ``_RJEM_MALLOC_CONF`` wins."""
+polars' library loads). A user's own ``_RJEM_MALLOC_CONF`` wins. Also, for ``collect``, one thread
+for OpenBLAS (:data:`COLLECT_BLAS_THREADS`), unless the user set ``OPENBLAS_NUM_THREADS``."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ MALLOC_CONF = "dirty_decay_ms:3000,narenas:1"
 #: page faults, 1.28 -> 0.98 s of system time, 7.8 -> 7.2 s of CPU; peak RSS 527 -> 589 MB, bounded
 #: by the batches whatever the log's size.
 COLLECT_MALLOC_CONF = "dirty_decay_ms:10000,muzzy_decay_ms:10000"
+#: ``collect``'s OpenBLAS threads (``OPENBLAS_NUM_THREADS``, read when numpy loads). A collect does no
+#: linear algebra, but pyarrow's import loads numpy, whose OpenBLAS starts a thread per core that
+#: spins waiting for work: 50-100 ms of CPU on the 2,000,000-line log (1.5-3 % of its samples), on
+#: the cores the parse and the store share.
+COLLECT_BLAS_THREADS = "1"
 
 
 def command(argv: list[str]) -> str | None:
@@ -31,4 +37,7 @@ def command(argv: list[str]) -> str | None:
     return next((arg for arg in argv[1:] if not arg.startswith("-")), None)
 
 
-os.environ.setdefault("_RJEM_MALLOC_CONF", COLLECT_MALLOC_CONF if command(sys.argv) == "collect" else MALLOC_CONF)
+_COLLECT = command(sys.argv) == "collect"
+os.environ.setdefault("_RJEM_MALLOC_CONF", COLLECT_MALLOC_CONF if _COLLECT else MALLOC_CONF)
+if _COLLECT:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", COLLECT_BLAS_THREADS)

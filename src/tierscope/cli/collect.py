@@ -4,6 +4,7 @@ over :mod:`tierscope.collector` and :mod:`tierscope.dataset`, which each body im
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -157,6 +158,12 @@ def collect_files_cmd(
     from tierscope.collector.collect import collect_runs
     from tierscope.dataset.store import Dataset
 
+    # What the imports made (polars, typer, the collector: 45,000 tracked objects) outlives the
+    # collect: left out of the garbage collector's passes meanwhile, it is no longer walked by the
+    # full pass that fell during the first batches, holding the GIL (on the 240 MB log the collect's
+    # CPU time in the garbage collector 41-46 ms -> 21-22 ms, the full pass's 16-20 ms gone). Put
+    # back afterwards: a caller running the command in its own process (tests) keeps its collector.
+    gc.freeze()
     ds = Dataset(dataset)
     try:
         result = collect_runs(
@@ -169,6 +176,7 @@ def collect_files_cmd(
             **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
         )
     finally:
+        gc.unfreeze()
         print_notices(ds)
     print_counts(result, quiet, wide)
     result.errors[:0] = absent
