@@ -578,7 +578,7 @@ def collect_runs(
                     continue
                 except InputError as exc:
                     # One unreadable log must not stop the others; what it held so far is stored.
-                    result.errors.append(exc)
+                    result.errors.append(_in_manifest(exc, run))
                     continue
                 except UnknownFormatError as exc:
                     # Nor one run of a manifest naming a format that does not exist.
@@ -598,15 +598,17 @@ def collect_runs(
         return result
 
 
-def _in_manifest(error: MissingInputError, run: RunSpec) -> MissingInputError:
-    """``error`` naming the manifest that declared ``run`` and what to do there (unchanged for a file
-    named on the command line: its message already names what the user typed)."""
+def _in_manifest(error: InputError, run: RunSpec) -> InputError:
+    """``error`` naming the manifest that declared ``run`` (and, for a file that is not there, what to do
+    there); unchanged for a file named on the command line: its message already names what the user typed."""
     if run.manifest is None:
         return error
-    return MissingInputError(
-        f"{error} (run {run.run_id!r} of manifest {run.manifest}, whose paths are relative to its folder); "
-        "correct the path there and collect again"
-    )
+    if isinstance(error, MissingInputError):
+        return MissingInputError(
+            f"{error} (run {run.run_id!r} of manifest {run.manifest}, whose paths are relative to its folder); "
+            "correct the path there and collect again"
+        )
+    return InputError(f"{error} (run {run.run_id!r} of manifest {run.manifest})")
 
 
 def _collect_object(dataset: Dataset, url: str, run: RunSpec, **kwargs: Any) -> SourceCounts:

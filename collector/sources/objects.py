@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from tierscope import gcs
-from tierscope.collector.errors import InputError
+from tierscope.collector.errors import InputError, MissingInputError
 
 #: Characters that make a URL a glob (fsspec's).
 GLOB_CHARS = "*?["
@@ -62,6 +62,8 @@ def _access(url: str, doing: str = "read") -> Iterator[None]:
         yield
     except (InputError, gcs.CloudStorageError):
         raise
+    except FileNotFoundError as exc:  # nothing of it read: a run none of whose files is there is not recorded
+        raise MissingInputError(gcs.problem(exc, url, doing)) from exc
     except Exception as exc:  # gcsfs raises OSError, HttpError, ValueError and aiohttp's errors
         raise InputError(gcs.problem(exc, url, doing)) from exc
 
@@ -102,7 +104,7 @@ def listing(url: str) -> tuple[bool, list[StoredObject]]:
             found = fs.glob(url, detail=True)
             objects = [_stored(d) for d in found.values() if d.get("type") == "file"]
             if not objects:
-                raise InputError(
+                raise MissingInputError(
                     f"no object matches {url}; list what is there with `gcloud storage ls {gcs.parent(url)}`"
                 )
             return False, sorted(objects, key=lambda o: o.url)
@@ -110,7 +112,7 @@ def listing(url: str) -> tuple[bool, list[StoredObject]]:
             try:
                 detail = fs.info(url)
             except FileNotFoundError as exc:
-                raise InputError(gcs.problem(exc, url)) from exc
+                raise MissingInputError(gcs.problem(exc, url)) from exc
             if detail.get("type") == "file":
                 return False, [_stored(detail)]
         prefix = url.rstrip("/") + "/"

@@ -264,3 +264,24 @@ def test_event_files_on_cloud_storage_say_to_copy_them(storage: Emulator) -> Non
     )
     with pytest.raises(InputError, match=r"^gs://tb-bucket/jobs/ holds TensorBoard event files \(1, "):
         runs_from_paths(["gs://tb-bucket/jobs/"], None, None, None)
+
+
+def test_a_manifest_object_that_is_not_there_names_its_run_and_is_not_recorded(
+    storage: Emulator, tmp_path: Path
+) -> None:
+    # as a local file that is not there: the run is not an `empty` row of every summary, and the error
+    # names the run and the manifest
+    bucket = storage.bucket("typo-bucket")
+    upload(bucket, {"logs/basic.log": BASIC})
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(
+        '[[run]]\nid = "typo"\ntier = "BASIC"\nfiles = ["gs://typo-bucket/logs/basci.log"]\n'
+        '[[run]]\nid = "basic"\ntier = "BASIC"\nfiles = ["gs://typo-bucket/logs/basic.log"]\n'
+    )
+    ds = Dataset(tmp_path / "ds")
+    result = collect_runs(ds, load_manifest(manifest))
+    assert [(s.run_id, s.steps) for s in result.sources] == [("basic", 10)]
+    (error,) = result.errors
+    assert "gs://typo-bucket/logs/basci.log" in str(error)
+    assert f"(run 'typo' of manifest {manifest}, whose paths are relative to its folder)" in str(error)
+    assert ds.read("runs")["run_id"].to_list() == ["basic"]
