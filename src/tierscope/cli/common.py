@@ -256,6 +256,16 @@ PriceDateOpt = Annotated[
         help="Price table date for runs of unknown date (default: today).",
     ),
 ]
+#: ``recommend`` prices every candidate on one date, measured runs too (tierscope.analysis.forecast.recommend).
+PlanPriceDateOpt = Annotated[
+    datetime | None,
+    typer.Option(
+        "--price-date",
+        formats=["%Y-%m-%d"],
+        metavar="YYYY-MM-DD",
+        help="Price table date every candidate is priced on, measured runs too (default: today).",
+    ),
+]
 
 
 def run_list(text: str | None) -> tuple[str, ...]:
