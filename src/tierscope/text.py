@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 
-#: C0 controls (tab and newline included: a cell or a line must stay one line), DEL, C1
-#: controls, and the bidirectional controls: marks, embeddings, overrides, isolates.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: C0 controls (tab and newline included: a cell or a line must stay one line), DEL, C1 controls,
+#: the line and paragraph separators (U+2028, U+2029: a terminal or a browser breaks the line there),
+#: the zero-width space and the BOM (invisible: two names that look alike; the joiners U+200C and
+#: U+200D stay, as Persian and Indic names and emoji need them), and the bidirectional controls:
+#: marks, embeddings, overrides, isolates.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _escaped(match: re.Match[str]) -> str:

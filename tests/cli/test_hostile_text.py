@@ -85,3 +85,12 @@ def test_a_run_id_too_long_for_a_directory_name_is_stored_under_a_short_stable_o
     assert ds.read("steps", run_id).height == 2
     assert ds.read("runs")["run_id"].to_list()[-1] == run_id
     assert partition_dir_name("short") == "run_id=short"
+
+
+def test_line_separators_and_invisible_characters_are_shown_escaped() -> None:
+    from tierscope.text import printable
+
+    # U+2028 / U+2029 broke a table's line on the terminal; U+200B and the BOM hid a difference between two
+    # run ids; the joiners stay (Persian and Indic names, emoji)
+    assert printable("run\u2028two\u2029x\u200by\ufeffz") == "run\\u2028two\\u2029x\\u200by\\ufeffz"
+    assert printable("می\u200cخواهم \U0001f469\u200d\U0001f4bb") == "می\u200cخواهم \U0001f469\u200d\U0001f4bb"
