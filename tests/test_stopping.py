@@ -143,3 +143,25 @@ print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
 def test_once_the_exit_is_decided_sigint_is_ignored_and_a_handler_set_by_another_is_kept() -> None:
     done = subprocess.run([sys.executable, "-c", DONE], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "its own handler\nTrue\n", "")
+
+
+def test_once_a_stop_came_its_swallowed_interrupt_is_not_printed_and_another_error_is_the_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A SIGINT landing in a compiled extension's callback (polars extracting a scan's schema) was printed as
+    # "Exception ignored in: 'String'" with a traceback, and the TypeError it left exited 1: the stop is what
+    # happened, so the hook drops that one and the error maps to the stop's exit.
+    from types import SimpleNamespace
+
+    from tierscope import stopping
+
+    seen: list[object] = []
+    hook = stopping._QuietStops(seen.append)
+    assert stopping.stop_requested() is None
+    hook(SimpleNamespace(exc_value=KeyboardInterrupt()))
+    assert len(seen) == 1  # no stop came: printed as before
+    monkeypatch.setattr(stopping, "_stopping", signal.SIGTERM)
+    hook(SimpleNamespace(exc_value=KeyboardInterrupt()))
+    hook(SimpleNamespace(exc_value=ValueError("not ours")))
+    assert len(seen) == 2 and isinstance(seen[1].exc_value, ValueError)  # type: ignore[attr-defined]
+    assert isinstance(stopping.stop_requested(), Terminated)

@@ -51,8 +51,8 @@ def _being_handled() -> bool:
     return False
 
 
-#: Set by the first stop signal: the first decides the exit (130 or 143) and its line.
-_stopping = False
+#: The first stop signal's number (0: none yet): the first decides the exit (130 or 143) and its line.
+_stopping = 0
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
@@ -64,10 +64,33 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     global _stopping
     if _stopping or _being_handled():
         return
-    _stopping = True
+    _stopping = signum
     if signum == signal.SIGTERM:
         raise Terminated("SIGTERM")
     raise KeyboardInterrupt
+
+
+class _QuietStops:
+    """An unraisable-exception hook that drops the stop a signal raised where Python cannot raise it (a
+    callback of a compiled extension: polars reading a schema printed "Exception ignored in: 'String'"
+    and a traceback of our KeyboardInterrupt); the command still stops (:func:`stop_requested`)."""
+
+    def __init__(self, previous: Any) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _stopping:
+            return
+        self.previous(unraisable)
+
+
+def stop_requested() -> KeyboardInterrupt | None:
+    """The stop a signal asked for (:class:`Terminated` for SIGTERM, else :class:`KeyboardInterrupt`),
+    None if none came. Another error may surface first from the work the signal cut short (a polars
+    thread's read interrupted by it fails with "Interrupted system call"): the stop is what happened."""
+    if not _stopping:
+        return None
+    return Terminated("SIGTERM") if _stopping == signal.SIGTERM else KeyboardInterrupt()
 
 
 def catch_stop_signals() -> None:
@@ -81,7 +104,9 @@ def catch_stop_signals() -> None:
     stopped such a collect at some instants (inside a query) and not at others.
     """
     global _stopping
-    _stopping = False
+    _stopping = 0
+    if not isinstance(sys.unraisablehook, _QuietStops):
+        sys.unraisablehook = _QuietStops(sys.unraisablehook)
     for signum in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _raise_stop)

@@ -164,6 +164,25 @@ def _stdout_lost(exc: OSError) -> int:
     return EXIT_ERROR
 
 
+def _stopped_first(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)``, stdout flushed; an error raised once a stop signal came is the stop
+    (:func:`tierscope.stopping.stop_requested`): a polars thread whose read the signal interrupted
+    panics or fails ("Interrupted system call") and that error could reach here before the interrupt."""
+    try:
+        result = func(*args, **kwargs)
+        sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
+        return result
+    except (KeyboardInterrupt, typer.Exit, SystemExit):
+        raise
+    except BaseException as exc:  # polars' PanicException is a BaseException
+        from tierscope.stopping import stop_requested
+
+        stop = stop_requested()
+        if stop is None:
+            raise
+        raise stop from exc
+
+
 def guarded(func: F, *, interruptible: bool = False) -> F:
     """``func`` with tierscope's and the system's errors turned into one line and an exit code
     (:func:`print_error`), and Ctrl-C or SIGTERM into :func:`interrupted`'s (a collect's line with
@@ -172,9 +191,7 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
     @functools.wraps(func)  # typer reads the options from the wrapped signature
     def command(*args: Any, **kwargs: Any) -> Any:
         try:
-            result = func(*args, **kwargs)
-            sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
-            return result
+            return _stopped_first(func, *args, **kwargs)
         except BrokenPipeError:
             # The reader went away (`| head`): quiet, exit 1, as rich does for its own output;
             # stdout goes to /dev/null so the interpreter's last flush does not fail once more.

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
+from rich.cells import cell_len, get_character_cell_size
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -73,24 +74,36 @@ class Grid:
 
 
 def shorten_middle(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters by replacing its middle with an ellipsis, keeping more
-    of the end (a file's name, a run id's distinguishing suffix): ``/a/long/path/x.log`` -> ``/a/…/x.log``."""
-    if len(text) <= width:
+    """``text`` cut to ``width`` terminal cells by replacing its middle with an ellipsis, keeping more
+    of the end (a file's name, a run id's distinguishing suffix): ``/a/long/path/x.log`` -> ``/a/…/x.log``.
+    Widths are cells, not characters: a CJK character takes two (``rich.cells``)."""
+    if cell_len(text) <= width:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
-    head = (width - 1) // 3
-    tail = width - 1 - head
-    return text[:head] + ELLIPSIS + text[len(text) - tail :]
+    head = _cells_from(text, (width - 1) // 3)
+    tail = _cells_from(text[::-1], width - 1 - cell_len(head))[::-1]
+    return head + ELLIPSIS + tail
+
+
+def _cells_from(text: str, width: int) -> str:
+    """The longest start of ``text`` that fits in ``width`` cells."""
+    taken, used = [], 0
+    for char in text:
+        used += get_character_cell_size(char)
+        if used > width:
+            break
+        taken.append(char)
+    return "".join(taken)
 
 
 def _header_min(header: str) -> int:
-    return max((len(word) for word in header.split()), default=0)
+    return max((cell_len(word) for word in header.split()), default=0)
 
 
 def _natural(column: Column, cells: list[str], whole_header: bool = False) -> int:
-    """The width ``cells`` need, with the header on one line (``whole_header``) or wrapped at words."""
-    return max([len(column.header) if whole_header else _header_min(column.header), *(len(c) for c in cells)])
+    """The cells ``cells`` need, with the header on one line (``whole_header``) or wrapped at words."""
+    return max([cell_len(column.header) if whole_header else _header_min(column.header), *map(cell_len, cells)])
 
 
 def _is_empty(cells: list[str]) -> bool:
