@@ -264,24 +264,17 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on 
 BaselineOpt = Annotated[
     str | None, typer.Option("--baseline", help="Run id to compare against (default: the BASIC run).", metavar="RUN_ID")
 ]
-PriceDateOpt = Annotated[
-    datetime | None,
-    typer.Option(
-        "--price-date",
-        formats=["%Y-%m-%d"],
-        metavar="YYYY-MM-DD",
-        help="Price table date for runs of unknown date (default: today).",
-    ),
-]
+
+
+def _price_date(help_text: str) -> Any:
+    """``--price-date YYYY-MM-DD`` with ``help_text``: the commands differ in what the date prices."""
+    return typer.Option("--price-date", formats=["%Y-%m-%d"], metavar="YYYY-MM-DD", help=help_text)
+
+
+PriceDateOpt = Annotated[datetime | None, _price_date("Price table date for runs of unknown date (default: today).")]
 #: ``recommend`` prices every candidate on one date, measured runs too (tierscope.analysis.forecast.recommend).
 PlanPriceDateOpt = Annotated[
-    datetime | None,
-    typer.Option(
-        "--price-date",
-        formats=["%Y-%m-%d"],
-        metavar="YYYY-MM-DD",
-        help="Price table date every candidate is priced on, measured runs too (default: today).",
-    ),
+    datetime | None, _price_date("Price table date every candidate is priced on, measured runs too (default: today).")
 ]
 
 
