@@ -39,7 +39,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "price_date": pl.Date(),
     "ran_on": pl.String(),
     "note": pl.String(),
-    # added by issue 6 (see the throughput, tasks and plan modules for the definitions)
+    # copies, segments, steady state, intervals, tasks, time to N steps (definitions: the throughput,
+    # tasks and plan modules)
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
@@ -61,7 +62,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
     "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
-    # added by issue 12 (tierscope.analysis.topology.declared_tasks)
+    # the declared topology (tierscope.analysis.topology.declared_tasks)
     "logging_tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged steps
     "ps_tasks": pl.UInt32(),  # parameter servers of the topology (null: topology unknown)
     "evaluator_tasks": pl.UInt32(),
@@ -70,7 +71,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
     **{k: v for k, v in GOODPUT_SCHEMA.items() if k not in ("run_id", "clock_startup_s")},
     "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
-    # examples/s (issue 12): what a step is worth
+    # examples/s: what a step is worth
     "batch_size": pl.Float64(),  # examples per replica per step: declared, else examples/s / local steps/s
     "update_mode": pl.String(),  # sync / async / single: run.json's strategy, else training_mode
     "examples_per_s": pl.Float64(),  # steady rate x batch_size (x training tasks when sync)

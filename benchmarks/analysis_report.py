@@ -18,7 +18,7 @@ SECTION = "analysis"
 MAX_SECONDS = 30.0
 MAX_RSS_MB = 2000.0
 MAX_HTML_MB = 3.0
-#: Issue 13's targets: summary within 2× the DuckDB query, report within 1.3× summary, and one
+#: Targets: summary within 2× the DuckDB query, report within 1.3× summary, and one
 #: run of 20 M records summarised under 1.2 GB.
 MAX_VS_DUCKDB = 2.0
 MAX_REPORT_VS_SUMMARY = 1.3

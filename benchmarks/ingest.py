@@ -24,11 +24,11 @@ from tierscope.dataset.store import Dataset
 
 SECTION = "ingest"
 RUN_ID = "bench"
-#: Issue 9's targets (2-core machine).
+#: Targets (2-core machine).
 MIN_MB_S = 250.0
 MIN_RATIO = 6.0
 MAX_RSS_MB = 1000.0
-#: Issue 13's: at most this many times the floor, at least this many times faster than the polars script.
+#: At most this many times the floor, at least this many times faster than the polars script.
 MAX_TIMES_FLOOR = 2.5
 MIN_FASTER_THAN_SCRIPT = 1.5
 #: A collect still running after this long is a failure, not a figure.
@@ -131,7 +131,7 @@ def rounds(work: Path, log: LogFile, repeat: int) -> Rounds:
 
 
 def versus(name: str, done: Rounds) -> list[Figure]:
-    """The issue-13 ratios of ``collect files`` (fastest of each) to the floor, the polars script and
+    """The ratios of ``collect files`` (fastest of each) to the floor, the polars script and
     the ``re`` loop, each a figure of its own with its target."""
     ours, floor, script, loop = (best(p).wall_s for p in (done.ours, done.floor, done.script, done.loop))
     extra = {"wall_s": ours, "floor_s": floor, "polars_script_s": script, "re_loop_s": loop}
@@ -226,7 +226,7 @@ def closing_counts(stdout: str) -> dict[str, int] | None:
 
 
 def gzip_of_newlines(work: Path, gib: float) -> list[Figure]:
-    """One collect of a gzip expanding to ``gib`` GiB of empty lines (issue 17): MB/s of
+    """One collect of a gzip expanding to ``gib`` GiB of empty lines: MB/s of
     decompressed input and peak RSS, bounded whatever the number of lines. Raises
     :class:`BenchError` unless the closing line adds up (lines = records + rejects + no metric)."""
     log = write_gzip_of_newlines(work / "newlines.log.gz", int(gib * 1024) << 20)

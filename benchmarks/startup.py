@@ -15,10 +15,10 @@ from benchmarks.measure import BenchError, Proc, best, python, run, tierscope
 from benchmarks.table import Figure, Target
 
 SECTION = "start-up"
-#: Issue 18's targets: --help under 0.15 s, at least 2x faster than the old import set.
+#: Targets: --help under 0.15 s, at least 2x faster than the old import set.
 MAX_HELP_S = 0.15
 MIN_HELP_RATIO = 2.0
-#: Issue 13's: a collect that finds nothing new (a cron job's usual run) under 0.2 s.
+#: A collect that finds nothing new (a cron job's usual run) under 0.2 s.
 MAX_NOTHING_NEW_S = 0.2
 #: Start-up figures are a tenth of a second: many runs, the fastest counts.
 MIN_RUNS = 10

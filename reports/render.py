@@ -262,7 +262,7 @@ def _shown(value: object) -> object:
 
 
 def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
-    """The summary's rows, with the interval columns (present once issue 6 lands) always as keys."""
+    """The summary's rows, with the interval columns always as keys."""
     bounds = (frames.STEADY_LOW, frames.STEADY_HIGH, frames.SPEEDUP_LOW, frames.SPEEDUP_HIGH)
     missing = [pl.lit(None, pl.Float64).alias(c) for c in bounds if c not in frame.columns]
     rows = frame.with_columns(missing).to_dicts()

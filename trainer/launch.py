@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from tierscope.atomic import write_text_atomic
 from tierscope.contract import JSON_LOG_SUFFIX, MODEL_DIR, RUN_FILE, RunDoc, local_tier
+from tierscope.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_TIMEOUT, Terminated
 from tierscope.trainer.errors import TrainerError
 from tierscope.trainer.progress import ProgressCallback, Watcher
 from tierscope.trainer.roles import Strategy, tf_config
@@ -50,7 +51,14 @@ LAUNCHER_LOG = f"launcher{JSON_LOG_SUFFIX}"
 STDERR_DIR = "stderr"
 Status = Literal["running", "finished", "failed", "timeout", "interrupted"]
 #: The launcher's exit code for each way a run ends (timeout as coreutils' ``timeout``).
-EXIT_CODES: dict[str, int] = {"finished": 0, "failed": 1, "timeout": 124, "interrupted": 130}
+EXIT_CODES: dict[str, int] = {
+    "finished": EXIT_OK,
+    "failed": EXIT_ERROR,
+    "timeout": EXIT_TIMEOUT,
+    "interrupted": EXIT_INTERRUPTED,
+}
+#: Why a run stopped on Ctrl-C.
+INTERRUPTED = "interrupted (Ctrl-C)"
 #: A task's command line given its config: ``python -m tierscope.trainer.task ...`` unless a test swaps it.
 CommandFactory = Callable[[TrainConfig], list[str]]
 
@@ -104,7 +112,7 @@ class LocalRun:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_CODES.get(self.status, 1)
+        return EXIT_CODES.get(self.status, EXIT_ERROR)
 
 
 def free_ports(count: int) -> list[int]:
@@ -174,14 +182,10 @@ def stop_tasks(tasks: Sequence[Task], grace_s: float) -> None:
         task.poll()
 
 
-class _Stop(Exception):
-    """SIGTERM / SIGHUP reached the launcher."""
-
-
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
     if signum == signal.SIGINT:
-        raise _Stop("interrupted (Ctrl-C)")
-    raise _Stop(f"launcher received {signal.Signals(signum).name}")
+        raise KeyboardInterrupt(INTERRUPTED)
+    raise Terminated(f"launcher received {signal.Signals(signum).name}")
 
 
 @contextmanager
@@ -343,8 +347,8 @@ def launch_local(
                 status, reason = _wait(tasks, strategy, None if timeout_s is None else t0 + timeout_s, watch)
                 if status == "timeout":
                     reason = f"timed out after {timeout_s:g} s"
-            except _Stop as exc:
-                status, reason = "interrupted", str(exc)
+            except KeyboardInterrupt as exc:  # Ctrl-C, or Terminated: SIGTERM, SIGHUP
+                status, reason = "interrupted", str(exc) or INTERRUPTED
     finally:
         # A second Ctrl-C must not cut the clean-up short: it is bounded by grace_s anyway.
         with _signals(signal.SIG_IGN):

@@ -28,6 +28,7 @@ from importlib import metadata
 from importlib.resources import files
 from typing import Any
 
+from tierscope.trainer.errors import TrainerError
 from tierscope.trainer.task import task_args
 from tierscope.trainer.tiers import get_tier
 from tierscope.trainer.train import TrainConfig
@@ -47,7 +48,7 @@ BUILD_COMMANDS = (
 _PYTHON_IN_NAME = re.compile(r"\.py3(\d{1,2})\b|(?:^|/)python:3\.(\d{1,2})\b")
 
 
-class ImagePythonError(ValueError):
+class ImagePythonError(TrainerError, ValueError):
     """The container image runs a Python the tierscope package does not install on."""
 
 

@@ -35,14 +35,12 @@ from types import FrameType
 from typing import Any, TextIO
 
 from tierscope.contract import EVAL_BEGIN, EVAL_END, FIRST_STEP, INITIALIZED
+from tierscope.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, Terminated
 from tierscope.trainer import data, model
 from tierscope.trainer.checkpoints import Checkpointer
 from tierscope.trainer.roles import SINGLE, STRATEGIES, Strategy, TaskSpec, strategy_for
 from tierscope.trainer.steplog import Identity, IntervalMeter, LogFormat, StepLog
 from tierscope.trainer.summaries import SummaryLog
-
-#: Exit codes of a task (``run_task``'s caller exits with them).
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 130, 143
 
 
 @dataclass(frozen=True)
@@ -100,10 +98,6 @@ class TrainResult:
     records: int
     first_step_s: float
     start_step: int = 0
-
-
-class Terminated(Exception):
-    """The task received SIGTERM (the launcher stopping it)."""
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
@@ -197,7 +191,7 @@ def run_task(
             detail={"traceback": traceback.format_exc(limit=8)[-4000:]},
             step=progress.step or None,
         )
-        return EXIT_FAILED, None
+        return EXIT_ERROR, None
     finally:
         log.close()
 

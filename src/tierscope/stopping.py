@@ -28,14 +28,7 @@ from importlib.machinery import ModuleSpec
 from types import FrameType, ModuleType
 from typing import Any
 
-#: Exit codes: 128 + the signal's number, as a shell reports a command the signal killed.
-EXIT_INTERRUPTED = 128 + signal.SIGINT
-EXIT_TERMINATED = 128 + signal.SIGTERM
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM reached the process (cron's or a supervisor's ``kill``). A KeyboardInterrupt, so
-    whatever finishes its work on Ctrl-C (the collector's storing thread) does the same for it."""
+from tierscope.exits import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
 
 
 def _being_handled() -> bool:

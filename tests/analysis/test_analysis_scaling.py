@@ -82,7 +82,7 @@ def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset
     assert "at least 3 different task counts; the data has 2 (runs of 1 and 5 tasks)" in usl_row["message"]
     by_model = {r["model"]: r for r in predicted.to_dicts()}
     assert by_model["amdahl"]["global_steps_per_s"] == pytest.approx(X20_2016)
-    # issue 12: no interval can hold the model's error (nothing to leave out); the noise alone is kept apart
+    # no interval can hold the model's error (nothing to leave out); the noise alone is kept apart
     assert by_model["amdahl"]["ci_low"] is None and by_model["amdahl"]["ci_high"] is None
     assert by_model["amdahl"]["noise_ci_low"] < X20_2016 < by_model["amdahl"]["noise_ci_high"]
     assert by_model["usl"]["global_steps_per_s"] is None

@@ -1,4 +1,4 @@
-"""Issue 12, steps are not work: examples/s from the batch size and the update mode, and speedups
+"""Steps are not work: examples/s from the batch size and the update mode, and speedups
 on examples/s where the compared runs' batch or mode differ."""
 
 from __future__ import annotations

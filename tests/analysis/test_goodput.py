@@ -1,4 +1,4 @@
-"""Issue 12, goodput per run: buckets against a generated run whose every second is known."""
+"""Goodput per run: buckets against a generated run whose every second is known."""
 
 from __future__ import annotations
 

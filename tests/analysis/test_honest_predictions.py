@@ -1,4 +1,4 @@
-"""Issue 12, honest predictions: an exactly determined fit says so everywhere, its prediction has no
+"""Honest predictions: an exactly determined fit says so everywhere, its prediction has no
 interval that pretends to hold the model's error, a fitted one's interval includes leave-one-out,
 and an extrapolation beyond 2x the largest measured task count is said in recommend's first line."""
 

@@ -1,4 +1,4 @@
-"""Issue 12, time to a target loss or accuracy: generated runs whose every second is known, and the 2016 logs."""
+"""Time to a target loss or accuracy: generated runs whose every second is known, and the 2016 logs."""
 
 from __future__ import annotations
 

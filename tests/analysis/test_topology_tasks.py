@@ -1,4 +1,4 @@
-"""Issue 12, topology-true tasks: training tasks, ps and evaluators from run.json, the manifest or
+"""Topology-true tasks: training tasks, ps and evaluators from run.json, the manifest or
 the tier table, not from which tasks happened to log; a disagreement gets a note."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14, Terminal: tables read at 80 and 120 columns, results paste as CSV, Markdown or JSON,
+"""The terminal: tables read at 80 and 120 columns, results paste as CSV, Markdown or JSON,
 runs are selected in every analysis command, and ordinary mistakes are one line and an exit code.
 
 The 2016 figures (tests/test_summary_2016.py has the hand calculations): steady global steps/s

@@ -189,7 +189,7 @@ def test_report_out_under_a_file_is_one_line_and_leaves_no_temporary_file(
 
 
 def test_an_unknown_region_is_a_usage_error(dataset_2016: Dataset) -> None:
-    # predict prices nothing (it fits throughput): it has no --region since issue 14
+    # predict prices nothing (it fits throughput): it has no --region
     for command in (["summary"], ["report"], ["recommend", "--steps", "10", "--budget", "5"]):
         result = runner.invoke(app, [*command, "-d", str(dataset_2016.root), "--region", "mars"])
         # was exit 0 with every USD column silently empty

@@ -15,7 +15,7 @@ def test_summary_steps_adds_hours_and_usd_columns(dataset_2016: Dataset) -> None
     result = runner.invoke(app, ["summary", "-d", str(dataset_2016.root), "--steps", "1000000"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "speedup against basic; N = 1,000,000 steps)" in result.output
-    # USD to N is empty for every 2016 run (the beta quoted ML units only): left out since issue 14
+    # USD to N is empty for every 2016 run (the beta quoted ML units only): left out
     assert "hours to N" in result.output and "USD to N" not in result.output
     # basic: 1,000,000 steps / 4.731 steps/s / 3600 s/h = 58.71 h; the 2016 table has ML units only: no USD.
     # standard_1: 1,000,000 / 22.8075 / 3600 = 12.18 h.

@@ -1,4 +1,4 @@
-"""Issue 17 item 10: run ids and tiers are stored as given, shown with control characters escaped."""
+"""Run ids and tiers are stored as given, shown with control characters escaped."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 17, the dataset's part: readers beside a busy compaction, damaged bytes, lost records after --fix."""
+"""Readers beside a busy compaction, damaged bytes, lost records after --fix."""
 
 from __future__ import annotations
 

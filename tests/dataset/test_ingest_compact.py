@@ -145,7 +145,7 @@ def _plain_steps(ds: Dataset) -> list[int]:
 def test_a_crash_at_any_step_never_shows_plain_readers_a_record_twice_and_any_command_completes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, call: int, after: bool
 ) -> None:
-    """Issue 17 item 7: the old protocol renamed the merged file in before deleting, so a kill
+    """The old protocol renamed the merged file in before deleting, so a kill
     between the two left every record twice for plain readers until the next writer ran."""
     ds, _ = _dataset_of_small_files(tmp_path)
     with monkeypatch.context() as patch:

@@ -79,7 +79,7 @@ def test_analysis_on_a_corrupt_file_fails_with_one_line_naming_it(
     assert str(bad[kind]) in lines[0] and "tierscope doctor" in lines[0] and "Traceback" not in result.output
 
 
-# Issue 17 item 4: state that does not parse, whatever its bytes. Non-UTF-8 bytes crashed
+# State that does not parse, whatever its bytes. Non-UTF-8 bytes crashed
 # collect, doctor and doctor --fix with a UnicodeDecodeError traceback.
 GARBAGE_STATE = {
     # offset: len(b'{"version": 1, "files": ["') = 26

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(
 
 CHARTS = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodput", "cost_time", "target", "tasks",
           "scaling"]  # fmt: skip
-#: The charts issue 12 adds, and the SVG mark items each must draw at least: the goodput bar a rect per part of
+#: The charts and the SVG mark items each must draw at least: the goodput bar a rect per part of
 #: each run's lifetime its log shows (two runs: productive and start-up at least, 4); the loss chart a line per run
 #: (2), a point per record (30 + 5 x 30), the target's rule (1) and a diamond where each run reached it (2): 185;
 #: the time-to-target chart a bar per run and its price label: 4.

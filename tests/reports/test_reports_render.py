@@ -112,7 +112,7 @@ def test_scaling_band_from_the_analysis_fit_on_the_2016_logs(data_2016: ReportDa
     assert sorted(band) == list(range(1, 21)) and {r["model"] for r in band.values()} == {"Amdahl"}
     assert band[1]["predicted"] == pytest.approx(4.731) and band[5]["predicted"] == pytest.approx(22.8075)
     assert band[20]["predicted"] == pytest.approx(80.4247, abs=1e-3)
-    # issue 12: two points for two parameters test nothing, so the band (measurement noise only) is not drawn
+    # two points for two parameters test nothing, so the band (measurement noise only) is not drawn
     assert band[20]["low"] is None and band[20]["high"] is None
     html = render_html(data_2016, "en")
     assert "No scalability model has been fitted" not in html
@@ -345,7 +345,7 @@ def test_figures_are_png_and_svg(hostile: ReportData, tmp_path: Path) -> None:
     specs = chart_specs(hostile, Catalog("en"))
     written = write_figures(specs, tmp_path / "fig")
     assert [p.name for p in written[:2]] == ["throughput_steps.svg", "throughput_steps.png"]
-    assert len(written) == 2 * len(specs) == 18  # nine charts (issue 12 adds the goodput bar, loss and target)
+    assert len(written) == 2 * len(specs) == 18  # nine charts (with the goodput bar, loss and target)
     for path in written:
         head = path.read_bytes()[:8]
         assert head == b"\x89PNG\r\n\x1a\n" if path.suffix == ".png" else head.startswith(b"<svg")
@@ -473,7 +473,7 @@ def test_japanese_report_translates_the_price_and_tier_tables_notes(data_2016: R
     assert "2016 年の実験のブログ記事が引用した CloudML パブリックベータのスケール階層" in html
 
 
-# --- time to a target loss (issue 12) and chart labels escaped (issue 17) --------------------------
+# --- time to a target loss and chart labels escaped ------------------------------------------
 
 
 def test_time_to_target_bar_and_loss_series_by_hand(hostile: ReportData) -> None:

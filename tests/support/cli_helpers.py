@@ -1,4 +1,4 @@
-"""Reading the commands' tables in tests: since issue 14 they have no borders (kubectl's style)."""
+"""Reading the commands' tables in tests: they have no borders (kubectl's style)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: The flags the issue asks for, plus ones that make any network request fail fast.
+#: The flags headless Chromium needs here, plus ones that make any network request fail fast.
 FLAGS = (
     "--headless",
     "--no-sandbox",

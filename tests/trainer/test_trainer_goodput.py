@@ -1,4 +1,4 @@
-"""Issue 12: a run of tierscope's own trainer has every goodput bucket, and a restarted one resumes
+"""A run of tierscope's own trainer has every goodput bucket, and a restarted one resumes
 from its checkpoint (real TensorFlow runs through ``train local``: ``@pytest.mark.cluster``)."""
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ def test_parameter_server_run_collects(tmp_path: Path) -> None:
     events = dataset.read("events", "ps-run")
     got = events.group_by("role", "task_index").agg(pl.col("event").sort()).sort("role", "task_index", nulls_last=True)
     assert got.rows() == [
-        # the coordinator's goodput events (issue 12): checkpoints after steps 100 and 200 (--checkpoint-every 100)
+        # the coordinator's goodput events: checkpoints after steps 100 and 200 (--checkpoint-every 100)
         (
             "chief",
             0,
@@ -187,7 +187,7 @@ def test_mirrored_text_run_collects(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == [
         "chief-0.log",
         "launcher.jsonl",
-        "model",  # the checkpoints (issue 12)
+        "model",  # the checkpoints
         "run.json",
         "stderr",
         "worker-0.log",

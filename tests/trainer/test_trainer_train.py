@@ -57,7 +57,7 @@ def test_single_process_learns_the_synthetic_set() -> None:
     assert steps["accuracy"].tail(2).min() > 0.9
     # Examples per second = local steps per second x batch size (100).
     assert steps.select((pl.col("examples_per_s") - 100 * pl.col("local_steps_per_s")).abs().max()).item() < 0.01
-    # no model_dir: no checkpoints; the end of set-up and the first step are events (issue 12)
+    # no model_dir: no checkpoints; the end of set-up and the first step are events
     assert parsed.events["event"].sort().to_list() == ["finished", "first_step", "initialized", "started"]
 
 

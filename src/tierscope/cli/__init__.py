@@ -1,11 +1,11 @@
 """The ``tierscope`` command: one typer app whose commands live in the command modules of this package.
 
-Exit codes (for cron): 0 success, 1 error, 2 usage error, 75 dataset busy (EX_TEMPFAIL), 130
-interrupted (Ctrl-C), 143 stopped by SIGTERM; :mod:`tierscope.cli.common` is the one place errors
-become them. Importing this package (and so ``tierscope --help``) loads typer and the standard
-library only, and no command module: the top-level group imports a command's module when that
-command runs (:mod:`tierscope.cli.lazy`); each command imports polars, the rooms, TensorFlow or
-google-cloud-logging inside its body.
+Exit codes (for cron, defined in :mod:`tierscope.exits`): 0 success, 1 error, 2 usage error, 75
+dataset busy (EX_TEMPFAIL), 130 interrupted (Ctrl-C), 143 stopped by SIGTERM;
+:mod:`tierscope.cli.common` is the one place errors become them. Importing this package (and so
+``tierscope --help``) loads typer and the standard library only, and no command module: the
+top-level group imports a command's module when that command runs (:mod:`tierscope.cli.lazy`);
+each command imports polars, the rooms, TensorFlow or google-cloud-logging inside its body.
 """
 
 from __future__ import annotations

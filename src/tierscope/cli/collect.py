@@ -13,7 +13,6 @@ import typer
 
 from tierscope.cli.common import (
     DEFAULT_DATASET,
-    EXIT_ERROR,
     App,
     DatasetOpt,
     FormatChoice,
@@ -35,6 +34,7 @@ from tierscope.cli.common import (
     print_error,
     run_list,
 )
+from tierscope.exits import EXIT_ERROR
 
 if TYPE_CHECKING:
     from rich.progress import Progress

@@ -1,4 +1,4 @@
-"""What every command shares: exit codes, consoles, the options several commands take, the
+"""What every command shares: consoles, the options several commands take, the
 dataset opener, and the one place an error becomes a message and an exit code (:class:`App`).
 
 Cheap to import (typer and the standard library only): ``tierscope --help`` imports every
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from tierscope.errors import TierscopeError, UsageError
+from tierscope.exits import EXIT_BUSY, EXIT_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,13 +27,6 @@ if TYPE_CHECKING:
     from tierscope.analysis.options import AnalysisOptions
     from tierscope.dataset.store import Dataset
 
-#: Success, an error (one line on stderr), a usage error (typer's, or :class:`UsageError`), the
-#: dataset locked by another command (EX_TEMPFAIL: try again later); interrupted by Ctrl-C (130)
-#: or stopped by SIGTERM (143): :mod:`tierscope.stopping`.
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_BUSY = 75
 
 #: What Ctrl-C or SIGTERM during a collect adds to "interrupted". Every write is atomic and offsets
 #: are saved after the data they cover, so nothing stored is lost and the next collect resumes.
