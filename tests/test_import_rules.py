@@ -121,7 +121,14 @@ def all_imports() -> tuple[Import, ...]:
 
 ROOMS = tuple(package_dirs())
 #: The stdlib-only modules beside the rooms that every room may import, the trainer included.
-SHARED = ("tierscope.contract", "tierscope.atomic", "tierscope.tiertable", "tierscope.errors", "tierscope.exits")
+SHARED = (
+    "tierscope.contract",
+    "tierscope.atomic",
+    "tierscope.tiertable",
+    "tierscope.errors",
+    "tierscope.exits",
+    "tierscope.reexport",
+)
 
 RULES = [
     Rule("analysis reads the dataset, never the collector", ("tierscope.analysis",), ("tierscope.collector",)),

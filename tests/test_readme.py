@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import ROOT
-from tierscope.analysis import analyze
+from tierscope import Dataset, analyze
 from tierscope.cli import app
-from tierscope.dataset.store import Dataset
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from tierscope.stopping import Terminated, _raise_stop, stopped
+from tierscope.exits import Terminated
+from tierscope.stopping import _raise_stop, stopped
 
 
 @pytest.fixture(autouse=True)

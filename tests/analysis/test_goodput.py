@@ -9,10 +9,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from tierscope.analysis import analyze
+from tierscope import Dataset, analyze
 from tierscope.cli import app
 from tierscope.dataset.schema import EVENT_SCHEMA, RUN_SCHEMA, STEP_SCHEMA, conform
-from tierscope.dataset.store import Dataset
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 RATE = 5.0  # global steps/s, logging every 100 steps: 20 s an interval

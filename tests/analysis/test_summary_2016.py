@@ -6,9 +6,8 @@ from datetime import date
 
 import pytest
 
-from tierscope.analysis import AnalysisOptions, analyze
+from tierscope import AnalysisOptions, Dataset, analyze
 from tierscope.analysis.summary import BaselineError
-from tierscope.dataset.store import Dataset
 
 
 @pytest.fixture(scope="module")

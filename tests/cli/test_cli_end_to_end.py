@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tierscope import Dataset
 from tierscope.cli import app
-from tierscope.dataset.store import Dataset
 
 runner = CliRunner()
 

@@ -15,8 +15,8 @@ import pytest
 from tests.support import ROOT
 from tests.support.reports_cdp import Browser, Page, find_chromium
 from tests.support.reports_fixtures import BIDI_RUN, EVIL_FAILED, EVIL_REASON, TARGET_LOSS, hostile_dataset
-from tierscope.analysis import AnalysisOptions, analyze
-from tierscope.reports.render import ReportOptions, analysis_options, write_report
+from tierscope import AnalysisOptions, ReportOptions, analyze, write_report
+from tierscope.reports.options import analysis_options
 from tierscope.text import printable
 
 CHROMIUM = find_chromium()

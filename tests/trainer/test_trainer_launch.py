@@ -13,11 +13,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tierscope.collector.collect import collect_runs, runs_from_paths
-from tierscope.dataset.store import Dataset
-from tierscope.trainer.launch import LAUNCHER_LOG, RunDirError, Task, launch_local
+from tierscope import Dataset, collect_runs, runs_from_paths
+from tierscope.trainer import TrainConfig, launch_local
+from tierscope.trainer.launch import LAUNCHER_LOG, RunDirError, Task
 from tierscope.trainer.tiers import Topology
-from tierscope.trainer.train import TrainConfig
 
 # A stand-in task: starts a grandchild (same process group), ignores SIGTERM, and then
 # behaves as its TF_CONFIG role says: the chief exits with CHIEF_EXIT after CHIEF_SECS, others sleep.
