@@ -1,8 +1,10 @@
-"""Fixtures shared by every test.
+"""Fixtures shared by every test, after a check that the tests test this checkout.
 
 The tests import the installed package (``pip install '.[test]'``): the package root lives in
 ``src/tierscope`` and the rooms are mapped into it by ``pyproject.toml``, so the repository root
-that ``python -m pytest`` puts on ``sys.path`` holds no ``tierscope`` to shadow it.
+that ``python -m pytest`` puts on ``sys.path`` holds no ``tierscope`` to shadow it. An installed
+copy older than the working tree stops the run before any test, naming what differs and the
+reinstall command (:mod:`tests.support.checkout`); an editable install is the tree itself.
 """
 
 from __future__ import annotations
@@ -10,18 +12,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 from importlib.resources import as_file
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support import ROOT
+from tests.support.checkout import differences, imported_dir, package_dirs, stale_message
 from tests.support.gcs_emulator import Emulator, running_emulator
-from tierscope.collector.collect import collect_runs
-from tierscope.collector.manifest import load_manifest
-from tierscope.dataset.store import Dataset
-from tierscope.demo import BUNDLED
+
+if TYPE_CHECKING:
+    from tierscope import Dataset
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before any test module imports tierscope (this module imports it only in its fixtures): a
+    # stale copy would fail there with an unrelated error, or pass tests the working tree fails.
+    stale = differences(ROOT)
+    if stale:
+        raise pytest.UsageError(stale_message(ROOT, {p: imported_dir(p) for p in package_dirs(ROOT)}, stale))
 
 
 @pytest.fixture(scope="session")
 def bundled_manifest() -> Path:
+    from tierscope.demo import BUNDLED
+
     with as_file(BUNDLED / "runs.toml") as path:
         return Path(path)
 
@@ -29,6 +43,8 @@ def bundled_manifest() -> Path:
 @pytest.fixture(scope="session")
 def dataset_2016(tmp_path_factory: pytest.TempPathFactory, bundled_manifest: Path) -> Dataset:
     """The 2016 experiment collected once for the session (tests must not write to it)."""
+    from tierscope import Dataset, collect_runs, load_manifest
+
     dataset = Dataset(tmp_path_factory.mktemp("ds2016") / "dataset")
     collect_runs(dataset, load_manifest(bundled_manifest))
     return dataset

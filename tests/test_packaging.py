@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import ROOT
+from tests.support.checkout import differences, stale_message
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PACKAGE_DIRS: dict[str, str] = PYPROJECT["tool"]["setuptools"]["package-dir"]
@@ -149,3 +150,26 @@ def test_the_packages_list_names_every_package_folder() -> None:
             if not {"__pycache__", "build"} & set(rel.parts):
                 found.add(".".join((package, *rel.parts)))
     assert set(PYPROJECT["tool"]["setuptools"]["packages"]) == found
+
+
+def test_a_fresh_install_is_this_checkout_and_a_stale_one_is_named(wheel: zipfile.ZipFile, tmp_path: Path) -> None:
+    # What tests/conftest.py checks before any test: the wheel's files, installed, are the checkout's.
+    wheel.extractall(tmp_path)
+
+    def locate(package: str) -> Path:
+        return tmp_path.joinpath(*package.split("."))
+
+    assert differences(ROOT, locate) == []
+    # The installed copy as it was before three edits of the working tree.
+    (tmp_path / "tierscope" / "dataset" / "store.py").write_text("# the code as it was\n")
+    (tmp_path / "tierscope" / "analysis" / "throughput.py").unlink()
+    (tmp_path / "tierscope" / "reports" / "removed_since.py").write_text("")
+    found = differences(ROOT, locate)
+    assert sorted(found) == [
+        "analysis/throughput.py is not installed",
+        "dataset/store.py differs",
+        "reports/removed_since.py is installed but not in the checkout",
+    ]
+    message = stale_message(ROOT, {"tierscope": tmp_path / "tierscope"}, found)
+    assert f"would import tierscope from {tmp_path / 'tierscope'}, not this checkout" in message
+    assert "python -m pip install '.[test]'" in message and "pip install -e '.[test]'" in message
