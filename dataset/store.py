@@ -372,7 +372,7 @@ class Dataset:
     table's files, checks them and builds one LazyFrame over them, and adds 1. It counts
     openings, not file reads: a LazyFrame collected in several queries (the analysis' batches
     of runs, each reading its runs' partitions) counts once. One analysis pass opens each table
-    once (tests/test_analysis_scans.py).
+    once (tests/analysis/test_analyze_scans.py).
     """
 
     def __init__(self, root: Path | GsPath | str) -> None:

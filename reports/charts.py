@@ -49,7 +49,7 @@ class _Rows(alt.Data):
     Altair validates and converts every value of ``alt.Data(values=...)`` (each time a chart is
     built, copied and turned into a dict): on a few thousand points that was most of a report's
     time. The rows are plain JSON values already (:func:`_values`), and the specs' shape is
-    validated against the Vega-Lite schema by the tests (tests/reports/test_reports_render.py).
+    validated against the Vega-Lite schema by the tests (tests/reports/test_render.py).
     """
 
     def __init__(self, values: list[dict[str, Any]]) -> None:

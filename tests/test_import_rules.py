@@ -155,7 +155,7 @@ def test_the_walk_sees_every_room_and_imports_inside_functions() -> None:
     } <= modules
     # launch.py imports task_command's module inside a function; the driver string of the kill test counts too.
     assert any(i.module == "tierscope.trainer.launch" and i.target == "tierscope.trainer.task" for i in all_imports())
-    assert any(i.module == "tests.dataset.test_ingest_kill" and i.target == "tierscope.atomic" for i in all_imports())
+    assert any(i.module == "tests.dataset.test_kill_safety" and i.target == "tierscope.atomic" for i in all_imports())
 
 
 def _rule_id(rule: Rule) -> str:

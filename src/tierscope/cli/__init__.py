@@ -22,7 +22,7 @@ from tierscope.cli.lazy import lazy_group
 
 #: The top-level commands in the order ``--help`` lists them: the module of tierscope.cli whose
 #: ``register(app)`` adds each, and the first paragraph of its help, spelled out so the listing
-#: need not import them (tests/cli/test_cli_startup.py checks both against the modules).
+#: need not import them (tests/cli/test_startup.py checks both against the modules).
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": (
         "demo",

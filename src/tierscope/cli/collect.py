@@ -39,7 +39,7 @@ from tierscope.exits import EXIT_ERROR
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-#: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (tests/test_cli_startup.py checks it).
+#: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (tests/cli/test_startup.py checks it).
 DEFAULT_SETTLE_S = 300.0
 
 T = TypeVar("T")

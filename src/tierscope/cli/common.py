@@ -464,7 +464,7 @@ def check_out_dir(path: Path, option: str) -> None:
 
 
 #: The report's languages, :data:`tierscope.reports.i18n.LANGS`: spelled out so ``--help`` need
-#: not import the reports (tests/test_cli_startup.py checks they agree).
+#: not import the reports (tests/cli/test_startup.py checks they agree).
 LANGS = ("en", "ja")
 
 

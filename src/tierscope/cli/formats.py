@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tierscope.collector.formats import FormatInfo, LineFormat
 
 #: :data:`tierscope.collector.explain.DEFAULT_LINES`, spelled out so ``--help`` need not import
-#: the collector (tests/test_cli_startup.py checks it).
+#: the collector (tests/cli/test_startup.py checks it).
 DEFAULT_LINES = 20
 
 _OUTCOME_STYLE = {"record": "green", "event": "yellow", "reject": "red", "skipped": "dim"}

@@ -21,7 +21,7 @@ from tierscope.trainer.roles import STRATEGIES
 from tierscope.trainer.tiers import tiers
 
 #: :data:`tierscope.trainer.data.DATASETS` and :data:`tierscope.trainer.steplog.LOG_FORMATS`, spelled
-#: out so ``--help`` imports neither numpy nor the collector (tests/test_cli_startup.py checks them).
+#: out so ``--help`` imports neither numpy nor the collector (tests/cli/test_startup.py checks them).
 DATASETS = ("synthetic", "mnist")
 LOG_FORMATS = ("json", "text", "off")
 

@@ -32,7 +32,7 @@ from tierscope.reports.headline import would_have
 from tierscope.reports.i18n import Catalog
 from tierscope.reports.render import analysis_options, render_html, report_data
 
-# The 2016 Amdahl fit by hand (as tests/test_analysis_scaling.py): lambda = 4.731,
+# The 2016 Amdahl fit by hand (as tests/analysis/test_scaling.py): lambda = 4.731,
 # sigma = (5 x 4.731 / 22.8075 - 1) / 4 = 0.0092897; at PREMIUM_1's 20 tasks 94.62 / 1.176505 = 80.42.
 SIGMA_2016 = (5 * 4.731 / 22.8075 - 1) / 4
 X20_2016 = 20 * 4.731 / (1 + 19 * SIGMA_2016)

@@ -136,7 +136,7 @@ def test_a_run_above_the_budget_with_no_training_task_has_the_figures_of_one_pas
 SPILL_FULL = """
 import resource, sys
 sys.path.insert(0, sys.argv[1])
-from tests.analysis.test_analysis_pieces import one_big_run
+from tests.analysis.test_batches_pieces import one_big_run
 from tierscope.analysis.batches import interval_figures
 resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))  # a file of 1000 bytes at most
 try:

@@ -1,7 +1,7 @@
 """The terminal: tables read at 80 and 120 columns, results paste as CSV, Markdown or JSON,
 runs are selected in every analysis command, and ordinary mistakes are one line and an exit code.
 
-The 2016 figures (tests/test_summary_2016.py has the hand calculations): steady global steps/s
+The 2016 figures (tests/analysis/test_summary_2016.py has the hand calculations): steady global steps/s
 basic 4.731, local 18.853, standard_1 22.808; speedups 1.00, 3.98, 4.82; ML units/h 1, 10, 75;
 steps per ML unit-hour 4.731 x 3600 / 1 = 17,031.6 and 22.8075 x 3600 / 10 = 8,210.7.
 """
@@ -196,7 +196,7 @@ def two_dates(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_one_tier_at_two_dates_is_explained_and_region_changes_a_column(two_dates: Path) -> None:
     args = ["summary", "-d", str(two_dates), "--price-date", "2019-12-01"]
     us = run(args, 160)
-    # 2016 beta: STANDARD_1 = 10 ML units/h; 2019 table: 4.0571 (tests/test_analysis_scaling.py)
+    # 2016 beta: STANDARD_1 = 10 ML units/h; 2019 table: 4.0571 (tests/analysis/test_scaling.py)
     assert (
         "STANDARD_1 costs 10 on 2016-12-31 and 4.0571 on 2019-12-01 ML units/h: each run is priced on its own date"
         in us

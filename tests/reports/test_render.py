@@ -538,7 +538,7 @@ def test_the_noscript_note_does_not_promise_every_figure_in_the_tables(data_2016
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_gap_in_the_scaling_band_is_said_under_the_chart(data_2016: ReportData, lang: str) -> None:
-    # Runs of 1, 2 and 4 tasks at 10, 20 and 8 global steps/s (tests/analysis/test_honest_predictions.py): the
+    # Runs of 1, 2 and 4 tasks at 10, 20 and 8 global steps/s (tests/analysis/test_forecast_intervals.py): the
     # refit without the 1-task run sits at its bound, so the band has no interval at 1 task (a gap), and the
     # page says so where predict's caveat would; elsewhere the band is drawn.
     import numpy as np
