@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m benchmarks.run`` (see the README section "Benchmarks")."""
+"""Benchmarks: ``python -m benchmarks.run`` (see docs/benchmarks.md)."""
 
 import os
 

@@ -7,7 +7,7 @@
 Inputs are generated deterministically into a temporary directory (``--work`` to choose
 it); every whole-process figure runs ``tierscope`` from this checkout in a subprocess and
 keeps the fastest of ``--repeat`` runs (other load on the machine only ever adds time).
-See the README section "Benchmarks".
+See docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ _IMPORT_CLI_FRAMEWORK = "import typer.main\n"
 
 def _collect_nothing_new(work: Path, runs: int) -> tuple[Proc, Proc, Proc]:
     """The fastest of ``runs`` collects of a log already collected (200 lines, so start-up
-    dominates), printing its table and under ``--quiet`` (the README's crontab line), and taking
+    dominates), printing its table and under ``--quiet`` (the crontab line of docs/running-unattended.md), and taking
     turns with them, the fastest import of the CLI framework alone."""
     log = write_cloudml_log(work / "startup.log", 200)
     dataset = work / "startup-ds"

@@ -571,7 +571,7 @@ class Dataset:
         and pinned open, so the frame stays readable while a compaction replaces its files. The pins
         are this instance's: keep it referenced until the frame is collected (``Dataset(p).scan(t)``
         collected after the Dataset is gone raises ``FileNotFoundError`` on a pinned path). To read
-        without tierscope, scan ``DIR/<table>/`` with polars or DuckDB (README, "Dataset layout").
+        without tierscope, scan ``DIR/<table>/`` with polars or DuckDB (docs/team-dataset.md, "Its files").
         """
         spec = TABLES[table]
         self.scans[table] += 1

@@ -1,6 +1,6 @@
-"""Regenerate the README's screenshots of the report from the demo: ``docs/report-1280.png`` (a 1280 x 800
-laptop screen) and ``docs/report-1024.png`` (1024 x 800), the top of the English report on the bundled 2016
-logs, drawn by headless Chromium with the network off.
+"""Regenerate the screenshots of the report (README.md, docs/report.md) from the demo:
+``docs/report-1280.png`` (a 1280 x 800 laptop screen) and ``docs/report-1024.png`` (1024 x 800), the top
+of the English report on the bundled 2016 logs, drawn by headless Chromium with the network off.
 
     python docs/screenshots.py            # writes docs/report-*.png
     python docs/screenshots.py --out DIR  # somewhere else

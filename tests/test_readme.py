@@ -1,4 +1,4 @@
-"""The README's figures and commands do not rot: they are checked against the tool."""
+"""The README's and docs' figures, commands and links do not rot: they are checked against the tool."""
 
 from __future__ import annotations
 
@@ -64,8 +64,12 @@ def test_the_paths_the_readme_and_the_manifest_name_exist() -> None:
 
 
 def usage_commands() -> list[list[str]]:
-    block = README.split("## Usage", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
-    return [shlex.split(line.split("  #")[0]) for line in block.splitlines() if line.startswith("tierscope ")]
+    """The README's three commands for your own log, and the usage reference's (docs/cli.md)."""
+    own = README.split("## Your own log in three commands", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    cli = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    usage = cli.split("## Usage", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    lines = [*own.splitlines(), *usage.splitlines()]
+    return [shlex.split(line.split("  #")[0]) for line in lines if line.startswith("tierscope ")]
 
 
 def test_every_usage_command_names_a_real_command_and_options() -> None:
@@ -74,7 +78,7 @@ def test_every_usage_command_names_a_real_command_and_options() -> None:
 
     runner = CliRunner()
     commands = usage_commands()
-    assert len(commands) >= 8
+    assert len(commands) >= 3 + 8
     for argv in commands:
         words = [w for w in argv[1:] if not w.startswith("-")]
         path = words[:2] if words[:1] in (["collect"], ["train"]) else words[:1]
@@ -90,3 +94,53 @@ def test_ci_runs_the_readme_test_command(word: str) -> None:
     test_command = re.search(r"python3\.11 -m venv \.venv && .*pytest", README)
     assert test_command and word in test_command.group(0)
     assert test_command.group(0) in ci
+
+
+def test_the_readme_reads_in_ten_minutes_and_links_every_doc() -> None:
+    assert len(README.splitlines()) <= 250
+    docs = {p.name for p in (ROOT / "docs").glob("*.md")}
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)(?:#[\w-]+)?\)", README))
+    assert linked == docs
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("page", ["README.md", *sorted(p.name for p in (ROOT / "docs").glob("*.md"))])
+def test_every_link_between_the_pages_resolves(page: str) -> None:
+    path = ROOT / page if page == "README.md" else ROOT / "docs" / page
+    text = path.read_text(encoding="utf-8")
+    for target, anchor in re.findall(r"\]\((?!https?:)([^)#\s]*)(?:#([^)\s]+))?\)", text):
+        linked = (path.parent / target).resolve() if target else path
+        assert linked.is_file(), f"{page}: {target}"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+            assert anchor in {_slug(h) for h in headings}, f"{page}: {target}#{anchor}"
+
+
+def test_the_tiers_table_is_the_tier_and_price_tables() -> None:
+    import csv
+
+    from tierscope.demo import BUNDLED
+
+    data = BUNDLED.parent
+    section = README.split("## Supported tiers and machines", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines() if line.startswith("| ")]
+    header, *tiers = [r for r in rows if not set(r[0]) <= {"-"}]
+    assert header[:4] == ["tier", "master", "workers", "parameter servers"]
+    composition: dict[str, dict[str, str]] = {}
+    with (data / "tiers.csv").open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            composition.setdefault(row["tier"], {})[row["role"]] = f"{row['count']} × {row['machine_type']}"
+    units: dict[tuple[str, str], str] = {}
+    with (ROOT / "analysis" / "data" / "ml_units.csv").open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["kind"] == "tier":
+                units[(row["name"], row["effective_date"][:4])] = row["ml_units_per_hour"]
+    assert {r[0] for r in tiers} == set(composition)
+    for tier, master, workers, ps, per_hour in tiers:
+        roles = composition[tier]
+        assert [master, workers, ps] == [roles.get(r, "-") for r in ("master", "worker", "ps")], tier
+        assert per_hour.split(" / ") == [units.get((tier, year), "-") for year in ("2016", "2018", "2019")], tier

@@ -1,4 +1,4 @@
-"""The line ``tierscope collect`` ends with accounts for every line read (README: "nothing is lost")."""
+"""The line ``tierscope collect`` ends with accounts for every line read: nothing is lost."""
 
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def test_a_quiet_collect_with_nothing_new_loads_no_rich(tmp_path: Path) -> None:
 
 
 def test_a_manifest_collect_with_nothing_new_loads_no_data_library(tmp_path: Path) -> None:
-    # The README's cron form: a manifest without a formats key imported the declared-formats module
+    # The cron form of docs/running-unattended.md: a manifest without a formats key imported the declared-formats module
     # (and with it polars, ~0.5 s of CPU) to read no formats file.
     (tmp_path / "a.log").write_text(LINE)
     manifest = tmp_path / "runs.toml"

@@ -1,4 +1,4 @@
-"""``tierscope summary --steps N`` prints the hours and USD to N steps in its table, as the README says."""
+"""``tierscope summary --steps N`` prints the hours and USD to N steps in its table, as docs/cli.md says."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from tierscope.collector.manifest import RunSpec
 from tierscope.collector.sources.tfevents import Place, place_of, run_name
 from tierscope.dataset.store import Dataset
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "reading-logs.md").read_text(encoding="utf-8")
 T0 = 1_700_000_000.0  # the writer opens (file_version event), Unix seconds
 
 
@@ -192,7 +192,7 @@ def test_bytes_that_are_no_records_are_one_reject(tmp_path: Path, ds: Dataset) -
 
 
 def test_declared_tags_map_other_names(tmp_path: Path, ds: Dataset) -> None:
-    # The README's block (section "My log is not read").
+    # The block of docs/reading-logs.md (section "My log is not read").
     section = README.split("## My log is not read", 1)[1].split("\n## ", 1)[0]
     toml = tmp_path / "my-formats.toml"
     toml.write_text(

@@ -1,5 +1,5 @@
 """``tierscope dataset bigquery-ddl``: BigQuery's external tables over a dataset on Cloud Storage,
-and the README's steady-state query, run by DuckDB over the same Parquet, against ``summary``."""
+and the steady-state query of docs/team-dataset.md, run by DuckDB over the same Parquet, against ``summary``."""
 
 from __future__ import annotations
 
@@ -133,13 +133,13 @@ def test_the_steady_state_query_gives_summarys_figures(dataset_2016: Dataset) ->
     for run, rate in expected.items():
         assert got[run] == pytest.approx(rate, rel=1e-12), run
     # By hand: basic's 9 steady intervals (its first is warm-up) log 4.448 ... 4.767 global
-    # steps/s; their median, the 5th of 9, is 4.731 (README, "What the demo prints").
+    # steps/s; their median, the 5th of 9, is 4.731 (the README's demo table).
     assert got["basic"] == pytest.approx(4.731)
 
 
 def test_the_readme_shows_the_query_bigquery_runs() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Querying the dataset with BigQuery", 1)[1].split("\n## ", 1)[0]
+    doc = (ROOT / "docs" / "team-dataset.md").read_text(encoding="utf-8")
+    section = doc.split("## Querying the dataset with BigQuery", 1)[1].split("\n## ", 1)[0]
     block = section.split("```sql\n", 1)[1].split("```", 1)[0]
     assert block == steady_state_query("`my-project.tierscope.steps`").rstrip() + ";\n"
     printed = runner.invoke(

@@ -292,7 +292,9 @@ TierSelectOpt = Annotated[
 FormatsFileOpt = Annotated[
     list[Path] | None,
     typer.Option(
-        "--formats", metavar="FILE", help="A TOML file of formats you declare (see README, 'My log is not read')."
+        "--formats",
+        metavar="FILE",
+        help="A TOML file of formats you declare (see docs/reading-logs.md, 'My log is not read').",
     ),
 ]
 WideOpt = Annotated[bool, typer.Option("--wide", "-w", help="Show every column in full, however wide the terminal is.")]
@@ -344,7 +346,7 @@ TargetLossOpt = Annotated[
     float | None,
     typer.Option(
         "--target-loss",
-        help="Time and price to a training loss at or below this (held for 3 records in a row); see README.",
+        help="Time and price to a training loss at or below this (held for 3 records in a row); see docs/figures.md.",
         metavar="LOSS",
     ),
 ]

@@ -29,7 +29,7 @@ from tierscope.collector.manifest import load_manifest
 from tierscope.dataset.store import Dataset
 from tierscope.errors import UsageError
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "reading-logs.md").read_text(encoding="utf-8")
 
 TRAINER_LOG = [
     "[trainer] starting, 2 epochs",
@@ -42,7 +42,7 @@ TRAINER_LOG = [
 
 
 def readme_toml() -> str:
-    """The formats file of the README's section "My log is not read"."""
+    """The formats file of the section "My log is not read" (docs/reading-logs.md)."""
     section = README.split("## My log is not read", 1)[1].split("\n## ", 1)[0]
     return section.split("```toml\n", 1)[1].split("```", 1)[0]
 
