@@ -129,6 +129,23 @@ def test_ctrl_c_stops_everything(tmp_path: Path) -> None:
     assert [(e["event"], e["reason"]) for e in events] == [("started", None), ("failed", "interrupted (Ctrl-C)")]
 
 
+def test_sigterm_to_the_launcher_stops_everything_and_says_which_signal(tmp_path: Path) -> None:
+    # SIGTERM raises the one stop exception (tierscope.exits.Terminated); the run ends as on
+    # Ctrl-C (interrupted, 130), its reason naming the signal.
+    out = tmp_path / "run"
+    run = launch_local(
+        TrainConfig(run_id="hyg-term"),
+        Topology(workers=1),
+        out,
+        timeout_s=60,
+        grace_s=0.3,
+        command=standin,
+        on_start=lambda tasks: signal.raise_signal(signal.SIGTERM),
+    )
+    assert (run.status, run.exit_code, run.reason) == ("interrupted", 130, "launcher received SIGTERM")
+    assert processes_in(groups_of(out)) == []
+
+
 def test_run_dir_must_be_empty_and_strategy_must_fit(tmp_path: Path) -> None:
     (tmp_path / "old.log").write_text("x\n")
     with pytest.raises(RunDirError, match="already holds files"):
