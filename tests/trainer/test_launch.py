@@ -112,7 +112,13 @@ def test_a_failed_chief_stops_the_rest(tmp_path: Path, monkeypatch: pytest.Monke
     assert json.loads((out / "chief-0.jsonl").read_text()) == {"role": "chief"}  # stdout is the task's log
 
 
-def test_ctrl_c_stops_everything(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "reason"),
+    [(signal.SIGINT, "interrupted (Ctrl-C)"), (signal.SIGTERM, "launcher received SIGTERM")],
+)
+def test_ctrl_c_or_sigterm_stops_everything(tmp_path: Path, signum: signal.Signals, reason: str) -> None:
+    # SIGTERM raises the one stop exception (tierscope.exits.Terminated): the run ends as on Ctrl-C
+    # (interrupted, 130), its reason naming the signal.
     out = tmp_path / "run"
     run = launch_local(
         TrainConfig(run_id="hyg-int"),
@@ -121,29 +127,12 @@ def test_ctrl_c_stops_everything(tmp_path: Path) -> None:
         timeout_s=60,
         grace_s=0.3,
         command=standin,
-        on_start=lambda tasks: signal.raise_signal(signal.SIGINT),
+        on_start=lambda tasks: signal.raise_signal(signum),
     )
-    assert (run.status, run.exit_code, run.reason) == ("interrupted", 130, "interrupted (Ctrl-C)")
+    assert (run.status, run.exit_code, run.reason) == ("interrupted", 130, reason)
     assert processes_in(groups_of(out)) == []
     events = [json.loads(line) for line in (out / LAUNCHER_LOG).read_text().splitlines() if '"tierscope"' in line]
-    assert [(e["event"], e["reason"]) for e in events] == [("started", None), ("failed", "interrupted (Ctrl-C)")]
-
-
-def test_sigterm_to_the_launcher_stops_everything_and_says_which_signal(tmp_path: Path) -> None:
-    # SIGTERM raises the one stop exception (tierscope.exits.Terminated); the run ends as on
-    # Ctrl-C (interrupted, 130), its reason naming the signal.
-    out = tmp_path / "run"
-    run = launch_local(
-        TrainConfig(run_id="hyg-term"),
-        Topology(workers=1),
-        out,
-        timeout_s=60,
-        grace_s=0.3,
-        command=standin,
-        on_start=lambda tasks: signal.raise_signal(signal.SIGTERM),
-    )
-    assert (run.status, run.exit_code, run.reason) == ("interrupted", 130, "launcher received SIGTERM")
-    assert processes_in(groups_of(out)) == []
+    assert [(e["event"], e["reason"]) for e in events] == [("started", None), ("failed", reason)]
 
 
 def test_run_dir_must_be_empty_and_strategy_must_fit(tmp_path: Path) -> None:
