@@ -144,3 +144,13 @@ def test_the_tiers_table_is_the_tier_and_price_tables() -> None:
         roles = composition[tier]
         assert [master, workers, ps] == [roles.get(r, "-") for r in ("master", "worker", "ps")], tier
         assert per_hour.split(" / ") == [units.get((tier, year), "-") for year in ("2016", "2018", "2019")], tier
+
+
+def test_the_library_example_runs(tmp_path: Path, bundled_manifest: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The README's Python block, in a fresh folder, on the bundled manifest as its runs.toml.
+    block = README.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    assert '"runs.toml"' in block
+    exec(compile(block.replace('"runs.toml"', repr(str(bundled_manifest))), "README.md", "exec"), {})
+    assert (tmp_path / "ds" / "steps").is_dir()
+    assert "<html" in (tmp_path / "report.html").read_text(encoding="utf-8")[:200].lower()

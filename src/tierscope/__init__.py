@@ -11,7 +11,9 @@ The public API, for using tierscope as a library (each name is imported on first
     tierscope.collect_runs(dataset, runs)  # or tierscope.load_manifest("runs.toml")
     analysis = tierscope.analyze(dataset, tierscope.AnalysisOptions(baseline="job41"))
     print(analysis.summary)  # a polars DataFrame, one row per run
-    tierscope.write_report(analysis, Path("report.html"))
+    # a report draws charts and fits too: ask the analysis for them
+    report = tierscope.analyze(dataset, tierscope.analysis_options(tierscope.AnalysisOptions(baseline="job41")))
+    tierscope.write_report(report, Path("report.html"))
 
 Everything tierscope raises for a user to read is a :class:`TierscopeError`.
 """
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from tierscope.collector.runs import runs_from_paths
     from tierscope.dataset import Dataset
     from tierscope.errors import TierscopeError, UsageError
-    from tierscope.reports import ReportOptions, render_report, write_report
+    from tierscope.reports import ReportOptions, analysis_options, render_report, write_report
 
 #: Each public name and the module it comes from (the rooms' front doors where they have one).
 _ORIGINS = {
@@ -50,6 +52,7 @@ _ORIGINS = {
     "render_report": "tierscope.reports",
     "write_report": "tierscope.reports",
     "ReportOptions": "tierscope.reports",
+    "analysis_options": "tierscope.reports",
     # the root of every error a user reads, and the usage error (exit 2 on the command line)
     "TierscopeError": "tierscope.errors",
     "UsageError": "tierscope.errors",
@@ -63,6 +66,7 @@ __all__ = [
     "RunSpec",
     "TierscopeError",
     "UsageError",
+    "analysis_options",
     "analyze",
     "collect_cloud",
     "collect_runs",
