@@ -1,0 +1,351 @@
+"""Vertex AI custom-training SKUs of the Cloud Billing Catalog, read as price rows.
+
+A price row is ``resource,region,pricing,usd_per_hour,valid_from,source`` (:data:`COLUMNS`), the
+format the shipped price rows, ``--prices FILE`` and a manifest's ``prices`` key share:
+
+- ``resource``: a Vertex AI machine type (``n1-standard-8``: its vCPUs and memory, accelerators
+  not included), an accelerator by the Vertex API's AcceleratorType name (``NVIDIA_TESLA_T4``,
+  per accelerator-hour), or a TPU generation (``TPU_V5_LITEPOD``, per chip-hour);
+- ``region``: a Google Cloud region; ``pricing``: ``on-demand`` or ``spot``;
+- ``usd_per_hour``: exact decimal USD; ``valid_from``: ISO date; ``source``: the SKUs and read date.
+
+The catalog prices a machine type by its parts: one SKU per vCPU-hour and one per GiB-hour of
+memory of its family ("Vertex AI: Training/Pipelines on N1 Predefined Instance Core running in
+Americas", "... on A3 Instance RAM in Iowa"), so a machine type's row is ``vCPUs x core price +
+memory x RAM price`` (:data:`MACHINE_SHAPES`). Accelerators ("Vertex AI: Training/Pipelines on
+NVIDIA H100 80GB in Iowa") and TPU chips are one SKU each. What these look like is documented in
+``docs/prices-update.md`` with its public sources.
+
+Management-fee SKUs ("Vertex AI: Training/Pipelines management fee on ...") are left out: they are
+billed with flex-start (Dynamic Workload Scheduler) jobs beside Compute Engine's own VM SKUs, not
+with an on-demand or spot job, whose Training/Pipelines SKUs already carry Vertex AI's share.
+
+Everything else (prediction, generative AI, storage, commitments, SKUs of an unknown shape) is
+skipped and counted by reason (:class:`Skipped`); nothing here raises for a SKU.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+#: The price file's columns, in order.
+COLUMNS = ("resource", "region", "pricing", "usd_per_hour", "valid_from", "source")
+#: The Vertex AI service: its display name in the catalog, and its id (the catalog's
+#: services list; also e.g. github.com/joakimcarlsson/model-sync, vertexai catalog, 2026).
+VERTEX_AI_DISPLAY_NAME = "Vertex AI"
+VERTEX_AI_SERVICE_ID = "C7E2-9256-1C43"
+
+#: usageType -> the price file's ``pricing``.
+PRICING = {"OnDemand": "on-demand", "Preemptible": "spot"}
+#: The catalog's usage units per hour, and per GiB-hour of memory (some families say GBy.h).
+HOUR_UNITS = frozenset({"h"})
+MEMORY_HOUR_UNITS = frozenset({"GiBy.h", "GBy.h"})
+
+# vCPUs and memory (GB as Google lists it, billed per GiB-hour) of the machine types Vertex AI trains
+# on. General-purpose families follow their per-vCPU memory: n1-standard 3.75, n1-highmem 6.5,
+# n1-highcpu 0.9, n2/e2-standard 4, -highmem 8, -highcpu 1 (cloud.google.com/compute/docs/
+# general-purpose-machines, read 2026-12-06); c2-standard 4 (compute-optimized-machines); A2, A3 and
+# G2 from cloud.google.com/compute/docs/accelerator-optimized-machines (read 2026-12-06; a3-highgpu-8g's
+# 208 vCPUs / 1,872 GB and a3-highgpu-1g's 26 / 234 also in Google Cloud Japan's Zenn article "DWS の新料金
+# プランで GPU コストを大幅削減", 2025). Accelerators are priced by their own rows, not in these.
+_PER_VCPU_GB = {
+    "n1-standard": (Decimal("3.75"), (4, 8, 16, 32, 64, 96)),
+    "n1-highmem": (Decimal("6.5"), (2, 4, 8, 16, 32, 64, 96)),
+    "n1-highcpu": (Decimal("0.9"), (16, 32, 64, 96)),
+    "n2-standard": (Decimal(4), (4, 8, 16, 32, 48, 64, 80)),
+    "n2-highmem": (Decimal(8), (2, 4, 8, 16, 32, 48, 64, 80)),
+    "n2-highcpu": (Decimal(1), (16, 32, 48, 64, 80)),
+    "e2-standard": (Decimal(4), (4, 8, 16, 32)),
+    "e2-highmem": (Decimal(8), (2, 4, 8, 16)),
+    "e2-highcpu": (Decimal(1), (16, 32)),
+    "c2-standard": (Decimal(4), (4, 8, 16, 30, 60)),
+}
+_ACCELERATOR_OPTIMIZED: dict[str, tuple[int, Decimal]] = {
+    "a2-highgpu-1g": (12, Decimal(85)),
+    "a2-highgpu-2g": (24, Decimal(170)),
+    "a2-highgpu-4g": (48, Decimal(340)),
+    "a2-highgpu-8g": (96, Decimal(680)),
+    "a2-megagpu-16g": (96, Decimal(1360)),
+    "a2-ultragpu-1g": (12, Decimal(170)),
+    "a2-ultragpu-2g": (24, Decimal(340)),
+    "a2-ultragpu-4g": (48, Decimal(680)),
+    "a2-ultragpu-8g": (96, Decimal(1360)),
+    "a3-highgpu-1g": (26, Decimal(234)),
+    "a3-highgpu-2g": (52, Decimal(468)),
+    "a3-highgpu-4g": (104, Decimal(936)),
+    "a3-highgpu-8g": (208, Decimal(1872)),
+    "a3-megagpu-8g": (208, Decimal(1872)),
+    "g2-standard-4": (4, Decimal(16)),
+    "g2-standard-8": (8, Decimal(32)),
+    "g2-standard-12": (12, Decimal(48)),
+    "g2-standard-16": (16, Decimal(64)),
+    "g2-standard-24": (24, Decimal(96)),
+    "g2-standard-32": (32, Decimal(128)),
+    "g2-standard-48": (48, Decimal(192)),
+    "g2-standard-96": (96, Decimal(384)),
+}
+
+#: Machine type -> (vCPUs, memory GB): the machine types a family's core and RAM SKUs price.
+MACHINE_SHAPES: dict[str, tuple[int, Decimal]] = {
+    **{f"{prefix}-{n}": (n, per * n) for prefix, (per, sizes) in _PER_VCPU_GB.items() for n in sizes},
+    **_ACCELERATOR_OPTIMIZED,
+}
+
+
+def family_of(machine_type: str) -> str:
+    """``n1-standard-8`` -> ``n1``: the family whose core and RAM SKUs price it."""
+    return machine_type.split("-", 1)[0]
+
+
+# An accelerator's name in a SKU description -> the Vertex API's AcceleratorType. The more specific
+# names come first ("A100 80GB" before "A100", "H100 Mega" before "H100").
+_ACCELERATORS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), name)
+    for pattern, name in (
+        (r"\ba100[\s-]*80\s*gb\b", "NVIDIA_A100_80GB"),
+        (r"\ba100\b", "NVIDIA_TESLA_A100"),
+        (r"\bh100[\s-]*mega\b", "NVIDIA_H100_MEGA_80GB"),
+        (r"\bh100\b", "NVIDIA_H100_80GB"),
+        (r"\bh200\b", "NVIDIA_H200_141GB"),
+        (r"\bgb200\b", "NVIDIA_GB200"),
+        (r"\bb200\b", "NVIDIA_B200"),
+        (r"\bl4\b", "NVIDIA_L4"),
+        (r"\bt4\b", "NVIDIA_TESLA_T4"),
+        (r"\bv100\b", "NVIDIA_TESLA_V100"),
+        (r"\bp100\b", "NVIDIA_TESLA_P100"),
+        (r"\bp4\b", "NVIDIA_TESLA_P4"),
+        (r"\bk80\b", "NVIDIA_TESLA_K80"),
+    )
+)
+_TPUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), name)
+    for pattern, name in (
+        (r"\btpu[\s-]*v5[\s-]*(?:e|lite(?:pod)?)\b", "TPU_V5_LITEPOD"),
+        (r"\btpu[\s-]*v5p\b", "TPU_V5P"),
+        (r"\btpu[\s-]*(?:v6e|trillium)\b", "TPU_V6E"),
+        (r"\btpu[\s-]*v4\b", "TPU_V4_POD"),
+        (r"\btpu[\s-]*v3\b", "TPU_V3"),
+        (r"\btpu[\s-]*v2\b", "TPU_V2"),
+    )
+)
+_FAMILY = re.compile(r"\b(n1|n2d|n2|n4|e2|c2d|c2|c3d|c3|a2|a3|a4|g2|m1|m2|m3)\b")
+_CORE = re.compile(r"\b(?:core|cpu|vcpu)\b")
+_RAM = re.compile(r"\b(?:ram|memory)\b")
+
+
+@dataclass
+class Skipped:
+    """SKUs left out, counted by reason (a phrase that follows "SKUs ...")."""
+
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    NOT_TRAINING = "for another Vertex AI product than custom training (prediction, generative AI, storage, ...)"
+    MANAGEMENT_FEE = "that are a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)"
+    UNKNOWN_SHAPE = "whose description names no machine, accelerator or TPU"
+    USAGE = "of a usage type other than on-demand or spot (commitments, reservations, ...)"
+    UNIT = "priced in another unit than per hour (or per GiB-hour for memory)"
+    PRICE = "with no single USD rate (several tiers, another currency, or none)"
+    NO_REGION = "that name no region"
+    NO_DATE = "that name no effective time"
+    NO_MACHINES = "of a machine family with no machine type tierscope knows, or with a core or RAM price but not both"
+    DUPLICATE = "that price a resource, region and pricing another SKU already priced (the first was kept)"
+
+    def add(self, reason: str, count: int = 1) -> None:
+        self.reasons[reason] += count
+
+    @property
+    def total(self) -> int:
+        return sum(self.reasons.values())
+
+    def lines(self) -> list[str]:
+        """One sentence per reason, most first: ``skipped 12 SKUs whose description names ...``."""
+        return [
+            f"skipped {n:,} SKU{'s' if n != 1 else ''} {reason}"
+            for reason, n in sorted(self.reasons.items(), key=lambda item: (-item[1], item[0]))
+        ]
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One row of a price file (:data:`COLUMNS`)."""
+
+    resource: str
+    region: str
+    pricing: str
+    usd_per_hour: Decimal
+    valid_from: date
+    source: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.resource, self.region, self.pricing)
+
+    def cells(self) -> list[str]:
+        """The row as the CSV's cells: the price as exact plain decimal digits."""
+        usd = format(self.usd_per_hour.normalize(), "f")
+        return [self.resource, self.region, self.pricing, usd, self.valid_from.isoformat(), self.source]
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One SKU's price in one region: a family's vCPU-hour or GiB-hour (``kind`` core/ram), or an
+    accelerator's or TPU chip's hour (``kind`` device, ``name`` the resource)."""
+
+    kind: str
+    name: str
+    region: str
+    pricing: str
+    usd: Decimal
+    valid_from: date
+    sku_id: str
+
+
+def usd(money: Mapping[str, Any]) -> Decimal:
+    """A ``google.type.Money`` in its JSON form (``units`` a string of an int64, ``nanos`` an int)
+    as an exact Decimal: ``{"units": "1", "nanos": 500000000}`` -> ``Decimal("1.5")``."""
+    return Decimal(int(money.get("units") or 0)) + Decimal(int(money.get("nanos") or 0)).scaleb(-9)
+
+
+def _effective_date(text: str) -> date:
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return (when.astimezone(UTC) if when.tzinfo else when).date()
+
+
+def _classify(description: str) -> tuple[str, str] | str:
+    """``(kind, name)`` for a training SKU's description, or the :class:`Skipped` reason."""
+    text = description.lower()
+    if "management fee" in text:
+        return Skipped.MANAGEMENT_FEE
+    if "training" not in text or "prediction" in text:
+        return Skipped.NOT_TRAINING
+    if "workstation" in text or re.search(r"\bcustom (?:instance|extended)\b", text):
+        return Skipped.UNKNOWN_SHAPE
+    for pattern, name in _TPUS:
+        if pattern.search(text):
+            return ("device", name)
+    if "gpu" in text or "nvidia" in text:
+        for pattern, name in _ACCELERATORS:
+            if pattern.search(text):
+                return ("device", name)
+        return Skipped.UNKNOWN_SHAPE
+    family = _FAMILY.search(text)
+    name = family.group(1) if family else ("c2" if "compute optimized" in text else None)
+    if name is None:
+        return Skipped.UNKNOWN_SHAPE
+    if _CORE.search(text):
+        return ("core", name)
+    if _RAM.search(text):
+        return ("ram", name)
+    return Skipped.UNKNOWN_SHAPE
+
+
+def _parts(sku: Mapping[str, Any], skipped: Skipped) -> list[_Part]:
+    """The priced parts of one SKU (its JSON form, as the REST API and ``Sku.to_dict`` give it)."""
+    shape = _classify(str(sku.get("description") or ""))
+    if isinstance(shape, str):
+        skipped.add(shape)
+        return []
+    kind, name = shape
+    pricing = PRICING.get(str((sku.get("category") or {}).get("usageType") or ""))
+    if pricing is None:
+        skipped.add(Skipped.USAGE)
+        return []
+    infos = sku.get("pricingInfo") or []
+    expression = (infos[0].get("pricingExpression") or {}) if infos else {}
+    units = MEMORY_HOUR_UNITS if kind == "ram" else HOUR_UNITS
+    if expression.get("usageUnit") not in units:
+        skipped.add(Skipped.UNIT)
+        return []
+    rates = expression.get("tieredRates") or []
+    price = (rates[0].get("unitPrice") or {}) if len(rates) == 1 else {}
+    if (price.get("currencyCode") or "USD") != "USD" or not rates or len(rates) != 1:
+        skipped.add(Skipped.PRICE)
+        return []
+    regions = [r for r in sku.get("serviceRegions") or [] if r]
+    if not regions:
+        skipped.add(Skipped.NO_REGION)
+        return []
+    effective = infos[0].get("effectiveTime")
+    if not effective:
+        skipped.add(Skipped.NO_DATE)
+        return []
+    amount, valid_from, sku_id = usd(price), _effective_date(str(effective)), str(sku.get("skuId") or "")
+    return [_Part(kind, name, region, pricing, amount, valid_from, sku_id) for region in regions]
+
+
+def price_rows(
+    skus: Iterable[Mapping[str, Any]],
+    service_id: str,
+    read_on: date,
+    shapes: Mapping[str, tuple[int, Decimal]] = MACHINE_SHAPES,
+) -> tuple[list[PriceRow], Skipped, int]:
+    """The price rows of ``skus`` (the service's SKUs in their JSON form), sorted by resource,
+    region and pricing; what was skipped and why; and how many SKUs were read.
+
+    ``read_on`` dates each row's source; ``valid_from`` is the SKU's effective date (for a machine
+    type, the later of its core's and RAM's). ``shapes`` maps machine types to (vCPUs, memory GB).
+    """
+    skipped = Skipped()
+    count = 0
+    devices: list[_Part] = []
+    halves: dict[tuple[str, str, str], dict[str, _Part]] = {}
+    for sku in skus:
+        count += 1
+        for part in _parts(sku, skipped):
+            if part.kind == "device":
+                devices.append(part)
+                continue
+            pair = halves.setdefault((part.name, part.region, part.pricing), {})
+            if part.kind in pair:
+                skipped.add(Skipped.DUPLICATE)
+            else:
+                pair[part.kind] = part
+    read = read_on.isoformat()
+    rows: dict[tuple[str, str, str], PriceRow] = {}
+
+    def keep(row: PriceRow) -> None:
+        if row.key in rows:
+            skipped.add(Skipped.DUPLICATE)
+        else:
+            rows[row.key] = row
+
+    for part in devices:
+        source = f"Cloud Billing Catalog API, service {service_id}, SKU {part.sku_id}, read {read}"
+        keep(PriceRow(part.name, part.region, part.pricing, part.usd, part.valid_from, source))
+    by_family: dict[str, list[str]] = {}
+    for machine in shapes:
+        by_family.setdefault(family_of(machine), []).append(machine)
+    for (family, region, pricing), pair in halves.items():
+        core, ram = pair.get("core"), pair.get("ram")
+        machines = by_family.get(family, [])
+        if core is None or ram is None or not machines:
+            skipped.add(Skipped.NO_MACHINES, len(pair))
+            continue
+        source = (
+            f"Cloud Billing Catalog API, service {service_id}, SKUs {core.sku_id} (per vCPU) + "
+            f"{ram.sku_id} (per GiB of memory), read {read}"
+        )
+        for machine in machines:
+            vcpus, memory = shapes[machine]
+            price = core.usd * vcpus + ram.usd * memory
+            keep(PriceRow(machine, region, pricing, price, max(core.valid_from, ram.valid_from), source))
+    return sorted(rows.values(), key=lambda r: r.key), skipped, count
+
+
+def price_csv(rows: Iterable[PriceRow]) -> str:
+    """The price file's text: the header :data:`COLUMNS`, then one line per row (RFC 4180 quoting)."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow(row.cells())
+    return out.getvalue()
