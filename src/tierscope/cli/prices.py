@@ -60,13 +60,15 @@ def update_cmd(
     billing role needed) and write their training prices as a dated price file: machine types (their
     vCPUs and memory), accelerators per accelerator-hour and TPU chips per chip-hour, on-demand and
     spot, per region. The file is written whole or not at all."""
-    from tierscope.analysis.catalog import price_csv, price_rows
-    from tierscope.analysis.catalog_api import CatalogError, RetryPolicy, connect, find_service, read_skus
+    from tierscope.analysis.billing_catalog import CatalogError, RetryPolicy, connect, find_service, read_skus
+    from tierscope.analysis.sku_prices import price_csv, price_rows
     from tierscope.atomic import write_bytes_atomic
 
     today = datetime.now(UTC).date()
     target = out if out is not None else Path(f"prices-{today.isoformat()}.csv")
-    reading = connect(endpoint, RetryPolicy(deadline_s=retry_deadline))
+    # A short deadline waits less before its first retry, so that it still retries a few times.
+    policy = RetryPolicy(initial_s=min(RetryPolicy.initial_s, retry_deadline / 4), deadline_s=retry_deadline)
+    reading = connect(endpoint, policy)
     if service_id is None:
         service_id, _ = find_service(reading)
     rows, skipped, read = price_rows(read_skus(reading, service_id), service_id, today)

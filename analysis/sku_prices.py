@@ -98,9 +98,17 @@ MACHINE_SHAPES: dict[str, tuple[int, Decimal]] = {
 }
 
 
+#: Machine-type series priced by SKUs of their own, named by a word of the description ("A3 Mega
+#: Instance Core"): a family key of their own, so their price is never taken for the plain family's.
+VARIANTS = ("mega", "ultra", "edge")
+
+
 def family_of(machine_type: str) -> str:
-    """``n1-standard-8`` -> ``n1``: the family whose core and RAM SKUs price it."""
-    return machine_type.split("-", 1)[0]
+    """The family whose core and RAM SKUs price ``machine_type``: ``n1-standard-8`` -> ``n1``,
+    ``a3-megagpu-8g`` -> ``a3-mega``, ``a2-ultragpu-1g`` -> ``a2-ultra``."""
+    family, _, rest = machine_type.partition("-")
+    variant = next((v for v in VARIANTS if rest.startswith(v)), None)
+    return f"{family}-{variant}" if variant else family
 
 
 # An accelerator's name in a SKU description -> the Vertex API's AcceleratorType. The more specific
@@ -108,9 +116,9 @@ def family_of(machine_type: str) -> str:
 _ACCELERATORS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), name)
     for pattern, name in (
-        (r"\ba100[\s-]*80\s*gb\b", "NVIDIA_A100_80GB"),
+        (r"\ba100\b(?=.*\b80\s*gb\b)", "NVIDIA_A100_80GB"),
         (r"\ba100\b", "NVIDIA_TESLA_A100"),
-        (r"\bh100[\s-]*mega\b", "NVIDIA_H100_MEGA_80GB"),
+        (r"\bh100\b(?=.*\bmega\b)", "NVIDIA_H100_MEGA_80GB"),
         (r"\bh100\b", "NVIDIA_H100_80GB"),
         (r"\bh200\b", "NVIDIA_H200_141GB"),
         (r"\bgb200\b", "NVIDIA_GB200"),
@@ -224,7 +232,7 @@ def _classify(description: str) -> tuple[str, str] | str:
         return Skipped.MANAGEMENT_FEE
     if "training" not in text or "prediction" in text:
         return Skipped.NOT_TRAINING
-    if "workstation" in text or re.search(r"\bcustom (?:instance|extended)\b", text):
+    if re.search(r"workstation|sole tenan|\bcustom (?:instance|extended)\b|\bextended (?:memory|ram)\b", text):
         return Skipped.UNKNOWN_SHAPE
     for pattern, name in _TPUS:
         if pattern.search(text):
@@ -238,6 +246,8 @@ def _classify(description: str) -> tuple[str, str] | str:
     name = family.group(1) if family else ("c2" if "compute optimized" in text else None)
     if name is None:
         return Skipped.UNKNOWN_SHAPE
+    variant = next((v for v in VARIANTS if re.search(rf"\b{v}\b", text)), None)
+    name = f"{name}-{variant}" if variant else name
     if _CORE.search(text):
         return ("core", name)
     if _RAM.search(text):
@@ -263,8 +273,8 @@ def _parts(sku: Mapping[str, Any], skipped: Skipped) -> list[_Part]:
         skipped.add(Skipped.UNIT)
         return []
     rates = expression.get("tieredRates") or []
-    price = (rates[0].get("unitPrice") or {}) if len(rates) == 1 else {}
-    if (price.get("currencyCode") or "USD") != "USD" or not rates or len(rates) != 1:
+    price = (rates[0].get("unitPrice") or {}) if len(rates) == 1 else None
+    if price is None or (price.get("currencyCode") or "USD") != "USD":
         skipped.add(Skipped.PRICE)
         return []
     regions = [r for r in sku.get("serviceRegions") or [] if r]

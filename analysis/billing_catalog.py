@@ -13,12 +13,13 @@ within :attr:`RetryPolicy.deadline_s`. What a user can fix becomes a one-line :c
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tierscope.analysis.catalog import VERTEX_AI_DISPLAY_NAME, VERTEX_AI_SERVICE_ID
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.sku_prices import VERTEX_AI_DISPLAY_NAME, VERTEX_AI_SERVICE_ID
 
 ENDPOINT_ENV = "TIERSCOPE_CATALOG_ENDPOINT"
 SCOPES = ("https://www.googleapis.com/auth/cloud-billing.readonly",)
@@ -49,7 +50,8 @@ class RetryPolicy:
 
 @dataclass
 class Reading:
-    """A client and what its reads met: ``retries`` and the ``faults`` retried, by name."""
+    """A client and what its reads met: ``retries`` (failed attempts of a retried kind) and those
+    ``faults`` by name."""
 
     client: Any
     endpoint: str | None
@@ -110,8 +112,9 @@ def connect(endpoint: str | None = None, policy: RetryPolicy | None = None) -> R
     else:
         try:
             credentials, _ = google.auth.default(scopes=list(SCOPES))
-        except auth_exc.DefaultCredentialsError:
-            raise CatalogError(f"no Google Cloud credentials found: {NO_CREDENTIALS_HELP}") from None
+        except auth_exc.DefaultCredentialsError as exc:
+            why = " ".join(str(exc).split())
+            raise CatalogError(f"no Google Cloud credentials found ({why}): {NO_CREDENTIALS_HELP}") from None
     options = ClientOptions(api_endpoint=endpoint) if endpoint else None
     client = CloudCatalogClient(credentials=credentials, transport="rest", client_options=options)
     return Reading(client=client, endpoint=endpoint, policy=policy or RetryPolicy())
@@ -178,17 +181,21 @@ def explain(exc: BaseException, reading: Reading, what: str, service_id: str | N
     import requests
     from google.api_core import exceptions as gexc
     from google.auth import exceptions as auth_exc
+    from google.protobuf.json_format import ParseError
 
     if isinstance(exc, gexc.RetryError) and exc.cause is not None:
         exc = exc.cause
     message = " ".join(str(getattr(exc, "message", None) or exc).split())
+    # api-core puts the request before the server's words ("GET http://...?pageSize=5000: ..."): the URL
+    # is ours and long, the words are the server's.
+    message = re.sub(r"^(?:GET|POST) \S+: ", "", message)
     where = f" at {reading.endpoint}" if reading.endpoint else ""
-    if isinstance(exc, auth_exc.GoogleAuthError | gexc.Unauthenticated):
+    if isinstance(exc, auth_exc.GoogleAuthError | gexc.Unauthorized):
         return CatalogError(
             f"Google Cloud credentials were refused or could not be refreshed while {what} ({message}): "
             f"{NO_CREDENTIALS_HELP}"
         )
-    if isinstance(exc, gexc.PermissionDenied):
+    if isinstance(exc, gexc.Forbidden):
         return CatalogError(
             f"the Cloud Billing Catalog API refused {what} ({message}): enable the Cloud Billing API "
             "(`gcloud services enable cloudbilling.googleapis.com`) in the credentials' quota project, or set "
@@ -199,11 +206,18 @@ def explain(exc: BaseException, reading: Reading, what: str, service_id: str | N
             f"the Cloud Billing Catalog has no service {service_id!r} ({message}): check --service-id, or leave "
             f"it out to look up {VERTEX_AI_DISPLAY_NAME!r} by name"
         )
-    tries = f"after {reading.retries} retries within {reading.policy.deadline_s:g} s"
+    # Every failed attempt was counted, the last one (not retried: the deadline came) included.
+    failed = reading.retries
+    tries = f"after {failed} failed attempt{'' if failed == 1 else 's'} within {reading.policy.deadline_s:g} s"
     if isinstance(exc, gexc.TooManyRequests | gexc.ServerError):
         return CatalogError(
             f"the Cloud Billing Catalog API{where} kept failing while {what} ({exc.code} {message}) {tries}: "
             "nothing was written; try again later, or raise --retry-deadline"
+        )
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError | ParseError):
+        return CatalogError(
+            f"the Cloud Billing Catalog API's answers{where} kept arriving cut short while {what} {tries}: "
+            "nothing was written; check the network (a proxy?) and try again"
         )
     if isinstance(exc, requests.RequestException):
         return CatalogError(

@@ -1,0 +1,271 @@
+"""A fake Cloud Billing Catalog API: the REST API v1's ``GET /v1/services`` and
+``GET /v1/services/{id}/skus``, in a thread.
+
+For tests that drive the real google-cloud-billing client (REST transport) through an endpoint
+override::
+
+    with FakeCatalogServer({"C7E2-9256-1C43": skus}, page_limit=2) as server:
+        server.burst(429, after_pages=1)       # the second page's request fails once first
+        ... tierscope prices update --endpoint server.url ...
+        server.requests[0].path                # what the client asked
+
+What it implements: the services list (``services``: id -> display name) and each service's SKUs,
+both paged with ``pageSize`` (at most 5000, the API's bound, and at most ``page_limit`` here so a
+short list still spans pages) and ``pageToken`` / ``nextPageToken`` (opaque; a token of another
+list is a 400). An unknown service's SKUs are a 404. Errors use Google's JSON error body, so the
+client raises the usual ``google.api_core`` exceptions.
+
+Faults (thread-safe, settable while running): :meth:`burst` (the next ``count`` requests once
+``after_pages`` pages were served answer ``status``), :meth:`fail_always` (every request answers
+``status`` until :meth:`heal`), :meth:`cut_bodies` (the next answers send half their body under
+the full Content-Length and close: the client sees IncompleteRead; ``after_pages`` as for bursts), ``repeat_token`` (every page
+names the same next token, forever).
+
+Records: ``requests`` (every :class:`CatalogRequest`), ``pages_served``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+MAX_PAGE_SIZE = 5000
+
+
+@dataclass
+class CatalogRequest:
+    """One GET as received (``path`` without the query, the query's ``params``) and its ``status``."""
+
+    number: int
+    path: str
+    params: dict[str, str]
+    status: int = 200
+
+
+@dataclass
+class _Burst:
+    status: int
+    remaining: int
+    after_pages: int
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class FakeCatalogServer:
+    """See the module docstring. ``skus`` maps a service id to its SKUs (the API's JSON form);
+    ``services`` maps service ids to display names (default: each id of ``skus`` is Vertex AI's)."""
+
+    def __init__(
+        self,
+        skus: Mapping[str, Sequence[dict[str, Any]]],
+        services: Mapping[str, str] | None = None,
+        *,
+        page_limit: int = MAX_PAGE_SIZE,
+    ) -> None:
+        self.skus = {sid: list(items) for sid, items in skus.items()}
+        self.services = dict(services) if services is not None else dict.fromkeys(self.skus, "Vertex AI")
+        self.page_limit = page_limit
+        self.requests: list[CatalogRequest] = []
+        self.pages_served = 0
+        self.repeat_token = False
+        self._bursts: list[_Burst] = []
+        self._always: tuple[int, str] | None = None
+        self._cuts = 0
+        self._cuts_after = 0
+        self._lock = threading.RLock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- faults -------------------------------------------------------------------------------
+
+    def burst(self, status: int, count: int = 1, after_pages: int | None = None) -> None:
+        """The next ``count`` requests once ``after_pages`` pages were served (default: now) answer ``status``."""
+        with self._lock:
+            self._bursts.append(_Burst(status, count, self.pages_served if after_pages is None else after_pages))
+
+    def fail_always(self, status: int, message: str = "injected permanent fault") -> None:
+        """Answer every request with ``status`` until :meth:`heal`."""
+        with self._lock:
+            self._always = (status, message)
+
+    def heal(self) -> None:
+        with self._lock:
+            self._always = None
+            self._bursts.clear()
+            self._cuts = 0
+
+    def cut_bodies(self, count: int = 1, after_pages: int | None = None) -> None:
+        """The next ``count`` successful answers once ``after_pages`` pages were served (default: now)
+        are cut in the middle of their body."""
+        with self._lock:
+            self._cuts += count
+            self._cuts_after = self.pages_served if after_pages is None else after_pages
+
+    def _take_cut(self, served_before: int) -> bool:
+        with self._lock:
+            if self._cuts <= 0 or served_before < self._cuts_after:
+                return False
+            self._cuts -= 1
+            return True
+
+    @property
+    def statuses(self) -> list[int]:
+        return [r.status for r in self.requests]
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> FakeCatalogServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                served_before = server.pages_served
+                status, payload = server.handle(self.path)
+                data = json.dumps(payload).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=UTF-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if status == 200 and server._take_cut(served_before):
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(data)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, name="fake-catalog", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeCatalogServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the fake server is not running; call start()")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- the API ------------------------------------------------------------------------------
+
+    def handle(self, target: str) -> tuple[int, dict[str, Any]]:
+        """Answer one GET of ``target`` (path and query): ``(HTTP status, JSON body)``."""
+        parts = urlsplit(target)
+        params = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        with self._lock:
+            record = CatalogRequest(len(self.requests) + 1, parts.path, params)
+            self.requests.append(record)
+            try:
+                self._faults()
+                status, answer = 200, self._route(parts.path, params)
+                self.pages_served += 1
+            except _ApiError as exc:
+                status, answer = exc.status, _error(exc.status, exc.message)
+            record.status = status
+        return status, answer
+
+    def _faults(self) -> None:
+        if self._always is not None:
+            raise _ApiError(*self._always)
+        for burst in self._bursts:
+            if burst.remaining > 0 and self.pages_served >= burst.after_pages:
+                burst.remaining -= 1
+                raise _ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
+
+    def _route(self, path: str, params: dict[str, str]) -> dict[str, Any]:
+        if path == "/v1/services":
+            items = [
+                {
+                    "name": f"services/{sid}",
+                    "serviceId": sid,
+                    "displayName": name,
+                    "businessEntityName": "businessEntities/GCP",
+                }
+                for sid, name in self.services.items()
+            ]
+            return self._page("services", path, items, params)
+        head, _, tail = path.removeprefix("/v1/services/").partition("/")
+        if path.startswith("/v1/services/") and tail == "skus":
+            if head not in self.skus:
+                raise _ApiError(404, f"Service services/{head} not found.")
+            if params.get("currencyCode", "USD") != "USD":
+                raise _ApiError(400, "only USD is served here")
+            return self._page("skus", path, self.skus[head], params)
+        raise _ApiError(404, f"no such method {path}")
+
+    def _page(self, key: str, path: str, items: list[dict[str, Any]], params: dict[str, str]) -> dict[str, Any]:
+        try:
+            size = int(params.get("pageSize") or MAX_PAGE_SIZE)
+        except ValueError:
+            raise _ApiError(400, "pageSize is not a number") from None
+        if not 0 < size <= MAX_PAGE_SIZE:
+            raise _ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}")
+        size = min(size, self.page_limit)
+        offset = _read_token(params["pageToken"], path) if params.get("pageToken") else 0
+        end = min(offset + size, len(items))
+        answer: dict[str, Any] = {key: items[offset:end]}
+        if self.repeat_token:
+            answer["nextPageToken"] = _make_token(path, 0)
+        elif end < len(items):
+            answer["nextPageToken"] = _make_token(path, end)
+        return answer
+
+
+def _error(status: int, message: str) -> dict[str, Any]:
+    return {
+        "error": {"code": status, "message": message, "status": STATUS_NAMES.get(status, HTTPStatus(status).phrase)}
+    }
+
+
+def _make_token(path: str, offset: int) -> str:
+    return base64.urlsafe_b64encode(f"{path}|{offset}".encode()).decode()
+
+
+def _read_token(token: str, path: str) -> int:
+    try:
+        where, offset = base64.urlsafe_b64decode(token.encode()).decode().split("|")
+        if where != path:
+            raise ValueError
+        return int(offset)
+    except ValueError:
+        raise _ApiError(400, "Invalid page token.") from None
+
+
+__all__ = ["CatalogRequest", "FakeCatalogServer"]
