@@ -152,9 +152,7 @@ def test_every_resource_written_is_one_the_machines_table_knows(tmp_path: Path) 
     assert {resource for resource, _, _ in _rows(out)} - known == set()
 
 
-def test_the_default_file_is_dated_today_in_the_current_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_default_file_is_dated_today_in_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
         code, lines = _update(server)

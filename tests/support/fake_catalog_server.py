@@ -18,8 +18,8 @@ client raises the usual ``google.api_core`` exceptions.
 Faults (thread-safe, settable while running): :meth:`burst` (the next ``count`` requests once
 ``after_pages`` pages were served answer ``status``), :meth:`fail_always` (every request answers
 ``status`` until :meth:`heal`), :meth:`cut_bodies` (the next answers send half their body under
-the full Content-Length and close: the client sees IncompleteRead; ``after_pages`` as for bursts), ``repeat_token`` (every page
-names the same next token, forever).
+the full Content-Length and close: the client sees IncompleteRead; ``after_pages`` as for bursts),
+``repeat_token`` (every page names the same next token, forever).
 
 Records: ``requests`` (every :class:`CatalogRequest`), ``pages_served``.
 """
