@@ -142,6 +142,9 @@ _TPUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\btpu[\s-]*v2\b", "TPU_V2"),
     )
 )
+#: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); a SKU's "global" or a
+#: multi-region is none, and no price file row may name it.
+_REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 _FAMILY = re.compile(r"\b(n1|n2d|n2|n4|e2|c2d|c2|c3d|c3|a2|a3|a4|g2|m1|m2|m3)\b")
 _CORE = re.compile(r"\b(?:core|cpu|vcpu)\b")
 _RAM = re.compile(r"\b(?:ram|memory)\b")
@@ -159,7 +162,8 @@ class Skipped:
     USAGE = "of a usage type other than on-demand or spot (commitments, reservations, ...)"
     UNIT = "priced in another unit than per hour (or per GiB-hour for memory)"
     PRICE = "with no single USD rate (several tiers, another currency, or none)"
-    NO_REGION = "that name no region"
+    NO_REGION = "that name no Google Cloud region (none, global, or a multi-region)"
+    UNKNOWN_DEVICE = "of an accelerator or TPU generation tierscope does not know"
     NO_DATE = "that name no effective time"
     NO_MACHINES = "of a machine family with no machine type tierscope knows, or with a core or RAM price but not both"
     DUPLICATE = "that price a resource, region and pricing another SKU already priced (the first was kept)"
@@ -277,7 +281,7 @@ def _parts(sku: Mapping[str, Any], skipped: Skipped) -> list[_Part]:
     if price is None or (price.get("currencyCode") or "USD") != "USD":
         skipped.add(Skipped.PRICE)
         return []
-    regions = [r for r in sku.get("serviceRegions") or [] if r]
+    regions = [r for r in sku.get("serviceRegions") or [] if _REGION.match(str(r))]
     if not regions:
         skipped.add(Skipped.NO_REGION)
         return []
@@ -294,22 +298,28 @@ def price_rows(
     service_id: str,
     read_on: date,
     shapes: Mapping[str, tuple[int, Decimal]] = MACHINE_SHAPES,
+    devices: frozenset[str] | None = None,
 ) -> tuple[list[PriceRow], Skipped, int]:
     """The price rows of ``skus`` (the service's SKUs in their JSON form), sorted by resource,
     region and pricing; what was skipped and why; and how many SKUs were read.
 
     ``read_on`` dates each row's source; ``valid_from`` is the SKU's effective date (for a machine
-    type, the later of its core's and RAM's). ``shapes`` maps machine types to (vCPUs, memory GB).
+    type, the later of its core's and RAM's). ``shapes`` maps the machine types to write to their
+    (vCPUs, memory GB); ``devices`` are the accelerators and TPU generations to write (None: any).
+    See :func:`known_hardware`.
     """
     skipped = Skipped()
     count = 0
-    devices: list[_Part] = []
+    device_parts: list[_Part] = []
     halves: dict[tuple[str, str, str], dict[str, _Part]] = {}
     for sku in skus:
         count += 1
         for part in _parts(sku, skipped):
             if part.kind == "device":
-                devices.append(part)
+                if devices is None or part.name in devices:
+                    device_parts.append(part)
+                else:
+                    skipped.add(Skipped.UNKNOWN_DEVICE)
                 continue
             pair = halves.setdefault((part.name, part.region, part.pricing), {})
             if part.kind in pair:
@@ -325,7 +335,7 @@ def price_rows(
         else:
             rows[row.key] = row
 
-    for part in devices:
+    for part in device_parts:
         source = f"Cloud Billing Catalog API, service {service_id}, SKU {part.sku_id}, read {read}"
         keep(PriceRow(part.name, part.region, part.pricing, part.usd, part.valid_from, source))
     by_family: dict[str, list[str]] = {}
@@ -346,6 +356,24 @@ def price_rows(
             price = core.usd * vcpus + ram.usd * memory
             keep(PriceRow(machine, region, pricing, price, max(core.valid_from, ram.valid_from), source))
     return sorted(rows.values(), key=lambda r: r.key), skipped, count
+
+
+def known_hardware() -> tuple[Mapping[str, tuple[int, Decimal]], frozenset[str] | None]:
+    """The machine types a price file may name, with their (vCPUs, memory GB), and its accelerators
+    and TPU generations: those of the machines table (``tierscope.analysis.machines``), since a price
+    file naming anything else does not load; TPU VMs are left out (their chips' rows price them
+    whole). Where this checkout has no machines table yet: :data:`MACHINE_SHAPES` and any device."""
+    try:
+        from tierscope.analysis import machines
+    except ImportError:  # a checkout from before the machines table
+        return MACHINE_SHAPES, None
+    specs = machines.catalog()
+    shapes = {
+        name: (int(spec.vcpus), Decimal(str(spec.memory_gb)))
+        for name, spec in specs.items()
+        if spec.kind == "machine" and spec.vcpus and spec.memory_gb and spec.chips is None
+    }
+    return shapes, frozenset(name for name, spec in specs.items() if spec.kind in ("gpu", "tpu"))
 
 
 def price_csv(rows: Iterable[PriceRow]) -> str:

@@ -152,6 +152,20 @@ def test_every_resource_written_is_one_the_machines_table_knows(tmp_path: Path) 
     assert {resource for resource, _, _ in _rows(out)} - known == set()
 
 
+def test_the_file_loads_as_user_prices_that_hold_from_the_skus_effective_date(tmp_path: Path) -> None:
+    prices = pytest.importorskip("tierscope.analysis.prices", reason="the price-file loader is not merged yet")
+    out = tmp_path / "prices.csv"
+    with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
+        assert _update(server, "--out", str(out))[0] == 0
+    assert len(prices.load_file(out)) == len(_rows(out))  # every row loads
+    table = prices.PriceTable.with_files([out])
+    # 208 x 0.0293227 + 1,872 x 0.0025534 = 10.8790864 (see the first test), from 2026-11-01 on.
+    row = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", date(2026, 12, 6))
+    assert (row.usd_per_hour, row.valid_from, row.origin) == (10.8790864, date(2026, 11, 1), str(out))
+    before = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", date(2026, 10, 31))
+    assert before is None or before.origin == "shipped"
+
+
 def test_the_default_file_is_dated_today_in_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
@@ -283,13 +297,14 @@ def test_skus_of_other_shapes_are_skipped_and_counted() -> None:
         training("M2", "A3 Mega Instance Ram running in Americas", unit="GiBy.h"),
         training("C", "Custom Instance Core running in Americas"),
         training("R", "Nvidia L4 GPU running in Americas", regions=()),
+        training("G", "Nvidia L4 GPU running in Americas", regions=("global",)),
         training("H", "N1 Predefined Instance Ram running in Americas", unit="GiBy.mo"),
         training("O", "M1 Memory-optimized Instance Core running in Americas"),
         tiers,
         euro,
     ]
     rows, skipped, read = price_rows(skus, "S", date(2026, 12, 6))
-    assert read == 10
+    assert read == 11
     # A100 80GB and A100 40GB apart; A3 Mega's core (0.5 x 208) + RAM (0.5 x 1,872) = 1,040 for a3-megagpu-8g.
     assert [(r.resource, str(r.usd_per_hour)) for r in rows] == [
         ("NVIDIA_A100_80GB", "0.500000000"),
@@ -298,8 +313,12 @@ def test_skus_of_other_shapes_are_skipped_and_counted() -> None:
     ]
     assert skipped.reasons == {
         Skipped.UNKNOWN_SHAPE: 1,  # a custom machine type's core
-        Skipped.NO_REGION: 1,
+        Skipped.NO_REGION: 2,  # none; "global"
         Skipped.UNIT: 1,  # RAM per GiB-month
         Skipped.NO_MACHINES: 1,  # M1 has a core price, no RAM price and no machine type here
         Skipped.PRICE: 2,  # two tiers; euros
     }
+    # Devices the machines table does not know are not written (a price file naming them would not load).
+    rows, skipped, _ = price_rows(skus, "S", date(2026, 12, 6), devices=frozenset({"NVIDIA_TESLA_A100"}))
+    assert [r.resource for r in rows] == ["NVIDIA_TESLA_A100", "a3-megagpu-8g"]
+    assert skipped.reasons[Skipped.UNKNOWN_DEVICE] == 1

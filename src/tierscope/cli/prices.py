@@ -61,7 +61,7 @@ def update_cmd(
     vCPUs and memory), accelerators per accelerator-hour and TPU chips per chip-hour, on-demand and
     spot, per region. The file is written whole or not at all."""
     from tierscope.analysis.billing_catalog import CatalogError, RetryPolicy, connect, find_service, read_skus
-    from tierscope.analysis.sku_prices import price_csv, price_rows
+    from tierscope.analysis.sku_prices import known_hardware, price_csv, price_rows
     from tierscope.atomic import write_bytes_atomic
 
     today = datetime.now(UTC).date()
@@ -71,7 +71,8 @@ def update_cmd(
     reading = connect(endpoint, policy)
     if service_id is None:
         service_id, _ = find_service(reading)
-    rows, skipped, read = price_rows(read_skus(reading, service_id), service_id, today)
+    shapes, devices = known_hardware()
+    rows, skipped, read = price_rows(read_skus(reading, service_id), service_id, today, shapes, devices)
     if not rows:
         reasons = "; ".join(skipped.lines()) or "the service has no SKUs"
         raise CatalogError(
