@@ -15,7 +15,14 @@ from typer.testing import CliRunner
 
 from tests.support.catalog_skus import VERTEX_SKUS, sku
 from tests.support.fake_catalog_server import FakeCatalogServer
-from tierscope.analysis.sku_prices import COLUMNS, MACHINE_SHAPES, VERTEX_AI_SERVICE_ID, Skipped, price_rows
+from tierscope.analysis.sku_prices import (
+    COLUMNS,
+    VERTEX_AI_SERVICE_ID,
+    Skipped,
+    family_of,
+    known_hardware,
+    price_rows,
+)
 from tierscope.cli import app
 
 runner = CliRunner()
@@ -102,13 +109,17 @@ def test_update_writes_the_catalogs_training_prices_through_paging_429_503_and_a
         "Cloud Billing Catalog API, service C7E2-9256-1C43, SKUs 2E83-99F1-391A (per vCPU) + B045-9255-8314 "
         f"(per GiB of memory), read {TODAY}"
     )
-    # 5 device rows (H100, T4 x 2 regions, spot T4, v5e); 4 A3 High types (a3-megagpu-8g is priced by
-    # A3 Mega SKUs, absent here); 17 N1 types in 2 regions: 34.
-    assert len(rows) == 5 + 4 + 34
+    # 5 device rows (H100, T4 x 2 regions, spot T4, v5e); every known A3 High type in us-central1 (not
+    # a3-megagpu-8g: A3 Mega SKUs price it, and there are none here); every N1 type in 2 regions.
+    shapes, _ = known_hardware()
+    a3 = [m for m in shapes if family_of(m) == "a3"]
+    n1 = [m for m in shapes if family_of(m) == "n1"]
+    assert {"a3-highgpu-1g", "a3-highgpu-8g"} <= set(a3) and {"n1-standard-4", "n1-standard-8"} <= set(n1)
+    assert len(rows) == 5 + len(a3) + 2 * len(n1)
     assert ("a3-megagpu-8g", "us-central1", "on-demand") not in rows
     assert lines == [
-        f"wrote 43 price rows (21 machine types, 2 accelerators, 1 TPU generations; 2 regions) from 12 SKUs "
-        f"of service C7E2-9256-1C43 to {out}",
+        f"wrote {len(rows)} price rows ({len(a3) + len(n1)} machine types, 2 accelerators, 1 TPU generations; "
+        f"2 regions) from 12 SKUs of service C7E2-9256-1C43 to {out}",
         "skipped 1 SKU for another Vertex AI product than custom training (prediction, generative AI, storage, ...)",
         "skipped 1 SKU of a usage type other than on-demand or spot (commitments, reservations, ...)",
         "skipped 1 SKU that are a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)",
@@ -125,7 +136,7 @@ def test_a_body_cut_short_is_asked_for_again(tmp_path: Path) -> None:
         code, lines = _update(server, "--out", str(out))
     assert code == 0, lines
     assert "2 requests retried (2 ChunkedEncodingError)" in lines
-    assert len(_rows(out)) == 43
+    assert len(_rows(out)) == int(lines[0].split()[1])
 
 
 def test_the_file_is_a_price_file_of_the_agreed_format(tmp_path: Path) -> None:
@@ -133,9 +144,9 @@ def test_the_file_is_a_price_file_of_the_agreed_format(tmp_path: Path) -> None:
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
         assert _update(server, "--service-id", VERTEX_AI_SERVICE_ID, "--out", str(out))[0] == 0
         assert not any(r.path == "/v1/services" for r in server.requests)  # --service-id needs no lookup
-    accelerators = {"NVIDIA_H100_80GB", "NVIDIA_TESLA_T4"}
+    shapes, _ = known_hardware()
     for (resource, region, pricing), row in _rows(out).items():
-        assert resource in MACHINE_SHAPES or resource in accelerators or resource.startswith("TPU_V")
+        assert resource in shapes or resource in ("NVIDIA_H100_80GB", "NVIDIA_TESLA_T4", "TPU_V5_LITEPOD")
         assert region in ("us-central1", "us-east1")
         assert pricing in ("on-demand", "spot")
         assert Decimal(row["usd_per_hour"]) > 0
