@@ -27,25 +27,14 @@ Records: ``requests`` (every :class:`CatalogRequest`), ``pages_served``.
 from __future__ import annotations
 
 import base64
-import json
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-STATUS_NAMES = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
+from tests.support.fake_google_api import LocalJsonServer, error_body
+
 MAX_PAGE_SIZE = 5000
 
 
@@ -73,9 +62,11 @@ class _ApiError(Exception):
         self.message = message
 
 
-class FakeCatalogServer:
+class FakeCatalogServer(LocalJsonServer):
     """See the module docstring. ``skus`` maps a service id to its SKUs (the API's JSON form);
     ``services`` maps service ids to display names (default: each id of ``skus`` is Vertex AI's)."""
+
+    thread_name = "fake-catalog"
 
     def __init__(
         self,
@@ -84,18 +75,15 @@ class FakeCatalogServer:
         *,
         page_limit: int = MAX_PAGE_SIZE,
     ) -> None:
+        super().__init__()
         self.skus = {sid: list(items) for sid, items in skus.items()}
         self.services = dict(services) if services is not None else dict.fromkeys(self.skus, "Vertex AI")
         self.page_limit = page_limit
         self.requests: list[CatalogRequest] = []
-        self.pages_served = 0
         self.repeat_token = False
         self._bursts: list[_Burst] = []
         self._always: tuple[int, str] | None = None
-        self._cuts = 0
-        self._cuts_after = 0
         self._lock = threading.RLock()
-        self._httpd: ThreadingHTTPServer | None = None
 
     # -- faults -------------------------------------------------------------------------------
 
@@ -110,96 +98,34 @@ class FakeCatalogServer:
             self._always = (status, message)
 
     def heal(self) -> None:
+        """Stop failing: forget :meth:`fail_always` and pending bursts."""
         with self._lock:
             self._always = None
             self._bursts.clear()
-            self._cuts = 0
-
-    def cut_bodies(self, count: int = 1, after_pages: int | None = None) -> None:
-        """The next ``count`` successful answers once ``after_pages`` pages were served (default: now)
-        are cut in the middle of their body."""
-        with self._lock:
-            self._cuts += count
-            self._cuts_after = self.pages_served if after_pages is None else after_pages
-
-    def _take_cut(self, served_before: int) -> bool:
-        with self._lock:
-            if self._cuts <= 0 or served_before < self._cuts_after:
-                return False
-            self._cuts -= 1
-            return True
 
     @property
     def statuses(self) -> list[int]:
         return [r.status for r in self.requests]
 
-    # -- lifecycle ----------------------------------------------------------------------------
-
-    def start(self) -> FakeCatalogServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                served_before = server.pages_served
-                status, payload = server.handle(self.path)
-                data = json.dumps(payload).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if status == 200 and server._take_cut(served_before):
-                    self.wfile.write(data[: len(data) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return
-                self.wfile.write(data)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, name="fake-catalog", daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeCatalogServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("the fake server is not running; call start()")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
     # -- the API ------------------------------------------------------------------------------
 
-    def handle(self, target: str) -> tuple[int, dict[str, Any]]:
-        """Answer one GET of ``target`` (path and query): ``(HTTP status, JSON body)``."""
+    def answer(self, method: str, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        """Answer one request for ``target`` (path and query): ``(HTTP status, JSON body)``."""
         parts = urlsplit(target)
         params = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         with self._lock:
             record = CatalogRequest(len(self.requests) + 1, parts.path, params)
             self.requests.append(record)
             try:
+                if method != "GET":
+                    raise _ApiError(404, f"no such method {method} {parts.path}")
                 self._faults()
-                status, answer = 200, self._route(parts.path, params)
+                status, payload = 200, self._route(parts.path, params)
                 self.pages_served += 1
             except _ApiError as exc:
-                status, answer = exc.status, _error(exc.status, exc.message)
+                status, payload = exc.status, error_body(exc.status, exc.message)
             record.status = status
-        return status, answer
+        return status, payload
 
     def _faults(self) -> None:
         if self._always is not None:
@@ -246,12 +172,6 @@ class FakeCatalogServer:
         elif end < len(items):
             answer["nextPageToken"] = _make_token(path, end)
         return answer
-
-
-def _error(status: int, message: str) -> dict[str, Any]:
-    return {
-        "error": {"code": status, "message": message, "status": STATUS_NAMES.get(status, HTTPStatus(status).phrase)}
-    }
 
 
 def _make_token(path: str, offset: int) -> str:
