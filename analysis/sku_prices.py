@@ -111,36 +111,34 @@ def family_of(machine_type: str) -> str:
     return f"{family}-{variant}" if variant else family
 
 
+def _patterns(*pairs: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(pattern), name) for pattern, name in pairs)
+
+
 # An accelerator's name in a SKU description -> the Vertex API's AcceleratorType. The more specific
 # names come first ("A100 80GB" before "A100", "H100 Mega" before "H100").
-_ACCELERATORS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), name)
-    for pattern, name in (
-        (r"\ba100\b(?=.*\b80\s*gb\b)", "NVIDIA_A100_80GB"),
-        (r"\ba100\b", "NVIDIA_TESLA_A100"),
-        (r"\bh100\b(?=.*\bmega\b)", "NVIDIA_H100_MEGA_80GB"),
-        (r"\bh100\b", "NVIDIA_H100_80GB"),
-        (r"\bh200\b", "NVIDIA_H200_141GB"),
-        (r"\bgb200\b", "NVIDIA_GB200"),
-        (r"\bb200\b", "NVIDIA_B200"),
-        (r"\bl4\b", "NVIDIA_L4"),
-        (r"\bt4\b", "NVIDIA_TESLA_T4"),
-        (r"\bv100\b", "NVIDIA_TESLA_V100"),
-        (r"\bp100\b", "NVIDIA_TESLA_P100"),
-        (r"\bp4\b", "NVIDIA_TESLA_P4"),
-        (r"\bk80\b", "NVIDIA_TESLA_K80"),
-    )
+_ACCELERATORS = _patterns(
+    (r"\ba100\b(?=.*\b80\s*gb\b)", "NVIDIA_A100_80GB"),
+    (r"\ba100\b", "NVIDIA_TESLA_A100"),
+    (r"\bh100\b(?=.*\bmega\b)", "NVIDIA_H100_MEGA_80GB"),
+    (r"\bh100\b", "NVIDIA_H100_80GB"),
+    (r"\bh200\b", "NVIDIA_H200_141GB"),
+    (r"\bgb200\b", "NVIDIA_GB200"),
+    (r"\bb200\b", "NVIDIA_B200"),
+    (r"\bl4\b", "NVIDIA_L4"),
+    (r"\bt4\b", "NVIDIA_TESLA_T4"),
+    (r"\bv100\b", "NVIDIA_TESLA_V100"),
+    (r"\bp100\b", "NVIDIA_TESLA_P100"),
+    (r"\bp4\b", "NVIDIA_TESLA_P4"),
+    (r"\bk80\b", "NVIDIA_TESLA_K80"),
 )
-_TPUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), name)
-    for pattern, name in (
-        (r"\btpu[\s-]*v5[\s-]*(?:e|lite(?:pod)?)\b", "TPU_V5_LITEPOD"),
-        (r"\btpu[\s-]*v5p\b", "TPU_V5P"),
-        (r"\btpu[\s-]*(?:v6e|trillium)\b", "TPU_V6E"),
-        (r"\btpu[\s-]*v4\b", "TPU_V4_POD"),
-        (r"\btpu[\s-]*v3\b", "TPU_V3"),
-        (r"\btpu[\s-]*v2\b", "TPU_V2"),
-    )
+_TPUS = _patterns(
+    (r"\btpu[\s-]*v5[\s-]*(?:e|lite(?:pod)?)\b", "TPU_V5_LITEPOD"),
+    (r"\btpu[\s-]*v5p\b", "TPU_V5P"),
+    (r"\btpu[\s-]*(?:v6e|trillium)\b", "TPU_V6E"),
+    (r"\btpu[\s-]*v4\b", "TPU_V4_POD"),
+    (r"\btpu[\s-]*v3\b", "TPU_V3"),
+    (r"\btpu[\s-]*v2\b", "TPU_V2"),
 )
 #: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); a SKU's "global" or a
 #: multi-region is none, and no price file row may name it.

@@ -5,7 +5,6 @@ SKUs of tests/support/catalog_skus.py (their sources are cited there)."""
 from __future__ import annotations
 
 import csv
-import socket
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -15,6 +14,7 @@ from typer.testing import CliRunner
 
 from tests.support.catalog_skus import VERTEX_SKUS, sku
 from tests.support.fake_catalog_server import FakeCatalogServer
+from tests.support.network import only_localhost
 from tierscope.analysis.sku_prices import (
     COLUMNS,
     VERTEX_AI_SERVICE_ID,
@@ -37,15 +37,8 @@ TODAY = datetime.now(UTC).date().isoformat()
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail any name lookup but the local host's: the client must reach only the local server."""
-    real = socket.getaddrinfo
-
-    def local_only(host: object, *args: object, **kwargs: object) -> object:
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            raise AssertionError(f"test tried to resolve {host!r}")
-        return real(host, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(socket, "getaddrinfo", local_only)
+    """The client must reach only the local server; no endpoint of the environment may redirect it."""
+    only_localhost(monkeypatch)
     monkeypatch.delenv("TIERSCOPE_CATALOG_ENDPOINT", raising=False)
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.support.fake_google_api import LocalJsonServer, error_body
+from tests.support.fake_google_api import ApiError, LocalJsonServer, error_body
 
 MAX_PAGE_SIZE = 5000
 
@@ -53,13 +53,6 @@ class _Burst:
     status: int
     remaining: int
     after_pages: int
-
-
-class _ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class FakeCatalogServer(LocalJsonServer):
@@ -118,22 +111,22 @@ class FakeCatalogServer(LocalJsonServer):
             self.requests.append(record)
             try:
                 if method != "GET":
-                    raise _ApiError(404, f"no such method {method} {parts.path}")
+                    raise ApiError(404, f"no such method {method} {parts.path}")
                 self._faults()
                 status, payload = 200, self._route(parts.path, params)
                 self.pages_served += 1
-            except _ApiError as exc:
+            except ApiError as exc:
                 status, payload = exc.status, error_body(exc.status, exc.message)
             record.status = status
         return status, payload
 
     def _faults(self) -> None:
         if self._always is not None:
-            raise _ApiError(*self._always)
+            raise ApiError(*self._always)
         for burst in self._bursts:
             if burst.remaining > 0 and self.pages_served >= burst.after_pages:
                 burst.remaining -= 1
-                raise _ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
+                raise ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
 
     def _route(self, path: str, params: dict[str, str]) -> dict[str, Any]:
         if path == "/v1/services":
@@ -150,19 +143,19 @@ class FakeCatalogServer(LocalJsonServer):
         head, _, tail = path.removeprefix("/v1/services/").partition("/")
         if path.startswith("/v1/services/") and tail == "skus":
             if head not in self.skus:
-                raise _ApiError(404, f"Service services/{head} not found.")
+                raise ApiError(404, f"Service services/{head} not found.")
             if params.get("currencyCode", "USD") != "USD":
-                raise _ApiError(400, "only USD is served here")
+                raise ApiError(400, "only USD is served here")
             return self._page("skus", path, self.skus[head], params)
-        raise _ApiError(404, f"no such method {path}")
+        raise ApiError(404, f"no such method {path}")
 
     def _page(self, key: str, path: str, items: list[dict[str, Any]], params: dict[str, str]) -> dict[str, Any]:
         try:
             size = int(params.get("pageSize") or MAX_PAGE_SIZE)
         except ValueError:
-            raise _ApiError(400, "pageSize is not a number") from None
+            raise ApiError(400, "pageSize is not a number") from None
         if not 0 < size <= MAX_PAGE_SIZE:
-            raise _ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}")
+            raise ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}")
         size = min(size, self.page_limit)
         offset = _read_token(params["pageToken"], path) if params.get("pageToken") else 0
         end = min(offset + size, len(items))
@@ -185,7 +178,7 @@ def _read_token(token: str, path: str) -> int:
             raise ValueError
         return int(offset)
     except ValueError:
-        raise _ApiError(400, "Invalid page token.") from None
+        raise ApiError(400, "Invalid page token.") from None
 
 
 __all__ = ["CatalogRequest", "FakeCatalogServer"]

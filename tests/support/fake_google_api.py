@@ -27,6 +27,15 @@ STATUS_NAMES = {
 }
 
 
+class ApiError(Exception):
+    """What a fake server raises to answer ``status`` with Google's error body saying ``message``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 def error_body(status: int, message: str) -> dict[str, Any]:
     """Google's JSON error body, from which the clients raise the usual ``google.api_core`` exceptions."""
     return {

@@ -48,7 +48,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.support.fake_google_api import LocalJsonServer, error_body
+from tests.support.fake_google_api import ApiError, LocalJsonServer, error_body
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
@@ -245,13 +245,6 @@ class _Stored:
     entry: dict[str, Any]
 
 
-class _ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 class FakeLoggingServer(LocalJsonServer):
     """See the module docstring. ``url`` is ``http://127.0.0.1:<port>`` once started."""
 
@@ -384,7 +377,7 @@ class FakeLoggingServer(LocalJsonServer):
                     request = {**request, "pageToken": None}  # its own fake token: the first page again
                 entries, token = self._page(request)
                 self.pages_served += 1
-        except _ApiError as exc:
+        except ApiError as exc:
             record.status = exc.status
             return exc.status, error_body(exc.status, exc.message)
         if self.token_mode == "empty":
@@ -401,16 +394,16 @@ class FakeLoggingServer(LocalJsonServer):
         for burst in self._bursts:
             if burst.remaining > 0 and self.pages_served >= burst.after_pages:
                 burst.remaining -= 1
-                raise _ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
+                raise ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
         if self._fail_after is not None and self.pages_served >= self._fail_after[0]:
-            raise _ApiError(self._fail_after[1], "injected permanent fault")
+            raise ApiError(self._fail_after[1], "injected permanent fault")
         if self.quota_per_minute is not None:
             now = self.clock()
             while self._quota_window and self._quota_window[0] <= now - self.quota_period_s:
                 self._quota_window.popleft()
             if len(self._quota_window) >= self.quota_per_minute:
                 self.quota_rejections += 1
-                raise _ApiError(
+                raise ApiError(
                     429,
                     "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute' "
                     "of service 'logging.googleapis.com'",
@@ -420,19 +413,19 @@ class FakeLoggingServer(LocalJsonServer):
     def _page(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
         names = request.get("resourceNames") or []
         if not names:
-            raise _ApiError(400, "resourceNames is required")
+            raise ApiError(400, "resourceNames is required")
         for name in names:
             project = name.removeprefix("projects/")
             if not name.startswith("projects/") or project in self.denied_projects:
-                raise _ApiError(403, f"The caller does not have permission to read logs of {name}")
+                raise ApiError(403, f"The caller does not have permission to read logs of {name}")
             if project not in self.projects:
-                raise _ApiError(404, f"Project {project!r} not found")
+                raise ApiError(404, f"Project {project!r} not found")
         order = (request.get("orderBy") or "timestamp asc").strip().lower()
         if order not in ("timestamp asc", "timestamp desc"):
-            raise _ApiError(400, f"invalid orderBy {request.get('orderBy')!r}")
+            raise ApiError(400, f"invalid orderBy {request.get('orderBy')!r}")
         size = request.get("pageSize") or DEFAULT_PAGE_SIZE
         if not isinstance(size, int) or not 0 < size <= MAX_PAGE_SIZE:
-            raise _ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}, got {size!r}")
+            raise ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}, got {size!r}")
         filter_text = request.get("filter") or ""
         key = (filter_text, order == "timestamp desc")
         matching = self._cache.get(key)
@@ -440,7 +433,7 @@ class FakeLoggingServer(LocalJsonServer):
             try:
                 pred = compile_filter(filter_text)
             except FilterError as exc:
-                raise _ApiError(400, f"Invalid filter: {exc}") from None
+                raise ApiError(400, f"Invalid filter: {exc}") from None
             matching = [i for i, s in enumerate(self._stored) if pred(s.entry, s.timestamp)]
             if key[1]:
                 matching.reverse()
@@ -469,7 +462,7 @@ def _read_token(token: str, key: tuple[str, bool]) -> int:
             raise ValueError
         return int(offset)
     except ValueError:
-        raise _ApiError(400, "page token does not match the request's filter and order") from None
+        raise ApiError(400, "page token does not match the request's filter and order") from None
 
 
 # --- entries of a fake training job ------------------------------------------------------------
