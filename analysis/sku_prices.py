@@ -155,16 +155,16 @@ class Skipped:
     reasons: Counter[str] = field(default_factory=Counter)
 
     NOT_TRAINING = "for another Vertex AI product than custom training (prediction, generative AI, storage, ...)"
-    MANAGEMENT_FEE = "that are a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)"
+    MANAGEMENT_FEE = "for a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)"
     UNKNOWN_SHAPE = "whose description names no machine, accelerator or TPU"
     USAGE = "of a usage type other than on-demand or spot (commitments, reservations, ...)"
     UNIT = "priced in another unit than per hour (or per GiB-hour for memory)"
     PRICE = "with no single USD rate (several tiers, another currency, or none)"
-    NO_REGION = "that name no Google Cloud region (none, global, or a multi-region)"
+    NO_REGION = "naming no Google Cloud region (none, global, or a multi-region)"
     UNKNOWN_DEVICE = "of an accelerator or TPU generation tierscope does not know"
-    NO_DATE = "that name no effective time"
+    NO_DATE = "with no effective time"
     NO_MACHINES = "of a machine family with no machine type tierscope knows, or with a core or RAM price but not both"
-    DUPLICATE = "that price a resource, region and pricing another SKU already priced (the first was kept)"
+    DUPLICATE = "pricing a resource, region and pricing another SKU already priced (the first was kept)"
 
     def add(self, reason: str, count: int = 1) -> None:
         self.reasons[reason] += count

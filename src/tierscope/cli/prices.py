@@ -96,15 +96,11 @@ def update_cmd(
 
 def _kinds(resources: Iterable[str]) -> str:
     """How many machine types, accelerators and TPU generations ``resources`` name."""
-    counts = {"machine types": 0, "accelerators": 0, "TPU generations": 0}
-    seen: set[str] = set()
-    for resource in resources:
-        if resource in seen:
-            continue
-        seen.add(resource)
-        kind = "TPU generations" if resource.startswith("TPU_") else "accelerators" if resource.isupper() else None
-        counts[kind or "machine types"] += 1
-    return ", ".join(f"{n:,} {kind}" for kind, n in counts.items())
+    counts = {"machine type": 0, "accelerator": 0, "TPU generation": 0}
+    for resource in set(resources):
+        kind = "TPU generation" if resource.startswith("TPU_") else "accelerator" if resource.isupper() else None
+        counts[kind or "machine type"] += 1
+    return ", ".join(f"{n:,} {kind}{'' if n == 1 else 's'}" for kind, n in counts.items())
 
 
 def register(app: App) -> None:
