@@ -113,9 +113,9 @@ def test_update_writes_the_catalogs_training_prices_through_paging_429_503_and_a
     assert lines == [
         f"wrote {len(rows)} price rows ({len(a3) + len(n1)} machine types, 2 accelerators, 1 TPU generation; "
         f"2 regions) from 12 SKUs of service C7E2-9256-1C43 to {out}",
+        "skipped 1 SKU for a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)",
         "skipped 1 SKU for another Vertex AI product than custom training (prediction, generative AI, storage, ...)",
         "skipped 1 SKU of a usage type other than on-demand or spot (commitments, reservations, ...)",
-        "skipped 1 SKU for a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)",
         "skipped 1 SKU whose description names no machine, accelerator or TPU",
         "3 requests retried (1 ChunkedEncodingError, 1 ServiceUnavailable, 1 TooManyRequests)",
         f"use it with --prices {out}",
