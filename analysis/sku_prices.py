@@ -27,7 +27,6 @@ skipped and counted by reason (:class:`Skipped`); nothing here raises for a SKU.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -150,9 +149,10 @@ _RAM = re.compile(r"\b(?:ram|memory)\b")
 
 @dataclass
 class Skipped:
-    """SKUs left out, counted by reason (a phrase that follows "SKUs ...")."""
+    """SKUs left out, by reason (a phrase that follows "SKUs ..."); a SKU counts once a reason, however
+    many months of its pricing were read."""
 
-    reasons: Counter[str] = field(default_factory=Counter)
+    skus: dict[str, set[str]] = field(default_factory=dict)
 
     NOT_TRAINING = "for another Vertex AI product than custom training (prediction, generative AI, storage, ...)"
     MANAGEMENT_FEE = "for a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)"
@@ -166,12 +166,13 @@ class Skipped:
     NO_MACHINES = "of a machine family with no machine type tierscope knows, or with a core or RAM price but not both"
     DUPLICATE = "pricing a resource, region and pricing another SKU already priced (the first was kept)"
 
-    def add(self, reason: str, count: int = 1) -> None:
-        self.reasons[reason] += count
+    def add(self, reason: str, sku_id: str) -> None:
+        self.skus.setdefault(reason, set()).add(sku_id)
 
     @property
-    def total(self) -> int:
-        return sum(self.reasons.values())
+    def reasons(self) -> dict[str, int]:
+        """How many SKUs each reason left out."""
+        return {reason: len(ids) for reason, ids in self.skus.items()}
 
     def lines(self) -> list[str]:
         """One sentence per reason, most first: ``skipped 12 SKUs whose description names ...``."""
@@ -204,15 +205,16 @@ class PriceRow:
 
 @dataclass(frozen=True)
 class _Part:
-    """One SKU's price in one region: a family's vCPU-hour or GiB-hour (``kind`` core/ram), or an
-    accelerator's or TPU chip's hour (``kind`` device, ``name`` the resource)."""
+    """One version of one SKU's price in one region, from ``effective`` on: a family's vCPU-hour or
+    GiB-hour (``kind`` core/ram), or an accelerator's or TPU chip's hour (``kind`` device, ``name`` the
+    resource)."""
 
     kind: str
     name: str
     region: str
     pricing: str
     usd: Decimal
-    valid_from: date
+    effective: datetime
     sku_id: str
 
 
@@ -222,9 +224,9 @@ def usd(money: Mapping[str, Any]) -> Decimal:
     return Decimal(int(money.get("units") or 0)) + Decimal(int(money.get("nanos") or 0)).scaleb(-9)
 
 
-def _effective_date(text: str) -> date:
+def _instant(text: str) -> datetime:
     when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return (when.astimezone(UTC) if when.tzinfo else when).date()
+    return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _classify(description: str) -> tuple[str, str] | str:
@@ -257,38 +259,65 @@ def _classify(description: str) -> tuple[str, str] | str:
     return Skipped.UNKNOWN_SHAPE
 
 
+def _version(info: Mapping[str, Any], kind: str) -> tuple[Decimal, datetime] | str:
+    """One ``pricingInfo`` entry's hourly USD rate and effective time, or the :class:`Skipped` reason."""
+    expression = info.get("pricingExpression") or {}
+    if expression.get("usageUnit") not in (MEMORY_HOUR_UNITS if kind == "ram" else HOUR_UNITS):
+        return Skipped.UNIT
+    rates = expression.get("tieredRates") or []
+    price = (rates[0].get("unitPrice") or {}) if len(rates) == 1 else None
+    if price is None or (price.get("currencyCode") or "USD") != "USD":
+        return Skipped.PRICE
+    if not info.get("effectiveTime"):
+        return Skipped.NO_DATE
+    return usd(price), _instant(str(info["effectiveTime"]))
+
+
 def _parts(sku: Mapping[str, Any], skipped: Skipped) -> list[_Part]:
-    """The priced parts of one SKU (its JSON form, as the REST API and ``Sku.to_dict`` give it)."""
+    """The priced parts of one SKU (its JSON form, as the REST API and ``Sku.to_dict`` give it): one a
+    region and pricing version. A SKU with no pricing in the range read gives none and is no skip."""
+    sku_id = str(sku.get("skuId") or "")
     shape = _classify(str(sku.get("description") or ""))
     if isinstance(shape, str):
-        skipped.add(shape)
+        skipped.add(shape, sku_id)
         return []
     kind, name = shape
     pricing = PRICING.get(str((sku.get("category") or {}).get("usageType") or ""))
     if pricing is None:
-        skipped.add(Skipped.USAGE)
-        return []
-    infos = sku.get("pricingInfo") or []
-    expression = (infos[0].get("pricingExpression") or {}) if infos else {}
-    units = MEMORY_HOUR_UNITS if kind == "ram" else HOUR_UNITS
-    if expression.get("usageUnit") not in units:
-        skipped.add(Skipped.UNIT)
-        return []
-    rates = expression.get("tieredRates") or []
-    price = (rates[0].get("unitPrice") or {}) if len(rates) == 1 else None
-    if price is None or (price.get("currencyCode") or "USD") != "USD":
-        skipped.add(Skipped.PRICE)
+        skipped.add(Skipped.USAGE, sku_id)
         return []
     regions = [r for r in sku.get("serviceRegions") or [] if _REGION.match(str(r))]
     if not regions:
-        skipped.add(Skipped.NO_REGION)
+        skipped.add(Skipped.NO_REGION, sku_id)
         return []
-    effective = infos[0].get("effectiveTime")
-    if not effective:
-        skipped.add(Skipped.NO_DATE)
-        return []
-    amount, valid_from, sku_id = usd(price), _effective_date(str(effective)), str(sku.get("skuId") or "")
-    return [_Part(kind, name, region, pricing, amount, valid_from, sku_id) for region in regions]
+    parts = []
+    for info in sku.get("pricingInfo") or []:
+        version = _version(info, kind)
+        if isinstance(version, str):
+            skipped.add(version, sku_id)
+            return []
+        parts.extend(_Part(kind, name, region, pricing, *version, sku_id) for region in regions)
+    return parts
+
+
+def _timeline(parts: Iterable[_Part]) -> list[tuple[datetime, Decimal]]:
+    """The distinct (effective time, price) versions of ``parts``, in time order."""
+    return sorted({(p.effective, p.usd) for p in parts})
+
+
+def _at(timeline: list[tuple[datetime, Decimal]], when: datetime) -> Decimal | None:
+    """The price of ``timeline`` in effect at ``when`` (its latest version from on or before it)."""
+    price = None
+    for effective, usd_per_hour in timeline:
+        if effective > when:
+            break
+        price = usd_per_hour
+    return price
+
+
+def _by_day(versions: Iterable[tuple[datetime, Decimal]]) -> dict[date, Decimal]:
+    """Versions by their UTC day; of several on one day, the last holds (a row holds from a day on)."""
+    return {effective.date(): price for effective, price in sorted(versions)}
 
 
 def price_rows(
@@ -298,62 +327,69 @@ def price_rows(
     shapes: Mapping[str, tuple[int, Decimal]] = MACHINE_SHAPES,
     devices: frozenset[str] | None = None,
 ) -> tuple[list[PriceRow], Skipped, int]:
-    """The price rows of ``skus`` (the service's SKUs in their JSON form), sorted by resource,
-    region and pricing; what was skipped and why; and how many SKUs were read.
+    """The price rows of ``skus`` (the service's SKUs in their JSON form, each listing one or more
+    pricing versions; a SKU may come again with other versions, as when months are read one by one),
+    sorted by resource, region, pricing and date; what was skipped and why; how many SKUs were read.
 
-    ``read_on`` dates each row's source; ``valid_from`` is the SKU's effective date (for a machine
-    type, the later of its core's and RAM's). ``shapes`` maps the machine types to write to their
+    Each version of a SKU's price is a row from its effective date (UTC). A machine type's row is
+    ``vCPUs x core price + memory x RAM price``, one at each date either of the two changes.
+    ``read_on`` dates each row's source. ``shapes`` maps the machine types to write to their
     (vCPUs, memory GB); ``devices`` are the accelerators and TPU generations to write (None: any).
     See :func:`known_hardware`.
     """
     skipped = Skipped()
-    count = 0
-    device_parts: list[_Part] = []
-    halves: dict[tuple[str, str, str], dict[str, _Part]] = {}
+    seen: set[str] = set()
+    owner: dict[tuple[str, ...], str] = {}  # the SKU that prices a device, or a family's core or RAM
+    found: dict[tuple[str, ...], list[_Part]] = {}
     for sku in skus:
-        count += 1
+        seen.add(str(sku.get("skuId") or ""))
         for part in _parts(sku, skipped):
-            if part.kind == "device":
-                if devices is None or part.name in devices:
-                    device_parts.append(part)
-                else:
-                    skipped.add(Skipped.UNKNOWN_DEVICE)
+            if part.kind == "device" and devices is not None and part.name not in devices:
+                skipped.add(Skipped.UNKNOWN_DEVICE, part.sku_id)
                 continue
-            pair = halves.setdefault((part.name, part.region, part.pricing), {})
-            if part.kind in pair:
-                skipped.add(Skipped.DUPLICATE)
-            else:
-                pair[part.kind] = part
-    read = read_on.isoformat()
-    rows: dict[tuple[str, str, str], PriceRow] = {}
-
-    def keep(row: PriceRow) -> None:
-        if row.key in rows:
-            skipped.add(Skipped.DUPLICATE)
-        else:
-            rows[row.key] = row
-
-    for part in device_parts:
-        source = f"Cloud Billing Catalog API, service {service_id}, SKU {part.sku_id}, read {read}"
-        keep(PriceRow(part.name, part.region, part.pricing, part.usd, part.valid_from, source))
+            key = (part.kind, part.name, part.region, part.pricing)
+            if owner.setdefault(key, part.sku_id) != part.sku_id:
+                skipped.add(Skipped.DUPLICATE, part.sku_id)
+                continue
+            found.setdefault(key, []).append(part)
+    read = f"read {read_on.isoformat()}"
+    rows: list[PriceRow] = []
+    for (kind, name, region, pricing), parts in found.items():
+        if kind == "device":
+            source = (
+                f"Cloud Billing Catalog API, service {service_id}, SKU {owner[kind, name, region, pricing]}, {read}"
+            )
+            days = _by_day(_timeline(parts))
+            rows.extend(PriceRow(name, region, pricing, price, day, source) for day, price in days.items())
     by_family: dict[str, list[str]] = {}
     for machine in shapes:
         by_family.setdefault(family_of(machine), []).append(machine)
-    for (family, region, pricing), pair in halves.items():
-        core, ram = pair.get("core"), pair.get("ram")
-        machines = by_family.get(family, [])
-        if core is None or ram is None or not machines:
-            skipped.add(Skipped.NO_MACHINES, len(pair))
+    for (kind, family, region, pricing), parts in found.items():
+        if kind != "core":
             continue
+        ram_key = ("ram", family, region, pricing)
+        machines = by_family.get(family, [])
+        if ram_key not in found or not machines:
+            skipped.add(Skipped.NO_MACHINES, owner[kind, family, region, pricing])
+            continue
+        core, ram = _timeline(parts), _timeline(found[ram_key])
         source = (
-            f"Cloud Billing Catalog API, service {service_id}, SKUs {core.sku_id} (per vCPU) + "
-            f"{ram.sku_id} (per GiB of memory), read {read}"
+            f"Cloud Billing Catalog API, service {service_id}, SKUs {owner[kind, family, region, pricing]} "
+            f"(per vCPU) + {owner[ram_key]} (per GiB of memory), {read}"
         )
         for machine in machines:
             vcpus, memory = shapes[machine]
-            price = core.usd * vcpus + ram.usd * memory
-            keep(PriceRow(machine, region, pricing, price, max(core.valid_from, ram.valid_from), source))
-    return sorted(rows.values(), key=lambda r: r.key), skipped, count
+            versions = []
+            for when in sorted({t for t, _ in core} | {t for t, _ in ram}):
+                per_vcpu, per_gib = _at(core, when), _at(ram, when)
+                if per_vcpu is not None and per_gib is not None:
+                    versions.append((when, per_vcpu * vcpus + per_gib * memory))
+            rows.extend(PriceRow(machine, region, pricing, p, day, source) for day, p in _by_day(versions).items())
+    for kind, family, region, pricing in found:
+        if kind == "ram" and ("core", family, region, pricing) not in found:
+            skipped.add(Skipped.NO_MACHINES, owner[kind, family, region, pricing])
+    seen.discard("")
+    return sorted(rows, key=lambda r: (*r.key, r.valid_from)), skipped, len(seen)
 
 
 def known_hardware() -> tuple[Mapping[str, tuple[int, Decimal]], frozenset[str] | None]:
