@@ -16,7 +16,9 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.sku_prices import VERTEX_AI_DISPLAY_NAME, VERTEX_AI_SERVICE_ID
@@ -29,6 +31,12 @@ NO_CREDENTIALS_HELP = (
 )
 #: The catalog's largest page: fewer requests (and fewer chances of a 429) per update.
 PAGE_SIZE = 5000
+#: A request for the pricing of a time range may span one calendar month of this time zone (the API's rule).
+CATALOG_TZ = ZoneInfo("America/Los_Angeles")
+#: The end of a range is kept this far before now: the API refuses a time in its future, and clocks differ.
+CLOCK_MARGIN = timedelta(minutes=5)
+
+Span = tuple[datetime, datetime]
 
 
 class CatalogError(AnalysisError):
@@ -138,12 +146,41 @@ def find_service(reading: Reading, display_name: str = VERTEX_AI_DISPLAY_NAME) -
     )
 
 
-def read_skus(reading: Reading, service_id: str) -> Iterator[dict[str, Any]]:
+def month_spans(now: datetime, months: int) -> list[Span | None]:
+    """The time ranges that read ``months`` calendar months of pricing up to ``now`` (aware), oldest
+    first: one a month (the API's rule, :data:`CATALOG_TZ`), the current one ending
+    :data:`CLOCK_MARGIN` before ``now``. ``[None]`` (the latest pricing alone) for ``months`` 0.
+
+    2 months on 2026-12-06 12:00 UTC: [2026-11-01 00:00 PDT, 2026-12-01 00:00 PST) and
+    [2026-12-01 00:00 PST, 2026-12-06 11:55 UTC).
+    """
+    if months <= 0:
+        return [None]
+    local = now.astimezone(CATALOG_TZ)
+    firsts = []
+    year, month = local.year, local.month
+    for _ in range(months + 1):  # one more: the start of the oldest month's successor is its end
+        firsts.append((year, month))
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    starts = [datetime(y, m, 1, tzinfo=CATALOG_TZ) for y, m in reversed(firsts)]
+    last = now - CLOCK_MARGIN
+    spans: list[Span | None] = []
+    for start, following in zip(starts[1:], [*starts[2:], None], strict=True):
+        end = min(following, last) if following is not None else last
+        if end > start:
+            spans.append((start, end))
+    return spans or [None]
+
+
+def read_skus(reading: Reading, service_id: str, span: Span | None = None) -> Iterator[dict[str, Any]]:
     """Each SKU of ``service_id``, priced in USD, in its JSON form (camelCase keys, ``units`` as a
-    string): page after page, each page retried as a whole. Raises :class:`CatalogError`."""
+    string), with its pricing versions in ``span`` (one calendar month at most, :func:`month_spans`;
+    None: the latest pricing): page after page, each page retried as a whole. Raises :class:`CatalogError`."""
     from google.cloud.billing_v1 import Sku
 
-    request = {"parent": f"services/{service_id}", "currency_code": "USD", "page_size": PAGE_SIZE}
+    request: dict[str, Any] = {"parent": f"services/{service_id}", "currency_code": "USD", "page_size": PAGE_SIZE}
+    if span is not None:
+        request["start_time"], request["end_time"] = span
     try:
         for page in _pages(reading.client.list_skus(request=request, retry=reading.retry())):
             for sku in page.skus:

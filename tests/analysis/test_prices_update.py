@@ -8,13 +8,15 @@ import csv
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from typer.testing import CliRunner
 
 from tests.support.catalog_skus import VERTEX_SKUS, sku
-from tests.support.fake_catalog_server import FakeCatalogServer
+from tests.support.fake_catalog_server import TIMELINE, FakeCatalogServer
 from tests.support.network import only_localhost
+from tierscope.analysis.billing_catalog import connect, month_spans, read_skus
 from tierscope.analysis.sku_prices import (
     COLUMNS,
     VERTEX_AI_SERVICE_ID,
@@ -47,29 +49,46 @@ def _update(server: FakeCatalogServer, *args: str) -> tuple[int, list[str]]:
     return result.exit_code, result.output.strip().splitlines()
 
 
-def _rows(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
+def _rows(path: Path) -> dict[tuple[str, str, str], list[dict[str, str]]]:
+    """The file's rows by resource, region and pricing, each key's in the file's order."""
     with path.open(newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         assert tuple(reader.fieldnames or ()) == COLUMNS
-        return {(r["resource"], r["region"], r["pricing"]): r for r in reader}
+        rows: dict[tuple[str, str, str], list[dict[str, str]]] = {}
+        for r in reader:
+            rows.setdefault((r["resource"], r["region"], r["pricing"]), []).append(r)
+        return rows
+
+
+def _month_starts(months: int) -> list[str]:
+    """The first days of the last ``months`` calendar months in Los Angeles (this one included), oldest
+    first: the days from which an update's rows hold when its SKUs' prices did not change in them."""
+    today = datetime.now(ZoneInfo("America/Los_Angeles")).date()
+    year, month, firsts = today.year, today.month, []
+    for _ in range(months):
+        firsts.append(date(year, month, 1).isoformat())
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return firsts[::-1]
 
 
 def test_update_writes_the_catalogs_training_prices_through_paging_429_503_and_a_cut_body(tmp_path: Path) -> None:
     out = tmp_path / "prices.csv"
-    # 3 items a page: the services take 2 pages, the 12 SKUs 4.
+    # 3 items a page: the services take 2 pages, the 12 SKUs 4 a month, for 2 months.
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES, page_limit=3) as server:
         server.burst(429, after_pages=1)  # the services' second page
-        server.burst(503, after_pages=3)  # the SKUs' second page
-        server.cut_bodies(1, after_pages=4)  # the SKUs' third page, cut mid-body
-        code, lines = _update(server, "--out", str(out))
+        server.burst(503, after_pages=3)  # the SKUs' second page of the first month
+        server.cut_bodies(1, after_pages=4)  # its third page, cut mid-body
+        code, lines = _update(server, "--out", str(out), "--months", "2")
         assert code == 0, lines
         skus = [r for r in server.requests if r.path.endswith("/skus")]
     assert server.statuses.count(429) == 1 and server.statuses.count(503) == 1
-    assert all(r.params["currencyCode"] == "USD" for r in skus)
-    # 4 pages, the second and third asked twice; a retry asks for the same page (token) again.
+    assert all(r.params["currencyCode"] == "USD" and "startTime" in r.params and "endTime" in r.params for r in skus)
+    # 4 pages a month, the first month's second and third asked twice: a retry asks for the same page again.
     tokens = [r.params.get("pageToken") for r in skus]
-    assert len(tokens) == 6 and tokens[0] is None
-    assert tokens[1] == tokens[2] and tokens[3] == tokens[4] and len({*tokens[1:]}) == 3
+    assert len(tokens) == 6 + 4 and tokens[0] is None and tokens[6] is None
+    assert tokens[1] == tokens[2] and tokens[3] == tokens[4] and len({*tokens[1:6]}) == 3
+    assert [r.params["startTime"] for r in skus[:6]] == [skus[0].params["startTime"]] * 6
+    assert skus[6].params["startTime"] > skus[0].params["startTime"]
 
     rows = _rows(out)
     # Hand-checked (units + nanos / 1e9 -> USD; a machine type is vCPUs x core + GB x RAM):
@@ -94,15 +113,18 @@ def test_update_writes_the_catalogs_training_prices_through_paging_429_503_and_a
         ("NVIDIA_TESLA_T4", "us-central1", "spot"): "0.161",
         ("TPU_V5_LITEPOD", "us-central1", "on-demand"): "1.2",
     }
-    assert {key: rows[key]["usd_per_hour"] for key in expected} == expected
-    h100 = rows[("NVIDIA_H100_80GB", "us-central1", "on-demand")]
-    assert h100["valid_from"] == "2026-11-01"
+    # The prices did not change: each key has one row a month, from the month's first day (the SKUs
+    # hold from 2026-11-01, so both months read have them), each at the same price.
+    months = _month_starts(2)
+    assert all([r["valid_from"] for r in found] == months for found in rows.values())
+    assert {key: {r["usd_per_hour"] for r in rows[key]} for key in expected} == {k: {v} for k, v in expected.items()}
+    h100 = rows[("NVIDIA_H100_80GB", "us-central1", "on-demand")][-1]
     assert h100["source"] == f"Cloud Billing Catalog API, service C7E2-9256-1C43, SKU 3F95-001E-B747, read {TODAY}"
-    assert rows[("a3-highgpu-8g", "us-central1", "on-demand")]["source"] == (
+    assert rows[("a3-highgpu-8g", "us-central1", "on-demand")][-1]["source"] == (
         "Cloud Billing Catalog API, service C7E2-9256-1C43, SKUs 2E83-99F1-391A (per vCPU) + B045-9255-8314 "
         f"(per GiB of memory), read {TODAY}"
     )
-    # 5 device rows (H100, T4 x 2 regions, spot T4, v5e); every known A3 High type in us-central1 (not
+    # 5 device keys (H100, T4 x 2 regions, spot T4, v5e); every known A3 High type in us-central1 (not
     # a3-megagpu-8g: A3 Mega SKUs price it, and there are none here); every N1 type in 2 regions.
     shapes, _ = known_hardware()
     a3 = [m for m in shapes if family_of(m) == "a3"]
@@ -111,14 +133,55 @@ def test_update_writes_the_catalogs_training_prices_through_paging_429_503_and_a
     assert len(rows) == 5 + len(a3) + 2 * len(n1)
     assert ("a3-megagpu-8g", "us-central1", "on-demand") not in rows
     assert lines == [
-        f"wrote {len(rows)} price rows ({len(a3) + len(n1)} machine types, 2 accelerators, 1 TPU generation; "
-        f"2 regions) from 12 SKUs of service C7E2-9256-1C43 to {out}",
+        f"wrote {2 * len(rows)} price rows ({len(a3) + len(n1)} machine types, 2 accelerators, 1 TPU generation; "
+        f"2 regions; holding from {months[0]} to {months[1]}) from 12 SKUs of service C7E2-9256-1C43 to {out}",
         "skipped 1 SKU for a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)",
         "skipped 1 SKU for another Vertex AI product than custom training (prediction, generative AI, storage, ...)",
         "skipped 1 SKU of a usage type other than on-demand or spot (commitments, reservations, ...)",
         "skipped 1 SKU whose description names no machine, accelerator or TPU",
         "3 requests retried (1 ChunkedEncodingError, 1 ServiceUnavailable, 1 TooManyRequests)",
         f"use it with --prices {out}",
+    ]
+
+
+def test_a_price_change_in_a_month_read_is_a_row_from_its_day() -> None:
+    # Read through the client as the command does, at a fixed "now" (past: the server refuses a future end):
+    # 2 months on 2026-12-06 06:00 UTC (2026-12-05 22:00 PST) are [2026-11-01 00:00 PDT = 07:00 UTC,
+    # 2026-12-01 00:00 PST = 08:00 UTC) and [then, 05:55 UTC on the 6th).
+    now = datetime(2026, 12, 6, 6, tzinfo=UTC)
+    spans = month_spans(now, 2)
+    assert [(a.astimezone(UTC).isoformat(), b.astimezone(UTC).isoformat()) for a, b in spans] == [
+        ("2026-11-01T07:00:00+00:00", "2026-12-01T08:00:00+00:00"),
+        ("2026-12-01T08:00:00+00:00", "2026-12-06T05:55:00+00:00"),
+    ]
+    t4 = {
+        **VERTEX_SKUS[8],
+        TIMELINE: [("2026-11-01T08:00:00Z", 0, 450_000_000), ("2026-11-20T08:00:00Z", 0, 402_500_000)],
+    }
+    core = {
+        **VERTEX_SKUS[6],
+        TIMELINE: [("2026-10-01T07:00:00Z", 0, 36_352_650), ("2026-12-03T08:00:00Z", 0, 40_000_000)],
+    }
+    skus = [core, VERTEX_SKUS[7], t4]
+    with FakeCatalogServer({VERTEX_AI_SERVICE_ID: skus}) as server:
+        reading = connect(server.url)
+        read = [sku for span in spans for sku in read_skus(reading, VERTEX_AI_SERVICE_ID, span)]
+    rows, skipped, count = price_rows(read, VERTEX_AI_SERVICE_ID, now.date())
+    assert count == 3 and skipped.reasons == {}
+    prices = {(r.resource, r.region, r.valid_from.isoformat()): str(r.usd_per_hour.normalize()) for r in rows}
+    # The T4 from 0.45 (its start, 2026-11-01 08:00 UTC), 0.4025 from 2026-11-20 and so at December's start.
+    assert [(d, p) for (res, reg, d), p in prices.items() if res == "NVIDIA_TESLA_T4" and reg == "us-east1"] == [
+        ("2026-11-01", "0.45"),
+        ("2026-11-20", "0.4025"),
+        ("2026-12-01", "0.4025"),
+    ]
+    # n1-standard-4: 4 x 0.03635265 + 15 x 0.00487255 = 0.21849885 at the start of each month (the RAM SKU
+    # holds from 2026-11-01 08:00, later than November's start: its row is from that day); from
+    # 2026-12-03 the core is 0.04: 4 x 0.04 + 0.07308825 = 0.23308825.
+    assert [(d, p) for (res, reg, d), p in prices.items() if res == "n1-standard-4" and reg == "us-central1"] == [
+        ("2026-11-01", "0.21849885"),
+        ("2026-12-01", "0.21849885"),
+        ("2026-12-03", "0.23308825"),
     ]
 
 
@@ -129,7 +192,7 @@ def test_a_body_cut_short_is_asked_for_again(tmp_path: Path) -> None:
         code, lines = _update(server, "--out", str(out))
     assert code == 0, lines
     assert "2 requests retried (2 ChunkedEncodingError)" in lines
-    assert len(_rows(out)) == int(lines[0].split()[1])
+    assert sum(map(len, _rows(out).values())) == int(lines[0].split()[1])
 
 
 def test_the_file_is_a_price_file_of_the_agreed_format(tmp_path: Path) -> None:
@@ -138,13 +201,15 @@ def test_the_file_is_a_price_file_of_the_agreed_format(tmp_path: Path) -> None:
         assert _update(server, "--service-id", VERTEX_AI_SERVICE_ID, "--out", str(out))[0] == 0
         assert not any(r.path == "/v1/services" for r in server.requests)  # --service-id needs no lookup
     shapes, _ = known_hardware()
-    for (resource, region, pricing), row in _rows(out).items():
+    # 12 months read by default; the SKUs hold from 2026-11-01, so no row is older.
+    for (resource, region, pricing), found in _rows(out).items():
         assert resource in shapes or resource in ("NVIDIA_H100_80GB", "NVIDIA_TESLA_T4", "TPU_V5_LITEPOD")
         assert region in ("us-central1", "us-east1")
         assert pricing in ("on-demand", "spot")
-        assert Decimal(row["usd_per_hour"]) > 0
-        assert date.fromisoformat(row["valid_from"]) == date(2026, 11, 1)
-        assert row["source"].startswith("Cloud Billing Catalog API, service C7E2-9256-1C43, SKU")
+        assert [r["valid_from"] for r in found] == [m for m in _month_starts(12) if m >= "2026-11"]
+        for row in found:
+            assert Decimal(row["usd_per_hour"]) > 0
+            assert row["source"].startswith("Cloud Billing Catalog API, service C7E2-9256-1C43, SKU")
 
 
 def test_every_resource_written_is_one_the_machines_table_knows(tmp_path: Path) -> None:
@@ -161,11 +226,18 @@ def test_the_file_loads_as_user_prices_that_hold_from_the_skus_effective_date(tm
     out = tmp_path / "prices.csv"
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
         assert _update(server, "--out", str(out))[0] == 0
-    assert len(prices.load_file(out)) == len(_rows(out))  # every row loads
+    assert len(prices.load_file(out)) == sum(map(len, _rows(out).values()))  # every row loads
     table = prices.PriceTable.with_files([out])
-    # 208 x 0.0293227 + 1,872 x 0.0025534 = 10.8790864 (see the first test), from 2026-11-01 on.
-    row = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", date(2026, 12, 6))
+    # 208 x 0.0293227 + 1,872 x 0.0025534 = 10.8790864 (see the first test): from 2026-11-01, and again from
+    # the first of each later month read.
+    row = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", date(2026, 11, 15))
     assert (row.usd_per_hour, row.valid_from, row.origin) == (10.8790864, date(2026, 11, 1), str(out))
+    today = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", datetime.now(UTC).date())
+    assert (today.usd_per_hour, today.valid_from.isoformat(), today.origin) == (
+        10.8790864,
+        _month_starts(1)[0],
+        str(out),
+    )
     before = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", date(2026, 10, 31))
     assert before is None or before.origin == "shipped"
 

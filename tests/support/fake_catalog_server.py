@@ -12,7 +12,11 @@ override::
 What it implements: the services list (``services``: id -> display name) and each service's SKUs,
 both paged with ``pageSize`` (at most 5000, the API's bound, and at most ``page_limit`` here so a
 short list still spans pages) and ``pageToken`` / ``nextPageToken`` (opaque; a token of another
-list is a 400). An unknown service's SKUs are a 404. Errors use Google's JSON error body, so the
+list is a 400). An unknown service's SKUs are a 404. ``startTime`` / ``endTime`` ask for a time range
+of pricing, checked as the API checks it (both or neither, none in the future, one calendar month of
+America/Los_Angeles); a SKU then lists the version in effect at the start (dated at the start) and each
+change within the range (a SKU's history: :data:`TIMELINE`); without a range, its latest version, dated
+an hour ago ("within the last 12 hours"). Errors use Google's JSON error body, so the
 client raises the usual ``google.api_core`` exceptions.
 
 Faults (thread-safe, settable while running): :meth:`burst` (the next ``count`` requests once
@@ -27,15 +31,23 @@ Records: ``requests`` (every :class:`CatalogRequest`), ``pages_served``.
 from __future__ import annotations
 
 import base64
+import copy
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
 
 from tests.support.fake_google_api import ApiError, LocalJsonServer, error_body
 
 MAX_PAGE_SIZE = 5000
+#: The time zone whose calendar month bounds a request's time range (the API's rule).
+CATALOG_TZ = ZoneInfo("America/Los_Angeles")
+#: A SKU's price history, oldest first: (effective time, units, nanos). Kept under this key of a SKU
+#: dict (and never served); without it a SKU's one pricingInfo holds from its effectiveTime on.
+TIMELINE = "_timeline"
 
 
 @dataclass
@@ -146,7 +158,8 @@ class FakeCatalogServer(LocalJsonServer):
                 raise ApiError(404, f"Service services/{head} not found.")
             if params.get("currencyCode", "USD") != "USD":
                 raise ApiError(400, "only USD is served here")
-            return self._page("skus", path, self.skus[head], params)
+            span = _span(params)
+            return self._page("skus", path, [_priced(sku, span) for sku in self.skus[head]], params)
         raise ApiError(404, f"no such method {path}")
 
     def _page(self, key: str, path: str, items: list[dict[str, Any]], params: dict[str, str]) -> dict[str, Any]:
@@ -165,6 +178,59 @@ class FakeCatalogServer(LocalJsonServer):
         elif end < len(items):
             answer["nextPageToken"] = _make_token(path, end)
         return answer
+
+
+def _time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        raise ApiError(400, f"Invalid timestamp {text!r}.") from None
+
+
+def _span(params: dict[str, str]) -> tuple[datetime, datetime] | None:
+    """The request's time range, checked as the API checks it; None: the latest pricing."""
+    if "startTime" not in params and "endTime" not in params:
+        return None
+    if "startTime" not in params or "endTime" not in params:
+        raise ApiError(400, "Both start_time and end_time are needed for a time range.")
+    start, end = _time(params["startTime"]), _time(params["endTime"])
+    if end > datetime.now(UTC):
+        raise ApiError(400, "Timestamps in the future are not allowed.")
+    first, last = start.astimezone(CATALOG_TZ), (end - timedelta(microseconds=1)).astimezone(CATALOG_TZ)
+    if not start < end or (first.year, first.month) != (last.year, last.month):
+        raise ApiError(400, "The time range has to be within a single calendar month in America/Los_Angeles timezone.")
+    return start, end
+
+
+def _rfc3339(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _priced(sku: dict[str, Any], span: tuple[datetime, datetime] | None) -> dict[str, Any]:
+    """``sku`` as served for ``span``: its pricing versions in the range (the one in effect at its start
+    dated at the start, then each change within it), or its latest version dated an hour ago."""
+    served = copy.deepcopy({k: v for k, v in sku.items() if k != TIMELINE})
+    template = served["pricingInfo"][0]
+    if TIMELINE in sku:
+        timeline = sku[TIMELINE]
+    else:
+        price = template["pricingExpression"]["tieredRates"][0]["unitPrice"]
+        timeline = [(template["effectiveTime"], int(price["units"]), price["nanos"])]
+    versions = sorted((_time(effective), units, nanos) for effective, units, nanos in timeline)
+    if span is None:
+        chosen = [(datetime.now(UTC) - timedelta(hours=1), *versions[-1][1:])]
+    else:
+        start, end = span
+        before = [v for v in versions if v[0] <= start][-1:]
+        chosen = [(start, *v[1:]) for v in before] + [v for v in versions if start < v[0] < end]
+    infos = []
+    for effective, units, nanos in chosen:
+        info = copy.deepcopy(template)
+        info["effectiveTime"] = _rfc3339(effective)
+        info["pricingExpression"]["tieredRates"][0]["unitPrice"].update(units=str(units), nanos=nanos)
+        infos.append(info)
+    served["pricingInfo"] = infos
+    return served
 
 
 def _make_token(path: str, offset: int) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
 from typing import Annotated
 
@@ -36,6 +37,17 @@ def update_cmd(
             metavar="ID",
         ),
     ] = None,
+    months: Annotated[
+        int,
+        typer.Option(
+            "--months",
+            min=0,
+            help="Calendar months of price history to read, this one included: each month's prices are rows "
+            "from its first day (and from the day of any change), so that runs of those months are priced as "
+            "they were then. 0: today's prices only.",
+            metavar="N",
+        ),
+    ] = 12,
     retry_deadline: Annotated[
         float,
         typer.Option(
@@ -60,7 +72,14 @@ def update_cmd(
     billing role needed) and write their training prices as a dated price file: machine types (their
     vCPUs and memory), accelerators per accelerator-hour and TPU chips per chip-hour, on-demand and
     spot, per region. The file is written whole or not at all."""
-    from tierscope.analysis.billing_catalog import CatalogError, RetryPolicy, connect, find_service, read_skus
+    from tierscope.analysis.billing_catalog import (
+        CatalogError,
+        RetryPolicy,
+        connect,
+        find_service,
+        month_spans,
+        read_skus,
+    )
     from tierscope.analysis.sku_prices import known_hardware, price_csv, price_rows
     from tierscope.atomic import write_bytes_atomic
 
@@ -72,7 +91,9 @@ def update_cmd(
     if service_id is None:
         service_id, _ = find_service(reading)
     shapes, devices = known_hardware()
-    rows, skipped, read = price_rows(read_skus(reading, service_id), service_id, today, shapes, devices)
+    spans = month_spans(datetime.now(UTC), months)
+    skus = chain.from_iterable(read_skus(reading, service_id, span) for span in spans)
+    rows, skipped, read = price_rows(skus, service_id, today, shapes, devices)
     if not rows:
         reasons = "; ".join(skipped.lines()) or "the service has no SKUs"
         raise CatalogError(
@@ -82,8 +103,10 @@ def update_cmd(
     write_bytes_atomic(target, price_csv(rows).encode("utf-8"))
     kinds = _kinds(row.resource for row in rows)
     regions = len({row.region for row in rows})
+    dates = sorted({row.valid_from for row in rows})
+    held = f"holding from {dates[0]}" + (f" to {dates[-1]}" if len(dates) > 1 else "")
     print(
-        f"wrote {len(rows):,} price rows ({kinds}; {regions:,} region{'s' if regions != 1 else ''}) "
+        f"wrote {len(rows):,} price rows ({kinds}; {regions:,} region{'s' if regions != 1 else ''}; {held}) "
         f"from {read:,} SKUs of service {service_id} to {target}"
     )
     for line in skipped.lines():
