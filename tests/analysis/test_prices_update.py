@@ -5,6 +5,7 @@ SKUs of tests/support/catalog_skus.py (their sources are cited there)."""
 from __future__ import annotations
 
 import csv
+import json
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -240,6 +241,38 @@ def test_the_file_loads_as_user_prices_that_hold_from_the_skus_effective_date(tm
     )
     before = table.lookup("a3-highgpu-8g", "us-central1", "on-demand", date(2026, 10, 31))
     assert before is None or before.origin == "shipped"
+
+
+def test_the_next_summary_prices_a_run_from_the_file(tmp_path: Path) -> None:
+    pytest.importorskip("tierscope.analysis.prices", reason="the price-file loader is not merged yet")
+    machines = pytest.importorskip("tierscope.analysis.machines", reason="the machines table is not merged yet")
+    from tierscope.collector.collect import collect_runs
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.dataset.store import Dataset
+
+    # One run today on n1-standard-8 with 1 x T4 (us-central1, on demand), a constant 2 global steps/s.
+    log = tmp_path / "t4.log"
+    log.write_text(
+        "".join(
+            f"Train [master/0], step {100 * k}:loss:2.000, accuracy:0.500 ({50 * k:.3f} sec) "
+            "2.000 global_steps/s, 2.000 local_steps/s\n"
+            for k in range(1, 13)
+        )
+    )
+    hardware = machines.Hardware((machines.pool("chief", "n1-standard-8", 1, "NVIDIA_TESLA_T4", 1),))
+    today = datetime.now(UTC).date()
+    spec = RunSpec(run_id="t4", tier=None, files=[log], date=today, topology=hardware.to_json())
+    collect_runs(Dataset(tmp_path / "ds"), [spec])
+    out = tmp_path / "prices.csv"
+    with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
+        assert _update(server, "--out", str(out), "--months", "1")[0] == 0
+    result = runner.invoke(app, ["summary", "--dataset", str(tmp_path / "ds"), "--prices", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)
+    # n1-standard-8 0.4369977 + 1 x T4 0.4025 = 0.8394977 USD an hour, both rows of the file.
+    assert row["usd_per_hour"] == pytest.approx(0.8394977, abs=1e-9)
+    assert "SKU TEST-T4" in row["price_rows"] and "SKUs TEST-N1-CORE (per vCPU) + TEST-N1-RAM" in row["price_rows"]
+    assert not row["price_stale"]
 
 
 def test_the_default_file_is_dated_today_in_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
