@@ -320,6 +320,18 @@ def _by_day(versions: Iterable[tuple[datetime, Decimal]]) -> dict[date, Decimal]
     return {effective.date(): price for effective, price in sorted(versions)}
 
 
+def _machine_versions(
+    core: list[tuple[datetime, Decimal]], ram: list[tuple[datetime, Decimal]], vcpus: int, memory: Decimal
+) -> dict[date, Decimal]:
+    """A machine type's price by day: ``vCPUs x core + memory x RAM`` at each change of either."""
+    versions = []
+    for when in sorted({t for t, _ in core} | {t for t, _ in ram}):
+        per_vcpu, per_gib = _at(core, when), _at(ram, when)
+        if per_vcpu is not None and per_gib is not None:
+            versions.append((when, per_vcpu * vcpus + per_gib * memory))
+    return _by_day(versions)
+
+
 def price_rows(
     skus: Iterable[Mapping[str, Any]],
     service_id: str,
@@ -352,42 +364,28 @@ def price_rows(
                 skipped.add(Skipped.DUPLICATE, part.sku_id)
                 continue
             found.setdefault(key, []).append(part)
+    prefix = f"Cloud Billing Catalog API, service {service_id}, SKU"
     read = f"read {read_on.isoformat()}"
     rows: list[PriceRow] = []
-    for (kind, name, region, pricing), parts in found.items():
-        if kind == "device":
-            source = (
-                f"Cloud Billing Catalog API, service {service_id}, SKU {owner[kind, name, region, pricing]}, {read}"
-            )
-            days = _by_day(_timeline(parts))
-            rows.extend(PriceRow(name, region, pricing, price, day, source) for day, price in days.items())
     by_family: dict[str, list[str]] = {}
     for machine in shapes:
         by_family.setdefault(family_of(machine), []).append(machine)
-    for (kind, family, region, pricing), parts in found.items():
-        if kind != "core":
+    for (kind, name, region, pricing), parts in found.items():
+        if kind == "device":
+            source = f"{prefix} {owner[kind, name, region, pricing]}, {read}"
+            rows.extend(PriceRow(name, region, pricing, p, day, source) for day, p in _by_day(_timeline(parts)).items())
             continue
-        ram_key = ("ram", family, region, pricing)
-        machines = by_family.get(family, [])
-        if ram_key not in found or not machines:
-            skipped.add(Skipped.NO_MACHINES, owner[kind, family, region, pricing])
-            continue
-        core, ram = _timeline(parts), _timeline(found[ram_key])
-        source = (
-            f"Cloud Billing Catalog API, service {service_id}, SKUs {owner[kind, family, region, pricing]} "
-            f"(per vCPU) + {owner[ram_key]} (per GiB of memory), {read}"
-        )
-        for machine in machines:
-            vcpus, memory = shapes[machine]
-            versions = []
-            for when in sorted({t for t, _ in core} | {t for t, _ in ram}):
-                per_vcpu, per_gib = _at(core, when), _at(ram, when)
-                if per_vcpu is not None and per_gib is not None:
-                    versions.append((when, per_vcpu * vcpus + per_gib * memory))
-            rows.extend(PriceRow(machine, region, pricing, p, day, source) for day, p in _by_day(versions).items())
-    for kind, family, region, pricing in found:
-        if kind == "ram" and ("core", family, region, pricing) not in found:
-            skipped.add(Skipped.NO_MACHINES, owner[kind, family, region, pricing])
+        other = ("ram" if kind == "core" else "core", name, region, pricing)
+        if other not in found or not by_family.get(name):
+            skipped.add(Skipped.NO_MACHINES, owner[kind, name, region, pricing])
+        elif kind == "core":
+            source = (
+                f"{prefix}s {owner[kind, name, region, pricing]} (per vCPU) + {owner[other]} (per GiB of memory), "
+                f"{read}"
+            )
+            for machine in by_family[name]:
+                versions = _machine_versions(_timeline(parts), _timeline(found[other]), *shapes[machine])
+                rows.extend(PriceRow(machine, region, pricing, p, day, source) for day, p in versions.items())
     seen.discard("")
     return sorted(rows, key=lambda r: (*r.key, r.valid_from)), skipped, len(seen)
 
