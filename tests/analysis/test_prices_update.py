@@ -135,7 +135,7 @@ def test_update_writes_the_catalogs_training_prices_through_paging_429_503_and_a
     assert ("a3-megagpu-8g", "us-central1", "on-demand") not in rows
     assert lines == [
         f"wrote {2 * len(rows)} price rows ({len(a3) + len(n1)} machine types, 2 accelerators, 1 TPU generation; "
-        f"2 regions; holding from {months[0]} to {months[1]}) from 12 SKUs of service C7E2-9256-1C43 to {out}",
+        f"2 regions; dated {months[0]} to {months[1]}) from 12 SKUs of service C7E2-9256-1C43 to {out}",
         "skipped 1 SKU for a management fee (billed with flex-start jobs, beside Compute Engine's VM SKUs)",
         "skipped 1 SKU for another Vertex AI product than custom training (prediction, generative AI, storage, ...)",
         "skipped 1 SKU of a usage type other than on-demand or spot (commitments, reservations, ...)",

@@ -69,9 +69,9 @@ def update_cmd(
     ] = None,
 ) -> None:
     """Read the Vertex AI SKUs of the Cloud Billing Catalog (application-default credentials; no
-    billing role needed) and write their training prices as a dated price file: machine types (their
-    vCPUs and memory), accelerators per accelerator-hour and TPU chips per chip-hour, on-demand and
-    spot, per region. The file is written whole or not at all."""
+    billing role needed) and write their training prices of the last --months months as a price file
+    of dated rows: machine types (their vCPUs and memory), accelerators per accelerator-hour and TPU
+    chips per chip-hour, on-demand and spot, per region. The file is written whole or not at all."""
     from tierscope.analysis.billing_catalog import (
         CatalogError,
         RetryPolicy,
@@ -104,7 +104,7 @@ def update_cmd(
     kinds = _kinds(row.resource for row in rows)
     regions = len({row.region for row in rows})
     dates = sorted({row.valid_from for row in rows})
-    held = f"holding from {dates[0]}" + (f" to {dates[-1]}" if len(dates) > 1 else "")
+    held = f"dated {dates[0]}" + (f" to {dates[-1]}" if len(dates) > 1 else "")
     print(
         f"wrote {len(rows):,} price rows ({kinds}; {regions:,} region{'s' if regions != 1 else ''}; {held}) "
         f"from {read:,} SKUs of service {service_id} to {target}"
