@@ -157,16 +157,16 @@ def month_spans(now: datetime, months: int) -> list[Span | None]:
     if months <= 0:
         return [None]
     local = now.astimezone(CATALOG_TZ)
-    firsts = []
     year, month = local.year, local.month
-    for _ in range(months + 1):  # one more: the start of the oldest month's successor is its end
-        firsts.append((year, month))
+    starts = []
+    for _ in range(months):
+        starts.append(datetime(year, month, 1, tzinfo=CATALOG_TZ))
         year, month = (year, month - 1) if month > 1 else (year - 1, 12)
-    starts = [datetime(y, m, 1, tzinfo=CATALOG_TZ) for y, m in reversed(firsts)]
+    starts.reverse()
     last = now - CLOCK_MARGIN
     spans: list[Span | None] = []
-    for start, following in zip(starts[1:], [*starts[2:], None], strict=True):
-        end = min(following, last) if following is not None else last
+    for start, following in zip(starts, [*starts[1:], last], strict=True):
+        end = min(following, last)
         if end > start:
             spans.append((start, end))
     return spans or [None]
