@@ -45,21 +45,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-STATUS_NAMES = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
+from tests.support.fake_google_api import ApiError, LocalJsonServer, error_body
+
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
 
@@ -255,15 +245,10 @@ class _Stored:
     entry: dict[str, Any]
 
 
-class _ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-class FakeLoggingServer:
+class FakeLoggingServer(LocalJsonServer):
     """See the module docstring. ``url`` is ``http://127.0.0.1:<port>`` once started."""
+
+    thread_name = "fake-logging"
 
     def __init__(
         self,
@@ -276,13 +261,13 @@ class FakeLoggingServer:
         quota_period_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__()
         self.projects = {project, *projects}
         self.denied_projects = set(denied_projects)
         self.quota_per_minute = quota_per_minute
         self.quota_period_s = quota_period_s
         self.clock = clock
         self.requests: list[ListRequest] = []
-        self.pages_served = 0
         self.quota_rejections = 0
         self.hung = threading.Event()
         self._release = threading.Event()
@@ -293,13 +278,8 @@ class FakeLoggingServer:
         self._lock = threading.RLock()
         self._stored: list[_Stored] = []
         self._cache: dict[tuple[str, bool], list[int]] = {}
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        #: Rewrites each response body before it is sent (to serve JSON json.dumps cannot write, e.g. 1e400).
-        self.rewrite: Callable[[bytes], bytes] | None = None
         #: "repeat": every page names the same next page token; "empty": pages of no entries, each with a new token.
         self.token_mode: str | None = None
-        self._cuts = 0
         self.add_entries(entries)
 
     # -- data ---------------------------------------------------------------------------------
@@ -336,19 +316,6 @@ class FakeLoggingServer:
             self._bursts.clear()
             self._hang_after = None
 
-    def cut_bodies(self, count: int = 1) -> None:
-        """The next ``count`` answers send half their body (the full Content-Length) and close the
-        connection: the client sees the response cut mid-body (IncompleteRead)."""
-        with self._lock:
-            self._cuts += count
-
-    def _take_cut(self) -> bool:
-        with self._lock:
-            if self._cuts <= 0:
-                return False
-            self._cuts -= 1
-            return True
-
     def hang_after(self, pages: int) -> None:
         """Block the first request that arrives once ``pages`` pages were served (sets ``hung``)."""
         with self._lock:
@@ -366,69 +333,25 @@ class FakeLoggingServer:
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def start(self) -> FakeLoggingServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                status, payload = server.handle(self.path, body)
-                data = json.dumps(payload).encode("utf-8")
-                if server.rewrite is not None:
-                    data = server.rewrite(data)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if status == 200 and server._take_cut():
-                    self.wfile.write(data[: len(data) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return
-                self.wfile.write(data)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-logging", daemon=True)
-        self._thread.start()
-        return self
-
     def stop(self) -> None:
         self.release()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeLoggingServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("the fake server is not running; call start()")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        super().stop()
 
     # -- the API ------------------------------------------------------------------------------
+
+    def answer(self, method: str, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        if method != "POST":
+            return 404, error_body(404, f"no such method {method} {target}")
+        return self.handle(target, body)
 
     def handle(self, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
         """Answer one request: ``(HTTP status, JSON body)``."""
         if path.split("?")[0] != "/v2/entries:list":
-            return 404, _error(404, f"no such method {path}")
+            return 404, error_body(404, f"no such method {path}")
         try:
             request = json.loads(body or b"{}")
         except json.JSONDecodeError:
-            return 400, _error(400, "request body is not JSON")
+            return 400, error_body(400, "request body is not JSON")
         with self._lock:
             record = ListRequest(
                 number=len(self.requests) + 1,
@@ -446,7 +369,7 @@ class FakeLoggingServer:
             self.hung.set()
             self._release.wait()
             record.status = 503
-            return 503, _error(503, "the server went away")
+            return 503, error_body(503, "the server went away")
         try:
             with self._lock:
                 self._faults()
@@ -454,9 +377,9 @@ class FakeLoggingServer:
                     request = {**request, "pageToken": None}  # its own fake token: the first page again
                 entries, token = self._page(request)
                 self.pages_served += 1
-        except _ApiError as exc:
+        except ApiError as exc:
             record.status = exc.status
-            return exc.status, _error(exc.status, exc.message)
+            return exc.status, error_body(exc.status, exc.message)
         if self.token_mode == "empty":
             entries, token = [], f"empty-{record.number}"
         elif self.token_mode == "repeat":
@@ -471,16 +394,16 @@ class FakeLoggingServer:
         for burst in self._bursts:
             if burst.remaining > 0 and self.pages_served >= burst.after_pages:
                 burst.remaining -= 1
-                raise _ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
+                raise ApiError(burst.status, f"injected fault ({burst.remaining} more to come)")
         if self._fail_after is not None and self.pages_served >= self._fail_after[0]:
-            raise _ApiError(self._fail_after[1], "injected permanent fault")
+            raise ApiError(self._fail_after[1], "injected permanent fault")
         if self.quota_per_minute is not None:
             now = self.clock()
             while self._quota_window and self._quota_window[0] <= now - self.quota_period_s:
                 self._quota_window.popleft()
             if len(self._quota_window) >= self.quota_per_minute:
                 self.quota_rejections += 1
-                raise _ApiError(
+                raise ApiError(
                     429,
                     "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute' "
                     "of service 'logging.googleapis.com'",
@@ -490,19 +413,19 @@ class FakeLoggingServer:
     def _page(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
         names = request.get("resourceNames") or []
         if not names:
-            raise _ApiError(400, "resourceNames is required")
+            raise ApiError(400, "resourceNames is required")
         for name in names:
             project = name.removeprefix("projects/")
             if not name.startswith("projects/") or project in self.denied_projects:
-                raise _ApiError(403, f"The caller does not have permission to read logs of {name}")
+                raise ApiError(403, f"The caller does not have permission to read logs of {name}")
             if project not in self.projects:
-                raise _ApiError(404, f"Project {project!r} not found")
+                raise ApiError(404, f"Project {project!r} not found")
         order = (request.get("orderBy") or "timestamp asc").strip().lower()
         if order not in ("timestamp asc", "timestamp desc"):
-            raise _ApiError(400, f"invalid orderBy {request.get('orderBy')!r}")
+            raise ApiError(400, f"invalid orderBy {request.get('orderBy')!r}")
         size = request.get("pageSize") or DEFAULT_PAGE_SIZE
         if not isinstance(size, int) or not 0 < size <= MAX_PAGE_SIZE:
-            raise _ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}, got {size!r}")
+            raise ApiError(400, f"pageSize must be between 1 and {MAX_PAGE_SIZE}, got {size!r}")
         filter_text = request.get("filter") or ""
         key = (filter_text, order == "timestamp desc")
         matching = self._cache.get(key)
@@ -510,7 +433,7 @@ class FakeLoggingServer:
             try:
                 pred = compile_filter(filter_text)
             except FilterError as exc:
-                raise _ApiError(400, f"Invalid filter: {exc}") from None
+                raise ApiError(400, f"Invalid filter: {exc}") from None
             matching = [i for i, s in enumerate(self._stored) if pred(s.entry, s.timestamp)]
             if key[1]:
                 matching.reverse()
@@ -522,12 +445,6 @@ class FakeLoggingServer:
         end = offset + len(chunk)
         token = _make_token(key, end) if end < len(matching) else None
         return [self._stored[i].entry for i in chunk], token
-
-
-def _error(status: int, message: str) -> dict[str, Any]:
-    return {
-        "error": {"code": status, "message": message, "status": STATUS_NAMES.get(status, HTTPStatus(status).phrase)}
-    }
 
 
 def _key_digest(key: tuple[str, bool]) -> str:
@@ -545,7 +462,7 @@ def _read_token(token: str, key: tuple[str, bool]) -> int:
             raise ValueError
         return int(offset)
     except ValueError:
-        raise _ApiError(400, "page token does not match the request's filter and order") from None
+        raise ApiError(400, "page token does not match the request's filter and order") from None
 
 
 # --- entries of a fake training job ------------------------------------------------------------

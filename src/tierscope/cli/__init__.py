@@ -62,6 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "spec": ("train", "Print the cloud job request (JSON) that runs the trainer on a scale tier."),
     "collect": ("collect", "Collect step logs into a dataset."),
     "dataset": ("dataset", "Use a dataset from other tools."),
+    "prices": ("prices", "Vertex AI prices from the Cloud Billing Catalog."),
     "train": ("train", "Run the reference TensorFlow trainer."),
 }
 
