@@ -30,7 +30,7 @@ class CloudOptions:
 
 def _collect(work: Path, fake: Any, entries: list[dict[str, Any]], quota: int | None) -> tuple[float, Any]:
     """(seconds, result) of one collect of every entry into a fresh dataset."""
-    from tierscope.collector.collect_cloud import collect_cloud
+    from tierscope.collector.cloud import CloudOptions, collect_cloud
     from tierscope.collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE, RetryPolicy
     from tierscope.dataset.store import Dataset
 
@@ -38,11 +38,11 @@ def _collect(work: Path, fake: Any, entries: list[dict[str, Any]], quota: int | 
     shutil.rmtree(dataset, ignore_errors=True)
     with fake.FakeLoggingServer(entries, project="bench", quota_per_minute=quota) as server:
         start = time.perf_counter()
-        result = collect_cloud(
-            Dataset(dataset), [JOB], project="bench", endpoint=server.url, since=fake.START - timedelta(hours=1),
+        result = collect_cloud(Dataset(dataset), [JOB], CloudOptions(
+            project="bench", endpoint=server.url, since=fake.START - timedelta(hours=1),
             requests_per_minute=DEFAULT_REQUESTS_PER_MINUTE if quota else None,
             retry=RetryPolicy(initial_s=0.5, maximum_s=8.0, deadline_s=180.0), tier="STANDARD_1",
-        )  # fmt: skip
+        ))  # fmt: skip
         seconds = time.perf_counter() - start
     shutil.rmtree(dataset, ignore_errors=True)
     return seconds, result
@@ -53,7 +53,7 @@ def measure(work: Path, opts: CloudOptions) -> list[Figure]:
         sys.path.insert(0, str(REPO))  # the fake server lives with the tests
     try:
         fake = importlib.import_module("tests.support.fake_logging_server")
-        importlib.import_module("tierscope.collector.collect_cloud")
+        importlib.import_module("tierscope.collector.cloud")
     except ImportError as exc:
         return [Figure(SECTION, "Cloud Logging collect", "entries/s", None, note=f"not available yet ({exc})")]
     entries = fake.job_entries(opts.entries, job_id=JOB, project="bench")

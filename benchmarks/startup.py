@@ -29,7 +29,7 @@ OLD_HELP_IMPORTS = (
     "typer", "typer.rich_utils", "rich.table", "polars", "numpy",
     "tierscope.analysis.summary", "tierscope.analysis.cost",
     "tierscope.collector.collect", "tierscope.collector.manifest", "tierscope.collector.formats",
-    "tierscope.collector.sources.console_csv", "tierscope.collector.sources.files",
+    "tierscope.collector.formats.console_csv", "tierscope.collector.sources.files",
     "tierscope.dataset.compact", "tierscope.dataset.doctor", "tierscope.dataset.store",
     "tierscope.reports.i18n",
     "tierscope.trainer.data", "tierscope.trainer.roles", "tierscope.trainer.steplog", "tierscope.trainer.tiers",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import polars as pl
 
-from tierscope.collector.collect import file_head, file_year
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import (
+    HEAD_BYTES,
     LINES_SCHEMA,
     FileFormat,
     LineFormat,
@@ -32,7 +32,7 @@ from tierscope.collector.formats import (
     sniff_format,
 )
 from tierscope.collector.formats.envelopes import split_envelopes
-from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, iter_line_batches
+from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
 
 #: Lines shown when no window is given.
 DEFAULT_LINES = 20
@@ -139,8 +139,8 @@ def explain_file(
         why = "a directory; give one log file" if path.is_dir() else "no such file or directory; check the path"
         raise InputError(f"cannot read {path}: {why}")
     first, last = window or (1, DEFAULT_LINES)
-    # Entries are dated as collect dates them (collect_whole): the modification year is a text log's.
-    entries = _entry_file(path, only, ParseContext(year=year, formats=tuple(formats)))
+    # Entries are dated as collect dates them (readers/logs.py): the modification year is a text log's.
+    entries = _entry_file(path, only, ParseContext(year=year, formats=tuple(formats), chain=parse_lines))
     context = ParseContext(year=year if year is not None else file_year(path), formats=tuple(formats))
     if entries is not None:
         kind, totals = entries
@@ -172,7 +172,7 @@ def _entry_file(path: Path, only: str | None, context: ParseContext) -> tuple[st
     """``(format, totals)`` for a file of a whole-file format (a Cloud Logging export, a console
     CSV: read whole, as ``collect`` reads them), None for a text log."""
     named = check_format(only, context.formats) if only else None
-    fmt = named if isinstance(named, FileFormat) else None if only else sniff_file(file_head(path))
+    fmt = named if isinstance(named, FileFormat) else None if only else sniff_file(file_head(path, HEAD_BYTES))
     if fmt is None:
         return None
     got = fmt.read(path, TRY_RUN, None, context)

@@ -1,8 +1,8 @@
 """Where the last collect stopped in each log file, so the next one reads only what is new.
 
-State lives in ``state/files.json`` of the dataset: per (file, run) the byte offset and
-line number reached, the file's identity (device, inode, size, mtime) and two fingerprints:
-SHA-256 of the first :data:`FINGERPRINT_BYTES` bytes (*head*) and of the bytes just before
+State is one document of the positions family (:mod:`tierscope.collector.positions`): per
+(file, run) the byte offset and line number reached, the file's identity (device, inode, size,
+mtime) and two fingerprints: SHA-256 of the first :data:`FINGERPRINT_BYTES` bytes (*head*) and of the bytes just before
 the offset (*tail*). The next collect of that file (:func:`plan_reads`):
 
 - same head and tail, size >= offset: the file grew (or is unchanged); read from the offset.
@@ -25,17 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from tierscope.dataset.errors import StateCorruptError
-from tierscope.dataset.state import StateStore
 from tierscope.gcs import is_url
 
-STATE_NAME = "files"
-STATE_VERSION = 1
 #: Bytes hashed at the start of a file and just before the offset.
 FINGERPRINT_BYTES = 4096
 
@@ -223,55 +219,3 @@ def line_start(fd: int, end: int, back: int) -> int:
 
 #: Bytes read at a time walking back from a batch's end.
 _BACK_CHUNK = 1 << 20
-
-
-class OffsetStore:
-    """The ``state/files.json`` document of a dataset: one :class:`FileState` per (file, run).
-
-    Raises :class:`StateCorruptError` on load if the document is not what this module writes.
-    """
-
-    def __init__(self, state_dir: Path) -> None:
-        self.store = StateStore(state_dir)
-        self._states: dict[tuple[str, str], FileState] = {}
-        doc = self.store.load(STATE_NAME)
-        if doc is None:
-            return
-        try:
-            if doc.get("version") != STATE_VERSION:
-                raise ValueError(f"version {doc.get('version')!r}, expected {STATE_VERSION}")
-            for item in doc["files"]:
-                state = FileState(**item)
-                self._states[(state.path, state.run_id)] = state
-        except (ValueError, KeyError, TypeError) as exc:
-            raise StateCorruptError(self.store.path(STATE_NAME), f"is not a file-offsets document ({exc})") from exc
-
-    def get(self, path: Path | str, run_id: str) -> FileState | None:
-        return self._states.get((state_key(path), run_id))
-
-    def put(self, state: FileState) -> None:
-        """Record ``state`` and save the document (atomically, durably)."""
-        self._states[(state.path, state.run_id)] = state
-        self._save()
-
-    def forget(self, run_id: str, sources: tuple[str, ...] | None) -> int:
-        """Drop what is known of ``run_id``'s files named in ``sources`` (None: all of them),
-        so the next read of each starts from its start; save; returns how many were dropped.
-
-        A source matches by absolute path, or else by file name (it may have been given relative
-        to another directory): reading one file too many again costs only time.
-        """
-        names = None if sources is None else {state_key(s) for s in sources} | {Path(s).name for s in sources}
-        gone = [
-            key
-            for key, state in self._states.items()
-            if state.run_id == run_id and (names is None or state.path in names or Path(state.path).name in names)
-        ]
-        for key in gone:
-            del self._states[key]
-        self._save()
-        return len(gone)
-
-    def _save(self) -> None:
-        doc = {"version": STATE_VERSION, "files": [asdict(s) for _, s in sorted(self._states.items())]}
-        self.store.save(STATE_NAME, doc)

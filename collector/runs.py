@@ -1,7 +1,6 @@
 """The runs a ``collect files`` names and what it reports per file: light enough (the standard
 library, the manifest's records) to be imported before deciding whether a collect has anything
-to read (:mod:`tierscope.collector.unchanged`); :mod:`tierscope.collector.collect` re-exports
-all of it."""
+to read (:mod:`tierscope.collector.unchanged`)."""
 
 from __future__ import annotations
 
@@ -10,14 +9,18 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
+from tierscope import gcs
 from tierscope.atomic import TMP_PREFIX
-from tierscope.collector.errors import InputError
+from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, event_files, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
 from tierscope.gcs import is_url
+
+if TYPE_CHECKING:
+    from tierscope.collector.sources import objects
 
 #: The files of a run directory read as logs (a directory written by ``tierscope train local``
 #: holds RUN_FILE and logs; see :mod:`tierscope.contract`).
@@ -75,6 +78,23 @@ def check_utf8_name(path: Path) -> None:
     except UnicodeEncodeError:
         shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # the undecodable bytes, escaped
         raise InputError(f"cannot read {shown}: its name is not valid UTF-8; rename it") from None
+
+
+def check_readable(path: Path) -> None:
+    """Raise :class:`MissingInputError` if ``path`` is not a regular file (saying what it is),
+    :class:`InputError` if its name is not UTF-8."""
+    if not path.is_file():
+        why = (
+            "a directory"
+            if path.is_dir()
+            else "not a regular file"
+            if path.exists()
+            else "a symbolic link loop (the link leads back to itself)"
+            if is_link_loop(path)
+            else "no such file or directory"
+        )
+        raise MissingInputError(f"cannot read {path}: {why}")
+    check_utf8_name(path)
 
 
 def _run_meta(path: Path) -> RunDoc:
@@ -151,19 +171,17 @@ def missing_input(path: Path) -> InputError:
 def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
     """Runs for ``collect files PATH...``: a run directory (with ``run.json``) is a run of its
     own; plain files all belong to ``run_id`` (default: the first file's name without suffix).
-    ``gs://`` URLs are objects, prefixes or globs (:func:`tierscope.collector.collect_objects.runs_from_urls`).
+    ``gs://`` URLs are objects, prefixes or globs (:func:`runs_from_urls`).
     Raises :class:`InputError` for a path that does not exist."""
     specs: list[RunSpec] = []
     loose: list[Path | str] = []
     if any(is_url(p) for p in paths):
-        from tierscope.collector.collect_objects import runs_from_urls
-
         local = runs_from_paths([p for p in paths if not is_url(p)], run_id, tier, fmt)
         return local + runs_from_urls([str(p) for p in paths if is_url(p)], run_id, tier, fmt)
     for path in map(Path, paths):
         check_utf8_name(path)
         if not path.exists():
-            if _is_link_loop(path):
+            if is_link_loop(path):
                 raise InputError(
                     f"cannot read {path}: a symbolic link loop (the link leads back to itself); fix the link"
                 )
@@ -197,9 +215,101 @@ def default_run_id(path: Path) -> str:
     return path.name.lstrip(".").split(".")[0] or path.name
 
 
-def _is_link_loop(path: Path) -> bool:
+def is_link_loop(path: Path) -> bool:
     try:
         path.stat()
     except OSError as exc:
         return exc.errno == errno.ELOOP
     return False
+
+
+def run_facts(run: RunSpec) -> dict[str, Any]:
+    """The facts of ``run`` that the ``runs`` table holds (every column but ``collected_at``)."""
+    return {
+        "run_id": run.run_id,
+        "tier": run.tier,
+        "ran_on": run.ran_on,
+        "date": run.date,
+        "note": run.note,
+        "topology": run.topology,
+        "replicas": run.replicas,
+        "strategy": run.strategy,
+        "batch_size": run.batch_size,
+    }
+
+
+# --- runs on Cloud Storage: collect files gs://... ------------------------------------------------
+
+#: The most of a run.json read (it is a few hundred bytes).
+RUN_FILE_MAX_BYTES = 1 << 20
+
+
+def _event_files_error(url: str, events: list[str]) -> InputError:
+    return InputError(
+        f"{url} holds TensorBoard event files ({len(events)}, e.g. {events[0]}), which are read from "
+        f"local files only: copy them (`gcloud storage cp -r {url} DIR`) and collect the copy"
+    )
+
+
+def runs_from_urls(urls: list[str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
+    """Runs for ``collect files gs://...``. What a URL gives:
+
+    - a prefix (``gs://bucket/jobs/job42/``, or ``gs://bucket/`` itself) is a run directory:
+      every log object under it, at any depth (per-task subdirectories, a Cloud Logging sink's
+      ``<log>/YYYY/MM/DD/08:00:00_08:59:59_S0.json`` hours). A ``run.json`` under it makes
+      its folder a run of its own (``gs://bucket/jobs/`` holding ``job42/run.json`` and
+      ``job43/run.json`` is two runs); objects outside any such folder belong to the prefix's
+      run, named after its last part (the bucket for ``gs://bucket/``). Records that name their
+      run (a job's structured records, LogEntries with a job id) keep it.
+    - a glob (``gs://bucket/logs/*.log``) or a single object: loose files, as on the command line.
+
+    Raises :class:`InputError` for a
+    URL naming nothing, a prefix without logs, TensorBoard event files (named alone, or a prefix's
+    only files: they are read from local files only), or a bucket that cannot be listed.
+    """
+    from tierscope.collector.sources import objects  # gcsfs: only for a collect of gs:// URLs
+
+    specs: list[RunSpec] = []
+    loose: list[Path | str] = []
+    for url in urls:
+        is_prefix, found = objects.listing(url)
+        events = [o.name for o in found if is_event_file(Path(o.name))]
+        if events and not is_prefix:
+            # Read as text they gave no record and no reject: only a local file is read as records.
+            raise _event_files_error(url, events)
+        if not is_prefix:
+            loose += [objects.ObjectURL(o) for o in found if o.name != RUN_FILE]
+            continue
+        runs = _prefix_runs(url.rstrip("/") + "/", found, run_id, tier, fmt)
+        if not runs and events:
+            raise _event_files_error(url, events)
+        if not runs:
+            suffixes = ", ".join(sorted({Path(o.name).suffix or "(none)" for o in found}))
+            raise InputError(f"{url} holds {len(found)} objects but no log files (their suffixes: {suffixes})")
+        specs += runs
+    if loose:
+        first = Path(gcs.split(str(loose[0]))[1])
+        specs.append(RunSpec(run_id=run_id or default_run_id(first), tier=tier, files=loose, format=fmt))
+    return specs
+
+
+def _prefix_runs(
+    prefix: str, found: list[objects.StoredObject], run_id: str | None, tier: str | None, fmt: str | None
+) -> list[RunSpec]:
+    """The runs under ``prefix``: one per folder holding a ``run.json``, and the prefix's own."""
+    from tierscope.collector.sources import objects
+
+    roots = sorted({gcs.parent(o.url) for o in found if o.name == RUN_FILE} | {prefix}, key=len, reverse=True)
+    logs: dict[str, list[Path | str]] = {}
+    for obj in found:
+        if is_log_name(obj.name):
+            root = next(r for r in roots if obj.url.startswith(r))  # the deepest: roots are longest first
+            logs.setdefault(root, []).append(objects.ObjectURL(obj))
+    specs = []
+    for root in sorted(logs):
+        meta_url = root + RUN_FILE
+        has_meta = any(o.url == meta_url for o in found)
+        meta = parse_run_meta(objects.read_bytes(meta_url, RUN_FILE_MAX_BYTES), meta_url) if has_meta else {}
+        name = root.rstrip("/").rsplit("/", 1)[-1]
+        specs.append(directory_run(name, meta, meta_url, logs[root], run_id, tier, fmt))
+    return specs

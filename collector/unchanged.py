@@ -27,14 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from tierscope.collector.manifest import RunSpec
-from tierscope.collector.offsets import OffsetStore, plan_reads
-from tierscope.collector.runs import CollectResult, SourceCounts
+from tierscope.collector.offsets import plan_reads
+from tierscope.collector.positions import OffsetStore
+from tierscope.collector.runs import CollectResult, SourceCounts, run_facts
 from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import journal, rewind, state
 from tierscope.dataset.durable import TMP_PREFIX, read_regular, write_bytes_atomic
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import held
 from tierscope.dataset.objects import GsPath, as_location
+from tierscope.dataset.state import STATE_FOLDER, state_dir
 from tierscope.gcs import is_url
 
 #: The note of :func:`note_recorded`, in the state folder: dot-prefixed without .json, so no state document:
@@ -47,21 +49,6 @@ RECORDED_VERSION = 1
 RECORDED_MAX_BYTES = 16 << 20
 #: The first bytes of a gzip file (read whole: its state is checked by the full collect).
 _GZIP_MAGIC = b"\x1f\x8b"
-
-
-def run_facts(run: RunSpec) -> dict[str, Any]:
-    """The facts of ``run`` that the ``runs`` table holds (every column but ``collected_at``)."""
-    return {
-        "run_id": run.run_id,
-        "tier": run.tier,
-        "ran_on": run.ran_on,
-        "date": run.date,
-        "note": run.note,
-        "topology": run.topology,
-        "replicas": run.replicas,
-        "strategy": run.strategy,
-        "batch_size": run.batch_size,
-    }
 
 
 def _facts_json(run: RunSpec) -> dict[str, Any]:
@@ -92,13 +79,13 @@ def note_recorded(root: Path | GsPath, runs: list[RunSpec]) -> None:
         "runs": {run.run_id: _facts_json(run) for run in runs},
         "files": _runs_files(root),
     }
-    write_bytes_atomic(root / "state" / RECORDED, json.dumps(doc, sort_keys=True).encode())
+    write_bytes_atomic(state_dir(root) / RECORDED, json.dumps(doc, sort_keys=True).encode())
 
 
 def _facts_held(root: Path, runs: list[RunSpec]) -> bool:
     try:
         # Never through a link, nor from a FIFO or a device: reading one could block or never end.
-        data = read_regular(root / "state" / RECORDED, RECORDED_MAX_BYTES, follow_links=False)
+        data = read_regular(state_dir(root) / RECORDED, RECORDED_MAX_BYTES, follow_links=False)
         doc = None if data is None else json.loads(data)
     except (OSError, ValueError, RecursionError):  # none, unreadable, or not JSON (UnicodeDecodeError is a ValueError)
         return False
@@ -114,7 +101,7 @@ def _nothing_to_recover(root: Path) -> bool:
     no temporary file or staged merged file is left, no rewind is pending."""
     if state.unreadable(root) or journal.load(root).entries or rewind.pending(root):
         return False
-    leftovers = (f"*/run_id=*/{TMP_PREFIX}*", f"*/run_id=*/{journal.STAGED_PREFIX}*", f"state/{TMP_PREFIX}*")
+    leftovers = (f"*/run_id=*/{TMP_PREFIX}*", f"*/run_id=*/{journal.STAGED_PREFIX}*", f"{STATE_FOLDER}/{TMP_PREFIX}*")
     return not any(next(root.glob(pattern), None) for pattern in leftovers)
 
 
@@ -148,7 +135,7 @@ def _counts(root: Path, runs: list[RunSpec]) -> list[SourceCounts] | None:
     """Each file's counts if the collect of ``runs`` into ``root`` has nothing to do; else None."""
     if not _nothing_to_recover(root) or not _facts_held(root, runs):
         return None
-    offsets = OffsetStore(root / "state")
+    offsets = OffsetStore(state_dir(root))
     found = []
     for run, path in _files(runs):
         counts = _unchanged(offsets, path, run) if isinstance(path, Path) else None
@@ -167,7 +154,7 @@ def collect_unchanged(
     :class:`~tierscope.dataset.errors.DatasetBusyError` after ``lock_timeout`` seconds, as
     ``collect_runs`` does."""
     root = as_location(dataset)
-    if reread or isinstance(root, GsPath) or not (root / "state").is_dir():
+    if reread or isinstance(root, GsPath) or not state_dir(root).is_dir():
         return None
     if len({run.run_id for run in runs}) < len(runs):
         return None  # two runs of one id: which facts the table ends with is the full collect's to say

@@ -2,7 +2,7 @@
 
 Checks every data file (the digest in its name, footer, column types, every page with its
 checksum, the row count) and every state document: each must be a JSON object, the compaction
-journal a journal, and each document a room above keeps here (the collector's file offsets)
+journal a journal, and each document a room above keeps here (the collector's positions)
 whatever that room's ``state_checks`` say: the dataset room knows how state is stored, not what
 ingest puts in it. With ``fix`` each corrupt file is moved to ``quarantine/`` under its path
 relative to the root, so the rest of the dataset reads again; nothing is deleted. For a data
@@ -15,7 +15,7 @@ window in which plain readers miss its rows).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,10 +27,10 @@ from tierscope.dataset.state import StateStore, move_aside
 from tierscope.dataset.store import Dataset, all_files, check_file
 from tierscope.dataset.verified import VerifiedFiles
 
-#: A check of state documents: called with the dataset's ``state/`` folder, it raises
-#: :class:`StateCorruptError` for a document that is not what its writer writes (e.g.
-#: :class:`tierscope.collector.offsets.OffsetStore`, which loads ``files.json``).
-StateCheck = Callable[[Path], object]
+#: A check of state documents: called with the dataset's state folder, it returns one
+#: :class:`StateCorruptError` per document that is not what its writer writes (e.g.
+#: :func:`tierscope.collector.positions.check_positions`, every position document), or raises one.
+StateCheck = Callable[[Path], Iterable[StateCorruptError]]
 
 
 @dataclass
@@ -58,16 +58,23 @@ class DoctorReport:
 
 def _state_problems(dataset: Dataset, state_checks: Sequence[StateCheck]) -> list[Problem]:
     found: dict[Path, Problem] = {}
-    store = StateStore(dataset.state_dir)
+    errors: list[StateCorruptError] = []
     # The callers' checks first: they say more ("not a file-offsets document") than JSON's own.
-    checks: list[Callable[[], object]] = [lambda c=c: c(dataset.state_dir) for c in state_checks]
-    checks.append(lambda: journal.load(dataset.root))
-    checks += [lambda name=name: store.load(name) for name in store.names()]
-    for run_check in checks:
+    for state_check in state_checks:
         try:
-            run_check()
+            errors += state_check(dataset.state_dir)
         except StateCorruptError as exc:
-            found.setdefault(exc.path, Problem(exc.path, exc.problem))
+            errors.append(exc)
+    store = StateStore(dataset.state_dir)
+    loads: list[Callable[[], object]] = [lambda: journal.load(dataset.root)]
+    loads += [lambda name=name: store.load(name) for name in store.names()]
+    for load in loads:
+        try:
+            load()
+        except StateCorruptError as exc:
+            errors.append(exc)
+    for exc in errors:
+        found.setdefault(exc.path, Problem(exc.path, exc.problem))
     return list(found.values())
 
 

@@ -44,7 +44,7 @@ from typing import Any
 from tierscope.dataset.durable import commit, fsync_dir, remove
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.objects import local_file
-from tierscope.dataset.state import StateStore
+from tierscope.dataset.state import StateStore, state_dir
 
 JOURNAL_NAME = "compactions"
 #: Prefix of a merged file not yet renamed in (step 1): hidden from plain readers.
@@ -88,7 +88,7 @@ class Journal:
 
 
 def _store(root: Path) -> StateStore:
-    return StateStore(root / "state")
+    return StateStore(state_dir(root))
 
 
 def load(root: Path) -> Journal:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.objects import local_file
-from tierscope.dataset.state import StateStore
+from tierscope.dataset.state import StateStore, state_dir
 
 NAME = "rewinds"
 VERSION = 1
@@ -70,7 +70,7 @@ def for_quarantined(root: Path, original: Path, moved_to: Path) -> Rewind | None
 
 
 def _store(root: Path) -> StateStore:
-    return StateStore(root / "state")
+    return StateStore(state_dir(root))
 
 
 def pending(root: Path) -> list[Rewind]:

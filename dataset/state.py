@@ -27,6 +27,8 @@ from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.objects import GsPath, as_location
 
 SUFFIX = ".json"
+#: The folder of a dataset holding its state documents (:attr:`tierscope.dataset.store.Dataset.state_dir`).
+STATE_FOLDER = "state"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$")
 
 
@@ -38,6 +40,11 @@ def state_name(kind: str, *key: str) -> str:
     """
     digest = hashlib.sha256("\x1f".join(key).encode("utf-8")).hexdigest()[:16]
     return f"{kind}-{digest}"
+
+
+def state_dir(root: Path | GsPath) -> Path:
+    """The state folder of the dataset at ``root``."""
+    return root / STATE_FOLDER  # type: ignore[return-value]
 
 
 class StateStore:
@@ -120,7 +127,7 @@ def move_aside(root: Path, path: Path) -> Path:
 
 def unreadable(root: Path) -> list[StateCorruptError]:
     """The state documents of the dataset at ``root`` that do not load (any bytes), one error each."""
-    store = StateStore(root / "state")
+    store = StateStore(state_dir(root))
     found: list[StateCorruptError] = []
     for name in store.names():
         try:

@@ -69,6 +69,7 @@ from tierscope.dataset.schema import (
     STEP_SCHEMA,
     conform,
 )
+from tierscope.dataset.state import state_dir
 from tierscope.dataset.verified import VerifiedFiles, stamp_of
 
 
@@ -401,7 +402,7 @@ class Dataset:
 
     @property
     def state_dir(self) -> Path:
-        return self.root / "state"
+        return state_dir(self.root)
 
     @property
     def quarantine_dir(self) -> Path:

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from tierscope.dataset.durable import read_regular, write_bytes_atomic
+from tierscope.dataset.state import state_dir
 
 #: The cache's file under the dataset's ``state/`` folder (not a ``.json`` state document: doctor
 #: and the collector's state checks leave it alone).
@@ -54,7 +55,7 @@ class VerifiedFiles:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.path = root / "state" / CACHE_NAME
+        self.path = state_dir(root) / CACHE_NAME
         self._files: dict[str, Stamp] | None = None
         self._changed = False
 

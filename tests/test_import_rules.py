@@ -191,3 +191,120 @@ def test_the_shared_modules_import_only_the_standard_library() -> None:
         and not _under(i.target, ("tierscope.errors", "__future__"))
     ]
     assert heavy == []
+
+
+COLLECTOR = "tierscope.collector"
+
+
+def module_graph(package: str) -> dict[str, set[str]]:
+    """Each module of ``package`` and the modules of ``package`` it imports (functions included).
+
+    An import names a module where one exists (``from tierscope.collector.formats import base``
+    is the module ``...formats.base``; ``from ...formats import parse_lines`` is ``...formats``);
+    the package a module sits in is not counted as imported (Python runs it first, but it is
+    not what the module asked for).
+    """
+    imports = [i for i in all_imports() if _under(i.module, (package,))]
+    modules = {i.module for i in imports}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for i in imports:
+        if _under(i.target, (package,)) and i.target in modules and i.target != i.module:
+            graph[i.module].add(i.target)
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    # a -> b -> c -> a is one circle; d -> a hangs off it and is not part of it.
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_circle_inside_the_collector() -> None:
+    assert import_circles(module_graph(COLLECTOR)) == []
+
+
+#: The collector's ways into the dataset: the sink (records, run facts, the lock), the positions
+#: (their state documents), the no-work check (which must not load polars to say "nothing new"),
+#: and the two loops, which hand a sink its ``Dataset``. Every other collector module may use the
+#: dataset's column contract (``tierscope.dataset.schema``) and nothing else of it.
+INTO_THE_DATASET = (
+    f"{COLLECTOR}.sink",
+    f"{COLLECTOR}.positions",
+    f"{COLLECTOR}.unchanged",
+    f"{COLLECTOR}.collect",
+    f"{COLLECTOR}.cloud",
+)
+READERS = f"{COLLECTOR}.readers"
+
+
+def test_only_the_sink_writes_the_dataset() -> None:
+    # A reader, a format or a source holds no Dataset, lock or state store: it hands batches to the sink.
+    found = [
+        str(i)
+        for i in all_imports()
+        if _under(i.module, (COLLECTOR,))
+        and not _under(i.module, INTO_THE_DATASET)
+        and _under(i.target, ("tierscope.dataset",))
+        and not _under(i.target, ("tierscope.dataset.schema",))
+    ]
+    assert found == []
+
+
+def test_readers_are_reached_through_the_registry_and_import_no_other_reader() -> None:
+    # The cloud loop builds the Cloud Logging reader's query (its source) and names its result type.
+    allowed = (f"{COLLECTOR}.registry", f"{COLLECTOR}.cloud")
+    outside = [
+        str(i)
+        for i in all_imports()
+        if _under(i.module, (COLLECTOR,))
+        and not _under(i.module, (READERS, *allowed))
+        and _under(i.target, (READERS,))
+        and i.target != READERS
+    ]
+    assert outside == []
+    loops = (f"{COLLECTOR}.collect", f"{COLLECTOR}.cloud", f"{COLLECTOR}.sink", f"{COLLECTOR}.registry")
+    crossing = [
+        str(i)
+        for i in all_imports()
+        if _under(i.module, (READERS,))
+        and (
+            _under(i.target, loops)
+            or (_under(i.target, (READERS,)) and i.target.split(".")[:4] != i.module.split(".")[:4])
+        )
+    ]
+    assert crossing == []

@@ -41,18 +41,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import polars as pl
 
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats.base import LINES_SCHEMA, LOOKAHEAD_LINES, TAG, LineFormat, ParseContext, Parsed
+from tierscope.collector.formats.base import (
+    LINES_SCHEMA,
+    LOOKAHEAD_LINES,
+    TAG,
+    FileFormat,
+    FileRead,
+    LineFormat,
+    ParseContext,
+    Parsed,
+)
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPES, split_envelopes
-from tierscope.collector.formats.gcloud import GcloudError
+from tierscope.collector.formats.gcloud import GcloudFailures
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
@@ -66,9 +73,6 @@ from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
 from tierscope.errors import UsageError
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 #: Every known format, in the order they are tried (after the sniffed one).
 FORMATS: dict[str, LineFormat] = {
@@ -87,7 +91,7 @@ FORMATS: dict[str, LineFormat] = {
         TensorFX(),
         DLRMIterations(),
         KerasProgress(),
-        GcloudError(),
+        GcloudFailures(),
     )
 }
 
@@ -102,43 +106,15 @@ class UnknownFormatError(CollectorError, UsageError, ValueError):
     """``--format`` named a format tierscope does not know (a usage error: exit 2)."""
 
 
-@dataclass
-class FileRead:
-    """What a whole-file format made of one file: ``items`` read (entries, rows) and the parts
-    to store, each in the dataset's schemas (``rest`` empty)."""
-
-    items: int
-    parts: Iterator[Parsed]
-
-
-@runtime_checkable
-class FileFormat(Protocol):
-    """A format read whole from a file (a JSON export, a CSV download), not line by line.
-    Implementations are stateless singletons; each entry's message goes through
-    :func:`parse_lines`, so envelopes, line formats and status lines are read as in a text log."""
-
-    name: ClassVar[str]
-    example: ClassVar[str]
-    meaning: ClassVar[str]
-
-    def claims(self, head: str) -> bool:
-        """Whether a file that starts with ``head`` (up to :data:`HEAD_BYTES`, decoded) is this format."""
-        ...
-
-    def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
-        """Read ``path`` (plain or gzip); raises :class:`~tierscope.collector.errors.InputError`."""
-        ...
-
-
 #: How much of a file :func:`sniff_file` gives the whole-file formats.
 HEAD_BYTES = 64 * 1024
 
 
 def file_formats() -> dict[str, FileFormat]:
     """Every whole-file format by name, in the order they are sniffed."""
-    # Imported here: the sources read messages with parse_lines, defined in this module.
-    from tierscope.collector.sources.console_csv import CONSOLE_CSV_FORMAT
-    from tierscope.collector.sources.logentries import EXPORT_FILE_FORMAT
+    # Imported here: most collects read text logs only.
+    from tierscope.collector.formats.console_csv import CONSOLE_CSV_FORMAT
+    from tierscope.collector.formats.logentries_export import EXPORT_FILE_FORMAT
 
     return {f.name: f for f in (EXPORT_FILE_FORMAT, CONSOLE_CSV_FORMAT)}
 
@@ -261,6 +237,8 @@ def parse_lines(
     :class:`UnknownFormatError` for an unknown ``only``/``first``.
     """
     context = context if context is not None else ParseContext()
+    if context.chain is None:
+        context.chain = parse_lines  # for the formats that read messages (a LogEntry's)
     chain = _chain(only, first, context.formats)
     body, facts = split_envelopes(lines, context.year)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body

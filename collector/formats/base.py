@@ -12,8 +12,10 @@ epoch a Keras bar belongs to, the time an MLPerf run started) lives in the
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import polars as pl
 
@@ -52,6 +54,10 @@ class ParseContext:
       marks the run failed).
     - ``formats``: formats the user declared (:mod:`tierscope.collector.formats.declared`),
       tried before the shipped ones and accepted by name as ``only``/``first``.
+    - ``chain``: the format chain (:func:`tierscope.collector.formats.parse_lines`), for what holds
+      lines of its own (a LogEntry's message, a console CSV row): handed in, so a format that reads
+      messages needs no import of the chain that lists it. :func:`~tierscope.collector.formats.parse_lines`
+      fills it in.
     """
 
     year: int | None = None
@@ -59,6 +65,7 @@ class ParseContext:
     state: dict[str, Any] = field(default_factory=dict)
     steps_seen: bool = False
     formats: tuple[LineFormat, ...] = ()
+    chain: Callable[..., Parsed] | None = field(default=None, repr=False, compare=False)
 
     def counts(self, offsets: pl.Expr) -> pl.Expr:
         """True where a line's effects count (it is not look-ahead)."""
@@ -163,3 +170,38 @@ def split_by(lines: pl.DataFrame, ours: pl.Expr) -> tuple[pl.DataFrame, pl.DataF
 def empty_parsed(lines: pl.DataFrame) -> Parsed:
     """Nothing recognised: every line is handed on."""
     return Parsed(steps=pl.DataFrame(), events=pl.DataFrame(), rejects=pl.DataFrame(), rest=lines)
+
+
+@dataclass
+class FileRead:
+    """What a whole-file format made of one file: ``items`` read (entries, rows) and the parts
+    to store, each in the dataset's schemas (``rest`` empty)."""
+
+    items: int
+    parts: Iterator[Parsed]
+
+
+@runtime_checkable
+class FileFormat(Protocol):
+    """A format read whole from a file (a JSON export, a CSV download), not line by line.
+    Implementations are stateless singletons; each entry's message goes through the format chain
+    (``context.chain``), so envelopes, line formats and status lines are read as in a text log."""
+
+    name: ClassVar[str]
+    example: ClassVar[str]
+    meaning: ClassVar[str]
+
+    def claims(self, head: str) -> bool:
+        """Whether a file that starts with ``head`` (up to ``HEAD_BYTES``, decoded) is this format."""
+        ...
+
+    def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
+        """Read ``path`` (plain or gzip); raises :class:`~tierscope.collector.errors.InputError`."""
+        ...
+
+
+def chain_of(context: ParseContext) -> Callable[..., Parsed]:
+    """``context``'s format chain; raises :class:`ValueError` if none was handed in (a caller's bug)."""
+    if context.chain is None:
+        raise ValueError("a ParseContext without its format chain: pass chain=parse_lines")
+    return context.chain

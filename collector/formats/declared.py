@@ -318,7 +318,7 @@ def shipped_names() -> set[str]:
     """The names of the shipped formats (line formats, always-tried ones, file formats)."""
     # Imported here: the formats package and the sources import this package's modules.
     from tierscope.collector.formats import ALWAYS, FORMATS
-    from tierscope.collector.sources.console_csv import CONSOLE_CSV
+    from tierscope.collector.formats.console_csv import CONSOLE_CSV
     from tierscope.collector.sources.logentries import EXPORT_FORMAT
     from tierscope.collector.sources.tfevents import TFEVENTS
 

@@ -17,7 +17,9 @@ from tierscope.collector.formats.base import ParseContext, Parsed, SingleLineFor
 _PATTERN = r"^ERROR: (?P<reason>.*?)[:\s]*$"
 
 
-class GcloudError(SingleLineFormat):
+class GcloudFailures(SingleLineFormat):
+    """The line format of gcloud's failure lines: each a failed-run event with its reason."""
+
     name: ClassVar[str] = "gcloud"
     example: ClassVar[str] = "ERROR: gcloud crashed (BadStatusCodeError):"
     meaning: ClassVar[str] = "no step: the run failed (or never started) for the reason given"

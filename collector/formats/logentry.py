@@ -66,7 +66,7 @@ class LogEntryLines:
         # A literal scan first: text logs (most of the volume) never name a logName and leave here.
         if not lines.select(pl.col("line").str.contains(_KEY, literal=True).any()).item():
             return empty_parsed(lines)
-        # Imported here: the source reads messages with parse_lines, which imports this module.
+        # Imported here: most files hold no LogEntry (and the entries' reader is a large module).
         from tierscope.collector.sources.logentries import records_from_lines
 
         candidates = lines.filter(_candidate())
@@ -76,7 +76,7 @@ class LogEntryLines:
             candidates = candidates.filter(pl.col("source_offset") < context.end)
         if candidates.height == 0:
             return empty_parsed(lines)
-        inner = context.state.setdefault(self.name, ParseContext(formats=context.formats))
+        inner = context.state.setdefault(self.name, ParseContext(formats=context.formats, chain=context.chain))
         parsed, handed_on = records_from_lines(candidates.select("source_offset", "line").rows(), inner)
         taken = candidates.filter(~pl.col("source_offset").is_in(handed_on)).get_column("source_offset")
         parsed.rest = lines.filter(~pl.col("source_offset").is_in(taken.implode()))

@@ -7,6 +7,8 @@ from pathlib import Path
 
 #: What every event file's name starts with (``events.out.tfevents.<time>.<host>[.<suffix>]``).
 EVENT_FILE_PREFIX = "events.out.tfevents."
+#: The format name of records read from event files.
+TFEVENTS = "tfevents"
 
 
 def is_event_file(path: Path) -> bool:

@@ -15,6 +15,7 @@ import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
 from typing import BinaryIO
@@ -76,6 +77,21 @@ def decompressed(raw: BinaryIO) -> BinaryIO:
     if head == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     return raw
+
+
+def file_year(path: Path) -> int:
+    """The year of ``path``'s last modification (UTC): the default year of glog timestamps."""
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).year
+
+
+def file_head(path: Path, size: int) -> str:
+    """The first ``size`` bytes of ``path`` (gzip decompressed), decoded: what a format is sniffed
+    from; empty when they cannot be read (the line reader then says why)."""
+    try:
+        with open_raw(path) as raw:
+            return decompressed(raw).read(size).decode("utf-8", errors="replace")
+    except (OSError, EOFError, InputError):
+        return ""
 
 
 #: The most a whole-file format (a JSON export, a console CSV download) reads, decompressed:
@@ -360,7 +376,7 @@ def _split_lines(buf: bytearray, begin: int, end: int, arrow: bool = True, max_l
     any line is split, if the range holds more newlines than that."""
     # Cut at newlines into ~1 MB binary values, validate as UTF-8 and split in Rust: a few
     # times faster than bytes.decode + str.split. The split copies the lines out, so the
-    # caller may reuse ``buf`` (tests/test_files_batches.py checks it).
+    # caller may reuse ``buf`` (tests/collector/sources/test_files.py checks it).
     cuts = [begin]
     while end - cuts[-1] > _PIECE_BYTES:
         nl = buf.find(b"\n", cuts[-1] + _PIECE_BYTES, end)

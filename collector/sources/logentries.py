@@ -4,10 +4,7 @@ One module shared by the live collect (:mod:`tierscope.collector.sources.cloud_l
 every offline shape of the same entries, so all give the same records:
 
 - a JSON array of LogEntry objects (``gcloud logging read --format=json``) or the REST
-  ``entries.list`` response ``{"entries": [...], "nextPageToken": "..."}`` (saved from the API
-  explorer or curl): whole-file formats, read whole up to
-  :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES` (64 MiB decompressed; a larger
-  file is an error saying to convert it to one entry per line);
+  ``entries.list`` response: the whole-file format :mod:`tierscope.collector.formats.logentries_export`;
 - one LogEntry per line (what a Cloud Logging sink writes to a Cloud Storage bucket, hourly
   files ``LOG_ID/YYYY/MM/DD/08:00:00_08:59:59_S0.json``; or ``jq -c '.[]'`` over an array):
   the line format :class:`~tierscope.collector.formats.logentry.LogEntryLines`, read in batches
@@ -35,23 +32,19 @@ second record (it has the same key columns, so the dataset stores it once).
 
 from __future__ import annotations
 
-import gzip
 import json
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from tierscope.collector import jsonvalues
-from tierscope.collector.errors import InputError
-from tierscope.collector.formats import LINES_SCHEMA, FileRead, ParseContext, Parsed, parse_lines
+from tierscope.collector.cloudtime import format_time as format_time
+from tierscope.collector.formats.base import LINES_SCHEMA, ParseContext, Parsed, chain_of
 from tierscope.collector.formats.envelopes import task_from_name
 from tierscope.collector.formats.structured import StructuredJSON, rows_from_payloads
-from tierscope.collector.sources.files import is_gzip, read_whole
 from tierscope.contract import KIND_KEY
 from tierscope.dataset.schema import (
     EVENT_SCHEMA,
@@ -84,11 +77,6 @@ def _parse_time(value: Any) -> datetime | None:
     except ValueError:
         raise EntryError(f"timestamp {value!r} is not an RFC 3339 time") from None
     return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def format_time(when: datetime) -> str:
-    """``when`` as Cloud Logging writes times: RFC 3339, UTC, microseconds, ``Z``."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _mapping(item: Mapping[str, Any], key: str, what: str) -> Mapping[str, Any]:
@@ -262,11 +250,11 @@ def _attach(
 
 def records_from_entries(
     entries: Sequence[Entry],
+    context: ParseContext,
     run_id: str | None = None,
     tier: str | None = None,
     tier_by_run: Mapping[str, str] | None = None,
     source: str | None = None,
-    context: ParseContext | None = None,
     positions: Sequence[int] | None = None,
 ) -> Parsed:
     """Step records, events and rejects from ``entries`` (see the module docstring for the rules).
@@ -275,8 +263,9 @@ def records_from_entries(
     the entries and text lines that carry no record. ``run_id`` is the run of records that
     neither name one nor come from a training job; ``tier`` the tier of records that do
     not name one, else ``tier_by_run[run_id]``; ``source`` the source of entries without a
-    log name; ``context`` is passed to :func:`~tierscope.collector.formats.parse_lines` (keep one per
-    collect). ``positions`` (one per entry: its line in a file of one entry per line) become the
+    log name; the messages are read by ``context``'s format chain
+    (:attr:`~tierscope.collector.formats.base.ParseContext.chain`; keep one context per collect).
+    ``positions`` (one per entry: its line in a file of one entry per line) become the
     rows' ``source_offset``, and ``source`` their source; without them ``source_offset`` is null
     and ``source`` the log name. Never raises for bad payloads: they become rejects.
     """
@@ -320,7 +309,7 @@ def records_from_entries(
     steps, events, rejects = rows_from_payloads(structured, StructuredJSON.name)
     rejects += unreadable
     lines = pl.DataFrame({"source_offset": numbers, "line": texts}, schema=LINES_SCHEMA)
-    parsed = parse_lines(lines, context=context) if lines.height else None
+    parsed = chain_of(context)(lines, context=context) if lines.height else None
     common = {"run_id": run_id, "tier": tier, "tier_by_run": tier_by_run or {}, "source": source}
 
     def part(rows: list[dict[str, Any]], name: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -338,147 +327,12 @@ def records_from_entries(
     )
 
 
-# --- whole-file exports: gcloud logging read --format=json, entries.list responses ----------
+# --- shared by every reader of entries ----------------------------------------------------
 
-_SNIFF_BYTES = 4096
 _NO_TIME = datetime.min.replace(tzinfo=UTC)
-#: The start of an ``entries.list`` response: an object whose first key is one of its two fields.
-_RESPONSE_HEAD = re.compile(r'^\{\s*"(?:entries|nextPageToken)"\s*:')
 
 
-def _open_text(path: Path) -> Any:
-    return gzip.open(path, "rt", encoding="utf-8") if is_gzip(path) else path.open("r", encoding="utf-8")
-
-
-def looks_like_export(path: Path) -> bool:
-    """True if ``path`` (plain or gzip) starts like a whole-file export: a JSON array of objects
-    (``[`` then ``{`` or ``]``) or an ``entries.list`` response (``{"entries":`` or
-    ``{"nextPageToken":``).
-
-    Text logs whose lines start with ``[`` (``[worker-2] Train [...``) do not: the next
-    character is not ``{``; nor does a file of one JSON object per line (a LogEntry or
-    tierscope's structured record), whose first key is neither. Never raises: an unreadable
-    file is left to the line reader.
-    """
-    try:
-        with _open_text(path) as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except (OSError, UnicodeDecodeError, EOFError):
-        return False
-    return _export_head(head)
-
-
-def _export_head(head: str) -> bool:
-    head = head.lstrip("\ufeff \t\r\n")
-    if head.startswith("{"):
-        return _RESPONSE_HEAD.match(head) is not None
-    if not head.startswith("["):
-        return False
-    rest = head[1:].lstrip()
-    return rest.startswith(("{", "]"))
-
-
-@dataclass
-class Export:
-    """The entries of an export file, and the items that were not LogEntry objects
-    (as rejects in REJECT_SCHEMA, ``source_offset`` = 1-based position in the array).
-    ``notes`` says what the file leaves out (a response's later pages)."""
-
-    entries: list[Entry]
-    rejects: pl.DataFrame
-    items: int
-    notes: list[str] = field(default_factory=list)
-
-
-def entry_from_item(item: Any, where: str) -> Entry:
-    """One decoded export item (or line) as an :class:`Entry`; ``where`` names it in messages
-    (``item 3 of the array``, ``line 12``). Raises :class:`EntryError` for an item that is not
-    a LogEntry object or holds a value that cannot be represented or a malformed field."""
-    if not isinstance(item, dict):
-        raise EntryError(f"{where} is a JSON {type(item).__name__}, not a LogEntry object")
-    problem = jsonvalues.problem_in(item)
-    if problem is not None:
-        raise EntryError(f"{where}: {problem}")
-    return Entry.from_api_repr(item)
-
-
-def _page_notes(found: bool, others: dict[str, Any], path: Path) -> list[str]:
-    """What an ``entries.list`` response's other members say (``others``: every member but the
-    ``entries`` array, ``found`` whether there was one; for an array: True and empty). Raises
-    :class:`InputError` for an object of another shape."""
-    if "entries" in others and others["entries"] is not None:
-        raise InputError(
-            f"{path}: 'entries' is a JSON {type(others['entries']).__name__}, expected an array of LogEntry objects"
-        )
-    if not found and "entries" not in others and "nextPageToken" not in others:
-        raise InputError(
-            f"{path} holds a JSON object without 'entries', expected an array of LogEntry objects "
-            'or an entries.list response {"entries": [...]}'
-        )
-    if others.get("nextPageToken"):
-        return [
-            "the file is one page of an entries.list response (it has a nextPageToken): "
-            "the later pages are not in it; save them too, or read the logs with `tierscope collect cloud`"
-        ]
-    return []
-
-
-def read_export(path: Path, run_id: str) -> Export:
-    """Read a ``gcloud logging read --format=json`` file or an ``entries.list`` response (plain
-    or gzip), entries oldest first.
-
-    The text is held whole (at most :data:`~tierscope.collector.sources.files.WHOLE_FILE_MAX_BYTES`
-    decompressed) but decoded one entry at a time into :class:`Entry` objects, never as one
-    Python list of dicts (which took eight times the file's size). Raises :class:`InputError`
-    if it is not valid JSON, not of either shape, or larger than the limit. Items that are not
-    objects, or have a malformed field, become rejects of run ``run_id``.
-    """
-    try:
-        text = read_whole(path, "a JSON export", _TOO_BIG_HINT).decode("utf-8").lstrip("\ufeff")
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from exc
-    entries: list[Entry] = []
-    bad: list[dict[str, Any]] = []
-    container = "the array" if text.lstrip().startswith("[") else "'entries'"
-    items = jsonvalues.iter_document_items(text, "entries")
-    position = 0
-    try:
-        while True:
-            item = next(items)
-            position += 1
-            try:
-                entries.append(entry_from_item(item, f"item {position} of {container}"))
-            except EntryError as exc:
-                bad.append(_item_reject(run_id, path, position, str(exc), item))
-    except StopIteration as done:
-        found, others = done.value
-    except json.JSONDecodeError as exc:
-        hint = "export it again or fix the file"
-        if exc.msg == "Extra data" and text.lstrip().startswith("{"):
-            hint = f"it looks like one LogEntry per line: collect it without --format, or with --format {LINES_FORMAT}"
-        raise InputError(
-            f"{path} looks like a `gcloud logging read --format=json` export but is not valid JSON "
-            f"({exc.msg} at line {exc.lineno}, column {exc.colno}); {hint}"
-        ) from None
-    notes = _page_notes(found, others, path)
-    entries.sort(key=_oldest_first)
-    rejects = pl.DataFrame(bad, schema=REJECT_SCHEMA) if bad else empty(REJECT_SCHEMA)
-    return Export(entries=entries, rejects=rejects, items=position, notes=notes)
-
-
-def _item_reject(run_id: str, path: Path, position: int, reason: str, item: Any) -> dict[str, Any]:
-    raw = json.dumps(item, sort_keys=True, default=str)[:REJECT_RAW_MAX]
-    return {
-        "run_id": run_id,
-        "source": str(path),
-        "source_offset": position,
-        "format": EXPORT_FORMAT,
-        "reason": reason,
-        "raw": raw,
-    }
-
-
-def _oldest_first(entry: Entry) -> tuple[datetime, str]:
+def oldest_first(entry: Entry) -> tuple[datetime, str]:
     # gcloud prints newest first; the live collect reads oldest first (equal times by insertId).
     # Reading in the same order keeps the same copy of a repeated line, so both store the same rows.
     return (entry.timestamp or _NO_TIME, entry.insert_id or "")
@@ -486,8 +340,6 @@ def _oldest_first(entry: Entry) -> tuple[datetime, str]:
 
 #: Entries of an export turned into records at a time (one page of the live API).
 EXPORT_CHUNK = 1000
-#: Entries of an export whose records are stored at a time: a few MB of records, a file each.
-STORE_ENTRIES = 50_000
 
 
 def joined(parts: Sequence[Parsed]) -> Parsed:
@@ -505,56 +357,6 @@ def joined(parts: Sequence[Parsed]) -> Parsed:
 #: The name of the line format reading one LogEntry per line
 #: (:class:`tierscope.collector.formats.logentry.LogEntryLines`).
 LINES_FORMAT = "logentry-lines"
-_TOO_BIG_HINT = (
-    "turn it into one entry per line, which is read in batches (`jq -c '.[]' FILE > FILE.ndjson`, "
-    "or `jq -c '.entries[]'` for an entries.list response), or export shorter time ranges"
-)
-
-
-class LogEntriesExport:
-    """The ``gcloud logging read --format=json`` export or an ``entries.list`` response as a
-    whole-file format (:class:`~tierscope.collector.formats.FileFormat`): ``items`` counts the
-    array's items."""
-
-    name = EXPORT_FORMAT
-    example = '[{"insertId": "...", "timestamp": "...", "jsonPayload": {"message": "..."}, "logName": "..."}]'
-    meaning = (
-        'a JSON array of LogEntry objects, or an entries.list response {"entries": [...]} (oldest first '
-        "whatever the file's order); each message is read like a log line, the task name or log name gives "
-        "role and index, severity is ignored"
-    )
-
-    def claims(self, head: str) -> bool:
-        return _export_head(head)
-
-    def read(self, path: Path, run_id: str, tier: str | None, context: ParseContext) -> FileRead:
-        export = read_export(path, run_id)
-
-        def parts() -> Iterator[Parsed]:
-            yield Parsed(
-                steps=pl.DataFrame(),
-                events=pl.DataFrame(),
-                rejects=export.rejects,
-                rest=pl.DataFrame(),
-                notes=export.notes,
-            )
-            # Parsed a page at a time, stored many pages at a time: each store is one more file
-            # for the run, re-read to find duplicates by the next.
-            pending: list[Parsed] = []
-            for start in range(0, len(export.entries), EXPORT_CHUNK):
-                chunk = export.entries[start : start + EXPORT_CHUNK]
-                pending.append(records_from_entries(chunk, run_id=run_id, tier=tier, context=context))
-                if len(pending) * EXPORT_CHUNK >= STORE_ENTRIES:
-                    yield joined(pending)
-                    pending = []
-            if pending:
-                yield joined(pending)
-
-        return FileRead(items=export.items, parts=parts())
-
-
-EXPORT_FILE_FORMAT = LogEntriesExport()
-
 
 # --- one LogEntry per line: Cloud Storage sink files, jq -c ----------------------------------
 
@@ -593,13 +395,13 @@ def records_from_lines(
             found.append((Entry.from_api_repr(item), number))
         except EntryError as exc:
             bad.append(_line_reject(number, str(exc), text))
-    found.sort(key=lambda pair: _oldest_first(pair[0]))
+    found.sort(key=lambda pair: oldest_first(pair[0]))
     nothing = pl.DataFrame()
     parts = [Parsed(steps=nothing, events=nothing, rejects=pl.DataFrame(bad, schema=_LINE_REJECT), rest=nothing)]
     for start in range(0, len(found), EXPORT_CHUNK):
         chunk = found[start : start + EXPORT_CHUNK]
         parts.append(
-            records_from_entries([e for e, _ in chunk], source=source, context=context, positions=[n for _, n in chunk])
+            records_from_entries([e for e, _ in chunk], context, source=source, positions=[n for _, n in chunk])
         )
     return joined(parts), not_entries
 

@@ -7,7 +7,7 @@ reading a 3 GiB sink export holds a block and a batch in memory, never the objec
 
 Objects are immutable: a log that "grows" on Cloud Storage is a new generation of the same
 name (a rewrite) or new objects (a sink's next hour). The generation is what identifies the
-bytes read (:mod:`tierscope.collector.collect_objects`). Every failure is an
+bytes read (:mod:`tierscope.collector.readers.logs`). Every failure is an
 :class:`~tierscope.collector.errors.InputError` of one line (:func:`tierscope.gcs.problem`),
 except missing credentials (:class:`tierscope.gcs.CloudStorageError`: nothing can be read).
 """

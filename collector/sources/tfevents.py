@@ -44,11 +44,11 @@ import polars as pl
 from tierscope.collector.formats.envelopes import task_from_name
 from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, TIME_GROUPS, is_unix_time, rate_from_time
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX as EVENT_FILE_PREFIX
+from tierscope.collector.sources.eventfiles import TFEVENTS as TFEVENTS
 from tierscope.collector.sources.eventfiles import event_files as event_files
 from tierscope.collector.sources.eventfiles import is_event_file as is_event_file
 
 #: The format name records and rejects from event files carry.
-TFEVENTS = "tfevents"
 #: Step-record fields a tag can be mapped to: the schema's columns, and step times converted
 #: to global steps/s by the vocabulary (:func:`~tierscope.collector.formats.vocabulary.rate_from_time`).
 TAG_FIELDS: tuple[str, ...] = (

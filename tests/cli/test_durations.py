@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tierscope.cli import app
-from tierscope.cli.durations import UNIT_SECONDS, parse_duration
+from tierscope.cli.durations import UNIT_SECONDS, parse_duration, parse_when
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,21 @@ def test_a_bad_duration_option_is_a_usage_error_before_anything_is_read(
     assert result.exit_code == 2, result.output
     assert f"Invalid value for {option}" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("2026-01-05", datetime(2026, 1, 5, tzinfo=UTC)),  # a date is its midnight, UTC
+        (" 2026-01-05T09:00:00Z ", datetime(2026, 1, 5, 9, tzinfo=UTC)),
+        ("2026-01-05T09:00:00+02:00", datetime(2026, 1, 5, 7, tzinfo=UTC)),  # 09:00 at +2 h is 07:00 UTC
+        ("2026-01-05T09:00:00", datetime(2026, 1, 5, 9, tzinfo=UTC)),  # naive is UTC
+    ],
+)
+def test_a_point_in_time_is_iso_8601_in_utc(text: str, when: datetime) -> None:
+    assert parse_when(text) == when
+
+
+def test_a_time_that_is_not_iso_8601_says_what_is_expected() -> None:
+    with pytest.raises(ValueError, match=r"not ISO 8601 \(like 2026-01-05"):
+        parse_when("yesterday")

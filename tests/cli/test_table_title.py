@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from typer.testing import CliRunner
 
-from tests.collector.formats.test_eyes_try_tfcnn import CASE07
+from tests.collector.formats.test_formats_try_tfcnn import CASE07
 from tierscope.cli import app
 from tierscope.cli.tables import Column, Grid, print_table
 

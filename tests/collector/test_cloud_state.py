@@ -1,4 +1,4 @@
-"""Named JSON state documents (collector/state.py) and the client-side rate limit (collector/ratelimit.py)."""
+"""Named JSON state documents (dataset/state.py) and the client-side rate limit (collector/ratelimit.py)."""
 
 from __future__ import annotations
 

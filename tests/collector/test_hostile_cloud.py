@@ -1,4 +1,4 @@
-"""Issue 17 items 1 (Cloud Logging), 12 and 13: ``collect cloud`` against the real google-cloud-logging
+"""Hostile Cloud Logging: ``collect cloud`` against the real google-cloud-logging
 client and tests/fake_logging_server.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from tests.collector.conftest import PROJECT
 from tests.support.fake_logging_server import START, FakeLoggingServer, job_entries, write_export
-from tierscope.collector.collect_cloud import CollectStopped, collect_cloud
+from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
 from tierscope.collector.sources.cloud_logging import MAX_EMPTY_PAGES, CloudLoggingError, RetryPolicy
 from tierscope.dataset.store import Dataset
 
@@ -23,12 +23,14 @@ def collect(server: FakeLoggingServer, dataset: Dataset):
     return collect_cloud(
         dataset,
         [JOB],
-        project=PROJECT,
-        endpoint=server.url,
-        since=START - timedelta(hours=1),
-        retry=FAST,
-        requests_per_minute=None,
-        tier="STANDARD_1",
+        CloudOptions(
+            project=PROJECT,
+            endpoint=server.url,
+            since=START - timedelta(hours=1),
+            retry=FAST,
+            requests_per_minute=None,
+            tier="STANDARD_1",
+        ),
     )
 
 

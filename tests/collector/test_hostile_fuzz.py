@@ -1,8 +1,8 @@
-"""Issue 17's fuzz suite: ``tierscope collect files`` in process on 10,000 generated inputs per run.
+"""The fuzz suite: ``tierscope collect files`` in process on 10,000 generated inputs per run.
 
 An *input* is a few generated lines: random bytes, JSON-ish structured records holding hostile
 values (``1e400``, 5,000-digit integers, deep nesting, NaN), or lines of the 2016 logs mutated
-(a byte deleted, replaced or inserted), plus a fixed corpus of the hostile inputs of issue 17.
+(a byte deleted, replaced or inserted), plus a fixed corpus of hostile inputs.
 Each hypothesis example joins INPUTS_PER_COLLECT inputs into one file and collects it with the
 CLI: one collect of many small inputs costs what one of a few does, which keeps 40 examples x
 250 inputs under a minute. Asserted for every collect: no traceback, exit 0, and the closing

@@ -1,4 +1,4 @@
-"""Issue 17 items 1 (JSON-lines files), 9 and the minor ones: each is a reject or one clear error."""
+"""Hostile inputs (JSON-lines files, odd bytes, odd names): each is a reject or one clear error."""
 
 from __future__ import annotations
 

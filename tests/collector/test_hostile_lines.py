@@ -1,4 +1,4 @@
-"""Issue 17 items 5 and 6: any bytes are read in linear time and bounded memory.
+"""Hostile lines: any bytes are read in linear time and bounded memory.
 
 A line over :data:`~tierscope.collector.sources.files.MAX_LINE_BYTES` (1 MiB) is one reject
 holding its first 2,000 characters; a batch holds at most MAX_BATCH_LINES lines. The two big

@@ -1,4 +1,4 @@
-"""The sixteen real log excerpts of ``../shared/cases`` (issue 16's acceptance data), read as a
+"""The sixteen real log excerpts of ``../shared/cases`` (the acceptance data), read as a
 user reads them: ``tierscope collect files`` then ``tierscope summary --json``.
 
 Each case asserts what ``expected.json`` says a correct reader concludes, worked out by hand

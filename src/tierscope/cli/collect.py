@@ -245,9 +245,9 @@ def collect_cloud_cmd(
     collect stopped."""
     from datetime import UTC, datetime
 
-    from tierscope.cli.durations import parse_duration
+    from tierscope.cli.durations import parse_duration, parse_when
     from tierscope.cli.output import print_counts, print_notices
-    from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, parse_when
+    from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
     from tierscope.collector.manifest import load_manifest
     from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
     from tierscope.dataset.store import Dataset
@@ -266,9 +266,7 @@ def collect_cloud_cmd(
     try:
         with progress or contextlib.nullcontext():
             task = progress.add_task("reading Cloud Logging", total=None) if progress else None
-            result = collect_cloud(
-                ds,
-                job_id,
+            options = CloudOptions(
                 project=project,
                 since=start,
                 until=end,
@@ -281,6 +279,11 @@ def collect_cloud_cmd(
                 ignore_watermark=ignore_watermark,
                 pages_per_append=pages_per_append,
                 lock_timeout=lock_timeout,
+            )
+            result = collect_cloud(
+                ds,
+                job_id,
+                options,
                 on_progress=(lambda p: progress.update(task, completed=p.entries)) if progress else None,  # type: ignore[arg-type]
             )
     except CollectStopped as exc:

@@ -1,9 +1,10 @@
-"""The one duration grammar of the command line: ``--last 7d``, ``--overlap 5m``, ``--deadline 6h``."""
+"""The command line's grammar of time: durations (``--last 7d``, ``--overlap 5m``, ``--deadline 6h``)
+and points in time (``--since 2026-01-05``)."""
 
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 #: Seconds per unit. ``m`` is minutes (months are not a duration a log query or a deadline needs).
 UNIT_SECONDS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86_400, "w": 604_800}
@@ -23,3 +24,15 @@ def parse_duration(text: str, bare_unit: str | None = None) -> timedelta:
     if match is None or unit is None:
         raise ValueError(f"{text!r} is not a duration; write a number and a unit (s, m, h, d, w), e.g. 90m, 24h, 1.5d")
     return timedelta(seconds=float(match.group(1)) * UNIT_SECONDS[unit])
+
+
+def parse_when(text: str) -> datetime:
+    """An ISO 8601 time or date (``2026-01-05``, ``2026-01-05T09:00:00Z``) as UTC (naive = UTC).
+
+    Raises :class:`ValueError` saying what is expected.
+    """
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"time {text!r} is not ISO 8601 (like 2026-01-05 or 2026-01-05T09:00:00Z)") from None
+    return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)

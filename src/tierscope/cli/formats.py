@@ -88,9 +88,9 @@ def print_event_tags(console: Console, path: Path, declared: tuple[LineFormat, .
     """``formats --try`` of a TensorBoard event file: each scalar tag, its events, the field it is read as."""
     from rich.markup import escape
 
-    from tierscope.collector.collect_events import tag_table
     from tierscope.collector.errors import InputError
     from tierscope.collector.manifest import RunSpec
+    from tierscope.collector.readers.eventfiles import tag_table
     from tierscope.errors import TierscopeError
 
     try:

@@ -14,6 +14,7 @@ from tests.support.formats_support import outcome_offsets, parse
 from tierscope.collector.collect import collect_file
 from tierscope.collector.formats import UnknownFormatError, sniff_format
 from tierscope.collector.manifest import RunSpec
+from tierscope.collector.reading import ReadOptions
 from tierscope.dataset.store import Dataset
 
 CLOUDML = [
@@ -105,7 +106,7 @@ TRACEBACK = [
     "Traceback (most recent call last):",
     '  File "train.py", line 11, in <module>',
     "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor",  # 14 event
-    "INFO:tensorflow:Saving checkpoints for 20 into /tmp/model.ckpt.",  # 15 checkpoint_begin event (issue 12)
+    "INFO:tensorflow:Saving checkpoints for 20 into /tmp/model.ckpt.",  # 15 checkpoint_begin event
 ]
 
 
@@ -126,7 +127,7 @@ def test_traceback_after_a_step_marks_the_run_failed() -> None:
 
 def test_skipped_reject_and_failed_are_told_apart() -> None:
     lines = [
-        "INFO:tensorflow:Saving checkpoints for 0 into /tmp/model.ckpt.",  # checkpoint_begin event (issue 12)
+        "INFO:tensorflow:Saving checkpoints for 0 into /tmp/model.ckpt.",  # checkpoint_begin event
         "WARNING:tensorflow:From train.py:1: deprecated",  # skipped
         "INFO:tensorflow:loss = 0.73, step = 1.5e",  # reject: broken number
         "ERROR: gcloud crashed (BadStatusCodeError):",  # failed event
@@ -159,7 +160,9 @@ def _collect(tmp_path: Path, name: str, text: str, batch_bytes: int, compress: b
     path = tmp_path / name
     path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())
     dataset = Dataset(tmp_path / "ds")
-    counts = collect_file(dataset, path, RunSpec(run_id="r", tier="BASIC", files=[path]), batch_bytes=batch_bytes)
+    counts = collect_file(
+        dataset, path, RunSpec(run_id="r", tier="BASIC", files=[path]), ReadOptions(batch_bytes=batch_bytes)
+    )
     assert counts.lines == text.count("\n")
     return dataset
 
@@ -171,7 +174,7 @@ def test_blocks_across_batch_boundaries_and_gzip(tmp_path: Path, batch_bytes: in
     text = "\n".join([*CLOUDML[:4], *ESTIMATOR[2:5], *TRACEBACK[4:]]) + "\n"
     dataset = _collect(tmp_path, "job.log.gz" if compress else "job.log", text, batch_bytes, compress)
     # Lines: 1-4 the cloudml record and Eval block, 5-7 the rate lines and their record,
-    # 8-17 the chained traceback, 18 a checkpoint line (an event since issue 12).
+    # 8-17 the chained traceback, 18 a checkpoint line (an event: a checkpoint stall).
     steps = dataset.read("steps").sort("source_offset")
     assert steps.select(
         "source_offset", "role", "step", "eval_loss", "global_steps_per_s", "examples_per_s"

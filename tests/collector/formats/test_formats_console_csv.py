@@ -13,8 +13,9 @@ import pytest
 
 from tierscope.collector.collect import collect_file
 from tierscope.collector.errors import InputError
+from tierscope.collector.formats import ParseContext, parse_lines
+from tierscope.collector.formats.console_csv import looks_like_console_csv, parse_entries, read_console_csv
 from tierscope.collector.manifest import RunSpec
-from tierscope.collector.sources.console_csv import looks_like_console_csv, parse_entries, read_console_csv
 from tierscope.dataset.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
 
@@ -60,7 +61,7 @@ def write_csv(path: Path, compress: bool = False) -> Path:
 def test_entries_in_time_order_with_error_copies_dropped(tmp_path: Path) -> None:
     entries = read_console_csv(write_csv(tmp_path / "logs.csv"))
     assert entries.get_column("entry_id").to_list() == ["e1", "e2", "e3", "e4", "e5", "e6"]
-    got = parse_entries(entries)
+    got = parse_entries(entries, ParseContext(chain=parse_lines))
     steps = conform(got.steps, STEP_SCHEMA)
     # e5 is the ERROR copy of e4 (same task and message, 0.1 s apart): one record. e3's rate
     # folds into e4 (same task). Timestamps come from the entries.
@@ -114,7 +115,7 @@ def test_glog_headers_are_dated_by_the_entries_year(tmp_path: Path) -> None:
     csv.writer(buf).writerows([HEADER, *rows])
     path = tmp_path / "od.csv"
     path.write_text(buf.getvalue())
-    steps = conform(parse_entries(read_console_csv(path)).steps, STEP_SCHEMA)
+    steps = conform(parse_entries(read_console_csv(path), ParseContext(chain=parse_lines)).steps, STEP_SCHEMA)
     assert steps.select("entry_id", "step", "global_steps_per_s", "timestamp").rows() == [
         ("a", 700, None, datetime(2021, 3, 22, 2, 42, 7, 385901, tzinfo=UTC)),
         ("b", 800, 1 / 21.946, datetime(2021, 3, 22, 3, 17, 1, 545832, tzinfo=UTC)),

@@ -24,6 +24,7 @@ from tierscope.collector.formats import (
 )
 from tierscope.collector.formats.base import SingleLineFormat, number, split_by
 from tierscope.collector.manifest import RunSpec
+from tierscope.collector.reading import ReadOptions
 from tierscope.dataset.store import Dataset
 
 
@@ -114,7 +115,9 @@ def test_whole_file_formats_read_messages_through_envelopes_and_formats(
     path.write_text(text)
     assert sniff_file(text).name == fmt  # type: ignore[union-attr]
     dataset = Dataset(tmp_path / "ds")
-    counts = collect_file(dataset, path, RunSpec(run_id="r", tier=None, files=[path]), fmt=fmt if given else None)
+    counts = collect_file(
+        dataset, path, RunSpec(run_id="r", tier=None, files=[path]), ReadOptions(fmt=fmt if given else None)
+    )
     steps = dataset.read("steps").sort("step")
     # The ERROR-severity copies (glog header stripped) are the same record, and no failure.
     assert (counts.format, counts.lines, counts.events) == (fmt, lines, 0)
@@ -130,7 +133,9 @@ def test_unknown_format_lists_every_name(tmp_path: Path) -> None:
     path = tmp_path / "a.log"
     path.write_text("x\n")
     with pytest.raises(UnknownFormatError, match="logentries, logging-csv"):
-        collect_file(Dataset(tmp_path / "ds"), path, RunSpec(run_id="r", tier=None, files=[path]), fmt="nope")
+        collect_file(
+            Dataset(tmp_path / "ds"), path, RunSpec(run_id="r", tier=None, files=[path]), ReadOptions(fmt="nope")
+        )
 
 
 def test_a_declared_format_is_listed_sniffed_and_named() -> None:

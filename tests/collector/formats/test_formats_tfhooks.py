@@ -15,7 +15,7 @@ ESTIMATOR = [
     "INFO:tensorflow:global_step/sec: 37.2",  # 3 folded into line 5
     "INFO:tensorflow:examples/sec: 4761.6",  # 4 folded into line 5
     "INFO:tensorflow:loss = 0.734, step = 101 (2.688 sec)",  # 5
-    "INFO:tensorflow:Saving checkpoints for 101 into /tmp/model.ckpt.",  # 6 checkpoint_begin event (issue 12)
+    "INFO:tensorflow:Saving checkpoints for 101 into /tmp/model.ckpt.",  # 6 checkpoint_begin event
     "INFO:tensorflow:global_step/sec: 40",  # 7 folded into line 8
     "INFO:tensorflow:step = 201, loss = 0.5 (2.5 sec)",  # 8 reversed order
     "WARNING:tensorflow:It seems that global step has not been increased.",  # 9 skipped
@@ -37,7 +37,7 @@ def test_estimator_records_rates_and_events() -> None:
     ]
     assert got.steps.get_column("format").unique().to_list() == ["tf-estimator"]
     assert got.events.select("source_offset", "event", "reason", "step").rows() == [
-        (6, "checkpoint_begin", None, 101),  # goodput's checkpoint stalls (issue 12): the step it names
+        (6, "checkpoint_begin", None, 101),  # goodput's checkpoint stalls: the step it names
         (12, "failed", "Model diverged with loss = NaN.", None),
     ]
     assert got.rejects.select("source_offset", "reason").rows() == [

@@ -135,7 +135,7 @@ def test_formats_lists_every_format_with_its_example_at_80_columns(files: tuple[
     result = runner.invoke(app, ["formats", "--formats", str(toml)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert max(len(line) for line in result.output.splitlines()) <= 80
-    # since issue 14 the list has no borders (kubectl's style); the text after the table is no row
+    # the list has no borders (kubectl's style); the text after the table is no row
     table = result.output.split("Sniffing puts", 1)[0]
     examples = {row[0]: row[2] for row in wrapped_rows(table, ["name", "kind", "example", "step and seconds"])}
     for fmt in FORMATS.values():

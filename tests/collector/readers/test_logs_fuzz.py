@@ -18,6 +18,7 @@ from tierscope.collector.collect import collect_file
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import FORMATS
 from tierscope.collector.manifest import RunSpec
+from tierscope.collector.reading import ReadOptions
 from tierscope.dataset.store import Dataset
 
 SEEDS = [step_line(1).encode(), *(f.example.encode() + b"\n" for f in FORMATS.values())]
@@ -43,20 +44,20 @@ def test_any_bytes_are_read_every_line_counted_once_and_a_second_collect_adds_no
             # gzip's magic number: the file is read as gzip, and one that is not a whole gzip
             # stream is a clear error that names the file, not lines read as garbage.
             try:
-                collect_file(ds, log, run, batch_bytes=batch_bytes, settle_s=0.0)
+                collect_file(ds, log, run, ReadOptions(batch_bytes=batch_bytes, settle_s=0.0))
             except InputError as exc:
                 assert str(log) in str(exc)
             return
         # Lines: one per newline, plus an unterminated last one (settle 0: taken at once).
         n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        first = collect_file(ds, log, run, batch_bytes=batch_bytes, settle_s=0.0)
+        first = collect_file(ds, log, run, ReadOptions(batch_bytes=batch_bytes, settle_s=0.0))
         assert first.lines == n_lines
         rows = [ds.read(t) for t in ("steps", "events", "rejects")]
         for frame in rows:
             assert frame.get_column("source_offset").is_between(1, n_lines).all()
         assert ds.read("rejects").get_column("reason").null_count() == 0
         # Again: nothing new to read; from the start: everything already stored.
-        assert collect_file(ds, log, run, batch_bytes=batch_bytes, settle_s=0.0).lines == 0
-        again = collect_file(ds, log, run, batch_bytes=batch_bytes, settle_s=0.0, reread=True)
+        assert collect_file(ds, log, run, ReadOptions(batch_bytes=batch_bytes, settle_s=0.0)).lines == 0
+        again = collect_file(ds, log, run, ReadOptions(batch_bytes=batch_bytes, settle_s=0.0, reread=True))
         assert again.lines == n_lines and again.steps == again.events == 0
         assert [ds.read(t).height for t in ("steps", "events", "rejects")] == [f.height for f in rows]

@@ -1,4 +1,4 @@
-"""Cloud Logging exports of every real shape give the records of the plain log (issue 17, leftovers).
+"""Cloud Logging exports of every real shape give the records of the plain log.
 
 The shapes: a Cloud Logging sink's files in a Cloud Storage bucket (one LogEntry per line,
 ``LOG_ID/YYYY/MM/DD/HH:00:00_HH:59:59_Sn.json``, one file per log and hour, duplicates
@@ -25,8 +25,9 @@ from tests.support import SHARED
 from tierscope.collector import jsonvalues
 from tierscope.collector.collect import collect_file, collect_runs
 from tierscope.collector.formats import sniff_file, sniff_format
+from tierscope.collector.formats.logentries_export import read_export
 from tierscope.collector.manifest import RunSpec
-from tierscope.collector.sources.logentries import LINES_FORMAT, read_export
+from tierscope.collector.sources.logentries import LINES_FORMAT
 from tierscope.dataset.store import Dataset
 
 DEMO = SHARED / "data" / "cloudml-tiers-2016" / "standard_1.log"

@@ -240,13 +240,13 @@ def test_event_file_alone_belongs_to_its_job_directory(tmp_path: Path) -> None:
 
 
 def test_small_batches_store_the_same_records(tmp_path: Path, ds: Dataset, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tierscope.collector import collect_events
+    from tierscope.collector.readers import eventfiles
 
     log = tmp_path / "job" / "events.out.tfevents.9.h"
     write_events(log, estimator_events([5.0, 10.0, 10.0, 11.0, 12.0, 12.0]))
     once = Dataset(tmp_path / "once")
     collect(once, log)
-    monkeypatch.setattr(collect_events, "BATCH_EVENTS", 3)  # a step's pair is cut by every batch
+    monkeypatch.setattr(eventfiles, "BATCH_EVENTS", 3)  # a step's pair is cut by every batch
     [counts] = collect(ds, log)
     assert (counts.lines, counts.steps, counts.skipped) == (13, 6, 7)
     assert steps_of(ds).drop("source").equals(steps_of(once).drop("source"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.ingest_helpers import collect, frame_of, step_line, stored_steps, write_steps
-from tierscope.collector.offsets import OffsetStore
+from tierscope.collector.positions import OffsetStore
 from tierscope.dataset.store import Dataset
 
 

@@ -4,7 +4,7 @@ One row per LogEntry, one column per flattened field (``timestamp``, ``severity`
 ``insertId``, ``textPayload``, ``jsonPayload.message``, ``resource.labels.task_name``...),
 often newest first. Self-contained on purpose: :func:`read_console_csv` turns the file into
 entries (:data:`ENTRY_SCHEMA`), :func:`parse_entries` reads each entry's message with the
-same text formats as a log file (:func:`tierscope.collector.formats.parse_lines`).
+same text formats as a log file (the format chain, :func:`tierscope.collector.formats.parse_lines`).
 
 - A download without its header row (a pasted excerpt) is read too: each row's fields are
   recognised by their shape (:func:`_headerless`).
@@ -37,7 +37,7 @@ from pathlib import Path
 import polars as pl
 
 from tierscope.collector.errors import InputError
-from tierscope.collector.formats import FileRead, ParseContext, Parsed
+from tierscope.collector.formats.base import FileRead, ParseContext, Parsed
 from tierscope.collector.formats.envelopes import strip_envelopes, task_from_name
 from tierscope.collector.sources.files import read_whole
 from tierscope.collector.sources.logentries import Entry, records_from_entries
@@ -329,13 +329,11 @@ def to_entries(entries: pl.DataFrame) -> list[Entry]:
 
 
 def parse_entries(
-    entries: pl.DataFrame,
-    run_id: str | None = None,
-    tier: str | None = None,
-    context: ParseContext | None = None,
+    entries: pl.DataFrame, context: ParseContext, run_id: str | None = None, tier: str | None = None
 ) -> Parsed:
     """Records, events and rejects from ``entries`` (:data:`ENTRY_SCHEMA`), in the schemas of
-    :mod:`tierscope.dataset.schema`. ``skipped`` also counts the dropped ERROR copies.
+    :mod:`tierscope.dataset.schema`; messages are read by ``context``'s format chain.
+    ``skipped`` also counts the dropped ERROR copies.
 
     A glog header inside a message prints no year: without ``context.year`` it takes the year
     of the oldest entry (a header is milliseconds from its entry's time), so the logger's own
@@ -343,10 +341,10 @@ def parse_entries(
     is not detected.
     """
     years = entries.get_column("timestamp").drop_nulls().dt.year()
-    if years.len() and (context is None or context.year is None):
-        context = replace(context or ParseContext(), year=int(years[0]))
+    if years.len() and context.year is None:
+        context = replace(context, year=int(years[0]))
     kept = drop_error_copies(entries)
-    parsed = records_from_entries(to_entries(kept), run_id=run_id, tier=tier, context=context)
+    parsed = records_from_entries(to_entries(kept), context, run_id=run_id, tier=tier)
     parsed.skipped += entries.height - kept.height
     return parsed
 
@@ -367,7 +365,7 @@ class ConsoleCSV:
         got = read_download(path)
         nothing = pl.DataFrame()
         ragged = Parsed(steps=nothing, events=nothing, rejects=got.rejects, rest=nothing)
-        return FileRead(items=got.rows, parts=iter([ragged, parse_entries(got.entries, run_id, tier, context=context)]))
+        return FileRead(items=got.rows, parts=iter([ragged, parse_entries(got.entries, context, run_id, tier)]))
 
 
 CONSOLE_CSV_FORMAT = ConsoleCSV()

@@ -10,13 +10,9 @@ from pathlib import Path
 import pytest
 
 from tierscope.collector.errors import InputError
-from tierscope.collector.sources.logentries import (
-    Entry,
-    looks_like_export,
-    read_export,
-    records_from_entries,
-    task_from_name,
-)
+from tierscope.collector.formats import ParseContext, parse_lines
+from tierscope.collector.formats.logentries_export import looks_like_export, read_export
+from tierscope.collector.sources.logentries import Entry, records_from_entries, task_from_name
 from tierscope.dataset.schema import EVENT_SCHEMA, REJECT_SCHEMA, STEP_SCHEMA
 
 
@@ -95,7 +91,7 @@ def test_every_payload_kind() -> None:
         Entry.from_api_repr(api_entry("h", "worker-replica-2", jsonPayload={"tierscope": "step", "step": -1})),
         Entry.from_api_repr(api_entry("i", protoPayload={"@type": "audit"})),
     ]
-    got = records_from_entries(entries, tier="STANDARD_1")
+    got = records_from_entries(entries, ParseContext(chain=parse_lines), tier="STANDARD_1")
     assert got.steps.schema == STEP_SCHEMA
     assert got.events.schema == EVENT_SCHEMA
     assert got.rejects.schema == REJECT_SCHEMA
@@ -145,7 +141,7 @@ def test_role_and_index_from_the_older_label_and_vertex_pools() -> None:
         Entry.from_api_repr(api_entry("c", "workerpool1-0", jsonPayload=dict(structured, step=11, role="worker"))),
         Entry.from_api_repr(api_entry("d", "workerpool0-0", textPayload=line)),
     ]
-    got = records_from_entries(entries)
+    got = records_from_entries(entries, ParseContext(chain=parse_lines))
     rows = {r["entry_id"]: (r["role"], r["task_index"]) for r in got.steps.iter_rows(named=True)}
     assert rows == {"a": ("worker", 3), "b": ("ps", 1), "c": ("worker", 0), "d": ("master", 0)}
 
@@ -153,7 +149,7 @@ def test_role_and_index_from_the_older_label_and_vertex_pools() -> None:
 def test_error_severity_copy_is_the_same_record_and_not_a_failure() -> None:
     first = api_entry("x1", textPayload=LINE)
     copy = dict(api_entry("x2", textPayload=LINE), severity="ERROR", timestamp="2026-01-05T09:00:00.200Z")
-    got = records_from_entries([Entry.from_api_repr(first), Entry.from_api_repr(copy)])
+    got = records_from_entries([Entry.from_api_repr(first), Entry.from_api_repr(copy)], ParseContext(chain=parse_lines))
     # Two rows with equal key columns: the dataset stores one (see the collect tests); no failed event.
     assert got.steps.height == 2
     assert got.steps.unique(subset=["run_id", "role", "task_index", "step", "local_step", "elapsed_s"]).height == 1
@@ -162,7 +158,7 @@ def test_error_severity_copy_is_the_same_record_and_not_a_failure() -> None:
 
 def test_multi_line_text_payload_gives_one_record_per_line() -> None:
     text = LINE + "\n" + LINE.replace("step 300", "step 310").replace("12.000", "13.000")
-    got = records_from_entries([Entry.from_api_repr(api_entry("m", textPayload=text))])
+    got = records_from_entries([Entry.from_api_repr(api_entry("m", textPayload=text))], ParseContext(chain=parse_lines))
     assert got.steps["step"].to_list() == [300, 310]
     assert got.steps["entry_id"].to_list() == ["m", "m"]
 

@@ -1,4 +1,4 @@
-"""Issue 4's done-when: 25,000 entries from a master, 4 workers and 3 ps, interleaved, with 429 bursts."""
+"""Cloud Logging at scale: 25,000 entries from a master, 4 workers and 3 ps, interleaved, with 429 bursts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from tests.support import ROOT
 from tests.support.fake_logging_server import START, FakeLoggingServer, job_entries
-from tierscope.collector.collect_cloud import CollectStopped, collect_cloud
+from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
 from tierscope.collector.sources.cloud_logging import RetryPolicy
 from tierscope.dataset.store import Dataset
 
@@ -48,7 +48,7 @@ def run(server: FakeLoggingServer, ds: Dataset, **kw: object):
         "tier": "STANDARD_1",
     }
     args.update(kw)
-    return collect_cloud(ds, [JOB], **args)  # type: ignore[arg-type]
+    return collect_cloud(ds, [JOB], CloudOptions(**args))  # type: ignore[arg-type]
 
 
 def test_one_collect_then_a_second_that_adds_none(server: FakeLoggingServer, tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_a_collect_killed_half_way_then_restarted(tmp_path: Path) -> None:
                 proc.kill()
         assert proc.returncode == -signal.SIGKILL
         result = collect_cloud(
-            ds, [JOB], project=PROJECT, endpoint=server.url, since=START - timedelta(hours=1), retry=FAST
+            ds, [JOB], CloudOptions(project=PROJECT, endpoint=server.url, since=START - timedelta(hours=1), retry=FAST)
         )
         steps = ds.read("steps")
         assert steps.height == 8_000

@@ -20,8 +20,9 @@ from tests.support.fake_logging_server import (
     write_export,
 )
 from tierscope.cli import app
-from tierscope.collector.collect_cloud import CollectStopped, collect_cloud, load_watermark, watermark_name
-from tierscope.collector.sources.cloud_logging import CloudLoggingError, RetryPolicy, reading_client
+from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
+from tierscope.collector.positions import load_watermark, watermark_name
+from tierscope.collector.sources.cloud_logging import CloudLoggingError, RetryPolicy, job_filter, reading_client
 from tierscope.dataset.state import StateStore
 from tierscope.dataset.store import Dataset
 
@@ -42,7 +43,8 @@ def collect(server: FakeLoggingServer, dataset: Dataset, **kw: object):
         "tier": "STANDARD_1",
     }
     args.update(kw)
-    return collect_cloud(dataset, [JOB], **args)  # type: ignore[arg-type]
+    now = args.pop("now", None)
+    return collect_cloud(dataset, [JOB], CloudOptions(**args), now=now)  # type: ignore[arg-type]
 
 
 def sorted_ts(entries: list[dict]) -> list[tuple[datetime, str]]:
@@ -94,11 +96,7 @@ def test_job_ids_are_quoted_sorted_and_until_bounds(server: FakeLoggingServer, t
     collect_cloud(
         ds,
         ['we"ird\\job', "a_job"],
-        project=PROJECT,
-        endpoint=server.url,
-        since=SINCE,
-        until=START,
-        retry=FAST,
+        CloudOptions(project=PROJECT, endpoint=server.url, since=SINCE, until=START, retry=FAST),
     )
     sent = server.requests[0].filter
     assert sent == (
@@ -129,13 +127,14 @@ def test_failure_on_page_3_then_resume(server: FakeLoggingServer, tmp_path: Path
         collect(server, ds, pages_per_append=1, retry=GIVE_UP)
     assert stopped.value.result.total("steps") == 2000
     assert ds.read("steps").height == 2000
-    doc = StateStore(ds.state_dir).load(watermark_name(PROJECT, [JOB]))
+    doc = StateStore(ds.state_dir).load(watermark_name(PROJECT, job_filter([JOB])))
     assert doc is not None and doc["complete"] is False
     assert "Cloud Logging kept failing" in doc["error"]
     # The watermark is the 2000th entry in (timestamp, insertId) order, with the ids stored at that time:
     # entries share a timestamp 7 at a time, so positions 1995..2001 (0-based) share it and 1995..1999 are stored.
     order = sorted_ts(entries)
-    mark = load_watermark(ds, PROJECT, [JOB])
+    saved = load_watermark(ds.state_dir, PROJECT, job_filter([JOB]))
+    mark = saved.watermark if saved is not None else None
     assert mark is not None and mark.timestamp == order[1999][0]
     assert sorted(mark.insert_ids) == sorted(i for _, i in order[1995:2000])
 
@@ -255,9 +254,11 @@ def test_since_later_than_the_watermark_wins(server: FakeLoggingServer, tmp_path
 def test_permission_denied_names_the_role(tmp_path: Path) -> None:
     with FakeLoggingServer(project=PROJECT, denied_projects=["locked"]) as srv:
         with pytest.raises(CloudLoggingError, match=r"permission denied .*'locked'.*roles/logging\.viewer"):
-            collect_cloud(Dataset(tmp_path / "ds"), [JOB], project="locked", endpoint=srv.url, since=SINCE)
+            collect_cloud(
+                Dataset(tmp_path / "ds"), [JOB], CloudOptions(project="locked", endpoint=srv.url, since=SINCE)
+            )
         with pytest.raises(CloudLoggingError, match=r"unknown project 'nope'.*check --project"):
-            collect_cloud(Dataset(tmp_path / "ds"), [JOB], project="nope", endpoint=srv.url, since=SINCE)
+            collect_cloud(Dataset(tmp_path / "ds"), [JOB], CloudOptions(project="nope", endpoint=srv.url, since=SINCE))
 
 
 def test_bad_filter_and_exhausted_retries(server: FakeLoggingServer, tmp_path: Path) -> None:
@@ -282,9 +283,9 @@ def test_no_credentials_and_no_project(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
     monkeypatch.delenv("GCLOUD_PROJECT", raising=False)
     with pytest.raises(CloudLoggingError, match="run `gcloud auth application-default login` or set GOOGLE_APPLI"):
-        collect_cloud(Dataset(tmp_path / "ds"), [JOB], project="p")
+        collect_cloud(Dataset(tmp_path / "ds"), [JOB], CloudOptions(project="p"))
     with pytest.raises(CloudLoggingError, match="no Google Cloud project: pass --project"):
-        collect_cloud(Dataset(tmp_path / "ds"), [JOB], endpoint="http://127.0.0.1:9")
+        collect_cloud(Dataset(tmp_path / "ds"), [JOB], CloudOptions(endpoint="http://127.0.0.1:9"))
 
 
 def test_cli(server: FakeLoggingServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,439 @@
+"""The text log reader: one reader over two byte sources, a local file and a Cloud Storage object.
+
+A log is read batch by batch (:mod:`tierscope.collector.sources.files`), each batch through the
+format chain (:func:`tierscope.collector.formats.parse_lines`), and handed to the sink with the
+position after it. A whole-file format (a Cloud Logging JSON export, a console CSV download:
+:func:`tierscope.collector.formats.sniff_file`) is read whole instead, its parts handed on one
+by one and the file marked read at its end.
+
+The two byte sources differ only in how they are found again:
+
+- a **local file** (:class:`LocalFile`) is read from where the last collect stopped
+  (:mod:`tierscope.collector.offsets`; ``reread``: from its start); a rotated predecessor's
+  unread remainder first. After each batch the records are stored first and the offset saved
+  second, so a kill in between only makes the next collect re-read lines it then skips as
+  duplicates. An unterminated last line is taken if it is a whole record or event, or once the
+  file has not changed for ``settle_s`` seconds; otherwise it is left for the next collect (its
+  writer may be half way through it). A gzip file is read whole and marked read at its end.
+- a **Cloud Storage object** (:class:`StoredObjectSource`) is read whole, unless this generation
+  of it was read already (a rewritten object is a new generation: read from its start, the records
+  already stored skipped as duplicates), and marked read at its end, so a collect killed half way
+  reads it again (objects do not grow: nothing is left for later). A whole-file format is
+  downloaded to a temporary file, at most :data:`WHOLE_FILE_MAX_BYTES`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+import polars as pl
+
+from tierscope.collector.errors import InputError
+from tierscope.collector.formats import (
+    HEAD_BYTES,
+    FileFormat,
+    ParseContext,
+    check_format,
+    parse_lines,
+    sniff_file,
+    sniff_format,
+)
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.offsets import FileState, Segment, line_start, plan_reads, snapshot
+from tierscope.collector.positions import Positions
+from tierscope.collector.reading import Batch, ReadOptions
+from tierscope.collector.runs import SourceCounts, check_readable
+from tierscope.collector.sources import objects
+from tierscope.collector.sources.files import (
+    LONG_LINE_KEEP_CHARS,
+    MAX_LINE_BYTES,
+    WHOLE_FILE_MAX_BYTES,
+    LineBatch,
+    decompressed,
+    file_head,
+    file_year,
+    iter_handle_batches,
+    open_raw,
+    ramp_sizes,
+)
+from tierscope.gcs import is_url
+
+#: Batches of a segment read without pyarrow (see :func:`iter_handle_batches`).
+_COPIED_BATCHES = 2
+
+
+# --- the two byte sources --------------------------------------------------------------------
+
+
+class LocalFile:
+    """A log on the local file system. Raises :class:`MissingInputError` if it is not a regular
+    file, :class:`InputError` if its name is not UTF-8."""
+
+    def __init__(self, path: Path) -> None:
+        check_readable(path)
+        self.path = path
+        self.name = str(path)
+
+    def previous(self, positions: Positions, run_id: str) -> FileState | None:
+        return positions.offsets.get(self.path, run_id)
+
+    def unchanged(self, prev: FileState | None, reread: bool) -> bool:
+        return False  # told from its bytes once open (plan)
+
+    def year(self, given: int | None) -> int:
+        return given if given is not None else file_year(self.path)
+
+    def whole_year(self, given: int | None) -> int | None:
+        return given  # a whole-file format's entries carry their own times
+
+    def opened(self) -> AbstractContextManager[BinaryIO]:
+        return open_raw(self.path)
+
+    def head(self, raw: BinaryIO) -> str:
+        return file_head(self.path, HEAD_BYTES)
+
+    def stream(self, raw: BinaryIO) -> tuple[BinaryIO, bool]:
+        """A reader of ``raw``'s lines, and whether it is read whole (gzip)."""
+        reader = decompressed(raw)
+        return reader, reader is not raw
+
+    def plan(self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool) -> list[Segment]:
+        return plan_reads(raw, self.path, prev, whole, reread)
+
+    def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
+        return whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
+
+    def read_whole(self, raw: BinaryIO, run_id: str, lines: int, fmt: str | None) -> FileState:
+        """The position of the file read whole."""
+        return snapshot(raw, self.path, run_id, 0, lines, True, fmt)
+
+    @contextmanager
+    def local_copy(self, raw: BinaryIO, fmt: FileFormat) -> Iterator[Path]:
+        yield self.path
+
+
+class StoredObjectSource:
+    """A log object on Cloud Storage. Raises :class:`InputError` if it cannot be read."""
+
+    def __init__(self, url: str) -> None:
+        self.obj = objects.stat(url)
+        self.name = self.obj.url  # a plain str from here on: it goes into frames and state documents
+
+    def previous(self, positions: Positions, run_id: str) -> FileState | None:
+        return positions.offsets.get(self.name, run_id)
+
+    def unchanged(self, prev: FileState | None, reread: bool) -> bool:
+        return not reread and prev is not None and prev.whole and prev.generation == self.obj.generation
+
+    def year(self, given: int | None) -> int | None:
+        if given is None and self.obj.updated is not None:
+            return self.obj.updated.year
+        return given
+
+    def whole_year(self, given: int | None) -> int | None:
+        return self.year(given)
+
+    def opened(self) -> AbstractContextManager[BinaryIO]:
+        return objects.opened(self.name)
+
+    def head(self, raw: BinaryIO) -> str:
+        """The object's first :data:`HEAD_BYTES` (decompressed), decoded, for sniffing; empty if unreadable."""
+        try:
+            return _object_lines(raw).read(HEAD_BYTES).decode("utf-8", errors="replace")
+        except (OSError, EOFError):
+            return ""
+
+    def stream(self, raw: BinaryIO) -> tuple[BinaryIO, bool]:
+        return _object_lines(raw), True
+
+    def plan(self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool) -> list[Segment]:
+        why = "reread" if reread else "new" if prev is None else "rewritten"
+        return [Segment(self.name, 0, 0, why)]
+
+    def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
+        return True  # an object is complete once it exists
+
+    def read_whole(self, raw: BinaryIO, run_id: str, lines: int, fmt: str | None) -> FileState:
+        """What is kept of an object read whole: its generation (the fingerprint), size and lines."""
+        obj = self.obj
+        updated = obj.updated or datetime.fromtimestamp(0, UTC)
+        return FileState(
+            path=obj.url,
+            run_id=run_id,
+            device=0,
+            inode=0,
+            size=obj.size,
+            mtime_ns=int(updated.timestamp() * 1e9),
+            offset=obj.size,
+            line=lines,
+            head_sha256="",
+            head_len=0,
+            tail_sha256="",
+            tail_len=0,
+            whole=True,
+            collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            format=fmt,
+            generation=obj.generation,
+        )
+
+    @contextmanager
+    def local_copy(self, raw: BinaryIO, fmt: FileFormat) -> Iterator[Path]:
+        """A temporary copy of the object (the whole-file formats read a path)."""
+        obj = self.obj
+        if obj.size > WHOLE_FILE_MAX_BYTES:
+            raise InputError(
+                f"{obj.url} is a {fmt.name} file of {obj.size >> 20} MiB, more than tierscope reads whole "
+                f"({WHOLE_FILE_MAX_BYTES >> 20} MiB): split it (export shorter time ranges)"
+            )
+        with tempfile.TemporaryDirectory(prefix="tierscope-object-") as tmp:
+            local = Path(tmp) / obj.name
+            raw.seek(0)
+            with local.open("wb") as out:
+                shutil.copyfileobj(raw, out)
+            yield local
+
+
+def _object_lines(raw: BinaryIO) -> BinaryIO:
+    """A reader of ``raw``'s bytes from its start: itself, or gzip decompressing it."""
+    raw.seek(0)
+    magic = raw.read(2)
+    raw.seek(0)
+    return gzip.GzipFile(fileobj=raw, mode="rb") if magic == b"\x1f\x8b" else raw  # type: ignore[return-value]
+
+
+ByteSource = LocalFile | StoredObjectSource
+
+
+# --- the reader ------------------------------------------------------------------------------
+
+
+class LogReader:
+    """Text logs: local files and ``gs://`` objects (see the module doc)."""
+
+    name = "log"
+
+    def claims(self, source: Path | str | object) -> bool:
+        return isinstance(source, Path | str)
+
+    def open(self, source: Path | str | object, run: RunSpec, positions: Positions, options: ReadOptions) -> LogReading:
+        only = options.fmt or run.format
+        named = check_format(only, run.formats) if only else None
+        src: ByteSource = StoredObjectSource(str(source)) if is_url(source) else LocalFile(Path(str(source)))
+        return LogReading(src, run, positions, options, only, named)
+
+
+class LogReading:
+    """One log opened by :class:`LogReader`: its batches, stored on the sink's threads."""
+
+    pipelined = True
+
+    def __init__(
+        self,
+        source: ByteSource,
+        run: RunSpec,
+        positions: Positions,
+        options: ReadOptions,
+        only: str | None,
+        named: object,
+    ) -> None:
+        self.source, self.run, self.options, self.only = source, run, options, only
+        self.whole_format = named if isinstance(named, FileFormat) else None
+        self.sniff = named is None
+        self.prev = source.previous(positions, run.run_id)
+        self.counts = SourceCounts(
+            source=source.name, run_id=run.run_id, format=only or (self.prev.format if self.prev else None)
+        )
+
+    def batches(self) -> Iterator[Batch]:
+        src, opts, counts = self.source, self.options, self.counts
+        if src.unchanged(self.prev, opts.reread):
+            counts.format = self.prev.format if self.prev else None
+            counts.notes.append("unchanged")
+            return
+        with src.opened() as raw:
+            whole_format = sniff_file(src.head(raw)) if self.sniff else self.whole_format
+            if whole_format is not None:
+                yield from self._whole(raw, whole_format)
+                return
+            if isinstance(src, StoredObjectSource) and self.prev is not None and not opts.reread:
+                counts.notes.append(f"a new generation of the object ({src.obj.generation}): read from its start")
+            context = ParseContext(year=src.year(opts.year), formats=self.run.formats)
+            reader, whole = src.stream(raw)
+            segments = src.plan(raw, self.prev, whole, opts.reread)
+            if not segments:
+                counts.notes.append("unchanged")
+            for seg in segments:
+                if isinstance(src, LocalFile) and seg.why not in ("new", "grown"):
+                    counts.notes.append(f"{seg.why}: read from line {seg.start_line + 1} of {seg.path}")
+                reading = _Segment(self, context, seg)
+                if not seg.current:
+                    with open_raw(Path(seg.path)) as old:
+                        yield from reading.batches(old, old, saving=False, whole=False)
+                else:
+                    yield from reading.batches(reader, raw, saving=not whole, whole=whole)
+            if segments and whole:
+                # Marked read only once whole: a kill half way makes the next collect read it again.
+                yield Batch(None, src.read_whole(raw, self.run.run_id, counts.lines, counts.format))
+
+    def _whole(self, raw: BinaryIO, fmt: FileFormat) -> Iterator[Batch]:
+        """Read the source whole with ``fmt`` (``lines`` counts entries or rows), unless a local file
+        is unchanged since the last collect. Records without a run id of their own or a job id
+        belong to the run; its tier fills in records without one. Raises :class:`InputError` if the
+        file is not in ``fmt``."""
+        src, counts, run = self.source, self.counts, self.run
+        if isinstance(src, LocalFile) and not src.plan(raw, self.prev, True, self.options.reread):
+            counts.format = None
+            counts.notes.append("unchanged")
+            return
+        counts.format = fmt.name
+        context = ParseContext(year=src.whole_year(self.options.year), formats=run.formats, chain=parse_lines)
+        with src.local_copy(raw, fmt) as path:
+            got = fmt.read(path, run.run_id, run.tier, context)
+            counts.lines = got.items
+            for part in got.parts:
+                if src.name != str(path) and part.rejects.height and "source" in part.rejects.columns:
+                    renamed = pl.col("source").replace(str(path), src.name)
+                    part = dataclasses.replace(part, rejects=part.rejects.with_columns(renamed))
+                yield Batch(part)
+        yield Batch(None, src.read_whole(raw, run.run_id, counts.lines, counts.format))
+
+
+class _Segment:
+    """One stretch of a log read line batch by line batch (see :class:`~tierscope.collector.offsets.Segment`)."""
+
+    def __init__(self, log: LogReading, context: ParseContext, seg: Segment) -> None:
+        self.log, self.context, self.seg = log, context, seg
+        self.counts = log.counts
+
+    def batches(self, reader: BinaryIO, raw: BinaryIO, *, saving: bool, whole: bool) -> Iterator[Batch]:
+        """Read the segment from ``reader`` (over ``raw``); with ``saving``, each batch carries the
+        position after it."""
+        counts, seg, log = self.counts, self.seg, self.log
+        settled = log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True
+        # The first parse waits for two batches (the second tells whether the first is the last):
+        # copied, they need no pyarrow, which the store thread is importing meanwhile (sink._Storing).
+        batches = iter_handle_batches(
+            reader,
+            seg.path,
+            seg.start_offset,
+            seg.start_line,
+            log.options.batch_bytes,
+            copied=_COPIED_BATCHES,
+            first_sizes=ramp_sizes(log.options.batch_bytes),
+        )
+        pending: pl.DataFrame | None = None
+        for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
+            counts.lines += batch.lines.height
+            lines, too_long = long_line_rejects(batch)
+            lines, blank = _without_blank_runs(lines)
+            lines = lines if pending is None else pl.concat([pending, lines])
+            if number == 0 and counts.format is None and log.only is None:
+                counts.format = sniff_format(lines.get_column("line"), self.context.formats)
+            parsed = parse_lines(lines, only=log.only, context=self.context, first=counts.format, final=last)
+            parsed.skipped += blank  # counted by the sink, the one writer of counts.skipped meanwhile
+            if too_long.height:
+                parsed.rejects = pl.concat([parsed.rejects, too_long], how="diagonal_relaxed")
+            pending = parsed.pending
+            position = self._resume_at(raw, (batch.end_offset, batch.end_line), pending) if saving else None
+            yield Batch(parsed, position)
+
+    def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
+        """``batches``, without an unterminated last line that may still be being written."""
+        log = self.log
+        for batch in batches:
+            # An over-long line is a reject however it ends: waiting cannot make it shorter.
+            if not batch.terminated and not settled and not batch.long_lines:
+                alone = parse_lines(
+                    batch.lines, only=log.only, context=dataclasses.replace(self.context), first=self.counts.format
+                )
+                if not (alone.steps.height or alone.events.height):
+                    self.counts.notes.append(f"line {batch.end_line} has no newline yet: left for the next collect")
+                    return
+            yield batch
+
+    def _resume_at(self, raw: BinaryIO, ends: tuple[int, int], pending: pl.DataFrame | None) -> FileState:
+        """The position after a batch ending at byte and line ``ends``: past its last line, or at
+        the first line held back as look-ahead."""
+        run_id, fmt, path = self.log.run.run_id, self.counts.format, Path(self.seg.path)
+        end_offset, end_line = ends
+        if pending is None or pending.height == 0:
+            return snapshot(raw, path, run_id, end_offset, end_line, False, fmt)
+        first = int(pending.get_column("source_offset").min())  # type: ignore[arg-type]
+        start = line_start(raw.fileno(), end_offset, end_line - first + 1)
+        return snapshot(raw, path, run_id, start, first - 1, False, fmt)
+
+
+def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, bool]]:
+    """``(batch, is_last)`` pairs."""
+    previous = next(batches, None)
+    for batch in batches:
+        yield previous, False  # type: ignore[misc]
+        previous = batch
+    if previous is not None:
+        yield previous, True
+
+
+def _read_ahead(batches: Iterator[LineBatch]) -> Iterator[LineBatch]:
+    """``batches``, the next one read on a thread of its own while the caller parses this one
+    (reading is file reads and polars' splitting, which release the GIL). Reads stay in order,
+    one at a time; a read's error is raised where its batch would have come. Closing this
+    iterator waits for the read under way."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-read") as pool:
+        ahead = pool.submit(next, batches, None)
+        while (batch := ahead.result()) is not None:
+            ahead = pool.submit(next, batches, None)
+            yield batch
+
+
+#: Blank lines kept of a run of them; the rest skip the format chain (counted as skipped). No
+#: format looks further than two lines around a line, so every other line reads as before.
+_BLANK_RUN_KEPT = 3
+
+
+def _without_blank_runs(lines: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """``lines`` without the empty lines past the first :data:`_BLANK_RUN_KEPT` of each run, and
+    how many were dropped: 64 MiB of empty lines then costs a scan, not the whole chain's work."""
+    blank = pl.col("_blank")
+    deep = blank
+    for back in range(1, _BLANK_RUN_KEPT + 1):
+        deep = deep & blank.shift(back).fill_null(False)
+    keep = lines.select((pl.col("line").str.len_bytes() == 0).alias("_blank")).select(~deep).to_series()
+    dropped = int(lines.height - keep.sum())
+    return (lines.filter(keep), dropped) if dropped else (lines, 0)
+
+
+def long_line_rejects(batch: LineBatch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``batch``'s lines without its over-long ones, and those as rejects (``source_offset``,
+    ``format`` null, ``reason``, ``raw`` = the line's first characters)."""
+    if not batch.long_lines:
+        return batch.lines, pl.DataFrame()
+    numbers = pl.col("source_offset").is_in(list(batch.long_lines))
+    rejects = batch.lines.filter(numbers).select(
+        "source_offset",
+        pl.lit(None, dtype=pl.String).alias("format"),
+        pl.col("source_offset")
+        .replace_strict(batch.long_lines, return_dtype=pl.Int64)
+        .map_elements(long_line_reason, return_dtype=pl.String)
+        .alias("reason"),
+        pl.col("line").alias("raw"),
+    )
+    return batch.lines.filter(~numbers), rejects
+
+
+def long_line_reason(length: int) -> str:
+    """Why a line of ``length`` bytes is a reject."""
+    return (
+        f"line of {length:,} bytes is longer than the limit of {MAX_LINE_BYTES:,} bytes (1 MiB); "
+        f"its first {LONG_LINE_KEEP_CHARS:,} characters are kept"
+    )

@@ -1,0 +1,279 @@
+"""The sink: the one way from a reader's batches into the dataset.
+
+Every reader (:mod:`tierscope.collector.reading`) hands its batches here: a :class:`Sink`
+appends each batch's step records, events and rejects to the dataset (:func:`store_parsed`:
+run, tier and source filled in where the rows carry none) and then saves the position after
+it (:mod:`tierscope.collector.positions`), so a kill in between only makes the next collect
+re-read records it then skips as duplicates. It also appends the runs' facts
+(:func:`record_runs`) and holds the dataset's lock (:func:`dataset_lock`).
+
+A reading that allows it (:attr:`~tierscope.collector.reading.Reading.pipelined`) is stored on
+threads of its own (:class:`_Storing`): the reader parses batch N+2 while N+1 is written and N
+committed, in exactly the order a collect without the threads has.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import polars as pl
+
+from tierscope.collector.formats.base import Parsed
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.positions import OffsetStore, Position, Positions
+from tierscope.collector.reading import Batch, Reading
+from tierscope.collector.runs import SourceCounts, run_facts
+from tierscope.dataset import rewind
+from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.lock import locked
+from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA
+from tierscope.dataset.store import AppendResult, Dataset, Staged, import_writer
+
+
+def _fill(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
+    """Add or complete columns with a constant, keeping values the records carry themselves."""
+    for name, value in values.items():
+        if name in frame.columns:
+            frame = frame.with_columns(pl.col(name).fill_null(pl.lit(value, dtype=pl.String)))
+        else:
+            frame = frame.with_columns(pl.lit(value, dtype=pl.String).alias(name))
+    return frame
+
+
+def store_parsed(
+    dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts, staged: Staged | None = None
+) -> None:
+    """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
+    fill in only where the rows carry none. Caller holds the lock. With ``staged``, the files are
+    left for :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
+    counts.skipped += parsed.skipped
+    counts.notes.extend(parsed.notes)
+    ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
+    if parsed.steps.height:
+        if "loss" in parsed.steps.columns:
+            nan = parsed.steps.filter(pl.col("loss").is_nan())
+            if nan.height:
+                counts.nan_loss += nan.height
+                if counts.first_nan_loss is None and "source_offset" in nan.columns:
+                    counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
+        got = dataset.append("steps", _fill(parsed.steps, **ctx), staged)
+        counts.steps += got.stored
+        counts.duplicates += got.duplicates
+    if parsed.events.height:
+        got = dataset.append("events", _fill(parsed.events, **ctx), staged)
+        counts.events += got.stored
+        counts.duplicates += got.duplicates
+    if parsed.rejects.height:
+        rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
+            pl.col("raw").str.slice(0, REJECT_RAW_MAX)
+        )
+        got = dataset.append("rejects", rejects, staged)
+        counts.rejects += got.stored + got.duplicates
+
+
+class Sink:
+    """Stores what readers read into ``dataset`` and saves their positions in ``positions``
+    (default: the dataset's, loaded when first needed). Use it holding the dataset's lock."""
+
+    def __init__(self, dataset: Dataset, positions: Positions | None = None) -> None:
+        self.dataset = dataset
+        self.positions = positions if positions is not None else Positions(dataset.state_dir)
+
+    def take(self, reading: Reading, run: RunSpec) -> SourceCounts:
+        """Store every batch of ``reading`` (records of ``run``), each followed by its position;
+        returns the reading's counts with what was stored added. An error of the reading's (an
+        unreadable file) is raised once the batches before it are stored."""
+        counts = reading.counts
+        if reading.pipelined:
+            with _Storing() as storing:
+                for batch in reading.batches():
+                    storing.then(lambda batch=batch: self._stage(batch, run, counts))
+        else:
+            for batch in reading.batches():
+                self.store(batch, run, counts)
+        counts.note_nan_loss()
+        return counts
+
+    def store(self, batch: Batch, run: RunSpec, counts: SourceCounts) -> None:
+        """Append ``batch``'s records (of ``run``, adding to ``counts``), then save its position."""
+        if batch.parsed is not None:
+            store_parsed(self.dataset, batch.parsed, run, counts.source, counts)
+        if batch.position is not None:
+            self.positions.put(batch.position)
+
+    def _stage(self, batch: Batch, run: RunSpec, counts: SourceCounts) -> _Commit:
+        """Write ``batch``'s records under temporary names; returns what makes them visible and
+        then saves its position."""
+        staged = Staged()
+        try:
+            if batch.parsed is not None:
+                store_parsed(self.dataset, batch.parsed, run, counts.source, counts, staged)
+        except BaseException:
+            self.dataset.discard_staged(staged)
+            raise
+        return _Commit(self.dataset, staged, self.positions, batch.position)
+
+
+@dataclass
+class _Commit:
+    """What makes one stored batch durable: its staged files, then its position."""
+
+    dataset: Dataset
+    staged: Staged
+    positions: Positions
+    position: Position | None
+
+    def run(self) -> None:
+        self.dataset.commit_staged(self.staged)
+        if self.position is not None:
+            self.positions.put(self.position)
+
+    def discard(self) -> None:
+        self.dataset.discard_staged(self.staged)
+
+
+#: Stores queued at most, the one under way included: the caller parses batch N+2 while batch N
+#: is written and N+1 waits, so a write that takes longer than a parse (the machine's other load,
+#: a slow disk) no longer holds the next parse up, at the cost of one more batch's records held.
+_QUEUED_STORES = 2
+
+
+class _Storing:
+    """Stores batches on a thread of their own while the caller reads and parses the next, and
+    commits each (fsync, rename, position) on a third while the next batch is written.
+
+    Polars and pyarrow release the GIL, and fsync waits on the disk, so parsing batch N+2,
+    writing batch N+1 and committing batch N share the cores. One write at a time and one commit
+    at a time, each in batch order: the writes run one after another on one thread (at most
+    :data:`_QUEUED_STORES` queued: :meth:`then` waits for the oldest beyond that), a write runs
+    only after every earlier write succeeded (after a failed one it raises that error instead of
+    writing), and a commit only after the previous one succeeded (after a failed one it
+    removes its files instead), so records become visible, and positions are saved after the
+    records they cover, exactly in the order a collect without the threads has (a kill leaves
+    the same states, plus temporary files the next collect removes). A write that must read back
+    rows of a batch not yet committed waits for that commit (:meth:`Dataset.append`). About
+    four batches' frames at the peak (with the reader's read-ahead). An error of a write or a
+    commit is raised in the caller by a later :meth:`then` or on leaving the ``with`` block;
+    leaving it on an error of the caller's first waits for the work under way (each commit is
+    atomic, and its position follows it).
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-store")
+        self._commits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tierscope-commit")
+        self._running: deque[Future[None]] = deque()
+        self._committing: Future[None] | None = None
+        # The writer's import (pyarrow, about 0.3 s) while the first batch is read and parsed.
+        self._pool.submit(import_writer)
+
+    def then(self, store: Callable[[], _Commit]) -> None:
+        """Queue ``store`` after the stores before it, once fewer than :data:`_QUEUED_STORES` are
+        queued (raising the error of a store or a commit that failed)."""
+        while self._running and (len(self._running) >= _QUEUED_STORES or self._running[0].done()):
+            self._running.popleft().result()
+        committing = self._committing
+        if committing is not None and committing.done():
+            committing.result()
+        previous = self._running[-1] if self._running else None
+        self._running.append(self._pool.submit(self._store, store, previous))
+
+    def _store(self, store: Callable[[], _Commit], previous: Future[None] | None) -> None:
+        if previous is not None:
+            previous.result()  # done (one thread, in order): a batch is written only after every batch before it
+        done = store()
+        self._committing = self._commits.submit(self._commit, done, self._committing)
+
+    @staticmethod
+    def _commit(done: _Commit, previous: Future[None] | None) -> None:
+        try:
+            if previous is not None:
+                previous.result()  # a batch is committed only after every batch before it
+        except BaseException:
+            done.discard()
+            raise
+        done.run()
+
+    def __enter__(self) -> _Storing:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        try:
+            if kind is None:
+                while self._running:
+                    self._running.popleft().result()
+                if self._committing is not None:
+                    self._committing.result()
+            else:
+                # The caller's error wins over the store's; a store queued but not begun is dropped.
+                for queued in self._running:
+                    queued.cancel()
+                wait(self._running)
+                if self._committing is not None:
+                    wait([self._committing])
+        finally:
+            self._pool.shutdown(wait=True)
+            self._commits.shutdown(wait=True)
+
+
+#: The facts of a run a collect may leave out: every column of the runs table's key but the run id.
+RUN_FACTS = tuple(c for c in RUN_KEY if c != "run_id")
+
+
+def record_runs(dataset: Dataset, runs: Iterable[RunSpec]) -> AppendResult:
+    """Append what is known about each run to the ``runs`` table where it differs from the run's
+    newest row (the newest row wins: facts changed back to earlier ones are appended again).
+
+    A fact a collect does not give (no ``--tier``, a file collected without the manifest that
+    dated it) is the newest row's: "not given" keeps what is known, only a value given changes it.
+    A fact once known can be changed, not unset."""
+    now = datetime.now(UTC)
+    rows = pl.DataFrame([{**run_facts(r), "collected_at": now} for r in runs], schema=RUN_SCHEMA)
+    if rows.height and dataset.files("runs"):
+        held = dataset.read("runs", where=pl.col("run_id").is_in(rows["run_id"].unique().to_list()))
+        newest = held.sort("collected_at").group_by("run_id", maintain_order=True).last()
+        rows = with_known_facts(rows, newest)
+        unchanged = rows.join(newest.select(RUN_KEY), on=list(RUN_KEY), how="semi", nulls_equal=True)
+        result = AppendResult(duplicates=unchanged.height)
+        result += dataset.append("runs", rows.join(unchanged, on=list(RUN_KEY), how="anti", nulls_equal=True))
+        return result
+    return dataset.append("runs", rows)
+
+
+def with_known_facts(rows: pl.DataFrame, newest: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` (:data:`~tierscope.dataset.schema.RUN_SCHEMA`) with each of :data:`RUN_FACTS` they leave
+    null taken from their run's row in ``newest`` (one row per run id; a run without one keeps its nulls)."""
+    known = newest.select("run_id", *(pl.col(c).alias(f"_known_{c}") for c in RUN_FACTS))
+    merged = rows.join(known, on="run_id", how="left", maintain_order="left")
+    return merged.with_columns(pl.coalesce(c, f"_known_{c}").alias(c) for c in RUN_FACTS).select(list(RUN_SCHEMA))
+
+
+def file_positions(dataset: Dataset) -> Positions:
+    """The dataset's positions for a collect of files, after acting on what ``doctor --fix`` left
+    to re-read (:mod:`tierscope.dataset.rewind`). Call holding the lock.
+
+    A file-offsets document that does not load is moved aside (a notice on the dataset says so):
+    correctness does not rest on it, only re-reading does.
+    """
+    try:
+        offsets = OffsetStore(dataset.state_dir)
+    except StateCorruptError as exc:
+        dataset.set_aside_state(exc)
+        offsets = OffsetStore(dataset.state_dir)
+    todo = rewind.pending(dataset.root)
+    for wanted in todo:
+        offsets.forget(wanted.run_id, wanted.sources)
+    if todo:
+        rewind.clear(dataset.root)  # only once the offsets are saved: a kill before means doing it again
+    return Positions(dataset.state_dir, offsets)
+
+
+def dataset_lock(dataset: Dataset, lock_timeout: float = 60.0) -> AbstractContextManager[Dataset]:
+    """Hold ``dataset``'s lock (creating the dataset directory) after finishing what a killed
+    writer left (:func:`tierscope.dataset.lock.locked`). Raises :class:`DatasetBusyError` after
+    ``lock_timeout`` seconds."""
+    return locked(dataset, lock_timeout)

@@ -1,0 +1,1 @@
+"""Tests of the collector's readers (tierscope.collector.readers)."""

@@ -1,0 +1,1 @@
+"""Tests of the collector's sources (tierscope.collector.sources)."""
