@@ -15,30 +15,29 @@ yields batches with their positions (:mod:`~tierscope.collector.positions`); the
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tierscope.reexport import reexport_lazily
 
-#: Each public name and the module that defines it (no import here: it would load them all, and
-#: every collector module imports this package first).
-_WHERE = {
-    "collect_runs": "collect",
-    "collect_file": "collect",
-    "runs_from_paths": "runs",
-    "RunSpec": "manifest",
-    "load_manifest": "manifest",
-    "collect_cloud": "cloud",
-    "CloudOptions": "cloud",
-    "ReadOptions": "reading",
-    "Reader": "reading",
-    "READERS": "registry",
-    "reader_for": "registry",
-    "CollectorError": "errors",
-    "InputError": "errors",
-    "MissingInputError": "errors",
-    "ManifestError": "errors",
-    "UnknownFormatError": "formats",
-    "CloudLoggingError": "sources.cloud_logging",
-    "CollectStopped": "cloud",
+#: Each public name and the module that defines it (no imports for type checkers here: every
+#: collector module imports this package first, and such an import would close a circle).
+_ORIGINS = {
+    "collect_runs": "tierscope.collector.collect",
+    "collect_file": "tierscope.collector.collect",
+    "runs_from_paths": "tierscope.collector.runs",
+    "RunSpec": "tierscope.collector.manifest",
+    "load_manifest": "tierscope.collector.manifest",
+    "collect_cloud": "tierscope.collector.cloud",
+    "CloudOptions": "tierscope.collector.cloud",
+    "ReadOptions": "tierscope.collector.reading",
+    "Reader": "tierscope.collector.reading",
+    "READERS": "tierscope.collector.registry",
+    "reader_for": "tierscope.collector.registry",
+    "CollectorError": "tierscope.collector.errors",
+    "InputError": "tierscope.collector.errors",
+    "MissingInputError": "tierscope.collector.errors",
+    "ManifestError": "tierscope.collector.errors",
+    "UnknownFormatError": "tierscope.collector.formats",
+    "CloudLoggingError": "tierscope.collector.sources.cloud_logging",
+    "CollectStopped": "tierscope.collector.cloud",
 }
 
 __all__ = [
@@ -62,14 +61,4 @@ __all__ = [
     "runs_from_paths",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = reexport_lazily(__name__, _ORIGINS)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from tierscope.analysis import Analysis, AnalysisOptions, analyze
     from tierscope.collector.collect import collect_runs
-    from tierscope.collector.collect_cloud import collect_cloud
+    from tierscope.collector.cloud import collect_cloud
     from tierscope.collector.manifest import RunSpec, load_manifest
     from tierscope.collector.runs import runs_from_paths
     from tierscope.dataset import Dataset
@@ -43,7 +43,7 @@ _ORIGINS = {
     "load_manifest": "tierscope.collector.manifest",
     "runs_from_paths": "tierscope.collector.runs",
     "collect_runs": "tierscope.collector.collect",
-    "collect_cloud": "tierscope.collector.collect_cloud",
+    "collect_cloud": "tierscope.collector.cloud",
     # analysing: the one pass every command reads
     "analyze": "tierscope.analysis",
     "Analysis": "tierscope.analysis",
