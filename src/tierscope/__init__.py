@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tierscope.analysis import Analysis, AnalysisOptions, analyze
-    from tierscope.collector.collect import collect_runs
     from tierscope.collector.cloud import collect_cloud
+    from tierscope.collector.collect import collect_runs
     from tierscope.collector.manifest import RunSpec, load_manifest
     from tierscope.collector.runs import runs_from_paths
     from tierscope.dataset import Dataset
