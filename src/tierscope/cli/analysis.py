@@ -19,6 +19,7 @@ from tierscope.cli.common import (
     JsonOpt,
     PlanPriceDateOpt,
     PriceDateOpt,
+    PricesOpt,
     RegionOpt,
     RunsOpt,
     TargetAccuracyOpt,
@@ -225,8 +226,10 @@ def warn_unpriced(frame: pl.DataFrame) -> None:
 
     unpriced = frame.filter(
         pl.col("ml_units_per_hour").is_null()
+        & pl.col("usd_per_hour").is_null()
         & pl.col("tier").is_not_null()
         & ~pl.col("tier").str.contains(LOCAL_TIER_PATTERN)
+        & pl.col("hardware").is_null()  # today's machines without a row: the summary's notes say which row
     )
     for row in unpriced.iter_rows(named=True):
         err_console().print(
@@ -256,22 +259,25 @@ def summary_cmd(
     wide: WideOpt = False,
     target_loss: TargetLossOpt = None,
     target_accuracy: TargetAccuracyOpt = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.
 
-    Each run is priced on its own date (the manifest's), else on --price-date. JSON and CSV give
-    every column of the summary, values unrounded. --target-loss / --target-accuracy add each run's
-    global step, time and price at that target (time_to_target_s, step_at_target, cost_to_target).
+    Each run is priced on its own date (the manifest's, else its log's first day), else on --price-date.
+    JSON and CSV give every column of the summary, values unrounded, with the price rows behind each price
+    (price_rows; --wide shows them too). --target-loss / --target-accuracy add each run's global step, time
+    and price at that target (time_to_target_s, step_at_target, cost_to_target).
     """
     from tierscope.cli.output import summary_grid
     from tierscope.cli.tables import emit
 
     fmt = output_format(fmt, as_json)
-    asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy)
+    asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy, prices)
     frame = _analysis(dataset, asked).summary
     warn_unpriced(frame)
     kind = "loss" if target_loss is not None else "accuracy" if target_accuracy is not None else None
-    emit(fmt, summary_grid(frame, region, kind, baseline), frame.to_dicts(), wide=wide)
+    grid = summary_grid(frame, region, kind, baseline, asked.price_date)
+    emit(fmt, grid, frame.to_dicts(), wide=wide)
 
 
 def register(app: App) -> None:
