@@ -301,3 +301,50 @@ def with_region(hardware: Hardware, region: str | None, spot: bool | None = None
 def as_rows(spec: Spec) -> dict[str, object]:
     """A spec as a plain dict (JSON output)."""
     return asdict(spec)
+
+
+def parse_accelerator(text: str) -> tuple[str, int]:
+    """``--accelerator TYPE[:COUNT]`` (``NVIDIA_TESLA_T4:1``; count 1 when left out) -> ``(type, count)``.
+    Raises :class:`UnknownMachineError`, :class:`HardwareError`."""
+    name, _, count = text.partition(":")
+    if count and not count.strip().isdigit():
+        raise HardwareError(
+            f"--accelerator {text!r}: the count after ':' must be a whole number, e.g. NVIDIA_TESLA_T4:1"
+        )
+    return accelerator(name).name, int(count) if count else 1
+
+
+def from_options(
+    machine_type: str | None = None,
+    accelerator_text: str | None = None,
+    tpu: str | None = None,
+    spot: bool = False,
+    region: str | None = None,
+) -> Hardware | None:
+    """The one-pool hardware of ``--machine``, ``--accelerator TYPE:COUNT``, ``--tpu SLICE``, ``--spot`` and
+    ``--region`` (None: none of the first three given). Raises :class:`UnknownMachineError`, :class:`HardwareError`."""
+    if tpu is not None:
+        if accelerator_text is not None:
+            raise HardwareError("--tpu names its chips already; leave --accelerator out")
+        chosen = slice_pool(tpu, spot, region)
+        if machine_type is not None and machine(machine_type).name != chosen.machine_type:
+            raise HardwareError(f"--tpu {tpu} runs on {chosen.machine_type}, not --machine {machine_type}")
+        return Hardware((chosen,))
+    if machine_type is None:
+        if accelerator_text is not None:
+            raise HardwareError("--accelerator needs --machine, the machine type it is attached to (n1-standard-8)")
+        return None
+    kind, count = parse_accelerator(accelerator_text) if accelerator_text else (None, None)
+    return Hardware((pool("chief", machine_type, 1, kind, count, spot=spot, region=region),))
+
+
+def machine_spec(p: Pool) -> dict[str, object]:
+    """Vertex AI's ``machineSpec`` of a pool: ``machineType``, and ``acceleratorType``/``acceleratorCount`` for
+    GPUs (bundled ones too: Vertex AI asks for them) and TPU v2/v3, ``tpuTopology`` for a TPU VM."""
+    spec: dict[str, object] = {"machineType": p.machine_type}
+    tpu_vm = catalog()[p.machine_type].chips is not None
+    if p.accelerator and not tpu_vm:
+        spec |= {"acceleratorType": p.accelerator, "acceleratorCount": p.accelerator_count}
+    if p.tpu_topology and tpu_vm:
+        spec["tpuTopology"] = p.tpu_topology
+    return spec

@@ -79,3 +79,33 @@ def test_machines_command_lists_devices_and_refuses_unknown_names() -> None:
     unknown = runner.invoke(app, ["machines", "a2-highgpu-9g"])
     assert unknown.exit_code == 2
     assert "nearest known: a2-highgpu-1g" in unknown.stderr or "a2-highgpu" in unknown.stderr
+
+
+def test_spec_writes_accelerators_tpu_topology_and_spot() -> None:
+    runner = CliRunner()
+
+    def pools(*args: str) -> list[dict]:
+        result = runner.invoke(app, ["spec", *args, "--service", "vertex"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["jobSpec"]["workerPoolSpecs"]
+
+    # a machine type bundling GPUs names them, or Vertex AI attaches none
+    assert pools("--machine-type", "a2-highgpu-1g")[0]["machineSpec"] == {
+        "machineType": "a2-highgpu-1g", "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1
+    }  # fmt: skip
+    assert pools("--machine", "n1-standard-8", "--accelerator", "NVIDIA_TESLA_T4:1")[0]["machineSpec"] == {
+        "machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1
+    }  # fmt: skip
+    tpu = runner.invoke(app, ["spec", "--tpu", "v5litepod-8", "--spot"])
+    job = json.loads(tpu.stdout)
+    assert job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {
+        "machineType": "ct5lp-hightpu-8t",
+        "tpuTopology": "2x4",
+    }
+    assert job["jobSpec"]["scheduling"] == {"strategy": "SPOT"}
+    # a tier's shape, every pool on the machine asked for: STANDARD_1 = 1 chief, 4 workers, 3 ps
+    shaped = pools("STANDARD_1", "--machine", "a2-highgpu-1g")
+    assert [p["replicaCount"] for p in shaped] == ["1", "4", "3"]
+    assert {p["machineSpec"]["acceleratorType"] for p in shaped} == {"NVIDIA_TESLA_A100"}
+    bad = runner.invoke(app, ["spec", "--machine", "n1-standard-8", "--accelerator", "NVIDIA_TESLA_T4:x"])
+    assert bad.exit_code == 2 and "whole number" in bad.stderr
