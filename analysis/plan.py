@@ -182,7 +182,13 @@ def frontier(
     frames.append(evidence)
     if not any(f.height for f in frames):
         return pl.DataFrame(schema=FRONTIER_SCHEMA)
-    rows = _to_steps(pl.concat([f for f in frames if f.height], how="diagonal_relaxed"), steps)
+    joined = pl.concat([f for f in frames if f.height], how="diagonal_relaxed")
+    # evidence alone (every run failed) has no rate, start-up or price to time
+    for name in ("startup_s", "global_steps_per_s", "rate_ci_low", "rate_ci_high", "usd_per_hour",
+                 "ml_units_per_hour"):  # fmt: skip
+        if name not in joined.columns:
+            joined = joined.with_columns(pl.lit(None, pl.Float64).alias(name))
+    rows = _to_steps(joined, steps)
     # measured rows have no extrapolation or caveat: without a predicted row (one task count, or every
     # predictable tier measured) those columns are missing, not null
     columns = [(pl.col(n) if n in rows.columns else pl.lit(None)).cast(t).alias(n) for n, t in FRONTIER_SCHEMA.items()]

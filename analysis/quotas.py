@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from tierscope.analysis import machines
 from tierscope.analysis.errors import AnalysisError
@@ -91,3 +92,25 @@ def refusal(used: Mapping[str, float], quotas: Mapping[str, float]) -> str | Non
     """Why a configuration using ``used`` does not fit ``quotas`` (every quota it exceeds); None: it fits."""
     over = [f"needs {used[k]:g} {k}, above the quota of {quotas[k]:g}" for k in quotas if used.get(k, 0) > quotas[k]]
     return "; ".join(over) or None
+
+
+def manifest_extras(path: Path) -> tuple[dict[str, object], list[Path], tuple]:
+    """A run manifest's planning keys: ``quotas`` (a table ``{NAME = LIMIT}``) and ``prices`` (a price file
+    or a list of them, relative to the manifest, or inline ``[[prices]]`` tables with the price columns):
+    ``(quotas, price files, price rows)``. Raises :class:`TierscopeError` for a manifest that cannot be read."""
+    import tomllib
+
+    from tierscope.analysis.prices import rows_of
+
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise QuotaError(f"cannot read the manifest {path}: {exc}") from None
+    quotas = doc.get("quotas", {})
+    if not isinstance(quotas, dict):
+        raise QuotaError(f"{path}: 'quotas' must be a table like quotas = {{NVIDIA_A100_GPUS = 8}}")
+    given = doc.get("prices", [])
+    given = [given] if isinstance(given, str) else given
+    files = [path.parent / f for f in given if isinstance(f, str)]
+    tables = [t for t in given if isinstance(t, dict)]
+    return quotas, files, tuple(rows_of(tables, f"{path}: prices")) if tables else ()

@@ -56,28 +56,6 @@ def deadline_hours(text: str) -> float:
     return hours
 
 
-def manifest_extras(path: Path) -> tuple[dict[str, object], list[Path], tuple]:
-    """A run manifest's planning keys: ``quotas`` (a table ``{NAME = LIMIT}``) and ``prices`` (a price file
-    or a list of them, relative to the manifest, or inline ``[[prices]]`` tables with the price columns):
-    ``(quotas, price files, price rows)``. Raises :class:`TierscopeError` for a manifest that cannot be read."""
-    import tomllib
-
-    from tierscope.analysis.prices import rows_of
-
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise TierscopeError(f"cannot read the manifest {path}: {exc}") from None
-    quotas = doc.get("quotas", {})
-    if not isinstance(quotas, dict):
-        raise TierscopeError(f"{path}: 'quotas' must be a table like quotas = {{NVIDIA_A100_GPUS = 8}}")
-    given = doc.get("prices", [])
-    given = [given] if isinstance(given, str) else given
-    files = [path.parent / f for f in given if isinstance(f, str)]
-    tables = [t for t in given if isinstance(t, dict)]
-    return quotas, files, tuple(rows_of(tables, f"{path}: prices")) if tables else ()
-
-
 def _analysis(dataset: Path, options: AnalysisOptions) -> Analysis:
     from tierscope.analysis import analyze
 
@@ -247,6 +225,8 @@ def recommend_cmd(
     limits = parse(quota or ())
     options = summary_options(None, price_date, region, runs=runs, tiers=tier, prices=prices)
     if manifest is not None:
+        from tierscope.analysis.quotas import manifest_extras
+
         asked_quotas, files, rows = manifest_extras(manifest)
         limits = parse(asked_quotas, f"{manifest}: quotas") | limits  # the command line over the manifest
         options.prices = (*files, *options.prices)
@@ -255,9 +235,9 @@ def recommend_cmd(
     _check_priceable(analysis)
     result = recommend(analysis, steps, hours, budget, limits)
     grid = Grid(
-        [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label"),
+        [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
          Column("steps/s"), Column("hours"), Column(f"USD {region}"), Column("meets", "label"),
-         Column("why not", "text"), Column("configuration", "text", wide=True),
+         Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason],
