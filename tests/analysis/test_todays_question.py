@@ -205,3 +205,45 @@ def test_premium_1_is_refused_at_25_ml_units_and_its_failure_is_evidence(dataset
     manifest.write_text("[quotas]\nml-units = 25\n")
     from_manifest = json.loads(invoke(*args, "--manifest", str(manifest)))
     assert from_manifest["quotas"] == {"ML_UNITS": 25.0} and from_manifest["choice"] is None
+
+
+def test_collect_takes_the_hardware_from_options_and_a_custom_job(tmp_path: Path) -> None:
+    ds = str(tmp_path / "ds")
+    for name, rate in (("t4", 0.25), ("v5e", 2.5), ("job", 6.4)):
+        write_log(tmp_path / f"{name}.log", rate)
+    collect = ["collect", "files", "-d", ds, "-q"]
+    invoke(*collect, str(tmp_path / "t4.log"), "--machine", "n1-standard-8", "--accelerator", "NVIDIA_TESLA_T4:1")
+    invoke(*collect, str(tmp_path / "v5e.log"), "--tpu", "v5litepod-8", "--spot")
+    # what `gcloud ai custom-jobs describe --format=json` prints (trimmed), with a field tierscope does not read
+    job = {
+        "name": "projects/123/locations/us-central1/customJobs/456",
+        "displayName": "a100x8",
+        "jobSpec": {
+            "workerPoolSpecs": [{
+                "machineSpec": {"machineType": "a2-highgpu-8g", "acceleratorType": "NVIDIA_TESLA_A100",
+                                "acceleratorCount": 8},
+                "replicaCount": "1",
+                "diskSpec": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 100},
+                "containerSpec": {"imageUri": "us-docker.pkg.dev/x/y:z"},
+            }],
+            "futureKnob": True,
+        },
+        "state": "JOB_STATE_SUCCEEDED",
+        "createTime": "2026-11-19T08:00:00.000Z",
+        "startTime": "2026-11-20T09:30:00.123456Z",
+    }  # fmt: skip
+    spec = tmp_path / "job.json"
+    spec.write_text(json.dumps(job))
+    told = CliRunner().invoke(app, [*collect, str(tmp_path / "job.log"), "--job-spec", str(spec)])
+    assert told.exit_code == 0, told.output
+    assert "kept aside, not read: jobSpec.futureKnob" in told.stderr
+    rows = {r["run_id"]: r for r in json.loads(invoke("summary", "--dataset", ds, "--json"))}
+    assert rows["t4"]["hardware"] == "1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)"
+    assert rows["t4"]["usd_per_hour"] == pytest.approx(0.379998 + 0.35)
+    # spot: 8 chips x the spot row 0.24493 = 1.95944
+    assert rows["v5e"]["usd_per_hour"] == pytest.approx(8 * 0.24493) and "spot" in rows["v5e"]["hardware"]
+    # the job's start day prices it, its region too: 5.91582 + 8 x 2.93391 = 29.3871
+    assert rows["job"]["price_date"] == "2026-11-20" and rows["job"]["price_date_origin"] == "run"
+    assert rows["job"]["usd_per_hour"] == pytest.approx(29.3871) and rows["job"]["devices"] == 8
+    bad = CliRunner().invoke(app, [*collect, str(tmp_path / "t4.log"), "--machine", "n1-standrd-8"])
+    assert bad.exit_code == 2 and "nearest known: n1-standard-8" in bad.stderr

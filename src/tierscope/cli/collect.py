@@ -34,6 +34,15 @@ from tierscope.cli.common import (
     print_error,
     run_list,
 )
+from tierscope.cli.hardware import (
+    AcceleratorOpt,
+    HwRegionOpt,
+    JobSpecOpt,
+    MachineOpt,
+    SpotOpt,
+    TpuOpt,
+    with_hardware,
+)
 from tierscope.exits import EXIT_ERROR
 
 if TYPE_CHECKING:
@@ -102,6 +111,12 @@ def collect_files_cmd(
         int | None, typer.Option(hidden=True, help="Bytes read per batch (default: the collector's).")
     ] = None,
     wide: WideOpt = False,
+    machine: MachineOpt = None,
+    accelerator: AcceleratorOpt = None,
+    tpu: TpuOpt = None,
+    spot: SpotOpt = False,
+    region: HwRegionOpt = None,
+    job_spec: JobSpecOpt = None,
 ) -> None:
     """Read what is new in step logs (files, run directories) and append it to the dataset.
 
@@ -130,7 +145,15 @@ def collect_files_cmd(
         if gone and len(gone) < len(inputs):
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
-        runs += runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
+        runs += with_hardware(
+            runs_from_paths(inputs, run_id, checked_tier(tier), chosen),
+            machine,
+            accelerator,
+            tpu,
+            spot,
+            region,
+            job_spec,
+        )
     if formats:
         from dataclasses import replace
 
