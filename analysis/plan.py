@@ -90,6 +90,13 @@ def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
     )
 
 
+#: A summary row's columns a candidate keeps as they are (its id is the candidate's name).
+_RUN_COLUMNS = (
+    pl.col("run_id").alias("candidate"),
+    *(pl.col(c) for c in ("tier", "tasks", "hardware", "accelerator", "devices", "device_basis")),
+)
+
+
 @dataclass(frozen=True)
 class Group:
     """The device type the scaling model was fitted over (:func:`tierscope.analysis.forecast.fit_group`)."""
@@ -139,14 +146,8 @@ def frontier(
     measured_rows = measured.join(priced_now.select("run_id", "ml_units_per_hour", "usd_per_hour", "price_rows",
                                                     "price_note"),
                                   on="run_id", how="left", suffix="_now").select(
-        candidate="run_id",
-        tier="tier",
+        *_RUN_COLUMNS,
         basis=pl.lit("measured"),
-        tasks="tasks",
-        hardware="hardware",
-        accelerator="accelerator",
-        devices="devices",
-        device_basis="device_basis",
         global_steps_per_s="steady_global_steps_per_s",
         rate_ci_low=pl.coalesce("steady_ci_low", "steady_global_steps_per_s"),
         rate_ci_high=pl.coalesce("steady_ci_high", "steady_global_steps_per_s"),
@@ -166,14 +167,8 @@ def frontier(
             predicted = _predicted_devices(model, group, measured, price_date, region, table)
         frames.append(predicted.sort("global_steps_per_s", descending=True) if predicted.height else predicted)
     evidence = summary.filter(failed).select(
-        candidate="run_id",
-        tier="tier",
+        *_RUN_COLUMNS,
         basis=pl.lit("failed (evidence)"),
-        tasks="tasks",
-        hardware="hardware",
-        accelerator="accelerator",
-        devices="devices",
-        device_basis="device_basis",
         status=pl.lit("failed"),
         evidence=pl.format(
             "failed on {} with {}", pl.coalesce("tier", "hardware", pl.lit("its machines")), "failure_reason"
