@@ -247,3 +247,32 @@ def test_collect_takes_the_hardware_from_options_and_a_custom_job(tmp_path: Path
     assert rows["job"]["usd_per_hour"] == pytest.approx(29.3871) and rows["job"]["devices"] == 8
     bad = CliRunner().invoke(app, [*collect, str(tmp_path / "t4.log"), "--machine", "n1-standrd-8"])
     assert bad.exit_code == 2 and "nearest known: n1-standard-8" in bad.stderr
+
+
+def test_a_manifest_describes_each_runs_machines(tmp_path: Path) -> None:
+    write_log(tmp_path / "t4.log", 0.25)
+    write_log(tmp_path / "v5e.log", 2.5)
+    write_log(tmp_path / "job.log", 6.4)
+    (tmp_path / "job.json").write_text(json.dumps(
+        {"workerPoolSpecs": [{"machineSpec": {"machineType": "a2-highgpu-8g", "acceleratorType": "NVIDIA_TESLA_A100",
+                                              "acceleratorCount": 8}, "replicaCount": "1"}]}
+    ))  # fmt: skip
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(
+        '[[run]]\nid = "t4"\nfiles = ["t4.log"]\ndate = 2026-11-20\nmachine = "n1-standard-8"\n'
+        'accelerator = "NVIDIA_TESLA_T4:1"\n\n'
+        '[[run]]\nid = "v5e"\nfiles = ["v5e.log"]\ndate = 2026-11-20\ntpu = "v5litepod-8"\nspot = true\n\n'
+        '[[run]]\nid = "a100x8"\nfiles = ["job.log"]\ndate = 2026-11-20\njob_spec = "job.json"\n'
+        'region = "us-central1"\n'
+    )
+    ds = str(tmp_path / "ds")
+    invoke("collect", "files", "-d", ds, "--manifest", str(manifest), "-q")
+    rows = {r["run_id"]: r for r in json.loads(invoke("summary", "--dataset", ds, "--json"))}
+    # 0.379998 + 0.35; 8 x 0.24493 (spot); 5.91582 + 8 x 2.93391 (the job spec's a2-highgpu-8g)
+    assert rows["t4"]["usd_per_hour"] == pytest.approx(0.729998)
+    assert rows["v5e"]["usd_per_hour"] == pytest.approx(8 * 0.24493)
+    assert rows["a100x8"]["usd_per_hour"] == pytest.approx(29.3871)
+    manifest.write_text('[[run]]\nid = "t4"\nfiles = ["t4.log"]\nmachine = "n1-standard-9"\n')
+    bad = CliRunner().invoke(app, ["collect", "files", "-d", ds, "--manifest", str(manifest)])
+    assert bad.exit_code == 2
+    assert f"manifest {manifest}, run t4: unknown machine type 'n1-standard-9'" in bad.stderr

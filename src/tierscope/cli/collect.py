@@ -41,6 +41,7 @@ from tierscope.cli.hardware import (
     MachineOpt,
     SpotOpt,
     TpuOpt,
+    manifest_hardware,
     with_hardware,
 )
 from tierscope.exits import EXIT_ERROR
@@ -132,7 +133,7 @@ def collect_files_cmd(
     from tierscope.collector.runs import missing_input, runs_from_paths
     from tierscope.collector.unchanged import collect_unchanged
 
-    runs = load_manifest(manifest) if manifest else []
+    runs = manifest_hardware(load_manifest(manifest)) if manifest else []
     chosen = log_format(fmt, old_fmt)
     absent: list[Exception] = []  # paths not there, named with the others' errors once those are collected
     if paths:

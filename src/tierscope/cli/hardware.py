@@ -83,3 +83,34 @@ def with_hardware(
         hardware = found
     topology = hardware.to_json()
     return [replace(r, topology=topology, date=r.date or day) for r in runs]
+
+
+def manifest_hardware(runs: list[RunSpec]) -> list[RunSpec]:
+    """``runs`` of a manifest with their ``hardware`` keys (``machine``, ``accelerator``, ``tpu``, ``spot``,
+    ``region``, ``job_spec``) made into their stored topology, as the command line's options are; an error
+    names the run and its manifest."""
+    from tierscope.errors import TierscopeError, UsageError
+
+    out = []
+    for run in runs:
+        given = run.hardware or {}
+        if not given:
+            out.append(run)
+            continue
+        spot = given.get("spot", False)
+        if not isinstance(spot, bool):
+            raise UsageError(f"manifest {run.manifest}, run {run.run_id}: 'spot' must be true or false")
+        texts = {k: given.get(k) for k in ("machine", "accelerator", "tpu", "region")}
+        bad = [k for k, v in texts.items() if v is not None and not isinstance(v, str)]
+        if bad:
+            raise UsageError(f"manifest {run.manifest}, run {run.run_id}: {', '.join(bad)} must be strings")
+        job = given.get("job_spec")
+        try:
+            (done,) = with_hardware(
+                [run], texts["machine"], texts["accelerator"], texts["tpu"], spot, texts["region"],  # type: ignore[arg-type]
+                Path(str(job)) if job is not None else None,
+            )  # fmt: skip
+        except TierscopeError as exc:
+            raise type(exc)(f"manifest {run.manifest}, run {run.run_id}: {exc}") from None
+        out.append(done)
+    return out
