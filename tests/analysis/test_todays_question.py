@@ -276,3 +276,15 @@ def test_a_manifest_describes_each_runs_machines(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["collect", "files", "-d", ds, "--manifest", str(manifest)])
     assert bad.exit_code == 2
     assert f"manifest {manifest}, run t4: unknown machine type 'n1-standard-9'" in bad.stderr
+
+
+def test_a_run_directorys_run_json_names_its_machines(tmp_path: Path) -> None:
+    run = tmp_path / "job7"
+    run.mkdir()
+    write_log(run / "chief-0.log", 2.5)
+    (run / "run.json").write_text(json.dumps({"run_id": "job7", "tpu": "v5litepod-8", "region": "us-central1"}))
+    ds = str(tmp_path / "ds")
+    invoke("collect", "files", str(run), "-d", ds, "-q")
+    row = json.loads(invoke("summary", "--dataset", ds, "--json"))[0]
+    # 8 chips x 1.20 = 9.60 an hour
+    assert row["run_id"] == "job7" and row["usd_per_hour"] == pytest.approx(9.6) and row["devices"] == 8

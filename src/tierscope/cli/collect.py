@@ -146,8 +146,9 @@ def collect_files_cmd(
         if gone and len(gone) < len(inputs):
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
+        # run.json's machines first, the command line's options over them
         runs += with_hardware(
-            runs_from_paths(inputs, run_id, checked_tier(tier), chosen),
+            manifest_hardware(runs_from_paths(inputs, run_id, checked_tier(tier), chosen)),
             machine,
             accelerator,
             tpu,

@@ -86,9 +86,9 @@ def with_hardware(
 
 
 def manifest_hardware(runs: list[RunSpec]) -> list[RunSpec]:
-    """``runs`` of a manifest with their ``hardware`` keys (``machine``, ``accelerator``, ``tpu``, ``spot``,
-    ``region``, ``job_spec``) made into their stored topology, as the command line's options are; an error
-    names the run and its manifest."""
+    """``runs`` of a manifest, or run directories with a ``run.json``, with their ``hardware`` keys (``machine``,
+    ``accelerator``, ``tpu``, ``spot``, ``region``, ``job_spec``) made into their stored topology, as the
+    command line's options are; an error names the run and its manifest or run.json."""
     from tierscope.errors import TierscopeError, UsageError
 
     out = []
@@ -97,13 +97,14 @@ def manifest_hardware(runs: list[RunSpec]) -> list[RunSpec]:
         if not given:
             out.append(run)
             continue
+        where = f"manifest {run.manifest}, run {run.run_id}" if run.manifest else f"run.json of run {run.run_id}"
         spot = given.get("spot", False)
         if not isinstance(spot, bool):
-            raise UsageError(f"manifest {run.manifest}, run {run.run_id}: 'spot' must be true or false")
+            raise UsageError(f"{where}: 'spot' must be true or false")
         texts = {k: given.get(k) for k in ("machine", "accelerator", "tpu", "region")}
         bad = [k for k, v in texts.items() if v is not None and not isinstance(v, str)]
         if bad:
-            raise UsageError(f"manifest {run.manifest}, run {run.run_id}: {', '.join(bad)} must be strings")
+            raise UsageError(f"{where}: {', '.join(bad)} must be strings")
         job = given.get("job_spec")
         try:
             (done,) = with_hardware(
@@ -111,6 +112,6 @@ def manifest_hardware(runs: list[RunSpec]) -> list[RunSpec]:
                 Path(str(job)) if job is not None else None,
             )  # fmt: skip
         except TierscopeError as exc:
-            raise type(exc)(f"manifest {run.manifest}, run {run.run_id}: {exc}") from None
+            raise type(exc)(f"{where}: {exc}") from None
         out.append(done)
     return out
