@@ -165,8 +165,10 @@ def directory_run(
 
 
 def _declared_hardware(meta: RunDoc, meta_path: Path | str) -> dict[str, object] | None:
-    """run.json's machine keys (``machine``, ``accelerator``, ``tpu``, ``spot``, ``region``, ``job_spec`` beside it)."""
-    found: dict[str, object] = {k: meta[k] for k in HARDWARE_KEYS if k in meta}  # type: ignore[literal-required]
+    """run.json's machine keys (``machine``, ``accelerator``, ``tpu``, ``spot``, ``region``, ``job_spec`` beside it),
+    which a cloud job's run directory may add to what the trainer writes (:class:`tierscope.contract.RunDoc`)."""
+    given: dict[str, object] = dict(meta)
+    found = {k: given[k] for k in HARDWARE_KEYS if k in given}
     if isinstance(found.get("job_spec"), str) and isinstance(meta_path, Path):
         found["job_spec"] = meta_path.parent / str(found["job_spec"])
     return found or None

@@ -68,13 +68,6 @@ class RunDoc(TypedDict, total=False):
     attempts: int  # how many times the run was started (--resume adds one)
     ended_at: str | None
     wall_s: float  # seconds from the first task's start to the last one's end
-    # what the run ran on, for a run directory of a cloud job (tierscope.analysis.machines names):
-    machine: str  # a machine type: "a2-highgpu-8g"
-    accelerator: str  # GPUs attached to it, TYPE:COUNT: "NVIDIA_TESLA_T4:1"
-    tpu: str  # a TPU slice: "v5litepod-8"
-    spot: bool
-    region: str  # "us-central1"
-    job_spec: str  # its Vertex AI CustomJob (gcloud ai custom-jobs describe --format=json), beside run.json
     status: str  # "running", "finished", "failed", "timeout", "interrupted"
     reason: str | None  # why it did not finish
     exit_codes: dict[str, int | None]  # by "role-index"; negative: killed by that signal
