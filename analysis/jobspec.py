@@ -1,5 +1,5 @@
 """A run's hardware from its Vertex AI CustomJob: what ``gcloud ai custom-jobs describe --format=json`` prints,
-or the job's ``jobSpec`` alone (the body ``gcloud ai custom-jobs create --config`` takes, JSON or YAML).
+or the job's ``jobSpec`` alone (the body ``gcloud ai custom-jobs create --config`` takes), as JSON.
 
 Read: ``jobSpec.workerPoolSpecs[i]`` (pool 0 the chief, then worker, ps, evaluator; an empty ``{}``
 pool skipped): ``machineSpec.machineType``, ``acceleratorType``, ``acceleratorCount``, ``tpuTopology``,
@@ -107,6 +107,11 @@ def read_file(path: Path) -> JobHardware:
     """:func:`read` of a JSON file. Raises :class:`JobSpecError` for a file that is not JSON."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise JobSpecError(f"cannot read the job spec {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise JobSpecError(
+            f"the job spec {path} is not JSON ({exc}): give it as gcloud ai custom-jobs describe JOB --format=json "
+            "prints it (a YAML config is not read)"
+        ) from None
     return read(doc, str(path))
