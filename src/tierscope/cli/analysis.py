@@ -109,7 +109,7 @@ def predict_cmd(
             grid.notes.append(f"{r['model']}: {r['message']}")
         else:
             grid.add(r["model"], name, n.fixed(r["global_steps_per_s"], 2), _interval(r, 2), r["status"])
-            grid.notes.extend(prediction_lines(r, tasks))
+            grid.notes.extend(prediction_lines(r, tasks, fitted.basis))
     doc = {"points": fitted.points.to_dicts(), "fits": fitted.table.to_dicts(), "predictions": predicted.to_dicts(),
            "basis": fitted.basis, "accelerator": fitted.accelerator, "left_out": fitted.left_out}  # fmt: skip
     emit(fmt, grid, records, doc, wide)
@@ -147,7 +147,7 @@ def _check_priceable(analysis: Analysis) -> None:
         )
 
 
-def prediction_lines(r: dict, tasks: int) -> list[str]:
+def prediction_lines(r: dict, tasks: int, noun: str = "task") -> list[str]:
     """One model's prediction (a :data:`tierscope.analysis.scaling.PREDICTION_SCHEMA` row) in words: the
     figure and its interval (or why it has none), then the caveat and the fit's verdict, each a note of
     its own (a note is one paragraph: a newline inside one is shown escaped, as ``\\x0a``)."""
@@ -164,7 +164,7 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
         interval = f"95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}, model error included"
     from tierscope.cli.numbers import plural
 
-    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {plural(tasks, 'task')} ({interval})"]
+    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {plural(tasks, noun)} ({interval})"]
     if r["caveat"]:
         lines.append(f"  Caveat: {r['caveat']}.")
     if not (r["ci_low"] is None and r["status"] == FITTED):  # its message speaks of an interval not given here
