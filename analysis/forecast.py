@@ -172,9 +172,11 @@ def unmeasured(analysis: Analysis) -> pl.DataFrame:
     (``round(sqrt(max x tasks))``): one more measured size there leaves a point for the model to be
     checked against (leave-one-out) and lets the USL be fitted, halfway (in ratio) to the prediction.
     """
-    model = best_fit(scaling(analysis).fits)
+    fitted = scaling(analysis)
+    model = best_fit(fitted.fits)
     unmeasured_runs = analysis.summary.filter(pl.col("steady_global_steps_per_s").is_null()).select("run_id", "status")
-    if model is None or unmeasured_runs.height == 0:
+    # a fit against GPUs or TPU chips says nothing of a run's training tasks
+    if model is None or unmeasured_runs.height == 0 or fitted.basis != "task":
         return pl.DataFrame(schema=UNMEASURED_SCHEMA)
     sized = training_tasks(run_topology(analysis.runs.join(unmeasured_runs, on="run_id", how="semi")))
     rows = []
