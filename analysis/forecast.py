@@ -83,6 +83,9 @@ def fit(
     steady interval rates ``samples`` (``{run_id: array}``, global steps/s) for the bootstrap seeded by
     ``seed`` (``drawn``: runs' bootstrap medians already drawn under ``seed``,
     :func:`tierscope.analysis.scaling.bootstrap_medians`)."""
+    # a run that failed is evidence, not a measurement to plan from: its rate stays out of the fit
+    if "status" in summary.columns:
+        summary = summary.filter(pl.col("status").ne_missing("failed"))
     basis, accelerator, left_out = fit_group(summary)
     if "device_basis" in summary.columns:
         group = summary.filter(

@@ -164,7 +164,9 @@ def frontier(
         if group.basis == "task":
             predicted = _predicted(model, measured, price_date, region)
         else:
-            predicted = _predicted_devices(model, group, measured, price_date, region, table)
+            # a configuration that failed is not offered again as a prediction
+            tried = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() | failed)
+            predicted = _predicted_devices(model, group, tried, price_date, region, table)
         frames.append(predicted.sort("global_steps_per_s", descending=True) if predicted.height else predicted)
     evidence = summary.filter(failed).select(
         *_RUN_COLUMNS,
@@ -248,9 +250,10 @@ def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, regi
 
 
 def device_configurations(group: Group, measured: pl.DataFrame) -> list[Hardware]:
-    """The configurations of ``group``'s accelerator nobody measured: the machine types bundling it (a2-highgpu-Ng
+    """The configurations of ``group``'s accelerator nobody ran: the machine types bundling it (a2-highgpu-Ng
     for NVIDIA_TESLA_A100), its TPU slices, or, for a GPU attached to a machine type (T4 on n1), 1, 2, 4 and 8 of
-    it on the measured runs' machine type; each as one replica. Device counts already measured are left out."""
+    it on the measured runs' machine type; each as one replica. Device counts of ``measured`` (the runs measured,
+    and those that failed) are left out."""
     accelerator = group.accelerator
     seen = {int(d) for d in measured.filter(pl.col("accelerator") == accelerator)["devices"].drop_nulls()}
     found: list[Hardware] = []

@@ -288,3 +288,25 @@ def test_a_run_directorys_run_json_names_its_machines(tmp_path: Path) -> None:
     row = json.loads(invoke("summary", "--dataset", ds, "--json"))[0]
     # 8 chips x 1.20 = 9.60 an hour
     assert row["run_id"] == "job7" and row["usd_per_hour"] == pytest.approx(9.6) and row["devices"] == 8
+
+
+def test_a_run_that_died_of_oom_is_evidence_never_a_candidate(tmp_path: Path) -> None:
+    write_log(tmp_path / "a100.log", 1.0)
+    write_log(tmp_path / "a100x8.log", 6.4)
+    with (tmp_path / "a100x8.log").open("a") as log:
+        log.write(
+            "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+            "shape[8192,8192] and type float on /job:worker/replica:0/task:0/device:GPU:0\n"
+        )
+    specs = [RunSpec(run_id=run, tier=None, files=[tmp_path / f"{run}.log"], date=RAN, topology=RUNS[run][1].to_json())
+             for run in ("a100", "a100x8")]  # fmt: skip
+    collect_runs(Dataset(tmp_path / "ds"), specs)
+    doc = json.loads(invoke("recommend", "--dataset", str(tmp_path / "ds"), "--steps", "100000", "--deadline", "10h",
+                            "--json"))  # fmt: skip
+    by = {c["candidate"]: c for c in doc["candidates"]}
+    # 8 x A100 logged 6.4 steps/s (4.34 h) and then died: never "meets", only evidence of the failure
+    assert by["a100x8"]["basis"] == "failed (evidence)" and by["a100x8"]["meets"] is False
+    assert by["a100x8"]["evidence"].startswith("failed on 1 x a2-highgpu-8g (8 x NVIDIA_TESLA_A100) with ")
+    assert "ResourceExhaustedError: OOM" in by["a100x8"]["evidence"]
+    # nor is its rate a point of a fit: one A100 size left, so nothing is predicted (no 8 x A100 by the back door)
+    assert set(by) == {"a100", "a100x8"} and doc["choice"] is None
