@@ -44,6 +44,7 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "basis": pl.String(),  # "measured", "predicted (usl)" / "predicted (amdahl)", or "failed (evidence)"
     "tasks": pl.UInt32(),  # training tasks
     "hardware": pl.String(),  # the configuration's worker pools in one line (tierscope.analysis.machines)
+    "topology": pl.String(),  # the same as the runs table stores it (Hardware.to_json); null: a legacy tier's
     "accelerator": pl.String(),  # GPU or TPU type of the training pools (null: CPUs)
     "devices": pl.UInt32(),  # GPUs or TPU chips (else training tasks)
     "device_basis": pl.String(),  # GPU / TPU chip / task
@@ -93,7 +94,7 @@ def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
 #: A summary row's columns a candidate keeps as they are (its id is the candidate's name).
 _RUN_COLUMNS = (
     pl.col("run_id").alias("candidate"),
-    *(pl.col(c) for c in ("tier", "tasks", "hardware", "accelerator", "devices", "device_basis")),
+    *(pl.col(c) for c in ("tier", "topology", "tasks", "hardware", "accelerator", "devices", "device_basis")),
 )
 
 
@@ -132,6 +133,11 @@ def frontier(
         raise RecommendError(f"steps must be at least 1, got {steps}")
     table = table or PriceTable()
     group = group or Group()
+    if "topology" not in summary.columns:
+        stored = runs.select("run_id", "topology") if "topology" in runs.columns else runs.select("run_id")
+        summary = summary.join(stored, on="run_id", how="left")
+        if "topology" not in summary.columns:
+            summary = summary.with_columns(topology=pl.lit(None, pl.String))
     failed = pl.col("status") == "failed"
     # own hardware (a laptop, a local cluster) is no configuration to buy
     local = pl.col("tier").str.contains(LOCAL_TIER_PATTERN).fill_null(False)
@@ -190,21 +196,16 @@ def frontier(
     # predictable tier measured) those columns are missing, not null
     columns = [(pl.col(n) if n in rows.columns else pl.lit(None)).cast(t).alias(n) for n, t in FRONTIER_SCHEMA.items()]
     out = rows.select(columns)
-    return _refused(out, runs, quotas) if quotas else out
+    return _refused(out, quotas) if quotas else out
 
 
-def _refused(frame: pl.DataFrame, runs: pl.DataFrame, quotas: dict[str, float]) -> pl.DataFrame:
+def _refused(frame: pl.DataFrame, quotas: dict[str, float]) -> pl.DataFrame:
     """``frame`` with ``refused`` set on every candidate above ``quotas``."""
-    topology = dict(runs.select("run_id", "topology").iter_rows()) if "topology" in runs.columns else {}
     reasons = []
     for row in frame.iter_rows(named=True):
-        hardware = _HARDWARE.get(row["candidate"]) or run_hardware(row["tier"], topology.get(row["candidate"]))
+        hardware = run_hardware(row["tier"], row["topology"])
         reasons.append(refusal(usage(hardware, row["ml_units_per_hour"]), quotas))
     return frame.with_columns(refused=pl.Series(reasons, dtype=pl.String))
-
-
-#: The hardware of the predicted configurations by candidate name (what their names were made from).
-_HARDWARE: dict[str, Hardware] = {}
 
 
 def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, region: str) -> pl.DataFrame:
@@ -279,11 +280,10 @@ def _predicted_devices(
         point, low, high = model.predict(devices)
         quoted = quote(hardware, price_date, region_of(region), table)
         name = hardware.describe()
-        _HARDWARE[name] = hardware
         rows.append(
             {
                 "candidate": name, "tier": None, "basis": f"predicted ({model.model})", "tasks": 1,
-                "hardware": name, "accelerator": group.accelerator, "devices": devices,
+                "hardware": name, "topology": hardware.to_json(), "accelerator": group.accelerator, "devices": devices,
                 "device_basis": group.basis, "global_steps_per_s": point, "rate_ci_low": low, "rate_ci_high": high,
                 "usd_per_hour": quoted.usd_per_hour, "price_rows": quoted.sources() or None,
                 "price_note": quoted.missing or quoted.stale_note(), "status": model.status,
@@ -293,7 +293,8 @@ def _predicted_devices(
     if not rows:
         return pl.DataFrame()
     schema = {"rate_ci_low": pl.Float64, "rate_ci_high": pl.Float64, "caveat": pl.String, "tier": pl.String,
-              "usd_per_hour": pl.Float64, "price_rows": pl.String, "price_note": pl.String}  # fmt: skip
+              "usd_per_hour": pl.Float64, "price_rows": pl.String, "price_note": pl.String,
+              "topology": pl.String}  # fmt: skip
     return pl.DataFrame(rows, schema_overrides=schema)
 
 
