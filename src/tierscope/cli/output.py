@@ -160,7 +160,8 @@ def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None
         if r["price_note"] and (r["usd_per_hour"] is not None or r["hardware"]):
             notes.append(f"run {r['run_id']}: {r['price_note']}")
     if asked_date is not None:
-        own = frame.filter(pl.col("price_date_origin").is_in(["run", "log"]) & pl.col("usd_per_hour").is_not_null())
+        priced_at = pl.col("usd_per_hour").is_not_null() | pl.col("ml_units_per_hour").is_not_null()
+        own = frame.filter(pl.col("price_date_origin").is_in(["run", "log"]) & priced_at)
         if own.height:
             said = ", ".join(f"{r['run_id']} on {r['price_date']}" for r in own.iter_rows(named=True))
             others = frame.filter(pl.col("price_date_origin") == "--price-date")["run_id"].to_list()
