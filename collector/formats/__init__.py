@@ -58,12 +58,14 @@ from tierscope.collector.formats.base import (
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
-from tierscope.collector.formats.envelopes import ENVELOPES, split_envelopes
+from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudFailures
+from tierscope.collector.formats.grammar import ProgressGrammar
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
+from tierscope.collector.formats.ranks import unlabelled_ranks
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.status import RunStatus, drop_recovered, milestone_steps
 from tierscope.collector.formats.structured import StructuredJSON
@@ -92,6 +94,7 @@ FORMATS: dict[str, LineFormat] = {
         DLRMIterations(),
         KerasProgress(),
         GcloudFailures(),
+        ProgressGrammar(),
     )
 }
 
@@ -166,9 +169,13 @@ def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ())
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
     stripped, _ = split_envelopes(frame, None)
-    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in _line_formats(extra).items()}
+    families = {name: fmt for name, fmt in _line_formats(extra).items() if name != ProgressGrammar.name}
+    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in families.items()}
     best = max(counts, key=lambda name: counts[name])
-    return best if counts[best] > 0 else None
+    if counts[best] > 0:
+        return best
+    # The grammar reads what the families leave: it leads only a file no family reads.
+    return ProgressGrammar.name if FORMATS[ProgressGrammar.name].sniff(stripped.get_column("line")) else None
 
 
 def sniff_file(head: str) -> FileFormat | None:
@@ -241,6 +248,7 @@ def parse_lines(
         context.chain = parse_lines  # for the formats that read messages (a LogEntry's)
     chain = _chain(only, first, context.formats)
     body, facts = split_envelopes(lines, context.year)
+    body, facts = _with_ranks(body, facts)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)
@@ -269,6 +277,30 @@ def parse_lines(
     parsed.pending = pending
     context.end = None
     return parsed
+
+
+def _with_ranks(body: pl.DataFrame, facts: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """``body`` and ``facts`` with the ranks nobody labelled (:mod:`~tierscope.collector.formats.ranks`) as tasks."""
+    ranks = unlabelled_ranks(body)
+    if ranks is None:
+        return body, facts
+    body = (
+        body.join(ranks.select("source_offset", pl.col(TAG).alias("_rank")), on="source_offset", how="left")
+        .with_columns(pl.coalesce(TAG, "_rank").alias(TAG))
+        .drop("_rank")
+    )
+    found = ranks.select("source_offset", "role", "task_index")
+    if facts is None:
+        facts = found.with_columns(
+            pl.lit(None, dtype=ENVELOPE_SCHEMA[c]).alias(c) for c in ENVELOPE_SCHEMA if c not in found.columns
+        ).select(list(ENVELOPE_SCHEMA))
+    else:
+        facts = (
+            facts.join(found, on="source_offset", how="full", coalesce=True, suffix="_rank")
+            .with_columns(pl.coalesce("role", "role_rank").alias("role"), pl.coalesce("task_index", "task_index_rank").alias("task_index"))
+            .select(list(ENVELOPE_SCHEMA))
+        )
+    return body, facts
 
 
 def _run_chain(

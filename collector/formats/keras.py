@@ -45,8 +45,8 @@ from tierscope.collector.formats.vocabulary import SHARED, loss_reason, phrase, 
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
-_HEAD = r"\d+/\d+ (?:\[|━|─|- )"
-_MARK = r"\d+/\d+ (?:\[|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
+_HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
+_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
 _EPOCH = r"^Epoch (?P<e>\d+)/\d+\s*$"
 _UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
 #: A bar still open at the end of a line, and a line that starts with the rest of a bar.

@@ -96,12 +96,17 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
     Marker("failed", r"lame workers found", 2, recoverable=True),
+    # AI Platform's runner (/runcloudml.py) reporting that the user's module failed.
+    Marker("failed", r"\bModule raised an exception\b", 4),
     Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),
     Marker("finished", r"(?i)\bcompleted successfully\b", 4),
     Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
     Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2),
+    Marker("finished", r"(?i)\bfinished training\s*[.!]?\s*$|(?i)\btraining (?:is )?(?:finished|completed|done)\b", 2),
+    # Estimator's last line of train(); Hugging Face Trainer's summary after its last step.
+    Marker("finished", r"\bLoss for final step\b|['\"]?\btrain_runtime['\"]?\s*[:=]", 3),
     # Estimator's export after the last evaluation; an export in mid-run is followed by steps,
     # and a later failure still wins.
     Marker("finished", r"\bSavedModel written to\b", 1, recoverable=True),
