@@ -297,7 +297,10 @@ def _with_ranks(body: pl.DataFrame, facts: pl.DataFrame | None) -> tuple[pl.Data
     else:
         facts = (
             facts.join(found, on="source_offset", how="full", coalesce=True, suffix="_rank")
-            .with_columns(pl.coalesce("role", "role_rank").alias("role"), pl.coalesce("task_index", "task_index_rank").alias("task_index"))
+            .with_columns(
+                pl.coalesce("role", "role_rank").alias("role"),
+                pl.coalesce("task_index", "task_index_rank").alias("task_index"),
+            )
             .select(list(ENVELOPE_SCHEMA))
         )
     return body, facts

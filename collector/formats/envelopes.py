@@ -106,9 +106,12 @@ _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVER
 #: a padded ``time   LEVEL  ``. The separator after the level is one space after its mark (the message's
 #: own leading spaces stay its own).
 _PYLOG_FIELDS = (
-    rf"(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)(?:[\w.]+(?:\s*[-|]\s*|\s+))?(?P<f_sev>{_SEVERITY_WORD})"
-    r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +)"
+    rf"(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
+    r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +|\t)"
 )
+#: A time alone before the message (``2023-03-22 09:30:39 iter 2920: ...``), also NVIDIA DLLogger's
+#: ``DLL 2021-06-14 23:08:53.659718 - ``.
+_PLAIN_TIME = rf"(?:DLL )?(?P<s_ts>{_ISO_TIME})(?: - |: | )"
 #: ``LEVEL:logger:`` with the time after it (a formatter that puts ``%(asctime)s`` after the logger name).
 _PYLOG_NAMED = rf"(?P<q_sev>DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:(?P<q_ts>{_ISO_TIME}):? "
 #: A time alone in brackets (Megatron's ``[2025-04-13 23:41:12] ``), or with the month and day only and the
@@ -118,15 +121,18 @@ _BRACKET_TIME = (
     r"|\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
 )
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
-_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK})"
+_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_PLAIN_TIME})"
 
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
-_ENVELOPE = rf"^(?P<prefix>(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+#: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
+_QUOTE = r"(?P<quote>> ?)"
+_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
 
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
-    r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
+    r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|> |>$|DLL \d"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
 )
 
 #: Python logging's ``LEVEL:logger:`` header, ignored when comparing the two copies of a message.
@@ -144,6 +150,7 @@ class EnvelopeInfo:
 
 #: Every envelope, outermost first, with one example each.
 ENVELOPES: tuple[EnvelopeInfo, ...] = (
+    EnvelopeInfo("quote", "> ", "a paste's Markdown quoting: stripped, says nothing"),
     EnvelopeInfo("compose", "ray-training  | ", "docker-compose's service name: tells the services' lines apart"),
     EnvelopeInfo(
         "stream-logs",
@@ -176,6 +183,9 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "the record's timestamp (UTC), after the level and logger name",
     ),
     EnvelopeInfo("bracketed-time", "[2025-04-13 23:41:12] ", "the record's timestamp (UTC)"),
+    EnvelopeInfo(
+        "time", "DLL 2021-06-14 23:08:53.659718 - ", "a time alone (also after 'DLL '): the record's timestamp (UTC)"
+    ),
     EnvelopeInfo(
         "bracketed-month-time",
         "[11/01 11:27:04 d2.utils.events]: ",
@@ -277,6 +287,7 @@ def _timestamp(year: int | None) -> pl.Expr:
         _iso(pl.col("f_ts")),
         _iso(pl.col("q_ts")),
         _iso(pl.col("b_ts")),
+        _iso(pl.col("s_ts")),
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
@@ -301,6 +312,7 @@ def _envelope_name() -> pl.Expr:
     """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
     present = lambda col: pl.col(col).is_not_null()  # noqa: E731
     parts = [
+        ("quote", present("quote")),
         ("compose", present("c_svc")),
         ("stream-logs", present("t_sev") | present("u_sev")),
         ("console", present("k_sev")),
@@ -315,6 +327,7 @@ def _envelope_name() -> pl.Expr:
         ("python-logging-named", present("q_ts")),
         ("bracketed-time", present("b_ts")),
         ("bracketed-month-time", present("d_md")),
+        ("time", present("s_ts")),
         ("tensorpack-logger", present("n_md")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
@@ -364,7 +377,9 @@ def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame
         _timestamp(year).alias("timestamp"),
         severity.alias("severity"),
         _envelope_name().alias("envelope"),
-        pl.coalesce("g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "d_md", "n_md").is_not_null().alias("_logged"),
+        pl.coalesce("g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md")
+        .is_not_null()
+        .alias("_logged"),
         pl.coalesce(body, "line").alias("line"),
     ).with_columns(pl.coalesce(pl.format("{}/{}", "role", "task_index"), pl.format("{}/", "role"), "c_svc").alias(TAG))
     if got.get_column("_logged").any():

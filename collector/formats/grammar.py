@@ -52,8 +52,8 @@ from tierscope.collector.formats.vocabulary import (
 
 #: A tqdm bar's description naming work that is not training (a download, a data map, an evaluation).
 NOT_TRAINING = (
-    r"(?i)^\W*(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|test|predict|infer|"
-    r"generat|preprocess|processing|shard|convert|upload|fetch|resolv|running tokenizer|saving|writing)"
+    r"(?i)\b(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|validation|test|testing|"
+    r"predict|infer|inference|generat|preprocess|processing|shard|convert|upload|fetch|resolv|saving|writing)"
 )
 #: tqdm's description: the text before ``NN%|``.
 _TQDM_DESC = r"^(.*?)\s*\d{1,3}%\|"
@@ -85,9 +85,9 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         + number(epoch.struct.field("x"), pl.Int64)
     ).cast(pl.String)
     counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
-    counted = pl.when(
-        number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)
-    ).then(counter.struct.field("x"))
+    counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
+        counter.struct.field("x")
+    )
     out["step"] = pl.coalesce(step, in_epoch, counted)
     out["position"] = pl.coalesce(
         spelling,

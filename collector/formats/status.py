@@ -91,7 +91,9 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
-    Marker("failed", r"^Killed\s*$|\bSIGKILL\b|killed by signal 9", 3),
+    # The shell's word for a process the OS killed: alone, glued to the end of a progress bar, or in a
+    # job-control report (``line 6:  3305 Killed   cmd``).
+    Marker("failed", r"Killed\s*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
     Marker("failed", r"\"message\":\s*\"(?P<reason>[^\"]*(?i:quota|exceeds the allowed)[^\"]*)", 5),
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
@@ -106,6 +108,8 @@ MARKERS: tuple[Marker, ...] = (
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2),
     Marker("finished", r"(?i)\bfinished training\s*[.!]?\s*$|(?i)\btraining (?:is )?(?:finished|completed|done)\b", 2),
     # Estimator's last line of train(); Hugging Face Trainer's summary after its last step.
+    # PyTorch Lightning's end of fit: the epochs or steps it was given are done.
+    Marker("finished", r"`?Trainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached", 3),
     Marker("finished", r"\bLoss for final step\b|['\"]?\btrain_runtime['\"]?\s*[:=]", 3),
     # Estimator's export after the last evaluation; an export in mid-run is followed by steps,
     # and a later failure still wins.

@@ -435,16 +435,25 @@ class Measure(NamedTuple):
 
 
 _N = rf"({NUMBER})"
+#: A key's separator from its value, a JSON quote on either side allowed (``"train_ups": "0.31"``).
+_KV = r"['\"]?\s*[:=]\s*['\"]?"
 _PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
-_EXAMPLES_WORD = r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words)"
-_DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank))?"
+_EXAMPLES_WORD = (
+    r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
+)
+_DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
+#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
+_STEP_TIME_WORDS = (
+    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]time|time[/_]step"
+    r"|time_per_step)"
+)
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
 _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", r"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*(\d+)\b"),
-    Position("num_updates=N", "named", r"(?:\btrain_|\b)num_updates['\"]?\s*[:=]\s*(\d+)\b"),
+    Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}(\d+)\b"),
     Position("Acc_iter N", "named", r"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*(\d+)\b"),
     Position(
         "step N / iteration N / iter #N / batch N",
@@ -452,12 +461,13 @@ POSITIONS: Final[tuple[Position, ...]] = (
         r"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*#?\s*(\d+)\b",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     Position(
-        "Epoch [E][N/M]", "epoch-counter", r"(?i:\bepoch)\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]"
+        "Epoch [E][N/M]",
+        "epoch-counter",
+        r"(?i:\bepoch)\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
     ),
-    Position(
-        "N/M", "counter", r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?P<after>\s+\d{1,2}:\d\d|[\s\]|\[,)]|$)"
-    ),
+    Position("N/M", "counter", r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?P<after>\s+\d{1,2}:\d\d|[\s\]|\[,)]|$)"),
 )
 
 #: Measures, in the order they are preferred within their kind.
@@ -466,19 +476,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("global_step/sec: X", "global", rf"\bglobal_step/sec['\"]?\s*[:=]?\s*{_N}"),
     Measure("X global steps/s", "global", rf"{_N}\s+global[ _]steps?/s(?:ec)?\b"),
     # step times
-    Measure("elapsed time per iteration (ms): X", "time", rf"(?i:time per {_PER_STEP_WORD})\s*\(ms\)\s*[:=]?\s*{_N}", 1e3),
+    Measure(
+        "elapsed time per iteration (ms): X",
+        "time",
+        rf"(?i:time per {_PER_STEP_WORD})\s*\(ms\)\s*[:=]?\s*{_N}",
+        1e3,
+    ),
     Measure(
         "step time: X ms",
         "time",
-        rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]time|time[/_]step|time_per_step)"
-        rf"['\"]?\s*[:=]?\s*{_N}\s*ms\b",
+        rf"{_STEP_TIME_WORDS}['\"]?\s*[:=]?\s*{_N}\s*ms\b",
         1e3,
     ),
     Measure(
         "step time: X s",
         "time",
-        rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]time|time[/_]step|time_per_step)"
-        rf"\s*(?:\(s(?:ec)?\))?['\"]?\s*[:=]?\s*{_N}",
+        rf"{_STEP_TIME_WORDS}\s*(?:\(s(?:ec)?\))?['\"]?\s*[:=]?\s*{_N}",
     ),
     Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
     Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
@@ -486,6 +499,11 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("X ms per iteration", "time", rf"{_N}\s*(?:ms|milliseconds)\s+per\s+{_PER_STEP_WORD}\b", 1e3),
     Measure("X s per step", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s+per\s+{_PER_STEP_WORD}\b"),
     Measure("time: X (seconds per iteration)", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]\s*{_N}{_NEXT_KEY}"),
+    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
+    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
+    Measure("took X s", "time", rf"(?i:\btook)\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
     # the task's rate, which is the job's under synchronous replicas
     Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
     Measure(
@@ -493,22 +511,21 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "rate",
         rf"(?:\btrain_|\b)(?i:steps?/s(?:ec)?|steps?[ _]per[ _]sec(?:ond)?|it/s|iters?/s(?:ec)?)['\"]?\s*[:=]\s*{_N}",
     ),
-    Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups['\"]?\s*[:=]\s*{_N}"),
+    Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec)?\b"),
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
     Measure(
         "samples_per_second: X",
         "examples_per_s",
-        rf"(?:\btrain_|\b)(?i:samples|examples|tokens|sequences)_per_sec(?:ond)?['\"]?\s*[:=]\s*{_N}",
+        rf"(?:\btrain_|\btrain_step_|\b)(?i:samples|examples|tokens|sequences)_per_sec(?:ond)?{_KV}{_N}",
     ),
     Measure("throughput: X", "examples_per_s", rf"(?i:\bthroughput)(?:_train)?\s*[:=]\s*{_N}"),
-    Measure("wps=X (words/s)", "examples_per_s", rf"(?:\btrain_|\b)wps['\"]?\s*[:=]\s*{_N}"),
+    Measure("wps=X (words/s)", "examples_per_s", rf"(?:\btrain_|\b)wps{_KV}{_N}"),
     # seconds
     Measure("(X sec)", "interval_s", rf"\(\s*{_N}\s*(?:sec|s)\s*\)"),
-    Measure("time: X sec", "interval_s", rf"(?i:\btime)\s*[:=]\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
-    Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime['\"]?\s*[:=]\s*{_N}"),
-    Measure("wall=X", "elapsed_s", rf"\bwall['\"]?\s*[:=]\s*{_N}"),
+    Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
+    Measure("wall=X", "elapsed_s", rf"\bwall{_KV}{_N}"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
 )
@@ -516,5 +533,5 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|time|ups\b|wps\b|throughput"
-    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\))"
+    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost)"
 )
