@@ -60,7 +60,7 @@ from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudFailures
-from tierscope.collector.formats.grammar import ProgressGrammar
+from tierscope.collector.formats.grammar import ProgressGrammar, learn_batch, rates_from_examples
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
@@ -262,6 +262,8 @@ def parse_lines(
     ):
         flip = True
         parsed, pending = _run_chain(lines, body, chain, context, final, flip)
+    known = learn_batch(lines, context)
+    parsed.steps = rates_from_examples(parsed.steps, known)
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
         parsed.events = _with_prefix_facts(parsed.events, facts)

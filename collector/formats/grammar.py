@@ -115,9 +115,79 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
     for target in ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s", "loss"):
         out[target] = pl.coalesce(parts[target]) if target in parts else pl.lit(None, dtype=pl.Float64)
+    out["per_device"] = text.str.contains(
+        r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
+    )
     order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
     out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
     return out
+
+
+#: Statements of the batch size and device count, anywhere in a log (a command line, a config print):
+#: ``(fact, regex with the number as group 1)``. A global batch is the job's; a plain batch size is per device
+#: (tf_cnn_benchmarks' ``--batch_size``, Horovod's benchmarks' ``Batch size:``, ``per_device_train_batch_size``).
+BATCH_FACTS: tuple[tuple[str, str], ...] = (
+    ("global_batch", r"(?i)\b(?:global|total(?: train)?)[ _]batch[ _]size\b[^=:\d\n]{0,40}['\"]?\s*[:=]?\s*(\d+)"),
+    ("device_batch", r"(?i)(?:^|[\s,{(-])-{0,2}(?:per_device_train_)?batch[ _-]size['\"]?\s*[:=]?\s*(\d+)"),
+    ("devices", r"(?i)\bnumber of (?:GPUs|devices|workers|replicas|ranks)\s*[:=]?\s*(\d+)"),
+    ("devices", r"(?i)\bon (\d+) GPU\(s\)|(?:^|\s)-np (\d+)\b|\bnum_gpus[=: ]\s*(\d+)"),
+)
+_BATCH_GATE = r"(?i)batch[ _-]size|number of|GPU\(s\)|-np |num_gpus"
+
+
+def learn_batch(lines: pl.DataFrame, context: ParseContext) -> dict[str, int]:
+    """The batch size and device count the log has stated so far (kept in ``context`` for later batches):
+    ``global_batch``, ``device_batch``, ``devices``, each only where stated. A later statement wins."""
+    known: dict[str, int] = context.state.setdefault("grammar-batch", {})
+    line = pl.col("line")
+    hits = lines.filter(context.counts(pl.col("source_offset")) & line.str.contains(_BATCH_GATE))
+    if hits.height == 0:
+        return known
+    for fact, regex in BATCH_FACTS:
+        groups = hits.select(line.str.extract_groups(regex).alias("g")).unnest("g")
+        values = groups.select(pl.coalesce(pl.all().cast(pl.Int64, strict=False)).alias("v")).get_column("v")
+        values = values.drop_nulls()
+        values = values.filter(values > 0)
+        if values.len():
+            known[fact] = int(values[-1])
+    return known
+
+
+def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFrame:
+    """``steps`` with the global steps/s their examples/s give where the log stated the batch: examples/s per
+    device / the per-device batch, or a job-wide examples/s / the global batch (per-device batch x devices,
+    one device unless stated); ``rate_derived``. Only records whose step is the job's (no distinct local
+    step) and that state no rate; ``per_device`` (the grammar's column) is dropped."""
+    if steps.height == 0 or "examples_per_s" not in steps.columns:
+        return steps
+    per_device = pl.col("per_device").fill_null(False) if "per_device" in steps.columns else pl.lit(False)
+    device_batch = known.get("device_batch")
+    devices = known.get("devices", 1)
+    global_batch = known.get("global_batch") or (device_batch * devices if device_batch else None)
+    if device_batch is None and global_batch is not None and devices:
+        device_batch_expr = pl.lit(global_batch / devices)
+    else:
+        device_batch_expr = pl.lit(device_batch, dtype=pl.Float64)
+    batch = pl.when(per_device).then(device_batch_expr).otherwise(pl.lit(global_batch, dtype=pl.Float64))
+    own_step = (
+        (pl.col("local_step").is_null() | (pl.col("local_step") == pl.col("step"))).fill_null(False)
+        if "local_step" in steps.columns
+        else pl.lit(True)
+    )
+    rate = pl.col("global_steps_per_s") if "global_steps_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    fill = rate.is_null() & pl.col("examples_per_s").is_not_null() & own_step & batch.is_not_null()
+    derived = (pl.col("examples_per_s") / batch).alias("_from_examples")
+    out = steps.with_columns(derived, _fill=fill.fill_null(False)).with_columns(
+        global_steps_per_s=pl.when("_fill").then("_from_examples").otherwise(rate),
+        local_steps_per_s=pl.when("_fill")
+        .then("_from_examples")
+        .otherwise(
+            pl.col("local_steps_per_s") if "local_steps_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
+        ),
+        rate_derived=pl.col("_fill")
+        | (pl.col("rate_derived").fill_null(False) if "rate_derived" in steps.columns else pl.lit(False)),
+    )
+    return out.drop("_from_examples", "_fill", *(["per_device"] if "per_device" in out.columns else []))
 
 
 class ProgressGrammar:
@@ -183,6 +253,7 @@ class ProgressGrammar:
             per_s.alias("global_steps_per_s"),
             per_s.alias("local_steps_per_s"),
             pl.col("_examples_per_s").alias("examples_per_s"),
+            pl.col("_per_device").alias("per_device"),
             pl.lit(False).alias("rate_derived"),
             pl.lit(self.name).alias("format"),
         ).with_columns(stepless_position())

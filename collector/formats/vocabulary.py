@@ -458,7 +458,7 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position(
         "step N / iteration N / iter #N / batch N",
         "named",
-        r"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*#?\s*(\d+)\b",
+        r"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*(\d+)\b",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
