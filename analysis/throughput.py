@@ -397,7 +397,7 @@ def run_throughput(
     are the costly part)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
-    samples = steady_samples(intervals.filter(~pl.col("warmup")))
+    samples = steady_samples(intervals.filter(STEADY_ROWS))
     return throughput_frame(records.collect(), run_parts(intervals).collect(), samples, intervals, seed, draws)
 
 
@@ -475,6 +475,15 @@ def throughput_frame(
     )
     frame = frame.join(_startup(lead, frame, leads), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
+
+
+#: The rows whose rates make a run's steady state: past warm-up; and in a run with none past warm-up, the
+#: segments' first records that state their own rate. Such a record is a measurement over many steps (an
+#: epoch's ms/step, a finished bar's it/s, a per-step time logged at step 20,900), not the start-up of
+#: the interval before it: a log excerpt of one report still says how fast the run went.
+STEADY_ROWS = ~pl.col("warmup") | (
+    pl.col("warmup").all().over("run_id") & (pl.col("interval_index") == 0) & pl.col("rate").is_not_null()
+)
 
 
 def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates]:
