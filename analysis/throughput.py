@@ -45,7 +45,10 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   test based on the median absolute deviation, 0.115, would drop it and move the
   median to 18.878).
 - **Steady-state global steps/s**: the median of the interval rates of a run's training
-  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. Where the steady
+  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. A run with no interval
+  past warm-up takes the rates its segments' first records state (:data:`STEADY_ROWS`): one report of
+  an epoch's ms/step or a finished bar's it/s measures many steps. (The SQL of
+  :mod:`tierscope.analysis.steady_sql` does not yet: it gives such a run no row.) Where the steady
   intervals are of very different lengths (the longest more than
   :data:`tierscope.analysis.bootstrap.MIXED_FACTOR` times the shortest, in global steps) the median
   is weighted by each interval's steps (``d_step``, else ``d_seconds`` at its own rate; one of
