@@ -260,4 +260,11 @@ class ProgressGrammar:
         # Lines the gate passed but that state no record are no one's: handed on (status lines, tracebacks).
         taken = read.get_column("source_offset").unique().implode()
         rest = pl.concat([rest, gated.filter(~pl.col("source_offset").is_in(taken))]).sort("source_offset")
-        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+        # The shell's "Killed" glued to the bar the OS stopped: the status lines never see a line read here.
+        killed = gated.filter(pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(r"Killed\s*$")).select(
+            "source_offset",
+            pl.lit("failed").alias("event"),
+            pl.col("line").str.strip_chars().alias("reason"),
+            pl.lit(self.name).alias("format"),
+        )
+        return Parsed(steps=steps, events=killed, rejects=rejects, rest=rest)

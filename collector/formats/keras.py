@@ -47,7 +47,7 @@ _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
 _HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
 _MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
-_EPOCH = r"^Epoch (?P<e>\d+)/\d+\s*$"
+_EPOCH = r"^Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
 _UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
 #: A bar still open at the end of a line, and a line that starts with the rest of a bar.
 _OPEN_END = r"\d+/\d+ \[[=>.]*$"
@@ -154,7 +154,10 @@ class KerasProgress(SingleLineFormat):
         good = updates.filter(pl.col("reason").is_null() & ~pl.col("per_sample"))
         # An update before the epoch's end carries only an ETA: no rate or time, so no record.
         final = final | pl.col("summary")
-        chosen = good.filter(final)
+        # A finished bar that states neither a step time nor its seconds measures nothing: a download's
+        # bar in bytes (``11490434/11490434 [====] - 0s 0us/step``) is no training record.
+        measured = pl.col("rate").is_not_null() | (number("wall_raw") > 0).fill_null(False)
+        chosen = good.filter(final & measured)
         rate = pl.col("rate")
         steps = chosen.select(
             "source_offset",
@@ -174,7 +177,24 @@ class KerasProgress(SingleLineFormat):
             pl.col("reason"),
             self.name,
         )
-        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+        # The last epoch fit announced, finished with its bar: the run did the work it was given.
+        done = chosen.filter(
+            pl.col("is_update") & (pl.col("k") == pl.col("n")) & (pl.col("epoch") == pl.col("epochs"))
+        ).select(
+            "source_offset",
+            pl.lit("finished").alias("event"),
+            pl.format("Epoch {}/{} finished", "epoch", "epochs").alias("reason"),
+            pl.lit(self.name).alias("format"),
+        )
+        # The shell's "Killed" glued to the bar the OS stopped (the status lines never see a bar's line).
+        killed = ours.filter(pl.col("text").str.contains(r"Killed\s*$")).select(
+            "source_offset",
+            pl.lit("failed").alias("event"),
+            pl.lit("Killed").alias("reason"),
+            pl.lit(self.name).alias("format"),
+        )
+        events = pl.concat([done, killed]).sort("source_offset")
+        return Parsed(steps=steps, events=events, rejects=rejects, rest=rest)
 
     @staticmethod
     def _join_split_bars(frame: pl.DataFrame) -> pl.DataFrame:
@@ -196,7 +216,9 @@ class KerasProgress(SingleLineFormat):
         frame = frame.with_columns(epoch_line=pl.col("text").str.extract(_EPOCH, 1).cast(pl.Int64, strict=False))
         carried = pl.col(TAG).replace_strict(known, default=None, return_dtype=pl.Int64) if known else pl.lit(None)
         frame = frame.with_columns(
-            epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64)
+            epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64),
+            # the epochs fit was given, from the task's last ``Epoch E/T`` line of this batch
+            epochs=pl.col("text").str.extract(_EPOCH, 2).cast(pl.Int64, strict=False).forward_fill().over(TAG),
         )
         counted = frame.filter(context.counts(pl.col("source_offset")) & pl.col("epoch_line").is_not_null())
         for tag, epoch in counted.group_by(TAG).agg(pl.col("epoch_line").last()).iter_rows():

@@ -470,7 +470,8 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position("N/M", "counter", r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?P<after>\s+\d{1,2}:\d\d|[\s\]|\[,)]|$)"),
 )
 
-#: Measures, in the order they are preferred within their kind.
+#: Measures, in the order they are preferred within their kind: a unit before its number with a mark
+#: (``steps/sec: 12.5``) before a number before its unit, so ``step: 0  steps/sec: 0.25`` is step 0 at 0.25/s.
 MEASURES: Final[tuple[Measure, ...]] = (
     # job-wide rates
     Measure("global_step/sec: X", "global", rf"\bglobal_step/sec['\"]?\s*[:=]?\s*{_N}"),
@@ -505,16 +506,16 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("took X s", "time", rf"(?i:\btook)\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
     # the task's rate, which is the job's under synchronous replicas
-    Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
     Measure(
         "steps/sec: X",
         "rate",
         rf"(?:\btrain_|\b)(?i:steps?/s(?:ec)?|steps?[ _]per[ _]sec(?:ond)?|it/s|iters?/s(?:ec)?)['\"]?\s*[:=]\s*{_N}",
     ),
+    Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
     Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
-    Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec)?\b"),
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
+    Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec)?\b"),
     Measure(
         "samples_per_second: X",
         "examples_per_s",
