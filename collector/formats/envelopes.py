@@ -127,6 +127,9 @@ _LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACK
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
 _QUOTE = r"(?P<quote>> ?)"
 _ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+#: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
+#: the user declared, whose patterns capture a leading time themselves.
+_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, r"(?P<s_ts>[a&&b])")
 
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
@@ -339,16 +342,21 @@ def _body() -> pl.Expr:
     return pl.col("line").str.slice(pl.col("prefix").str.len_chars()).alias("body")
 
 
-def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+def split_envelopes(
+    lines: pl.DataFrame, year: int | None, time_alone: bool = True
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """``lines`` with envelopes stripped and :data:`~tierscope.collector.formats.base.TAG` and
     :data:`~tierscope.collector.formats.base.STAMP` columns, and the envelopes' facts.
 
+    ``time_alone``: whether a time alone before the message (no level, no brackets) is an envelope; off
+    for a file read with declared formats, whose patterns may capture it.
     Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the bare
     message), adds ``tag`` (``"worker/2"``, a compose service, or null) and ``stamp`` (the
     envelope's timestamp, the one in ``facts``) and lacks the dropped duplicate copies;
     ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
+    envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
     gated = lines.get_column("line").str.contains(_GATE)
     if not gated.any():
         return lines.with_columns(
@@ -356,7 +364,7 @@ def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame
         ), None
     got = (
         lines.with_columns(gated.alias("_gated"))
-        .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(_ENVELOPE)).alias("_p"))
+        .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(envelope)).alias("_p"))
         .unnest("_p")
         .with_columns(_body())
     )

@@ -57,6 +57,7 @@ NOT_TRAINING = (
 )
 #: tqdm's description: the text before ``NN%|``.
 _TQDM_DESC = r"^(.*?)\s*\d{1,3}%\|"
+_TRACEBACK = "Traceback (most recent call last):"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
 _DATE_AFTER = r"^\s+\d{1,2}:\d\d"
 
@@ -158,8 +159,8 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
     device / the per-device batch, or a job-wide examples/s / the global batch (per-device batch x devices,
     one device unless stated); ``rate_derived``. Only records whose step is the job's (no distinct local
     step) and that state no rate; ``per_device`` (the grammar's column) is dropped."""
-    if steps.height == 0 or "examples_per_s" not in steps.columns:
-        return steps
+    if steps.height == 0 or "examples_per_s" not in steps.columns or "step" not in steps.columns or not known:
+        return steps.drop("per_device", strict=False)
     per_device = pl.col("per_device").fill_null(False) if "per_device" in steps.columns else pl.lit(False)
     device_batch = known.get("device_batch")
     devices = known.get("devices", 1)
@@ -259,7 +260,12 @@ class ProgressGrammar:
         ).with_columns(stepless_position())
         # Lines the gate passed but that state no record are no one's: handed on (status lines, tracebacks).
         taken = read.get_column("source_offset").unique().implode()
-        rest = pl.concat([rest, gated.filter(~pl.col("source_offset").is_in(taken))]).sort("source_offset")
+        # A traceback glued to the end of a bar (stderr written while the bar's line was open) opens on this line.
+        glued = gated.filter(
+            pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(_TRACEBACK, literal=True)
+        )
+        glued = glued.with_columns(pl.lit(_TRACEBACK).alias("line"))
+        rest = pl.concat([rest, gated.filter(~pl.col("source_offset").is_in(taken)), glued]).sort("source_offset")
         # The shell's "Killed" glued to the bar the OS stopped: the status lines never see a line read here.
         killed = gated.filter(pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(r"Killed\s*$")).select(
             "source_offset",

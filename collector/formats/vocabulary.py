@@ -503,7 +503,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
     Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
-    Measure("took X s", "time", rf"(?i:\btook)\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
     # the task's rate, which is the job's under synchronous replicas
     Measure(
@@ -515,7 +515,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
-    Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec)?\b"),
+    Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
+    Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
     Measure(
         "samples_per_second: X",
         "examples_per_s",
@@ -534,5 +535,5 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|time|ups\b|wps\b|throughput"
-    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost)"
+    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps)"
 )
