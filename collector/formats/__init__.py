@@ -60,7 +60,7 @@ from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudFailures
-from tierscope.collector.formats.grammar import ProgressGrammar, learn_batch, rates_from_examples
+from tierscope.collector.formats.grammar import MEASURE_MEANINGS, ProgressGrammar, learn_batch, rates_from_examples
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
@@ -74,6 +74,7 @@ from tierscope.collector.formats.tensorpack import Tensorpack
 from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
+from tierscope.collector.formats.vocabulary import MEASURES, POSITIONS
 from tierscope.errors import UsageError
 
 #: Every known format, in the order they are tried (after the sniffed one).
@@ -198,9 +199,14 @@ class FormatInfo:
 
 
 def describe_formats(extra: Sequence[LineFormat] = ()) -> list[FormatInfo]:
-    """Every line format, the whole-file formats, the always-tried ones and the envelopes, with
+    """The grammar's vocabulary (kinds ``position`` and ``measure``: every step phrase and unit, named
+    ``grammar``), every line format, the whole-file formats, the always-tried ones and the envelopes, with
     one example each; the declared ``extra`` first, of kind ``declared``."""
     rows = [FormatInfo(f.name, "declared", f.example, f.meaning) for f in extra]
+    # The grammar's words first: what any tool's line is read by.
+    grammar = ProgressGrammar.name
+    rows += [FormatInfo(grammar, "position", p.spelling, "where training is: the global step") for p in POSITIONS]
+    rows += [FormatInfo(grammar, "measure", m.spelling, MEASURE_MEANINGS[m.kind]) for m in MEASURES]
     rows += [FormatInfo(f.name, "format", f.example, f.meaning) for f in FORMATS.values()]
     rows += [FormatInfo(f.name, "file", f.example, f.meaning) for f in file_formats().values()]
     rows += [FormatInfo(f.name, "always", f.example, f.meaning) for f in ALWAYS]

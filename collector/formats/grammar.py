@@ -191,6 +191,45 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
     return out.drop("_from_examples", "_fill", *(["per_device"] if "per_device" in out.columns else []))
 
 
+#: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
+MEASURE_MEANINGS: dict[str, str] = {
+    "global": "global steps/s, job-wide",
+    "rate": "steps/s of the task, also the job's (synchronous replicas)",
+    "time": "a step time: steps/s = 1 / its seconds, the job's (synchronous replicas)",
+    "examples_per_s": "examples/s as logged (steps/s only over a batch size the log states)",
+    "interval_s": "seconds since the previous report",
+    "elapsed_s": "seconds since the start",
+    "loss": "the loss (a metric, no measure)",
+}
+
+
+def explain_line(message: str) -> str:
+    """The grammar's reading of one message (after its envelope), in words: its position, its measures with
+    their spelling, value and meaning, and whether that makes a record or why not."""
+    s = read_statements(pl.lit(message))
+    position, step, counter_date = pl.select(
+        s["position"].alias("p"), s["step"].alias("s"), s["counter_date"].alias("d")
+    ).row(0)
+    said = []
+    if position is not None and not counter_date:
+        said.append(f"position '{position}' = {step}")
+    elif counter_date:
+        said.append("a date, not a counter")
+    measures = []
+    for m in MEASURES:
+        raw = pl.select(pl.lit(message).str.extract(m.regex, 1)).item()
+        if raw is not None and m.kind != "loss":
+            measures.append(f"measure '{m.spelling}' = {raw}: {MEASURE_MEANINGS[m.kind]}")
+    said += measures
+    if not said:
+        return "the grammar finds no position and no measure"
+    if not measures:
+        said.append("no measure: not a record")
+    elif position is None or counter_date:
+        said.append("no position: a record only for a job-wide rate")
+    return "; ".join(said)
+
+
 class ProgressGrammar:
     """The grammar as a line format: tried after the families, on the lines none of them read."""
 
