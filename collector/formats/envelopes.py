@@ -357,6 +357,7 @@ def split_envelopes(
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
     envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
+    lines = _without_common_indent(lines)
     gated = lines.get_column("line").str.contains(_GATE)
     if not gated.any():
         return lines.with_columns(
@@ -394,6 +395,28 @@ def split_envelopes(
         got = _drop_plain_copies(got)
     facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
     return got.select("source_offset", "line", TAG, pl.col("timestamp").alias(STAMP)), facts
+
+
+#: The fewest non-blank lines a batch must have for an indentation they all share to be a paste's.
+INDENT_LINES = 3
+
+
+def _without_common_indent(lines: pl.DataFrame) -> pl.DataFrame:
+    """``lines`` without the leading spaces every non-blank line of them has (a log pasted into a document
+    as an indented block): the outermost layer, no rule names it, its column repeats on every line. A batch
+    of fewer than :data:`INDENT_LINES` such lines is left alone (one indented line is the line's own)."""
+    line = pl.col("line")
+    # nearly every file: its first line is not indented, and nothing more is read
+    head = lines.get_column("line").head(1)
+    if lines.height < INDENT_LINES or not (head.str.starts_with(" ").any() or head.str.strip_chars().eq("").any()):
+        return lines
+    filled = lines.filter(line.str.strip_chars() != "")
+    if filled.height < INDENT_LINES or not filled.get_column("line").str.starts_with(" ").all():
+        return lines
+    indent = int(filled.select(line.str.len_chars() - line.str.strip_chars_start(" ").str.len_chars()).min().item())
+    return lines.with_columns(
+        pl.when(line.str.strip_chars() != "").then(line.str.slice(indent)).otherwise(line).alias("line")
+    )
 
 
 def strip_envelopes(messages: pl.Series) -> pl.Series:

@@ -22,7 +22,9 @@ Under several workers, one process's bar can be glued to another's on one line o
 across two lines. Every complete update on a line is read wherever it sits; a bar cut
 off at the end of a line is joined with the next line of the same task when that line
 starts with the bar's tail; pieces that still carry numbers but no step count are rejects.
-Bars counting samples (``us/sample``, Keras < 2.2) have no step count and are skipped.
+Bars counting samples (``us/sample``, Keras < 2.2) have no step count: an epoch's final one is a record
+with no step (identified by its line) whose ``examples_per_s`` is 1 / the time per sample. A finished
+bar that prints a step time of 0 (a download's bar in bytes, ``0us/step``) measures nothing: no record.
 """
 
 from __future__ import annotations
@@ -41,7 +43,14 @@ from tierscope.collector.formats.base import (
     reject_frame,
     split_by,
 )
-from tierscope.collector.formats.vocabulary import SHARED, loss_reason, phrase, record_columns, stepless_position
+from tierscope.collector.formats.vocabulary import (
+    SHARED,
+    UNITS_PER_SECOND,
+    loss_reason,
+    phrase,
+    record_columns,
+    stepless_position,
+)
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
@@ -151,17 +160,31 @@ class KerasProgress(SingleLineFormat):
         updates = updates.with_columns(
             reason=pl.when(pl.col("per_sample")).then(None).otherwise(reason),
         ).filter(pl.col("reason").is_not_null() & carries_number | pl.col("reason").is_null())
-        good = updates.filter(pl.col("reason").is_null() & ~pl.col("per_sample"))
+        good = updates.filter(pl.col("reason").is_null())
         # An update before the epoch's end carries only an ETA: no rate or time, so no record.
         final = final | pl.col("summary")
         # A finished bar that states neither a step time nor its seconds measures nothing: a download's
         # bar in bytes (``11490434/11490434 [====] - 0s 0us/step``) is no training record.
-        measured = pl.col("rate").is_not_null() | (number("wall_raw") > 0).fill_null(False)
+        printed_time = pl.col("tail").str.contains(r"\d(?:ms|us|s)/(?:step|sample)")
+        # A bar counting samples (Keras < 2.2) times each sample: its epoch is a record of examples/s with
+        # no step (the batch is not printed).
+        sample_time = pl.col("tail").str.extract_groups(r"(?P<v>\d+(?:\.\d+)?)(?P<u>us|ms|s)/sample")
+        per_second = sample_time.struct.field("u").replace_strict(
+            UNITS_PER_SECOND, default=None, return_dtype=pl.Float64
+        )
+        examples = pl.when(pl.col("per_sample")).then(per_second / number(sample_time.struct.field("v")))
+        examples = pl.when(examples.is_finite()).then(examples)
+        measured = (
+            pl.col("rate").is_not_null()
+            | examples.is_not_null()
+            | ((number("wall_raw") > 0) & ~printed_time).fill_null(False)
+        )
         chosen = good.filter(final & measured)
         rate = pl.col("rate")
         steps = chosen.select(
             "source_offset",
-            ((pl.col("epoch") - 1) * pl.col("n") + pl.col("k")).alias("step"),
+            pl.when(~pl.col("per_sample")).then((pl.col("epoch") - 1) * pl.col("n") + pl.col("k")).alias("step"),
+            examples.alias("examples_per_s"),
             "loss",
             "accuracy",
             "eval_loss",

@@ -244,3 +244,36 @@ def test_a_config_line_is_never_a_record(word: str, key: str, n: int, envelope) 
 def test_a_date_is_never_a_record(y: int, mo: int, d: int, h: int, m: int, sep: str) -> None:
     for line in (f"{y}{sep}{mo:02d}{sep}{d:02d} {h:02d}:{m:02d}:00", f"[{mo:02d}/{d:02d} {h:02d}:{m:02d}:00] ready"):
         assert read(line).height == 0, line
+
+
+def test_a_log_pasted_indented_is_read_as_written() -> None:
+    # Every line of the paste starts with the same four spaces: a layer of its own, stripped.
+    lines = ["    Epoch 1/2", "    10/10 [==============================] - 2s 200ms/step - loss: 0.5", "    Epoch 2/2"]
+    lines.append("    10/10 [==============================] - 2s 250ms/step - loss: 0.4")
+    got = read(*lines)
+    # steps (epoch - 1) * 10 + 10: 10 and 20; 1000 / 200 = 5, 1000 / 250 = 4
+    assert got["step"].to_list() == [10, 20]
+    assert got["global_steps_per_s"].to_list() == [5.0, 4.0]
+    assert events(*lines) == [("finished", "Epoch 2/2 finished")]
+
+
+def test_keras_bars_counting_samples_and_download_bars() -> None:
+    lines = [
+        "11493376/11490434 [==============================] - 1s 0us/step",  # bytes: past its total, a reject
+        "11490434/11490434 [==============================] - 1s 0us/step",  # bytes: a step time of 0, no record
+        "Epoch 1/1",
+        "60000/60000 [==============================] - 23s 400us/sample - loss: 0.2026",
+    ]
+    got = read(*lines)
+    # one record, no step (samples are counted, the batch is not printed): 1e6 / 400 us = 2500 examples/s
+    assert got.select("step", "examples_per_s", "interval_s").rows() == [(None, 2500.0, 23.0)]
+
+
+def test_a_traceback_ending_the_log_fails_the_run_and_one_followed_by_steps_does_not() -> None:
+    bar = " 42%|████▏     | 840/2000 [04:12<05:48,  3.33it/s]"
+    frames = ['  File "train.py", line 9, in <module>', "    main()"]
+    assert events(bar + "Traceback (most recent call last):", *frames)[-1] == (
+        "failed",
+        "Traceback (most recent call last): ending the log (its exception line missing)",
+    )
+    assert events(bar, "Traceback (most recent call last):", *frames, bar.replace("840", "841")) == []
