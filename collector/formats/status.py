@@ -110,6 +110,8 @@ MARKERS: tuple[Marker, ...] = (
     # Estimator's last line of train(); Hugging Face Trainer's summary after its last step.
     # PyTorch Lightning's end of fit: the epochs or steps it was given are done.
     Marker("finished", r"`?Trainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached", 3),
+    # NVIDIA DLLogger's run summary: metrics keyed by the empty step (), logged after the training loop.
+    Marker("finished", r"^\(\)\s+\w+\s*:\s*\S", 1),
     # A benchmark's summary after its last step (tf_cnn_benchmarks, Horovod's synthetic benchmark).
     Marker("finished", r"(?i)^\s*total (?:images|img|examples|samples)/sec\b", 2),
     Marker("finished", r"\bLoss for final step\b|['\"]?\btrain_runtime['\"]?\s*[:=]", 3),

@@ -461,6 +461,8 @@ POSITIONS: Final[tuple[Position, ...]] = (
         r"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*(\d+)\b",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
+    Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     Position(
         "Epoch [E][N/M]",

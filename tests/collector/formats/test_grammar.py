@@ -62,6 +62,8 @@ def events(*lines: str) -> list[tuple[str, str]]:
         ("Train: 3 [ 250/1000 ( 25%)]  Loss: 2.5 (2.6)  Time: 0.400s,  320.00/s  (0.410s,  312.20/s)", 250, 2.5),
         # PaddleSeg: batch_cost is the iteration's seconds, 1 / 0.2 = 5
         ("[TRAIN] epoch: 1, iter: 30/1000, loss: 1.5, lr: 0.01, batch_cost: 0.2000, reader_cost: 0.001", 30, 5.0),
+        # DLLogger keyed by (epoch, iteration): 1 / 2.5 s = 0.4
+        ("(12, 40) train_iter_time : 2.5", 40, 0.4),
         # Hugging Face Trainer's JSON with quoted numbers (fairseq's epoch summary): quoted values read
         ('{"epoch": 4, "train_loss": "3.2", "train_ups": "0.5", "train_num_updates": "800"}', 800, 0.5),
     ],
@@ -113,6 +115,8 @@ def test_a_step_less_rate_the_vocabulary_names_job_wide_is_a_record_by_its_line(
         " throughput_train : 153.458 seq/s",  # a step-less summary of examples
         "Epoch 3/10",
         "Total params: 1,234,567",
+        "(12, 130, 0) val_items_per_sec : 49397.7",  # DLLogger: a validation's key
+        "(12,) train_epoch_time : 436.6",  # DLLogger: an epoch's key, no iteration
     ],
 )
 def test_near_misses_are_never_records(line: str) -> None:
@@ -144,6 +148,7 @@ def test_ranks_nobody_labelled_are_tasks_not_copies() -> None:
         (["step: 5 | 2.0 steps/s", "run.sh: line 6:  3305 Killed    python train.py"], None),
         (["{'train_runtime': 85.4, 'train_samples_per_second': 9.3, 'train_steps_per_second': 1.17}"], None),
         (["`Trainer.fit` stopped: `max_steps=1000` reached."], ("finished", None)),
+        (["(12, 40) train_iter_time : 2.5", "() run_time : 442.85"], ("finished", "() run_time : 442.85")),
         (["1\timages/sec: 205.3 +/- 0.0 (jitter = 0.0)\t9.111", "total images/sec: 204.75"], None),
     ],
 )
