@@ -255,7 +255,7 @@ def parse_lines(
     chain = _chain(only, first, context.formats)
     # A time alone before the message is an envelope only where no declared format may capture it itself.
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats)
-    body, facts = _with_ranks(body, facts)
+    body, facts = _with_ranks(body, facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)
@@ -288,8 +288,21 @@ def parse_lines(
     return parsed
 
 
-def _with_ranks(body: pl.DataFrame, facts: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """``body`` and ``facts`` with the ranks nobody labelled (:mod:`~tierscope.collector.formats.ranks`) as tasks."""
+#: The lines of a file's first batch that say whether several ranks print into it untagged.
+RANKS_HEAD_LINES = 2000
+
+
+def _with_ranks(
+    body: pl.DataFrame, facts: pl.DataFrame | None, context: ParseContext
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """``body`` and ``facts`` with the ranks nobody labelled (:mod:`~tierscope.collector.formats.ranks`) as
+    tasks. Learnt per file from the first :data:`RANKS_HEAD_LINES` lines: a file whose head shows no copies
+    by several ranks is read as written, at no further cost."""
+    seen = context.state.get("ranks")
+    if seen is None:
+        seen = context.state["ranks"] = unlabelled_ranks(body.head(RANKS_HEAD_LINES)) is not None
+    if not seen:
+        return body, facts
     ranks = unlabelled_ranks(body)
     if ranks is None:
         return body, facts
