@@ -464,6 +464,8 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
     Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
+    # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
+    Position("NN%|...| N/M (a tqdm bar)", "named", r"\d{1,3}%\|[^|]*\|\s*(\d+)/\d+"),
     Position(
         "Epoch [E][N/M]",
         "epoch-counter",

@@ -42,6 +42,8 @@ def events(*lines: str) -> list[tuple[str, str]]:
         (" iteration      120/   5000 | consumed samples: 1920 | elapsed time per iteration (ms): 1250.0 |", 120, 0.8),
         # Hugging Face / tqdm bar: the it/s as printed
         (" 42%|████▏     | 840/2000 [04:12<05:48,  3.33it/s]", 840, 3.33),
+        # a tqdm bar whose description holds an epoch counter: the bar's own counter is the position
+        ("Epoch 1/10: 100%|██████████| 500/500 [00:50<00:00, 10.0it/s, loss=0.3]", 500, 10.0),
         # tqdm's slow form: 1 / 2.5 s/it = 0.4
         ("100%|##########| 300/300 [12:30<00:00,  2.50s/it]", 300, 0.4),
         # Model Garden / Orbit
