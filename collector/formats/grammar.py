@@ -144,8 +144,11 @@ def learn_batch(lines: pl.DataFrame, context: ParseContext) -> dict[str, int]:
     hits = lines.filter(context.counts(pl.col("source_offset")) & line.str.contains(_BATCH_GATE))
     if hits.height == 0:
         return known
+    job_wide = line.str.contains(BATCH_FACTS[0][1])
     for fact, regex in BATCH_FACTS:
-        groups = hits.select(line.str.extract_groups(regex).alias("g")).unnest("g")
+        # a line stating the global batch states no per-device one ("global batch size: 16")
+        said = hits.filter(~job_wide) if fact == "device_batch" else hits
+        groups = said.select(line.str.extract_groups(regex).alias("g")).unnest("g")
         values = groups.select(pl.coalesce(pl.all().cast(pl.Int64, strict=False)).alias("v")).get_column("v")
         values = values.drop_nulls()
         values = values.filter(values > 0)
@@ -165,7 +168,8 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
     device_batch = known.get("device_batch")
     devices = known.get("devices", 1)
     global_batch = known.get("global_batch") or (device_batch * devices if device_batch else None)
-    if device_batch is None and global_batch is not None and devices:
+    # a global batch is per device only over a device count the log states
+    if device_batch is None and global_batch is not None and "devices" in known:
         device_batch_expr = pl.lit(global_batch / devices)
     else:
         device_batch_expr = pl.lit(device_batch, dtype=pl.Float64)

@@ -88,6 +88,9 @@ def test_a_rate_of_examples_becomes_steps_where_the_log_states_the_batch() -> No
     # A job-wide rate over the global batch: 2048 samples/s / (64 per device x 8 devices) = 4.0
     got = read("--batch_size 64 --num_gpus=8", "step 10: 2048.0 samples/sec")
     assert got["global_steps_per_s"][0] == pytest.approx(4.0)
+    # A global batch is no per-device one: 3200 tokens/s per GPU is no rate over "global batch size: 16"
+    got = read("global batch size: 16", "step 5: 3200 tokens/sec per GPU")
+    assert got["global_steps_per_s"][0] is None
     # No batch stated: the examples/s stay as logged and no rate is invented
     got = read("Iter #3: 256.0 img/sec per GPU")
     assert got["examples_per_s"][0] == 256.0 and got["global_steps_per_s"][0] is None
