@@ -274,9 +274,16 @@ class ProgressGrammar:
         measured = pl.any_horizontal(
             pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
         )
-        record = ~pl.col("_not_training") & (
-            (has_position & (measured | pl.col("_global_per_s").is_not_null()))
-            | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
+        # The shell's "Killed" glued to the bar the OS stopped: that line is the failure (the status lines read
+        # it), not a record; a line has one outcome.
+        killed = pl.col("line").str.contains(r"Killed\s*$")
+        record = (
+            ~pl.col("_not_training")
+            & ~killed
+            & (
+                (has_position & (measured | pl.col("_global_per_s").is_not_null()))
+                | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
+            )
         )
         read = read.filter(record)
         step = number("_step", pl.Int64)
@@ -309,11 +316,4 @@ class ProgressGrammar:
         )
         glued = glued.with_columns(pl.lit(_TRACEBACK).alias("line"))
         rest = pl.concat([rest, gated.filter(~pl.col("source_offset").is_in(taken)), glued]).sort("source_offset")
-        # The shell's "Killed" glued to the bar the OS stopped: the status lines never see a line read here.
-        killed = gated.filter(pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(r"Killed\s*$")).select(
-            "source_offset",
-            pl.lit("failed").alias("event"),
-            pl.col("line").str.strip_chars().alias("reason"),
-            pl.lit(self.name).alias("format"),
-        )
-        return Parsed(steps=steps, events=killed, rejects=rejects, rest=rest)
+        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)

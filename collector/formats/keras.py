@@ -179,7 +179,7 @@ class KerasProgress(SingleLineFormat):
             | examples.is_not_null()
             | ((number("wall_raw") > 0) & ~printed_time).fill_null(False)
         )
-        chosen = good.filter(final & measured)
+        chosen = good.filter(final & measured & ~pl.col("text").str.contains(r"Killed\s*$"))
         rate = pl.col("rate")
         steps = chosen.select(
             "source_offset",
@@ -201,15 +201,24 @@ class KerasProgress(SingleLineFormat):
             self.name,
         )
         # The last epoch fit announced, finished with its bar: the run did the work it was given.
-        done = chosen.filter(
-            pl.col("is_update") & (pl.col("k") == pl.col("n")) & (pl.col("epoch") == pl.col("epochs"))
-        ).select(
-            "source_offset",
-            pl.lit("finished").alias("event"),
-            pl.format("Epoch {}/{} finished", "epoch", "epochs").alias("reason"),
-            pl.lit(self.name).alias("format"),
+        # Said on that epoch's ``Epoch E/E`` line: every line has one outcome, and the bar's is its record.
+        done = (
+            chosen.filter(
+                pl.col("is_update")
+                & (pl.col("k") == pl.col("n"))
+                & (pl.col("epoch") == pl.col("epochs"))
+                & pl.col("epoch_at").is_not_null()
+            )
+            .select(
+                pl.col("epoch_at").alias("source_offset"),
+                pl.lit("finished").alias("event"),
+                pl.format("Epoch {}/{} finished", "epoch", "epochs").alias("reason"),
+                pl.lit(self.name).alias("format"),
+            )
+            .unique("source_offset", keep="first", maintain_order=True)
         )
-        # The shell's "Killed" glued to the bar the OS stopped (the status lines never see a bar's line).
+        # The shell's "Killed" glued to the bar the OS stopped (the status lines never see a bar's line):
+        # that line is the failure, not a record.
         killed = ours.filter(pl.col("text").str.contains(r"Killed\s*$")).select(
             "source_offset",
             pl.lit("failed").alias("event"),
@@ -242,6 +251,8 @@ class KerasProgress(SingleLineFormat):
             epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64),
             # the epochs fit was given, from the task's last ``Epoch E/T`` line of this batch
             epochs=pl.col("text").str.extract(_EPOCH, 2).cast(pl.Int64, strict=False).forward_fill().over(TAG),
+            # the line of that ``Epoch E/T``: where the run's end is said (the bar's line is its record's)
+            epoch_at=pl.when(pl.col("epoch_line").is_not_null()).then(pl.col("source_offset")).forward_fill().over(TAG),
         )
         counted = frame.filter(context.counts(pl.col("source_offset")) & pl.col("epoch_line").is_not_null())
         for tag, epoch in counted.group_by(TAG).agg(pl.col("epoch_line").last()).iter_rows():

@@ -86,11 +86,18 @@ class PythonTraceback(AlwaysTried):
         if context.end is None:
             # The log ends inside a traceback (its exception line cut off, or never written): a failure all the
             # same, the program stopped there.
+            # Said on the traceback's last line (a frame: no outcome of its own), not on its first, which may be
+            # a progress bar's line with the traceback glued to its end (that line's outcome is its record).
             tails = frame.group_by(TAG).agg(
-                pl.col("source_offset").filter(pl.col("start")).last(),
+                pl.col("source_offset").filter(pl.col("start")).last().alias("_start"),
+                pl.col("source_offset").last(),
                 pl.col("body").last().alias("_open"),
             )
-            open_end = tails.filter(pl.col("_open").fill_null(False) & pl.col("source_offset").is_not_null())
+            open_end = tails.filter(
+                pl.col("_open").fill_null(False)
+                & pl.col("_start").is_not_null()
+                & (pl.col("source_offset") > pl.col("_start"))
+            )
             ended = open_end.select(
                 "source_offset",
                 pl.lit("failed").alias("event"),
