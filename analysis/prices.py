@@ -28,6 +28,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from decimal import Decimal
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -41,7 +42,8 @@ PRICINGS = ("on-demand", "spot")
 #: A row this many days older than the date it prices is flagged (``tierscope prices update`` refreshes it).
 STALE_DAYS = 180
 REMEDY = "run `tierscope prices update` for current rows"
-_REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
+#: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); "global" or a multi-region is none.
+REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 #: The legacy price table's areas (:mod:`tierscope.analysis.cost`) and the region each stands for here.
 AREA_REGION = {"us": "us-central1", "europe": "europe-west4", "asia": "asia-east1"}
 
@@ -52,7 +54,8 @@ class PriceFileError(AnalysisError, ValueError):
 
 @dataclass(frozen=True)
 class PriceRow:
-    """One price row (module doc); ``origin``: the file it came from (``shipped`` for the bundled table)."""
+    """One price row (module doc); ``origin``: the file it came from (``shipped`` for the bundled table,
+    the API for rows just read from the Cloud Billing Catalog); it is not a column of the file."""
 
     resource: str
     region: str
@@ -85,7 +88,7 @@ def _row(raw: dict[str, object], where: str, origin: str) -> PriceRow:
             f"{where}: {resource!r} is a legacy machine type, priced in ML units (analysis/data/ml_units.csv)"
         )
     region, pricing = str(raw["region"]).strip(), str(raw["pricing"]).strip()
-    if not _REGION.match(region):
+    if not REGION.match(region):
         raise PriceFileError(f"{where}: region {region!r} is not a Google Cloud region like us-central1")
     if pricing not in PRICINGS:
         raise PriceFileError(f"{where}: pricing {pricing!r}; give one of {', '.join(PRICINGS)}")
@@ -111,6 +114,19 @@ def parse_csv(text: str, name: str, origin: str | None = None) -> list[PriceRow]
     if absent:
         raise PriceFileError(f"{name}:1: no column {', '.join(absent)}; a price file has {','.join(COLUMNS)}")
     return [_row(raw, f"{name}:{reader.line_num}", origin or name) for raw in reader]
+
+
+def to_csv(rows: Iterable[PriceRow]) -> str:
+    """A price file's text, as :func:`parse_csv` reads it back: the header :data:`COLUMNS`, then one line
+    a row (RFC 4180 quoting), each price in plain decimal digits, the fewest that read back as the same
+    float (``10.8790864``, ``1040``)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for r in rows:
+        usd = format(Decimal(repr(r.usd_per_hour)).normalize(), "f")
+        writer.writerow([r.resource, r.region, r.pricing, usd, r.valid_from.isoformat(), r.source])
+    return out.getvalue()
 
 
 def parse_toml(text: str, name: str) -> list[PriceRow]:

@@ -1,20 +1,21 @@
 """Vertex AI custom-training SKUs of the Cloud Billing Catalog, read as price rows.
 
-A price row is ``resource,region,pricing,usd_per_hour,valid_from,source`` (:data:`COLUMNS`), the
-format the shipped price rows, ``--prices FILE`` and a manifest's ``prices`` key share:
+The rows are :class:`tierscope.analysis.prices.PriceRow`, written with
+:func:`tierscope.analysis.prices.to_csv` (the price file format, ``resource,region,pricing,
+usd_per_hour,valid_from,source``, that ``--prices FILE`` loads), each one's source naming its SKUs
+and the day they were read:
 
-- ``resource``: a Vertex AI machine type (``n1-standard-8``: its vCPUs and memory, accelerators
-  not included), an accelerator by the Vertex API's AcceleratorType name (``NVIDIA_TESLA_T4``,
-  per accelerator-hour), or a TPU generation (``TPU_V5_LITEPOD``, per chip-hour);
-- ``region``: a Google Cloud region; ``pricing``: ``on-demand`` or ``spot``;
-- ``usd_per_hour``: exact decimal USD; ``valid_from``: ISO date; ``source``: the SKUs and read date.
+- a Vertex AI machine type of the machines table (``n1-standard-8``: its vCPUs and memory,
+  accelerators not included), an accelerator by the Vertex API's AcceleratorType name
+  (``NVIDIA_TESLA_T4``, per accelerator-hour), or a TPU generation (``TPU_V5_LITEPOD``, per chip-hour).
 
 The catalog prices a machine type by its parts: one SKU per vCPU-hour and one per GiB-hour of
 memory of its family ("Vertex AI: Training/Pipelines on N1 Predefined Instance Core running in
 Americas", "... on A3 Instance RAM in Iowa"), so a machine type's row is ``vCPUs x core price +
-memory x RAM price`` (:data:`MACHINE_SHAPES`). Accelerators ("Vertex AI: Training/Pipelines on
-NVIDIA H100 80GB in Iowa") and TPU chips are one SKU each. What these look like is documented in
-``docs/prices-update.md`` with its public sources.
+memory x RAM price``, its vCPUs and memory from the machines table (``analysis/data/machines.csv``,
+:func:`known_hardware`). Prices are summed as exact decimals and become the row's float once.
+Accelerators ("Vertex AI: Training/Pipelines on NVIDIA H100 80GB in Iowa") and TPU chips are one
+SKU each. What these look like is documented in ``docs/prices-update.md`` with its public sources.
 
 Management-fee SKUs ("Vertex AI: Training/Pipelines management fee on ...") are left out: they are
 billed with flex-start (Dynamic Workload Scheduler) jobs beside Compute Engine's own VM SKUs, not
@@ -33,69 +34,21 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-#: The price file's columns, in order.
-COLUMNS = ("resource", "region", "pricing", "usd_per_hour", "valid_from", "source")
+from tierscope.analysis import machines
+from tierscope.analysis.prices import REGION, PriceRow
+
 #: The Vertex AI service: its display name in the catalog, and its id (the catalog's
 #: services list; also e.g. github.com/joakimcarlsson/model-sync, vertexai catalog, 2026).
 VERTEX_AI_DISPLAY_NAME = "Vertex AI"
 VERTEX_AI_SERVICE_ID = "C7E2-9256-1C43"
 
-#: usageType -> the price file's ``pricing``.
+#: usageType -> the price file's ``pricing`` (:data:`tierscope.analysis.prices.PRICINGS`).
 PRICING = {"OnDemand": "on-demand", "Preemptible": "spot"}
+#: What rows read here carry as their ``origin`` until a file holds them.
+ORIGIN = "Cloud Billing Catalog API"
 #: The catalog's usage units per hour, and per GiB-hour of memory (some families say GBy.h).
 HOUR_UNITS = frozenset({"h"})
 MEMORY_HOUR_UNITS = frozenset({"GiBy.h", "GBy.h"})
-
-# vCPUs and memory (GB as Google lists it, billed per GiB-hour) of the machine types Vertex AI trains
-# on. General-purpose families follow their per-vCPU memory: n1-standard 3.75, n1-highmem 6.5,
-# n1-highcpu 0.9, n2/e2-standard 4, -highmem 8, -highcpu 1 (cloud.google.com/compute/docs/
-# general-purpose-machines, read 2026-12-06); c2-standard 4 (compute-optimized-machines); A2, A3 and
-# G2 from cloud.google.com/compute/docs/accelerator-optimized-machines (read 2026-12-06; a3-highgpu-8g's
-# 208 vCPUs / 1,872 GB and a3-highgpu-1g's 26 / 234 also in Google Cloud Japan's Zenn article "DWS の新料金
-# プランで GPU コストを大幅削減", 2025). Accelerators are priced by their own rows, not in these.
-_PER_VCPU_GB = {
-    "n1-standard": (Decimal("3.75"), (4, 8, 16, 32, 64, 96)),
-    "n1-highmem": (Decimal("6.5"), (2, 4, 8, 16, 32, 64, 96)),
-    "n1-highcpu": (Decimal("0.9"), (16, 32, 64, 96)),
-    "n2-standard": (Decimal(4), (4, 8, 16, 32, 48, 64, 80)),
-    "n2-highmem": (Decimal(8), (2, 4, 8, 16, 32, 48, 64, 80)),
-    "n2-highcpu": (Decimal(1), (16, 32, 48, 64, 80)),
-    "e2-standard": (Decimal(4), (4, 8, 16, 32)),
-    "e2-highmem": (Decimal(8), (2, 4, 8, 16)),
-    "e2-highcpu": (Decimal(1), (16, 32)),
-    "c2-standard": (Decimal(4), (4, 8, 16, 30, 60)),
-}
-_ACCELERATOR_OPTIMIZED: dict[str, tuple[int, Decimal]] = {
-    "a2-highgpu-1g": (12, Decimal(85)),
-    "a2-highgpu-2g": (24, Decimal(170)),
-    "a2-highgpu-4g": (48, Decimal(340)),
-    "a2-highgpu-8g": (96, Decimal(680)),
-    "a2-megagpu-16g": (96, Decimal(1360)),
-    "a2-ultragpu-1g": (12, Decimal(170)),
-    "a2-ultragpu-2g": (24, Decimal(340)),
-    "a2-ultragpu-4g": (48, Decimal(680)),
-    "a2-ultragpu-8g": (96, Decimal(1360)),
-    "a3-highgpu-1g": (26, Decimal(234)),
-    "a3-highgpu-2g": (52, Decimal(468)),
-    "a3-highgpu-4g": (104, Decimal(936)),
-    "a3-highgpu-8g": (208, Decimal(1872)),
-    "a3-megagpu-8g": (208, Decimal(1872)),
-    "g2-standard-4": (4, Decimal(16)),
-    "g2-standard-8": (8, Decimal(32)),
-    "g2-standard-12": (12, Decimal(48)),
-    "g2-standard-16": (16, Decimal(64)),
-    "g2-standard-24": (24, Decimal(96)),
-    "g2-standard-32": (32, Decimal(128)),
-    "g2-standard-48": (48, Decimal(192)),
-    "g2-standard-96": (96, Decimal(384)),
-}
-
-#: Machine type -> (vCPUs, memory GB): the machine types a family's core and RAM SKUs price.
-MACHINE_SHAPES: dict[str, tuple[int, Decimal]] = {
-    **{f"{prefix}-{n}": (n, per * n) for prefix, (per, sizes) in _PER_VCPU_GB.items() for n in sizes},
-    **_ACCELERATOR_OPTIMIZED,
-}
-
 
 #: Machine-type series priced by SKUs of their own, named by a word of the description ("A3 Mega
 #: Instance Core"): a family key of their own, so their price is never taken for the plain family's.
@@ -139,9 +92,6 @@ _TPUS = _patterns(
     (r"\btpu[\s-]*v3\b", "TPU_V3"),
     (r"\btpu[\s-]*v2\b", "TPU_V2"),
 )
-#: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); a SKU's "global" or a
-#: multi-region is none, and no price file row may name it.
-_REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 _FAMILY = re.compile(r"\b(n1|n2d|n2|n4|e2|c2d|c2|c3d|c3|a2|a3|a4|g2|m1|m2|m3)\b")
 _CORE = re.compile(r"\b(?:core|cpu|vcpu)\b")
 _RAM = re.compile(r"\b(?:ram|memory)\b")
@@ -180,27 +130,6 @@ class Skipped:
             f"skipped {n:,} SKU{'s' if n != 1 else ''} {reason}"
             for reason, n in sorted(self.reasons.items(), key=lambda item: (-item[1], item[0]))
         ]
-
-
-@dataclass(frozen=True)
-class PriceRow:
-    """One row of a price file (:data:`COLUMNS`)."""
-
-    resource: str
-    region: str
-    pricing: str
-    usd_per_hour: Decimal
-    valid_from: date
-    source: str
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.resource, self.region, self.pricing)
-
-    def cells(self) -> list[str]:
-        """The row as the CSV's cells: the price as exact plain decimal digits."""
-        usd = format(self.usd_per_hour.normalize(), "f")
-        return [self.resource, self.region, self.pricing, usd, self.valid_from.isoformat(), self.source]
 
 
 @dataclass(frozen=True)
@@ -286,7 +215,7 @@ def _parts(sku: Mapping[str, Any], skipped: Skipped) -> list[_Part]:
     if pricing is None:
         skipped.add(Skipped.USAGE, sku_id)
         return []
-    regions = [r for r in sku.get("serviceRegions") or [] if _REGION.match(str(r))]
+    regions = [r for r in sku.get("serviceRegions") or [] if REGION.match(str(r))]
     if not regions:
         skipped.add(Skipped.NO_REGION, sku_id)
         return []
@@ -336,7 +265,7 @@ def price_rows(
     skus: Iterable[Mapping[str, Any]],
     service_id: str,
     read_on: date,
-    shapes: Mapping[str, tuple[int, Decimal]] = MACHINE_SHAPES,
+    shapes: Mapping[str, tuple[int, Decimal]] | None = None,
     devices: frozenset[str] | None = None,
 ) -> tuple[list[PriceRow], Skipped, int]:
     """The price rows of ``skus`` (the service's SKUs in their JSON form, each listing one or more
@@ -345,10 +274,14 @@ def price_rows(
 
     Each version of a SKU's price is a row from its effective date (UTC). A machine type's row is
     ``vCPUs x core price + memory x RAM price``, one at each date either of the two changes.
-    ``read_on`` dates each row's source. ``shapes`` maps the machine types to write to their
-    (vCPUs, memory GB); ``devices`` are the accelerators and TPU generations to write (None: any).
-    See :func:`known_hardware`.
+    ``read_on`` dates each row's source; every row's ``origin`` is :data:`ORIGIN`. ``shapes`` maps the
+    machine types to write to their (vCPUs, memory GB); ``devices`` are the accelerators and TPU
+    generations to write; either None: the machines table's (:func:`known_hardware`).
     """
+    if shapes is None or devices is None:
+        known_shapes, known_devices = known_hardware()
+        shapes = known_shapes if shapes is None else shapes
+        devices = known_devices if devices is None else devices
     skipped = Skipped()
     seen: set[str] = set()
     owner: dict[tuple[str, ...], str] = {}  # the SKU that prices a device, or a family's core or RAM
@@ -356,7 +289,7 @@ def price_rows(
     for sku in skus:
         seen.add(str(sku.get("skuId") or ""))
         for part in _parts(sku, skipped):
-            if part.kind == "device" and devices is not None and part.name not in devices:
+            if part.kind == "device" and part.name not in devices:
                 skipped.add(Skipped.UNKNOWN_DEVICE, part.sku_id)
                 continue
             key = (part.kind, part.name, part.region, part.pricing)
@@ -373,7 +306,8 @@ def price_rows(
     for (kind, name, region, pricing), parts in found.items():
         if kind == "device":
             source = f"{prefix} {owner[kind, name, region, pricing]}, {read}"
-            rows.extend(PriceRow(name, region, pricing, p, day, source) for day, p in _by_day(_timeline(parts)).items())
+            versions = _by_day(_timeline(parts))
+            rows.extend(PriceRow(name, region, pricing, float(p), day, source, ORIGIN) for day, p in versions.items())
             continue
         other = ("ram" if kind == "core" else "core", name, region, pricing)
         if other not in found or not by_family.get(name):
@@ -385,37 +319,22 @@ def price_rows(
             )
             for machine in by_family[name]:
                 versions = _machine_versions(_timeline(parts), _timeline(found[other]), *shapes[machine])
-                rows.extend(PriceRow(machine, region, pricing, p, day, source) for day, p in versions.items())
+                rows.extend(
+                    PriceRow(machine, region, pricing, float(p), day, source, ORIGIN) for day, p in versions.items()
+                )
     seen.discard("")
-    return sorted(rows, key=lambda r: (*r.key, r.valid_from)), skipped, len(seen)
+    return sorted(rows, key=lambda r: (r.resource, r.region, r.pricing, r.valid_from)), skipped, len(seen)
 
 
-def known_hardware() -> tuple[Mapping[str, tuple[int, Decimal]], frozenset[str] | None]:
+def known_hardware() -> tuple[dict[str, tuple[int, Decimal]], frozenset[str]]:
     """The machine types a price file may name, with their (vCPUs, memory GB), and its accelerators
-    and TPU generations: those of the machines table (``tierscope.analysis.machines``), since a price
-    file naming anything else does not load; TPU VMs are left out (their chips' rows price them
-    whole). Where this checkout has no machines table yet: :data:`MACHINE_SHAPES` and any device."""
-    try:
-        from tierscope.analysis import machines
-    except ImportError:  # a checkout from before the machines table
-        return MACHINE_SHAPES, None
+    and TPU generations: those of the machines table (:func:`tierscope.analysis.machines.catalog`),
+    since a price file naming anything else does not load. TPU VMs are left out (their chips' rows
+    price them whole), as are machine types without vCPUs or memory there (``cloud-tpu``)."""
     specs = machines.catalog()
     shapes = {
-        name: (int(spec.vcpus), Decimal(str(spec.memory_gb)))
+        name: (spec.vcpus, Decimal(str(spec.memory_gb)))
         for name, spec in specs.items()
         if spec.kind == "machine" and spec.vcpus and spec.memory_gb and spec.chips is None
     }
     return shapes, frozenset(name for name, spec in specs.items() if spec.kind in ("gpu", "tpu"))
-
-
-def price_csv(rows: Iterable[PriceRow]) -> str:
-    """The price file's text: the header :data:`COLUMNS`, then one line per row (RFC 4180 quoting)."""
-    import csv
-    import io
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow(row.cells())
-    return out.getvalue()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -17,9 +18,11 @@ from typer.testing import CliRunner
 from tests.support.catalog_skus import VERTEX_SKUS, sku
 from tests.support.fake_catalog_server import TIMELINE, FakeCatalogServer
 from tests.support.network import only_localhost
+from tierscope.analysis import machines, prices
 from tierscope.analysis.billing_catalog import connect, month_spans, read_skus
+from tierscope.analysis.prices import COLUMNS
 from tierscope.analysis.sku_prices import (
-    COLUMNS,
+    ORIGIN,
     VERTEX_AI_SERVICE_ID,
     Skipped,
     family_of,
@@ -169,20 +172,20 @@ def test_a_price_change_in_a_month_read_is_a_row_from_its_day() -> None:
         read = [sku for span in spans for sku in read_skus(reading, VERTEX_AI_SERVICE_ID, span)]
     rows, skipped, count = price_rows(read, VERTEX_AI_SERVICE_ID, now.date())
     assert count == 3 and skipped.reasons == {}
-    prices = {(r.resource, r.region, r.valid_from.isoformat()): str(r.usd_per_hour.normalize()) for r in rows}
+    by_day = {(r.resource, r.region, r.valid_from.isoformat()): r.usd_per_hour for r in rows}
     # The T4 from 0.45 (its start, 2026-11-01 08:00 UTC), 0.4025 from 2026-11-20 and so at December's start.
-    assert [(d, p) for (res, reg, d), p in prices.items() if res == "NVIDIA_TESLA_T4" and reg == "us-east1"] == [
-        ("2026-11-01", "0.45"),
-        ("2026-11-20", "0.4025"),
-        ("2026-12-01", "0.4025"),
+    assert [(d, p) for (res, reg, d), p in by_day.items() if res == "NVIDIA_TESLA_T4" and reg == "us-east1"] == [
+        ("2026-11-01", 0.45),
+        ("2026-11-20", 0.4025),
+        ("2026-12-01", 0.4025),
     ]
     # n1-standard-4: 4 x 0.03635265 + 15 x 0.00487255 = 0.21849885 at the start of each month (the RAM SKU
     # holds from 2026-11-01 08:00, later than November's start: its row is from that day); from
     # 2026-12-03 the core is 0.04: 4 x 0.04 + 0.07308825 = 0.23308825.
-    assert [(d, p) for (res, reg, d), p in prices.items() if res == "n1-standard-4" and reg == "us-central1"] == [
-        ("2026-11-01", "0.21849885"),
-        ("2026-12-01", "0.21849885"),
-        ("2026-12-03", "0.23308825"),
+    assert [(d, p) for (res, reg, d), p in by_day.items() if res == "n1-standard-4" and reg == "us-central1"] == [
+        ("2026-11-01", 0.21849885),
+        ("2026-12-01", 0.21849885),
+        ("2026-12-03", 0.23308825),
     ]
 
 
@@ -214,7 +217,6 @@ def test_the_file_is_a_price_file_of_the_agreed_format(tmp_path: Path) -> None:
 
 
 def test_every_resource_written_is_one_the_machines_table_knows(tmp_path: Path) -> None:
-    machines = pytest.importorskip("tierscope.analysis.machines", reason="the machines table is not merged yet")
     known = set(machines.catalog())
     out = tmp_path / "prices.csv"
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
@@ -223,7 +225,6 @@ def test_every_resource_written_is_one_the_machines_table_knows(tmp_path: Path) 
 
 
 def test_the_file_loads_as_user_prices_that_hold_from_the_skus_effective_date(tmp_path: Path) -> None:
-    prices = pytest.importorskip("tierscope.analysis.prices", reason="the price-file loader is not merged yet")
     out = tmp_path / "prices.csv"
     with FakeCatalogServer({VERTEX_AI_SERVICE_ID: VERTEX_SKUS}, SERVICES) as server:
         assert _update(server, "--out", str(out))[0] == 0
@@ -244,8 +245,6 @@ def test_the_file_loads_as_user_prices_that_hold_from_the_skus_effective_date(tm
 
 
 def test_the_next_summary_prices_a_run_from_the_file(tmp_path: Path) -> None:
-    pytest.importorskip("tierscope.analysis.prices", reason="the price-file loader is not merged yet")
-    machines = pytest.importorskip("tierscope.analysis.machines", reason="the machines table is not merged yet")
     from tierscope.collector.collect import collect_runs
     from tierscope.collector.manifest import RunSpec
     from tierscope.dataset.store import Dataset
@@ -414,20 +413,44 @@ def test_skus_of_other_shapes_are_skipped_and_counted() -> None:
     ]
     rows, skipped, read = price_rows(skus, "S", date(2026, 12, 6))
     assert read == 11
-    # A100 80GB and A100 40GB apart; A3 Mega's core (0.5 x 208) + RAM (0.5 x 1,872) = 1,040 for a3-megagpu-8g.
-    assert [(r.resource, str(r.usd_per_hour)) for r in rows] == [
-        ("NVIDIA_A100_80GB", "0.500000000"),
-        ("NVIDIA_TESLA_A100", "0.500000000"),
-        ("a3-megagpu-8g", "1040.000000000"),
+    # A100 80GB and A100 40GB apart, both in the machines table. The table has no A3 Mega machine type, and
+    # A3 Mega's SKUs are never taken for A3 High's (a3-highgpu-*): their core and RAM are skipped.
+    assert [(r.resource, r.usd_per_hour, r.origin) for r in rows] == [
+        ("NVIDIA_A100_80GB", 0.5, ORIGIN),
+        ("NVIDIA_TESLA_A100", 0.5, ORIGIN),
     ]
     assert skipped.reasons == {
         Skipped.UNKNOWN_SHAPE: 1,  # a custom machine type's core
         Skipped.NO_REGION: 2,  # none; "global"
         Skipped.UNIT: 1,  # RAM per GiB-month
-        Skipped.NO_MACHINES: 1,  # M1 has a core price, no RAM price and no machine type here
+        Skipped.NO_MACHINES: 3,  # A3 Mega's core and RAM (no machine type); M1's core (no RAM, no machine type)
         Skipped.PRICE: 2,  # two tiers; euros
     }
-    # Devices the machines table does not know are not written (a price file naming them would not load).
-    rows, skipped, _ = price_rows(skus, "S", date(2026, 12, 6), devices=frozenset({"NVIDIA_TESLA_A100"}))
-    assert [r.resource for r in rows] == ["NVIDIA_TESLA_A100", "a3-megagpu-8g"]
-    assert skipped.reasons[Skipped.UNKNOWN_DEVICE] == 1
+    # Given a machine type of their own family, A3 Mega's SKUs price it: a3-megagpu-8g has 208 vCPUs and
+    # 1,872 GB (cloud.google.com/compute/docs/accelerator-optimized-machines, read 2026-12-06), so
+    # 0.5 x 208 + 0.5 x 1,872 = 1,040. Devices not named are not written (a file naming them would not load).
+    mega = {"a3-megagpu-8g": (208, Decimal(1872))}
+    rows, skipped, _ = price_rows(skus, "S", date(2026, 12, 6), mega, frozenset({"NVIDIA_TESLA_A100"}))
+    assert [(r.resource, r.usd_per_hour) for r in rows] == [("NVIDIA_TESLA_A100", 0.5), ("a3-megagpu-8g", 1040.0)]
+    assert skipped.reasons[Skipped.UNKNOWN_DEVICE] == 1 and skipped.reasons[Skipped.NO_MACHINES] == 1
+
+
+def test_the_machine_shapes_are_the_machines_tables() -> None:
+    shapes, devices = known_hardware()
+    # analysis/data/machines.csv: n1-standard-8 8 vCPUs, 30 GB; a3-highgpu-8g 208, 1,872; the TPU VM
+    # ct5lp-hightpu-8t is priced by its chips, and cloud-tpu has no shape: neither is a machine type here.
+    assert shapes["n1-standard-8"] == (8, Decimal(30)) and shapes["a3-highgpu-8g"] == (208, Decimal(1872))
+    assert "ct5lp-hightpu-8t" not in shapes and "cloud-tpu" not in shapes
+    assert {"NVIDIA_TESLA_T4", "NVIDIA_H100_80GB", "TPU_V5_LITEPOD"} <= devices
+    assert set(shapes) | devices <= set(machines.catalog())
+
+
+def test_the_rows_written_read_back_as_the_same_rows() -> None:
+    # One writer (prices.to_csv), read back by the loader (prices.parse_csv): the same rows, the origin aside.
+    rows, _, _ = price_rows(VERTEX_SKUS, VERTEX_AI_SERVICE_ID, date(2026, 12, 6))
+    text = prices.to_csv(rows)
+    assert text.splitlines()[0] == ",".join(COLUMNS)
+    # n1-standard-8: 8 x 0.03635265 + 30 x 0.00487255 = 0.2908212 + 0.1461765 = 0.4369977, in plain digits.
+    assert "n1-standard-8,us-central1,on-demand,0.4369977,2026-11-01," in text
+    back = prices.parse_csv(text, "written.csv")
+    assert back == [replace(r, origin="written.csv") for r in rows]

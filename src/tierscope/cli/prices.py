@@ -80,7 +80,8 @@ def update_cmd(
         month_spans,
         read_skus,
     )
-    from tierscope.analysis.sku_prices import known_hardware, price_csv, price_rows
+    from tierscope.analysis.prices import to_csv
+    from tierscope.analysis.sku_prices import price_rows
     from tierscope.atomic import write_bytes_atomic
 
     today = datetime.now(UTC).date()
@@ -90,17 +91,16 @@ def update_cmd(
     reading = connect(endpoint, policy)
     if service_id is None:
         service_id, _ = find_service(reading)
-    shapes, devices = known_hardware()
     spans = month_spans(datetime.now(UTC), months)
     skus = chain.from_iterable(read_skus(reading, service_id, span) for span in spans)
-    rows, skipped, read = price_rows(skus, service_id, today, shapes, devices)
+    rows, skipped, read = price_rows(skus, service_id, today)
     if not rows:
         reasons = "; ".join(skipped.lines()) or "the service has no SKUs"
         raise CatalogError(
             f"no training prices among the {read:,} SKUs of service {service_id} ({reasons}); nothing was "
             "written: check --service-id"
         )
-    write_bytes_atomic(target, price_csv(rows).encode("utf-8"))
+    write_bytes_atomic(target, to_csv(rows).encode("utf-8"))
     kinds = _kinds(row.resource for row in rows)
     regions = len({row.region for row in rows})
     dates = sorted({row.valid_from for row in rows})
