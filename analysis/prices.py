@@ -65,12 +65,15 @@ class PriceRow:
     source: str
     origin: str = "shipped"
 
+    @property
+    def usd_text(self) -> str:
+        """The price in plain decimal digits, the fewest that read back as the same float (``0.4369977``,
+        ``1040``): as a price file holds it, so that a row named is a row found in its file."""
+        return format(Decimal(repr(self.usd_per_hour)).normalize(), "f")
+
     def label(self) -> str:
         """``NVIDIA_TESLA_T4 us-central1 on-demand 0.35/h from 2026-07-30 (source)``."""
-        return (
-            f"{self.resource} {self.region} {self.pricing} {self.usd_per_hour:g}/h from {self.valid_from} "
-            f"({self.source})"
-        )
+        return f"{self.resource} {self.region} {self.pricing} {self.usd_text}/h from {self.valid_from} ({self.source})"
 
 
 def _row(raw: dict[str, object], where: str, origin: str) -> PriceRow:
@@ -118,14 +121,12 @@ def parse_csv(text: str, name: str, origin: str | None = None) -> list[PriceRow]
 
 def to_csv(rows: Iterable[PriceRow]) -> str:
     """A price file's text, as :func:`parse_csv` reads it back: the header :data:`COLUMNS`, then one line
-    a row (RFC 4180 quoting), each price in plain decimal digits, the fewest that read back as the same
-    float (``10.8790864``, ``1040``)."""
+    a row (RFC 4180 quoting), each price as :attr:`PriceRow.usd_text`."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for r in rows:
-        usd = format(Decimal(repr(r.usd_per_hour)).normalize(), "f")
-        writer.writerow([r.resource, r.region, r.pricing, usd, r.valid_from.isoformat(), r.source])
+        writer.writerow([r.resource, r.region, r.pricing, r.usd_text, r.valid_from.isoformat(), r.source])
     return out.getvalue()
 
 

@@ -268,10 +268,32 @@ def test_the_next_summary_prices_a_run_from_the_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["summary", "--dataset", str(tmp_path / "ds"), "--prices", str(out), "--json"])
     assert result.exit_code == 0, result.output
     [row] = json.loads(result.stdout)
-    # n1-standard-8 0.4369977 + 1 x T4 0.4025 = 0.8394977 USD an hour, both rows of the file.
+    # From the SKUs to the run's price, by hand:
+    # - TEST-N1-CORE: nanos 36,352,650 -> 0.03635265 USD a vCPU-hour; TEST-N1-RAM: nanos 4,872,550 -> 0.00487255
+    #   USD a GiB-hour; n1-standard-8 has 8 vCPUs and 30 GB (analysis/data/machines.csv), so its row is
+    #   8 x 0.03635265 + 30 x 0.00487255 = 0.2908212 + 0.1461765 = 0.4369977 USD an hour, from this month's first
+    #   day (--months 1); TEST-T4: nanos 402,500,000 -> 0.4025 USD a GPU-hour.
+    # - The run: 1 x n1-standard-8 + 1 x T4 = 0.4369977 + 0.4025 = 0.8394977 USD an hour, both rows of the file.
+    # - Steps per USD: 2 steps/s x 3,600 s / 0.8394977 USD = 8,575.37.
+    [written] = _rows(out)[("n1-standard-8", "us-central1", "on-demand")]
+    assert (written["usd_per_hour"], written["valid_from"]) == ("0.4369977", _month_starts(1)[0])
     assert row["usd_per_hour"] == pytest.approx(0.8394977, abs=1e-9)
+    assert row["steps_per_usd"] == pytest.approx(7200 / 0.8394977, rel=1e-9)
     assert "SKU TEST-T4" in row["price_rows"] and "SKUs TEST-N1-CORE (per vCPU) + TEST-N1-RAM" in row["price_rows"]
     assert not row["price_stale"]
+    # --wide names the rows as the file holds them: resource, region, pricing, price, date and source.
+    wide = runner.invoke(
+        app, ["summary", "--dataset", str(tmp_path / "ds"), "--prices", str(out), "--wide"], env={"COLUMNS": "1000"}
+    )
+    assert wide.exit_code == 0, wide.output
+    source = f"Cloud Billing Catalog API, service {VERTEX_AI_SERVICE_ID}"
+    assert (
+        f"1 x n1-standard-8 us-central1 on-demand 0.4369977/h from {_month_starts(1)[0]} ({source}, SKUs "
+        f"TEST-N1-CORE (per vCPU) + TEST-N1-RAM (per GiB of memory), read {TODAY})"
+    ) in wide.stdout
+    assert f"1 x NVIDIA_TESLA_T4 us-central1 on-demand 0.4025/h from {_month_starts(1)[0]} ({source}, SKU TEST-T4" in (
+        wide.stdout
+    )
 
 
 def test_the_default_file_is_dated_today_in_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
