@@ -48,10 +48,12 @@ from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
 from tierscope.analysis.throughput import (
     FIGURE_COLUMNS,
     INPUT_COLUMNS,
+    JUMP_FACTOR,
     JUMP_RATES,
     STEADY_ROWS,
     STEADY_WEIGHT,
     WARM_RATES,
+    WARMUP_FRACTION,
     collect_intervals,
     lead_rows,
     lead_tasks,
@@ -167,7 +169,14 @@ def interval_figures(
     def part_of(batch: list[str | None] | None) -> pl.LazyFrame:
         return steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
 
+    # A run computed alone holds no other batch's intervals beside its own: it may be as large as the
+    # batches computed at once together. Only a run larger than that is taken in pieces.
+    alone = PARALLEL_BATCHES * max_records
+
     def pieced(batch: list[str | None] | None) -> bool:
+        return batch is not None and len(batch) == 1 and sizes[batch[0]] > alone
+
+    def large(batch: list[str | None] | None) -> bool:
         return batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records
 
     def whole(batch: list[str | None] | None) -> PiecedRun:
@@ -176,9 +185,9 @@ def interval_figures(
         return batch_figures(part, batch, known, events, seed, extra, keep)
 
     def in_pieces(batch: list[str | None]) -> PiecedRun:
-        read = min(SPILL_READ_ROWS, max_records)
+        read = min(SPILL_READ_ROWS, alone)
         rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
-        run = pieced_run(part_of(batch), max_records, seed, extra, keep, rows)
+        run = pieced_run(part_of(batch), alone, seed, extra, keep, rows)
         run.goodput = run_goodput(run.lead, run.throughput, events)
         return run
 
@@ -198,10 +207,10 @@ def interval_figures(
 
     try:
         for batch in batches:
-            if pieced(batch):
+            if large(batch):  # alone: nothing else in memory beside it
                 while running:
                     take()
-                running.append(_done(in_pieces(batch)))  # type: ignore[arg-type]
+                running.append(_done(in_pieces(batch) if pieced(batch) else whole(batch)))  # type: ignore[arg-type]
                 take()
                 continue
             while len(running) >= PARALLEL_BATCHES:
@@ -350,6 +359,14 @@ def pieced_run(
         except OSError as exc:
             raise unwritten(exc) from exc
 
+        def stored(i: int) -> pl.LazyFrame:
+            return pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
+
+        done = _one_pass(stored, len(pieces), training, records, seed, extra, keep)
+        if done is not None:
+            return done
+        # A median decided some record other than its first piece's did: the passes below, each
+        # with the run's medians found before it.
         rated = [spill / f"rated-{i}.parquet" for i in range(len(pieces))]
 
         def piece(i: int) -> pl.LazyFrame:
@@ -359,8 +376,7 @@ def pieced_run(
             # :mod:`tierscope.cli`), and of their CPU.
             if rated[i].exists():
                 return pl.scan_parquet(rated[i])
-            stored = pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
-            raw = with_raw_rates(ordered_records(stored, extra).lazy()).collect()
+            raw = with_raw_rates(ordered_records(stored(i), extra).lazy()).collect()
             try:
                 raw.write_parquet(rated[i], compression="lz4", statistics=False)
             except (OSError, pl.exceptions.ComputeError) as exc:
@@ -428,16 +444,121 @@ def _spill(chunks: Iterable[pl.DataFrame], pieces: list[pl.DataFrame], into: Pat
     return paths
 
 
-def _gathered(columns: Iterable[pl.Series], size: int) -> np.ndarray:
+def _gathered(columns: Iterable[pl.Series], size: int, out: np.ndarray | None = None) -> np.ndarray:
     """The non-null values of ``columns`` (Float64, at most ``size`` in all) one after another in one
-    array, each column dropped once copied: no list of them and no second copy."""
-    out = np.empty(size, dtype=np.float64)
+    array (``out``, if given, of at least ``size``), each column dropped once copied: no list of them
+    and no second copy."""
+    out = np.empty(size, dtype=np.float64) if out is None else out
     held = 0
     for column in columns:
         values = column.drop_nulls().to_numpy()
         out[held : held + values.size] = values
         held += values.size
     return out[:held]
+
+
+def _threshold(median: float | None, factor: float, unknown: float) -> float:
+    """``factor`` times ``median`` as the intervals compare with it (the same float product), ``unknown``
+    where there is no median (a comparison with null: never a jump, never a slow start)."""
+    return unknown if median is None else factor * median
+
+
+def _one_pass(
+    stored: Callable[[int], pl.LazyFrame],
+    count: int,
+    training: pl.DataFrame,
+    records: pl.DataFrame,
+    seed: int,
+    extra: Sequence[str],
+    keep: bool,
+) -> PiecedRun | None:
+    """The figures of :func:`pieced_run` in one pass over its ``count`` pieces (``stored(i)``: piece i's
+    spilled records), or None where the pass cannot vouch for them.
+
+    The intervals are judged against the run's two medians (:data:`JUMP_MEDIAN`, :data:`WARM_MEDIAN`),
+    known only once every piece is read. Each piece is judged against its first piece's medians
+    instead, while the rates behind the run's are gathered (8 bytes a record: the raw rates; the
+    warm-up sample is the steady rates, kept anyway, and the few in-segment warm-up ones). Once
+    they are known, a record was judged otherwise by them only if a rate lies between the two
+    thresholds: a raw rate between the two jump thresholds, or the rate of a record at warm-up's
+    edge (in warm-up past a segment's first record, or the first record past it) between the two
+    slow-start ones (warm-up lasts while every rate so far is below the threshold, so it ends
+    elsewhere only if one of those changes side). Where none does, every figure is the one the
+    run's medians give; else None (the caller takes the passes that find the medians first)."""
+    size = int(training["records"].sum())  # at most this many rates: the run's training rows
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
+    lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
+    jumps = np.empty(size, dtype=np.float64)  # every piece's raw rates: the jump median's sample
+    rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
+    weights = np.empty(size, dtype=np.float64)  # and each one's steps (its weight)
+    jumped = held = 0
+    warm_only: list[np.ndarray] = []  # in-segment warm-up rates: with the steady ones, the warm median's sample
+    edges: list[np.ndarray] = []  # rates at warm-up's edge (see above)
+    parts, own, leads, kept = [], [], [], []
+    jump_median = warm_median = None
+    in_segment = pl.col("interval_index") > 0
+    for i in range(count):
+        raw = with_raw_rates(ordered_records(stored(i), extra).lazy()).collect()
+        jump = raw.select(JUMP_RATES.drop_nulls()).to_series().to_numpy()
+        jumps[jumped : jumped + jump.size] = jump
+        jumped += jump.size
+        if i == 0:
+            jump_median = exact_median(jump)
+        del jump
+        rated = with_segments(raw.lazy(), pl.lit(jump_median, pl.Float64)).collect()
+        del raw
+        if i == 0:
+            warm_median = exact_median(rated.select(WARM_RATES.drop_nulls()).to_series().to_numpy())
+        intervals = with_warmup(rated.lazy(), pl.lit(warm_median, pl.Float64)).select(columns).collect()
+        del rated
+        warm = pl.col("warmup")
+        edge = in_segment & (warm | warm.shift(1))  # past a segment's first row, the row before is the segment's
+        found = intervals.select(
+            warm_only=pl.col("rate").filter(in_segment & warm).drop_nulls().implode(),
+            edges=pl.col("rate").filter(edge).drop_nulls().implode(),
+        )
+        warm_only.append(found["warm_only"].explode().to_numpy())
+        edges.append(found["edges"].explode().to_numpy())
+        parts.append(run_parts(intervals.lazy()).collect())
+        own.append(own_figures(intervals.lazy()))
+        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
+        rates[held : held + steady.height] = steady.get_column("rate").to_numpy()
+        weights[held : held + steady.height] = steady.get_column("weight").to_numpy()
+        held += steady.height
+        leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
+        if keep:
+            kept.append(intervals)
+        del intervals, steady
+    # The run's jump median, and whether any raw rate lies between its threshold and the first piece's
+    # (a jump is a raw rate above it: one in (low, high] is judged otherwise).
+    run_jump = exact_median(jumps[:jumped], in_place=True)
+    low, high = sorted(_threshold(m, JUMP_FACTOR, float("inf")) for m in (jump_median, run_jump))
+    moved = jumps[:jumped]
+    if low != high and bool(((moved > low) & (moved <= high)).any()):
+        return None
+    # Now the segments are the run's, and so the warm-up sample: its median, and whether a rate at
+    # warm-up's edge lies between its threshold and the first piece's (slow is below: [low, high)).
+    # The sample is copied where the raw rates were (it is no larger: a rate a row past a task's first).
+    sample = jumps[: held + sum(w.size for w in warm_only)]
+    sample[:held] = rates[:held]
+    _gathered((pl.Series(w) for w in warm_only), sample.size - held, sample[held:])
+    run_warm = exact_median(sample, in_place=True)
+    del jumps, moved, sample
+    low, high = sorted(_threshold(m, WARMUP_FRACTION, float("-inf")) for m in (warm_median, run_warm))
+    edge_rates = np.concatenate(edges) if edges else np.empty(0)
+    if low != high and bool(((edge_rates >= low) & (edge_rates < high)).any()):
+        return None
+    summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
+    run_id = records["run_id"][0]
+    samples = {run_id: steady_rates(rates[:held], weights[:held])} if held else {}
+    lead = pl.concat(leads)
+    return PiecedRun(
+        throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
+        tasks=with_peers(pl.concat(own)),
+        samples=samples,
+        lead=lead,
+        intervals=pl.concat(kept) if keep else None,
+    )
 
 
 def _pieces_figures(
