@@ -498,19 +498,28 @@ def _one_pass(
     jump_median = warm_median = None
     in_segment = pl.col("interval_index") > 0
     for i in range(count):
-        raw = with_raw_rates(ordered_records(stored(i), extra).lazy()).collect()
-        jump = raw.select(JUMP_RATES.drop_nulls()).to_series().to_numpy()
+        ordered = ordered_records(stored(i), extra).lazy()
+        if i == 0:  # the first piece's medians, which every piece is judged against
+            raw = with_raw_rates(ordered).collect()
+            jump_median = exact_median(raw.select(JUMP_RATES.drop_nulls()).to_series().to_numpy())
+            rated = with_segments(raw.lazy(), pl.lit(jump_median, pl.Float64)).collect()
+            warm_median = exact_median(rated.select(WARM_RATES.drop_nulls()).to_series().to_numpy())
+            ordered = raw.lazy()
+            del raw, rated
+        # One query from the records to the figures' columns and the raw rates: no stage held whole beside
+        # the next (a piece of a million records would hold several hundred MB more).
+        judged = with_segments(with_raw_rates(ordered), pl.lit(jump_median, pl.Float64))
+        raw_rate = pl.when(~pl.col("_first")).then(pl.col("_raw_rate"))  # JUMP_RATES, null elsewhere
+        intervals = (
+            with_warmup(judged.with_columns(raw_rate=raw_rate), pl.lit(warm_median, pl.Float64))
+            .select(*columns, "raw_rate")
+            .collect()
+        )
+        jump = intervals.get_column("raw_rate").drop_nulls().to_numpy()
         jumps[jumped : jumped + jump.size] = jump
         jumped += jump.size
-        if i == 0:
-            jump_median = exact_median(jump)
+        intervals = intervals.drop("raw_rate")
         del jump
-        rated = with_segments(raw.lazy(), pl.lit(jump_median, pl.Float64)).collect()
-        del raw
-        if i == 0:
-            warm_median = exact_median(rated.select(WARM_RATES.drop_nulls()).to_series().to_numpy())
-        intervals = with_warmup(rated.lazy(), pl.lit(warm_median, pl.Float64)).select(columns).collect()
-        del rated
         warm = pl.col("warmup")
         edge = in_segment & (warm | warm.shift(1))  # past a segment's first row, the row before is the segment's
         found = intervals.select(
