@@ -362,7 +362,10 @@ def pieced_run(
         def stored(i: int) -> pl.LazyFrame:
             return pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
 
-        done = _one_pass(stored, len(pieces), training, records, seed, extra, keep)
+        try:
+            done = _one_pass(stored, len(pieces), training, records, seed, extra, keep, spill)
+        except (OSError, pl.exceptions.ComputeError) as exc:
+            raise unwritten(exc) from exc
         if done is not None:
             return done
         # A median decided some record other than its first piece's did: the passes below, each
@@ -384,7 +387,7 @@ def pieced_run(
             files[i].unlink()
             return raw.lazy()
 
-        return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep)
+        return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep, spill)
 
 
 _KEYS = ["role", "task_index"]
@@ -471,9 +474,11 @@ def _one_pass(
     seed: int,
     extra: Sequence[str],
     keep: bool,
+    spill: Path,
 ) -> PiecedRun | None:
     """The figures of :func:`pieced_run` in one pass over its ``count`` pieces (``stored(i)``: piece i's
-    spilled records), or None where the pass cannot vouch for them.
+    spilled records), or None where the pass cannot vouch for them. ``spill``: a folder for what the
+    pass keeps until its end (the raw rates, the lead task's intervals), out of memory.
 
     The intervals are judged against the run's two medians (:data:`JUMP_MEDIAN`, :data:`WARM_MEDIAN`),
     known only once every piece is read. Each piece is judged against its first piece's medians
@@ -484,19 +489,19 @@ def _one_pass(
     edge (in warm-up past a segment's first record, or the first record past it) between the two
     slow-start ones (warm-up lasts while every rate so far is below the threshold, so it ends
     elsewhere only if one of those changes side). Where none does, every figure is the one the
-    run's medians give; else None (the caller takes the passes that find the medians first)."""
-    size = int(training["records"].sum())  # at most this many rates: the run's training rows
+    run's medians give; else None (the caller takes the passes that find the medians first).
+
+    Memory: a piece's intervals and the steady rates (8 bytes a record; their weights too where they
+    differ). The raw rates and the lead task's intervals wait in ``spill`` until the pass is over."""
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
-    jumps = np.empty(size, dtype=np.float64)  # every piece's raw rates: the jump median's sample
-    rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
-    weights = np.empty(size, dtype=np.float64)  # and each one's steps (its weight)
-    jumped = held = 0
+    figures = _PieceFigures(training, spill, keep)
+    raw_path = spill / "raw-rates.f64"  # every piece's raw rates, appended: the jump median's sample
+    jumped = 0
     warm_only: list[np.ndarray] = []  # in-segment warm-up rates: with the steady ones, the warm median's sample
     edges: list[np.ndarray] = []  # rates at warm-up's edge (see above)
-    parts, own, leads, kept = [], [], [], []
     jump_median = warm_median = None
-    in_segment = pl.col("interval_index") > 0
+    in_segment, warm = pl.col("interval_index") > 0, pl.col("warmup")
+    edge = in_segment & (warm | warm.shift(1))  # past a segment's first row, the row before is the segment's
     for i in range(count):
         ordered = ordered_records(stored(i), extra).lazy()
         if i == 0:  # the first piece's medians, which every piece is judged against
@@ -516,58 +521,45 @@ def _one_pass(
             .collect()
         )
         jump = intervals.get_column("raw_rate").drop_nulls().to_numpy()
-        jumps[jumped : jumped + jump.size] = jump
+        with raw_path.open("ab") as out:
+            np.ascontiguousarray(jump).tofile(out)
         jumped += jump.size
-        intervals = intervals.drop("raw_rate")
         del jump
-        warm = pl.col("warmup")
-        edge = in_segment & (warm | warm.shift(1))  # past a segment's first row, the row before is the segment's
+        intervals = intervals.drop("raw_rate")
         found = intervals.select(
             warm_only=pl.col("rate").filter(in_segment & warm).drop_nulls().implode(),
             edges=pl.col("rate").filter(edge).drop_nulls().implode(),
         )
         warm_only.append(found["warm_only"].explode().to_numpy())
         edges.append(found["edges"].explode().to_numpy())
-        parts.append(run_parts(intervals.lazy()).collect())
-        own.append(own_figures(intervals.lazy()))
-        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
-        rates[held : held + steady.height] = steady.get_column("rate").to_numpy()
-        weights[held : held + steady.height] = steady.get_column("weight").to_numpy()
-        held += steady.height
-        leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
-        if keep:
-            kept.append(intervals)
-        del intervals, steady
+        figures.add(intervals)
+        del intervals
     # The run's jump median, and whether any raw rate lies between its threshold and the first piece's
     # (a jump is a raw rate above it: one in (low, high] is judged otherwise).
-    run_jump = exact_median(jumps[:jumped], in_place=True)
-    low, high = sorted(_threshold(m, JUMP_FACTOR, float("inf")) for m in (jump_median, run_jump))
+    extra_warm = sum(w.size for w in warm_only)
+    steady = figures.steady()
+    # room for the warm-up sample after (no larger: a rate a row past a task's first, as a raw rate)
+    jumps = np.empty(max(jumped, steady.size + extra_warm), dtype=np.float64)
+    if jumped:
+        jumps[:jumped] = np.fromfile(raw_path, dtype=np.float64)
+    raw_path.unlink(missing_ok=True)
     moved = jumps[:jumped]
+    run_jump = exact_median(moved, in_place=True)
+    low, high = sorted(_threshold(m, JUMP_FACTOR, float("inf")) for m in (jump_median, run_jump))
     if low != high and bool(((moved > low) & (moved <= high)).any()):
         return None
     # Now the segments are the run's, and so the warm-up sample: its median, and whether a rate at
     # warm-up's edge lies between its threshold and the first piece's (slow is below: [low, high)).
-    # The sample is copied where the raw rates were (it is no larger: a rate a row past a task's first).
-    sample = jumps[: held + sum(w.size for w in warm_only)]
-    sample[:held] = rates[:held]
-    _gathered((pl.Series(w) for w in warm_only), sample.size - held, sample[held:])
+    sample = jumps[: steady.size + extra_warm]
+    sample[: steady.size] = steady
+    _gathered((pl.Series(w) for w in warm_only), extra_warm, sample[steady.size :])
     run_warm = exact_median(sample, in_place=True)
     del jumps, moved, sample
     low, high = sorted(_threshold(m, WARMUP_FRACTION, float("-inf")) for m in (warm_median, run_warm))
     edge_rates = np.concatenate(edges) if edges else np.empty(0)
     if low != high and bool(((edge_rates >= low) & (edge_rates < high)).any()):
         return None
-    summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
-    run_id = records["run_id"][0]
-    samples = {run_id: steady_rates(rates[:held], weights[:held])} if held else {}
-    lead = pl.concat(leads)
-    return PiecedRun(
-        throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
-        tasks=with_peers(pl.concat(own)),
-        samples=samples,
-        lead=lead,
-        intervals=pl.concat(kept) if keep else None,
-    )
+    return figures.run(records, seed)
 
 
 def _pieces_figures(
@@ -578,9 +570,11 @@ def _pieces_figures(
     seed: int,
     extra: Sequence[str],
     keep: bool,
+    spill: Path,
 ) -> PiecedRun:
     """The three passes of :func:`pieced_run` over its ``count`` pieces (``piece(i)``: piece i's raw
-    rates, :func:`tierscope.analysis.throughput.with_raw_rates`)."""
+    rates, :func:`tierscope.analysis.throughput.with_raw_rates`), each with the medians the one before
+    found: where :func:`_one_pass` cannot vouch for its figures."""
     size = int(training["records"].sum())  # at most this many rates: the run's training rows
     jump = _gathered((piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)), size)
     jump_median = pl.lit(exact_median(jump, in_place=True), pl.Float64)
@@ -591,31 +585,74 @@ def _pieces_figures(
     warm_median = pl.lit(exact_median(warm, in_place=True), pl.Float64)
     del warm
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
-    parts, own, leads, kept = [], [], [], []
-    rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
-    weights = np.empty(size, dtype=np.float64)  # and each one's steps (its weight)
-    held = 0
+    figures = _PieceFigures(training, spill, keep)
     for i in range(count):
-        intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
-        parts.append(run_parts(intervals.lazy()).collect())
-        own.append(own_figures(intervals.lazy()))
+        figures.add(with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect())
+    return figures.run(records, seed)
+
+
+class _PieceFigures:
+    """What the figures keep of each piece's intervals (:meth:`add`, in piece order), and the run's
+    figures from them (:meth:`run`): the parts that add up, each task's own figures, the steady rates
+    in the unbatched order and their weights (8 bytes a record each; the weights written only once one
+    differs from the first: pages never written are never resident, so a log written every N steps
+    holds no 160 MB of equal weights), the lead task's intervals (in ``spill`` until the end) and,
+    with ``keep``, every interval."""
+
+    def __init__(self, training: pl.DataFrame, spill: Path, keep: bool) -> None:
+        size = int(training["records"].sum())  # at most this many rates: the run's training rows
+        self.lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
+        self.lead_path = spill / "lead.parquet"
+        self.keep = keep
+        self.parts: list[pl.DataFrame] = []
+        self.own: list[pl.DataFrame] = []
+        self.kept: list[pl.DataFrame] = []
+        self.rates = np.empty(size, dtype=np.float64)
+        self.weights = np.empty(size, dtype=np.float64)
+        self.first_weight: float | None = None
+        self.alike = True  # every weight so far the first one
+        self.held = 0
+        self.empty: pl.DataFrame | None = None
+
+    def add(self, intervals: pl.DataFrame) -> None:
+        """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones)."""
+        self.empty = intervals.clear() if self.empty is None else self.empty
+        self.parts.append(run_parts(intervals.lazy()).collect())
+        self.own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
-        rates[held : held + steady.height] = steady.get_column("rate").to_numpy()
-        weights[held : held + steady.height] = steady.get_column("weight").to_numpy()
-        held += steady.height
-        leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
-        if keep:
-            kept.append(intervals)
-        del intervals
-    summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
-    run_id = records["run_id"][0]
-    samples = {run_id: steady_rates(rates[:held], weights[:held])} if held else {}
-    lead = pl.concat(leads)
-    return PiecedRun(
-        throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
-        tasks=with_peers(pl.concat(own)),
-        samples=samples,
-        lead=lead,
-        intervals=pl.concat(kept) if keep else None,
-    )
+        held, more = self.held, steady.height
+        self.rates[held : held + more] = steady.get_column("rate").to_numpy()
+        weight = steady.get_column("weight").to_numpy()
+        if self.alike and more:
+            self.first_weight = float(weight[0]) if self.first_weight is None else self.first_weight
+            if not (weight == self.first_weight).all():  # NaN (unknown) too: steady_rates decides
+                self.alike = False
+                self.weights[:held] = self.first_weight
+        if not self.alike:
+            self.weights[held : held + more] = weight
+        self.held += more
+        lead = intervals.join(self.lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True)
+        if lead.height:  # the lead task is whole in one piece
+            lead.write_parquet(self.lead_path, compression="lz4", statistics=False)
+        if self.keep:
+            self.kept.append(intervals)
+
+    def steady(self) -> np.ndarray:
+        """The steady rates so far, in the unbatched order (a view)."""
+        return self.rates[: self.held]
+
+    def run(self, records: pl.DataFrame, seed: int) -> PiecedRun:
+        """The run's figures (``records``: its ``run_id, records, last_step``)."""
+        summed = pl.concat(self.parts).group_by("run_id").agg(pl.all().sum())
+        rates = self.steady()
+        # equal weights: the plain median, as steady_rates gives it for them
+        sample = SteadyRates(rates, None) if self.alike else steady_rates(rates, self.weights[: self.held])
+        samples = {records["run_id"][0]: sample} if self.held else {}
+        lead = pl.read_parquet(self.lead_path) if self.lead_path.exists() else self.empty
+        return PiecedRun(
+            throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
+            tasks=with_peers(pl.concat(self.own)),
+            samples=samples,
+            lead=lead,
+            intervals=pl.concat(self.kept) if self.keep else None,
+        )
