@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, SteadyRates, exact_median, steady_rates
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, SteadyRates, exact_median, median_of, steady_rates
 from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
@@ -534,27 +534,25 @@ def _one_pass(
         edges.append(found["edges"].explode().to_numpy())
         figures.add(intervals)
         del intervals
+
     # The run's jump median, and whether any raw rate lies between its threshold and the first piece's
-    # (a jump is a raw rate above it: one in (low, high] is judged otherwise).
-    extra_warm = sum(w.size for w in warm_only)
-    steady = figures.steady()
-    # room for the warm-up sample after (no larger: a rate a row past a task's first, as a raw rate)
-    jumps = np.empty(max(jumped, steady.size + extra_warm), dtype=np.float64)
-    if jumped:
-        jumps[:jumped] = np.fromfile(raw_path, dtype=np.float64)
-    raw_path.unlink(missing_ok=True)
-    moved = jumps[:jumped]
-    run_jump = exact_median(moved, in_place=True)
+    # (a jump is a raw rate above it: one in (low, high] is judged otherwise): read from the spill a
+    # block at a time.
+    def raw_rates() -> Iterable[np.ndarray]:
+        with raw_path.open("rb") as source:
+            while (block := np.fromfile(source, dtype=np.float64, count=SPILL_ROWS)).size:
+                yield block
+
+    run_jump = median_of(raw_rates, jumped)
     low, high = sorted(_threshold(m, JUMP_FACTOR, float("inf")) for m in (jump_median, run_jump))
-    if low != high and bool(((moved > low) & (moved <= high)).any()):
+    if low != high and any(bool(((b > low) & (b <= high)).any()) for b in raw_rates()):
         return None
-    # Now the segments are the run's, and so the warm-up sample: its median, and whether a rate at
-    # warm-up's edge lies between its threshold and the first piece's (slow is below: [low, high)).
-    sample = jumps[: steady.size + extra_warm]
-    sample[: steady.size] = steady
-    _gathered((pl.Series(w) for w in warm_only), extra_warm, sample[steady.size :])
-    run_warm = exact_median(sample, in_place=True)
-    del jumps, moved, sample
+    raw_path.unlink()
+    # Now the segments are the run's, and so the warm-up sample (the steady rates and the in-segment
+    # warm-up ones): its median, and whether a rate at warm-up's edge lies between its threshold and
+    # the first piece's (slow is below: [low, high)).
+    steady = figures.steady()
+    run_warm = median_of(lambda: [steady, *warm_only], steady.size + sum(w.size for w in warm_only))
     low, high = sorted(_threshold(m, WARMUP_FRACTION, float("-inf")) for m in (warm_median, run_warm))
     edge_rates = np.concatenate(edges) if edges else np.empty(0)
     if low != high and bool(((edge_rates >= low) & (edge_rates < high)).any()):
