@@ -13,20 +13,23 @@ of the dataset. A hive-partitioned dataset reads only the batch's files.
 What needs more than one run (the baseline's speedup, the scaling fit) reads only the
 per-run results kept here: the throughput and task rows and the steady samples.
 
-A run with more records than a batch is taken in **pieces** of whole tasks (consecutive tasks in
-task order, up to :data:`BATCH_RECORDS` records; a task with more is a piece alone), so memory
-follows the largest piece (:func:`pieced_run`). Everything within a task is per task; what a run
-shares between its tasks is two medians (the raw interval rates a step jump is judged against,
-the in-segment rates warm-up is judged against, :data:`tierscope.analysis.throughput.JUMP_MEDIAN`,
-:data:`~tierscope.analysis.throughput.WARM_MEDIAN`) and the per-run figures. The medians are
-exact: each is taken over the one column of rates gathered from every piece (8 bytes a record,
-against about 100 for the intervals), in three passes over the pieces (the raw rates; the
-segments and in-segment rates; the figures). The per-run figures are exact too: counts add up,
-the steady median and its bootstrap interval come from the run's steady samples gathered in the
-unbatched order, start-up and goodput from the lead task's intervals alone, stragglers from the
-tasks' own figures; the mean rate is the pieces' steady steps over their steady seconds, equal
-up to the rounding of a float sum taken in another order. The report's ``visit`` still receives
-a pieced run's intervals whole (its charts bucket over the run).
+A run with more records than a batch is computed alone, whole while it holds no more than the
+batches computed at once together (:data:`PARALLEL_BATCHES` times :data:`BATCH_RECORDS`): its cost
+per record is then a batch's. A larger run is taken in **pieces** of whole tasks (consecutive tasks
+in task order, up to that many records; a task with more is a piece alone), so memory follows the
+largest piece (:func:`pieced_run`). Everything within a task is per task; what a run shares between
+its tasks is two medians (the raw interval rates a step jump is judged against, the in-segment rates
+warm-up is judged against, :data:`tierscope.analysis.throughput.JUMP_MEDIAN`,
+:data:`~tierscope.analysis.throughput.WARM_MEDIAN`) and the per-run figures. The pieces are read in
+one pass, each judged against the first piece's two medians while the rates behind the run's are
+gathered; at its end, the run's medians (exact: the median of every rate, polars' to the bit) are
+checked to judge no record otherwise (:func:`_one_pass`), and where one would, the figures come from
+three passes that each find a median first. The per-run figures are exact too: counts add up, the
+steady median and its bootstrap interval come from the run's steady samples gathered in the unbatched
+order, start-up and goodput from the lead task's intervals alone, stragglers from the tasks' own
+figures; the mean rate is the pieces' steady steps over their steady seconds, equal up to the
+rounding of a float sum taken in another order. The report's ``visit`` still receives a pieced run's
+intervals whole (its charts bucket over the run).
 """
 
 from __future__ import annotations
@@ -320,9 +323,10 @@ def pieced_run(
     ``steps`` by a streaming query, which reads further ahead).
 
     The run's training records are first split into one temporary file per piece, in one pass
-    (:func:`_spill`), so each pass over a piece reads its own rows only; the first pass writes each
-    piece's rows in log order with their raw rates to a file (the spilled one removed), which the two later passes read
-    (about 1.4 times the spilled records' space, ~50 MB a million records). Raises
+    (:func:`_spill`), so each pass over a piece reads its own rows only (~35 MB a million records);
+    then :func:`_one_pass` (~8 MB more a million records for the raw rates), and only where it cannot
+    vouch for its figures the three passes, whose first writes each piece's rows in log order with
+    their raw rates to a file (the spilled one removed), which the two later passes read. Raises
     :class:`tierscope.analysis.errors.SpillError` if they cannot be written (a full temporary folder)."""
     per_task = (
         steps.group_by("role", "task_index")
@@ -362,8 +366,9 @@ def pieced_run(
         def stored(i: int) -> pl.LazyFrame:
             return pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
 
+        run = _PiecedRunInputs(training, records, seed, extra, keep, spill)
         try:
-            done = _one_pass(stored, len(pieces), training, records, seed, extra, keep, spill)
+            done = _one_pass(stored, len(pieces), run)
         except (OSError, pl.exceptions.ComputeError) as exc:
             raise unwritten(exc) from exc
         if done is not None:
@@ -387,7 +392,7 @@ def pieced_run(
             files[i].unlink()
             return raw.lazy()
 
-        return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep, spill)
+        return _pieces_figures(piece, len(pieces), run)
 
 
 _KEYS = ["role", "task_index"]
@@ -460,6 +465,20 @@ def _gathered(columns: Iterable[pl.Series], size: int, out: np.ndarray | None = 
     return out[:held]
 
 
+@dataclass(frozen=True)
+class _PiecedRunInputs:
+    """What the passes over a run's pieces take: its training tasks (``run_id, role, task_index,
+    records``, in task order), its ``records`` (``run_id, records, last_step``), the bootstrap ``seed``,
+    the ``extra`` interval columns, ``keep`` (every interval too) and the ``spill`` folder."""
+
+    training: pl.DataFrame
+    records: pl.DataFrame
+    seed: int
+    extra: Sequence[str]
+    keep: bool
+    spill: Path
+
+
 def _threshold(median: float | None, factor: float, unknown: float) -> float:
     """``factor`` times ``median`` as the intervals compare with it (the same float product), ``unknown``
     where there is no median (a comparison with null: never a jump, never a slow start)."""
@@ -469,16 +488,11 @@ def _threshold(median: float | None, factor: float, unknown: float) -> float:
 def _one_pass(
     stored: Callable[[int], pl.LazyFrame],
     count: int,
-    training: pl.DataFrame,
-    records: pl.DataFrame,
-    seed: int,
-    extra: Sequence[str],
-    keep: bool,
-    spill: Path,
+    run: _PiecedRunInputs,
 ) -> PiecedRun | None:
     """The figures of :func:`pieced_run` in one pass over its ``count`` pieces (``stored(i)``: piece i's
-    spilled records), or None where the pass cannot vouch for them. ``spill``: a folder for what the
-    pass keeps until its end (the raw rates, the lead task's intervals), out of memory.
+    spilled records), or None where the pass cannot vouch for them. ``run.spill``: a folder for what
+    the pass keeps until its end (the raw rates, the lead task's intervals), out of memory.
 
     The intervals are judged against the run's two medians (:data:`JUMP_MEDIAN`, :data:`WARM_MEDIAN`),
     known only once every piece is read. Each piece is judged against its first piece's medians
@@ -493,9 +507,9 @@ def _one_pass(
 
     Memory: a piece's intervals and the steady rates (8 bytes a record; their weights too where they
     differ). The raw rates and the lead task's intervals wait in ``spill`` until the pass is over."""
-    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    figures = _PieceFigures(training, spill, keep)
-    raw_path = spill / "raw-rates.f64"  # every piece's raw rates, appended: the jump median's sample
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
+    figures = _PieceFigures(run)
+    raw_path = run.spill / "raw-rates.f64"  # every piece's raw rates, appended: the jump median's sample
     jumped = 0
     warm_only: list[np.ndarray] = []  # in-segment warm-up rates: with the steady ones, the warm median's sample
     edges: list[np.ndarray] = []  # rates at warm-up's edge (see above)
@@ -503,7 +517,7 @@ def _one_pass(
     in_segment, warm = pl.col("interval_index") > 0, pl.col("warmup")
     edge = in_segment & (warm | warm.shift(1))  # past a segment's first row, the row before is the segment's
     for i in range(count):
-        ordered = ordered_records(stored(i), extra).lazy()
+        ordered = ordered_records(stored(i), run.extra).lazy()
         if i == 0:  # the first piece's medians, which every piece is judged against
             raw = with_raw_rates(ordered).collect()
             jump_median = exact_median(raw.select(JUMP_RATES.drop_nulls()).to_series().to_numpy())
@@ -557,23 +571,18 @@ def _one_pass(
     edge_rates = np.concatenate(edges) if edges else np.empty(0)
     if low != high and bool(((edge_rates >= low) & (edge_rates < high)).any()):
         return None
-    return figures.run(records, seed)
+    return figures.result()
 
 
 def _pieces_figures(
     piece: Callable[[int], pl.LazyFrame],
     count: int,
-    training: pl.DataFrame,
-    records: pl.DataFrame,
-    seed: int,
-    extra: Sequence[str],
-    keep: bool,
-    spill: Path,
+    run: _PiecedRunInputs,
 ) -> PiecedRun:
     """The three passes of :func:`pieced_run` over its ``count`` pieces (``piece(i)``: piece i's raw
     rates, :func:`tierscope.analysis.throughput.with_raw_rates`), each with the medians the one before
     found: where :func:`_one_pass` cannot vouch for its figures."""
-    size = int(training["records"].sum())  # at most this many rates: the run's training rows
+    size = int(run.training["records"].sum())  # at most this many rates: the run's training rows
     jump = _gathered((piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)), size)
     jump_median = pl.lit(exact_median(jump, in_place=True), pl.Float64)
     del jump
@@ -582,11 +591,11 @@ def _pieces_figures(
     )
     warm_median = pl.lit(exact_median(warm, in_place=True), pl.Float64)
     del warm
-    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    figures = _PieceFigures(training, spill, keep)
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
+    figures = _PieceFigures(run)
     for i in range(count):
         figures.add(with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect())
-    return figures.run(records, seed)
+    return figures.result()
 
 
 class _PieceFigures:
@@ -597,11 +606,12 @@ class _PieceFigures:
     holds no 160 MB of equal weights), the lead task's intervals (in ``spill`` until the end) and,
     with ``keep``, every interval."""
 
-    def __init__(self, training: pl.DataFrame, spill: Path, keep: bool) -> None:
-        size = int(training["records"].sum())  # at most this many rates: the run's training rows
-        self.lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
-        self.lead_path = spill / "lead.parquet"
-        self.keep = keep
+    def __init__(self, run: _PiecedRunInputs) -> None:
+        size = int(run.training["records"].sum())  # at most this many rates: the run's training rows
+        self.lead_key = lead_tasks(run.training.select("run_id", *_KEYS).lazy()).collect()
+        self.lead_path = run.spill / "lead.parquet"
+        self.run = run
+        self.keep = run.keep
         self.parts: list[pl.DataFrame] = []
         self.own: list[pl.DataFrame] = []
         self.kept: list[pl.DataFrame] = []
@@ -639,8 +649,9 @@ class _PieceFigures:
         """The steady rates so far, in the unbatched order (a view)."""
         return self.rates[: self.held]
 
-    def run(self, records: pl.DataFrame, seed: int) -> PiecedRun:
-        """The run's figures (``records``: its ``run_id, records, last_step``)."""
+    def result(self) -> PiecedRun:
+        """The run's figures."""
+        records, seed = self.run.records, self.run.seed
         summed = pl.concat(self.parts).group_by("run_id").agg(pl.all().sum())
         rates = self.steady()
         # equal weights: the plain median, as steady_rates gives it for them
