@@ -6,8 +6,9 @@
 
 Inputs are generated deterministically into a temporary directory (``--work`` to choose
 it); every whole-process figure runs ``tierscope`` from this checkout in a subprocess and
-keeps the fastest of ``--repeat`` runs (other load on the machine only ever adds time).
-See docs/benchmarks.md.
+keeps the fastest of ``--repeat`` runs (other load on the machine only ever adds time), or, for a
+figure in CPU seconds (the child's rusage: the analysis section), the median of interleaved runs,
+with the wall time and the load average beside it. See docs/benchmarks.md.
 """
 
 from __future__ import annotations
