@@ -13,20 +13,23 @@ of the dataset. A hive-partitioned dataset reads only the batch's files.
 What needs more than one run (the baseline's speedup, the scaling fit) reads only the
 per-run results kept here: the throughput and task rows and the steady samples.
 
-A run with more records than a batch is taken in **pieces** of whole tasks (consecutive tasks in
-task order, up to :data:`BATCH_RECORDS` records; a task with more is a piece alone), so memory
-follows the largest piece (:func:`pieced_run`). Everything within a task is per task; what a run
-shares between its tasks is two medians (the raw interval rates a step jump is judged against,
-the in-segment rates warm-up is judged against, :data:`tierscope.analysis.throughput.JUMP_MEDIAN`,
-:data:`~tierscope.analysis.throughput.WARM_MEDIAN`) and the per-run figures. The medians are
-exact: each is taken over the one column of rates gathered from every piece (8 bytes a record,
-against about 100 for the intervals), in three passes over the pieces (the raw rates; the
-segments and in-segment rates; the figures). The per-run figures are exact too: counts add up,
-the steady median and its bootstrap interval come from the run's steady samples gathered in the
-unbatched order, start-up and goodput from the lead task's intervals alone, stragglers from the
-tasks' own figures; the mean rate is the pieces' steady steps over their steady seconds, equal
-up to the rounding of a float sum taken in another order. The report's ``visit`` still receives
-a pieced run's intervals whole (its charts bucket over the run).
+A run with more records than a batch is computed alone, whole while it holds no more than the
+batches computed at once together (:data:`PARALLEL_BATCHES` times :data:`BATCH_RECORDS`): its cost
+per record is then a batch's. A larger run is taken in **pieces** of whole tasks (consecutive tasks
+in task order, up to that many records; a task with more is a piece alone), so memory follows the
+largest piece (:func:`pieced_run`). Everything within a task is per task; what a run shares between
+its tasks is two medians (the raw interval rates a step jump is judged against, the in-segment rates
+warm-up is judged against, :data:`tierscope.analysis.throughput.JUMP_MEDIAN`,
+:data:`~tierscope.analysis.throughput.WARM_MEDIAN`) and the per-run figures. The pieces are read in
+one pass, each judged against the first piece's two medians while the rates behind the run's are
+gathered; at its end, the run's medians (exact: the median of every rate, polars' to the bit) are
+checked to judge no record otherwise (:func:`_one_pass`), and where one would, the figures come from
+three passes that each find a median first. The per-run figures are exact too: counts add up, the
+steady median and its bootstrap interval come from the run's steady samples gathered in the unbatched
+order, start-up and goodput from the lead task's intervals alone, stragglers from the tasks' own
+figures; the mean rate is the pieces' steady steps over their steady seconds, equal up to the
+rounding of a float sum taken in another order. The report's ``visit`` still receives a pieced run's
+intervals whole (its charts bucket over the run).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, SteadyRates, exact_median, steady_rates
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, SteadyRates, exact_median, median_of, steady_rates
 from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
@@ -48,10 +51,12 @@ from tierscope.analysis.tasks import own_figures, task_throughput, with_peers
 from tierscope.analysis.throughput import (
     FIGURE_COLUMNS,
     INPUT_COLUMNS,
+    JUMP_FACTOR,
     JUMP_RATES,
     STEADY_ROWS,
     STEADY_WEIGHT,
     WARM_RATES,
+    WARMUP_FRACTION,
     collect_intervals,
     lead_rows,
     lead_tasks,
@@ -167,7 +172,14 @@ def interval_figures(
     def part_of(batch: list[str | None] | None) -> pl.LazyFrame:
         return steps if batch is None else steps.filter(pl.col("run_id").is_in(batch, nulls_equal=True))
 
+    # A run computed alone holds no other batch's intervals beside its own: it may be as large as the
+    # batches computed at once together. Only a run larger than that is taken in pieces.
+    alone = PARALLEL_BATCHES * max_records
+
     def pieced(batch: list[str | None] | None) -> bool:
+        return batch is not None and len(batch) == 1 and sizes[batch[0]] > alone
+
+    def large(batch: list[str | None] | None) -> bool:
         return batch is not None and len(batch) == 1 and sizes[batch[0]] > max_records
 
     def whole(batch: list[str | None] | None) -> PiecedRun:
@@ -176,9 +188,9 @@ def interval_figures(
         return batch_figures(part, batch, known, events, seed, extra, keep)
 
     def in_pieces(batch: list[str | None]) -> PiecedRun:
-        read = min(SPILL_READ_ROWS, max_records)
+        read = min(SPILL_READ_ROWS, alone)
         rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
-        run = pieced_run(part_of(batch), max_records, seed, extra, keep, rows)
+        run = pieced_run(part_of(batch), alone, seed, extra, keep, rows)
         run.goodput = run_goodput(run.lead, run.throughput, events)
         return run
 
@@ -198,10 +210,10 @@ def interval_figures(
 
     try:
         for batch in batches:
-            if pieced(batch):
+            if large(batch):  # alone: nothing else in memory beside it
                 while running:
                     take()
-                running.append(_done(in_pieces(batch)))  # type: ignore[arg-type]
+                running.append(_done(in_pieces(batch) if pieced(batch) else whole(batch)))  # type: ignore[arg-type]
                 take()
                 continue
             while len(running) >= PARALLEL_BATCHES:
@@ -311,9 +323,10 @@ def pieced_run(
     ``steps`` by a streaming query, which reads further ahead).
 
     The run's training records are first split into one temporary file per piece, in one pass
-    (:func:`_spill`), so each pass over a piece reads its own rows only; the first pass writes each
-    piece's rows in log order with their raw rates to a file (the spilled one removed), which the two later passes read
-    (about 1.4 times the spilled records' space, ~50 MB a million records). Raises
+    (:func:`_spill`), so each pass over a piece reads its own rows only (~35 MB a million records);
+    then :func:`_one_pass` (~8 MB more a million records for the raw rates), and only where it cannot
+    vouch for its figures the three passes, whose first writes each piece's rows in log order with
+    their raw rates to a file (the spilled one removed), which the two later passes read. Raises
     :class:`tierscope.analysis.errors.SpillError` if they cannot be written (a full temporary folder)."""
     per_task = (
         steps.group_by("role", "task_index")
@@ -350,6 +363,18 @@ def pieced_run(
         except OSError as exc:
             raise unwritten(exc) from exc
 
+        def stored(i: int) -> pl.LazyFrame:
+            return pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
+
+        run = _PiecedRunInputs(training, records, seed, extra, keep, spill)
+        try:
+            done = _one_pass(stored, len(pieces), run)
+        except (OSError, pl.exceptions.ComputeError) as exc:
+            raise unwritten(exc) from exc
+        if done is not None:
+            return done
+        # A median decided some record other than its first piece's did: the passes below, each
+        # with the run's medians found before it.
         rated = [spill / f"rated-{i}.parquet" for i in range(len(pieces))]
 
         def piece(i: int) -> pl.LazyFrame:
@@ -359,8 +384,7 @@ def pieced_run(
             # :mod:`tierscope.cli`), and of their CPU.
             if rated[i].exists():
                 return pl.scan_parquet(rated[i])
-            stored = pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
-            raw = with_raw_rates(ordered_records(stored, extra).lazy()).collect()
+            raw = with_raw_rates(ordered_records(stored(i), extra).lazy()).collect()
             try:
                 raw.write_parquet(rated[i], compression="lz4", statistics=False)
             except (OSError, pl.exceptions.ComputeError) as exc:
@@ -368,7 +392,7 @@ def pieced_run(
             files[i].unlink()
             return raw.lazy()
 
-        return _pieces_figures(piece, len(pieces), training, records, seed, extra, keep)
+        return _pieces_figures(piece, len(pieces), run)
 
 
 _KEYS = ["role", "task_index"]
@@ -428,10 +452,11 @@ def _spill(chunks: Iterable[pl.DataFrame], pieces: list[pl.DataFrame], into: Pat
     return paths
 
 
-def _gathered(columns: Iterable[pl.Series], size: int) -> np.ndarray:
+def _gathered(columns: Iterable[pl.Series], size: int, out: np.ndarray | None = None) -> np.ndarray:
     """The non-null values of ``columns`` (Float64, at most ``size`` in all) one after another in one
-    array, each column dropped once copied: no list of them and no second copy."""
-    out = np.empty(size, dtype=np.float64)
+    array (``out``, if given, of at least ``size``), each column dropped once copied: no list of them
+    and no second copy."""
+    out = np.empty(size, dtype=np.float64) if out is None else out
     held = 0
     for column in columns:
         values = column.drop_nulls().to_numpy()
@@ -440,18 +465,124 @@ def _gathered(columns: Iterable[pl.Series], size: int) -> np.ndarray:
     return out[:held]
 
 
+@dataclass(frozen=True)
+class _PiecedRunInputs:
+    """What the passes over a run's pieces take: its training tasks (``run_id, role, task_index,
+    records``, in task order), its ``records`` (``run_id, records, last_step``), the bootstrap ``seed``,
+    the ``extra`` interval columns, ``keep`` (every interval too) and the ``spill`` folder."""
+
+    training: pl.DataFrame
+    records: pl.DataFrame
+    seed: int
+    extra: Sequence[str]
+    keep: bool
+    spill: Path
+
+
+def _threshold(median: float | None, factor: float, unknown: float) -> float:
+    """``factor`` times ``median`` as the intervals compare with it (the same float product), ``unknown``
+    where there is no median (a comparison with null: never a jump, never a slow start)."""
+    return unknown if median is None else factor * median
+
+
+def _one_pass(
+    stored: Callable[[int], pl.LazyFrame],
+    count: int,
+    run: _PiecedRunInputs,
+) -> PiecedRun | None:
+    """The figures of :func:`pieced_run` in one pass over its ``count`` pieces (``stored(i)``: piece i's
+    spilled records), or None where the pass cannot vouch for them. ``run.spill``: a folder for what
+    the pass keeps until its end (the raw rates, the lead task's intervals), out of memory.
+
+    The intervals are judged against the run's two medians (:data:`JUMP_MEDIAN`, :data:`WARM_MEDIAN`),
+    known only once every piece is read. Each piece is judged against its first piece's medians
+    instead, while the rates behind the run's are gathered (8 bytes a record: the raw rates; the
+    warm-up sample is the steady rates, kept anyway, and the few in-segment warm-up ones). Once
+    they are known, a record was judged otherwise by them only if a rate lies between the two
+    thresholds: a raw rate between the two jump thresholds, or the rate of a record at warm-up's
+    edge (in warm-up past a segment's first record, or the first record past it) between the two
+    slow-start ones (warm-up lasts while every rate so far is below the threshold, so it ends
+    elsewhere only if one of those changes side). Where none does, every figure is the one the
+    run's medians give; else None (the caller takes the passes that find the medians first).
+
+    Memory: a piece's intervals and the steady rates (8 bytes a record; their weights too where they
+    differ). The raw rates and the lead task's intervals wait in ``spill`` until the pass is over."""
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
+    figures = _PieceFigures(run)
+    raw_path = run.spill / "raw-rates.f64"  # every piece's raw rates, appended: the jump median's sample
+    jumped = 0
+    warm_only: list[np.ndarray] = []  # in-segment warm-up rates: with the steady ones, the warm median's sample
+    edges: list[np.ndarray] = []  # rates at warm-up's edge (see above)
+    jump_median = warm_median = None
+    in_segment, warm = pl.col("interval_index") > 0, pl.col("warmup")
+    edge = in_segment & (warm | warm.shift(1))  # past a segment's first row, the row before is the segment's
+    for i in range(count):
+        ordered = ordered_records(stored(i), run.extra).lazy()
+        if i == 0:  # the first piece's medians, which every piece is judged against
+            raw = with_raw_rates(ordered).collect()
+            jump_median = exact_median(raw.select(JUMP_RATES.drop_nulls()).to_series().to_numpy())
+            rated = with_segments(raw.lazy(), pl.lit(jump_median, pl.Float64)).collect()
+            warm_median = exact_median(rated.select(WARM_RATES.drop_nulls()).to_series().to_numpy())
+            ordered = raw.lazy()
+            del raw, rated
+        # One query from the records to the figures' columns and the raw rates: no stage held whole beside
+        # the next (a piece of a million records would hold several hundred MB more).
+        judged = with_segments(with_raw_rates(ordered), pl.lit(jump_median, pl.Float64))
+        raw_rate = pl.when(~pl.col("_first")).then(pl.col("_raw_rate"))  # JUMP_RATES, null elsewhere
+        intervals = (
+            with_warmup(judged.with_columns(raw_rate=raw_rate), pl.lit(warm_median, pl.Float64))
+            .select(*columns, "raw_rate")
+            .collect()
+        )
+        jump = intervals.get_column("raw_rate").drop_nulls().to_numpy()
+        with raw_path.open("ab") as out:
+            np.ascontiguousarray(jump).tofile(out)
+        jumped += jump.size
+        del jump
+        intervals = intervals.drop("raw_rate")
+        found = intervals.select(
+            warm_only=pl.col("rate").filter(in_segment & warm).drop_nulls().implode(),
+            edges=pl.col("rate").filter(edge).drop_nulls().implode(),
+        )
+        warm_only.append(found["warm_only"].explode().to_numpy())
+        edges.append(found["edges"].explode().to_numpy())
+        figures.add(intervals)
+        del intervals
+
+    # The run's jump median, and whether any raw rate lies between its threshold and the first piece's
+    # (a jump is a raw rate above it: one in (low, high] is judged otherwise): read from the spill a
+    # block at a time.
+    def raw_rates() -> Iterable[np.ndarray]:
+        with raw_path.open("rb") as source:
+            while (block := np.fromfile(source, dtype=np.float64, count=SPILL_ROWS)).size:
+                yield block
+
+    run_jump = median_of(raw_rates, jumped)
+    low, high = sorted(_threshold(m, JUMP_FACTOR, float("inf")) for m in (jump_median, run_jump))
+    if low != high and any(bool(((b > low) & (b <= high)).any()) for b in raw_rates()):
+        return None
+    raw_path.unlink()
+    # Now the segments are the run's, and so the warm-up sample (the steady rates and the in-segment
+    # warm-up ones): its median, and whether a rate at warm-up's edge lies between its threshold and
+    # the first piece's (slow is below: [low, high)).
+    steady = figures.steady()
+    run_warm = median_of(lambda: [steady, *warm_only], steady.size + sum(w.size for w in warm_only))
+    low, high = sorted(_threshold(m, WARMUP_FRACTION, float("-inf")) for m in (warm_median, run_warm))
+    edge_rates = np.concatenate(edges) if edges else np.empty(0)
+    if low != high and bool(((edge_rates >= low) & (edge_rates < high)).any()):
+        return None
+    return figures.result()
+
+
 def _pieces_figures(
     piece: Callable[[int], pl.LazyFrame],
     count: int,
-    training: pl.DataFrame,
-    records: pl.DataFrame,
-    seed: int,
-    extra: Sequence[str],
-    keep: bool,
+    run: _PiecedRunInputs,
 ) -> PiecedRun:
     """The three passes of :func:`pieced_run` over its ``count`` pieces (``piece(i)``: piece i's raw
-    rates, :func:`tierscope.analysis.throughput.with_raw_rates`)."""
-    size = int(training["records"].sum())  # at most this many rates: the run's training rows
+    rates, :func:`tierscope.analysis.throughput.with_raw_rates`), each with the medians the one before
+    found: where :func:`_one_pass` cannot vouch for its figures."""
+    size = int(run.training["records"].sum())  # at most this many rates: the run's training rows
     jump = _gathered((piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)), size)
     jump_median = pl.lit(exact_median(jump, in_place=True), pl.Float64)
     del jump
@@ -460,32 +591,77 @@ def _pieces_figures(
     )
     warm_median = pl.lit(exact_median(warm, in_place=True), pl.Float64)
     del warm
-    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    lead_key = lead_tasks(training.select("run_id", *_KEYS).lazy()).collect()
-    parts, own, leads, kept = [], [], [], []
-    rates = np.empty(size, dtype=np.float64)  # the steady rates, in the unbatched order
-    weights = np.empty(size, dtype=np.float64)  # and each one's steps (its weight)
-    held = 0
+    columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
+    figures = _PieceFigures(run)
     for i in range(count):
-        intervals = with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect()
-        parts.append(run_parts(intervals.lazy()).collect())
-        own.append(own_figures(intervals.lazy()))
+        figures.add(with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect())
+    return figures.result()
+
+
+class _PieceFigures:
+    """What the figures keep of each piece's intervals (:meth:`add`, in piece order), and the run's
+    figures from them (:meth:`run`): the parts that add up, each task's own figures, the steady rates
+    in the unbatched order and their weights (8 bytes a record each; the weights written only once one
+    differs from the first: pages never written are never resident, so a log written every N steps
+    holds no 160 MB of equal weights), the lead task's intervals (in ``spill`` until the end) and,
+    with ``keep``, every interval."""
+
+    def __init__(self, run: _PiecedRunInputs) -> None:
+        size = int(run.training["records"].sum())  # at most this many rates: the run's training rows
+        self.lead_key = lead_tasks(run.training.select("run_id", *_KEYS).lazy()).collect()
+        self.lead_path = run.spill / "lead.parquet"
+        self.run = run
+        self.keep = run.keep
+        self.parts: list[pl.DataFrame] = []
+        self.own: list[pl.DataFrame] = []
+        self.kept: list[pl.DataFrame] = []
+        self.rates = np.empty(size, dtype=np.float64)
+        self.weights = np.empty(size, dtype=np.float64)
+        self.first_weight: float | None = None
+        self.alike = True  # every weight so far the first one
+        self.held = 0
+        self.empty: pl.DataFrame | None = None
+
+    def add(self, intervals: pl.DataFrame) -> None:
+        """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones)."""
+        self.empty = intervals.clear() if self.empty is None else self.empty
+        self.parts.append(run_parts(intervals.lazy()).collect())
+        self.own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
-        rates[held : held + steady.height] = steady.get_column("rate").to_numpy()
-        weights[held : held + steady.height] = steady.get_column("weight").to_numpy()
-        held += steady.height
-        leads.append(intervals.join(lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True))
-        if keep:
-            kept.append(intervals)
-        del intervals
-    summed = pl.concat(parts).group_by("run_id").agg(pl.all().sum())
-    run_id = records["run_id"][0]
-    samples = {run_id: steady_rates(rates[:held], weights[:held])} if held else {}
-    lead = pl.concat(leads)
-    return PiecedRun(
-        throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
-        tasks=with_peers(pl.concat(own)),
-        samples=samples,
-        lead=lead,
-        intervals=pl.concat(kept) if keep else None,
-    )
+        held, more = self.held, steady.height
+        self.rates[held : held + more] = steady.get_column("rate").to_numpy()
+        weight = steady.get_column("weight").to_numpy()
+        if self.alike and more:
+            self.first_weight = float(weight[0]) if self.first_weight is None else self.first_weight
+            if not (weight == self.first_weight).all():  # NaN (unknown) too: steady_rates decides
+                self.alike = False
+                self.weights[:held] = self.first_weight
+        if not self.alike:
+            self.weights[held : held + more] = weight
+        self.held += more
+        lead = intervals.join(self.lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True)
+        if lead.height:  # the lead task is whole in one piece
+            lead.write_parquet(self.lead_path, compression="lz4", statistics=False)
+        if self.keep:
+            self.kept.append(intervals)
+
+    def steady(self) -> np.ndarray:
+        """The steady rates so far, in the unbatched order (a view)."""
+        return self.rates[: self.held]
+
+    def result(self) -> PiecedRun:
+        """The run's figures."""
+        records, seed = self.run.records, self.run.seed
+        summed = pl.concat(self.parts).group_by("run_id").agg(pl.all().sum())
+        rates = self.steady()
+        # equal weights: the plain median, as steady_rates gives it for them
+        sample = SteadyRates(rates, None) if self.alike else steady_rates(rates, self.weights[: self.held])
+        samples = {records["run_id"][0]: sample} if self.held else {}
+        lead = pl.read_parquet(self.lead_path) if self.lead_path.exists() else self.empty
+        return PiecedRun(
+            throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
+            tasks=with_peers(pl.concat(self.own)),
+            samples=samples,
+            lead=lead,
+            intervals=pl.concat(self.kept) if self.keep else None,
+        )

@@ -27,8 +27,10 @@ class BenchError(RuntimeError):
 
 @dataclass(frozen=True)
 class Proc:
-    """One finished process: ``wall_s`` and ``cpu_s`` (user + system) in seconds, ``peak_rss_mb``
-    (the largest resident set it reached, in MB of 10^6 bytes), its output and exit code."""
+    """One finished process: ``wall_s`` and ``cpu_s`` (user + system, from the child's own rusage) in
+    seconds, ``peak_rss_mb`` (the largest resident set it reached, in MB of 10^6 bytes), its output
+    and exit code, and ``load_1m``: the machine's 1-minute load average when it ended (what else ran
+    beside it: wall time grows with it, CPU time barely)."""
 
     argv: tuple[str, ...]
     wall_s: float
@@ -38,6 +40,7 @@ class Proc:
     stderr: str
     returncode: int
     timed_out: bool = False
+    load_1m: float = float("nan")
 
 
 def env() -> dict[str, str]:
@@ -88,6 +91,7 @@ def run(argv: list[str], check: bool = True, timeout_s: float = 0.0) -> Proc:
         stderr=done.stderr.decode(errors="replace"),
         returncode=done.returncode,
         timed_out=usage.get("timed_out", False),
+        load_1m=os.getloadavg()[0],
     )
     if check and result.returncode != 0 and not result.timed_out:
         raise BenchError(f"{' '.join(argv)} exited with {result.returncode}:\n{result.stderr[-2000:]}")
@@ -97,6 +101,14 @@ def run(argv: list[str], check: bool = True, timeout_s: float = 0.0) -> Proc:
 def best(runs: list[Proc]) -> Proc:
     """The fastest of repeated runs: other load on the machine only ever adds time."""
     return min(runs, key=lambda p: p.wall_s)
+
+
+def middle(runs: list[Proc]) -> Proc:
+    """The run of median CPU time (the lower middle of an even count): CPU seconds move little with
+    other load on the machine, where wall time moves several-fold, so the median of interleaved runs
+    is what two commands are compared by."""
+    ordered = sorted(runs, key=lambda p: p.cpu_s)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def timed(fn: Callable[[], T]) -> tuple[float, T]:

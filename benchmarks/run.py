@@ -6,8 +6,9 @@
 
 Inputs are generated deterministically into a temporary directory (``--work`` to choose
 it); every whole-process figure runs ``tierscope`` from this checkout in a subprocess and
-keeps the fastest of ``--repeat`` runs (other load on the machine only ever adds time).
-See docs/benchmarks.md.
+keeps the fastest of ``--repeat`` runs (other load on the machine only ever adds time), or, for a
+figure in CPU seconds (the child's rusage: the analysis section), the median of interleaved runs,
+with the wall time and the load average beside it. See docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SIZES = {
     "records": (10_000_000, 500_000),
     "runs": (50, 50),
     "big_run_records": (20_000_000, 1_000_000),
+    "run_size_records": (30_000_000, 1_200_000),
     "entries": (100_000, 10_000),
     "trainer_steps": (2000, 300),
     #: The trainer's overhead is a median and a spread: it needs more repeats than a fastest-of.
@@ -70,6 +72,10 @@ def main(
     runs: Annotated[int | None, typer.Option(help="Analysis: runs they are spread over.")] = None,
     big_run_records: Annotated[
         int | None, typer.Option(help="Analysis: records of the one large run summarised for peak RSS (0 skips it).")
+    ] = None,
+    run_size_records: Annotated[
+        int | None,
+        typer.Option(help="Analysis: records summarised in runs of 600,000 and of 200,000, compared (0 skips it)."),
     ] = None,
     entries: Annotated[int | None, typer.Option(help="Cloud Logging: entries served by the fake server.")] = None,
     trainer_steps: Annotated[int | None, typer.Option(help="Trainer: steps per timed training run.")] = None,
@@ -118,6 +124,7 @@ def main(
                     int(_size(runs, "runs", quick)),
                     rep,
                     int(_size(big_run_records, "big_run_records", quick)),
+                    int(_size(run_size_records, "run_size_records", quick)),
                 ),
             )
             progress("analysis")

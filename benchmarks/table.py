@@ -48,6 +48,11 @@ class Figure:
     targets: tuple[Target, ...] = ()
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Beside a figure in CPU seconds: the wall seconds of the same run (and the baseline's), and the
+    #: 1-minute load average as it ended (shown in the table's "wall" column).
+    wall_s: float | None = None
+    baseline_wall_s: float | None = None
+    load_1m: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -104,12 +109,31 @@ def _ratio(fig: Figure) -> str:
     return f"{r:.2f}× better" if r >= 1 else f"{1 / r:.2f}× worse"
 
 
+def _wall(fig: Figure) -> str:
+    """The wall seconds beside a figure in CPU seconds (``value / baseline`` where both are given), and
+    the load average they were taken under."""
+    if fig.wall_s is None:
+        return "–"
+    text = _num(fig.wall_s, "s")
+    if fig.baseline_wall_s is not None:
+        text += f" / {_num(fig.baseline_wall_s, 's')}"
+    if fig.load_1m is not None:
+        text += f" (load {fig.load_1m:.1f})"
+    return text
+
+
 def render(figures: list[Figure], title: str, console: Console | None = None) -> None:
-    """Print the one table: figure, value, baseline, ratio, targets and verdicts."""
-    table = Table("section", "figure", "value", "baseline", "vs baseline", "target: verdict", title=title)
+    """Print the one table: figure, value, baseline, ratio, wall time (beside a CPU time), targets and verdicts."""
+    table = Table("section", "figure", "value", "baseline", "vs baseline", "wall", "target: verdict", title=title)
     for fig in figures:
         table.add_row(
-            fig.section, fig.name, _num(fig.value, fig.unit), _num(fig.baseline, fig.unit), _ratio(fig), _status(fig)
+            fig.section,
+            fig.name,
+            _num(fig.value, fig.unit),
+            _num(fig.baseline, fig.unit),
+            _ratio(fig),
+            _wall(fig),
+            _status(fig),
         )
     (console or Console(width=200)).print(table)
 

@@ -49,7 +49,8 @@ def test_tasks_are_grouped_in_order_up_to_the_budget() -> None:
     assert [p.height for p in task_pieces(tasks, 10)] == [1, 1, 1, 1]  # each task above the budget alone
 
 
-@pytest.mark.parametrize("max_records", [1, 130, 200])  # one task a piece; pieces of two tasks; of three
+# A run alone may hold two batches' records: pieces of 2, 130, 200 records are one task a piece; two tasks; three
+@pytest.mark.parametrize("max_records", [1, 65, 100])
 def test_a_run_in_pieces_has_the_figures_of_one_pass(max_records: int) -> None:
     steps = one_big_run()  # 300 records (60 x 4 tasks + 60 copies) + 60 ps records: above each budget
     figures = interval_figures(steps, seed=11, max_records=max_records)
@@ -110,9 +111,25 @@ def test_a_run_in_pieces_holds_less_memory(tmp_path) -> None:
         return int(out[0]), float(out[1])
 
     whole_kb, whole_rate = peak(10**9)
-    pieces_kb, pieces_rate = peak(100_000)
+    pieces_kb, pieces_rate = peak(50_000)  # pieces of 100,000 records (a run alone holds two batches')
     assert pieces_rate == whole_rate  # the same median, exactly
     assert pieces_kb < whole_kb, (pieces_kb, whole_kb)
+
+
+def test_a_run_of_up_to_two_batches_is_computed_whole(monkeypatch) -> None:
+    """Above a batch's records but within two batches' (what two batches computed at once hold), a run is
+    computed alone and whole: no pieces, no spill."""
+    import tierscope.analysis.batches as batches
+
+    def unwanted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("taken in pieces")
+
+    monkeypatch.setattr(batches, "pieced_run", unwanted)
+    steps = one_big_run()  # 360 records, 300 of them of training tasks
+    figures = interval_figures(steps, seed=11, max_records=180)  # above 180, within 360
+    assert_frame_equal(figures.throughput, run_throughput(steps, seed=11))
+    with pytest.raises(AssertionError, match="taken in pieces"):
+        interval_figures(steps, seed=11, max_records=179)  # 360 above 2 x 179 = 358
 
 
 def test_a_run_above_the_budget_with_no_training_task_has_the_figures_of_one_pass() -> None:
@@ -158,3 +175,79 @@ def test_a_spill_that_cannot_be_written_says_where_and_what_to_do(tmp_path) -> N
     # was: "OSError Error writing bytes to file. Detail: [errno 27] File too large", naming no folder
     assert got.stdout.startswith("SpillError cannot write the pieces of run 'big' (360 records) under "), got
     assert str(tmp_path) in got.stdout and "TMPDIR" in got.stdout
+
+
+def two_paces(worker: list[tuple[int, float]]) -> pl.LazyFrame:
+    """One run: a master logging 300 steps every 5 s (60 global steps/s) for 20 records, then a worker
+    logging ``worker`` (global step, elapsed_s) records. Taken a task a piece, its first piece (the
+    master) has medians of 60 where the run's are 100."""
+    rows = [{"role": "master", "task_index": 0, "step": 300 * k, "elapsed_s": 5.0 * k, "source_offset": k}
+            for k in range(1, 21)]  # fmt: skip
+    rows += [{"role": "worker", "task_index": 0, "step": step, "elapsed_s": elapsed, "source_offset": 100 + k}
+             for k, (step, elapsed) in enumerate(worker)]  # fmt: skip
+    frame = pl.DataFrame(rows).with_columns(
+        run_id=pl.lit("paced"), source=pl.lit("job.log"), tier=pl.lit("STANDARD_1"), format=pl.lit("cloudml")
+    )
+    return conform(frame, STEP_SCHEMA).lazy()
+
+
+def _judged_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each pieced run's one pass vouched for its figures (the real pass, its answer noted)."""
+    import tierscope.analysis.batches as batches
+
+    seen: list[bool] = []
+    one_pass = batches._one_pass
+
+    def noted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        done = one_pass(*args, **kwargs)
+        seen.append(done is not None)
+        return done
+
+    monkeypatch.setattr(batches, "_one_pass", noted)
+    return seen
+
+
+def _assert_one_pass_figures(steps: pl.LazyFrame) -> dict:
+    figures = interval_figures(steps, seed=11, max_records=1)  # one task a piece
+    whole = run_throughput(steps, seed=11)
+    assert_frame_equal(figures.throughput, whole)
+    assert_frame_equal(figures.tasks, task_throughput(steps), check_exact=True)
+    np.testing.assert_array_equal(figures.samples["paced"], steady_samples(steady_intervals(steps))["paced"])
+    return whole.row(0, named=True)
+
+
+def test_a_rate_between_the_first_pieces_jump_threshold_and_the_runs_is_judged_by_the_runs(monkeypatch) -> None:
+    # worker: 100 steps a second (100/s), but 700 more at its 21st record (800 in 1 s: raw rate 800)
+    worker = [(100 * k + (700 if k >= 21 else 0), float(k)) for k in range(1, 41)]
+    seen = _judged_in_one_pass(monkeypatch)
+    row = _assert_one_pass_figures(two_paces(worker))
+    # raw rates: master 19 x 60, worker 38 x 100 and one 800; the run's median (of 58: the 29th and
+    # 30th) is 100, a jump above 10 x 100 = 1000: 800 is none. The master's median 60 would make it one
+    # (above 600): the one pass cannot vouch, the passes with the run's medians give the figures.
+    assert seen == [False]
+    # no restart: 2 segments; warm-up only each task's first record (60 >= 100 / 2): 19 + 39 steady
+    assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 58)
+    assert row["steady_global_steps_per_s"] == 100.0
+
+
+def test_a_slow_start_between_the_first_pieces_threshold_and_the_runs_is_judged_by_the_runs(monkeypatch) -> None:
+    # worker: its second record 2.5 s after its first (100 steps: 40/s), then 100 steps a second
+    worker = [(100, 1.0), *((100 * k, 1.5 + k) for k in range(2, 41))]
+    seen = _judged_in_one_pass(monkeypatch)
+    row = _assert_one_pass_figures(two_paces(worker))
+    # in-segment rates: master 19 x 60, worker 40 and 38 x 100: the run's median 100, slow below 50;
+    # the master's 60 would put the line at 30, and the worker's 40 past its warm-up
+    assert seen == [False]
+    # the worker's 40 is warm-up: 19 + 38 steady intervals, their median (29th of 57) 100
+    assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 57)
+    assert row["steady_global_steps_per_s"] == 100.0
+
+
+def test_a_run_whose_first_piece_judges_every_record_as_the_run_does_is_read_once(monkeypatch) -> None:
+    # worker: 100 steps a second throughout; no rate between the thresholds of 60 and 100
+    seen = _judged_in_one_pass(monkeypatch)
+    row = _assert_one_pass_figures(two_paces([(100 * k, float(k)) for k in range(1, 41)]))
+    assert seen == [True]
+    # 19 master + 39 worker steady intervals; median of 19 x 60 and 39 x 100 (29th of 58 and 30th) 100
+    assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 58)
+    assert row["steady_global_steps_per_s"] == 100.0
