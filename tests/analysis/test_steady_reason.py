@@ -173,9 +173,6 @@ def _case(case: str, tmp_path: Path) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("case", "status"),
     [
-        # one record each (a tensorpack epoch line; an OD API step line logged twice, merged): warm-up
-        ("case02", "one_record"),
-        ("case12", "one_record"),
         # two runs back to back, pids 35 and 31: two processes, two segments of one record
         ("case07", "warmup_only"),
         # "Global steps: N; ...; Throughput: X instances/sec" lines: no time, no global rate
@@ -186,3 +183,21 @@ def test_real_cases_say_why(case: str, status: str, tmp_path: Path) -> None:
     row = _case(case, tmp_path)
     assert row["steady_global_steps_per_s"] is None
     assert row["steady_status"] == status
+
+
+@pytest.mark.skipif(not (CASES / "expected.json").is_file(), reason=f"no real cases at {CASES.resolve()}")
+@pytest.mark.parametrize(
+    ("case", "rate"),
+    [
+        # An OD API step line (logged twice, merged) stating its step's time: 1 / 11.124 s = 0.0898957.
+        ("case02", 1 / 11.124),
+        # A finished tqdm bar of a tensorpack epoch: 5000 iterations / 3074.13 s = 1.626476.
+        ("case12", 5000 / 3074.13),
+    ],
+)
+def test_one_record_stating_its_own_rate_is_a_measurement(case: str, rate: float, tmp_path: Path) -> None:
+    # A record that states its own rate over its steps is measured, not warm-up: the run's one record
+    # gives its steady rate (the cases' expected.json lists these rates).
+    row = _case(case, tmp_path)
+    assert row["records"] == 1
+    assert row["steady_global_steps_per_s"] == pytest.approx(rate, rel=1e-4)
