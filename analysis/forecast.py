@@ -73,17 +73,22 @@ def predict(analysis: Analysis, tasks: int) -> tuple[Scaling, pl.DataFrame]:
 
 
 def recommend(
-    analysis: Analysis, steps: int, deadline_h: float | None = None, budget_usd: float | None = None
+    analysis: Analysis,
+    steps: int,
+    deadline_h: float | None = None,
+    budget_usd: float | None = None,
+    deadline_said: str | None = None,
 ) -> Recommendation:
     """The cheapest tier reaching ``steps`` within ``deadline_h`` hours, or the fastest within
     ``budget_usd``, among measured runs and predicted tiers, priced on the analysis'
-    ``price_date`` (default today) in its region. Raises :class:`tierscope.analysis.plan.RecommendError`
+    ``price_date`` (default today) in its region; ``deadline_said``: the deadline in the user's words.
+    Raises :class:`tierscope.analysis.plan.RecommendError`
     (see :func:`tierscope.analysis.plan.choose`)."""
     options = analysis.options
     table = frontier(
         analysis.summary, analysis.runs, scaling(analysis).fits, steps, options.price_day(), options.region
     )
-    return choose(table, deadline_h, budget_usd)
+    return choose(table, deadline_h, budget_usd, deadline_said)
 
 
 #: Columns of :func:`unmeasured`.

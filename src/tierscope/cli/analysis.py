@@ -197,12 +197,13 @@ def recommend_cmd(
 
     analysis = _analysis(dataset, summary_options(None, price_date, region, runs=runs, tiers=tier))
     _check_priceable(analysis)
-    result = recommend(analysis, steps, hours, budget)
+    said = " ".join(deadline.split()) if deadline is not None else None
+    result = recommend(analysis, steps, hours, budget, said)
     grid = Grid(
         [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("steps/s"),
-         Column("hours"), Column(f"USD {region}"), Column("meets", "label")],
+         Column("hours"), Column("USD"), Column("meets", "label")],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
-        notes=[result.reason],
+        notes=[result.reason, f"Prices of region {region}."],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
         grid.add(
@@ -211,7 +212,9 @@ def recommend_cmd(
         )  # fmt: skip
     candidates = result.candidates.to_dicts()
     if result.caveat and fmt == FormatChoice.table:
-        print(result.caveat)  # the first line: nobody may read the choice without it
+        from tierscope.cli.prose import say
+
+        say(result.caveat)  # the first paragraph: nobody may read the choice without it
     doc = {"caveat": result.caveat, "choice": result.choice, "reason": result.reason, "candidates": candidates}
     emit(fmt, grid, candidates, doc, wide)
 

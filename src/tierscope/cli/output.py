@@ -14,6 +14,7 @@ from rich.text import Text
 
 from tierscope.cli import numbers as n
 from tierscope.cli.common import err_console
+from tierscope.cli.prose import say
 from tierscope.cli.tables import Column, Grid, print_table
 from tierscope.text import printable
 
@@ -108,7 +109,7 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None
     print_table(counts_grid(result, wide), wide)
     for s in result.sources:
         if s.notes:
-            print(printable(f"{s.source}: {'; '.join(s.notes)}"))
+            say(printable(f"{s.source}: {'; '.join(s.notes)}"))
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
@@ -122,7 +123,7 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None
                 ),
                 soft_wrap=True,
             )
-    print(closing_line(result))
+    say(closing_line(result))
 
 
 def price_notes(frame: pl.DataFrame, region: str) -> list[str]:

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from tierscope.cli.common import FormatChoice, err_console, out_console
 from tierscope.cli.numbers import MISSING
+from tierscope.cli.prose import prose_width, wrap
 from tierscope.text import printable
 
 #: ``name``: an identifier (run id, path, format), shortened in the middle when too long (only once
@@ -219,9 +220,11 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
     """``grid`` as a table on ``console`` (default: stdout), fitted to its width unless ``wide``;
     then its notes, and on stderr which columns a narrow terminal left out."""
     console = console or out_console()
+    # prose at the terminal's width, else COLUMNS, else 80 (a piped table may be 200 wide)
+    prose = console.width if console.is_terminal else prose_width(console.file)
     if not grid.rows:  # nothing to tabulate: the notes say so
         for note in grid.notes:
-            console.print(Text(printable(note)), soft_wrap=True)
+            console.print(Text(wrap(printable(note), prose)), soft_wrap=True)
         return
     width = None if wide else console.width
     table, hidden = rich_table(grid, width, wide)
@@ -234,8 +237,8 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
         # table's, three lines over a narrow table.
         console.print(Text(printable(grid.title), style="table.title"))
     console.print(table)
-    for note in grid.notes:
-        console.print(Text(printable(note)))  # wrapped at words to the terminal
+    for note in grid.notes:  # wrapped at words, keeping a note's indent
+        console.print(Text(wrap(printable(note), prose)), soft_wrap=True)
     if hidden:
         err_console().print(
             Text(f"note: left out to fit {console.width} columns: {', '.join(hidden)}; --wide shows every column"),
