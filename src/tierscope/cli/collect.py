@@ -246,7 +246,7 @@ def collect_cloud_cmd(
     from datetime import UTC, datetime
 
     from tierscope.cli.durations import parse_duration, parse_when
-    from tierscope.cli.output import print_counts, print_notices
+    from tierscope.cli.output import ENTRIES, print_counts, print_notices
     from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
     from tierscope.collector.manifest import load_manifest
     from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
@@ -288,13 +288,13 @@ def collect_cloud_cmd(
             )
     except CollectStopped as exc:
         print_notices(ds)
-        print_counts(exc.result, quiet)  # what was read is stored: say how much, then why it stopped
+        print_counts(exc.result, quiet, unit=ENTRIES)  # what was read is stored: say how much, then why it stopped
         raise
     except BaseException:
         print_notices(ds)
         raise
     print_notices(ds)
-    print_counts(result, quiet)
+    print_counts(result, quiet, unit=ENTRIES)
     if not quiet:
         from rich.console import Console
 

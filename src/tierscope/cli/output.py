@@ -48,7 +48,12 @@ def shown_path(source: str, wide: bool) -> str:
     return source if relative.startswith("..") else relative
 
 
-def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
+#: What a collect reads, singular and plural: lines of files, or the log entries of Cloud Logging.
+LINES = ("line", "lines")
+ENTRIES = ("log entry", "log entries")
+
+
+def counts_grid(result: CollectResult, wide: bool = False, unit: tuple[str, str] = LINES) -> Grid:
     """A collect's counts per source (file) as a :class:`Grid`; ``format`` is the one sniffed from
     the file's first lines (or given), which read it first."""
     import os
@@ -74,12 +79,12 @@ def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
             Column("source", "name"),
             Column("run", "name"),
             Column("format", "name", drop=1),
-            Column("lines"),
+            Column(unit[1].split()[-1]),
             Column("stored"),
             Column("events", drop=2),
             Column("duplicates", drop=3),
             Column("rejected"),
-            Column("skipped", drop=4),
+            Column("no metric", drop=4),
         ],
     )
     for s, path in zip(result.sources, shown, strict=True):
@@ -88,25 +93,25 @@ def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
     return grid
 
 
-def closing_line(result: CollectResult) -> str:
-    """The line whose five figures add up to the lines read."""
+def closing_line(result: CollectResult, unit: tuple[str, str] = LINES) -> str:
+    """The line whose five figures add up to the lines (or log entries: ``unit``) read."""
     rejected, total = result.total("rejects"), result.total
     return (
-        f"read {n.plural(total('lines'), 'line')}: stored {n.plural(total('steps'), 'step record')} "
-        f"and {n.plural(total('events'), 'event')}, skipped {n.plural(total('duplicates'), 'duplicate')}, "
+        f"read {n.plural(total('lines'), *unit)}: stored {n.plural(total('steps'), 'step record')} "
+        f"and {n.plural(total('events'), 'event')}, {n.plural(total('duplicates'), 'duplicate')} already stored, "
         f"kept aside {n.plural(rejected, 'rejected line')}"
         + (" (see `tierscope rejects`)" if rejected else "")
         # The lines with no metric close the sum: every line read is one of the five.
-        + f", {n.plural(total('skipped'), 'line')} had no metric"
+        + f", {n.plural(total('skipped'), *unit)} had no metric"
     )
 
 
-def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None:
+def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: tuple[str, str] = LINES) -> None:
     """A collect's table of counts per source, its notes and warnings, and the closing line whose
-    five figures add up to the lines read. Nothing when ``quiet``."""
+    five figures add up to the lines (or log entries: ``unit``, :data:`ENTRIES`) read. Nothing when ``quiet``."""
     if quiet:
         return
-    print_table(counts_grid(result, wide), wide)
+    print_table(counts_grid(result, wide, unit), wide)
     for s in result.sources:
         if s.notes:
             say(printable(f"{s.source}: {'; '.join(s.notes)}"))
@@ -123,7 +128,7 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None
                 ),
                 soft_wrap=True,
             )
-    say(closing_line(result))
+    say(closing_line(result, unit))
 
 
 def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
@@ -138,6 +143,8 @@ def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
     dates = sorted(set(priced["price_date"]))
     if len(dates) == 1:
         notes.append(f"ML units and prices from the price table on {dates[0]}, region {region}.")
+    else:
+        notes.append(f"ML units and prices from the price table, region {region}.")
     for (tier,), rows in priced.group_by("tier", maintain_order=True):
         pairs = sorted(set(zip(rows["price_date"], rows["ml_units_per_hour"], strict=True)))
         if len({units for _, units in pairs}) > 1:
@@ -180,11 +187,11 @@ def summary_grid(
         Column("efficiency per task", wide=True),
         Column("efficiency per ML unit", wide=True),
         Column("ML units/h"),
-        Column(f"USD/h {region}", drop=2),
+        Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
-        Column(f"USD per 1,000 steps {region}", drop=1),
+        Column("USD per 1,000 steps", drop=1),
         Column("hours to N"),
-        Column(f"USD to N {region}"),
+        Column("USD to N"),
         Column("priced on", "label", wide=not several_dates),
         Column("mode", "label", wide=True),
         Column("ran on", "text", wide=True),
@@ -195,7 +202,7 @@ def summary_grid(
         reach += f"; target {goal}"
         # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
         columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
-                    Column(f"USD to target {region}", drop=1)]  # fmt: skip
+                    Column("USD to target", drop=1)]  # fmt: skip
     # without a baseline (no run has a steady rate) there is no speedup to say what it is against
     against = f"speedup against {baseline}" if baseline else "no run has a steady rate: no speedup"
     grid = Grid(columns, title=f"tierscope summary (global steps/s; {against}{reach})")
@@ -206,7 +213,8 @@ def summary_grid(
             if goal is not None else []
         )  # fmt: skip
         grid.add(
-            r["run_id"], r["tier"] or n.MISSING, r["status"], n.count(r["records"]), tasks_cell(r),
+            r["run_id"], r["tier"] or n.MISSING, STATUS_WORDS.get(r["status"], r["status"]), n.count(r["records"]),
+            tasks_cell(r),
             n.rate(r["steady_global_steps_per_s"]), _interval(r["steady_ci_low"], r["steady_ci_high"], n.rate),
             n.rate(r["mean_global_steps_per_s"]),
             n.ratio(r["speedup_vs_baseline"]), _interval(r["speedup_ci_low"], r["speedup_ci_high"], n.ratio),
@@ -215,7 +223,8 @@ def summary_grid(
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
             n.hours(r["hours_to_target"]), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["ml_units_per_hour"] is not None else n.MISSING,
-            r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING, *reached,
+            r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING,
+            r["note"] or n.MISSING, *reached,
         )  # fmt: skip
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
@@ -232,15 +241,16 @@ def summary_grid(
     if baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
+            of = f" (tier {tier})" if isinstance(tier, str) else ""
             grid.notes.append(
-                f"note: the speedup is against {baseline}: no BASIC run has a steady rate, so the measured run "
-                "with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
+                f"note: the speedup is against {baseline}{of}: no run of the cloud tier BASIC has a steady rate, "
+                "so the measured run with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
             )
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)
                        if r["target_reason"] and r["records"]]  # fmt: skip
     # tasks that logged against the declared topology
-    grid.notes += [f"note: run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
+    grid.notes += [f"run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
                    if r.get("topology_note")]  # fmt: skip
     return grid
 
@@ -254,6 +264,10 @@ def target_said(frame: pl.DataFrame, kind: str | None = None) -> str | None:
     kinds = set(frame["target_metric"].drop_nulls()) or ({kind} if kind else set())
     loss = bool(kinds) and kinds <= {"loss"}
     return f"loss <= {value:g}" if loss else f"{' / '.join(sorted(kinds)) or 'accuracy'} >= {value:g}"
+
+
+#: A run's status in words, the report's (reports/i18n/en.json ``status.*``): JSON and CSV keep the codes.
+STATUS_WORDS = {"ok": "finished", "unknown": "no end logged", "failed": "failed", "empty": "no data"}
 
 
 def tasks_cell(row: dict) -> str:
