@@ -17,9 +17,7 @@ from tierscope.dataset.store import Dataset
 from tierscope.trainer.steplog import Identity, StepLog
 
 
-def _ps_run_dir(
-    root: Path, run_id: str = "ps2", tier: str = "local-CUSTOM", workers: int = 2, ps: int = 1
-) -> Path:
+def _ps_run_dir(root: Path, run_id: str = "ps2", tier: str = "local-CUSTOM", workers: int = 2, ps: int = 1) -> Path:
     """What `tierscope train local --workers 2 --ps 1` leaves: run.json with its topology and strategy,
     and the records of the coordinator (chief 0), the only task that logs steps under the ps strategy."""
     out = root / run_id

@@ -128,7 +128,7 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
                 ),
                 soft_wrap=True,
             )
-    say(closing_line(result, unit))
+    print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
 
 
 def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
