@@ -209,9 +209,19 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         *reach,
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
         _section(
-            "scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs), t, no_model
+            "scaling",
+            lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs, _predicted(data)),
+            t,
+            no_model,
         ),
     ]
+
+
+def _predicted(data: ReportData) -> pl.DataFrame | None:
+    """The answer box's predictions of runs never measured (``run_id, tier, tasks, rate``), for the scaling chart."""
+    if data.unmeasured is None or data.unmeasured.height == 0:
+        return None
+    return data.unmeasured.select("run_id", "tier", "tasks", rate="global_steps_per_s")
 
 
 def chart_specs(data: ReportData, t: Catalog) -> dict[str, Spec]:

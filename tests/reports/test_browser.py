@@ -6,6 +6,7 @@ names as text in tables and charts. Screenshots land in ``$TIERSCOPE_SCREENSHOTS
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -220,3 +221,110 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
         shot = tmp_path / f"report-{width}.png"
         # the top of the report: more than a blank page (a blank 1280 x 800 PNG is a few kB)
         assert _png_size(shot) == (width, 800) and shot.stat().st_size > 40_000
+
+
+#: What a reader on any screen needs, measured in the page as drawn: the page never scrolls sideways; no
+#: title (h1-h3, a chart's) is cut or reaches past the screen; the runs table stays inside the screen (it
+#: may scroll in its own box) with the run column pinned while it scrolls; every bar of the bar charts
+#: keeps its run's label; no word of the failed runs or the provenance broken across lines (a path may wrap
+#: after a /); no chart's legend names a run the chart does not draw.
+SCREEN = r"""(() => {
+  const vw = document.documentElement.clientWidth;
+  const brokenWords = (el) => {
+    const broken = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const re = /[!-,.0-~]+/g;
+      let m;
+      while ((m = re.exec(node.data))) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+        const width = rects.reduce((w, r) => w + r.width, 0);
+        if (new Set(rects.map((r) => Math.round(r.top))).size > 1 && width < el.clientWidth) broken.push(m[0]);
+      }
+    }
+    return broken;
+  };
+  const titles = Array.from(document.querySelectorAll("h1, h2, h3, .chart-title")).filter((el) => {
+    const box = el.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth + 1 || box.left < -0.5 || box.right > vw + 0.5;
+  }).map((el) => el.textContent);
+  const wrap = document.getElementById("runs").parentElement;
+  const wrapBox = wrap.getBoundingClientRect();
+  wrap.scrollLeft = wrap.scrollWidth;  // scrolled to its far end, the run column must still be at the left
+  const runCell = document.querySelector("#runs td.run").getBoundingClientRect();
+  const pinned = Math.abs(runCell.left - wrapBox.left) < 1.5;
+  wrap.scrollLeft = 0;
+  const values = (spec) => {
+    const found = [];
+    const walk = (node) => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === "object") {
+        if (Array.isArray(node.values)) node.values.forEach((v) => v && v.run_id !== undefined && found.push(v.run_id));
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(spec);
+    return Array.from(new Set(found));
+  };
+  const visible = (t) => getComputedStyle(t).opacity !== "0" && t.getAttribute("opacity") !== "0" && t.textContent;
+  const bars = {};
+  const legends = {};
+  for (const chart of charts) {
+    const el = document.getElementById(chart.id);
+    const runs = values(chart.spec);
+    const labels = Array.from(el.querySelectorAll("g.role-axis-label text")).filter(visible).map((t) => t.textContent);
+    const shows = (l, r) => l === r || (l.endsWith("…") && r.startsWith(l.slice(0, -1)));
+    if (["chart-speedup", "chart-goodput", "chart-target"].includes(chart.id))
+      bars[chart.id] = runs.filter((r) => !labels.some((l) => shows(l, r)));
+    const named = Array.from(el.querySelectorAll("g.role-legend")).filter((g) =>
+      g.querySelector(".role-legend-title text") && g.querySelector(".role-legend-title text").textContent === "%RUN%")
+      .flatMap((g) => Array.from(g.querySelectorAll(".role-legend-label text")).map((t) => t.textContent));
+    legends[chart.id] = named.filter((l) => !runs.some((r) => shows(l, r)));
+  }
+  return {
+    page: [document.documentElement.scrollWidth, vw],
+    titles,
+    table: [wrapBox.left, wrapBox.right, vw],
+    pinned,
+    bars,
+    legends,
+    // the cause and the note (a run id, one long token, may break anywhere in its narrow column)
+    failed: Array.from(document.querySelectorAll("#failed td:not(.run)")).flatMap(brokenWords),
+    provenance: Array.from(document.querySelectorAll("#provenance dd")).flatMap(brokenWords),
+  };
+})()"""
+
+
+@pytest.mark.parametrize("width", [390, 768, 1280, 1920])
+def test_report_reads_on_a_phone_a_tablet_a_laptop_and_a_wide_screen(
+    reports: dict[str, Path], tmp_path: Path, width: int
+) -> None:
+    assert CHROMIUM is not None
+    keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
+    with Browser(CHROMIUM, tmp_path / "profile") as browser:
+        for lang, report in reports.items():
+            page = Page(browser, width=width, height=800)
+            page.load(report.resolve().as_uri())
+            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+            run_title = "Run" if lang == "en" else json.loads((ROOT / "reports/i18n/ja.json").read_text())["chart.run"]
+            screen = page.evaluate(SCREEN.replace("%RUN%", run_title))
+            where = f"{lang} at {width} px"
+            shot = page.screenshot(tmp_path / f"screen-{lang}-{width}.png")
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                shutil.copy(shot, Path(keep) / shot.name)
+            assert screen["page"][0] <= screen["page"][1], f"{where}: the page scrolls sideways {screen['page']}"
+            assert screen["titles"] == [], f"{where}: titles cut or off the screen: {screen['titles']}"
+            left, right, viewport = screen["table"]
+            assert left >= 0 and right <= viewport + 0.5, f"{where}: the runs table's box leaves the screen"
+            assert screen["pinned"], f"{where}: the run column scrolled away with the table"
+            lost = {chart: runs for chart, runs in screen["bars"].items() if runs}
+            assert lost == {}, f"{where}: bars lost their labels: {lost}"
+            assert len(screen["bars"]) == 3, screen["bars"]
+            assert all(extra == [] for extra in screen["legends"].values()), f"{where}: legends {screen['legends']}"
+            assert screen["failed"] == [], f"{where}: failed-run words broken: {screen['failed']}"
+            assert screen["provenance"] == [], f"{where}: provenance words broken: {screen['provenance']}"
+            assert page.log.console_errors == [] and page.log.exceptions == [], where
