@@ -37,8 +37,10 @@ def demo_cmd(
     print_summary(result.summary, wide=wide)
     for sentence in result.forecast:  # PREMIUM_1 failed: what the fit says of it, and how far to trust it
         say(sentence)
-    for line in next_steps(out):
-        say(line)
+    *places, command, then = next_steps(out)
+    print("\n".join(places))
+    print(command)  # whole, to copy: a command is never wrapped
+    say(then)
 
 
 def next_steps(out: Path) -> list[str]:
@@ -48,8 +50,8 @@ def next_steps(out: Path) -> list[str]:
         f"dataset: {out / 'dataset'}",
         f"report:  {out / 'report.html'}",
         f"next:    tierscope recommend --dataset {data} --steps 1000000 --deadline 6h",
-        f"         (then `tierscope predict --dataset {data} --tasks 10`; your own logs: "
-        "`tierscope collect files LOG... --dataset ds --tier TIER`)",
+        f"Then `tierscope predict --dataset {data} --tasks 10`, or your own logs: "
+        "`tierscope collect files LOG... --dataset ds --tier TIER` (README, Usage).",
     ]
 
 
