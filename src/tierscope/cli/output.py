@@ -176,7 +176,7 @@ def summary_grid(
     columns = [
         Column("run", "name"),
         Column("tier", "label"),
-        Column("status", "label"),
+        Column("status", "phrase"),
         Column("records", wide=True),
         Column("tasks", drop=3),
         Column("steady steps/s"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -32,10 +33,13 @@ from tierscope.text import printable
 
 #: ``name``: an identifier (run id, path, format), shortened in the middle when too long (only once
 #: the prose beside it is as narrow as it goes), never wrapped; ``figure``: a number, right-aligned,
-#: never cut; ``label``: a short word (a tier, a status), never cut; ``text``: prose (a failure's
-#: reason), wrapped at words.
-Kind = Literal["name", "figure", "label", "text"]
+#: never cut; ``label``: a short word (a tier), never cut; ``phrase``: a few words (a status, ``no end
+#: logged``) on one line where there is room, else wrapped between them, a word never cut; ``text``: prose
+#: (a failure's reason), wrapped at words.
+Kind = Literal["name", "figure", "label", "phrase", "text"]
 
+#: Spaces at the end of a table's line, before the line's closing colour codes and its newline.
+_TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*\n?)$")
 #: The narrowest a name is shortened to, and a wrapped text column's narrowest width.
 NAME_MIN = 12
 TEXT_MIN = 16
@@ -138,6 +142,8 @@ def layout(grid: Grid, width: int | None, wide: bool) -> Layout:
             return min(natural, max(NAME_MIN, _header_min(column.header)))
         if column.kind == "text":
             return min(natural, max(TEXT_MIN, _header_min(column.header)))
+        if column.kind == "phrase":
+            return max([_header_min(column.header), *(_header_min(cell) for cell in cells[i])])
         return natural
 
     def total(widths: list[int]) -> int:
@@ -162,7 +168,7 @@ def layout(grid: Grid, width: int | None, wide: bool) -> Layout:
     # run id's, the file:line an editor jumps to), prose wrapped onto one more line loses nothing.
     widths = floors[:]
     room = width - total(widths)
-    for kind in ("name", "text"):
+    for kind in ("name", "text", "phrase"):
         room = _widen(widths, natural, [k for k, i in enumerate(shown) if columns[i].kind == kind], room)
     return Layout(shown, widths, hidden)
 
@@ -236,7 +242,11 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
         # Above the table, wrapped at the terminal's width: a table's own title wraps at the
         # table's, three lines over a narrow table.
         console.print(Text(printable(grid.title), style="table.title"))
-    console.print(table)
+    with console.capture() as drawn:
+        console.print(table)
+    # rich pads every cell to its column's width: a line's trailing spaces go (a wrapped cell's line, the last
+    # column's label), the colour codes after them stay
+    console.file.write("".join(_TRAILING.sub(r"\1", line) for line in drawn.get().splitlines(keepends=True)))
     for note in grid.notes:  # wrapped at words, keeping a note's indent
         console.print(Text(wrap(printable(note), prose)), soft_wrap=True)
     if hidden:
