@@ -157,6 +157,17 @@ def _target_notes(data: ReportData, t: Catalog) -> list[str]:
     return notes + [t(f"target.status.{status}", run=run) for run, status in frames.not_reached(data.summary)]
 
 
+def _clockless(data: ReportData) -> list[str]:
+    """The charted runs (those of the throughput chart) the metric chart leaves out for want of a clock: no
+    point of theirs in it, and no clock on their lead task (the summary's ``goodput_clock`` is null)."""
+    if data.throughput_steps is None or "goodput_clock" not in data.summary.columns:
+        return []
+    charted = set(data.throughput_steps["run_id"].to_list())
+    drawn = set(data.metric_time["run_id"].to_list()) if data.metric_time is not None else set()
+    rows = data.summary.filter(pl.col("goodput_clock").is_null() & (pl.col("records") > 0))
+    return [r for r in rows["run_id"].to_list() if r in charted and r not in drawn]
+
+
 def sections(data: ReportData, t: Catalog) -> list[Section]:
     """The chart sections, top to bottom, each with its spec or the sentence saying why it has none."""
     data = shown(data)  # once, before any chart is built: no label reaches a chart unescaped
@@ -184,7 +195,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         f"{data.metric}_time",
         lambda: charts.metric_time_chart(data.metric_time, data.to_target, t, data.metric, value, runs),
         t,
-        capped + goal,
+        capped + goal + [t("chart.no_clock", run=run) for run in _clockless(data)],
     )
     reach = (
         [
