@@ -130,3 +130,22 @@ def test_one_word_per_meaning_in_the_catalogs_and_the_terminal(tmp_path: Path, d
     from tierscope.cli.output import STATUS_WORDS
 
     assert {k: en[f"status.{k}"] for k in STATUS_WORDS} == STATUS_WORDS
+
+
+def test_formats_try_rounds_floats_leaves_out_empty_fields_and_shows_bar_updates_apart(tmp_path: Path) -> None:
+    # a Keras progress bar captured to a file: three updates one \r apart on one line, then the epoch's end
+    bar = "".join(
+        f"\r {i}/100 [=====>......] - ETA: 1s - loss: {loss} - accuracy: {acc}"
+        for i, loss, acc in ((10, "0.94", "0.81"), (50, "0.74", "0.85"), (100, "0.49", "0.90"))
+    )
+    log = tmp_path / "keras.log"
+    log.write_text("Epoch 1/2\n" + bar[1:] + " - 5s 50ms/step - loss: 0.2569 - accuracy: 0.9237\n")
+    out = runner.invoke(app, ["formats", "--try", str(log)], env={"COLUMNS": "120"}).output
+    lines = [line.strip("│ ") for line in out.splitlines()]
+    # each update on a line of its own, marked; was glued into "0.81 50/100"
+    assert any(line.startswith("\\r  50/100 [") for line in lines), out
+    assert "0.81  50/100" not in out and "0.8150/100" not in out
+    assert "=None" not in out  # a field the record lacks is left out, not "reason=None"
+    # 50 ms/step is 1 / 0.05 = 20 global steps/s: said as 20, not 20.000000000000004 or 19.999999999999996
+    assert "global_steps_per_s=20 " in out
+    assert "with no metric, of 2 lines" in " ".join(out.split()) and "skipped of" not in out
