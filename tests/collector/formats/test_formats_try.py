@@ -120,7 +120,7 @@ def test_the_cli_reads_at_80_columns_and_cuts_no_number(files: tuple[Path, Path]
     flat = _squeezed(result.output)
     for text in (
         "step=100global_steps_per_s=4loss=2.1",  # floats to 6 significant digits
-        "step=120global_steps_per_s=5.0loss=1.93",
+        "step=120global_steps_per_s=5loss=1.93",
         "envelope[worker-2]->worker/2",
     ):
         assert text in flat, result.output
