@@ -149,3 +149,19 @@ def test_formats_try_rounds_floats_leaves_out_empty_fields_and_shows_bar_updates
     # 50 ms/step is 1 / 0.05 = 20 global steps/s: said as 20, not 20.000000000000004 or 19.999999999999996
     assert "global_steps_per_s=20 " in out
     assert "with no metric, of 2 lines" in " ".join(out.split()) and "skipped of" not in out
+
+
+def test_no_message_names_the_directory_tierscope_is_installed_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tierscope
+
+    installed = str(Path(tierscope.__file__).parent)  # site-packages/tierscope once installed
+    monkeypatch.chdir(tmp_path)  # outside the checkout, as a user runs it
+    demo = runner.invoke(app, ["demo", "--lang", "en"], env={"COLUMNS": "120"})
+    assert demo.exit_code == 0
+    assert installed not in demo.output and "in tierscope/data/cloudml-tiers-2016/" in demo.output
+    log = str(Path(installed) / "data" / "cloudml-tiers-2016" / "basic.log")
+    odd = runner.invoke(app, ["collect", "files", log, "-d", "ds", "--tier", "STANDARD_9"])
+    assert odd.exit_code == 0 and installed not in odd.stderr and installed not in odd.stdout
+    assert "tierscope/data/tiers.csv" in odd.stderr

@@ -328,7 +328,8 @@ def checked_tier(tier: str | None) -> str | None:
         return upper
     else:
         warning = (
-            f"{tier!r} is not a tier of {tiertable.TIERS_CSV} ({', '.join(known)}, or CUSTOM): its runs are "
+            f"{tier!r} is not a tier of tierscope's tier table, tierscope/data/{tiertable.TIERS_CSV.name} "
+            f"({', '.join(known)}, or CUSTOM): its runs are "
             "stored under that name but get no ML units, price or topology"
         )
     from rich.text import Text  # only to warn: a known tier (a cron job's) loads no rich

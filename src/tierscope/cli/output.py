@@ -35,8 +35,9 @@ def print_notices(ds: Dataset) -> None:
 
 
 def shown_path(source: str, wide: bool) -> str:
-    """A source as a collect table shows it: relative to the working directory when it lies
-    inside it; the full path only with ``--wide``."""
+    """A source as a collect's messages show it: relative to the working directory when it lies inside it;
+    a file shipped inside tierscope (the demo's logs) from the package's name (``tierscope/data/...``: the
+    site-packages directory above it is nobody's business); the full path only with ``--wide``."""
     import os
 
     if wide or "://" in source:  # a gs:// URL is shown whole (a path would fold its //)
@@ -45,7 +46,23 @@ def shown_path(source: str, wide: bool) -> str:
         relative = os.path.relpath(source)
     except ValueError:  # another drive (Windows)
         return source
-    return source if relative.startswith("..") else relative
+    if not relative.startswith(".."):
+        return relative
+    return packaged(source) or source
+
+
+def packaged(path: str) -> str | None:
+    """``path`` from the package's name (``tierscope/data/cloudml-tiers-2016/basic.log``) when it lies inside
+    the installed tierscope package, else None."""
+    import os
+
+    import tierscope
+
+    root = os.path.dirname(os.path.abspath(tierscope.__file__))
+    full = os.path.abspath(path)
+    if full == root or full.startswith(root + os.sep):
+        return os.path.join("tierscope", os.path.relpath(full, root))
+    return None
 
 
 #: What a collect reads, singular and plural: lines of files, or the log entries of Cloud Logging.
@@ -113,14 +130,15 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
         return
     print_table(counts_grid(result, wide, unit), wide)
     for s in result.sources:
+        shown = shown_path(s.source, wide)
         if s.notes:
-            say(printable(f"{s.source}: {'; '.join(s.notes)}"))
+            say(printable(f"{shown}: {'; '.join(s.notes)}"))
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
                     printable(
-                        f"warning: {s.source}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
-                        f"event or a broken record: is it a step log? `tierscope formats --try {s.source}` shows "
+                        f"warning: {shown}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
+                        f"event or a broken record: is it a step log? `tierscope formats --try {shown}` shows "
                         "how each line was read; a format of your own can read it (docs/reading-logs.md: "
                         "'My log is not read'; then collect the file again with --reread, as this collect has "
                         "marked it read)" + (f" (read as {s.format})" if s.format else "")
