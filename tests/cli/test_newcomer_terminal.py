@@ -74,7 +74,8 @@ def test_the_demo_ends_with_the_next_command_and_summary_names_its_dataset(
     assert runner.invoke(app, args, env={"COLUMNS": "120"}).exit_code == 0
     lost = runner.invoke(app, ["summary"])
     assert lost.exit_code == 1
-    assert "the demo's is tierscope-demo/dataset: --dataset tierscope-demo/dataset" in " ".join(lost.output.split())
+    said = " ".join(lost.output.split())
+    assert "the demo wrote its dataset to tierscope-demo/dataset: add --dataset tierscope-demo/dataset" in said
 
 
 def test_recommend_echoes_the_deadline_in_the_users_unit(dataset_2016: Dataset) -> None:

@@ -439,8 +439,11 @@ def no_dataset(dataset: Dataset, path: Path) -> str:
     # demo's dataset when the demo ran here (its first users type `tierscope summary` next).
     default = " (the default --dataset; name yours with --dataset DIR)" if str(path) == DEFAULT_DATASET else ""
     demo = Path(DEMO_OUT) / "dataset"
-    if default and demo.is_dir():
-        default = f" (the default --dataset; the demo's is {demo}: --dataset {demo})"
+    if default and demo.is_dir() and not Path(str(dataset.root)).exists():
+        return (
+            f"{dataset.root} (the default --dataset) does not exist; the demo wrote its dataset to {demo}: "
+            f"add --dataset {demo}"
+        )
     if not str(dataset.root).startswith("gs://") and not Path(str(dataset.root)).exists():
         return f"{dataset.root}{default} does not exist; check the path, or run `tierscope collect files` to make it"
     return f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first"
