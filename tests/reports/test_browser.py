@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -96,16 +97,9 @@ def test_report_draws_every_chart_offline_without_errors(reports: dict[str, Path
             assert page.log.dialogs == [], "a hostile name ran as script"
 
 
-#: Layout facts of the page as drawn: sideways overflow of the runs table and the page, the lines each
-#: header, tier cell and provenance word takes, chart widths against their element, and overlapping
-#: labels (point labels of a chart, visible labels of one axis).
-LAYOUT = r"""(() => {
-  const lines = (node) => {
-    const range = document.createRange();
-    range.selectNodeContents(node);
-    return new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
-  };
-  const brokenWords = (el) => {
+#: A JavaScript function of an element: the words of Latin script in it that are broken across lines (a path may
+#: wrap after a / or -; Japanese breaks between any characters), pasted into the page scripts below.
+BROKEN_WORDS = r"""  const brokenWords = (el) => {
     const broken = [];
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -124,7 +118,18 @@ LAYOUT = r"""(() => {
     }
     return broken;
   };
-  const overlaps = (boxes) => {
+"""
+
+#: Layout facts of the page as drawn: sideways overflow of the runs table and the page, the lines each
+#: header, tier cell and provenance word takes, chart widths against their element, and overlapping
+#: labels (point labels of a chart, visible labels of one axis).
+LAYOUT = r"""(() => {
+  const lines = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  };
+%BROKEN_WORDS%  const overlaps = (boxes) => {
     const hits = [];
     for (let i = 0; i < boxes.length; i++)
       for (let j = i + 1; j < boxes.length; j++) {
@@ -155,7 +160,16 @@ LAYOUT = r"""(() => {
               labels: overlaps(labels), axes: axes.flat(), right: svg.getBoundingClientRect().right};
     }),
   };
-})()"""
+})()""".replace("%BROKEN_WORDS%", BROKEN_WORDS)
+
+
+def _drawn(browser: Browser, reports: dict[str, Path], width: int) -> Iterator[tuple[str, Page]]:
+    """Each report in a tab ``width`` px wide (800 high), once every chart is drawn: (language, page)."""
+    for lang, report in reports.items():
+        page = Page(browser, width=width, height=800)
+        page.load(report.resolve().as_uri())
+        assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        yield lang, page
 
 
 @pytest.mark.parametrize("width", [1280, 1024])
@@ -163,10 +177,7 @@ def test_report_reads_on_a_laptop_screen(reports: dict[str, Path], tmp_path: Pat
     assert CHROMIUM is not None
     keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
     with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, report in reports.items():
-            page = Page(browser, width=width, height=800)
-            page.load(report.resolve().as_uri())
-            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        for lang, page in _drawn(browser, reports, width):
             layout = page.evaluate(LAYOUT)
             where = f"{lang} at {width} px"
             shot = page.screenshot(tmp_path / f"layout-{lang}-{width}.png")
@@ -230,24 +241,7 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
 #: after a /); no chart's legend names a run the chart does not draw.
 SCREEN = r"""(() => {
   const vw = document.documentElement.clientWidth;
-  const brokenWords = (el) => {
-    const broken = [];
-    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const re = /[!-,.0-~]+/g;
-      let m;
-      while ((m = re.exec(node.data))) {
-        const range = document.createRange();
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
-        const width = rects.reduce((w, r) => w + r.width, 0);
-        if (new Set(rects.map((r) => Math.round(r.top))).size > 1 && width < el.clientWidth) broken.push(m[0]);
-      }
-    }
-    return broken;
-  };
-  const titles = Array.from(document.querySelectorAll("h1, h2, h3, .chart-title")).filter((el) => {
+%BROKEN_WORDS%  const titles = Array.from(document.querySelectorAll("h1, h2, h3, .chart-title")).filter((el) => {
     const box = el.getBoundingClientRect();
     return el.scrollWidth > el.clientWidth + 1 || box.left < -0.5 || box.right > vw + 0.5;
   }).map((el) => el.textContent);
@@ -295,7 +289,7 @@ SCREEN = r"""(() => {
     failed: Array.from(document.querySelectorAll("#failed td:not(.run)")).flatMap(brokenWords),
     provenance: Array.from(document.querySelectorAll("#provenance dd")).flatMap(brokenWords),
   };
-})()"""
+})()""".replace("%BROKEN_WORDS%", BROKEN_WORDS)
 
 
 @pytest.mark.parametrize("width", [390, 768, 1280, 1920])
@@ -305,10 +299,7 @@ def test_report_reads_on_a_phone_a_tablet_a_laptop_and_a_wide_screen(
     assert CHROMIUM is not None
     keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
     with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, report in reports.items():
-            page = Page(browser, width=width, height=800)
-            page.load(report.resolve().as_uri())
-            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        for lang, page in _drawn(browser, reports, width):
             run_title = "Run" if lang == "en" else json.loads((ROOT / "reports/i18n/ja.json").read_text())["chart.run"]
             screen = page.evaluate(SCREEN.replace("%RUN%", run_title))
             where = f"{lang} at {width} px"
