@@ -168,6 +168,15 @@ def _clockless(data: ReportData) -> list[str]:
     return [r for r in rows["run_id"].to_list() if r in charted and r not in drawn]
 
 
+def _on_task_clock(data: ReportData) -> list[str]:
+    """The runs the metric chart draws on their lead task's own clock (``clock`` ``task``: no timestamps, no
+    elapsed times), in the chart's order."""
+    points = data.metric_time
+    if points is None or "clock" not in points.columns:
+        return []
+    return points.filter(pl.col("clock") == "task")["run_id"].unique(maintain_order=True).to_list()
+
+
 def sections(data: ReportData, t: Catalog) -> list[Section]:
     """The chart sections, top to bottom, each with its spec or the sentence saying why it has none."""
     data = shown(data)  # once, before any chart is built: no label reaches a chart unescaped
@@ -195,7 +204,10 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         f"{data.metric}_time",
         lambda: charts.metric_time_chart(data.metric_time, data.to_target, t, data.metric, value, runs),
         t,
-        capped + goal + [t("chart.no_clock", run=run) for run in _clockless(data)],
+        capped
+        + goal
+        + [t("chart.task_clock", run=run) for run in _on_task_clock(data)]
+        + [t("chart.no_clock", run=run) for run in _clockless(data)],
     )
     reach = (
         [

@@ -1,6 +1,6 @@
 """What a newcomer's report says around its figures: paths a colleague may see, the collect time said
 truthfully, legends naming only the runs a chart draws, the prediction the answer box gives marked on the
-scaling chart, and why a run with losses but no clock is missing from the loss chart."""
+scaling chart, and a run with losses but no clock drawn on its lead task's own clock, said so."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tierscope.analysis import analyze
@@ -102,7 +103,7 @@ def test_legends_list_only_the_runs_drawn_and_the_scaling_chart_marks_the_predic
     assert marks and '"rate": 80.4' in marks[0]
 
 
-def test_a_run_with_losses_but_no_clock_is_named_under_the_loss_chart(tmp_path: Path) -> None:
+def test_a_run_with_losses_but_no_clock_is_drawn_on_its_task_clock_and_said_so(tmp_path: Path) -> None:
     # tf.estimator's lines: a loss and the seconds of the last 100 steps, no timestamp, no elapsed time; the
     # throughput chart times them on the task's own clock, the loss chart has no clock for them
     log = tmp_path / "est.log"
@@ -116,6 +117,12 @@ def test_a_run_with_losses_but_no_clock_is_named_under_the_loss_chart(tmp_path: 
     )
     out = write_report(analyze(Dataset(tmp_path / "ds"), analysis_options()), tmp_path / "r.html", Options(lang="en"))
     html = out.read_text(encoding="utf-8")
-    loss = html[html.index('id="section-loss_time"') : html.index('id="section-speedup"')]
-    assert "est: not drawn: its lead task logs neither timestamps nor elapsed times" in loss.replace("&#39;", "'")
-    assert 'id="chart-throughput_time"' in html
+    loss = html[html.index('id="section-loss_time"') : html.index('id="section-speedup"')].replace("&#39;", "'")
+    # drawn on the lead task's own clock, said so: the intervals' seconds added up, 4.99 s for the first 100 steps
+    # (the first record's interval) then 4.98, 4.97, ...: the loss 2.3 at step 200 is at 4.99 + 4.98 = 9.97 s,
+    # where the throughput chart puts its interval too
+    assert 'id="chart-loss_time"' in loss and "est: its log has neither timestamps nor elapsed times" in loss
+    data = report_data(analyze(Dataset(tmp_path / "ds"), analysis_options()))
+    assert data.metric_time is not None
+    at = dict(zip(data.metric_time["value"].round(3).to_list(), data.metric_time["seconds"].to_list(), strict=True))
+    assert at[2.3] == pytest.approx(9.97) and set(data.metric_time["clock"].to_list()) == {"task"}
