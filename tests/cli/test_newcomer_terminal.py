@@ -131,6 +131,15 @@ def test_one_word_per_meaning_in_the_catalogs_and_the_terminal(tmp_path: Path, d
     from tierscope.cli.output import STATUS_WORDS
 
     assert {k: en[f"status.{k}"] for k in STATUS_WORDS} == STATUS_WORDS
+    # the catalogs: "skipped" names nothing (a duplicate is "already stored", a line without one "no metric"),
+    # and no status is "unknown" (en) or 不明 (ja)
+    assert not [k for k, v in en.items() if re.search(r"\bskip", v, flags=re.I)]
+    assert not [k for k, v in ja.items() if "スキップ" in v]
+    assert not [k for k in STATUS_WORDS if en[f"status.{k}"] == "unknown" or "不明" in ja[f"status.{k}"]]
+    # and the help a newcomer reads before a collect
+    for argv in (["collect", "files", "-h"], ["collect", "cloud", "-h"], ["formats", "-h"]):
+        said = runner.invoke(app, argv, env={"COLUMNS": "200"}).output
+        assert not re.search(r"\bskipped\b", said), argv
 
 
 def test_formats_try_rounds_floats_leaves_out_empty_fields_and_shows_bar_updates_apart(tmp_path: Path) -> None:

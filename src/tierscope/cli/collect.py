@@ -96,7 +96,11 @@ def collect_files_cmd(
         ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
-        bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
+        bool,
+        typer.Option(
+            "--reread",
+            help="Read every file from its start (records already stored are duplicates: not stored again).",
+        ),
     ] = False,
     batch_bytes: Annotated[
         int | None, typer.Option(hidden=True, help="Bytes read per batch (default: the collector's).")

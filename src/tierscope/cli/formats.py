@@ -56,8 +56,8 @@ def formats_cmd(
     """List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.
 
     --try shows for each line of the window which envelope/prefix was stripped, which format read
-    the line and the fields it got (rates in steps/s, times in s), or why it was skipped or
-    rejected; then one verdict per file: format, records, roles, status.
+    the line and the fields it got (rates in steps/s, times in s), or why it has no metric or
+    was rejected; then one verdict per file: format, records, roles, status.
     """
     if files and not try_:
         raise typer.BadParameter("to see how files are read, give --try: tierscope formats --try FILE")
