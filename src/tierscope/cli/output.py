@@ -116,7 +116,7 @@ def closing_line(result: CollectResult, unit: tuple[str, str] = LINES) -> str:
     return (
         f"read {n.plural(total('lines'), *unit)}: stored {n.plural(total('steps'), 'step record')} "
         f"and {n.plural(total('events'), 'event')}, {n.plural(total('duplicates'), 'duplicate')} already stored, "
-        f"kept aside {n.plural(rejected, 'rejected line')}"
+        f"kept aside {n.plural(rejected, f'rejected {unit[0]}', f'rejected {unit[1]}')}"
         + (" (see `tierscope rejects`)" if rejected else "")
         # The lines with no metric close the sum: every line read is one of the five.
         + f", {n.plural(total('skipped'), *unit)} had no metric"
