@@ -385,6 +385,9 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
     with ``full_paths``. Raises ValueError for an unknown language."""
     t = Catalog(lang or default_lang())
     chart_sections = [_untitled(s) for s in sections(data, t)]
+    # a chart title that repeats its section's heading word for word is said once
+    heading = {s.key: t(f"section.{s.key}.title", n=t.number(data.steps)) for s in chart_sections}
+    chart_sections = [replace(s, title=None) if s.title == heading[s.key] else s for s in chart_sections]
     drawn = [s for s in chart_sections if s.spec is not None]
     prov = data.provenance
     return (
