@@ -80,7 +80,11 @@ def local_cmd(
     batch_size: Annotated[int, typer.Option(help="Examples per step per worker.", min=1, metavar="N")] = 100,
     data: Annotated[
         DatasetChoice,
-        typer.Option("--data", help="The training data: synthetic, or mnist (downloaded once through Keras)."),
+        typer.Option(
+            "--data",
+            help="The training data: synthetic, or mnist (downloaded once through Keras). Synthetic by default, "
+            "which needs no download; `spec` defaults to mnist, the data of the 2016 experiment.",
+        ),
     ] = "synthetic",  # type: ignore[assignment]
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     data_file: Annotated[
@@ -222,7 +226,14 @@ def spec_cmd(
     ] = "tierscope-run",
     steps: Annotated[int, typer.Option(min=1, metavar="N", help="Training steps.")] = 1000,
     batch_size: Annotated[int, typer.Option(min=1, metavar="N", help="Examples per step per worker.")] = 100,
-    data: Annotated[DatasetChoice, typer.Option("--data", help="The training data: mnist or synthetic.")] = "mnist",  # type: ignore[assignment]
+    data: Annotated[
+        DatasetChoice,
+        typer.Option(
+            "--data",
+            help="The training data: mnist (default: the 2016 experiment's, as a cloud job can download it) or "
+            "synthetic (the default of `train local`, which needs no download).",
+        ),
+    ] = "mnist",  # type: ignore[assignment]
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     log_every_steps: Annotated[
         int, typer.Option(min=0, help="Write a record every N steps (0: off).", metavar="N")
