@@ -14,7 +14,6 @@ from rich.text import Text
 
 from tierscope.cli import numbers as n
 from tierscope.cli.common import err_console
-from tierscope.cli.prose import say
 from tierscope.cli.tables import Column, Grid, print_table
 from tierscope.text import printable
 
@@ -132,7 +131,7 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
     for s in result.sources:
         shown = shown_path(s.source, wide)
         if s.notes:
-            say(printable(f"{shown}: {'; '.join(s.notes)}"))
+            print(printable(f"{shown}: {'; '.join(s.notes)}"))  # a line per file, as the table's rows
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
