@@ -134,7 +134,10 @@ def collect_files_cmd(
         if gone and len(gone) < len(inputs):
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
-        runs += runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
+        found = runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
+        if run_id is None and not quiet:
+            say_grouping(found, inputs)
+        runs += found
     if formats:
         from dataclasses import replace
 
@@ -470,6 +473,38 @@ def compact_cmd(
             f"compacted {result.partitions} partitions: {result.files_before} files -> {result.files_after} "
             f"({result.rows} rows)"
         )
+
+
+def say_grouping(runs: list, inputs: list) -> None:
+    """On stderr, how loose files (not run directories) were grouped into runs, when into more than one
+    (:func:`tierscope.collector.runs.loose_runs`): a run each for files whose names name no task, one run for
+    files named after one run's tasks."""
+    named = {str(p) for p in inputs}
+    loose = [r for r in runs if r.files and all(str(f) in named for f in r.files)]
+    if len(loose) < 2:
+        return
+    from rich.text import Text
+
+    from tierscope.text import printable
+
+    def names(files: list) -> str:
+        return ", ".join(str(f).rstrip("/").rsplit("/", 1)[-1] for f in files)
+
+    parts = []
+    singles = [r for r in loose if len(r.files) == 1]
+    if singles:
+        parts.append(f"a run each for {names([r.files[0] for r in singles])}")
+    parts += [f"run {r.run_id} for {names(r.files)} (named after one run's tasks)" for r in loose if len(r.files) > 1]
+    files = sum(len(r.files) for r in loose)
+    err_console().print(
+        Text(
+            printable(
+                f"note: {files} files read as {len(loose)} runs by their names: {'; '.join(parts)}; "
+                "--run-id ID reads them as one run"
+            )
+        ),
+        soft_wrap=True,
+    )
 
 
 def register(app: App) -> None:
