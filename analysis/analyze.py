@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
-from tierscope.analysis.cost import tier_costs
+from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
@@ -205,6 +205,26 @@ def _footers(dataset: Dataset) -> pl.DataFrame | None:
         return None
 
 
+def with_log_dates(runs: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+    """``runs`` with a run of no date dated by its log: the day (UTC) of its first event with a timestamp."""
+    first = (
+        events.filter(pl.col("timestamp").is_not_null())
+        .group_by("run_id")
+        .agg(logged=pl.col("timestamp").min().dt.date())
+    )
+    return (
+        runs.join(first, on="run_id", how="left")
+        .with_columns(
+            date_origin=pl.when(pl.col("date").is_not_null())
+            .then(pl.lit("run"))
+            .when(pl.col("logged").is_not_null())
+            .then(pl.lit("log")),
+            date=pl.coalesce("date", "logged"),
+        )
+        .drop("logged")
+    )
+
+
 def _target(options: AnalysisOptions, last_step: int | None) -> int | None:
     if options.steps == "longest":
         return last_step or DEFAULT_TARGET_STEPS
@@ -307,7 +327,8 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         picked = chosen
     rejected = dataset.scan("rejects")
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
-    costs = tier_costs(runs, options.price_day(), options.region)
+    runs = with_log_dates(runs, events)
+    costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())
     metrics = None

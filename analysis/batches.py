@@ -49,6 +49,7 @@ from tierscope.analysis.throughput import (
     FIGURE_COLUMNS,
     INPUT_COLUMNS,
     JUMP_RATES,
+    STEADY_ROWS,
     STEADY_WEIGHT,
     WARM_RATES,
     collect_intervals,
@@ -247,7 +248,7 @@ def batch_figures(
     drawn: dict[str, np.ndarray] = {}
     intervals = collect_intervals(part, extra)
     leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
-    steady = steady_samples(intervals.lazy().filter(~pl.col("warmup")))  # lazy: only its two columns copied
+    steady = steady_samples(intervals.lazy().filter(STEADY_ROWS))  # lazy: only its two columns copied
     if counts is None:
         throughput = run_throughput(part, seed=seed, intervals=intervals)
     else:  # run_throughput with the counts the caller has: no second read of the batch

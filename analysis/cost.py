@@ -13,12 +13,18 @@ over its replicas of each machine type's ML units; any other run costs its tier'
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import date
 from pathlib import Path
 
 import polars as pl
 
-from tierscope.analysis.topology import DATA, run_topology
+from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
+from tierscope.analysis.topology import DATA, load_tiers, run_hardware, run_topology
+from tierscope.contract import LOCAL_TIER_PATTERN
+
+LOCAL_TIER_RE = re.compile(LOCAL_TIER_PATTERN)
 
 UNITS_SCHEMA = {
     "effective_date": pl.Date(),
@@ -66,16 +72,24 @@ def tier_costs(
     prices = load_prices() if prices is None else prices
     if "topology" not in runs.columns:
         runs = runs.with_columns(topology=pl.lit(None, pl.String))
-    keyed = runs.select(
-        "run_id",
-        pl.col("tier").str.to_uppercase().alias("name"),
-        pl.col("date").fill_null(default_date).alias("price_date"),
-        custom=pl.col("topology").is_not_null(),
-    ).sort("price_date")
+    same_as = _tier_of_topology(runs, tiers)
+    keyed = (
+        runs.join(same_as, on="run_id", how="left")
+        .select(
+            "run_id",
+            pl.coalesce("same_tier", pl.col("tier").str.to_uppercase()).alias("name"),
+            pl.col("date").fill_null(default_date).alias("price_date"),
+            custom=pl.col("topology").is_not_null() & pl.col("same_tier").is_null(),
+            same_tier="same_tier",
+        )
+        .sort("price_date")
+    )
     with_units = keyed.join_asof(
-        _units_of(units, "tier").rename({"ml_units_per_hour": "tier_units", "source": "tier_source"}),
+        _units_of(units, "tier").rename(
+            {"ml_units_per_hour": "tier_units", "source": "tier_source", "effective_date": "tier_from"}
+        ),
         left_on="price_date",
-        right_on="effective_date",
+        right_on="tier_from",
         by="name",
         strategy="backward",
         check_sortedness=False,  # sorted by date above, hence within each tier too
@@ -84,7 +98,12 @@ def tier_costs(
     with_price = with_units.with_columns(
         ml_units_per_hour=pl.when(pl.col("custom")).then("machine_units").otherwise("tier_units"),
         units_source=pl.when(pl.col("custom")).then("machine_source").otherwise("tier_source"),
-        units_basis=pl.when(pl.col("custom")).then(pl.lit("machine types")).otherwise(pl.lit("tier")),
+        units_basis=pl.when(pl.col("custom"))
+        .then(pl.lit("machine types"))
+        .when(pl.col("same_tier").is_not_null())
+        .then(pl.format("tier {} (the same machines)", "same_tier"))
+        .otherwise(pl.lit("tier")),
+        units_from=pl.when(pl.col("custom")).then("machine_from").otherwise("tier_from"),
     ).join_asof(
         region_prices.select("effective_date", "usd_per_ml_unit_hour", pl.col("source").alias("price_source")),
         left_on="price_date",
@@ -99,7 +118,41 @@ def tier_costs(
         pl.when(pl.col("ml_units_per_hour").is_not_null()).then("units_basis").alias("units_basis"),
         "units_source",
         "price_source",
+        "units_from",
+        pl.col("price_date")
+        .map_elements(lambda day: _table_date(units, day), return_dtype=pl.Date)
+        .alias("units_table_date"),
     )
+
+
+def _table_date(units: pl.DataFrame, day: date) -> date | None:
+    """The newest ML-units table (its effective date) on or before ``day``."""
+    return units.filter(pl.col("effective_date") <= day)["effective_date"].max()  # type: ignore[return-value]
+
+
+def _tier_of_topology(runs: pl.DataFrame, tiers: pl.DataFrame | None) -> pl.DataFrame:
+    """``run_id, same_tier``: the runs whose manifest topology is exactly a tier's composition (a CUSTOM job
+    on STANDARD_1's machines), priced as that tier: the page's tier price is the price of those machines."""
+    tiers = load_tiers() if tiers is None else tiers
+    shapes = {
+        tier: frozenset(rows.select("role", "count", "machine_type").rows()) for (tier,), rows in tiers.group_by("tier")
+    }
+    out = []
+    for run_id, text in runs.filter(pl.col("topology").is_not_null()).select("run_id", "topology").iter_rows():
+        try:
+            pools = json.loads(text).items()
+            # only a topology of bare machine types and counts: one naming accelerators or spot is not a tier
+            shape = frozenset(
+                (role, int(spec["count"]), spec["machine_type"])
+                for role, spec in pools
+                if int(spec["count"]) and set(spec) <= {"machine_type", "count"}
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        found = [tier for tier, want in shapes.items() if want == shape]
+        if found:
+            out.append({"run_id": run_id, "same_tier": found[0]})
+    return pl.DataFrame(out, schema={"run_id": pl.String, "same_tier": pl.String})
 
 
 def _units_of(units: pl.DataFrame, kind: str) -> pl.DataFrame:
@@ -118,7 +171,7 @@ def _machine_units(keyed: pl.DataFrame, topology: pl.DataFrame, units: pl.DataFr
         .sort("price_date")
     )
     priced = replicas.join_asof(
-        _units_of(units, "machine_type"),
+        _units_of(units, "machine_type").with_columns(units_from="effective_date"),
         left_on="price_date",
         right_on="effective_date",
         by="name",
@@ -130,4 +183,79 @@ def _machine_units(keyed: pl.DataFrame, topology: pl.DataFrame, units: pl.DataFr
             (pl.col("count") * pl.col("ml_units_per_hour")).sum()
         ),
         machine_source=pl.col("source").drop_nulls().unique().sort().str.join("; "),
+        machine_from=pl.col("units_from").min(),
     )
+
+
+#: Columns of :func:`run_costs`.
+COST_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "price_date": pl.Date(),
+    "price_date_origin": pl.String(),  # "run" (its own date), "log" (its first event's day), "--price-date", "today"
+    "ml_units_per_hour": pl.Float64(),  # legacy tiers and machine types; null for today's machines
+    "usd_per_hour": pl.Float64(),
+    "units_basis": pl.String(),  # tier / machine types / tier X (the same machines) / price rows
+    "units_source": pl.String(),
+    "price_source": pl.String(),
+    "price_rows": pl.String(),  # every row behind usd_per_hour: quantity x resource region pricing price date (source)
+    "price_stale": pl.Boolean(),  # a row older than prices.STALE_DAYS at price_date
+    "price_note": pl.String(),  # stale rows and the remedy, a missing row, a row of another date
+}
+
+
+def run_costs(
+    runs: pl.DataFrame,
+    default_date: date,
+    region: str = "us",
+    table: PriceTable | None = None,
+    date_asked: bool = False,
+) -> pl.DataFrame:
+    """Each run's hourly price on its own date (else ``default_date``: ``--price-date`` when ``date_asked``,
+    else today): :data:`COST_SCHEMA`, one row per run of ``runs``.
+
+    ``runs``: the run index (``run_id, tier, date, topology``). A run on today's machines (its pools,
+    :func:`tierscope.analysis.topology.run_hardware`) is priced from the price rows
+    (:func:`tierscope.analysis.prices.quote`, in its pools' region, else ``region``); a legacy tier or
+    machine type in ML units (:func:`tier_costs`, in ``region``'s area); a laptop, or a run whose hardware is
+    unknown, not at all. ``region``: a legacy area (``us``) or a Google Cloud region (``us-central1``).
+    """
+    table = table or PriceTable()
+    if "topology" not in runs.columns:
+        runs = runs.with_columns(topology=pl.lit(None, pl.String))
+    legacy = tier_costs(runs, default_date, area_of(region))
+    origin = "--price-date" if date_asked else "today"
+    where = region_of(region)
+    rows = []
+    by_run = {r["run_id"]: r for r in legacy.iter_rows(named=True)}
+    for row in runs.iter_rows(named=True):
+        cost = by_run[row["run_id"]]
+        on = row["date"] or default_date
+        said = row.get("date_origin") or ("run" if row["date"] else origin)
+        entry: dict[str, object] = {"run_id": row["run_id"], "price_date": on, "price_date_origin": said,
+                                    "price_stale": False}  # fmt: skip
+        local = bool(row["tier"]) and LOCAL_TIER_RE.search(row["tier"]) is not None
+        hardware = None if local else run_hardware(row["tier"], row["topology"])
+        if hardware is not None and not hardware.legacy:
+            quoted = quote(hardware, on, where, table)
+            rows_used = quoted.sources() or None
+            entry |= {
+                "usd_per_hour": quoted.usd_per_hour, "units_basis": "price rows", "price_source": rows_used,
+                "price_rows": rows_used, "price_stale": quoted.stale,
+                "price_note": quoted.missing or quoted.stale_note(),
+            }  # fmt: skip
+        else:
+            entry |= {k: cost[k] for k in ("ml_units_per_hour", "usd_per_hour", "units_basis", "units_source",
+                                           "price_source")}  # fmt: skip
+            if cost["ml_units_per_hour"] is not None:
+                entry["price_rows"] = "; ".join(
+                    s for s in (f"ML units: {cost['units_source']}", cost["price_source"] and
+                                f"USD per ML unit-hour: {cost['price_source']}") if s
+                )  # fmt: skip
+                older = cost["units_from"] is not None and cost["units_from"] < cost["units_table_date"]
+                if older:
+                    entry["price_note"] = (
+                        f"ML units from the {cost['units_from']} table: the {cost['units_table_date']} table "
+                        "has no row for some of its machine types"
+                    )
+        rows.append(entry)
+    return pl.DataFrame(rows, schema=COST_SCHEMA)

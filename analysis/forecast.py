@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from tierscope.analysis.errors import AnalysisError
-from tierscope.analysis.plan import Recommendation, choose, frontier
+from tierscope.analysis.plan import Group, Recommendation, choose, frontier
 from tierscope.analysis.scaling import (
     EXTRAPOLATION_LIMIT,
     ScalingFit,
@@ -32,24 +32,70 @@ class TasksError(AnalysisError, ValueError):
 @dataclass
 class Scaling:
     """``points``: :data:`tierscope.analysis.scaling.POINTS_SCHEMA` (the laptop excluded,
-    :func:`tierscope.analysis.scaling.scaling_points`); ``fits``: both models; ``table``:
-    :data:`tierscope.analysis.scaling.FIT_SCHEMA`."""
+    :func:`tierscope.analysis.scaling.scaling_points`; ``tasks`` counts the fitted group's devices: GPUs or
+    TPU chips, else training tasks); ``fits``: both models; ``table``: :data:`tierscope.analysis.scaling.FIT_SCHEMA`;
+    ``basis``: what the points count (``GPU``, ``TPU chip``, ``task``); ``accelerator``: the one accelerator type
+    fitted (None: CPU tasks); ``left_out``: why the measured runs of other device types are not in the fit."""
 
     points: pl.DataFrame
     fits: list[ScalingFit]
     table: pl.DataFrame
+    basis: str = "task"
+    accelerator: str | None = None
+    left_out: list[str] = field(default_factory=list)
+
+
+def fit_group(summary: pl.DataFrame) -> tuple[str, str | None, list[str]]:
+    """The one device type a scaling model is fitted over: ``(basis, accelerator, left_out)``.
+
+    A model of throughput against devices speaks for one kind of device: a T4 and an A100 are not two sizes
+    of one machine. Among the measured runs (a steady rate), the group with the most distinct device counts
+    (then the most runs; CPU tasks first, then by name) is fitted; ``left_out`` says, per other group, which
+    runs it has and what would make a fit of it (runs of at least two sizes)."""
+    measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() & pl.col("device_basis").is_not_null())
+    if measured.height == 0:
+        return "task", None, []
+    groups = (
+        measured.group_by("device_basis", "accelerator")
+        .agg(sizes=pl.col("devices").n_unique(), runs=pl.len(), ids=pl.col("run_id").sort(),
+             counts=pl.col("devices").unique().sort())
+        .with_columns(cpu=pl.col("device_basis") != "task")
+        .sort(["sizes", "runs", "cpu", "accelerator"], descending=[True, True, False, False], nulls_last=True)
+    )  # fmt: skip
+    chosen = groups.row(0, named=True)
+    left = []
+    for g in groups.slice(1).iter_rows(named=True):
+        kind = g["accelerator"] or "CPU tasks"
+        sizes = ", ".join(str(c) for c in g["counts"])
+        left.append(
+            f"{kind} runs ({', '.join(g['ids'])}; {sizes} {g['device_basis']}) are not in the fit over "
+            f"{chosen['accelerator'] or 'CPU tasks'}: a prediction across accelerator types is not a fit; "
+            f"measured {kind} runs of two sizes or more would make one of their own"
+        )
+    return chosen["device_basis"], chosen["accelerator"], left
 
 
 def fit(
     summary: pl.DataFrame, runs: pl.DataFrame, samples: dict, seed: int, drawn: dict[str, np.ndarray] | None = None
 ) -> Scaling:
     """Fit Amdahl and the USL to the runs of ``summary`` (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`)
-    with ``runs`` (the run index) and their steady interval rates ``samples`` (``{run_id: array}``,
-    global steps/s) for the bootstrap seeded by ``seed`` (``drawn``: runs' bootstrap medians already
-    drawn under ``seed``, :func:`tierscope.analysis.scaling.bootstrap_medians`)."""
-    points = scaling_points(summary, runs)
+    of one device type (:func:`fit_group`), against their devices, with ``runs`` (the run index) and their
+    steady interval rates ``samples`` (``{run_id: array}``, global steps/s) for the bootstrap seeded by
+    ``seed`` (``drawn``: runs' bootstrap medians already drawn under ``seed``,
+    :func:`tierscope.analysis.scaling.bootstrap_medians`)."""
+    # a run that failed is evidence, not a measurement to plan from: its rate stays out of the fit
+    if "status" in summary.columns:
+        summary = summary.filter(pl.col("status").ne_missing("failed"))
+    basis, accelerator, left_out = fit_group(summary)
+    if "device_basis" in summary.columns:
+        group = summary.filter(
+            (pl.col("device_basis") == basis) & pl.col("accelerator").eq_missing(pl.lit(accelerator, pl.String))
+        ).with_columns(tasks=pl.col("devices"))
+    else:
+        group = summary
+    points = scaling_points(group, runs)
     fits = fit_scaling(points, samples, seed, drawn)
-    return Scaling(points, fits, fit_table(fits))
+    return Scaling(points, fits, fit_table(fits), basis, accelerator, left_out)
 
 
 def scaling(analysis: Analysis) -> Scaling:
@@ -77,16 +123,26 @@ def recommend(
     steps: int,
     deadline_h: float | None = None,
     budget_usd: float | None = None,
+    quotas: dict[str, float] | None = None,
     deadline_said: str | None = None,
 ) -> Recommendation:
-    """The cheapest tier reaching ``steps`` within ``deadline_h`` hours, or the fastest within
-    ``budget_usd``, among measured runs and predicted tiers, priced on the analysis'
-    ``price_date`` (default today) in its region; ``deadline_said``: the deadline in the user's words.
-    Raises :class:`tierscope.analysis.plan.RecommendError`
-    (see :func:`tierscope.analysis.plan.choose`)."""
+    """The cheapest configuration reaching ``steps`` within ``deadline_h`` hours, or the fastest within
+    ``budget_usd``: among the measured runs that did not fail first, then among the configurations predicted
+    within the fitted device type; priced on the analysis' ``price_date`` (default today) in its region, none
+    above ``quotas`` (:func:`tierscope.analysis.quotas.parse`); ``deadline_said``: the deadline in the user's
+    words. Raises :class:`tierscope.analysis.plan.RecommendError` (see :func:`tierscope.analysis.plan.choose`)."""
     options = analysis.options
+    fitted = scaling(analysis)
     table = frontier(
-        analysis.summary, analysis.runs, scaling(analysis).fits, steps, options.price_day(), options.region
+        analysis.summary,
+        analysis.runs,
+        fitted.fits,
+        steps,
+        options.price_day(),
+        options.region,
+        options.price_table(),
+        Group(fitted.basis, fitted.accelerator),
+        quotas,
     )
     return choose(table, deadline_h, budget_usd, deadline_said)
 
@@ -120,9 +176,11 @@ def unmeasured(analysis: Analysis) -> pl.DataFrame:
     (``round(sqrt(max x tasks))``): one more measured size there leaves a point for the model to be
     checked against (leave-one-out) and lets the USL be fitted, halfway (in ratio) to the prediction.
     """
-    model = best_fit(scaling(analysis).fits)
+    fitted = scaling(analysis)
+    model = best_fit(fitted.fits)
     unmeasured_runs = analysis.summary.filter(pl.col("steady_global_steps_per_s").is_null()).select("run_id", "status")
-    if model is None or unmeasured_runs.height == 0:
+    # a fit against GPUs or TPU chips says nothing of a run's training tasks
+    if model is None or unmeasured_runs.height == 0 or fitted.basis != "task":
         return pl.DataFrame(schema=UNMEASURED_SCHEMA)
     sized = training_tasks(run_topology(analysis.runs.join(unmeasured_runs, on="run_id", how="semi")))
     rows = []

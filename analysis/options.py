@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Literal
 
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED
+from tierscope.analysis.prices import PriceRow, PriceTable
 
 #: The report's N when the dataset holds no step record to take the longest run's last step from.
 DEFAULT_TARGET_STEPS = 1000
@@ -29,6 +31,10 @@ class AnalysisOptions:
     case-insensitively); empty: every run. Both given: the runs of those tiers among those ids.
     ``target_loss`` / ``target_accuracy``: time and price to a training loss at or below, or an accuracy at
     or above, this value (:mod:`tierscope.analysis.target`; at most one of the two).
+    ``price_rows``: price rows given inline (a manifest's ``prices`` tables).
+    ``prices``: the user's price files (:mod:`tierscope.analysis.prices`: CSV or TOML), over the shipped rows.
+    ``region`` may also be a Google Cloud region (``us-central1``): today's machines are priced there, the
+    legacy tiers in its area.
     """
 
     baseline: str | None = None
@@ -42,6 +48,14 @@ class AnalysisOptions:
     tiers: tuple[str, ...] = ()
     target_loss: float | None = None
     target_accuracy: float | None = None
+    prices: tuple[Path, ...] = ()
+    price_rows: tuple[PriceRow, ...] = ()
+
+    def price_table(self) -> PriceTable:
+        """The shipped price rows with ``price_rows`` and ``prices``' over them (a manifest's rows first).
+
+        Raises :class:`tierscope.analysis.prices.PriceFileError`."""
+        return PriceTable.with_files(self.prices, self.price_rows)
 
     def price_day(self) -> date:
         """``price_date``, or today (UTC) when it is not given."""

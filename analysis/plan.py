@@ -25,24 +25,36 @@ from datetime import date
 
 import polars as pl
 
-from tierscope.analysis.cost import tier_costs
+from tierscope.analysis import machines
+from tierscope.analysis.cost import run_costs, tier_costs
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.machines import Hardware
+from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
+from tierscope.analysis.quotas import refusal, usage
 from tierscope.analysis.scaling import EXACT, ScalingFit, best_fit, prediction_caveat
-from tierscope.analysis.topology import load_tiers, training_tasks
+from tierscope.analysis.topology import load_tiers, run_hardware, tier_hardware, training_tasks
+from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.decimals import two_decimals
 from tierscope.tiertable import ACCELERATOR
 
 #: Columns of :func:`frontier`.
 FRONTIER_SCHEMA: dict[str, pl.DataType] = {
-    "candidate": pl.String(),  # the run id (measured) or the tier name (predicted)
+    "candidate": pl.String(),  # the run id (measured), the tier or machine configuration (predicted)
     "tier": pl.String(),
-    "basis": pl.String(),  # "measured" or "predicted (usl)" / "predicted (amdahl)"
+    "basis": pl.String(),  # "measured", "predicted (usl)" / "predicted (amdahl)", or "failed (evidence)"
     "tasks": pl.UInt32(),  # training tasks
+    "hardware": pl.String(),  # the configuration's worker pools in one line (tierscope.analysis.machines)
+    "topology": pl.String(),  # the same as the runs table stores it (Hardware.to_json); null: a legacy tier's
+    "accelerator": pl.String(),  # GPU or TPU type of the training pools (null: CPUs)
+    "devices": pl.UInt32(),  # GPUs or TPU chips (else training tasks)
+    "device_basis": pl.String(),  # GPU / TPU chip / task
     "global_steps_per_s": pl.Float64(),  # steady state, measured or predicted
     "rate_ci_low": pl.Float64(),
     "rate_ci_high": pl.Float64(),
-    "ml_units_per_hour": pl.Float64(),  # on price_date; null: no price (a laptop)
+    "ml_units_per_hour": pl.Float64(),  # on price_date; null: no price (a laptop) or today's machines
     "usd_per_hour": pl.Float64(),
+    "price_rows": pl.String(),  # the rows behind usd_per_hour (resource, region, date, source)
+    "price_note": pl.String(),  # stale rows, a missing row, a row of another date
     "steps": pl.Int64(),  # the target N
     "hours": pl.Float64(),  # to reach N steps
     "hours_low": pl.Float64(),  # at the rate's interval high end
@@ -51,9 +63,11 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "usd": pl.Float64(),  # price to reach N steps
     "usd_low": pl.Float64(),
     "usd_high": pl.Float64(),
-    "status": pl.String(),  # "measured", or the fit's status (fitted / exactly determined)
-    "extrapolation": pl.Float64(),  # predicted: tasks / the largest measured task count
+    "status": pl.String(),  # "measured", the fit's status (fitted / exactly determined), or "failed"
+    "extrapolation": pl.Float64(),  # predicted: devices / the largest measured device count
     "caveat": pl.String(),  # predicted: tierscope.analysis.scaling.prediction_caveat (null: none)
+    "evidence": pl.String(),  # a failed run: "failed on <configuration> with <reason>"
+    "refused": pl.String(),  # the quotas it exceeds (null: within every quota given)
 }
 
 
@@ -77,6 +91,21 @@ def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
     )
 
 
+#: A summary row's columns a candidate keeps as they are (its id is the candidate's name).
+_RUN_COLUMNS = (
+    pl.col("run_id").alias("candidate"),
+    *(pl.col(c) for c in ("tier", "topology", "tasks", "hardware", "accelerator", "devices", "device_basis")),
+)
+
+
+@dataclass(frozen=True)
+class Group:
+    """The device type the scaling model was fitted over (:func:`tierscope.analysis.forecast.fit_group`)."""
+
+    basis: str = "task"
+    accelerator: str | None = None
+
+
 def frontier(
     summary: pl.DataFrame,
     runs: pl.DataFrame,
@@ -84,46 +113,99 @@ def frontier(
     steps: int,
     price_date: date,
     region: str = "us",
+    table: PriceTable | None = None,
+    group: Group | None = None,
+    quotas: dict[str, float] | None = None,
 ) -> pl.DataFrame:
-    """Every candidate's time and price to ``steps`` global steps: :data:`FRONTIER_SCHEMA`, fastest first.
+    """Every candidate's time and price to ``steps`` global steps: :data:`FRONTIER_SCHEMA`, measured runs
+    first, then predictions, each fastest first, then the failed runs as evidence.
 
-    ``summary``: the summary frame (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`; the measured runs
-    with a steady rate); ``runs``: ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
-    :func:`tierscope.analysis.scaling.fit_scaling`. Raises :class:`RecommendError` for ``steps < 1``.
+    ``summary``: the summary frame (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`): its runs with a steady
+    rate that did not fail are the measured candidates; a failed run is never one, only evidence. ``runs``:
+    ``run_id, tier, topology`` (:func:`tierscope.analysis.summary.run_index`); ``fits``:
+    :func:`tierscope.analysis.scaling.fit_scaling` over ``group``'s device type: CPU tiers are predicted
+    at their training tasks, an accelerator type at its other configurations (machine types bundling it,
+    its TPU slices). Every candidate is priced on ``price_date`` in ``region`` from ``table``; one above
+    ``quotas`` (:mod:`tierscope.analysis.quotas`) is refused with the reason.
+    Raises :class:`RecommendError` for ``steps < 1``.
     """
     if steps < 1:
         raise RecommendError(f"steps must be at least 1, got {steps}")
-    measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
-    priced_now = tier_costs(
+    table = table or PriceTable()
+    group = group or Group()
+    if "topology" not in summary.columns:
+        stored = runs.select("run_id", "topology") if "topology" in runs.columns else runs.select("run_id")
+        summary = summary.join(stored, on="run_id", how="left")
+        if "topology" not in summary.columns:
+            summary = summary.with_columns(topology=pl.lit(None, pl.String))
+    failed = pl.col("status") == "failed"
+    # own hardware (a laptop, a local cluster) is no configuration to buy
+    local = pl.col("tier").str.contains(LOCAL_TIER_PATTERN).fill_null(False)
+    measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() & ~failed & ~local)
+    priced_now = run_costs(
         runs.filter(pl.col("run_id").is_in(measured["run_id"].to_list())).with_columns(date=pl.lit(price_date)),
         price_date,
         region,
+        table,
+        date_asked=True,
     )
-    measured_rows = measured.join(priced_now.select("run_id", "ml_units_per_hour", "usd_per_hour"), on="run_id",
-                                  how="left", suffix="_now").select(
-        candidate="run_id",
-        tier="tier",
+    measured_rows = measured.join(priced_now.select("run_id", "ml_units_per_hour", "usd_per_hour", "price_rows",
+                                                    "price_note"),
+                                  on="run_id", how="left", suffix="_now").select(
+        *_RUN_COLUMNS,
         basis=pl.lit("measured"),
-        tasks="tasks",
         global_steps_per_s="steady_global_steps_per_s",
         rate_ci_low=pl.coalesce("steady_ci_low", "steady_global_steps_per_s"),
         rate_ci_high=pl.coalesce("steady_ci_high", "steady_global_steps_per_s"),
         ml_units_per_hour="ml_units_per_hour_now",
         usd_per_hour="usd_per_hour_now",
+        price_rows="price_rows_now",
+        price_note="price_note_now",
         startup_s="startup_s",
         status=pl.lit("measured"),
     )  # fmt: skip
-    frames = [measured_rows]
+    frames = [measured_rows.sort("global_steps_per_s", descending=True)]
     model = best_fit(fits)
     if model is not None:
-        frames.append(_predicted(model, measured, price_date, region))
+        if group.basis == "task":
+            predicted = _predicted(model, measured, price_date, region)
+        else:
+            # a configuration that failed is not offered again as a prediction
+            tried = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() | failed)
+            predicted = _predicted_devices(model, group, tried, price_date, region, table)
+        frames.append(predicted.sort("global_steps_per_s", descending=True) if predicted.height else predicted)
+    evidence = summary.filter(failed).select(
+        *_RUN_COLUMNS,
+        basis=pl.lit("failed (evidence)"),
+        status=pl.lit("failed"),
+        evidence=pl.format(
+            "failed on {} with {}", pl.coalesce("tier", "hardware", pl.lit("its machines")), "failure_reason"
+        ),
+    )
+    frames.append(evidence)
     if not any(f.height for f in frames):
         return pl.DataFrame(schema=FRONTIER_SCHEMA)
-    rows = _to_steps(pl.concat([f for f in frames if f.height], how="diagonal_relaxed"), steps)
+    joined = pl.concat([f for f in frames if f.height], how="diagonal_relaxed")
+    # evidence alone (every run failed) has no rate, start-up or price to time
+    for name in ("startup_s", "global_steps_per_s", "rate_ci_low", "rate_ci_high", "usd_per_hour",
+                 "ml_units_per_hour"):  # fmt: skip
+        if name not in joined.columns:
+            joined = joined.with_columns(pl.lit(None, pl.Float64).alias(name))
+    rows = _to_steps(joined, steps)
     # measured rows have no extrapolation or caveat: without a predicted row (one task count, or every
     # predictable tier measured) those columns are missing, not null
     columns = [(pl.col(n) if n in rows.columns else pl.lit(None)).cast(t).alias(n) for n, t in FRONTIER_SCHEMA.items()]
-    return rows.select(columns).sort("hours", "candidate", nulls_last=True)
+    out = rows.select(columns)
+    return _refused(out, quotas) if quotas else out
+
+
+def _refused(frame: pl.DataFrame, quotas: dict[str, float]) -> pl.DataFrame:
+    """``frame`` with ``refused`` set on every candidate above ``quotas``."""
+    reasons = []
+    for row in frame.iter_rows(named=True):
+        hardware = run_hardware(row["tier"], row["topology"])
+        reasons.append(refusal(usage(hardware, row["ml_units_per_hour"]), quotas))
+    return frame.with_columns(refused=pl.Series(reasons, dtype=pl.String))
 
 
 def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, region: str) -> pl.DataFrame:
@@ -138,18 +220,24 @@ def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, regi
     )
     if sizes.height == 0:
         return pl.DataFrame()
-    costs = tier_costs(sizes.select(run_id="tier", tier="tier", date=pl.lit(price_date)), price_date, region).select(
-        tier="run_id", ml_units_per_hour="ml_units_per_hour", usd_per_hour="usd_per_hour"
-    )
+    costs = tier_costs(sizes.select(run_id="tier", tier="tier", date=pl.lit(price_date)), price_date,
+                       area_of(region)).select(
+        tier="run_id", ml_units_per_hour="ml_units_per_hour", usd_per_hour="usd_per_hour",
+        price_rows=pl.format("ML units: {}; USD per ML unit-hour: {}", "units_source", "price_source"),
+    )  # fmt: skip
     rows = []
     for tier, tasks in sizes.select("tier", "training_tasks").iter_rows():
         point, low, high = model.predict(tasks)
+        hardware = tier_hardware(tier, tiers)
         rows.append(
             {
                 "candidate": tier,
                 "tier": tier,
                 "basis": f"predicted ({model.model})",
                 "tasks": tasks,
+                "hardware": hardware.describe() if hardware else None,
+                "devices": tasks,
+                "device_basis": "task",
                 "global_steps_per_s": point,
                 "rate_ci_low": low,
                 "rate_ci_high": high,
@@ -160,6 +248,54 @@ def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, regi
         )
     schema = {"rate_ci_low": pl.Float64, "rate_ci_high": pl.Float64, "caveat": pl.String}  # nulls when exact
     return pl.DataFrame(rows, schema_overrides=schema).join(costs, on="tier", how="left")
+
+
+def device_configurations(group: Group, measured: pl.DataFrame) -> list[Hardware]:
+    """The configurations of ``group``'s accelerator nobody ran: the machine types bundling it (a2-highgpu-Ng
+    for NVIDIA_TESLA_A100), its TPU slices, or, for a GPU attached to a machine type (T4 on n1), 1, 2, 4 and 8 of
+    it on the measured runs' machine type; each as one replica. Device counts of ``measured`` (the runs measured,
+    and those that failed) are left out."""
+    accelerator = group.accelerator
+    seen = {int(d) for d in measured.filter(pl.col("accelerator") == accelerator)["devices"].drop_nulls()}
+    found: list[Hardware] = []
+    for spec in machines.catalog().values():
+        if spec.kind == "machine" and spec.accelerator == accelerator:
+            found.append(Hardware((machines.pool("chief", spec.name),)))
+        elif spec.kind == "tpu_slice" and spec.accelerator == accelerator:
+            found.append(Hardware((machines.slice_pool(spec.name),)))
+    if not found:  # an attached GPU: more of it on the machine type it was measured on
+        hosts = measured.filter(pl.col("accelerator") == accelerator)["hardware"].drop_nulls()
+        host = hosts[0].split(" x ", 1)[1].split(" ", 1)[0] if hosts.len() else None
+        if host is not None:
+            found = [Hardware((machines.pool("chief", host, 1, accelerator, k),)) for k in (1, 2, 4, 8)]
+    return [h for h in found if h.devices not in seen]
+
+
+def _predicted_devices(
+    model: ScalingFit, group: Group, measured: pl.DataFrame, price_date: date, region: str, table: PriceTable
+) -> pl.DataFrame:
+    rows = []
+    for hardware in device_configurations(group, measured):
+        devices = hardware.devices
+        point, low, high = model.predict(devices)
+        quoted = quote(hardware, price_date, region_of(region), table)
+        name = hardware.describe()
+        rows.append(
+            {
+                "candidate": name, "tier": None, "basis": f"predicted ({model.model})", "tasks": 1,
+                "hardware": name, "topology": hardware.to_json(), "accelerator": group.accelerator, "devices": devices,
+                "device_basis": group.basis, "global_steps_per_s": point, "rate_ci_low": low, "rate_ci_high": high,
+                "usd_per_hour": quoted.usd_per_hour, "price_rows": quoted.sources() or None,
+                "price_note": quoted.missing or quoted.stale_note(), "status": model.status,
+                "extrapolation": model.extrapolation(devices), "caveat": prediction_caveat(model, devices),
+            }
+        )  # fmt: skip
+    if not rows:
+        return pl.DataFrame()
+    schema = {"rate_ci_low": pl.Float64, "rate_ci_high": pl.Float64, "caveat": pl.String, "tier": pl.String,
+              "usd_per_hour": pl.Float64, "price_rows": pl.String, "price_note": pl.String,
+              "topology": pl.String}  # fmt: skip
+    return pl.DataFrame(rows, schema_overrides=schema)
 
 
 @dataclass
@@ -198,28 +334,30 @@ def choose(
             "no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
             "collect the step logs of a finished run first"
         )
-    priced = frontier_frame.filter(pl.col("usd").is_not_null())
+    usable = pl.col("refused").is_null() & (pl.col("status") != "failed")
+    priced = frontier_frame.filter(pl.col("usd").is_not_null() & usable)
     if priced.height == 0:
+        refused = frontier_frame.filter(pl.col("refused").is_not_null())
+        if refused.height:
+            said = "; ".join(f"{r['candidate']}: {r['refused']}" for r in refused.iter_rows(named=True))
+            return Recommendation(None, f"every priced candidate is above a quota ({said})",
+                                  _marked(frontier_frame, deadline_h, budget_usd))  # fmt: skip
         raise RecommendError(
-            "no candidate has a price on that date and region (the 2016 beta table gives ML units only): "
-            "pass --price-date 2018-01-01 or later"
+            "no candidate has a price on that date and region (the 2016 beta table gives ML units only; today's "
+            "machines need a price row there): pass --price-date 2018-01-01 or later, --region, or --prices FILE"
         )
+    marked = _marked(frontier_frame, deadline_h, budget_usd)
     if deadline_h is not None:
-        marked = priced.with_columns(
-            meets=pl.col("hours") <= deadline_h, meets_at_interval=pl.col("hours_high") <= deadline_h
-        ).sort("usd", "hours")
         within = deadline_said or f"{_as_given(deadline_h)} h"
         wanted = f"reach {priced['steps'][0]:,} steps within {within}"
         pick_order = "cheapest"
     else:
-        marked = priced.with_columns(
-            meets=pl.col("usd") <= budget_usd, meets_at_interval=pl.col("usd_high") <= budget_usd
-        ).sort("hours", "usd")
         wanted = f"reach {priced['steps'][0]:,} steps for at most USD {two_decimals(budget_usd)}"
         pick_order = "fastest"
     meeting = marked.filter(pl.col("meets"))
     if meeting.height == 0:
-        return Recommendation(None, f"no measured or predicted tier can {wanted}", marked)
+        return Recommendation(None, f"no measured or predicted configuration can {wanted}", marked)
+    # a measured configuration before any prediction: a prediction is chosen only when no measured one meets
     choice = meeting.row(0, named=True)
     if choice["meets_at_interval"] is None:
         hedge = " (no interval: the prediction is exactly determined)"
@@ -232,6 +370,23 @@ def choose(
     )
     caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
     return Recommendation(choice, reason, marked, caveat)
+
+
+def _marked(frame: pl.DataFrame, deadline_h: float | None, budget_usd: float | None) -> pl.DataFrame:
+    """``frame`` with ``meets`` and ``meets_at_interval``: measured runs first, then predictions, then the
+    failed runs; within each, cheapest first (a deadline) or fastest first (a budget). A refused or failed
+    candidate, or one without a price, never meets."""
+    can = pl.col("refused").is_null() & (pl.col("status") != "failed") & pl.col("usd").is_not_null()
+    if deadline_h is not None:
+        meets, at_interval, order = pl.col("hours") <= deadline_h, pl.col("hours_high") <= deadline_h, ["usd", "hours"]
+    else:
+        meets, at_interval, order = pl.col("usd") <= budget_usd, pl.col("usd_high") <= budget_usd, ["hours", "usd"]
+    rank = pl.when(pl.col("basis") == "measured").then(0).when(pl.col("status") == "failed").then(2).otherwise(1)
+    return (
+        frame.with_columns(meets=(meets & can).fill_null(False), meets_at_interval=at_interval & can, _rank=rank)
+        .sort(["_rank", *order], nulls_last=True)
+        .drop("_rank")
+    )
 
 
 def _as_given(hours: float) -> str:

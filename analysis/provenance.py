@@ -55,14 +55,23 @@ def provenance(
 ) -> Provenance:
     """The provenance of an analysis of ``dataset`` (its root) from what the pass already holds:
     ``summary`` (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`), ``costs``
-    (:func:`tierscope.analysis.cost.tier_costs`), ``facts`` (the runs table, ``collected_at``),
+    (:func:`tierscope.analysis.cost.run_costs`), ``facts`` (the runs table, ``collected_at``),
     ``sources`` (String: every source of a step record or event, any order, repeats allowed) and
     the number of ``rejects``."""
     import tierscope  # its version is looked up on first use (importlib.metadata)
 
     names = sources.drop_nulls().unique().sort()
+    # today's machines have no ML units: their rows (and a stale note) stand in the price source
+    rows_said = pl.when(pl.col("price_note").is_not_null()).then(
+        pl.format("{}; {}", pl.col("price_rows"), pl.col("price_note"))
+    )
     used = (
-        costs.filter(pl.col("ml_units_per_hour").is_not_null())
+        costs.filter(pl.col("ml_units_per_hour").is_not_null() | pl.col("price_rows").is_not_null())
+        .with_columns(
+            price_source=pl.when(pl.col("ml_units_per_hour").is_null())
+            .then(pl.coalesce(rows_said, "price_rows"))
+            .otherwise("price_source")
+        )
         .select("price_date", "units_source", "price_source")
         .unique()
         .sort("price_date", "units_source", "price_source", nulls_last=True)

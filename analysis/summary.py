@@ -8,13 +8,14 @@ import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, median_draws, percentile_interval
+from tierscope.analysis.cost import LOCAL_TIER_RE
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
-from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks
+from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, run_hardware
 from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import conform
 
@@ -79,6 +80,18 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "speedup_basis": pl.String(),  # steps/s, or examples/s where batch size or mode differ from the baseline's
     # time to a target loss or accuracy (tierscope.analysis.target; null without --target-loss/--target-accuracy)
     **{k: v for k, v in TARGET_SCHEMA.items() if k != "run_id"},
+    # hardware (tierscope.analysis.machines) and what the price rests on (tierscope.analysis.cost.run_costs)
+    "hardware": pl.String(),  # its worker pools in one line: 1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)
+    "accelerator": pl.String(),  # the training pools' accelerator type (mixed: several); null: CPUs only
+    "devices": pl.UInt32(),  # GPUs or TPU chips of the training pools; else the training tasks
+    "device_basis": pl.String(),  # "GPU", "TPU chip" or "task": what devices counts
+    "steps_per_s_per_device": pl.Float64(),  # steady global steps/s / devices
+    "steps_per_usd": pl.Float64(),  # steady global steps/s x 3600 / USD per hour
+    "scaling_efficiency_devices": pl.Float64(),  # speedup / (devices / baseline devices), same device type only
+    "price_date_origin": pl.String(),  # run / log / --price-date / today
+    "price_rows": pl.String(),  # the rows behind usd_per_hour (resource, region, date, source)
+    "price_stale": pl.Boolean(),  # a row older than 180 days at price_date (tierscope prices update)
+    "price_note": pl.String(),  # why there is no price, stale rows, a row of another date
 }
 
 
@@ -341,6 +354,7 @@ def summary_frame(
             ),
         )
         .pipe(with_examples, log_batches)
+        .pipe(with_devices)
     )
     base = pick_baseline(frame, options.baseline)
     if base.height:
@@ -364,9 +378,16 @@ def summary_frame(
             speedup_basis=pl.when(on_examples).then(pl.lit("examples/s")).otherwise(pl.lit("steps/s")),
             _factor=factor,
         ).with_columns(
-            scaling_efficiency_tasks=pl.col("speedup_vs_baseline") / (pl.col("tasks") / b["tasks"]),
+            # per task only where neither run has accelerators: the resource that scales is the device
+            scaling_efficiency_tasks=pl.when(
+                (pl.col("device_basis") == "task") & pl.lit(b["device_basis"] == "task")
+            ).then(pl.col("speedup_vs_baseline") / (pl.col("tasks") / b["tasks"])),
             scaling_efficiency_units=pl.col("speedup_vs_baseline")
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
+            # per device only against a baseline of the same device: a T4 is not an A100
+            scaling_efficiency_devices=pl.when(
+                (pl.col("device_basis") == b["device_basis"]) & pl.col("accelerator").eq_missing(b["accelerator"])
+            ).then(pl.col("speedup_vs_baseline") / (pl.col("devices") / b["devices"])),
         )
         drawn = figures.draws if figures.draws_seed == options.seed else None
         withheld = set(frame.filter(pl.col(WITHHELD))["run_id"])
@@ -383,6 +404,36 @@ def _tier_table_tasks(runs: pl.DataFrame) -> pl.DataFrame:
     local run's: the cloud tier it emulates), whatever the run declared."""
     by_tier = declared_tasks(runs.select("run_id", "tier"))
     return by_tier.select("run_id", tier_training_tasks="training_tasks", tier_ps_tasks="ps_tasks")
+
+
+def with_devices(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (the summary's rows, with ``tier``, ``topology``, ``tasks``, the steady rate and ``usd_per_hour``)
+    with its hardware columns: ``devices`` are the GPUs or TPU chips of the training pools
+    (:func:`tierscope.analysis.topology.run_hardware`), else its training tasks; per-device and per-dollar rates."""
+    rows = []
+    for run_id, tier, topology in frame.select("run_id", "tier", "topology").iter_rows():
+        hardware = None if tier and LOCAL_TIER_RE.search(tier) else run_hardware(tier, topology)
+        device = hardware.device_type if hardware is not None else None
+        rows.append(
+            {"run_id": run_id, "hardware": hardware.describe() if hardware else None, "accelerator": device,
+             "hw_devices": hardware.devices if hardware and device else None,
+             "device_basis": None if not device else "TPU chip" if device.startswith("TPU") else "GPU"}
+        )  # fmt: skip
+    schema = {"run_id": pl.String, "hardware": pl.String, "accelerator": pl.String, "hw_devices": pl.UInt32,
+              "device_basis": pl.String}  # fmt: skip
+    rate = pl.col("steady_global_steps_per_s")
+    return (
+        frame.join(pl.DataFrame(rows, schema=schema), on="run_id", how="left")
+        .with_columns(
+            devices=pl.coalesce("hw_devices", pl.when(pl.col("tasks") > 0).then("tasks")).cast(pl.UInt32),
+            device_basis=pl.coalesce("device_basis", pl.when(pl.col("tasks") > 0).then(pl.lit("task"))),
+        )
+        .with_columns(
+            steps_per_s_per_device=rate / pl.col("devices"),
+            steps_per_usd=pl.when(pl.col("usd_per_hour") > 0).then(rate * 3600 / pl.col("usd_per_hour")),
+        )
+        .drop("hw_devices")
+    )
 
 
 def counted(column: str, noun: str) -> pl.Expr:

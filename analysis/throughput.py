@@ -45,7 +45,10 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   test based on the median absolute deviation, 0.115, would drop it and move the
   median to 18.878).
 - **Steady-state global steps/s**: the median of the interval rates of a run's training
-  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. Where the steady
+  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. A run with no interval
+  past warm-up takes the rates its segments' first records state (:data:`STEADY_ROWS`): one report of
+  an epoch's ms/step or a finished bar's it/s measures many steps. (The SQL of
+  :mod:`tierscope.analysis.steady_sql` does not yet: it gives such a run no row.) Where the steady
   intervals are of very different lengths (the longest more than
   :data:`tierscope.analysis.bootstrap.MIXED_FACTOR` times the shortest, in global steps) the median
   is weighted by each interval's steps (``d_step``, else ``d_seconds`` at its own rate; one of
@@ -397,7 +400,7 @@ def run_throughput(
     are the costly part)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
-    samples = steady_samples(intervals.filter(~pl.col("warmup")))
+    samples = steady_samples(intervals.filter(STEADY_ROWS))
     return throughput_frame(records.collect(), run_parts(intervals).collect(), samples, intervals, seed, draws)
 
 
@@ -475,6 +478,15 @@ def throughput_frame(
     )
     frame = frame.join(_startup(lead, frame, leads), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
+
+
+#: The rows whose rates make a run's steady state: past warm-up; and in a run with none past warm-up, the
+#: segments' first records that state their own rate. Such a record is a measurement over many steps (an
+#: epoch's ms/step, a finished bar's it/s, a per-step time logged at step 20,900), not the start-up of
+#: the interval before it: a log excerpt of one report still says how fast the run went.
+STEADY_ROWS = ~pl.col("warmup") | (
+    pl.col("warmup").all().over("run_id") & (pl.col("interval_index") == 0) & pl.col("rate").is_not_null()
+)
 
 
 def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates]:

@@ -17,6 +17,15 @@ from pathlib import Path
 import polars as pl
 
 from tierscope import tiertable
+from tierscope.analysis.machines import (
+    Hardware,
+    HardwareError,
+    UnknownMachineError,
+    catalog,
+    from_tier,
+    from_topology,
+    pool,
+)
 from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import TRAINING_ROLES
 
@@ -149,3 +158,30 @@ def declared_tasks(runs: pl.DataFrame, tiers: pl.DataFrame | None = None) -> pl.
              "tasks_origin": origin}
         )  # fmt: skip
     return pl.DataFrame(rows, schema=DECLARED_SCHEMA).sort("run_id")
+
+
+def tier_hardware(tier: str, tiers: pl.DataFrame | None = None) -> Hardware | None:
+    """A legacy scale tier as the pools it was (the tier table's composition; ``local-<TIER>`` emulates
+    ``<TIER>``); None: not a tier of the table (CUSTOM, a laptop, a name nobody knows)."""
+    tiers = load_tiers() if tiers is None else tiers
+    name = tier.upper().removeprefix(LOCAL_PREFIX.upper())
+    rows = tiers.filter(pl.col("tier") == name).select("role", "count", "machine_type").rows()
+    return from_tier(rows) if rows else None
+
+
+def run_hardware(tier: str | None, topology: str | None, tiers: pl.DataFrame | None = None) -> Hardware | None:
+    """What a run ran on: its stored ``topology`` (worker pools, :meth:`Hardware.to_json`), else its tier's
+    composition, else its tier read as one machine of that type (``--tier n1-standard-8``); None: unknown
+    (a laptop, a tier or machine type nobody knows, a stored pool naming one)."""
+    try:
+        if topology:
+            return from_topology(topology)
+        if not tier:
+            return None
+        found = tier_hardware(tier, tiers)
+        if found is not None:
+            return found
+        spec = catalog().get(tier.lower())
+        return Hardware((pool("chief", spec.name),)) if spec is not None and spec.kind == "machine" else None
+    except (UnknownMachineError, HardwareError, ValueError, KeyError):
+        return None

@@ -32,6 +32,8 @@ from tierscope.collector.formats import (
     sniff_format,
 )
 from tierscope.collector.formats.envelopes import split_envelopes
+from tierscope.collector.formats.grammar import ProgressGrammar, explain_line
+from tierscope.collector.formats.vocabulary import MEASURE_GATE
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
 
 #: Lines shown when no window is given.
@@ -302,10 +304,12 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
             why = (
                 "a copy of a neighbouring line with a timestamp"
                 if msg is None
-                else "no format recognises it (no metric)"
+                else _unread(msg)
                 if offset in unread
                 else "read with a neighbouring line (folded into its record)"
             )
+        elif outcome == "record" and fmt == ProgressGrammar.name and msg is not None:
+            why = explain_line(msg.split("\r")[-1])
         readings.append(
             LineReading(
                 line=offset,
@@ -319,6 +323,15 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
             )
         )
     return readings
+
+
+def _unread(message: str) -> str:
+    """Why no format read a message: the grammar's reading where it finds a statement."""
+    plain = "no format recognises it (no metric)"
+    if not pl.select(pl.lit(message).str.contains(MEASURE_GATE)).item() and not any(c.isdigit() for c in message):
+        return plain
+    reading = explain_line(message)
+    return plain if reading.startswith("the grammar finds no") else f"{plain}; grammar: {reading}"
 
 
 Rows = dict[int, list[dict[str, object]]]
@@ -362,7 +375,7 @@ def _rows(frames: Iterator[pl.DataFrame]) -> Rows:
 
 
 def _envelope_facts(facts: pl.DataFrame | None) -> dict[int, str]:
-    """What each line's prefix said: ``worker/2``, ``2024-04-12 08:15:02.339 UTC``."""
+    """What each line's prefix said, after its layers: ``rank: worker/2``, ``glog: 2024-04-12 08:15:02.339 UTC``."""
     if facts is None:
         return {}
     said: dict[int, str] = {}
@@ -373,7 +386,8 @@ def _envelope_facts(facts: pl.DataFrame | None) -> dict[int, str]:
         stamp = row.get("timestamp")
         if isinstance(stamp, datetime):
             parts.append(stamp.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC")
-        said[int(row["source_offset"])] = ", ".join(parts)
+        layers = f"{row['envelope']}: " if row.get("envelope") else ""
+        said[int(row["source_offset"])] = layers + ", ".join(parts)
     return said
 
 

@@ -61,7 +61,13 @@ class RunSpec:
     #: The manifest that declared the run (its path or URL; None: named on the command line). An error
     #: about one of its files names it: the fix is an edit there.
     manifest: str | None = None
+    #: What the manifest says of the run's machines, as written (``machine``, ``accelerator``, ``tpu``, ``spot``,
+    #: ``region``, ``job_spec`` as a path): read into its ``topology`` by the command, which knows the machines.
+    hardware: dict[str, object] | None = None
 
+
+#: Manifest keys describing the run's machines (see RunSpec.hardware).
+HARDWARE_KEYS = ("machine", "accelerator", "tpu", "spot", "region", "job_spec")
 
 #: Manifest keys giving each role's replica count (the master is always one).
 REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
@@ -69,6 +75,7 @@ REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
 KNOWN_KEYS = {
     "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", *REPLICA_KEYS.values(),
+    *HARDWARE_KEYS,
 }  # fmt: skip
 
 
@@ -237,6 +244,15 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 batch_size=batch,
                 formats=formats,
                 manifest=str(path),
+                hardware=_hardware(run, path),
             )
         )
     return specs
+
+
+def _hardware(run: dict[str, object], manifest: Path | str) -> dict[str, object] | None:
+    """The run's machine keys (:data:`HARDWARE_KEYS`), ``job_spec`` made a path beside the manifest."""
+    found = {k: run[k] for k in HARDWARE_KEYS if k in run}
+    if isinstance(found.get("job_spec"), str):
+        found["job_spec"] = _file_in(manifest, str(found["job_spec"]))
+    return found or None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tierscope import gcs
 from tierscope.atomic import TMP_PREFIX
 from tierscope.collector.errors import InputError, MissingInputError
-from tierscope.collector.manifest import RunSpec
+from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, event_files, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
 from tierscope.gcs import is_url
@@ -161,7 +161,18 @@ def directory_run(
         replicas=_declared_replicas(meta, meta_path),
         strategy=meta.get("strategy") if isinstance(meta.get("strategy"), str) else None,
         batch_size=_declared_batch(meta),
+        hardware=_declared_hardware(meta, meta_path),
     )
+
+
+def _declared_hardware(meta: RunDoc, meta_path: Path | str) -> dict[str, object] | None:
+    """run.json's machine keys (``machine``, ``accelerator``, ``tpu``, ``spot``, ``region``, ``job_spec`` beside it),
+    which a cloud job's run directory may add to what the trainer writes (:class:`tierscope.contract.RunDoc`)."""
+    given: dict[str, object] = dict(meta)
+    found = {k: given[k] for k in HARDWARE_KEYS if k in given}
+    if isinstance(found.get("job_spec"), str) and isinstance(meta_path, Path):
+        found["job_spec"] = meta_path.parent / str(found["job_spec"])
+    return found or None
 
 
 def missing_input(path: Path) -> InputError:

@@ -119,11 +119,14 @@ def test_every_module_and_the_bundled_data_are_in_the_wheel(wheel: zipfile.ZipFi
             if path.is_file():
                 expected.add(installed(package, path.relative_to(folder)))
     assert expected - names == set()
-    # Counted by hand: 4 logs, runs.toml and README of the 2016 data; the tier table; 2 price
-    # tables; 1 template; 2 catalogues (en, ja) and the Japanese notes of the tables; the trainer's Dockerfile.
+    # Counted by hand: 4 logs, runs.toml and README of the 2016 data; the tier table; the machines
+    # table and 3 price tables; 1 template; 2 catalogues (en, ja) and the Japanese notes of the tables;
+    # the trainer's Dockerfile.
     bundled = [n for n in names if not n.endswith(".py") and not n.startswith("tierscope-")]
     assert sorted(bundled) == [
+        "tierscope/analysis/data/machines.csv",
         "tierscope/analysis/data/ml_units.csv",
+        "tierscope/analysis/data/prices.csv",
         "tierscope/analysis/data/unit_prices.csv",
         "tierscope/data/cloudml-tiers-2016/README.md",
         "tierscope/data/cloudml-tiers-2016/basic.log",

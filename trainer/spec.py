@@ -89,19 +89,30 @@ def check_image(image: str) -> str:
     return image
 
 
-def vertex_job(tier: str, config: TrainConfig, machine_type: str = MACHINE_TYPE, image: str = IMAGE) -> dict[str, Any]:
+def vertex_job(
+    tier: str,
+    config: TrainConfig,
+    machine_type: str = MACHINE_TYPE,
+    image: str = IMAGE,
+    machine_spec: dict[str, Any] | None = None,
+    spot: bool = False,
+) -> dict[str, Any]:
     """A Vertex AI ``CustomJob`` body whose worker pools have ``tier``'s shape, each running ``image``.
 
+    ``machine_spec``: every pool's ``machineSpec`` as Vertex AI takes it (``machineType`` with
+    ``acceleratorType``/``acceleratorCount`` or ``tpuTopology``; the CLI builds it from the machines table),
+    else ``{"machineType": machine_type}``. ``spot``: Spot VMs (``scheduling.strategy`` ``SPOT``).
     Raises :class:`tierscope.trainer.tiers.UnknownTierError` for an unknown tier, :class:`ImagePythonError`.
     """
     known = get_tier(tier)
     config = replace(config, tier=known.name)
     args = task_args(config)
     check_image(image)
+    spec = dict(machine_spec) if machine_spec else {"machineType": machine_type}
 
     def pool(replicas: int) -> dict[str, Any]:
         return {
-            "machineSpec": {"machineType": machine_type},
+            "machineSpec": dict(spec),
             "replicaCount": str(replicas),
             "containerSpec": {"imageUri": image, "args": args},
         }
@@ -112,7 +123,10 @@ def vertex_job(tier: str, config: TrainConfig, machine_type: str = MACHINE_TYPE,
         pools.append(pool(topology.workers))
     if topology.ps:
         pools.append(pool(topology.ps))
-    return {"displayName": config.run_id, "jobSpec": {"workerPoolSpecs": pools}}
+    job: dict[str, Any] = {"workerPoolSpecs": pools}
+    if spot:
+        job["scheduling"] = {"strategy": "SPOT"}
+    return {"displayName": config.run_id, "jobSpec": job}
 
 
 def ai_platform_job(tier: str, config: TrainConfig, image: str = IMAGE, region: str = REGION) -> dict[str, Any]:
@@ -136,10 +150,10 @@ def ai_platform_job(tier: str, config: TrainConfig, image: str = IMAGE, region: 
     }
 
 
-def spec(tier: str, config: TrainConfig, **options: str) -> dict[str, Any]:
+def spec(tier: str, config: TrainConfig, **options: Any) -> dict[str, Any]:
     """Both job bodies: ``{"vertex_ai": {...}, "ai_platform": {...}}``. ``options`` go to the
-    function that takes them (``machine_type``, ``image``, ``region``)."""
-    vertex_keys = {"machine_type", "image"}
+    function that takes them (``machine_type``, ``machine_spec``, ``spot``, ``image``, ``region``)."""
+    vertex_keys = {"machine_type", "image", "machine_spec", "spot"}
     legacy_keys = {"image", "region"}
     unknown = set(options) - vertex_keys - legacy_keys
     if unknown:

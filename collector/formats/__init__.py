@@ -58,12 +58,14 @@ from tierscope.collector.formats.base import (
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
-from tierscope.collector.formats.envelopes import ENVELOPES, split_envelopes
+from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudFailures
+from tierscope.collector.formats.grammar import MEASURE_MEANINGS, ProgressGrammar, learn_batch, rates_from_examples
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
+from tierscope.collector.formats.ranks import unlabelled_ranks
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.status import RunStatus, drop_recovered, milestone_steps
 from tierscope.collector.formats.structured import StructuredJSON
@@ -72,6 +74,7 @@ from tierscope.collector.formats.tensorpack import Tensorpack
 from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
+from tierscope.collector.formats.vocabulary import MEASURES, POSITIONS
 from tierscope.errors import UsageError
 
 #: Every known format, in the order they are tried (after the sniffed one).
@@ -92,6 +95,7 @@ FORMATS: dict[str, LineFormat] = {
         DLRMIterations(),
         KerasProgress(),
         GcloudFailures(),
+        ProgressGrammar(),
     )
 }
 
@@ -166,9 +170,13 @@ def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ())
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
     stripped, _ = split_envelopes(frame, None)
-    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in _line_formats(extra).items()}
+    families = {name: fmt for name, fmt in _line_formats(extra).items() if name != ProgressGrammar.name}
+    counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in families.items()}
     best = max(counts, key=lambda name: counts[name])
-    return best if counts[best] > 0 else None
+    if counts[best] > 0:
+        return best
+    # The grammar reads what the families leave: it leads only a file no family reads.
+    return ProgressGrammar.name if FORMATS[ProgressGrammar.name].sniff(stripped.get_column("line")) else None
 
 
 def sniff_file(head: str) -> FileFormat | None:
@@ -191,9 +199,14 @@ class FormatInfo:
 
 
 def describe_formats(extra: Sequence[LineFormat] = ()) -> list[FormatInfo]:
-    """Every line format, the whole-file formats, the always-tried ones and the envelopes, with
+    """The grammar's vocabulary (kinds ``position`` and ``measure``: every step phrase and unit, named
+    ``grammar``), every line format, the whole-file formats, the always-tried ones and the envelopes, with
     one example each; the declared ``extra`` first, of kind ``declared``."""
     rows = [FormatInfo(f.name, "declared", f.example, f.meaning) for f in extra]
+    # The grammar's words first: what any tool's line is read by.
+    grammar = ProgressGrammar.name
+    rows += [FormatInfo(grammar, "position", p.spelling, "where training is: the global step") for p in POSITIONS]
+    rows += [FormatInfo(grammar, "measure", m.spelling, MEASURE_MEANINGS[m.kind]) for m in MEASURES]
     rows += [FormatInfo(f.name, "format", f.example, f.meaning) for f in FORMATS.values()]
     rows += [FormatInfo(f.name, "file", f.example, f.meaning) for f in file_formats().values()]
     rows += [FormatInfo(f.name, "always", f.example, f.meaning) for f in ALWAYS]
@@ -240,7 +253,9 @@ def parse_lines(
     if context.chain is None:
         context.chain = parse_lines  # for the formats that read messages (a LogEntry's)
     chain = _chain(only, first, context.formats)
-    body, facts = split_envelopes(lines, context.year)
+    # A time alone before the message is an envelope only where no declared format may capture it itself.
+    body, facts = split_envelopes(lines, context.year, time_alone=not context.formats)
+    body, facts = _with_ranks(body, facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)
@@ -254,6 +269,8 @@ def parse_lines(
     ):
         flip = True
         parsed, pending = _run_chain(lines, body, chain, context, final, flip)
+    known = learn_batch(lines, context)
+    parsed.steps = rates_from_examples(parsed.steps, known)
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
         parsed.events = _with_prefix_facts(parsed.events, facts)
@@ -269,6 +286,46 @@ def parse_lines(
     parsed.pending = pending
     context.end = None
     return parsed
+
+
+#: The lines of a file's first batch that say whether several ranks print into it untagged.
+RANKS_HEAD_LINES = 2000
+
+
+def _with_ranks(
+    body: pl.DataFrame, facts: pl.DataFrame | None, context: ParseContext
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """``body`` and ``facts`` with the ranks nobody labelled (:mod:`~tierscope.collector.formats.ranks`) as
+    tasks. Learnt per file from the first :data:`RANKS_HEAD_LINES` lines: a file whose head shows no copies
+    by several ranks is read as written, at no further cost."""
+    seen = context.state.get("ranks")
+    if seen is None:
+        seen = context.state["ranks"] = unlabelled_ranks(body.head(RANKS_HEAD_LINES)) is not None
+    if not seen:
+        return body, facts
+    ranks = unlabelled_ranks(body)
+    if ranks is None:
+        return body, facts
+    body = (
+        body.join(ranks.select("source_offset", pl.col(TAG).alias("_rank")), on="source_offset", how="left")
+        .with_columns(pl.coalesce(TAG, "_rank").alias(TAG))
+        .drop("_rank")
+    )
+    found = ranks.select("source_offset", "role", "task_index")
+    if facts is None:
+        facts = found.with_columns(
+            pl.lit(None, dtype=ENVELOPE_SCHEMA[c]).alias(c) for c in ENVELOPE_SCHEMA if c not in found.columns
+        ).select(list(ENVELOPE_SCHEMA))
+    else:
+        facts = (
+            facts.join(found, on="source_offset", how="full", coalesce=True, suffix="_rank")
+            .with_columns(
+                pl.coalesce("role", "role_rank").alias("role"),
+                pl.coalesce("task_index", "task_index_rank").alias("task_index"),
+            )
+            .select(list(ENVELOPE_SCHEMA))
+        )
+    return body, facts
 
 
 def _run_chain(

@@ -75,11 +75,17 @@ _STREAM = (
     r"(?P<t_ts>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?: ?(?:[+-]\d\d:?\d\d|Z|UTC))?)\t"
     r"(?P<t_task>[^\t]*)\t[^\t]*\t"
 )
+#: The same columns after a terminal turned the tabs into spaces: the task must then be a task name.
+_STREAM_SPACED = (
+    rf"(?P<u_sev>{_SEVERITY_WORD}) {{2,}}"
+    r"(?P<u_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: ?(?:[+-]\d\d:?\d\d|Z|UTC))?) {2,}"
+    rf"(?P<u_task>{_TASK_NAME}) {{2,}}"
+)
 _CONSOLE = (
     rf"(?P<k_sev>[DIWECNA*!])(?:  (?:(?P<k_ts>{_RFC3339}) )?| (?P<k_ts2>{_RFC3339}) )"
     rf"(?:(?P<k_task>{_TASK_NAME}) )?"
 )
-_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_CONSOLE})"
+_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE})"
 
 # Layer 2.
 _LAUNCHER = (
@@ -92,17 +98,44 @@ _LAUNCHER = (
 # Layer 3.
 _GLOG = r"(?P<g_sev>[IWEF])(?P<g_md>\d{4}) (?P<g_hms>\d\d:\d\d:\d\d\.\d{6}) +\d+ [^\]\s]+:\d+\] "
 _TFCPP = r"(?P<x_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}): (?P<x_sev>[IWEF]) [^\]\s]+:\d+\] "
+_ISO_TIME = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
+#: Python logging's ``%(asctime)s %(levelname)s `` (the comma and milliseconds of its default time).
 _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) "
+#: Other layouts that open with the time and name the level, fields apart by `` - ``, `` | `` or spaces:
+#: ``%(asctime)s - %(name)s - %(levelname)s - `` (the default of many tools), ``time | LEVEL | name | ``,
+#: a padded ``time   LEVEL  ``. The separator after the level is one space after its mark (the message's
+#: own leading spaces stay its own).
+_PYLOG_FIELDS = (
+    rf"(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
+    r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +|\t)"
+)
+#: A time alone before the message (``2023-03-22 09:30:39 iter 2920: ...``), also NVIDIA DLLogger's
+#: ``DLL 2021-06-14 23:08:53.659718 - ``.
+_PLAIN_TIME = rf"(?:DLL )?(?P<s_ts>{_ISO_TIME})(?: - |: | )"
+#: ``LEVEL:logger:`` with the time after it (a formatter that puts ``%(asctime)s`` after the logger name).
+_PYLOG_NAMED = rf"(?P<q_sev>DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:(?P<q_ts>{_ISO_TIME}):? "
+#: A time alone in brackets (Megatron's ``[2025-04-13 23:41:12] ``), or with the month and day only and the
+#: logger's name (detectron2's ``[11/01 11:27:04 d2.utils.events]: ``).
+_BRACKET_TIME = (
+    rf"\s*\[(?P<b_ts>{_ISO_TIME})\]:? "
+    r"|\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
+)
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
-_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_TENSORPACK})"
+_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_PLAIN_TIME})"
 
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
-_ENVELOPE = rf"^(?P<prefix>(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+#: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
+_QUOTE = r"(?P<quote>> ?)"
+_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+#: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
+#: the user declared, whose patterns capture a leading time themselves.
+_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, r"(?P<s_ts>[a&&b])")
 
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
-    rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})\t|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
-    r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d \d)"
+    rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
+    r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|> |>$|DLL \d"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
 )
 
 #: Python logging's ``LEVEL:logger:`` header, ignored when comparing the two copies of a message.
@@ -120,6 +153,7 @@ class EnvelopeInfo:
 
 #: Every envelope, outermost first, with one example each.
 ENVELOPES: tuple[EnvelopeInfo, ...] = (
+    EnvelopeInfo("quote", "> ", "a paste's Markdown quoting: stripped, says nothing"),
     EnvelopeInfo("compose", "ray-training  | ", "docker-compose's service name: tells the services' lines apart"),
     EnvelopeInfo(
         "stream-logs",
@@ -141,6 +175,25 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "the record's UTC timestamp; the year from --year or the file's modification time",
     ),
     EnvelopeInfo("python-logging", "2017-12-07 19:24:42,741 INFO ", "the record's timestamp (UTC)"),
+    EnvelopeInfo(
+        "python-logging-fields",
+        "2020-05-08 18:44:23,494 - mmdet - INFO - ",
+        "the record's timestamp (UTC); also 'time | LEVEL | name | ' and a name before or after the level",
+    ),
+    EnvelopeInfo(
+        "python-logging-named",
+        "INFO:tensorflow:2018-10-30 10:26:03.272900: ",
+        "the record's timestamp (UTC), after the level and logger name",
+    ),
+    EnvelopeInfo("bracketed-time", "[2025-04-13 23:41:12] ", "the record's timestamp (UTC)"),
+    EnvelopeInfo(
+        "time", "DLL 2021-06-14 23:08:53.659718 - ", "a time alone (also after 'DLL '): the record's timestamp (UTC)"
+    ),
+    EnvelopeInfo(
+        "bracketed-month-time",
+        "[11/01 11:27:04 d2.utils.events]: ",
+        "the record's UTC timestamp (month/day); the year as for glog",
+    ),
     EnvelopeInfo(
         "tf-cpp",
         "2019-05-01 12:00:00.123456: I tensorflow/core/platform/cpu_feature_guard.cc:142] ",
@@ -207,10 +260,16 @@ def _utc(text: pl.Expr, fmt: str, zoned: bool = False) -> pl.Expr:
     return text.str.to_datetime(fmt, time_unit="us", time_zone="UTC", strict=False)
 
 
+def _iso(text: pl.Expr) -> pl.Expr:
+    """An ISO-like time without a zone (``2020-05-08 18:44:23,494``, ``...T...``, no fraction) as UTC."""
+    clean = text.str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
+    return pl.coalesce(_utc(clean, "%Y-%m-%d %H:%M:%S%.f"), _utc(clean, "%Y-%m-%d %H:%M:%S"))
+
+
 def _timestamp(year: int | None) -> pl.Expr:
     """The line's time: the logger's if it printed one, else the platform's. A logger header
     without a year (glog, tensorpack) takes the platform's year, else ``year``."""
-    stream = pl.col("t_ts").str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
+    stream = pl.coalesce("t_ts", "u_ts").str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
     stream_zoned = stream.str.contains(r"[+-]\d\d:?\d\d$|Z$")
     console = pl.coalesce("k_ts", "k_ts2")
     platform = pl.coalesce(
@@ -227,8 +286,13 @@ def _timestamp(year: int | None) -> pl.Expr:
     return pl.coalesce(
         no_year("g_md", "g_hms", "%Y%m%d %H:%M:%S%.f"),
         _utc(pl.col("x_ts"), "%Y-%m-%d %H:%M:%S%.f"),
-        _utc(pl.col("p_ts").str.replace(",", ".", literal=True), "%Y-%m-%d %H:%M:%S%.f"),
+        _iso(pl.col("p_ts")),
+        _iso(pl.col("f_ts")),
+        _iso(pl.col("q_ts")),
+        _iso(pl.col("b_ts")),
+        _iso(pl.col("s_ts")),
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
+        _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
     )
 
@@ -251,8 +315,9 @@ def _envelope_name() -> pl.Expr:
     """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
     present = lambda col: pl.col(col).is_not_null()  # noqa: E731
     parts = [
+        ("quote", present("quote")),
         ("compose", present("c_svc")),
-        ("stream-logs", present("t_sev")),
+        ("stream-logs", present("t_sev") | present("u_sev")),
         ("console", present("k_sev")),
         ("launcher", present("brole")),
         ("rank", (present("bidx") & ~present("brole")) | present("sidx")),
@@ -261,6 +326,11 @@ def _envelope_name() -> pl.Expr:
         ("glog", present("g_md")),
         ("tf-cpp", present("x_ts")),
         ("python-logging", present("p_ts")),
+        ("python-logging-fields", present("f_ts")),
+        ("python-logging-named", present("q_ts")),
+        ("bracketed-time", present("b_ts")),
+        ("bracketed-month-time", present("d_md")),
+        ("time", present("s_ts")),
         ("tensorpack-logger", present("n_md")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
@@ -272,16 +342,22 @@ def _body() -> pl.Expr:
     return pl.col("line").str.slice(pl.col("prefix").str.len_chars()).alias("body")
 
 
-def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+def split_envelopes(
+    lines: pl.DataFrame, year: int | None, time_alone: bool = True
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """``lines`` with envelopes stripped and :data:`~tierscope.collector.formats.base.TAG` and
     :data:`~tierscope.collector.formats.base.STAMP` columns, and the envelopes' facts.
 
+    ``time_alone``: whether a time alone before the message (no level, no brackets) is an envelope; off
+    for a file read with declared formats, whose patterns may capture it.
     Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the bare
     message), adds ``tag`` (``"worker/2"``, a compose service, or null) and ``stamp`` (the
     envelope's timestamp, the one in ``facts``) and lacks the dropped duplicate copies;
     ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
+    envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
+    lines = _without_common_indent(lines)
     gated = lines.get_column("line").str.contains(_GATE)
     if not gated.any():
         return lines.with_columns(
@@ -289,11 +365,11 @@ def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame
         ), None
     got = (
         lines.with_columns(gated.alias("_gated"))
-        .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(_ENVELOPE)).alias("_p"))
+        .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(envelope)).alias("_p"))
         .unnest("_p")
         .with_columns(_body())
     )
-    label = pl.coalesce("k_task", "t_task", "pod")
+    label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
     bare_rank = pl.col("bidx").is_not_null() | pl.col("sidx").is_not_null()
     role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role)
@@ -303,20 +379,44 @@ def split_envelopes(lines: pl.DataFrame, year: int | None) -> tuple[pl.DataFrame
     )
     # The console repeats the replica label after the message: it belongs to the envelope.
     body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
-    severity = pl.coalesce("g_sev", "x_sev", "p_sev", "t_sev", "k_sev")
+    severity = pl.coalesce("g_sev", "x_sev", "p_sev", "f_sev", "q_sev", "t_sev", "u_sev", "k_sev")
     got = got.with_columns(
         role.alias("role"),
         index.alias("task_index"),
         _timestamp(year).alias("timestamp"),
         severity.alias("severity"),
         _envelope_name().alias("envelope"),
-        pl.coalesce("g_md", "x_ts", "p_ts", "n_md").is_not_null().alias("_logged"),
+        pl.coalesce("g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md")
+        .is_not_null()
+        .alias("_logged"),
         pl.coalesce(body, "line").alias("line"),
     ).with_columns(pl.coalesce(pl.format("{}/{}", "role", "task_index"), pl.format("{}/", "role"), "c_svc").alias(TAG))
     if got.get_column("_logged").any():
         got = _drop_plain_copies(got)
     facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
     return got.select("source_offset", "line", TAG, pl.col("timestamp").alias(STAMP)), facts
+
+
+#: The fewest non-blank lines a batch must have for an indentation they all share to be a paste's.
+INDENT_LINES = 3
+
+
+def _without_common_indent(lines: pl.DataFrame) -> pl.DataFrame:
+    """``lines`` without the leading spaces every non-blank line of them has (a log pasted into a document
+    as an indented block): the outermost layer, no rule names it, its column repeats on every line. A batch
+    of fewer than :data:`INDENT_LINES` such lines is left alone (one indented line is the line's own)."""
+    line = pl.col("line")
+    # nearly every file: its first line is not indented, and nothing more is read
+    head = lines.get_column("line").head(1)
+    if lines.height < INDENT_LINES or not (head.str.starts_with(" ").any() or head.str.strip_chars().eq("").any()):
+        return lines
+    filled = lines.filter(line.str.strip_chars() != "")
+    if filled.height < INDENT_LINES or not filled.get_column("line").str.starts_with(" ").all():
+        return lines
+    indent = int(filled.select(line.str.len_chars() - line.str.strip_chars_start(" ").str.len_chars()).min().item())
+    return lines.with_columns(
+        pl.when(line.str.strip_chars() != "").then(line.str.slice(indent)).otherwise(line).alias("line")
+    )
 
 
 def strip_envelopes(messages: pl.Series) -> pl.Series:

@@ -22,7 +22,9 @@ Under several workers, one process's bar can be glued to another's on one line o
 across two lines. Every complete update on a line is read wherever it sits; a bar cut
 off at the end of a line is joined with the next line of the same task when that line
 starts with the bar's tail; pieces that still carry numbers but no step count are rejects.
-Bars counting samples (``us/sample``, Keras < 2.2) have no step count and are skipped.
+Bars counting samples (``us/sample``, Keras < 2.2) have no step count: an epoch's final one is a record
+with no step (identified by its line) whose ``examples_per_s`` is 1 / the time per sample. A finished
+bar that prints a step time of 0 (a download's bar in bytes, ``0us/step``) measures nothing: no record.
 """
 
 from __future__ import annotations
@@ -41,13 +43,20 @@ from tierscope.collector.formats.base import (
     reject_frame,
     split_by,
 )
-from tierscope.collector.formats.vocabulary import SHARED, loss_reason, phrase, record_columns, stepless_position
+from tierscope.collector.formats.vocabulary import (
+    SHARED,
+    UNITS_PER_SECOND,
+    loss_reason,
+    phrase,
+    record_columns,
+    stepless_position,
+)
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
-_HEAD = r"\d+/\d+ (?:\[|━|─|- )"
-_MARK = r"\d+/\d+ (?:\[|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
-_EPOCH = r"^Epoch (?P<e>\d+)/\d+\s*$"
+_HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
+_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
+_EPOCH = r"^Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
 _UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
 #: A bar still open at the end of a line, and a line that starts with the rest of a bar.
 _OPEN_END = r"\d+/\d+ \[[=>.]*$"
@@ -151,14 +160,31 @@ class KerasProgress(SingleLineFormat):
         updates = updates.with_columns(
             reason=pl.when(pl.col("per_sample")).then(None).otherwise(reason),
         ).filter(pl.col("reason").is_not_null() & carries_number | pl.col("reason").is_null())
-        good = updates.filter(pl.col("reason").is_null() & ~pl.col("per_sample"))
+        good = updates.filter(pl.col("reason").is_null())
         # An update before the epoch's end carries only an ETA: no rate or time, so no record.
         final = final | pl.col("summary")
-        chosen = good.filter(final)
+        # A finished bar that states neither a step time nor its seconds measures nothing: a download's
+        # bar in bytes (``11490434/11490434 [====] - 0s 0us/step``) is no training record.
+        printed_time = pl.col("tail").str.contains(r"\d(?:ms|us|s)/(?:step|sample)")
+        # A bar counting samples (Keras < 2.2) times each sample: its epoch is a record of examples/s with
+        # no step (the batch is not printed).
+        sample_time = pl.col("tail").str.extract_groups(r"(?P<v>\d+(?:\.\d+)?)(?P<u>us|ms|s)/sample")
+        per_second = sample_time.struct.field("u").replace_strict(
+            UNITS_PER_SECOND, default=None, return_dtype=pl.Float64
+        )
+        examples = pl.when(pl.col("per_sample")).then(per_second / number(sample_time.struct.field("v")))
+        examples = pl.when(examples.is_finite()).then(examples)
+        measured = (
+            pl.col("rate").is_not_null()
+            | examples.is_not_null()
+            | ((number("wall_raw") > 0) & ~printed_time).fill_null(False)
+        )
+        chosen = good.filter(final & measured & ~pl.col("text").str.contains(r"Killed\s*$"))
         rate = pl.col("rate")
         steps = chosen.select(
             "source_offset",
-            ((pl.col("epoch") - 1) * pl.col("n") + pl.col("k")).alias("step"),
+            pl.when(~pl.col("per_sample")).then((pl.col("epoch") - 1) * pl.col("n") + pl.col("k")).alias("step"),
+            examples.alias("examples_per_s"),
             "loss",
             "accuracy",
             "eval_loss",
@@ -174,7 +200,33 @@ class KerasProgress(SingleLineFormat):
             pl.col("reason"),
             self.name,
         )
-        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+        # The last epoch fit announced, finished with its bar: the run did the work it was given.
+        # Said on that epoch's ``Epoch E/E`` line: every line has one outcome, and the bar's is its record.
+        done = (
+            chosen.filter(
+                pl.col("is_update")
+                & (pl.col("k") == pl.col("n"))
+                & (pl.col("epoch") == pl.col("epochs"))
+                & pl.col("epoch_at").is_not_null()
+            )
+            .select(
+                pl.col("epoch_at").alias("source_offset"),
+                pl.lit("finished").alias("event"),
+                pl.format("Epoch {}/{} finished", "epoch", "epochs").alias("reason"),
+                pl.lit(self.name).alias("format"),
+            )
+            .unique("source_offset", keep="first", maintain_order=True)
+        )
+        # The shell's "Killed" glued to the bar the OS stopped (the status lines never see a bar's line):
+        # that line is the failure, not a record.
+        killed = ours.filter(pl.col("text").str.contains(r"Killed\s*$")).select(
+            "source_offset",
+            pl.lit("failed").alias("event"),
+            pl.lit("Killed").alias("reason"),
+            pl.lit(self.name).alias("format"),
+        )
+        events = pl.concat([done, killed]).sort("source_offset")
+        return Parsed(steps=steps, events=events, rejects=rejects, rest=rest)
 
     @staticmethod
     def _join_split_bars(frame: pl.DataFrame) -> pl.DataFrame:
@@ -196,7 +248,11 @@ class KerasProgress(SingleLineFormat):
         frame = frame.with_columns(epoch_line=pl.col("text").str.extract(_EPOCH, 1).cast(pl.Int64, strict=False))
         carried = pl.col(TAG).replace_strict(known, default=None, return_dtype=pl.Int64) if known else pl.lit(None)
         frame = frame.with_columns(
-            epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64)
+            epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64),
+            # the epochs fit was given, from the task's last ``Epoch E/T`` line of this batch
+            epochs=pl.col("text").str.extract(_EPOCH, 2).cast(pl.Int64, strict=False).forward_fill().over(TAG),
+            # the line of that ``Epoch E/T``: where the run's end is said (the bar's line is its record's)
+            epoch_at=pl.when(pl.col("epoch_line").is_not_null()).then(pl.col("source_offset")).forward_fill().over(TAG),
         )
         counted = frame.filter(context.counts(pl.col("source_offset")) & pl.col("epoch_line").is_not_null())
         for tag, epoch in counted.group_by(TAG).agg(pl.col("epoch_line").last()).iter_rows():

@@ -91,17 +91,30 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
-    Marker("failed", r"^Killed\s*$|\bSIGKILL\b|killed by signal 9", 3),
+    # The shell's word for a process the OS killed: alone, glued to the end of a progress bar, or in a
+    # job-control report (``line 6:  3305 Killed   cmd``).
+    Marker("failed", r"Killed\s*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
     Marker("failed", r"\"message\":\s*\"(?P<reason>[^\"]*(?i:quota|exceeds the allowed)[^\"]*)", 5),
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
     Marker("failed", r"lame workers found", 2, recoverable=True),
+    # AI Platform's runner (/runcloudml.py) reporting that the user's module failed.
+    Marker("failed", r"\bModule raised an exception\b", 4),
     Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),
     Marker("finished", r"(?i)\bcompleted successfully\b", 4),
     Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
     Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2),
+    Marker("finished", r"(?i)\bfinished training\s*[.!]?\s*$|(?i)\btraining (?:is )?(?:finished|completed|done)\b", 2),
+    # Estimator's last line of train(); Hugging Face Trainer's summary after its last step.
+    # PyTorch Lightning's end of fit: the epochs or steps it was given are done.
+    Marker("finished", r"`?Trainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached", 3),
+    # NVIDIA DLLogger's run summary: metrics keyed by the empty step (), logged after the training loop.
+    Marker("finished", r"^\(\)\s+\w+\s*:\s*\S", 1),
+    # A benchmark's summary after its last step (tf_cnn_benchmarks, Horovod's synthetic benchmark).
+    Marker("finished", r"(?i)^\s*total (?:images|img|examples|samples)/sec\b", 2),
+    Marker("finished", r"\bLoss for final step\b|['\"]?\btrain_runtime['\"]?\s*[:=]", 3),
     # Estimator's export after the last evaluation; an export in mid-run is followed by steps,
     # and a later failure still wins.
     Marker("finished", r"\bSavedModel written to\b", 1, recoverable=True),

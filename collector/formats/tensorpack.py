@@ -41,7 +41,13 @@ class Tensorpack(PhrasedFormat):
     def parse(self, lines: pl.DataFrame, context: ParseContext):  # type: ignore[override]
         # The bar sits on the line before (same task): read its count onto the epoch line.
         bar = pl.col("line").shift(1).over(TAG).str.extract_groups(_BAR)
-        return super().parse(lines.with_columns(_bar=bar), context)
+        # The bar is folded into the epoch's record: it is no record of its own (for the grammar).
+        folded = pl.col("line").str.contains(_BAR) & pl.col("line").shift(-1).over(TAG).str.contains(self.mark)
+        lines = lines.with_columns(_bar=bar, _folded=folded.fill_null(False))
+        parsed = super().parse(lines.drop("_folded"), context)
+        bars = lines.filter(pl.col("_folded")).get_column("source_offset").implode()
+        parsed.rest = parsed.rest.filter(~pl.col("source_offset").is_in(bars)).drop("_bar")
+        return parsed
 
     def convert(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         return matched.with_columns(timestamp=clock(pl.col("clock"), "%m%d %H:%M:%S", context.year))

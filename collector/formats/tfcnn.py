@@ -24,7 +24,9 @@ from tierscope.collector.formats.phrased import PhrasedFormat
 from tierscope.collector.formats.vocabulary import WHOLE, clock, phrase, stepless_position, whole_reason
 
 # The clock and level are optional: the envelope strips a Python-logging header when it sees one.
-_HEADER = r"^(?:(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ )?(?P<pid>\d+) "
+# A single-process run (``python tf_cnn_benchmarks.py``, or under ``mpirun`` without its logger) prints
+# no process id: ``1\timages/sec: 205.3 +/- 0.0 (jitter = 0.0)\t9.111``.
+_HEADER = r"^(?:(?P<clock>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ )?(?:(?P<pid>\d+) )?"
 _GLOBAL = rf"{_HEADER}global step (?P<g>{WHOLE})\s*$"
 
 
@@ -67,6 +69,10 @@ class TFCnnBenchmarks(PhrasedFormat):
         return matched.with_columns(timestamp=clock(pl.col("clock"), "%Y-%m-%d %H:%M:%S,%3f"))
 
     def records(self, matched: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
-        steps = matched.select("source_offset", step=pl.col("_global").cast(pl.Int64, strict=False))
+        # Without a ``global step`` line before it (one process, no distributed mode) the step it
+        # starts with is the global step.
+        alone = pl.col("_global").is_null() & pl.col("pid").is_null()
+        step = pl.when(alone).then(pl.col("local_step")).otherwise(pl.col("_global")).cast(pl.Int64, strict=False)
+        steps = matched.select("source_offset", step=step)
         frame = super().records(matched, context).drop("step", "position")
         return frame.join(steps, on="source_offset").with_columns(stepless_position())

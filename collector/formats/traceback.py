@@ -16,6 +16,7 @@ from typing import ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
+from tierscope.collector.formats.status import RECOVERABLE_DETAIL
 
 _START = r"^Traceback \(most recent call last\):\s*$"
 #: Text every ``_START`` line holds: a literal search over a whole batch is several times cheaper
@@ -82,6 +83,30 @@ class PythonTraceback(AlwaysTried):
             pl.col("line").str.strip_chars().alias("reason"),
             pl.lit(self.name).alias("format"),
         )
+        if context.end is None:
+            # The log ends inside a traceback (its exception line cut off, or never written): a failure all the
+            # same, the program stopped there.
+            # Said on the traceback's last line (a frame: no outcome of its own), not on its first, which may be
+            # a progress bar's line with the traceback glued to its end (that line's outcome is its record).
+            tails = frame.group_by(TAG).agg(
+                pl.col("source_offset").filter(pl.col("start")).last().alias("_start"),
+                pl.col("source_offset").last(),
+                pl.col("body").last().alias("_open"),
+            )
+            open_end = tails.filter(
+                pl.col("_open").fill_null(False)
+                & pl.col("_start").is_not_null()
+                & (pl.col("source_offset") > pl.col("_start"))
+            )
+            ended = open_end.select(
+                "source_offset",
+                pl.lit("failed").alias("event"),
+                pl.lit(f"{_START_TEXT} ending the log (its exception line missing)").alias("reason"),
+                # a step record after it shows the log went on: then it is dropped (drop_recovered)
+                pl.lit(RECOVERABLE_DETAIL).alias("detail"),
+                pl.lit(self.name).alias("format"),
+            )
+            events = pl.concat([events, ended], how="diagonal_relaxed").sort("source_offset")
         # The exception lines of a chain and the "During handling..." lines between them are
         # part of the traceback too.
         rest = frame.filter(~(pl.col("body") | pl.col("exc") | (in_tb & pl.col("line").str.contains(_CHAINED))))

@@ -39,7 +39,7 @@ reader computes by hand.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 import polars as pl
 
@@ -397,3 +397,147 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
         text = pl.concat_str(pl.lit(f"{year} "), text)
         layout = f"%Y {layout}"
     return text.str.to_datetime(layout, time_unit="us", time_zone="UTC", strict=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# The grammar's words (:mod:`tierscope.collector.formats.grammar`): positions and measures as any
+# tool spells them. Sources of the spellings (facts about the tools' output, read 2026-12-06):
+# Megatron-LM ``training.py`` (``iteration N/ M | ... elapsed time per iteration (ms): X``),
+# Hugging Face transformers ``trainer.py`` (``train_steps_per_second``, ``train_runtime``) and tqdm
+# (``N/M [mm:ss<mm:ss, X it/s]``), detectron2 ``utils/events.py`` (``iter: N ... time: X``), mmcv's
+# text logger (``Epoch [E][N/M] ... time: X``), fairseq's progress bar (``num_updates=N``, ``ups=X``,
+# ``wps=X``, ``wall=X``), TF Model Garden Orbit (``step: N | steps/sec: X``), TensorFlow's
+# StepCounterHook (``global_step/sec: X``), tf_cnn_benchmarks and Horovod's synthetic benchmark
+# (``images/sec``, ``Img/sec per GPU``), NVIDIA DeepLearningExamples' DLLogger (``throughput_train : X seq/s``).
+# ---------------------------------------------------------------------------------------------
+
+
+class Position(NamedTuple):
+    """A way of saying where training is: ``kind`` ``named`` (group ``x`` the step), ``epoch-counter``
+    (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``) or ``counter`` (``x`` of ``x/m``;
+    ``after``: what follows, a time of day makes it a date)."""
+
+    spelling: str
+    kind: str
+    regex: str
+
+
+class Measure(NamedTuple):
+    """A number with a unit: ``kind`` ``time`` (a step time; steps/s = ``factor`` / value), ``rate``
+    (steps/s, the task's and the job's), ``global`` (global steps/s, job-wide), ``examples_per_s``,
+    ``interval_s`` (seconds since the previous report), ``elapsed_s`` (seconds since the start) or
+    ``loss``; its number is the regex's first group."""
+
+    spelling: str
+    kind: str
+    regex: str
+    factor: float = 1.0
+
+
+_N = rf"({NUMBER})"
+#: A key's separator from its value, a JSON quote on either side allowed (``"train_ups": "0.31"``).
+_KV = r"['\"]?\s*[:=]\s*['\"]?"
+_PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
+_EXAMPLES_WORD = (
+    r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
+)
+_DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
+#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
+_STEP_TIME_WORDS = (
+    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]time|time[/_]step"
+    r"|time_per_step)"
+)
+#: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
+_NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
+
+#: Positions, most telling first: a named global step beats a counter.
+POSITIONS: Final[tuple[Position, ...]] = (
+    Position("global step N", "named", r"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*(\d+)\b"),
+    Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}(\d+)\b"),
+    Position("Acc_iter N", "named", r"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*(\d+)\b"),
+    Position(
+        "step N / iteration N / iter #N / batch N",
+        "named",
+        r"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*(\d+)\b",
+    ),
+    Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
+    Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
+    Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
+    # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
+    Position("NN%|...| N/M (a tqdm bar)", "named", r"\d{1,3}%\|[^|]*\|\s*(\d+)/\d+"),
+    Position(
+        "Epoch [E][N/M]",
+        "epoch-counter",
+        r"(?i:\bepoch)\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
+    ),
+    Position("N/M", "counter", r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?P<after>\s+\d{1,2}:\d\d|[\s\]|\[,)]|$)"),
+)
+
+#: Measures, in the order they are preferred within their kind: a unit before its number with a mark
+#: (``steps/sec: 12.5``) before a number before its unit, so ``step: 0  steps/sec: 0.25`` is step 0 at 0.25/s.
+MEASURES: Final[tuple[Measure, ...]] = (
+    # job-wide rates
+    Measure("global_step/sec: X", "global", rf"\bglobal_step/sec['\"]?\s*[:=]?\s*{_N}"),
+    Measure("X global steps/s", "global", rf"{_N}\s+global[ _]steps?/s(?:ec)?\b"),
+    # step times
+    Measure(
+        "elapsed time per iteration (ms): X",
+        "time",
+        rf"(?i:time per {_PER_STEP_WORD})\s*\(ms\)\s*[:=]?\s*{_N}",
+        1e3,
+    ),
+    Measure(
+        "step time: X ms",
+        "time",
+        rf"{_STEP_TIME_WORDS}['\"]?\s*[:=]?\s*{_N}\s*ms\b",
+        1e3,
+    ),
+    Measure(
+        "step time: X s",
+        "time",
+        rf"{_STEP_TIME_WORDS}\s*(?:\(s(?:ec)?\))?['\"]?\s*[:=]?\s*{_N}",
+    ),
+    Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
+    Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
+    Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
+    Measure("X ms per iteration", "time", rf"{_N}\s*(?:ms|milliseconds)\s+per\s+{_PER_STEP_WORD}\b", 1e3),
+    Measure("X s per step", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s+per\s+{_PER_STEP_WORD}\b"),
+    Measure("time: X (seconds per iteration)", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]\s*{_N}{_NEXT_KEY}"),
+    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
+    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
+    Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
+    # the task's rate, which is the job's under synchronous replicas
+    Measure(
+        "steps/sec: X",
+        "rate",
+        rf"(?:\btrain_|\b)(?i:steps?/s(?:ec)?|steps?[ _]per[ _]sec(?:ond)?|it/s|iters?/s(?:ec)?)['\"]?\s*[:=]\s*{_N}",
+    ),
+    Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
+    Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
+    # examples (images, samples, sequences, tokens, words) per second, as logged
+    Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
+    Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
+    Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
+    Measure(
+        "samples_per_second: X",
+        "examples_per_s",
+        rf"(?:\btrain_|\btrain_step_|\b)(?i:samples|examples|tokens|sequences)_per_sec(?:ond)?{_KV}{_N}",
+    ),
+    Measure("throughput: X", "examples_per_s", rf"(?i:\bthroughput)(?:_train)?\s*[:=]\s*{_N}"),
+    Measure("wps=X (words/s)", "examples_per_s", rf"(?:\btrain_|\b)wps{_KV}{_N}"),
+    # seconds
+    Measure("(X sec)", "interval_s", rf"\(\s*{_N}\s*(?:sec|s)\s*\)"),
+    Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
+    Measure("wall=X", "elapsed_s", rf"\bwall{_KV}{_N}"),
+    # metrics
+    Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
+)
+
+#: The cheap first test of the grammar: a line failing it states no measure (so no record).
+MEASURE_GATE: Final = (
+    r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|time|ups\b|wps\b|throughput"
+    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps)"
+)

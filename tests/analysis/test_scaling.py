@@ -110,7 +110,7 @@ def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Data
     within = recommend(analysis, 1_000_000, budget_usd=30)
     assert within.choice["candidate"] == "standard_1"  # fastest at most USD 30 (PREMIUM_1 costs 57)
     none = recommend(analysis, 1_000_000, budget_usd=10)
-    assert none.choice is None and "no measured or predicted tier" in none.reason
+    assert none.choice is None and "no measured or predicted configuration" in none.reason
     with pytest.raises(RecommendError, match="exactly one"):
         choose(chosen.candidates, None, None)
     with pytest.raises(RecommendError, match="no candidate has a price"):

@@ -73,26 +73,35 @@ def test_tier_composition_matches_the_tier_price() -> None:
     tasks = dict(training_tasks(tiers, key="tier").iter_rows())
     assert tasks["STANDARD_1"] == 5 and tasks["PREMIUM_1"] == 20 and tasks["BASIC"] == 1
     assert tiers["source"].str.contains("cloud.google.com").all()
+    smaller = json.dumps({"master": {"machine_type": "complex_model_s", "count": 1},
+                          "worker": {"machine_type": "complex_model_s", "count": 2},
+                          "ps": {"machine_type": "standard", "count": 3}})  # fmt: skip
     runs = pl.DataFrame(
-        {"run_id": ["custom", "standard", "premium", "laptop"], "tier": ["CUSTOM", "STANDARD_1", "PREMIUM_1", "local"],
-         "date": [date(2018, 6, 1)] * 4, "topology": [CUSTOM_TOPOLOGY, None, None, None]}
+        {"run_id": ["custom", "standard", "premium", "laptop", "smaller"],
+         "tier": ["CUSTOM", "STANDARD_1", "PREMIUM_1", "local", "CUSTOM"],
+         "date": [date(2018, 6, 1)] * 5, "topology": [CUSTOM_TOPOLOGY, None, None, None, smaller]}
     )  # fmt: skip
     costs = {r["run_id"]: r for r in tier_costs(runs, date(2018, 6, 1)).to_dicts()}
-    # CUSTOM with STANDARD_1's machines: 5 x 0.845 + 3 x 0.5661 = 4.225 + 1.6983 = 5.9233 ML units/h
-    assert costs["custom"]["ml_units_per_hour"] == pytest.approx(5.9233)
-    assert costs["custom"]["units_basis"] == "machine types"
-    assert costs["custom"]["usd_per_hour"] == pytest.approx(5.9233 * 0.49)
+    # CUSTOM on exactly STANDARD_1's machines is priced as STANDARD_1 (the page's price of those machines):
+    # 5.9234, where the machine-type sum 5 x 0.845 + 3 x 0.5661 = 5.9233 differs by the page's rounding
+    assert costs["custom"]["ml_units_per_hour"] == pytest.approx(5.9234)
+    assert costs["custom"]["units_basis"] == "tier STANDARD_1 (the same machines)"
+    assert costs["custom"]["usd_per_hour"] == pytest.approx(5.9234 * 0.49)
+    # any other CUSTOM topology: the sum over its replicas, 3 x 0.845 + 3 x 0.5661 = 2.535 + 1.6983 = 4.2333
+    assert costs["smaller"]["ml_units_per_hour"] == pytest.approx(4.2333)
+    assert costs["smaller"]["units_basis"] == "machine types"
     assert costs["standard"]["ml_units_per_hour"] == pytest.approx(5.9234)  # the tier's own row
     assert costs["premium"]["ml_units_per_hour"] == pytest.approx(49.323)  # ~ 20 x 1.69 + 11 x 1.4111 = 49.3221
     assert costs["laptop"]["ml_units_per_hour"] is None
     europe = {r["run_id"]: r for r in tier_costs(runs, date(2018, 6, 1), region="europe").to_dicts()}
     assert europe["standard"]["usd_per_hour"] == pytest.approx(5.9234 * 0.54)
-    # Nov 2019: the newest row on or before the date wins; complex_model_s has no 2019 row -> unknown
+    # Nov 2019: the newest row on or before the date wins, complex_model_s's too (0.5788, the archived page)
     later = {
         r["run_id"]: r for r in tier_costs(runs.with_columns(date=pl.lit(date(2020, 1, 1))), date.today()).to_dicts()
     }
     assert later["premium"]["ml_units_per_hour"] == pytest.approx(33.7829)
-    assert later["custom"]["ml_units_per_hour"] == pytest.approx(5 * 0.845 + 3 * 0.3878)
+    assert later["custom"]["ml_units_per_hour"] == pytest.approx(4.0571)
+    assert later["smaller"]["ml_units_per_hour"] == pytest.approx(3 * 0.5788 + 3 * 0.3878)
     topo = run_topology(runs)
     assert topo.filter(pl.col("run_id") == "custom")["origin"].unique().to_list() == ["manifest"]
     assert topo.filter(pl.col("run_id") == "premium").sort("role")["count"].to_list() == [1, 11, 19]

@@ -44,6 +44,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Pick the cheapest tier that meets --deadline, or the fastest within --budget, among the measured runs "
         "and the tiers predicted from them.",
     ),
+    "machines": (
+        "machines",
+        "List the machine types, accelerators and TPU slices tierscope knows, with their accelerators and chips.",
+    ),
     "report": ("report", "Write a self-contained HTML report (opens offline) of every run in the dataset."),
     "formats": (
         "formats",

@@ -19,6 +19,7 @@ from tierscope.cli.common import (
     JsonOpt,
     PlanPriceDateOpt,
     PriceDateOpt,
+    PricesOpt,
     RegionOpt,
     RunsOpt,
     TargetAccuracyOpt,
@@ -77,8 +78,10 @@ def predict_cmd(
 ) -> None:
     """Fit Amdahl's law and the USL to the measured runs and predict the steady global steps/s at --tasks.
 
-    JSON gives the points fitted, the fits and the predictions; CSV and the table give the fits'
-    parameters and each model's prediction as rows.
+    Runs with accelerators are fitted against their GPUs or TPU chips (--tasks counts those), over one
+    accelerator type only: the runs of another type are left out, and the output says why. JSON gives the
+    points fitted, the fits and the predictions; CSV and the table give the fits' parameters and each
+    model's prediction as rows.
     """
     from tierscope.analysis.forecast import predict
     from tierscope.cli import numbers as n
@@ -89,14 +92,16 @@ def predict_cmd(
     grid = Grid(
         [Column("model", "label"), Column("parameter", "label"), Column("estimate"), Column("95 % interval"),
          Column("status", "label")],
-        title="scaling fits (steady global steps/s against training tasks)",
+        title="scaling fits (steady global steps/s against "
+        + ("training tasks)" if fitted.basis == "task" else f"{fitted.accelerator} {fitted.basis}s)"),
     )  # fmt: skip
+    grid.notes.extend(fitted.left_out)
     records = []
     for r in fitted.table.iter_rows(named=True):
         grid.add(r["model"], r["parameter"], n.fixed(r["estimate"], 4), _interval(r, 4), r["status"])
         records.append({k: r[k] for k in ("model", "parameter", "estimate", "ci_low", "ci_high", "status", "message")})
     for r in predicted.iter_rows(named=True):
-        name = f"steps/s at {n.plural(tasks, 'task')}"
+        name = f"steps/s at {n.plural(tasks, fitted.basis)}"
         records.append({"model": r["model"], "parameter": name, "estimate": r["global_steps_per_s"],
                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "status": r["status"],
                         "message": r["message"]})  # fmt: skip
@@ -104,8 +109,9 @@ def predict_cmd(
             grid.notes.append(f"{r['model']}: {r['message']}")
         else:
             grid.add(r["model"], name, n.fixed(r["global_steps_per_s"], 2), _interval(r, 2), r["status"])
-            grid.notes.extend(prediction_lines(r, tasks))
-    doc = {"points": fitted.points.to_dicts(), "fits": fitted.table.to_dicts(), "predictions": predicted.to_dicts()}
+            grid.notes.extend(prediction_lines(r, tasks, fitted.basis))
+    doc = {"points": fitted.points.to_dicts(), "fits": fitted.table.to_dicts(), "predictions": predicted.to_dicts(),
+           "basis": fitted.basis, "accelerator": fitted.accelerator, "left_out": fitted.left_out}  # fmt: skip
     emit(fmt, grid, records, doc, wide)
 
 
@@ -124,7 +130,9 @@ def _check_priceable(analysis: Analysis) -> None:
     from tierscope.contract import LOCAL_TIER_PATTERN
 
     measured = analysis.summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
-    local = measured.filter(pl.col("tier").is_null() | pl.col("tier").str.contains(LOCAL_TIER_PATTERN))
+    # a run known by its machines (no tier) is priceable
+    unknown = pl.col("tier").is_null() & pl.col("hardware").is_null()
+    local = measured.filter(unknown | pl.col("tier").str.contains(LOCAL_TIER_PATTERN))
     if measured.height and local.height == measured.height:
         untiered = local.filter(pl.col("tier").is_null())["run_id"].to_list()
         if untiered:  # a cloud run collected without --tier is not a laptop: say what it lacks
@@ -139,7 +147,7 @@ def _check_priceable(analysis: Analysis) -> None:
         )
 
 
-def prediction_lines(r: dict, tasks: int) -> list[str]:
+def prediction_lines(r: dict, tasks: int, noun: str = "task") -> list[str]:
     """One model's prediction (a :data:`tierscope.analysis.scaling.PREDICTION_SCHEMA` row) in words: the
     figure and its interval (or why it has none), then the caveat and the fit's verdict, each a note of
     its own (a note is one paragraph: a newline inside one is shown escaped, as ``\\x0a``)."""
@@ -156,7 +164,7 @@ def prediction_lines(r: dict, tasks: int) -> list[str]:
         interval = f"95 % interval {r['ci_low']:.2f} - {r['ci_high']:.2f}, model error included"
     from tierscope.cli.numbers import plural
 
-    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {plural(tasks, 'task')} ({interval})"]
+    lines = [f"{r['model']}: {r['global_steps_per_s']:.2f} global steps/s at {plural(tasks, noun)} ({interval})"]
     if r["caveat"]:
         lines.append(f"  Caveat: {r['caveat']}.")
     if not (r["ci_low"] is None and r["status"] == FITTED):  # its message speaks of an interval not given here
@@ -173,6 +181,21 @@ def recommend_cmd(
     budget: Annotated[
         float | None, typer.Option("--budget", min=0, help="The price limit in USD.", metavar="USD")
     ] = None,
+    quota: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--quota",
+            help="A quota no candidate may exceed, NAME=LIMIT: NVIDIA_A100_GPUS=8, TPU_V5_LITEPOD_CHIPS=8, CPUS=96, "
+            "ml-units=25; repeat for more.",
+            metavar="NAME=LIMIT",
+        ),
+    ] = None,
+    manifest: Annotated[
+        Path | None,
+        typer.Option(
+            "--manifest", help="A run manifest whose quotas and prices keys apply too.", metavar="FILE", dir_okay=False
+        ),
+    ] = None,
     fmt: FormatOpt = FormatChoice.table,
     as_json: JsonOpt = False,
     price_date: PlanPriceDateOpt = None,
@@ -180,42 +203,61 @@ def recommend_cmd(
     runs: RunsOpt = None,
     tier: TierSelectOpt = None,
     wide: WideOpt = False,
+    prices: PricesOpt = None,
 ) -> None:
     """Pick the cheapest tier that meets --deadline, or the fastest within --budget, among the measured runs
     and the tiers predicted from them.
 
-    Every candidate is priced on --price-date (default: today). JSON gives the choice, the reason
-    and every candidate; CSV the candidates.
+    Measured configurations come first, then predictions within the fitted accelerator type; a failed run is
+    never a candidate, only evidence; a candidate above a --quota is refused with the reason. Every candidate
+    is priced on --price-date (default: today), naming its price rows. JSON gives the choice, the reason and
+    every candidate; CSV the candidates.
     """
     if (deadline is None) == (budget is None):
         raise typer.BadParameter("give exactly one of --deadline or --budget", param_hint="--deadline/--budget")
     hours = deadline_hours(deadline) if deadline is not None else None
     fmt = output_format(fmt, as_json)
     from tierscope.analysis.forecast import recommend
+    from tierscope.analysis.quotas import parse
     from tierscope.cli import numbers as n
     from tierscope.cli.tables import Column, Grid, emit
 
-    analysis = _analysis(dataset, summary_options(None, price_date, region, runs=runs, tiers=tier))
+    limits = parse(quota or ())
+    options = summary_options(None, price_date, region, runs=runs, tiers=tier, prices=prices)
+    if manifest is not None:
+        from tierscope.analysis.quotas import manifest_extras
+
+        asked_quotas, files, rows = manifest_extras(manifest)
+        limits = parse(asked_quotas, f"{manifest}: quotas") | limits  # the command line over the manifest
+        options.prices = (*files, *options.prices)
+        options.price_rows = rows
+    analysis = _analysis(dataset, options)
     _check_priceable(analysis)
     said = " ".join(deadline.split()) if deadline is not None else None
-    result = recommend(analysis, steps, hours, budget, said)
+    result = recommend(analysis, steps, hours, budget, limits, said)
     grid = Grid(
-        [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("steps/s"),
-         Column("hours"), Column("USD"), Column("meets", "label")],
+        [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
+         Column("steps/s"), Column("hours"), Column("USD"), Column("meets", "label"),
+         Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
+         Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason, f"Prices of region {region}."],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
+        why = (r["refused"] and f"refused: {r['refused']}") or r["evidence"] or r["price_note"] or n.MISSING
+        devices = n.MISSING if r["devices"] is None else f"{r['devices']} {r['device_basis']}"
         grid.add(
-            r["candidate"], r["basis"], n.count(r["tasks"]), n.fixed(r["global_steps_per_s"], 2),
-            n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no",
+            r["candidate"], r["basis"], n.count(r["tasks"]), devices, n.fixed(r["global_steps_per_s"], 2),
+            n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,
+            r["hardware"] or r["tier"] or n.MISSING, r["price_rows"] or n.MISSING,
         )  # fmt: skip
     candidates = result.candidates.to_dicts()
     if result.caveat and fmt == FormatChoice.table:
         from tierscope.cli.prose import say
 
         say(result.caveat)  # the first paragraph: nobody may read the choice without it
-    doc = {"caveat": result.caveat, "choice": result.choice, "reason": result.reason, "candidates": candidates}
+    doc = {"caveat": result.caveat, "choice": result.choice, "reason": result.reason, "quotas": limits,
+           "candidates": candidates}  # fmt: skip
     emit(fmt, grid, candidates, doc, wide)
 
 
@@ -228,8 +270,10 @@ def warn_unpriced(frame: pl.DataFrame) -> None:
 
     unpriced = frame.filter(
         pl.col("ml_units_per_hour").is_null()
+        & pl.col("usd_per_hour").is_null()
         & pl.col("tier").is_not_null()
         & ~pl.col("tier").str.contains(LOCAL_TIER_PATTERN)
+        & pl.col("hardware").is_null()  # today's machines without a row: the summary's notes say which row
     )
     for row in unpriced.iter_rows(named=True):
         err_console().print(
@@ -259,22 +303,25 @@ def summary_cmd(
     wide: WideOpt = False,
     target_loss: TargetLossOpt = None,
     target_accuracy: TargetAccuracyOpt = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.
 
-    Each run is priced on its own date (the manifest's), else on --price-date. JSON and CSV give
-    every column of the summary, values unrounded. --target-loss / --target-accuracy add each run's
-    global step, time and price at that target (time_to_target_s, step_at_target, cost_to_target).
+    Each run is priced on its own date (the manifest's, else its log's first day), else on --price-date.
+    JSON and CSV give every column of the summary, values unrounded, with the price rows behind each price
+    (price_rows; --wide shows them too). --target-loss / --target-accuracy add each run's global step, time
+    and price at that target (time_to_target_s, step_at_target, cost_to_target).
     """
     from tierscope.cli.output import summary_grid
     from tierscope.cli.tables import emit
 
     fmt = output_format(fmt, as_json)
-    asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy)
+    asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy, prices)
     frame = _analysis(dataset, asked).summary
     warn_unpriced(frame)
     kind = "loss" if target_loss is not None else "accuracy" if target_accuracy is not None else None
-    emit(fmt, summary_grid(frame, region, kind, baseline), frame.to_dicts(), wide=wide)
+    grid = summary_grid(frame, region, kind, baseline, asked.price_date)
+    emit(fmt, grid, frame.to_dicts(), wide=wide)
 
 
 def register(app: App) -> None:

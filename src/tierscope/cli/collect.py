@@ -34,6 +34,16 @@ from tierscope.cli.common import (
     print_error,
     run_list,
 )
+from tierscope.cli.hardware import (
+    AcceleratorOpt,
+    HwRegionOpt,
+    JobSpecOpt,
+    MachineOpt,
+    SpotOpt,
+    TpuOpt,
+    manifest_hardware,
+    with_hardware,
+)
 from tierscope.exits import EXIT_ERROR
 
 if TYPE_CHECKING:
@@ -106,6 +116,12 @@ def collect_files_cmd(
         int | None, typer.Option(hidden=True, help="Bytes read per batch (default: the collector's).")
     ] = None,
     wide: WideOpt = False,
+    machine: MachineOpt = None,
+    accelerator: AcceleratorOpt = None,
+    tpu: TpuOpt = None,
+    spot: SpotOpt = False,
+    region: HwRegionOpt = None,
+    job_spec: JobSpecOpt = None,
 ) -> None:
     """Read what is new in step logs (files, run directories) and append it to the dataset.
 
@@ -121,7 +137,7 @@ def collect_files_cmd(
     from tierscope.collector.runs import missing_input, runs_from_paths
     from tierscope.collector.unchanged import collect_unchanged
 
-    runs = load_manifest(manifest) if manifest else []
+    runs = manifest_hardware(load_manifest(manifest)) if manifest else []
     chosen = log_format(fmt, old_fmt)
     absent: list[Exception] = []  # paths not there, named with the others' errors once those are collected
     if paths:
@@ -134,7 +150,16 @@ def collect_files_cmd(
         if gone and len(gone) < len(inputs):
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
-        found = runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
+        # run.json's machines first, the command line's options over them
+        found = with_hardware(
+            manifest_hardware(runs_from_paths(inputs, run_id, checked_tier(tier), chosen)),
+            machine,
+            accelerator,
+            tpu,
+            spot,
+            region,
+            job_spec,
+        )
         if run_id is None and not quiet:
             say_grouping(found, inputs)
         runs += found

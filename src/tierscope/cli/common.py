@@ -340,17 +340,42 @@ def output_format(fmt: FormatChoice, as_json: bool) -> FormatChoice:
 
 
 def _known_region(region: str) -> str:
-    """``region`` if the price table has rows for it; a usage error otherwise (an unknown one priced nothing)."""
+    """``region`` if the legacy price table has rows for it (``us``, ``europe``, ``asia``) or it is a Google
+    Cloud region (``us-central1``: today's machines are priced there, legacy tiers in its area); a usage
+    error otherwise (an unknown one priced nothing)."""
+    import re
+
     from tierscope.analysis.cost import load_prices
 
     known = sorted(load_prices().get_column("region").unique())
-    if region not in known:
-        raise typer.BadParameter(f"{region!r} is not a region of the price table; use one of {', '.join(known)}")
+    if region not in known and not re.fullmatch(r"[a-z]+-[a-z]+\d+", region):
+        raise typer.BadParameter(
+            f"{region!r} is neither a region of the price table ({', '.join(known)}) nor a Google Cloud region "
+            "like us-central1"
+        )
     return region
 
 
 RegionOpt = Annotated[
-    str, typer.Option("--region", callback=_known_region, help="Price region: us, europe or asia.", metavar="REGION")
+    str,
+    typer.Option(
+        "--region",
+        callback=_known_region,
+        help="Price region: a Google Cloud region (us-central1), or us, europe, asia (legacy tiers' areas; us: "
+        "us-central1 for today's machines).",
+        metavar="REGION",
+    ),
+]
+
+
+PricesOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--prices",
+        help="A price file (CSV, or TOML [[price]] tables: resource, region, pricing, usd_per_hour, valid_from, "
+        "source) over the shipped rows; repeat for more.",
+        metavar="FILE",
+    ),
 ]
 
 
@@ -381,6 +406,7 @@ def summary_options(
     tiers: list[str] | None = None,
     target_loss: float | None = None,
     target_accuracy: float | None = None,
+    prices: list[Path] | None = None,
 ) -> AnalysisOptions:
     """The analysis options of ``--baseline``, ``--price-date``, ``--region``, ``--steps``,
     ``--runs``, ``--tier``, ``--target-loss`` and ``--target-accuracy`` (both at once: a usage error)."""
@@ -412,6 +438,7 @@ def summary_options(
         steps=steps,
         runs=run_list(runs),
         tiers=tuple(tiers or ()),
+        prices=tuple(prices or ()),
     )
 
 

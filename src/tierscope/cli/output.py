@@ -19,6 +19,7 @@ from tierscope.text import printable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import date
 
     import polars as pl
 
@@ -148,33 +149,62 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
     print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
 
 
-def price_notes(frame: pl.DataFrame, region: str) -> list[str]:
+def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None) -> list[str]:
     """What the ML units and prices of ``frame`` (the summary) rest on, one line each: the date
-    every run was priced on when they share one, and each tier priced differently at two dates."""
+    every run was priced on when they share one, each tier priced differently at two dates, the price
+    rows of today's machines (stale ones flagged), a run without a price, and which dates were used
+    when ``--price-date`` (``asked_date``) was given for runs that have their own."""
     import polars as pl
 
-    priced = frame.filter(pl.col("ml_units_per_hour").is_not_null())
-    if priced.height == 0:
-        return []
     notes = []
-    dates = sorted(set(priced["price_date"]))
-    if len(dates) == 1:
-        notes.append(f"ML units and prices from the price table on {dates[0]}, region {region}.")
-    else:
-        notes.append(f"ML units and prices from the price table, region {region}.")
-    for (tier,), rows in priced.group_by("tier", maintain_order=True):
-        pairs = sorted(set(zip(rows["price_date"], rows["ml_units_per_hour"], strict=True)))
-        if len({units for _, units in pairs}) > 1:
-            said = " and ".join(f"{n.units(units)} on {day}" for day, units in pairs)
-            notes.append(
-                f"{tier} costs {said} ML units/h: each run is priced on its own date "
-                "(the newest price table row on or before it)."
+    priced = frame.filter(pl.col("ml_units_per_hour").is_not_null())
+    if priced.height:
+        dates = sorted(set(priced["price_date"]))
+        if len(dates) == 1:
+            notes.append(f"ML units and prices from the price table on {dates[0]}, region {region}.")
+        else:
+            notes.append(f"ML units and prices from the price table, region {region}.")
+        for (tier,), rows in priced.group_by("tier", maintain_order=True):
+            pairs = sorted(set(zip(rows["price_date"], rows["ml_units_per_hour"], strict=True)))
+            if len({units for _, units in pairs}) > 1:
+                said = " and ".join(f"{n.units(units)} on {day}" for day, units in pairs)
+                notes.append(
+                    f"{tier} costs {said} ML units/h: each run is priced on its own date "
+                    "(the newest price table row on or before it)."
+                )
+    if "price_rows" not in frame.columns:
+        return notes
+    rows = frame.filter(pl.col("ml_units_per_hour").is_null() & pl.col("price_rows").is_not_null())
+    if rows.height:
+        dates = ", ".join(str(d) for d in sorted(set(rows["price_date"])))
+        notes.append(
+            f"USD of today's machines from the price rows (resource, region, date, source) on {dates}: "
+            "--wide or --json names each run's rows."
+        )
+    for r in frame.iter_rows(named=True):
+        if r["price_note"] and (r["usd_per_hour"] is not None or r["hardware"]):
+            notes.append(f"run {r['run_id']}: {r['price_note']}")
+    if asked_date is not None:
+        priced_at = pl.col("usd_per_hour").is_not_null() | pl.col("ml_units_per_hour").is_not_null()
+        own = frame.filter(pl.col("price_date_origin").is_in(["run", "log"]) & priced_at)
+        if own.height:
+            said = ", ".join(f"{r['run_id']} on {r['price_date']}" for r in own.iter_rows(named=True))
+            others = frame.filter(pl.col("price_date_origin") == "--price-date")["run_id"].to_list()
+            rest = (
+                f"; --price-date {asked_date} priced {', '.join(others)}"
+                if others
+                else (f"; --price-date {asked_date} applies only to runs of unknown date, and there is none")
             )
+            notes.append(f"priced at each run's own date: {said}{rest}.")
     return notes
 
 
 def summary_grid(
-    frame: pl.DataFrame, region: str = "us", target_kind: str | None = None, baseline_asked: str | None = None
+    frame: pl.DataFrame,
+    region: str = "us",
+    target_kind: str | None = None,
+    baseline_asked: str | None = None,
+    asked_date: date | None = None,
 ) -> Grid:
     """The summary frame (:func:`tierscope.analysis.summary.summary`) as a :class:`Grid`; ``target_kind``:
     ``loss`` or ``accuracy``, what was asked (the header's words where no run logs the metric).
@@ -186,7 +216,8 @@ def summary_grid(
     """
     baseline = frame["baseline_run_id"].drop_nulls().first()
     target = frame["target_steps"].drop_nulls().first() if "target_steps" in frame.columns else None
-    several_dates = frame.filter(frame["ml_units_per_hour"].is_not_null())["price_date"].n_unique() > 1
+    priced = frame["ml_units_per_hour"].is_not_null() | frame["usd_per_hour"].is_not_null()
+    several_dates = frame.filter(priced)["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
     if "speedup_basis" in frame.columns and (frame["speedup_basis"] == "examples/s").any():
         reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
@@ -203,6 +234,10 @@ def summary_grid(
         Column("speedup 95 % interval", wide=True),
         Column("efficiency per task", wide=True),
         Column("efficiency per ML unit", wide=True),
+        Column("devices", "label", wide=True),
+        Column("efficiency per device", wide=True),
+        Column("steps/s per device", wide=True),
+        Column("steps per USD", wide=True),
         Column("ML units/h"),
         Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
@@ -213,6 +248,7 @@ def summary_grid(
         Column("mode", "label", wide=True),
         Column("ran on", "text", wide=True),
         Column("note", "text", wide=True),
+        Column("price rows", "text", wide=True),
     ]
     goal = target_said(frame, target_kind)
     if goal is not None:  # only when a target was asked: its step, time and price
@@ -230,18 +266,19 @@ def summary_grid(
             if goal is not None else []
         )  # fmt: skip
         grid.add(
-            r["run_id"], r["tier"] or n.MISSING, STATUS_WORDS.get(r["status"], r["status"]), n.count(r["records"]),
-            tasks_cell(r),
+            r["run_id"], r["tier"] or r.get("hardware") or n.MISSING, STATUS_WORDS.get(r["status"], r["status"]),
+            n.count(r["records"]), tasks_cell(r),
             n.rate(r["steady_global_steps_per_s"]), _interval(r["steady_ci_low"], r["steady_ci_high"], n.rate),
             n.rate(r["mean_global_steps_per_s"]),
             n.ratio(r["speedup_vs_baseline"]), _interval(r["speedup_ci_low"], r["speedup_ci_high"], n.ratio),
             n.ratio(r["scaling_efficiency_tasks"]), n.ratio(r["scaling_efficiency_units"]),
-            n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
+            devices_cell(r), n.ratio(r.get("scaling_efficiency_devices")), n.rate(r.get("steps_per_s_per_device")),
+            n.fixed(r.get("steps_per_usd"), 0), n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
             n.hours(r["hours_to_target"]), n.money(r["usd_to_target"]),
-            str(r["price_date"]) if r["ml_units_per_hour"] is not None else n.MISSING,
-            r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING,
-            r["note"] or n.MISSING, *reached,
+            str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
+            r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
+            r.get("price_rows") or n.MISSING, *reached,
         )  # fmt: skip
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
@@ -254,7 +291,7 @@ def summary_grid(
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
     grid.notes += [f"run {r['run_id']}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
-    grid.notes += price_notes(frame, region)
+    grid.notes += price_notes(frame, region, asked_date)
     if baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
@@ -285,6 +322,13 @@ def target_said(frame: pl.DataFrame, kind: str | None = None) -> str | None:
 
 #: A run's status in words, the report's (reports/i18n/en.json ``status.*``): JSON and CSV keep the codes.
 STATUS_WORDS = {"ok": "finished", "unknown": "no end logged", "failed": "failed", "empty": "no data"}
+
+
+def devices_cell(row: dict) -> str:
+    """GPUs, TPU chips or tasks, with what they are: ``8 GPU``, ``8 TPU chip``, ``5 task``."""
+    if row.get("devices") is None:
+        return n.MISSING
+    return f"{row['devices']} {row['device_basis']}"
 
 
 def tasks_cell(row: dict) -> str:

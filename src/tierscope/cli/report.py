@@ -15,6 +15,7 @@ from tierscope.cli.common import (
     BaselineOpt,
     DatasetOpt,
     PriceDateOpt,
+    PricesOpt,
     RegionOpt,
     RunsOpt,
     TargetAccuracyOpt,
@@ -38,6 +39,7 @@ def report_cmd(
     baseline: BaselineOpt = None,
     price_date: PriceDateOpt = None,
     region: RegionOpt = "us",
+    prices: PricesOpt = None,
     steps: Annotated[
         int | None,
         typer.Option(
@@ -86,7 +88,14 @@ def report_cmd(
 
     opts = ReportOptions(lang=lang, figures=figures, full_paths=full_paths)
     asked = summary_options(
-        baseline, price_date, region, runs=runs, tiers=tier, target_loss=target_loss, target_accuracy=target_accuracy
+        baseline,
+        price_date,
+        region,
+        runs=runs,
+        tiers=tier,
+        target_loss=target_loss,
+        target_accuracy=target_accuracy,
+        prices=prices,
     )
     # The renderer (Altair, jinja2) and the bounded solver the scaling fit may call (scipy) are imported
     # while the analysis runs; scipy only if the analysis is still running once the renderer is in.

@@ -220,7 +220,7 @@ def steady_line(out: Path) -> str:
 
 
 def spec_cmd(
-    tier: Annotated[str, typer.Argument(help=f"Scale tier: {TIER_NAMES}.")],
+    tier: Annotated[str | None, typer.Argument(help=f"Scale tier: {TIER_NAMES} (default BASIC: one replica).")] = None,
     run_id: Annotated[
         str, typer.Option(help="Job name / id, also the records' run_id.", metavar="RUN_ID")
     ] = "tierscope-run",
@@ -249,6 +249,21 @@ def spec_cmd(
     ] = None,
     region: Annotated[str | None, typer.Option(help="AI Platform region.", metavar="REGION")] = None,
     service: Annotated[str, typer.Option(help="vertex, ai-platform or both.", metavar="SERVICE")] = "both",
+    machine: Annotated[
+        str | None,
+        typer.Option("--machine", help="Vertex AI machine type with its bundled GPUs (a2-highgpu-8g).", metavar="TYPE"),
+    ] = None,
+    accelerator: Annotated[
+        str | None,
+        typer.Option(
+            "--accelerator", help="GPUs attached to --machine, TYPE:COUNT (NVIDIA_TESLA_T4:1).", metavar="TYPE:COUNT"
+        ),
+    ] = None,
+    tpu: Annotated[
+        str | None,
+        typer.Option("--tpu", help="A TPU slice (v5litepod-8): its machine type and topology.", metavar="SLICE"),
+    ] = None,
+    spot: Annotated[bool, typer.Option("--spot", help="Run on Spot VMs (scheduling strategy SPOT).")] = False,
 ) -> None:
     """Print the cloud job request (JSON) that runs the trainer on a scale tier.
 
@@ -265,7 +280,29 @@ def spec_cmd(
     from tierscope.trainer.train import TrainConfig
 
     data = deprecated_dataset(dataset, data)
-    options = {"machine_type": machine_type, "image": image, "region": region}
+    options: dict[str, object] = {"machine_type": machine_type, "image": image, "region": region}
+    if machine or accelerator or tpu or spot:
+        from tierscope.analysis.machines import from_options, machine_spec
+
+        hardware = from_options(machine or (machine_type if accelerator else None), accelerator, tpu, spot)
+        if hardware is not None:
+            options["machine_spec"] = machine_spec(hardware.pools[0])
+        options["spot"] = spot
+        if service == "ai-platform":
+            raise UsageError(
+                "--machine, --accelerator, --tpu and --spot describe a Vertex AI job; use --service vertex"
+            )
+        service = "vertex"  # the legacy service's scale tiers have no such machines
+    elif machine_type:
+        import contextlib
+
+        from tierscope.analysis.machines import UnknownMachineError, machine_spec, pool
+
+        # a machine type bundling GPUs needs them named too, or Vertex AI attaches none; one the table does
+        # not know yet goes as given
+        with contextlib.suppress(UnknownMachineError):
+            options["machine_spec"] = machine_spec(pool("chief", machine_type))
+    tier = tier or "BASIC"
     try:
         config = TrainConfig(
             run_id=run_id,
@@ -278,7 +315,7 @@ def spec_cmd(
         doc = spec(tier, config, **{k: v for k, v in options.items() if v is not None})
     except ValueError as exc:  # an unknown tier, a bad option value
         raise UsageError(str(exc)) from None
-    picked = {"vertex": doc["vertex_ai"], "ai-platform": doc["ai_platform"], "both": doc}.get(service)
+    picked = {"vertex": doc.get("vertex_ai"), "ai-platform": doc.get("ai_platform"), "both": doc}.get(service)
     if picked is None:
         raise UsageError(f"--service must be vertex, ai-platform or both, not {service!r}")
     print(json.dumps(picked, indent=2))

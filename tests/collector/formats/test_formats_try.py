@@ -63,8 +63,8 @@ def test_each_line_says_envelope_format_and_fields(files: tuple[Path, Path]) -> 
     )
     assert by_line[3].records == [{"step": 120, "global_steps_per_s": 5.0, "loss": 1.93}]
     assert (by_line[4].format, by_line[4].why) == ("my-trainer", "sec_per_step '0.2x' is not a finite number > 0")
-    # The launcher tag is the envelope; it gave the record its task.
-    assert (by_line[5].envelope, by_line[5].envelope_gave) == ("[worker-2] ", "worker/2")
+    # The launcher tag is the envelope; it gave the record its task (the layer named first).
+    assert (by_line[5].envelope, by_line[5].envelope_gave) == ("[worker-2] ", "launcher: worker/2")
     assert by_line[5].records == [
         {"role": "worker", "task_index": 2, "step": 160, "global_steps_per_s": 2.0, "loss": 1.8}
     ]
@@ -121,7 +121,7 @@ def test_the_cli_reads_at_80_columns_and_cuts_no_number(files: tuple[Path, Path]
     for text in (
         "step=100global_steps_per_s=4loss=2.1",  # floats to 6 significant digits
         "step=120global_steps_per_s=5loss=1.93",
-        "envelope[worker-2]->worker/2",
+        "envelope[worker-2]->launcher:worker/2",
     ):
         assert text in flat, result.output
     assert "sec_per_step'0.2x'isnotafinitenumber>0" in flat

@@ -1,0 +1,251 @@
+"""Dated, sourced hourly prices of machine types, accelerators and TPU chips, and what a run's pools cost.
+
+One table, whatever its origin: the shipped rows (``data/prices.csv``), the user's files (``--prices
+FILE``: CSV, or TOML with the same keys as an array of tables ``[[price]]``), a manifest's ``prices``
+key, and the file ``tierscope prices update`` writes from the Cloud Billing Catalog. Columns
+(:data:`COLUMNS`):
+
+- ``resource``: a machine type (``n1-standard-8``, ``a2-highgpu-1g``, ``ct5lp-hightpu-8t``), an
+  accelerator by Vertex AI's AcceleratorType name (``NVIDIA_TESLA_T4``: per GPU-hour) or a TPU
+  generation (``TPU_V5_LITEPOD``: per chip-hour); see :mod:`tierscope.analysis.machines`;
+- ``region`` (``us-central1``), ``pricing`` (``on-demand`` or ``spot``), ``usd_per_hour``,
+  ``valid_from`` (ISO date: the row holds from then on), ``source`` (the page or API and its date).
+
+A run's hourly price (:func:`quote`) is, over its pools, replicas x (the machine type's row +
+accelerators a replica x the accelerator's row). A machine type that bundles GPUs (a2, a3, g2) has
+its host priced by its own row and its GPUs by the GPU's row; a TPU VM (ct5lp-...) is priced by its
+chips alone (the chip price includes the host). For a date, the newest row on or before it wins;
+a user's row wins over a shipped one whenever one of the user's applies. A row older than
+:data:`STALE_DAYS` at the priced date is stale: ``tierscope prices update`` fetches newer ones.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+
+from tierscope.analysis import machines
+from tierscope.analysis.errors import AnalysisError
+
+PRICES_CSV = files("tierscope.analysis") / "data" / "prices.csv"
+COLUMNS = ("resource", "region", "pricing", "usd_per_hour", "valid_from", "source")
+PRICINGS = ("on-demand", "spot")
+#: A row this many days older than the date it prices is flagged (``tierscope prices update`` refreshes it).
+STALE_DAYS = 180
+REMEDY = "run `tierscope prices update` for current rows"
+_REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
+#: The legacy price table's areas (:mod:`tierscope.analysis.cost`) and the region each stands for here.
+AREA_REGION = {"us": "us-central1", "europe": "europe-west4", "asia": "asia-east1"}
+
+
+class PriceFileError(AnalysisError, ValueError):
+    """A price file that cannot be read, or a row of it that is wrong: ``file:line: what; what to do``."""
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One price row (module doc); ``origin``: the file it came from (``shipped`` for the bundled table)."""
+
+    resource: str
+    region: str
+    pricing: str
+    usd_per_hour: float
+    valid_from: date
+    source: str
+    origin: str = "shipped"
+
+    def label(self) -> str:
+        """``NVIDIA_TESLA_T4 us-central1 on-demand 0.35/h from 2026-07-30 (source)``."""
+        return (
+            f"{self.resource} {self.region} {self.pricing} {self.usd_per_hour:g}/h from {self.valid_from} "
+            f"({self.source})"
+        )
+
+
+def _row(raw: dict[str, object], where: str, origin: str) -> PriceRow:
+    missing = [c for c in COLUMNS if raw.get(c) in (None, "")]
+    if missing:
+        raise PriceFileError(f"{where}: no {', '.join(missing)}; a price row has {', '.join(COLUMNS)}")
+    resource = str(raw["resource"]).strip()
+    known = machines.catalog().get(resource) or machines.catalog().get(resource.lower())
+    if known is None or known.kind not in ("machine", "gpu", "tpu"):
+        try:
+            machines.accelerator(resource) if resource.isupper() else machines.machine(resource)
+        except machines.UnknownMachineError as exc:
+            raise PriceFileError(f"{where}: {exc}") from None
+        raise PriceFileError(
+            f"{where}: {resource!r} is a legacy machine type, priced in ML units (analysis/data/ml_units.csv)"
+        )
+    region, pricing = str(raw["region"]).strip(), str(raw["pricing"]).strip()
+    if not _REGION.match(region):
+        raise PriceFileError(f"{where}: region {region!r} is not a Google Cloud region like us-central1")
+    if pricing not in PRICINGS:
+        raise PriceFileError(f"{where}: pricing {pricing!r}; give one of {', '.join(PRICINGS)}")
+    try:
+        usd = float(raw["usd_per_hour"])  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise PriceFileError(f"{where}: usd_per_hour {raw['usd_per_hour']!r} is not a number") from None
+    if not usd >= 0 or usd == float("inf"):
+        raise PriceFileError(f"{where}: usd_per_hour {usd} is not a price; give a number >= 0")
+    valid = raw["valid_from"]
+    if not isinstance(valid, date):
+        try:
+            valid = date.fromisoformat(str(valid).strip())
+        except ValueError:
+            raise PriceFileError(f"{where}: valid_from {valid!r} is not an ISO date like 2026-07-30") from None
+    return PriceRow(known.name, region, pricing, usd, valid, str(raw["source"]).strip(), origin)
+
+
+def parse_csv(text: str, name: str, origin: str | None = None) -> list[PriceRow]:
+    """The rows of a price CSV ``text`` (``name`` for errors). Raises :class:`PriceFileError`."""
+    reader = csv.DictReader(io.StringIO(text))
+    absent = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+    if absent:
+        raise PriceFileError(f"{name}:1: no column {', '.join(absent)}; a price file has {','.join(COLUMNS)}")
+    return [_row(raw, f"{name}:{reader.line_num}", origin or name) for raw in reader]
+
+
+def parse_toml(text: str, name: str) -> list[PriceRow]:
+    """The rows of a price TOML ``text``: ``[[price]]`` tables with :data:`COLUMNS` as keys."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PriceFileError(f"{name}: not TOML: {exc}") from None
+    return rows_of(doc.get("price"), name)
+
+
+def rows_of(tables: object, name: str) -> list[PriceRow]:
+    """Price rows from a list of tables (a TOML ``[[price]]`` array, a manifest's ``prices``); each row is
+    named ``name:price[N]`` (1-based) in errors."""
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise PriceFileError(f"{name}: give the prices as an array of tables [[price]] with {', '.join(COLUMNS)}")
+    return [_row(t, f"{name}:price[{i}]", name) for i, t in enumerate(tables, start=1)]
+
+
+def load_file(path: Path) -> list[PriceRow]:
+    """A user's price file: CSV, or TOML (``.toml``). Raises :class:`PriceFileError` naming ``file:line``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PriceFileError(f"cannot read the price file {path}: {exc}") from None
+    return parse_toml(text, str(path)) if path.suffix.lower() == ".toml" else parse_csv(text, str(path))
+
+
+@cache
+def shipped() -> tuple[PriceRow, ...]:
+    """The bundled rows (``data/prices.csv``)."""
+    return tuple(parse_csv(PRICES_CSV.read_text(encoding="utf-8"), "analysis/data/prices.csv", "shipped"))
+
+
+@dataclass
+class PriceTable:
+    """The rows a pass prices with: the shipped ones and the user's (:meth:`lookup` says which wins)."""
+
+    user: tuple[PriceRow, ...] = ()
+    base: tuple[PriceRow, ...] = field(default_factory=shipped)
+
+    @classmethod
+    def with_files(cls, paths: Iterable[Path] = (), extra: Iterable[PriceRow] = ()) -> PriceTable:
+        rows: list[PriceRow] = list(extra)
+        for path in paths:
+            rows.extend(load_file(path))
+        return cls(tuple(rows))
+
+    def lookup(self, resource: str, region: str, pricing: str, on: date) -> PriceRow | None:
+        """The row that prices ``resource`` in ``region`` at ``pricing`` on ``on``: the newest user row on or
+        before it, else the newest shipped one; None: none."""
+        for rows in (self.user, self.base):
+            fit = [
+                r
+                for r in rows
+                if r.resource == resource and r.region == region and r.pricing == pricing and r.valid_from <= on
+            ]
+            if fit:
+                return max(fit, key=lambda r: (r.valid_from, rows.index(r)))
+        return None
+
+
+@dataclass(frozen=True)
+class UsedRow:
+    """A row a quote used, ``quantity`` times (machines, or devices), and whether it was stale then."""
+
+    row: PriceRow
+    quantity: int
+    stale: bool
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What a run's hardware costs an hour on ``on`` in the region(s) priced: ``usd_per_hour`` (None: a
+    resource had no row, ``missing`` says which), and the rows used."""
+
+    on: date
+    usd_per_hour: float | None
+    rows: tuple[UsedRow, ...]
+    missing: str | None = None
+
+    @property
+    def stale(self) -> bool:
+        return any(u.stale for u in self.rows)
+
+    def sources(self) -> str:
+        """Every row used, one ``quantity x label`` each, ``; ``-joined."""
+        return "; ".join(f"{u.quantity} x {u.row.label()}" for u in self.rows)
+
+    def stale_note(self) -> str | None:
+        """The sentence flagging the rows older than :data:`STALE_DAYS` at the priced date, with the remedy."""
+        old = [u.row for u in self.rows if u.stale]
+        if not old:
+            return None
+        said = ", ".join(f"{r.resource} from {r.valid_from} ({(self.on - r.valid_from).days} days)" for r in old)
+        return f"price rows older than {STALE_DAYS} days on {self.on}: {said}; {REMEDY}"
+
+
+def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable) -> Quote:
+    """The hourly price of ``hardware`` on ``on`` (module doc); ``region``: where a pool names none."""
+    used: list[UsedRow] = []
+    total = 0.0
+    missing: list[str] = []
+    for p in hardware.pools:
+        where = p.region or region
+        pricing = "spot" if p.spot else "on-demand"
+        spec = machines.catalog()[p.machine_type]
+        tpu_vm = spec.kind == "machine" and spec.chips is not None
+        parts: list[tuple[str, int]] = []
+        if not tpu_vm and p.machine_type != "cloud-tpu":
+            parts.append((p.machine_type, p.replicas))
+        if p.accelerator and p.devices:
+            # TPU chips are priced a chip; GPUs a GPU (devices is the same count for them)
+            parts.append((p.accelerator, p.devices))
+        for resource, quantity in parts:
+            row = table.lookup(resource, where, pricing, on)
+            if row is None:
+                missing.append(f"{resource} ({where}, {pricing}, on {on})")
+                continue
+            used.append(UsedRow(row, quantity, (on - row.valid_from).days > STALE_DAYS))
+            total += quantity * row.usd_per_hour
+    if missing:
+        reason = f"no price row for {', '.join(missing)}; add one with --prices FILE"
+        return Quote(on, None, tuple(used), reason)
+    return Quote(on, total, tuple(used))
+
+
+def region_of(area_or_region: str) -> str:
+    """A Google Cloud region for ``--region``: itself, or the region standing for a legacy area (``us``)."""
+    return AREA_REGION.get(area_or_region, area_or_region)
+
+
+def area_of(region: str) -> str:
+    """The legacy price table's area (``us``, ``europe``, ``asia``) of a region or area."""
+    if region in AREA_REGION:
+        return region
+    head = region.split("-")[0]
+    return {"europe": "europe", "asia": "asia", "australia": "asia", "me": "europe"}.get(head, "us")

@@ -1,0 +1,319 @@
+"""The grammar of progress statements: a step line of any tool read by what it says, not by whose it is.
+
+Every trainer prints the same few facts in its own words: a *position* (a step, an iteration,
+an update, a batch counter), *measures* (a number with a unit: a rate, a time per step, examples
+per second, seconds since the last report or since the start) and *metrics* (loss, ...). After
+its envelope (:mod:`~tierscope.collector.formats.envelopes`), a message is read as such
+statements, in any order and with any of the field's separators (``:``, ``=``, spaces, tabs,
+``|``, ``,``, ``-``); the words and units are :data:`~tierscope.collector.formats.vocabulary.POSITIONS`
+and :data:`~tierscope.collector.formats.vocabulary.MEASURES`.
+
+A message is a step record when it states
+
+- a position and a measure (``iteration 10/ 1000 | elapsed time per iteration (ms): 1147.6``,
+  ``iter: 1259 ... time: 0.3322``, ``5974/19120 [31:21<59:25,  3.69it/s]``), or
+- a step-less rate the vocabulary names job-wide (``global_step/sec: 12.4``): identified by its line.
+
+Near-misses are refused: a position alone (``Saving checkpoint at step 6000``), a number with a
+word that is no position (``Batch size: 64``, ``max_steps: 1000``), a date (``2021/03/04``,
+``11/01 11:27:04``), a measure of zero (a download bar's ``0us/step``) and the progress bar of
+something other than training (``Downloading: 100%|...| 3/3 [00:01<00:00, 2.1it/s]``, ``Map``,
+``Evaluating``): see :data:`NOT_TRAINING`.
+
+Meaning: the tools read here (PyTorch, Hugging Face, DeepSpeed, Megatron, Lightning, JAX, Keras
+custom loops, Horovod) run synchronous replicas: the task's step is the job's global step and its
+step time is the job's (:data:`~tierscope.collector.formats.vocabulary.SHARED`). A rate of
+examples (images, samples, sequences, tokens) is kept as logged (``examples_per_s``); it becomes
+steps only through the batch size, which the analysis holds, not the line.
+
+Cost: one pass of :data:`~tierscope.collector.formats.vocabulary.MEASURE_GATE` over the lines no
+family read; the statements are extracted from the lines it passes only (polars expressions,
+no Python per line).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import polars as pl
+
+from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.vocabulary import (
+    MEASURE_GATE,
+    MEASURES,
+    NOT_WHOLE,
+    POSITIONS,
+    WHOLE_MAX,
+    number,
+    rate_from_time,
+    stated_rate,
+    stepless_position,
+)
+
+#: A tqdm bar's description naming work that is not training (a download, a data map, an evaluation).
+NOT_TRAINING = (
+    r"(?i)\b(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|validation|test|testing|"
+    r"predict|infer|inference|generat|preprocess|processing|shard|convert|upload|fetch|resolv|saving|writing)"
+)
+#: tqdm's description: the text before ``NN%|``.
+_TQDM_DESC = r"^(.*?)\s*\d{1,3}%\|"
+_TRACEBACK = "Traceback (most recent call last):"
+#: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
+_DATE_AFTER = r"^\s+\d{1,2}:\d\d"
+
+
+def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """``(value, spelling)`` of the first of ``patterns`` (``(spelling, regex with group x)``) found in ``text``."""
+    values = [text.str.extract(regex, 1) for _, regex in patterns]
+    which = [pl.when(v.is_not_null()).then(pl.lit(s)) for v, (s, _) in zip(values, patterns, strict=True)]
+    return pl.coalesce(values), pl.coalesce(which)
+
+
+def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
+    """The statements of a message (String expression), as expressions by name.
+
+    ``step`` (String, the position's number; an ``Epoch [E][N/M]`` counter is ``(E - 1) * M + N``),
+    ``position`` (the spelling read), ``per_s`` (steps/s: a stated rate or the inverse of a step time),
+    ``global_per_s`` (a rate the vocabulary names job-wide), ``examples_per_s``, ``interval_s``,
+    ``elapsed_s``, ``loss``, ``measure`` (the spelling of the measure read), ``counter_date`` (True where
+    the only position is a counter followed by a time of day: a date)."""
+    out: dict[str, pl.Expr] = {}
+    named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
+    step, spelling = _first(named, text)
+    epoch = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter"))
+    in_epoch = (
+        (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
+        + number(epoch.struct.field("x"), pl.Int64)
+    ).cast(pl.String)
+    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
+        counter.struct.field("x")
+    )
+    out["step"] = pl.coalesce(step, in_epoch, counted)
+    out["position"] = pl.coalesce(
+        spelling,
+        pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
+        pl.when(counted.is_not_null()).then(pl.lit("N/M")),
+    )
+    out["counter_date"] = (
+        step.is_null() & in_epoch.is_null() & counter.struct.field("after").str.contains(_DATE_AFTER)
+    ).fill_null(False)
+    parts: dict[str, list[pl.Expr]] = {}
+    names: dict[str, list[pl.Expr]] = {}
+    for m in MEASURES:
+        raw = text.str.extract(m.regex, 1)
+        value = number(raw)
+        if m.kind == "time":
+            got = rate_from_time(value, m.factor)
+            target = "per_s"
+        elif m.kind in ("rate", "global"):
+            got = stated_rate(value, m.factor)
+            target = "global_per_s" if m.kind == "global" else "per_s"
+        else:
+            got = stated_rate(value)
+            target = m.kind
+        parts.setdefault(target, []).append(got)
+        names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
+    for target in ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s", "loss"):
+        out[target] = pl.coalesce(parts[target]) if target in parts else pl.lit(None, dtype=pl.Float64)
+    out["per_device"] = text.str.contains(
+        r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
+    )
+    order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
+    out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
+    return out
+
+
+#: Statements of the batch size and device count, anywhere in a log (a command line, a config print):
+#: ``(fact, regex with the number as group 1)``. A global batch is the job's; a plain batch size is per device
+#: (tf_cnn_benchmarks' ``--batch_size``, Horovod's benchmarks' ``Batch size:``, ``per_device_train_batch_size``).
+BATCH_FACTS: tuple[tuple[str, str], ...] = (
+    ("global_batch", r"(?i)\b(?:global|total(?: train)?)[ _]batch[ _]size\b[^=:\d\n]{0,40}['\"]?\s*[:=]?\s*(\d+)"),
+    ("device_batch", r"(?i)(?:^|[\s,{(-])-{0,2}(?:per_device_train_)?batch[ _-]size['\"]?\s*[:=]?\s*(\d+)"),
+    ("devices", r"(?i)\bnumber of (?:GPUs|devices|workers|replicas|ranks)\s*[:=]?\s*(\d+)"),
+    ("devices", r"(?i)\bon (\d+) GPU\(s\)|(?:^|\s)-np (\d+)\b|\bnum_gpus[=: ]\s*(\d+)"),
+)
+_BATCH_GATE = r"(?i)batch[ _-]size|number of|GPU\(s\)|-np |num_gpus"
+
+
+def learn_batch(lines: pl.DataFrame, context: ParseContext) -> dict[str, int]:
+    """The batch size and device count the log has stated so far (kept in ``context`` for later batches):
+    ``global_batch``, ``device_batch``, ``devices``, each only where stated. A later statement wins."""
+    known: dict[str, int] = context.state.setdefault("grammar-batch", {})
+    line = pl.col("line")
+    hits = lines.filter(context.counts(pl.col("source_offset")) & line.str.contains(_BATCH_GATE))
+    if hits.height == 0:
+        return known
+    job_wide = line.str.contains(BATCH_FACTS[0][1])
+    for fact, regex in BATCH_FACTS:
+        # a line stating the global batch states no per-device one ("global batch size: 16")
+        said = hits.filter(~job_wide) if fact == "device_batch" else hits
+        groups = said.select(line.str.extract_groups(regex).alias("g")).unnest("g")
+        values = groups.select(pl.coalesce(pl.all().cast(pl.Int64, strict=False)).alias("v")).get_column("v")
+        values = values.drop_nulls()
+        values = values.filter(values > 0)
+        if values.len():
+            known[fact] = int(values[-1])
+    return known
+
+
+def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFrame:
+    """``steps`` with the global steps/s their examples/s give where the log stated the batch: examples/s per
+    device / the per-device batch, or a job-wide examples/s / the global batch (per-device batch x devices,
+    one device unless stated); ``rate_derived``. Only records whose step is the job's (no distinct local
+    step) and that state no rate; ``per_device`` (the grammar's column) is dropped."""
+    if steps.height == 0 or "examples_per_s" not in steps.columns or "step" not in steps.columns or not known:
+        return steps.drop("per_device", strict=False)
+    per_device = pl.col("per_device").fill_null(False) if "per_device" in steps.columns else pl.lit(False)
+    device_batch = known.get("device_batch")
+    devices = known.get("devices", 1)
+    global_batch = known.get("global_batch") or (device_batch * devices if device_batch else None)
+    # a global batch is per device only over a device count the log states
+    if device_batch is None and global_batch is not None and "devices" in known:
+        device_batch_expr = pl.lit(global_batch / devices)
+    else:
+        device_batch_expr = pl.lit(device_batch, dtype=pl.Float64)
+    batch = pl.when(per_device).then(device_batch_expr).otherwise(pl.lit(global_batch, dtype=pl.Float64))
+    own_step = (
+        (pl.col("local_step").is_null() | (pl.col("local_step") == pl.col("step"))).fill_null(False)
+        if "local_step" in steps.columns
+        else pl.lit(True)
+    )
+    rate = pl.col("global_steps_per_s") if "global_steps_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    fill = rate.is_null() & pl.col("examples_per_s").is_not_null() & own_step & batch.is_not_null()
+    derived = (pl.col("examples_per_s") / batch).alias("_from_examples")
+    out = steps.with_columns(derived, _fill=fill.fill_null(False)).with_columns(
+        global_steps_per_s=pl.when("_fill").then("_from_examples").otherwise(rate),
+        local_steps_per_s=pl.when("_fill")
+        .then("_from_examples")
+        .otherwise(
+            pl.col("local_steps_per_s") if "local_steps_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
+        ),
+        rate_derived=pl.col("_fill")
+        | (pl.col("rate_derived").fill_null(False) if "rate_derived" in steps.columns else pl.lit(False)),
+    )
+    return out.drop("_from_examples", "_fill", *(["per_device"] if "per_device" in out.columns else []))
+
+
+#: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
+MEASURE_MEANINGS: dict[str, str] = {
+    "global": "global steps/s, job-wide",
+    "rate": "steps/s of the task, also the job's (synchronous replicas)",
+    "time": "a step time: steps/s = 1 / its seconds, the job's (synchronous replicas)",
+    "examples_per_s": "examples/s as logged (steps/s only over a batch size the log states)",
+    "interval_s": "seconds since the previous report",
+    "elapsed_s": "seconds since the start",
+    "loss": "the loss (a metric, no measure)",
+}
+
+
+def explain_line(message: str) -> str:
+    """The grammar's reading of one message (after its envelope), in words: its position, its measures with
+    their spelling, value and meaning, and whether that makes a record or why not."""
+    s = read_statements(pl.lit(message))
+    position, step, counter_date = pl.select(
+        s["position"].alias("p"), s["step"].alias("s"), s["counter_date"].alias("d")
+    ).row(0)
+    said = []
+    if position is not None and not counter_date:
+        said.append(f"position '{position}' = {step}")
+    elif counter_date:
+        said.append("a date, not a counter")
+    measures = []
+    for m in MEASURES:
+        raw = pl.select(pl.lit(message).str.extract(m.regex, 1)).item()
+        if raw is not None and m.kind != "loss":
+            measures.append(f"measure '{m.spelling}' = {raw}: {MEASURE_MEANINGS[m.kind]}")
+    said += measures
+    if not said:
+        return "the grammar finds no position and no measure"
+    if not measures:
+        said.append("no measure: not a record")
+    elif position is None or counter_date:
+        said.append("no position: a record only for a job-wide rate")
+    return "; ".join(said)
+
+
+class ProgressGrammar:
+    """The grammar as a line format: tried after the families, on the lines none of them read."""
+
+    name: ClassVar[str] = "grammar"
+    example: ClassVar[str] = " iteration 10/ 1000 | elapsed time per iteration (ms): 1147.6 | lm loss: 2.37E+00 |"
+    meaning: ClassVar[str] = (
+        "a position (step, iteration, update, N/M counter) with a measure (a rate, a step time, examples/s, "
+        "seconds): step is the global step, a step time or rate the job's (synchronous replicas)"
+    )
+
+    def sniff(self, lines: pl.Series) -> int:
+        # How many lines it reads; :func:`~tierscope.collector.formats.sniff_format` puts it first only when
+        # no family reads any (it reads what the families leave).
+        frame = pl.DataFrame({"source_offset": pl.int_range(1, lines.len() + 1, eager=True), "line": lines})
+        steps = self.parse(frame, ParseContext()).steps
+        return steps.get_column("source_offset").n_unique() if steps.width else 0
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        return None
+
+    def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
+        hit = pl.col("line").str.contains(MEASURE_GATE)
+        if lines.height == 0 or not lines.select(hit.any()).item():
+            return empty_parsed(lines)
+        gated, rest = lines.filter(hit), lines.filter(~hit)
+        # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
+        pieces = (
+            gated.with_columns(_piece=pl.col("line").str.split("\r"))
+            .explode("_piece")
+            .filter(pl.col("_piece").str.strip_chars() != "")
+        )
+        s = read_statements(pl.col("_piece"))
+        read = pieces.with_columns(
+            **{f"_{k}": v for k, v in s.items()},
+            _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
+        )
+        has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
+        measured = pl.any_horizontal(
+            pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
+        )
+        # The shell's "Killed" glued to the bar the OS stopped: that line is the failure (the status lines read
+        # it), not a record; a line has one outcome.
+        killed = pl.col("line").str.contains(r"Killed\s*$")
+        record = (
+            ~pl.col("_not_training")
+            & ~killed
+            & (
+                (has_position & (measured | pl.col("_global_per_s").is_not_null()))
+                | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
+            )
+        )
+        read = read.filter(record)
+        step = number("_step", pl.Int64)
+        too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
+        rejects = reject_frame(
+            read.filter(too_big).with_columns(pl.col("_piece").alias("line")),
+            pl.format(f"step '{{}}' {NOT_WHOLE}", "_step"),
+            self.name,
+        )
+        good = read.filter(~too_big)
+        per_s = pl.coalesce("_global_per_s", "_per_s")
+        steps = good.select(
+            "source_offset",
+            step.alias("step"),
+            pl.col("_loss").alias("loss"),
+            pl.col("_elapsed_s").alias("elapsed_s"),
+            pl.col("_interval_s").alias("interval_s"),
+            per_s.alias("global_steps_per_s"),
+            per_s.alias("local_steps_per_s"),
+            pl.col("_examples_per_s").alias("examples_per_s"),
+            pl.col("_per_device").alias("per_device"),
+            pl.lit(False).alias("rate_derived"),
+            pl.lit(self.name).alias("format"),
+        ).with_columns(stepless_position())
+        # Lines the gate passed but that state no record are no one's: handed on (status lines, tracebacks).
+        taken = read.get_column("source_offset").unique().implode()
+        # A traceback glued to the end of a bar (stderr written while the bar's line was open) opens on this line.
+        glued = gated.filter(
+            pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(_TRACEBACK, literal=True)
+        )
+        glued = glued.with_columns(pl.lit(_TRACEBACK).alias("line"))
+        rest = pl.concat([rest, gated.filter(~pl.col("source_offset").is_in(taken)), glued]).sort("source_offset")
+        return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)

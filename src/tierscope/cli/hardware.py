@@ -1,0 +1,117 @@
+"""The hardware options of ``collect files``: ``--machine``, ``--accelerator``, ``--tpu``, ``--spot``,
+``--region`` and ``--job-spec`` (a Vertex AI CustomJob as ``gcloud ai custom-jobs describe --format=json``
+prints it), made into the runs' stored hardware (:mod:`tierscope.analysis.machines`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from tierscope.collector.manifest import RunSpec
+
+MachineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--machine", help="Machine type the run ran on (a2-highgpu-8g: its GPUs come with it).", metavar="TYPE"
+    ),
+]
+AcceleratorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--accelerator", help="GPUs attached to --machine, TYPE:COUNT (NVIDIA_TESLA_T4:1).", metavar="TYPE:COUNT"
+    ),
+]
+TpuOpt = Annotated[str | None, typer.Option("--tpu", help="The TPU slice it ran on (v5litepod-8).", metavar="SLICE")]
+SpotOpt = Annotated[bool, typer.Option("--spot", help="It ran on Spot VMs (priced at spot rows).")]
+HwRegionOpt = Annotated[
+    str | None, typer.Option("--region", help="The Google Cloud region it ran in (us-central1).", metavar="REGION")
+]
+JobSpecOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--job-spec",
+        help="Its Vertex AI CustomJob (gcloud ai custom-jobs describe --format=json), or the job's jobSpec: pools, "
+        "accelerators, TPU topology, spot, region and date.",
+        metavar="FILE",
+        dir_okay=False,
+    ),
+]
+
+
+def with_hardware(
+    runs: list[RunSpec],
+    machine: str | None,
+    accelerator: str | None,
+    tpu: str | None,
+    spot: bool,
+    region: str | None,
+    job_spec: Path | None,
+) -> list[RunSpec]:
+    """``runs`` (the command line's) with the hardware the options give stored as their topology, and the job's
+    date where a run has none. Unknown names are usage errors listing the nearest known ones; the job's fields
+    tierscope does not read are said on stderr. Raises :class:`tierscope.errors.UsageError` for options that do
+    not fit together."""
+    if not (machine or accelerator or tpu or spot or region or job_spec):
+        return runs
+    from tierscope.analysis import machines
+    from tierscope.errors import UsageError
+
+    day = None
+    if job_spec is not None:
+        if machine or accelerator or tpu:
+            raise UsageError("--job-spec names the machines already; leave --machine, --accelerator and --tpu out")
+        from tierscope.analysis.jobspec import read_file
+
+        job = read_file(job_spec)
+        hardware, day = machines.with_region(job.hardware, region or job.region, True if spot else None), job.date
+        if job.ignored:
+            from rich.text import Text
+
+            from tierscope.cli.common import err_console
+
+            err_console().print(
+                Text(f"note: {job_spec}: kept aside, not read: {', '.join(job.ignored)}"), soft_wrap=True
+            )
+    else:
+        found = machines.from_options(machine, accelerator, tpu, spot, region)
+        if found is None:
+            raise UsageError("--spot and --region describe a machine: give --machine, --tpu or --job-spec too")
+        hardware = found
+    topology = hardware.to_json()
+    return [replace(r, topology=topology, date=r.date or day) for r in runs]
+
+
+def manifest_hardware(runs: list[RunSpec]) -> list[RunSpec]:
+    """``runs`` of a manifest, or run directories with a ``run.json``, with their ``hardware`` keys (``machine``,
+    ``accelerator``, ``tpu``, ``spot``, ``region``, ``job_spec``) made into their stored topology, as the
+    command line's options are; an error names the run and its manifest or run.json."""
+    from tierscope.errors import TierscopeError, UsageError
+
+    out = []
+    for run in runs:
+        given = run.hardware or {}
+        if not given:
+            out.append(run)
+            continue
+        where = f"manifest {run.manifest}, run {run.run_id}" if run.manifest else f"run.json of run {run.run_id}"
+        spot = given.get("spot", False)
+        if not isinstance(spot, bool):
+            raise UsageError(f"{where}: 'spot' must be true or false")
+        texts = {k: given.get(k) for k in ("machine", "accelerator", "tpu", "region")}
+        bad = [k for k, v in texts.items() if v is not None and not isinstance(v, str)]
+        if bad:
+            raise UsageError(f"{where}: {', '.join(bad)} must be strings")
+        job = given.get("job_spec")
+        try:
+            (done,) = with_hardware(
+                [run], texts["machine"], texts["accelerator"], texts["tpu"], spot, texts["region"],  # type: ignore[arg-type]
+                Path(str(job)) if job is not None else None,
+            )  # fmt: skip
+        except TierscopeError as exc:
+            raise type(exc)(f"{where}: {exc}") from None
+        out.append(done)
+    return out

@@ -1,0 +1,120 @@
+"""Dated, sourced price rows: the shipped table, user price files, what a run's pools cost, staleness."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tierscope.analysis import machines as m
+from tierscope.analysis import prices as p
+from tierscope.analysis.cost import run_costs, tier_costs
+
+ON = date(2026, 12, 6)
+
+
+def test_a_runs_price_is_its_pools_rows_each_named() -> None:
+    table = p.PriceTable()
+    # n1-standard-8 host 0.379998 (Cyclenerd @fd66b26f) + 1 x T4 0.35 (skypilot-catalog @006059e0) = 0.729998
+    t4 = p.quote(m.Hardware((m.pool("chief", "n1-standard-8", 1, "NVIDIA_TESLA_T4", 1),)), ON, "us-central1", table)
+    assert t4.usd_per_hour == pytest.approx(0.729998)
+    assert [(u.row.resource, u.quantity, u.row.valid_from) for u in t4.rows] == [
+        ("n1-standard-8", 1, date(2026, 7, 30)), ("NVIDIA_TESLA_T4", 1, date(2026, 7, 30))
+    ]  # fmt: skip
+    assert "Cyclenerd" in t4.sources() and "skypilot-catalog" in t4.sources()
+    # a2-highgpu-8g: host 5.91582 + 8 x A100 2.93391 = 5.91582 + 23.47128 = 29.3871
+    a100 = p.quote(m.Hardware((m.pool("chief", "a2-highgpu-8g"),)), ON, "us-central1", table)
+    assert a100.usd_per_hour == pytest.approx(29.3871)
+    # a TPU VM is its chips: v5litepod-8 = 8 x 1.20 = 9.60 (no host row)
+    v5e = p.quote(m.Hardware((m.slice_pool("v5litepod-8"),)), ON, "us-central1", table)
+    assert v5e.usd_per_hour == pytest.approx(9.6) and [u.row.resource for u in v5e.rows] == ["TPU_V5_LITEPOD"]
+    # spot: n1-standard-8 0.13402 + T4 0.175 = 0.30902
+    spot = m.Hardware((m.pool("chief", "n1-standard-8", 1, "NVIDIA_TESLA_T4", 1, spot=True),))
+    assert p.quote(spot, ON, "us-central1", table).usd_per_hour == pytest.approx(0.30902)
+    # a region without rows: no price, and the reason names the row to add
+    nowhere = p.quote(spot, ON, "asia-east1", table)
+    assert nowhere.usd_per_hour is None and "n1-standard-8 (asia-east1, spot" in (nowhere.missing or "")
+    # before the rows' date: nothing holds yet
+    assert p.quote(spot, date(2026, 1, 1), "us-central1", table).usd_per_hour is None
+
+
+def test_a_row_older_than_180_days_is_flagged_with_the_remedy() -> None:
+    hw = m.Hardware((m.pool("chief", "a2-highgpu-1g"),))
+    # 2026-07-30 + 180 days = 2027-01-26: fresh on that day, stale the day after
+    assert not p.quote(hw, date(2027, 1, 26), "us-central1", p.PriceTable()).stale
+    later = p.quote(hw, date(2027, 1, 27), "us-central1", p.PriceTable())
+    assert later.stale
+    assert "a2-highgpu-1g from 2026-07-30 (181 days)" in (later.stale_note() or "")
+    assert "tierscope prices update" in (later.stale_note() or "")
+
+
+def test_user_price_files_override_and_bad_rows_name_file_and_line(tmp_path: Path) -> None:
+    good = tmp_path / "negotiated.csv"
+    good.write_text(
+        "resource,region,pricing,usd_per_hour,valid_from,source\n"
+        "NVIDIA_TESLA_A100,us-central1,on-demand,2.00,2026-01-01,our contract 2026\n"
+        "NVIDIA_TESLA_A100,asia-east1,on-demand,3.00,2026-01-01,our contract 2026\n"
+    )
+    table = p.PriceTable.with_files([good])
+    # a user's row wins over the shipped (newer) one for the dates it covers: 0.73948 + 2.00 = 2.73948
+    hw = m.Hardware((m.pool("chief", "a2-highgpu-1g"),))
+    assert p.quote(hw, ON, "us-central1", table).usd_per_hour == pytest.approx(2.73948)
+    toml = tmp_path / "prices.toml"
+    toml.write_text(
+        '[[price]]\nresource = "TPU_V5_LITEPOD"\nregion = "us-central1"\npricing = "on-demand"\n'
+        'usd_per_hour = 0.9\nvalid_from = 2026-10-01\nsource = "committed use, 2026-10"\n'
+    )
+    # 8 chips x 0.9 = 7.2
+    v5e = m.Hardware((m.slice_pool("v5litepod-8"),))
+    assert p.quote(v5e, ON, "us-central1", p.PriceTable.with_files([toml])).usd_per_hour == pytest.approx(7.2)
+    bad = tmp_path / "bad.csv"
+    header = "resource,region,pricing,usd_per_hour,valid_from,source\n"
+    cases = {
+        "n1-standard-8,us-central1,on-demand,-1,2026-01-01,x\n": r"bad.csv:2: usd_per_hour -1.0 is not a price",
+        "n1-standrd-8,us-central1,on-demand,1,2026-01-01,x\n": r"bad.csv:2: unknown machine type .*n1-standard-8",
+        "n1-standard-8,us-central1,reserved,1,2026-01-01,x\n": r"bad.csv:2: pricing 'reserved'",
+        "n1-standard-8,us-central1,on-demand,1,2026-13-01,x\n": r"bad.csv:2: valid_from '2026-13-01'",
+        "n1-standard-8,us,on-demand,1,2026-01-01,x\n": r"bad.csv:2: region 'us' is not a Google Cloud region",
+        "complex_model_s,us-central1,on-demand,1,2026-01-01,x\n": r"bad.csv:2: 'complex_model_s' is a legacy",
+    }
+    for line, message in cases.items():
+        bad.write_text(header + line)
+        with pytest.raises(p.PriceFileError, match=message):
+            p.load_file(bad)
+    bad.write_text("resource,region,usd_per_hour\n")
+    with pytest.raises(p.PriceFileError, match=r"bad.csv:1: no column pricing, valid_from, source"):
+        p.load_file(bad)
+
+
+def test_custom_on_standard_1s_machines_costs_standard_1_at_every_date() -> None:
+    custom = json.dumps({"master": {"machine_type": "complex_model_s", "count": 1},
+                         "worker": {"machine_type": "complex_model_s", "count": 4},
+                         "ps": {"machine_type": "standard", "count": 3}})  # fmt: skip
+    # the tables' dates, a day of each era, and today
+    for day in (date(2016, 1, 1), date(2016, 12, 31), date(2018, 1, 1), date(2019, 11, 1), date(2020, 3, 1), ON):
+        runs = pl.DataFrame(
+            {"run_id": ["custom", "standard"], "tier": ["CUSTOM", "STANDARD_1"], "date": [day, day],
+             "topology": [custom, None]}
+        )  # fmt: skip
+        costs = {r["run_id"]: r for r in tier_costs(runs, day).to_dicts()}
+        assert costs["custom"]["ml_units_per_hour"] == costs["standard"]["ml_units_per_hour"], day
+        assert costs["custom"]["usd_per_hour"] == costs["standard"]["usd_per_hour"], day
+
+
+def test_legacy_runs_name_their_rows_and_a_row_of_another_date() -> None:
+    gpu = json.dumps({"master": {"machine_type": "complex_model_s", "count": 1},
+                      "worker": {"machine_type": "complex_model_m_gpu", "count": 2}})  # fmt: skip
+    runs = pl.DataFrame(
+        {"run_id": ["basic", "gpu", "laptop"], "tier": ["BASIC", "CUSTOM", "local"],
+         "date": [date(2020, 1, 1), date(2020, 1, 1), None], "topology": [None, gpu, None]}
+    )  # fmt: skip
+    costs = {r["run_id"]: r for r in run_costs(runs, ON, "us").to_dicts()}
+    assert costs["basic"]["ml_units_per_hour"] == pytest.approx(0.3878)  # BASIC, Nov 2019
+    assert "November 2019" in costs["basic"]["price_rows"] and costs["basic"]["price_date_origin"] == "run"
+    # complex_model_m_gpu has no 2019 row: 0.5788 + 2 x 7.6278 (2018) = 15.8344, and the note says so
+    assert costs["gpu"]["ml_units_per_hour"] == pytest.approx(15.8344)
+    assert "ML units from the 2018-01-01 table" in costs["gpu"]["price_note"]
+    assert costs["laptop"]["usd_per_hour"] is None and costs["laptop"]["price_date_origin"] == "today"
