@@ -33,6 +33,10 @@ def test_commands_are_listed_in_workflow_order() -> None:
     assert listed[:6] == ["demo", "collect", "summary", "predict", "recommend", "report"]
     assert listed.index("formats") < listed.index("rejects") < listed.index("dataset") < listed.index("doctor")
     assert listed[-2:] == ["doctor", "compact"]
+    # every command has its heading (a new one would fall under "Other commands", after the maintenance)
+    from tierscope.cli import COMMANDS, SECTIONS
+
+    assert sorted(name for names in SECTIONS.values() for name in names) == sorted(COMMANDS)
 
 
 def test_a_wrapped_paragraph_keeps_its_indent_and_ends_no_line_in_a_space() -> None:

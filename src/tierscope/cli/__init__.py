@@ -73,7 +73,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: ``--help``'s headings over the commands, each with its commands in the order of :data:`COMMANDS`.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Commands": ("demo", "collect", "summary", "predict", "recommend", "report"),
-    "Logs, data and prices": ("formats", "rejects", "dataset", "prices"),
+    "Logs, data and prices": ("formats", "rejects", "dataset", "prices", "machines"),
     "Reference trainer": ("train", "spec"),
     "Maintenance": ("doctor", "compact"),
 }
