@@ -124,12 +124,13 @@ def recommend(
     deadline_h: float | None = None,
     budget_usd: float | None = None,
     quotas: dict[str, float] | None = None,
+    deadline_said: str | None = None,
 ) -> Recommendation:
     """The cheapest configuration reaching ``steps`` within ``deadline_h`` hours, or the fastest within
     ``budget_usd``: among the measured runs that did not fail first, then among the configurations predicted
     within the fitted device type; priced on the analysis' ``price_date`` (default today) in its region, none
-    above ``quotas`` (:func:`tierscope.analysis.quotas.parse`). Raises
-    :class:`tierscope.analysis.plan.RecommendError` (see :func:`tierscope.analysis.plan.choose`)."""
+    above ``quotas`` (:func:`tierscope.analysis.quotas.parse`); ``deadline_said``: the deadline in the user's
+    words. Raises :class:`tierscope.analysis.plan.RecommendError` (see :func:`tierscope.analysis.plan.choose`)."""
     options = analysis.options
     fitted = scaling(analysis)
     table = frontier(
@@ -143,7 +144,7 @@ def recommend(
         Group(fitted.basis, fitted.accelerator),
         quotas,
     )
-    return choose(table, deadline_h, budget_usd)
+    return choose(table, deadline_h, budget_usd, deadline_said)
 
 
 #: Columns of :func:`unmeasured`.

@@ -313,9 +313,13 @@ class Recommendation:
 
 
 def choose(
-    frontier_frame: pl.DataFrame, deadline_h: float | None = None, budget_usd: float | None = None
+    frontier_frame: pl.DataFrame,
+    deadline_h: float | None = None,
+    budget_usd: float | None = None,
+    deadline_said: str | None = None,
 ) -> Recommendation:
     """The cheapest candidate meeting ``deadline_h`` hours, or the fastest within ``budget_usd``.
+    ``deadline_said``: the deadline as the user gave it (``10m``), echoed in the reason (default: in hours).
 
     Chosen on the point estimates; ``meets_at_interval`` says whether the pessimistic end
     of the interval meets the constraint too. Candidates without a price are left out.
@@ -344,7 +348,8 @@ def choose(
         )
     marked = _marked(frontier_frame, deadline_h, budget_usd)
     if deadline_h is not None:
-        wanted = f"reach {priced['steps'][0]:,} steps within {_as_given(deadline_h)} h"
+        within = deadline_said or f"{_as_given(deadline_h)} h"
+        wanted = f"reach {priced['steps'][0]:,} steps within {within}"
         pick_order = "cheapest"
     else:
         wanted = f"reach {priced['steps'][0]:,} steps for at most USD {two_decimals(budget_usd)}"

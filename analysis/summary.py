@@ -15,7 +15,8 @@ from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
-from tierscope.analysis.topology import declared_tasks, run_hardware
+from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, run_hardware
+from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import conform
 
 #: The columns of :func:`summary`, in order, with their dtypes and meaning.
@@ -312,12 +313,14 @@ def summary_frame(
     frame = (
         runs.join(throughput.rename({"tasks": "logging_tasks"}), on="run_id", how="left")
         .join(declared_tasks(runs), on="run_id", how="left")
+        .join(_tier_table_tasks(runs), on="run_id", how="left")
         .with_columns(
             pl.col("logging_tasks").fill_null(0),
             tasks=pl.coalesce("training_tasks", pl.col("logging_tasks").fill_null(0)),
             tasks_origin=pl.col("tasks_origin").fill_null(pl.lit("logs")),
         )
         .with_columns(topology_note=topology_note())
+        .drop("tier_training_tasks", "tier_ps_tasks")
         .join(costs, on="run_id", how="left")
         .join(failed, on="run_id", how="left")
         .join(mode, on="run_id", how="left")
@@ -396,6 +399,13 @@ def summary_frame(
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
 
 
+def _tier_table_tasks(runs: pl.DataFrame) -> pl.DataFrame:
+    """``run_id, tier_training_tasks, tier_ps_tasks``: each run's tier as the tier table composes it (a
+    local run's: the cloud tier it emulates), whatever the run declared."""
+    by_tier = declared_tasks(runs.select("run_id", "tier"))
+    return by_tier.select("run_id", tier_training_tasks="training_tasks", tier_ps_tasks="ps_tasks")
+
+
 def with_devices(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` (the summary's rows, with ``tier``, ``topology``, ``tasks``, the steady rate and ``usd_per_hour``)
     with its hardware columns: ``devices`` are the GPUs or TPU chips of the training pools
@@ -432,15 +442,49 @@ def counted(column: str, noun: str) -> pl.Expr:
 
 
 def topology_note() -> pl.Expr:
-    """The note of a run whose training tasks that logged (``logging_tasks``) are not its declared
-    ``training_tasks`` (a ps run's coordinator logs for its workers; a task lost its log); null otherwise."""
+    """What a run's tasks say of its topology, or null when they agree with it: a parameter-server run of
+    the ``ps`` strategy whose chief alone logged says so (by design its coordinator logs the global steps of
+    every worker: no warning); a run whose training tasks that logged (``logging_tasks``) are not its
+    declared ``training_tasks`` says both (a task lost its log); a local run (``local-<TIER>``) whose
+    declared topology is not the cloud tier's (``tier_training_tasks``, ``tier_ps_tasks``: the tier table's)
+    says why. Needs the columns ``strategy``, ``tier``, ``tasks_origin`` and those named here."""
+    ps_run = pl.col("strategy").eq_missing(pl.lit(COORDINATOR_STRATEGY))
+    chief_alone = ps_run & (pl.col("logging_tasks") == 1)
+    logged = pl.when(chief_alone).then(
+        pl.format(
+            "a parameter-server run: its chief alone logs steps, the global steps of its {} and {} ps",
+            counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
+        )
+    )  # fmt: skip
     declared = pl.format(
         "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's {}",
         "tasks_origin", counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
         counted("logging_tasks", "training task"), counted("training_tasks", "training task"),
     )  # fmt: skip
-    disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks"))
-    return pl.when(disagree.fill_null(False)).then(declared)
+    disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks")) & ~chief_alone
+    cloud_tier = pl.col("tier").str.slice(len(LOCAL_PREFIX))
+    why = pl.when(ps_run).then(
+        pl.lit("under the ps strategy the chief coordinates and does not train, where the cloud tier's master trains")
+    ).otherwise(pl.lit("as the run declares"))  # fmt: skip
+    local = pl.col("tier").str.to_lowercase().str.starts_with(LOCAL_PREFIX.lower()).fill_null(False)
+    differs = (
+        local
+        & (pl.col("tasks_origin") == "declared")
+        & (
+            pl.col("training_tasks").ne_missing(pl.col("tier_training_tasks"))
+            | pl.col("ps_tasks").ne_missing(pl.col("tier_ps_tasks"))
+        )
+        & pl.col("tier_training_tasks").is_not_null()
+    )
+    local_note = pl.when(differs).then(
+        pl.format(
+            "run locally as {} training tasks and {} ps, where the cloud {} has {} and {} ps: {}",
+            "training_tasks", pl.col("ps_tasks").fill_null(0), cloud_tier, "tier_training_tasks",
+            pl.col("tier_ps_tasks").fill_null(0), why,
+        )
+    )  # fmt: skip
+    parts = [logged, pl.when(disagree.fill_null(False)).then(declared), local_note]
+    return pl.concat_str(parts, separator="; ", ignore_nulls=True).replace("", None)
 
 
 #: run.json's strategies and the update mode each means.
@@ -458,9 +502,15 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
         frame = frame.with_columns(log_batch_size=pl.lit(None, pl.Float64))
     inferred = pl.when(pl.col("training_mode").is_in(["sync", "async", "single"])).then(pl.col("training_mode"))
     mode = pl.coalesce(pl.col("strategy").replace_strict(STRATEGY_MODE, default=None), inferred)
+    declared = pl.col("strategy").replace_strict(STRATEGY_MODE, default=None)
     return (
         frame.with_columns(
-            batch_size=pl.coalesce(pl.col("batch_size").cast(pl.Float64), "log_batch_size"), update_mode=mode
+            batch_size=pl.coalesce(pl.col("batch_size").cast(pl.Float64), "log_batch_size"),
+            update_mode=mode,
+            # one task that logged cannot show a mode ("single"): a declared strategy says what it was
+            training_mode=pl.when((pl.col("training_mode") == "single") & declared.is_not_null())
+            .then(declared)
+            .otherwise(pl.col("training_mode")),
         )
         .with_columns(
             examples_per_s=pl.col("steady_global_steps_per_s")

@@ -270,6 +270,29 @@ def metric_parts(
     return parts
 
 
+def on_task_clock(part: pl.DataFrame, intervals: pl.DataFrame, leads: pl.DataFrame) -> pl.DataFrame:
+    """``part`` (one run's :func:`metric_parts` rows, no clock) with ``seconds`` on its lead task's own clock: the
+    lead's intervals' seconds added up in log order (:data:`tierscope.analysis.series.LOGGED_SECONDS`, 0 s at
+    its first record), each record at the time the lead reached its global step (linear between the lead's
+    records); null where the lead's intervals give no seconds. ``leads``: :func:`lead_rows` of ``intervals``."""
+    from tierscope.analysis.series import LOGGED_SECONDS
+
+    if not {"interval_s", "d_seconds", "step_timed"} <= set(intervals.columns):
+        return part
+    at = leads.filter(pl.col("run_id").eq_missing(part["run_id"][0]))
+    if at.height == 0:
+        return part
+    lead = intervals.slice(at["offset"][0], at["length"][0]).select(
+        pl.col("step").cast(pl.Float64), seconds=LOGGED_SECONDS.fill_null(0.0).cum_sum()
+    )
+    if lead.height < 2 or lead["seconds"][-1] <= 0:
+        return part
+    steps, seconds = lead["step"].to_numpy(), lead["seconds"].to_numpy()
+    rising = np.concatenate([[True], np.diff(steps) > 0])
+    placed = np.interp(part["step"].cast(pl.Float64).to_numpy(), steps[rising], seconds[rising])
+    return part.with_columns(seconds=pl.Series(placed, dtype=pl.Float64))
+
+
 def _by_run_id(frame: pl.DataFrame) -> dict[str | None, pl.DataFrame]:
     return {run["run_id"][0]: run for run in by_run(frame)}
 
@@ -329,7 +352,9 @@ class MetricSeries:
     """The metric the report charts over wall time: ``metric`` (``loss`` / ``accuracy``: the target's kind,
     else loss), ``target`` (None: none asked), ``points`` (``run_id``, ``seconds``, ``value``, ``records``, ``metric``:
     each run's records bucketed into at most :func:`tierscope.analysis.series.per_run_budget` spans of time, the
-    median value of each; runs without a clock left out)."""
+    median value of each, and ``clock``: ``run`` (the lead task's, see the module doc) or ``task`` (a log with
+    neither timestamps nor elapsed times: the lead task's own clock, its intervals' seconds added up, as the
+    throughput chart times them, :data:`tierscope.analysis.series.LOGGED_SECONDS`); runs with neither left out)."""
 
     metric: str
     target: Target | None
@@ -400,14 +425,24 @@ class TargetPass:
         if self.target is not None:  # time_to_target reads the records in order; the chart's buckets do not
             self._reached.append(time_to_target(_records(parts, ordered=True), self.target))
         if self.charted is not None:
-            timed = [
-                part.select("run_id", "seconds", "value", "metric").filter(pl.col("seconds").is_not_null())
-                for part in parts
-                if part["run_id"][0] in self._charted  # a null run id is never charted
-            ]
+            leads = None
+            timed = []
+            for part in parts:
+                if part["run_id"][0] not in self._charted:  # a null run id is never charted
+                    continue
+                clock = "run"
+                if part["seconds"].is_null().all():  # no clock of the run: the chart takes its lead task's own
+                    leads = lead_rows(intervals) if leads is None else leads
+                    part, clock = on_task_clock(part, intervals, leads), "task"
+                timed.append(
+                    part.select("run_id", "seconds", "value", "metric", clock=pl.lit(clock)).filter(
+                        pl.col("seconds").is_not_null()
+                    )
+                )
             per_run = per_run_budget(min(len(self.charted), MAX_RUNS_CHARTED))
-            empty = pl.DataFrame(schema=SERIES_SCHEMA).select("run_id", "seconds", "value", "metric")
-            buckets = bucketed_runs([t for t in timed if t.height] or [empty], "seconds", per_run, "value", ("metric",))
+            empty = pl.DataFrame(schema=SERIES_SCHEMA).select("run_id", "seconds", "value", "metric", clock=pl.lit(""))
+            firsts = ("metric", "clock")
+            buckets = bucketed_runs([t for t in timed if t.height] or [empty], "seconds", per_run, "value", firsts)
             self._points.append(buckets)
 
     def reached(self) -> pl.DataFrame | None:
@@ -419,6 +454,6 @@ class TargetPass:
     def series(self) -> MetricSeries:
         """The charted runs' :class:`MetricSeries`."""
         schema = {"run_id": pl.String, "seconds": pl.Float64, "value": pl.Float64, "records": pl.UInt32,
-                  "metric": pl.String}  # fmt: skip
+                  "metric": pl.String, "clock": pl.String}  # fmt: skip
         points = pl.concat(self._points).sort("run_id", "seconds") if self._points else pl.DataFrame(schema=schema)
         return MetricSeries(self.metric, self.target, points)

@@ -213,7 +213,7 @@ def large_log(work: Path, gb: float) -> list[Figure]:
 #: The closing line of ``collect files`` (:func:`tierscope.cli.output.closing_line`), its six figures.
 _CLOSING = re.compile(
     r"read (?P<lines>[\d,]+) lines?: stored (?P<steps>[\d,]+) step records? and (?P<events>[\d,]+) events?, "
-    r"skipped (?P<duplicates>[\d,]+) duplicates?, kept aside (?P<rejects>[\d,]+) rejected lines?"
+    r"(?P<duplicates>[\d,]+) duplicates? already stored, kept aside (?P<rejects>[\d,]+) rejected lines?"
     r"(?: \(see `tierscope rejects`\))?, (?P<skipped>[\d,]+) lines? had no metric"
 )
 

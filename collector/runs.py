@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -181,7 +182,7 @@ def missing_input(path: Path) -> InputError:
 
 def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
     """Runs for ``collect files PATH...``: a run directory (with ``run.json``) is a run of its
-    own; plain files all belong to ``run_id`` (default: the first file's name without suffix).
+    own; plain files are grouped by :func:`loose_runs` (all of them one run with ``run_id``).
     ``gs://`` URLs are objects, prefixes or globs (:func:`runs_from_urls`).
     Raises :class:`InputError` for a path that does not exist."""
     specs: list[RunSpec] = []
@@ -210,9 +211,56 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
             specs.append(directory_run(path.name, meta, meta_path, logs, run_id, tier, fmt))
         else:
             loose.append(path)
-    if loose:
-        specs.append(RunSpec(run_id=run_id or default_run_id(Path(loose[0])), tier=tier, files=loose, format=fmt))
-    return specs
+    return specs + loose_runs(loose, [Path(p).name for p in loose], run_id, tier, fmt)
+
+
+#: A file name (its stem) naming one task of a run: a prefix (the run, maybe empty), a role, "replica" maybe,
+#: an index: ``worker-1``, ``master-replica-0``, ``std-master0``, ``chief_0``, ``workerpool1-2``.
+TASK_NAME = re.compile(
+    r"^(?P<prefix>.*?)[-_.]?(?:master|chief|worker|ps|evaluator|workerpool\d+)(?:[-_]?replica)?[-_]?\d+$",
+    re.IGNORECASE,
+)
+#: Loose files whose records name their own run (a Cloud Logging export or sink: the entries' job id;
+#: tierscope's structured log: its records' run id) stay one group: no file name says whose they are.
+NAMED_BY_CONTENT = (".json", JSON_LOG_SUFFIX)
+
+
+def loose_runs(
+    files: list[Path | str], names: list[str], run_id: str | None, tier: str | None, fmt: str | None
+) -> list[RunSpec]:
+    """The runs of loose files (``names``: each file's name; an object's for a URL). With ``run_id``, one run of
+    them all. Else each file is a run of its own, named after the file (``logs/*.log`` of four tiers is four
+    runs: their tasks, master 0 each, collided as one run's), except that files named after one run's tasks
+    (``worker-0.log``, ``worker-1.log``; ``std-master0.log``, ``std-worker0.log``) are that run's, named after
+    their common prefix (else their first file), files of one name in two folders one run as before, and the
+    files whose records name their run (:data:`NAMED_BY_CONTENT`, TensorBoard event files) one group, named
+    after the first as before."""
+    if not files:
+        return []
+    if run_id is not None:
+        return [RunSpec(run_id=run_id, tier=tier, files=files, format=fmt)]
+    groups: dict[str, list[Path | str]] = {}
+    for path, name in zip(files, names, strict=True):
+        stem = default_run_id(Path(name))
+        task = TASK_NAME.match(stem)
+        if name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name)):
+            key = "\0content"
+        elif task is not None:
+            key = "\0tasks\0" + task["prefix"].strip("-_.").lower()
+        else:
+            key = stem
+        groups.setdefault(key, []).append(path)
+    runs: dict[str, RunSpec] = {}
+    for key, grouped in groups.items():
+        first = grouped[0]
+        named = default_run_id(first if isinstance(first, Path) else Path(names[files.index(first)]))
+        prefix = key.split("\0")[-1] if key.startswith("\0tasks\0") else ""
+        name = named[: len(prefix)].rstrip("-_.") if prefix else named
+        if name in runs:  # two groups of one name are one run's files, as they always were
+            runs[name].files = [*runs[name].files, *grouped]
+        else:
+            runs[name] = RunSpec(run_id=name, tier=tier, files=grouped, format=fmt)
+    return list(runs.values())
 
 
 def default_run_id(path: Path) -> str:
@@ -272,7 +320,8 @@ def runs_from_urls(urls: list[str], run_id: str | None, tier: str | None, fmt: s
       ``job43/run.json`` is two runs); objects outside any such folder belong to the prefix's
       run, named after its last part (the bucket for ``gs://bucket/``). Records that name their
       run (a job's structured records, LogEntries with a job id) keep it.
-    - a glob (``gs://bucket/logs/*.log``) or a single object: loose files, as on the command line.
+    - a glob (``gs://bucket/logs/*.log``) or a single object: loose files, as on the command line
+      (:func:`loose_runs`).
 
     Raises :class:`InputError` for a
     URL naming nothing, a prefix without logs, TensorBoard event files (named alone, or a prefix's
@@ -298,10 +347,7 @@ def runs_from_urls(urls: list[str], run_id: str | None, tier: str | None, fmt: s
             suffixes = ", ".join(sorted({Path(o.name).suffix or "(none)" for o in found}))
             raise InputError(f"{url} holds {len(found)} objects but no log files (their suffixes: {suffixes})")
         specs += runs
-    if loose:
-        first = Path(gcs.split(str(loose[0]))[1])
-        specs.append(RunSpec(run_id=run_id or default_run_id(first), tier=tier, files=loose, format=fmt))
-    return specs
+    return specs + loose_runs(loose, [Path(gcs.split(str(o))[1]).name for o in loose], run_id, tier, fmt)
 
 
 def _prefix_runs(

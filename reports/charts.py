@@ -119,14 +119,24 @@ def run_ids(frame: pl.DataFrame) -> list[str]:
     return frame["run_id"].unique(maintain_order=True).to_list()
 
 
-def run_color(t: Catalog, runs: Sequence[str], legend: bool = True) -> alt.Color:
+def run_color(t: Catalog, runs: Sequence[str], legend: bool = True, present: Sequence[str] | None = None) -> alt.Color:
     """Colour by ``run_id`` over a fixed domain: ``runs`` (every run of the report, in its order), so a run
-    has one colour in every chart whatever runs a chart shows. Every chart colours runs through this."""
+    has one colour in every chart whatever runs a chart shows. Every chart colours runs through this. The
+    legend lists ``present`` alone (the runs the chart draws, in the report's order; None: every run)."""
     domain = list(runs)
     scale = alt.Scale(domain=domain, range=[PALETTE[i % len(PALETTE)] for i in range(len(domain))])
+    shown = domain if present is None else [r for r in domain if r in set(present)]
     return alt.Color(
-        "run_id:N", title=t("chart.run"), scale=scale, legend=alt.Legend(orient="right") if legend else None
+        "run_id:N",
+        title=t("chart.run"),
+        scale=scale,
+        # under the plot, two runs a row: a legend at the right took two thirds of a phone's width
+        legend=alt.Legend(orient="bottom", columns=2, labelLimit=150, values=shown) if legend else None,
     )
+
+
+def _present(frame: pl.DataFrame) -> list[str]:
+    return frame["run_id"].unique(maintain_order=True).to_list()
 
 
 def _domain(frame: pl.DataFrame, runs: Sequence[str] | None) -> list[str]:
@@ -216,7 +226,7 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str]
         .encode(
             x=alt.X("step:Q", title=t("chart.global_step")),
             y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
-            color=run_color(t, _domain(points, runs)),
+            color=run_color(t, _domain(points, runs), present=_present(points)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
                 alt.Tooltip("step:Q", title=t("chart.global_step"), format=","),
@@ -246,7 +256,7 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] 
         .encode(
             x=alt.X("time:Q", title=t("chart.time_since_start", unit=t(unit))),
             y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
-            color=run_color(t, _domain(points, runs)),
+            color=run_color(t, _domain(points, runs), present=_present(points)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
                 alt.Tooltip("time:Q", title=t("chart.time_since_start", unit=t(unit)), format=",.2f"),
@@ -270,7 +280,7 @@ def speedup_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None = 
         return None
     order = frame.sort("speedup", descending=True)["run_id"].to_list()
     base = alt.Chart(_values(frame.select("run_id", "tier", "speedup", "low", "high")))
-    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=alt.Axis(labelAngle=-30))
+    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=_RUN_AXIS)
     bars = base.mark_bar().encode(
         x=x,
         y=alt.Y("speedup:Q", title=t("chart.speedup")),
@@ -330,7 +340,7 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[
     points = base.mark_point(filled=True, size=90).encode(
         x=x,
         y=y,
-        color=run_color(t, domain),
+        color=run_color(t, domain, present=_present(priced)),
         shape=alt.Shape(
             f"{on}:N",
             title=t("chart.frontier"),
@@ -395,10 +405,16 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None
 
 @_unchecked
 def scaling_chart(
-    points: pl.DataFrame, model: pl.DataFrame | None, t: Catalog, runs: Sequence[str] | None = None
+    points: pl.DataFrame,
+    model: pl.DataFrame | None,
+    t: Catalog,
+    runs: Sequence[str] | None = None,
+    predicted: pl.DataFrame | None = None,
 ) -> Spec | None:
     """Steady global steps/s against the number of training tasks: measured points, and the
-    fitted model's prediction with its band when ``model`` is given.
+    fitted model's prediction with its band when ``model`` is given; a hollow diamond, labelled, at each run
+    never measured that the answer box predicts (``predicted``: ``run_id``, ``tier`` String, ``tasks``
+    integer, ``rate`` Float64, the :func:`tierscope.analysis.forecast.unmeasured` rows with a prediction).
 
     ``points``: ``run_id``, ``tier`` (String), ``tasks`` (integer), ``rate`` (Float64); see
     :func:`tierscope.reports.frames.scaling_points`. ``model``: ``tasks`` (integer), ``predicted``,
@@ -414,8 +430,14 @@ def scaling_chart(
     sizes = (
         pl.concat([points["tasks"].cast(pl.Float64), model["tasks"].cast(pl.Float64)]) if has_model else points["tasks"]
     )
+    guessed = predicted.filter(pl.col("rate").is_not_null()) if predicted is not None and predicted.height else None
+    if guessed is not None and guessed.height:
+        sizes = pl.concat([sizes.cast(pl.Float64), guessed["tasks"].cast(pl.Float64)])
+    else:
+        guessed = None
     x = alt.X("tasks:Q", title=t("chart.training_tasks"), scale=_roomy(sizes))
     tops = [points["rate"], *([model["high"].drop_nulls(), model["predicted"]] if has_model else [])]
+    tops += [guessed["rate"]] if guessed is not None else []
     y_scale = _roomy(pl.concat([v.cast(pl.Float64) for v in tops]))
     y = alt.Y("rate:Q", title=t("chart.steady_global_steps_per_s"), scale=y_scale)
     layers: list[alt.Chart] = []
@@ -444,7 +466,7 @@ def scaling_chart(
         base.mark_point(filled=True, size=90).encode(
             x=x,
             y=y,
-            color=run_color(t, domain),
+            color=run_color(t, domain, present=_present(points)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
                 alt.Tooltip("tier:N", title=t("chart.tier")),
@@ -454,8 +476,41 @@ def scaling_chart(
         )
     )
     layers += _point_labels(points.with_columns(pl.col("tasks").cast(pl.Float64)), "tasks", "rate", x, y, domain, t)
+    if guessed is not None:
+        label = t("chart.predicted_label")
+        marks = alt.Chart(
+            _values(
+                guessed.select(
+                    "run_id", "tier", pl.col("tasks").cast(pl.Float64), "rate",
+                    pl.format(label, "tier").alias("label"),
+                )
+            )
+        )  # fmt: skip
+        layers.append(
+            marks.mark_point(shape="diamond", filled=False, size=160, strokeWidth=2).encode(
+                x=x,
+                y=y,
+                color=run_color(t, domain, legend=False),
+                tooltip=[
+                    alt.Tooltip("run_id:N", title=t("chart.run")),
+                    alt.Tooltip("tier:N", title=t("chart.tier")),
+                    alt.Tooltip("tasks:Q", title=t("chart.training_tasks")),
+                    alt.Tooltip("rate:Q", title=t("chart.predicted"), format=",.3f"),
+                ],
+            )
+        )
+        layers.append(
+            marks.mark_text(align="right", baseline="middle", dx=-10, fontSize=_LABEL_FONT).encode(
+                x=x, y=y, text="label:N"
+            )
+        )
     chart = alt.layer(*layers).properties(height=HEIGHT, title=t("chart.scaling_title"))
     return _spec(chart, t)
+
+
+#: The run axis of a bar chart: every bar keeps its label (Vega's overlap rule, on for the other axes, hid
+#: one on a phone), turned so long run ids fit under narrow bars, cut with an ellipsis past the limit.
+_RUN_AXIS = alt.Axis(labelAngle=-45, labelOverlap=False, labelLimit=120)
 
 
 def _yes_no(yes: str, no: str) -> str:
@@ -482,7 +537,7 @@ def goodput_chart(frame: pl.DataFrame, t: Catalog) -> Spec | None:
         alt.Chart(_values(shown))
         .mark_bar()
         .encode(
-            x=alt.X("run_id:N", title=t("chart.run"), axis=alt.Axis(labelAngle=-30)),
+            x=alt.X("run_id:N", title=t("chart.run"), axis=_RUN_AXIS),
             y=alt.Y("share:Q", title=t("chart.lifetime_share"), stack="zero", axis=alt.Axis(format="%")),
             color=alt.Color("label:N", title=t("chart.goodput_part"), sort=legend_order),
             order=alt.Order("order:Q"),
@@ -535,7 +590,7 @@ def metric_time_chart(
     layers: list[alt.Chart] = [
         alt.Chart(_values(data))
         .mark_line(point=alt.OverlayMarkDef(size=18))
-        .encode(x=x, y=y, color=run_color(t, domain), tooltip=tooltip)
+        .encode(x=x, y=y, color=run_color(t, domain, present=_present(points)), tooltip=tooltip)
     ]
     if target is not None:
         rule = alt.Chart(alt.Data(values=[{"value": target}])).mark_rule(strokeDash=[6, 4], color="#555")
@@ -575,7 +630,7 @@ def target_chart(frame: pl.DataFrame, t: Catalog, target: str, runs: Sequence[st
     base = alt.Chart(_values(data)).transform_calculate(
         label=f"isValid(datum.cost) ? format(datum.cost, ',.3~f') + {suffix} : ''"
     )
-    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=alt.Axis(labelAngle=-30))
+    x = alt.X("run_id:N", title=t("chart.run"), sort=order, axis=_RUN_AXIS)
     y = alt.Y("time:Q", title=time_title, scale=_roomy(data["time"]))
     bars = base.mark_bar().encode(
         x=x,

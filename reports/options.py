@@ -11,11 +11,13 @@ from tierscope.analysis.options import AnalysisOptions
 @dataclass
 class ReportOptions:
     """``lang``: ``en`` / ``ja`` (None: from the locale). ``figures``: a directory to also
-    write every chart to as PNG and SVG (None: none). What is analysed (baseline, prices, N)
-    is the analysis' (:func:`analysis_options`)."""
+    write every chart to as PNG and SVG (None: none). ``full_paths``: show the dataset's and the logs'
+    paths whole (default: relative to the dataset's folder, else the file name alone). What is analysed
+    (baseline, prices, N) is the analysis' (:func:`analysis_options`)."""
 
     lang: str | None = None
     figures: Path | None = None
+    full_paths: bool = False
 
 
 def analysis_options(options: AnalysisOptions | None = None, steps: int | None = None) -> AnalysisOptions:

@@ -71,6 +71,8 @@ class Section:
     spec: Spec | None
     unavailable: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: The chart's title, drawn by the page above the chart (where it wraps) instead of inside the SVG.
+    title: str | None = None
 
 
 def _or_none(build: Callable[[], pl.DataFrame | None]) -> pl.DataFrame | None:
@@ -155,6 +157,26 @@ def _target_notes(data: ReportData, t: Catalog) -> list[str]:
     return notes + [t(f"target.status.{status}", run=run) for run, status in frames.not_reached(data.summary)]
 
 
+def _clockless(data: ReportData) -> list[str]:
+    """The charted runs (those of the throughput chart) the metric chart leaves out for want of a clock: no
+    point of theirs in it, and no clock on their lead task (the summary's ``goodput_clock`` is null)."""
+    if data.throughput_steps is None or "goodput_clock" not in data.summary.columns:
+        return []
+    charted = set(data.throughput_steps["run_id"].to_list())
+    drawn = set(data.metric_time["run_id"].to_list()) if data.metric_time is not None else set()
+    rows = data.summary.filter(pl.col("goodput_clock").is_null() & (pl.col("records") > 0))
+    return [r for r in rows["run_id"].to_list() if r in charted and r not in drawn]
+
+
+def _on_task_clock(data: ReportData) -> list[str]:
+    """The runs the metric chart draws on their lead task's own clock (``clock`` ``task``: no timestamps, no
+    elapsed times), in the chart's order."""
+    points = data.metric_time
+    if points is None or "clock" not in points.columns:
+        return []
+    return points.filter(pl.col("clock") == "task")["run_id"].unique(maintain_order=True).to_list()
+
+
 def sections(data: ReportData, t: Catalog) -> list[Section]:
     """The chart sections, top to bottom, each with its spec or the sentence saying why it has none."""
     data = shown(data)  # once, before any chart is built: no label reaches a chart unescaped
@@ -182,7 +204,10 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         f"{data.metric}_time",
         lambda: charts.metric_time_chart(data.metric_time, data.to_target, t, data.metric, value, runs),
         t,
-        capped + goal,
+        capped
+        + goal
+        + [t("chart.task_clock", run=run) for run in _on_task_clock(data)]
+        + [t("chart.no_clock", run=run) for run in _clockless(data)],
     )
     reach = (
         [
@@ -207,9 +232,19 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         *reach,
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
         _section(
-            "scaling", lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs), t, no_model
+            "scaling",
+            lambda: charts.scaling_chart(data.scaling_points, data.scaling_model, t, runs, _predicted(data)),
+            t,
+            no_model,
         ),
     ]
+
+
+def _predicted(data: ReportData) -> pl.DataFrame | None:
+    """The answer box's predictions of runs never measured (``run_id, tier, tasks, rate``), for the scaling chart."""
+    if data.unmeasured is None or data.unmeasured.height == 0:
+        return None
+    return data.unmeasured.select("run_id", "tier", "tasks", rate="global_steps_per_s")
 
 
 def chart_specs(data: ReportData, t: Catalog) -> dict[str, Spec]:
@@ -293,11 +328,68 @@ def steady_notes(summary: pl.DataFrame, t: Catalog) -> list[str]:
     return notes
 
 
-def render_html(data: ReportData, lang: str | None = None) -> str:
-    """The report's HTML in ``lang`` (None: from the locale). Raises ValueError for an unknown language."""
+def _untitled(section: Section) -> Section:
+    """``section`` with its spec's title taken out into :attr:`Section.title`: an SVG title never wraps, so on a
+    phone it was cut at both ends ("obal steps/s over the global step"); the page's text wraps."""
+    if section.spec is None or "title" not in section.spec:
+        return section
+    spec = dict(section.spec)
+    title = spec.pop("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    text = " ".join(text) if isinstance(text, list) else text
+    return replace(section, spec=spec, title=str(text) if text is not None else None)
+
+
+def shown_path(path: str, dataset: str, full: bool = False) -> str:
+    """``path`` (a log's source) as a report shows it: relative to the folder holding the dataset when it lies
+    under it (``logs/worker-0.log``), else its file name alone; a URL (``gs://``) and, with ``full``, any path
+    whole. A report sent to a colleague must not carry a home or site-packages directory."""
+    if full or "://" in path:
+        return path
+    if "://" not in dataset:
+        base = os.path.dirname(os.path.abspath(dataset))
+        with contextlib.suppress(ValueError):  # another drive (Windows)
+            relative = os.path.relpath(os.path.abspath(path), base)
+            if not relative.startswith(".."):
+                return relative
+    return os.path.basename(path.rstrip("/\\")) or path
+
+
+def shown_dataset(dataset: str, full: bool = False) -> str:
+    """The dataset as a report shows it: its folder's name (the full path only with ``full``; a URL whole)."""
+    if full or "://" in dataset:
+        return dataset
+    return os.path.basename(os.path.abspath(dataset)) or dataset
+
+
+def _breakable(text: str) -> Markup:
+    """``text`` (a path) escaped, with a line-break opportunity after each path separator: a long path wraps
+    between folders, never inside a name."""
+    escaped = Markup.escape(printable(text))
+    return Markup(str(escaped).replace("/", "/<wbr>").replace("\\", "\\<wbr>"))
+
+
+def collected_text(provenance: Provenance, t: Catalog) -> str | None:
+    """When the dataset was collected: one time when every collect fell in one minute, else the range."""
+    first, last = provenance.collected_first, provenance.collected_last
+    if first is None or last is None:
+        return None
+    shown = "%Y-%m-%d %H:%M UTC"
+    if first.strftime(shown) == last.strftime(shown):
+        return t("prov.collected_at", at=first.strftime(shown))
+    return t("prov.collected_range", first=first.strftime(shown), last=last.strftime(shown))
+
+
+def render_html(data: ReportData, lang: str | None = None, full_paths: bool = False) -> str:
+    """The report's HTML in ``lang`` (None: from the locale); paths as :func:`shown_path` shows them, whole
+    with ``full_paths``. Raises ValueError for an unknown language."""
     t = Catalog(lang or default_lang())
-    chart_sections = sections(data, t)
+    chart_sections = [_untitled(s) for s in sections(data, t)]
+    # a chart title that repeats its section's heading word for word is said once
+    heading = {s.key: t(f"section.{s.key}.title", n=t.number(data.steps)) for s in chart_sections}
+    chart_sections = [replace(s, title=None) if s.title == heading[s.key] else s for s in chart_sections]
     drawn = [s for s in chart_sections if s.spec is not None]
+    prov = data.provenance
     return (
         _env()
         .get_template("report.html.j2")
@@ -306,7 +398,11 @@ def render_html(data: ReportData, lang: str | None = None) -> str:
             t=t,
             num=t.number,
             data=data,
-            prov=data.provenance,
+            prov=prov,
+            path=_breakable,
+            dataset_shown=shown_dataset(prov.dataset, full_paths),
+            sources_shown=[shown_path(p, prov.dataset, full_paths) for p in prov.sources],
+            collected=collected_text(prov, t),
             headline=headline(data.summary, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(data.summary),
             steady_notes=steady_notes(data.summary, t),
@@ -321,7 +417,7 @@ def render_html(data: ReportData, lang: str | None = None) -> str:
 def render_report(analysis: Analysis, options: ReportOptions | None = None) -> str:
     """The report's HTML for ``analysis``. Raises what :func:`report_data` raises."""
     options = options or ReportOptions()
-    return render_html(report_data(analysis), options.lang)
+    return render_html(report_data(analysis), options.lang, options.full_paths)
 
 
 def write_report(analysis: Analysis, out: Path, options: ReportOptions | None = None) -> Path:
@@ -331,7 +427,7 @@ def write_report(analysis: Analysis, out: Path, options: ReportOptions | None = 
     and what :func:`report_data` raises."""
     options = options or ReportOptions()
     data = report_data(analysis)
-    html = render_html(data, options.lang)
+    html = render_html(data, options.lang, options.full_paths)
     write_text_atomic(out, html)
     if options.figures is not None:
         from tierscope.reports.figures import write_figures

@@ -44,6 +44,10 @@ class Progress:
     elapsed_s: float
     tasks: tuple[TaskProgress, ...]
     failure: tuple[str, str] | None = None
+    #: Every process of the run and its state, in start order: ``starting`` (no record yet), ``logging``
+    #: (its log has a step record), ``running`` (a record, but no step: a ps, a coordinator's peers),
+    #: ``exited`` (code 0) or ``failed (exit N)``. Empty where the launcher gives no exits.
+    processes: tuple[tuple[str, str], ...] = ()
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -84,6 +88,9 @@ class Watcher:
     callback: ProgressCallback
     tasks: dict[str, TaskProgress] = field(default_factory=dict)
     failed: set[str] = field(default_factory=set)
+    #: The processes whose own log has a record (any), and those with a step record.
+    heard: set[str] = field(default_factory=set)
+    stepping: set[str] = field(default_factory=set)
     _tails: dict[str, _Tail] = field(default_factory=dict)
     _last: float = 0.0
 
@@ -100,8 +107,10 @@ class Watcher:
                     continue  # a text log, or a line that is no record: nothing to show
                 if not isinstance(record, dict):
                     continue
+                self.heard.add(name)
                 kind = record.get(KIND_KEY)
                 if kind == "step" and isinstance(record.get("step"), int):
+                    self.stepping.add(name)
                     who = f"{record.get('role', name)}-{record.get('task_index', '')}".rstrip("-")
                     before = self.tasks.get(who)
                     rate = record.get("global_steps_per_s")
@@ -125,9 +134,20 @@ class Watcher:
                 self.failed.add(name)
                 failures.append((name, first_line(why)))
         now = time.monotonic()
+        states = tuple((name, self._state(name, code)) for name, code, _ in exits)
         for failure in failures:
-            self.callback(Progress(now - self.started, tuple(self.tasks.values()), failure))
+            self.callback(Progress(now - self.started, tuple(self.tasks.values()), failure, states))
         if failures or now - self._last >= EVERY_S:
             self._last = now
             if not failures:
-                self.callback(Progress(now - self.started, tuple(self.tasks.values())))
+                self.callback(Progress(now - self.started, tuple(self.tasks.values()), None, states))
+
+    def _state(self, name: str, code: int | None) -> str:
+        """A process's state for :attr:`Progress.processes`."""
+        if code == 0:
+            return "exited"
+        if code is not None:
+            return f"failed (exit {code})"
+        if name in self.stepping:
+            return "logging"
+        return "running" if name in self.heard else "starting"

@@ -151,7 +151,7 @@ def test_recommend_sentence_keeps_an_amount_under_half_a_cent(dataset_2016: Data
     result = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "basic", "--steps", "100",
                                  "--deadline", "1h", "--price-date", "2019-12-01"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "within 1 h: 0.00598 h, USD 0.00114" in " ".join(result.output.split())
+    assert "within 1h: 0.00598 h, USD 0.00114" in " ".join(result.output.split())  # the deadline as given
 
 
 def test_scaling_reports_the_2016_measured_points(dataset_2016: Dataset) -> None:

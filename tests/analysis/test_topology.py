@@ -17,16 +17,16 @@ from tierscope.dataset.store import Dataset
 from tierscope.trainer.steplog import Identity, StepLog
 
 
-def _ps_run_dir(root: Path) -> Path:
+def _ps_run_dir(root: Path, run_id: str = "ps2", tier: str = "local-CUSTOM", workers: int = 2, ps: int = 1) -> Path:
     """What `tierscope train local --workers 2 --ps 1` leaves: run.json with its topology and strategy,
     and the records of the coordinator (chief 0), the only task that logs steps under the ps strategy."""
-    out = root / "ps2"
+    out = root / run_id
     out.mkdir()
-    doc = {"run_id": "ps2", "tier": "local-CUSTOM", "host": "box (local, 2 CPUs)",
-           "topology": {"chief": 1, "worker": 2, "ps": 1}, "strategy": "ps", "status": "finished"}  # fmt: skip
+    doc = {"run_id": run_id, "tier": tier, "host": "box (local, 2 CPUs)",
+           "topology": {"chief": 1, "worker": workers, "ps": ps}, "strategy": "ps", "status": "finished"}  # fmt: skip
     (out / RUN_FILE).write_text(json.dumps(doc))
     with open(out / "chief-0.jsonl", "w", encoding="utf-8") as stream:
-        log = StepLog(Identity(run_id="ps2", tier="local-CUSTOM", role="chief", task_index=0), "json", stream)
+        log = StepLog(Identity(run_id=run_id, tier=tier, role="chief", task_index=0), "json", stream)
         for i in range(1, 7):
             log.step(step=50 * i, local_step=50 * i, loss=1.0, accuracy=0.5, elapsed_s=10.0 * i,
                      global_steps_per_s=5.0, local_steps_per_s=5.0, batch_size=100)  # fmt: skip
@@ -41,9 +41,28 @@ def test_a_ps_run_counts_its_two_workers_and_one_ps_not_the_coordinator_that_log
     # ps strategy: the chief only coordinates (TF2 ClusterCoordinator), so training tasks = the 2 workers
     assert (row["tasks"], row["ps_tasks"], row["evaluator_tasks"]) == (2, 1, 0)
     assert row["tasks_origin"] == "declared" and row["logging_tasks"] == 1
+    # by design only the coordinator logs: said as a fact, not as a disagreement to worry about
     assert row["topology_note"] == (
-        "its topology (declared) has 2 training tasks and 1 ps, but 1 training task logged steps; "
-        "the figures count the topology's 2 training tasks"  # it ended at "topology's"
+        "a parameter-server run: its chief alone logs steps, the global steps of its 2 training tasks and 1 ps"
+    )
+    # one task logged, so the logs alone would read "single"; run.json's ps strategy is asynchronous updates
+    assert (row["training_mode"], row["update_mode"]) == ("async", "async")
+
+
+def test_a_local_standard_1_under_the_ps_strategy_says_why_it_is_not_the_cloud_tiers_topology(
+    tmp_path: Path,
+) -> None:
+    # `tierscope train local --tier STANDARD_1`: a chief, 4 workers and 3 ps under the ps strategy; its chief
+    # only coordinates, so 4 training tasks, where the cloud tier table's STANDARD_1 is 1 master + 4 workers = 5
+    dataset = Dataset(tmp_path / "ds")
+    run = _ps_run_dir(tmp_path, "std1", "local-STANDARD_1", workers=4, ps=3)
+    collect_runs(dataset, runs_from_paths([run], None, None, None))
+    row = analyze(dataset).summary.row(0, named=True)
+    assert (row["tasks"], row["ps_tasks"]) == (4, 3)
+    assert row["topology_note"] == (
+        "a parameter-server run: its chief alone logs steps, the global steps of its 4 training tasks and 3 ps; "
+        "run locally as 4 training tasks and 3 ps, where the cloud STANDARD_1 has 5 and 3 ps: under the ps "
+        "strategy the chief coordinates and does not train, where the cloud tier's master trains"
     )
 
 

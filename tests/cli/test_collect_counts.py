@@ -28,6 +28,6 @@ def test_the_closing_line_counts_lines_without_a_metric(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     # 6 = 2 stored + 0 events + 0 duplicates + 1 rejected + 3 with no metric
     assert result.output.splitlines()[-1] == (
-        "read 6 lines: stored 2 step records and 0 events, skipped 0 duplicates, "
+        "read 6 lines: stored 2 step records and 0 events, 0 duplicates already stored, "
         "kept aside 1 rejected line (see `tierscope rejects`), 3 lines had no metric"
     )

@@ -28,7 +28,7 @@ def test_quiet_success_prints_nothing_and_counts_are_printed_otherwise(tmp_path:
     write_steps(log, [3, 4])  # 3 again: a duplicate
     loud = runner.invoke(app, ["collect", "files", str(log), "-d", ds])
     # 2 new lines read; step 4 stored, step 3 a duplicate; the rejected line was not read again.
-    expected = "read 2 lines: stored 1 step record and 0 events, skipped 1 duplicate, kept aside 0 rejected"
+    expected = "read 2 lines: stored 1 step record and 0 events, 1 duplicate already stored, kept aside 0 rejected"
     assert expected in loud.output
 
 

@@ -80,7 +80,7 @@ an_input = st.lists(one_line, min_size=1, max_size=3).map(lambda lines: b"\n".jo
 # Counts with thousands separators, singular or plural ("1 line", "2 lines").
 N = r"([\d,]+)"
 CLOSING = re.compile(
-    rf"read {N} lines?: stored {N} step records? and {N} events?, skipped {N} duplicates?, "
+    rf"read {N} lines?: stored {N} step records? and {N} events?, {N} duplicates? already stored, "
     rf"kept aside {N} rejected lines?(?: \(see `tierscope rejects`\))?, {N} lines? had no metric"
 )
 

@@ -6,8 +6,10 @@ names as text in tables and charts. Screenshots land in ``$TIERSCOPE_SCREENSHOTS
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,16 +97,9 @@ def test_report_draws_every_chart_offline_without_errors(reports: dict[str, Path
             assert page.log.dialogs == [], "a hostile name ran as script"
 
 
-#: Layout facts of the page as drawn: sideways overflow of the runs table and the page, the lines each
-#: header, tier cell and provenance word takes, chart widths against their element, and overlapping
-#: labels (point labels of a chart, visible labels of one axis).
-LAYOUT = r"""(() => {
-  const lines = (node) => {
-    const range = document.createRange();
-    range.selectNodeContents(node);
-    return new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
-  };
-  const brokenWords = (el) => {
+#: A JavaScript function of an element: the words of Latin script in it that are broken across lines (a path may
+#: wrap after a / or -; Japanese breaks between any characters), pasted into the page scripts below.
+BROKEN_WORDS = r"""  const brokenWords = (el) => {
     const broken = [];
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -123,7 +118,18 @@ LAYOUT = r"""(() => {
     }
     return broken;
   };
-  const overlaps = (boxes) => {
+"""
+
+#: Layout facts of the page as drawn: sideways overflow of the runs table and the page, the lines each
+#: header, tier cell and provenance word takes, chart widths against their element, and overlapping
+#: labels (point labels of a chart, visible labels of one axis).
+LAYOUT = r"""(() => {
+  const lines = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  };
+%BROKEN_WORDS%  const overlaps = (boxes) => {
     const hits = [];
     for (let i = 0; i < boxes.length; i++)
       for (let j = i + 1; j < boxes.length; j++) {
@@ -154,7 +160,16 @@ LAYOUT = r"""(() => {
               labels: overlaps(labels), axes: axes.flat(), right: svg.getBoundingClientRect().right};
     }),
   };
-})()"""
+})()""".replace("%BROKEN_WORDS%", BROKEN_WORDS)
+
+
+def _drawn(browser: Browser, reports: dict[str, Path], width: int) -> Iterator[tuple[str, Page]]:
+    """Each report in a tab ``width`` px wide (800 high), once every chart is drawn: (language, page)."""
+    for lang, report in reports.items():
+        page = Page(browser, width=width, height=800)
+        page.load(report.resolve().as_uri())
+        assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        yield lang, page
 
 
 @pytest.mark.parametrize("width", [1280, 1024])
@@ -162,10 +177,7 @@ def test_report_reads_on_a_laptop_screen(reports: dict[str, Path], tmp_path: Pat
     assert CHROMIUM is not None
     keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
     with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, report in reports.items():
-            page = Page(browser, width=width, height=800)
-            page.load(report.resolve().as_uri())
-            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        for lang, page in _drawn(browser, reports, width):
             layout = page.evaluate(LAYOUT)
             where = f"{lang} at {width} px"
             shot = page.screenshot(tmp_path / f"layout-{lang}-{width}.png")
@@ -220,3 +232,90 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
         shot = tmp_path / f"report-{width}.png"
         # the top of the report: more than a blank page (a blank 1280 x 800 PNG is a few kB)
         assert _png_size(shot) == (width, 800) and shot.stat().st_size > 40_000
+
+
+#: What a reader on any screen needs, measured in the page as drawn: the page never scrolls sideways; no
+#: title (h1-h3, a chart's) is cut or reaches past the screen; the runs table stays inside the screen (it
+#: may scroll in its own box) with the run column pinned while it scrolls; every bar of the bar charts
+#: keeps its run's label; no word of the failed runs or the provenance broken across lines (a path may wrap
+#: after a /); no chart's legend names a run the chart does not draw.
+SCREEN = r"""(() => {
+  const vw = document.documentElement.clientWidth;
+%BROKEN_WORDS%  const titles = Array.from(document.querySelectorAll("h1, h2, h3, .chart-title")).filter((el) => {
+    const box = el.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth + 1 || box.left < -0.5 || box.right > vw + 0.5;
+  }).map((el) => el.textContent);
+  const wrap = document.getElementById("runs").parentElement;
+  const wrapBox = wrap.getBoundingClientRect();
+  wrap.scrollLeft = wrap.scrollWidth;  // scrolled to its far end, the run column must still be at the left
+  const runCell = document.querySelector("#runs td.run").getBoundingClientRect();
+  const pinned = Math.abs(runCell.left - wrapBox.left) < 1.5;
+  wrap.scrollLeft = 0;
+  const values = (spec) => {
+    const found = [];
+    const walk = (node) => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === "object") {
+        if (Array.isArray(node.values)) node.values.forEach((v) => v && v.run_id !== undefined && found.push(v.run_id));
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(spec);
+    return Array.from(new Set(found));
+  };
+  const visible = (t) => getComputedStyle(t).opacity !== "0" && t.getAttribute("opacity") !== "0" && t.textContent;
+  const bars = {};
+  const legends = {};
+  for (const chart of charts) {
+    const el = document.getElementById(chart.id);
+    const runs = values(chart.spec);
+    const labels = Array.from(el.querySelectorAll("g.role-axis-label text")).filter(visible).map((t) => t.textContent);
+    const shows = (l, r) => l === r || (l.endsWith("…") && r.startsWith(l.slice(0, -1)));
+    if (["chart-speedup", "chart-goodput", "chart-target"].includes(chart.id))
+      bars[chart.id] = runs.filter((r) => !labels.some((l) => shows(l, r)));
+    const named = Array.from(el.querySelectorAll("g.role-legend")).filter((g) =>
+      g.querySelector(".role-legend-title text") && g.querySelector(".role-legend-title text").textContent === "%RUN%")
+      .flatMap((g) => Array.from(g.querySelectorAll(".role-legend-label text")).map((t) => t.textContent));
+    legends[chart.id] = named.filter((l) => !runs.some((r) => shows(l, r)));
+  }
+  return {
+    page: [document.documentElement.scrollWidth, vw],
+    titles,
+    table: [wrapBox.left, wrapBox.right, vw],
+    pinned,
+    bars,
+    legends,
+    // the cause and the note (a run id, one long token, may break anywhere in its narrow column)
+    failed: Array.from(document.querySelectorAll("#failed td:not(.run)")).flatMap(brokenWords),
+    provenance: Array.from(document.querySelectorAll("#provenance dd")).flatMap(brokenWords),
+  };
+})()""".replace("%BROKEN_WORDS%", BROKEN_WORDS)
+
+
+@pytest.mark.parametrize("width", [390, 768, 1280, 1920])
+def test_report_reads_on_a_phone_a_tablet_a_laptop_and_a_wide_screen(
+    reports: dict[str, Path], tmp_path: Path, width: int
+) -> None:
+    assert CHROMIUM is not None
+    keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
+    with Browser(CHROMIUM, tmp_path / "profile") as browser:
+        for lang, page in _drawn(browser, reports, width):
+            run_title = "Run" if lang == "en" else json.loads((ROOT / "reports/i18n/ja.json").read_text())["chart.run"]
+            screen = page.evaluate(SCREEN.replace("%RUN%", run_title))
+            where = f"{lang} at {width} px"
+            shot = page.screenshot(tmp_path / f"screen-{lang}-{width}.png")
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                shutil.copy(shot, Path(keep) / shot.name)
+            assert screen["page"][0] <= screen["page"][1], f"{where}: the page scrolls sideways {screen['page']}"
+            assert screen["titles"] == [], f"{where}: titles cut or off the screen: {screen['titles']}"
+            left, right, viewport = screen["table"]
+            assert left >= 0 and right <= viewport + 0.5, f"{where}: the runs table's box leaves the screen"
+            assert screen["pinned"], f"{where}: the run column scrolled away with the table"
+            lost = {chart: runs for chart, runs in screen["bars"].items() if runs}
+            assert lost == {}, f"{where}: bars lost their labels: {lost}"
+            assert len(screen["bars"]) == 3, screen["bars"]
+            assert all(extra == [] for extra in screen["legends"].values()), f"{where}: legends {screen['legends']}"
+            assert screen["failed"] == [], f"{where}: failed-run words broken: {screen['failed']}"
+            assert screen["provenance"] == [], f"{where}: provenance words broken: {screen['provenance']}"
+            assert page.log.console_errors == [] and page.log.exceptions == [], where

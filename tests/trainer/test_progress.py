@@ -87,11 +87,48 @@ def test_the_view_draws_steps_rates_elapsed_and_failures() -> None:
         view.update(Progress(4.2, (TaskProgress("chief-0", 450, 52.5, 5),), ("worker-0", "OOM [killed]: no memory")))
     text = out.getvalue()
     assert "4 s  worker-0 failed: OOM [killed]: no memory" in text  # markup in a failure is text
-    assert "450 / 1,000" in text and "52.5" in text and "4 s elapsed" in text
+    # into a file: plain lines, the last one where the run ended (no frame of a live table)
+    assert text.splitlines()[-1] == "4 s  chief-0 450 / 1,000 at 52.5 steps/s (5 records)"
+    terminal = io.StringIO()
+    with ProgressView(Console(file=terminal, width=80, force_terminal=True), steps=1000) as view:
+        view.update(Progress(4.2, (TaskProgress("chief-0", 450, 52.5, 5),)))
+    assert "450 / 1,000" in terminal.getvalue() and "4 s elapsed" in terminal.getvalue()
     quiet = io.StringIO()
     with ProgressView(Console(file=quiet), steps=10, enabled=False) as view:
         view.update(Progress(1.0, (TaskProgress("chief-0", 5, 1.0, 1),), ("chief-0", "boom")))
     assert quiet.getvalue() == ""
+
+
+def test_without_a_terminal_progress_is_plain_lines_with_each_processs_state() -> None:
+    # a cluster starting: for 30 s the view said only "(starting)"; now each process, as its state changes
+    out = io.StringIO()
+    procs = ("chief-0", "worker-0", "ps-0")
+    with ProgressView(Console(file=out, width=80, force_terminal=False), steps=1000) as view:
+        view.update(Progress(0.5, (), None, tuple((p, "starting") for p in procs)))
+        view.update(Progress(1.0, (), None, tuple((p, "starting") for p in procs)))  # nothing changed: no line
+        view.update(Progress(6.0, (), None, (("chief-0", "running"), ("worker-0", "starting"), ("ps-0", "running"))))
+        logging = (("chief-0", "logging"), ("worker-0", "running"), ("ps-0", "running"))
+        view.update(Progress(9.0, (TaskProgress("worker-0", 100, 20.0, 1),), None, logging))
+        view.update(Progress(12.0, (TaskProgress("worker-0", 160, 20.0, 2),), None, logging))  # < 10 s: no line
+        view.update(Progress(19.5, (TaskProgress("worker-0", 300, 20.0, 4),), None, logging))  # 10 s on: a line
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "0 s  no step logged yet; processes: chief-0 starting, worker-0 starting, ps-0 starting",
+        "6 s  no step logged yet; processes: chief-0 running, worker-0 starting, ps-0 running",
+        "9 s  worker-0 100 / 1,000 at 20.0 steps/s (1 record); processes: chief-0 logging, worker-0 running, "
+        "ps-0 running",
+        "20 s  worker-0 300 / 1,000 at 20.0 steps/s (4 records); processes: chief-0 logging, worker-0 running, "
+        "ps-0 running",
+    ]
+    assert "\x1b" not in out.getvalue() and "\r" not in out.getvalue()  # no cursor moves, no colour into a file
+
+
+def test_the_live_table_shows_processes_no_step_row_stands_for() -> None:
+    out = io.StringIO()
+    with ProgressView(Console(file=out, width=100, force_terminal=True), steps=1000) as view:
+        view.update(Progress(2.0, (), None, (("chief-0", "starting"), ("ps-0", "running"))))
+    text = out.getvalue()
+    assert "(starting)" in text and "ps-0" in text and "(running)" in text
 
 
 def test_train_local_shows_progress_on_stderr_and_quiet_shows_nothing(

@@ -20,31 +20,17 @@ from tierscope.cli import allocator  # noqa: F401  (imported for its effect)
 from tierscope.cli.common import App
 from tierscope.cli.lazy import lazy_group
 
-#: The top-level commands in the order ``--help`` lists them: the module of tierscope.cli whose
-#: ``register(app)`` adds each, and the first paragraph of its help, spelled out so the listing
-#: need not import them (tests/cli/test_startup.py checks both against the modules).
+#: The top-level commands in the order ``--help`` lists them (a session's workflow: try the demo, collect,
+#: read the summary, predict and plan, write the report; then the tools around it): the module of
+#: tierscope.cli whose ``register(app)`` adds each, and the first paragraph of its help, spelled out so
+#: the listing need not import them (tests/cli/test_startup.py checks both against the modules).
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": (
         "demo",
         "Collect the bundled 2016 experiment (a laptop, BASIC, STANDARD_1, PREMIUM_1), print its summary, "
         "write a report.",
     ),
-    "rejects": (
-        "collect",
-        "List the lines kept aside as rejects: the file, the line number, the run, the reason and the raw text.",
-    ),
-    "doctor": (
-        "collect",
-        "Check every data file's footer, schema and pages and every state file; name each corrupt one.",
-    ),
-    "compact": (
-        "collect",
-        "Merge each partition's small files into one (atomically; readers see every record once).",
-    ),
-    "formats": (
-        "formats",
-        "List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.",
-    ),
+    "collect": ("collect", "Collect step logs into a dataset."),
     "summary": (
         "analysis",
         "Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.",
@@ -63,11 +49,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List the machine types, accelerators and TPU slices tierscope knows, with their accelerators and chips.",
     ),
     "report": ("report", "Write a self-contained HTML report (opens offline) of every run in the dataset."),
-    "spec": ("train", "Print the cloud job request (JSON) that runs the trainer on a scale tier."),
-    "collect": ("collect", "Collect step logs into a dataset."),
+    "formats": (
+        "formats",
+        "List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.",
+    ),
+    "rejects": (
+        "collect",
+        "List the lines kept aside as rejects: the file, the line number, the run, the reason and the raw text.",
+    ),
     "dataset": ("dataset", "Use a dataset from other tools."),
     "prices": ("prices", "Vertex AI prices from the Cloud Billing Catalog."),
     "train": ("train", "Run the reference TensorFlow trainer."),
+    "spec": ("train", "Print the cloud job request (JSON) that runs the trainer on a scale tier."),
+    "doctor": (
+        "collect",
+        "Check every data file's footer, schema and pages and every state file; name each corrupt one.",
+    ),
+    "compact": (
+        "collect",
+        "Merge each partition's small files into one (atomically; readers see every record once).",
+    ),
+}
+#: ``--help``'s headings over the commands, each with its commands in the order of :data:`COMMANDS`.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "Commands": ("demo", "collect", "summary", "predict", "recommend", "report"),
+    "Logs, data and prices": ("formats", "rejects", "dataset", "prices", "machines"),
+    "Reference trainer": ("train", "spec"),
+    "Maintenance": ("doctor", "compact"),
 }
 
 app = App(
@@ -76,7 +84,7 @@ app = App(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
-    cls=lazy_group(COMMANDS),
+    cls=lazy_group(COMMANDS, SECTIONS),
 )
 
 

@@ -233,14 +233,15 @@ def recommend_cmd(
         options.price_rows = rows
     analysis = _analysis(dataset, options)
     _check_priceable(analysis)
-    result = recommend(analysis, steps, hours, budget, limits)
+    said = " ".join(deadline.split()) if deadline is not None else None
+    result = recommend(analysis, steps, hours, budget, limits, said)
     grid = Grid(
         [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
-         Column("steps/s"), Column("hours"), Column(f"USD {region}"), Column("meets", "label"),
+         Column("steps/s"), Column("hours"), Column("USD"), Column("meets", "label"),
          Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
-        notes=[result.reason],
+        notes=[result.reason, f"Prices of region {region}."],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
         why = (r["refused"] and f"refused: {r['refused']}") or r["evidence"] or r["price_note"] or n.MISSING
@@ -252,7 +253,9 @@ def recommend_cmd(
         )  # fmt: skip
     candidates = result.candidates.to_dicts()
     if result.caveat and fmt == FormatChoice.table:
-        print(result.caveat)  # the first line: nobody may read the choice without it
+        from tierscope.cli.prose import say
+
+        say(result.caveat)  # the first paragraph: nobody may read the choice without it
     doc = {"caveat": result.caveat, "choice": result.choice, "reason": result.reason, "quotas": limits,
            "candidates": candidates}  # fmt: skip
     emit(fmt, grid, candidates, doc, wide)

@@ -106,7 +106,11 @@ def collect_files_cmd(
         ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
-        bool, typer.Option("--reread", help="Read every file from its start (records already stored are skipped).")
+        bool,
+        typer.Option(
+            "--reread",
+            help="Read every file from its start (records already stored are duplicates: not stored again).",
+        ),
     ] = False,
     batch_bytes: Annotated[
         int | None, typer.Option(hidden=True, help="Bytes read per batch (default: the collector's).")
@@ -147,7 +151,7 @@ def collect_files_cmd(
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
         # run.json's machines first, the command line's options over them
-        runs += with_hardware(
+        found = with_hardware(
             manifest_hardware(runs_from_paths(inputs, run_id, checked_tier(tier), chosen)),
             machine,
             accelerator,
@@ -156,6 +160,9 @@ def collect_files_cmd(
             region,
             job_spec,
         )
+        if run_id is None and not quiet:
+            say_grouping(found, inputs)
+        runs += found
     if formats:
         from dataclasses import replace
 
@@ -271,7 +278,7 @@ def collect_cloud_cmd(
     from datetime import UTC, datetime
 
     from tierscope.cli.durations import parse_duration, parse_when
-    from tierscope.cli.output import print_counts, print_notices
+    from tierscope.cli.output import ENTRIES, print_counts, print_notices
     from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
     from tierscope.collector.manifest import load_manifest
     from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
@@ -313,13 +320,13 @@ def collect_cloud_cmd(
             )
     except CollectStopped as exc:
         print_notices(ds)
-        print_counts(exc.result, quiet)  # what was read is stored: say how much, then why it stopped
+        print_counts(exc.result, quiet, unit=ENTRIES)  # what was read is stored: say how much, then why it stopped
         raise
     except BaseException:
         print_notices(ds)
         raise
     print_notices(ds)
-    print_counts(result, quiet)
+    print_counts(result, quiet, unit=ENTRIES)
     if not quiet:
         from rich.console import Console
 
@@ -353,7 +360,8 @@ def checked_tier(tier: str | None) -> str | None:
         return upper
     else:
         warning = (
-            f"{tier!r} is not a tier of {tiertable.TIERS_CSV} ({', '.join(known)}, or CUSTOM): its runs are "
+            f"{tier!r} is not a tier of tierscope's tier table, tierscope/data/{tiertable.TIERS_CSV.name} "
+            f"({', '.join(known)}, or CUSTOM): its runs are "
             "stored under that name but get no ML units, price or topology"
         )
     from rich.text import Text  # only to warn: a known tier (a cron job's) loads no rich
@@ -490,6 +498,38 @@ def compact_cmd(
             f"compacted {result.partitions} partitions: {result.files_before} files -> {result.files_after} "
             f"({result.rows} rows)"
         )
+
+
+def say_grouping(runs: list, inputs: list) -> None:
+    """On stderr, how loose files (not run directories) were grouped into runs, when into more than one
+    (:func:`tierscope.collector.runs.loose_runs`): a run each for files whose names name no task, one run for
+    files named after one run's tasks."""
+    named = {str(p) for p in inputs}
+    loose = [r for r in runs if r.files and all(str(f) in named for f in r.files)]
+    if len(loose) < 2:
+        return
+    from rich.text import Text
+
+    from tierscope.text import printable
+
+    def names(files: list) -> str:
+        return ", ".join(str(f).rstrip("/").rsplit("/", 1)[-1] for f in files)
+
+    parts = []
+    singles = [r for r in loose if len(r.files) == 1]
+    if singles:
+        parts.append(f"a run each for {names([r.files[0] for r in singles])}")
+    parts += [f"run {r.run_id} for {names(r.files)} (named after one run's tasks)" for r in loose if len(r.files) > 1]
+    files = sum(len(r.files) for r in loose)
+    err_console().print(
+        Text(
+            printable(
+                f"note: {files} files read as {len(loose)} runs by their names: {'; '.join(parts)}; "
+                "--run-id ID reads them as one run"
+            )
+        ),
+        soft_wrap=True,
+    )
 
 
 def register(app: App) -> None:

@@ -203,22 +203,34 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
     return command  # type: ignore[return-value]
 
 
+#: ``-h`` as well as ``--help``, on every group and command (click offers ``--help`` alone).
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
+
+def _with_help_options(kwargs: dict[str, Any]) -> None:
+    settings = dict(kwargs.get("context_settings") or {})
+    settings.setdefault("help_option_names", HELP_OPTIONS["help_option_names"])
+    kwargs["context_settings"] = settings
+
+
 class App(typer.Typer):
     """A typer app whose every command runs :func:`guarded`, so no command catches errors itself.
 
     ``@app.command(..., interruptible=True)`` marks a collect: Ctrl-C there says what was kept. Help and
     usage errors are click's plain text, not rich's panels: importing rich's help layout and
     drawing it took 0.2 s of every ``--help`` (the words are the same; a group lists its
-    commands' whole first paragraphs, :class:`tierscope.cli.lazy.Group`)."""
+    commands' whole first paragraphs, :class:`tierscope.cli.lazy.Group`). ``-h`` is ``--help`` everywhere."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         from tierscope.cli.lazy import Group
 
         kwargs.setdefault("rich_markup_mode", None)
         kwargs.setdefault("cls", Group)
+        _with_help_options(kwargs)
         super().__init__(*args, **kwargs)
 
     def command(self, *args: Any, interruptible: bool = False, **kwargs: Any) -> Callable[[F], F]:  # type: ignore[override]
+        _with_help_options(kwargs)
         register = super().command(*args, **kwargs)
 
         def decorator(func: F) -> F:
@@ -430,8 +442,9 @@ def summary_options(
     )
 
 
-#: Where ``--dataset`` points when it is not given.
+#: Where ``--dataset`` points when it is not given, and where ``tierscope demo`` writes by default.
 DEFAULT_DATASET = "dataset"
+DEMO_OUT = "tierscope-demo"
 
 
 def open_dataset(path: Path) -> Dataset:
@@ -449,8 +462,15 @@ def open_dataset(path: Path) -> Dataset:
 def no_dataset(dataset: Dataset, path: Path) -> str:
     """The one line saying ``dataset`` (opened from ``path``) holds no tierscope dataset, and what to do:
     a path that does not exist is most likely mistyped; a folder without the tables, never collected into."""
-    # Without --dataset, "dataset holds no tierscope dataset" reads as a riddle: name the option.
+    # Without --dataset, "dataset holds no tierscope dataset" reads as a riddle: name the option, and the
+    # demo's dataset when the demo ran here (its first users type `tierscope summary` next).
     default = " (the default --dataset; name yours with --dataset DIR)" if str(path) == DEFAULT_DATASET else ""
+    demo = Path(DEMO_OUT) / "dataset"
+    if default and demo.is_dir() and not Path(str(dataset.root)).exists():
+        return (
+            f"{dataset.root} (the default --dataset) does not exist; the demo wrote its dataset to {demo}: "
+            f"add --dataset {demo}"
+        )
     if not str(dataset.root).startswith("gs://") and not Path(str(dataset.root)).exists():
         return f"{dataset.root}{default} does not exist; check the path, or run `tierscope collect files` to make it"
     return f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first"

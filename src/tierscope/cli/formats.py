@@ -56,8 +56,8 @@ def formats_cmd(
     """List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.
 
     --try shows for each line of the window which envelope/prefix was stripped, which format read
-    the line and the fields it got (rates in steps/s, times in s), or why it was skipped or
-    rejected; then one verdict per file: format, records, roles, status.
+    the line and the fields it got (rates in steps/s, times in s), or why it has no metric or
+    was rejected; then one verdict per file: format, records, roles, status.
     """
     if files and not try_:
         raise typer.BadParameter("to see how files are read, give --try: tierscope formats --try FILE")
@@ -153,7 +153,7 @@ def print_explanation(console: Console, shown: Explanation) -> None:
 
 
 def verdict_line(verdict: FileVerdict) -> Text:
-    """``PATH: format F, N records (per format), roles ..., status S; R rejected, K skipped of L lines``."""
+    """``PATH: format F, N records (per format), roles ..., status S; R rejected, K with no metric, of L lines``."""
     from rich.text import Text
 
     from tierscope.cli.numbers import plural
@@ -166,7 +166,7 @@ def verdict_line(verdict: FileVerdict) -> Text:
         + (f" ({per})" if len(verdict.by_format) > 1 else ""),
         f", {plural(verdict.events, 'event')}, roles {', '.join(verdict.roles) or 'none'}, status ",
         (status, "red" if verdict.status == "failed" else "green" if verdict.status == "ok" else "yellow"),
-        f"; {verdict.rejects:,} rejected, {verdict.skipped:,} skipped of {plural(verdict.lines, 'line')}",
+        f"; {verdict.rejects:,} rejected, {verdict.skipped:,} with no metric, of {plural(verdict.lines, 'line')}",
     )
 
 
@@ -181,11 +181,17 @@ def _read_cell(reading: LineReading) -> Text:
         if reading.envelope_gave:
             cell.append(f" -> {reading.envelope_gave}", style="cyan")
         cell.append("\n")
-    cell.append(reading.text[len(reading.envelope) :], style="dim")
+    # a progress bar's updates, one \r apart, each on a line of its own (a terminal drew them over each other,
+    # and shown as spaces they ran together: "0.8100/100")
+    first, *updates = reading.text[len(reading.envelope) :].split("\r")
+    cell.append(first, style="dim")
+    for update in updates:
+        cell.append("\n\\r ", style="cyan")
+        cell.append(update, style="dim")
     cell.append(f"\n{reading.outcome}", style=_OUTCOME_STYLE[reading.outcome])
     if reading.why:
         cell.append(f": {reading.why}")
-    fields = [" ".join(f"{k}={_value(v)}" for k, v in record.items()) for record in reading.records]
+    fields = [" ".join(f"{k}={_value(v)}" for k, v in record.items() if v is not None) for record in reading.records]
     if len(fields) == 1:
         cell.append(f": {fields[0]}")
     else:
@@ -194,9 +200,14 @@ def _read_cell(reading: LineReading) -> Text:
 
 
 def _value(value: object) -> str:
-    """A field's value in full (never rounded: it is what the record stores)."""
+    """A field's value as a person reads it: a float to 6 significant digits (``0.30000000000000004`` is
+    0.3; a value of a million and more whole, never in exponent form), a time in ISO 8601."""
     if isinstance(value, datetime):
         return value.isoformat()
+    if isinstance(value, float):
+        if value != value or abs(value) == float("inf"):  # NaN, infinities: as Python writes them
+            return str(value)
+        return f"{value:.0f}" if abs(value) >= 1e6 else f"{value:.6g}"
     return str(value)
 
 

@@ -43,12 +43,22 @@ class Group(TyperGroup):
         # The names alone (typer's own reads the commands too, which would build every one).
         return list(self.commands)
 
+    #: Headings over the commands (heading -> names); a command under none is listed under "Commands".
+    sections: Mapping[str, tuple[str, ...]] = {}
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        rows = [(name, self.command_summary(ctx, name)) for name in self.list_commands(ctx)]
-        rows = [(name, text) for name, text in rows if text is not None]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+        names = self.list_commands(ctx)
+        placed = {name for listed in self.sections.values() for name in listed}
+        groups = [(title, [n for n in listed if n in names]) for title, listed in self.sections.items()]
+        rest = [n for n in names if n not in placed]
+        if rest:
+            groups = [("Commands", rest)] if not groups else [*groups, ("Other commands", rest)]
+        for title, listed in groups:
+            rows = [(name, self.command_summary(ctx, name)) for name in listed]
+            rows = [(name, text) for name, text in rows if text is not None]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
     # Ctrl-C or SIGTERM before a command's body (reading the options, which imports pydantic,
     # importing the command's module) says so too: typer would exit 130 without a word, for
@@ -128,9 +138,12 @@ class LazyCommands(MutableMapping[str, Any]):
         return len(self._listed) + sum(name not in self._listed for name in self._added)
 
 
-def lazy_group(listed: Mapping[str, tuple[str, str]]) -> type[Group]:
+def lazy_group(
+    listed: Mapping[str, tuple[str, str]], sections: Mapping[str, tuple[str, ...]] | None = None
+) -> type[Group]:
     """A :class:`Group` class (for ``typer.Typer(cls=...)``) whose commands are ``listed``:
-    name -> (the module of :mod:`tierscope.cli` that registers it, its :func:`summary`)."""
+    name -> (the module of :mod:`tierscope.cli` that registers it, its :func:`summary`), shown in
+    ``--help`` under the headings of ``sections`` (:attr:`Group.sections`)."""
 
     class LazyGroup(Group):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -144,4 +157,5 @@ def lazy_group(listed: Mapping[str, tuple[str, str]]) -> type[Group]:
             # From the table: listing the commands must not import them.
             return listed[name][1] if name in listed else super().command_summary(ctx, name)
 
+    LazyGroup.sections = dict(sections or {})
     return LazyGroup

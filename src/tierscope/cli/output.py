@@ -35,8 +35,9 @@ def print_notices(ds: Dataset) -> None:
 
 
 def shown_path(source: str, wide: bool) -> str:
-    """A source as a collect table shows it: relative to the working directory when it lies
-    inside it; the full path only with ``--wide``."""
+    """A source as a collect's messages show it: relative to the working directory when it lies inside it;
+    a file shipped inside tierscope (the demo's logs) from the package's name (``tierscope/data/...``: the
+    site-packages directory above it is nobody's business); the full path only with ``--wide``."""
     import os
 
     if wide or "://" in source:  # a gs:// URL is shown whole (a path would fold its //)
@@ -45,10 +46,31 @@ def shown_path(source: str, wide: bool) -> str:
         relative = os.path.relpath(source)
     except ValueError:  # another drive (Windows)
         return source
-    return source if relative.startswith("..") else relative
+    if not relative.startswith(".."):
+        return relative
+    return packaged(source) or source
 
 
-def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
+def packaged(path: str) -> str | None:
+    """``path`` from the package's name (``tierscope/data/cloudml-tiers-2016/basic.log``) when it lies inside
+    the installed tierscope package, else None."""
+    import os
+
+    import tierscope
+
+    root = os.path.dirname(os.path.abspath(tierscope.__file__))
+    full = os.path.abspath(path)
+    if full == root or full.startswith(root + os.sep):
+        return os.path.join("tierscope", os.path.relpath(full, root))
+    return None
+
+
+#: What a collect reads, singular and plural: lines of files, or the log entries of Cloud Logging.
+LINES = ("line", "lines")
+ENTRIES = ("log entry", "log entries")
+
+
+def counts_grid(result: CollectResult, wide: bool = False, unit: tuple[str, str] = LINES) -> Grid:
     """A collect's counts per source (file) as a :class:`Grid`; ``format`` is the one sniffed from
     the file's first lines (or given), which read it first."""
     import os
@@ -74,12 +96,12 @@ def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
             Column("source", "name"),
             Column("run", "name"),
             Column("format", "name", drop=1),
-            Column("lines"),
+            Column(unit[1].split()[-1]),
             Column("stored"),
             Column("events", drop=2),
             Column("duplicates", drop=3),
             Column("rejected"),
-            Column("skipped", drop=4),
+            Column("no metric", drop=4),
         ],
     )
     for s, path in zip(result.sources, shown, strict=True):
@@ -88,34 +110,35 @@ def counts_grid(result: CollectResult, wide: bool = False) -> Grid:
     return grid
 
 
-def closing_line(result: CollectResult) -> str:
-    """The line whose five figures add up to the lines read."""
+def closing_line(result: CollectResult, unit: tuple[str, str] = LINES) -> str:
+    """The line whose five figures add up to the lines (or log entries: ``unit``) read."""
     rejected, total = result.total("rejects"), result.total
     return (
-        f"read {n.plural(total('lines'), 'line')}: stored {n.plural(total('steps'), 'step record')} "
-        f"and {n.plural(total('events'), 'event')}, skipped {n.plural(total('duplicates'), 'duplicate')}, "
-        f"kept aside {n.plural(rejected, 'rejected line')}"
+        f"read {n.plural(total('lines'), *unit)}: stored {n.plural(total('steps'), 'step record')} "
+        f"and {n.plural(total('events'), 'event')}, {n.plural(total('duplicates'), 'duplicate')} already stored, "
+        f"kept aside {n.plural(rejected, f'rejected {unit[0]}', f'rejected {unit[1]}')}"
         + (" (see `tierscope rejects`)" if rejected else "")
         # The lines with no metric close the sum: every line read is one of the five.
-        + f", {n.plural(total('skipped'), 'line')} had no metric"
+        + f", {n.plural(total('skipped'), *unit)} had no metric"
     )
 
 
-def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None:
+def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: tuple[str, str] = LINES) -> None:
     """A collect's table of counts per source, its notes and warnings, and the closing line whose
-    five figures add up to the lines read. Nothing when ``quiet``."""
+    five figures add up to the lines (or log entries: ``unit``, :data:`ENTRIES`) read. Nothing when ``quiet``."""
     if quiet:
         return
-    print_table(counts_grid(result, wide), wide)
+    print_table(counts_grid(result, wide, unit), wide)
     for s in result.sources:
+        shown = shown_path(s.source, wide)
         if s.notes:
-            print(printable(f"{s.source}: {'; '.join(s.notes)}"))
+            print(printable(f"{shown}: {'; '.join(s.notes)}"))  # a line per file, as the table's rows
         if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
                     printable(
-                        f"warning: {s.source}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
-                        f"event or a broken record: is it a step log? `tierscope formats --try {s.source}` shows "
+                        f"warning: {shown}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
+                        f"event or a broken record: is it a step log? `tierscope formats --try {shown}` shows "
                         "how each line was read; a format of your own can read it (docs/reading-logs.md: "
                         "'My log is not read'; then collect the file again with --reread, as this collect has "
                         "marked it read)" + (f" (read as {s.format})" if s.format else "")
@@ -123,7 +146,7 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False) -> None
                 ),
                 soft_wrap=True,
             )
-    print(closing_line(result))
+    print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
 
 
 def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None) -> list[str]:
@@ -139,6 +162,8 @@ def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None
         dates = sorted(set(priced["price_date"]))
         if len(dates) == 1:
             notes.append(f"ML units and prices from the price table on {dates[0]}, region {region}.")
+        else:
+            notes.append(f"ML units and prices from the price table, region {region}.")
         for (tier,), rows in priced.group_by("tier", maintain_order=True):
             pairs = sorted(set(zip(rows["price_date"], rows["ml_units_per_hour"], strict=True)))
             if len({units for _, units in pairs}) > 1:
@@ -199,7 +224,7 @@ def summary_grid(
     columns = [
         Column("run", "name"),
         Column("tier", "label"),
-        Column("status", "label"),
+        Column("status", "phrase"),
         Column("records", wide=True),
         Column("tasks", drop=3),
         Column("steady steps/s"),
@@ -214,11 +239,11 @@ def summary_grid(
         Column("steps/s per device", wide=True),
         Column("steps per USD", wide=True),
         Column("ML units/h"),
-        Column(f"USD/h {region}", drop=2),
+        Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
-        Column(f"USD per 1,000 steps {region}", drop=1),
+        Column("USD per 1,000 steps", drop=1),
         Column("hours to N"),
-        Column(f"USD to N {region}"),
+        Column("USD to N"),
         Column("priced on", "label", wide=not several_dates),
         Column("mode", "label", wide=True),
         Column("ran on", "text", wide=True),
@@ -230,7 +255,7 @@ def summary_grid(
         reach += f"; target {goal}"
         # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
         columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
-                    Column(f"USD to target {region}", drop=1)]  # fmt: skip
+                    Column("USD to target", drop=1)]  # fmt: skip
     # without a baseline (no run has a steady rate) there is no speedup to say what it is against
     against = f"speedup against {baseline}" if baseline else "no run has a steady rate: no speedup"
     grid = Grid(columns, title=f"tierscope summary (global steps/s; {against}{reach})")
@@ -241,7 +266,8 @@ def summary_grid(
             if goal is not None else []
         )  # fmt: skip
         grid.add(
-            r["run_id"], r["tier"] or r.get("hardware") or n.MISSING, r["status"], n.count(r["records"]), tasks_cell(r),
+            r["run_id"], r["tier"] or r.get("hardware") or n.MISSING, STATUS_WORDS.get(r["status"], r["status"]),
+            n.count(r["records"]), tasks_cell(r),
             n.rate(r["steady_global_steps_per_s"]), _interval(r["steady_ci_low"], r["steady_ci_high"], n.rate),
             n.rate(r["mean_global_steps_per_s"]),
             n.ratio(r["speedup_vs_baseline"]), _interval(r["speedup_ci_low"], r["speedup_ci_high"], n.ratio),
@@ -251,7 +277,7 @@ def summary_grid(
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
             n.hours(r["hours_to_target"]), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
-            r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
+            r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
             r.get("price_rows") or n.MISSING, *reached,
         )  # fmt: skip
     grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
@@ -269,15 +295,16 @@ def summary_grid(
     if baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
+            of = f" (tier {tier})" if isinstance(tier, str) else ""
             grid.notes.append(
-                f"note: the speedup is against {baseline}: no BASIC run has a steady rate, so the measured run "
-                "with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
+                f"note: the speedup is against {baseline}{of}: no run of the cloud tier BASIC has a steady rate, "
+                "so the measured run with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
             )
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)
                        if r["target_reason"] and r["records"]]  # fmt: skip
     # tasks that logged against the declared topology
-    grid.notes += [f"note: run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
+    grid.notes += [f"run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
                    if r.get("topology_note")]  # fmt: skip
     return grid
 
@@ -291,6 +318,10 @@ def target_said(frame: pl.DataFrame, kind: str | None = None) -> str | None:
     kinds = set(frame["target_metric"].drop_nulls()) or ({kind} if kind else set())
     loss = bool(kinds) and kinds <= {"loss"}
     return f"loss <= {value:g}" if loss else f"{' / '.join(sorted(kinds)) or 'accuracy'} >= {value:g}"
+
+
+#: A run's status in words, the report's (reports/i18n/en.json ``status.*``): JSON and CSV keep the codes.
+STATUS_WORDS = {"ok": "finished", "unknown": "no end logged", "failed": "failed", "empty": "no data"}
 
 
 def devices_cell(row: dict) -> str:

@@ -54,6 +54,14 @@ def report_cmd(
         typer.Option("--figures", help="Also write each chart as PNG and SVG into this directory.", metavar="DIR"),
     ] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
+    full_paths: Annotated[
+        bool,
+        typer.Option(
+            "--full-paths",
+            help="Show the dataset's and the logs' full paths (default: relative to the dataset's folder, "
+            "else file names: a report is often sent on).",
+        ),
+    ] = False,
     runs: RunsOpt = None,
     tier: TierSelectOpt = None,
     target_loss: TargetLossOpt = None,
@@ -78,7 +86,7 @@ def report_cmd(
     from tierscope.analysis import analyze
     from tierscope.reports.options import ReportOptions, analysis_options
 
-    opts = ReportOptions(lang=lang, figures=figures)
+    opts = ReportOptions(lang=lang, figures=figures, full_paths=full_paths)
     asked = summary_options(
         baseline,
         price_date,
@@ -104,9 +112,46 @@ def report_cmd(
     if figures is not None:
         print(f"figures (PNG and SVG): {figures}")
     if open_:
+        open_in_browser(path)
+
+
+def _has_display() -> bool:
+    """Whether a graphical browser could show a page here: always on macOS and Windows; elsewhere only
+    with an X or Wayland display (over ssh, in a container or cron there is none)."""
+    import os
+    import sys
+
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_in_browser(path: Path) -> None:
+    """Open ``path`` in the default browser; where none can open it (no display, no browser), say on stderr
+    where the report is and how to see it, instead of returning without a word. Never fails the command:
+    the report is written."""
+    from rich.text import Text
+
+    from tierscope.cli.common import err_console
+
+    url = path.resolve().as_uri()
+    opened = False
+    if _has_display():
         import webbrowser
 
-        webbrowser.open(path.resolve().as_uri())
+        try:
+            opened = webbrowser.open(url)
+        except webbrowser.Error:
+            opened = False
+    if not opened:
+        why = "no browser could be started" if _has_display() else "no display here (no DISPLAY or WAYLAND_DISPLAY)"
+        err_console().print(
+            Text(
+                f"note: --open: {why}; the report is {path.resolve()}: "
+                f"copy it to a machine with a browser, or open {url}"
+            ),
+            soft_wrap=True,
+        )
 
 
 def register(app: App) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -27,14 +28,18 @@ from rich.text import Text
 
 from tierscope.cli.common import FormatChoice, err_console, out_console
 from tierscope.cli.numbers import MISSING
+from tierscope.cli.prose import prose_width, wrap
 from tierscope.text import printable
 
 #: ``name``: an identifier (run id, path, format), shortened in the middle when too long (only once
 #: the prose beside it is as narrow as it goes), never wrapped; ``figure``: a number, right-aligned,
-#: never cut; ``label``: a short word (a tier, a status), never cut; ``text``: prose (a failure's
-#: reason), wrapped at words.
-Kind = Literal["name", "figure", "label", "text"]
+#: never cut; ``label``: a short word (a tier), never cut; ``phrase``: a few words (a status, ``no end
+#: logged``) on one line where there is room, else wrapped between them, a word never cut; ``text``: prose
+#: (a failure's reason), wrapped at words.
+Kind = Literal["name", "figure", "label", "phrase", "text"]
 
+#: Spaces at the end of a table's line, before the line's closing colour codes and its newline.
+_TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*\n?)$")
 #: The narrowest a name is shortened to, and a wrapped text column's narrowest width.
 NAME_MIN = 12
 TEXT_MIN = 16
@@ -137,6 +142,8 @@ def layout(grid: Grid, width: int | None, wide: bool) -> Layout:
             return min(natural, max(NAME_MIN, _header_min(column.header)))
         if column.kind == "text":
             return min(natural, max(TEXT_MIN, _header_min(column.header)))
+        if column.kind == "phrase":
+            return max([_header_min(column.header), *(_header_min(cell) for cell in cells[i])])
         return natural
 
     def total(widths: list[int]) -> int:
@@ -161,7 +168,7 @@ def layout(grid: Grid, width: int | None, wide: bool) -> Layout:
     # run id's, the file:line an editor jumps to), prose wrapped onto one more line loses nothing.
     widths = floors[:]
     room = width - total(widths)
-    for kind in ("name", "text"):
+    for kind in ("name", "text", "phrase"):
         room = _widen(widths, natural, [k for k, i in enumerate(shown) if columns[i].kind == kind], room)
     return Layout(shown, widths, hidden)
 
@@ -219,9 +226,11 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
     """``grid`` as a table on ``console`` (default: stdout), fitted to its width unless ``wide``;
     then its notes, and on stderr which columns a narrow terminal left out."""
     console = console or out_console()
+    # prose at the terminal's width, else COLUMNS, else 80 (a piped table may be 200 wide)
+    prose = console.width if console.is_terminal else prose_width(console.file)
     if not grid.rows:  # nothing to tabulate: the notes say so
         for note in grid.notes:
-            console.print(Text(printable(note)), soft_wrap=True)
+            console.print(Text(wrap(printable(note), prose)), soft_wrap=True)
         return
     width = None if wide else console.width
     table, hidden = rich_table(grid, width, wide)
@@ -233,9 +242,13 @@ def print_table(grid: Grid, wide: bool = False, console: Console | None = None) 
         # Above the table, wrapped at the terminal's width: a table's own title wraps at the
         # table's, three lines over a narrow table.
         console.print(Text(printable(grid.title), style="table.title"))
-    console.print(table)
-    for note in grid.notes:
-        console.print(Text(printable(note)))  # wrapped at words to the terminal
+    with console.capture() as drawn:
+        console.print(table)
+    # rich pads every cell to its column's width: a line's trailing spaces go (a wrapped cell's line, the last
+    # column's label), the colour codes after them stay
+    console.file.write("".join(_TRAILING.sub(r"\1", line) for line in drawn.get().splitlines(keepends=True)))
+    for note in grid.notes:  # wrapped at words, keeping a note's indent
+        console.print(Text(wrap(printable(note), prose)), soft_wrap=True)
     if hidden:
         err_console().print(
             Text(f"note: left out to fit {console.width} columns: {', '.join(hidden)}; --wide shows every column"),

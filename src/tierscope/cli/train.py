@@ -29,6 +29,25 @@ train_app = App(help="Run the reference TensorFlow trainer.", no_args_is_help=Tr
 
 StrategyChoice = Enum("StrategyChoice", {s: s for s in STRATEGIES}, type=str)  # type: ignore[misc]
 DatasetChoice = Enum("DatasetChoice", {s: s for s in DATASETS}, type=str)  # type: ignore[misc]
+
+#: ``--data`` of ``train local`` and of ``spec``: their defaults differ (a local run needs no download; a cloud
+#: job runs the 2016 experiment's data), and each help says so.
+LocalDataOpt = Annotated[
+    DatasetChoice,
+    typer.Option(
+        "--data",
+        help="The training data: synthetic, or mnist (downloaded once through Keras). Synthetic by default, "
+        "which needs no download; `spec` defaults to mnist, the data of the 2016 experiment.",
+    ),
+]
+SpecDataOpt = Annotated[
+    DatasetChoice,
+    typer.Option(
+        "--data",
+        help="The training data: mnist (default: the 2016 experiment's, as a cloud job can download it) or "
+        "synthetic (the default of `train local`, which needs no download).",
+    ),
+]
 FormatChoice = Enum("FormatChoice", {s: s for s in LOG_FORMATS}, type=str)  # type: ignore[misc]
 TIER_NAMES = ", ".join(tiers())
 
@@ -78,10 +97,7 @@ def local_cmd(
     ] = None,
     steps: Annotated[int, typer.Option(help="Training steps.", min=1, metavar="N")] = 1000,
     batch_size: Annotated[int, typer.Option(help="Examples per step per worker.", min=1, metavar="N")] = 100,
-    data: Annotated[
-        DatasetChoice,
-        typer.Option("--data", help="The training data: synthetic, or mnist (downloaded once through Keras)."),
-    ] = "synthetic",  # type: ignore[assignment]
+    data: LocalDataOpt = "synthetic",  # type: ignore[assignment]
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     data_file: Annotated[
         Path | None,
@@ -222,7 +238,7 @@ def spec_cmd(
     ] = "tierscope-run",
     steps: Annotated[int, typer.Option(min=1, metavar="N", help="Training steps.")] = 1000,
     batch_size: Annotated[int, typer.Option(min=1, metavar="N", help="Examples per step per worker.")] = 100,
-    data: Annotated[DatasetChoice, typer.Option("--data", help="The training data: mnist or synthetic.")] = "mnist",  # type: ignore[assignment]
+    data: SpecDataOpt = "mnist",  # type: ignore[assignment]
     dataset: Annotated[DatasetChoice | None, typer.Option("--dataset", hidden=True, help=DATASET_DEPRECATED)] = None,
     log_every_steps: Annotated[
         int, typer.Option(min=0, help="Write a record every N steps (0: off).", metavar="N")

@@ -301,7 +301,8 @@ def test_cli(server: FakeLoggingServer, tmp_path: Path, monkeypatch: pytest.Monk
     out = runner.invoke(app, base)
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
-    assert "read 0 lines: stored 0 step records" in text
+    # Cloud Logging gives log entries, not lines: said so (it read "read 0 lines")
+    assert "read 0 log entries: stored 0 step records" in text and " lines" not in text
     assert "1 requests to Cloud Logging (0 retries" in text
     out = runner.invoke(app, [*base, "--project", "other"])
     assert out.exit_code == 1
