@@ -448,6 +448,8 @@ def mixed_machines(points: pl.DataFrame) -> str | None:
     """Where the runs of ``points`` (:data:`POINTS_SCHEMA`) ran on different machines per task: which, by
     task count (``1 task on standard and 5 tasks on complex_model_s``); None when they ran on one type or
     a run's machines are unknown (a tier not in the tier table)."""
+    if "tier" not in points.columns:  # points that name no tier say nothing of their machines
+        return None
     by_size: dict[int, set[str]] = {}
     for tier, tasks in points.select("tier", "tasks").iter_rows():
         machines = _training_machines(tier)
