@@ -1,12 +1,13 @@
 """Goodput per run: how much of the time a job was billed for went into training progress that lasted.
 
-After ML Goodput Measurement (AI-Hypercomputer/ml-goodput-measurement: goodput = productive
-time / job lifetime, with a badput breakdown), derived from the records and events a job
-already wrote rather than from an instrumented recorder. All times in seconds, on the clock
-of the run's **lead task** (master/chief 0, else its first training task,
-:func:`tierscope.analysis.throughput.lead_tasks`): it starts with the job and logs the
-shared global step. Every step is valued at the run's steady-state rate ``R`` (global
-steps/s, :mod:`tierscope.analysis.throughput`).
+In ML Goodput Measurement's accounting and with its names (AI-Hypercomputer/ml-goodput-measurement:
+goodput = productive time / job lifetime, with a badput breakdown; a slow step no event explains is
+productive and reported as step-time deviation), derived from the records and events a job already
+wrote rather than from an instrumented recorder. All times in seconds, on the clock of the run's
+**lead task** (master/chief 0, else its first training task,
+:func:`tierscope.analysis.throughput.lead_tasks`): it starts with the job and logs the shared global
+step. Steps a bucket needs a time for (start-up, wasted progress, restarts) are valued at the run's
+steady-state rate ``R`` (global steps/s, :mod:`tierscope.analysis.throughput`).
 
 - **Clock** (:mod:`tierscope.analysis.clock`, shared with time to target): the records' timestamps
   when the lead's records all have one (the origin: the run's first ``started`` event, else the
