@@ -25,7 +25,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "status": pl.String(),  # failed / ok (the log says it finished) / unknown (records, no end) / empty
     "records": pl.UInt32(),  # step records stored for the run
     "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
-    "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded
+    "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded (null: still rising)
     "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
     "last_step": pl.Int64(),  # highest global step logged
     "ml_units_per_hour": pl.Float64(),  # from the price table on price_date
