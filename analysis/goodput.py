@@ -1,12 +1,13 @@
 """Goodput per run: how much of the time a job was billed for went into training progress that lasted.
 
-After ML Goodput Measurement (AI-Hypercomputer/ml-goodput-measurement: goodput = productive
-time / job lifetime, with a badput breakdown), derived from the records and events a job
-already wrote rather than from an instrumented recorder. All times in seconds, on the clock
-of the run's **lead task** (master/chief 0, else its first training task,
-:func:`tierscope.analysis.throughput.lead_tasks`): it starts with the job and logs the
-shared global step. Every step is valued at the run's steady-state rate ``R`` (global
-steps/s, :mod:`tierscope.analysis.throughput`).
+In ML Goodput Measurement's accounting and with its names (AI-Hypercomputer/ml-goodput-measurement:
+goodput = productive time / job lifetime, with a badput breakdown; a slow step no event explains is
+productive and reported as step-time deviation), derived from the records and events a job already
+wrote rather than from an instrumented recorder. All times in seconds, on the clock of the run's
+**lead task** (master/chief 0, else its first training task,
+:func:`tierscope.analysis.throughput.lead_tasks`): it starts with the job and logs the shared global
+step. Steps a bucket needs a time for (start-up, wasted progress, restarts) are valued at the run's
+steady-state rate ``R`` (global steps/s, :mod:`tierscope.analysis.throughput`).
 
 - **Clock** (:mod:`tierscope.analysis.clock`, shared with time to target): the records' timestamps
   when the lead's records all have one (the origin: the run's first ``started`` event, else the
@@ -23,41 +24,62 @@ steps/s, :mod:`tierscope.analysis.throughput`).
   joining the cluster, loading the data, building the model, restoring a checkpoint) and
   **program start-up** (``badput_program_startup_s``: the rest: tracing the step function, the
   input pipeline's first batch). Both are parts of start-up, null without those events.
-- **Warm-up**: in the warm-up intervals after a segment's first record
-  (:mod:`tierscope.analysis.throughput`), the time beyond what their steps take at ``R``.
+- **Step-time deviation** (``step_time_deviation_s``, the library's name): the time the run's
+  intervals (not a segment's first record) took beyond their steps at the **ideal step time**
+  (``ideal_step_time_s``), less the checkpoint and evaluation badput in them. The ideal step time is
+  the library's rule (``compute_ideal_step_time`` in ml_goodput_measurement/src/goodput_utils.py,
+  AI-Hypercomputer/ml-goodput-measurement at 53469c101b304fda3619f45253b00fcbe66b3dfe): the mean of
+  the step times at or below their median + 3 x MAD (median absolute deviation, unscaled), here each
+  interval's seconds per step (``d_seconds / d_step``) as one step time. The library drops step
+  times under 1 s first; an interval's mean over 100 steps of a fast model is under 1 s, so that
+  filter is left out. The deviation is productive time, as in the library: a slow step with no
+  recorded event counts as productive there. tierscope's finer reading of it, measured against the
+  steady rate ``R``, is its breakdown:
+  - **warm-up** (``deviation_warmup_s``): in the warm-up intervals after a segment's first record
+    (:mod:`tierscope.analysis.throughput`), the time beyond what their steps take at ``R``;
+  - **stalls** (``deviation_stalls_s``): the stalls no checkpoint or evaluation event explains (input,
+    unknown), see below. The rest of the deviation is ordinary variation about the ideal step time.
 - **Stalls**: a steady interval taking more than :data:`STALL_FACTOR` times what its steps take
-  at ``R`` adds its excess, classified by the events of the run's training tasks (and the job's)
+  at ``R`` has its excess classified by the events of the run's training tasks (and the job's)
   in it (:func:`stall_classes`): a
   **checkpoint** save (``checkpoint_begin``/``_end``, from the trainer or a log's ``Saving
-  checkpoints for N`` line), an **evaluation** (``eval_begin``/``_end``, ``Starting evaluation``),
-  or **other** (input, unknown: no such event). An event belongs to the interval whose steps
+  checkpoints for N`` line; badput ``badput_checkpoint_s``, the library's unproductive checkpoint
+  time), an **evaluation** (``eval_begin``/``_end``, ``Starting evaluation``; ``badput_eval_s``, the
+  library's custom badput event), or **other** (input, unknown: no such event; productive, in the
+  deviation). An event belongs to the interval whose steps
   follow it (its ``step`` in ``[previous record's step, the record's step)``; on a timestamp
   clock also its time in the interval). A begin and an end event give a duration, which is
   what the class gets of the excess (the rest is other); a lone line (a log that prints no end)
   gets the class all of it, shared with another lone class alike. ``badput_checkpoint_s`` and
   ``badput_eval_s`` are null when the log cannot say: it has stalls, no event of that class and
   no ``initialized`` event (the mark of a trainer, like tierscope's, that logs every save and
-  evaluation it makes); ``badput_stalls_other_s`` is the rest of ``badput_stalls_s``, their total.
-- **Restarts**: between a segment's last record and the next one's first, the time beyond
+  evaluation it makes); as in the library, what a log does not record counts as productive.
+- **Restarts** (the library's infrastructure recovery from disruption): between a segment's last
+  record and the next one's first, the time beyond
   what that first record's steps take from the resumed step at ``R``. The resumed step is the
   ``restored`` event's (a training task's, not an evaluator's: the highest restored step below the
   segment's first, in the gap on a timestamp clock); without one, one logging interval (the
   lead's median step interval) before its first record.
-- **Wasted progress**: steps done again after resuming from a checkpoint behind the highest
+- **Wasted progress** (the library's wasted progress from disruption): steps done again after
+  resuming from a checkpoint behind the highest
   step reached (that step minus the resumed one), at ``R``.
 - **Beyond the lead**: steps other training tasks logged past the lead's last record (up to the run's
   ``last_step``) are taken to run at ``R`` after it, on the lead's clock (as
   :mod:`tierscope.analysis.target` places other tasks' records): productive time, and the end of the
   seen span when no end event closes it (capped at that event when one does).
 - **Tail**: the lead's last record (plus the steps beyond it) to the run's last ``finished``/``failed`` event.
-- **Productive time**: the steps' time at ``R`` in first records and warm-up and stalled
-  intervals, plus the whole of the other steady intervals, minus the wasted progress.
-  **Goodput** = productive time / lifetime.
+- **Productive time** (the library's): every interval's time but the checkpoint and evaluation
+  badput in it, plus the first records' steps at ``R``, minus the wasted progress.
+  **Goodput** = productive time / lifetime. ``productive_at_steady_s`` is the stricter reading that
+  values the warm-up and stalled intervals at ``R`` alone (productive time minus
+  ``deviation_warmup_s`` and ``deviation_stalls_s``): the steps done over the lifetime at the
+  steady rate, behind a sustained rate (``productive_at_steady_s / lifetime_s x R``).
 
 A bucket the log cannot show is null, never 0: no end event (tail), no clock origin
 (start-up), restarts without timestamps. Goodput is then over the lifetime that is seen, and
-``goodput_unobserved`` names the null buckets of :data:`BUCKETS` (the parts of start-up and of
-the stalls are breakdowns of a bucket, not buckets). Columns: :data:`GOODPUT_SCHEMA`
+``goodput_unobserved`` names those null buckets (:data:`SEEN_BUCKETS`; the parts of start-up are a
+breakdown of a bucket, not buckets; a null checkpoint or evaluation bucket is time counted as
+productive, as the library counts what a job does not record). Columns: :data:`GOODPUT_SCHEMA`
 (``badput_<bucket>_s`` and ``_share`` for :data:`BUCKETS` and :data:`PARTS`), also in ``summary --json``.
 """
 
@@ -87,15 +109,23 @@ from tierscope.contract import (
 #: Why 1.25 and not more: a logging interval is often 100 steps (20 s at 5 steps/s), and a 10 s
 #: checkpoint save makes it only 1.5 times as long; noise of a few % never comes near 25 %.
 STALL_FACTOR = 1.25
-#: The buckets, in the order of a stacked bar.
-BUCKETS = ("startup", "warmup", "stalls", "restarts", "wasted", "tail")
+#: The badput buckets, in the order of a stacked bar (ML Goodput Measurement's: start-up is its
+#: initialization and program start-up, restarts its recovery from disruption; eval its custom event).
+BUCKETS = ("startup", "checkpoint", "eval", "restarts", "wasted", "tail")
+#: The buckets whose null means the lifetime is not seen whole (``goodput_unobserved``).
+SEEN_BUCKETS = ("startup", "restarts", "tail")
 #: What a stall can be, by the events that begin and end it.
 STALL_CLASSES: dict[str, tuple[str, str]] = {
     "checkpoint": (CHECKPOINT_BEGIN, CHECKPOINT_END),
     "eval": (EVAL_BEGIN, EVAL_END),
 }
-#: The breakdowns of a bucket: start-up's parts, the stalls' classes and their rest.
-PARTS = ("init", "program_startup", *STALL_CLASSES, "stalls_other")
+#: The breakdown of the start-up bucket.
+PARTS = ("init", "program_startup")
+#: The breakdown of the step-time deviation (``deviation_<part>_s``), measured against the steady rate.
+DEVIATION_PARTS = ("warmup", "stalls")
+#: How many MADs above the median a step time may lie and still count toward the ideal step time
+#: (ML Goodput Measurement's ``compute_ideal_step_time``, see the module docstring).
+IDEAL_MADS = 3.0
 #: Events that end a run (their time ends its lifetime).
 END_EVENTS = (FINISHED, FAILED)
 #: Seconds an event's timestamp may lie outside its interval (logs that print whole seconds).
@@ -109,9 +139,13 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     "goodput": pl.Float64(),  # productive_s / lifetime_s
     **{f"badput_{b}_s": pl.Float64() for b in BUCKETS},
     **{f"badput_{b}_share": pl.Float64() for b in BUCKETS},
-    # badput_init_s + badput_program_startup_s = badput_startup_s; checkpoint + eval + stalls_other = stalls
+    # badput_init_s + badput_program_startup_s = badput_startup_s
     **{f"badput_{b}_s": pl.Float64() for b in PARTS},
     **{f"badput_{b}_share": pl.Float64() for b in PARTS},
+    "ideal_step_time_s": pl.Float64(),  # seconds per global step, the library's rule
+    "step_time_deviation_s": pl.Float64(),  # productive seconds beyond the steps at the ideal step time
+    **{f"deviation_{b}_s": pl.Float64() for b in DEVIATION_PARTS},  # its breakdown against the steady rate
+    "productive_at_steady_s": pl.Float64(),  # productive_s less deviation_warmup_s and deviation_stalls_s
     "stalls": pl.UInt32(),  # stalled intervals
     "goodput_clock": pl.String(),  # timestamp / elapsed (null: no clock)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
@@ -252,7 +286,6 @@ def _one_run(
     stalled = steady & (d_seconds > STALL_FACTOR * expected)
     out: dict[str, object] = {"stalls": int(stalled.sum())}
     warmup = float(np.clip(excess[warm], 0, None).sum())
-    out["badput_stalls_s"] = float(excess[stalled].sum())
     steady_time = float(d_seconds[steady & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
     clock = lead_clock(lead, started, ended)
@@ -311,7 +344,7 @@ def _one_run(
         out["badput_tail_s"] = max(end - last, 0.0) if end is not None else None
         begin = 0.0 if origin_known else t[i0] - (steps[i0] - base0) / rate  # the seen span starts at the first step
         out["lifetime_s"] = (end if end is not None else last) - begin
-    out["badput_warmup_s"] = warmup
+    out["deviation_warmup_s"] = warmup
     out["clock_startup_s"] = _clock_startup(lead, steps, t if origin_known else None, rate)
 
     occurrences = {c: _pairs(stalling, b, e) for c, (b, e) in STALL_CLASSES.items()}
@@ -324,10 +357,32 @@ def _one_run(
     for c in STALL_CLASSES:
         seen = bool(occurrences[c]) or instrumented or not stalled.any()
         out[f"badput_{c}_s"] = classes[c] if seen else None
-    out["badput_stalls_other_s"] = other
+    out["deviation_stalls_s"] = other
     out["goodput_clock"] = clock.name
-    out["productive_s"] = steady_time + first_progress + beyond - out["badput_wasted_s"]
+    out["productive_at_steady_s"] = steady_time + first_progress + beyond - out["badput_wasted_s"]
+    # the library's productive time: a slow step no event explains is productive, its step-time deviation
+    out["productive_s"] = out["productive_at_steady_s"] + warmup + other
+    timed_steps = ~first & (d_step > 0) & (d_seconds > 0)
+    ideal = ideal_step_time(d_seconds[timed_steps] / d_step[timed_steps])
+    out["ideal_step_time_s"] = ideal
+    out["step_time_deviation_s"] = (
+        None
+        if ideal is None
+        else float(d_seconds[timed_steps].sum() - d_step[timed_steps].sum() * ideal) - sum(classes.values())
+    )
     return out
+
+
+def ideal_step_time(step_times: np.ndarray) -> float | None:
+    """ML Goodput Measurement's ideal step time (seconds): the mean of ``step_times`` (seconds) at or below
+    their median + :data:`IDEAL_MADS` x their median absolute deviation; None when there are none.
+    The library's rule (``compute_ideal_step_time``, see the module docstring) without its drop of
+    step times under 1 s, which here are means over a logging interval."""
+    if not len(step_times):
+        return None
+    median = float(np.median(step_times))
+    mad = float(np.median(np.abs(step_times - median)))
+    return float(step_times[step_times <= median + IDEAL_MADS * mad].mean())
 
 
 def _clock_startup(lead: pl.DataFrame, steps: np.ndarray, t: np.ndarray | None, rate: float) -> float | None:
@@ -408,7 +463,7 @@ def run_goodput(
     frame = frame.with_columns(
         goodput=pl.col("productive_s") / pl.col("lifetime_s"),
         goodput_unobserved=pl.concat_str(
-            [pl.when(pl.col(f"badput_{b}_s").is_null()).then(pl.lit(b)) for b in BUCKETS],
+            [pl.when(pl.col(f"badput_{b}_s").is_null()).then(pl.lit(b)) for b in SEEN_BUCKETS],
             separator=",",
             ignore_nulls=True,
         ).replace("", None),

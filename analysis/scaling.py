@@ -112,6 +112,8 @@ class ScalingFit:
     in that order. ``left_out``: the leave-one-out refits' parameters, shape ``(sizes, 3)``
     (empty unless ``status == "fitted"``). ``per_task``: the fastest per-task rate measured
     (the largest ``X / N`` of its runs: steady global steps/s per training task; None unless fitted).
+    ``mixes``: the machines per task of the runs fitted, in words, where they differ
+    (:func:`mixed_machines`; None: one machine type per task, or unknown).
     """
 
     model: str
@@ -123,6 +125,7 @@ class ScalingFit:
     draws: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     left_out: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     per_task: float | None = None
+    mixes: str | None = None
 
     @property
     def fitted(self) -> bool:
@@ -214,8 +217,19 @@ def prediction_caveat(fit: ScalingFit, tasks: int) -> str | None:
             f"refit's one-task throughput sits at its bound, and the model does not hold without {left}"
         )
         rest = _caveat(fit, tasks)
-        return unbounded if rest is None else f"{unbounded}; and {rest}"
-    return _caveat(fit, tasks)
+        return _with_mix(fit, unbounded if rest is None else f"{unbounded}; and {rest}")
+    return _with_mix(fit, _caveat(fit, tasks))
+
+
+def _with_mix(fit: ScalingFit, caveat: str | None) -> str | None:
+    """``caveat`` with what ``fit`` mixes (:attr:`ScalingFit.mixes`) said after it."""
+    if fit.mixes is None:
+        return caveat
+    mix = (
+        f"a fit over different machines per task ({fit.mixes}): its axis counts tasks, not one machine's "
+        "scaling, and part of the speedup is the faster machine"
+    )
+    return mix if caveat is None else f"{caveat}; and {mix}"
 
 
 def _runs_of(sizes: list[int]) -> str:
@@ -412,7 +426,41 @@ def fit_scaling(
     """Both models, Amdahl first (see :func:`fit_model`), from the same bootstrap medians (drawn once;
     ``drawn``: runs' draws already made under ``seed``, as :func:`bootstrap_medians` takes them)."""
     medians = functools.cache(lambda: bootstrap_medians(_usable(points), samples, seed, drawn=drawn))
-    return [fit_model(m, points, samples, seed, medians=medians) for m in MODELS]
+    fits = [fit_model(m, points, samples, seed, medians=medians) for m in MODELS]
+    mixes = mixed_machines(_usable(points))
+    for fit in fits:
+        fit.mixes = mixes
+    return fits
+
+
+def _training_machines(tier: str | None) -> str | None:
+    """The machine types a tier's training tasks (master/chief and workers) run on, ``a + b`` where they
+    differ (the tier table's composition, :func:`tierscope.analysis.topology.run_hardware`); None: unknown."""
+    from tierscope.analysis.topology import run_hardware  # the machines catalog only when a fit asks
+
+    hardware = run_hardware(tier, None)
+    if hardware is None or not hardware.training:
+        return None
+    return " + ".join(sorted({p.machine_type for p in hardware.training}))
+
+
+def mixed_machines(points: pl.DataFrame) -> str | None:
+    """Where the runs of ``points`` (:data:`POINTS_SCHEMA`) ran on different machines per task: which, by
+    task count (``1 task on standard and 5 tasks on complex_model_s``); None when they ran on one type or
+    a run's machines are unknown (a tier not in the tier table)."""
+    if "tier" not in points.columns:  # points that name no tier say nothing of their machines
+        return None
+    by_size: dict[int, set[str]] = {}
+    for tier, tasks in points.select("tier", "tasks").iter_rows():
+        machines = _training_machines(tier)
+        if machines is None:
+            return None
+        by_size.setdefault(tasks, set()).add(machines)
+    if len(set().union(*by_size.values())) < 2:
+        return None
+    return " and ".join(
+        f"{n} task{'s' if n != 1 else ''} on {' or '.join(sorted(m))}" for n, m in sorted(by_size.items())
+    )
 
 
 def fit_table(fits: list[ScalingFit]) -> pl.DataFrame:

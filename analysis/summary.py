@@ -26,7 +26,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "status": pl.String(),  # failed / ok (the log says it finished) / unknown (records, no end) / empty
     "records": pl.UInt32(),  # step records stored for the run
     "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
-    "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded
+    "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded (null: still rising)
     "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
     "last_step": pl.Int64(),  # highest global step logged
     "ml_units_per_hour": pl.Float64(),  # from the price table on price_date
@@ -52,6 +52,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "steady_assumption_note": pl.String(),  # the same in words
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
+    "ci_scope": pl.String(),  # what the interval samples: within_run (one run's intervals; null: no interval)
+    "steady_rise": pl.Float64(),  # the lead's steady rates, last third over first, less 1 (analysis.steadiness)
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (elapsed_s, else its timestamp clock)
     "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
     "speedup_ci_high": pl.Float64(),
@@ -115,7 +117,14 @@ STEADY_REASONS = {
     "no_rate": "records past warm-up have no step or rate",
     # lines skipped, or a task logging every N steps (withhold_step_times)
     "step_time_contradicted": "sec/step times contradict the tasks' local steps/s",
+    # the intervals still speed up (tierscope.analysis.steadiness; steady_rise says by how much)
+    "not_steady_yet": "not steady yet: still speeding up; run longer",
 }
+
+
+#: ``ci_scope`` of an interval from one run's own intervals (bootstrap over them): it says nothing of how
+#: another run of the same configuration would do.
+CI_WITHIN_RUN = "within_run"
 
 
 #: What a run's steady rate assumes beyond the log's figures, by ``steady_assumption``. ``logs_every_step``:
@@ -162,6 +171,8 @@ def steady_status() -> pl.Expr:
         .then(None)
         .when(pl.col(WITHHELD).fill_null(False))
         .then(pl.lit("step_time_contradicted"))
+        .when(pl.col("still_rising").fill_null(False))
+        .then(pl.lit("not_steady_yet"))
         .when(pl.col("records").fill_null(0) == 0)
         .then(pl.lit("no_records"))
         .when(pl.col("logging_tasks").fill_null(0) == 0)
@@ -346,7 +357,12 @@ def summary_frame(
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
         .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
-        .with_columns(steady_status=steady_status(), steady_assumption=steady_assumption())
+        .with_columns(
+            steady_status=steady_status(),
+            steady_assumption=steady_assumption(),
+            # one run's intervals resampled: run-to-run variation (placement, neighbours) is not in it
+            ci_scope=pl.when(pl.col("steady_ci_low").is_not_null()).then(pl.lit(CI_WITHIN_RUN)),
+        )
         .with_columns(
             steady_reason=steady_reason(),
             steady_assumption_note=pl.col("steady_assumption").replace_strict(

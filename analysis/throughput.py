@@ -90,6 +90,7 @@ from tierscope.analysis.records import (
     task_starts,
     training_steps,
 )
+from tierscope.analysis.steadiness import rise, still_rising
 from tierscope.dataset.schema import STEP_SCHEMA
 
 SEGMENT = (*TASK, "segment")
@@ -371,7 +372,9 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
     "untimed_records": pl.UInt32(),  # records naming no time, step time or global rate (each starts a segment)
     "step_timed_intervals": pl.UInt32(),  # steady intervals timed by a step time alone (step_time_seconds)
-    "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once
+    "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once, or still rising
+    "steady_rise": pl.Float64(),  # the lead's steady rates, last third over first, less 1 (null: < 2)
+    "still_rising": pl.Boolean(),  # those rates still trend upwards: no steady rate (analysis.steadiness)
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the median (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
     "mean_global_steps_per_s": pl.Float64(),  # the overall rate; null when no segment logged twice
@@ -450,6 +453,11 @@ def throughput_frame(
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
     task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them. ``kept``,
     if given, receives each run's bootstrap draws of its median (:func:`median_draws`, ``seed``)."""
+    lead_frame = lead if isinstance(lead, pl.DataFrame) else lead.collect()
+    leads = lead_rows(lead_frame) if leads is None else leads
+    trends = _trends(lead_frame, leads)
+    rising = {run for run, (_, up) in trends.items() if up}
+    samples = {run: values for run, values in samples.items() if run not in rising}
     medians = {run: values.median() for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col(
@@ -475,8 +483,11 @@ def throughput_frame(
     frame = frame.with_columns(
         steady_ci_low=pl.col("run_id").replace_strict({k: v[0] for k, v in bounds.items()}, default=None),
         steady_ci_high=pl.col("run_id").replace_strict({k: v[1] for k, v in bounds.items()}, default=None),
-    )
-    frame = frame.join(_startup(lead, frame, leads), on="run_id", how="left")
+        steady_rise=pl.col("run_id").replace_strict({k: v[0] for k, v in trends.items()}, default=None,
+                                                    return_dtype=pl.Float64),
+        still_rising=pl.col("run_id").is_in(list(rising)),
+    )  # fmt: skip
+    frame = frame.join(_startup(lead_frame, frame, leads), on="run_id", how="left")
     return frame.select([pl.col(name).cast(dtype) for name, dtype in THROUGHPUT_SCHEMA.items()]).sort("run_id")
 
 
@@ -565,6 +576,17 @@ def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
         .group_by("run_id", maintain_order=True)
         .first()
     )
+
+
+def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[float | None, bool]]:
+    """``{run_id: (rise, still rising)}`` (:mod:`tierscope.analysis.steadiness`) of each run's lead task's
+    steady interval rates in log order, from ``intervals`` and their :func:`lead_rows` ``leads``."""
+    steady = ~pl.col("warmup") & pl.col("rate").is_not_null()
+    found = {}
+    for run_id, *_, offset, length in leads.iter_rows():
+        rates = intervals.slice(offset, length).filter(steady)["rate"].to_numpy().astype(float)
+        found[run_id] = (rise(rates), still_rising(rates))
+    return found
 
 
 def _startup(intervals: pl.LazyFrame | pl.DataFrame, runs: pl.DataFrame, leads: pl.DataFrame | None) -> pl.DataFrame:

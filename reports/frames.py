@@ -170,12 +170,12 @@ def bounded_task_rates(frame: pl.DataFrame, max_rows: int = MAX_TASK_ROWS) -> pl
     return frame.filter(pl.col("straggler") | (rank % stride == 0)).sort("run_id", "task")
 
 
-#: The parts of a run's lifetime in the goodput bar, bottom to top (productive first). The stalls
-#: are split by what held the steps up: ``checkpoint``, ``eval`` (absent where the log cannot say)
-#: and ``stalls``, the rest (input, unknown; all of them where the log cannot say).
-GOODPUT_PARTS = ("productive", "startup", "warmup", "checkpoint", "eval", "stalls", "restarts", "wasted", "tail")
+#: The parts of a run's lifetime in the goodput bar, bottom to top (productive first), in ML Goodput
+#: Measurement's accounting (:mod:`tierscope.analysis.goodput`): warm-up and stalls no event explains
+#: are productive (its step-time deviation); ``checkpoint`` and ``eval`` are absent where the log cannot say.
+GOODPUT_PARTS = ("productive", "startup", "checkpoint", "eval", "restarts", "wasted", "tail")
 #: The summary column of each part (``badput_<part>_s`` unless named here).
-_PART_COLUMNS = {"productive": "productive_s", "stalls": "badput_stalls_other_s"}
+_PART_COLUMNS = {"productive": "productive_s"}
 
 
 def goodput_frame(summary: pl.DataFrame) -> pl.DataFrame:

@@ -86,6 +86,22 @@ def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset
     assert by_model["amdahl"]["ci_low"] is None and by_model["amdahl"]["ci_high"] is None
     assert by_model["amdahl"]["noise_ci_low"] < X20_2016 < by_model["amdahl"]["noise_ci_high"]
     assert by_model["usl"]["global_steps_per_s"] is None
+    # BASIC's one task is a `standard` machine, STANDARD_1's master and 4 workers `complex_model_s`
+    # (src/tierscope/data/tiers.csv): the caveat says the axis mixes them
+    mix = "a fit over different machines per task (1 task on standard and 5 tasks on complex_model_s)"
+    assert mix in by_model["amdahl"]["caveat"]
+
+
+def test_a_fit_over_one_machine_type_says_no_mix() -> None:
+    from tierscope.analysis.scaling import mixed_machines
+
+    points = pl.DataFrame({"tier": ["STANDARD_1", "STANDARD_1"], "tasks": [5, 5]})
+    assert mixed_machines(points) is None
+    # a tier the tier table does not know: its machines are unknown, so nothing is claimed
+    assert mixed_machines(pl.DataFrame({"tier": ["BASIC", "CUSTOM"], "tasks": [1, 4]})) is None
+    assert mixed_machines(pl.DataFrame({"tier": ["BASIC", "STANDARD_1"], "tasks": [1, 5]})) == (
+        "1 task on standard and 5 tasks on complex_model_s"
+    )
 
 
 def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Dataset) -> None:

@@ -55,6 +55,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     - ``stepless``: two records naming no step, examples/s only, 10 s apart: the second is past
       warm-up but has no step gain to rate, and no logged rate.
     - ``failed``: a failed event, no step record.
+    - ``rising``: steps 100, 200, 300, 400 at elapsed 10, 20, 26, 30 s: past the first record, 100/10 = 10,
+      100/6 = 16.7 and 100/4 = 25 global steps/s, each over 10 % above the one before and 25 / 10 = 2.5x
+      the first (over 1.25x): not steady yet (its mean rate 300 / 20 = 15 stays).
     """
     rows = [
         *(_row("ok", i, step=100 * i, elapsed_s=10.0 * i) for i in (1, 2, 3)),
@@ -70,6 +73,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
         *({**_row("ps", i, step=100 * i, elapsed_s=10.0 * i), "role": "ps"} for i in (1, 2)),
         *(_row("stepless", i, position=i, examples_per_s=500.0, timestamp=T0 + timedelta(seconds=10 * i))
           for i in (1, 2)),
+        *(_row("rising", i, step=100 * i, elapsed_s=t) for i, t in ((1, 10.0), (2, 20.0), (3, 26.0), (4, 30.0))),
     ]  # fmt: skip
     ds = Dataset(tmp_path_factory.mktemp("steady") / "ds")
     ds.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
@@ -92,6 +96,7 @@ WHY = {
     "ps": ("no_training_records", "only ps or evaluator records"),
     "stepless": ("no_rate", "records past warm-up have no step or rate"),
     "failed": ("no_records", "no step records"),
+    "rising": ("not_steady_yet", "not steady yet: still speeding up; run longer"),
 }
 
 
@@ -106,6 +111,8 @@ def test_each_rule_gives_its_reason(dataset: Dataset) -> None:
         "slim": "logs_every_step_unchecked"
     }  # one task, +3 a step, no topology
     assert summary.filter(pl.col("run_id") == "slim")["steady_global_steps_per_s"].item() == pytest.approx(1.5)
+    rising = summary.filter(pl.col("run_id") == "rising").row(0, named=True)
+    assert rising["mean_global_steps_per_s"] == pytest.approx(15.0) and rising["steady_rise"] == pytest.approx(1.5)
     assert set(STEADY_REASONS) == {status for status, _ in WHY.values() if status}
 
 
@@ -149,7 +156,7 @@ def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: 
     notes = steady_notes(analyze(dataset).summary, Catalog(lang))
     assert said in notes and assumed in notes
     # every run of WHY with a reason and records (all but ok, slim and failed), and slim's assumption
-    assert len(notes) == 8
+    assert len(notes) == 9
 
 
 def test_the_english_report_says_what_summary_says() -> None:

@@ -291,6 +291,14 @@ def summary_grid(
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
     grid.notes += [f"run {r['run_id']}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
+    from tierscope.analysis.summary import CI_WITHIN_RUN  # the CLI loads the analysis only when it runs
+
+    if "ci_scope" in frame.columns and (frame["ci_scope"] == CI_WITHIN_RUN).any():
+        # one run per configuration: its interval cannot hold run-to-run variation (placement, neighbours)
+        grid.notes.append(
+            "note: the 95 % intervals (--wide) are within each run: they resample its own intervals, "
+            "not other runs of its configuration"
+        )
     grid.notes += price_notes(frame, region, asked_date)
     if baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
