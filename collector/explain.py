@@ -33,6 +33,7 @@ from tierscope.collector.formats import (
 )
 from tierscope.collector.formats.envelopes import split_envelopes
 from tierscope.collector.formats.grammar import ProgressGrammar, explain_line
+from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import MEASURE_GATE
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
 
@@ -89,8 +90,9 @@ class LineReading:
 class FileVerdict:
     """The whole file: ``format`` is the one that read most records (else the sniffed one),
     ``by_format`` counts records per format, ``roles`` the distinct tasks whose lines the file
-    holds (``master/0``, ``worker``): those of its records and events and those its envelopes
-    name, so a file without a step record (Keras epoch lines only) still says which tasks
+    holds (``master/0``, ``worker``): those of its records and events, those its envelopes
+    name and those a job status in it states (:mod:`~tierscope.collector.formats.stated_tasks`),
+    so a file without a step record (Keras epoch lines only) still says which tasks
     logged; ``status`` is ``failed`` (with ``failure_reason``), ``ok`` (records, no failure)
     or ``empty``."""
 
@@ -265,11 +267,13 @@ def _has_task(frame: pl.DataFrame) -> pl.Expr:
 
 
 def _tasks_named(lines: pl.DataFrame, year: int | None) -> set[str]:
-    """The tasks the envelopes of ``lines`` (:data:`LINES_SCHEMA`) name, record or not."""
-    _, facts = split_envelopes(lines, year)
+    """The tasks the envelopes of ``lines`` (:data:`LINES_SCHEMA`) name, record or not, and those
+    their messages state (a job status naming its replicas)."""
+    body, facts = split_envelopes(lines, year)
+    stated = stated_tasks(body.get_column("line"))
     if facts is None:
-        return set()
-    return set(_task_labels(facts.filter(_has_task(facts))))
+        return stated
+    return stated | set(_task_labels(facts.filter(_has_task(facts))))
 
 
 def _task_labels(steps: pl.DataFrame) -> list[str]:

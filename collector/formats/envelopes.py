@@ -26,6 +26,12 @@ for byte (what the program printed). Three layers, outermost first; each is opti
    year), and without one the timestamp is null. A year turning over inside one log is not
    detected.
 
+0. A JSON member pasted from a log entry, one per line (a pretty-printed Cloud Logging LogEntry or
+   an API error body in an issue or a document): ``"message": "..."`` (also ``textPayload``, ``msg``)
+   is the program's message, JSON-unquoted (its closing quote may be cut off); ``"task_name":
+   "master-replica-0"`` (the entry's ``resource.labels.task_name``) and ``"logName":
+   "projects/P/logs/master-replica-0"`` name the entry's task. The message then has its own layers.
+
 Task names, wherever they appear (a console label, a stream-logs column, a Cloud Logging
 ``task_name``, a pod name), are read by :func:`task_from_name`: ``master-replica-0`` is the
 master, ``worker-replica-3`` worker 3, Vertex AI ``workerpool1-2`` worker 2 (pool 0 is the
@@ -45,6 +51,7 @@ Cost: one anchored ``contains`` per line when no line has an envelope (plain clo
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -123,6 +130,12 @@ _BRACKET_TIME = (
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
 _LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_PLAIN_TIME})"
 
+# Layer 0: one JSON member a line. The message's value runs to the line's end, its closing quote and
+# comma optional (a paste cut off inside it); a task name is the last path part of its value.
+_JSON_MESSAGE = r'^\s*"(?:message|textPayload|msg)"\s*:\s*"(.*?)(?:"\s*,?)?\s*$'
+_JSON_TASK = r'^\s*"(?:task_name|logName)"\s*:\s*"(?:[^"]*/)?([^"/]+)"\s*,?\s*$'
+_JSON_GATE = r'^\s*"(?:message|textPayload|msg|task_name|logName)"\s*:'
+
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
 _QUOTE = r"(?P<quote>> ?)"
@@ -153,6 +166,11 @@ class EnvelopeInfo:
 
 #: Every envelope, outermost first, with one example each.
 ENVELOPES: tuple[EnvelopeInfo, ...] = (
+    EnvelopeInfo(
+        "json-member",
+        '  "message": "',
+        "a JSON member a line (a pasted LogEntry or API error): the message unquoted; task_name or logName its task",
+    ),
     EnvelopeInfo("quote", "> ", "a paste's Markdown quoting: stripped, says nothing"),
     EnvelopeInfo("compose", "ray-training  | ", "docker-compose's service name: tells the services' lines apart"),
     EnvelopeInfo(
@@ -315,6 +333,7 @@ def _envelope_name() -> pl.Expr:
     """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
     present = lambda col: pl.col(col).is_not_null()  # noqa: E731
     parts = [
+        ("json-member", pl.col("_json")),
         ("quote", present("quote")),
         ("compose", present("c_svc")),
         ("stream-logs", present("t_sev") | present("u_sev")),
@@ -357,8 +376,9 @@ def split_envelopes(
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
     envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
-    lines = _without_common_indent(lines)
-    gated = lines.get_column("line").str.contains(_GATE)
+    lines = _json_members(_without_common_indent(lines))
+    gated = lines.get_column("line").str.contains(_GATE) | lines.get_column("_json")
+    lines = lines.drop("_json", "_j_role", "_j_index") if not gated.any() else lines
     if not gated.any():
         return lines.with_columns(
             pl.lit(None, dtype=pl.String).alias(TAG), pl.lit(None, dtype=ENVELOPE_SCHEMA["timestamp"]).alias(STAMP)
@@ -372,10 +392,12 @@ def split_envelopes(
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
     bare_rank = pl.col("bidx").is_not_null() | pl.col("sidx").is_not_null()
-    role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role)
+    role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role, "_j_role")
     index = pl.coalesce(
         pl.coalesce("bidx", "ridx", "sidx").cast(pl.Int32, strict=False),
-        pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & ~bare_rank).then(label_index),
+        pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & ~bare_rank).then(
+            pl.coalesce(label_index, "_j_index")
+        ),
     )
     # The console repeats the replica label after the message: it belongs to the envelope.
     body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
@@ -395,6 +417,42 @@ def split_envelopes(
         got = _drop_plain_copies(got)
     facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
     return got.select("source_offset", "line", TAG, pl.col("timestamp").alias(STAMP)), facts
+
+
+def _json_members(lines: pl.DataFrame) -> pl.DataFrame:
+    """``lines`` with each JSON member line (layer 0) read: ``line`` its message unquoted, ``_json``
+    whether it was one, ``_j_role`` and ``_j_index`` the task it names."""
+    line = pl.col("line")
+    nothing = (
+        pl.lit(False).alias("_json"),
+        pl.lit(None, dtype=pl.String).alias("_j_role"),
+        pl.lit(None, dtype=pl.Int32).alias("_j_index"),
+    )
+    # nearly every file: no line starts like a JSON member, and nothing more is read
+    if not lines.get_column("line").str.contains(_JSON_GATE).any():
+        return lines.with_columns(*nothing)
+    message = line.str.extract(_JSON_MESSAGE, 1)
+    task = line.str.extract(_JSON_TASK, 1)
+    role, index = task_name_expr(task)
+    got = lines.with_columns(_m=message, _t=task).with_columns(
+        _j_role=role.cast(pl.String), _j_index=index.cast(pl.Int32)
+    )
+    got = got.with_columns(
+        _json=pl.col("_m").is_not_null() | pl.col("_j_role").is_not_null(),
+        line=pl.when(pl.col("_m").is_not_null())
+        .then(pl.col("_m").map_elements(_unquoted, return_dtype=pl.String))
+        .otherwise(line),
+    )
+    return got.drop("_m", "_t")
+
+
+def _unquoted(text: str) -> str:
+    """A JSON string's content without its escapes; as it stands where they are broken (a paste cut
+    off after a backslash)."""
+    try:
+        return str(json.loads(f'"{text}"'))
+    except json.JSONDecodeError:
+        return text
 
 
 #: The fewest non-blank lines a batch must have for an indentation they all share to be a paste's.

@@ -126,6 +126,8 @@ BLOCK_LINES = 6
 #: ``detail`` of a failure TensorFlow may recover from; :func:`drop_recovered` reads it.
 RECOVERABLE_DETAIL = json.dumps({"recoverable": True})
 
+#: Python logging's ``LEVEL:logger:`` header (``INFO:tensorflow:``), no part of a cause.
+_LOGGER_HEADER = r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
 # The TF allocator's warning says itself that it is not a failure.
 _NOT_A_FAILURE = r"not a failure"
 _ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
@@ -176,9 +178,10 @@ class RunStatus(AlwaysTried):
             _recoverable=pl.col("_m").replace_strict(
                 {i: m.recoverable for i, m in enumerate(MARKERS)}, return_dtype=pl.Boolean
             ),
+            # the cause in the program's words: without Python logging's ``INFO:tensorflow:`` header
             reason=pl.coalesce(
                 pl.coalesce([pl.when(pl.col("_m") == i).then(r) for i, r in enumerate(reasons)]),
-                line.str.strip_chars(),
+                line.str.strip_chars().str.replace(_LOGGER_HEADER, ""),
             ),
         )
         # One event per block: same event and tag, lines at most BLOCK_LINES apart.

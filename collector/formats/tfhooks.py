@@ -10,6 +10,16 @@
   ``examples_per_s``. A report with no loss line after it before the next
   ``global_step/sec`` (TPUEstimator prints no step at all) is a record of its own with a
   null step, identified and ordered by its line (``position``): the step is not invented.
+  Where the lines carry times, a report printed just *after* a loss line at the same moment
+  (within :data:`~tierscope.collector.formats.ranks.SAME_MOMENT_S`; TPUEstimator's hooks run in
+  that order) with no loss line after it is that record's rate: both hooks report the same step.
+- A loss line with its seconds but no rate before it (the first of an excerpt, whose
+  ``global_step/sec`` line was cut off) covers the hooks' period: Estimator runs both hooks every
+  ``RunConfig.log_step_count_steps`` (default 100) steps, so where the task's other reports agree
+  on how many steps an interval holds (``global_step/sec`` x seconds, within
+  :data:`PERIOD_TOLERANCE`), its rate is that many steps over its seconds
+  (``step = 5800 (145.448 sec)`` with a period of 100: 0.6875 steps/s). The steps between two
+  records are never taken for the period: lines may be missing between them.
 - ``ERROR:tensorflow:Model diverged with loss = NaN.`` (``NanTensorHook``) is a failed-run
   event with no step.
 
@@ -24,6 +34,7 @@ from typing import ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import (
+    STAMP,
     TAG,
     ParseContext,
     Parsed,
@@ -34,6 +45,7 @@ from tierscope.collector.formats.base import (
     reject_frame,
     split_by,
 )
+from tierscope.collector.formats.ranks import SAME_MOMENT_S
 from tierscope.collector.formats.vocabulary import loss_reason, stated_rate, stepless_position
 
 _HEADER = r"^(?:[A-Z]+:tensorflow:)?"
@@ -143,9 +155,88 @@ class TFEstimator(SingleLineFormat):
             how="anti",
             nulls_equal=True,
         ).select("source_offset", pl.lit(None, dtype=pl.Int64).alias("step"), "global_steps_per_s", "examples_per_s")
+        records, alone = _after_their_record(records, alone, frame)
+        records = _rate_of_the_period(records, frame)
         steps = (
             pl.concat([records, alone], how="diagonal_relaxed")
             .sort("source_offset")
             .with_columns(stepless_position(), pl.lit(self.name).alias("format"))
         )
         return steps
+
+
+_RATES = ("global_steps_per_s", "examples_per_s")
+#: How far a task's reports may disagree on the steps one interval holds for them to state its period.
+PERIOD_TOLERANCE = 0.01
+
+
+def _rate_of_the_period(records: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
+    """``records`` with each one that states seconds but no rate given the rate of its task's period."""
+    covered = pl.col("global_steps_per_s") * pl.col("interval_s")
+    wanted = (covered > 0).any() & (pl.col("global_steps_per_s").is_null() & (pl.col("interval_s") > 0)).any()
+    if records.height < 2 or not records.select(wanted).item():
+        return records
+    tagged = records.join(frame.select("source_offset", pl.col(TAG).fill_null("")), on="source_offset", how="left")
+    period = (
+        tagged.filter(covered > 0)
+        .group_by(TAG)
+        .agg(_n=covered.median().round(0), _lo=covered.min(), _hi=covered.max())
+        .filter(
+            (pl.col("_n") >= 1)
+            & (pl.col("_lo") >= pl.col("_n") * (1 - PERIOD_TOLERANCE))
+            & (pl.col("_hi") <= pl.col("_n") * (1 + PERIOD_TOLERANCE))
+        )
+    )
+    return (
+        tagged.join(period.select(TAG, "_n"), on=TAG, how="left")
+        .with_columns(
+            global_steps_per_s=pl.coalesce(
+                "global_steps_per_s", pl.when(pl.col("interval_s") > 0).then(pl.col("_n") / pl.col("interval_s"))
+            )
+        )
+        .drop(TAG, "_n")
+    )
+
+
+def _after_their_record(
+    records: pl.DataFrame, alone: pl.DataFrame, frame: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(records, alone)`` with each step-less report that follows a record of its task without a
+    rate, at the same moment, folded into that record."""
+    if alone.height == 0 or records.height == 0 or STAMP not in frame.columns:
+        return records, alone
+    # an untagged line's task is the untagged one (a null key matches nothing in a join)
+    where = frame.select("source_offset", pl.col(TAG).fill_null(""), STAMP)
+    ahead = records.join(where, on="source_offset", how="left").filter(
+        pl.col("global_steps_per_s").is_null() & pl.col("examples_per_s").is_null() & pl.col(STAMP).is_not_null()
+    )
+    if ahead.height == 0:
+        return records, alone
+    paired = (
+        alone.join(where, on="source_offset", how="left")
+        .filter(pl.col(STAMP).is_not_null())
+        .sort("source_offset")
+        .join_asof(
+            ahead.select(pl.col("source_offset").alias("_record"), TAG, pl.col(STAMP).alias("_at")).sort("_record"),
+            left_on="source_offset",
+            right_on="_record",
+            by=TAG,
+            strategy="backward",
+        )
+        .filter(
+            pl.col("_record").is_not_null()
+            & ((pl.col(STAMP) - pl.col("_at")).dt.total_microseconds() <= SAME_MOMENT_S * 1e6)
+        )
+        # the first report after a record is its own; a later one stays a report of its own
+        .unique("_record", keep="first", maintain_order=True)
+    )
+    if paired.height == 0:
+        return records, alone
+    rates = paired.select(pl.col("_record").alias("source_offset"), *[pl.col(c).alias(f"_{c}") for c in _RATES])
+    records = (
+        records.join(rates, on="source_offset", how="left")
+        .with_columns(*[pl.coalesce(c, f"_{c}").alias(c) for c in _RATES])
+        .drop([f"_{c}" for c in _RATES])
+    )
+    alone = alone.join(paired.select("source_offset"), on="source_offset", how="anti")
+    return records, alone

@@ -10,6 +10,7 @@ repository and is never copied into it; without it every case is skipped.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import polars as pl
@@ -25,8 +26,11 @@ CASES = SHARED / "cases"
 EXPECTED: dict[str, dict[str, Any]] = (
     json.loads((CASES / "expected.json").read_text()) if (CASES / "expected.json").is_file() else {}
 )
-#: expected.json's role names that are not tierscope roles: a bare rank is a worker; unlabeled is no role.
-ROLE_NAMES: dict[str, str | None] = {"rank": "worker", "unlabeled": None}
+#: expected.json's role names that are not tierscope roles: a bare rank is a worker; unlabeled is no role;
+#: Vertex AI's first worker pool is the primary replica, whose TF_CONFIG task type is ``chief``
+#: (cloud.google.com/vertex-ai/docs/training/distributed-training, "Understand your cluster": worker
+#: pool 0 the chief, 1 the workers, 2 the parameter servers, 3 the evaluators).
+ROLE_NAMES: dict[str, str | None] = {"rank": "worker", "unlabeled": None, "workerpool0": "chief"}
 #: How close a rate must be to the hand calculation.
 REL = 0.01
 
@@ -93,6 +97,16 @@ def test_record_count(case: str, results: dict[str, tuple[dict[str, Any], pl.Dat
     assert (row.get("records") or 0) in counts, expected["notes"]
 
 
+def _hint_quotes(hint: str) -> list[str]:
+    """The parts of a ``failure_hint`` quoted from the log: the case authors join quotes with ``…``
+    (an elision), ``; `` and `` - `` and add their own words in parentheses ("… failed (Reason
+    TFJobFailed; worker lost to GKE node preemption per the reporter)"), so the hint as a whole is
+    in no log. A reason must hold one substantial part (15 characters or more) verbatim; a short
+    hint ("non-zero", "diverged") is one quote as a whole."""
+    parts = [p.strip(" )") for p in re.split(r"…| \(|; | - ", hint)]
+    return [p for p in parts if len(p) >= 15] or [hint]
+
+
 @pytest.mark.parametrize("case", _params())
 def test_status(case: str, results: dict[str, tuple[dict[str, Any], pl.DataFrame]]) -> None:
     expected = EXPECTED[case]
@@ -100,7 +114,9 @@ def test_status(case: str, results: dict[str, tuple[dict[str, Any], pl.DataFrame
     status, reason = row.get("status"), row.get("failure_reason") or ""
     if expected["status"] == "failed":
         assert status == "failed"
-        assert expected["failure_hint"].lower() in reason.lower()
+        assert any(part.lower() in reason.lower() for part in _hint_quotes(expected["failure_hint"])), reason
+        # The cause reads as the log's words, not as a piece of the JSON that carried them.
+        assert not re.match(r'\s*[{"\[]', reason), reason
     else:
         # A run is ok only where a line says it finished; with records and neither, unknown;
         # with nothing, empty. A status the case lists as an alternative is accepted too.
@@ -109,6 +125,20 @@ def test_status(case: str, results: dict[str, tuple[dict[str, Any], pl.DataFrame
         if expected["status"] == "unknown":
             allowed.add("empty")
         assert status in allowed, expected["notes"]
+
+
+def _role(name: str, n: int) -> str | None:
+    """The tierscope role of ``n`` tasks that expected.json calls ``name``.
+
+    Several unlabelled processes are workers (case21: 4 Horovod processes without --tag-output):
+    copies of one step report at one moment come from peers that each run every global step, the
+    role a bare Horovod rank prefix gets (case20's ``[r]`` ranks are ``rank`` -> ``worker``), and
+    only whether mpirun tagged the output tells the two files apart. One unlabelled process stays
+    without a role: nothing in its file says what it was (case19's only job name is a TPU host's).
+    """
+    if name == "unlabeled" and n > 1:
+        return "worker"
+    return ROLE_NAMES.get(name, name)
 
 
 def _tasks_logged(case: str) -> dict[str | None, int]:
@@ -132,7 +162,7 @@ def test_roles(case: str, results: dict[str, tuple[dict[str, Any], pl.DataFrame]
         assert steps.get_column("role").drop_nulls().to_list() == [] if steps.height else True
         assert set(_tasks_logged(case)) <= {None}
         return
-    wanted = {ROLE_NAMES.get(name, name): n for name, n in expected.items()}
+    wanted = {_role(name, n): n for name, n in expected.items()}
     if steps.height == 0:
         # No step record (case18: Keras epoch lines only): the tasks whose lines the file holds
         # are kept in the verdict of `formats --try`; they must be exactly the expected ones.

@@ -158,3 +158,29 @@ def test_a_newest_first_copy_keeps_its_own_line_numbers() -> None:
         (3, 200, 20.0),
         (5, 100, 10.0),
     ]
+
+
+def test_a_json_member_line_is_its_unquoted_message_and_a_task_name_member_names_the_task() -> None:
+    # A pretty-printed Cloud Logging LogEntry pasted as text: the message is what the program printed
+    # ('\"' is a quote in JSON), the status reads it as any line; task_name and logName name the entry's
+    # task (master-replica-0 is the master, index 0); a message cut off before its closing quote is read too.
+    lines = [
+        "{",
+        '  "jsonPayload": {',
+        '    "message": "Module raised an exception: \\"x\\" not found",',
+        '    "levelname": "ERROR"',
+        "  },",
+        '  "resource": {"type": "ml_job"},',
+        '      "task_name": "master-replica-0",',
+        '  "logName": "projects/p/logs/worker-replica-2"',
+        '    "message": "Quota failure for project p. The request for 2 K80',
+        "}",
+    ]
+    body, facts = split_envelopes(frame(lines), None)
+    assert body.get_column("line").to_list()[2] == 'Module raised an exception: "x" not found'
+    assert body.get_column("line").to_list()[8] == "Quota failure for project p. The request for 2 K80"
+    assert facts is not None
+    named = facts.filter(pl.col("role").is_not_null()).select("source_offset", "role", "task_index").rows()
+    assert named == [(7, "master", 0), (8, "worker", 2)]
+    events = parse(lines).events
+    assert events.get_column("reason").to_list()[0].startswith("Module raised an exception")

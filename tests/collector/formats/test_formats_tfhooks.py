@@ -123,3 +123,55 @@ def test_a_cut_off_divergence_line_is_a_reject_with_a_reason() -> None:
     assert got.rejects.select("source_offset", "reason").rows() == [
         (1, "a TensorFlow hook line cut off before its value")
     ]
+
+
+def test_a_report_at_the_moment_after_a_loss_line_is_that_records_rate() -> None:
+    # TPUEstimator prints the loss line first, then global_step/sec for the same step, 1.6 ms later:
+    # step 488600 is 2.20221 steps/s (100 steps a loop / 45.410 s = 2.2022), one record, not two.
+    lines = [
+        "I0902 03:33:36.516501 1400 basic_session_run_hooks.py:260] loss = 1.109375, step = 488600 (45.410 sec)",
+        "I0902 03:33:36.518121 1400 tpu_estimator.py:2402] global_step/sec: 2.20221",
+        "I0902 03:33:36.518576 1400 tpu_estimator.py:2403] examples/sec: 140.942",
+        "I0902 03:34:21.925864 1400 tpu_estimator.py:616] Enqueue next (100) batch(es) of data to infeed.",
+    ]
+    got = parse(lines, year=2021)
+    rows = got.steps.select("source_offset", "step", "global_steps_per_s", "examples_per_s").rows()
+    assert rows == [(1, 488600, 2.20221, 140.942)]
+
+
+def test_a_report_long_after_a_loss_line_stays_a_report_of_its_own() -> None:
+    # 45 s after the loss line is the next interval's report (its loss line cut off), not this one's.
+    lines = [
+        "I0902 03:33:36.516501 1400 basic_session_run_hooks.py:260] loss = 1.1, step = 488600 (45.410 sec)",
+        "I0902 03:34:21.926121 1400 tpu_estimator.py:2402] global_step/sec: 2.2",
+    ]
+    rows = parse(lines, year=2021).steps.select("source_offset", "step", "global_steps_per_s").rows()
+    assert rows == [(1, 488600, None), (2, None, 2.2)]
+
+
+def test_a_loss_line_without_its_rate_takes_the_period_its_task_reports() -> None:
+    # The excerpt starts at step 5800's loss line (its global_step/sec line cut off). Step 5900's report says
+    # 0.686408 steps/s over 145.686 s = 100.0 steps a period, so step 5800's 145.448 s held 100 steps:
+    # 100 / 145.448 = 0.687531 steps/s. Step 5900 keeps its own stated rate.
+    lines = [
+        "INFO:tensorflow:loss = 3.5446548, step = 5800 (145.448 sec)",
+        "INFO:tensorflow:global_step/sec: 0.686408",
+        "INFO:tensorflow:loss = 3.5169177, step = 5900 (145.686 sec)",
+    ]
+    rows = parse(lines).steps.select("step", "global_steps_per_s").rows()
+    assert [r[0] for r in rows] == [5800, 5900]
+    assert abs(rows[0][1] - 100 / 145.448) < 1e-9
+    assert rows[1][1] == 0.686408
+
+
+def test_reports_disagreeing_on_the_period_state_none() -> None:
+    # 0.5 x 200 = 100 steps and 0.5 x 260 = 130 steps: no period, so the first loss line gets no rate.
+    lines = [
+        "INFO:tensorflow:loss = 3.5, step = 5800 (145.448 sec)",
+        "INFO:tensorflow:global_step/sec: 0.5",
+        "INFO:tensorflow:loss = 3.4, step = 5900 (200 sec)",
+        "INFO:tensorflow:global_step/sec: 0.5",
+        "INFO:tensorflow:loss = 3.3, step = 6030 (260 sec)",
+    ]
+    rows = parse(lines).steps.select("step", "global_steps_per_s").rows()
+    assert rows == [(5800, None), (5900, 0.5), (6030, 0.5)]

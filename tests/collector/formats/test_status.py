@@ -39,6 +39,11 @@ def events(lines: list[str]) -> list[tuple[str, str]]:
             "ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[64,256]",
         ),
         ("Killed", "Killed"),
+        # No step after it: the lost worker ends the run; the cause without the logger's header.
+        (
+            "INFO:tensorflow:ShutdownHook: lame workers found: HeartbeatManager(/job:worker/replica:0/task:0)",
+            "ShutdownHook: lame workers found: HeartbeatManager(/job:worker/replica:0/task:0)",
+        ),
         ("      Reason:       OOMKilled", "Reason:       OOMKilled"),
         ("RESOURCE_EXHAUSTED: Quota failure for project p.", "RESOURCE_EXHAUSTED: Quota failure for project p."),
     ],
