@@ -49,6 +49,8 @@ from tierscope.exits import EXIT_ERROR
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from tierscope.dataset.store import Dataset
+
 #: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (tests/cli/test_startup.py checks it).
 DEFAULT_SETTLE_S = 300.0
 
@@ -211,6 +213,7 @@ def collect_files_cmd(
         gc.unfreeze()
         print_notices(ds)
     print_counts(result, quiet, wide)
+    suggest_compact(ds, [r.run_id for r in runs])
     result.errors[:0] = absent
     if result.errors:
         # A file that failed does not stop the others: each gets its line, the last one the exit code.
@@ -331,6 +334,28 @@ def collect_cloud_cmd(
         from rich.console import Console
 
         Console().print(backoff_note(result.stats), highlight=False)
+
+
+def suggest_compact(ds: Dataset, run_ids: list[str]) -> None:
+    """A note on stderr, even under --quiet (a cron job's mail is where it is read), for each of
+    ``run_ids`` whose data files pass :data:`~tierscope.dataset.compact.SUGGEST_COMPACT_FILES`."""
+    from rich.text import Text
+
+    from tierscope.cli.tables import named
+    from tierscope.dataset.compact import SUGGEST_COMPACT_FILES, crowded_runs
+    from tierscope.text import printable
+
+    for run, count in crowded_runs(ds, run_ids).items():
+        err_console().print(
+            Text(
+                printable(
+                    f"note: run {named(run)} is stored in {count:,} data files (more than "
+                    f"{SUGGEST_COMPACT_FILES:,}): every reader opens each of them; merge them with "
+                    f"`tierscope compact -d {ds.root}`"
+                )
+            ),
+            soft_wrap=True,
+        )
 
 
 def checked_tier(tier: str | None) -> str | None:

@@ -91,6 +91,16 @@ def shorten_middle(text: str, width: int) -> str:
     return head + ELLIPSIS + tail
 
 
+#: The widest a name (a run id, a tier) is shown inside a sentence: a title or a note under a table.
+NAME_IN_TEXT = 60
+
+
+def named(name: str) -> str:
+    """``name`` as a title or a note shows it: cut in the middle to :data:`NAME_IN_TEXT` cells, as a
+    table cuts a long name (:func:`shorten_middle`), so a 10,000-character run id takes one line."""
+    return shorten_middle(name, NAME_IN_TEXT)
+
+
 def _cells_from(text: str, width: int) -> str:
     """The longest start of ``text`` that fits in ``width`` cells."""
     taken, used = [], 0
