@@ -34,6 +34,13 @@ def print_notices(ds: Dataset) -> None:
         err_console().print(Text(printable(f"note: {notice}")), soft_wrap=True)
 
 
+def print_run_notes(notes: list[tuple[str, str]]) -> None:
+    """What an analysis left out of a run's figures and why (``(run id, sentence)`` each,
+    :attr:`tierscope.analysis.analyze.Analysis.notes`), a line each on stderr, whatever the format."""
+    for run_id, said in notes:
+        err_console().print(Text(printable(f"note: run {named(run_id)}: {said}")), soft_wrap=True)
+
+
 def shown_path(source: str, wide: bool) -> str:
     """A source as a collect's messages show it: relative to the working directory when it lies inside it;
     a file shipped inside tierscope (the demo's logs) from the package's name (``tierscope/data/...``: the

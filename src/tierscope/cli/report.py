@@ -105,7 +105,10 @@ def report_cmd(
         analysis = analyze(ds, analysis_options(asked, steps))
     finally:
         analysed.set()
+    from tierscope.cli.output import print_run_notes
     from tierscope.reports.render import write_report
+
+    print_run_notes(analysis.notes)
 
     path = write_report(analysis, out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
