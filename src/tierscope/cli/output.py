@@ -298,6 +298,11 @@ def summary_grid(
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
     grid.notes += [f"run {named(r['run_id'])}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
+    # figures that cannot be (a price per step at 0 steps/s, goodput whose steps outrun the clock), and why
+    grid.notes += [f"run {named(r['run_id'])}: withheld {r['withheld_figures']}" for r in frame.iter_rows(named=True)
+                   if r.get("withheld_figures")]  # fmt: skip
+    grid.notes += [f"run {named(r['run_id'])}: no goodput: {r['goodput_reason']}" for r in frame.iter_rows(named=True)
+                   if r.get("goodput_reason")]  # fmt: skip
     from tierscope.analysis.summary import CI_WITHIN_RUN  # the CLI loads the analysis only when it runs
 
     if "ci_scope" in frame.columns and (frame["ci_scope"] == CI_WITHIN_RUN).any():
