@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
-from tierscope.analysis.clock import off_the_clock, on_the_clock
+from tierscope.analysis.clock import on_the_clock
 from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
@@ -43,6 +43,7 @@ from tierscope.analysis.target import (
     target_of,
     with_time_to_target,
 )
+from tierscope.dataset.schema import off_the_clock
 from tierscope.dataset.store import Dataset
 from tierscope.errors import TierscopeError
 

@@ -14,21 +14,12 @@ The **lead task** (master/chief 0, else the first training task,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import numpy as np
 import polars as pl
 
-#: The first and last instant a stored time may be (UTC): the collector rejects any other (the README's
-#: rule), and Python's datetime, in which the clock's origin is reckoned, ends with the year 9999.
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
-
-
-def off_the_clock(column: str = "timestamp") -> pl.Expr:
-    """Boolean: ``column`` (Datetime UTC) holds a time outside :data:`EARLIEST` - :data:`LATEST`."""
-    stamp = pl.col(column)
-    return stamp.is_not_null() & ((stamp < EARLIEST) | (stamp > LATEST))
+from tierscope.dataset.schema import off_the_clock
 
 
 def on_the_clock(column: str = "timestamp") -> pl.Expr:
