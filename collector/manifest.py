@@ -24,6 +24,7 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -164,10 +165,19 @@ def _manifest_text(path: Path | str) -> str:
         raise ManifestError(f"manifest {path} is not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
 
 
-def _file_in(manifest: Path | str, name: str) -> Path | str:
-    """A manifest's file entry: a ``gs://`` URL as it is, else relative to the manifest."""
-    if is_url(name):
-        return name
+def _file_in(manifest: Path | str, name: str, where: str = "") -> Path | str:
+    """A manifest's file entry: a ``gs://`` URL or an absolute path as it is, else relative to the
+    manifest's folder, within it. Raises :class:`ManifestError` for a relative path that climbs out of
+    it (``../../etc/shadow``): a manifest copied from elsewhere must not read any file of the machine;
+    a file elsewhere is named by its absolute path, which says so."""
+    if is_url(name) or Path(name).is_absolute():
+        return name if is_url(name) else Path(name)
+    if os.path.normpath(name).split(os.sep)[0] == os.pardir:
+        folder = parent(manifest) if is_url(manifest) else Path(manifest).parent
+        raise ManifestError(
+            f"{where}: file {name!r} lies outside the manifest's folder {folder}; give its absolute path to "
+            "read a file elsewhere"
+        )
     return gcs_join(parent(manifest), name) if is_url(manifest) else Path(manifest).parent / name  # type: ignore[arg-type]
 
 
@@ -225,7 +235,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
         if run_id in seen:
             raise ManifestError(f"{where}: run id {run_id!r} appears twice; give each [[run]] its own id")
         seen.add(run_id)
-        paths = [_file_in(path, f) for f in files]
+        paths = [_file_in(path, f, f"{where} ({run_id})") for f in files]
         topology = topology_json(run, f"{where} ({run_id})")
         batch = run.get("batch_size")
         if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
