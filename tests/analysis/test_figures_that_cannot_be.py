@@ -7,10 +7,10 @@ import json
 import math
 from pathlib import Path
 
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.lead_records import lead_frame
 from tierscope.analysis import analyze
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
@@ -22,14 +22,7 @@ runner = CliRunner()
 def write_lead(
     root: Path, steps: list[int], elapsed: list[float], rate: float, run_id: str = "r", tier: str = "BASIC"
 ) -> None:
-    n = len(steps)
-    Dataset(root).append(
-        "steps",
-        pl.DataFrame(
-            {"run_id": run_id, "tier": tier, "role": "master", "task_index": 0, "step": steps, "elapsed_s": elapsed,
-             "global_steps_per_s": rate, "source": "app.log", "source_offset": list(range(1, n + 1)), "format": "x"}
-        ),
-    )  # fmt: skip
+    Dataset(root).append("steps", lead_frame(run_id, steps, elapsed, rate, tier))
 
 
 def test_steps_that_outrun_the_clock_withhold_goodput(tmp_path: Path) -> None:

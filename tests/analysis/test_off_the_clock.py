@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.lead_records import lead_frame
 from tierscope.analysis import analyze
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
@@ -28,21 +29,10 @@ def write_run(root: Path, first_stamp: pl.Expr) -> Dataset:
     """Run ``r``: 100 records of the master, 10 steps/s, timed from 2024-01-01 except the first,
     whose time is ``first_stamp``; and a ``started`` event at that time too."""
     ds = Dataset(root)
-    frame = pl.DataFrame(
-        {
-            "run_id": "r",
-            "tier": "BASIC",
-            "role": "master",
-            "task_index": 0,
-            "step": STEPS,
-            "elapsed_s": [s / 10 for s in STEPS],
-            "global_steps_per_s": 10.0,
-            "timestamp": [T0 + timedelta(seconds=s / 10) for s in STEPS],
-            "source": "app.log",
-            "source_offset": STEPS,
-            "format": "cloudml",
-        }
-    ).with_columns(timestamp=pl.when(pl.col("step") == 1).then(first_stamp).otherwise(pl.col("timestamp")))
+    stamps = [T0 + timedelta(seconds=s / 10) for s in STEPS]
+    frame = lead_frame("r", STEPS, [s / 10 for s in STEPS], 10.0, timestamps=stamps).with_columns(
+        timestamp=pl.when(pl.col("step") == 1).then(first_stamp).otherwise(pl.col("timestamp"))
+    )
     ds.append("steps", frame)
     started = pl.DataFrame({"run_id": ["r"], "tier": ["BASIC"], "event": ["started"], "source": ["app.log"]})
     ds.append("events", started.with_columns(timestamp=first_stamp))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.lead_records import lead_frame
 from tierscope.cli import app
 from tierscope.cli.tables import NAME_IN_TEXT
 from tierscope.dataset.store import Dataset
@@ -17,14 +17,7 @@ runner = CliRunner()
 
 def write_run(root: Path, run_id: str, rate: float, tier: str = "STANDARD_1") -> None:
     steps = list(range(1, 21))
-    Dataset(root).append(
-        "steps",
-        pl.DataFrame(
-            {"run_id": run_id, "tier": tier, "role": "master", "task_index": 0, "step": steps,
-             "elapsed_s": [s / rate for s in steps], "global_steps_per_s": rate, "source": "a.log",
-             "source_offset": steps, "format": "x"}
-        ),
-    )  # fmt: skip
+    Dataset(root).append("steps", lead_frame(run_id, steps, [s / rate for s in steps], rate, tier))
 
 
 @pytest.mark.parametrize("inside", ["steps/run_id=r/report.html", "state/files.json", "report.html"])

@@ -18,6 +18,7 @@ import pytest
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
+from tests.support.lead_records import lead_frame
 from tierscope.cli import app
 from tierscope.cli.tables import Column, Grid, markdown, to_csv, to_json
 from tierscope.dataset.store import Dataset
@@ -93,14 +94,7 @@ def test_summary_markdown_of_a_hostile_run_id(tmp_path: Path) -> None:
     root = tmp_path / "ds"
     run_id = "<script>alert(1)</script>"
     steps = list(range(1, 11))
-    Dataset(root).append(
-        "steps",
-        pl.DataFrame(
-            {"run_id": run_id, "tier": "BASIC", "role": "master", "task_index": 0, "step": steps,
-             "elapsed_s": [s / 10 for s in steps], "global_steps_per_s": 10.0, "source": "a.log",
-             "source_offset": steps, "format": "cloudml"}
-        ),
-    )  # fmt: skip
+    Dataset(root).append("steps", lead_frame(run_id, steps, [s / 10 for s in steps], 10.0))
     done = runner.invoke(app, ["summary", "-d", str(root), "--format", "markdown"])
     assert done.exit_code == 0, done.output
     html = _rendered(done.stdout)

@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.support.lead_records import lead_frame
 from tierscope.cli.common import print_error
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset, partition_dir_name, pin_budget, write_atomic
@@ -37,20 +38,8 @@ def write_run_files(root: Path, run_id: str, files: int) -> None:
     directory.mkdir(parents=True)
     for i in range(files):
         steps = list(range(i * STEPS_PER_FILE + 1, (i + 1) * STEPS_PER_FILE + 1))
-        frame = pl.DataFrame(
-            {
-                "run_id": run_id,
-                "tier": "BASIC",
-                "role": "master",
-                "task_index": 0,
-                "step": steps,
-                "elapsed_s": [s / 10 for s in steps],
-                "global_steps_per_s": 10.0,
-                "timestamp": [T0 + timedelta(seconds=s / 10) for s in steps],
-                "source": "app.log",
-                "source_offset": steps,
-                "format": "cloudml",
-            }
+        frame = lead_frame(
+            run_id, steps, [s / 10 for s in steps], 10.0, timestamps=[T0 + timedelta(seconds=s / 10) for s in steps]
         )
         write_atomic(conform(frame, STEP_SCHEMA).drop("run_id"), directory)
     Dataset(root).append("runs", pl.DataFrame({"run_id": [run_id], "tier": ["BASIC"], "collected_at": [T0]}))
