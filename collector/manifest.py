@@ -13,6 +13,7 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
     date = 2016-12-31            # optional: when it ran; picks the price table's rows
     note = "..."
     format = "cloudml"           # optional: skip sniffing (a shipped or a declared format)
+    olddir = "old"               # optional: where the logs' rotated copies go (logrotate's olddir)
     # optional, for a CUSTOM tier: the machine type of each role and the replica counts
     # (one master; ``workers``, ``ps`` and ``evaluators`` default to 0). Costed by
     # ``tierscope.analysis.cost`` as the sum over replicas.
@@ -65,6 +66,9 @@ class RunSpec:
     #: What the manifest says of the run's machines, as written (``machine``, ``accelerator``, ``tpu``, ``spot``,
     #: ``region``, ``job_spec`` as a path): read into its ``topology`` by the command, which knows the machines.
     hardware: dict[str, object] | None = None
+    #: Folders where the logs' rotated copies are moved (logrotate's ``olddir``), besides each log's own
+    #: (:mod:`tierscope.collector.rotation`).
+    olddirs: tuple[Path, ...] = ()
 
 
 #: Manifest keys describing the run's machines (see RunSpec.hardware).
@@ -75,8 +79,8 @@ REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
 KNOWN_KEYS = {
-    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", *REPLICA_KEYS.values(),
-    *HARDWARE_KEYS,
+    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", "olddir",
+    *REPLICA_KEYS.values(), *HARDWARE_KEYS,
 }  # fmt: skip
 
 
@@ -236,6 +240,13 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
             raise ManifestError(f"{where}: run id {run_id!r} appears twice; give each [[run]] its own id")
         seen.add(run_id)
         paths = [_file_in(path, f, f"{where} ({run_id})") for f in files]
+        olddir = run.get("olddir")
+        if olddir is not None and not isinstance(olddir, str):
+            raise ManifestError(f"{where} ({run_id}): 'olddir' is {olddir!r}, not a folder's path")
+        if olddir is not None and is_url(path):
+            raise ManifestError(
+                f"{where} ({run_id}): 'olddir' names a local folder, which a manifest on Cloud Storage cannot"
+            )
         topology = topology_json(run, f"{where} ({run_id})")
         batch = run.get("batch_size")
         if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
@@ -255,6 +266,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 formats=formats,
                 manifest=str(path),
                 hardware=_hardware(run, path),
+                olddirs=() if olddir is None else (Path(_file_in(path, olddir, f"{where} ({run_id})")),),
             )
         )
     return specs
