@@ -9,7 +9,8 @@ read last time (the *predecessor*, from where that collect stopped), every copy 
 said, never skipped in silence.
 
 A rotated copy is a file in the log's folder, or in an ``olddir``, whose name is the log's followed
-by ``.``, ``-`` or ``_`` and more (``app.log.1``, ``app.log.2.gz``, ``app.log-20240101``). Numbered
+by ``.``, ``-`` or ``_`` and a number, a date or a time, maybe ``.gz`` (``app.log.1``, ``app.log.2.gz``,
+``app.log-20240101``). Numbered
 copies are ordered by their number (1 is the newest: logrotate's and Python's ``RotatingFileHandler``'s
 scheme), others newest modified first (``dateext`` names, whose date the modification time agrees with).
 """
@@ -27,10 +28,12 @@ from pathlib import Path
 
 from tierscope.collector.offsets import FileState
 
-#: A numbered copy's suffix: ``.1``, ``.12.gz``.
-_NUMBERED = re.compile(r"^\.(\d+)(\.gz)?$")
-#: What separates a copy's suffix from the log's name.
-_SEPARATORS = (".", "-", "_")
+#: A numbered copy's suffix: ``.1``, ``.12.gz`` (up to 5 digits: more is a date or a Unix time).
+_NUMBERED = re.compile(r"^\.(\d{1,5})(\.gz)?$")
+#: Any rotated copy's suffix: a separator, then a number, a date or a time (``-20240101``,
+#: ``.2024-01-01``, ``-1704067200``, ``_2024-01-01T00``), maybe ``.gz``. A ``.bak`` or ``.old`` is no
+#: rotation: someone's copy, not read into the run.
+_ROTATED = re.compile(r"^[.\-_]\d[\d\-_T]*(\.gz)?$")
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -63,7 +66,7 @@ def rotated_copies(path: Path, olddirs: Sequence[Path] = ()) -> list[Path]:
             continue
         for name in names:
             suffix = name[len(path.name) :]
-            if not name.startswith(path.name) or not suffix.startswith(_SEPARATORS) or len(suffix) < 2:
+            if not name.startswith(path.name) or not _ROTATED.match(suffix):
                 continue
             copy = folder / name
             try:
@@ -127,8 +130,8 @@ def follow(path: Path, prev: FileState, olddirs: Sequence[Path] = ()) -> Chain:
             return Chain(copy, between, _gaps(path, copy, between))
     since = [c for c in copies if _mtime_ns(c) > prev.mtime_ns]
     lost = (
-        f"{path.name} was rotated away before it was read to its end: lines after {prev.line:,} of the file "
-        f"read last time were not found in {where} and were not collected"
+        f"{path.name} was rotated away or replaced, and the file read last time (to line {prev.line:,}) is not "
+        f"among {where}: any lines written to it after line {prev.line:,} were not collected"
     )
     return Chain(None, list(reversed(since)), [lost])
 

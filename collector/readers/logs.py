@@ -108,8 +108,10 @@ class LocalFile:
         reader = decompressed(raw)
         return reader, reader is not raw
 
-    def plan(self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool) -> list[Segment]:
-        return plan_reads(raw, self.path, prev, whole, reread)
+    def plan(
+        self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool, olddirs: tuple[Path, ...] = ()
+    ) -> list[Segment]:
+        return plan_reads(raw, self.path, prev, whole, reread, olddirs)
 
     def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
         return whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
@@ -157,8 +159,10 @@ class StoredObjectSource:
     def stream(self, raw: BinaryIO) -> tuple[BinaryIO, bool]:
         return _object_lines(raw), True
 
-    def plan(self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool) -> list[Segment]:
-        why = "reread" if reread else "new" if prev is None else "rewritten"
+    def plan(
+        self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool, olddirs: tuple[Path, ...] = ()
+    ) -> list[Segment]:
+        why = "reread" if reread else "new" if prev is None else "rewritten"  # an object is never rotated
         return [Segment(self.name, 0, 0, why)]
 
     def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
@@ -270,16 +274,18 @@ class LogReading:
                 counts.notes.append(f"a new generation of the object ({src.obj.generation}): read from its start")
             context = ParseContext(year=src.year(opts.year), formats=self.run.formats)
             reader, whole = src.stream(raw)
-            segments = src.plan(raw, self.prev, whole, opts.reread)
+            segments = src.plan(raw, self.prev, whole, opts.reread, self.run.olddirs)
             if not segments:
                 counts.notes.append("unchanged")
             for seg in segments:
+                counts.notes.extend(seg.missing)
                 if isinstance(src, LocalFile) and seg.why not in ("new", "grown"):
                     counts.notes.append(f"{seg.why}: read from line {seg.start_line + 1} of {seg.path}")
                 reading = _Segment(self, context, seg)
                 if not seg.current:
+                    # a rotated copy may be compressed (logrotate's compress): its offsets are of the text
                     with open_raw(Path(seg.path)) as old:
-                        yield from reading.batches(old, old, saving=False, whole=False)
+                        yield from reading.batches(decompressed(old), old, saving=False, whole=False)
                 else:
                     yield from reading.batches(reader, raw, saving=not whole, whole=whole)
             if segments and whole:

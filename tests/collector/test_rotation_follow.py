@@ -31,7 +31,7 @@ def compress(path: Path) -> Path:
 
 
 def test_numbered_copies_newest_first_then_dated(tmp_path: Path) -> None:
-    for name in ("app.log", "app.log.2.gz", "app.log.10", "app.log.1", "app.logger", "app.log-20240101"):
+    for name in ("app.log", "app.log.2.gz", "app.log.10", "app.log.1", "app.logger", "app.log.bak", "app.log-20240101"):
         (tmp_path / name).write_bytes(b"x\n")
     assert [p.name for p in rotated_copies(tmp_path / "app.log")] == [
         "app.log.1",
@@ -99,6 +99,6 @@ def test_a_predecessor_gone_is_said_and_later_copies_are_read(tmp_path: Path) ->
     assert chain.predecessor is None
     assert chain.between == [tmp_path / "app.log.1"]
     assert chain.missing == [
-        f"app.log was rotated away before it was read to its end: lines after 10 of the file read last time "
-        f"were not found in app.log's rotations in {tmp_path} and were not collected"
+        f"app.log was rotated away or replaced, and the file read last time (to line 10) is not among app.log's "
+        f"rotations in {tmp_path}: any lines written to it after line 10 were not collected"
     ]

@@ -96,6 +96,15 @@ def collect_files_cmd(
             metavar="YEAR",
         ),
     ] = None,
+    olddir: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--olddir",
+            help="A folder the logs' rotated copies are moved to (logrotate's olddir), besides each log's own; "
+            "repeat for several.",
+            metavar="DIR",
+        ),
+    ] = None,
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
     settle: Annotated[
@@ -165,6 +174,10 @@ def collect_files_cmd(
         if run_id is None and not quiet:
             say_grouping(found, inputs)
         runs += found
+    if olddir:
+        from dataclasses import replace
+
+        runs = [replace(r, olddirs=(*r.olddirs, *olddir)) for r in runs]
     if formats:
         from dataclasses import replace
 
