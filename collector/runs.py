@@ -66,6 +66,8 @@ class CollectResult:
 
     sources: list[SourceCounts] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
+    #: Why the collect stopped before its last file (``--max-seconds``); None: it read them all.
+    stopped: str | None = None
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.sources)

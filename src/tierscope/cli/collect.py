@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 #: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (tests/cli/test_startup.py checks it).
 DEFAULT_SETTLE_S = 300.0
+#: :data:`tierscope.collector.limits.DEFAULT_EXPAND_RATIO`, for the help (tests/cli/test_startup.py checks it).
+DEFAULT_EXPAND_RATIO = 100.0
 
 T = TypeVar("T")
 
@@ -103,6 +105,24 @@ def collect_files_cmd(
             help="A folder the logs' rotated copies are moved to (logrotate's olddir), besides each log's own; "
             "repeat for several.",
             metavar="DIR",
+        ),
+    ] = None,
+    max_expand: Annotated[
+        float,
+        typer.Option(
+            min=1,
+            help="A gzip file may decompress to this many times its size (at least 16 MiB, at most 20 GiB); "
+            "a larger one is refused, one reject naming it.",
+            metavar="RATIO",
+        ),
+    ] = DEFAULT_EXPAND_RATIO,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Stop after this many seconds, at the next safe point (what was read is stored; the next collect "
+            "goes on): bounds how long the dataset's lock is held.",
+            metavar="SECONDS",
         ),
     ] = None,
     lock_timeout: LockTimeoutOpt = 60.0,
@@ -220,12 +240,16 @@ def collect_files_cmd(
             year=year,
             settle_s=settle,
             reread=reread,
+            max_expand=max_expand,
+            max_seconds=max_seconds,
             **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
         )
     finally:
         gc.unfreeze()
         print_notices(ds)
     print_counts(result, quiet, wide)
+    if result.stopped:  # even under --quiet: cron mails it
+        err_console().print(f"note: {result.stopped}", soft_wrap=True, highlight=False)
     suggest_compact(ds, [r.run_id for r in runs])
     result.errors[:0] = absent
     if result.errors:
