@@ -171,13 +171,14 @@ def _manifest_text(path: Path | str) -> str:
 
 def _file_in(manifest: Path | str, name: str, where: str = "") -> Path | str:
     """A manifest's file entry: a ``gs://`` URL or an absolute path as it is, else relative to the
-    manifest's folder, within it. Raises :class:`ManifestError` for a relative path that climbs out of
-    it (``../../etc/shadow``): a manifest copied from elsewhere must not read any file of the machine;
-    a file elsewhere is named by its absolute path, which says so."""
+    manifest's folder, within it. Raises :class:`ManifestError` for a local manifest's relative path
+    that climbs out of its folder (``../../etc/shadow``): a manifest copied from elsewhere must not read
+    any file of the machine; a file elsewhere is named by its absolute path, which says so."""
     if is_url(name) or Path(name).is_absolute():
         return name if is_url(name) else Path(name)
-    if os.path.normpath(name).split(os.sep)[0] == os.pardir:
-        folder = parent(manifest) if is_url(manifest) else Path(manifest).parent
+    # A manifest on Cloud Storage names objects of its bucket, `..` included: no local file is read.
+    if not is_url(manifest) and os.path.normpath(name).split(os.sep)[0] == os.pardir:
+        folder = Path(manifest).parent
         raise ManifestError(
             f"{where}: file {name!r} lies outside the manifest's folder {folder}; give its absolute path to "
             "read a file elsewhere"
