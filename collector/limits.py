@@ -18,8 +18,9 @@ from typing import BinaryIO
 #: How many times its compressed size a file may expand to, by default (text logs compress 5 to 20
 #: times; a log of identical lines some 50 times).
 DEFAULT_EXPAND_RATIO = 100.0
-#: A compressed file may always expand to this (a small log of repeated lines has a large ratio).
-EXPAND_FLOOR_BYTES = 16 * 1024**2
+#: A compressed file may always expand to this (a small log of repeated lines has a large ratio): 64 MiB,
+#: read in seconds whatever it holds (33 million empty lines: some 7 CPU seconds).
+EXPAND_FLOOR_BYTES = 64 * 1024**2
 #: And never past this, whatever its compressed size.
 EXPAND_CAP_BYTES = 20 * 1024**3
 #: Bytes decompressed at a time while measuring.

@@ -111,7 +111,7 @@ def collect_files_cmd(
         float,
         typer.Option(
             min=1,
-            help="A gzip file may decompress to this many times its size (at least 16 MiB, at most 20 GiB); "
+            help="A gzip file may decompress to this many times its size (at least 64 MiB, at most 20 GiB); "
             "a larger one is refused, one reject naming it.",
             metavar="RATIO",
         ),
