@@ -69,6 +69,11 @@ class RunSpec:
     #: Folders where the logs' rotated copies are moved (logrotate's ``olddir``), besides each log's own
     #: (:mod:`tierscope.collector.rotation`).
     olddirs: tuple[Path, ...] = ()
+    #: The user gave the run id (``--run-id``, a manifest's ``id``) or the tier (``--tier``, a manifest's
+    #: ``tier``): it is set on every record, whatever the records carry. Otherwise a record's own run id
+    #: or tier stands (a structured log names its run), and the spec's fills in where it names none.
+    run_id_given: bool = False
+    tier_given: bool = False
 
 
 #: Manifest keys describing the run's machines (see RunSpec.hardware).
@@ -268,6 +273,8 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 manifest=str(path),
                 hardware=_hardware(run, path),
                 olddirs=() if olddir is None else (Path(_file_in(path, olddir, f"{where} ({run_id})")),),
+                run_id_given=True,
+                tier_given=run.get("tier") is not None,
             )
         )
     return specs

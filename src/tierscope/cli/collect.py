@@ -74,8 +74,8 @@ def collect_files_cmd(
     run_id: Annotated[
         str | None,
         typer.Option(
-            help="Run id of records that do not name their own (structured records and job logs do; "
-            "default: the run directory's run.json, else the first file's name).",
+            help="Run id of the records read, whatever run they name themselves (without it: a record's own, "
+            "else the run directory's run.json, else the first file's name).",
             metavar="RUN_ID",
         ),
     ] = None,
@@ -181,16 +181,15 @@ def collect_files_cmd(
         if gone and len(gone) < len(inputs):
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
-        # run.json's machines first, the command line's options over them
-        found = with_hardware(
-            manifest_hardware(runs_from_paths(inputs, run_id, checked_tier(tier), chosen)),
-            machine,
-            accelerator,
-            tpu,
-            spot,
-            region,
-            job_spec,
-        )
+        from dataclasses import replace
+
+        # run.json's machines first, the command line's options over them; what the user typed wins over
+        # what the records carry (collector.manifest.RunSpec.run_id_given)
+        given = [
+            replace(r, run_id_given=run_id is not None, tier_given=tier is not None)
+            for r in runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
+        ]
+        found = with_hardware(manifest_hardware(given), machine, accelerator, tpu, spot, region, job_spec)
         if run_id is None and not quiet:
             say_grouping(found, inputs)
         runs += found
