@@ -179,15 +179,16 @@ def plan_reads(
     return [dataclasses.replace(segments[0], missing=tuple(chain.missing)), *segments[1:]]
 
 
-def line_start(fd: int, end: int, back: int) -> int:
-    """Where the line ``back`` lines before byte ``end`` starts (``end`` is just past a newline):
-    the offset to resume at so that the last ``back`` lines are read again."""
+def line_start(fd: int, end: int, back: int, line_end: bytes = b"\n") -> int:
+    """Where the line ``back`` lines before byte ``end`` starts (``end`` is just past a ``line_end``,
+    a newline or, in a file of carriage returns alone, a carriage return): the offset to resume at so
+    that the last ``back`` lines are read again."""
     need = back + 1  # the newline ending the last line, then one per line before
     pos = end
     while pos > 0:
         size = min(_BACK_CHUNK, pos)
         chunk = os.pread(fd, size, pos - size)
-        found = chunk.count(b"\n")
+        found = chunk.count(line_end)
         if found < need:
             need -= found
             pos -= size
@@ -197,7 +198,7 @@ def line_start(fd: int, end: int, back: int) -> int:
         lo, hi = 0, len(chunk) - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if chunk.count(b"\n", mid) >= need:
+            if chunk.count(line_end, mid) >= need:
                 lo = mid
             else:
                 hi = mid - 1

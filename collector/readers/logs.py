@@ -51,6 +51,7 @@ from tierscope.collector.formats import (
     sniff_format,
 )
 from tierscope.collector.limits import expand_limit, expands_past, too_large
+from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import FileState, Segment, line_start, plan_reads, snapshot
 from tierscope.collector.positions import Positions
@@ -106,8 +107,11 @@ class LocalFile:
         return file_head(self.path, HEAD_BYTES)
 
     def stream(self, raw: BinaryIO) -> tuple[BinaryIO, bool]:
-        """A reader of ``raw``'s lines, and whether it is read whole (gzip)."""
+        """A reader of ``raw``'s lines, and whether it is read whole (gzip). A file of carriage returns
+        and no newline is read with each ``\\r`` as a line end (:mod:`tierscope.collector.lineends`)."""
         reader = decompressed(raw)
+        if reader is raw and cr_only(raw):
+            return CrLines(raw), False  # type: ignore[return-value]
         return reader, reader is not raw
 
     def plan(
@@ -351,11 +355,14 @@ class _Segment:
         self.counts = log.counts
         #: The read stopped at the collect's deadline, after the batch in hand.
         self.stopped = False
+        #: What ends the lines read: a newline, or a carriage return alone.
+        self.line_end = b"\n"
 
     def batches(self, reader: BinaryIO, raw: BinaryIO, *, saving: bool, whole: bool) -> Iterator[Batch]:
         """Read the segment from ``reader`` (over ``raw``); with ``saving``, each batch carries the
         position after it."""
         counts, seg, log = self.counts, self.seg, self.log
+        self.line_end = b"\r" if isinstance(reader, CrLines) else b"\n"
         settled = log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True
         # The first parse waits for two batches (the second tells whether the first is the last):
         # copied, they need no pyarrow, which the store thread is importing meanwhile (sink._Storing).
@@ -410,7 +417,7 @@ class _Segment:
         if pending is None or pending.height == 0:
             return snapshot(raw, path, run_id, end_offset, end_line, False, fmt)
         first = int(pending.get_column("source_offset").min())  # type: ignore[arg-type]
-        start = line_start(raw.fileno(), end_offset, end_line - first + 1)
+        start = line_start(raw.fileno(), end_offset, end_line - first + 1, self.line_end)
         return snapshot(raw, path, run_id, start, first - 1, False, fmt)
 
 
