@@ -16,7 +16,7 @@ from tierscope import gcs
 from tierscope.atomic import TMP_PREFIX
 from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
-from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, event_files, is_event_file
+from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
 from tierscope.gcs import is_url
 
@@ -201,16 +201,13 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
                 )
             raise missing_input(path)
         if path.is_dir():
-            meta_path = path / RUN_FILE
-            meta = _run_meta(meta_path) if meta_path.is_file() else {}
-            logs: list[Path | str] = sorted(p for p in path.iterdir() if _is_log(p))
-            logs += event_files(path)
-            if not logs:
+            found = _directory_runs(path, run_id, tier, fmt)
+            if not found:
                 raise InputError(
                     f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)}) "
-                    f"and no TensorBoard event files ({EVENT_FILE_PREFIX}*)"
+                    f"and no TensorBoard event files ({EVENT_FILE_PREFIX}*) at any depth"
                 )
-            specs.append(directory_run(path.name, meta, meta_path, logs, run_id, tier, fmt))
+            specs += found
         else:
             loose.append(path)
     return specs + loose_runs(loose, [Path(p).name for p in loose], run_id, tier, fmt)
@@ -263,6 +260,28 @@ def loose_runs(
         else:
             runs[name] = RunSpec(run_id=name, tier=tier, files=grouped, format=fmt)
     return list(runs.values())
+
+
+def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
+    """The runs of a local directory, read at any depth as a ``gs://`` prefix is
+    (:func:`tierscope.collector.collect_objects.runs_from_urls`): one per folder holding a ``run.json``
+    with the logs and event files below it (a deeper such folder's are its own), and ``top``'s own for
+    the rest; none if it holds no log. Symbolic links to folders are not followed (a loop could not end)."""
+    roots = {top} | {m.parent for m in top.rglob(RUN_FILE) if m.is_file()}
+    found: dict[Path, list[Path]] = {}
+    for path in sorted(top.rglob("*")):
+        if not (_is_log(path) or (path.is_file() and is_event_file(path))):
+            continue
+        root = max((r for r in roots if r in path.parents), key=lambda r: len(r.parts))
+        found.setdefault(root, []).append(path)
+    specs = []
+    for root in sorted(found):
+        meta_path = root / RUN_FILE
+        meta = _run_meta(meta_path) if meta_path.is_file() else {}
+        # logs first, then event files, as before: the run's order of reading
+        files: list[Path | str] = sorted(found[root], key=lambda p: (is_event_file(p), p))
+        specs.append(directory_run(root.name, meta, meta_path, files, run_id, tier, fmt))
+    return specs
 
 
 def default_run_id(path: Path) -> str:
