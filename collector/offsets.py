@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from tierscope.collector.rotation import follow
 from tierscope.gcs import is_url
 
 #: Bytes hashed at the start of a file and just before the offset.
@@ -170,8 +171,6 @@ def plan_reads(
     why = "truncated" if size < prev.offset else "replaced"
     if prev.whole:
         return [Segment(path, 0, 0, why)]
-    from tierscope.collector.rotation import follow  # it builds on this module's FileState
-
     chain = follow(path, prev, olddirs)
     segments = [Segment(p, 0, 0, "rotated", current=False) for p in chain.between] + [Segment(path, 0, 0, why)]
     if chain.predecessor is not None:

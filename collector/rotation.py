@@ -25,8 +25,21 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from tierscope.collector.offsets import FileState
+
+class LastRead(Protocol):
+    """What the last collect kept of a file it read (:class:`tierscope.collector.offsets.FileState`,
+    which imports this module): where it stopped and the fingerprints of what it read."""
+
+    offset: int
+    line: int
+    mtime_ns: int
+    head_len: int
+    head_sha256: str
+    tail_len: int
+    tail_sha256: str
+
 
 #: A numbered copy's suffix: ``.1``, ``.12.gz`` (up to 5 digits: more is a date or a Unix time).
 _NUMBERED = re.compile(r"^\.(\d{1,5})(\.gz)?$")
@@ -92,7 +105,7 @@ def _read_at(handle: gzip.GzipFile, offset: int, length: int) -> bytes:
     return handle.read(length)
 
 
-def holds(copy: Path, prev: FileState) -> bool:
+def holds(copy: Path, prev: LastRead) -> bool:
     """Whether ``copy`` (plain or gzip) holds the bytes ``prev`` describes where it describes them: its
     first ``head_len`` bytes and the ``tail_len`` bytes before ``offset`` hash as recorded."""
     try:
@@ -116,7 +129,7 @@ def holds(copy: Path, prev: FileState) -> bool:
     )
 
 
-def follow(path: Path, prev: FileState, olddirs: Sequence[Path] = ()) -> Chain:
+def follow(path: Path, prev: LastRead, olddirs: Sequence[Path] = ()) -> Chain:
     """What ``path`` (a log read last time as ``prev``, since rotated or replaced) left unread in its
     rotated copies. The predecessor is the newest copy holding ``prev``'s bytes (the renamed file, a
     ``copytruncate`` copy, either compressed); the copies newer than it are unread. Without it, the

@@ -263,16 +263,20 @@ def loose_runs(
 
 
 def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
-    """The runs of a local directory, read at any depth as a ``gs://`` prefix is
-    (:func:`tierscope.collector.collect_objects.runs_from_urls`): one per folder holding a ``run.json``
-    with the logs and event files below it (a deeper such folder's are its own), and ``top``'s own for
-    the rest; none if it holds no log. Symbolic links to folders are not followed (a loop could not end)."""
-    roots = {top} | {m.parent for m in top.rglob(RUN_FILE) if m.is_file()}
+    """The runs of a local directory, read at any depth as a ``gs://`` prefix is: one per folder holding
+    a ``run.json`` (a run directory: its own logs, as :mod:`tierscope.contract` says, and its event files
+    at any depth), and ``top``'s own for the logs and event files elsewhere below it; none if it holds
+    no log. Symbolic links to folders are not followed (a loop could not end)."""
+    described = {m.parent for m in top.rglob(RUN_FILE) if m.is_file()}
+    roots = {top} | described
     found: dict[Path, list[Path]] = {}
     for path in sorted(top.rglob("*")):
-        if not (_is_log(path) or (path.is_file() and is_event_file(path))):
+        event = path.is_file() and is_event_file(path)
+        if not (event or _is_log(path)):
             continue
         root = max((r for r in roots if r in path.parents), key=lambda r: len(r.parts))
+        if root in described and path.parent != root and not event:
+            continue  # a run directory's logs are its own files (tierscope.contract: stderr/ is not one)
         found.setdefault(root, []).append(path)
     specs = []
     for root in sorted(found):

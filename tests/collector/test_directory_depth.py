@@ -33,3 +33,14 @@ def test_a_subfolder_with_a_run_json_is_a_run_of_its_own(tmp_path: Path) -> None
         ("sweep", None, [top / "b" / "deep" / "x.log"]),
         ("run-a", "BASIC", [top / "a" / "chief-0.log"]),
     ]
+
+
+def test_a_run_directorys_logs_are_its_own_files(tmp_path: Path) -> None:
+    # tierscope.contract: a task's stderr goes to stderr/ of the run directory, kept out of the step logs
+    run_dir = tmp_path / "r1"
+    (run_dir / "stderr").mkdir(parents=True)
+    (run_dir / "run.json").write_text(json.dumps({"run_id": "r1"}))
+    write_steps(run_dir / "chief-0.log", range(1, 3))
+    (run_dir / "stderr" / "chief-0.txt").write_text("TensorFlow chatter\n")
+    (run,) = runs_from_paths([run_dir], None, None, None)
+    assert run.files == [run_dir / "chief-0.log"]
