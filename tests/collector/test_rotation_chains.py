@@ -94,10 +94,8 @@ operations = st.lists(
 )
 
 
-def play(tmp_path: Path, ops: list[tuple], olddir: bool, keep: int | None) -> Logs:
-    logs = Logs(tmp_path, olddir)
-    logs.write(5)
-    logs.collect()
+def apply(logs: Logs, ops: list[tuple], keep: int | None = None) -> Logs:
+    """Play ``ops`` on ``logs``: ``("write", n)``, ``("rotate", copytruncate, compress)``, ``("collect",)``."""
     for op in ops:
         if op[0] == "write":
             logs.write(op[1])
@@ -105,34 +103,29 @@ def play(tmp_path: Path, ops: list[tuple], olddir: bool, keep: int | None) -> Lo
             logs.rotate(op[1], op[2], keep)
         else:
             logs.collect()
-    logs.collect()
     return logs
+
+
+def play(tmp_path: Path, ops: list[tuple], olddir: bool, keep: int | None) -> Logs:
+    logs = apply(Logs(tmp_path, olddir), [("write", 5), ("collect",)])
+    return apply(logs, [*ops, ("collect",)], keep)
+
+
+ROTATE = ("rotate", False, False)  # logrotate's create: renamed to app.log.1, a new app.log
 
 
 def test_two_rotations_between_collects_lose_nothing(tmp_path: Path) -> None:
     # The issue's commands: 100 lines collected, 50 more, rotated; 50 in the new file, rotated again;
     # 50 in the newest. Before, steps 151-200 (app.log.1) were never stored.
-    logs = Logs(tmp_path, olddir=False)
-    logs.write(100)
-    logs.collect()
-    logs.write(50)
-    logs.rotate(copytruncate=False, compress=False, keep=None)
-    logs.write(50)
-    logs.rotate(copytruncate=False, compress=False, keep=None)
-    logs.write(50)
-    logs.collect()
+    ops = [("write", 100), ("collect",), ("write", 50), ROTATE, ("write", 50), ROTATE, ("write", 50), ("collect",)]
+    logs = apply(Logs(tmp_path, olddir=False), ops)
     assert stored_steps(logs.ds) == list(range(1, 251))
 
 
 def test_a_predecessor_gone_is_named(tmp_path: Path) -> None:
-    logs = Logs(tmp_path, olddir=False)
-    logs.write(10)
-    logs.collect()
-    logs.write(5)
-    logs.rotate(copytruncate=False, compress=False, keep=None)
+    logs = apply(Logs(tmp_path, olddir=False), [("write", 10), ("collect",), ("write", 5), ROTATE])
     (logs.folder / "app.log.1").unlink()  # rotated away before it was read
-    logs.write(5)
-    logs.collect()
+    apply(logs, [("write", 5), ("collect",)])
     assert stored_steps(logs.ds) == [*range(1, 11), *range(16, 21)]
     assert any("any lines written to it after line 10 were not collected" in n for n in logs.notes)
 
