@@ -60,7 +60,8 @@ def test_zero_rates_withhold_prices_and_speedups_and_the_report_draws(tmp_path: 
     assert summary["speedup_vs_baseline"].to_list() == [None, None]
     assert summary["withheld_figures"][0] == (
         "usd_per_1000_steps, speedup_vs_baseline, scaling_efficiency_tasks, scaling_efficiency_units, "
-        "speedup_ci_low, speedup_ci_high: its steady rate is 0 steps/s (no step to price or compare)"
+        "speedup_ci_low, speedup_ci_high, scaling_efficiency_devices: its steady rate is 0 steps/s (no step to "
+        "price or compare)"
     )
     done = runner.invoke(app, ["report", "-d", str(ds), "--out", str(tmp_path / "r.html")])
     assert done.exit_code == 0, done.output
