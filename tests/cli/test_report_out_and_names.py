@@ -54,4 +54,4 @@ def test_a_long_run_id_is_cut_in_the_title_and_notes(tmp_path: Path) -> None:
     cut = "a" * 19 + "…" + "Z" * 40
     assert len(cut) == NAME_IN_TEXT
     assert f"speedup against {cut})" in done.stdout
-    assert f"note: the speedup is against {cut}:" in " ".join(done.stdout.split())
+    assert f"note: the speedup is against {cut} (tier STANDARD_1):" in " ".join(done.stdout.split())
