@@ -19,21 +19,22 @@ the report read without touching the dataset again. What it costs:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
+from tierscope.analysis.clock import on_the_clock
 from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
-from tierscope.analysis.summary import failures, run_index, summary_frame
+from tierscope.analysis.summary import failures, run_index, summary_frame, withhold_non_finite
 from tierscope.analysis.target import (
     MetricSeries,
     Target,
@@ -42,6 +43,7 @@ from tierscope.analysis.target import (
     target_of,
     with_time_to_target,
 )
+from tierscope.dataset.schema import off_the_clock
 from tierscope.dataset.store import Dataset
 from tierscope.errors import TierscopeError
 
@@ -101,6 +103,8 @@ class Analysis:
     scaling: Scaling | None = None
     target: Target | None = None
     metric_series: MetricSeries | None = None
+    #: What the figures of a run leave out and why, ``(run id, sentence)`` each (stored times outside 1970-9999).
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
 
 def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> pl.DataFrame:
@@ -140,6 +144,40 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
         .with_columns(pl.col("log_batch_size").cast(pl.Float64))
         .sort("run_id")
     )
+
+
+def off_the_clock_notes(steps: pl.LazyFrame, events: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run whose records or events hold a time outside 1970-9999 (a dataset
+    written before the collector rejected such times): how many, and that they count as untimed. Reads
+    the ``run_id`` and ``timestamp`` columns of ``steps`` alone."""
+    by_run = (
+        pl.concat(
+            [
+                steps.filter(off_the_clock()).select("run_id", kind=pl.lit("record")).collect(engine="streaming"),
+                events.filter(off_the_clock()).select("run_id", kind=pl.lit("event")),
+            ]
+        )
+        .group_by("run_id", "kind")
+        .agg(count=pl.len())
+        .sort("run_id", "kind", descending=[False, True])
+    )
+    notes = []
+    for (run_id,), rows in by_run.group_by("run_id", maintain_order=True):
+        said = " and ".join(f"{c:,} {k}{'s' if c != 1 else ''}" for k, c in rows.select("kind", "count").iter_rows())
+        notes.append(
+            (
+                run_id,
+                f"{said} stored with a time outside 1970-9999, read as untimed (the run's clock is then its "
+                "elapsed seconds where it logs them); collect its logs into a new dataset to reject them",
+            )
+        )
+    return notes
+
+
+def _on_the_clock(chunks: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
+    """``chunks`` with :func:`tierscope.analysis.clock.on_the_clock`'s times, where they have a timestamp."""
+    for chunk in chunks:
+        yield chunk.with_columns(on_the_clock()) if "timestamp" in chunk.columns else chunk
 
 
 #: The step record's columns whose footer statistics :func:`step_overview` can take for reading them.
@@ -305,7 +343,10 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     picked = _run_filter(options.runs)
     facts = dataset.read("runs", where=picked)
     events = dataset.read("events", where=picked, columns=EVENT_COLUMNS)
-    steps = dataset.scan("steps")
+    stored = dataset.scan("steps")
+    notes = off_the_clock_notes(stored if picked is None else stored.filter(picked), events)
+    # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it
+    events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock())
     footers = _footers(dataset)
     if picked is not None:
         steps = steps.filter(picked)
@@ -344,13 +385,14 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
             visit=gatherers.visit if visitors else None,
             counts=overview.select(RECORD_COLUMNS),
             events=events.select(GOODPUT_EVENT_COLUMNS),
-            chunks=lambda run_id, columns, rows: dataset.chunks("steps", run_id, columns, rows),
+            chunks=lambda run_id, columns, rows: _on_the_clock(dataset.chunks("steps", run_id, columns, rows)),
         )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
     batches = overview.select("run_id", "log_batch_size")
     summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
+    summary = withhold_non_finite(summary)
     sources = pl.concat([overview["sources"].explode(), events["source"]])
     analysis = Analysis(
         options=options,
@@ -364,6 +406,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         series=ThroughputSeries(gather.runs, *gather.frames()) if gather is not None else None,
         target=goal,
         metric_series=metrics.series() if gather is not None and metrics is not None else None,
+        notes=notes,
     )
     if options.fits:
         from tierscope.analysis.forecast import scaling  # scipy: only the commands that fit pay for it

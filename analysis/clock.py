@@ -19,6 +19,14 @@ from datetime import datetime, timedelta
 import numpy as np
 import polars as pl
 
+from tierscope.dataset.schema import off_the_clock
+
+
+def on_the_clock(column: str = "timestamp") -> pl.Expr:
+    """``column`` with every time :func:`off_the_clock` read as null (a record without a time): no
+    figure can be reckoned from it (a dataset written before the collector rejected such times)."""
+    return pl.when(off_the_clock(column)).then(None).otherwise(pl.col(column)).alias(column)
+
 
 @dataclass
 class LeadClock:

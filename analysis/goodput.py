@@ -149,6 +149,7 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     "stalls": pl.UInt32(),  # stalled intervals
     "goodput_clock": pl.String(),  # timestamp / elapsed (null: no clock)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
+    "goodput_reason": pl.String(),  # why goodput is withheld though a lifetime was seen (null: it is not)
     # run_throughput's startup_s on this clock (origin known only): summary's where the lead logs no elapsed_s
     "clock_startup_s": pl.Float64(),
 }
@@ -459,9 +460,15 @@ def run_goodput(
         if not np.isfinite(row["productive_s"]):
             continue
         rows.append({"run_id": run_id, **row})
-    frame = pl.DataFrame(rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share")})
+    frame = pl.DataFrame(
+        rows, schema={k: v for k, v in GOODPUT_SCHEMA.items() if not k.endswith("_share") and k != "goodput_reason"}
+    )
+    frame = frame.with_columns(goodput_reason=goodput_reason()).with_columns(
+        # productive time is part of the lifetime: within the slack, what is over is the clock's rounding
+        productive_s=pl.when(pl.col("goodput_reason").is_null()).then(pl.min_horizontal("productive_s", "lifetime_s")),
+    )
     frame = frame.with_columns(
-        goodput=pl.col("productive_s") / pl.col("lifetime_s"),
+        goodput=pl.when(pl.col("goodput_reason").is_null()).then(pl.col("productive_s") / pl.col("lifetime_s")),
         goodput_unobserved=pl.concat_str(
             [pl.when(pl.col(f"badput_{b}_s").is_null()).then(pl.lit(b)) for b in SEEN_BUCKETS],
             separator=",",
@@ -470,6 +477,36 @@ def run_goodput(
         **{f"badput_{b}_share": pl.col(f"badput_{b}_s") / pl.col("lifetime_s") for b in (*BUCKETS, *PARTS)},
     )
     return frame.select([pl.col(n).cast(t) for n, t in GOODPUT_SCHEMA.items()]).sort("run_id")
+
+
+#: How far productive time may pass the lifetime and still be the clock's rounding (a log printing whole
+#: seconds, a rate taken from a median): 1 %. Past it the steps and the clock contradict each other.
+PRODUCTIVE_SLACK = 0.01
+
+
+def goodput_reason() -> pl.Expr:
+    """Why a run's goodput (productive time / lifetime) is withheld: a lifetime of 0 s or none that is
+    finite, or productive time past the lifetime by more than :data:`PRODUCTIVE_SLACK` (shuffled or
+    mutated logs: the steps, valued at the steady rate, take longer than the clock says the run lasted);
+    null where goodput stands (or no lifetime was seen: ``goodput_unobserved`` says that)."""
+    life, productive = pl.col("lifetime_s"), pl.col("productive_s")
+    return (
+        pl.when(life.is_null())
+        .then(None)
+        .when(~life.is_finite() | ~productive.is_finite())
+        .then(pl.lit("the lifetime or the productive time is not a finite number of seconds"))
+        .when(life <= 0)
+        .then(pl.lit("the log's clock shows a lifetime of 0 s"))
+        .when(productive > life * (1 + PRODUCTIVE_SLACK))
+        .then(
+            pl.format(
+                "the log's clock contradicts its steps: they take {} s at the steady rate, more than the {} s "
+                "its clock spans",
+                productive.round_sig_figs(4),
+                life.round_sig_figs(4),
+            )
+        )
+    )
 
 
 def event_frame(events: pl.DataFrame | None) -> pl.DataFrame:

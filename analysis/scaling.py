@@ -298,8 +298,9 @@ def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, flo
 
 
 def _usable(points: pl.DataFrame) -> pl.DataFrame:
-    """The points a model is fitted to: a steady rate and at least one task."""
-    return points.filter(pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("tasks") > 0))
+    """The points a model is fitted to: a steady rate above 0 (a run making no progress has no time per
+    step to fit) and at least one task."""
+    return points.filter((pl.col("steady_global_steps_per_s") > 0) & (pl.col("tasks") > 0))
 
 
 def _counts_had(sizes: list[int]) -> str:

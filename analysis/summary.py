@@ -75,6 +75,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
     **{k: v for k, v in GOODPUT_SCHEMA.items() if k not in ("run_id", "clock_startup_s")},
     "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
+    # the derived figures withheld (null) for not being finite, and why (withhold_non_finite)
+    "withheld_figures": pl.String(),
     # examples/s: what a step is worth
     "batch_size": pl.Float64(),  # examples per replica per step: declared, else examples/s / local steps/s
     "update_mode": pl.String(),  # sync / async / single: run.json's strategy, else training_mode
@@ -449,6 +451,32 @@ def with_devices(frame: pl.DataFrame) -> pl.DataFrame:
             steps_per_usd=pl.when(pl.col("usd_per_hour") > 0).then(rate * 3600 / pl.col("usd_per_hour")),
         )
         .drop("hw_devices")
+    )
+
+
+def withhold_non_finite(summary: pl.DataFrame) -> pl.DataFrame:
+    """``summary`` (:data:`SUMMARY_SCHEMA`) with every Float64 figure that is not finite (a price per
+    step at 0 steps/s, a speedup against a baseline at 0 steps/s, a rate near 1e308 times 3,600) null,
+    and ``withheld_figures`` naming them and why: ``usd_per_1000_steps, ...: its steady rate is 0
+    steps/s``. No figure that cannot be reaches a table, a chart or JSON."""
+    figures = [name for name, dtype in summary.schema.items() if dtype == pl.Float64]
+    if not figures:
+        return summary
+    bad = [pl.when(~pl.col(c).is_finite()).then(pl.lit(c)) for c in figures]
+    rate = pl.col("steady_global_steps_per_s")
+    base = summary.filter(pl.col("run_id") == pl.col("baseline_run_id"))["steady_global_steps_per_s"]
+    base_zero = base.len() > 0 and base[0] == 0
+    why = (
+        pl.when(rate == 0)
+        .then(pl.lit("its steady rate is 0 steps/s (no step to price or compare)"))
+        .when(pl.lit(base_zero))
+        .then(pl.lit("the baseline's steady rate is 0 steps/s"))
+        .otherwise(pl.lit("not a finite number (a figure too large, or a division by 0)"))
+    )
+    named = pl.concat_str(bad, separator=", ", ignore_nulls=True)
+    return summary.with_columns(
+        withheld_figures=pl.when(named != "").then(pl.format("{}: {}", named, why)),
+        **{c: pl.when(pl.col(c).is_finite()).then(pl.col(c)) for c in figures},
     )
 
 

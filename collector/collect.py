@@ -8,12 +8,15 @@ dataset's lock; then the runs' facts are recorded.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tierscope.collector import registry
 from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.formats import UnknownFormatError
+from tierscope.collector.limits import Deadline
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import Positions, check_positions
 from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, ReadOptions
@@ -65,21 +68,23 @@ def collect_runs(
     lock_timeout: float = 60.0,
     on_file: Callable[[SourceCounts], None] | None = None,
     year: int | None = None,
-    *,
-    settle_s: float = DEFAULT_SETTLE_S,
-    reread: bool = False,
-    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    **read: Any,
 ) -> CollectResult:
     """Collect what is new in every file of every run into ``dataset``, holding the dataset's lock.
 
-    ``year`` dates glog timestamps (default: each file's modification year); ``settle_s``,
-    ``reread``, ``batch_bytes``: see :class:`~tierscope.collector.reading.ReadOptions`. An
-    unreadable input file is listed in ``errors`` and the others are collected. Raises
-    :class:`DatasetBusyError` if another collect holds the lock for longer than ``lock_timeout``
+    ``year`` dates glog timestamps (default: each file's modification year); ``read``: the other
+    fields of :class:`~tierscope.collector.reading.ReadOptions` (``settle_s``, ``reread``,
+    ``batch_bytes``, ``max_expand``, ``max_seconds``). Past ``max_seconds`` the collect stops at the
+    next safe point (after a batch, or between files) and says so in ``stopped``: what was read is
+    stored, the lock let go, and the next collect goes on. An unreadable input file is listed in
+    ``errors`` and the others are collected. Raises :class:`TypeError` for a field ReadOptions has
+    not, :class:`DatasetBusyError` if another collect holds the lock for longer than ``lock_timeout``
     seconds, :class:`StateCorruptError` / :class:`DatasetCorruptError` for a damaged dataset,
     :class:`OSError` if the dataset cannot be written (disk full).
     """
-    options = ReadOptions(year=year, batch_bytes=batch_bytes, settle_s=settle_s, reread=reread)
+    asked = ReadOptions(year=year, **read)
+    options = dataclasses.replace(asked, deadline=Deadline.after(asked.max_seconds))  # the clock starts here
+    deadline = options.deadline
     with dataset_lock(dataset, lock_timeout):
         positions = file_positions(dataset)
         result = CollectResult()
@@ -87,6 +92,10 @@ def collect_runs(
         for run in runs:
             missing = 0
             for path in run.files:
+                if deadline.passed():
+                    said = f"{options.max_seconds:g}"
+                    result.stopped = f"stopped by --max-seconds {said}: files not read yet are read next time"
+                    break
                 try:
                     counts = collect_file(dataset, path, run, options, positions)
                 except MissingInputError as exc:

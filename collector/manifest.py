@@ -13,6 +13,7 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
     date = 2016-12-31            # optional: when it ran; picks the price table's rows
     note = "..."
     format = "cloudml"           # optional: skip sniffing (a shipped or a declared format)
+    olddir = "old"               # optional: where the logs' rotated copies go (logrotate's olddir)
     # optional, for a CUSTOM tier: the machine type of each role and the replica counts
     # (one master; ``workers``, ``ps`` and ``evaluators`` default to 0). Costed by
     # ``tierscope.analysis.cost`` as the sum over replicas.
@@ -24,6 +25,7 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -64,6 +66,14 @@ class RunSpec:
     #: What the manifest says of the run's machines, as written (``machine``, ``accelerator``, ``tpu``, ``spot``,
     #: ``region``, ``job_spec`` as a path): read into its ``topology`` by the command, which knows the machines.
     hardware: dict[str, object] | None = None
+    #: Folders where the logs' rotated copies are moved (logrotate's ``olddir``), besides each log's own
+    #: (:mod:`tierscope.collector.rotation`).
+    olddirs: tuple[Path, ...] = ()
+    #: The user gave the run id (``--run-id``, a manifest's ``id``) or the tier (``--tier``, a manifest's
+    #: ``tier``): it is set on every record, whatever the records carry. Otherwise a record's own run id
+    #: or tier stands (a structured log names its run), and the spec's fills in where it names none.
+    run_id_given: bool = False
+    tier_given: bool = False
 
 
 #: Manifest keys describing the run's machines (see RunSpec.hardware).
@@ -74,8 +84,8 @@ REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
 KNOWN_KEYS = {
-    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", *REPLICA_KEYS.values(),
-    *HARDWARE_KEYS,
+    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", "olddir",
+    *REPLICA_KEYS.values(), *HARDWARE_KEYS,
 }  # fmt: skip
 
 
@@ -164,10 +174,20 @@ def _manifest_text(path: Path | str) -> str:
         raise ManifestError(f"manifest {path} is not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
 
 
-def _file_in(manifest: Path | str, name: str) -> Path | str:
-    """A manifest's file entry: a ``gs://`` URL as it is, else relative to the manifest."""
-    if is_url(name):
-        return name
+def _file_in(manifest: Path | str, name: str, where: str = "") -> Path | str:
+    """A manifest's file entry: a ``gs://`` URL or an absolute path as it is, else relative to the
+    manifest's folder, within it. Raises :class:`ManifestError` for a local manifest's relative path
+    that climbs out of its folder (``../../etc/shadow``): a manifest copied from elsewhere must not read
+    any file of the machine; a file elsewhere is named by its absolute path, which says so."""
+    if is_url(name) or Path(name).is_absolute():
+        return name if is_url(name) else Path(name)
+    # A manifest on Cloud Storage names objects of its bucket, `..` included: no local file is read.
+    if not is_url(manifest) and os.path.normpath(name).split(os.sep)[0] == os.pardir:
+        folder = Path(manifest).parent
+        raise ManifestError(
+            f"{where}: file {name!r} lies outside the manifest's folder {folder}; give its absolute path to "
+            "read a file elsewhere"
+        )
     return gcs_join(parent(manifest), name) if is_url(manifest) else Path(manifest).parent / name  # type: ignore[arg-type]
 
 
@@ -225,7 +245,14 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
         if run_id in seen:
             raise ManifestError(f"{where}: run id {run_id!r} appears twice; give each [[run]] its own id")
         seen.add(run_id)
-        paths = [_file_in(path, f) for f in files]
+        paths = [_file_in(path, f, f"{where} ({run_id})") for f in files]
+        olddir = run.get("olddir")
+        if olddir is not None and not isinstance(olddir, str):
+            raise ManifestError(f"{where} ({run_id}): 'olddir' is {olddir!r}, not a folder's path")
+        if olddir is not None and is_url(path):
+            raise ManifestError(
+                f"{where} ({run_id}): 'olddir' names a local folder, which a manifest on Cloud Storage cannot"
+            )
         topology = topology_json(run, f"{where} ({run_id})")
         batch = run.get("batch_size")
         if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
@@ -245,6 +272,9 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 formats=formats,
                 manifest=str(path),
                 hardware=_hardware(run, path),
+                olddirs=() if olddir is None else (Path(_file_in(path, olddir, f"{where} ({run_id})")),),
+                run_id_given=True,
+                tier_given=run.get("tier") is not None,
             )
         )
     return specs

@@ -11,8 +11,9 @@ the offset (*tail*). The next collect of that file (:func:`plan_reads`):
 - otherwise it was truncated, rotated or replaced: it is read from its start. If a sibling
   named like it (``app.log.1``, ``app.log-20240101``) is the old file (same inode, or same
   head and tail: ``copytruncate``), that file's unread remainder is read first, under the
-  original name and line numbers, so lines written just before the rotation are not lost.
-  Compressed rotations (``app.log.1.gz``) are not followed: use logrotate's ``delaycompress``.
+  original name and line numbers, so lines written just before the rotation are not lost; then
+  every copy rotated after it, whole (:mod:`tierscope.collector.rotation`: numbered, dated,
+  compressed, in an ``olddir``); what cannot be found is said.
 - gzip files, JSON exports and console CSVs are read whole, once; again only if their size or
   fingerprints change.
 
@@ -23,6 +24,7 @@ only costs re-reading. That is why data is stored before the state is saved.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from tierscope.collector.rotation import follow
 from tierscope.gcs import is_url
 
 #: Bytes hashed at the start of a file and just before the offset.
@@ -68,9 +71,11 @@ class FileState:
 class Segment:
     """A stretch of a file to read: ``path`` from byte ``start_offset`` (after line ``start_line``).
 
-    ``current`` is False for the remainder of a rotated predecessor (its state is not saved).
-    ``why`` says why it is read from there (``new``, ``grown``, ``truncated``, ``replaced``,
-    ``rotated remainder``, ``whole``, ``reread``).
+    ``current`` is False for the remainder of a rotated predecessor and for the copies rotated
+    after it (their state is not saved). ``why`` says why it is read from there (``new``,
+    ``grown``, ``truncated``, ``replaced``, ``rotated remainder``, ``rotated``, ``whole``,
+    ``reread``). ``missing``: what of the log's rotations could not be found before this
+    segment, a sentence each (:func:`tierscope.collector.rotation.follow`).
     """
 
     path: Path | str
@@ -78,6 +83,7 @@ class Segment:
     start_line: int
     why: str
     current: bool = True
+    missing: tuple[str, ...] = ()
 
 
 def state_key(path: Path | str) -> str:
@@ -138,39 +144,19 @@ def snapshot(
     )
 
 
-def _rotated_predecessor(path: Path, prev: FileState) -> Path | None:
-    """The sibling of ``path`` that is the file ``prev`` describes, moved or copied aside."""
-    try:
-        siblings = [p for p in path.parent.iterdir() if p.name.startswith(path.name) and p.name != path.name]
-    except OSError:
-        return None
-    # The renamed file itself first (same inode), then copies (copytruncate), newest first.
-    candidates: list[tuple[int, float, Path]] = []
-    for sib in siblings:
-        try:
-            st = sib.stat()
-        except OSError:
-            continue
-        same = (st.st_dev, st.st_ino) == (prev.device, prev.inode)
-        candidates.append((0 if same else 1, -st.st_mtime, sib))
-    for _, _, sib in sorted(candidates):
-        try:
-            with sib.open("rb") as fh:
-                fd = fh.fileno()
-                if os.pread(fd, 2, 0) == b"\x1f\x8b":
-                    continue
-                if _matches(fd, os.fstat(fd).st_size, prev):
-                    return sib
-        except OSError:
-            continue
-    return None
-
-
-def plan_reads(raw: BinaryIO, path: Path, prev: FileState | None, whole: bool, reread: bool = False) -> list[Segment]:
+def plan_reads(
+    raw: BinaryIO,
+    path: Path,
+    prev: FileState | None,
+    whole: bool,
+    reread: bool = False,
+    olddirs: tuple[Path, ...] = (),
+) -> list[Segment]:
     """What to read of ``path`` (open as ``raw``) given the state of the last collect.
 
-    Returns no segment for an unchanged file read ``whole``; at most two segments otherwise
-    (a rotated predecessor's remainder, then the file itself).
+    Returns no segment for an unchanged file read ``whole``. A rotated log gives, oldest first, the
+    remainder of its predecessor, each copy rotated after it, then the file itself (its rotated
+    copies are looked for beside it and in ``olddirs``: :func:`tierscope.collector.rotation.follow`).
     """
     fd = raw.fileno()
     size = os.fstat(fd).st_size
@@ -183,23 +169,25 @@ def plan_reads(raw: BinaryIO, path: Path, prev: FileState | None, whole: bool, r
     if not prev.whole and _matches(fd, size, prev):
         return [Segment(path, prev.offset, prev.line, "grown")]
     why = "truncated" if size < prev.offset else "replaced"
-    segments = [Segment(path, 0, 0, why)]
-    if not prev.whole:
-        old = _rotated_predecessor(path, prev)
-        if old is not None:
-            segments.insert(0, Segment(old, prev.offset, prev.line, "rotated remainder", current=False))
-    return segments
+    if prev.whole:
+        return [Segment(path, 0, 0, why)]
+    chain = follow(path, prev, olddirs)
+    segments = [Segment(p, 0, 0, "rotated", current=False) for p in chain.between] + [Segment(path, 0, 0, why)]
+    if chain.predecessor is not None:
+        segments.insert(0, Segment(chain.predecessor, prev.offset, prev.line, "rotated remainder", current=False))
+    return [dataclasses.replace(segments[0], missing=tuple(chain.missing)), *segments[1:]]
 
 
-def line_start(fd: int, end: int, back: int) -> int:
-    """Where the line ``back`` lines before byte ``end`` starts (``end`` is just past a newline):
-    the offset to resume at so that the last ``back`` lines are read again."""
+def line_start(fd: int, end: int, back: int, line_end: bytes = b"\n") -> int:
+    """Where the line ``back`` lines before byte ``end`` starts (``end`` is just past a ``line_end``,
+    a newline or, in a file of carriage returns alone, a carriage return): the offset to resume at so
+    that the last ``back`` lines are read again."""
     need = back + 1  # the newline ending the last line, then one per line before
     pos = end
     while pos > 0:
         size = min(_BACK_CHUNK, pos)
         chunk = os.pread(fd, size, pos - size)
-        found = chunk.count(b"\n")
+        found = chunk.count(line_end)
         if found < need:
             need -= found
             pos -= size
@@ -209,7 +197,7 @@ def line_start(fd: int, end: int, back: int) -> int:
         lo, hi = 0, len(chunk) - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if chunk.count(b"\n", mid) >= need:
+            if chunk.count(line_end, mid) >= need:
                 lo = mid
             else:
                 hi = mid - 1

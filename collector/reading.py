@@ -13,10 +13,11 @@ readers. A reader never writes to the dataset itself.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tierscope.collector.limits import DEFAULT_EXPAND_RATIO, Deadline
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ class ReadOptions:
     ``fmt``: a format name for every file (else the run's, else sniffed); ``year``: the year of
     glog timestamps (default: each file's modification year); ``batch_bytes``: bytes of a text log
     per batch; ``settle_s``: seconds without change after which an unfinished last line or step
-    is taken; ``reread``: read every source from its start, whatever the positions say.
+    is taken; ``reread``: read every source from its start, whatever the positions say;
+    ``max_expand``, ``deadline``: the bounds on a compressed file and on the collect's time.
     """
 
     fmt: str | None = None
@@ -45,6 +47,12 @@ class ReadOptions:
     batch_bytes: int = DEFAULT_BATCH_BYTES
     settle_s: float = DEFAULT_SETTLE_S
     reread: bool = False
+    #: A gzip may decompress to this many times its size (:func:`tierscope.collector.limits.expand_limit`).
+    max_expand: float = DEFAULT_EXPAND_RATIO
+    #: Seconds a collect may take (None: no limit); the collect sets ``deadline`` from it when it starts.
+    max_seconds: float | None = None
+    #: Past it a reading stops after the batch in hand (:class:`~tierscope.collector.limits.Deadline`).
+    deadline: Deadline = field(default_factory=Deadline)
 
 
 @dataclass

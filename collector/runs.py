@@ -16,7 +16,7 @@ from tierscope import gcs
 from tierscope.atomic import TMP_PREFIX
 from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
-from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, event_files, is_event_file
+from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
 from tierscope.gcs import is_url
 
@@ -66,6 +66,8 @@ class CollectResult:
 
     sources: list[SourceCounts] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
+    #: Why the collect stopped before its last file (``--max-seconds``); None: it read them all.
+    stopped: str | None = None
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.sources)
@@ -199,16 +201,13 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
                 )
             raise missing_input(path)
         if path.is_dir():
-            meta_path = path / RUN_FILE
-            meta = _run_meta(meta_path) if meta_path.is_file() else {}
-            logs: list[Path | str] = sorted(p for p in path.iterdir() if _is_log(p))
-            logs += event_files(path)
-            if not logs:
+            found = _directory_runs(path, run_id, tier, fmt)
+            if not found:
                 raise InputError(
                     f"{path} is a directory with no log files ({', '.join(LOG_SUFFIXES)}) "
-                    f"and no TensorBoard event files ({EVENT_FILE_PREFIX}*)"
+                    f"and no TensorBoard event files ({EVENT_FILE_PREFIX}*) at any depth"
                 )
-            specs.append(directory_run(path.name, meta, meta_path, logs, run_id, tier, fmt))
+            specs += found
         else:
             loose.append(path)
     return specs + loose_runs(loose, [Path(p).name for p in loose], run_id, tier, fmt)
@@ -261,6 +260,32 @@ def loose_runs(
         else:
             runs[name] = RunSpec(run_id=name, tier=tier, files=grouped, format=fmt)
     return list(runs.values())
+
+
+def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
+    """The runs of a local directory, read at any depth as a ``gs://`` prefix is: one per folder holding
+    a ``run.json`` (a run directory: its own logs, as :mod:`tierscope.contract` says, and its event files
+    at any depth), and ``top``'s own for the logs and event files elsewhere below it; none if it holds
+    no log. Symbolic links to folders are not followed (a loop could not end)."""
+    described = {m.parent for m in top.rglob(RUN_FILE) if m.is_file()}
+    roots = {top} | described
+    found: dict[Path, list[Path]] = {}
+    for path in sorted(top.rglob("*")):
+        event = path.is_file() and is_event_file(path)
+        if not (event or _is_log(path)):
+            continue
+        root = max((r for r in roots if r in path.parents), key=lambda r: len(r.parts))
+        if root in described and path.parent != root and not event:
+            continue  # a run directory's logs are its own files (tierscope.contract: stderr/ is not one)
+        found.setdefault(root, []).append(path)
+    specs = []
+    for root in sorted(found):
+        meta_path = root / RUN_FILE
+        meta = _run_meta(meta_path) if meta_path.is_file() else {}
+        # logs first, then event files, as before: the run's order of reading
+        files: list[Path | str] = sorted(found[root], key=lambda p: (is_event_file(p), p))
+        specs.append(directory_run(root.name, meta, meta_path, files, run_id, tier, fmt))
+    return specs
 
 
 def default_run_id(path: Path) -> str:

@@ -14,6 +14,7 @@ committed, in exactly the order a collect without the threads has.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -31,7 +32,7 @@ from tierscope.collector.runs import SourceCounts, run_facts
 from tierscope.dataset import rewind
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
-from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA
+from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA, off_the_clock
 from tierscope.dataset.store import AppendResult, Dataset, Staged, import_writer
 
 
@@ -45,15 +46,55 @@ def _fill(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
     return frame
 
 
+def _set(frame: pl.DataFrame, **values: str | None) -> pl.DataFrame:
+    """Set columns to a constant, whatever the rows carry."""
+    return frame.with_columns(pl.lit(v, dtype=pl.String).alias(k) for k, v in values.items())
+
+
+def _off_the_clock(frame: pl.DataFrame, what: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``frame``'s rows at a time within 1970-9999 (:func:`tierscope.dataset.schema.off_the_clock`), and
+    a reject for each other one: ``what`` (String) names the record, the reason its time. No figure can
+    be reckoned from such a time, and a reader's calendar ends with the year 9999."""
+    if "timestamp" not in frame.columns or not frame.select(off_the_clock().any()).item():
+        return frame, pl.DataFrame()
+    odd = frame.filter(off_the_clock())
+    offsets = pl.col("source_offset") if "source_offset" in odd.columns else pl.lit(None, pl.Int64)
+    entry = pl.col("entry_id") if "entry_id" in odd.columns else pl.lit(None, pl.String)
+    when = pl.col("timestamp").dt.to_string("%Y-%m-%dT%H:%M:%S")
+    rejects = odd.select(
+        source_offset=offsets,
+        reason=pl.format("{}: time {}Z is outside 1970-9999", what, when),
+        raw=pl.coalesce(entry, pl.lit("")),  # an entry of Cloud Logging has no line: its id tells two apart
+    )
+    return frame.filter(~off_the_clock()), rejects
+
+
+def _timed(parsed: Parsed) -> Parsed:
+    """``parsed`` with its records and events at a time outside 1970-9999 made rejects (:func:`_off_the_clock`)."""
+    steps, events = parsed.steps, parsed.events
+    at_step = pl.format("step record at step {}", "step") if "step" in steps.columns else pl.lit(None, pl.String)
+    steps, odd_steps = _off_the_clock(steps, pl.coalesce(at_step, pl.lit("step record")))
+    named = pl.format("event {}", "event") if "event" in events.columns else pl.lit("event")
+    events, odd_events = _off_the_clock(events, named)
+    if not (odd_steps.height or odd_events.height):
+        return parsed
+    rejects = pl.concat([parsed.rejects, odd_steps, odd_events], how="diagonal_relaxed")
+    return dataclasses.replace(parsed, steps=steps, events=events, rejects=rejects)
+
+
 def store_parsed(
     dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts, staged: Staged | None = None
 ) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
-    fill in only where the rows carry none. Caller holds the lock. With ``staged``, the files are
-    left for :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
+    fill in only where the rows carry none, but a run id or tier the user gave (``run.run_id_given``,
+    ``run.tier_given``) is set on every row. A record whose time lies outside 1970-9999 is a reject.
+    Caller holds the lock. With ``staged``, the files are left for
+    :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
     counts.skipped += parsed.skipped
     counts.notes.extend(parsed.notes)
+    given = {k: v for k, v, on in (("run_id", run.run_id, run.run_id_given), ("tier", run.tier, run.tier_given)) if on}
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
+    parsed = _timed(parsed)
     if parsed.steps.height:
         if "loss" in parsed.steps.columns:
             nan = parsed.steps.filter(pl.col("loss").is_nan())
@@ -61,17 +102,18 @@ def store_parsed(
                 counts.nan_loss += nan.height
                 if counts.first_nan_loss is None and "source_offset" in nan.columns:
                     counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
-        got = dataset.append("steps", _fill(parsed.steps, **ctx), staged)
+        got = dataset.append("steps", _set(_fill(parsed.steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
     if parsed.events.height:
-        got = dataset.append("events", _fill(parsed.events, **ctx), staged)
+        got = dataset.append("events", _set(_fill(parsed.events, **ctx), **given), staged)
         counts.events += got.stored
         counts.duplicates += got.duplicates
     if parsed.rejects.height:
         rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
             pl.col("raw").str.slice(0, REJECT_RAW_MAX)
         )
+        rejects = _set(rejects, run_id=run.run_id) if run.run_id_given else rejects
         got = dataset.append("rejects", rejects, staged)
         counts.rejects += got.stored + got.duplicates
 

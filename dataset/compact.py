@@ -106,3 +106,17 @@ def compact_partition(dataset: Dataset, table: str, files: list[Path]) -> int:
     doc.entries.remove(entry)
     journal.save(dataset.root, doc)  # step 5
     return frame.height
+
+
+#: A run's data files (all tables) past which a collect suggests ``tierscope compact``: a run collected
+#: every ten minutes writes about 150 a day to its steps alone, so about three days' worth. Readers
+#: stay correct past it (:func:`tierscope.dataset.store.pin_budget`), only slower: each file costs a
+#: footer read and a digest check.
+SUGGEST_COMPACT_FILES = 500
+
+
+def crowded_runs(dataset: Dataset, run_ids: list[str], threshold: int = SUGGEST_COMPACT_FILES) -> dict[str, int]:
+    """Those of ``run_ids`` holding more than ``threshold`` data files (every table, compacted-away
+    files still on disk included): run id -> number of files."""
+    counts = {run: sum(len(dataset.stored_files(name, run)) for name in TABLES) for run in dict.fromkeys(run_ids)}
+    return {run: n for run, n in counts.items() if n > threshold}

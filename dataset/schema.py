@@ -9,6 +9,8 @@ for every rate, UTC for every timestamp.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import polars as pl
 
 from tierscope.contract import EVENTS as CONTRACT_EVENTS
@@ -160,6 +162,20 @@ RUN_KEY: tuple[str, ...] = (
 
 TRAINING_ROLES = ("master", "chief", "worker")
 ROLES = ("master", "chief", "worker", "ps", "evaluator")
+
+
+#: The first and last instant a stored ``timestamp`` may be (UTC): 1970-01-01 through 9999-12-31. What a
+#: log's time can mean (no training ran before 1970), and what every reader of the dataset can hold:
+#: Python's datetime ends with the year 9999. The collector rejects a time outside (the README's rule).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
+
+
+def off_the_clock(column: str = "timestamp") -> pl.Expr:
+    """Boolean: ``column`` (Datetime UTC) holds a time outside :data:`EARLIEST` - :data:`LATEST`
+    (false where it is null)."""
+    stamp = pl.col(column)
+    return stamp.is_not_null() & ((stamp < EARLIEST) | (stamp > LATEST))
 
 
 def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:

@@ -38,6 +38,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import threading
 import time
 import uuid
@@ -302,6 +303,10 @@ class _Pins:
     partitioning still yields ``run_id`` and prunes files by it. Where ``/proc/self/fd`` does
     not exist the real paths are used (a vanished file then makes :meth:`Dataset.read` list
     again). Everything is closed and removed when the :class:`Dataset` is collected or at exit.
+
+    The process holds at most :func:`pin_budget` pins (all instances together): past it a local
+    file is read by its real path, as where ``/proc/self/fd`` is missing, so a dataset of more
+    files than the process may open stays readable (polars opens a scan's files a few at a time).
     """
 
     FD_DIR = Path("/proc/self/fd")
@@ -311,12 +316,17 @@ class _Pins:
         self.farm: Path | None = None
         self.enabled = self.FD_DIR.is_dir()
 
+    def full(self, path: Path) -> bool:
+        """Whether ``path`` is not pinned and the process has no pin left to give it."""
+        return path not in self.handles and _PINNED.count >= pin_budget()
+
     def pin(self, path: Path, relative: Path) -> tuple[BinaryIO, Path]:
         """An open handle on ``path`` and the path readers should use. Raises :class:`FileNotFoundError`."""
         held = self.handles.get(path)
         if held is not None:
             return held
         handle = path.open("rb")
+        _PINNED.add(1)
         link = path
         if self.enabled:
             if self.farm is None:
@@ -334,13 +344,46 @@ class _Pins:
         held = self.handles.pop(path, None)
         if held is not None:
             held[0].close()
+            _PINNED.add(-1)
 
 
 def _release(handles: dict[Path, tuple[BinaryIO, Path]], farm: Path, lock: int) -> None:
     for handle, _ in handles.values():
         handle.close()
+    _PINNED.add(-len(handles))
     handles.clear()
     tempdirs.release(farm, lock)
+
+
+class _Count:
+    """A count shared by threads."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        with self._lock:
+            self.count += n
+
+
+#: Data files pinned open by every :class:`_Pins` of the process.
+_PINNED = _Count()
+
+
+def pin_budget() -> int:
+    """How many data files the process keeps pinned open (:class:`_Pins`) at most: a quarter of
+    its soft limit on open files (``ulimit -n``; 1,024 on most Linux systems gives 256), the rest
+    left to polars, pyarrow, imports and threads. Read at each call: a test or a caller may lower it."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return PIN_MAX
+    return min(PIN_MAX, soft // PIN_SHARE)
+
+
+#: The share of the open-file limit given to pins (1 / PIN_SHARE) and their greatest number.
+PIN_SHARE = 4
+PIN_MAX = 16_384
 
 
 @dataclass
@@ -487,9 +530,12 @@ class Dataset:
         readable: list[Path] = []
         ahead = self._hash_ahead(files)
         for path in files:
-            if self.holding_lock and not isinstance(path, GsPath):
-                # No compaction can run while this process holds the lock: nothing to pin.
-                # (An object is always pinned: polars reads the local copy made on opening.)
+            local = not isinstance(path, GsPath)
+            if local and (self.holding_lock or self._pins.full(path)):
+                # No compaction can run while this process holds the lock: nothing to pin; past
+                # the pin budget the real path is read (a file a compaction deletes meanwhile
+                # makes read() list again). An object is always pinned: polars reads the local
+                # copy made on opening.
                 with path.open("rb") as handle:
                     self._check(path, path, handle, table, ahead.get(path))
                 readable.append(path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec
 
@@ -153,8 +154,9 @@ def label_rows(
     :data:`HEIGHT`); ``x_top`` is the x scale's upper end (it starts at 0). Two runs at one point: the
     first label at the point, the second a line below it.
     """
-    px_x = WIDTH / (x_top or 1.0)
-    px_y = HEIGHT / (y_top or 1.0)
+    # a scale's top of 0 (every rate 0) or not finite would put every label at one pixel, or divide by 0
+    px_x = WIDTH / (x_top if x_top > 0 and math.isfinite(x_top) else 1.0)
+    px_y = HEIGHT / (y_top if y_top > 0 and math.isfinite(y_top) else 1.0)
     placed: list[tuple[float, float, float, float]] = []
     out = [0.0] * len(x)
     for i in sorted(range(len(x)), key=lambda i: (-y[i], x[i], labels[i])):

@@ -44,11 +44,14 @@ from tierscope.collector.formats import (
     HEAD_BYTES,
     FileFormat,
     ParseContext,
+    Parsed,
     check_format,
     parse_lines,
     sniff_file,
     sniff_format,
 )
+from tierscope.collector.limits import expand_limit, expands_past, too_large
+from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import FileState, Segment, line_start, plan_reads, snapshot
 from tierscope.collector.positions import Positions
@@ -104,12 +107,17 @@ class LocalFile:
         return file_head(self.path, HEAD_BYTES)
 
     def stream(self, raw: BinaryIO) -> tuple[BinaryIO, bool]:
-        """A reader of ``raw``'s lines, and whether it is read whole (gzip)."""
+        """A reader of ``raw``'s lines, and whether it is read whole (gzip). A file of carriage returns
+        and no newline is read with each ``\\r`` as a line end (:mod:`tierscope.collector.lineends`)."""
         reader = decompressed(raw)
+        if reader is raw and cr_only(raw):
+            return CrLines(raw), False  # type: ignore[return-value]
         return reader, reader is not raw
 
-    def plan(self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool) -> list[Segment]:
-        return plan_reads(raw, self.path, prev, whole, reread)
+    def plan(
+        self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool, olddirs: tuple[Path, ...] = ()
+    ) -> list[Segment]:
+        return plan_reads(raw, self.path, prev, whole, reread, olddirs)
 
     def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
         return whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
@@ -157,8 +165,10 @@ class StoredObjectSource:
     def stream(self, raw: BinaryIO) -> tuple[BinaryIO, bool]:
         return _object_lines(raw), True
 
-    def plan(self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool) -> list[Segment]:
-        why = "reread" if reread else "new" if prev is None else "rewritten"
+    def plan(
+        self, raw: BinaryIO, prev: FileState | None, whole: bool, reread: bool, olddirs: tuple[Path, ...] = ()
+    ) -> list[Segment]:
+        why = "reread" if reread else "new" if prev is None else "rewritten"  # an object is never rotated
         return [Segment(self.name, 0, 0, why)]
 
     def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
@@ -270,21 +280,49 @@ class LogReading:
                 counts.notes.append(f"a new generation of the object ({src.obj.generation}): read from its start")
             context = ParseContext(year=src.year(opts.year), formats=self.run.formats)
             reader, whole = src.stream(raw)
-            segments = src.plan(raw, self.prev, whole, opts.reread)
+            segments = src.plan(raw, self.prev, whole, opts.reread, self.run.olddirs)
             if not segments:
                 counts.notes.append("unchanged")
+            elif whole and isinstance(src, LocalFile) and (bomb := self._bomb(raw)) is not None:
+                # marked read: not measured again until it changes
+                yield Batch(bomb, src.read_whole(raw, self.run.run_id, counts.lines, None))
+                return
             for seg in segments:
+                if opts.deadline.passed():
+                    return
+                counts.notes.extend(seg.missing)
                 if isinstance(src, LocalFile) and seg.why not in ("new", "grown"):
                     counts.notes.append(f"{seg.why}: read from line {seg.start_line + 1} of {seg.path}")
                 reading = _Segment(self, context, seg)
                 if not seg.current:
+                    # a rotated copy may be compressed (logrotate's compress): its offsets are of the text
                     with open_raw(Path(seg.path)) as old:
-                        yield from reading.batches(old, old, saving=False, whole=False)
+                        yield from reading.batches(decompressed(old), old, saving=False, whole=False)
                 else:
                     yield from reading.batches(reader, raw, saving=not whole, whole=whole)
+                if reading.stopped:
+                    return  # by the deadline: a gzip's position is not saved, it is read again from its start
             if segments and whole:
                 # Marked read only once whole: a kill half way makes the next collect read it again.
                 yield Batch(None, src.read_whole(raw, self.run.run_id, counts.lines, counts.format))
+
+    def _bomb(self, raw: BinaryIO) -> Parsed | None:
+        """The one reject of a gzip that expands past its limit (:mod:`tierscope.collector.limits`), naming
+        it, or None. The file then counts as one line, rejected whole."""
+        size = os.fstat(raw.fileno()).st_size
+        ratio = self.options.max_expand
+        limit = expand_limit(size, ratio)
+        if not expands_past(raw, limit):
+            return None
+        reason = too_large(self.source.name, size, limit, ratio)
+        self.counts.lines += 1
+        self.counts.notes.append(reason)
+        nothing = pl.DataFrame()
+        reject = pl.DataFrame(
+            {"source_offset": [None], "reason": [reason], "raw": [""]},
+            schema={"source_offset": pl.Int64, "reason": pl.String, "raw": pl.String},
+        )
+        return Parsed(steps=nothing, events=nothing, rejects=reject, rest=nothing)
 
     def _whole(self, raw: BinaryIO, fmt: FileFormat) -> Iterator[Batch]:
         """Read the source whole with ``fmt`` (``lines`` counts entries or rows), unless a local file
@@ -315,11 +353,16 @@ class _Segment:
     def __init__(self, log: LogReading, context: ParseContext, seg: Segment) -> None:
         self.log, self.context, self.seg = log, context, seg
         self.counts = log.counts
+        #: The read stopped at the collect's deadline, after the batch in hand.
+        self.stopped = False
+        #: What ends the lines read: a newline, or a carriage return alone.
+        self.line_end = b"\n"
 
     def batches(self, reader: BinaryIO, raw: BinaryIO, *, saving: bool, whole: bool) -> Iterator[Batch]:
         """Read the segment from ``reader`` (over ``raw``); with ``saving``, each batch carries the
         position after it."""
         counts, seg, log = self.counts, self.seg, self.log
+        self.line_end = b"\r" if isinstance(reader, CrLines) else b"\n"
         settled = log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True
         # The first parse waits for two batches (the second tells whether the first is the last):
         # copied, they need no pyarrow, which the store thread is importing meanwhile (sink._Storing).
@@ -347,6 +390,10 @@ class _Segment:
             pending = parsed.pending
             position = self._resume_at(raw, (batch.end_offset, batch.end_line), pending) if saving else None
             yield Batch(parsed, position)
+            if not last and log.options.deadline.passed():
+                counts.notes.append(_stopped(batch.end_line, whole))
+                self.stopped = True
+                return  # a safe point: this batch is stored, then its position saved (a gzip's: none)
 
     def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
         """``batches``, without an unterminated last line that may still be being written."""
@@ -370,8 +417,18 @@ class _Segment:
         if pending is None or pending.height == 0:
             return snapshot(raw, path, run_id, end_offset, end_line, False, fmt)
         first = int(pending.get_column("source_offset").min())  # type: ignore[arg-type]
-        start = line_start(raw.fileno(), end_offset, end_line - first + 1)
+        start = line_start(raw.fileno(), end_offset, end_line - first + 1, self.line_end)
         return snapshot(raw, path, run_id, start, first - 1, False, fmt)
+
+
+def _stopped(line: int, whole: bool) -> str:
+    """The note of a read stopped by ``--max-seconds`` after ``line``."""
+    after = (
+        "a compressed file keeps no position: it is read again from its start (what is stored is skipped)"
+        if whole
+        else "the next collect goes on from there"
+    )
+    return f"stopped after line {line:,} by --max-seconds: what was read is stored; {after}"
 
 
 def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, bool]]:

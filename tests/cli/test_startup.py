@@ -171,11 +171,13 @@ def test_the_constants_the_help_spells_out_agree_with_the_rooms() -> None:
     from tierscope.cli import collect, formats, report, train
     from tierscope.collector.collect import DEFAULT_SETTLE_S
     from tierscope.collector.explain import DEFAULT_LINES
+    from tierscope.collector.limits import DEFAULT_EXPAND_RATIO
     from tierscope.reports.i18n import LANGS
     from tierscope.trainer.data import DATASETS
     from tierscope.trainer.steplog import LOG_FORMATS
 
     assert collect.DEFAULT_SETTLE_S == DEFAULT_SETTLE_S
+    assert collect.DEFAULT_EXPAND_RATIO == DEFAULT_EXPAND_RATIO
     assert report.LANGS == LANGS
     assert formats.DEFAULT_LINES == DEFAULT_LINES
     assert train.DATASETS == DATASETS

@@ -58,8 +58,11 @@ def deadline_hours(text: str) -> float:
 
 def _analysis(dataset: Path, options: AnalysisOptions) -> Analysis:
     from tierscope.analysis import analyze
+    from tierscope.cli.output import print_run_notes
 
-    return analyze(open_dataset(dataset), options)
+    analysis = analyze(open_dataset(dataset), options)
+    print_run_notes(analysis.notes)
+    return analysis
 
 
 def predict_cmd(

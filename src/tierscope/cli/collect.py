@@ -49,8 +49,12 @@ from tierscope.exits import EXIT_ERROR
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from tierscope.dataset.store import Dataset
+
 #: :data:`tierscope.collector.collect.DEFAULT_SETTLE_S`, for the help (tests/cli/test_startup.py checks it).
 DEFAULT_SETTLE_S = 300.0
+#: :data:`tierscope.collector.limits.DEFAULT_EXPAND_RATIO`, for the help (tests/cli/test_startup.py checks it).
+DEFAULT_EXPAND_RATIO = 100.0
 
 T = TypeVar("T")
 
@@ -70,8 +74,8 @@ def collect_files_cmd(
     run_id: Annotated[
         str | None,
         typer.Option(
-            help="Run id of records that do not name their own (structured records and job logs do; "
-            "default: the run directory's run.json, else the first file's name).",
+            help="Run id of the records read, whatever run they name themselves (without it: a record's own, "
+            "else the run directory's run.json, else the first file's name).",
             metavar="RUN_ID",
         ),
     ] = None,
@@ -92,6 +96,33 @@ def collect_files_cmd(
             max=9999,
             help="Year of glog/absl timestamps (default: each file's modification year).",
             metavar="YEAR",
+        ),
+    ] = None,
+    olddir: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--olddir",
+            help="A folder the logs' rotated copies are moved to (logrotate's olddir), besides each log's own; "
+            "repeat for several.",
+            metavar="DIR",
+        ),
+    ] = None,
+    max_expand: Annotated[
+        float,
+        typer.Option(
+            min=1,
+            help="A gzip file may decompress to this many times its size (at least 64 MiB, at most 20 GiB); "
+            "a larger one is refused, one reject naming it.",
+            metavar="RATIO",
+        ),
+    ] = DEFAULT_EXPAND_RATIO,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Stop after this many seconds, at the next safe point (what was read is stored; the next collect "
+            "goes on): bounds how long the dataset's lock is held.",
+            metavar="SECONDS",
         ),
     ] = None,
     lock_timeout: LockTimeoutOpt = 60.0,
@@ -150,19 +181,22 @@ def collect_files_cmd(
         if gone and len(gone) < len(inputs):
             absent = [missing_input(p) for p in gone]
             inputs = [p for p in inputs if p not in gone]
-        # run.json's machines first, the command line's options over them
-        found = with_hardware(
-            manifest_hardware(runs_from_paths(inputs, run_id, checked_tier(tier), chosen)),
-            machine,
-            accelerator,
-            tpu,
-            spot,
-            region,
-            job_spec,
-        )
+        from dataclasses import replace
+
+        # run.json's machines first, the command line's options over them; what the user typed wins over
+        # what the records carry (collector.manifest.RunSpec.run_id_given)
+        given = [
+            replace(r, run_id_given=run_id is not None, tier_given=tier is not None)
+            for r in runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
+        ]
+        found = with_hardware(manifest_hardware(given), machine, accelerator, tpu, spot, region, job_spec)
         if run_id is None and not quiet:
             say_grouping(found, inputs)
         runs += found
+    if olddir:
+        from dataclasses import replace
+
+        runs = [replace(r, olddirs=(*r.olddirs, *olddir)) for r in runs]
     if formats:
         from dataclasses import replace
 
@@ -205,12 +239,17 @@ def collect_files_cmd(
             year=year,
             settle_s=settle,
             reread=reread,
+            max_expand=max_expand,
+            max_seconds=max_seconds,
             **({"batch_bytes": batch_bytes} if batch_bytes is not None else {}),
         )
     finally:
         gc.unfreeze()
         print_notices(ds)
     print_counts(result, quiet, wide)
+    if result.stopped:  # even under --quiet: cron mails it
+        err_console().print(f"note: {result.stopped}", soft_wrap=True, highlight=False)
+    suggest_compact(ds, [r.run_id for r in runs])
     result.errors[:0] = absent
     if result.errors:
         # A file that failed does not stop the others: each gets its line, the last one the exit code.
@@ -331,6 +370,28 @@ def collect_cloud_cmd(
         from rich.console import Console
 
         Console().print(backoff_note(result.stats), highlight=False)
+
+
+def suggest_compact(ds: Dataset, run_ids: list[str]) -> None:
+    """A note on stderr, even under --quiet (a cron job's mail is where it is read), for each of
+    ``run_ids`` whose data files pass :data:`~tierscope.dataset.compact.SUGGEST_COMPACT_FILES`."""
+    from rich.text import Text
+
+    from tierscope.cli.tables import named
+    from tierscope.dataset.compact import SUGGEST_COMPACT_FILES, crowded_runs
+    from tierscope.text import printable
+
+    for run, count in crowded_runs(ds, run_ids).items():
+        err_console().print(
+            Text(
+                printable(
+                    f"note: run {named(run)} is stored in {count:,} data files (more than "
+                    f"{SUGGEST_COMPACT_FILES:,}): every reader opens each of them; merge them with "
+                    f"`tierscope compact -d {ds.root}`"
+                )
+            ),
+            soft_wrap=True,
+        )
 
 
 def checked_tier(tier: str | None) -> str | None:

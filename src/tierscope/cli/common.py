@@ -77,6 +77,31 @@ def _os_remedy(exc: OSError) -> str:
     return f"check the path and the disk, {again}"
 
 
+def _too_many_files(exc: BaseException) -> bool:
+    """Whether ``exc`` says the process (or the system) ran out of open files: an ``OSError``'s
+    errno, or the words of polars' and pyarrow's errors, which carry none."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        return True
+    text = str(exc)
+    return "Too many open files" in text or "os error 24" in text
+
+
+def _too_many_files_message(exc: BaseException) -> str:
+    """The cause (out of open files, not the file being opened then) and the remedy."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limit = "no limit" if soft == resource.RLIM_INFINITY else f"{soft:,}"
+    opening = f" (while opening {exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+    return (
+        f"too many open files: this process may hold {limit} (`ulimit -n`){opening}; merge the dataset's "
+        "small data files with `tierscope compact -d DATASET`, or raise the limit (`ulimit -n 4096`), "
+        "then run the command again"
+    )
+
+
 def print_error(exc: BaseException) -> int:
     """Print ``exc`` as one line ``error: ...`` on stderr; return its exit code.
 
@@ -88,7 +113,9 @@ def print_error(exc: BaseException) -> int:
     from tierscope.dataset.errors import DatasetBusyError
     from tierscope.text import printable
 
-    if isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
+    if _too_many_files(exc):
+        message = _too_many_files_message(exc)
+    elif isinstance(exc, OSError) and not isinstance(exc, TierscopeError):
         where = f" {exc.filename}" if exc.filename else ""
         message = f"cannot write or read{where}: {exc.strerror or exc}: {_os_remedy(exc)}"
     else:
@@ -199,6 +226,10 @@ def guarded(func: F, *, interruptible: bool = False) -> F:
             raise typer.Exit(print_error(exc)) from None
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (tierscope.stopping)
             raise typer.Exit(interrupted(exc, interruptible)) from None
+        except Exception as exc:  # polars' error for a file it could not open carries no errno
+            if _too_many_files(exc):
+                raise typer.Exit(print_error(exc)) from None
+            raise
 
     return command  # type: ignore[return-value]
 

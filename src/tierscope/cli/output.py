@@ -14,7 +14,7 @@ from rich.text import Text
 
 from tierscope.cli import numbers as n
 from tierscope.cli.common import err_console
-from tierscope.cli.tables import Column, Grid, print_table
+from tierscope.cli.tables import Column, Grid, named, print_table
 from tierscope.text import printable
 
 if TYPE_CHECKING:
@@ -32,6 +32,13 @@ def print_notices(ds: Dataset) -> None:
     --quiet: cron mails it, and the user should know a document was replaced."""
     for notice in ds.notices:
         err_console().print(Text(printable(f"note: {notice}")), soft_wrap=True)
+
+
+def print_run_notes(notes: list[tuple[str, str]]) -> None:
+    """What an analysis left out of a run's figures and why (``(run id, sentence)`` each,
+    :attr:`tierscope.analysis.analyze.Analysis.notes`), a line each on stderr, whatever the format."""
+    for run_id, said in notes:
+        err_console().print(Text(printable(f"note: run {named(run_id)}: {said}")), soft_wrap=True)
 
 
 def shown_path(source: str, wide: bool) -> str:
@@ -257,7 +264,7 @@ def summary_grid(
         columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
                     Column("USD to target", drop=1)]  # fmt: skip
     # without a baseline (no run has a steady rate) there is no speedup to say what it is against
-    against = f"speedup against {baseline}" if baseline else "no run has a steady rate: no speedup"
+    against = f"speedup against {named(baseline)}" if baseline else "no run has a steady rate: no speedup"
     grid = Grid(columns, title=f"tierscope summary (global steps/s; {against}{reach})")
     for r in frame.iter_rows(named=True):
         reached = (
@@ -280,17 +287,22 @@ def summary_grid(
             r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
             r.get("price_rows") or n.MISSING, *reached,
         )  # fmt: skip
-    grid.notes += [f"{r['run_id']} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
+    grid.notes += [f"{named(r['run_id'])} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
-    grid.notes += [f"run {r['run_id']}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
+    grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
-    grid.notes += [f"run {r['run_id']}: no steady rate: {r['steady_reason']}" for r in frame.iter_rows(named=True)
-                   if r.get("steady_reason") and r["records"]]  # fmt: skip
+    grid.notes += [f"run {named(r['run_id'])}: no steady rate: {r['steady_reason']}"
+                   for r in frame.iter_rows(named=True) if r.get("steady_reason") and r["records"]]  # fmt: skip
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
-    grid.notes += [f"run {r['run_id']}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
+    grid.notes += [f"run {named(r['run_id'])}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
+    # figures that cannot be (a price per step at 0 steps/s, goodput whose steps outrun the clock), and why
+    grid.notes += [f"run {named(r['run_id'])}: withheld {r['withheld_figures']}" for r in frame.iter_rows(named=True)
+                   if r.get("withheld_figures")]  # fmt: skip
+    grid.notes += [f"run {named(r['run_id'])}: no goodput: {r['goodput_reason']}" for r in frame.iter_rows(named=True)
+                   if r.get("goodput_reason")]  # fmt: skip
     from tierscope.analysis.summary import CI_WITHIN_RUN  # the CLI loads the analysis only when it runs
 
     if "ci_scope" in frame.columns and (frame["ci_scope"] == CI_WITHIN_RUN).any():
@@ -305,14 +317,15 @@ def summary_grid(
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
             of = f" (tier {tier})" if isinstance(tier, str) else ""
             grid.notes.append(
-                f"note: the speedup is against {baseline}{of}: no run of the cloud tier BASIC has a steady rate, "
-                "so the measured run with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
+                f"note: the speedup is against {named(baseline)}{of}: no run of the cloud tier BASIC has a steady "
+                "rate, so the measured run with the fewest training tasks is the baseline; choose one with --baseline "
+                "RUN_ID"
             )
     if goal is not None:  # why a run has no time to the target
-        grid.notes += [f"run {r['run_id']}: {r['target_reason']}" for r in frame.iter_rows(named=True)
+        grid.notes += [f"run {named(r['run_id'])}: {r['target_reason']}" for r in frame.iter_rows(named=True)
                        if r["target_reason"] and r["records"]]  # fmt: skip
     # tasks that logged against the declared topology
-    grid.notes += [f"run {r['run_id']}: {r['topology_note']}" for r in frame.iter_rows(named=True)
+    grid.notes += [f"run {named(r['run_id'])}: {r['topology_note']}" for r in frame.iter_rows(named=True)
                    if r.get("topology_note")]  # fmt: skip
     return grid
 

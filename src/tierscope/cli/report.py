@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,9 @@ from tierscope.cli.common import (
     open_dataset,
     summary_options,
 )
+
+if TYPE_CHECKING:
+    from tierscope.dataset.store import Dataset
 
 
 def report_cmd(
@@ -82,6 +85,9 @@ def report_cmd(
         out = out.resolve()
     check_lang(lang)
     ds = open_dataset(dataset)
+    outside_dataset(ds, out, "--out")
+    if figures is not None:
+        outside_dataset(ds, figures, "--figures")
     from tierscope.ahead import import_ahead
     from tierscope.analysis import analyze
     from tierscope.reports.options import ReportOptions, analysis_options
@@ -105,7 +111,10 @@ def report_cmd(
         analysis = analyze(ds, analysis_options(asked, steps))
     finally:
         analysed.set()
+    from tierscope.cli.output import print_run_notes
     from tierscope.reports.render import write_report
+
+    print_run_notes(analysis.notes)
 
     path = write_report(analysis, out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
@@ -151,6 +160,21 @@ def open_in_browser(path: Path) -> None:
                 f"copy it to a machine with a browser, or open {url}"
             ),
             soft_wrap=True,
+        )
+
+
+def outside_dataset(ds: Dataset, path: Path, option: str) -> None:
+    """Raise a usage error if ``path`` (what ``option`` writes) lies inside the local dataset ``ds``:
+    a report or a figure written there would replace or sit among its data and state files."""
+    from tierscope.dataset.objects import GsPath
+
+    if isinstance(ds.root, GsPath):
+        return
+    root = Path(ds.root).resolve()
+    if path.resolve().is_relative_to(root):
+        raise typer.BadParameter(
+            f"{path} lies inside the dataset {ds.root}; write it outside, e.g. {root.parent / path.name}",
+            param_hint=option,
         )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -89,6 +90,16 @@ def shorten_middle(text: str, width: int) -> str:
     head = _cells_from(text, (width - 1) // 3)
     tail = _cells_from(text[::-1], width - 1 - cell_len(head))[::-1]
     return head + ELLIPSIS + tail
+
+
+#: The widest a name (a run id, a tier) is shown inside a sentence: a title or a note under a table.
+NAME_IN_TEXT = 60
+
+
+def named(name: str) -> str:
+    """``name`` as a title or a note shows it: cut in the middle to :data:`NAME_IN_TEXT` cells, as a
+    table cuts a long name (:func:`shorten_middle`), so a 10,000-character run id takes one line."""
+    return shorten_middle(name, NAME_IN_TEXT)
 
 
 def _cells_from(text: str, width: int) -> str:
@@ -262,15 +273,31 @@ def markdown(grid: Grid, wide: bool = False) -> str:
     fit = layout(grid, None, wide)
 
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+        return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
 
-    out = [f"**{printable(grid.title)}**", ""] if grid.title else []
+    out = [f"**{markdown_text(grid.title)}**", ""] if grid.title else []
     out.append(line([grid.columns[i].header for i in fit.shown]))
     out.append("|" + "|".join("---:" if grid.columns[i].kind == "figure" else "---" for i in fit.shown) + "|")
     out += [line([row[i] for i in fit.shown]) for row in grid.rows]
     for note in grid.notes:  # a paragraph each
-        out += ["", printable(note)]
+        out += ["", markdown_text(note)]
     return "\n".join(out)
+
+
+#: Characters of Markdown's syntax written with a backslash: links and images (``[``, ``]``), code
+#: spans, emphasis with ``*``, table cells, the backslash itself; ``<``, ``>`` and ``&`` become HTML
+#: entities, since GitHub Markdown passes HTML through (a tag, or an autolink ``<javascript:...>``, is
+#: then text). ``_`` is left: within a word it emphasises nothing, and run ids are full of it.
+_MARKDOWN_SYNTAX = str.maketrans(
+    {**{c: "\\" + c for c in "\\`*[]|"}, "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " "}
+)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` (a cell, a title, a note; from logs and the command line) as Markdown that shows it
+    as written: control characters escaped (:func:`printable`), then every character Markdown or
+    HTML would read as syntax escaped, so no link, image or tag can come from a run id or a log."""
+    return printable(text).translate(_MARKDOWN_SYNTAX)
 
 
 def _plain(value: object) -> object:
@@ -280,20 +307,63 @@ def _plain(value: object) -> object:
 
 
 def to_json(doc: object) -> str:
-    """``doc`` as indented JSON, dates as ISO 8601 strings."""
-    return json.dumps(doc, indent=2, default=_plain)
+    """``doc`` as indented JSON, dates as ISO 8601 strings. A float that is not finite is null: JSON
+    has no such number (Python would write ``Infinity``, which strict parsers refuse), and a figure
+    that cannot be is withheld where it is computed, its reason beside it; this is the last guard."""
+    return json.dumps(_finite(doc), indent=2, default=_plain, allow_nan=False)
+
+
+def _finite(doc: object) -> object:
+    """``doc`` with every float that is not finite, at any depth, as None."""
+    if isinstance(doc, float):
+        return doc if math.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {k: _finite(v) for k, v in doc.items()}
+    if isinstance(doc, list | tuple):
+        return [_finite(v) for v in doc]
+    return doc
 
 
 def to_csv(records: list[dict[str, Any]]) -> str:
     """``records`` as CSV: a header row of field names, then one row per record, the values as
-    stored (full precision, no separators: for a spreadsheet), dates in ISO 8601, None empty."""
+    stored (full precision, no separators: for a spreadsheet), dates in ISO 8601, None empty, text
+    made safe to open in a spreadsheet (:func:`csv_text`)."""
     buffer = io.StringIO()
     if records:
-        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=[csv_text(k) for k in records[0]], lineterminator="\n")
         writer.writeheader()
         for record in records:
-            writer.writerow({k: v.isoformat() if isinstance(v, date | datetime) else v for k, v in record.items()})
+            writer.writerow({csv_text(k): _csv_value(v) for k, v in record.items()})
     return buffer.getvalue()
+
+
+#: What a spreadsheet reads as the start of a formula in a cell (OWASP, "CSV Injection",
+#: https://owasp.org/www-community/attacks/CSV_Injection, read 2026-12-06): ``=``, ``+``, ``-``,
+#: ``@``, tab and carriage return; the fullwidth ``＝`` ``＋`` ``－`` ``＠`` too, which some
+#: spreadsheets fold into them.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_text(text: str) -> str:
+    """A text cell as CSV writes it: control characters escaped (:func:`printable`: an ESC or OSC
+    sequence reaches no terminal that shows the file), and a cell that would start a formula given
+    a leading ``'``, as OWASP recommends (a spreadsheet shows it as text: ``'=HYPERLINK(...)``)."""
+    shown = printable(text)
+    return "'" + shown if text.startswith(_FORMULA_STARTS) else shown
+
+
+def _csv_value(value: object) -> object:
+    """A record's value as CSV writes it. Numbers stay numbers: a float or int is written as Python
+    prints it (``-3.2``), which a spreadsheet reads as that number and never as a formula (a formula
+    needs an operator after the sign), so a negative figure keeps its sign and its type; only text,
+    which comes from logs and the command line, is neutralised."""
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    if isinstance(value, str):
+        return csv_text(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # withheld, as in JSON: no figure can be infinite
+    return value
 
 
 def emit(

@@ -17,6 +17,7 @@ from tests.support.ingest_helpers import step_line
 from tierscope.collector.collect import collect_file
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import FORMATS
+from tierscope.collector.lineends import SNIFF_BYTES
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.reading import ReadOptions
 from tierscope.dataset.store import Dataset
@@ -48,8 +49,10 @@ def test_any_bytes_are_read_every_line_counted_once_and_a_second_collect_adds_no
             except InputError as exc:
                 assert str(log) in str(exc)
             return
-        # Lines: one per newline, plus an unterminated last one (settle 0: taken at once).
-        n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        # Lines: one per newline, plus an unterminated last one (settle 0: taken at once); a file of
+        # carriage returns and no newline ends its lines with them (tierscope.collector.lineends).
+        end = b"\r" if b"\n" not in data and b"\r" in data[:SNIFF_BYTES] else b"\n"
+        n_lines = data.count(end) + (0 if data.endswith(end) or not data else 1)
         first = collect_file(ds, log, run, ReadOptions(batch_bytes=batch_bytes, settle_s=0.0))
         assert first.lines == n_lines
         rows = [ds.read(t) for t in ("steps", "events", "rejects")]

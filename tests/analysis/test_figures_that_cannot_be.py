@@ -1,0 +1,92 @@
+"""Figures that cannot be are withheld with their reason: goodput above 1, a price per step at 0
+steps/s, a rate times 3,600 past a float's range. Charts of zero rates draw; JSON holds no Infinity."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.support.lead_records import lead_frame
+from tierscope.analysis import analyze
+from tierscope.cli import app
+from tierscope.dataset.store import Dataset
+from tierscope.reports.charts import label_rows
+
+runner = CliRunner()
+
+
+def write_lead(
+    root: Path, steps: list[int], elapsed: list[float], rate: float, run_id: str = "r", tier: str = "BASIC"
+) -> None:
+    Dataset(root).append("steps", lead_frame(run_id, steps, elapsed, rate, tier))
+
+
+def test_steps_that_outrun_the_clock_withhold_goodput(tmp_path: Path) -> None:
+    # A mutated log: the lead's first record is at step 1,000,000 with no restore, 100 records 10 steps
+    # and 1 s apart, at 10 steps/s. Lifetime: elapsed 0 -> 100 s. Productive: the first record's steps at
+    # R, 1,000,000 / 10 = 100,000 s, plus 99 steady intervals of 1 s = 100,099 s: a goodput of 1,001.
+    write_lead(tmp_path, [1_000_000 + 10 * k for k in range(100)], [1.0 + k for k in range(100)], 10.0)
+    (row,) = analyze(Dataset(tmp_path)).summary.iter_rows(named=True)
+    assert row["lifetime_s"] == pytest.approx(100.0)
+    assert row["goodput"] is None and row["productive_s"] is None
+    assert row["goodput_reason"] == (
+        "the log's clock contradicts its steps: they take 100100.0 s at the steady rate, more than the 100.0 s "
+        "its clock spans"
+    )
+
+
+def test_productive_time_within_the_slack_is_the_lifetime(tmp_path: Path) -> None:
+    # First record at step 15: 15 / 10 = 1.5 s of progress before it, + 99 s = 100.5 s in a 100 s
+    # lifetime, 0.5 % over (the clock's rounding): productive time is the lifetime, goodput 1.
+    write_lead(tmp_path, [15 + 10 * k for k in range(100)], [1.0 + k for k in range(100)], 10.0)
+    (row,) = analyze(Dataset(tmp_path)).summary.iter_rows(named=True)
+    assert row["goodput_reason"] is None
+    assert row["productive_s"] == pytest.approx(100.0)
+    assert row["goodput"] == 1.0
+
+
+def test_zero_rates_withhold_prices_and_speedups_and_the_report_draws(tmp_path: Path) -> None:
+    ds = tmp_path / "ds"
+    for run, tier in (("a", "BASIC"), ("b", "STANDARD_1")):
+        write_lead(ds, list(range(1, 51)), [float(s) for s in range(1, 51)], 0.0, run, tier)
+    summary = analyze(Dataset(ds)).summary
+    assert summary["steady_global_steps_per_s"].to_list() == [0.0, 0.0]
+    # USD/h / (0 steps/s x 3600) and 0 / 0: withheld, not inf and NaN
+    assert summary["usd_per_1000_steps"].to_list() == [None, None]
+    assert summary["speedup_vs_baseline"].to_list() == [None, None]
+    assert summary["withheld_figures"][0] == (
+        "usd_per_1000_steps, speedup_vs_baseline, scaling_efficiency_tasks, scaling_efficiency_units, "
+        "speedup_ci_low, speedup_ci_high, scaling_efficiency_devices: its steady rate is 0 steps/s (no step to "
+        "price or compare)"
+    )
+    done = runner.invoke(app, ["report", "-d", str(ds), "--out", str(tmp_path / "r.html")])
+    assert done.exit_code == 0, done.output
+    table = runner.invoke(app, ["summary", "-d", str(ds)], env={"COLUMNS": "200"})
+    assert "run a: withheld usd_per_1000_steps" in " ".join(table.stdout.split())
+    text = runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout
+    assert "Infinity" not in text and "NaN" not in text
+
+
+def test_a_finite_1e308_rate_is_never_infinity_in_json(tmp_path: Path) -> None:
+    write_lead(tmp_path, list(range(1, 51)), [float(s) for s in range(1, 51)], 1e308)
+    done = runner.invoke(app, ["summary", "-d", str(tmp_path), "--json"])
+    assert done.exit_code == 0, done.output
+    assert "Infinity" not in done.stdout and "NaN" not in done.stdout
+    (row,) = json.loads(done.stdout)
+    assert row["steady_global_steps_per_s"] == 1e308  # the log's figure, finite, kept
+    # 1e308 x 3600 / ML units: past the largest float (1.8e308)
+    assert row["steps_per_ml_unit_hour"] is None
+    assert "steps_per_ml_unit_hour" in row["withheld_figures"]
+    assert row["withheld_figures"].endswith("not a finite number (a figure too large, or a division by 0)")
+    assert all(not isinstance(v, float) or math.isfinite(v) for v in row.values())
+
+
+@pytest.mark.parametrize("top", [0.0, math.inf])
+def test_labels_of_a_chart_at_zero_or_without_a_finite_top(top: float) -> None:
+    rows = label_rows([0.0, 0.0], [0.0, 0.0], ["a", "b"], top, top)
+    assert all(math.isfinite(r) for r in rows)
+    assert rows[0] != rows[1]  # two runs at one point: the second label a line below
