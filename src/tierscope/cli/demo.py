@@ -51,7 +51,7 @@ def next_steps(out: Path) -> list[str]:
         f"report:  {out / 'report.html'}",
         f"next:    tierscope recommend --dataset {data} --steps 1000000 --deadline 6h",
         f"Then `tierscope predict --dataset {data} --tasks 10`, or your own logs: "
-        "`tierscope collect files LOG... --dataset ds --tier TIER` (the README's \"Your own log in three commands\").",
+        '`tierscope collect files LOG... --dataset ds --tier TIER` (the README\'s "Your own log in three commands").',
     ]
 
 
