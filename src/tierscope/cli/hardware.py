@@ -19,8 +19,9 @@ MachineOpt = Annotated[
         "--machine", help="Machine type the run ran on (a2-highgpu-8g: its GPUs come with it).", metavar="TYPE"
     ),
 ]
+# A list, so that a second --accelerator is refused rather than silently replacing the first.
 AcceleratorOpt = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--accelerator", help="GPUs attached to --machine, TYPE:COUNT (NVIDIA_TESLA_T4:1).", metavar="TYPE:COUNT"
     ),
@@ -45,7 +46,7 @@ JobSpecOpt = Annotated[
 def with_hardware(
     runs: list[RunSpec],
     machine: str | None,
-    accelerator: str | None,
+    accelerator: str | list[str] | None,
     tpu: str | None,
     spot: bool,
     region: str | None,
@@ -54,11 +55,19 @@ def with_hardware(
     """``runs`` (the command line's) with the hardware the options give stored as their topology, and the job's
     date where a run has none. Unknown names are usage errors listing the nearest known ones; the job's fields
     tierscope does not read are said on stderr. Raises :class:`tierscope.errors.UsageError` for options that do
-    not fit together."""
+    not fit together (a second ``--accelerator`` too: a replica takes one accelerator type)."""
+    from tierscope.errors import UsageError
+
+    if isinstance(accelerator, list):
+        if len(accelerator) > 1:
+            raise UsageError(
+                f"--accelerator given {len(accelerator)} times ({', '.join(accelerator)}); a machine takes one "
+                "accelerator type: give it once, as TYPE:COUNT"
+            )
+        accelerator = accelerator[0] if accelerator else None
     if not (machine or accelerator or tpu or spot or region or job_spec):
         return runs
     from tierscope.analysis import machines
-    from tierscope.errors import UsageError
 
     day = None
     if job_spec is not None:
