@@ -20,6 +20,7 @@ from typing import Any
 
 from tierscope.analysis import machines
 from tierscope.analysis.errors import AnalysisError
+from tierscope.errors import UsageError
 
 #: The fields read, or known and of no bearing on the hardware (the job's code, disks, state, labels).
 _JOB_KEYS = {
@@ -36,8 +37,9 @@ _MACHINE_KEYS = {"machineType", "acceleratorType", "acceleratorCount", "tpuTopol
 _LOCATION = re.compile(r"/locations/([a-z]+-[a-z]+\d+)/")
 
 
-class JobSpecError(AnalysisError, ValueError):
-    """A job description that is not a CustomJob or jobSpec: the file and what is wrong."""
+class JobSpecError(AnalysisError, UsageError, ValueError):
+    """A job description that is not a CustomJob or jobSpec, or describes hardware that cannot be: the file,
+    the JSON path and what is wrong. A usage error (exit 2): it is what ``--job-spec`` was given."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,9 @@ def read(doc: dict[str, Any], where: str = "job") -> JobHardware:
             made = machines.pool(role, machine_type, replicas, kind, count, topology, spot, region)
             pools.append(machines.check_pool(made))
         except machines.HardwareError as exc:
-            raise JobSpecError(f"{where}: {exc}") from None
+            # the pool by its JSON path, which the user can find in the file, not by its role
+            said = str(exc).removeprefix(f"{role}: ")
+            raise JobSpecError(f"{where}: {said if said.startswith(at) else f'{at[:-1]}: {said}'}") from None
     if not pools:
         raise JobSpecError(f"{where}: jobSpec.workerPoolSpecs has no pool")
     return JobHardware(
