@@ -129,7 +129,7 @@ def _usd(value: object, where: str) -> float:
         )
     if usd == 0 and exact != 0:
         raise PriceFileError(
-            f"{where}: usd_per_hour {value} is too small to be a price (it reads as 0); give 0 or more"
+            f"{where}: usd_per_hour {value} is too small to be a price (it reads as 0); write 0 for a free resource"
         )
     return usd
 
