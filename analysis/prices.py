@@ -42,13 +42,13 @@ PRICINGS = ("on-demand", "spot")
 #: A row this many days older than the date it prices is flagged (``tierscope prices update`` refreshes it).
 STALE_DAYS = 180
 REMEDY = "run `tierscope prices update` for current rows"
-#: The highest hourly price a row may hold: above every Vertex AI machine type, accelerator or TPU chip
-#: (a3-megagpu-8g's eight H100s are near 100 USD/h), far below where a sum of them loses its digits.
-MAX_USD_PER_HOUR = 10_000.0
 #: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); "global" or a multi-region is none.
 REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 #: The legacy price table's areas (:mod:`tierscope.analysis.cost`) and the region each stands for here.
 AREA_REGION = {"us": "us-central1", "europe": "europe-west4", "asia": "asia-east1"}
+#: The highest hourly price a row may hold: above every Vertex AI machine type, accelerator or TPU chip
+#: (a3-megagpu-8g's eight H100s are near 100 USD/h), far below where a sum of them loses its digits.
+MAX_USD_PER_HOUR = 10_000.0
 
 
 class PriceFileError(AnalysisError, ValueError):
