@@ -43,10 +43,23 @@ JobSpecOpt = Annotated[
 ]
 
 
+def one_accelerator(given: list[str] | None) -> str | None:
+    """The one ``--accelerator`` given (None: none). Raises :class:`tierscope.errors.UsageError` for two or
+    more: a machine takes one accelerator type, and the last would otherwise replace the others unsaid."""
+    from tierscope.errors import UsageError
+
+    if given and len(given) > 1:
+        raise UsageError(
+            f"--accelerator given {len(given)} times ({', '.join(given)}); a machine takes one accelerator type: "
+            "give it once, as TYPE:COUNT"
+        )
+    return given[0] if given else None
+
+
 def with_hardware(
     runs: list[RunSpec],
     machine: str | None,
-    accelerator: str | list[str] | None,
+    accelerator: str | None,
     tpu: str | None,
     spot: bool,
     region: str | None,
@@ -55,19 +68,11 @@ def with_hardware(
     """``runs`` (the command line's) with the hardware the options give stored as their topology, and the job's
     date where a run has none. Unknown names are usage errors listing the nearest known ones; the job's fields
     tierscope does not read are said on stderr. Raises :class:`tierscope.errors.UsageError` for options that do
-    not fit together (a second ``--accelerator`` too: a replica takes one accelerator type)."""
-    from tierscope.errors import UsageError
-
-    if isinstance(accelerator, list):
-        if len(accelerator) > 1:
-            raise UsageError(
-                f"--accelerator given {len(accelerator)} times ({', '.join(accelerator)}); a machine takes one "
-                "accelerator type: give it once, as TYPE:COUNT"
-            )
-        accelerator = accelerator[0] if accelerator else None
+    not fit together."""
     if not (machine or accelerator or tpu or spot or region or job_spec):
         return runs
     from tierscope.analysis import machines
+    from tierscope.errors import UsageError
 
     day = None
     if job_spec is not None:
