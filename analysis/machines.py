@@ -48,9 +48,10 @@ MAX_REPLICAS = 10_000
 #: one (TensorCores of the largest v2/v3 pod slice on ``cloud-tpu``): the bounds of ``acceleratorCount``.
 MAX_GPUS_PER_REPLICA = 16
 MAX_TPU_COUNT = 2048
-#: The GPUs an N1 machine type takes, and how many a VM: Compute Engine, "GPU machine types", N1
-#: general-purpose machine types with attached GPUs (https://cloud.google.com/compute/docs/gpus, read
-#: 2026-12). Every other machine type without bundled GPUs (e2, n2, c2) takes none.
+#: The GPUs an N1 machine type takes, and how many a VM: Compute Engine's "GPU machine types" page
+#: (https://cloud.google.com/compute/docs/gpus, read 2026-12-06: "for N1 general-purpose machine types ...
+#: you can attach a select set of GPU models", T4, V100, P100, P4, and K80 at its end of support; the A and
+#: G series come with theirs). Every other machine type without bundled GPUs (e2, n2, c2) takes none.
 N1_GPU_COUNTS = {
     "NVIDIA_TESLA_T4": (1, 2, 4),
     "NVIDIA_TESLA_P4": (1, 2, 4),
