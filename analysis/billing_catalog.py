@@ -31,6 +31,10 @@ NO_CREDENTIALS_HELP = (
 )
 #: The catalog's largest page: fewer requests (and fewer chances of a 429) per update.
 PAGE_SIZE = 5000
+#: The most pages one listing may take (Vertex AI's SKUs fill a few at PAGE_SIZE), and the most empty
+#: pages in a row: past either, an API handing out fresh page tokens without end is stopped.
+MAX_PAGES = 1000
+MAX_EMPTY_PAGES = 50
 #: A request for the pricing of a time range may span one calendar month of this time zone (the API's rule).
 CATALOG_TZ = ZoneInfo("America/Los_Angeles")
 #: The end of a range is kept this far before now: the API refuses a time in its future, and clocks differ.
@@ -74,6 +78,16 @@ class Reading:
         from google.api_core.retry import Retry, if_exception_type
         from google.protobuf.json_format import ParseError
 
+        transient = if_exception_type(
+            gexc.TooManyRequests,
+            gexc.InternalServerError,
+            gexc.ServiceUnavailable,
+            gexc.GatewayTimeout,
+            requests.ConnectionError,
+            requests.Timeout,
+            requests.exceptions.ChunkedEncodingError,
+        )
+
         def seen(exc: Exception) -> None:
             self.retries += 1
             name = type(exc).__name__
@@ -82,22 +96,20 @@ class Reading:
         return Retry(
             # A body cut short: requests' ChunkedEncodingError (IncompleteRead), or, when the cut
             # falls where the length still matches, JSON that does not parse (ParseError).
-            predicate=if_exception_type(
-                gexc.TooManyRequests,
-                gexc.InternalServerError,
-                gexc.ServiceUnavailable,
-                gexc.GatewayTimeout,
-                requests.ConnectionError,
-                requests.Timeout,
-                requests.exceptions.ChunkedEncodingError,
-                ParseError,
-            ),
+            predicate=lambda exc: transient(exc) or (isinstance(exc, ParseError) and cut_short(exc)),
             initial=self.policy.initial_s,
             maximum=self.policy.maximum_s,
             multiplier=self.policy.multiplier,
             timeout=self.policy.deadline_s,
             on_error=seen,
         )
+
+
+def cut_short(exc: BaseException) -> bool:
+    """A protobuf ``ParseError`` of a body that is not JSON (cut short: worth asking again), not of JSON whose
+    fields are of the wrong type or value (``units: 1.5``: the same answer would come again)."""
+    text = str(exc)
+    return text.startswith("Failed to load JSON") and "duplicate key" not in text
 
 
 def resolve_endpoint(endpoint: str | None) -> str | None:
@@ -190,11 +202,20 @@ def read_skus(reading: Reading, service_id: str, span: Span | None = None) -> It
 
 
 def _pages(pager: Any) -> Iterator[Any]:
-    """``pager``'s pages; a next-page token handed out twice (the same page again, forever) stops it."""
+    """``pager``'s pages; a next-page token handed out twice (the same page again, forever), more than
+    :data:`MAX_PAGES` pages or :data:`MAX_EMPTY_PAGES` empty ones in a row stop it with a :class:`CatalogError`."""
     seen: set[str] = set()
-    for page in pager.pages:
+    empty = 0
+    for number, page in enumerate(pager.pages, start=1):
         yield page
         token = page.next_page_token
+        empty = empty + 1 if not (list(getattr(page, "skus", ())) or list(getattr(page, "services", ()))) else 0
+        if token and (number >= MAX_PAGES or empty >= MAX_EMPTY_PAGES):
+            said = f"{number:,} pages" if number >= MAX_PAGES else f"{empty} empty pages in a row"
+            raise CatalogError(
+                f"the Cloud Billing Catalog API kept handing out next pages ({said}, each with a new page token); "
+                "stopped reading (nothing was written): try again later"
+            )
         if token in seen:
             raise CatalogError(
                 f"the Cloud Billing Catalog API returned the page token {token[:40]!r} a second time; "
@@ -250,6 +271,17 @@ def explain(exc: BaseException, reading: Reading, what: str, service_id: str | N
         return CatalogError(
             f"the Cloud Billing Catalog API{where} kept failing while {what} ({exc.code} {message}) {tries}: "
             "nothing was written; try again later, or raise --retry-deadline"
+        )
+    if isinstance(exc, ParseError) and not cut_short(exc):
+        return CatalogError(
+            f"the Cloud Billing Catalog API{where} answered with a body that is JSON but not SKUs as the API "
+            f"defines them while {what} ({message}): not a network fault; nothing was written: try again later, "
+            "or check the endpoint"
+        )
+    if isinstance(exc, gexc.ClientError):
+        return CatalogError(
+            f"the Cloud Billing Catalog API{where} refused the request while {what} ({exc.code} {message}): "
+            "nothing was written; check --service-id and --months, or try again later"
         )
     if isinstance(exc, requests.exceptions.ChunkedEncodingError | ParseError):
         return CatalogError(

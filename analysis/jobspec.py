@@ -20,6 +20,7 @@ from typing import Any
 
 from tierscope.analysis import machines
 from tierscope.analysis.errors import AnalysisError
+from tierscope.errors import UsageError
 
 #: The fields read, or known and of no bearing on the hardware (the job's code, disks, state, labels).
 _JOB_KEYS = {
@@ -36,8 +37,9 @@ _MACHINE_KEYS = {"machineType", "acceleratorType", "acceleratorCount", "tpuTopol
 _LOCATION = re.compile(r"/locations/([a-z]+-[a-z]+\d+)/")
 
 
-class JobSpecError(AnalysisError, ValueError):
-    """A job description that is not a CustomJob or jobSpec: the file and what is wrong."""
+class JobSpecError(AnalysisError, UsageError, ValueError):
+    """A job description that is not a CustomJob or jobSpec, or describes hardware that cannot be: the file,
+    the JSON path and what is wrong. A usage error (exit 2): it is what ``--job-spec`` was given."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,15 @@ def read(doc: dict[str, Any], where: str = "job") -> JobHardware:
         raise JobSpecError(f"{where}: no jobSpec.workerPoolSpecs; give a CustomJob (gcloud ai custom-jobs describe)")
     ignored = _unknown(job, _JOB_KEYS, "") if "jobSpec" in doc else []
     ignored += _unknown(spec, _SPEC_KEYS, "jobSpec.")
-    spot = str((spec.get("scheduling") or {}).get("strategy", "")).upper() == "SPOT"
+    scheduling = spec.get("scheduling") or {}
+    if not isinstance(scheduling, dict):
+        raise JobSpecError(f'{where}: jobSpec.scheduling {scheduling!r} is not an object like {{"strategy": "SPOT"}}')
+    strategy = scheduling.get("strategy", "")
+    if not isinstance(strategy, str):
+        raise JobSpecError(
+            f'{where}: jobSpec.scheduling.strategy {strategy!r} is not a string like "SPOT" or "STANDARD"'
+        )
+    spot = strategy.upper() == "SPOT"
     region = None
     found = _LOCATION.search(str(job.get("name", "")) + "/")
     if found:
@@ -77,36 +87,78 @@ def read(doc: dict[str, Any], where: str = "job") -> JobHardware:
         if not entry:
             continue  # an empty pool holds a place (no workers, but parameter servers)
         at = f"jobSpec.workerPoolSpecs[{i}]."
+        if not isinstance(entry, dict):
+            raise JobSpecError(f"{where}: {at[:-1]} is not an object with machineSpec and replicaCount")
         ignored += _unknown(entry, _POOL_KEYS, at)
         ms = entry.get("machineSpec") or {}
+        if not isinstance(ms, dict):
+            raise JobSpecError(f"{where}: {at}machineSpec is not an object with machineType")
         ignored += _unknown(ms, _MACHINE_KEYS, f"{at}machineSpec.")
-        if "machineType" not in ms:
-            raise JobSpecError(f"{where}: {at}machineSpec has no machineType")
+        machine_type = ms.get("machineType")
+        if not isinstance(machine_type, str) or not machine_type.strip():
+            said = "has no machineType" if machine_type is None else f"machineType {machine_type!r} is not a name"
+            raise JobSpecError(f'{where}: {at}machineSpec {said}; give one like "n1-standard-8"')
+        kind = ms.get("acceleratorType") or None
+        if kind is not None and not isinstance(kind, str):
+            raise JobSpecError(f"{where}: {at}machineSpec.acceleratorType {kind!r} is not a name like NVIDIA_TESLA_T4")
+        topology = ms.get("tpuTopology") or None
+        if topology is not None and not isinstance(topology, str):
+            raise JobSpecError(f'{where}: {at}machineSpec.tpuTopology {topology!r} is not a topology like "2x4"')
         role = machines.POOL_ROLES[i] if i < len(machines.POOL_ROLES) else f"pool{i}"
-        count = ms.get("acceleratorCount")
-        pools.append(
-            machines.pool(
-                role,
-                ms["machineType"],
-                int(entry.get("replicaCount", 1)),
-                ms.get("acceleratorType") or None,
-                int(count) if count is not None else None,
-                ms.get("tpuTopology"),
-                spot,
-                region,
-            )
-        )
+        try:
+            replicas = machines.whole_count(entry.get("replicaCount", 1), f"{at}replicaCount", 1, machines.MAX_REPLICAS)
+            count = ms.get("acceleratorCount")
+            if count is not None:
+                top = (
+                    machines.MAX_GPUS_PER_REPLICA
+                    if kind is None or machines.accelerator(kind).kind == "gpu"
+                    else machines.MAX_TPU_COUNT
+                )
+                count = machines.whole_count(count, f"{at}machineSpec.acceleratorCount", 0, top)
+            made = machines.pool(role, machine_type, replicas, kind, count, topology, spot, region)
+            pools.append(machines.check_pool(made))
+        except machines.HardwareError as exc:
+            # the pool by its JSON path, which the user can find in the file, not by its role
+            said = str(exc).removeprefix(f"{role}: ")
+            raise JobSpecError(f"{where}: {said if said.startswith(at) else f'{at[:-1]}: {said}'}") from None
     if not pools:
         raise JobSpecError(f"{where}: jobSpec.workerPoolSpecs has no pool")
-    when = job.get("startTime") or job.get("createTime")
-    day = datetime.fromisoformat(str(when).replace("Z", "+00:00")).date() if when else None
-    return JobHardware(machines.Hardware(tuple(pools)), region, day, job.get("displayName"), ignored)
+    return JobHardware(
+        machines.Hardware(tuple(pools)), region, _day(job, where), _text(job.get("displayName")), ignored
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _day(job: dict[str, Any], where: str) -> date | None:
+    """The job's date: ``startTime``, else ``createTime`` (RFC 3339 timestamps); None: neither."""
+    for key in ("startTime", "createTime"):
+        when = job.get(key)
+        if when in (None, ""):
+            continue
+        try:
+            if not isinstance(when, str):
+                raise ValueError
+            return datetime.fromisoformat(when.strip().replace("Z", "+00:00")).date()
+        except ValueError:
+            raise JobSpecError(
+                f'{where}: {key} {when!r} is not a timestamp like "2026-10-01T10:00:00Z"; give it as '
+                "gcloud ai custom-jobs describe prints it, or leave it out"
+            ) from None
+    return None
 
 
 def read_file(path: Path) -> JobHardware:
     """:func:`read` of a JSON file. Raises :class:`JobSpecError` for a file that is not JSON."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the JSON
+        doc = json.loads(path.read_text(encoding="utf-8-sig"))
+    except RecursionError:
+        raise JobSpecError(
+            f"the job spec {path} is nested too deeply to read (thousands of levels); a CustomJob is a few levels deep"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise JobSpecError(f"cannot read the job spec {path}: {exc}") from None
     except json.JSONDecodeError as exc:

@@ -41,6 +41,24 @@ KINDS = ("machine", "legacy", "gpu", "tpu", "tpu_slice")
 CORES_PER_CHIP = {"TPU_V2": 2, "TPU_V3": 2}
 #: What a role of Vertex AI's worker pools is, by position: workerPoolSpecs[0] is the chief.
 POOL_ROLES = ("chief", "worker", "ps", "evaluator")
+#: The most replicas a pool may have here: far above any real Vertex AI job, low enough that every count
+#: derived from it stays a 64-bit integer in the dataset.
+MAX_REPLICAS = 10_000
+#: The most GPUs one replica takes (a2-megagpu-16g's 16) and the most TPU accelerators Vertex AI counts on
+#: one (TensorCores of the largest v2/v3 pod slice on ``cloud-tpu``): the bounds of ``acceleratorCount``.
+MAX_GPUS_PER_REPLICA = 16
+MAX_TPU_COUNT = 2048
+#: The GPUs an N1 machine type takes, and how many a VM: Compute Engine's "GPU machine types" page
+#: (https://cloud.google.com/compute/docs/gpus, read 2026-12-06: "for N1 general-purpose machine types ...
+#: you can attach a select set of GPU models", T4, V100, P100, P4, and K80 at its end of support; the A and
+#: G series come with theirs). Every other machine type without bundled GPUs (e2, n2, c2) takes none.
+N1_GPU_COUNTS = {
+    "NVIDIA_TESLA_T4": (1, 2, 4),
+    "NVIDIA_TESLA_P4": (1, 2, 4),
+    "NVIDIA_TESLA_P100": (1, 2, 4),
+    "NVIDIA_TESLA_V100": (1, 2, 4, 8),
+    "NVIDIA_TESLA_K80": (1, 2, 4, 8),
+}
 
 
 class UnknownMachineError(AnalysisError, UsageError, ValueError):
@@ -198,6 +216,76 @@ def pool(
     return Pool(role, spec.name, replicas, kind, count, tpu_topology, spot, region)
 
 
+def whole_count(value: object, what: str, low: int, high: int) -> int:
+    """``value`` (a JSON number, a digit string as the API writes int64, or an int) as an int in
+    ``[low, high]``. Raises :class:`HardwareError` naming ``what`` otherwise (booleans, fractions, NaN,
+    infinities and numbers out of bounds included)."""
+    number: int | None = None
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        number = int(value.strip())
+    if number is None:
+        raise HardwareError(f"{what} {value!r} is not a whole number; give one from {low} to {high:,}")
+    if not low <= number <= high:
+        shown = f"{number:.3g}" if abs(number) >= 10**12 else str(number)
+        raise HardwareError(f"{what} {shown} is out of bounds; give one from {low} to {high:,}")
+    return number
+
+
+def check_pool(p: Pool) -> Pool:
+    """``p`` when the hardware can be: replicas 1..:data:`MAX_REPLICAS`; a machine type's bundled
+    accelerators as many as it carries; GPUs attached only to N1 machine types, of a type and count N1
+    takes (:data:`N1_GPU_COUNTS`); TPU accelerators only on ``cloud-tpu`` or a TPU VM. Legacy machine
+    types are not checked beyond the counts. Raises :class:`HardwareError` saying what the machine type
+    carries or takes."""
+    whole_count(p.replicas, f"{p.role}: replicas", 1, MAX_REPLICAS)
+    if p.accelerator is None:
+        return p
+    kind = catalog()[p.accelerator].kind
+    top = MAX_GPUS_PER_REPLICA if kind == "gpu" else MAX_TPU_COUNT
+    whole_count(p.accelerator_count, f"{p.role}: {p.accelerator} count", 1, top)
+    spec = catalog()[p.machine_type]
+    if spec.kind == "legacy":
+        return p
+    if spec.accelerator is not None:
+        if p.accelerator_count != spec.accelerator_count:
+            raise HardwareError(
+                f"{p.role}: {spec.name} carries {spec.accelerator_count} x {spec.accelerator}, not "
+                f"{p.accelerator_count}; give the machine type with {p.accelerator_count} (or leave --accelerator out)"
+            )
+        return p
+    if kind == "tpu":
+        if spec.name != "cloud-tpu":
+            raise HardwareError(
+                f"{p.role}: {spec.name} takes no TPU; a TPU runs on cloud-tpu (TPU_V2, TPU_V3) or a TPU VM: "
+                "give --tpu SLICE"
+            )
+        return p
+    if spec.name == "cloud-tpu":
+        raise HardwareError(f"{p.role}: cloud-tpu takes TPU_V2 or TPU_V3, not {p.accelerator}")
+    if not spec.name.startswith("n1-"):
+        raise HardwareError(
+            f"{p.role}: {spec.name} takes no GPU (GPUs attach to N1 machine types; a2, a3 and g2 come with theirs)"
+        )
+    counts = N1_GPU_COUNTS.get(p.accelerator)
+    if counts is None:
+        raise HardwareError(
+            f"{p.role}: {p.accelerator} does not attach to {spec.name}: N1 takes "
+            f"{', '.join(N1_GPU_COUNTS)}; for {p.accelerator} give the machine type that comes with it "
+            "(`tierscope machines` lists them)"
+        )
+    if p.accelerator_count not in counts:
+        raise HardwareError(
+            f"{p.role}: {spec.name} takes {' or '.join(map(str, counts))} x {p.accelerator}, not {p.accelerator_count}"
+        )
+    return p
+
+
 def slice_pool(name: str, spot: bool = False, region: str | None = None, role: str = "chief") -> Pool:
     """The pool a TPU slice runs on in Vertex AI (``v5litepod-8``: one ct5lp-hightpu-8t, 8 chips, 2x4)."""
     spec = tpu_slice(name)
@@ -306,12 +394,14 @@ def as_rows(spec: Spec) -> dict[str, object]:
 def parse_accelerator(text: str) -> tuple[str, int]:
     """``--accelerator TYPE[:COUNT]`` (``NVIDIA_TESLA_T4:1``; count 1 when left out) -> ``(type, count)``.
     Raises :class:`UnknownMachineError`, :class:`HardwareError`."""
-    name, _, count = text.partition(":")
-    if count and not count.strip().isdigit():
-        raise HardwareError(
-            f"--accelerator {text!r}: the count after ':' must be a whole number, e.g. NVIDIA_TESLA_T4:1"
-        )
-    return accelerator(name).name, int(count) if count else 1
+    name, colon, count = text.partition(":")
+    if not colon:
+        return accelerator(name).name, 1
+    try:
+        number = whole_count(count, f"--accelerator {text!r}: the count after ':'", 1, MAX_GPUS_PER_REPLICA)
+    except HardwareError as exc:
+        raise HardwareError(f"{exc}, e.g. NVIDIA_TESLA_T4:1") from None
+    return accelerator(name).name, number
 
 
 def from_options(
@@ -334,8 +424,13 @@ def from_options(
         if accelerator_text is not None:
             raise HardwareError("--accelerator needs --machine, the machine type it is attached to (n1-standard-8)")
         return None
-    kind, count = parse_accelerator(accelerator_text) if accelerator_text else (None, None)
-    return Hardware((pool("chief", machine_type, 1, kind, count, spot=spot, region=region),))
+    kind, count = parse_accelerator(accelerator_text) if accelerator_text is not None else (None, None)
+    chosen = pool("chief", machine_type, 1, kind, count, spot=spot, region=region)
+    try:
+        return Hardware((check_pool(chosen),))
+    except HardwareError as exc:
+        given = f"--machine {machine_type}" + (f" --accelerator {accelerator_text}" if accelerator_text else "")
+        raise HardwareError(f"{given}: {str(exc).removeprefix('chief: ')}") from None
 
 
 def machine_spec(p: Pool) -> dict[str, object]:

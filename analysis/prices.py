@@ -27,7 +27,7 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from functools import cache
 from importlib.resources import files
@@ -46,6 +46,9 @@ REMEDY = "run `tierscope prices update` for current rows"
 REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 #: The legacy price table's areas (:mod:`tierscope.analysis.cost`) and the region each stands for here.
 AREA_REGION = {"us": "us-central1", "europe": "europe-west4", "asia": "asia-east1"}
+#: The highest hourly price a row may hold: above every Vertex AI machine type, accelerator or TPU chip
+#: (a3-megagpu-8g's eight H100s are near 100 USD/h), far below where a sum of them loses its digits.
+MAX_USD_PER_HOUR = 10_000.0
 
 
 class PriceFileError(AnalysisError, ValueError):
@@ -95,13 +98,12 @@ def _row(raw: dict[str, object], where: str, origin: str) -> PriceRow:
         raise PriceFileError(f"{where}: region {region!r} is not a Google Cloud region like us-central1")
     if pricing not in PRICINGS:
         raise PriceFileError(f"{where}: pricing {pricing!r}; give one of {', '.join(PRICINGS)}")
-    try:
-        usd = float(raw["usd_per_hour"])  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise PriceFileError(f"{where}: usd_per_hour {raw['usd_per_hour']!r} is not a number") from None
-    if not usd >= 0 or usd == float("inf"):
-        raise PriceFileError(f"{where}: usd_per_hour {usd} is not a price; give a number >= 0")
+    usd = _usd(raw["usd_per_hour"], where)
     valid = raw["valid_from"]
+    if isinstance(valid, datetime):  # a TOML date-time: a price holds from a day, not an instant
+        raise PriceFileError(
+            f"{where}: valid_from {valid.isoformat()} is a date and time; give the day alone, like {valid.date()}"
+        )
     if not isinstance(valid, date):
         try:
             valid = date.fromisoformat(str(valid).strip())
@@ -110,13 +112,54 @@ def _row(raw: dict[str, object], where: str, origin: str) -> PriceRow:
     return PriceRow(known.name, region, pricing, usd, valid, str(raw["source"]).strip(), origin)
 
 
+def _usd(value: object, where: str) -> float:
+    """A row's ``usd_per_hour``: a finite number from 0 to :data:`MAX_USD_PER_HOUR`, written as one (a TOML
+    boolean is not a number), not so small that it reads as 0 when it is not."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        said = str(value).lower() if isinstance(value, bool) else repr(value)
+        raise PriceFileError(f"{where}: usd_per_hour {said} is not a number; give the price like 0.35")
+    try:
+        exact = Decimal(str(value).strip())
+        usd = float(exact)
+    except (ArithmeticError, ValueError):
+        raise PriceFileError(f"{where}: usd_per_hour {value!r} is not a number; give the price like 0.35") from None
+    if not exact.is_finite() or not 0 <= exact <= Decimal(repr(MAX_USD_PER_HOUR)):
+        raise PriceFileError(
+            f"{where}: usd_per_hour {value} is not a price; give a number from 0 to {MAX_USD_PER_HOUR:,.0f} USD an hour"
+        )
+    if usd == 0 and exact != 0:
+        raise PriceFileError(
+            f"{where}: usd_per_hour {value} is too small to be a price (it reads as 0); write 0 for a free resource"
+        )
+    return usd
+
+
+def _no_conflicts(rows: list[PriceRow], wheres: list[str]) -> list[PriceRow]:
+    """``rows`` when no two price the same resource, region, pricing and day differently (which one
+    counted would be an accident of order). Raises :class:`PriceFileError` naming both places."""
+    seen: dict[tuple[str, str, str, date], int] = {}
+    for i, r in enumerate(rows):
+        key = (r.resource, r.region, r.pricing, r.valid_from)
+        first = seen.setdefault(key, i)
+        if first != i and rows[first].usd_per_hour != r.usd_per_hour:
+            raise PriceFileError(
+                f"{wheres[i]}: {r.resource} {r.region} {r.pricing} from {r.valid_from} costs {r.usd_text}/h here "
+                f"but {rows[first].usd_text}/h at {wheres[first]}; keep one of the two rows"
+            )
+    return rows
+
+
 def parse_csv(text: str, name: str, origin: str | None = None) -> list[PriceRow]:
     """The rows of a price CSV ``text`` (``name`` for errors). Raises :class:`PriceFileError`."""
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))
     absent = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
     if absent:
         raise PriceFileError(f"{name}:1: no column {', '.join(absent)}; a price file has {','.join(COLUMNS)}")
-    return [_row(raw, f"{name}:{reader.line_num}", origin or name) for raw in reader]
+    rows, wheres = [], []
+    for raw in reader:
+        wheres.append(f"{name}:{reader.line_num}")
+        rows.append(_row(raw, wheres[-1], origin or name))
+    return _no_conflicts(rows, wheres)
 
 
 def to_csv(rows: Iterable[PriceRow]) -> str:
@@ -144,13 +187,14 @@ def rows_of(tables: object, name: str) -> list[PriceRow]:
     named ``name:price[N]`` (1-based) in errors."""
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise PriceFileError(f"{name}: give the prices as an array of tables [[price]] with {', '.join(COLUMNS)}")
-    return [_row(t, f"{name}:price[{i}]", name) for i, t in enumerate(tables, start=1)]
+    wheres = [f"{name}:price[{i}]" for i in range(1, len(tables) + 1)]
+    return _no_conflicts([_row(t, w, name) for t, w in zip(tables, wheres, strict=True)], wheres)
 
 
 def load_file(path: Path) -> list[PriceRow]:
     """A user's price file: CSV, or TOML (``.toml``). Raises :class:`PriceFileError` naming ``file:line``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Excel's UTF-8 CSV) is no column
     except (OSError, UnicodeDecodeError) as exc:
         raise PriceFileError(f"cannot read the price file {path}: {exc}") from None
     return parse_toml(text, str(path)) if path.suffix.lower() == ".toml" else parse_csv(text, str(path))

@@ -60,6 +60,8 @@ def parse(items: Iterable[str] | Mapping[str, object], where: str = "--quota") -
                 else "e.g. NVIDIA_A100_GPUS, TPU_V5_LITEPOD_CHIPS"
             )
             raise QuotaError(f"{where} {name!r}: not a quota tierscope knows; {hint}, CPUS, ML_UNITS")
+        if isinstance(value, bool):  # TOML's true is no limit, though Python reads it as 1
+            raise QuotaError(f"{where} {name}={str(value).lower()}: the limit is not a number; give a count like 8")
         try:
             limit = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
@@ -110,7 +112,12 @@ def manifest_extras(path: Path) -> tuple[dict[str, object], list[Path], tuple]:
     if not isinstance(quotas, dict):
         raise QuotaError(f"{path}: 'quotas' must be a table like quotas = {{NVIDIA_A100_GPUS = 8}}")
     given = doc.get("prices", [])
-    given = [given] if isinstance(given, str) else given
+    given = [given] if isinstance(given, str | dict) else given
+    if not isinstance(given, list) or not all(isinstance(g, str | dict) for g in given):
+        raise QuotaError(
+            f"{path}: 'prices' must be a price file's path, a list of them, or [[prices]] tables with "
+            "resource, region, pricing, usd_per_hour, valid_from, source"
+        )
     files = [path.parent / f for f in given if isinstance(f, str)]
     tables = [t for t in given if isinstance(t, dict)]
     return quotas, files, tuple(rows_of(tables, f"{path}: prices")) if tables else ()

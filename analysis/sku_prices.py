@@ -50,6 +50,9 @@ ORIGIN = "Cloud Billing Catalog API"
 HOUR_UNITS = frozenset({"h"})
 MEMORY_HOUR_UNITS = frozenset({"GiBy.h", "GBy.h"})
 
+#: What a SKU id may be to be written into a price file's source (the catalog's are like ``2E83-99F1-391A``).
+SKU_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}")
+
 #: Machine-type series priced by SKUs of their own, named by a word of the description ("A3 Mega
 #: Instance Core"): a family key of their own, so their price is never taken for the plain family's.
 VARIANTS = ("mega", "ultra", "edge")
@@ -114,6 +117,8 @@ class Skipped:
     UNKNOWN_DEVICE = "of an accelerator or TPU generation tierscope does not know"
     NO_DATE = "with no effective time"
     NO_MACHINES = "of a machine family with no machine type tierscope knows, or with a core or RAM price but not both"
+    NEGATIVE = "with a negative or malformed price (units and nanos of opposite signs, or not whole numbers)"
+    BAD_ID = "whose id is not letters, digits and dashes (an id is written into the file's source column)"
     DUPLICATE = "pricing a resource, region and pricing another SKU already priced (the first was kept)"
 
     def add(self, reason: str, sku_id: str) -> None:
@@ -151,6 +156,21 @@ def usd(money: Mapping[str, Any]) -> Decimal:
     """A ``google.type.Money`` in its JSON form (``units`` a string of an int64, ``nanos`` an int)
     as an exact Decimal: ``{"units": "1", "nanos": 500000000}`` -> ``Decimal("1.5")``."""
     return Decimal(int(money.get("units") or 0)) + Decimal(int(money.get("nanos") or 0)).scaleb(-9)
+
+
+def _rate(money: Mapping[str, Any]) -> Decimal | None:
+    """:func:`usd` of a price, or None when it is not one: negative, ``units`` and ``nanos`` of opposite signs
+    (``google.type.Money`` forbids it), ``nanos`` beyond a unit, or either not a whole number."""
+    units, nanos = money.get("units") or 0, money.get("nanos") or 0
+    try:
+        if isinstance(units, bool | float) or isinstance(nanos, bool | float):
+            return None
+        whole, part = int(units), int(nanos)
+    except (TypeError, ValueError):
+        return None
+    if whole < 0 or part < 0 or part >= 1_000_000_000:
+        return None
+    return usd(money)
 
 
 def _instant(text: str) -> datetime:
@@ -199,13 +219,22 @@ def _version(info: Mapping[str, Any], kind: str) -> tuple[Decimal, datetime] | s
         return Skipped.PRICE
     if not info.get("effectiveTime"):
         return Skipped.NO_DATE
-    return usd(price), _instant(str(info["effectiveTime"]))
+    rate = _rate(price)
+    if rate is None:
+        return Skipped.NEGATIVE
+    try:
+        return rate, _instant(str(info["effectiveTime"]))
+    except ValueError:
+        return Skipped.NO_DATE
 
 
 def _parts(sku: Mapping[str, Any], skipped: Skipped) -> list[_Part]:
     """The priced parts of one SKU (its JSON form, as the REST API and ``Sku.to_dict`` give it): one a
     region and pricing version. A SKU with no pricing in the range read gives none and is no skip."""
     sku_id = str(sku.get("skuId") or "")
+    if not SKU_ID.fullmatch(sku_id):
+        skipped.add(Skipped.BAD_ID, sku_id)
+        return []
     shape = _classify(str(sku.get("description") or ""))
     if isinstance(shape, str):
         skipped.add(shape, sku_id)

@@ -73,7 +73,7 @@ def test_user_price_files_override_and_bad_rows_name_file_and_line(tmp_path: Pat
     bad = tmp_path / "bad.csv"
     header = "resource,region,pricing,usd_per_hour,valid_from,source\n"
     cases = {
-        "n1-standard-8,us-central1,on-demand,-1,2026-01-01,x\n": r"bad.csv:2: usd_per_hour -1.0 is not a price",
+        "n1-standard-8,us-central1,on-demand,-1,2026-01-01,x\n": r"bad.csv:2: usd_per_hour -1 is not a price",
         "n1-standrd-8,us-central1,on-demand,1,2026-01-01,x\n": r"bad.csv:2: unknown machine type .*n1-standard-8",
         "n1-standard-8,us-central1,reserved,1,2026-01-01,x\n": r"bad.csv:2: pricing 'reserved'",
         "n1-standard-8,us-central1,on-demand,1,2026-13-01,x\n": r"bad.csv:2: valid_from '2026-13-01'",

@@ -23,7 +23,9 @@ Faults (thread-safe, settable while running): :meth:`burst` (the next ``count`` 
 ``after_pages`` pages were served answer ``status``), :meth:`fail_always` (every request answers
 ``status`` until :meth:`heal`), :meth:`cut_bodies` (the next answers send half their body under
 the full Content-Length and close: the client sees IncompleteRead; ``after_pages`` as for bursts),
-``repeat_token`` (every page names the same next token, forever).
+``repeat_token`` (every page names the same next token, forever), ``endless_tokens`` (after the
+last page, every page names a fresh next token: empty pages without end), ``mangle`` (a function that edits each
+answer's JSON before it is sent: fields of the wrong type or value in a body that arrives whole).
 
 Records: ``requests`` (every :class:`CatalogRequest`), ``pages_served``.
 """
@@ -33,7 +35,7 @@ from __future__ import annotations
 import base64
 import copy
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -86,6 +88,8 @@ class FakeCatalogServer(LocalJsonServer):
         self.page_limit = page_limit
         self.requests: list[CatalogRequest] = []
         self.repeat_token = False
+        self.endless_tokens = False
+        self.mangle: Callable[[dict[str, Any]], None] | None = None
         self._bursts: list[_Burst] = []
         self._always: tuple[int, str] | None = None
         self._lock = threading.RLock()
@@ -126,6 +130,8 @@ class FakeCatalogServer(LocalJsonServer):
                     raise ApiError(404, f"no such method {method} {parts.path}")
                 self._faults()
                 status, payload = 200, self._route(parts.path, params)
+                if self.mangle is not None:
+                    self.mangle(payload)
                 self.pages_served += 1
             except ApiError as exc:
                 status, payload = exc.status, error_body(exc.status, exc.message)
@@ -177,6 +183,8 @@ class FakeCatalogServer(LocalJsonServer):
             answer["nextPageToken"] = _make_token(path, 0)
         elif end < len(items):
             answer["nextPageToken"] = _make_token(path, end)
+        elif self.endless_tokens:
+            answer["nextPageToken"] = _make_token(path, max(offset, len(items)) + 1)
         return answer
 
 

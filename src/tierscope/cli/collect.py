@@ -160,6 +160,9 @@ def collect_files_cmd(
     its start. Exit codes: 0 success, 1 error, 2 usage error, 75 dataset busy, 130 interrupted
     (Ctrl-C), 143 stopped by SIGTERM (what was stored is kept either way).
     """
+    from tierscope.cli.hardware import one_accelerator
+
+    accelerator = one_accelerator(accelerator)  # type: ignore[assignment]  # the option is a list: see AcceleratorOpt
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
     if run_id is not None and not run_id.strip():

@@ -19,8 +19,9 @@ MachineOpt = Annotated[
         "--machine", help="Machine type the run ran on (a2-highgpu-8g: its GPUs come with it).", metavar="TYPE"
     ),
 ]
+# A list, so that a second --accelerator is refused rather than silently replacing the first.
 AcceleratorOpt = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--accelerator", help="GPUs attached to --machine, TYPE:COUNT (NVIDIA_TESLA_T4:1).", metavar="TYPE:COUNT"
     ),
@@ -40,6 +41,19 @@ JobSpecOpt = Annotated[
         dir_okay=False,
     ),
 ]
+
+
+def one_accelerator(given: list[str] | None) -> str | None:
+    """The one ``--accelerator`` given (None: none). Raises :class:`tierscope.errors.UsageError` for two or
+    more: a machine takes one accelerator type, and the last would otherwise replace the others unsaid."""
+    from tierscope.errors import UsageError
+
+    if given and len(given) > 1:
+        raise UsageError(
+            f"--accelerator given {len(given)} times ({', '.join(given)}); a machine takes one accelerator type: "
+            "give it once, as TYPE:COUNT"
+        )
+    return given[0] if given else None
 
 
 def with_hardware(
