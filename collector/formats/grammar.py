@@ -37,7 +37,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.base import STAMP, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.vocabulary import (
     MEASURE_GATE,
     MEASURES,
@@ -207,6 +207,13 @@ MEASURE_MEANINGS: dict[str, str] = {
 }
 
 
+#: Why a position with examples/s and nothing else may be no record, in ``formats --try``'s words.
+EXAMPLES_ALONE = (
+    "examples/s alone: a step record only where the log states the batch size or the line has a time "
+    "(else another hook's figure, not a step)"
+)
+
+
 def explain_line(message: str) -> str:
     """The grammar's reading of one message (after its envelope), in words: its position, its measures with
     their spelling, value and meaning, and whether that makes a record or why not."""
@@ -219,16 +226,19 @@ def explain_line(message: str) -> str:
         said.append(f"position '{position}' = {step}")
     elif counter_date:
         said.append("a date, not a counter")
-    measures = []
+    measures, kinds = [], set()
     for m in MEASURES:
         raw = pl.select(pl.lit(message).str.extract(m.regex, 1)).item()
         if raw is not None and m.kind != "loss":
             measures.append(f"measure '{m.spelling}' = {raw}: {MEASURE_MEANINGS[m.kind]}")
+            kinds.add(m.kind)
     said += measures
     if not said:
         return "the grammar finds no position and no measure"
     if not measures:
         said.append("no measure: not a record")
+    elif kinds == {"examples_per_s"} and position is not None and not counter_date:
+        said.append(EXAMPLES_ALONE)
     elif position is None or counter_date:
         said.append("no position: a record only for a job-wide rate")
     return "; ".join(said)
@@ -271,9 +281,13 @@ class ProgressGrammar:
             _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
-        measured = pl.any_horizontal(
-            pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
-        )
+        timed = pl.any_horizontal(pl.col(c).is_not_null() for c in ("_per_s", "_interval_s", "_elapsed_s"))
+        # Examples/s alone tell a step rate only over the batch size or a clock (the line's time): without
+        # either, a position with them is another hook's figure (an examples/s hook beside the Estimator's
+        # step lines, one step off them), never a step record that could start a segment.
+        stamped = pl.col(STAMP).is_not_null() if STAMP in lines.columns else pl.lit(False)
+        batch_known = bool(learn_batch(lines, context))
+        measured = timed | (pl.col("_examples_per_s").is_not_null() & (stamped | pl.lit(batch_known)))
         # The shell's "Killed" glued to the bar the OS stopped: that line is the failure (the status lines read
         # it), not a record; a line has one outcome.
         killed = pl.col("line").str.contains(r"Killed\s*$")

@@ -91,9 +91,35 @@ def test_a_rate_of_examples_becomes_steps_where_the_log_states_the_batch() -> No
     # A global batch is no per-device one: 3200 tokens/s per GPU is no rate over "global batch size: 16"
     got = read("global batch size: 16", "step 5: 3200 tokens/sec per GPU")
     assert got["global_steps_per_s"][0] is None
-    # No batch stated: the examples/s stay as logged and no rate is invented
-    got = read("Iter #3: 256.0 img/sec per GPU")
+    # No batch stated but a clock: the examples/s stay as logged, no rate is invented (the analysis times the
+    # record by its clock)
+    got = read("[2025-04-13 23:41:12] Iter #3: 256.0 img/sec per GPU")
     assert got["examples_per_s"][0] == 256.0 and got["global_steps_per_s"][0] is None
+
+
+def test_examples_per_second_alone_with_no_batch_and_no_clock_is_no_step_record() -> None:
+    # The cifar10_estimator sample's examples/s hook beside the Estimator's own step lines (tensorflow/models
+    # issue 4090): its "step = 100" comes after the Estimator's "step = 101". It tells no step rate (no batch
+    # size, no time, no rate), so it is no step record: the run is the Estimator's 2 records at 101 and 201
+    # (and the step-less 12.2695 folded into 201), one segment, no step going back.
+    got = read(
+        "INFO:tensorflow:Average examples/sec: 2947.37 (3187.28), step = 90",
+        "INFO:tensorflow:global_step/sec: 6.63042",
+        "INFO:tensorflow:loss = 2.8437786, step = 101 (8.626 sec)",
+        "INFO:tensorflow:Average examples/sec: 2967.61 (3163.14), step = 100",
+        "INFO:tensorflow:global_step/sec: 12.2695",
+        "INFO:tensorflow:loss = 2.8192415, step = 201 (8.150 sec)",
+    )
+    assert got["step"].to_list() == [101, 201]
+    assert got["global_steps_per_s"].to_list() == [6.63042, 12.2695]
+    assert got["examples_per_s"].null_count() == 2
+    # The same line is a record where the log states the batch (2967.61 / 256 = 11.592 steps/s) ...
+    got = read("batch_size: 256", "INFO:tensorflow:Average examples/sec: 2967.61 (3163.14), step = 100")
+    assert got["step"].to_list() == [100]
+    assert got["global_steps_per_s"][0] == pytest.approx(2967.61 / 256)
+    # ... or where its line has a time (glog's header): the analysis times it by its clock
+    got = read("I0412 10:00:01.500000 140 hooks.py:42] Average examples/sec: 2967.61 (3163.14), step = 100")
+    assert got["step"].to_list() == [100] and got["timestamp"][0] is not None
 
 
 def test_a_step_less_rate_the_vocabulary_names_job_wide_is_a_record_by_its_line() -> None:
