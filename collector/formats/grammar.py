@@ -37,7 +37,8 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import STAMP, ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
     MEASURE_GATE,
     MEASURES,
@@ -58,6 +59,10 @@ NOT_TRAINING = (
 #: tqdm's description: the text before ``NN%|``.
 _TQDM_DESC = r"^(.*?)\s*\d{1,3}%\|"
 _TRACEBACK = "Traceback (most recent call last):"
+#: The positions a tqdm bar states itself: its elapsed time is theirs.
+_BAR_POSITIONS = ("N it [ (a tqdm bar without a total)", "NN%|...| N/M (a tqdm bar)", "N/M")
+#: tqdm's elapsed time after its counter: ``840/2000 [04:12<05:48, ...`` or ``17671it [1:04:13, ...``.
+_TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\d)(?:<|,|\])"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
 _DATE_AFTER = r"^\s+\d{1,2}:\d\d"
 
@@ -116,6 +121,12 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
     for target in ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s", "loss"):
         out[target] = pl.coalesce(parts[target]) if target in parts else pl.lit(None, dtype=pl.Float64)
+    clock = text.str.extract_groups(_TQDM_ELAPSED)
+    out["bar_elapsed_s"] = (
+        number(clock.struct.field("h")).fill_null(0.0) * 3600
+        + number(clock.struct.field("m")) * 60
+        + number(clock.struct.field("s"))
+    )
     out["per_device"] = text.str.contains(
         r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
     )
@@ -265,19 +276,23 @@ class ProgressGrammar:
         return None
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        hit = pl.col("line").str.contains(MEASURE_GATE)
+        hit = pl.col("line").str.contains(MEASURE_GATE) | pl.col("line").str.contains(LOGGING_DICT)
         if lines.height == 0 or not lines.select(hit.any()).item():
             return empty_parsed(lines)
+        if TAG not in lines.columns:
+            lines = lines.with_columns(pl.lit(None, dtype=pl.String).alias(TAG))
         gated, rest = lines.filter(hit), lines.filter(~hit)
         # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
         pieces = (
             gated.with_columns(_piece=pl.col("line").str.split("\r"))
             .explode("_piece")
             .filter(pl.col("_piece").str.strip_chars() != "")
+            .with_row_index("_order")
         )
         s = read_statements(pl.col("_piece"))
         read = pieces.with_columns(
             **{f"_{k}": v for k, v in s.items()},
+            **{f"_{k}": v for k, v in dict_statements(pl.col("_piece")).items()},
             _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
@@ -299,6 +314,7 @@ class ProgressGrammar:
                 | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
             )
         )
+        dicts = read.filter(~record & pl.col("_dict_loss").is_not_null())
         read = read.filter(record)
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
@@ -307,13 +323,21 @@ class ProgressGrammar:
             pl.format(f"step '{{}}' {NOT_WHOLE}", "_step"),
             self.name,
         )
-        good = read.filter(~too_big)
+        good = read.filter(~too_big).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
+        good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
+        # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
+        # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.
+        stamped = pl.col(STAMP).is_not_null() if STAMP in good.columns else pl.lit(False)
+        first_drawing = pl.col("_bar_elapsed_s").sort_by("_order").first().over(TAG, "step")
+        # ... and it times the bar's own counter only (not a "global step N" glued after the bar)
+        bar_counter = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
+        bar_clock = pl.when(~stamped & bar_counter).then(first_drawing)
         per_s = pl.coalesce("_global_per_s", "_per_s")
         steps = good.select(
             "source_offset",
-            step.alias("step"),
-            pl.col("_loss").alias("loss"),
-            pl.col("_elapsed_s").alias("elapsed_s"),
+            "step",
+            "loss",
+            pl.coalesce("_elapsed_s", bar_clock).alias("elapsed_s"),
             pl.col("_interval_s").alias("interval_s"),
             per_s.alias("global_steps_per_s"),
             per_s.alias("local_steps_per_s"),
@@ -323,7 +347,7 @@ class ProgressGrammar:
             pl.lit(self.name).alias("format"),
         ).with_columns(stepless_position())
         # Lines the gate passed but that state no record are no one's: handed on (status lines, tracebacks).
-        taken = read.get_column("source_offset").unique().implode()
+        taken = pl.concat([read.get_column("source_offset"), pl.Series(placed, dtype=pl.Int64)]).unique().implode()
         # A traceback glued to the end of a bar (stderr written while the bar's line was open) opens on this line.
         glued = gated.filter(
             pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(_TRACEBACK, literal=True)
