@@ -60,7 +60,13 @@ from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
 from tierscope.collector.formats.gcloud import GcloudFailures
-from tierscope.collector.formats.grammar import MEASURE_MEANINGS, ProgressGrammar, learn_batch, rates_from_examples
+from tierscope.collector.formats.grammar import (
+    MEASURE_MEANINGS,
+    ProgressGrammar,
+    drop_examples_alone,
+    learn_batch,
+    rates_from_examples,
+)
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
@@ -274,6 +280,9 @@ def parse_lines(
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
         parsed.events = _with_prefix_facts(parsed.events, facts)
+    parsed.steps, handed_back = drop_examples_alone(parsed.steps, body, context)
+    if handed_back.height:
+        parsed.rest = pl.concat([parsed.rest, handed_back.select(parsed.rest.columns)]).sort("source_offset")
     if parsed.steps.height:
         context.steps_seen = True
     window = lines.height - (pending.height if pending is not None else 0)

@@ -206,6 +206,37 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
     return out.drop("_from_examples", "_fill", *(["per_device"] if "per_device" in out.columns else []))
 
 
+def drop_examples_alone(
+    parsed_steps: pl.DataFrame, body: pl.DataFrame, context: ParseContext
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(steps, lines handed back)``: the grammar's records that state examples/s and nothing that times a
+    step (no rate, also none from a batch size, no interval, no elapsed time, no clock) left out where the log
+    has records of its own that do (this batch's or an earlier one's), with their lines from ``body``.
+
+    Such a record tells no step rate; beside a trainer's timed step records it is another hook's figure
+    (cifar10_estimator's examples/s hook prints ``step = 100`` after the Estimator's ``step = 101``) and as a
+    record it would start a segment at every line. Where examples/s lines are all the log has, they stay its
+    records (their positions and losses)."""
+    steps = parsed_steps
+    if steps.height == 0 or "examples_per_s" not in steps.columns:
+        return steps, body.clear()
+
+    def col(name: str, dtype: pl.DataType | type[pl.DataType] = pl.Float64) -> pl.Expr:
+        return pl.col(name) if name in steps.columns else pl.lit(None, dtype=dtype)
+
+    timing = [col(c).is_not_null() for c in ("global_steps_per_s", "local_steps_per_s", "interval_s", "elapsed_s")]
+    timed = pl.any_horizontal(*timing, col("timestamp", pl.Datetime("us", "UTC")).is_not_null())
+    alone = (col("format", pl.String) == ProgressGrammar.name) & col("examples_per_s").is_not_null() & ~timed
+    # the batch's steps are the lines that count (its look-ahead is cut off before)
+    seen = context.state["grammar-timed"] = (
+        context.state.get("grammar-timed", False) or steps.select(timed.any()).item()
+    )
+    if not seen:
+        return steps, body.clear()
+    dropped = steps.filter(alone).get_column("source_offset").unique().implode()
+    return steps.filter(~alone.fill_null(False)), body.filter(pl.col("source_offset").is_in(dropped))
+
+
 #: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
 MEASURE_MEANINGS: dict[str, str] = {
     "global": "global steps/s, job-wide",
@@ -220,8 +251,7 @@ MEASURE_MEANINGS: dict[str, str] = {
 
 #: Why a position with examples/s and nothing else may be no record, in ``formats --try``'s words.
 EXAMPLES_ALONE = (
-    "examples/s alone: a step record only where the log states the batch size or the line has a time "
-    "(else another hook's figure, not a step)"
+    "examples/s alone time no step: beside step records that are timed it is another hook's figure, not a step record"
 )
 
 
@@ -296,13 +326,9 @@ class ProgressGrammar:
             _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
-        timed = pl.any_horizontal(pl.col(c).is_not_null() for c in ("_per_s", "_interval_s", "_elapsed_s"))
-        # Examples/s alone tell a step rate only over the batch size or a clock (the line's time): without
-        # either, a position with them is another hook's figure (an examples/s hook beside the Estimator's
-        # step lines, one step off them), never a step record that could start a segment.
-        stamped = pl.col(STAMP).is_not_null() if STAMP in lines.columns else pl.lit(False)
-        batch_known = bool(learn_batch(lines, context))
-        measured = timed | (pl.col("_examples_per_s").is_not_null() & (stamped | pl.lit(batch_known)))
+        measured = pl.any_horizontal(
+            pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
+        )
         # The shell's "Killed" glued to the bar the OS stopped: that line is the failure (the status lines read
         # it), not a record; a line has one outcome.
         killed = pl.col("line").str.contains(r"Killed\s*$")

@@ -77,9 +77,9 @@ def place_dict_losses(records: pl.DataFrame, dicts: pl.DataFrame, epochs: float 
     if epochs and total.len():
         per_epoch = float(total[-1]) / epochs
         firsts = recs.group_by("_tagk", "step", maintain_order=True).agg(pl.col("_order").first().alias("_by_epoch"))
-        found = found.with_columns(
-            step=(pl.col("_dict_epoch") * per_epoch).round(0).cast(pl.Int64, strict=False)
-        ).join(firsts, on=["_tagk", "step"], how="left")
+        found = found.with_columns(step=(pl.col("_dict_epoch") * per_epoch).round(0).cast(pl.Int64, strict=False)).join(
+            firsts, on=["_tagk", "step"], how="left"
+        )
         found = found.with_columns(pl.coalesce("_at", "_by_epoch").alias("_at"))
     placed = found.filter(pl.col("_at").is_not_null())
     losses = placed.group_by("_at").agg(pl.col("_dict_loss").sort_by("_order").last().alias("_placed"))

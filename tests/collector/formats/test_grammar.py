@@ -97,10 +97,11 @@ def test_a_rate_of_examples_becomes_steps_where_the_log_states_the_batch() -> No
     assert got["examples_per_s"][0] == 256.0 and got["global_steps_per_s"][0] is None
 
 
-def test_examples_per_second_alone_with_no_batch_and_no_clock_is_no_step_record() -> None:
+def test_examples_per_second_alone_beside_timed_step_records_is_no_step_record() -> None:
     # The cifar10_estimator sample's examples/s hook beside the Estimator's own step lines (tensorflow/models
-    # issue 4090): its "step = 100" comes after the Estimator's "step = 101". It tells no step rate (no batch
-    # size, no time, no rate), so it is no step record: the run is the Estimator's 2 records at 101 and 201
+    # issue 4090): its "step = 100" comes after the Estimator's "step = 101". It times no step (no batch size,
+    # no time, no rate) and the log has timed step records of its own: it is no step record. The run is the
+    # Estimator's 2 records at 101 and 201
     # (and the step-less 12.2695 folded into 201), one segment, no step going back.
     got = read(
         "INFO:tensorflow:Average examples/sec: 2947.37 (3187.28), step = 90",
@@ -117,6 +118,9 @@ def test_examples_per_second_alone_with_no_batch_and_no_clock_is_no_step_record(
     got = read("batch_size: 256", "INFO:tensorflow:Average examples/sec: 2967.61 (3163.14), step = 100")
     assert got["step"].to_list() == [100]
     assert got["global_steps_per_s"][0] == pytest.approx(2967.61 / 256)
+    # ... and where examples/s lines are all the log has, they are its records (positions and losses, no rate)
+    got = read("step: 2300/ 3305 loss:0.3651 imps:26.6 lr: 0.0343", "step: 2400/ 3305 loss:0.3563 imps:27.3 lr: 0.0312")
+    assert got["step"].to_list() == [2300, 2400] and got["global_steps_per_s"].to_list() == [None, None]
     # ... or where its line has a time (glog's header): the analysis times it by its clock
     got = read("I0412 10:00:01.500000 140 hooks.py:42] Average examples/sec: 2967.61 (3163.14), step = 100")
     assert got["step"].to_list() == [100] and got["timestamp"][0] is not None
@@ -313,3 +317,50 @@ def test_a_traceback_ending_the_log_fails_the_run_and_one_followed_by_steps_does
         "Traceback (most recent call last): ending the log (its exception line missing)",
     )
     assert events(bar, "Traceback (most recent call last):", *frames, bar.replace("840", "841")) == []
+
+
+# ----- a trainer's logging dicts and tqdm's clock ---------------------------------------------------------
+
+_BAR = "{pct:3d}%|##        | {n}/{m} [{elapsed}<00:10,  1.00it/s]"
+
+
+def test_a_logging_dict_gives_its_loss_to_the_bar_of_its_step() -> None:
+    # Hugging Face's Trainer logs after the bar drew the step: each dict is the loss at the bar before it.
+    got = read(
+        _BAR.format(pct=10, n=10, m=100, elapsed="00:10"),
+        "{'loss': 0.6821, 'grad_norm': 1.23, 'learning_rate': 4.9e-05, 'epoch': 0.1}",
+        _BAR.format(pct=10, n=10, m=100, elapsed="00:11") + "\r" + _BAR.format(pct=20, n=20, m=100, elapsed="00:21"),
+        "{'loss': 0.5, 'grad_norm': 1.0, 'learning_rate': 4.8e-05, 'epoch': 0.2}",
+    )
+    assert got["step"].to_list() == [10, 10, 20]
+    # step 10's redraw is a copy of its record (the same time): the loss sits on the first drawing
+    assert got["loss"].to_list() == [0.6821, None, 0.5]
+    # tqdm's elapsed: 00:10 = 10 s, 00:21 = 21 s; the redraw at 00:11 keeps its step's first time, 10 s
+    assert got["elapsed_s"].to_list() == [10.0, 10.0, 21.0]
+
+
+def test_a_logging_dict_before_any_bar_lands_at_its_epoch_over_the_bars_total() -> None:
+    # 2 epochs over a bar of 200 steps: 100 steps an epoch; epoch 2.0 is step 200, epoch 1.5 step 150 (no record)
+    got = read(
+        "  Num Epochs = 2",
+        "{'loss': 0.41, 'grad_norm': 0.2, 'learning_rate': 1e-06, 'epoch': 1.5}",
+        "{'loss': 0.3, 'grad_norm': 0.1, 'learning_rate': 0.0, 'epoch': 2.0}",
+        _BAR.format(pct=100, n=200, m=200, elapsed="1:03:20"),
+    )
+    assert got["step"].to_list() == [200]
+    assert got["loss"].to_list() == [0.3]
+    # 1:03:20 = 3600 + 3 x 60 + 20 = 3800 s
+    assert got["elapsed_s"].to_list() == [3800.0]
+    # No epoch count stated: the dict's step is unknown and it stays unread
+    got = read("{'loss': 0.3, 'epoch': 2.0}", _BAR.format(pct=100, n=200, m=200, elapsed="03:20"))
+    assert got["loss"].to_list() == [None]
+
+
+def test_a_logging_dict_alone_is_no_record_and_a_bar_with_its_own_time_keeps_it() -> None:
+    assert read("{'loss': 0.6821, 'grad_norm': 1.23, 'learning_rate': 4.9e-05, 'epoch': 0.2}").height == 0
+    # a line with an envelope time keeps that clock: the bar's elapsed is not used
+    got = read("[2025-04-13 23:41:12] " + _BAR.format(pct=10, n=10, m=100, elapsed="00:10"))
+    assert got["elapsed_s"].to_list() == [None] and got["timestamp"][0] is not None
+    # a bar's elapsed times its own counter, not a "global step N" printed after it (Lightning's epoch bars)
+    got = read("Epoch 2: : 115816it [7:02:37,  4.57it/s, loss=2.1]Epoch 2, global step 400000: 'val/AP' was not in")
+    assert got["step"].to_list() == [400000] and got["elapsed_s"].to_list() == [None]
