@@ -73,7 +73,7 @@ from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import unlabelled_ranks
 from tierscope.collector.formats.slim import TFSlim
-from tierscope.collector.formats.status import RunStatus, drop_recovered, milestone_steps
+from tierscope.collector.formats.status import RunStatus, drop_recovered, drop_unreached_endings, milestone_steps
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
 from tierscope.collector.formats.tensorpack import Tensorpack
@@ -373,6 +373,7 @@ def _run_chain(
         pending = lines.filter(~keep)
     # Both rules relate a line to the lines before it in time: applied before flipping back.
     parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context), parsed.steps)
+    parsed.events = drop_unreached_endings(parsed.events, parsed.steps, body, context)
     parsed.events = milestone_steps(parsed.events, parsed.steps)
     if flip:
         parsed = Parsed(

@@ -60,6 +60,8 @@ class Marker(NamedTuple):
     pattern: str
     rank: int
     recoverable: bool = False
+    #: a plain "training is done" that says no why: no ending where the work announced is not reached
+    bare: bool = False
 
 
 #: Milestone lines: ``(event, regex)``, a ``step`` group (if any) the global step the line names, an
@@ -105,8 +107,13 @@ MARKERS: tuple[Marker, ...] = (
     Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
     Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
-    Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2),
-    Marker("finished", r"(?i)\bfinished training\s*[.!]?\s*$|(?i)\btraining (?:is )?(?:finished|completed|done)\b", 2),
+    Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2, bare=True),
+    Marker(
+        "finished",
+        r"(?i)\bfinished training\s*[.!]?\s*$|(?i)\btraining (?:is )?(?:finished|completed|done)\b",
+        2,
+        bare=True,
+    ),
     # Estimator's last line of train(); Hugging Face Trainer's summary after its last step.
     # PyTorch Lightning's end of fit: the epochs or steps it was given are done.
     Marker("finished", r"`?Trainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached", 3),
@@ -292,3 +299,62 @@ def drop_recovered(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
     if last_step is None:
         return events
     return events.filter(~(recoverable & (pl.col("source_offset") < last_step)))
+
+
+#: Work a record announces as ``N/M``: Megatron's ``iteration  150/ 2000``, ``step 30/1000``, a tqdm bar's
+#: ``NN%|...| 840/2000`` (not an epoch's ``Epoch [E][N/M]`` or ``Epoch 5/5``, whose M is one epoch's or the epochs).
+ANNOUNCED = (
+    r"(?i:\b(?:iteration|iter|step|update|batch)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
+    r"|\d{1,3}%\|[^|]*\|\s*(?P<bn>\d+)/(?P<bm>\d+)"
+)
+#: A log's own word that training stopped early on purpose (its messages, not the option names a config dump
+#: prints): Megatron's ``exiting program at iteration N`` / ``after N minutes`` (``--exit-interval``,
+#: ``--exit-duration-in-mins``), early stopping, a step budget reached.
+STOPPED_ON_PURPOSE = (
+    r"(?i)\bexiting program\b|\bearly stopping (?:triggered|at|after)\b|\bstopp(?:ed|ing) early\b"
+    r"|\bstopping criteri(?:on|a) (?:met|reached)\b|\bmax_?(?:steps|epochs|iters?|iterations)\b[^\n]*\breached\b"
+)
+
+
+def _bare_reason() -> str:
+    return "|".join(f"(?:{m.pattern})" for m in MARKERS if m.bare).replace("(?P<reason>", "(?:")
+
+
+def drop_unreached_endings(
+    events: pl.DataFrame, steps: pl.DataFrame, body: pl.DataFrame, context: ParseContext
+) -> pl.DataFrame:
+    """``events`` without a bare ``finished`` (:attr:`Marker.bare`: ``training is done``, no why) where the
+    log's last step record before it announced work it had not reached (``iteration 150/ 2000``: 150 < 2000),
+    unless the log says it stopped on purpose (:data:`STOPPED_ON_PURPOSE`). Such a run is ``unknown``, not ``ok``.
+
+    ``body``: the batch's messages (``source_offset``, ``line``), for what the records and lines say. What
+    the last record announced and whether a line said why carry over to later batches in ``context``."""
+    known = context.state.setdefault("status-work", {"short": False, "why": False})
+    if body.height:
+        known["why"] = known["why"] or body.select(pl.col("line").str.contains(STOPPED_ON_PURPOSE).any()).item()
+    earlier = known["short"]
+    last = _announced(steps, body) if steps.height and body.height else None
+    if last is not None and last.height:
+        known["short"] = bool(last.get_column("_short")[-1])
+    if events.height == 0 or "reason" not in events.columns or known["why"]:
+        return events
+    bare = (pl.col("event") == "finished") & pl.col("reason").str.contains(_bare_reason()).fill_null(False)
+    if not events.select(bare.any()).item():
+        return events
+    # each bare ending judged by the last record before it (in this batch, else the earlier batches')
+    judged = events.with_row_index("_e").sort("source_offset")
+    if last is not None and last.height:
+        judged = judged.join_asof(last, on="source_offset", strategy="backward", check_sortedness=False)
+    else:
+        judged = judged.with_columns(pl.lit(None, dtype=pl.Boolean).alias("_short"))
+    judged = judged.sort("_e").with_columns(pl.col("_short").fill_null(earlier))
+    return judged.filter(~(bare & pl.col("_short"))).drop("_e", "_short")
+
+
+def _announced(steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
+    """``source_offset`` and ``_short`` (True: the record's line announces N/M with N < M) of each step record."""
+    said = steps.select("source_offset").join(body.select("source_offset", "line"), on="source_offset", how="left")
+    groups = pl.col("line").str.extract_groups(ANNOUNCED)
+    n = pl.coalesce(groups.struct.field("n"), groups.struct.field("bn")).cast(pl.Int64, strict=False)
+    m = pl.coalesce(groups.struct.field("m"), groups.struct.field("bm")).cast(pl.Int64, strict=False)
+    return said.select("source_offset", (n < m).fill_null(False).alias("_short")).sort("source_offset")

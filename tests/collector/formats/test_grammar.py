@@ -364,3 +364,21 @@ def test_a_logging_dict_alone_is_no_record_and_a_bar_with_its_own_time_keeps_it(
     # a bar's elapsed times its own counter, not a "global step N" printed after it (Lightning's epoch bars)
     got = read("Epoch 2: : 115816it [7:02:37,  4.57it/s, loss=2.1]Epoch 2, global step 400000: 'val/AP' was not in")
     assert got["step"].to_list() == [400000] and got["elapsed_s"].to_list() == [None]
+
+
+_MEGATRON = " iteration {n:8d}/{m:8d} | consumed samples: {n} | elapsed time per iteration (ms): 1250.0 |"
+
+
+def test_work_announced_and_not_reached_is_no_ending_unless_the_log_says_why() -> None:
+    done = "[after training is done] datetime: 2024-05-01 10:00:00"
+    # iteration 150 of 2000 announced, then "training is done": not finished (the run is unknown, not ok)
+    assert events(_MEGATRON.format(n=140, m=2000), _MEGATRON.format(n=150, m=2000), done) == []
+    # the work reached: 2000 of 2000
+    assert events(_MEGATRON.format(n=2000, m=2000), done)[-1][0] == "finished"
+    # stopped short on purpose, as the log says (Megatron's --exit-interval)
+    stopped = "exiting program at iteration 150"
+    assert events(_MEGATRON.format(n=150, m=2000), stopped, done)[-1][0] == "finished"
+    # an ending that says why stands whatever the counter: Lightning's max_steps
+    assert events("step 30/1000 | 2.0 steps/s", "`Trainer.fit` stopped: `max_steps=30` reached.")[-1][0] == "finished"
+    # a config dump's option names are no reason (Megatron prints exit_interval ... None among its arguments)
+    assert events("  exit_interval ................ None", _MEGATRON.format(n=150, m=2000), done) == []
