@@ -36,6 +36,7 @@ from tierscope.collector.formats.grammar import ProgressGrammar, explain_line
 from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import MEASURE_GATE
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
+from tierscope.dataset.schema import STEP_KEY
 
 #: Lines shown when no window is given.
 DEFAULT_LINES = 20
@@ -107,6 +108,9 @@ class FileVerdict:
     roles: list[str]
     status: str
     failure_reason: str | None = None
+    #: records read again with the values of one before them (a redrawn bar, a handler attached twice):
+    #: ``collect`` stores each once and counts the rest as duplicates; ``records`` counts them once.
+    duplicates: int = 0
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,8 @@ class _Totals:
 
     lines: int = 0
     records: int = 0
+    duplicates: int = 0
+    keys: set[tuple[object, ...]] = field(default_factory=set)
     events: int = 0
     rejects: int = 0
     skipped: int = 0
@@ -224,7 +230,16 @@ class _Totals:
 
     def add(self, parsed: Parsed) -> None:
         steps, events = parsed.steps, parsed.events
-        self.records += steps.height
+        if steps.height:
+            # the values that identify a record in the dataset: the same ones twice are one record stored once
+            key = [(pl.col(c) if c in steps.columns else pl.lit(None)).alias(c) for c in STEP_KEY if c != "run_id"]
+            for row in steps.select(pl.struct(key).alias("k")).get_column("k").to_list():
+                k = tuple(row.values())
+                if k in self.keys:
+                    self.duplicates += 1
+                else:
+                    self.keys.add(k)
+                    self.records += 1
         self.events += events.height
         self.rejects += parsed.rejects.height
         self.skipped += parsed.skipped
@@ -257,6 +272,7 @@ class _Totals:
             roles=sorted(self.roles),
             status=status,
             failure_reason=self.failure if self.failed else None,
+            duplicates=self.duplicates,
         )
 
 

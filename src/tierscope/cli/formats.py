@@ -153,7 +153,8 @@ def print_explanation(console: Console, shown: Explanation) -> None:
 
 
 def verdict_line(verdict: FileVerdict) -> Text:
-    """``PATH: format F, N records (per format), roles ..., status S; R rejected, K with no metric, of L lines``."""
+    """``PATH: format F, N records (per format) [and D duplicates], roles ..., status S; R rejected, K with no
+    metric, of L lines``."""
     from rich.text import Text
 
     from tierscope.cli.numbers import plural
@@ -163,7 +164,9 @@ def verdict_line(verdict: FileVerdict) -> Text:
     return Text.assemble(
         (f"{verdict.path}: ", "bold"),
         f"format {verdict.format or 'none'}, {plural(verdict.records, 'record')}"
-        + (f" ({per})" if len(verdict.by_format) > 1 else ""),
+        + (f" ({per})" if len(verdict.by_format) > 1 else "")
+        # as collect counts them: a record read again with the same values is stored once
+        + (f" and {plural(verdict.duplicates, 'duplicate')}" if verdict.duplicates else ""),
         f", {plural(verdict.events, 'event')}, roles {', '.join(verdict.roles) or 'none'}, status ",
         (status, "red" if verdict.status == "failed" else "green" if verdict.status == "ok" else "yellow"),
         f"; {verdict.rejects:,} rejected, {verdict.skipped:,} with no metric, of {plural(verdict.lines, 'line')}",
@@ -175,7 +178,8 @@ def _read_cell(reading: LineReading) -> Text:
     from rich.text import Text
 
     cell = Text()
-    if reading.envelope:
+    # an indentation stripped (a log pasted indented, a tqdm bar's leading space) is no envelope to name
+    if reading.envelope.strip() or reading.envelope_gave:
         cell.append("envelope ", style="cyan")
         cell.append(reading.envelope.strip())
         if reading.envelope_gave:

@@ -225,3 +225,26 @@ def test_the_verdict_counts_agree_with_their_nouns(tmp_path: Path) -> None:
     flat = " ".join(result.output.split())
     assert "format tf-estimator, 1 record, 0 events, roles" in flat, result.output
     assert "0 rejected, 0 with no metric, of 1 line" in flat and "1 records" not in flat
+
+
+def test_the_verdict_counts_records_as_collect_stores_them_and_names_no_empty_envelope(tmp_path: Path) -> None:
+    # A tqdm bar drawn twice at step 100 (the same values: a copy) and once at 200. collect stores 2 records
+    # and skips 1 duplicate; the verdict says the same. The bar's leading space is no envelope to name.
+    bar = " {p}%|#####     | {n}/200 [{t}<01:40,  1.00it/s]"
+    log = tmp_path / "bars.log"
+    lines = [
+        bar.format(p=50, n=100, t="01:40"),
+        bar.format(p=50, n=100, t="01:40"),
+        bar.format(p=100, n=200, t="03:20"),
+    ]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    v = explain_file(log).verdict
+    assert (v.records, v.duplicates) == (2, 1)
+    result = runner.invoke(app, ["formats", "--try", str(log)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "format grammar, 2 records and 1 duplicate, 0 events" in flat, result.output
+    assert "envelope" not in flat.replace("envelope, message", ""), result.output
+    stored = runner.invoke(app, ["collect", "files", str(log), "--run-id", "r", "-d", str(tmp_path / "ds")])
+    assert stored.exit_code == 0, stored.output
+    assert "stored 2 step records and 0 events, skipped 1 duplicate" in " ".join(stored.output.split())
