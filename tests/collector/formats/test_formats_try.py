@@ -247,4 +247,4 @@ def test_the_verdict_counts_records_as_collect_stores_them_and_names_no_empty_en
     assert "envelope" not in flat.replace("envelope, message", ""), result.output
     stored = runner.invoke(app, ["collect", "files", str(log), "--run-id", "r", "-d", str(tmp_path / "ds")])
     assert stored.exit_code == 0, stored.output
-    assert "stored 2 step records and 0 events, skipped 1 duplicate" in " ".join(stored.output.split())
+    assert "stored 2 step records and 0 events, 1 duplicate" in " ".join(stored.output.split())
