@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
-from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
+from tierscope.analysis.prices import STALE_DAYS, PriceTable, area_of, quote, region_of
 from tierscope.analysis.topology import DATA, load_tiers, run_hardware, run_topology
 from tierscope.contract import LOCAL_TIER_PATTERN
 
@@ -66,7 +66,9 @@ def tier_costs(
     ``run_id``, ``price_date`` (Date), ``ml_units_per_hour``, ``usd_per_hour`` (Float64,
     null where the table has no row: a laptop, an unknown tier or machine type, or a date
     before any price), ``units_basis`` (``tier`` or ``machine types``), ``units_source``
-    and ``price_source`` (String).
+    and ``price_source`` (String); and the dates behind them (Date): ``units_from`` (the oldest
+    units row used), ``units_table_date`` (the table in force), ``price_from`` (the USD row used),
+    ``units_newest`` and ``price_newest`` (each table's newest row, in ``region``).
     """
     units = load_units() if units is None else units
     prices = load_prices() if prices is None else prices
@@ -105,7 +107,12 @@ def tier_costs(
         .otherwise(pl.lit("tier")),
         units_from=pl.when(pl.col("custom")).then("machine_from").otherwise("tier_from"),
     ).join_asof(
-        region_prices.select("effective_date", "usd_per_ml_unit_hour", pl.col("source").alias("price_source")),
+        region_prices.select(
+            "effective_date",
+            "usd_per_ml_unit_hour",
+            pl.col("source").alias("price_source"),
+            price_from="effective_date",
+        ),
         left_on="price_date",
         right_on="effective_date",
         strategy="backward",
@@ -122,6 +129,9 @@ def tier_costs(
         pl.col("price_date")
         .map_elements(lambda day: _table_date(units, day), return_dtype=pl.Date)
         .alias("units_table_date"),
+        pl.when(pl.col("usd_per_ml_unit_hour").is_not_null()).then("price_from").alias("price_from"),
+        pl.lit(units["effective_date"].max(), pl.Date).alias("units_newest"),
+        pl.lit(region_prices["effective_date"].max(), pl.Date).alias("price_newest"),
     )
 
 
@@ -184,6 +194,26 @@ def _machine_units(keyed: pl.DataFrame, topology: pl.DataFrame, units: pl.DataFr
         ),
         machine_source=pl.col("source").drop_nulls().unique().sort().str.join("; "),
         machine_from=pl.col("units_from").min(),
+    )
+
+
+def _legacy_stale(cost: dict, on: date) -> str | None:
+    """The note flagging a legacy run's ML-unit or USD row older than ``prices.STALE_DAYS`` at ``on`` and
+    the newest of its table (an older row followed by a newer one is known to have held until then:
+    the 2016 rows price the runs of 2016); None: neither. ``cost``: a row of :func:`tier_costs`."""
+    old = []
+    if cost["units_table_date"] == cost["units_newest"] and (on - cost["units_table_date"]).days > STALE_DAYS:
+        old.append(f"ML units from the {cost['units_table_date']} table")
+    price_from = cost["price_from"]
+    if price_from is not None and price_from == cost["price_newest"] and (on - price_from).days > STALE_DAYS:
+        old.append(f"USD per ML unit-hour from the {cost['price_from']} row")
+    if not old:
+        return None
+    newest = max(d for d in (cost["units_table_date"], cost["price_from"]) if d is not None)
+    return (
+        f"{' and '.join(old)}, {(on - newest).days} days before {on} (older than {STALE_DAYS} days); "
+        "`tierscope prices update` cannot refresh retired ML units: describe the run's machines "
+        "(--machine, --job-spec) and give their prices with --prices FILE"
     )
 
 
@@ -252,10 +282,14 @@ def run_costs(
                                 f"USD per ML unit-hour: {cost['price_source']}") if s
                 )  # fmt: skip
                 older = cost["units_from"] is not None and cost["units_from"] < cost["units_table_date"]
-                if older:
-                    entry["price_note"] = (
-                        f"ML units from the {cost['units_from']} table: the {cost['units_table_date']} table "
-                        "has no row for some of its machine types"
-                    )
+                said = [
+                    f"ML units from the {cost['units_from']} table: the {cost['units_table_date']} table "
+                    "has no row for some of its machine types"
+                ] if older else []  # fmt: skip
+                stale = _legacy_stale(cost, on)
+                if stale:
+                    said.append(stale)
+                entry["price_note"] = "; ".join(said) or None
+                entry["price_stale"] = stale is not None
         rows.append(entry)
     return pl.DataFrame(rows, schema=COST_SCHEMA)

@@ -15,8 +15,11 @@ A run's hourly price (:func:`quote`) is, over its pools, replicas x (the machine
 accelerators a replica x the accelerator's row). A machine type that bundles GPUs (a2, a3, g2) has
 its host priced by its own row and its GPUs by the GPU's row; a TPU VM (ct5lp-...) is priced by its
 chips alone (the chip price includes the host). For a date, the newest row on or before it wins;
-a user's row wins over a shipped one whenever one of the user's applies. A row older than
-:data:`STALE_DAYS` at the priced date is stale: ``tierscope prices update`` fetches newer ones.
+a user's row wins over a shipped one whenever one of the user's applies. A date before every row of a
+resource is priced from its earliest row, and said (a run logged in 2024, priced from the 2026 rows:
+a price, flagged, rather than none). A row older than :data:`STALE_DAYS` at the priced date, and
+the newest of its kind, is stale: ``tierscope prices update`` fetches newer ones. Either flag makes
+a quote stale.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ PRICINGS = ("on-demand", "spot")
 #: A row this many days older than the date it prices is flagged (``tierscope prices update`` refreshes it).
 STALE_DAYS = 180
 REMEDY = "run `tierscope prices update` for current rows"
+#: What to do when the rows start after the priced date: only the user knows that date's price.
+EARLY_REMEDY = "give that date's price with --prices FILE"
 #: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); "global" or a multi-region is none.
 REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 #: The legacy price table's areas (:mod:`tierscope.analysis.cost`) and the region each stands for here.
@@ -222,25 +227,38 @@ class PriceTable:
 
     def lookup(self, resource: str, region: str, pricing: str, on: date) -> PriceRow | None:
         """The row that prices ``resource`` in ``region`` at ``pricing`` on ``on``: the newest user row on or
-        before it, else the newest shipped one; None: none."""
+        before it, else the newest shipped one, else (every row starts after ``on``) the earliest row of
+        the two, the user's first; None: no row at all."""
         for rows in (self.user, self.base):
-            fit = [
-                r
-                for r in rows
-                if r.resource == resource and r.region == region and r.pricing == pricing and r.valid_from <= on
-            ]
+            fit = [r for r in self._of(rows, resource, region, pricing) if r.valid_from <= on]
             if fit:
                 return max(fit, key=lambda r: (r.valid_from, rows.index(r)))
+        for rows in (self.user, self.base):
+            later = self._of(rows, resource, region, pricing)
+            if later:
+                return min(later, key=lambda r: (r.valid_from, rows.index(r)))
         return None
+
+    def superseded(self, row: PriceRow) -> bool:
+        """Whether the rows ``row`` came with hold a newer one of its resource, region and pricing: then
+        ``row`` is known to have held up to that one, however old it is."""
+        rows = self.user if row in self.user else self.base
+        return any(r.valid_from > row.valid_from for r in self._of(rows, row.resource, row.region, row.pricing))
+
+    @staticmethod
+    def _of(rows: tuple[PriceRow, ...], resource: str, region: str, pricing: str) -> list[PriceRow]:
+        return [r for r in rows if r.resource == resource and r.region == region and r.pricing == pricing]
 
 
 @dataclass(frozen=True)
 class UsedRow:
-    """A row a quote used, ``quantity`` times (machines, or devices), and whether it was stale then."""
+    """A row a quote used, ``quantity`` times (machines, or devices), whether it was stale then, and
+    whether it starts after the priced date (``early``: no row of that date exists)."""
 
     row: PriceRow
     quantity: int
     stale: bool
+    early: bool = False
 
 
 @dataclass(frozen=True)
@@ -255,19 +273,26 @@ class Quote:
 
     @property
     def stale(self) -> bool:
-        return any(u.stale for u in self.rows)
+        """A row older than :data:`STALE_DAYS`, or one from after the priced date."""
+        return any(u.stale or u.early for u in self.rows)
 
     def sources(self) -> str:
         """Every row used, one ``quantity x label`` each, ``; ``-joined."""
         return "; ".join(f"{u.quantity} x {u.row.label()}" for u in self.rows)
 
     def stale_note(self) -> str | None:
-        """The sentence flagging the rows older than :data:`STALE_DAYS` at the priced date, with the remedy."""
+        """The sentences flagging the rows from after the priced date and the rows older than
+        :data:`STALE_DAYS` at it, each with its remedy; None: neither."""
+        said = []
+        early = [u.row for u in self.rows if u.early]
+        if early:
+            rows = ", ".join(f"{r.resource} from the {r.valid_from} row" for r in early)
+            said.append(f"priced {rows}, after the priced date {self.on} (no earlier row); {EARLY_REMEDY}")
         old = [u.row for u in self.rows if u.stale]
-        if not old:
-            return None
-        said = ", ".join(f"{r.resource} from {r.valid_from} ({(self.on - r.valid_from).days} days)" for r in old)
-        return f"price rows older than {STALE_DAYS} days on {self.on}: {said}; {REMEDY}"
+        if old:
+            rows = ", ".join(f"{r.resource} from {r.valid_from} ({(self.on - r.valid_from).days} days)" for r in old)
+            said.append(f"price rows older than {STALE_DAYS} days on {self.on}: {rows}; {REMEDY}")
+        return "; ".join(said) or None
 
 
 def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable) -> Quote:
@@ -291,7 +316,8 @@ def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable)
             if row is None:
                 missing.append(f"{resource} ({where}, {pricing}, on {on})")
                 continue
-            used.append(UsedRow(row, quantity, (on - row.valid_from).days > STALE_DAYS))
+            old = (on - row.valid_from).days > STALE_DAYS and not table.superseded(row)
+            used.append(UsedRow(row, quantity, old, early=row.valid_from > on))
             total += quantity * row.usd_per_hour
     if missing:
         reason = f"no price row for {', '.join(missing)}; add one with --prices FILE"

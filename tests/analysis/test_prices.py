@@ -37,8 +37,9 @@ def test_a_runs_price_is_its_pools_rows_each_named() -> None:
     # a region without rows: no price, and the reason names the row to add
     nowhere = p.quote(spot, ON, "asia-east1", table)
     assert nowhere.usd_per_hour is None and "n1-standard-8 (asia-east1, spot" in (nowhere.missing or "")
-    # before the rows' date: nothing holds yet
-    assert p.quote(spot, date(2026, 1, 1), "us-central1", table).usd_per_hour is None
+    # before the rows' date: priced from the earliest rows, and flagged (the test below)
+    early = p.quote(spot, date(2026, 1, 1), "us-central1", table)
+    assert early.usd_per_hour == pytest.approx(0.30902) and early.stale
 
 
 def test_a_row_older_than_180_days_is_flagged_with_the_remedy() -> None:
@@ -49,6 +50,48 @@ def test_a_row_older_than_180_days_is_flagged_with_the_remedy() -> None:
     assert later.stale
     assert "a2-highgpu-1g from 2026-07-30 (181 days)" in (later.stale_note() or "")
     assert "tierscope prices update" in (later.stale_note() or "")
+
+
+def test_a_run_dated_before_every_row_is_priced_from_the_earliest_and_flagged() -> None:
+    # a TF log of 2024-03-11 on 1 x n1-standard-8 + 1 x T4: the shipped rows start 2026-07-30, so it is priced
+    # from them, 0.379998 + 0.35 = 0.729998 USD/h, flagged (stale) with the row's date and the run's
+    runs = pl.DataFrame(
+        {"run_id": ["t4"], "tier": [None], "date": [date(2024, 3, 11)], "topology": [json.dumps(
+            {"chief": {"machine_type": "n1-standard-8", "count": 1, "accelerator_type": "NVIDIA_TESLA_T4",
+                       "accelerator_count": 1}})]},
+        schema_overrides={"tier": pl.String, "date": pl.Date},
+    )  # fmt: skip
+    (row,) = run_costs(runs, ON).to_dicts()
+    assert row["usd_per_hour"] == pytest.approx(0.729998) and row["price_date"] == date(2024, 3, 11)
+    assert row["price_stale"] is True
+    assert "NVIDIA_TESLA_T4 from the 2026-07-30 row, after the priced date 2024-03-11" in row["price_note"]
+    assert "--prices FILE" in row["price_note"]
+    # a user's row of that date wins over the earliest shipped one: 0.379998 + 0.30 = 0.679998, not flagged
+    ours = p.PriceRow("NVIDIA_TESLA_T4", "us-central1", "on-demand", 0.30, date(2024, 1, 1), "our 2024 bill")
+    host = p.PriceRow("n1-standard-8", "us-central1", "on-demand", 0.379998, date(2024, 1, 1), "our 2024 bill")
+    (mine,) = run_costs(runs, ON, table=p.PriceTable((ours, host))).to_dicts()
+    assert mine["usd_per_hour"] == pytest.approx(0.679998) and mine["price_stale"] is False
+
+
+def test_legacy_rows_older_than_180_days_are_flagged_unless_a_newer_row_followed() -> None:
+    runs = pl.DataFrame(
+        {"run_id": ["today", "y2016", "y2020"], "tier": ["STANDARD_1"] * 3,
+         "date": [None, date(2016, 11, 20), date(2020, 6, 1)]},
+        schema_overrides={"date": pl.Date},
+    )  # fmt: skip
+    got = {r["run_id"]: r for r in run_costs(runs, ON).to_dicts()}
+    # no date: priced today (2026-12-06) from the 2019-11-01 table, 4.0571 units x 0.49 = 1.987979 USD/h;
+    # 2019-11-01 -> 2026-12-06 is 2592 days (> 180), and no newer ML-unit table exists: flagged
+    today = got["today"]
+    assert today["usd_per_hour"] == pytest.approx(1.987979) and today["price_stale"] is True
+    assert "2592 days before 2026-12-06" in today["price_note"]
+    assert "cannot refresh retired ML units" in today["price_note"] and "--prices FILE" in today["price_note"]
+    # 2020-06-01 is 213 days after 2019-11-01: flagged too
+    assert got["y2020"]["price_stale"] is True and "213 days" in got["y2020"]["price_note"]
+    # a 2016 run is priced from the 2016-01-01 beta row (10 units): 324 days old, but the 2018 table followed
+    # it, so it is known to have held in 2016: not flagged
+    assert got["y2016"]["ml_units_per_hour"] == 10 and got["y2016"]["price_stale"] is False
+    assert got["y2016"]["price_note"] is None
 
 
 def test_user_price_files_override_and_bad_rows_name_file_and_line(tmp_path: Path) -> None:
