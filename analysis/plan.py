@@ -330,6 +330,14 @@ def choose(
         raise RecommendError("give exactly one of a deadline (hours) or a budget (USD)")
     if frontier_frame.filter(pl.col("hours").is_not_null()).height == 0:
         # Nothing to time: blaming the price table (below) would send the user the wrong way.
+        failed = frontier_frame.filter(pl.col("status") == "failed")
+        if failed.height:
+            # a failed run may well show a steady rate in `summary`: say why it is not planned from
+            said = "; ".join(f"run {r['candidate']} {r['evidence']}" for r in failed.iter_rows(named=True))
+            raise RecommendError(
+                f"no run that finished has a steady-state rate to plan from; a failed run is evidence, not a "
+                f"candidate ({said}): collect the step logs of a run that finished"
+            )
         raise RecommendError(
             "no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
             "collect the step logs of a finished run first"

@@ -310,3 +310,34 @@ def test_a_run_that_died_of_oom_is_evidence_never_a_candidate(tmp_path: Path) ->
     assert "ResourceExhaustedError: OOM" in by["a100x8"]["evidence"]
     # nor is its rate a point of a fit: one A100 size left, so nothing is predicted (no 8 x A100 by the back door)
     assert set(by) == {"a100", "a100x8"} and doc["choice"] is None
+
+
+def test_recommend_when_the_only_run_with_a_rate_failed_names_it_and_its_cause(tmp_path: Path) -> None:
+    write_log(tmp_path / "t4.log", 0.25)
+    with (tmp_path / "t4.log").open("a") as log:
+        log.write("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor\n")
+    spec = RunSpec(run_id="t4", tier=None, files=[tmp_path / "t4.log"], date=RAN, topology=RUNS["t4"][1].to_json())
+    collect_runs(Dataset(tmp_path / "ds"), [spec])
+    # summary shows its steady rate: 12 records 100 steps apart at 0.25 steps/s
+    (row,) = json.loads(invoke("summary", "--dataset", str(tmp_path / "ds"), "--json"))
+    assert row["status"] == "failed" and row["steady_global_steps_per_s"] == pytest.approx(0.25)
+    result = CliRunner().invoke(app, ["recommend", "--dataset", str(tmp_path / "ds"), "--steps", "100000",
+                                      "--deadline", "72h"], env={"COLUMNS": "250"})  # fmt: skip
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    # not "no run in the dataset has a steady-state rate": the run has one, and failed
+    assert "no run that finished has a steady-state rate to plan from" in said
+    assert "a failed run is evidence, not a candidate" in said
+    assert "run t4 failed on 1 x n1-standard-8 (1 x NVIDIA_TESLA_T4) with" in said and "ResourceExhaustedError" in said
+
+
+def test_a_run_logged_before_the_price_rows_is_priced_from_the_earliest_and_flagged(tmp_path: Path) -> None:
+    # the T4 run ran on 2024-03-11; the shipped rows start 2026-07-30: priced from them,
+    # n1-standard-8 0.379998 + T4 0.35 = 0.729998 USD/h, and flagged (no row of 2024 exists)
+    dataset = make_dataset(tmp_path, {"t4": RUNS["t4"]}, ran=date(2024, 3, 11))
+    (row,) = json.loads(invoke("summary", "--dataset", str(dataset), "--json"))
+    assert row["usd_per_hour"] == pytest.approx(0.729998) and row["price_date"] == "2024-03-11"
+    assert row["price_stale"] is True
+    assert "NVIDIA_TESLA_T4 from the 2026-07-30 row, after the priced date 2024-03-11" in row["price_note"]
+    table = " ".join(invoke("summary", "--dataset", str(dataset), "--wide").split())
+    assert "run t4: priced n1-standard-8 from the 2026-07-30 row" in table

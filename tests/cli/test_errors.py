@@ -213,10 +213,11 @@ def test_recommend_with_no_timed_run_says_so_rather_than_blaming_prices(tmp_path
     assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "-q"]).exit_code == 0
     result = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "10", "--budget", "5"])
     assert result.exit_code == 1
-    # was "no candidate has a price on that date and region (the 2016 beta table ...)"
+    # was "no candidate has a price on that date and region (the 2016 beta table ...)"; the failed run is named
     assert _one_line_error(result.output) == (
-        "error: no run in the dataset has a steady-state rate to plan from (no step records, or too few); "
-        "collect the step logs of a finished run first"
+        "error: no run that finished has a steady-state rate to plan from; a failed run is evidence, not a "
+        "candidate (run a failed on its machines with gcloud crashed (BadStatusCodeError)): collect the step "
+        "logs of a run that finished"
     )
 
 
