@@ -81,7 +81,7 @@ def test_every_usage_command_names_a_real_command_and_options() -> None:
     assert len(commands) >= 3 + 8
     for argv in commands:
         words = [w for w in argv[1:] if not w.startswith("-")]
-        path = words[:2] if words[:1] in (["collect"], ["train"]) else words[:1]
+        path = words[:2] if words[:1] in (["collect"], ["train"], ["prices"]) else words[:1]
         result = runner.invoke(app, [*path, "--help"], terminal_width=200)
         assert result.exit_code == 0, (argv, result.output)
         for option in (w.split("=")[0] for w in argv if w.startswith("--")):

@@ -1,4 +1,5 @@
-"""``tierscope prices ...``: price rows from the Cloud Billing Catalog, written as a user price file."""
+"""``tierscope prices ...``: the price rows a command prices with (``list``), and price rows from the Cloud
+Billing Catalog, written as a user price file (``update``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,90 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App
+from tierscope.cli.common import App, FormatChoice, FormatOpt, JsonOpt, PricesOpt, WideOpt, output_format
 
-prices_app = App(help="Vertex AI prices from the Cloud Billing Catalog.", no_args_is_help=True)
+prices_app = App(
+    help="The dated, sourced price rows (list) and Vertex AI prices from the Cloud Billing Catalog (update).",
+    no_args_is_help=True,
+)
+
+
+@prices_app.command("list")
+def list_cmd(
+    resource: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--resource",
+            help="Only the rows pricing this machine type, accelerator or TPU slice (a2-highgpu-8g: its host and "
+            "its A100s; v5litepod-8: its chips); repeat for more.",
+            metavar="NAME",
+        ),
+    ] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="Only this Google Cloud region (us-central1).", metavar="REGION")
+    ] = None,
+    prices: PricesOpt = None,
+    fmt: FormatOpt = FormatChoice.table,
+    as_json: JsonOpt = False,
+    wide: WideOpt = False,
+) -> None:
+    """List the price rows `summary`, `report` and `recommend` price with: the shipped ones and those of
+    --prices FILE, one a line (resource, region, pricing, USD an hour, the date it holds from, where it is
+    from, its source). For a date, the newest row on or before it prices; a row of --prices wins over a
+    shipped one (docs/machines-and-prices.md)."""
+    from tierscope.analysis.prices import PriceTable
+    from tierscope.cli.tables import Column, Grid, emit
+
+    fmt = output_format(fmt, as_json)
+    table = PriceTable.with_files(prices or [])
+    wanted = set().union(*(_priced_as(name) for name in resource)) if resource else None
+    rows = [
+        r
+        for r in (*table.user, *table.base)
+        if (wanted is None or r.resource in wanted) and (region is None or r.region == region)
+    ]
+    rows.sort(key=lambda r: (r.resource, r.region, r.pricing, r.valid_from))
+    grid = Grid(
+        [Column("resource", "name"), Column("region", "label"), Column("pricing", "label"), Column("USD/h"),
+         Column("valid from", "label"), Column("from", "label", wide=True), Column("source", "text")],
+        title="price rows (USD per machine-, GPU- or TPU chip-hour)",
+    )  # fmt: skip
+    for r in rows:
+        grid.add(r.resource, r.region, r.pricing, r.usd_text, str(r.valid_from), r.origin, r.source)
+    if not rows:
+        said = " or ".join(sorted(wanted)) if wanted else "any resource"
+        where = f" in {region}" if region else ""
+        grid.notes.append(f"no price row for {said}{where}: add one with --prices FILE")
+    if not resource:
+        grid.notes.append(
+            "legacy tiers and machine types are priced in ML units (analysis/data/ml_units.csv, unit_prices.csv), "
+            "not by these rows"
+        )
+    records = [
+        {"resource": r.resource, "region": r.region, "pricing": r.pricing, "usd_per_hour": r.usd_per_hour,
+         "valid_from": r.valid_from.isoformat(), "origin": r.origin, "source": r.source}
+        for r in rows
+    ]  # fmt: skip
+    emit(fmt, grid, records, wide=wide)
+
+
+def _priced_as(name: str) -> set[str]:
+    """The resources whose rows price ``name``: itself, and the accelerator or chips it comes with. Raises
+    :class:`tierscope.analysis.machines.UnknownMachineError` (a usage error) for a name it does not know."""
+    from tierscope.analysis import machines
+
+    spec = machines.catalog().get(name) or machines.catalog().get(name.lower()) or machines.catalog().get(name.upper())
+    if spec is None:
+        if name.isupper():
+            spec = machines.accelerator(name)
+        else:
+            spec = machines.tpu_slice(name) if name.lower().startswith("v") else machines.machine(name)
+    if spec.kind == "legacy":
+        raise typer.BadParameter(
+            f"{spec.name} is a legacy machine type, priced in ML units (analysis/data/ml_units.csv)",
+            param_hint="--resource",
+        )
+    return {spec.name, *([spec.accelerator] if spec.accelerator else [])}
 
 
 @prices_app.command("update")
