@@ -58,7 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List the lines kept aside as rejects: the file, the line number, the run, the reason and the raw text.",
     ),
     "dataset": ("dataset", "Use a dataset from other tools."),
-    "prices": ("prices", "Vertex AI prices from the Cloud Billing Catalog."),
+    "prices": ("prices", "Price rows: list them, or fetch Vertex AI's from the Cloud Billing Catalog."),
     "train": ("train", "Run the reference TensorFlow trainer."),
     "spec": ("train", "Print the cloud job request (JSON) that runs the trainer on a scale tier."),
     "doctor": (

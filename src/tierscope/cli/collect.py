@@ -36,11 +36,13 @@ from tierscope.cli.common import (
 )
 from tierscope.cli.hardware import (
     AcceleratorOpt,
+    ChangeHardwareOpt,
     HwRegionOpt,
     JobSpecOpt,
     MachineOpt,
     SpotOpt,
     TpuOpt,
+    check_held_hardware,
     manifest_hardware,
     with_hardware,
 )
@@ -153,6 +155,7 @@ def collect_files_cmd(
     spot: SpotOpt = False,
     region: HwRegionOpt = None,
     job_spec: JobSpecOpt = None,
+    change_hardware: ChangeHardwareOpt = False,
 ) -> None:
     """Read what is new in step logs (files, run directories) and append it to the dataset.
 
@@ -193,6 +196,11 @@ def collect_files_cmd(
             for r in runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
         ]
         found = with_hardware(manifest_hardware(given), machine, accelerator, tpu, spot, region, job_spec)
+        options = {"--machine": machine, "--accelerator": accelerator, "--tpu": tpu, "--job-spec": job_spec,
+                   "--region": region}  # fmt: skip
+        said = " ".join([*(f"{k} {v}" for k, v in options.items() if v), *(["--spot"] if spot else [])])
+        if said:
+            check_held_hardware(dataset, found, said, change_hardware)
         if run_id is None and not quiet:
             say_grouping(found, inputs)
         runs += found

@@ -42,6 +42,52 @@ JobSpecOpt = Annotated[
     ),
 ]
 
+ChangeHardwareOpt = Annotated[
+    bool,
+    typer.Option(
+        "--change-hardware",
+        help="Replace the machines the dataset holds for the run with the ones these options describe "
+        "(without it, a different description of a run already described is an error).",
+    ),
+]
+
+
+def check_held_hardware(dataset: Path, runs: list[RunSpec], said: str, change: bool) -> None:
+    """Refuse to describe again, differently, a run the dataset at ``dataset`` already holds machines for:
+    a second collect of a run with another ``--machine`` would reprice it without a word. ``runs``: the
+    runs whose topology the options (``said``, as typed) gave; ``change``: ``--change-hardware`` was given,
+    and the change is said on stderr instead. Raises :class:`tierscope.errors.UsageError` naming both
+    descriptions and ``--change-hardware``."""
+    import json
+
+    import polars as pl
+
+    from tierscope.analysis import machines
+    from tierscope.dataset.store import Dataset
+    from tierscope.errors import UsageError
+
+    given = {r.run_id: r.topology for r in runs if r.topology}
+    ds = Dataset(dataset)
+    if not given or not (ds.root / "runs").is_dir() or not ds.files("runs"):
+        return
+    held = ds.read("runs", where=pl.col("run_id").is_in(list(given)), columns=["run_id", "topology", "collected_at"])
+    newest = held.sort("collected_at").group_by("run_id", maintain_order=True).last()
+    for run_id, topology in newest.select("run_id", "topology").iter_rows():
+        if topology is None or json.loads(topology) == json.loads(given[run_id]):
+            continue
+        before = machines.from_topology(topology).describe()
+        after = machines.from_topology(given[run_id]).describe()
+        if not change:
+            raise UsageError(
+                f"run {run_id} is held as {before}; {said} describes {after}: add --change-hardware to change it "
+                "on purpose, or give --run-id for another run"
+            )
+        from rich.text import Text
+
+        from tierscope.cli.common import err_console
+
+        err_console().print(Text(f"note: run {run_id}: its machines are now {after} (were {before})"), soft_wrap=True)
+
 
 def one_accelerator(given: list[str] | None) -> str | None:
     """The one ``--accelerator`` given (None: none). Raises :class:`tierscope.errors.UsageError` for two or

@@ -14,7 +14,7 @@ import typer
 from tierscope.cli.common import App, FormatChoice, FormatOpt, JsonOpt, PricesOpt, WideOpt, output_format
 
 prices_app = App(
-    help="The dated, sourced price rows (list) and Vertex AI prices from the Cloud Billing Catalog (update).",
+    help="Price rows: list them, or fetch Vertex AI's from the Cloud Billing Catalog.",
     no_args_is_help=True,
 )
 

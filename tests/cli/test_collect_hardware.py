@@ -1,0 +1,64 @@
+"""Collecting a run again with other machines than the dataset holds for it: an error, unless asked for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tierscope.cli import app
+
+runner = CliRunner()
+T4 = ["--machine", "n1-standard-8", "--accelerator", "NVIDIA_TESLA_T4:1"]
+
+
+def collect(log: Path, ds: Path, *options: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "-q", *options])
+    return result.exit_code, " ".join(result.output.split())
+
+
+def hardware(ds: Path) -> list[tuple[str, float]]:
+    result = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
+    assert result.exit_code == 0, result.output
+    return [(r["hardware"], r["usd_per_hour"]) for r in json.loads(result.stdout)]
+
+
+@pytest.fixture
+def t4(tmp_path: Path) -> tuple[Path, Path]:
+    log = tmp_path / "t4.log"
+    log.write_text("".join(
+        f"Train [master/0], step {100 * k}:loss:2.000, accuracy:0.500 ({400 * k:.3f} sec) 0.250 global_steps/s, "
+        "0.250 local_steps/s\n" for k in range(1, 13)
+    ))  # fmt: skip
+    ds = tmp_path / "ds"
+    assert collect(log, ds, *T4)[0] == 0
+    return log, ds
+
+
+def test_another_machine_for_a_described_run_is_an_error_naming_both(t4: tuple[Path, Path]) -> None:
+    log, ds = t4
+    code, said = collect(log, ds, "--machine", "a2-highgpu-1g")
+    assert code == 2
+    assert said == (
+        "error: run t4 is held as 1 x n1-standard-8 (1 x NVIDIA_TESLA_T4); --machine a2-highgpu-1g describes "
+        "1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100): add --change-hardware to change it on purpose, or give "
+        "--run-id for another run"
+    )
+    # the run keeps its T4: n1-standard-8 0.379998 + T4 0.35 = 0.729998 USD/h (analysis/data/prices.csv)
+    assert hardware(ds) == [("1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)", pytest.approx(0.729998))]
+    # the same description again is no change
+    assert collect(log, ds, *T4) == (0, "")
+
+
+def test_change_hardware_replaces_it_and_says_so(t4: tuple[Path, Path]) -> None:
+    log, ds = t4
+    code, said = collect(log, ds, "--machine", "a2-highgpu-1g", "--change-hardware")
+    assert code == 0
+    assert said == (
+        "note: run t4: its machines are now 1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100) "
+        "(were 1 x n1-standard-8 (1 x NVIDIA_TESLA_T4))"
+    )
+    # a2-highgpu-1g host 0.73948 + 1 x A100 2.93391 = 3.67339 USD/h
+    assert hardware(ds) == [("1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)", pytest.approx(3.67339))]
