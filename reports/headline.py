@@ -105,15 +105,20 @@ def headline(
     """The headline sentences, in the report's language. ``summary``:
     :data:`tierscope.analysis.summary.SUMMARY_SCHEMA`'s
     frame; ``costs``: time and price to ``steps`` steps, or None when not available; ``unmeasured``:
-    the predictions for runs never measured (:func:`would_have`), after the failed-run sentence."""
-    first = fastest(summary, t)
-    if first is None:
-        return [t("headline.none")]
-    out = [first]
-    for sentence in (cheapest(summary, t), best_value(costs, steps, t) if costs is not None else None):
-        if sentence:
-            out.append(sentence)
-    failed = summary.filter(pl.col("status") == "failed").height
-    if failed:
-        out.append(t.counted("headline.failed", failed))
+    the predictions for runs never measured (:func:`would_have`), after the failed-run sentence.
+
+    A failed run is never the fastest, the cheapest or the best value, whatever rate it logged before
+    it failed (as ``recommend`` never offers one): it is counted in the failed-run sentence."""
+    failed = summary.filter(pl.col("status") == "failed")
+    finished = summary.filter(pl.col("status") != "failed")
+    first = fastest(finished, t)
+    out = [first or t("headline.none")]
+    if first is not None:
+        if costs is not None:
+            costs = costs.filter(~pl.col("run_id").is_in(failed["run_id"].to_list()))
+        for sentence in (cheapest(finished, t), best_value(costs, steps, t) if costs is not None else None):
+            if sentence:
+                out.append(sentence)
+    if failed.height:
+        out.append(t.counted("headline.failed", failed.height))
     return out + would_have(unmeasured, t)
