@@ -67,6 +67,13 @@ def task_local_rates(tasks: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def configuration(frame: pl.DataFrame) -> pl.Expr:
+    """A run's configuration as the tables and charts name it, as ``tier``: its scale tier, else the machines
+    it is described by (the summary's ``hardware``: ``1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)``), else "–"."""
+    named = pl.coalesce("tier", "hardware") if "hardware" in frame.columns else pl.col("tier")
+    return named.fill_null("–").alias("tier")
+
+
 def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
     """Speedups with their bootstrap interval, from the summary (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`).
 
@@ -80,7 +87,7 @@ def speedup_frame(summary: pl.DataFrame) -> pl.DataFrame:
     ]
     return (
         frame.filter(pl.col("speedup_vs_baseline").is_not_null())
-        .select("run_id", pl.col("tier").fill_null("–"), pl.col("speedup_vs_baseline").alias("speedup"), *bound)
+        .select("run_id", configuration(frame), pl.col("speedup_vs_baseline").alias("speedup"), *bound)
         .sort("speedup", descending=True)
     )
 
@@ -99,7 +106,7 @@ def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
         frame.filter(pl.col("hours_to_target").is_not_null())
         .select(
             "run_id",
-            pl.col("tier").fill_null("–"),
+            configuration(frame),
             seconds_to_n=pl.col("hours_to_target") * 3600,
             ml_unit_hours_to_n=pl.col("hours_to_target") * pl.col("ml_units_per_hour"),
             usd_to_n=pl.col("usd_to_target"),
@@ -133,7 +140,7 @@ def scaling_points(points: pl.DataFrame) -> pl.DataFrame:
         for c, a in ((STEADY_LOW, "low"), (STEADY_HIGH, "high"))
     ]
     return points.select(
-        "run_id", pl.col("tier").fill_null("–"), "tasks", pl.col("steady_global_steps_per_s").alias("rate"), *bound
+        "run_id", configuration(points), "tasks", pl.col("steady_global_steps_per_s").alias("rate"), *bound
     ).sort("tasks", "run_id")
 
 
@@ -229,7 +236,7 @@ def time_to_target_frame(summary: pl.DataFrame) -> pl.DataFrame:
         frame.filter(pl.col("time_to_target_s").is_not_null())
         .select(
             "run_id",
-            pl.col("tier").fill_null("–"),
+            configuration(frame),
             seconds="time_to_target_s",
             step="step_at_target",
             value="value_at_target",

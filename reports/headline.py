@@ -8,7 +8,8 @@ from tierscope.reports.i18n import Catalog
 
 
 def _named(row: dict[str, object]) -> dict[str, object]:
-    return {"run": row["run_id"], "tier": row["tier"] or "–"}
+    # a run described by its machines has no tier: its machines name it (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4))
+    return {"run": row["run_id"], "tier": row["tier"] or row.get("hardware") or "–"}
 
 
 def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
@@ -18,7 +19,7 @@ def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
         return None
     row = ok.sort(["steady_global_steps_per_s", "run_id"], descending=[True, False]).row(0, named=True)
     rate = t.number(row["steady_global_steps_per_s"], 2)
-    if row["speedup_vs_baseline"] is None:
+    if row["speedup_vs_baseline"] is None or row["run_id"] == row["baseline_run_id"]:  # not "1.00x itself"
         return t("headline.fastest_nobase", rate=rate, **_named(row))
     return t(
         "headline.fastest",
@@ -112,7 +113,9 @@ def headline(
     failed = summary.filter(pl.col("status") == "failed")
     finished = summary.filter(pl.col("status") != "failed")
     first = fastest(finished, t)
-    out = [first or t("headline.none")]
+    # a failed run's rate is no answer: say that it failed, not that no run has a rate
+    none = "headline.none_finished" if failed["steady_global_steps_per_s"].is_not_null().any() else "headline.none"
+    out = [first or t(none)]
     if first is not None:
         if costs is not None:
             costs = costs.filter(~pl.col("run_id").is_in(failed["run_id"].to_list()))

@@ -297,10 +297,11 @@ def _shown(value: object) -> object:
 
 
 def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
-    """The summary's rows, with the interval columns always as keys."""
+    """The summary's rows, with the interval columns always as keys and ``configuration``: the run's tier,
+    else its machines (:func:`tierscope.reports.frames.configuration`)."""
     bounds = (frames.STEADY_LOW, frames.STEADY_HIGH, frames.SPEEDUP_LOW, frames.SPEEDUP_HIGH)
     missing = [pl.lit(None, pl.Float64).alias(c) for c in bounds if c not in frame.columns]
-    rows = frame.with_columns(missing).to_dicts()
+    rows = frame.with_columns(missing, configuration=frames.configuration(frame)).to_dicts()
     for row in rows:
         row["steady_low"], row["steady_high"] = row[frames.STEADY_LOW], row[frames.STEADY_HIGH]
         row["speedup_low"], row["speedup_high"] = row[frames.SPEEDUP_LOW], row[frames.SPEEDUP_HIGH]
@@ -406,7 +407,7 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             headline=headline(data.summary, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(data.summary),
             steady_notes=steady_notes(data.summary, t),
-            failed=data.summary.filter(pl.col("status") == "failed").to_dicts(),
+            failed=_table_rows(data.summary.filter(pl.col("status") == "failed")),
             sections=chart_sections,
             charts=[{"id": f"chart-{s.key}", "spec": s.spec} for s in drawn],
             vega_bundle=vega_bundle(),

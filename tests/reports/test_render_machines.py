@@ -1,0 +1,88 @@
+"""The report on runs described by their machines (no scale tier): the machines named where a tier would be,
+USD/hour and hours to N beside the ML-unit columns, the method said for price rows, a failed run never
+the answer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.analysis.test_todays_question import RAN, RUNS, write_log
+from tierscope.analysis import AnalysisOptions, analyze
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import RunSpec
+from tierscope.dataset.store import Dataset
+from tierscope.reports.headline import headline
+from tierscope.reports.i18n import Catalog
+from tierscope.reports.render import ReportData, analysis_options, render_html, report_data
+
+OOM = "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor\n"
+
+
+def report_of(root: Path, runs: tuple[str, ...], failed: tuple[str, ...] = ()) -> ReportData:
+    specs = []
+    for run in runs:
+        rate, hardware = RUNS[run]
+        write_log(root / f"{run}.log", rate)
+        if run in failed:
+            with (root / f"{run}.log").open("a") as log:
+                log.write(OOM)
+        specs.append(RunSpec(run_id=run, tier=None, files=[root / f"{run}.log"], date=RAN, topology=hardware.to_json()))
+    collect_runs(Dataset(root / "ds"), specs)
+    return report_data(analyze(Dataset(root / "ds"), analysis_options(AnalysisOptions(), steps=100000)))
+
+
+@pytest.fixture(scope="module")
+def today(tmp_path_factory: pytest.TempPathFactory) -> ReportData:
+    # 1 x T4 at 0.25 steps/s, 1 x A100 at 1.0, 8 x A100 at 6.4 that then died of OOM
+    return report_of(tmp_path_factory.mktemp("machines"), ("t4", "a100", "a100x8"), failed=("a100x8",))
+
+
+def test_the_answer_leaves_the_failed_run_out_and_names_the_machines(today: ReportData) -> None:
+    # Prices (analysis/data/prices.csv, us-central1, on demand, from 2026-07-30): T4 run 0.379998 + 0.35 =
+    # 0.729998 USD/h; A100 run 0.73948 + 2.93391 = 3.67339 USD/h. The failed 8 x A100 (6.4 steps/s) is no answer:
+    # fastest is the A100 at 1.00 steps/s (the baseline itself, so no "1.00x itself").
+    # USD per 1,000 steps: T4 0.729998 / (0.25 x 3.6) = 0.8111; A100 3.67339 / 3.6 = 1.0204: the T4 is cheapest.
+    # To 100,000 steps (no start-up): T4 400,000 s = 111.1 h for 81.11 USD; A100 100,000 s = 27.8 h for
+    # 102.04 USD; price x time: T4 81.11 x 400,000 = 3.24e7 > A100 102.04 x 100,000 = 1.02e7: the A100.
+    assert headline(today.summary, today.costs, today.steps, Catalog("en")) == [
+        "Fastest: a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) at 1.00 global steps/s.",
+        "Cheapest per step: t4 (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)) at 0.811 USD per 1,000 steps.",
+        "Best value (lowest price × time): a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) does 100,000 steps "
+        "in 27.8 h for 102 USD.",
+        "1 run failed; see below.",
+    ]
+
+
+def cells(html: str, run: str) -> list[str]:
+    row = re.search(rf'<td class="text run">{run}</td>(.*?)</tr>', html, re.S)
+    assert row, run
+    return [re.sub(r"<span.*?</span>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)]
+
+
+def test_the_table_names_the_machines_and_shows_usd_per_hour_and_hours_to_n(today: ReportData) -> None:
+    html = render_html(today, "en")
+    assert "<title>tierscope report: configurations compared</title>" in html
+    assert "<th>USD/hour</th>" in html and "<th>Hours to 100,000 steps</th>" in html
+    # machines, status, tasks, steady, mean, speedup, 2 efficiencies, ML units/h, steps/unit-h, USD/h, USD/1000,
+    # hours to N, records: the T4 run 0.729998 USD/h, 0.8111 USD/1000 steps, 400,000 s = 111.11 h
+    t4 = cells(html, "t4")
+    assert t4[0] == "1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)"
+    assert t4[-5:] == ["–", "0.730", "0.811", "111.11", "12"]
+    assert cells(html, "a100")[-4:] == ["3.67", "1.02", "27.78", "12"]  # 100,000 s = 27.78 h
+    # the failed run's card names its machines too
+    assert '<td class="text tier" data-label="Tier or machines">1 x a2-highgpu-8g (8 x NVIDIA_TESLA_A100)</td>' in html
+    assert "the sum of their dated price rows" in html
+    ja = render_html(today, "ja")
+    assert "構成の比較" in ja and "価格行の合計" in ja and "<th>米ドル/時間</th>" in ja
+
+
+def test_a_failed_run_alone_is_no_answer(tmp_path: Path) -> None:
+    only = report_of(tmp_path, ("a100x8",), failed=("a100x8",))
+    assert headline(only.summary, only.costs, only.steps, Catalog("en")) == [
+        "No run that finished has a steady-state rate: a failed run is evidence, not a candidate for fastest or "
+        "cheapest.",
+        "1 run failed; see below.",
+    ]
