@@ -70,6 +70,9 @@ def provenance(
         .with_columns(
             price_source=pl.when(pl.col("ml_units_per_hour").is_null())
             .then(pl.coalesce(rows_said, "price_rows"))
+            # a legacy run's note (a stale ML-unit table, an older table's row) follows its USD source
+            .when(pl.col("price_note").is_not_null())
+            .then(pl.concat_str("price_source", "price_note", separator="; ", ignore_nulls=True))
             .otherwise("price_source")
         )
         .select("price_date", "units_source", "price_source")

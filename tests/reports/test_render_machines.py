@@ -5,6 +5,7 @@ the answer."""
 from __future__ import annotations
 
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,21 @@ def test_a_failed_run_alone_is_no_answer(tmp_path: Path) -> None:
         "cheapest.",
         "1 run failed; see below.",
     ]
+
+
+def test_provenance_flags_a_row_after_the_runs_date_and_a_retired_ml_unit_table(tmp_path: Path) -> None:
+    # a T4 run of 2024-03-11 is priced from the 2026-07-30 rows (none earlier), a STANDARD_1 run of unknown
+    # date today from the 2019-11-01 ML-unit table (the newest, years old): both said under Provenance
+    write_log(tmp_path / "t4.log", 0.25)
+    write_log(tmp_path / "s1.log", 2.0)
+    specs = [
+        RunSpec(run_id="t4", tier=None, files=[tmp_path / "t4.log"], date=date(2024, 3, 11),
+                topology=RUNS["t4"][1].to_json()),
+        RunSpec(run_id="s1", tier="STANDARD_1", files=[tmp_path / "s1.log"]),
+    ]  # fmt: skip
+    collect_runs(Dataset(tmp_path / "ds"), specs)
+    html = render_html(report_data(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions()))), "en")
+    provenance = " ".join(html.split('<section id="provenance">', 1)[1].split())
+    assert "NVIDIA_TESLA_T4 from the 2026-07-30 row, after the priced date 2024-03-11" in provenance
+    assert "ML units from the 2019-11-01 table and USD per ML unit-hour from the 2019-11-01 row" in provenance
+    assert "cannot refresh retired ML units" in provenance
