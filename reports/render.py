@@ -308,6 +308,16 @@ def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
     return rows
 
 
+def cost_columns(summary: pl.DataFrame) -> list[str]:
+    """The runs table's cost columns: ``units`` (ML units/hour, steps per ML unit-hour) where a run has ML
+    units (a legacy tier), ``usd`` (USD/hour, USD per 1,000 steps) where a run has a dollar price, and
+    ``hours`` (hours to N steps) unless both are there: five cost columns overflow a laptop's screen,
+    and the price-against-time chart gives the hours to N of every run."""
+    shown = [name for name, column in (("units", "ml_units_per_hour"), ("usd", "usd_per_hour"))
+             if summary[column].is_not_null().any()]  # fmt: skip
+    return shown if len(shown) == 2 else [*shown, "hours"]
+
+
 def steady_notes(summary: pl.DataFrame, t: Catalog) -> list[str]:
     """Why each run that logged steps has no steady-state rate, a sentence each in ``t``'s language
     (the summary's ``steady_status``, :data:`tierscope.analysis.summary.STEADY_REASONS`; a run
@@ -406,6 +416,7 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             collected=collected_text(prov, t),
             headline=headline(data.summary, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(data.summary),
+            cost_columns=cost_columns(data.summary),
             steady_notes=steady_notes(data.summary, t),
             failed=_table_rows(data.summary.filter(pl.col("status") == "failed")),
             sections=chart_sections,
