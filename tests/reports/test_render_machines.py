@@ -70,11 +70,11 @@ def test_the_table_names_the_machines_and_shows_usd_per_hour_and_hours_to_n(toda
     # no run has ML units: their two columns are left out (the table fits a laptop's screen)
     assert "<th>ML units/hour</th>" not in html and "Steps per ML unit-hour</th>" not in html
     # machines, status, tasks, steady, mean, speedup, 2 efficiencies, USD/h, USD/1000, hours to N, records:
-    # the T4 run 0.729998 USD/h, 0.8111 USD/1000 steps, 400,000 s = 111.11 h
+    # the T4 run 0.729998 USD/h, 0.8111 USD/1000 steps, 400,000 s = 111.11 h (3 significant digits each)
     t4 = cells(html, "t4")
     assert t4[0] == "1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)" and len(t4) == 12
-    assert t4[-4:] == ["0.730", "0.811", "111.11", "12"]
-    assert cells(html, "a100")[-4:] == ["3.67", "1.02", "27.78", "12"]  # 100,000 s = 27.78 h
+    assert t4[-4:] == ["0.730", "0.811", "111", "12"]
+    assert cells(html, "a100")[-4:] == ["3.67", "1.02", "27.8", "12"]  # 100,000 s = 27.78 h
     # the failed run's card names its machines too
     assert '<td class="text tier" data-label="Tier or machines">1 x a2-highgpu-8g (8 x NVIDIA_TESLA_A100)</td>' in html
     assert "the sum of their dated price rows" in html
