@@ -130,11 +130,17 @@ def label_ranks(body: pl.DataFrame, carry: RankCarry) -> pl.DataFrame | None:
     rank = pl.when(pl.col("_distinct") > 1).then(pl.col("_i")).otherwise(0)
     if not carry.noted:
         # the last run of the batch may still go on in the next one: judged there
-        whole = ranked.filter((pl.col("_run") != pl.col("_run").max()) & (pl.col("_k") >= 2) & (pl.col("_distinct") > 1))
+        whole = ranked.filter(
+            (pl.col("_run") != pl.col("_run").max()) & (pl.col("_k") >= 2) & (pl.col("_distinct") > 1)
+        )
         other = whole.filter(pl.col("_k") != carry.k).sort("source_offset")
         singles = ranked.filter((pl.col("_run") != pl.col("_run").max()) & (pl.col("_k") == 1))
         # a few lines only rank 0 prints are normal; most lines printed once is a change of the copy count
-        if other.height == 0 and singles.height >= SINGLES_NOTED and singles.height > whole.get_column("_run").n_unique():
+        if (
+            other.height == 0
+            and singles.height >= SINGLES_NOTED
+            and singles.height > whole.get_column("_run").n_unique()
+        ):
             other = singles.sort("source_offset")
         if other.height:
             carry.noted = True
