@@ -436,7 +436,10 @@ class Measure(NamedTuple):
 
 #: A number as the grammar takes it from a message: :data:`NUMBER`, or a spelling that must not be read
 #: in part (``12,500``, ``2,5``, ``1_000``, ``0x10``): :func:`spelled_number` reads it whole or says why not.
-SPELLED: Final = rf"(?:[-+]?0[xX][0-9a-fA-F]+|[-+]?(?i:nan|inf(?:inity)?)\b|[-+]?\d+(?:[,_]\d+)+(?:\.\d*)?(?:[eE][-+]?\d+)?|{NUMBER})"
+SPELLED: Final = (
+    r"(?:[-+]?0[xX][0-9a-fA-F]+|[-+]?(?i:nan|inf(?:inity)?)\b"
+    rf"|[-+]?\d+(?:[,_]\d+)+(?:\.\d*)?(?:[eE][-+]?\d+)?|{NUMBER})"
+)
 _N = rf"({SPELLED})"
 #: A whole number ending a position: thousands in groups of three (``12,500``) or plain digits, not the
 #: whole part of a decimal (``step: 0.5``), nor a part of ``12,5000`` or ``1_000``.
