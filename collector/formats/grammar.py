@@ -288,6 +288,8 @@ def explain_line(message: str) -> str:
     said += measures
     if not said:
         return "the grammar finds no position and no measure"
+    if pl.select(s["evaluation"]).item():
+        said.append("an evaluation's statement: not a training step")
     if not measures:
         said.append("no measure: not a record")
     elif kinds == {"examples_per_s"} and position is not None and not counter_date:
