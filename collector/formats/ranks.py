@@ -11,8 +11,8 @@ decimal point are dropped: ``3.5446548`` and ``3.5446541`` are one figure of two
 Rule, learnt once per file from its head (:func:`rank_count`): the file has *k* untagged ranks when
 its head holds at least two runs of *k* >= 2 lines that are not all byte-identical (a handler
 attached twice prints identical copies: those stay copies of one record), all of the same *k*
-(the last run of the head may be cut short), or, where the lines carry a time, runs spanning at
-most :data:`SAME_MOMENT_S`. Two lines per step that differ only in decimals over a whole head are
+(the last run of the head may be cut short); where the lines carry a time, a run spans at most
+:data:`SAME_MOMENT_S`. Two lines per step that differ only in decimals over a whole head are
 read as two ranks, not as a smoothed second copy: the text cannot tell them apart, a rank's rate is
 never added to another's, so the job's steps/s is the same either way, and no record is dropped.
 
@@ -88,16 +88,14 @@ def rank_count(head: pl.DataFrame) -> int | None:
     if copies.height == 0:
         return None
     sizes = copies.group_by("_run", "_timed", "_span").agg(pl.col("_k").first()).sort("_run")
-    timed = sizes.filter(pl.col("_timed") & (pl.col("_span") <= SAME_MOMENT_S))
-    if timed.height:
-        return int(timed.get_column("_k").max())  # type: ignore[arg-type]
-    untimed = sizes.filter(~pl.col("_timed")).get_column("_k")
+    # a timed run spanning more than a moment is one task's own reports, no ranks' copies
+    runs_k = sizes.filter(~pl.col("_timed") | (pl.col("_span") <= SAME_MOMENT_S)).get_column("_k")
     # the head's end may cut its last run short
-    if untimed.len() > 2 and untimed[-1] < untimed.max():  # type: ignore[operator]
-        untimed = untimed.head(-1)
-    if untimed.len() < 2 or untimed.n_unique() != 1:
+    if runs_k.len() > 2 and runs_k[-1] < runs_k.max():  # type: ignore[operator]
+        runs_k = runs_k.head(-1)
+    if runs_k.len() < 2 or runs_k.n_unique() != 1:
         return None
-    return int(untimed[0])
+    return int(runs_k[0])
 
 
 def label_ranks(body: pl.DataFrame, carry: RankCarry) -> pl.DataFrame | None:
