@@ -72,7 +72,12 @@ def _with_run_stats(rows: pl.DataFrame) -> pl.DataFrame:
     return rows.filter(pl.col("_key").is_not_null()).with_columns(
         _k=pl.len().over("_run"),
         _i=pl.int_range(pl.len()).over("_run"),
-        _distinct=pl.struct("line", STAMP).n_unique().over("_run"),
+        # copies differ in their text, or in their times where every copy has one: the same message once
+        # with a time and once without is one process's two handlers (TensorFlow's and absl's), no ranks
+        _distinct=pl.max_horizontal(
+            pl.col("line").n_unique(),
+            pl.when(pl.col(STAMP).is_not_null().all()).then(pl.col(STAMP).n_unique()).otherwise(1),
+        ).over("_run"),
         _span=(pl.col(STAMP).max() - pl.col(STAMP).min()).over("_run").dt.total_microseconds() / 1e6,
         _timed=pl.col(STAMP).is_not_null().all().over("_run"),
     )
