@@ -121,10 +121,10 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
             got = rate_from_time(value, m.factor)
             target = "per_s"
         elif m.kind in ("rate", "global"):
-            got = stated_rate(value, m.factor)
+            got = pl.when(value > 0).then(stated_rate(value, m.factor))  # a rate of 0 is no rate
             target = "global_per_s" if m.kind == "global" else "per_s"
         else:
-            got = stated_rate(value)
+            got = pl.when(value > 0).then(stated_rate(value)) if m.kind == "examples_per_s" else stated_rate(value)
             target = m.kind
         parts.setdefault(target, []).append(got)
         names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
@@ -347,14 +347,14 @@ class ProgressGrammar:
         # it), not a record; a line has one outcome.
         killed = pl.col("line").str.contains(r"Killed\s*$")
         training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation")
-        # a line stating a position with a broken measure (a rate of 0, NaN, ``2,5``) looks like a record
-        broken = training & has_position & pl.col("_broken").is_not_null()
         record = training & (
             (has_position & (measured | pl.col("_global_per_s").is_not_null()))
             | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
         )
-        dicts = read.filter(~record & pl.col("_dict_loss").is_not_null())
-        read = read.filter(record | broken)
+        # a line stating a position whose only measures are broken (a rate of 0, NaN, ``2,5``) looks like a record
+        broken = training & has_position & ~record & pl.col("_broken").is_not_null()
+        dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
+        read = read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken"))
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
         bad = too_big | pl.col("_broken").is_not_null()
