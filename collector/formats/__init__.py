@@ -71,7 +71,7 @@ from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.ranks import unlabelled_ranks
+from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.status import RunStatus, drop_recovered, drop_unreached_endings, milestone_steps
 from tierscope.collector.formats.structured import StructuredJSON
@@ -293,6 +293,10 @@ def parse_lines(
     parsed.skipped = window - produced.get_column("source_offset").n_unique()
     parsed.rest = parsed.rest.select(list(LINES_SCHEMA))
     parsed.pending = pending
+    carry = context.state.get("ranks")
+    if carry and carry.notes:
+        parsed.notes.extend(carry.notes)
+        carry.notes.clear()
     context.end = None
     return parsed
 
@@ -307,12 +311,13 @@ def _with_ranks(
     """``body`` and ``facts`` with the ranks nobody labelled (:mod:`~tierscope.collector.formats.ranks`) as
     tasks. Learnt per file from the first :data:`RANKS_HEAD_LINES` lines: a file whose head shows no copies
     by several ranks is read as written, at no further cost."""
-    seen = context.state.get("ranks")
-    if seen is None:
-        seen = context.state["ranks"] = unlabelled_ranks(body.head(RANKS_HEAD_LINES)) is not None
-    if not seen:
+    carry = context.state.get("ranks")
+    if carry is None:
+        k = rank_count(body.head(RANKS_HEAD_LINES))
+        carry = context.state["ranks"] = RankCarry(k) if k else False
+    if not carry:
         return body, facts
-    ranks = unlabelled_ranks(body)
+    ranks = label_ranks(body, carry)
     if ranks is None:
         return body, facts
     body = (

@@ -45,8 +45,10 @@ from tierscope.collector.formats.vocabulary import (
     NOT_WHOLE,
     POSITIONS,
     WHOLE_MAX,
+    measure_reason,
     number,
     rate_from_time,
+    spelled_number,
     stated_rate,
     stepless_position,
 )
@@ -63,6 +65,8 @@ _TRACEBACK = "Traceback (most recent call last):"
 _BAR_POSITIONS = ("N it [ (a tqdm bar without a total)", "NN%|...| N/M (a tqdm bar)", "N/M")
 #: tqdm's elapsed time after its counter: ``840/2000 [04:12<05:48, ...`` or ``17671it [1:04:13, ...``.
 _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\d)(?:<|,|\])"
+#: A message that opens with an evaluation's word states an evaluation, not a training step.
+_EVALUATION = r"(?i)^\W*(?:val|valid|validation|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
 _DATE_AFTER = r"^\s+\d{1,2}:\d\d"
 
@@ -85,6 +89,7 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     out: dict[str, pl.Expr] = {}
     named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
     step, spelling = _first(named, text)
+    step = step.str.replace_all(",", "")  # a position's thousands in groups of three (``12,500``)
     epoch = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter"))
     in_epoch = (
         (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
@@ -105,17 +110,21 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     ).fill_null(False)
     parts: dict[str, list[pl.Expr]] = {}
     names: dict[str, list[pl.Expr]] = {}
+    reasons: list[pl.Expr] = []
     for m in MEASURES:
         raw = text.str.extract(m.regex, 1)
-        value = number(raw)
+        value, unread = spelled_number(raw)
+        reasons.append(
+            pl.concat_str(pl.lit(f"{m.spelling}: "), pl.coalesce(unread, measure_reason(m.kind, raw, value, m.factor)))
+        )
         if m.kind == "time":
             got = rate_from_time(value, m.factor)
             target = "per_s"
         elif m.kind in ("rate", "global"):
-            got = stated_rate(value, m.factor)
+            got = pl.when(value > 0).then(stated_rate(value, m.factor))  # a rate of 0 is no rate
             target = "global_per_s" if m.kind == "global" else "per_s"
         else:
-            got = stated_rate(value)
+            got = pl.when(value > 0).then(stated_rate(value)) if m.kind == "examples_per_s" else stated_rate(value)
             target = m.kind
         parts.setdefault(target, []).append(got)
         names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
@@ -130,6 +139,9 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     out["per_device"] = text.str.contains(
         r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
     )
+    out["broken"] = pl.coalesce(reasons)
+    # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
+    out["evaluation"] = text.str.contains(_EVALUATION)
     order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
     out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
     return out
@@ -276,6 +288,8 @@ def explain_line(message: str) -> str:
     said += measures
     if not said:
         return "the grammar finds no position and no measure"
+    if pl.select(s["evaluation"]).item():
+        said.append("an evaluation's statement: not a training step")
     if not measures:
         said.append("no measure: not a record")
     elif kinds == {"examples_per_s"} and position is not None and not counter_date:
@@ -332,24 +346,24 @@ class ProgressGrammar:
         # The shell's "Killed" glued to the bar the OS stopped: that line is the failure (the status lines read
         # it), not a record; a line has one outcome.
         killed = pl.col("line").str.contains(r"Killed\s*$")
-        record = (
-            ~pl.col("_not_training")
-            & ~killed
-            & (
-                (has_position & (measured | pl.col("_global_per_s").is_not_null()))
-                | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
-            )
+        training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation")
+        record = training & (
+            (has_position & (measured | pl.col("_global_per_s").is_not_null()))
+            | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
         )
-        dicts = read.filter(~record & pl.col("_dict_loss").is_not_null())
-        read = read.filter(record)
+        # a line stating a position whose only measures are broken (a rate of 0, NaN, ``2,5``) looks like a record
+        broken = training & has_position & ~record & pl.col("_broken").is_not_null()
+        dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
+        read = read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken"))
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
+        bad = too_big | pl.col("_broken").is_not_null()
         rejects = reject_frame(
-            read.filter(too_big).with_columns(pl.col("_piece").alias("line")),
-            pl.format(f"step '{{}}' {NOT_WHOLE}", "_step"),
+            read.filter(bad).with_columns(pl.col("_piece").alias("line")),
+            pl.when(too_big).then(pl.format(f"step '{{}}' {NOT_WHOLE}", "_step")).otherwise("_broken"),
             self.name,
         )
-        good = read.filter(~too_big).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
+        good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.

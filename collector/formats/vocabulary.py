@@ -434,7 +434,53 @@ class Measure(NamedTuple):
     factor: float = 1.0
 
 
-_N = rf"({NUMBER})"
+#: A number as the grammar takes it from a message: :data:`NUMBER`, or a spelling that must not be read
+#: in part (``12,500``, ``2,5``, ``1_000``, ``0x10``): :func:`spelled_number` reads it whole or says why not.
+SPELLED: Final = (
+    r"(?:[-+]?0[xX][0-9a-fA-F]+|[-+]?(?i:nan|inf(?:inity)?)\b"
+    rf"|[-+]?\d+(?:[,_]\d+)+(?:\.\d*)?(?:[eE][-+]?\d+)?|{NUMBER})"
+)
+_N = rf"({SPELLED})"
+#: A whole number ending a position: thousands in groups of three (``12,500``) or plain digits, not the
+#: whole part of a decimal (``step: 0.5``), nor a part of ``12,5000`` or ``1_000``.
+_AT = r"(\d{1,3}(?:,\d{3})+|\d+)(?:[^\w.,]|[.,](?:\D|$)|$)"
+#: Thousands in groups of three with one separator (``12,500``, ``1_000_000``, ``1,234.5``).
+_GROUPED = r"^[-+]?\d{1,3}(?:(?:,\d{3})+|(?:_\d{3})+)(?:\.\d*)?(?:[eE][-+]?\d+)?$"
+#: What a number with a separator in it that is no thousands separator is, in the reject's reason.
+AMBIGUOUS: Final = "is ambiguous (a decimal comma? a separator that groups no thousands?)"
+
+
+def spelled_number(raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """``(value, reason)`` of a capture of :data:`SPELLED` (String): the Float64 it says (thousands separators
+    dropped), and the reason it is no number where it is not one (null where it is one or absent)."""
+    grouped = raw.str.contains(_GROUPED)
+    value = number(pl.when(grouped).then(raw.str.replace_all(r"[,_]", "")).otherwise(raw))
+    reason = (
+        pl.when(raw.str.contains(r"[,_]") & ~grouped)
+        .then(pl.format(f"'{{}}' {AMBIGUOUS}", raw))
+        .when(raw.is_not_null() & value.is_null())
+        .then(pl.format("'{}' is not a number", raw))
+    )
+    return value, reason
+
+
+def measure_reason(kind: str, raw: pl.Expr, value: pl.Expr, factor: float = 1.0) -> pl.Expr:
+    """The reason a measure's capture ``raw`` with its ``value`` is no figure of a record (null where it is one):
+    a rate or examples/s that is not a finite number > 0 (a rate of 0 is no rate: it gave a run an infinite
+    cost), a time that is not a finite number >= 0 or whose inverse overflows. A time of 0 is no reason: a fast
+    step's time printed rounded (``0us/step``) is unknown, so it is no measure, and its line no record."""
+    if kind == "loss":
+        return pl.lit(None, dtype=pl.String)
+    if kind in ("rate", "global", "examples_per_s"):
+        bad, what = ~(value.is_finite() & (value > 0)), "is not a finite number > 0"
+    elif kind == "time":
+        bad = ~(value.is_finite() & (value >= 0)) | ((value > 0) & ~(pl.lit(factor) / value).is_finite())
+        what = "is not a finite time > 0"
+    else:
+        bad, what = ~(value.is_finite() & (value >= 0)), NOT_SECONDS
+    return pl.when(raw.is_not_null() & bad.fill_null(False)).then(pl.format(f"'{{}}' {what}", raw))
+
+
 #: A key's separator from its value, a JSON quote on either side allowed (``"train_ups": "0.31"``).
 _KV = r"['\"]?\s*[:=]\s*['\"]?"
 _PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
@@ -452,13 +498,13 @@ _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
-    Position("global step N", "named", r"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*(\d+)\b"),
-    Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}(\d+)\b"),
-    Position("Acc_iter N", "named", r"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*(\d+)\b"),
+    Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
+    Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}{_AT}"),
+    Position("Acc_iter N", "named", rf"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*{_AT}"),
     Position(
         "step N / iteration N / iter #N / batch N",
         "named",
-        r"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*(\d+)\b",
+        rf"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
