@@ -146,7 +146,7 @@ def test_a_baseline_picked_without_a_basic_run_says_why(tmp_path: Path) -> None:
     assert runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "-q"]).exit_code == 0
     said = " ".join(runner.invoke(app, ["summary", "-d", str(tmp_path / "ds")]).output.split())
     assert (
-        "note: the speedup is against laptop: no run of the cloud tier BASIC has a steady rate, so the measured "
+        "note: the speedup is against laptop: no run has the cloud tier BASIC, so the measured "
         "run with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
     ) in said
     # a local run of the BASIC topology called basic: the note names its tier, not "no BASIC run" of it
@@ -155,7 +155,7 @@ def test_a_baseline_picked_without_a_basic_run_says_why(tmp_path: Path) -> None:
               "--tier", "local-BASIC"]
     ).exit_code == 0  # fmt: skip
     local = " ".join(runner.invoke(app, ["summary", "-d", str(tmp_path / "ds2")]).output.split())
-    assert "note: the speedup is against basic (tier local-BASIC): no run of the cloud tier BASIC" in local
+    assert "note: the speedup is against basic (tier local-BASIC): no run has the cloud tier BASIC" in local
     chosen = " ".join(
         runner.invoke(app, ["summary", "-d", str(tmp_path / "ds"), "--baseline", "laptop"]).output.split()
     )

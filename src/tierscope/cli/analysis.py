@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -175,6 +175,38 @@ def prediction_lines(r: dict, tasks: int, noun: str = "task") -> list[str]:
     return lines
 
 
+def _why_not(row: dict[str, Any], hours: float | None, budget: float | None, said: str | None) -> str:
+    """Why a candidate does not meet the target: its refusal, its failure, or the deadline or budget it
+    misses, in the user's own words ("58.71 h > 6h")."""
+    from tierscope.cli import numbers as n
+
+    if row["refused"]:
+        return f"refused: {row['refused']}"
+    if row["evidence"]:
+        return str(row["evidence"])
+    if row["meets"]:
+        return n.MISSING
+    if row["hours"] is None:
+        return "no rate to plan from"
+    if budget is not None and row["usd"] is None:
+        return "no price"
+    misses = []
+    if hours is not None and row["hours"] > hours:
+        misses.append(f"{n.hours(row['hours'])} h > {said}")
+    if budget is not None and row["usd"] > budget:
+        misses.append(f"USD {n.money(row['usd'])} > USD {n.money(budget)}")
+    return "; ".join(misses) or n.MISSING
+
+
+def _price_notes(candidates: pl.DataFrame) -> list[str]:
+    """The candidates' price notes (an old or a later price row), each once, naming its candidates."""
+    notes: dict[str, list[str]] = {}
+    for row in candidates.iter_rows(named=True):
+        if row["price_note"]:
+            notes.setdefault(row["price_note"], []).append(str(row["candidate"]))
+    return [f"{', '.join(names)}: {note}" for note, names in notes.items()]
+
+
 def recommend_cmd(
     steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.", metavar="N")],
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
@@ -244,11 +276,11 @@ def recommend_cmd(
          Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
-        notes=[result.reason, f"Prices of region {region}."],
+        notes=[result.reason, f"Prices of region {region}.", *_price_notes(result.candidates)],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
-        why = (r["refused"] and f"refused: {r['refused']}") or r["evidence"] or r["price_note"] or n.MISSING
-        devices = n.MISSING if r["devices"] is None else f"{r['devices']} {r['device_basis']}"
+        why = _why_not(r, hours, budget, said)
+        devices = n.MISSING if r["devices"] is None else n.plural(r["devices"], r["device_basis"])
         grid.add(
             r["candidate"], r["basis"], n.count(r["tasks"]), devices, n.fixed(r["global_steps_per_s"], 2),
             n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,

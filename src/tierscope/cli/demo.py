@@ -49,7 +49,7 @@ def next_steps(out: Path) -> list[str]:
     return [
         f"dataset: {out / 'dataset'}",
         f"report:  {out / 'report.html'}",
-        f"next:    tierscope recommend --dataset {data} --steps 1000000 --deadline 6h",
+        f"next:    tierscope recommend --dataset {data} --steps 1000000 --deadline 24h --quota ml-units=25",
         f"Then `tierscope predict --dataset {data} --tasks 10`, or your own logs: "
         '`tierscope collect files LOG... --dataset ds --tier TIER` (the README\'s "Your own log in three commands").',
     ]

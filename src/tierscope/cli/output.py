@@ -316,10 +316,15 @@ def summary_grid(
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
             of = f" (tier {tier})" if isinstance(tier, str) else ""
+            tiers = {str(t).upper() for t in frame["tier"].to_list() if isinstance(t, str)}
+            why = (
+                "no run of the cloud tier BASIC has a steady rate"
+                if "BASIC" in tiers
+                else "no run has the cloud tier BASIC"
+            )
             grid.notes.append(
-                f"note: the speedup is against {named(baseline)}{of}: no run of the cloud tier BASIC has a steady "
-                "rate, so the measured run with the fewest training tasks is the baseline; choose one with --baseline "
-                "RUN_ID"
+                f"note: the speedup is against {named(baseline)}{of}: {why}, so the measured run with the fewest "
+                "training tasks is the baseline; choose one with --baseline RUN_ID"
             )
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {named(r['run_id'])}: {r['target_reason']}" for r in frame.iter_rows(named=True)
