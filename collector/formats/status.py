@@ -331,14 +331,18 @@ def drop_unreached_endings(
     the last record announced and whether a line said why carry over to later batches in ``context``."""
     known = context.state.setdefault("status-work", {"short": False, "why": False})
     if body.height:
-        known["why"] = known["why"] or body.select(pl.col("line").str.contains(STOPPED_ON_PURPOSE).any()).item()
+        known["why"] = (
+            known["why"] or body.select(pl.col("line").cast(pl.String).str.contains(STOPPED_ON_PURPOSE).any()).item()
+        )
     earlier = known["short"]
     last = _announced(steps, body) if steps.height and body.height else None
     if last is not None and last.height:
         known["short"] = bool(last.get_column("_short")[-1])
     if events.height == 0 or "reason" not in events.columns or known["why"]:
         return events
-    bare = (pl.col("event") == "finished") & pl.col("reason").str.contains(_bare_reason()).fill_null(False)
+    bare = (pl.col("event") == "finished") & pl.col("reason").cast(pl.String).str.contains(_bare_reason()).fill_null(
+        False
+    )
     if not events.select(bare.any()).item():
         return events
     # each bare ending judged by the last record before it (in this batch, else the earlier batches')
