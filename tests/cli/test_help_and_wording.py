@@ -72,7 +72,10 @@ def test_the_demo_ends_with_the_next_command_and_summary_names_its_dataset(
     lines = demo.output.splitlines()
     tail = lines[next(i for i, line in enumerate(lines) if line.startswith("dataset: ")) :]
     assert tail[0] == "dataset: tierscope-demo/dataset" and tail[1] == "report:  tierscope-demo/report.html"
-    assert tail[2] == "next:    tierscope recommend --dataset tierscope-demo/dataset --steps 1000000 --deadline 24h --quota ml-units=25"
+    assert tail[2] == (
+        "next:    tierscope recommend --dataset tierscope-demo/dataset --steps 1000000 --deadline 24h "
+        "--quota ml-units=25"
+    )
     # and that command works as printed
     args = tail[2].split()[2:]
     assert runner.invoke(app, args, env={"COLUMNS": "120"}).exit_code == 0

@@ -150,7 +150,7 @@ def test_predict_recommend_rejects_take_format(dataset_2016: Dataset) -> None:
     assert cells(text, "standard_1")[:6] == ["standard_1", "measured", "5", "22.81", "12.18", "24.21"]
     assert "to reach 1,000,000 steps, priced on 2019-12-01" in text
     md = run([*args, "--format", "markdown"])
-    assert "| standard_1 | measured | 5 | 5 task | 22.81 | 12.18 | 24.21 | yes | - |" in md
+    assert "| standard_1 | measured | 5 | 5 tasks | 22.81 | 12.18 | 24.21 | yes | - |" in md
     rejected = run(["rejects", "-d", root, "--format", "csv"])
     assert rejected == ""  # the 2016 logs have no broken line: no CSV rows, not even a header
 

@@ -200,10 +200,12 @@ def _why_not(row: dict[str, Any], hours: float | None, budget: float | None, sai
 
 def _price_notes(candidates: pl.DataFrame) -> list[str]:
     """The candidates' price notes (an old or a later price row), each once, naming its candidates."""
+    from tierscope.cli.tables import named
+
     notes: dict[str, list[str]] = {}
     for row in candidates.iter_rows(named=True):
         if row["price_note"]:
-            notes.setdefault(row["price_note"], []).append(str(row["candidate"]))
+            notes.setdefault(row["price_note"], []).append(named(str(row["candidate"])))
     return [f"{', '.join(names)}: {note}" for note, names in notes.items()]
 
 

@@ -190,7 +190,7 @@ def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None
         )
     for r in frame.iter_rows(named=True):
         if r["price_note"] and (r["usd_per_hour"] is not None or r["hardware"]):
-            notes.append(f"run {r['run_id']}: {r['price_note']}")
+            notes.append(f"run {named(r['run_id'])}: {r['price_note']}")
     if asked_date is not None:
         priced_at = pl.col("usd_per_hour").is_not_null() | pl.col("ml_units_per_hour").is_not_null()
         own = frame.filter(pl.col("price_date_origin").is_in(["run", "log"]) & priced_at)
