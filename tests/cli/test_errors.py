@@ -289,6 +289,28 @@ def test_without_dataset_the_error_names_the_default_option(tmp_path: Path, monk
     assert not (tmp_path / "dataset").exists()
 
 
+def test_the_default_dataset_is_never_made_inside_a_folder_of_other_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Run from a checkout, ./dataset is the package's source folder: a collect without --dataset
+    # scattered steps/, runs/, state/ among its modules.
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "dataset"
+    source.mkdir()
+    (source / "__init__.py").write_text("")
+    (tmp_path / "a.log").write_text("")
+    result = runner.invoke(app, ["collect", "files", "a.log", "--run-id", "r", "--settle", "0"])
+    assert result.exit_code == 1
+    assert _one_line_error(result.output) == (
+        "error: dataset (the default --dataset) is a folder of other files (__init__.py), "
+        "not a tierscope dataset; name a new folder with --dataset DIR"
+    )
+    assert sorted(p.name for p in source.iterdir()) == ["__init__.py"]
+    # A folder the user names is theirs: the same folder given with --dataset is used.
+    named = runner.invoke(app, ["collect", "files", "a.log", "--run-id", "r", "--settle", "0", "-d", str(source)])
+    assert named.exit_code == 0, named.output
+
+
 def test_a_reader_that_goes_away_is_no_error_message() -> None:
     # `tierscope dataset bigquery-ddl ... | head -1` printed "error: cannot write or read: Broken pipe".
     import subprocess

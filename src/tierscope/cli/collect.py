@@ -28,6 +28,7 @@ from tierscope.cli.common import (
     WideOpt,
     err_console,
     log_format,
+    new_dataset,
     no_dataset,
     open_dataset,
     output_format,
@@ -233,7 +234,6 @@ def collect_files_cmd(
         return
     from tierscope.cli.output import print_counts, print_notices
     from tierscope.collector.collect import collect_runs
-    from tierscope.dataset.store import Dataset
 
     # What the imports made (polars, typer, the collector: 45,000 tracked objects) outlives the
     # collect: left out of the garbage collector's passes meanwhile, it is no longer walked by the
@@ -241,7 +241,7 @@ def collect_files_cmd(
     # CPU time in the garbage collector 41-46 ms -> 21-22 ms, the full pass's 16-20 ms gone). Put
     # back afterwards: a caller running the command in its own process (tests) keeps its collector.
     gc.freeze()
-    ds = Dataset(dataset)
+    ds = new_dataset(dataset)
     try:
         result = collect_runs(
             ds,
@@ -332,7 +332,6 @@ def collect_cloud_cmd(
     from tierscope.collector.cloud import CloudOptions, CollectStopped, collect_cloud
     from tierscope.collector.manifest import load_manifest
     from tierscope.collector.sources.cloud_logging import RetryPolicy, backoff_note
-    from tierscope.dataset.store import Dataset
 
     if since and last:
         raise typer.BadParameter("give --since or --last, not both")
@@ -344,7 +343,7 @@ def collect_cloud_cmd(
     tier = checked_tier(tier)  # its warning before the progress bar starts
     progress = None if quiet else cloud_progress()
     runs = load_manifest(manifest) if manifest else []
-    ds = Dataset(dataset)
+    ds = new_dataset(dataset)
     try:
         with progress or contextlib.nullcontext():
             task = progress.add_task("reading Cloud Logging", total=None) if progress else None

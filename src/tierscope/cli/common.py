@@ -490,6 +490,31 @@ def open_dataset(path: Path) -> Dataset:
     return dataset
 
 
+def new_dataset(path: Path) -> Dataset:
+    """The dataset at ``path`` for a collect, made on its first append.
+
+    Raises :class:`~tierscope.dataset.errors.DatasetError` when ``path`` is the default ``--dataset``
+    and names a folder that holds other files but no dataset: run from a checkout of tierscope, the
+    default ``dataset`` is the package's own source folder, and a collect must not scatter its
+    tables among files it does not own. A folder the user names is theirs to choose.
+    """
+    from tierscope.dataset.errors import DatasetError
+    from tierscope.dataset.store import Dataset
+
+    dataset = Dataset(path)
+    root = Path(str(dataset.root))
+    if str(path) == DEFAULT_DATASET and root.is_dir() and not dataset.exists():
+        # A first collect killed before its first table leaves only the dataset's own names.
+        others = sorted(p.name for p in root.iterdir() if p.name not in {".lock", "state", "quarantine"})
+        if others:
+            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            raise DatasetError(
+                f"{root} (the default --dataset) is a folder of other files ({shown}), "
+                "not a tierscope dataset; name a new folder with --dataset DIR"
+            )
+    return dataset
+
+
 def no_dataset(dataset: Dataset, path: Path) -> str:
     """The one line saying ``dataset`` (opened from ``path``) holds no tierscope dataset, and what to do:
     a path that does not exist is most likely mistyped; a folder without the tables, never collected into."""
