@@ -28,6 +28,7 @@ import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.clock import on_the_clock
+from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
@@ -105,6 +106,9 @@ class Analysis:
     metric_series: MetricSeries | None = None
     #: What the figures of a run leave out and why, ``(run id, sentence)`` each (stored times outside 1970-9999).
     notes: list[tuple[str, str]] = field(default_factory=list)
+    #: One row per configuration (runs repeating one job pooled, their spread between runs):
+    #: :func:`tierscope.analysis.configurations.configurations` of ``summary``.
+    configurations: pl.DataFrame | None = None
 
 
 def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> pl.DataFrame:
@@ -393,6 +397,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)
+    configs = configurations(summary, target)
     sources = pl.concat([overview["sources"].explode(), events["source"]])
     analysis = Analysis(
         options=options,
@@ -407,6 +412,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         target=goal,
         metric_series=metrics.series() if gather is not None and metrics is not None else None,
         notes=notes,
+        configurations=configs,
     )
     if options.fits:
         from tierscope.analysis.forecast import scaling  # scipy: only the commands that fit pay for it

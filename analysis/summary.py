@@ -41,6 +41,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "price_date": pl.Date(),
     "ran_on": pl.String(),
     "note": pl.String(),
+    "config": pl.String(),  # the configuration the run repeats (the manifest's config); null: its own
     # copies, segments, steady state, intervals, tasks, time to N steps (definitions: the throughput,
     # tasks and plan modules)
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
@@ -52,7 +53,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "steady_assumption_note": pl.String(),  # the same in words
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
-    "ci_scope": pl.String(),  # what the interval samples: within_run (one run's intervals; null: no interval)
+    "ci_scope": pl.String(),  # what the interval samples: within-run (one run's intervals; null: no interval)
     "steady_rise": pl.Float64(),  # the lead's steady rates, last third over first, less 1 (analysis.steadiness)
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (elapsed_s, else its timestamp clock)
     "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
@@ -100,7 +101,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
 
 
 #: The columns of the run index (:func:`run_index`): the runs table's facts but its collection time.
-RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size")
+RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size", "config")
 
 
 #: Why a run has no steady-state rate, by ``steady_status``, as the steady-state rules of
@@ -125,8 +126,9 @@ STEADY_REASONS = {
 
 
 #: ``ci_scope`` of an interval from one run's own intervals (bootstrap over them): it says nothing of how
-#: another run of the same configuration would do.
-CI_WITHIN_RUN = "within_run"
+#: another run of the same configuration would do (:mod:`tierscope.analysis.configurations` gives the
+#: interval between the runs of a configuration: ``between-runs``).
+CI_WITHIN_RUN = "within-run"
 
 
 #: What a run's steady rate assumes beyond the log's figures, by ``steady_assumption``. ``logs_every_step``:

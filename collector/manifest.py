@@ -8,6 +8,7 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
     [[run]]
     id = "standard_1"            # required: the run id
     tier = "STANDARD_1"          # the scale tier
+    config = "std1-mnist"        # optional: the configuration this run repeats (see RunSpec.config)
     files = ["standard_1.log"]   # required: paths relative to the manifest, or gs:// URLs
     ran_on = "CloudML beta, us-central1"   # optional facts, shown in the report
     date = 2016-12-31            # optional: when it ran; picks the price table's rows
@@ -74,6 +75,11 @@ class RunSpec:
     #: or tier stands (a structured log names its run), and the spec's fills in where it names none.
     run_id_given: bool = False
     tier_given: bool = False
+    #: The configuration the run is a repeat of (the manifest's ``config``, ``collect --config``): runs of one
+    #: configuration (one job on the same tier or machines) are measured together, their spread between runs
+    #: (:mod:`tierscope.analysis.configurations`). None: the run is a configuration of its own. A tier alone
+    #: never groups runs: two jobs on one tier are not repeats of each other.
+    config: str | None = None
 
 
 #: Manifest keys describing the run's machines (see RunSpec.hardware).
@@ -84,7 +90,7 @@ REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
 KNOWN_KEYS = {
-    "id", "tier", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", "olddir",
+    "id", "tier", "config", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", "olddir",
     *REPLICA_KEYS.values(), *HARDWARE_KEYS,
 }  # fmt: skip
 
@@ -221,7 +227,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
             raise ManifestError(f"{where}: missing 'id' (a string)")
         if not isinstance(run_id, str):
             raise ManifestError(f"{where}: 'id' is {run_id!r}, not a string; quote it: id = \"{run_id}\"")
-        for key in ("tier", "ran_on", "note", "format"):
+        for key in ("tier", "config", "ran_on", "note", "format"):
             if run.get(key) is not None and not isinstance(run[key], str):
                 raise ManifestError(f"{where} ({run_id}): '{key}' is {run[key]!r}, not a string")
         files = run.get("files")
@@ -275,6 +281,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 olddirs=() if olddir is None else (Path(_file_in(path, olddir, f"{where} ({run_id})")),),
                 run_id_given=True,
                 tier_given=run.get("tier") is not None,
+                config=run.get("config") or None,
             )
         )
     return specs

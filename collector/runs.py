@@ -319,6 +319,7 @@ def run_facts(run: RunSpec) -> dict[str, Any]:
         "replicas": run.replicas,
         "strategy": run.strategy,
         "batch_size": run.batch_size,
+        "config": run.config,
     }
 
 

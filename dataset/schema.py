@@ -150,6 +150,8 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
     "replicas": pl.String(),
     "strategy": pl.String(),  # run.json's: single / mirrored / ps (null: unknown)
     "batch_size": pl.Int64(),  # examples per replica per step (run.json's config, the manifest's batch_size)
+    # the configuration the run repeats (the manifest's config, collect --config); null: a configuration of its own
+    "config": pl.String(),
     "collected_at": pl.Datetime("us", "UTC"),
 }
 
@@ -157,7 +159,7 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
 #: ``record_runs`` says so): the table's key adds ``collected_at`` to these, so facts changed back
 #: to earlier ones are a new row, the newest, and no compaction merges it with the earlier one.
 RUN_KEY: tuple[str, ...] = (
-    "run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size",
+    "run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size", "config",
 )  # fmt: skip
 
 TRAINING_ROLES = ("master", "chief", "worker")

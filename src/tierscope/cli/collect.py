@@ -85,6 +85,15 @@ def collect_files_cmd(
     tier: Annotated[
         str | None, typer.Option(metavar="TIER", help="Scale tier of the run (BASIC, STANDARD_1, ...).")
     ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="NAME",
+            help="The configuration the runs repeat (one job on the same tier or machines): runs of one NAME are "
+            "one row of the summary and the report, their spread between runs. Without it a run is its own.",
+        ),
+    ] = None,
     manifest: Annotated[
         str | None,
         typer.Option(metavar="PATH", help="A runs.toml naming each run's id, tier and files (a path or a gs:// URL)."),
@@ -169,6 +178,8 @@ def collect_files_cmd(
     accelerator = one_accelerator(accelerator)  # type: ignore[assignment]  # the option is a list: see AcceleratorOpt
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
+    if config is not None and not config.strip():
+        raise typer.BadParameter("a configuration's name cannot be empty; leave --config out", param_hint="--config")
     if run_id is not None and not run_id.strip():
         raise typer.BadParameter("a run id cannot be empty; leave --run-id out to name the run after its file")
     from tierscope.collector.manifest import load_manifest
@@ -193,7 +204,7 @@ def collect_files_cmd(
         # run.json's machines first, the command line's options over them; what the user typed wins over
         # what the records carry (collector.manifest.RunSpec.run_id_given)
         given = [
-            replace(r, run_id_given=run_id is not None, tier_given=tier is not None)
+            replace(r, run_id_given=run_id is not None, tier_given=tier is not None, config=config or r.config)
             for r in runs_from_paths(inputs, run_id, checked_tier(tier), chosen)
         ]
         found = with_hardware(manifest_hardware(given), machine, accelerator, tpu, spot, region, job_spec)
