@@ -140,7 +140,11 @@ def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
             config_note="; ".join(notes) or None, speedup_ci_low=None, speedup_ci_high=None,
         )  # fmt: skip
         if mean is not None:  # a configuration with a rate is no longer without one because a run was
-            row.update(steady_status=None, steady_reason=None, failure_reason=None if row["status"] != "failed" else row["failure_reason"])
+            row.update(
+                steady_status=None,
+                steady_reason=None,
+                failure_reason=None if row["status"] != "failed" else row["failure_reason"],
+            )
         rows.append(row)
     return pl.DataFrame(rows, schema=CONFIG_SCHEMA)
 

@@ -19,6 +19,7 @@ from tierscope.collector.manifest import load_manifest
         ('files = ["a.log"]', "run #1: missing 'id' (a string)"),
         ('id = "a"\nfiles = ["a.log"]\ntier = 5', "run #1 (a): 'tier' is 5, not a string"),
         ('id = "a"\nfiles = ["a.log"]\nnote = ["x"]', "run #1 (a): 'note' is ['x'], not a string"),
+        ('id = "a"\nfiles = ["a.log"]\nconfig = 2', "run #1 (a): 'config' is 2, not a string"),
         (
             'id = "a"\nfiles = ["a.log"]\nran_on = 2016-12-31',
             "run #1 (a): 'ran_on' is datetime.date(2016, 12, 31), not a string",

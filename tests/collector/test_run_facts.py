@@ -105,3 +105,26 @@ def test_an_empty_tier_is_a_usage_error_not_an_erased_tier(tmp_path: Path, blank
     assert got.exit_code == 2, got.output
     assert "an empty tier names no scale tier" in " ".join(got.output.split())
     assert not (tmp_path / "ds").exists()  # refused before anything is read or written
+
+
+def test_a_configuration_comes_from_the_manifest_or_the_command_line_and_stays(tmp_path: Path) -> None:
+    # config is a run fact like tier: the manifest's key, or --config for the files named; a later collect
+    # without it keeps it (a fact once known is changed, not unset)
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.log").write_text(LINE)
+    (tmp_path / "runs.toml").write_text('[[run]]\nid = "a"\ntier = "STANDARD_1"\nconfig = "std"\nfiles = ["a.log"]\n')
+    ds = tmp_path / "ds"
+    assert (
+        runner.invoke(
+            app, ["collect", "files", "--dataset", str(ds), "--manifest", str(tmp_path / "runs.toml")]
+        ).exit_code
+        == 0
+    )
+    done = runner.invoke(app, ["collect", "files", str(tmp_path / "b.log"), "--dataset", str(ds), "--config", "std"])
+    assert done.exit_code == 0, done.output
+    assert runner.invoke(app, ["collect", "files", str(tmp_path / "c.log"), "--dataset", str(ds)]).exit_code == 0
+    assert runner.invoke(app, ["collect", "files", str(tmp_path / "b.log"), "--dataset", str(ds)]).exit_code == 0
+    configs = dict(analyze(Dataset(ds)).summary.select("run_id", "config").iter_rows())
+    assert configs == {"a": "std", "b": "std", "c": None}
+    blank = runner.invoke(app, ["collect", "files", str(tmp_path / "c.log"), "--dataset", str(ds), "--config", " "])
+    assert blank.exit_code == 2 and "configuration's name cannot be empty" in blank.output

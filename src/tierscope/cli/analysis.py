@@ -341,8 +341,18 @@ def summary_cmd(
     target_loss: TargetLossOpt = None,
     target_accuracy: TargetAccuracyOpt = None,
     prices: PricesOpt = None,
+    each_run: Annotated[
+        bool,
+        typer.Option(
+            "--each-run", help="A row per run, the runs of a configuration each on its own (default: one row each)."
+        ),
+    ] = False,
 ) -> None:
-    """Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.
+    """Show per configuration its status, steady-state and mean global steps/s, speedup, ML units and price.
+
+    A configuration is the runs given one config (a manifest's config key, collect --config): one row, its
+    steady rate the mean of its runs' with a 95 % interval between them; a run without one is its own row.
+    --each-run shows a row per run instead.
 
     Each run is priced on its own date (the manifest's, else its log's first day), else on --price-date.
     JSON and CSV give every column of the summary, values unrounded, with the price rows behind each price
@@ -354,7 +364,8 @@ def summary_cmd(
 
     fmt = output_format(fmt, as_json)
     asked = summary_options(baseline, price_date, region, steps, runs, tier, target_loss, target_accuracy, prices)
-    frame = _analysis(dataset, asked).summary
+    analysis = _analysis(dataset, asked)
+    frame = analysis.summary if each_run or analysis.configurations is None else analysis.configurations
     warn_unpriced(frame)
     kind = "loss" if target_loss is not None else "accuracy" if target_accuracy is not None else None
     grid = summary_grid(frame, region, kind, baseline, asked.price_date)

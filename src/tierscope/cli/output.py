@@ -303,14 +303,7 @@ def summary_grid(
                    if r.get("withheld_figures")]  # fmt: skip
     grid.notes += [f"run {named(r['run_id'])}: no goodput: {r['goodput_reason']}" for r in frame.iter_rows(named=True)
                    if r.get("goodput_reason")]  # fmt: skip
-    from tierscope.analysis.summary import CI_WITHIN_RUN  # the CLI loads the analysis only when it runs
-
-    if "ci_scope" in frame.columns and (frame["ci_scope"] == CI_WITHIN_RUN).any():
-        # one run per configuration: its interval cannot hold run-to-run variation (placement, neighbours)
-        grid.notes.append(
-            "note: the 95 % intervals (--wide) are within each run: they resample its own intervals, "
-            "not other runs of its configuration"
-        )
+    grid.notes += configuration_notes(frame)
     grid.notes += price_notes(frame, region, asked_date)
     if baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
@@ -333,6 +326,44 @@ def summary_grid(
     grid.notes += [f"run {named(r['run_id'])}: {r['topology_note']}" for r in frame.iter_rows(named=True)
                    if r.get("topology_note")]  # fmt: skip
     return grid
+
+
+def configuration_notes(frame: pl.DataFrame) -> list[str]:
+    """What a row of several runs pools (its runs, the spread of their rates, those left out), and what the
+    95 % intervals cover: within one run (its own intervals resampled) or between a configuration's runs."""
+    from tierscope.analysis.configurations import CI_BETWEEN_RUNS  # the CLI loads the analysis only when it runs
+    from tierscope.analysis.summary import CI_WITHIN_RUN
+
+    notes = []
+    rows = frame.iter_rows(named=True) if "config_runs" in frame.columns else iter(())
+    for r in (r for r in rows if r["config_runs"] > 1):
+        rated = r["rated_runs"]
+        sd = f", s = {n.rate(r['run_rate_sd'])}" if r["run_rate_sd"] is not None else ""
+        low, high = n.rate(r["run_rate_min"]), n.rate(r["run_rate_max"])
+        spread = (
+            f"its rate the mean of the steady rates of {n.plural(rated, 'run')} ({low} to {high}{sd})"
+            if rated
+            else "no run with a steady rate"
+        )
+        left = f"; {r['config_note']}" if r.get("config_note") else ""
+        notes.append(
+            f"configuration {named(r['run_id'])}: {n.plural(r['config_runs'], 'run')} ({r['run_ids']}), one row: "
+            f"{spread}{left}; --each-run lists them"
+        )
+    scopes = set(frame["ci_scope"].drop_nulls()) if "ci_scope" in frame.columns else set()
+    if CI_WITHIN_RUN in scopes:
+        # a run's interval cannot hold run-to-run variation (placement, neighbours)
+        notes.append(
+            "note: the 95 % interval of one run (--wide) is within that run: it resamples its own intervals, "
+            "not other runs of its configuration; runs given one config (a manifest's config, collect --config) "
+            "get an interval between runs"
+        )
+    if CI_BETWEEN_RUNS in scopes:
+        notes.append(
+            "note: the 95 % interval of a configuration of several runs is between its runs: Student's t over "
+            "their steady rates (3 runs or more)"
+        )
+    return notes
 
 
 def target_said(frame: pl.DataFrame, kind: str | None = None) -> str | None:
