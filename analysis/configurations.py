@@ -85,14 +85,15 @@ def between_runs(rates: Sequence[float], level: float = LEVEL) -> tuple[float, f
     return mean, mean - half, mean + half
 
 
-def _rated() -> pl.Expr:
+def rated() -> pl.Expr:
+    """Whether a summary row's steady rate counts in its configuration's: it has one, and the run did not fail."""
     return pl.col("steady_global_steps_per_s").is_not_null() & pl.col("status").ne_missing(pl.lit("failed"))
 
 
 def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
     """One row per configuration of several runs: the runs' figures pooled (means over the rated runs, counts
     summed, facts the first run's), the rate and its interval from :func:`between_runs`."""
-    rated = _rated()
+    counted = rated()
     aggs: list[pl.Expr] = []
     for name, dtype in SUMMARY_SCHEMA.items():
         if name in ("run_id", "config"):
@@ -107,18 +108,18 @@ def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
             )
             aggs.append(pl.col(name).sort_by(rank).first())
         elif dtype == pl.Float64():
-            aggs.append(pl.coalesce(pl.col(name).filter(rated).mean(), pl.col(name).mean()).alias(name))
+            aggs.append(pl.coalesce(pl.col(name).filter(counted).mean(), pl.col(name).mean()).alias(name))
         else:
             aggs.append(pl.col(name).first())
     steady = pl.col("steady_global_steps_per_s")
     pooled = summary.sort("run_id").group_by("_config", maintain_order=True).agg(
         *aggs,
         config_runs=pl.len().cast(pl.UInt32),
-        rated_runs=rated.sum().cast(pl.UInt32),
+        rated_runs=counted.sum().cast(pl.UInt32),
         run_ids=pl.col("run_id").str.join(", "),
-        _rates=steady.filter(rated),
+        _rates=steady.filter(counted),
         _left_out=pl.format("{} ({})", "run_id", pl.when(pl.col("status") == "failed").then(pl.lit("failed"))
-                            .otherwise(pl.col("steady_reason").fill_null("no steady rate"))).filter(~rated),
+                            .otherwise(pl.col("steady_reason").fill_null("no steady rate"))).filter(~counted),
     )  # fmt: skip
     rows = []
     for row in pooled.iter_rows(named=True):
@@ -191,10 +192,10 @@ def configurations(summary: pl.DataFrame, target: int | None = None) -> pl.DataF
     alone = frame.filter(~pl.col("_config").is_in(several.implode())).with_columns(
         config=pl.col("_config"),
         config_runs=pl.lit(1, pl.UInt32),
-        rated_runs=_rated().cast(pl.UInt32),
+        rated_runs=rated().cast(pl.UInt32),
         run_ids=pl.col("run_id"),
-        run_rate_min=pl.when(_rated()).then(pl.col("steady_global_steps_per_s")),
-        run_rate_max=pl.when(_rated()).then(pl.col("steady_global_steps_per_s")),
+        run_rate_min=pl.when(rated()).then(pl.col("steady_global_steps_per_s")),
+        run_rate_max=pl.when(rated()).then(pl.col("steady_global_steps_per_s")),
     )
     if several.len() == 0:
         return conform(alone, CONFIG_SCHEMA).sort("run_id")

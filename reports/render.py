@@ -45,6 +45,9 @@ class ReportData:
     summary: pl.DataFrame
     steps: int
     provenance: Provenance
+    #: One row per configuration (:func:`tierscope.analysis.configurations.configurations`): the runs table,
+    #: the headline, speedups and costs; None: the summary's rows (each run its own configuration).
+    configurations: pl.DataFrame | None = None
     runs_charted: int = 0
     runs_total: int = 0
     throughput_steps: pl.DataFrame | None = None
@@ -89,6 +92,8 @@ def report_data(analysis: Analysis) -> ReportData:
     if series is None or analysis.target_steps is None:
         raise ReportError("the analysis holds no chart series or target: run it with reports.render.analysis_options()")
     frame = analysis.summary
+    # speedup, price and the answer are the configurations': repeats of one job are one row
+    configs = analysis.configurations if analysis.configurations is not None else frame
     metrics, goal = analysis.metric_series, analysis.target
     fitted = scaling(analysis)
     max_tasks = int(fitted.points["tasks"].max() or 1)
@@ -97,6 +102,7 @@ def report_data(analysis: Analysis) -> ReportData:
         summary=frame,
         steps=analysis.target_steps,
         provenance=analysis.provenance,
+        configurations=configs,
         runs_charted=series.runs.height,
         runs_total=frame.filter(pl.col("records") > 0).height,
         throughput_steps=series.over_steps,
@@ -104,8 +110,8 @@ def report_data(analysis: Analysis) -> ReportData:
         task_rates=frames.bounded_task_rates(
             frames.task_local_rates(analysis.figures.tasks.join(charted, on="run_id", how="semi"))
         ),
-        speedup=_or_none(lambda: frames.speedup_frame(frame)),
-        costs=_or_none(lambda: frames.time_and_cost_to_steps(frame)),
+        speedup=_or_none(lambda: frames.speedup_frame(configs)),
+        costs=_or_none(lambda: frames.time_and_cost_to_steps(configs)),
         scaling_points=_or_none(lambda: frames.scaling_points(fitted.points)),
         scaling_model=frames.scaling_model(fitted.fits, max_tasks),
         unmeasured=unmeasured(analysis),
@@ -308,6 +314,39 @@ def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
     return rows
 
 
+def configuration_notes(data: ReportData, t: Catalog) -> list[str]:
+    """Under the runs table: each row of several runs (its runs, the spread of their steady rates, those left
+    out of its rate), then what the table's 95 % intervals cover (within one run, between a configuration's runs)."""
+    from tierscope.analysis.configurations import CI_BETWEEN_RUNS, configuration, rated
+    from tierscope.analysis.summary import CI_WITHIN_RUN
+
+    table = data.configurations if data.configurations is not None else data.summary
+    notes = []
+    if "config_runs" in table.columns:
+        runs = data.summary.with_columns(_config=configuration(), _rated=rated())
+        for r in table.filter(pl.col("config_runs") > 1).iter_rows(named=True):
+            values = {"config": r["run_id"], "runs": t.counted("count.runs", r["config_runs"]), "ids": r["run_ids"],
+                      "rated": t.counted("count.runs", r["rated_runs"]), "low": t.number(r["run_rate_min"], 3),
+                      "high": t.number(r["run_rate_max"], 3)}  # fmt: skip
+            if r["rated_runs"]:
+                notes.append(t("config.row" if r["ci_scope"] == CI_BETWEEN_RUNS else "config.row_few", **values))
+            left = runs.filter((pl.col("_config") == r["run_id"]) & ~pl.col("_rated"))["run_id"].to_list()
+            if left:
+                notes.append(t("config.left_out", config=r["run_id"], runs=", ".join(left)))
+    scopes = set(table["ci_scope"].drop_nulls()) if "ci_scope" in table.columns else set()
+    notes += [
+        t(key) for key, scope in (("ci.within", CI_WITHIN_RUN), ("ci.between", CI_BETWEEN_RUNS)) if scope in scopes
+    ]
+    return notes
+
+
+def interval_header(data: ReportData) -> str:
+    """The catalog key of the runs table's interval header: within the run, or mixed where a row is several runs'."""
+    table = data.configurations if data.configurations is not None else data.summary
+    several = "config_runs" in table.columns and (table["config_runs"] > 1).any()
+    return "col.steady_interval_mixed" if several else "col.steady_interval"
+
+
 def cost_columns(summary: pl.DataFrame) -> list[str]:
     """The runs table's cost columns: ``units`` (ML units/hour, steps per ML unit-hour) where a run has ML
     units (a legacy tier), ``usd`` (USD/hour, USD per 1,000 steps) where a run has a dollar price, and
@@ -401,6 +440,7 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
     chart_sections = [replace(s, title=None) if s.title == heading[s.key] else s for s in chart_sections]
     drawn = [s for s in chart_sections if s.spec is not None]
     prov = data.provenance
+    table = data.configurations if data.configurations is not None else data.summary
     return (
         _env()
         .get_template("report.html.j2")
@@ -414,10 +454,11 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             dataset_shown=shown_dataset(prov.dataset, full_paths),
             sources_shown=[shown_path(p, prov.dataset, full_paths) for p in prov.sources],
             collected=collected_text(prov, t),
-            headline=headline(data.summary, data.costs, data.steps, t, data.unmeasured),
-            runs=_table_rows(data.summary),
-            cost_columns=cost_columns(data.summary),
-            steady_notes=steady_notes(data.summary, t),
+            headline=headline(table, data.costs, data.steps, t, data.unmeasured),
+            runs=_table_rows(table),
+            cost_columns=cost_columns(table),
+            steady_notes=[*configuration_notes(data, t), *steady_notes(data.summary, t)],
+            interval_header=interval_header(data),
             failed=_table_rows(data.summary.filter(pl.col("status") == "failed")),
             sections=chart_sections,
             charts=[{"id": f"chart-{s.key}", "spec": s.spec} for s in drawn],

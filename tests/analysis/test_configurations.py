@@ -142,3 +142,29 @@ def test_summary_shows_a_configuration_as_one_row_and_each_run_with_each_run(dat
     runs = {r["run_id"]: r for r in json.loads(each.stdout)}
     assert sorted(runs) == sorted(RUNS)
     assert (runs["std-a"]["config"], runs["std-a"]["ci_scope"]) == ("std", "within-run")
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", ["std: 4 runs (std-a, std-b, std-c, std-d) in one row", "between a configuration's runs",
+                "std: left out of its rate: std-d.", "is within that run", "8.516–13.484"]),
+        ("ja", ["std：実行 4 件（std-a, std-b, std-c, std-d）を 1 行に集約", "構成の実行間の 95% 区間",
+                "std：レートから除外した実行：std-d。", "その実行内のもの", "8.516〜13.484"]),
+    ],
+)  # fmt: skip
+def test_the_report_shows_a_configuration_as_one_row_with_its_spread(
+    dataset: Dataset, lang: str, said: list[str]
+) -> None:
+    import html
+    import re
+
+    from tierscope.reports.render import analysis_options, render_html, report_data
+
+    data = report_data(analyze(dataset, analysis_options()))
+    page = html.unescape(render_html(data, lang))
+    table = page[page.index('<table id="runs">') : page.index("</table>", page.index('<table id="runs">'))]
+    names = re.findall(r'<td class="text run">([^<]+)<', table)
+    assert names == ["basic", "other", "pair", "std"]  # std-a..d and pair-a, pair-b each one row
+    for words in said:
+        assert words in page
