@@ -45,6 +45,18 @@ class Scaling:
     left_out: list[str] = field(default_factory=list)
 
 
+def _excluded(summary: pl.DataFrame, basis: str, accelerator: str | None) -> str | None:
+    """The measured runs of ``summary`` not of the fitted device type, in words: ``a, b (NVIDIA_TESLA_A100);
+    c (CPU tasks)``; None: none."""
+    measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() & pl.col("device_basis").is_not_null())
+    other = measured.filter(
+        (pl.col("device_basis") != basis) | ~pl.col("accelerator").eq_missing(pl.lit(accelerator, pl.String))
+    )
+    groups = other.group_by("accelerator").agg(pl.col("run_id").sort()).sort("accelerator", nulls_last=True)
+    said = [f"{', '.join(ids)} ({kind or 'CPU tasks'})" for kind, ids in groups.iter_rows()]
+    return "; ".join(said) or None
+
+
 def fit_group(summary: pl.DataFrame) -> tuple[str, str | None, list[str]]:
     """The one device type a scaling model is fitted over: ``(basis, accelerator, left_out)``.
 
@@ -94,7 +106,8 @@ def fit(
     else:
         group = summary
     points = scaling_points(group, runs)
-    fits = fit_scaling(points, samples, seed, drawn)
+    excluded = _excluded(summary, basis, accelerator) if "device_basis" in summary.columns else None
+    fits = fit_scaling(points, samples, seed, drawn, runs, excluded, basis)
     return Scaling(points, fits, fit_table(fits), basis, accelerator, left_out)
 
 

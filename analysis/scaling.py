@@ -113,7 +113,9 @@ class ScalingFit:
     (empty unless ``status == "fitted"``). ``per_task``: the fastest per-task rate measured
     (the largest ``X / N`` of its runs: steady global steps/s per training task; None unless fitted).
     ``mixes``: the machines per task of the runs fitted, in words, where they differ
-    (:func:`mixed_machines`; None: one machine type per task, or unknown).
+    (:func:`mixed_machines`; None: one machine type per task, or unknown). ``excluded``: the measured runs
+    left out of the fit for another accelerator type, in words (``a100-1, a100-2 (NVIDIA_TESLA_A100)``;
+    None: none).
     """
 
     model: str
@@ -126,6 +128,7 @@ class ScalingFit:
     left_out: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     per_task: float | None = None
     mixes: str | None = None
+    excluded: str | None = None
 
     @property
     def fitted(self) -> bool:
@@ -222,14 +225,17 @@ def prediction_caveat(fit: ScalingFit, tasks: int) -> str | None:
 
 
 def _with_mix(fit: ScalingFit, caveat: str | None) -> str | None:
-    """``caveat`` with what ``fit`` mixes (:attr:`ScalingFit.mixes`) said after it."""
-    if fit.mixes is None:
-        return caveat
-    mix = (
-        f"a fit over different machines per task ({fit.mixes}): its axis counts tasks, not one machine's "
-        "scaling, and part of the speedup is the faster machine"
-    )
-    return mix if caveat is None else f"{caveat}; and {mix}"
+    """``caveat`` with what ``fit`` mixes (:attr:`ScalingFit.mixes`) and what it leaves out
+    (:attr:`ScalingFit.excluded`) said after it."""
+    said = [caveat] if caveat is not None else []
+    if fit.mixes is not None:
+        said.append(
+            f"a fit over different machines per task ({fit.mixes}): its axis counts tasks, not one machine's "
+            "scaling, and part of the speedup is the faster machine"
+        )
+    if fit.excluded is not None:
+        said.append(f"a fit over one accelerator type: the runs of another are left out of it ({fit.excluded})")
+    return "; and ".join(said) or None
 
 
 def _runs_of(sizes: list[int]) -> str:
@@ -423,44 +429,59 @@ def fit_scaling(
     samples: dict[str, Sample],
     seed: int = BOOTSTRAP_SEED,
     drawn: dict[str, np.ndarray] | None = None,
+    runs: pl.DataFrame | None = None,
+    excluded: str | None = None,
+    noun: str = "task",
 ) -> list[ScalingFit]:
     """Both models, Amdahl first (see :func:`fit_model`), from the same bootstrap medians (drawn once;
-    ``drawn``: runs' draws already made under ``seed``, as :func:`bootstrap_medians` takes them)."""
+    ``drawn``: runs' draws already made under ``seed``, as :func:`bootstrap_medians` takes them). ``runs``:
+    the run index (``run_id``, ``topology``), whose stored machines :func:`mixed_machines` reads; ``excluded``:
+    the runs left out for another accelerator type, in words (:attr:`ScalingFit.excluded`); ``noun``: what
+    the points' ``tasks`` count (``task``, ``GPU``, ``TPU chip``): only a fit against tasks says what machines
+    it mixes."""
     medians = functools.cache(lambda: bootstrap_medians(_usable(points), samples, seed, drawn=drawn))
     fits = [fit_model(m, points, samples, seed, medians=medians) for m in MODELS]
-    mixes = mixed_machines(_usable(points))
+    # a fit against GPUs or TPU chips is within one accelerator type already: the host machines of 1 and 8 GPUs
+    # differ by design (a2-highgpu-1g, -8g), with the same share of the machine per device
+    mixes = mixed_machines(_usable(points), runs, noun) if noun == "task" else None
     for fit in fits:
-        fit.mixes = mixes
+        fit.mixes, fit.excluded = mixes, excluded
     return fits
 
 
-def _training_machines(tier: str | None) -> str | None:
-    """The machine types a tier's training tasks (master/chief and workers) run on, ``a + b`` where they
-    differ (the tier table's composition, :func:`tierscope.analysis.topology.run_hardware`); None: unknown."""
+def _training_machines(tier: str | None, topology: str | None = None) -> str | None:
+    """The machine types a run's training tasks (master/chief and workers) run on, ``a + b`` where they
+    differ: its stored machines (``topology``), else its tier's composition in the tier table
+    (:func:`tierscope.analysis.topology.run_hardware`); None: unknown."""
     from tierscope.analysis.topology import run_hardware  # the machines catalog only when a fit asks
 
-    hardware = run_hardware(tier, None)
+    hardware = run_hardware(tier, topology)
     if hardware is None or not hardware.training:
         return None
     return " + ".join(sorted({p.machine_type for p in hardware.training}))
 
 
-def mixed_machines(points: pl.DataFrame) -> str | None:
+def mixed_machines(points: pl.DataFrame, runs: pl.DataFrame | None = None, noun: str = "task") -> str | None:
     """Where the runs of ``points`` (:data:`POINTS_SCHEMA`) ran on different machines per task: which, by
-    task count (``1 task on standard and 5 tasks on complex_model_s``); None when they ran on one type or
-    a run's machines are unknown (a tier not in the tier table)."""
+    task count (``1 task on standard and 5 tasks on complex_model_s``; ``noun`` names what ``tasks`` counts);
+    None when they ran on one type or a run's machines are unknown (no stored machines, a tier not in the
+    tier table). ``runs``: ``run_id, topology`` of the runs (their stored machines; None: tiers alone)."""
     if "tier" not in points.columns:  # points that name no tier say nothing of their machines
         return None
+    stored: dict[str, str | None] = {}
+    if runs is not None and {"run_id", "topology"} <= set(runs.columns):
+        stored = dict(runs.select("run_id", "topology").iter_rows())
+    ids = points["run_id"] if "run_id" in points.columns else pl.Series([None] * points.height, dtype=pl.String)
     by_size: dict[int, set[str]] = {}
-    for tier, tasks in points.select("tier", "tasks").iter_rows():
-        machines = _training_machines(tier)
+    for run_id, tier, tasks in zip(ids, points["tier"], points["tasks"], strict=True):
+        machines = _training_machines(tier, stored.get(run_id))
         if machines is None:
             return None
         by_size.setdefault(tasks, set()).add(machines)
     if len(set().union(*by_size.values())) < 2:
         return None
     return " and ".join(
-        f"{n} task{'s' if n != 1 else ''} on {' or '.join(sorted(m))}" for n, m in sorted(by_size.items())
+        f"{n} {noun}{'s' if n != 1 else ''} on {' or '.join(sorted(m))}" for n, m in sorted(by_size.items())
     )
 
 

@@ -104,6 +104,19 @@ def test_a_fit_over_one_machine_type_says_no_mix() -> None:
     )
 
 
+def test_a_mix_of_stored_machines_is_named_and_so_is_a_mix_within_one_run() -> None:
+    from tierscope.analysis.scaling import mixed_machines
+
+    # CUSTOM runs say their machines in their topology (a manifest's machine_types), not their tier
+    one = json.dumps({"master": {"machine_type": "standard", "count": 1}})
+    four = json.dumps({"master": {"machine_type": "large_model", "count": 1},
+                       "worker": {"machine_type": "complex_model_s", "count": 3}})  # fmt: skip
+    points = pl.DataFrame({"run_id": ["c1", "c4"], "tier": ["CUSTOM", "CUSTOM"], "tasks": [1, 4]})
+    runs = pl.DataFrame({"run_id": ["c1", "c4"], "topology": [one, four]})
+    assert mixed_machines(points, runs) == "1 task on standard and 4 tasks on complex_model_s + large_model"
+    assert mixed_machines(points) is None  # without their stored machines, CUSTOM says nothing
+
+
 def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Dataset) -> None:
     analysis = analyze(dataset_2016, AnalysisOptions(price_date=NOW))
     chosen = recommend(analysis, 1_000_000, deadline_h=24)

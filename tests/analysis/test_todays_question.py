@@ -147,6 +147,12 @@ def test_scaling_is_per_device_within_one_accelerator_type(dataset: Path) -> Non
     assert (doc["basis"], doc["accelerator"]) == ("GPU", "NVIDIA_TESLA_A100")
     assert {p["run_id"] for p in doc["points"]} == {"a100", "a100x8"}
     assert any("a prediction across accelerator types is not a fit" in why for why in doc["left_out"])
+    # and each prediction's caveat names them, by accelerator type; 1 and 8 A100s on a2-highgpu-1g and -8g are
+    # one machine's share per GPU: no mix of machines is claimed
+    caveat = next(p for p in doc["predictions"] if p["model"] == "amdahl")["caveat"]
+    assert "a fit over one accelerator type: the runs of another are left out of it (" in caveat
+    assert "t4 (NVIDIA_TESLA_T4)" in caveat and "v5e8 (" in caveat
+    assert "different machines per task" not in caveat
     # Amdahl through (1, 1.0) and (8, 6.4): 8 / (1 + 7 sigma) = 6.4 -> sigma = 0.25 / 7; at 4 GPUs 4 / (1 + 3 sigma)
     amdahl = next(p for p in doc["predictions"] if p["model"] == "amdahl")
     assert amdahl["global_steps_per_s"] == pytest.approx(4 / (1 + 3 * 0.25 / 7))
