@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import polars as pl
 
@@ -68,21 +69,30 @@ def configuration() -> pl.Expr:
     return pl.coalesce(pl.col("config"), pl.col("run_id"))
 
 
-def between_runs(rates: Sequence[float], level: float = LEVEL) -> tuple[float, float | None, float | None]:
-    """``(mean, low, high)`` of ``rates`` (one steady rate per run, global steps/s): their mean and Student's t
-    ``level`` interval ``mean ± t((1 + level) / 2, n - 1) · s / sqrt(n)``; ``low``, ``high`` None for fewer than
-    :data:`MIN_RUNS_FOR_INTERVAL` rates. Raises :class:`ValueError` for no rates."""
+class Spread(NamedTuple):
+    """The steady rates of a configuration's runs (global steps/s): their mean, sample standard deviation
+    (``n - 1``; None for one run) and the interval between runs (None below :data:`MIN_RUNS_FOR_INTERVAL`)."""
+
+    mean: float
+    sd: float | None
+    low: float | None
+    high: float | None
+
+
+def between_runs(rates: Sequence[float], level: float = LEVEL) -> Spread:
+    """The :class:`Spread` of ``rates`` (one steady rate per run): their mean and Student's t ``level``
+    interval ``mean ± t((1 + level) / 2, n - 1) · s / sqrt(n)``. Raises :class:`ValueError` for no rates."""
     if not rates:
         raise ValueError("no steady rates to average")
     n = len(rates)
     mean = math.fsum(rates) / n
-    if n < MIN_RUNS_FOR_INTERVAL:
-        return mean, None, None
+    sd = math.sqrt(math.fsum((r - mean) ** 2 for r in rates) / (n - 1)) if n > 1 else None
+    if sd is None or n < MIN_RUNS_FOR_INTERVAL:
+        return Spread(mean, sd, None, None)
     from scipy.stats import t  # scipy: only for a configuration of several runs
 
-    sd = math.sqrt(math.fsum((r - mean) ** 2 for r in rates) / (n - 1))
     half = float(t.ppf((1 + level) / 2, n - 1)) * sd / math.sqrt(n)
-    return mean, mean - half, mean + half
+    return Spread(mean, sd, mean - half, mean + half)
 
 
 def rated() -> pl.Expr:
@@ -117,17 +127,20 @@ def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
         config_runs=pl.len().cast(pl.UInt32),
         rated_runs=counted.sum().cast(pl.UInt32),
         run_ids=pl.col("run_id").str.join(", "),
+        _machines=pl.coalesce("hardware", "tier").drop_nulls().unique(),
         _rates=steady.filter(counted),
         _left_out=pl.format("{} ({})", "run_id", pl.when(pl.col("status") == "failed").then(pl.lit("failed"))
                             .otherwise(pl.col("steady_reason").fill_null("no steady rate"))).filter(~counted),
     )  # fmt: skip
     rows = []
     for row in pooled.iter_rows(named=True):
-        rates = row.pop("_rates")
-        left_out = row.pop("_left_out")
-        mean, low, high = between_runs(rates) if rates else (None, None, None)
-        sd = math.sqrt(math.fsum((r - mean) ** 2 for r in rates) / (len(rates) - 1)) if len(rates) > 1 else None
-        notes = [f"left out of its rate: {', '.join(left_out)}"] if left_out else []
+        rates, left_out, machines = row.pop("_rates"), row.pop("_left_out"), row.pop("_machines")
+        spread = between_runs(rates) if rates else Spread(None, None, None, None)  # type: ignore[arg-type]
+        notes = []
+        if len(machines) > 1:  # one name given to runs on other machines: said, not corrected
+            notes.append(f"its runs name different tiers or machines ({', '.join(sorted(machines))})")
+        if left_out:
+            notes.append(f"left out of its rate: {', '.join(left_out)}")
         if 0 < len(rates) < MIN_RUNS_FOR_INTERVAL:
             notes.append(
                 f"{len(rates)} run{'s' if len(rates) != 1 else ''} with a steady rate: an interval between runs "
@@ -135,17 +148,15 @@ def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
             )
         name = row.pop("_config")
         row.update(
-            run_id=name, config=name, steady_global_steps_per_s=mean, steady_ci_low=low, steady_ci_high=high,
-            ci_scope=CI_BETWEEN_RUNS if low is not None else None, run_rate_sd=sd,
-            run_rate_min=min(rates) if rates else None, run_rate_max=max(rates) if rates else None,
+            run_id=name, config=name, steady_global_steps_per_s=spread.mean, steady_ci_low=spread.low,
+            steady_ci_high=spread.high, ci_scope=CI_BETWEEN_RUNS if spread.low is not None else None,
+            run_rate_sd=spread.sd, run_rate_min=min(rates, default=None), run_rate_max=max(rates, default=None),
             config_note="; ".join(notes) or None, speedup_ci_low=None, speedup_ci_high=None,
         )  # fmt: skip
-        if mean is not None:  # a configuration with a rate is no longer without one because a run was
-            row.update(
-                steady_status=None,
-                steady_reason=None,
-                failure_reason=None if row["status"] != "failed" else row["failure_reason"],
-            )
+        if spread.mean is not None:  # a run without a steady rate does not take the configuration's away
+            row.update(steady_status=None, steady_reason=None)
+        if row["status"] != "failed":  # a failed run's reason is its own (the summary's per run)
+            row.update(failure_reason=None)
         rows.append(row)
     return pl.DataFrame(rows, schema=CONFIG_SCHEMA)
 
@@ -165,8 +176,10 @@ def _against_baseline(frame: pl.DataFrame, baseline: str) -> pl.DataFrame:
     """``frame``'s speedup and scaling efficiencies against its row ``baseline`` (a configuration), on the basis
     the summary chose per run (``speedup_basis``: steps/s, or examples/s where batch size or mode differ)."""
     base = frame.filter(pl.col("run_id") == baseline)
-    if base.height == 0 or base["steady_global_steps_per_s"][0] is None:
-        return frame
+    if base.height == 0 or base["steady_global_steps_per_s"][0] is None:  # every run of it failed: no base
+        compared = ("speedup_vs_baseline", "scaling_efficiency_tasks", "scaling_efficiency_units",
+                    "scaling_efficiency_devices", "baseline_run_id")  # fmt: skip
+        return frame.with_columns(pl.lit(None, CONFIG_SCHEMA[c]).alias(c) for c in compared)
     b = base.row(0, named=True)
     on_examples = (pl.col("speedup_basis") == "examples/s") & pl.lit(b["examples_per_s"] is not None)
     speedup = pl.when(on_examples.fill_null(False)).then(pl.col("examples_per_s") / b["examples_per_s"])

@@ -55,12 +55,13 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 def test_between_runs_is_students_t_over_the_runs_rates() -> None:
     # 10, 12, 11: mean 11; s = sqrt((1 + 1 + 0) / 2) = 1; t(0.975, 2 df) = 4.302653 (scipy.stats.t.ppf; tables:
     # 4.303); half width 4.302653 x 1 / sqrt(3) = 2.484138: 8.515862 to 13.484138
-    mean, low, high = between_runs([10.0, 12.0, 11.0])
-    assert mean == pytest.approx(11.0)
+    mean, sd, low, high = between_runs([10.0, 12.0, 11.0])
+    assert (mean, sd) == (pytest.approx(11.0), pytest.approx(1.0))
     assert low == pytest.approx(8.515862, abs=1e-6)
     assert high == pytest.approx(13.484138, abs=1e-6)
-    # two runs: their mean, no interval (t with 1 degree of freedom is 12.7)
-    assert between_runs([20.0, 22.0]) == (21.0, None, None)
+    # two runs: their mean and s = sqrt((1 + 1) / 1) = 1.414214, no interval (t with 1 degree of freedom is 12.7)
+    assert between_runs([20.0, 22.0]) == (21.0, pytest.approx(1.414214, abs=1e-6), None, None)
+    assert between_runs([7.0]) == (7.0, None, None, None)
     with pytest.raises(ValueError, match="no steady rates"):
         between_runs([])
 
@@ -168,3 +169,14 @@ def test_the_report_shows_a_configuration_as_one_row_with_its_spread(
     assert names == ["basic", "other", "pair", "std"]  # std-a..d and pair-a, pair-b each one row
     for words in said:
         assert words in page
+
+
+def test_one_name_on_other_machines_is_said_not_corrected(dataset: Dataset) -> None:
+    summary = analyze(dataset).summary
+    moved = summary.with_columns(
+        tier=pl.when(pl.col("run_id") == "std-a").then(pl.lit("BASIC")).otherwise("tier"),
+        hardware=pl.lit(None, pl.String),
+    )
+    std = configurations(moved).filter(pl.col("run_id") == "std").row(0, named=True)
+    assert std["config_note"].startswith("its runs name different tiers or machines (BASIC, STANDARD_1)")
+    assert std["steady_global_steps_per_s"] == pytest.approx(11.0)  # still pooled as the user said
