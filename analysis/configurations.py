@@ -230,3 +230,22 @@ def configurations(summary: pl.DataFrame, target: int | None = None) -> pl.DataF
     said = joined["withheld_figures"]  # a run's own (its figures nulled already): kept, not read again
     checked = withhold_non_finite(conform(joined, CONFIG_SCHEMA))
     return checked.with_columns(withheld_figures=pl.coalesce(pl.col("withheld_figures"), said))
+
+
+def configuration_runs(runs: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """The run index ``runs`` (:func:`tierscope.analysis.summary.run_index`) keyed as ``table``'s rows are (a
+    :func:`configurations` frame, maybe with runs of its own added): a configuration of several runs by its
+    name, with its first run's facts (its tier and machines: what prices it), and every run by its id."""
+    named = runs.sort("run_id").with_columns(run_id=configuration()).unique("run_id", keep="first", maintain_order=True)
+    return pl.concat([runs, named.filter(~pl.col("run_id").is_in(runs["run_id"].implode()))]).filter(
+        pl.col("run_id").is_in(table["run_id"].implode())
+    )
+
+
+def plan_rows(summary: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """What a plan chooses among: ``table``'s rows (:func:`configurations`) and the failed runs of its
+    configurations of several runs, each a row of its own from ``summary`` (a failed run is evidence to show,
+    never a candidate, and a configuration of several runs keeps its status from the others)."""
+    pooled = table.filter(pl.col("config_runs") > 1)["run_id"]
+    failed = summary.filter((pl.col("status") == "failed") & configuration().is_in(pooled.implode()))
+    return pl.concat([table, conform(failed, CONFIG_SCHEMA)]) if failed.height else table

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.configurations import configuration_runs, configurations, plan_rows
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.plan import Group, Recommendation, choose, frontier
 from tierscope.analysis.scaling import (
@@ -146,9 +147,12 @@ def recommend(
     words. Raises :class:`tierscope.analysis.plan.RecommendError` (see :func:`tierscope.analysis.plan.choose`)."""
     options = analysis.options
     fitted = scaling(analysis)
+    # the candidates measured are configurations: repeats of one job are one candidate at their mean rate
+    configs = analysis.configurations if analysis.configurations is not None else configurations(analysis.summary)
+    rows = plan_rows(analysis.summary, configs)
     table = frontier(
-        analysis.summary,
-        analysis.runs,
+        rows,
+        configuration_runs(analysis.runs, rows),
         fitted.fits,
         steps,
         options.price_day(),

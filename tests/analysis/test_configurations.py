@@ -180,3 +180,16 @@ def test_one_name_on_other_machines_is_said_not_corrected(dataset: Dataset) -> N
     std = configurations(moved).filter(pl.col("run_id") == "std").row(0, named=True)
     assert std["config_note"].startswith("its runs name different tiers or machines (BASIC, STANDARD_1)")
     assert std["steady_global_steps_per_s"] == pytest.approx(11.0)  # still pooled as the user said
+
+
+def test_recommend_plans_with_a_configuration_at_its_mean_rate(dataset: Dataset) -> None:
+    from tierscope.analysis import AnalysisOptions
+    from tierscope.analysis.forecast import recommend
+
+    chosen = recommend(analyze(dataset, AnalysisOptions(price_date=date(2019, 12, 1))), 100_000, deadline_h=3)
+    rows = {r["candidate"]: r for r in chosen.candidates.to_dicts()}
+    # std's repeats are one candidate at 11 global steps/s: 100,000 / 11 / 3600 = 2.5253 h (no start-up: every
+    # interval at the rate); the failed std-d stays evidence, never a candidate
+    assert {"std", "pair", "other", "basic", "std-d"} <= set(rows) and not {"std-a", "pair-a"} & set(rows)
+    assert rows["std"]["hours"] == pytest.approx(100_000 / 11 / 3600)
+    assert rows["std-d"]["basis"] == "failed (evidence)"
