@@ -204,6 +204,8 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         for run, buckets in frames.unobserved_buckets(data.summary)
     ]
     runs = charts.run_ids(data.summary)  # one colour per run in every chart: the table's order
+    if data.configurations is not None:  # and per configuration of several runs (the speedup and cost charts')
+        runs += [c for c in charts.run_ids(data.configurations) if c not in set(runs)]
     value = data.target[1] if data.target is not None else None
     goal = _target_notes(data, t)
     metric = _section(
