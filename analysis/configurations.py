@@ -176,10 +176,11 @@ def _against_baseline(frame: pl.DataFrame, baseline: str) -> pl.DataFrame:
     """``frame``'s speedup and scaling efficiencies against its row ``baseline`` (a configuration), on the basis
     the summary chose per run (``speedup_basis``: steps/s, or examples/s where batch size or mode differ)."""
     base = frame.filter(pl.col("run_id") == baseline)
-    if base.height == 0 or base["steady_global_steps_per_s"][0] is None:  # every run of it failed: no base
+    if base.height == 0 or base["steady_global_steps_per_s"][0] is None:
+        # every run of it failed: the runs keep their speedups against the baseline run, a pooled row has none
         compared = ("speedup_vs_baseline", "scaling_efficiency_tasks", "scaling_efficiency_units",
-                    "scaling_efficiency_devices", "baseline_run_id")  # fmt: skip
-        return frame.with_columns(pl.lit(None, CONFIG_SCHEMA[c]).alias(c) for c in compared)
+                    "scaling_efficiency_devices")  # fmt: skip
+        return frame.with_columns(pl.when(pl.col("config_runs") == 1).then(pl.col(c)).alias(c) for c in compared)
     b = base.row(0, named=True)
     on_examples = (pl.col("speedup_basis") == "examples/s") & pl.lit(b["examples_per_s"] is not None)
     speedup = pl.when(on_examples.fill_null(False)).then(pl.col("examples_per_s") / b["examples_per_s"])
