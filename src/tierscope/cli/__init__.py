@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "collect": ("collect", "Collect step logs into a dataset."),
     "summary": (
         "analysis",
-        "Show per run its status, steady-state and mean global steps/s, speedup, ML units and price.",
+        "Show per configuration its status, steady-state and mean global steps/s, speedup, ML units and price.",
     ),
     "predict": (
         "analysis",
