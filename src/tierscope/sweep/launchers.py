@@ -12,9 +12,13 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tierscope.sweep.errors import SweepError
+
+if TYPE_CHECKING:
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.dataset.store import Dataset
 
 JobStateName = Literal["queued", "provisioning", "running", "succeeded", "failed", "cancelled"]
 
@@ -70,6 +74,18 @@ class Launcher(Protocol):
 
     def cancel(self, job_id: str) -> None:
         """Ask the platform to cancel the job; returns without waiting for it to end."""
+        ...
+
+
+class JobLogs(Protocol):
+    """How the sweep gets a finished job's logs into the dataset (each launcher has its own: a local run
+    directory, Cloud Logging)."""
+
+    def collect(self, dataset: Dataset, job_id: str, run: RunSpec) -> None:
+        """Collect the logs of ``job_id`` into ``dataset`` as ``run`` (its ``run_id`` the configuration's
+        name, its tier and machine facts set; ``files`` empty: the launcher knows where the logs are).
+        Must be idempotent: a sweep killed after collecting but before noting it collects again, and
+        the collector's positions and record keys make that store nothing twice."""
         ...
 
 
