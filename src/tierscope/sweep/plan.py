@@ -300,9 +300,6 @@ def _configuration(item: object, index: int, plan: Plan, where: _Where) -> Confi
     if tier is not None and ({"workers", "ps"} & set(item)):
         raise where.error(f"configuration {index + 1}: a tier fixes workers and ps; give one or the other", "tier",
                           section, index)  # fmt: skip
-    if tier is None and "machine_type" not in item and "tpu" not in item:
-        raise where.error(f"configuration {index + 1}: give a tier (tier = 'BASIC') or machines (machine_type = "
-                          "'n1-standard-4', tpu = 'v5litepod-8')", None, section, index)  # fmt: skip
     try:
         return _build(item, index, plan)
     except (ValueError, SweepError) as exc:  # the trainer's and the machines table's errors are ValueErrors

@@ -1,0 +1,181 @@
+"""A sweep's ledger: what was submitted for each configuration, what became of it, and whether its logs are
+in the dataset. One state document of the dataset per sweep (``state/sweep-<id>.json``), saved atomically as
+every state document is (:class:`tierscope.dataset.state.StateStore`: a temporary file renamed over the old
+one), under the dataset's lock.
+
+The ledger is what makes a sweep safe to kill: a configuration with a job id is never submitted again, one
+marked ``collected`` is never collected again; the gap between a submission and its save is closed by the
+launcher's :meth:`~tierscope.sweep.launchers.Launcher.find` (by labels), the gap between a collect and its save
+by the collector's own positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from tierscope.dataset.errors import StateCorruptError
+from tierscope.dataset.objects import GsPath, as_location
+from tierscope.dataset.state import StateStore, state_dir
+from tierscope.sweep.errors import SweepError
+from tierscope.sweep.launchers import FINAL_STATES, label_value
+
+VERSION = 1
+PREFIX = "sweep-"
+#: The states a ledger entry may be in besides a job's: not submitted yet, or never (the budget stopped it).
+PLANNED = "planned"
+SKIPPED = "skipped"
+
+
+class SweepBusyError(SweepError):
+    """Another ``tierscope sweep`` process runs this sweep now."""
+
+
+@dataclass
+class Entry:
+    """One configuration of a sweep: its ``job_id`` (None: not submitted), ``state`` (a job's, or ``planned``
+    / ``skipped``), the ``reason`` of a failed, cancelled or skipped one, when it was submitted, started and ended
+    (ISO 8601 UTC), its estimate (USD), and whether its logs (or its failure) are ``collected``."""
+
+    job_id: str | None = None
+    state: str = PLANNED
+    reason: str | None = None
+    submitted_at: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    estimate_usd: float | None = None
+    collected: bool = False
+
+    @property
+    def final(self) -> bool:
+        return self.state in FINAL_STATES or self.state == SKIPPED
+
+
+@dataclass
+class Ledger:
+    """A sweep's ledger: its id, the plan it came from, its launcher (``local``, ``vertex``), and one
+    :class:`Entry` per configuration in the plan's order."""
+
+    sweep_id: str
+    plan: str
+    launcher: str
+    entries: dict[str, Entry] = field(default_factory=dict)
+    budget: float | None = None
+    #: Where the launcher keeps its jobs (the local launcher's folder; Vertex AI's project and region).
+    where: str | None = None
+
+    def to_doc(self) -> dict[str, Any]:
+        return {
+            "version": VERSION,
+            "sweep_id": self.sweep_id,
+            "plan": self.plan,
+            "launcher": self.launcher,
+            "budget": self.budget,
+            "where": self.where,
+            "configurations": [{"name": name, **asdict(e)} for name, e in self.entries.items()],
+        }
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> Ledger:
+        """Raises KeyError, TypeError or ValueError for a document this module does not write."""
+        if doc.get("version") != VERSION:
+            raise ValueError(f"version {doc.get('version')!r}, expected {VERSION}")
+        known = {f.name for f in fields(Entry)}
+        entries = {}
+        for item in doc["configurations"]:
+            name = item["name"]
+            if not isinstance(name, str):
+                raise TypeError(f"configuration name {name!r}")
+            entries[name] = Entry(**{k: v for k, v in item.items() if k in known})
+        return cls(
+            str(doc["sweep_id"]), str(doc["plan"]), str(doc["launcher"]), entries, doc.get("budget"), doc.get("where")
+        )
+
+
+def document_name(sweep_id: str) -> str:
+    """The state document of sweep ``sweep_id``: ``sweep-<its label>``."""
+    return PREFIX + label_value(sweep_id)
+
+
+class LedgerStore:
+    """The ledgers of the dataset at ``root`` (local or ``gs://``)."""
+
+    def __init__(self, root: Path | GsPath | str, lock_timeout: float = 60.0) -> None:
+        self.root = as_location(root)
+        self.store = StateStore(state_dir(self.root))
+        self.lock_timeout = lock_timeout
+
+    def load(self, sweep_id: str) -> Ledger | None:
+        """The ledger of ``sweep_id``, None if there is none. Raises :class:`StateCorruptError`."""
+        name = document_name(sweep_id)
+        doc = self.store.load(name)
+        if doc is None:
+            return None
+        try:
+            ledger = Ledger.from_doc(doc)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateCorruptError(self.store.path(name), f"is not a sweep ledger ({exc})") from None
+        if ledger.sweep_id != sweep_id:
+            raise SweepError(
+                f"sweep ids {ledger.sweep_id!r} and {sweep_id!r} share the ledger {self.store.path(name)}; "
+                "give the plan another id"
+            )
+        return ledger
+
+    def save(self, ledger: Ledger) -> None:
+        """Replace the ledger's document atomically, holding the dataset's lock (a collect never sees half)."""
+        with self._locked():
+            self.store.save(document_name(ledger.sweep_id), ledger.to_doc())
+
+    def sweeps(self) -> list[str]:
+        """The ids of the sweeps with a ledger here."""
+        found = []
+        for name in self.store.names():
+            if name.startswith(PREFIX):
+                doc = self.store.load(name)
+                if doc is not None and isinstance(doc.get("sweep_id"), str):
+                    found.append(doc["sweep_id"])
+        return found
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        if isinstance(self.root, GsPath):
+            from tierscope.dataset.lock import locked
+            from tierscope.dataset.store import Dataset
+
+            with locked(Dataset(self.root), self.lock_timeout, recover_first=False):
+                yield
+            return
+        from tierscope.dataset.lock import held
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        with held(self.root, self.lock_timeout):
+            yield
+
+    @contextmanager
+    def running(self, sweep_id: str) -> Iterator[None]:
+        """Hold this sweep for the ``with`` block: a second ``tierscope sweep`` of it (which could submit what
+        this one is submitting) is refused with :class:`SweepBusyError`. ``flock`` held: released by the
+        kernel when this process dies, SIGKILL included. (A dataset on Cloud Storage: not held.)"""
+        if isinstance(self.root, GsPath):
+            yield
+            return
+        from filelock import FileLock, Timeout
+
+        directory = state_dir(self.root)
+        directory.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(directory / f".{document_name(sweep_id)}.lock", timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise SweepBusyError(
+                f"sweep {sweep_id} is being run by another tierscope sweep now; wait for it, or follow it with "
+                f"tierscope sweep --status {sweep_id}"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
