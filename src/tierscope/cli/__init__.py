@@ -49,6 +49,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List the machine types, accelerators and TPU slices tierscope knows, with their accelerators and chips.",
     ),
     "report": ("report", "Write a self-contained HTML report (opens offline) of every run in the dataset."),
+    "sweep": (
+        "sweep",
+        "Run the same training on several machine configurations (Vertex AI, or --local) and collect speed and "
+        "price side by side.",
+    ),
     "formats": (
         "formats",
         "List the step-log formats tierscope reads, one example line each; with --try FILE, how FILE is read.",
@@ -72,7 +77,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 #: ``--help``'s headings over the commands, each with its commands in the order of :data:`COMMANDS`.
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "Commands": ("demo", "collect", "summary", "predict", "recommend", "report"),
+    "Commands": ("demo", "collect", "summary", "predict", "recommend", "report", "sweep"),
     "Logs, data and prices": ("formats", "rejects", "dataset", "prices", "machines"),
     "Reference trainer": ("train", "spec"),
     "Maintenance": ("doctor", "compact"),

@@ -12,24 +12,25 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from tierscope.analysis import prices
+from tierscope.errors import UsageError
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.plan import Configuration, Plan
 
 
-class BudgetError(SweepError):
+class BudgetError(SweepError, UsageError):
     """A budget that cannot pay for one run, or a configuration the price table cannot price."""
 
 
 @dataclass(frozen=True)
 class Estimate:
     """One configuration's estimate: ``usd_per_hour`` (None: unpriced, ``missing`` says which row), ``hours``
-    (None: the plan gives no time cap), ``usd`` (None when either is), and the price rows used (``rows``,
-    ``quantity x label`` each)."""
+    (None: the plan gives no time cap), ``usd`` (None when either is), and the price rows used (``rows``:
+    ``(quantity, the row's label)`` each, the label naming its resource, region, price, date and source)."""
 
     configuration: str
     usd_per_hour: float | None
     hours: float | None
-    rows: str
+    rows: tuple[tuple[int, str], ...]
     missing: str | None = None
     stale: str | None = None
 
@@ -53,7 +54,7 @@ def estimate(configuration: Configuration, plan: Plan, table: prices.PriceTable,
         configuration=configuration.name,
         usd_per_hour=quote.usd_per_hour,
         hours=None if plan.minutes is None else plan.minutes / 60,
-        rows=quote.sources(),
+        rows=tuple((u.quantity, u.row.label()) for u in quote.rows),
         missing=quote.missing,
         stale=quote.stale_note(),
     )

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from tierscope.analysis import jobspec, machines
+from tierscope.errors import UsageError
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import label_value
 
@@ -65,7 +66,7 @@ _CONFIG_KEYS = {"name", "tier", "machine_type", "workers", "ps", "ps_machine_typ
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 
 
-class PlanError(SweepError):
+class PlanError(SweepError, UsageError):
     """A plan that does not parse or names what does not exist: ``file:line: what; what to do``."""
 
 
