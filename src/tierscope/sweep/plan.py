@@ -325,6 +325,8 @@ def _build(item: dict[str, Any], index: int, plan: Plan) -> Configuration:
         if ps and not workers:
             raise ValueError("parameter servers need at least one worker (workers = N)")
     name = item.get("name", tier)
+    if name is None:
+        raise ValueError("machines described need a name, the run's id: name = 'four-t4'")
     if not isinstance(name, str) or not _ID.match(name):
         raise ValueError(f"name {name!r} must be 1-63 letters, digits, '.', '_' or '-' (it names the run)")
     spot = item.get("spot", False)
