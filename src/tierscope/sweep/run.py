@@ -117,10 +117,14 @@ def run_sweep(
     store = LedgerStore(plan.dataset, options.lock_timeout)
     dataset = Dataset(plan.dataset)
     with store.running(plan.sweep_id):
+        earlier = store.load(plan.sweep_id)  # checked before a ledger is begun: a refused sweep leaves none
+        if earlier is None:
+            earlier = Ledger(plan.sweep_id, str(plan.path), "")
+        done = {n for n, e in earlier.entries.items() if e.job_id is not None or e.final}
+        pending = [e for e in found if e.configuration not in done]
+        if options.spends and not _stopped(earlier):
+            estimating.check(pending, _left(earlier, usd, budget), options.allow_unpriced)
         ledger = open_ledger(plan, launcher, store, budget)
-        pending = [e for e in found if ledger.entries[e.configuration].job_id is None]
-        if options.spends and not _stopped(ledger):
-            estimating.check(pending, _left(ledger, usd, budget), options.allow_unpriced)
         _submit(plan, launcher, store, ledger, usd, budget if options.spends else None)
         while True:
             lines = _follow(plan, launcher, logs, store, ledger, dataset, options)

@@ -1,0 +1,110 @@
+"""The sweep's loop against a platform in memory: each configuration submitted once, refusals and the budget
+recorded, a resumed sweep finding its jobs by label, a job stuck in the queue cancelled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.sweep.platform import MemoryPlatform
+from tierscope.dataset.store import Dataset
+from tierscope.sweep.estimate import BudgetError
+from tierscope.sweep.ledger import LedgerStore
+from tierscope.sweep.plan import load_plan
+from tierscope.sweep.run import Options, run_sweep
+
+PLAN = """\
+id = "loop"
+dataset = "ds"
+work_dir = "work"
+
+[run]
+steps = 60
+minutes = 60
+
+[[configuration]]
+tier = "BASIC"
+
+[[configuration]]
+name = "two"
+workers = 1
+
+[[configuration]]
+name = "premium"
+workers = 9
+ps = 3
+"""
+FAST = Options(poll_s=0.0)
+QUOTA = "Quota exceeded for aiplatform.googleapis.com/custom_model_training_cpus: 48 requested, 24 available"
+
+
+def plan_in(tmp_path: Path):
+    path = tmp_path / "plan.toml"
+    path.write_text(PLAN, encoding="utf-8")
+    return load_plan(path)
+
+
+def test_each_configuration_once_and_a_refusal_recorded_with_its_reason(tmp_path: Path) -> None:
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform(refuse={"premium": QUOTA})
+    ledger = run_sweep(plan, platform, platform, FAST)
+    assert platform.submitted == {"BASIC": 1, "two": 1}
+    states = {n: (e.state, e.reason, e.collected) for n, e in ledger.entries.items()}
+    assert states == {"BASIC": ("succeeded", None, True), "two": ("succeeded", None, True),
+                      "premium": ("failed", QUOTA, True)}  # fmt: skip
+    assert sum(platform.collected.values()) == 2
+    # The refusal is the run's failed event in the dataset, with the API's reason
+    events = Dataset(plan.dataset).read("events", "premium")
+    assert events.select("run_id", "event", "reason").rows() == [("premium", "failed", QUOTA)]
+    runs = Dataset(plan.dataset).read("runs").filter(pl.col("run_id") == "premium")
+    assert runs["note"].to_list() == ["sweep loop"] and '"count": 9' in runs["topology"][0]
+    # A second sweep of the same plan submits and collects nothing more
+    again = run_sweep(plan, platform, platform, FAST)
+    assert platform.submitted == {"BASIC": 1, "two": 1} and sum(platform.collected.values()) == 2
+    assert Dataset(plan.dataset).read("events", "premium").height == 1
+    assert again.entries.keys() == ledger.entries.keys()
+
+
+def test_a_sweep_killed_after_submitting_finds_its_job_by_label(tmp_path: Path) -> None:
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    # submitted by a sweep that died before saving the job id in its ledger
+    earlier = platform.submit(plan.sweep_id, "two", plan.configuration("two").job)
+    ledger = run_sweep(plan, platform, platform, FAST)
+    assert platform.submitted == {"BASIC": 1, "two": 1, "premium": 1}
+    assert ledger.entries["two"].job_id == earlier
+
+
+def test_submission_stops_when_the_next_configuration_would_pass_the_budget(tmp_path: Path) -> None:
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    # an hour each (minutes = 60): BASIC 1 x n1-standard-4 = $0.189999; two 2 x 0.189999 = $0.379998;
+    # premium 13 x 0.189999 = $2.469987. $0.60 pays for the first two (0.569997), not the third.
+    ledger = run_sweep(plan, platform, platform, Options(budget=0.60, poll_s=0.0))
+    assert platform.submitted == {"BASIC": 1, "two": 1}
+    premium = ledger.entries["premium"]
+    assert premium.state == "skipped" and premium.job_id is None
+    assert premium.reason == "not submitted: its estimate $2.47 after $0.57 would pass the budget $0.60"
+    assert "premium" not in Dataset(plan.dataset).read("runs")["run_id"].to_list()
+
+
+def test_a_budget_below_one_run_submits_nothing(tmp_path: Path) -> None:
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    with pytest.raises(BudgetError, match=r"budget \$0.10 is below one run: BASIC alone is estimated at \$0.19"):
+        run_sweep(plan, platform, platform, Options(budget=0.10, poll_s=0.0))
+    assert not platform.submitted and LedgerStore(plan.dataset).load(plan.sweep_id) is None
+
+
+def test_a_job_queued_past_the_queue_timeout_is_cancelled_and_failed(tmp_path: Path) -> None:
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform(plan=("queued",))
+    ledger = run_sweep(plan, platform, platform, Options(queue_timeout_s=0.0, poll_s=0.0))
+    assert sorted(platform.cancelled) == ["job-1", "job-2", "job-3"]
+    basic = ledger.entries["BASIC"]
+    assert basic.state == "failed" and basic.reason is not None
+    assert basic.reason.startswith("still queued after") and basic.reason.endswith("(--queue-timeout 0): cancelled")
+    reasons = Dataset(plan.dataset).read("events", "BASIC")["reason"].to_list()
+    assert reasons == [basic.reason]
