@@ -153,7 +153,7 @@ class LocalLauncher:
             return JobState("succeeded", None, start, end)
         reason = str(meta.get("reason") or status)
         if status == "interrupted" and cancelled:
-            return JobState("cancelled", "cancelled", start, end)
+            return JobState("cancelled", "cancelled while it ran", start, end)
         return JobState("failed", reason, start, end)
 
     def cancel(self, job_id: str) -> None:
