@@ -8,30 +8,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tests.support.cli_helpers import table_row
+from tests.sweep.plans import three_configurations
 from tierscope.cli import app
 
 runner = CliRunner()
 
-PLAN = """\
-id = "calib"
-region = "us-central1"
-
-[run]
-steps = 60
-minutes = 10
-
-[[configuration]]
-tier = "BASIC"
-
-[[configuration]]
-tier = "STANDARD_1"
-
-[[configuration]]
-name = "three-workers"
-workers = 3
-machine_type = "n1-standard-8"
-accelerator = "NVIDIA_TESLA_T4:1"
-"""
+PLAN = three_configurations('id = "calib"\nregion = "us-central1"')
 
 
 def dry_run(tmp_path: Path, text: str, *options: str) -> tuple[int, str, str]:

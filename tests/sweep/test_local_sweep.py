@@ -9,33 +9,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.sweep.plans import three_configurations
 from tierscope.cli import app
 from tierscope.sweep.ledger import LedgerStore
 from tierscope.sweep.local import LocalLauncher
 
 pytest.importorskip("tensorflow")
 
-PLAN = """\
-id = "local-e2e"
-dataset = "ds"
-work_dir = "work"
-
-[run]
-steps = 100
-minutes = 5
-
-[[configuration]]
-tier = "BASIC"
-
-[[configuration]]
-tier = "STANDARD_1"
-
-[[configuration]]
-name = "three-workers"
-workers = 3
-machine_type = "n1-standard-8"
-accelerator = "NVIDIA_TESLA_T4:1"
-"""
+PLAN = three_configurations('id = "local-e2e"\ndataset = "ds"\nwork_dir = "work"', steps=100, minutes=5)
 
 
 def summary(dataset: Path) -> dict[str, dict]:

@@ -7,32 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.sweep.plans import three_configurations
 from tierscope.analysis import jobspec
 from tierscope.sweep.launchers import label_value, labels
 from tierscope.sweep.plan import PlanError, load_plan
 
-PLAN = """\
-id = "calib"
-region = "us-central1"
-budget = 5
-
-[run]
-steps = 60
-minutes = 10
-
-[[configuration]]
-tier = "BASIC"
-
-[[configuration]]
-tier = "STANDARD_1"
-
-[[configuration]]
-name = "three-workers"
-workers = 3
-machine_type = "n1-standard-8"
-accelerator = "NVIDIA_TESLA_T4:1"
-spot = true
-"""
+PLAN = three_configurations('id = "calib"\nregion = "us-central1"\nbudget = 5', spot=True)
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierscope.atomic import write_text_atomic
+from tierscope.contract import RUN_FILE
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import JobState, SubmitRefused, label_value, labels
 
@@ -224,13 +225,7 @@ class LocalLauncher:
 
     @staticmethod
     def _doc(job: Path) -> dict[str, Any] | None:
-        text = _read(job / JOB_FILE)
-        if text is None:
-            return None
-        with suppress(ValueError):
-            doc = json.loads(text)
-            return doc if isinstance(doc, dict) else None
-        return None
+        return _json_object(job / JOB_FILE)
 
     def _dir(self, job_id: str) -> Path:
         job = self.root / job_id
@@ -302,14 +297,20 @@ def _age_s(when: datetime | None) -> float:
     return float("inf") if when is None else (datetime.now(UTC) - when).total_seconds()
 
 
-def _run_doc(run: Path) -> dict[str, Any] | None:
-    text = _read(run / "run.json")
+def _json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None if it is not there (yet) or not an object (being replaced atomically,
+    a file is whole or absent; anything else is not a job's)."""
+    text = _read(path)
     if text is None:
         return None
     with suppress(ValueError):
         doc = json.loads(text)
         return doc if isinstance(doc, dict) else None
     return None
+
+
+def _run_doc(run: Path) -> dict[str, Any] | None:
+    return _json_object(run / RUN_FILE)
 
 
 # --- the scheduler and the job processes ---------------------------------------------------------
