@@ -108,7 +108,8 @@ def test_status_and_cancel_by_sweep_id(tmp_path: Path) -> None:
     runner = CliRunner()
     status = runner.invoke(app, ["sweep", "--status", "cancel-me", "-d", str(tmp_path / "ds")])
     assert status.exit_code == 0, status.output
-    assert "BASIC          running" in status.stdout and "two-workers    queued" in status.stdout
+    states = {line.split()[0]: line.split()[1] for line in status.stdout.splitlines()[2:] if line.strip()}
+    assert states == {"BASIC": "running", "two-workers": "queued"}, status.stdout
     cancelled = runner.invoke(app, ["sweep", "--cancel", "cancel-me", "-d", str(tmp_path / "ds")])
     assert cancelled.exit_code == 0, cancelled.output
     launcher = LocalLauncher(tmp_path / "work" / "local-jobs")

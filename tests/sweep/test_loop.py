@@ -88,6 +88,12 @@ def test_submission_stops_when_the_next_configuration_would_pass_the_budget(tmp_
     assert premium.state == "skipped" and premium.job_id is None
     assert premium.reason == "not submitted: its estimate $2.47 after $0.57 would pass the budget $0.60"
     assert "premium" not in Dataset(plan.dataset).read("runs")["run_id"].to_list()
+    # The same sweep with the same budget keeps it back; with a higher one it submits it, and nothing else again
+    run_sweep(plan, platform, platform, Options(budget=0.60, poll_s=0.0))
+    assert platform.submitted == {"BASIC": 1, "two": 1}
+    ledger = run_sweep(plan, platform, platform, Options(budget=3.04, poll_s=0.0))
+    assert platform.submitted == {"BASIC": 1, "two": 1, "premium": 1}
+    assert ledger.entries["premium"].state == "succeeded"
 
 
 def test_a_budget_below_one_run_submits_nothing(tmp_path: Path) -> None:

@@ -214,15 +214,17 @@ class _Table:
 
 
 def render_lines(lines: list[Line]) -> Any:
-    """The sweep's table: configuration, state, and what to say (steps/s, a reason)."""
+    """The sweep's table: configuration, state, its estimate (the upper bound priced before it ran), and what to
+    say (steps/s, a reason)."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(box=None, pad_edge=False)
-    for column in ("configuration", "state", ""):
-        table.add_column(column)
+    for column in ("configuration", "state", "estimate USD", ""):
+        table.add_column(column, justify="right" if column == "estimate USD" else "left")
     for line in lines:
-        table.add_row(line.configuration, line.state, Text(line.detail))
+        estimate = "-" if line.estimate_usd is None else f"{line.estimate_usd:.4f}"
+        table.add_row(line.configuration, line.state, estimate, Text(line.detail))
     return table
 
 
@@ -273,11 +275,11 @@ def _finish(plan: Plan, ledger: Ledger, report: Path | None) -> None:
     from tierscope.cli.analysis import summary_cmd
     from tierscope.cli.report import report_cmd
     from tierscope.sweep.ledger import SKIPPED
-    from tierscope.sweep.run import refresh
+    from tierscope.sweep.run import line
 
     console = out_console()
     console.print(f"sweep {plan.sweep_id}:", highlight=False)
-    console.print(render_lines([line for line in refresh(_NoStore(), ledger, _NoLauncher())]))
+    console.print(render_lines([line(name, entry) for name, entry in ledger.entries.items()]))
     runs = [name for name, e in ledger.entries.items() if e.state != SKIPPED and e.collected]
     if not runs:
         return
@@ -286,21 +288,6 @@ def _finish(plan: Plan, ledger: Ledger, report: Path | None) -> None:
     out = report or plan.work_dir / f"{plan.sweep_id}-report.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     report_cmd(dataset=plan.dataset, out=out, runs=chosen, region=plan.region, prices=list(plan.prices) or None)
-
-
-class _NoStore:
-    """A ledger store that saves nothing: the sweep's last lines are read from a ledger whose jobs have ended."""
-
-    def save(self, ledger: Ledger) -> None:
-        return None
-
-
-class _NoLauncher:
-    def state(self, job_id: str) -> Any:
-        raise AssertionError("every job has ended")
-
-    def steps_per_s(self, job_id: str) -> None:
-        return None
 
 
 def _status_or_cancel(plan_path: Path | None, sweep_id: str, dataset: Path | None, cancelling: bool) -> None:

@@ -137,7 +137,9 @@ class LocalLauncher:
             return JobState("queued")
         error = _read(job / ERROR_FILE)
         if error is not None:
-            return JobState("failed", error.strip(), end_time=_time(_mtime(job / ERROR_FILE)))
+            return JobState(
+                "cancelled" if cancelled else "failed", error.strip(), end_time=_time(_mtime(job / ERROR_FILE))
+            )
         meta = _run_doc(job / RUN_DIR)
         alive = _held(job / RUNNING_LOCK)
         if meta is None:
@@ -394,12 +396,23 @@ def run_job(job: Path, grace_s: float) -> int:
             config = config_from_args(args)
             config = replace(config, tier=local_tier(config.tier))
             timeout = _TIMEOUT.match(str(body["jobSpec"].get("scheduling", {}).get("timeout", "")))
+
+            def started(tasks: object) -> None:
+                # A cancel that came before launch_local took SIGTERM over is in the marker: honoured here,
+                # inside launch_local's handling, so the run ends "interrupted" with its tasks stopped.
+                if (job / CANCEL).exists():
+                    raise KeyboardInterrupt("cancelled")
+
+            # Until launch_local takes SIGTERM over, a cancel's signal must not kill this process half way
+            # (run.json written, no task started): the cancel marker says it instead.
+            signal.signal(signal.SIGTERM, lambda signum, frame: None)
             launch_local(
                 config,
                 Topology(workers=workers, ps=ps),
                 job / RUN_DIR,
                 timeout_s=float(timeout[1]) if timeout else None,
                 grace_s=grace_s,
+                on_start=started,
             )
         except (SubmitRefused, ValueError, KeyError, OSError) as exc:
             write_text_atomic(job / ERROR_FILE, f"{exc}\n")

@@ -55,6 +55,7 @@ class Line:
     configuration: str
     state: str
     detail: str = ""
+    estimate_usd: float | None = None
 
 
 Listener = Callable[[list[Line]], None]
@@ -120,11 +121,12 @@ def run_sweep(
         earlier = store.load(plan.sweep_id)  # checked before a ledger is begun: a refused sweep leaves none
         if earlier is None:
             earlier = Ledger(plan.sweep_id, str(plan.path), "")
-        done = {n for n, e in earlier.entries.items() if e.job_id is not None or e.final}
-        pending = [e for e in found if e.configuration not in done]
-        if options.spends and not _stopped(earlier):
-            estimating.check(pending, _left(earlier, usd, budget), options.allow_unpriced)
+        begun = any(e.job_id is not None or e.submitted_at is not None for e in earlier.entries.values())
+        if options.spends and not begun:
+            # Before the first submission only: a resumed sweep must go on following and collecting its jobs.
+            estimating.check(found, budget, options.allow_unpriced)
         ledger = open_ledger(plan, launcher, store, budget)
+        _reconsider(ledger, store)
         _submit(plan, launcher, store, ledger, usd, budget if options.spends else None)
         while True:
             lines = _follow(plan, launcher, logs, store, ledger, dataset, options)
@@ -139,22 +141,45 @@ def _planned(plan: Plan, entry: Entry, ledger: Ledger) -> bool:
     return any(ledger.entries.get(c.name) is entry for c in plan.configurations)
 
 
-def _stopped(ledger: Ledger) -> bool:
-    return any(e.state == SKIPPED for e in ledger.entries.values())
+#: How the reason of a configuration the budget kept back begins.
+OVER_BUDGET = "not submitted: its estimate"
 
 
-def _left(ledger: Ledger, usd: dict[str, float | None], budget: float | None) -> float | None:
-    """What the budget leaves after the configurations already submitted (their estimates)."""
-    if budget is None:
-        return None
-    return budget - sum(usd.get(n) or 0.0 for n, e in ledger.entries.items() if e.job_id or e.submitted_at)
+def _reconsider(ledger: Ledger, store: LedgerStore) -> None:
+    """Configurations the budget kept back are planned again: this run's budget (maybe a higher one) decides."""
+    changed = False
+    for entry in ledger.entries.values():
+        if entry.state == SKIPPED and entry.job_id is None and (entry.reason or "").startswith(OVER_BUDGET):
+            entry.state, entry.reason, entry.collected = PLANNED, None, False
+            changed = True
+    if changed:
+        store.save(ledger)
+
+
+def spent(ledger: Ledger, usd: dict[str, float | None]) -> float:
+    """The estimates of the configurations submitted, or being submitted by a sweep that died doing it (a
+    refused one spends nothing)."""
+    return sum(
+        usd.get(name) or 0.0
+        for name, e in ledger.entries.items()
+        if e.job_id is not None or (e.submitted_at is not None and not e.final)
+    )
+
+
+def running_detail(launcher: Launcher, job_id: str) -> str:
+    """What the live table says of a running job: its steps/s where the launcher can tell (the local one)."""
+    rate_of = getattr(launcher, "steps_per_s", None)
+    if rate_of is None:
+        return ""
+    rate = rate_of(job_id)
+    return f"{rate:,.2f} steps/s" if rate is not None else "no step yet"
 
 
 def _submit(
     plan: Plan, launcher: Launcher, store: LedgerStore, ledger: Ledger, usd: dict[str, float | None],
     budget: float | None,
 ) -> None:  # fmt: skip
-    spent = sum(usd.get(n) or 0.0 for n, e in ledger.entries.items() if e.job_id or e.submitted_at)
+    spent_usd = spent(ledger, usd)
     stop: str | None = next((e.reason for e in ledger.entries.values() if e.state == SKIPPED), None)
     for c in plan.configurations:
         entry = ledger.entries[c.name]
@@ -167,9 +192,9 @@ def _submit(
             entry.submitted_at = entry.submitted_at or _iso(datetime.now(UTC))
             store.save(ledger)
             continue
-        if stop is None and not estimating.affordable(spent, usd.get(c.name), budget):
+        if stop is None and not estimating.affordable(spent_usd, usd.get(c.name), budget):
             stop = (
-                f"not submitted: its estimate ${usd.get(c.name) or 0:,.2f} after ${spent:,.2f} would pass the "
+                f"{OVER_BUDGET} ${usd.get(c.name) or 0:,.2f} after ${spent_usd:,.2f} would pass the "
                 f"budget ${budget:,.2f}"
             )
         if stop is not None:
@@ -183,7 +208,8 @@ def _submit(
             entry.state = "queued"
         except SubmitRefused as exc:
             entry.state, entry.reason = "failed", str(exc)
-        spent += usd.get(c.name) or 0.0
+        if entry.job_id is not None:
+            spent_usd += usd.get(c.name) or 0.0
         store.save(ledger)
 
 
@@ -207,16 +233,21 @@ def _follow(
             if _changed(entry, state):
                 store.save(ledger)
             if state.state == "running":
-                rate = getattr(launcher, "steps_per_s", lambda _: None)(entry.job_id)
-                detail = f"{rate:,.2f} steps/s" if rate is not None else "no step yet"
+                detail = running_detail(launcher, entry.job_id)
         if entry.final and not entry.collected:
             _collect(plan, c, entry, logs, dataset)
             entry.collected = True
             store.save(ledger)
         if entry.final:
             detail = entry.reason or ("collected" if entry.collected else "")
-        lines.append(Line(c.name, "done" if entry.state == "succeeded" else entry.state, detail))
+        lines.append(line(c.name, entry, detail))
     return lines
+
+
+def line(name: str, entry: Entry, detail: str | None = None) -> Line:
+    """The table's line of an entry (``detail``: what to say, default its reason)."""
+    said = (entry.reason or "") if detail is None else detail
+    return Line(name, "done" if entry.state == "succeeded" else entry.state, said, entry.estimate_usd)
 
 
 def _changed(entry: Entry, state: JobState) -> bool:
@@ -320,9 +351,8 @@ def refresh(store: LedgerStore, ledger: Ledger, launcher: Launcher) -> list[Line
                 store.save(ledger)
             detail = entry.reason or ""
             if state.state == "running":
-                rate = getattr(launcher, "steps_per_s", lambda _: None)(entry.job_id)
-                detail = f"{rate:,.2f} steps/s" if rate is not None else "no step yet"
+                detail = running_detail(launcher, entry.job_id)
         elif entry.final and not entry.collected and entry.state != SKIPPED:
             detail = (detail + "; " if detail else "") + "not collected yet: run the sweep again to collect it"
-        lines.append(Line(name, "done" if entry.state == "succeeded" else entry.state, detail))
+        lines.append(line(name, entry, detail))
     return lines
