@@ -40,7 +40,7 @@ name = "two-workers"
 workers = 2
 """
 #: Kills of the sweep; the issue's full test kills it 20 times (against the local Vertex AI server).
-KILLS = 4
+KILLS = 6
 
 
 def sweep(plan: Path, *options: str) -> subprocess.Popen[bytes]:
@@ -60,7 +60,7 @@ def test_killed_sweeps_submit_once_and_store_every_record_once(tmp_path: Path) -
     moments = random.Random(20261206)
     for _ in range(KILLS):
         process = sweep(plan)
-        time.sleep(moments.uniform(0.5, 12.0))
+        time.sleep(moments.uniform(0.3, 8.0))
         process.send_signal(signal.SIGKILL)
         process.wait()
     last = sweep(plan)
@@ -130,3 +130,24 @@ def test_status_and_cancel_by_sweep_id(tmp_path: Path) -> None:
     assert basic.height == 1
     waiting = events.filter(pl.col("run_id") == "two-workers")
     assert waiting.select("event", "reason").rows() == [("failed", "cancelled before it started")]
+
+
+@pytest.mark.cluster
+def test_a_stopped_sweep_cancels_its_jobs_when_told_to(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path, "stop-me", 1_000_000)
+    process = sweep(plan, "--on-interrupt", "cancel")
+    store = LedgerStore(tmp_path / "ds")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ledger = store.load("stop-me")
+        if ledger is not None and all(e.job_id for e in ledger.entries.values()):
+            break
+        time.sleep(0.5)
+    process.send_signal(signal.SIGTERM)  # what Ctrl-C is without a terminal to ask on
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143
+    assert "sweep stop-me: the jobs were asked to cancel" in err.decode()
+    assert LocalLauncher(tmp_path / "work" / "local-jobs").wait_idle(120)
+    result = CliRunner().invoke(app, ["sweep", "--status", "stop-me", "-d", str(tmp_path / "ds")])
+    states = {line.split()[0]: line.split()[1] for line in result.stdout.splitlines()[2:] if line.strip()}
+    assert states == {"BASIC": "cancelled", "two-workers": "cancelled"}, result.stdout
