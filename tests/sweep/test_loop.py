@@ -11,7 +11,7 @@ import pytest
 from tests.sweep.platform import MemoryPlatform
 from tierscope.dataset.store import Dataset
 from tierscope.sweep.estimate import BudgetError
-from tierscope.sweep.ledger import LedgerStore
+from tierscope.sweep.ledger import Entry, LedgerStore
 from tierscope.sweep.plan import load_plan
 from tierscope.sweep.run import Options, run_sweep
 
@@ -114,3 +114,10 @@ def test_a_job_queued_past_the_queue_timeout_is_cancelled_and_failed(tmp_path: P
     assert basic.reason.startswith("still queued after") and basic.reason.endswith("(--queue-timeout 0): cancelled")
     reasons = Dataset(plan.dataset).read("events", "BASIC")["reason"].to_list()
     assert reasons == [basic.reason]
+
+
+def test_what_a_configuration_cost_as_it_ran() -> None:
+    # n1-standard-4 at 0.189999 an hour for the 30 minutes from start to end: 0.0949995
+    entry = Entry(usd_per_hour=0.189999, start_time="2026-12-06T10:00:00.000000Z", end_time="2026-12-06T10:30:00Z")
+    assert entry.ran_usd == pytest.approx(0.0949995)
+    assert Entry(usd_per_hour=0.189999, start_time="2026-12-06T10:00:00Z").ran_usd is None

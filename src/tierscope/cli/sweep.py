@@ -214,17 +214,18 @@ class _Table:
 
 
 def render_lines(lines: list[Line]) -> Any:
-    """The sweep's table: configuration, state, its estimate (the upper bound priced before it ran), and what to
-    say (steps/s, a reason)."""
+    """The sweep's table: configuration, state, its estimate (the upper bound priced before it ran), what it cost
+    as it ran (its price an hour times its job's start to end: for a local run, what the machines it names would
+    have cost for as long), and what to say (steps/s, a reason)."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(box=None, pad_edge=False)
-    for column in ("configuration", "state", "estimate USD", ""):
-        table.add_column(column, justify="right" if column == "estimate USD" else "left")
+    for column in ("configuration", "state", "estimate USD", "ran USD", ""):
+        table.add_column(column, justify="right" if column.endswith("USD") else "left")
     for line in lines:
-        estimate = "-" if line.estimate_usd is None else f"{line.estimate_usd:.4f}"
-        table.add_row(line.configuration, line.state, estimate, Text(line.detail))
+        usd = ["-" if v is None else f"{v:.4f}" for v in (line.estimate_usd, line.ran_usd)]
+        table.add_row(line.configuration, line.state, *usd, Text(line.detail))
     return table
 
 

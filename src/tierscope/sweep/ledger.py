@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ class SweepBusyError(SweepError):
 class Entry:
     """One configuration of a sweep: its ``job_id`` (None: not submitted), ``state`` (a job's, or ``planned``
     / ``skipped``), the ``reason`` of a failed, cancelled or skipped one, when it was submitted, started and ended
-    (ISO 8601 UTC), its estimate (USD), and whether its logs (or its failure) are ``collected``."""
+    (ISO 8601 UTC), its estimate (USD) and price an hour, and whether its logs (or its failure) are
+    ``collected``."""
 
     job_id: str | None = None
     state: str = PLANNED
@@ -48,6 +50,16 @@ class Entry:
     end_time: str | None = None
     estimate_usd: float | None = None
     collected: bool = False
+    #: The configuration's price an hour when it was submitted (the estimate's rows), for :attr:`ran_usd`.
+    usd_per_hour: float | None = None
+
+    @property
+    def ran_usd(self) -> float | None:
+        """Its price an hour times how long its job ran (start to end); None until both are known."""
+        if self.usd_per_hour is None or self.start_time is None or self.end_time is None:
+            return None
+        start, end = (datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (self.start_time, self.end_time))
+        return self.usd_per_hour * max(0.0, (end - start).total_seconds()) / 3600
 
     @property
     def final(self) -> bool:

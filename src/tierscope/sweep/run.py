@@ -56,6 +56,7 @@ class Line:
     state: str
     detail: str = ""
     estimate_usd: float | None = None
+    ran_usd: float | None = None
 
 
 Listener = Callable[[list[Line]], None]
@@ -115,6 +116,7 @@ def run_sweep(
     budget = options.budget if options.budget is not None else plan.budget
     found = estimating.estimates(plan)
     usd = {e.configuration: e.usd for e in found}
+    hourly = {e.configuration: e.usd_per_hour for e in found}
     store = LedgerStore(plan.dataset, options.lock_timeout)
     dataset = Dataset(plan.dataset)
     with store.running(plan.sweep_id):
@@ -127,7 +129,7 @@ def run_sweep(
             estimating.check(found, budget, options.allow_unpriced)
         ledger = open_ledger(plan, launcher, store, budget)
         _reconsider(ledger, store)
-        _submit(plan, launcher, store, ledger, usd, budget if options.spends else None)
+        _submit(plan, launcher, store, ledger, usd, budget if options.spends else None, hourly)
         while True:
             lines = _follow(plan, launcher, logs, store, ledger, dataset, options)
             if on_update is not None:
@@ -177,7 +179,7 @@ def running_detail(launcher: Launcher, job_id: str) -> str:
 
 def _submit(
     plan: Plan, launcher: Launcher, store: LedgerStore, ledger: Ledger, usd: dict[str, float | None],
-    budget: float | None,
+    budget: float | None, hourly: dict[str, float | None],
 ) -> None:  # fmt: skip
     spent_usd = spent(ledger, usd)
     stop: str | None = next((e.reason for e in ledger.entries.values() if e.state == SKIPPED), None)
@@ -185,7 +187,7 @@ def _submit(
         entry = ledger.entries[c.name]
         if entry.job_id is not None or entry.final:
             continue
-        entry.estimate_usd = usd.get(c.name)
+        entry.estimate_usd, entry.usd_per_hour = usd.get(c.name), hourly.get(c.name)
         earlier = launcher.find(plan.sweep_id, c.name)  # submitted by a sweep killed before it saved the id
         if earlier is not None:
             entry.job_id, entry.state = earlier, "queued"
@@ -247,7 +249,7 @@ def _follow(
 def line(name: str, entry: Entry, detail: str | None = None) -> Line:
     """The table's line of an entry (``detail``: what to say, default its reason)."""
     said = (entry.reason or "") if detail is None else detail
-    return Line(name, "done" if entry.state == "succeeded" else entry.state, said, entry.estimate_usd)
+    return Line(name, "done" if entry.state == "succeeded" else entry.state, said, entry.estimate_usd, entry.ran_usd)
 
 
 def _changed(entry: Entry, state: JobState) -> bool:
