@@ -11,7 +11,7 @@ import pytest
 from tests.sweep.platform import MemoryPlatform
 from tierscope.dataset.store import Dataset
 from tierscope.sweep.estimate import BudgetError
-from tierscope.sweep.ledger import Entry, LedgerStore
+from tierscope.sweep.ledger import Entry, LedgerStore, SweepBusyError
 from tierscope.sweep.plan import load_plan
 from tierscope.sweep.run import Options, run_sweep
 
@@ -121,3 +121,12 @@ def test_what_a_configuration_cost_as_it_ran() -> None:
     entry = Entry(usd_per_hour=0.189999, start_time="2026-12-06T10:00:00.000000Z", end_time="2026-12-06T10:30:00Z")
     assert entry.ran_usd == pytest.approx(0.0949995)
     assert Entry(usd_per_hour=0.189999, start_time="2026-12-06T10:00:00Z").ran_usd is None
+
+
+def test_a_second_sweep_of_the_same_plan_is_refused_while_one_runs(tmp_path: Path) -> None:
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    busy = pytest.raises(SweepBusyError, match="sweep loop is being run by another tierscope sweep")
+    with LedgerStore(plan.dataset).running(plan.sweep_id), busy:
+        run_sweep(plan, platform, platform, FAST)
+    assert not platform.submitted
