@@ -3,7 +3,9 @@ each finished one into the dataset (once), and keep the ledger of it all.
 
 One pass of :func:`run_sweep`:
 
-1. the estimates are checked against the budget (before anything is submitted);
+1. before the sweep's first submission, the estimates are checked: an unpriced configuration (unless allowed)
+   or a budget below the first configuration's estimate refuses the sweep, nothing submitted; configurations
+   a budget kept back on an earlier run are weighed again against this run's;
 2. each configuration without a job id is looked for by its labels (an earlier, killed sweep may have
    submitted it and died before saving its id), else submitted while the budget allows; a refusal is a
    failed configuration with the platform's reason;
