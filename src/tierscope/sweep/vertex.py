@@ -13,9 +13,9 @@ so the same code path talks to Vertex AI and to a local server (``api_endpoint``
   aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus" (GoogleCloudPlatform/stable-diffusion-on-gcp
   issue 12, 2023-12-03; google-deepmind/xmanager issue 29, 2022-08-03), the same status as its rate limit on
   requests, so the message tells the two apart.
-- Other 429s and 503s are retried with google-api-core's exponential back-off. A ``create`` is not
-  idempotent (the API takes no request id): before sending it again, the launcher looks for the job by
-  its labels, since the first attempt may have created it before its answer was lost.
+- Other 429s, 503s and answers lost on the way are retried with google-api-core's exponential back-off.
+  A ``create`` is not idempotent (the API takes no request id): before sending it again, the launcher
+  looks for the job by its labels, since the first attempt may have created it before its answer was lost.
 - Job states (``google.cloud.aiplatform.v1.JobState``) map to :data:`tierscope.sweep.launchers.JobStateName`
   by :data:`STATES`; a failed job's reason is ``CustomJob.error.message``.
 
@@ -24,6 +24,7 @@ The client is an optional extra (``pip install 'tierscope[vertex]'``), imported 
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -84,10 +85,15 @@ def is_quota_refusal(exc: BaseException) -> bool:
 
 
 def is_transient(exc: BaseException) -> bool:
-    """A 503, or a 429 that limits the request rate: worth sending the same request again."""
+    """Worth sending the same request again: a 503, a 429 that limits the request rate, or an answer lost on
+    the way (a connection reset, a body cut short)."""
+    import http.client
+
+    import requests
     from google.api_core import exceptions as gexc
 
-    if isinstance(exc, gexc.ServiceUnavailable):
+    lost = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
+    if isinstance(exc, (gexc.ServiceUnavailable, http.client.IncompleteRead, *lost)):
         return True
     return isinstance(exc, gexc.TooManyRequests) and not is_quota_refusal(exc)
 
@@ -107,12 +113,11 @@ def default_retry() -> Any:
 
 def _aiplatform() -> Any:
     try:
-        from google.cloud import aiplatform_v1
+        return importlib.import_module("google.cloud.aiplatform_v1")
     except ImportError:
         raise SweepError(
             f"running a sweep on Vertex AI needs the google-cloud-aiplatform client: {INSTALL_HINT}"
         ) from None
-    return aiplatform_v1
 
 
 def label_filter(sweep_id: str, configuration: str) -> str:
@@ -207,7 +212,7 @@ class VertexLauncher:
                 f"Vertex AI kept refusing to {what} for {RETRY_DEADLINE_S:g} s ({exc.cause}); "
                 "run the sweep again later, it resumes where it stopped"
             ) from None
-        except (gexc.PermissionDenied, gexc.Unauthorized) as exc:
+        except (gexc.Forbidden, gexc.Unauthorized) as exc:  # PermissionDenied, Unauthenticated: their subclasses
             raise SweepError(
                 f"Vertex AI refused to {what} in project {self.project} ({api_message(exc)}): the credentials need "
                 "roles/aiplatform.user on the project"
