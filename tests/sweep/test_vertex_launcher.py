@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.api_core.retry import Retry
 from typer.testing import CliRunner
 
 from tests.support.fake_logging_server import FakeLoggingServer
@@ -24,12 +25,10 @@ from tests.support.fake_vertex_server import QUOTA_MESSAGE, RATE_LIMIT_MESSAGE, 
 from tests.support.network import only_localhost
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import SubmitRefused
+from tierscope.sweep.vertex import VertexLauncher, is_transient
 
 pytest.importorskip("google.cloud.aiplatform_v1", reason="the Vertex AI client is the `vertex` extra")
 
-from google.api_core.retry import Retry  # noqa: E402
-
-from tierscope.sweep.vertex import VertexLauncher, is_transient  # noqa: E402
 
 PROJECT = "test-project"
 REGION = "us-central1"
