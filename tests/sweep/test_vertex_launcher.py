@@ -26,6 +26,7 @@ from tests.support.network import only_localhost
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import SubmitRefused
 from tierscope.sweep.vertex import VertexLauncher, is_transient
+from tierscope.trainer.roles import parse_cluster_spec, parse_tf_config
 
 pytest.importorskip("google.cloud.aiplatform_v1", reason="the Vertex AI client is the `vertex` extra")
 
@@ -39,7 +40,7 @@ STAND_IN = """
 import json, os, sys, time
 spec = json.loads(os.environ["CLUSTER_SPEC"])
 print(json.dumps({"severity": "WARNING", "message": "hello", "task": spec["task"], "tf": os.environ["TF_CONFIG"],
-                  "logging.googleapis.com/labels": {"run_id": "r1"}}), flush=True)
+                  "spec": os.environ["CLUSTER_SPEC"], "logging.googleapis.com/labels": {"run_id": "r1"}}), flush=True)
 print("plain text", flush=True)
 print("to stderr", file=sys.stderr, flush=True)
 time.sleep(float(sys.argv[1]))
@@ -148,6 +149,11 @@ def test_replicas_get_vertex_cluster_variables_and_log_as_vertex_does(servers: S
         tf_config = json.loads(record["jsonPayload"]["tf"])
         assert tf_config["task"] == {"type": ("chief", "worker")[int(pool)], "index": int(index)}
         assert sorted(tf_config["cluster"]) == ["chief", "worker"] and len(tf_config["cluster"]["worker"]) == 2
+        # the trainer reads either variable as the same task of the same cluster
+        from_tf_config = parse_tf_config(record["jsonPayload"]["tf"])
+        from_cluster_spec = parse_cluster_spec(record["jsonPayload"]["spec"])
+        assert from_tf_config == from_cluster_spec
+        assert (from_tf_config.role, from_tf_config.index) == (("chief", "worker")[int(pool)], int(index))
         text = [e for e in got if e["jsonPayload"].get("message") == "plain text"]
         assert sorted(e["severity"] for e in text) == ["ERROR", "INFO"]
         assert text[0]["jsonPayload"]["attrs"] == {"tag": task}
@@ -265,12 +271,12 @@ def test_without_the_client_the_error_names_the_install_command(monkeypatch: pyt
 # --- the reference trainer on the local Vertex AI ---------------------------------------------------------
 
 
-def _summary_row(runner: CliRunner, dataset: Path) -> dict[str, Any]:
+def _summary_row(runner: CliRunner, dataset: Path, run_id: str) -> dict[str, Any]:
     from tierscope.cli import app
 
     done = runner.invoke(app, ["summary", "-d", str(dataset), "--json"])
     assert done.exit_code == 0, done.output
-    (row,) = json.loads(done.output)
+    (row,) = [r for r in json.loads(done.output) if r["run_id"] == run_id]
     return row
 
 
@@ -316,7 +322,9 @@ def test_the_reference_trainer_on_the_local_vertex_and_its_logs_collected(server
     files = tmp_path / "files"
     done = runner.invoke(app, ["collect", "files", str(stdout), "-d", str(files)])
     assert done.exit_code == 0, done.output
-    from_cloud, from_files = _summary_row(runner, tmp_path / "cloud"), _summary_row(runner, files)
+    from_cloud = _summary_row(runner, tmp_path / "cloud", "vx-basic")
+    from_files = _summary_row(runner, files, "vx-basic")
     assert from_cloud["steady_global_steps_per_s"] is not None, from_cloud
     assert from_cloud["steady_global_steps_per_s"] == pytest.approx(from_files["steady_global_steps_per_s"])
-    assert from_cloud["steps"] == from_files["steps"] == 200 if "steps" in from_cloud else True
+    assert from_cloud["records"] == from_files["records"] == 20
+    assert from_cloud["last_step"] == from_files["last_step"] == 200
