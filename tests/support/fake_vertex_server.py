@@ -71,6 +71,7 @@ import itertools
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 import threading
@@ -637,6 +638,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     for resource in args.refuse_quota:
         vertex.refuse_quota(resource)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops both as Ctrl-C does
     with logs, vertex:
         print(f"Vertex AI JobService: {vertex.url}  (project {args.project}, region {args.region})")
         print(f"Cloud Logging:        {logs.url}")
@@ -650,6 +652,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 time.sleep(3600)
         except KeyboardInterrupt:
             print("stopping", file=sys.stderr)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -328,3 +328,34 @@ def test_the_reference_trainer_on_the_local_vertex_and_its_logs_collected(server
     assert from_cloud["steady_global_steps_per_s"] == pytest.approx(from_files["steady_global_steps_per_s"])
     assert from_cloud["records"] == from_files["records"] == 20
     assert from_cloud["last_step"] == from_files["last_step"] == 200
+
+
+def test_one_command_starts_both_servers_for_a_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal
+    import subprocess
+
+    from tests.support import ROOT
+    from tierscope.sweep.vertex import ENDPOINT_ENV
+
+    command = [sys.executable, "-m", "tests.support.fake_vertex_server", "--vertex-port", "0", "--logging-port", "0"]
+    server = subprocess.Popen(
+        [*command, "--workdir", str(tmp_path), "--refuse-quota", "NVIDIA_TESLA_V100"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(7)]
+        exports = next(line for line in lines if ENDPOINT_ENV in line).split()[1:]
+        settings = dict(e.split("=", 1) for e in exports)
+        # the launcher takes the endpoint from the printed variable, and the refusal asked for is there
+        monkeypatch.setenv(ENDPOINT_ENV, settings[ENDPOINT_ENV])
+        launcher = VertexLauncher(PROJECT, REGION, "gs://b", retry=FAST)
+        with pytest.raises(SubmitRefused, match="custom_model_training_nvidia_v100_gpus"):
+            launcher.submit("s", "v100", stand_in_job(acceleratorType="NVIDIA_TESLA_V100", acceleratorCount=1))
+        assert launcher.find("s", "v100") is None
+        assert settings["TIERSCOPE_LOGGING_ENDPOINT"].startswith("http://127.0.0.1:")
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
