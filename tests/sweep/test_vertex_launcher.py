@@ -268,6 +268,47 @@ def test_without_the_client_the_error_names_the_install_command(monkeypatch: pyt
     )
 
 
+#: A replica that logs ten steps in the 2016 experiment's words: global step 100, 200, ..., 1,000, each interval
+#: of 100 steps in 2 s, so 50.0 global steps/s throughout.
+STEP_LINES = """
+for i in range(1, 11):
+    print(f"Train [master/0], step {i * 100}: loss: 0.5, accuracy: 0.9 ({i * 2.0:.3f} sec) 50.000 global steps/s, "
+          "50.000 local steps/s", flush=True)
+"""
+
+
+def test_job_logs_collect_a_finished_job_as_the_sweeps_run_once(servers: Servers, tmp_path: Path) -> None:
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.collector.sources.cloud_logging import RetryPolicy
+    from tierscope.dataset.store import Dataset
+    from tierscope.sweep.vertex import CloudLoggingJobLogs
+
+    job = stand_in_job()
+    job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["command"] = [sys.executable, "-c", STEP_LINES]
+    job_id = servers.launcher.submit("s", "cfg-a", job)
+    servers.vertex.wait(job_id)
+    started = servers.launcher.state(job_id).start_time
+    assert started is not None
+    logs = CloudLoggingJobLogs(
+        project=PROJECT,
+        endpoint=servers.logs.url,
+        retry=RetryPolicy(initial_s=0.01, maximum_s=0.05, deadline_s=5.0),
+        requests_per_minute=None,
+    )
+    run = RunSpec(run_id="cfg-a", tier="BASIC", files=[], date=started.date(), note="sweep s", run_id_given=True)
+    dataset = Dataset(tmp_path / "ds")
+    logs.collect(dataset, job_id, run)
+    steps = dataset.read("steps")
+    # ten lines, each logged twice (INFO and its ERROR copy): ten records, all of the sweep's run
+    assert steps.height == 10 and set(steps["run_id"]) == {"cfg-a"}
+    assert sorted(steps["step"].to_list()) == list(range(100, 1001, 100))
+    runs = dataset.read("runs")
+    assert set(runs["run_id"]) == {"cfg-a"}  # no second run named after the job's number
+    assert runs["note"].to_list() == ["sweep s"] and runs["tier"].to_list() == ["BASIC"]
+    logs.collect(dataset, job_id, run)  # a sweep killed before noting the collect collects again
+    assert dataset.read("steps").height == 10
+
+
 # --- the reference trainer on the local Vertex AI ---------------------------------------------------------
 
 

@@ -29,9 +29,11 @@ import json
 import os
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from tierscope.collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import (
     CONFIG_LABEL,
@@ -77,6 +79,11 @@ RETRY_DEADLINE_S = 300.0
 REQUEST_TIMEOUT_S = 60.0
 
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.collector.sources.cloud_logging import RetryPolicy
+    from tierscope.dataset.store import Dataset
 
 
 def is_quota_refusal(exc: BaseException) -> bool:
@@ -318,10 +325,45 @@ class VertexLauncher:
             raise SweepError(f"Vertex AI has no job {job_id} to cancel") from None
 
 
+@dataclass(frozen=True)
+class CloudLoggingJobLogs:
+    """How a finished Vertex AI job's logs get into the dataset (:class:`~tierscope.sweep.launchers.JobLogs`):
+    its Cloud Logging entries (resource ``ml_job``, the job's number as ``job_id``) through the collector's
+    :func:`~tierscope.collector.cloud.collect_cloud`, as the sweep's run.
+
+    ``project``: the job's project (default: the collector's, ``$GOOGLE_CLOUD_PROJECT`` or the credentials');
+    ``endpoint``: a local Cloud Logging server (default ``$TIERSCOPE_LOGGING_ENDPOINT``); ``retry`` and
+    ``requests_per_minute`` as :class:`~tierscope.collector.cloud.CloudOptions` takes them. Entries are read
+    from the day before the run's date (a job logs nothing before it starts), else over the collector's
+    default look-back. Idempotent: the collector resumes from its watermark and stores no record twice.
+    """
+
+    project: str | None = None
+    endpoint: str | None = None
+    retry: RetryPolicy | None = None
+    requests_per_minute: int | None = DEFAULT_REQUESTS_PER_MINUTE
+
+    def collect(self, dataset: Dataset, job_id: str, run: RunSpec) -> None:
+        from tierscope.collector.cloud import CloudOptions, collect_cloud
+
+        number = job_id.rsplit("/", 1)[-1]
+        since = None if run.date is None else datetime.combine(run.date - timedelta(days=1), time.min, UTC)
+        options = CloudOptions(
+            project=self.project,
+            endpoint=self.endpoint,
+            since=since,
+            tier=run.tier,
+            requests_per_minute=self.requests_per_minute,
+            retry=self.retry,
+        )
+        collect_cloud(dataset, [number], options, run=run)
+
+
 __all__ = [
     "ENDPOINT_ENV",
     "INSTALL_HINT",
     "STATES",
+    "CloudLoggingJobLogs",
     "VertexLauncher",
     "api_message",
     "default_retry",
