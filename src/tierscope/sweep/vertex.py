@@ -168,6 +168,9 @@ class VertexLauncher:
     ``gs://`` path, or there are no credentials.
     """
 
+    #: The launcher's name in a sweep's ledger.
+    name = "vertex"
+
     def __init__(
         self,
         project: str,
@@ -204,6 +207,11 @@ class VertexLauncher:
             )
         except auth_exc.DefaultCredentialsError:
             raise SweepError(f"no Google Cloud credentials for Vertex AI: {NO_CREDENTIALS_HELP}") from None
+
+    @property
+    def where(self) -> str:
+        """Where the jobs live, for the sweep's ledger: ``projects/P/locations/R``."""
+        return self.parent
 
     # -- calls --------------------------------------------------------------------------------------
 
