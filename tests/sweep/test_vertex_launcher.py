@@ -305,8 +305,33 @@ def test_job_logs_collect_a_finished_job_as_the_sweeps_run_once(servers: Servers
     runs = dataset.read("runs")
     assert set(runs["run_id"]) == {"cfg-a"}  # no second run named after the job's number
     assert runs["note"].to_list() == ["sweep s"] and runs["tier"].to_list() == ["BASIC"]
-    logs.collect(dataset, job_id, run)  # a sweep killed before noting the collect collects again
+    # a sweep killed before noting the collect collects again, through the launcher (the sweep's JobLogs too)
+    launcher = VertexLauncher(PROJECT, REGION, None, api_endpoint=servers.vertex.url, retry=FAST, logs=logs)
+    launcher.collect(dataset, job_id, run)
     assert dataset.read("steps").height == 10
+
+
+def test_made_from_a_plan_or_a_ledger(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from tierscope.sweep.vertex import ENDPOINT_ENV, from_ledger, from_plan
+
+    monkeypatch.setenv(ENDPOINT_ENV, "http://127.0.0.1:9")
+    plan = SimpleNamespace(path="plan.toml", project="p", region="europe-west4", staging_bucket="gs://b/s")
+    launcher = from_plan(plan)
+    assert (launcher.where, launcher.staging_bucket, launcher.name) == (
+        "projects/p/locations/europe-west4",
+        "gs://b/s",
+        "vertex",
+    )
+    with pytest.raises(
+        SweepError, match=r"^plan.toml: a sweep on Vertex AI needs `staging_bucket` \(or run it with --local\)$"
+    ):
+        from_plan(SimpleNamespace(path="plan.toml", project="p", region="us-central1", staging_bucket=None))
+    again = from_ledger(SimpleNamespace(sweep_id="s", where=launcher.where))
+    assert again.where == launcher.where and again.staging_bucket is None
+    with pytest.raises(SweepError, match="does not say where its jobs live"):
+        from_ledger(SimpleNamespace(sweep_id="s", where=None))
 
 
 # --- the reference trainer on the local Vertex AI ---------------------------------------------------------

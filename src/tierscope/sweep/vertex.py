@@ -156,13 +156,17 @@ def api_message(exc: Any) -> str:
 class VertexLauncher:
     """Submits, finds, watches and cancels a sweep's CustomJobs in ``project``'s ``region``.
 
-    ``staging_bucket`` (``gs://BUCKET[/PREFIX]``): each job's ``baseOutputDirectory`` is
-    ``STAGING/SWEEP_ID/CONFIG_LABEL`` unless the job body sets one (Vertex AI derives ``AIP_MODEL_DIR`` and
-    the other output locations from it). ``credentials``: google-auth credentials (default: application-default
-    credentials; anonymous with ``api_endpoint``). ``api_endpoint``: ``host:port`` or ``http://host:port`` of a
-    local server (default: ``$TIERSCOPE_VERTEX_ENDPOINT``, else the region's endpoint,
-    ``REGION-aiplatform.googleapis.com``, https://cloud.google.com/vertex-ai/docs/reference/rest, read 2026-12-06).
-    ``retry``: a google-api-core ``Retry`` for 429/503 (default :func:`default_retry`).
+    Also the sweep's :class:`~tierscope.sweep.launchers.JobLogs` (:meth:`collect`, through ``logs``, by default
+    :class:`CloudLoggingJobLogs` of the same project).
+
+    ``staging_bucket`` (``gs://BUCKET[/PREFIX]``; None: none, enough to follow and cancel jobs): each job's
+    ``baseOutputDirectory`` is ``STAGING/SWEEP_ID/CONFIG_LABEL`` unless the job body sets one (Vertex AI
+    derives ``AIP_MODEL_DIR`` and the other output locations from it). ``credentials``: google-auth
+    credentials (default: application-default credentials; anonymous with ``api_endpoint``). ``api_endpoint``:
+    ``host:port`` or ``http://host:port`` of a local server (default: ``$TIERSCOPE_VERTEX_ENDPOINT``, else the
+    region's endpoint, ``REGION-aiplatform.googleapis.com``, https://cloud.google.com/vertex-ai/docs/reference/rest,
+    read 2026-12-06). ``retry``: a google-api-core ``Retry`` for 429/503 (default :func:`default_retry`).
+    ``logs``: how :meth:`collect` collects a job (default: :class:`CloudLoggingJobLogs` of ``project``).
 
     Raises :class:`~tierscope.sweep.errors.SweepError` when the client is not installed, the bucket is not a
     ``gs://`` path, or there are no credentials.
@@ -175,20 +179,22 @@ class VertexLauncher:
         self,
         project: str,
         region: str,
-        staging_bucket: str,
+        staging_bucket: str | None,
         credentials: Any = None,
         api_endpoint: str | None = None,
         *,
         retry: Any = None,
+        logs: CloudLoggingJobLogs | None = None,
     ) -> None:
-        if not staging_bucket.startswith("gs://") or len(staging_bucket) <= len("gs://"):
+        if staging_bucket is not None and (not staging_bucket.startswith("gs://") or staging_bucket == "gs://"):
             raise SweepError(f"staging bucket {staging_bucket!r} is not a Cloud Storage path; give gs://BUCKET")
         if not project or not region:
             raise SweepError("a sweep on Vertex AI needs a project and a region (the plan's `project` and `region`)")
         self.project = project
         self.region = region
-        self.staging_bucket = staging_bucket.rstrip("/")
+        self.staging_bucket = None if staging_bucket is None else staging_bucket.rstrip("/")
         self.parent = f"projects/{project}/locations/{region}"
+        self.logs = logs if logs is not None else CloudLoggingJobLogs(project=project)
         self._types = _aiplatform()
         self._retry = retry if retry is not None else default_retry()
         self._client = self._make_client(credentials, api_endpoint or os.environ.get(ENDPOINT_ENV) or None)
@@ -286,10 +292,11 @@ class VertexLauncher:
         body["labels"] = {**(body.get("labels") or {}), **labels(sweep_id, configuration)}
         body.setdefault("displayName", f"{sweep_id}-{configuration}")
         wanted = labels(sweep_id, configuration)
-        body["jobSpec"].setdefault(
-            "baseOutputDirectory",
-            {"outputUriPrefix": f"{self.staging_bucket}/{wanted[SWEEP_LABEL]}/{wanted[CONFIG_LABEL]}"},
-        )
+        if self.staging_bucket is not None:
+            body["jobSpec"].setdefault(
+                "baseOutputDirectory",
+                {"outputUriPrefix": f"{self.staging_bucket}/{wanted[SWEEP_LABEL]}/{wanted[CONFIG_LABEL]}"},
+            )
         try:
             return self._types.CustomJob.from_json(json.dumps(body))
         except Exception as exc:  # json_format.ParseError: a field the API does not know, a wrong type
@@ -316,6 +323,10 @@ class VertexLauncher:
             reason = f"Vertex AI ended the job in state {name}"
         return JobState(state=state, reason=reason, start_time=_time(job.start_time), end_time=_time(job.end_time))
 
+    def collect(self, dataset: Dataset, job_id: str, run: RunSpec) -> None:
+        """The finished job's logs into ``dataset`` as ``run`` (:class:`CloudLoggingJobLogs`)."""
+        self.logs.collect(dataset, job_id, run)
+
     def cancel(self, job_id: str) -> None:
         """Ask Vertex AI to cancel the job (it goes through CANCELLING to CANCELLED); a job that already
         ended is left as it is."""
@@ -331,6 +342,25 @@ class VertexLauncher:
                 raise SweepError(f"Vertex AI would not cancel job {job_id}: {api_message(exc)}") from None
         except gexc.NotFound:
             raise SweepError(f"Vertex AI has no job {job_id} to cancel") from None
+
+
+def from_plan(plan: Any) -> VertexLauncher:
+    """The launcher of a sweep plan (its ``project``, ``region`` and ``staging_bucket``). Raises
+    :class:`~tierscope.sweep.errors.SweepError` naming the key the plan lacks."""
+    where = getattr(plan, "path", "the plan")
+    for key in ("project", "staging_bucket"):
+        if not getattr(plan, key, None):
+            raise SweepError(f"{where}: a sweep on Vertex AI needs `{key}` (or run it with --local)")
+    return VertexLauncher(plan.project, plan.region, plan.staging_bucket)
+
+
+def from_ledger(ledger: Any) -> VertexLauncher:
+    """The launcher that follows and cancels the jobs of a sweep's ledger (its ``where``:
+    ``projects/P/locations/R``)."""
+    found = re.fullmatch(r"projects/([^/]+)/locations/([^/]+)", str(getattr(ledger, "where", None) or ""))
+    if found is None:
+        raise SweepError(f"the ledger of sweep {getattr(ledger, 'sweep_id', '?')} does not say where its jobs live")
+    return VertexLauncher(found[1], found[2], None)
 
 
 @dataclass(frozen=True)
@@ -375,6 +405,8 @@ __all__ = [
     "VertexLauncher",
     "api_message",
     "default_retry",
+    "from_ledger",
+    "from_plan",
     "is_quota_refusal",
     "label_filter",
 ]
