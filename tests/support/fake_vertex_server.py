@@ -130,6 +130,10 @@ RATE_LIMIT_MESSAGE = (
 )
 #: Vertex AI's refusal of a resource quota, at create (HTTP 429) or when the job would start (a FAILED job, code 8:
 #: GoogleCloudPlatform/vertex-ai-samples issue 700, 2022-06-30).
+#: What Google's APIs say with a 503 UNAVAILABLE.
+UNAVAILABLE_MESSAGE = "The service is currently unavailable."
+#: A cancelled job's ``error.message`` (the code, 1, is the API's; these words are ours).
+CANCELLED_MESSAGE = "The job was cancelled."
 QUOTA_MESSAGE = "The following quota metrics exceed quota limits: aiplatform.googleapis.com/{metric}"
 
 
@@ -294,6 +298,8 @@ class FakeVertexServer(LocalJsonServer):
                     burst[1] -= 1
                     if burst[0] == 429:
                         raise ApiError(429, RATE_LIMIT_MESSAGE.format(number=self._project_number))
+                    if burst[0] == 503:
+                        raise ApiError(503, UNAVAILABLE_MESSAGE)
                     raise ApiError(burst[0], f"injected fault ({burst[1]} more to come)")
         found = _ROUTE.match(path)
         if found is None:
@@ -429,7 +435,7 @@ class FakeVertexServer(LocalJsonServer):
         if job.doc["state"] != "JOB_STATE_CANCELLING":
             self._set(job, "JOB_STATE_CANCELLING")
         stop_tasks(job.tasks, self.grace_s)
-        self._set(job, "JOB_STATE_CANCELLED", endTime=_now(), error={"code": 1, "message": "CANCELED"})
+        self._set(job, "JOB_STATE_CANCELLED", endTime=_now(), error={"code": 1, "message": CANCELLED_MESSAGE})
 
     def _watch(self, job: _Job, tail: _Tail) -> tuple[str, dict[str, Any] | None] | None:
         """Until the job ends: (state, error) or None when cancelled."""

@@ -21,10 +21,10 @@ from google.api_core.retry import Retry
 from typer.testing import CliRunner
 
 from tests.support.fake_logging_server import FakeLoggingServer
-from tests.support.fake_vertex_server import QUOTA_MESSAGE, RATE_LIMIT_MESSAGE, FakeVertexServer
+from tests.support.fake_vertex_server import CANCELLED_MESSAGE, QUOTA_MESSAGE, RATE_LIMIT_MESSAGE, FakeVertexServer
 from tests.support.network import only_localhost
 from tierscope.sweep.errors import SweepError
-from tierscope.sweep.launchers import SubmitRefused
+from tierscope.sweep.launchers import JobState, SubmitRefused
 from tierscope.sweep.vertex import VertexLauncher, is_transient
 from tierscope.trainer.roles import parse_cluster_spec, parse_tf_config
 
@@ -99,6 +99,11 @@ def states_until_final(launcher: VertexLauncher, job_id: str, timeout: float = 6
     raise AssertionError(f"job {job_id} never ended: {seen}")
 
 
+def _times(launcher: VertexLauncher, job_id: str) -> tuple[object, object]:
+    state = launcher.state(job_id)
+    return state.start_time, state.end_time
+
+
 def test_submit_labels_find_and_the_states_a_job_goes_through(servers: Servers) -> None:
     launcher, vertex = servers.launcher, servers.vertex
     assert launcher.find("sweep-1", "STANDARD_1") is None
@@ -171,7 +176,7 @@ def test_cancel_stops_the_replicas(servers: Servers) -> None:
     launcher.cancel(job_id)
     doc = vertex.wait(job_id, timeout=30)
     assert doc["state"] == "JOB_STATE_CANCELLED" and doc["error"]["code"] == 1
-    assert launcher.state(job_id).state == "cancelled"
+    assert launcher.state(job_id) == JobState("cancelled", CANCELLED_MESSAGE, *_times(launcher, job_id))
     (task,) = vertex.jobs[job_id.rsplit("/", 1)[-1]].tasks
     assert task.process.poll() is not None  # the replica's process is gone
     launcher.cancel(job_id)  # cancelling an ended job leaves it as it is
@@ -236,6 +241,19 @@ def test_429_and_503_are_retried_and_the_job_created_once(servers: Servers) -> N
     assert len(vertex.jobs) == 1 and job_id.endswith(next(iter(vertex.jobs)))
     # the rate limit's message is Google's per-minute one, which the launcher did not take for a quota refusal
     assert "Quota exceeded for quota metric" in RATE_LIMIT_MESSAGE
+
+
+def test_a_fault_that_outlasts_the_retries_is_one_line(servers: Servers) -> None:
+    servers.vertex.burst(503, count=1000)
+    impatient = Retry(predicate=is_transient, initial=0.01, maximum=0.02, timeout=0.3)
+    launcher = VertexLauncher(PROJECT, REGION, "gs://b", api_endpoint=servers.vertex.url, retry=impatient)
+    with pytest.raises(SweepError) as gave_up:
+        launcher.find("s", "c")
+    assert str(gave_up.value) == (
+        "Vertex AI kept refusing to list jobs for 0.3 s (The service is currently unavailable.); run the sweep again "
+        "later, it resumes where it stopped"
+    )
+    assert set(servers.vertex.statuses) == {503} and len(servers.vertex.statuses) > 2
 
 
 def test_a_lost_answer_to_create_does_not_create_twice(servers: Servers) -> None:

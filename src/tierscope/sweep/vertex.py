@@ -230,7 +230,8 @@ class VertexLauncher:
             return self._retry(call)()
         except gexc.RetryError as exc:
             raise SweepError(
-                f"Vertex AI kept refusing to {what} for {RETRY_DEADLINE_S:g} s ({exc.cause}); "
+                f"Vertex AI kept refusing to {what} for {getattr(self._retry, 'timeout', None) or 0:g} s "
+                f"({api_message(exc.cause)}); "
                 "run the sweep again later, it resumes where it stopped"
             ) from None
         except (gexc.Forbidden, gexc.Unauthorized) as exc:  # PermissionDenied, Unauthenticated: their subclasses
