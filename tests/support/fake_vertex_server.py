@@ -130,7 +130,7 @@ RATE_LIMIT_MESSAGE = (
 )
 #: Vertex AI's refusal of a resource quota, at create (HTTP 429) or when the job would start (a FAILED job, code 8:
 #: GoogleCloudPlatform/vertex-ai-samples issue 700, 2022-06-30).
-#: What Google's APIs say with a 503 UNAVAILABLE.
+#: A 503 UNAVAILABLE's message (illustrative words).
 UNAVAILABLE_MESSAGE = "The service is currently unavailable."
 #: A cancelled job's ``error.message`` (the code, 1, is the API's; these words are ours).
 CANCELLED_MESSAGE = "The job was cancelled."
