@@ -443,3 +443,20 @@ def test_one_command_starts_both_servers_for_a_user(tmp_path: Path, monkeypatch:
     finally:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == 0
+
+
+def test_without_credentials_the_error_says_how_to_get_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
+
+    def no_adc(*args: object, **kwargs: object) -> None:
+        raise DefaultCredentialsError("nothing here")
+
+    monkeypatch.setattr(google.auth, "default", no_adc)
+    monkeypatch.delenv("TIERSCOPE_VERTEX_ENDPOINT", raising=False)
+    with pytest.raises(SweepError) as missing:
+        VertexLauncher(PROJECT, REGION, "gs://b")
+    assert str(missing.value) == (
+        "no Google Cloud credentials for Vertex AI: run `gcloud auth application-default login` or set "
+        "GOOGLE_APPLICATION_CREDENTIALS"
+    )

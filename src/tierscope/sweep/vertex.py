@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tierscope.collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE
+from tierscope.collector.sources.cloud_logging import DEFAULT_REQUESTS_PER_MINUTE, NO_CREDENTIALS_HELP
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import (
     CONFIG_LABEL,
@@ -47,7 +47,6 @@ from tierscope.sweep.launchers import (
 INSTALL_HINT = "pip install 'tierscope[vertex]'"
 #: Points the launcher at another server (a local one: ``python -m tests.support.fake_vertex_server``).
 ENDPOINT_ENV = "TIERSCOPE_VERTEX_ENDPOINT"
-NO_CREDENTIALS_HELP = "run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS"
 
 #: Vertex AI job state -> the sweep's. A job being cancelled is still running until it ends; a paused
 #: one waits like a queued one; an expired one never ran to its end.
