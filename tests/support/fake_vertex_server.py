@@ -269,9 +269,10 @@ class FakeVertexServer(LocalJsonServer):
         job = self.jobs[job_id.rsplit("/", 1)[-1]]
         if job.thread is not None:
             job.thread.join(timeout)
-        if job.doc["state"] not in FINAL:
-            raise TimeoutError(f"job {job.id} still {job.doc['state']} after {timeout:g} s")
-        return copy.deepcopy(job.doc)
+        with self._lock:
+            if job.doc["state"] not in FINAL:
+                raise TimeoutError(f"job {job.id} still {job.doc['state']} after {timeout:g} s")
+            return copy.deepcopy(job.doc)
 
     # -- the API ----------------------------------------------------------------------------------
 
@@ -326,7 +327,8 @@ class FakeVertexServer(LocalJsonServer):
                 404, f"The CustomJob does not exist: projects/{project}/locations/{region}/customJobs/{job_id}"
             )
         if method == "GET" and job_id is not None and verb is None:
-            return copy.deepcopy(self.jobs[job_id].doc)
+            with self._lock:
+                return copy.deepcopy(self.jobs[job_id].doc)
         if method == "POST" and job_id is not None and verb == "cancel":
             return self._cancel(self.jobs[job_id])
         raise ApiError(404, f"no such method {method} {path}")
@@ -585,7 +587,11 @@ def _check(job: dict[str, Any]) -> list[tuple[str, str]]:
         if not pool:
             continue  # an empty placeholder pool
         where = f"job_spec.worker_pool_specs[{p}]"
-        replicas = int(pool.get("replicaCount") or 0)
+        try:
+            replicas = int(pool.get("replicaCount") or 0)
+        except (TypeError, ValueError):
+            errors.append((f"{where}.replica_count", f"Invalid value {pool.get('replicaCount')!r}."))
+            continue
         if p == 0 and replicas != 1:
             errors.append((f"{where}.replica_count", "The primary worker pool must have exactly one replica."))
         machine = pool.get("machineSpec") or {}
