@@ -89,10 +89,14 @@ def collect_cloud(
     on_progress: Callable[[CloudProgress], None] | None = None,
     now: Callable[[], datetime] | None = None,
     connection: Connection | None = None,
+    run: RunSpec | None = None,
 ) -> CloudCollectResult:
     """Collect the step records of training jobs ``job_ids`` from Cloud Logging into ``dataset``
     (see :class:`CloudOptions`). ``on_progress`` hears after each page; ``now`` tells the time
     (UTC); ``connection`` replaces :func:`~tierscope.collector.sources.cloud_logging.connect` (tests).
+    ``run``: the one run the jobs' records belong to (a sweep's configuration): its facts are recorded
+    instead of a run per job id, and its run id and tier fill in, or are set on every record when given
+    (``run_id_given``, ``tier_given``), as for a collect of files.
 
     Raises :class:`~tierscope.collector.sources.cloud_logging.CloudLoggingError` when nothing could
     be read (no credentials, permission denied, unknown project, bad filter),
@@ -122,7 +126,7 @@ def collect_cloud(
         on_progress=on_progress,
     )
     # Records always carry their run (the job id) and source (the log name); only the tier may be missing.
-    fill = RunSpec(run_id=jobs[0], tier=opts.tier, files=[])
+    fill = run or RunSpec(run_id=jobs[0], tier=opts.tier, files=[])
     with dataset_lock(dataset, opts.lock_timeout):
         sink = Sink(dataset)
         reading = registry.reader_for(query).open(query, fill, sink.positions, ReadOptions())
@@ -130,7 +134,9 @@ def collect_cloud(
         sink.take(reading, fill)
         record_runs(
             dataset,
-            [
+            [run]
+            if run is not None
+            else [
                 next((r for r in opts.runs if r.run_id == job), None)
                 or RunSpec(run_id=job, tier=opts.tier or tier_by_run.get(job), files=[], ran_on="Cloud Logging")
                 for job in jobs

@@ -53,6 +53,8 @@ class LocalJsonServer:
 
     def __init__(self) -> None:
         self.pages_served = 0
+        #: The port to listen on (0: any free one), read by :meth:`start`.
+        self.port = 0
         self.rewrite: Callable[[bytes], bytes] | None = None
         self._cuts = 0
         self._cuts_after = 0
@@ -112,7 +114,7 @@ class LocalJsonServer:
             def do_POST(self) -> None:
                 self._serve("POST")
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, name=self.thread_name, daemon=True).start()
         return self
