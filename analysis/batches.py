@@ -43,7 +43,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, SteadyRates, exact_median, median_of, steady_rates
+from tierscope.analysis.bootstrap import (
+    BOOTSTRAP_SEED,
+    MIXED_FACTOR,
+    SteadyRates,
+    exact_median,
+    median_of,
+    steady_rates,
+)
 from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
@@ -600,27 +607,33 @@ def _pieces_figures(
 
 class _PieceFigures:
     """What the figures keep of each piece's intervals (:meth:`add`, in piece order), and the run's
-    figures from them (:meth:`run`): the parts that add up, each task's own figures, the steady rates
-    in the unbatched order and their weights (8 bytes a record each; the weights written only once one
-    differs from the first: pages never written are never resident, so a log written every N steps
-    holds no 160 MB of equal weights), the lead task's intervals (in ``spill`` until the end) and,
-    with ``keep``, every interval."""
+    figures from them (:meth:`result`): the parts that add up, each task's own figures, the steady
+    rates in the unbatched order and their weights, the lead task's intervals and, with ``keep``,
+    every interval. The steady rates and weights (8 bytes a record each) and the lead task's
+    intervals wait in ``spill`` until the pass is over, so the pass holds one piece's intervals at
+    a time: a run of 20 M records held 320 MB of them beside the last piece. The weights are written
+    only once one differs from the first, and read back only where the run's are mixed (what
+    :func:`tierscope.analysis.bootstrap.steady_rates` decides from their least and greatest known
+    one, kept as they go by)."""
 
     def __init__(self, run: _PiecedRunInputs) -> None:
-        size = int(run.training["records"].sum())  # at most this many rates: the run's training rows
         self.lead_key = lead_tasks(run.training.select("run_id", *_KEYS).lazy()).collect()
         self.lead_path = run.spill / "lead.parquet"
+        self.rates_path = run.spill / "steady-rates.f64"
+        self.weights_path = run.spill / "steady-weights.f64"
+        for path in (self.rates_path, self.weights_path):  # an earlier pass' (the one pass before three)
+            path.unlink(missing_ok=True)
         self.run = run
         self.keep = run.keep
         self.parts: list[pl.DataFrame] = []
         self.own: list[pl.DataFrame] = []
         self.kept: list[pl.DataFrame] = []
-        self.rates = np.empty(size, dtype=np.float64)
-        self.weights = np.empty(size, dtype=np.float64)
         self.first_weight: float | None = None
         self.alike = True  # every weight so far the first one
+        self.shortest, self.longest = float("inf"), float("-inf")  # the known weights' (finite, > 0)
         self.held = 0
         self.empty: pl.DataFrame | None = None
+        self.loaded: np.ndarray | None = None
 
     def add(self, intervals: pl.DataFrame) -> None:
         """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones)."""
@@ -629,16 +642,24 @@ class _PieceFigures:
         self.own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
         held, more = self.held, steady.height
-        self.rates[held : held + more] = steady.get_column("rate").to_numpy()
-        weight = steady.get_column("weight").to_numpy()
+        with self.rates_path.open("ab") as out:
+            np.ascontiguousarray(steady.get_column("rate").to_numpy()).tofile(out)
+        weight = np.ascontiguousarray(steady.get_column("weight").to_numpy())
+        if more:
+            known = np.isfinite(weight) & (weight > 0)
+            self.longest = max(self.longest, float(np.max(weight, where=known, initial=-np.inf)))
+            self.shortest = min(self.shortest, float(np.min(weight, where=known, initial=np.inf)))
         if self.alike and more:
             self.first_weight = float(weight[0]) if self.first_weight is None else self.first_weight
             if not (weight == self.first_weight).all():  # NaN (unknown) too: steady_rates decides
                 self.alike = False
-                self.weights[:held] = self.first_weight
+                with self.weights_path.open("wb") as out:
+                    np.full(held, self.first_weight, dtype=np.float64).tofile(out)
         if not self.alike:
-            self.weights[held : held + more] = weight
+            with self.weights_path.open("ab") as out:
+                weight.tofile(out)
         self.held += more
+        del steady, weight
         lead = intervals.join(self.lead_key, on=["run_id", *_KEYS], how="semi", nulls_equal=True)
         if lead.height:  # the lead task is whole in one piece
             lead.write_parquet(self.lead_path, compression="lz4", statistics=False)
@@ -646,17 +667,24 @@ class _PieceFigures:
             self.kept.append(intervals)
 
     def steady(self) -> np.ndarray:
-        """The steady rates so far, in the unbatched order (a view)."""
-        return self.rates[: self.held]
+        """Every steady rate so far, in the unbatched order (read from the spill once, then held)."""
+        if self.loaded is None or self.loaded.size != self.held:
+            self.loaded = np.fromfile(self.rates_path, dtype=np.float64) if self.held else np.empty(0)
+        return self.loaded
+
+    def sample(self) -> SteadyRates:
+        """The steady rates and their weights, as :func:`tierscope.analysis.bootstrap.steady_rates`
+        gives them: weights only where the known ones are mixed (else, or none known, the plain median)."""
+        rates = self.steady()
+        if self.alike or self.longest == float("-inf") or self.longest <= MIXED_FACTOR * self.shortest:
+            return SteadyRates(rates, None)
+        return steady_rates(rates, np.fromfile(self.weights_path, dtype=np.float64))
 
     def result(self) -> PiecedRun:
         """The run's figures."""
         records, seed = self.run.records, self.run.seed
         summed = pl.concat(self.parts).group_by("run_id").agg(pl.all().sum())
-        rates = self.steady()
-        # equal weights: the plain median, as steady_rates gives it for them
-        sample = SteadyRates(rates, None) if self.alike else steady_rates(rates, self.weights[: self.held])
-        samples = {records["run_id"][0]: sample} if self.held else {}
+        samples = {records["run_id"][0]: self.sample()} if self.held else {}
         lead = pl.read_parquet(self.lead_path) if self.lead_path.exists() else self.empty
         return PiecedRun(
             throughput=throughput_frame(records, summed, samples, lead.lazy(), seed),
