@@ -541,6 +541,9 @@ def _one_pass(
             .select(*columns, "raw_rate")
             .collect()
         )
+        # The piece's records (a frame behind the lazy ones) dropped now, not when the next piece's are
+        # in memory beside them: 0.3 GB at the pass' end for a piece of a million records.
+        del ordered, judged
         jump = intervals.get_column("raw_rate").drop_nulls().to_numpy()
         with raw_path.open("ab") as out:
             np.ascontiguousarray(jump).tofile(out)
@@ -554,7 +557,7 @@ def _one_pass(
         warm_only.append(found["warm_only"].explode().to_numpy())
         edges.append(found["edges"].explode().to_numpy())
         figures.add(intervals)
-        del intervals
+        del intervals, found
 
     # The run's jump median, and whether any raw rate lies between its threshold and the first piece's
     # (a jump is a raw rate above it: one in (low, high] is judged otherwise): read from the spill a
