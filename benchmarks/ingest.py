@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from benchmarks import incremental
 from benchmarks.generate import LogFile, write_cloudml_log, write_gzip_of_newlines
 from benchmarks.measure import BenchError, Proc, best, python, run, tierscope, timed
 from benchmarks.table import Figure, Target
@@ -181,6 +182,7 @@ def measure(work: Path, opts: IngestOptions) -> list[Figure]:
                max(p.peak_rss_mb for p in ours), max(p.peak_rss_mb for p in base_runs), higher_is_better=False,
                targets=(Target("<", MAX_RSS_MB),)),
     ]  # fmt: skip
+    figures += incremental.measure(work, log, opts.repeat, RUN_ID, check_collected)
     log.path.unlink()
     if opts.rss_log_gb > 0:
         figures += large_log(work, opts.rss_log_gb)

@@ -1,0 +1,87 @@
+"""Ingest, the cron case: what a ``collect files`` costs when the log grew a little since the last
+one, and when it did not grow at all, on the ingest section's generated log.
+
+The log's first lines but the last :data:`ADDED_LINES` are collected once (not measured) and that
+dataset kept; each round puts the dataset and the log back as they were after it (the log cut back
+in place, so its file is the one the offsets name), appends the last lines, runs the collect that
+takes them, then one more that finds nothing new. CPU seconds (the child's rusage), medians of the
+rounds: a fixed cost, which other load on the machine moves little.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.generate import LogFile
+from benchmarks.measure import BenchError, Proc, middle, run, tierscope
+from benchmarks.table import Figure, Target
+
+SECTION = "ingest"
+#: Lines a log grows by between two collects.
+ADDED_LINES = 10_000
+#: Targets, CPU seconds: a collect of the added lines, and one that finds nothing new.
+MAX_ADDED_CPU_S = 0.25
+MAX_NOTHING_NEW_CPU_S = 0.1
+
+
+def _collect(log: Path, dataset: Path, run_id: str) -> Proc:
+    return run(
+        tierscope("collect", "files", log, "--dataset", dataset, "--run-id", run_id, "--tier", "STANDARD_1", "-q")
+    )
+
+
+def _cut(path: Path, lines: int) -> int:
+    """The byte offset just past ``path``'s first ``lines`` lines."""
+    with path.open("rb") as handle:
+        for _ in range(lines):
+            if not handle.readline():
+                raise BenchError(f"{path} has fewer than {lines} lines")
+        return handle.tell()
+
+
+def measure(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[[Path, LogFile], None]) -> list[Figure]:
+    """The two figures, from ``repeat`` rounds on ``log`` (collected into fresh datasets under ``work``);
+    ``check(dataset, log)`` raises unless the first round's dataset holds exactly the log's records."""
+    if log.lines <= ADDED_LINES:
+        return []
+    base, dataset = work / "incremental-base-ds", work / "incremental-ds"
+    grown = work / "incremental.log"
+    cut = _cut(log.path, log.lines - ADDED_LINES)
+    with log.path.open("rb") as source:
+        source.seek(cut)
+        added = source.read()
+    shutil.copyfile(log.path, grown)
+    added_runs: list[Proc] = []
+    none_runs: list[Proc] = []
+    try:
+        os.truncate(grown, cut)
+        shutil.rmtree(base, ignore_errors=True)
+        _collect(grown, base, run_id)
+        for _ in range(repeat):
+            shutil.rmtree(dataset, ignore_errors=True)
+            shutil.copytree(base, dataset)
+            os.truncate(grown, cut)
+            with grown.open("ab") as out:
+                out.write(added)
+            added_runs.append(_collect(grown, dataset, run_id))
+            none_runs.append(_collect(grown, dataset, run_id))
+            if len(added_runs) == 1:
+                check(dataset, log)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(dataset, ignore_errors=True)
+        grown.unlink(missing_ok=True)
+    added_mid, none_mid = middle(added_runs), middle(none_runs)
+    lines = f"{log.lines - ADDED_LINES:,}-line log"
+    return [
+        Figure(SECTION, f"collect files of {ADDED_LINES:,} lines added to a {lines}, whole process", "CPU-s",
+               added_mid.cpu_s, higher_is_better=False, targets=(Target("<=", MAX_ADDED_CPU_S),),
+               extra={"all_cpu_s": [p.cpu_s for p in added_runs], "peak_rss_mb": added_mid.peak_rss_mb},
+               wall_s=added_mid.wall_s, load_1m=added_mid.load_1m),
+        Figure(SECTION, f"collect files with nothing new after it ({lines}), whole process", "CPU-s",
+               none_mid.cpu_s, higher_is_better=False, targets=(Target("<", MAX_NOTHING_NEW_CPU_S),),
+               extra={"all_cpu_s": [p.cpu_s for p in none_runs]}, wall_s=none_mid.wall_s, load_1m=none_mid.load_1m),
+    ]  # fmt: skip
