@@ -512,8 +512,9 @@ def _one_pass(
     elsewhere only if one of those changes side). Where none does, every figure is the one the
     run's medians give; else None (the caller takes the passes that find the medians first).
 
-    Memory: a piece's intervals and the steady rates (8 bytes a record; their weights too where they
-    differ). The raw rates and the lead task's intervals wait in ``spill`` until the pass is over."""
+    Memory: one piece's records and intervals at a time. The raw rates, the steady rates and their
+    weights and the lead task's intervals wait in ``spill`` until the pass is over; then the steady
+    rates are read back (8 bytes a record), for the run's medians and figures."""
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
     figures = _PieceFigures(run)
     raw_path = run.spill / "raw-rates.f64"  # every piece's raw rates, appended: the jump median's sample
