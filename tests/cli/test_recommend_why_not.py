@@ -3,6 +3,9 @@ a failure; the price rows' age is said once under the table, not as the reason a
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from typer.testing import CliRunner
 
 from tierscope.cli import app
@@ -31,3 +34,27 @@ def test_why_not_names_the_missed_deadline_the_quota_and_the_failure(dataset_201
     # The 2019 rows are 2592 days old on 2026-12-06: said once, naming the runs priced from them.
     assert got.stdout.count("2592 days before 2026-12-06") == 1
     assert "basic, standard_1: ML units from the 2019-11-01 table" in " ".join(got.stdout.split())
+
+
+def test_a_candidate_without_a_price_says_so_and_a_bare_deadline_is_echoed_in_hours(
+    dataset_2016: Dataset, tmp_path: Path
+) -> None:
+    # A run with no tier and no machines (20 steps/s by its own log) meets a 72 h deadline on time:
+    # 100,000 / 20 = 5,000 s = 1.39 h, but it has no price, so it cannot be weighed by cost.
+    import shutil
+
+    root = tmp_path / "ds"
+    shutil.copytree(dataset_2016.root, root)
+    log = tmp_path / "plain.log"
+    log.write_text("".join(f"step {s} loss 0.5 20.0 it/s\n" for s in range(100, 2100, 100)))
+    runner = CliRunner()
+    collected = runner.invoke(app, ["collect", "files", str(log), "-d", str(root), "--run-id", "mine", "--settle", "0"])
+    assert collected.exit_code == 0, collected.output
+    args = ["recommend", "-d", str(root), "--steps", "100000", "--deadline", "72", "--price-date", "2026-12-06"]
+    got = runner.invoke(app, [*args, "--json"])
+    assert got.exit_code == 0, got.output
+    doc = json.loads(got.stdout)
+    why = {c["candidate"]: c["why_not"] for c in doc["candidates"]}
+    assert why["mine"] == "no price"
+    assert why["standard_1"] is None  # meets it: nothing to say
+    assert "within 72 h" in doc["reason"]  # a bare number is hours, and said so

@@ -188,12 +188,13 @@ def _why_not(row: dict[str, Any], hours: float | None, budget: float | None, sai
         return n.MISSING
     if row["hours"] is None:
         return "no rate to plan from"
-    if budget is not None and row["usd"] is None:
-        return "no price"
     misses = []
     if hours is not None and row["hours"] > hours:
         misses.append(f"{n.hours(row['hours'])} h > {said}")
-    if budget is not None and row["usd"] > budget:
+    if row["usd"] is None:
+        # Fast enough or not, a candidate without a price cannot be weighed by cost.
+        misses.append("no price")
+    elif budget is not None and row["usd"] > budget:
         misses.append(f"USD {n.money(row['usd'])} > USD {n.money(budget)}")
     return "; ".join(misses) or n.MISSING
 
@@ -213,7 +214,12 @@ def recommend_cmd(
     steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.", metavar="N")],
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
     deadline: Annotated[
-        str | None, typer.Option("--deadline", help="The time limit, e.g. 2h, 90m, 3600s or 1.5d.", metavar="DURATION")
+        str | None,
+        typer.Option(
+            "--deadline",
+            help="The time limit, e.g. 2h, 90m, 3600s or 1.5d (a bare number is hours).",
+            metavar="DURATION",
+        ),
     ] = None,
     budget: Annotated[
         float | None, typer.Option("--budget", min=0, help="The price limit in USD.", metavar="USD")
@@ -271,6 +277,8 @@ def recommend_cmd(
     analysis = _analysis(dataset, options)
     _check_priceable(analysis)
     said = " ".join(deadline.split()) if deadline is not None else None
+    if said is not None and said.replace(".", "", 1).isdigit():
+        said += " h"  # a bare number is hours: echoed with its unit, never as "within 72"
     result = recommend(analysis, steps, hours, budget, limits, said)
     grid = Grid(
         [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
@@ -288,7 +296,10 @@ def recommend_cmd(
             n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,
             r["hardware"] or r["tier"] or n.MISSING, r["price_rows"] or n.MISSING,
         )  # fmt: skip
-    candidates = result.candidates.to_dicts()
+    candidates = [
+        {**r, "why_not": None if (why := _why_not(r, hours, budget, said)) == n.MISSING else why}
+        for r in result.candidates.to_dicts()
+    ]
     if result.caveat and fmt == FormatChoice.table:
         from tierscope.cli.prose import say
 
