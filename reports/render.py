@@ -34,6 +34,7 @@ from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog, default_lang
 from tierscope.reports.options import ReportOptions as ReportOptions
 from tierscope.reports.options import analysis_options as analysis_options
+from tierscope.reports.outfile import check_replaceable
 from tierscope.text import printable
 
 
@@ -478,8 +479,10 @@ def render_report(analysis: Analysis, options: ReportOptions | None = None) -> s
 def write_report(analysis: Analysis, out: Path, options: ReportOptions | None = None) -> Path:
     """Write the report on ``analysis`` to ``out`` atomically (temporary file, then rename) and, with
     ``options.figures``, every chart as PNG and SVG there (see :func:`tierscope.reports.figures.write_figures`).
-    Raises :class:`OSError` when ``out`` or the figures directory cannot be written (nothing is left behind),
+    Raises :class:`NotAReportError` when ``out`` exists and is not an earlier report (nothing is replaced),
+    :class:`OSError` when ``out`` or the figures directory cannot be written (nothing is left behind),
     and what :func:`report_data` raises."""
+    check_replaceable(out)
     options = options or ReportOptions()
     data = report_data(analysis)
     html = render_html(data, options.lang, options.full_paths)

@@ -1,4 +1,5 @@
-"""``report --out`` never writes into the dataset; a long run id is cut in titles and notes as in tables."""
+"""``report --out`` never writes into the dataset nor replaces a file that is not an earlier report; a long
+run id is cut in titles and notes as in tables."""
 
 from __future__ import annotations
 
@@ -55,3 +56,35 @@ def test_a_long_run_id_is_cut_in_the_title_and_notes(tmp_path: Path) -> None:
     assert len(cut) == NAME_IN_TEXT
     assert f"speedup against {cut})" in done.stdout
     assert f"note: the speedup is against {cut} (tier STANDARD_1):" in " ".join(done.stdout.split())
+
+
+def test_report_replaces_an_earlier_report_but_never_another_file(tmp_path: Path) -> None:
+    # Run as root, `--report /etc/passwd` replaced the system's user list with a report.
+    root = tmp_path / "ds"
+    write_run(root, "r", 10.0)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("precious notes\n")
+    link = tmp_path / "link.html"
+    link.symlink_to(notes)
+    for target in (notes, link):
+        refused = runner.invoke(app, ["report", "-d", str(root), "--out", str(target)])
+        assert refused.exit_code == 2, refused.output
+        assert "exists and is not a tierscope report; name a new file, or move it away first" in refused.output
+    assert notes.read_text() == "precious notes\n"
+    report = tmp_path / "report.html"
+    for _ in range(2):  # the second run replaces the first run's report
+        done = runner.invoke(app, ["report", "-d", str(root), "--out", str(report)])
+        assert done.exit_code == 0, done.output
+
+
+def test_the_library_writer_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
+    from tierscope.reports.errors import NotAReportError
+    from tierscope.reports.outfile import check_replaceable
+
+    plan = tmp_path / "plan.toml"
+    plan.write_text('id = "s"\n')
+    with pytest.raises(NotAReportError, match=r"plan\.toml exists and is not a tierscope report"):
+        check_replaceable(plan)
+    with pytest.raises(NotAReportError, match="is a folder"):
+        check_replaceable(tmp_path)
+    check_replaceable(tmp_path / "new.html")  # a new file: nothing to refuse

@@ -86,6 +86,9 @@ def report_cmd(
     check_lang(lang)
     ds = open_dataset(dataset)
     outside_dataset(ds, out, "--out")
+    from tierscope.reports.outfile import check_replaceable
+
+    check_replaceable(out)  # before the analysis: a plan or notes named by mistake are refused at once
     if figures is not None:
         outside_dataset(ds, figures, "--figures")
     from tierscope.ahead import import_ahead

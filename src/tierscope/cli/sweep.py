@@ -115,6 +115,10 @@ def sweep_cmd(
         if not local:
             estimating.check(found, budget if budget is not None else plan.budget, allow_unpriced)
         return
+    if report is not None:
+        from tierscope.reports.outfile import check_replaceable
+
+        check_replaceable(report)  # before any job runs, not after the last
     launcher = _launcher(plan, local)
     _run(plan, launcher, budget, allow_unpriced, local, on_interrupt, queue_timeout, report)
 
