@@ -40,6 +40,11 @@ import polars as pl
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
+    BAR_EPOCH,
+    DATES,
+    EPOCH,
+    EPOCH_EVALUATION,
+    INNER_TOTAL,
     MEASURE_GATE,
     MEASURES,
     NOT_WHOLE,
@@ -69,6 +74,11 @@ _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\
 _EVALUATION = r"(?i)^\W*(?:val|valid|validation|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
 _DATE_AFTER = r"^\s+\d{1,2}:\d\d"
+#: The positions counted within an epoch where the line states one: a step, iteration or batch (not a global
+#: step, an update count or a DLLogger key), a tqdm bar's counter, a bare counter.
+_INNER_NAMED = "step N / iteration N / iter #N / batch N"
+_BAR_NAMED = "NN%|...| N/M (a tqdm bar)"
+_BAR_COUNTER = r"\d{1,3}%\|[^|]*\|\s*\d+/(\d+)"
 
 
 def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -95,10 +105,13 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
         + number(epoch.struct.field("x"), pl.Int64)
     ).cast(pl.String)
-    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counter_regex = next(p.regex for p in POSITIONS if p.kind == "counter")
+    # an envelope's date (``04/21 21:03:52``) is no counter: the message's own is looked for past it
+    counter = text.str.replace_all(DATES, " ").str.extract_groups(counter_regex)
     counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
         counter.struct.field("x")
     )
+    dated = text.str.extract_groups(counter_regex)
     out["step"] = pl.coalesce(step, in_epoch, counted)
     out["position"] = pl.coalesce(
         spelling,
@@ -106,8 +119,20 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         pl.when(counted.is_not_null()).then(pl.lit("N/M")),
     )
     out["counter_date"] = (
-        step.is_null() & in_epoch.is_null() & counter.struct.field("after").str.contains(_DATE_AFTER)
+        step.is_null() & in_epoch.is_null() & counted.is_null() & dated.struct.field("after").str.contains(_DATE_AFTER)
     ).fill_null(False)
+    # the epoch a position within an epoch is counted in, and that position's total (see :func:`_whole_steps`)
+    bar = text.str.extract(_BAR_COUNTER, 1)
+    out["epoch"] = pl.coalesce(text.str.extract(EPOCH, 1), text.str.extract(BAR_EPOCH, 1))
+    out["inner_total"] = (
+        pl.when(spelling == _INNER_NAMED)
+        .then(text.str.extract(INNER_TOTAL, 1))
+        .when(spelling == _BAR_NAMED)
+        .then(bar)
+        .when(step.is_null() & in_epoch.is_null())
+        .then(pl.when(counted.is_not_null()).then(counter.struct.field("m")))
+    )
+    out["inner"] = (spelling.is_in([_INNER_NAMED, _BAR_NAMED]) | (step.is_null() & in_epoch.is_null())).fill_null(False)
     parts: dict[str, list[pl.Expr]] = {}
     names: dict[str, list[pl.Expr]] = {}
     reasons: list[pl.Expr] = []
@@ -141,7 +166,7 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     )
     out["broken"] = pl.coalesce(reasons)
     # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
-    out["evaluation"] = text.str.contains(_EVALUATION)
+    out["evaluation"] = text.str.contains(_EVALUATION) | text.str.contains(EPOCH_EVALUATION)
     order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
     out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
     return out
@@ -247,6 +272,40 @@ def drop_examples_alone(
         return steps, body.clear()
     dropped = steps.filter(alone).get_column("source_offset").unique().implode()
     return steps.filter(~alone.fill_null(False)), body.filter(pl.col("source_offset").is_in(dropped))
+
+
+def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` (the grammar's, with ``_epoch``, ``_inner``, ``_inner_total``, ``_order``) with each position
+    counted within its epoch made a step of the run: ``epoch x its total + position``.
+
+    Whether a position beside an epoch counts within it (``Epoch: [35]  [10/31]``, ``Epoch[102] Batch [50]``) or
+    over the run (``epoch: 2, iter: 1010/100000``) the line does not say; the file does: where the epoch advances
+    and the position goes back (or stays: a finished bar each epoch), it counts within the epoch (kept for the
+    file in ``context``). Until a file shows
+    that, a position stays as printed (an epoch's records then differ by a constant only). A position with no
+    total (``Batch [250]``) takes the largest position the file has shown as its epoch's length."""
+    if records.height == 0:
+        return records
+    tag = pl.col(TAG).fill_null("")
+    inner = (pl.col("_inner") & pl.col("_epoch").is_not_null() & pl.col("step").is_not_null()).fill_null(False)
+    epoch = number("_epoch", pl.Int64)
+    seen = (
+        records.filter(inner)
+        .sort("_order")
+        .select(_e=epoch, _n=pl.col("step"), _pe=epoch.shift(1).over(tag), _pn=pl.col("step").shift(1).over(tag))
+    )
+    if seen.height == 0:
+        return records
+    advanced = seen.filter(pl.col("_e") > pl.col("_pe"))
+    went_back = advanced.filter(pl.col("_n") <= pl.col("_pn")).height
+    if went_back and went_back == advanced.height:
+        context.state["grammar-within-epoch"] = True
+    longest = max(context.state.get("grammar-epoch-length", 0), int(seen.get_column("_n").max() or 0))
+    context.state["grammar-epoch-length"] = longest
+    if not context.state.get("grammar-within-epoch"):
+        return records
+    total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
+    return records.with_columns(step=pl.when(inner).then(epoch * total + pl.col("step")).otherwise("step"))
 
 
 #: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
@@ -364,11 +423,23 @@ class ProgressGrammar:
             self.name,
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
+        good = _whole_steps(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.
         stamped = pl.col(STAMP).is_not_null() if STAMP in good.columns else pl.lit(False)
         first_drawing = pl.col("_bar_elapsed_s").sort_by("_order").first().over(TAG, "step")
+        # ... and its figures: the rate of its first drawing, the loss of its last (a bar redrawn at its step when
+        # the step's loss is logged, ``..., 8.77s/it]`` then ``..., 8.77s/it, loss=10.5]``, is one record)
+        redrawn = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
+        good = good.with_columns(
+            loss=pl.when(redrawn)
+            .then(pl.col("loss").sort_by("_order").drop_nulls().last().over(TAG, "step"))
+            .otherwise("loss"),
+            _per_s=pl.when(redrawn)
+            .then(pl.col("_per_s").sort_by("_order").first().over(TAG, "step"))
+            .otherwise("_per_s"),
+        )
         # ... and it times the bar's own counter only (not a "global step N" glued after the bar)
         bar_counter = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
         bar_clock = pl.when(~stamped & bar_counter).then(first_drawing)
