@@ -263,7 +263,12 @@ def drop_examples_alone(
 
     timing = [col(c).is_not_null() for c in ("global_steps_per_s", "local_steps_per_s", "interval_s", "elapsed_s")]
     timed = pl.any_horizontal(*timing, col("timestamp", pl.Datetime("us", "UTC")).is_not_null())
-    alone = (col("format", pl.String) == ProgressGrammar.name) & col("examples_per_s").is_not_null() & ~timed
+    grammar = (col("format", pl.String) == ProgressGrammar.name) & col("examples_per_s").is_not_null()
+    # ... and a figure of examples/s with no rate at a step another line of the batch times with a rate is that
+    # other line's step told twice (DeepSpeed's timer beside Megatron's iteration line): the timed one is the record
+    rate = col("global_steps_per_s").is_not_null() | col("local_steps_per_s").is_not_null()
+    rated = steps.filter(rate).get_column("step").drop_nulls().unique().implode()
+    alone = grammar & (~timed | (~rate & col("step", pl.Int64).is_in(rated)))
     # the batch's steps are the lines that count (its look-ahead is cut off before)
     seen = context.state["grammar-timed"] = (
         context.state.get("grammar-timed", False) or steps.select(timed.any()).item()
@@ -272,6 +277,28 @@ def drop_examples_alone(
         return steps, body.clear()
     dropped = steps.filter(alone).get_column("source_offset").unique().implode()
     return steps.filter(~alone.fill_null(False)), body.filter(pl.col("source_offset").is_in(dropped))
+
+
+def _paired_positions(read: pl.DataFrame) -> pl.DataFrame:
+    """``read`` (the grammar's record lines) with the position of the line right before a line whose only position
+    is a bare counter, where that line is of the same time (its envelope's, to the printed digit), names a position
+    and measures nothing: the two lines are one statement (DeepSpeed's engine logs ``step=40, skipped=2, lr=...``,
+    then at the same millisecond its timer ``0/40, SamplesPerSec=83.5``, whose ``0/40`` is epoch/step)."""
+    if read.height == 0 or "_prev_line" not in read.columns:
+        return read
+    named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
+    before, spelling = _first(named, pl.col("_prev_line"))
+    paired = (
+        (pl.col("_position") == "N/M")
+        & (pl.col("_prev_stamp") == pl.col(STAMP))
+        & before.is_not_null()
+        & ~pl.col("_prev_line").str.contains(MEASURE_GATE)
+    ).fill_null(False)
+    return read.with_columns(
+        _step=pl.when(paired).then(before.str.replace_all(",", "")).otherwise("_step"),
+        _position=pl.when(paired).then(spelling).otherwise("_position"),
+        _inner=pl.when(paired).then(pl.lit(False)).otherwise("_inner"),
+    )
 
 
 def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
@@ -384,10 +411,22 @@ class ProgressGrammar:
             return empty_parsed(lines)
         if TAG not in lines.columns:
             lines = lines.with_columns(pl.lit(None, dtype=pl.String).alias(TAG))
+        # the line before each one, of the same task, and its time: a position said on a line of its own beside the
+        # line that measures it (DeepSpeed's ``step=40`` then its timer's ``0/40, SamplesPerSec=83.5``)
+        before = (
+            [
+                pl.col("line").shift(1).over(TAG).alias("_prev_line"),
+                pl.col(STAMP).shift(1).over(TAG).alias("_prev_stamp"),
+            ]
+            if STAMP in lines.columns
+            else []
+        )
         gated, rest = lines.filter(hit), lines.filter(~hit)
         # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
         pieces = (
-            gated.with_columns(_piece=pl.col("line").str.split("\r"))
+            lines.with_columns(*before)
+            .filter(hit)
+            .with_columns(_piece=pl.col("line").str.split("\r"))
             .explode("_piece")
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
@@ -413,7 +452,7 @@ class ProgressGrammar:
         # a line stating a position whose only measures are broken (a rate of 0, NaN, ``2,5``) looks like a record
         broken = training & has_position & ~record & pl.col("_broken").is_not_null()
         dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
-        read = read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken"))
+        read = _paired_positions(read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken")))
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
         bad = too_big | pl.col("_broken").is_not_null()

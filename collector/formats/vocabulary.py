@@ -598,7 +598,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "samples_per_second: X",
         "examples_per_s",
-        rf"(?:\btrain_|\btrain_step_|\b)(?i:samples|examples|tokens|sequences)_per_sec(?:ond)?{_KV}{_N}",
+        rf"(?:\btrain_|\btrain_step_|\b|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)_?per_?sec(?:ond)?){_KV}{_N}",
     ),
     # a unit-less ``Rate=`` in a run of ``key=value`` statements (``Step=280 Loss=0.01 Rate=1760.9``): the
     # examples/s of a rate tracker (PyTorch/XLA's ``xm.RateTracker``), never a learning rate (``Learning Rate=``)
@@ -622,5 +622,5 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
-    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps|rate\s*=|elapsed)"
+    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps|rate\s*=|elapsed)"
 )
