@@ -409,6 +409,12 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 # ``wps=X``, ``wall=X``), TF Model Garden Orbit (``step: N | steps/sec: X``), TensorFlow's
 # StepCounterHook (``global_step/sec: X``), tf_cnn_benchmarks and Horovod's synthetic benchmark
 # (``images/sec``, ``Img/sec per GPU``), NVIDIA DeepLearningExamples' DLLogger (``throughput_train : X seq/s``).
+# Read 2026-12-06 from public issue threads quoting them: MMEngine's logger (``Epoch(train) [E][N/M] ... time:``,
+# open-mmlab/mmengine PR 155), torchvision's reference MetricLogger (``Epoch: [E]  [N/M] ... time:``), MXNet's
+# Speedometer (``Epoch[E] Batch [N]``), NeMo 2 (``train_step_timing in s``, NVIDIA-BioNeMo/bionemo-recipes PR 740),
+# Detectron's ``json_stats`` (facebookresearch/Detectron issue 918), DeepSpeed's engine and ThroughputTimer
+# (``step=N`` then ``E/N, SamplesPerSec=X``, deepspeedai/DeepSpeed issue 1825), PyTorch/XLA's MNIST example
+# (``Step=N ... Rate=X``, a ``RateTracker``'s samples/s), Ultralytics YOLO's epoch rows (ultralytics issue 7653).
 # ---------------------------------------------------------------------------------------------
 
 
