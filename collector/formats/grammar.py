@@ -41,7 +41,6 @@ from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, e
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
     BAR_EPOCH,
-    DATES,
     EPOCH,
     EPOCH_EVALUATION,
     INNER_TOTAL,
@@ -73,7 +72,7 @@ _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\
 #: A message that opens with an evaluation's word states an evaluation, not a training step.
 _EVALUATION = r"(?i)^\W*(?:val|valid|validation|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
-_DATE_AFTER = r"^\s+\d{1,2}:\d\d"
+_DATED_COUNTER = r"(?:^|[\s|\[(:])\d+\s*/\s*\d+\s+\d{1,2}:\d\d"
 #: The positions counted within an epoch where the line states one: a step, iteration or batch (not a global
 #: step, an update count or a DLLogger key), a tqdm bar's counter, a bare counter.
 _INNER_NAMED = "step N / iteration N / iter #N / batch N"
@@ -106,12 +105,10 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         + number(epoch.struct.field("x"), pl.Int64)
     ).cast(pl.String)
     counter_regex = next(p.regex for p in POSITIONS if p.kind == "counter")
-    # an envelope's date (``04/21 21:03:52``) is no counter: the message's own is looked for past it
-    counter = text.str.replace_all(DATES, " ").str.extract_groups(counter_regex)
+    counter = text.str.extract_groups(counter_regex)
     counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
         counter.struct.field("x")
     )
-    dated = text.str.extract_groups(counter_regex)
     out["step"] = pl.coalesce(step, in_epoch, counted)
     out["position"] = pl.coalesce(
         spelling,
@@ -119,19 +116,9 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         pl.when(counted.is_not_null()).then(pl.lit("N/M")),
     )
     out["counter_date"] = (
-        step.is_null() & in_epoch.is_null() & counted.is_null() & dated.struct.field("after").str.contains(_DATE_AFTER)
+        step.is_null() & in_epoch.is_null() & counted.is_null() & text.str.contains(_DATED_COUNTER)
     ).fill_null(False)
-    # the epoch a position within an epoch is counted in, and that position's total (see :func:`_whole_steps`)
-    bar = text.str.extract(_BAR_COUNTER, 1)
-    out["epoch"] = pl.coalesce(text.str.extract(EPOCH, 1), text.str.extract(BAR_EPOCH, 1))
-    out["inner_total"] = (
-        pl.when(spelling == _INNER_NAMED)
-        .then(text.str.extract(INNER_TOTAL, 1))
-        .when(spelling == _BAR_NAMED)
-        .then(bar)
-        .when(step.is_null() & in_epoch.is_null())
-        .then(pl.when(counted.is_not_null()).then(counter.struct.field("m")))
-    )
+    # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a bar's, a counter
     out["inner"] = (spelling.is_in([_INNER_NAMED, _BAR_NAMED]) | (step.is_null() & in_epoch.is_null())).fill_null(False)
     parts: dict[str, list[pl.Expr]] = {}
     names: dict[str, list[pl.Expr]] = {}
@@ -279,6 +266,21 @@ def drop_examples_alone(
     return steps.filter(~alone.fill_null(False)), body.filter(pl.col("source_offset").is_in(dropped))
 
 
+def epoch_statements(text: pl.Expr, position: pl.Expr) -> dict[str, pl.Expr]:
+    """``epoch`` (String: the epoch the message states, or the counter of a tqdm bar's description) and
+    ``inner_total`` (String: the total of the message's ``position``, the spelling read, where it has one)."""
+    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    return {
+        "epoch": pl.coalesce(text.str.extract(EPOCH, 1), text.str.extract(BAR_EPOCH, 1)),
+        "inner_total": pl.when(position == _INNER_NAMED)
+        .then(text.str.extract(INNER_TOTAL, 1))
+        .when(position == _BAR_NAMED)
+        .then(text.str.extract(_BAR_COUNTER, 1))
+        .when(position == "N/M")
+        .then(counter.struct.field("m")),
+    }
+
+
 def _paired_positions(read: pl.DataFrame) -> pl.DataFrame:
     """``read`` (the grammar's record lines) with the position of the line right before a line whose only position
     is a bare counter, where that line is of the same time (its envelope's, to the printed digit), names a position
@@ -286,23 +288,26 @@ def _paired_positions(read: pl.DataFrame) -> pl.DataFrame:
     then at the same millisecond its timer ``0/40, SamplesPerSec=83.5``, whose ``0/40`` is epoch/step)."""
     if read.height == 0 or "_prev_line" not in read.columns:
         return read
-    named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
-    before, spelling = _first(named, pl.col("_prev_line"))
-    paired = (
-        (pl.col("_position") == "N/M")
-        & (pl.col("_prev_stamp") == pl.col(STAMP))
-        & before.is_not_null()
-        & ~pl.col("_prev_line").str.contains(MEASURE_GATE)
-    ).fill_null(False)
-    return read.with_columns(
-        _step=pl.when(paired).then(before.str.replace_all(",", "")).otherwise("_step"),
-        _position=pl.when(paired).then(spelling).otherwise("_position"),
-        _inner=pl.when(paired).then(pl.lit(False)).otherwise("_inner"),
+    maybe = ((pl.col("_position") == "N/M") & (pl.col("_prev_stamp") == pl.col(STAMP))).fill_null(False)
+    pairs = read.filter(maybe & ~pl.col("_prev_line").str.contains(MEASURE_GATE))
+    if pairs.height == 0:
+        return read
+    before, spelling = _first([(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"], pl.col("_prev_line"))
+    pairs = pairs.select("_order", _named=before.str.replace_all(",", ""), _named_as=spelling).drop_nulls()
+    paired = pl.col("_named").is_not_null()
+    return (
+        read.join(pairs, on="_order", how="left", maintain_order="left")
+        .with_columns(
+            _step=pl.when(paired).then("_named").otherwise("_step"),
+            _position=pl.when(paired).then("_named_as").otherwise("_position"),
+            _inner=pl.when(paired).then(pl.lit(False)).otherwise("_inner"),
+        )
+        .drop("_named", "_named_as")
     )
 
 
 def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
-    """``records`` (the grammar's, with ``_epoch``, ``_inner``, ``_inner_total``, ``_order``) with each position
+    """``records`` (the grammar's, with ``_piece``, ``_position``, ``_inner``, ``_order``) with each position
     counted within its epoch made a step of the run: ``epoch x its total + position``.
 
     Whether a position beside an epoch counts within it (``Epoch: [35]  [10/31]``, ``Epoch[102] Batch [50]``) or
@@ -314,12 +319,19 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     if records.height == 0:
         return records
     tag = pl.col(TAG).fill_null("")
-    inner = (pl.col("_inner") & pl.col("_epoch").is_not_null() & pl.col("step").is_not_null()).fill_null(False)
+    # the epoch is looked for only where a line may state one: a word epoch, a tqdm bar's description
+    maybe = (
+        pl.col("_inner") & pl.col("step").is_not_null() & pl.col("_piece").str.contains(r"(?i)epoch|%\|")
+    ).fill_null(False)
+    stated = records.filter(maybe)
+    if stated.height == 0:
+        return records
+    stated = stated.with_columns(
+        **{f"_{k}": v for k, v in epoch_statements(pl.col("_piece"), pl.col("_position")).items()}
+    ).filter(pl.col("_epoch").is_not_null())
     epoch = number("_epoch", pl.Int64)
-    seen = (
-        records.filter(inner)
-        .sort("_order")
-        .select(_e=epoch, _n=pl.col("step"), _pe=epoch.shift(1).over(tag), _pn=pl.col("step").shift(1).over(tag))
+    seen = stated.sort("_order").select(
+        _e=epoch, _n=pl.col("step"), _pe=epoch.shift(1).over(tag), _pn=pl.col("step").shift(1).over(tag)
     )
     if seen.height == 0:
         return records
@@ -332,7 +344,12 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     if not context.state.get("grammar-within-epoch"):
         return records
     total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
-    return records.with_columns(step=pl.when(inner).then(epoch * total + pl.col("step")).otherwise("step"))
+    whole = stated.select("_order", _whole=epoch * total + pl.col("step"))
+    return (
+        records.join(whole, on="_order", how="left", maintain_order="left")
+        .with_columns(step=pl.coalesce("_whole", "step"))
+        .drop("_whole")
+    )
 
 
 #: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.

@@ -421,7 +421,7 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 class Position(NamedTuple):
     """A way of saying where training is: ``kind`` ``named`` (group ``x`` the step), ``epoch-counter``
     (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``) or ``counter`` (``x`` of ``x/m``;
-    ``after``: what follows, a time of day makes it a date)."""
+    a date is none)."""
 
     spelling: str
     kind: str
@@ -528,13 +528,12 @@ POSITIONS: Final[tuple[Position, ...]] = (
         "epoch-counter",
         r"(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
     ),
-    Position("N/M", "counter", r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?P<after>\s+\d{1,2}:\d\d|[\s\]|\[,)]|$)"),
-)
-
-#: Dates a counter ``N/M`` must not be read in (``04/21 21:03:52``, ``2024/01/24``, ``08/30/23``): masked before the
-#: counter is looked for, so the message's own counter after an envelope's date is found.
-DATES: Final = (
-    r"\b\d{4}/\d{1,2}/\d{1,2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?(?:\s+|[T_-])\d{1,2}:\d\d|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+    # not a date (``04/21 21:03:52``, ``2024/01/24``, ``08/30/23``): the message's own counter after one is found
+    Position(
+        "N/M",
+        "counter",
+        r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?:[\]|\[,)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$))",
+    ),
 )
 
 #: The epoch a line is in, where it states one: ``Epoch[101]``, ``Epoch: [34]``, ``epoch: 8/40,``,
