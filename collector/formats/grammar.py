@@ -254,7 +254,8 @@ def drop_examples_alone(
     # ... and a figure of examples/s with no rate at a step another line of the batch times with a rate is that
     # other line's step told twice (DeepSpeed's timer beside Megatron's iteration line): the timed one is the record
     rate = col("global_steps_per_s").is_not_null() | col("local_steps_per_s").is_not_null()
-    rated = steps.filter(rate).get_column("step").drop_nulls().unique().implode()
+    rated = steps.filter(rate).get_column("step").drop_nulls().unique() if "step" in steps.columns else pl.Series([])
+    rated = rated.implode()
     alone = grammar & (~timed | (~rate & col("step", pl.Int64).is_in(rated)))
     # the batch's steps are the lines that count (its look-ahead is cut off before)
     seen = context.state["grammar-timed"] = (
