@@ -40,6 +40,10 @@ import polars as pl
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
+    BAR_EPOCH,
+    EPOCH,
+    EPOCH_EVALUATION,
+    INNER_TOTAL,
     MEASURE_GATE,
     MEASURES,
     NOT_WHOLE,
@@ -68,7 +72,12 @@ _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\
 #: A message that opens with an evaluation's word states an evaluation, not a training step.
 _EVALUATION = r"(?i)^\W*(?:val|valid|validation|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
-_DATE_AFTER = r"^\s+\d{1,2}:\d\d"
+_DATED_COUNTER = r"(?:^|[\s|\[(:])\d+\s*/\s*\d+\s+\d{1,2}:\d\d"
+#: The positions counted within an epoch where the line states one: a step, iteration or batch (not a global
+#: step, an update count or a DLLogger key), a tqdm bar's counter, a bare counter.
+_INNER_NAMED = "step N / iteration N / iter #N / batch N"
+_BAR_NAMED = "NN%|...| N/M (a tqdm bar)"
+_BAR_COUNTER = r"\d{1,3}%\|[^|]*\|\s*\d+/(\d+)"
 
 
 def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -95,7 +104,8 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
         + number(epoch.struct.field("x"), pl.Int64)
     ).cast(pl.String)
-    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counter_regex = next(p.regex for p in POSITIONS if p.kind == "counter")
+    counter = text.str.extract_groups(counter_regex)
     counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
         counter.struct.field("x")
     )
@@ -106,8 +116,10 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         pl.when(counted.is_not_null()).then(pl.lit("N/M")),
     )
     out["counter_date"] = (
-        step.is_null() & in_epoch.is_null() & counter.struct.field("after").str.contains(_DATE_AFTER)
+        step.is_null() & in_epoch.is_null() & counted.is_null() & text.str.contains(_DATED_COUNTER)
     ).fill_null(False)
+    # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a bar's, a counter
+    out["inner"] = (spelling.is_in([_INNER_NAMED, _BAR_NAMED]) | (step.is_null() & in_epoch.is_null())).fill_null(False)
     parts: dict[str, list[pl.Expr]] = {}
     names: dict[str, list[pl.Expr]] = {}
     reasons: list[pl.Expr] = []
@@ -141,7 +153,7 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     )
     out["broken"] = pl.coalesce(reasons)
     # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
-    out["evaluation"] = text.str.contains(_EVALUATION)
+    out["evaluation"] = text.str.contains(_EVALUATION) | text.str.contains(EPOCH_EVALUATION)
     order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
     out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
     return out
@@ -238,7 +250,13 @@ def drop_examples_alone(
 
     timing = [col(c).is_not_null() for c in ("global_steps_per_s", "local_steps_per_s", "interval_s", "elapsed_s")]
     timed = pl.any_horizontal(*timing, col("timestamp", pl.Datetime("us", "UTC")).is_not_null())
-    alone = (col("format", pl.String) == ProgressGrammar.name) & col("examples_per_s").is_not_null() & ~timed
+    grammar = (col("format", pl.String) == ProgressGrammar.name) & col("examples_per_s").is_not_null()
+    # ... and a figure of examples/s with no rate at a step another line of the batch times with a rate is that
+    # other line's step told twice (DeepSpeed's timer beside Megatron's iteration line): the timed one is the record
+    rate = col("global_steps_per_s").is_not_null() | col("local_steps_per_s").is_not_null()
+    rated = steps.filter(rate).get_column("step").drop_nulls().unique() if "step" in steps.columns else pl.Series([])
+    rated = rated.implode()
+    alone = grammar & (~timed | (~rate & col("step", pl.Int64).is_in(rated)))
     # the batch's steps are the lines that count (its look-ahead is cut off before)
     seen = context.state["grammar-timed"] = (
         context.state.get("grammar-timed", False) or steps.select(timed.any()).item()
@@ -247,6 +265,92 @@ def drop_examples_alone(
         return steps, body.clear()
     dropped = steps.filter(alone).get_column("source_offset").unique().implode()
     return steps.filter(~alone.fill_null(False)), body.filter(pl.col("source_offset").is_in(dropped))
+
+
+def epoch_statements(text: pl.Expr, position: pl.Expr) -> dict[str, pl.Expr]:
+    """``epoch`` (String: the epoch the message states, or the counter of a tqdm bar's description) and
+    ``inner_total`` (String: the total of the message's ``position``, the spelling read, where it has one)."""
+    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    return {
+        "epoch": pl.coalesce(text.str.extract(EPOCH, 1), text.str.extract(BAR_EPOCH, 1)),
+        "inner_total": pl.when(position == _INNER_NAMED)
+        .then(text.str.extract(INNER_TOTAL, 1))
+        .when(position == _BAR_NAMED)
+        .then(text.str.extract(_BAR_COUNTER, 1))
+        .when(position == "N/M")
+        .then(counter.struct.field("m")),
+    }
+
+
+def _paired_positions(read: pl.DataFrame) -> pl.DataFrame:
+    """``read`` (the grammar's record lines) with the position of the line right before a line whose only position
+    is a bare counter, where that line is of the same time (its envelope's, to the printed digit), names a position
+    and measures nothing: the two lines are one statement (DeepSpeed's engine logs ``step=40, skipped=2, lr=...``,
+    then at the same millisecond its timer ``0/40, SamplesPerSec=83.5``, whose ``0/40`` is epoch/step)."""
+    if read.height == 0 or "_prev_line" not in read.columns:
+        return read
+    maybe = ((pl.col("_position") == "N/M") & (pl.col("_prev_stamp") == pl.col(STAMP))).fill_null(False)
+    pairs = read.filter(maybe & ~pl.col("_prev_line").str.contains(MEASURE_GATE))
+    if pairs.height == 0:
+        return read
+    before, spelling = _first([(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"], pl.col("_prev_line"))
+    pairs = pairs.select("_order", _named=before.str.replace_all(",", ""), _named_as=spelling).drop_nulls()
+    paired = pl.col("_named").is_not_null()
+    return (
+        read.join(pairs, on="_order", how="left", maintain_order="left")
+        .with_columns(
+            _step=pl.when(paired).then("_named").otherwise("_step"),
+            _position=pl.when(paired).then("_named_as").otherwise("_position"),
+            _inner=pl.when(paired).then(pl.lit(False)).otherwise("_inner"),
+        )
+        .drop("_named", "_named_as")
+    )
+
+
+def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` (the grammar's, with ``_piece``, ``_position``, ``_inner``, ``_order``) with each position
+    counted within its epoch made a step of the run: ``epoch x its total + position``.
+
+    Whether a position beside an epoch counts within it (``Epoch: [35]  [10/31]``, ``Epoch[102] Batch [50]``) or
+    over the run (``epoch: 2, iter: 1010/100000``) the line does not say; the file does: where the epoch advances
+    and the position goes back (or stays: a finished bar each epoch), it counts within the epoch (kept for the
+    file in ``context``). Until a file shows
+    that, a position stays as printed (an epoch's records then differ by a constant only). A position with no
+    total (``Batch [250]``) takes the largest position the file has shown as its epoch's length."""
+    if records.height == 0:
+        return records
+    tag = pl.col(TAG).fill_null("")
+    # the epoch is looked for only where a line may state one: a word epoch, a tqdm bar's description
+    maybe = (
+        pl.col("_inner") & pl.col("step").is_not_null() & pl.col("_piece").str.contains(r"(?i)epoch|%\|")
+    ).fill_null(False)
+    stated = records.filter(maybe)
+    if stated.height == 0:
+        return records
+    stated = stated.with_columns(
+        **{f"_{k}": v for k, v in epoch_statements(pl.col("_piece"), pl.col("_position")).items()}
+    ).filter(pl.col("_epoch").is_not_null())
+    epoch = number("_epoch", pl.Int64)
+    seen = stated.sort("_order").select(
+        _e=epoch, _n=pl.col("step"), _pe=epoch.shift(1).over(tag), _pn=pl.col("step").shift(1).over(tag)
+    )
+    if seen.height == 0:
+        return records
+    advanced = seen.filter(pl.col("_e") > pl.col("_pe"))
+    went_back = advanced.filter(pl.col("_n") <= pl.col("_pn")).height
+    if went_back and went_back == advanced.height:
+        context.state["grammar-within-epoch"] = True
+    longest = max(context.state.get("grammar-epoch-length", 0), int(seen.get_column("_n").max() or 0))
+    context.state["grammar-epoch-length"] = longest
+    if not context.state.get("grammar-within-epoch"):
+        return records
+    total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
+    whole = stated.select("_order", _whole=epoch * total + pl.col("step"))
+    return (
+        records.join(whole, on="_order", how="left", maintain_order="left")
+        .with_columns(step=pl.coalesce("_whole", "step"))
+        .drop("_whole")
+    )
 
 
 #: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
@@ -325,10 +429,22 @@ class ProgressGrammar:
             return empty_parsed(lines)
         if TAG not in lines.columns:
             lines = lines.with_columns(pl.lit(None, dtype=pl.String).alias(TAG))
+        # the line before each one, of the same task, and its time: a position said on a line of its own beside the
+        # line that measures it (DeepSpeed's ``step=40`` then its timer's ``0/40, SamplesPerSec=83.5``)
+        before = (
+            [
+                pl.col("line").shift(1).over(TAG).alias("_prev_line"),
+                pl.col(STAMP).shift(1).over(TAG).alias("_prev_stamp"),
+            ]
+            if STAMP in lines.columns
+            else []
+        )
         gated, rest = lines.filter(hit), lines.filter(~hit)
         # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
         pieces = (
-            gated.with_columns(_piece=pl.col("line").str.split("\r"))
+            lines.with_columns(*before)
+            .filter(hit)
+            .with_columns(_piece=pl.col("line").str.split("\r"))
             .explode("_piece")
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
@@ -354,7 +470,7 @@ class ProgressGrammar:
         # a line stating a position whose only measures are broken (a rate of 0, NaN, ``2,5``) looks like a record
         broken = training & has_position & ~record & pl.col("_broken").is_not_null()
         dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
-        read = read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken"))
+        read = _paired_positions(read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken")))
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
         bad = too_big | pl.col("_broken").is_not_null()
@@ -364,11 +480,23 @@ class ProgressGrammar:
             self.name,
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
+        good = _whole_steps(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.
         stamped = pl.col(STAMP).is_not_null() if STAMP in good.columns else pl.lit(False)
         first_drawing = pl.col("_bar_elapsed_s").sort_by("_order").first().over(TAG, "step")
+        # ... and its figures: the rate of its first drawing, the loss of its last (a bar redrawn at its step when
+        # the step's loss is logged, ``..., 8.77s/it]`` then ``..., 8.77s/it, loss=10.5]``, is one record)
+        redrawn = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
+        good = good.with_columns(
+            loss=pl.when(redrawn)
+            .then(pl.col("loss").sort_by("_order").drop_nulls().last().over(TAG, "step"))
+            .otherwise("loss"),
+            _per_s=pl.when(redrawn)
+            .then(pl.col("_per_s").sort_by("_order").first().over(TAG, "step"))
+            .otherwise("_per_s"),
+        )
         # ... and it times the bar's own counter only (not a "global step N" glued after the bar)
         bar_counter = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
         bar_clock = pl.when(~stamped & bar_counter).then(first_drawing)

@@ -409,13 +409,19 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 # ``wps=X``, ``wall=X``), TF Model Garden Orbit (``step: N | steps/sec: X``), TensorFlow's
 # StepCounterHook (``global_step/sec: X``), tf_cnn_benchmarks and Horovod's synthetic benchmark
 # (``images/sec``, ``Img/sec per GPU``), NVIDIA DeepLearningExamples' DLLogger (``throughput_train : X seq/s``).
+# Read 2026-12-06 from public issue threads quoting them: MMEngine's logger (``Epoch(train) [E][N/M] ... time:``,
+# open-mmlab/mmengine PR 155), torchvision's reference MetricLogger (``Epoch: [E]  [N/M] ... time:``), MXNet's
+# Speedometer (``Epoch[E] Batch [N]``), NeMo 2 (``train_step_timing in s``, NVIDIA-BioNeMo/bionemo-recipes PR 740),
+# Detectron's ``json_stats`` (facebookresearch/Detectron issue 918), DeepSpeed's engine and ThroughputTimer
+# (``step=N`` then ``E/N, SamplesPerSec=X``, deepspeedai/DeepSpeed issue 1825), PyTorch/XLA's MNIST example
+# (``Step=N ... Rate=X``, a ``RateTracker``'s samples/s), Ultralytics YOLO's epoch rows (ultralytics issue 7653).
 # ---------------------------------------------------------------------------------------------
 
 
 class Position(NamedTuple):
     """A way of saying where training is: ``kind`` ``named`` (group ``x`` the step), ``epoch-counter``
     (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``) or ``counter`` (``x`` of ``x/m``;
-    ``after``: what follows, a time of day makes it a date)."""
+    a date is none)."""
 
     spelling: str
     kind: str
@@ -490,11 +496,16 @@ _EXAMPLES_WORD = (
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
 #: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
 _STEP_TIME_WORDS = (
-    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]time|time[/_]step"
+    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)|time[/_]step"
     r"|time_per_step)"
 )
+#: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
+_IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"
+_IN_S = r"(?i:\s+in\s+s(?:ec(?:onds)?)?|\s*\(s(?:ec)?\)|_s(?:ec)?)"
+#: A key's value in JSON quotes or none (``"time": "0.239996"``, ``time: 0.24``).
+_QV = r"['\"]?"
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
-_NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
+_NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
@@ -515,10 +526,27 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position(
         "Epoch [E][N/M]",
         "epoch-counter",
-        r"(?i:\bepoch)\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
+        r"(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
     ),
-    Position("N/M", "counter", r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?P<after>\s+\d{1,2}:\d\d|[\s\]|\[,)]|$)"),
+    # not a date (``04/21 21:03:52``, ``2024/01/24``, ``08/30/23``): the message's own counter after one is found
+    Position(
+        "N/M",
+        "counter",
+        r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?:[\]|\[,)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$))",
+    ),
 )
+
+#: The epoch a line is in, where it states one: ``Epoch[101]``, ``Epoch: [34]``, ``epoch: 8/40,``,
+#: ``Training epoch 0,``, ``[Epoch 5 / Train]``, ``Epoch=1`` (group 1, a whole number: ``'epoch': 0.2`` is
+#: no epoch). A position counted within its epoch (``Batch [250]``, ``[10/31]``, ``iter: 1340/1816``) is made
+#: whole with it (see the grammar).
+EPOCH: Final = r"(?i:\bepoch)\s*(?:\(\s*train\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+)(?:\s*/\s*\d+)?\s*[\])]?(?:[^\w.]|$)"
+#: ... or, in a tqdm bar, the counter of its description (an outer loop's: ``  70/1000  6.73G ... 640: 100%|``).
+BAR_EPOCH: Final = r"^(?:[^%|]*?\s)?(\d+)/\d+\s[^|]*?\d{1,3}%\|"
+#: The total of a position counted within an epoch, said after its number: ``Step: 10/965``, ``iter: 1340/1816``.
+INNER_TOTAL: Final = r"(?i:\b(?:step|iteration|iter|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*\d+\s*/\s*(\d+)"
+#: An epoch's statement of evaluation (``Epoch(val) [8][1730]``): no training step.
+EPOCH_EVALUATION: Final = r"(?i)\bepoch\s*\((?:val|valid|validation|test|eval)\w*\)"
 
 #: Measures, in the order they are preferred within their kind: a unit before its number with a mark
 #: (``steps/sec: 12.5``) before a number before its unit, so ``step: 0  steps/sec: 0.25`` is step 0 at 0.25/s.
@@ -539,17 +567,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"{_STEP_TIME_WORDS}['\"]?\s*[:=]?\s*{_N}\s*ms\b",
         1e3,
     ),
+    Measure("step time in ms: X", "time", rf"{_STEP_TIME_WORDS}{_IN_MS}['\"]?\s*[:=]?\s*{_QV}{_N}", 1e3),
     Measure(
         "step time: X s",
         "time",
-        rf"{_STEP_TIME_WORDS}\s*(?:\(s(?:ec)?\))?['\"]?\s*[:=]?\s*{_N}",
+        rf"{_STEP_TIME_WORDS}{_IN_S}?['\"]?\s*[:=]?\s*{_QV}{_N}",
     ),
     Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
     Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
     Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
     Measure("X ms per iteration", "time", rf"{_N}\s*(?:ms|milliseconds)\s+per\s+{_PER_STEP_WORD}\b", 1e3),
     Measure("X s per step", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s+per\s+{_PER_STEP_WORD}\b"),
-    Measure("time: X (seconds per iteration)", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]\s*{_N}{_NEXT_KEY}"),
+    Measure(
+        "time: X (seconds per iteration)",
+        "time",
+        rf"(?:^|[\s,|{{])['\"]?(?i:time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}{_NEXT_KEY}",
+    ),
     Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
     Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
@@ -570,20 +603,29 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "samples_per_second: X",
         "examples_per_s",
-        rf"(?:\btrain_|\btrain_step_|\b)(?i:samples|examples|tokens|sequences)_per_sec(?:ond)?{_KV}{_N}",
+        rf"(?:\btrain_|\btrain_step_|\b|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)_?per_?sec(?:ond)?){_KV}{_N}",
     ),
+    # a unit-less ``Rate=`` in a run of ``key=value`` statements (``Step=280 Loss=0.01 Rate=1760.9``): the
+    # examples/s of a rate tracker (PyTorch/XLA's ``xm.RateTracker``), never a learning rate (``Learning Rate=``)
+    Measure("Key=v Rate=X (examples/s)", "examples_per_s", rf"=[^\s=]+\s+(?:Rate|rate)\s*=\s*{_N}"),
     Measure("throughput: X", "examples_per_s", rf"(?i:\bthroughput)(?:_train)?\s*[:=]\s*{_N}"),
     Measure("wps=X (words/s)", "examples_per_s", rf"(?:\btrain_|\b)wps{_KV}{_N}"),
     # seconds
     Measure("(X sec)", "interval_s", rf"\(\s*{_N}\s*(?:sec|s)\s*\)"),
     Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
     Measure("wall=X", "elapsed_s", rf"\bwall{_KV}{_N}"),
+    Measure(
+        "elapsed_time: X / relative_time: X (s)",
+        "elapsed_s",
+        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?))['\"]?\s*[:=]\s*{_QV}{_N}",
+    ),
+    Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
 )
 
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
-    r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|time|ups\b|wps\b|throughput"
-    r"|per_sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps)"
+    r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
+    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps|rate\s*=|elapsed)"
 )

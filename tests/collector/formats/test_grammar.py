@@ -333,8 +333,8 @@ def test_a_logging_dict_gives_its_loss_to_the_bar_of_its_step() -> None:
         "{'loss': 0.5, 'grad_norm': 1.0, 'learning_rate': 4.8e-05, 'epoch': 0.2}",
     )
     assert got["step"].to_list() == [10, 10, 20]
-    # step 10's redraw is a copy of its record (the same time): the loss sits on the first drawing
-    assert got["loss"].to_list() == [0.6821, None, 0.5]
+    # step 10's redraw is a copy of its record (the same time, the same loss: the step's last one stated)
+    assert got["loss"].to_list() == [0.6821, 0.6821, 0.5]
     # tqdm's elapsed: 00:10 = 10 s, 00:21 = 21 s; the redraw at 00:11 keeps its step's first time, 10 s
     assert got["elapsed_s"].to_list() == [10.0, 10.0, 21.0]
 

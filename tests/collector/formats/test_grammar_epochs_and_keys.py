@@ -1,0 +1,164 @@
+"""The grammar's positions counted within an epoch, its measures named by their keys, and a position said on a
+line of its own beside the line that measures it; with the near-misses of each refused.
+
+Every line is written for the test in the shape of the kind it stands for; the figures are made up and each
+expected value is worked out by hand in a comment."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tierscope.collector.formats import ParseContext, parse_lines
+
+
+def read(*lines: str) -> pl.DataFrame:
+    frame = pl.DataFrame(
+        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
+        schema={"source_offset": pl.Int64, "line": pl.String},
+    )
+    return parse_lines(frame, context=ParseContext(year=2024)).steps
+
+
+@pytest.mark.parametrize(
+    ("line", "step", "rate"),
+    [
+        # a step time whose unit is in its key: 1 / 0.25 s = 4
+        ("Training epoch 0, iteration 12/100 | global_step: 12 | train_step_timing in s: 0.25", 12, 4.0),
+        # ... in milliseconds: 1000 / 250 ms = 4
+        ("step 5 | loss 2.0 | step_time_ms: 250", 5, 4.0),
+        # a JSON object of metrics with its numbers quoted: 1 / 0.25 s = 4
+        ('json_stats: {"eta": "1:00:00", "iter": 100, "loss": "0.500000", "time": "0.250000"}', 100, 4.0),
+        # Epoch(train) [E][N/M]: iteration (2 - 1) x 50 + 10 = 60; 1 / 0.5 s = 2
+        ("Epoch(train) [2][10/50]  lr: 1.000e-02  eta: 0:01:00  time: 0.500  data_time: 0.010  loss: 1.0", 60, 2.0),
+        # the same after a date of the logger's: the date is no counter; (1 - 1) x 90 + 10 = 10, 1 / 0.25 = 4
+        ("04/21 21:03:53 - trainer - INFO - Epoch(train) [1][10/90]  time: 0.250  loss: 1.0", 10, 4.0),
+        # iter_time with its unit after the number: 1 / 0.5 s = 2
+        ("epoch: 3/40, iter: 10/100, mem: 100Mb, iter_time: 0.500s, data_time: 0.010s, total_loss: 9.0", 10, 2.0),
+        # an it/s bar of an epoch row: its own counter; 2.5 it/s as printed
+        (
+            "     1/10      2.0G      1.500         16        640: 100%|##########| 16/16 [00:06<00:00,  2.50it/s]",
+            16,
+            2.5,
+        ),
+    ],
+)
+def test_steps_and_measures_named_by_their_keys(line: str, step: int, rate: float) -> None:
+    got = read(line)
+    assert got.height == 1, got
+    assert got["step"][0] == step
+    assert got["global_steps_per_s"][0] == pytest.approx(rate)
+
+
+def test_seconds_since_the_start_and_a_rate_tracker_are_measures() -> None:
+    # a JSON line with its step and the seconds since the start: a record at 20 s
+    got = read('{"train/loss": 0.5, "step": 40, "epoch": 0, "relative_time": 20.0, "training": true}')
+    assert got["step"].to_list() == [40] and got["elapsed_s"].to_list() == [20.0]
+    # a unit-less Rate= in a run of key=value statements: a rate tracker's examples/s, as logged
+    got = read("| Training Device=xla:0/0 Epoch=1 Step=20 Loss=0.10000 Rate=256.00 GlobalRate=100.00 Time=07:29:39")
+    assert got["step"].to_list() == [20] and got["examples_per_s"].to_list() == [256.0]
+
+
+def test_positions_counted_within_their_epoch_are_made_whole() -> None:
+    # the batch goes back when the epoch advances: within the epoch; step = epoch x 20 + batch: 10, 20, 30, 40
+    got = read(
+        "Epoch: [0]  [10/20]  eta: 0:00:05  time: 0.5000  data: 0.0100",
+        "Epoch: [0]  [20/20]  eta: 0:00:00  time: 0.5000  data: 0.0100",
+        "Epoch: [0] Total time: 0:00:10 (0.5000 s / it)",
+        "Epoch: [1]  [10/20]  eta: 0:00:05  time: 0.5000  data: 0.0100",
+        "Epoch: [1]  [20/20]  eta: 0:00:00  time: 0.5000  data: 0.0100",
+    )
+    assert got["step"].to_list() == [10, 20, 30, 40]
+    # no total printed: an epoch's length is the largest batch the file shows, 100: 3 x 100 + 50 = 350, 400, 450
+    got = read(
+        "Epoch[3] Batch [50]\tSpeed: 100.00 samples/sec\taccuracy=0.5",
+        "Epoch[3] Batch [100]\tSpeed: 100.00 samples/sec\taccuracy=0.5",
+        "Epoch[4] Batch [50]\tSpeed: 100.00 samples/sec\taccuracy=0.5",
+    )
+    assert got["step"].to_list() == [350, 400, 450]
+    # a finished bar each epoch (the same counter every epoch): 1 x 16 + 16 = 32, 2 x 16 + 16 = 48
+    row = "     {e}/10      2.0G      1.500         16        640: 100%|##########| 16/16 [00:06<00:00,  2.50it/s]"
+    assert read(row.format(e=1), row.format(e=2))["step"].to_list() == [32, 48]
+
+
+def test_a_position_that_counts_over_the_run_beside_its_epoch_stays_as_printed() -> None:
+    # iter goes on when the epoch advances (PaddleSeg-like): it is the run's, 90 then 100
+    got = read(
+        "[TRAIN] epoch: 1, iter: 90/1000, loss: 1.5, batch_cost: 0.2000, reader_cost: 0.001",
+        "[TRAIN] epoch: 2, iter: 100/1000, loss: 1.4, batch_cost: 0.2000, reader_cost: 0.001",
+    )
+    assert got["step"].to_list() == [90, 100]
+
+
+_KS = [": ", ":", "=", " "]
+_FS = [" | ", ", ", "  ", "\t", " "]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    ks=st.sampled_from(_KS),
+    fs=st.sampled_from(_FS),
+    word=st.sampled_from(["iter", "Step", "batch", "iteration"]),
+    e=st.integers(0, 500),
+    m=st.integers(2, 10**5),
+    data=st.data(),
+)
+def test_epoch_and_position_read_alike_under_any_separators(ks: str, fs: str, word: str, e: int, m: int, data) -> None:
+    n1 = data.draw(st.integers(1, m))
+    n2 = data.draw(st.integers(1, n1))
+    line = "Epoch{ks}{e}{fs}{word}{ks}{n}/{m}{fs}time{ks2}0.5000"
+    got = read(
+        line.format(ks=ks, e=e, fs=fs, word=word, n=n1, m=m, ks2=": "),
+        line.format(ks=ks, e=e + 1, fs=fs, word=word, n=n2, m=m, ks2=": "),
+    )
+    # the second goes back (or stays) as the epoch advances: within the epoch, epoch x m + n
+    assert got["step"].to_list() == [e * m + n1, (e + 1) * m + n2]
+    assert got["global_steps_per_s"].to_list() == [2.0, 2.0]
+
+
+def test_a_position_on_the_line_before_of_the_same_time_is_the_measures_position() -> None:
+    lines = [
+        "[2022-03-11 02:06:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=40, skipped=2, lr=[5e-05]",
+        "[2022-03-11 02:06:58,985] [INFO] [timer.py:189:stop] 0/40, SamplesPerSec=83.5, MemAllocated=0.26GB",
+        "[2022-03-11 02:07:14,130] [INFO] [logging.py:69:log_dist] [Rank 0] step=50, skipped=2, lr=[5e-05]",
+        "[2022-03-11 02:07:14,130] [INFO] [timer.py:189:stop] 0/50, SamplesPerSec=83.7, MemAllocated=0.26GB",
+    ]
+    got = read(*lines)
+    # 0/40 is epoch/step: the step is 40, then 50, named by the line before at the same millisecond
+    assert got["step"].to_list() == [40, 50]
+    assert got["examples_per_s"].to_list() == [83.5, 83.7]
+    # at another time the line before is another statement: the counter stays the line's own, 0
+    later = lines[1].replace("58,985", "59,100")
+    assert read(lines[0], later)["step"].to_list() == [0]
+
+
+def test_a_bar_redrawn_at_its_step_with_its_loss_is_one_record() -> None:
+    # drawn when the step ends, then again when its loss is logged: the same time, the same rate, the last loss
+    got = read(
+        "Epoch 0:   6%|6         | 1/18 [00:08<02:29,  8.77s/it]",
+        "Epoch 0:   6%|6         | 1/18 [00:08<02:29,  8.77s/it, loss=10.473, v_num=1]",
+    )
+    assert got["loss"].to_list() == [10.473, 10.473]
+    assert got["elapsed_s"].to_list() == [8.0, 8.0]
+    # 1 / 8.77 s/it
+    assert got["global_steps_per_s"].to_list() == pytest.approx([1 / 8.77, 1 / 8.77])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Epoch(val) [1][50/100]  eta: 0:00:10  time: 0.100  data_time: 0.010",  # an evaluation's epoch
+        "Step=10 Learning Rate=0.001",  # a learning rate is no rate tracker
+        "Epoch:[0/19](100/24681) loss:5.251 lr:0.00020000 epoch_Time:98.0min:",  # an epoch's remaining minutes
+        "[1]\tvalidation_0-auc:0.5\tvalidation_0-logloss:0.960257",  # a boosting round: no time
+        "[>>>>>>>>>>>>>>>>>>>>>>>>] 18188/18187, 56.6 task/s, elapsed: 322s, ETA:     0s",  # an evaluation's bar
+        "{'loss': 0.6347, 'learning_rate': 4.89e-05, 'epoch': 0.08, 'step': 10}",  # a step and no time
+        "Epoch: [34] Total time: 0:00:07 (0.2424 s / it)",  # an epoch's summary: no position
+        "  Class  Images  Instances  Box(P  R  mAP50  mAP50-95): 100%|#####| 8/8 [00:03<00:00,  2.17it/s]",  # mAP
+        "04/21 21:03:52 - trainer - INFO - Exp name: run_20220421_210345",  # a date
+    ],
+)
+def test_near_misses_of_these_kinds_are_never_records(line: str) -> None:
+    assert read(line).height == 0
