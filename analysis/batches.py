@@ -100,7 +100,7 @@ class IntervalFigures:
     tasks: pl.DataFrame
     samples: dict[str, SteadyRates]
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
-    #: ``{run_id: bootstrap draws of its steady median}`` (:func:`tierscope.analysis.bootstrap.median_draws`
+    #: ``{run_id: bootstrap draws of its steady rate}`` (:func:`tierscope.analysis.bootstrap.steady_draws`
     #: with ``draws_seed``, :data:`tierscope.analysis.bootstrap.BOOTSTRAP_DRAWS` draws): the speedup's
     #: interval divides the same draws (None: not kept).
     draws: dict[str, np.ndarray] = field(default_factory=dict)

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, steady_draws, percentile_interval
 from tierscope.analysis.cost import LOCAL_TIER_RE
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
@@ -26,7 +26,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "status": pl.String(),  # failed / ok (the log says it finished) / unknown (records, no end) / empty
     "records": pl.UInt32(),  # step records stored for the run
     "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
-    "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded (null: still rising)
+    "steady_global_steps_per_s": pl.Float64(),  # steady intervals' steps / their time, warm-up and stalls out
     "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
     "last_step": pl.Int64(),  # highest global step logged
     "ml_units_per_hour": pl.Float64(),  # from the price table on price_date
@@ -47,6 +47,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
+    "steady_intervals": pl.UInt32(),  # intervals past warm-up behind the steady rate
+    "steady_stalls": pl.UInt32(),  # of those, the ones the stall bound weighed down or left out
     "steady_status": pl.String(),  # why there is no steady rate (STEADY_REASONS' keys; null: there is one)
     "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_assumption": pl.String(),  # what the steady rate assumes (STEADY_ASSUMPTIONS' keys; null: nothing)
@@ -56,7 +58,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "ci_scope": pl.String(),  # what the interval samples: within-run (one run's intervals; null: no interval)
     "steady_rise": pl.Float64(),  # the lead's steady rates, last third over first, less 1 (analysis.steadiness)
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (elapsed_s, else its timestamp clock)
-    "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
+    "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of steady rates)
     "speedup_ci_high": pl.Float64(),
     "stragglers": pl.UInt32(),  # tasks flagged as stragglers (tierscope.analysis.tasks)
     "local_sum_steps_per_s": pl.Float64(),  # sum of the tasks' local steps/s
@@ -105,8 +107,8 @@ RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas",
 
 
 #: Why a run has no steady-state rate, by ``steady_status``, as the steady-state rules of
-#: :mod:`tierscope.analysis.throughput` give it: the steady rate is the median of the training tasks'
-#: interval rates past warm-up, and a segment's first record is warm-up (it has no interval of its
+#: :mod:`tierscope.analysis.throughput` give it: the steady rate is over the training tasks'
+#: intervals past warm-up, and a segment's first record is warm-up (it has no interval of its
 #: own), and a record naming neither a time nor a global rate starts a segment. ``no_clock`` only where
 #: every segment's record names no time at all: neither a clock nor a step time (a record stating its
 #: ``sec/step`` is timed by it, and one that is still its segment's only record is ``warmup_only``).
@@ -591,19 +593,19 @@ def speedup_intervals(
 ) -> pl.DataFrame:
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
-    Each draw divides the run's resampled steady median by the baseline's (resampled
+    Each draw divides the run's resampled steady rate by the baseline's (resampled
     independently; the draws of :func:`tierscope.analysis.throughput.run_throughput`'s intervals).
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
     ``samples``: the runs' steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`);
-    ``drawn``: draws of those medians made already with ``seed`` (the steady intervals'), taken as they are.
+    ``drawn``: draws of those steady rates made already with ``seed`` (the steady intervals'), taken as they are.
     """
     drawn = drawn or {}
     base = samples.get(baseline)
     rows: list[dict[str, object]] = []
     if base is None or base.size < 2:
         return pl.DataFrame(schema={"run_id": pl.String, "speedup_ci_low": pl.Float64, "speedup_ci_high": pl.Float64})
-    base_draws = drawn[baseline] if baseline in drawn else median_draws(base, baseline, seed)
+    base_draws = drawn[baseline] if baseline in drawn else steady_draws(base, baseline, seed)
     for run, values in samples.items():
         if values.size < 2:
             continue
@@ -611,7 +613,7 @@ def speedup_intervals(
         if run != baseline and run in drawn:
             draws = drawn[run]
         else:
-            draws = median_draws(values, run, seed + 1 if run == baseline else seed)
+            draws = steady_draws(values, run, seed + 1 if run == baseline else seed)
         with np.errstate(divide="ignore", invalid="ignore"):  # a baseline at 0 steps/s: no ratio, no warning
             ratios = draws / base_draws
         low, high = percentile_interval(ratios)

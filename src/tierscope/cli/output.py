@@ -292,6 +292,14 @@ def summary_grid(
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
+    # what the steady rate left out beyond warm-up: stalls (checkpoints, evaluations, slow input)
+    from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO  # the CLI loads the analysis only when it runs
+
+    grid.notes += [f"run {named(r['run_id'])}: steady rate over {r['steady_intervals']} intervals past warm-up; "
+                   f"{n.plural(r['steady_stalls'], 'stall')} left out (step time over {STALL_FROM:g}x the median, "
+                   f"wholly from {STALL_TO:g}x)"
+                   for r in frame.iter_rows(named=True)
+                   if r.get("steady_stalls") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
     grid.notes += [f"run {named(r['run_id'])}: no steady rate: {r['steady_reason']}"
                    for r in frame.iter_rows(named=True) if r.get("steady_reason") and r["records"]]  # fmt: skip
