@@ -295,9 +295,9 @@ def summary_grid(
     # what the steady rate left out beyond warm-up: stalls (checkpoints, evaluations, slow input)
     from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO  # the CLI loads the analysis only when it runs
 
-    grid.notes += [f"run {named(r['run_id'])}: steady rate over {r['steady_intervals']} intervals past warm-up; "
-                   f"{n.plural(r['steady_stalls'], 'stall')} left out (step time over {STALL_FROM:g}x the median, "
-                   f"wholly from {STALL_TO:g}x)"
+    grid.notes += [f"run {named(r['run_id'])}: steady rate over {r['steady_intervals']} intervals past warm-up less "
+                   f"{r['steady_stalls']} stalled or outlying (step time off the median by over {STALL_FROM:g}x; "
+                   f"wholly left out from {STALL_TO:g}x)"
                    for r in frame.iter_rows(named=True)
                    if r.get("steady_stalls") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
