@@ -11,9 +11,9 @@ step jump more than :data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the
 interval of each segment and the slow intervals right after it (below
 :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
 the other intervals' global steps over their time, each kept by its share under the stall bound
-(:func:`~tierscope.analysis.bootstrap.kept_shares`: whole within
-:data:`~tierscope.analysis.bootstrap.STALL_FROM` times the run's median step time either way, none
-from :data:`~tierscope.analysis.bootstrap.STALL_TO` times; across lines missing from the log,
+(:func:`~tierscope.analysis.bootstrap.kept_shares`: whole up to
+:data:`~tierscope.analysis.bootstrap.STALL_FROM` times the run's median step time, none from
+:data:`~tierscope.analysis.bootstrap.STALL_TO` times; across lines missing from the log,
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
 seconds give). One simplification: copies of a record are merged
 when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
@@ -135,9 +135,9 @@ timed AS (  -- each steady interval's step time over the run's median one (each 
       / PERCENTILE_CONT(CASE WHEN rate > 0 THEN 1 / rate END, 0.5) OVER (PARTITION BY run_id) END AS ratio
   FROM steady
 ),
-kept AS (  -- its share: whole within {STALL_FROM}x the median step time either way, none from {STALL_TO}x
+kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none from {STALL_TO}x (a stall), linear between
   SELECT run_id, rate, interval_steps * LEAST(GREATEST(
-      ({STALL_TO} - GREATEST(ratio, 1 / ratio)) / ({STALL_TO} - {STALL_FROM}), 0), 1) AS kept_steps
+      ({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) AS kept_steps
   FROM timed
 )
 SELECT run_id,  -- the steps of the intervals kept over their time

@@ -47,10 +47,10 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   workers; never ps or evaluator) past warm-up, the global steps of those kept over their time:
   sum(k s) / sum(k s / r), each interval with its global steps s (``d_step``, else ``d_seconds`` at its
   own rate; one of unknown length counts as the run's median known one) and rate r, kept by its share
-  k (:func:`tierscope.analysis.bootstrap.kept_shares`): whole while its step time is within
-  :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the median steady step time (either way), not
-  at all from :data:`~tierscope.analysis.bootstrap.STALL_TO` times it (a stall: a checkpoint, an
-  evaluation, a slow input; or an interval far faster than most), by a share tapering between. No
+  k (:func:`tierscope.analysis.bootstrap.kept_shares`): whole while its step time is at most
+  :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the median steady step time, not at all from
+  :data:`~tierscope.analysis.bootstrap.STALL_TO` times it (a stall: a checkpoint, an evaluation, a
+  slow input), by a share tapering between. No
   threshold on the intervals' lengths: an interval counts by its steps, so a log mixing 6 steps and
   193 (case22) is read as the steps it made, and one interval growing past any ratio moves the rate
   smoothly. A run with no interval past warm-up takes the rates

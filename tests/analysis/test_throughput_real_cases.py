@@ -106,9 +106,9 @@ def test_the_steady_rate_is_the_kept_intervals_steps_over_their_time() -> None:
     stalled = steady_rates(np.array([10.0, 10.0, 10.0, 5.0]), np.ones(4))
     assert stalled.steady() == pytest.approx(10.0) and stalled.stalls() == 1
     # The taper: 1/8 s a step is 1.25x the median 0.1 s (kept whole), 1/(10/1.375) s is 1.375x (half kept),
-    # 1/6 s is 1.667x (none). A step time 1/1.375 of the median, 13.75 steps/s, is off as far: half too.
-    shares = kept_shares(np.array([10.0, 10.0, 10.0, 8.0, 10 / 1.375, 6.0, 13.75]))
-    assert shares == pytest.approx([1, 1, 1, 1, 0.5, 0, 0.5])
+    # 1/6 s is 1.667x (none). A fast interval is no stall: 20 steps/s (0.5x) is kept whole.
+    shares = kept_shares(np.array([10.0, 10.0, 10.0, 8.0, 10 / 1.375, 6.0, 20.0]))
+    assert shares == pytest.approx([1, 1, 1, 1, 0.5, 0, 1])
     # The bootstrap resamples intervals with their steps: a draw is one of the rates alone (a resample
     # of one interval twice: 1/2 of the draws) or the rate of both, 365.46 (1/2).
     sample = SteadyRates(np.array([449.8, 363.5]), np.array([6.0, 193.0]))

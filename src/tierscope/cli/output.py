@@ -296,7 +296,7 @@ def summary_grid(
     from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO  # the CLI loads the analysis only when it runs
 
     grid.notes += [f"run {named(r['run_id'])}: steady rate over {r['steady_intervals']} intervals past warm-up less "
-                   f"{r['steady_stalls']} stalled or outlying (step time off the median by over {STALL_FROM:g}x; "
+                   f"{n.plural(r['steady_stalls'], 'stall')} (step time over {STALL_FROM:g}x the median; "
                    f"wholly left out from {STALL_TO:g}x)"
                    for r in frame.iter_rows(named=True)
                    if r.get("steady_stalls") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
