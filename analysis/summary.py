@@ -11,6 +11,7 @@ from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, steady_draws, p
 from tierscope.analysis.cost import LOCAL_TIER_RE
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
+from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.target import TARGET_SCHEMA
@@ -67,8 +68,10 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "units_basis": pl.String(),  # tier (its price row) / machine types (sum over replicas)
     "usd_per_ml_unit_hour": pl.Float64(),
     "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
-    "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
+    "hours_to_target": pl.Float64(),  # (startup_s + target / sustained rate) / 3600 (tierscope.analysis.sustained)
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
+    "plan_basis": pl.String(),  # the rate hours_to_target is on: sustained, or steady (goodput unknown)
+    "steady_hours_to_target": pl.Float64(),  # the same at the steady rate, beside it
     # the declared topology (tierscope.analysis.topology.declared_tasks)
     "logging_tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged steps
     "ps_tasks": pl.UInt32(),  # parameter servers of the topology (null: topology unknown)
@@ -78,6 +81,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
     **{k: v for k, v in GOODPUT_SCHEMA.items() if k not in ("run_id", "clock_startup_s")},
     "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
+    "sustained_global_steps_per_s": pl.Float64(),  # steps over the time run once started (analysis.sustained)
     # the derived figures withheld (null) for not being finite, and why (withhold_non_finite)
     "withheld_figures": pl.String(),
     # examples/s: what a step is worth
@@ -362,7 +366,7 @@ def summary_frame(
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
-        .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
+        .with_columns(SUSTAINED_RATE, price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
         .with_columns(
             steady_status=steady_status(),
             steady_assumption=steady_assumption(),
@@ -570,19 +574,23 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
 
 
 #: The columns :func:`with_target` fills.
-TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target")
+TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target")
 
 
 def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
     """``summary`` (:data:`SUMMARY_SCHEMA`) with its time and price columns for a target of ``steps``
-    global steps: ``hours_to_target = (startup_s + steps / steady rate) / 3600`` (start-up 0 when
-    unknown), ``usd_to_target = hours x usd_per_hour``. None empties :data:`TARGET_COLUMNS`."""
+    global steps, on the sustained rate (:mod:`tierscope.analysis.sustained`; the steady rate where it is
+    unknown, ``plan_basis`` says which): ``hours_to_target = (startup_s + steps / rate) / 3600`` (start-up 0
+    when unknown), ``usd_to_target = hours x usd_per_hour``, ``steady_hours_to_target`` at the steady rate
+    beside it. None empties :data:`TARGET_COLUMNS`."""
     if steps is None:
         return summary.with_columns(pl.lit(None, SUMMARY_SCHEMA[c]).alias(c) for c in TARGET_COLUMNS)
-    hours = (pl.col("startup_s").fill_null(0) + steps / pl.col("steady_global_steps_per_s")) / 3600
-    return summary.with_columns(target_steps=pl.lit(steps, pl.Int64), hours_to_target=hours).with_columns(
-        usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour")
-    )
+    return summary.with_columns(
+        target_steps=pl.lit(steps, pl.Int64),
+        hours_to_target=hours_to(steps, PLAN_RATE),
+        plan_basis=PLAN_BASIS,
+        steady_hours_to_target=hours_to(steps, "steady_global_steps_per_s"),
+    ).with_columns(usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour"))
 
 
 def speedup_intervals(
