@@ -80,7 +80,8 @@ class SteadyRates:
 
     def stalls(self) -> int:
         """How many intervals the stall bound weighs down or leaves out (:func:`kept_shares` < 1)."""
-        return int((kept_shares(self.rates) < 1).sum()) if self.size else 0
+        good = np.isfinite(self.rates) & (self.rates > 0)  # a rate of 0 or none is no stall's
+        return int((good & (kept_shares(self.rates) < 1)).sum()) if self.size else 0
 
 
 #: A run's steady sample as the bootstrap takes it: plain rates (equal steps) or :class:`SteadyRates`.
@@ -107,9 +108,11 @@ def steady_rates(rates: np.ndarray, lengths: np.ndarray) -> SteadyRates:
 _BLOCK = 1 << 20
 
 
-def median_step_time(rates: np.ndarray) -> float | None:
-    """The median of the intervals' step times (``1 / rates``, seconds per global step; rates that are
-    not > 0 and finite left out), from the middle rates without a copy of them all; None without one."""
+def median_pace(rates: np.ndarray) -> float | None:
+    """The rate (global steps/s) of the median step time of the intervals (their ``1 / rates``; rates that
+    are not > 0 and finite left out): the middle rate, or of two middle ones the rate of their mean step
+    time. From the middle rates without a copy of them all, and without forming ``1 / rate`` (a step
+    time of 1e-308 s loses digits); None without a rate."""
     rates = np.asarray(rates, dtype=np.float64)
     good = np.isfinite(rates) & (rates > 0)
     if not good.all():
@@ -118,41 +121,54 @@ def median_step_time(rates: np.ndarray) -> float | None:
     if n == 0:
         return None
     mid = (n - 1) // 2
-    middle = ranked(lambda: [rates], mid, mid if n % 2 else mid + 1)  # ascending rates: descending times
-    return float(1.0 / middle[0]) if n % 2 else float((1.0 / middle[0] + 1.0 / middle[1]) / 2)
+    middle = ranked(lambda: [rates], mid, mid if n % 2 else mid + 1)
+    slow, fast = float(middle[0]), float(middle[-1])
+    return slow if n % 2 else slow * 2 / (1 + slow / fast)  # 1 / ((1/slow + 1/fast) / 2)
 
 
-def kept_shares(rates: np.ndarray, median: float | None = None) -> np.ndarray:
+def kept_shares(rates: np.ndarray, pace: float | None = None) -> np.ndarray:
     """Each interval's share in the steady rate, in [0, 1], by its step time over the median one
-    (``median``: :func:`median_step_time` of ``rates`` if not given): 1 up to :data:`STALL_FROM`, 0 from
+    (``pace``: :func:`median_pace` of ``rates`` if not given): 1 up to :data:`STALL_FROM`, 0 from
     :data:`STALL_TO`, linear between. An interval with a rate that is not > 0 and finite has none."""
     rates = np.asarray(rates, dtype=np.float64)
-    median = median_step_time(rates) if median is None else median
-    good = np.isfinite(rates) & (rates > 0)
-    if median is None:
+    pace = median_pace(rates) if pace is None else pace
+    if pace is None:
         return np.zeros(rates.size)
-    slower = 1.0 / (np.where(good, rates, 1.0) * median)  # the interval's step time over the median one
+    return _shares(rates, pace)[0]
+
+
+def _shares(rates: np.ndarray, pace: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kept_shares` of ``rates`` at ``pace``, and each interval's step time over the median one
+    (``pace / rate``; 0 where the rate is not > 0 and finite)."""
+    good = np.isfinite(rates) & (rates > 0)
+    slower = np.where(good, pace / np.where(good, rates, 1.0), 0.0)
     shares = np.clip((STALL_TO - slower) / (STALL_TO - STALL_FROM), 0.0, 1.0)
-    return np.where(good, shares, 0.0)
+    return np.where(good, shares, 0.0), slower
+
+
+def _stopped(rates: np.ndarray) -> bool:
+    """Whether ``rates`` state no progress at all: no rate > 0, and a rate of 0 (a log's ``0 global_step/sec``)."""
+    return not bool((rates > 0).any()) and bool((rates == 0).any())
 
 
 def steady_rate(rates: np.ndarray, steps: np.ndarray | None = None) -> float | None:
     """The steady rate (global steps/s) of steady intervals with rates ``rates`` (global steps/s) and
     global steps ``steps`` (None: all alike): the steps of the intervals kept over their time,
     sum(k s) / sum(k s / r), each interval kept by its :func:`kept_shares` k. A time-weighted mean: an
-    interval counts by its length, and a stall (beyond the bound) not at all. None when nothing is kept."""
+    interval counts by its length, and a stall (beyond the bound) not at all. Taken as the median pace P
+    times sum(k s) / sum(k s P / r), so that equal rates give that rate to the bit. 0.0 where the rates
+    state no progress at all (:func:`_stopped`); None when nothing is kept otherwise."""
     rates = np.asarray(rates, dtype=np.float64)
-    median = median_step_time(rates)
-    if median is None:
-        return None
+    pace = median_pace(rates)
+    if pace is None:
+        return 0.0 if _stopped(rates) else None
     kept_steps = kept_time = 0.0
     for at in range(0, rates.size, _BLOCK):
-        r = rates[at : at + _BLOCK]
-        k = kept_shares(r, median)
+        k, slower = _shares(rates[at : at + _BLOCK], pace)
         s = k if steps is None else k * steps[at : at + _BLOCK]
         kept_steps += float(s.sum())
-        kept_time += float((s / np.where(k > 0, r, 1.0)).sum())
-    return kept_steps / kept_time if kept_time > 0 else None
+        kept_time += float((s * slower).sum())  # in median step times
+    return pace * (kept_steps / kept_time) if kept_time > 0 else None
 
 
 def _resampled_rates(rates: np.ndarray, steps: np.ndarray | None) -> np.ndarray:
@@ -169,8 +185,9 @@ def _resampled_rates(rates: np.ndarray, steps: np.ndarray | None) -> np.ndarray:
     shares = np.nan_to_num(np.clip((STALL_TO - ratio) / (STALL_TO - STALL_FROM), 0.0, 1.0), nan=0.0)
     s = shares if steps is None else shares * steps
     kept_time = (s * np.where(shares > 0, times, 0.0)).sum(axis=1)  # NaN times have no share
+    stopped = ~(rates > 0).any(axis=1) & (rates == 0).any(axis=1)  # as steady_rate's 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(kept_time > 0, s.sum(axis=1) / kept_time, np.nan)
+        return np.where(stopped, 0.0, np.where(kept_time > 0, s.sum(axis=1) / kept_time, np.nan))
 
 
 #: Resamples computed at a time (a block of ``draws x n`` values at most 2,000 x 200 x 8 bytes a few times).
@@ -200,18 +217,17 @@ def steady_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: 
         return out
     rate = steady_rate(rates, steps)
     z = rng.standard_normal(draws)
-    if rate is None:
-        return np.full(draws, np.nan)
-    median = median_step_time(rates)
+    pace = median_pace(rates)
+    if rate is None or pace is None:
+        return np.full(draws, np.nan if rate is None else rate)
     residuals = kept_time = 0.0
     for at in range(0, rates.size, _BLOCK):
-        r = rates[at : at + _BLOCK]
-        k = kept_shares(r, median)
+        k, slower = _shares(rates[at : at + _BLOCK], pace)
         s = k if steps is None else k * steps[at : at + _BLOCK]
-        t = s / np.where(k > 0, r, 1.0)
+        t = s * slower  # in median step times, as rate / pace steps take one
         kept_time += float(t.sum())
-        residuals += float(np.square(s - rate * t).sum())
-    return rate + z * np.sqrt(residuals) / kept_time
+        residuals += float(np.square(s - rate / pace * t).sum())
+    return rate + z * pace * np.sqrt(residuals) / kept_time
 
 
 #: Below this many values, order statistics come from a partitioned copy; above, from the values in a

@@ -140,9 +140,9 @@ kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none fr
       ({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) AS kept_steps
   FROM timed
 )
-SELECT run_id,  -- the steps of the intervals kept over their time
-  SUM(kept_steps) / NULLIF(SUM(CASE WHEN kept_steps > 0 THEN kept_steps / rate END), 0)
-    AS steady_global_steps_per_s,
+SELECT run_id,  -- the steps of the intervals kept over their time (0 where every rate says no progress)
+  COALESCE(SUM(kept_steps) / NULLIF(SUM(CASE WHEN kept_steps > 0 THEN kept_steps / rate END), 0),
+    CASE WHEN MAX(rate) = 0 THEN 0 END) AS steady_global_steps_per_s,
   COUNT(*) AS steady_intervals
 FROM kept
 GROUP BY run_id
