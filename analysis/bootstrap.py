@@ -26,16 +26,16 @@ def rng_for(label: str, seed: int = BOOTSTRAP_SEED) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(label.encode())])
 
 
-#: Up to this many values the bootstrap resamples them; above it, draws come from the
-#: ratio estimator's normal form (:func:`steady_draws`) (resampling 200,000 intervals 2,000 times would take minutes and GBs).
+#: Up to this many values the bootstrap resamples them; above it, draws come from the ratio estimator's
+#: normal form (:func:`steady_draws`): resampling 200,000 intervals 2,000 times would take minutes and GBs.
 EXACT_MAX = 2000
 
 
 #: The stall bound, as a multiple of the median steady step time (seconds per global step; each
 #: steady interval one observation): an interval whose step time is at most :data:`STALL_FROM` times it
 #: counts whole in the steady rate, one at :data:`STALL_TO` times or more not at all, and one between by
-#: a share falling linearly from 1 to 0 (:func:`kept_shares`). A taper, not a cut: an interval whose step time crosses the
-#: bound moves the rate by a fraction of its own weight, never by a jump.
+#: a share falling linearly from 1 to 0 (:func:`kept_shares`). A taper, not a cut: an interval whose step
+#: time crosses the bound moves the rate by a fraction of its own weight, never by a jump.
 #: Why these: the noise of a steady run stays within 1.11x its median step time on every real log
 #: read here (the 2016 BASIC log 1.073x, the laptop's 1.024x, STANDARD_1's 1.040x; shared case22
 #: 1.106x, case24 1.043x, case15 1.042x), while a stall is 1.5x and more (a 10 s checkpoint in a

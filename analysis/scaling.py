@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, Sample, steady_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, Sample, percentile_interval, steady_draws
 from tierscope.contract import LOCAL_TIER_PATTERN
 
 #: Draws for the fits' bootstrap (each draw is one small least-squares solve per model).

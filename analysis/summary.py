@@ -7,13 +7,13 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, steady_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, percentile_interval, steady_draws
 from tierscope.analysis.cost import LOCAL_TIER_RE
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
-from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
+from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
 from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, run_hardware

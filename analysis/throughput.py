@@ -75,8 +75,8 @@ from tierscope.analysis.bootstrap import (
     BOOTSTRAP_SEED,
     SteadyRates,
     exact_median,
-    steady_draws,
     percentile_interval,
+    steady_draws,
     steady_rates,
 )
 from tierscope.analysis.records import (

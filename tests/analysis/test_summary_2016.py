@@ -97,7 +97,9 @@ def test_premium_1_failed_with_the_gcloud_and_quota_cause(rows: dict[str, dict])
 def test_baseline_option_and_its_errors(dataset_2016: Dataset) -> None:
     frame = analyze(dataset_2016, AnalysisOptions(baseline="local")).summary
     standard = frame.filter(frame["run_id"] == "standard_1").row(0, named=True)
-    assert standard["speedup_vs_baseline"] == pytest.approx(STANDARD_1 / LOCAL)  # 22.389 / 18.838 = 1.19: "barely faster"
+    assert standard["speedup_vs_baseline"] == pytest.approx(
+        STANDARD_1 / LOCAL
+    )  # 22.389 / 18.838 = 1.19: "barely faster"
     with pytest.raises(BaselineError, match="not in the dataset"):
         analyze(dataset_2016, AnalysisOptions(baseline="nope"))
     with pytest.raises(BaselineError, match="no steady-state rate"):

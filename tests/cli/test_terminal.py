@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.support.cli_helpers import table_row as cells
 from tests.analysis.test_summary_2016 import STANDARD_1
+from tests.support.cli_helpers import table_row as cells
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.analyze import SelectionError
 from tierscope.cli import app

@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.analysis.test_summary_2016 import BASIC, STANDARD_1
 from tests.support import ROOT
 from tests.support.reports_fixtures import (
     BIDI_RUN,
@@ -24,7 +25,6 @@ from tests.support.reports_fixtures import (
     TARGET_LOSS,
     hostile_dataset,
 )
-from tests.analysis.test_summary_2016 import BASIC, STANDARD_1
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis import series as charted
 from tierscope.cli import app
