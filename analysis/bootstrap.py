@@ -80,8 +80,15 @@ class SteadyRates:
 
     def stalls(self) -> int:
         """How many intervals the stall bound weighs down or leaves out (:func:`kept_shares` < 1)."""
-        good = np.isfinite(self.rates) & (self.rates > 0)  # a rate of 0 or none is no stall's
-        return int((good & (kept_shares(self.rates) < 1)).sum()) if self.size else 0
+        pace = median_pace(self.rates)
+        if pace is None:
+            return 0
+        stalled = 0
+        for at in range(0, self.size, _BLOCK):  # a block at a time: no temporaries of them all
+            rates = self.rates[at : at + _BLOCK]
+            good = np.isfinite(rates) & (rates > 0)  # a rate of 0 or none is no stall's
+            stalled += int((good & (_shares(rates, pace)[0] < 1)).sum())
+        return stalled
 
 
 #: A run's steady sample as the bootstrap takes it: plain rates (equal steps) or :class:`SteadyRates`.
