@@ -8,6 +8,7 @@ not on which other runs were analysed with it.
 
 from __future__ import annotations
 
+import functools
 import warnings
 import zlib
 from collections.abc import Callable, Iterable
@@ -74,21 +75,19 @@ class SteadyRates:
         """Whether every interval covers the same steps."""
         return self.weights is None or self.size == 0 or bool((self.weights == self.weights[0]).all())
 
+    @functools.cached_property
+    def reading(self) -> Reading:
+        """The one pass of :func:`read` over the intervals (kept with the sample: the rate, its stalls and its
+        interval all come from it)."""
+        return read(self.rates, None if self.alike() else self.weights)
+
     def steady(self) -> float | None:
         """:func:`steady_rate` of the intervals (None when none counts)."""
-        return steady_rate(self.rates, None if self.alike() else self.weights)
+        return self.reading.rate
 
     def stalls(self) -> int:
         """How many intervals the stall bound weighs down or leaves out (:func:`kept_shares` < 1)."""
-        pace = median_pace(self.rates)
-        if pace is None:
-            return 0
-        stalled = 0
-        for at in range(0, self.size, _BLOCK):  # a block at a time: no temporaries of them all
-            rates = self.rates[at : at + _BLOCK]
-            good = np.isfinite(rates) & (rates > 0)  # a rate of 0 or none is no stall's
-            stalled += int((good & (_shares(rates, pace)[0] < 1)).sum())
-        return stalled
+        return self.reading.stalls
 
 
 #: A run's steady sample as the bootstrap takes it: plain rates (equal steps) or :class:`SteadyRates`.
@@ -148,9 +147,10 @@ def _shares(rates: np.ndarray, pace: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`kept_shares` of ``rates`` at ``pace``, and each interval's step time over the median one
     (``pace / rate``; 0 where the rate is not > 0 and finite)."""
     good = np.isfinite(rates) & (rates > 0)
-    slower = np.where(good, pace / np.where(good, rates, 1.0), 0.0)
+    everywhere = bool(good.all())  # the usual case: no masking
+    slower = pace / rates if everywhere else np.where(good, pace / np.where(good, rates, 1.0), 0.0)
     shares = np.clip((STALL_TO - slower) / (STALL_TO - STALL_FROM), 0.0, 1.0)
-    return np.where(good, shares, 0.0), slower
+    return (shares if everywhere else np.where(good, shares, 0.0)), slower
 
 
 def _stopped(rates: np.ndarray) -> bool:
@@ -158,24 +158,54 @@ def _stopped(rates: np.ndarray) -> bool:
     return not bool((rates > 0).any()) and bool((rates == 0).any())
 
 
-def steady_rate(rates: np.ndarray, steps: np.ndarray | None = None) -> float | None:
+@dataclass(frozen=True)
+class Reading:
+    """What one pass over a run's steady intervals finds (:func:`read`): the median ``pace`` (global
+    steps/s of the median step time; None: no rate > 0), the steady ``rate`` (None: nothing kept), the
+    ``stalls`` (intervals kept by less than a whole share) and the ratio estimator's standard error
+    ``error`` (global steps/s: the delta method's, with the shares as found; None: no rate)."""
+
+    pace: float | None
+    rate: float | None
+    stalls: int
+    error: float | None
+
+
+def read(rates: np.ndarray, steps: np.ndarray | None = None) -> Reading:
     """The steady rate (global steps/s) of steady intervals with rates ``rates`` (global steps/s) and
-    global steps ``steps`` (None: all alike): the steps of the intervals kept over their time,
-    sum(k s) / sum(k s / r), each interval kept by its :func:`kept_shares` k. A time-weighted mean: an
-    interval counts by its length, and a stall (beyond the bound) not at all. Taken as the median pace P
-    times sum(k s) / sum(k s P / r), so that equal rates give that rate to the bit. 0.0 where the rates
-    state no progress at all (:func:`_stopped`); None when nothing is kept otherwise."""
+    global steps ``steps`` (None: all alike), with its stalls and standard error, in one pass a block at
+    a time: the steps of the intervals kept over their time, sum(k s) / sum(k s / r), each interval kept
+    by its :func:`kept_shares` k. A time-weighted mean: an interval counts by its length, and a stall
+    (beyond the bound) not at all. Taken as the median pace P times sum(k s) / sum(k s P / r), so that
+    equal rates give that rate to the bit. 0.0 where the rates state no progress at all
+    (:func:`_stopped`); None when nothing is kept otherwise."""
     rates = np.asarray(rates, dtype=np.float64)
     pace = median_pace(rates)
     if pace is None:
-        return 0.0 if _stopped(rates) else None
-    kept_steps = kept_time = 0.0
+        return Reading(None, 0.0 if _stopped(rates) else None, 0, None)
+    # sums of s (the kept steps), t (their time in median step times, s P / r) and their squares and
+    # product: the rate is P sum(s) / sum(t), the squared residuals sum((s - R t / P)^2) expand over them
+    sums = np.zeros(5)
+    stalls = 0
     for at in range(0, rates.size, _BLOCK):
-        k, slower = _shares(rates[at : at + _BLOCK], pace)
+        part = rates[at : at + _BLOCK]
+        k, slower = _shares(part, pace)
         s = k if steps is None else k * steps[at : at + _BLOCK]
-        kept_steps += float(s.sum())
-        kept_time += float((s * slower).sum())  # in median step times
-    return pace * (kept_steps / kept_time) if kept_time > 0 else None
+        t = s * slower
+        # products summed elementwise, not by np.dot: BLAS's threads spin on a loaded machine (CPU for nothing)
+        sums += (s.sum(), t.sum(), (s * s).sum(), (s * t).sum(), (t * t).sum())
+        stalls += int(np.count_nonzero((k < 1) & (slower > 0)))  # slower 0: a rate that is not > 0 (no stall)
+    kept, time, ss, st, tt = (float(x) for x in sums)
+    if time <= 0:
+        return Reading(pace, None, stalls, None)
+    ratio = kept / time  # the rate in median paces
+    residuals = max(ss - 2 * ratio * st + ratio * ratio * tt, 0.0)
+    return Reading(pace, pace * ratio, stalls, pace * np.sqrt(residuals) / time)
+
+
+def steady_rate(rates: np.ndarray, steps: np.ndarray | None = None) -> float | None:
+    """The steady rate of :func:`read` (global steps/s; None when nothing is kept)."""
+    return read(rates, steps).rate
 
 
 def _resampled_rates(rates: np.ndarray, steps: np.ndarray | None) -> np.ndarray:
@@ -208,8 +238,8 @@ def steady_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: 
 
     For more than :data:`EXACT_MAX` intervals the draws are normal about the rate with the ratio
     estimator's standard error (the delta method, the kept shares as found on the whole sample):
-    ``R + z * sqrt(sum((k s - R k s / r)^2)) / sum(k s / r)``, which the resampling bootstrap converges
-    to; it costs one pass instead of ``draws * n`` picks. Raises :class:`ValueError` for an empty ``values``."""
+    ``R + z * sqrt(sum((k s - R k s / r)^2)) / sum(k s / r)`` (:attr:`Reading.error`), which the
+    resampling bootstrap converges to; it costs the pass the rate takes anyway instead of ``draws * n`` picks. Raises :class:`ValueError` for an empty ``values``."""
     steps = values.weights if isinstance(values, SteadyRates) and not values.alike() else None
     rates = np.asarray(values, dtype=float)
     if rates.size == 0:
@@ -222,19 +252,11 @@ def steady_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: 
             rows = picks[at : at + _DRAW_BLOCK]
             out[at : at + _DRAW_BLOCK] = _resampled_rates(rates[rows], None if steps is None else steps[rows])
         return out
-    rate = steady_rate(rates, steps)
+    reading = values.reading if isinstance(values, SteadyRates) else read(rates, steps)
     z = rng.standard_normal(draws)
-    pace = median_pace(rates)
-    if rate is None or pace is None:
-        return np.full(draws, np.nan if rate is None else rate)
-    residuals = kept_time = 0.0
-    for at in range(0, rates.size, _BLOCK):
-        k, slower = _shares(rates[at : at + _BLOCK], pace)
-        s = k if steps is None else k * steps[at : at + _BLOCK]
-        t = s * slower  # in median step times, as rate / pace steps take one
-        kept_time += float(t.sum())
-        residuals += float(np.square(s - rate / pace * t).sum())
-    return rate + z * pace * np.sqrt(residuals) / kept_time
+    if reading.rate is None or reading.error is None:
+        return np.full(draws, np.nan if reading.rate is None else reading.rate)
+    return reading.rate + z * reading.error
 
 
 #: Below this many values, order statistics come from a partitioned copy; above, from the values in a
