@@ -239,7 +239,8 @@ def steady_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: 
     For more than :data:`EXACT_MAX` intervals the draws are normal about the rate with the ratio
     estimator's standard error (the delta method, the kept shares as found on the whole sample):
     ``R + z * sqrt(sum((k s - R k s / r)^2)) / sum(k s / r)`` (:attr:`Reading.error`), which the
-    resampling bootstrap converges to; it costs the pass the rate takes anyway instead of ``draws * n`` picks. Raises :class:`ValueError` for an empty ``values``."""
+    resampling bootstrap converges to; it costs the pass the rate takes anyway instead of ``draws * n``
+    picks. Raises :class:`ValueError` for an empty ``values``."""
     steps = values.weights if isinstance(values, SteadyRates) and not values.alike() else None
     rates = np.asarray(values, dtype=float)
     if rates.size == 0:
