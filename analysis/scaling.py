@@ -413,8 +413,7 @@ def bootstrap_medians(
     ``drawn``: runs' :func:`~tierscope.analysis.bootstrap.steady_draws` under the same ``seed`` with at least
     ``draws`` draws (the summary's, :attr:`tierscope.analysis.batches.IntervalFigures.draws`): a run's first
     ``draws`` of them are its column, unsorted again. They are the same numbers: a draw's generator fills its
-    normals (or picks) one after another, so fewer draws are the first of more, and each is the sorted value
-    of its rank however many others are drawn."""
+    normals (or picks) one after another, so fewer draws are the first of more."""
     drawn = drawn or {}
 
     def column(run: str) -> np.ndarray:
