@@ -25,7 +25,7 @@ one pass, each judged against the first piece's two medians while the rates behi
 gathered; at its end, the run's medians (exact: the median of every rate, polars' to the bit) are
 checked to judge no record otherwise (:func:`_one_pass`), and where one would, the figures come from
 three passes that each find a median first. The per-run figures are exact too: counts add up, the
-steady median and its bootstrap interval come from the run's steady samples gathered in the unbatched
+steady rate and its bootstrap interval come from the run's steady samples gathered in the unbatched
 order, start-up and goodput from the lead task's intervals alone, stragglers from the tasks' own
 figures; the mean rate is the pieces' steady steps over their steady seconds, equal up to the
 rounding of a float sum taken in another order. The report's ``visit`` still receives a pieced run's
