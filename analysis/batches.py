@@ -45,7 +45,6 @@ import polars as pl
 
 from tierscope.analysis.bootstrap import (
     BOOTSTRAP_SEED,
-    MIXED_FACTOR,
     SteadyRates,
     exact_median,
     median_of,
@@ -616,7 +615,7 @@ class _PieceFigures:
     every interval. The steady rates and weights (8 bytes a record each) and the lead task's
     intervals wait in ``spill`` until the pass is over, so the pass holds one piece's intervals at
     a time: a run of 20 M records held 320 MB of them beside the last piece. The weights are written
-    only once one differs from the first, and read back only where the run's are mixed (what
+    only once one differs from the first, and read back only where the run's known ones differ (what
     :func:`tierscope.analysis.bootstrap.steady_rates` decides from their least and greatest known
     one, kept as they go by)."""
 
@@ -678,9 +677,9 @@ class _PieceFigures:
 
     def sample(self) -> SteadyRates:
         """The steady rates and their weights, as :func:`tierscope.analysis.bootstrap.steady_rates`
-        gives them: weights only where the known ones are mixed (else, or none known, the plain median)."""
+        gives them: weights only where the known ones differ (else, or none known, every interval alike)."""
         rates = self.steady()
-        if self.alike or self.longest == float("-inf") or self.longest <= MIXED_FACTOR * self.shortest:
+        if self.alike or self.longest == float("-inf") or self.longest == self.shortest:
             return SteadyRates(rates, None)
         return steady_rates(rates, np.fromfile(self.weights_path, dtype=np.float64))
 
