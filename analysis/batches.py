@@ -25,7 +25,7 @@ one pass, each judged against the first piece's two medians while the rates behi
 gathered; at its end, the run's medians (exact: the median of every rate, polars' to the bit) are
 checked to judge no record otherwise (:func:`_one_pass`), and where one would, the figures come from
 three passes that each find a median first. The per-run figures are exact too: counts add up, the
-steady median and its bootstrap interval come from the run's steady samples gathered in the unbatched
+steady rate and its bootstrap interval come from the run's steady samples gathered in the unbatched
 order, start-up and goodput from the lead task's intervals alone, stragglers from the tasks' own
 figures; the mean rate is the pieces' steady steps over their steady seconds, equal up to the
 rounding of a float sum taken in another order. The report's ``visit`` still receives a pieced run's
@@ -45,7 +45,6 @@ import polars as pl
 
 from tierscope.analysis.bootstrap import (
     BOOTSTRAP_SEED,
-    MIXED_FACTOR,
     SteadyRates,
     exact_median,
     median_of,
@@ -100,7 +99,7 @@ class IntervalFigures:
     tasks: pl.DataFrame
     samples: dict[str, SteadyRates]
     goodput: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GOODPUT_SCHEMA))
-    #: ``{run_id: bootstrap draws of its steady median}`` (:func:`tierscope.analysis.bootstrap.median_draws`
+    #: ``{run_id: bootstrap draws of its steady rate}`` (:func:`tierscope.analysis.bootstrap.steady_draws`
     #: with ``draws_seed``, :data:`tierscope.analysis.bootstrap.BOOTSTRAP_DRAWS` draws): the speedup's
     #: interval divides the same draws (None: not kept).
     draws: dict[str, np.ndarray] = field(default_factory=dict)
@@ -616,7 +615,7 @@ class _PieceFigures:
     every interval. The steady rates and weights (8 bytes a record each) and the lead task's
     intervals wait in ``spill`` until the pass is over, so the pass holds one piece's intervals at
     a time: a run of 20 M records held 320 MB of them beside the last piece. The weights are written
-    only once one differs from the first, and read back only where the run's are mixed (what
+    only once one differs from the first, and read back only where the run's known ones differ (what
     :func:`tierscope.analysis.bootstrap.steady_rates` decides from their least and greatest known
     one, kept as they go by)."""
 
@@ -678,9 +677,9 @@ class _PieceFigures:
 
     def sample(self) -> SteadyRates:
         """The steady rates and their weights, as :func:`tierscope.analysis.bootstrap.steady_rates`
-        gives them: weights only where the known ones are mixed (else, or none known, the plain median)."""
+        gives them: weights only where the known ones differ (else, or none known, every interval alike)."""
         rates = self.steady()
-        if self.alike or self.longest == float("-inf") or self.longest <= MIXED_FACTOR * self.shortest:
+        if self.alike or self.longest == float("-inf") or self.longest == self.shortest:
             return SteadyRates(rates, None)
         return steady_rates(rates, np.fromfile(self.weights_path, dtype=np.float64))
 

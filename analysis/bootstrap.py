@@ -1,4 +1,5 @@
-"""Seeded percentile bootstrap: the uncertainty of a median rate and of a ratio of medians.
+"""The steady-rate estimator, and its seeded percentile bootstrap: the uncertainty of a steady rate
+and of a ratio of two.
 
 Every figure is reproducible: draws come from :func:`numpy.random.default_rng` seeded
 by ``(seed, crc32(label))``, so one run's interval depends on its own data and the seed,
@@ -7,6 +8,8 @@ not on which other runs were analysed with it.
 
 from __future__ import annotations
 
+import functools
+import warnings
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -24,25 +27,36 @@ def rng_for(label: str, seed: int = BOOTSTRAP_SEED) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(label.encode())])
 
 
-#: Up to this many values the bootstrap resamples them; above it, draws come from the
-#: rank form below (resampling 200,000 intervals 2,000 times would take minutes and GBs).
+#: Up to this many values the bootstrap resamples them; above it, draws come from the ratio estimator's
+#: normal form (:func:`steady_draws`): resampling 200,000 intervals 2,000 times would take minutes and GBs.
 EXACT_MAX = 2000
 
 
-#: Steady intervals are of very different lengths, and their median weighted by their global steps, where
-#: the longest is more than this many times the shortest (an order of magnitude, as a step jump's
-#: :data:`tierscope.analysis.throughput.JUMP_FACTOR`). A log written every N steps keeps the plain median
-#: of its rates, a few lines missing from an excerpt included: the 2016 STANDARD_1 log's worker 0 logs
-#: steps 100 and 1000 only, 900 steps against the others' 100 (9x).
-MIXED_FACTOR = 10.0
+#: The stall bound, as a multiple of the median steady step time (seconds per global step; each
+#: steady interval one observation): an interval whose step time is at most :data:`STALL_FROM` times it
+#: counts whole in the steady rate, one at :data:`STALL_TO` times or more not at all, and one between by
+#: a share falling linearly from 1 to 0 (:func:`kept_shares`). A taper, not a cut: an interval whose step
+#: time crosses the bound moves the rate by a fraction of its own weight, never by a jump.
+#: Why these: the noise of a steady run stays within 1.11x its median step time on every real log
+#: read here (the 2016 BASIC log 1.073x, the laptop's 1.024x, STANDARD_1's 1.040x; shared case22
+#: 1.106x, case24 1.043x, case15 1.042x), while a stall is 1.5x and more (a 10 s checkpoint in a
+#: 20 s logging interval; the laptop's slow 100 -> 200 interval, 9.034 s against 5.304 s, 1.70x).
+#: A spread-based bound (ML Goodput's median + 3 x MAD) would cut into the noise of a quiet log:
+#: the laptop's MAD is 0.032 s per 100 steps, so its bound 5.400 s drops the ordinary 5.432 s interval.
+#: One way only: a stall is slow. An interval faster than most is kept (in a run of two levels, a
+#: restart on faster machines, the other level is not an outlier), and where most intervals hold a
+#: recurring pause (shared case05 evaluates within two of its three intervals, 29.6 and 31.6 global
+#: steps/s, not in the third, 59.8), the steady rate is their steps over their time, 35.3.
+STALL_FROM = 1.25
+STALL_TO = 1.5
 
 
 @dataclass(frozen=True, eq=False)
 class SteadyRates:
-    """A run's steady interval rates (``rates``, global steps/s) and each one's weight in the median
-    (``weights``, > 0: its global steps where the intervals are mixed; None where every interval weighs the
-    same, so a run of 20 M intervals holds no 160 MB of ones), Float64 arrays of one size in the rows'
-    order (:func:`steady_rates`). As an array (``np.asarray``) it is its rates."""
+    """A run's steady interval rates (``rates``, global steps/s) and each interval's global steps
+    (``weights``, > 0; None where every interval covers the same steps, so a run of 20 M intervals holds
+    no 160 MB of equal steps), Float64 arrays of one size in the rows' order (:func:`steady_rates`).
+    As an array (``np.asarray``) it is its rates."""
 
     rates: np.ndarray
     weights: np.ndarray | None
@@ -58,108 +72,192 @@ class SteadyRates:
         return np.asarray(self.rates, dtype=dtype)
 
     def alike(self) -> bool:
-        """Whether every interval weighs the same (the plain median)."""
+        """Whether every interval covers the same steps."""
         return self.weights is None or self.size == 0 or bool((self.weights == self.weights[0]).all())
 
-    def median(self) -> float | None:
-        """:func:`weighted_median` of the rates by their weights (None when empty)."""
-        if self.weights is None or self.alike():
-            return exact_median(self.rates)
-        return weighted_median(self.rates, self.weights)
+    @functools.cached_property
+    def reading(self) -> Reading:
+        """The one pass of :func:`read` over the intervals (kept with the sample: the rate, its stalls and its
+        interval all come from it)."""
+        return read(self.rates, None if self.alike() else self.weights)
+
+    def steady(self) -> float | None:
+        """:func:`steady_rate` of the intervals (None when none counts)."""
+        return self.reading.rate
+
+    def stalls(self) -> int:
+        """How many intervals the stall bound weighs down or leaves out (:func:`kept_shares` < 1)."""
+        return self.reading.stalls
 
 
-#: A run's steady sample as the bootstrap takes it: plain rates (equal weights) or :class:`SteadyRates`.
+#: A run's steady sample as the bootstrap takes it: plain rates (equal steps) or :class:`SteadyRates`.
 Sample = np.ndarray | SteadyRates
 
 
 def steady_rates(rates: np.ndarray, lengths: np.ndarray) -> SteadyRates:
     """:class:`SteadyRates` of ``rates`` and their intervals' lengths ``lengths`` (Float64, in global steps
     as :data:`tierscope.analysis.throughput.STEADY_WEIGHT` gives them; NaN or <= 0: unknown, counted as
-    the median known one). The weights are the lengths where the longest is more than
-    :data:`MIXED_FACTOR` times the shortest; else (or none known) None: the plain median."""
+    the median known one). The weights are None where every known length is the same (or none is known)."""
     lengths = np.asarray(lengths, dtype=np.float64)
     known = np.isfinite(lengths) & (lengths > 0)
     rates = np.asarray(rates, dtype=np.float64)
     # min and max in place: lengths[known] would copy 160 MB at 20 M intervals
     longest = np.max(lengths, where=known, initial=-np.inf)
-    if not known.any() or longest <= MIXED_FACTOR * np.min(lengths, where=known, initial=np.inf):
+    if not known.any() or longest == np.min(lengths, where=known, initial=np.inf):
         return SteadyRates(rates, None)
+    if known.all():
+        return SteadyRates(rates, lengths)
     return SteadyRates(rates, np.where(known, lengths, float(np.median(lengths[known]))))
 
 
-def weighted_median(values: np.ndarray, weights: np.ndarray) -> float | None:
-    """The median of ``values`` weighted by ``weights`` (> 0): the smallest value at or below which
-    half the weight lies, or the mean of it and the next where exactly half does (equal weights: the
-    plain median, :func:`exact_median`). None when empty."""
-    if values.size == 0:
+#: Intervals taken at a time by :func:`steady_rate`'s sums: a few MB of temporaries, not a copy of them all.
+_BLOCK = 1 << 20
+
+
+def median_pace(rates: np.ndarray) -> float | None:
+    """The rate (global steps/s) of the median step time of the intervals (their ``1 / rates``; rates that
+    are not > 0 and finite left out): the middle rate, or of two middle ones the rate of their mean step
+    time. From the middle rates without a copy of them all, and without forming ``1 / rate`` (a step
+    time of 1e-308 s loses digits); None without a rate."""
+    rates = np.asarray(rates, dtype=np.float64)
+    good = np.isfinite(rates) & (rates > 0)
+    if not good.all():
+        rates = rates[good]
+    n = rates.size
+    if n == 0:
         return None
-    order = np.argsort(values, kind="stable")
-    cum = np.cumsum(weights[order])
-    half = cum[-1] / 2
-    at = int(np.searchsorted(cum, half, side="left"))
-    if cum[at] == half and at + 1 < values.size:
-        return exact_median(values[order[at : at + 2]])
-    return float(values[order[at]])
+    mid = (n - 1) // 2
+    middle = ranked(lambda: [rates], mid, mid if n % 2 else mid + 1)
+    slow, fast = float(middle[0]), float(middle[-1])
+    return slow if n % 2 else slow * 2 / (1 + slow / fast)  # 1 / ((1/slow + 1/fast) / 2)
 
 
-def _weighted_medians(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """:func:`weighted_median` of each row of ``values`` (2-D) by the same row of ``weights``."""
-    order = np.argsort(values, axis=1, kind="stable")
-    ranked = np.take_along_axis(values, order, axis=1)
-    cum = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
-    half = cum[:, -1:] / 2
-    at = (cum < half).sum(axis=1)
-    rows = np.arange(values.shape[0])
-    low = ranked[rows, at]
-    high = ranked[rows, np.minimum(at + 1, values.shape[1] - 1)]
-    exact = cum[rows, at] == half[:, 0]
-    return np.where(exact, (low + high) / 2, low)
+def kept_shares(rates: np.ndarray, pace: float | None = None) -> np.ndarray:
+    """Each interval's share in the steady rate, in [0, 1], by its step time over the median one
+    (``pace``: :func:`median_pace` of ``rates`` if not given): 1 up to :data:`STALL_FROM`, 0 from
+    :data:`STALL_TO`, linear between. An interval with a rate that is not > 0 and finite has none."""
+    rates = np.asarray(rates, dtype=np.float64)
+    pace = median_pace(rates) if pace is None else pace
+    if pace is None:
+        return np.zeros(rates.size)
+    return _shares(rates, pace)[0]
 
 
-def median_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: int = BOOTSTRAP_DRAWS) -> np.ndarray:
-    """``draws`` medians of resamples (with replacement, same size) of ``values``; shape ``(draws,)``.
-    Of :class:`SteadyRates` whose intervals weigh differently, the medians are weighted (each resampled
-    interval keeps its weight, :func:`weighted_median`); the rank form below then takes the weighted
-    quantile at the drawn rank's share, with the effective number of intervals (sum w)^2 / sum w^2.
+def _shares(rates: np.ndarray, pace: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kept_shares` of ``rates`` at ``pace``, and each interval's step time over the median one
+    (``pace / rate``; 0 where the rate is not > 0 and finite)."""
+    good = np.isfinite(rates) & (rates > 0)
+    everywhere = bool(good.all())  # the usual case: no masking
+    slower = pace / rates if everywhere else np.where(good, pace / np.where(good, rates, 1.0), 0.0)
+    shares = np.clip((STALL_TO - slower) / (STALL_TO - STALL_FROM), 0.0, 1.0)
+    return (shares if everywhere else np.where(good, shares, 0.0)), slower
 
-    For more than :data:`EXACT_MAX` values the draws use the median's rank form: the
-    median of a resample of ``n`` values is the sorted value of rank ``K``, where ``K``
-    (how many resampled values fall at or below it) is Binomial(n, 1/2) around n/2, so a
-    draw is ``sorted[n/2 + sqrt(n)/2 * z]`` with ``z`` standard normal. This is the
-    distribution-free order-statistic interval of the median, which the resampling
-    bootstrap converges to; it costs one sort instead of ``draws * n`` picks.
 
-    Raises :class:`ValueError` for an empty ``values``.
-    """
-    weighted = isinstance(values, SteadyRates) and not values.alike()
-    weights = values.weights if isinstance(values, SteadyRates) else None
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
+def _stopped(rates: np.ndarray) -> bool:
+    """Whether ``rates`` state no progress at all: no rate > 0, and a rate of 0 (a log's ``0 global_step/sec``)."""
+    return not bool((rates > 0).any()) and bool((rates == 0).any())
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one pass over a run's steady intervals finds (:func:`read`): the median ``pace`` (global
+    steps/s of the median step time; None: no rate > 0), the steady ``rate`` (None: nothing kept), the
+    ``stalls`` (intervals kept by less than a whole share) and the ratio estimator's standard error
+    ``error`` (global steps/s: the delta method's, with the shares as found; None: no rate)."""
+
+    pace: float | None
+    rate: float | None
+    stalls: int
+    error: float | None
+
+
+def read(rates: np.ndarray, steps: np.ndarray | None = None) -> Reading:
+    """The steady rate (global steps/s) of steady intervals with rates ``rates`` (global steps/s) and
+    global steps ``steps`` (None: all alike), with its stalls and standard error, in one pass a block at
+    a time: the steps of the intervals kept over their time, sum(k s) / sum(k s / r), each interval kept
+    by its :func:`kept_shares` k. A time-weighted mean: an interval counts by its length, and a stall
+    (beyond the bound) not at all. Taken as the median pace P times sum(k s) / sum(k s P / r), so that
+    equal rates give that rate to the bit. 0.0 where the rates state no progress at all
+    (:func:`_stopped`); None when nothing is kept otherwise."""
+    rates = np.asarray(rates, dtype=np.float64)
+    pace = median_pace(rates)
+    if pace is None:
+        return Reading(None, 0.0 if _stopped(rates) else None, 0, None)
+    # sums of s (the kept steps), t (their time in median step times, s P / r) and their squares and
+    # product: the rate is P sum(s) / sum(t), the squared residuals sum((s - R t / P)^2) expand over them
+    sums = np.zeros(5)
+    stalls = 0
+    for at in range(0, rates.size, _BLOCK):
+        part = rates[at : at + _BLOCK]
+        k, slower = _shares(part, pace)
+        s = k if steps is None else k * steps[at : at + _BLOCK]
+        t = s * slower
+        # products summed elementwise, not by np.dot: BLAS's threads spin on a loaded machine (CPU for nothing)
+        sums += (s.sum(), t.sum(), (s * s).sum(), (s * t).sum(), (t * t).sum())
+        stalls += int(np.count_nonzero((k < 1) & (slower > 0)))  # slower 0: a rate that is not > 0 (no stall)
+    kept, time, ss, st, tt = (float(x) for x in sums)
+    if time <= 0:
+        return Reading(pace, None, stalls, None)
+    ratio = kept / time  # the rate in median paces
+    residuals = max(ss - 2 * ratio * st + ratio * ratio * tt, 0.0)
+    return Reading(pace, pace * ratio, stalls, pace * np.sqrt(residuals) / time)
+
+
+def steady_rate(rates: np.ndarray, steps: np.ndarray | None = None) -> float | None:
+    """The steady rate of :func:`read` (global steps/s; None when nothing is kept)."""
+    return read(rates, steps).rate
+
+
+def _resampled_rates(rates: np.ndarray, steps: np.ndarray | None) -> np.ndarray:
+    """:func:`steady_rate` of each row of ``rates`` (2-D: resamples) by the same row of ``steps``."""
+    good = np.isfinite(rates) & (rates > 0)
+    times = np.where(good, 1.0 / np.where(good, rates, 1.0), np.nan)  # left out of the median, none kept
+    if good.all():
+        median = np.median(times, axis=1, keepdims=True)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample of no good rate: an all-NaN row
+            median = np.nanmedian(times, axis=1, keepdims=True)
+    ratio = times / median
+    shares = np.nan_to_num(np.clip((STALL_TO - ratio) / (STALL_TO - STALL_FROM), 0.0, 1.0), nan=0.0)
+    s = shares if steps is None else shares * steps
+    kept_time = (s * np.where(shares > 0, times, 0.0)).sum(axis=1)  # NaN times have no share
+    stopped = ~(rates > 0).any(axis=1) & (rates == 0).any(axis=1)  # as steady_rate's 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(stopped, 0.0, np.where(kept_time > 0, s.sum(axis=1) / kept_time, np.nan))
+
+
+#: Resamples computed at a time (a block of ``draws x n`` values at most 2,000 x 200 x 8 bytes a few times).
+_DRAW_BLOCK = 200
+
+
+def steady_draws(values: Sample, label: str, seed: int = BOOTSTRAP_SEED, draws: int = BOOTSTRAP_DRAWS) -> np.ndarray:
+    """``draws`` bootstrap draws of the steady rate (:func:`steady_rate`) of ``values``; shape ``(draws,)``.
+    Up to :data:`EXACT_MAX` intervals, the rate of resamples (with replacement, same size; each resampled
+    interval keeps its steps, and the stall bound is taken anew from each resample's median).
+
+    For more than :data:`EXACT_MAX` intervals the draws are normal about the rate with the ratio
+    estimator's standard error (the delta method, the kept shares as found on the whole sample):
+    ``R + z * sqrt(sum((k s - R k s / r)^2)) / sum(k s / r)`` (:attr:`Reading.error`), which the
+    resampling bootstrap converges to; it costs the pass the rate takes anyway instead of ``draws * n``
+    picks. Raises :class:`ValueError` for an empty ``values``."""
+    steps = values.weights if isinstance(values, SteadyRates) and not values.alike() else None
+    rates = np.asarray(values, dtype=float)
+    if rates.size == 0:
         raise ValueError(f"{label}: no values to bootstrap")
     rng = rng_for(label, seed)
-    if weighted and weights is not None:
-        return _weighted_draws(values, weights, rng, draws)
-    if values.size <= EXACT_MAX:
-        picks = rng.integers(0, values.size, size=(draws, values.size))
-        return np.median(values[picks], axis=1)
-    n = values.size
-    ranks = np.clip(np.rint((n - 1) / 2 + np.sqrt(n) / 2 * rng.standard_normal(draws)).astype(np.int64), 0, n - 1)
-    # Only the ranks drawn need their sorted values: those between the lowest and highest drawn (a few
-    # sqrt(n) around the middle), put in place by a partition and sorted alone.
-    lo, hi = int(ranks.min()), int(ranks.max())
-    return ranked(lambda: [values], lo, hi)[ranks - lo]
-
-
-def _weighted_draws(values: np.ndarray, weights: np.ndarray, rng: np.random.Generator, draws: int) -> np.ndarray:
-    """:func:`median_draws` of weighted values (see there)."""
-    if values.size <= EXACT_MAX:
-        picks = rng.integers(0, values.size, size=(draws, values.size))
-        return _weighted_medians(values[picks], weights[picks])
-    order = np.argsort(values, kind="stable")
-    ranked, cum = values[order], np.cumsum(weights[order])
-    effective = cum[-1] ** 2 / float(np.square(weights).sum())
-    shares = np.clip(0.5 + rng.standard_normal(draws) / (2 * np.sqrt(effective)), 0.0, 1.0)
-    return ranked[np.minimum(np.searchsorted(cum, shares * cum[-1], side="left"), values.size - 1)]
+    if rates.size <= EXACT_MAX:
+        picks = rng.integers(0, rates.size, size=(draws, rates.size))
+        out = np.empty(draws)
+        for at in range(0, draws, _DRAW_BLOCK):
+            rows = picks[at : at + _DRAW_BLOCK]
+            out[at : at + _DRAW_BLOCK] = _resampled_rates(rates[rows], None if steps is None else steps[rows])
+        return out
+    reading = values.reading if isinstance(values, SteadyRates) else read(rates, steps)
+    z = rng.standard_normal(draws)
+    if reading.rate is None or reading.error is None:
+        return np.full(draws, np.nan if reading.rate is None else reading.rate)
+    return reading.rate + z * reading.error
 
 
 #: Below this many values, order statistics come from a partitioned copy; above, from the values in a

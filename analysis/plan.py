@@ -7,9 +7,13 @@ model is throughput against task count on like machines, and says nothing about 
 or TPU. Every candidate is priced on one date (``price_date``, default today) in one
 region, since the question is what a job would cost now, whenever the run was measured.
 
-Time to N steps: ``startup_s + N / rate`` hours for a measured run (``startup_s``, the
-warm-up the run's lead task lost, :func:`tierscope.analysis.throughput.run_throughput`), ``N / rate``
-for a predicted tier (no start-up known). Its interval uses the rate's interval.
+Time to N steps: ``once + N / rate`` hours for a measured run, on its **sustained** rate (the steps it
+made over the time it ran, checkpoints, evaluations and restarts included; start-up paid once:
+:mod:`tierscope.analysis.sustained`), the steady rate where its goodput is unknown (``rate_basis`` says
+which); the hours at its steady rate beside (``steady_hours``). ``N / rate`` for a predicted tier, on the
+predicted steady rate (``rate_basis`` ``steady``: the model is fitted to steady rates, and no goodput of an
+unmeasured configuration is known; no start-up known). Its interval uses the rate's interval (a sustained
+rate's: the steady interval scaled by the same ratio).
 Price: hours x USD/hour (ML units x USD per ML unit-hour).
 
 A predicted candidate carries its fit's status (``exactly determined``: nothing checks it, and
@@ -32,6 +36,7 @@ from tierscope.analysis.machines import Hardware
 from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
 from tierscope.analysis.quotas import refusal, usage
 from tierscope.analysis.scaling import EXACT, ScalingFit, best_fit, prediction_caveat
+from tierscope.analysis.sustained import ONCE_S, PLAN_BASIS, PLAN_RATE, STEADY, hours_to
 from tierscope.analysis.topology import load_tiers, run_hardware, tier_hardware, training_tasks
 from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.decimals import two_decimals
@@ -48,15 +53,18 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "accelerator": pl.String(),  # GPU or TPU type of the training pools (null: CPUs)
     "devices": pl.UInt32(),  # GPUs or TPU chips (else training tasks)
     "device_basis": pl.String(),  # GPU / TPU chip / task
-    "global_steps_per_s": pl.Float64(),  # steady state, measured or predicted
+    "global_steps_per_s": pl.Float64(),  # the rate planned on: sustained (measured), else steady
     "rate_ci_low": pl.Float64(),
     "rate_ci_high": pl.Float64(),
+    "rate_basis": pl.String(),  # sustained / steady (tierscope.analysis.sustained)
+    "steady_global_steps_per_s": pl.Float64(),  # the steady rate, measured or predicted, beside it
     "ml_units_per_hour": pl.Float64(),  # on price_date; null: no price (a laptop) or today's machines
     "usd_per_hour": pl.Float64(),
     "price_rows": pl.String(),  # the rows behind usd_per_hour (resource, region, date, source)
     "price_note": pl.String(),  # stale rows, a missing row, a row of another date
     "steps": pl.Int64(),  # the target N
     "hours": pl.Float64(),  # to reach N steps
+    "steady_hours": pl.Float64(),  # the same at the steady rate
     "hours_low": pl.Float64(),  # at the rate's interval high end
     "hours_high": pl.Float64(),  # at the rate's interval low end
     "ml_unit_hours": pl.Float64(),  # ML units consumed to reach N
@@ -76,13 +84,14 @@ class RecommendError(AnalysisError, ValueError):
 
 
 def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
-    startup = pl.col("startup_s").fill_null(0.0) / 3600
     per_hour = pl.col("usd_per_hour")
+    once = pl.col("startup_s").fill_null(0.0)  # a measured run's ONCE_S; a prediction's none known
     return frame.with_columns(
         steps=pl.lit(steps, pl.Int64),
-        hours=startup + steps / pl.col("global_steps_per_s") / 3600,
-        hours_low=startup + steps / pl.col("rate_ci_high") / 3600,
-        hours_high=startup + steps / pl.col("rate_ci_low") / 3600,
+        hours=hours_to(steps, "global_steps_per_s", once),
+        hours_low=hours_to(steps, "rate_ci_high", once),
+        hours_high=hours_to(steps, "rate_ci_low", once),
+        steady_hours=hours_to(steps, "steady_global_steps_per_s", once),
     ).with_columns(
         ml_unit_hours=pl.col("hours") * pl.col("ml_units_per_hour"),
         usd=pl.col("hours") * per_hour,
@@ -90,6 +99,9 @@ def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
         usd_high=pl.col("hours_high") * per_hour,
     )
 
+
+#: What a measured run's steady figures are scaled by to plan on: its sustained rate over its steady one.
+_SCALED = PLAN_RATE / pl.col("steady_global_steps_per_s")
 
 #: A summary row's columns a candidate keeps as they are (its id is the candidate's name).
 _RUN_COLUMNS = (
@@ -138,6 +150,9 @@ def frontier(
         summary = summary.join(stored, on="run_id", how="left")
         if "topology" not in summary.columns:
             summary = summary.with_columns(topology=pl.lit(None, pl.String))
+    for name in ("sustained_global_steps_per_s", "badput_startup_s"):  # a summary of before sustained rates
+        if name not in summary.columns:
+            summary = summary.with_columns(pl.lit(None, pl.Float64).alias(name))
     failed = pl.col("status") == "failed"
     # own hardware (a laptop, a local cluster) is no configuration to buy
     local = pl.col("tier").str.contains(LOCAL_TIER_PATTERN).fill_null(False)
@@ -154,14 +169,17 @@ def frontier(
                                   on="run_id", how="left", suffix="_now").select(
         *_RUN_COLUMNS,
         basis=pl.lit("measured"),
-        global_steps_per_s="steady_global_steps_per_s",
-        rate_ci_low=pl.coalesce("steady_ci_low", "steady_global_steps_per_s"),
-        rate_ci_high=pl.coalesce("steady_ci_high", "steady_global_steps_per_s"),
+        global_steps_per_s=PLAN_RATE,
+        # the steady interval, scaled as the rate is (sustained / steady)
+        rate_ci_low=pl.coalesce("steady_ci_low", "steady_global_steps_per_s") * _SCALED,
+        rate_ci_high=pl.coalesce("steady_ci_high", "steady_global_steps_per_s") * _SCALED,
+        rate_basis=PLAN_BASIS,
+        steady_global_steps_per_s="steady_global_steps_per_s",
         ml_units_per_hour="ml_units_per_hour_now",
         usd_per_hour="usd_per_hour_now",
         price_rows="price_rows_now",
         price_note="price_note_now",
-        startup_s="startup_s",
+        startup_s=ONCE_S,
         status=pl.lit("measured"),
     )  # fmt: skip
     frames = [measured_rows.sort("global_steps_per_s", descending=True)]
@@ -188,7 +206,7 @@ def frontier(
     joined = pl.concat([f for f in frames if f.height], how="diagonal_relaxed")
     # evidence alone (every run failed) has no rate, start-up or price to time
     for name in ("startup_s", "global_steps_per_s", "rate_ci_low", "rate_ci_high", "usd_per_hour",
-                 "ml_units_per_hour"):  # fmt: skip
+                 "ml_units_per_hour", "steady_global_steps_per_s"):  # fmt: skip
         if name not in joined.columns:
             joined = joined.with_columns(pl.lit(None, pl.Float64).alias(name))
     rows = _to_steps(joined, steps)
@@ -241,6 +259,8 @@ def _predicted(model: ScalingFit, measured: pl.DataFrame, price_date: date, regi
                 "global_steps_per_s": point,
                 "rate_ci_low": low,
                 "rate_ci_high": high,
+                "rate_basis": STEADY,
+                "steady_global_steps_per_s": point,
                 "status": model.status,
                 "extrapolation": model.extrapolation(tasks),
                 "caveat": prediction_caveat(model, tasks),
@@ -285,6 +305,7 @@ def _predicted_devices(
                 "candidate": name, "tier": None, "basis": f"predicted ({model.model})", "tasks": 1,
                 "hardware": name, "topology": hardware.to_json(), "accelerator": group.accelerator, "devices": devices,
                 "device_basis": group.basis, "global_steps_per_s": point, "rate_ci_low": low, "rate_ci_high": high,
+                "rate_basis": STEADY, "steady_global_steps_per_s": point,
                 "usd_per_hour": quoted.usd_per_hour, "price_rows": quoted.sources() or None,
                 "price_note": quoted.missing or quoted.stale_note(), "status": model.status,
                 "extrapolation": model.extrapolation(devices), "caveat": prediction_caveat(model, devices),

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, Sample, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, LEVEL, Sample, percentile_interval, steady_draws
 from tierscope.contract import LOCAL_TIER_PATTERN
 
 #: Draws for the fits' bootstrap (each draw is one small least-squares solve per model).
@@ -407,19 +407,18 @@ def bootstrap_medians(
     draws: int = FIT_DRAWS,
     drawn: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Each point's run's bootstrap medians (:func:`tierscope.analysis.bootstrap.median_draws` of its
+    """Each point's run's bootstrap steady rates (:func:`tierscope.analysis.bootstrap.steady_draws` of its
     ``samples``): shape ``(draws, points)``, a column per row of ``points`` (``run_id``), in their order.
 
-    ``drawn``: runs' :func:`~tierscope.analysis.bootstrap.median_draws` under the same ``seed`` with at least
+    ``drawn``: runs' :func:`~tierscope.analysis.bootstrap.steady_draws` under the same ``seed`` with at least
     ``draws`` draws (the summary's, :attr:`tierscope.analysis.batches.IntervalFigures.draws`): a run's first
     ``draws`` of them are its column, unsorted again. They are the same numbers: a draw's generator fills its
-    normals (or picks) one after another, so fewer draws are the first of more, and each is the sorted value
-    of its rank however many others are drawn."""
+    normals (or picks) one after another, so fewer draws are the first of more."""
     drawn = drawn or {}
 
     def column(run: str) -> np.ndarray:
         kept = drawn.get(run)
-        return kept[:draws] if kept is not None and len(kept) >= draws else median_draws(samples[run], run, seed, draws)
+        return kept[:draws] if kept is not None and len(kept) >= draws else steady_draws(samples[run], run, seed, draws)
 
     return np.column_stack([column(r) for r in points["run_id"]])
 

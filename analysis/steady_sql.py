@@ -10,8 +10,10 @@ step jump more than :data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the
 (``elapsed_s`` going back, the ``pid`` changing) or an unknown time; warm-up as the first
 interval of each segment and the slow intervals right after it (below
 :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
-the median of the other intervals' rates, weighted by their global steps where their lengths are mixed
-(:data:`~tierscope.analysis.bootstrap.MIXED_FACTOR`; across lines missing from the log,
+the other intervals' global steps over their time, each kept by its share under the stall bound
+(:func:`~tierscope.analysis.bootstrap.kept_shares`: whole up to
+:data:`~tierscope.analysis.bootstrap.STALL_FROM` times the run's median step time, none from
+:data:`~tierscope.analysis.bootstrap.STALL_TO` times; across lines missing from the log,
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
 seconds give). One simplification: copies of a record are merged
 when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
@@ -19,12 +21,12 @@ when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged li
 
 The two dialects differ only in two function names (:data:`DUCKDB_NAMES`): BigQuery's
 ``PERCENTILE_CONT(x, 0.5) OVER (...)`` is DuckDB's ``QUANTILE_CONT``, its ``UNIX_MICROS``
-DuckDB's ``EPOCH_US``. Both medians are exact (interpolated), as polars' is.
+DuckDB's ``EPOCH_US``. Every median is exact (interpolated), as polars' is.
 """
 
 from __future__ import annotations
 
-from tierscope.analysis.bootstrap import MIXED_FACTOR
+from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO
 from tierscope.analysis.throughput import GAP_FACTOR, JUMP_FACTOR, MAX_TIMING_STEPS_PER_S, WARMUP_FRACTION
 from tierscope.dataset.schema import TRAINING_ROLES
 
@@ -127,26 +129,23 @@ steady AS (  -- each steady interval's steps (else its seconds at its own rate; 
     FROM warmup
     WHERE NOT in_warmup AND rate IS NOT NULL)
 ),
-weighted AS (  -- weighted by their steps where their lengths are mixed, else alike (the plain median)
-  SELECT run_id, rate,
-    CASE WHEN MAX(interval_steps) OVER per_run > {MIXED_FACTOR} * MIN(interval_steps) OVER per_run
-      THEN interval_steps ELSE 1 END AS w
+timed AS (  -- each steady interval's step time over the run's median one (each interval one observation)
+  SELECT run_id, rate, interval_steps,
+    CASE WHEN rate > 0 THEN (1 / rate)
+      / PERCENTILE_CONT(CASE WHEN rate > 0 THEN 1 / rate END, 0.5) OVER (PARTITION BY run_id) END AS ratio
   FROM steady
-  WINDOW per_run AS (PARTITION BY run_id)
 ),
-ranked AS (  -- the weighted median: the rate at or below which half the weight lies
-  SELECT run_id, rate, w, COUNT(*) OVER (PARTITION BY run_id) AS steady_intervals,
-    SUM(w) OVER (PARTITION BY run_id ORDER BY rate ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
-    SUM(w) OVER (PARTITION BY run_id) AS total,
-    LEAD(rate) OVER (PARTITION BY run_id ORDER BY rate) AS next_rate
-  FROM weighted
+kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none from {STALL_TO}x (a stall), linear between
+  SELECT run_id, rate, interval_steps * LEAST(GREATEST(
+      ({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) AS kept_steps
+  FROM timed
 )
-SELECT run_id,
-  CASE WHEN below = total / 2 AND next_rate IS NOT NULL THEN (rate + next_rate) / 2 ELSE rate END
-    AS steady_global_steps_per_s,
-  steady_intervals
-FROM ranked
-WHERE below >= total / 2 AND below - w < total / 2
+SELECT run_id,  -- the steps of the intervals kept over their time (0 where every rate says no progress)
+  COALESCE(SUM(kept_steps) / NULLIF(SUM(CASE WHEN kept_steps > 0 THEN kept_steps / rate END), 0),
+    CASE WHEN MAX(rate) = 0 THEN 0 END) AS steady_global_steps_per_s,
+  COUNT(*) AS steady_intervals
+FROM kept
+GROUP BY run_id
 ORDER BY run_id
 """
 

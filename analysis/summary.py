@@ -7,12 +7,13 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
-from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, median_draws, percentile_interval
+from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, percentile_interval, steady_draws
 from tierscope.analysis.cost import LOCAL_TIER_RE
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
+from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
 from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, run_hardware
@@ -26,7 +27,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "status": pl.String(),  # failed / ok (the log says it finished) / unknown (records, no end) / empty
     "records": pl.UInt32(),  # step records stored for the run
     "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
-    "steady_global_steps_per_s": pl.Float64(),  # median interval rate, warm-up excluded (null: still rising)
+    "steady_global_steps_per_s": pl.Float64(),  # steady intervals' steps / their time, warm-up and stalls out
     "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
     "last_step": pl.Int64(),  # highest global step logged
     "ml_units_per_hour": pl.Float64(),  # from the price table on price_date
@@ -47,6 +48,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
+    "steady_intervals": pl.UInt32(),  # intervals past warm-up behind the steady rate
+    "steady_stalls": pl.UInt32(),  # of those, the ones the stall bound weighed down or left out
     "steady_status": pl.String(),  # why there is no steady rate (STEADY_REASONS' keys; null: there is one)
     "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_assumption": pl.String(),  # what the steady rate assumes (STEADY_ASSUMPTIONS' keys; null: nothing)
@@ -56,7 +59,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "ci_scope": pl.String(),  # what the interval samples: within-run (one run's intervals; null: no interval)
     "steady_rise": pl.Float64(),  # the lead's steady rates, last third over first, less 1 (analysis.steadiness)
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (elapsed_s, else its timestamp clock)
-    "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of medians)
+    "speedup_ci_low": pl.Float64(),  # bootstrap 95 % interval of the speedup (ratio of steady rates)
     "speedup_ci_high": pl.Float64(),
     "stragglers": pl.UInt32(),  # tasks flagged as stragglers (tierscope.analysis.tasks)
     "local_sum_steps_per_s": pl.Float64(),  # sum of the tasks' local steps/s
@@ -65,8 +68,10 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "units_basis": pl.String(),  # tier (its price row) / machine types (sum over replicas)
     "usd_per_ml_unit_hour": pl.Float64(),
     "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
-    "hours_to_target": pl.Float64(),  # (startup_s + target / steady rate) / 3600
+    "hours_to_target": pl.Float64(),  # (startup_s + target / sustained rate) / 3600 (tierscope.analysis.sustained)
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
+    "plan_basis": pl.String(),  # the rate hours_to_target is on: sustained, or steady (goodput unknown)
+    "steady_hours_to_target": pl.Float64(),  # the same at the steady rate, beside it
     # the declared topology (tierscope.analysis.topology.declared_tasks)
     "logging_tasks": pl.UInt32(),  # distinct training tasks (master/chief, workers) that logged steps
     "ps_tasks": pl.UInt32(),  # parameter servers of the topology (null: topology unknown)
@@ -76,6 +81,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     # goodput (tierscope.analysis.goodput: seconds on the lead task's clock, shares of lifetime_s)
     **{k: v for k, v in GOODPUT_SCHEMA.items() if k not in ("run_id", "clock_startup_s")},
     "price_per_1000_productive_steps": pl.Float64(),  # usd_per_1000_steps / goodput
+    "sustained_global_steps_per_s": pl.Float64(),  # steps over the time run once started (analysis.sustained)
     # the derived figures withheld (null) for not being finite, and why (withhold_non_finite)
     "withheld_figures": pl.String(),
     # examples/s: what a step is worth
@@ -105,8 +111,8 @@ RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas",
 
 
 #: Why a run has no steady-state rate, by ``steady_status``, as the steady-state rules of
-#: :mod:`tierscope.analysis.throughput` give it: the steady rate is the median of the training tasks'
-#: interval rates past warm-up, and a segment's first record is warm-up (it has no interval of its
+#: :mod:`tierscope.analysis.throughput` give it: the steady rate is over the training tasks'
+#: intervals past warm-up, and a segment's first record is warm-up (it has no interval of its
 #: own), and a record naming neither a time nor a global rate starts a segment. ``no_clock`` only where
 #: every segment's record names no time at all: neither a clock nor a step time (a record stating its
 #: ``sec/step`` is timed by it, and one that is still its segment's only record is ``warmup_only``).
@@ -360,7 +366,7 @@ def summary_frame(
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
         )
-        .with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
+        .with_columns(SUSTAINED_RATE, price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
         .with_columns(
             steady_status=steady_status(),
             steady_assumption=steady_assumption(),
@@ -568,19 +574,23 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
 
 
 #: The columns :func:`with_target` fills.
-TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target")
+TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target")
 
 
 def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
     """``summary`` (:data:`SUMMARY_SCHEMA`) with its time and price columns for a target of ``steps``
-    global steps: ``hours_to_target = (startup_s + steps / steady rate) / 3600`` (start-up 0 when
-    unknown), ``usd_to_target = hours x usd_per_hour``. None empties :data:`TARGET_COLUMNS`."""
+    global steps, on the sustained rate (:mod:`tierscope.analysis.sustained`; the steady rate where it is
+    unknown, ``plan_basis`` says which): ``hours_to_target = (startup_s + steps / rate) / 3600`` (start-up 0
+    when unknown), ``usd_to_target = hours x usd_per_hour``, ``steady_hours_to_target`` at the steady rate
+    beside it. None empties :data:`TARGET_COLUMNS`."""
     if steps is None:
         return summary.with_columns(pl.lit(None, SUMMARY_SCHEMA[c]).alias(c) for c in TARGET_COLUMNS)
-    hours = (pl.col("startup_s").fill_null(0) + steps / pl.col("steady_global_steps_per_s")) / 3600
-    return summary.with_columns(target_steps=pl.lit(steps, pl.Int64), hours_to_target=hours).with_columns(
-        usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour")
-    )
+    return summary.with_columns(
+        target_steps=pl.lit(steps, pl.Int64),
+        hours_to_target=hours_to(steps, PLAN_RATE),
+        plan_basis=PLAN_BASIS,
+        steady_hours_to_target=hours_to(steps, "steady_global_steps_per_s"),
+    ).with_columns(usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour"))
 
 
 def speedup_intervals(
@@ -591,19 +601,19 @@ def speedup_intervals(
 ) -> pl.DataFrame:
     """``run_id, speedup_ci_low, speedup_ci_high``: bootstrap 95 % interval of each run's speedup.
 
-    Each draw divides the run's resampled steady median by the baseline's (resampled
+    Each draw divides the run's resampled steady rate by the baseline's (resampled
     independently; the draws of :func:`tierscope.analysis.throughput.run_throughput`'s intervals).
     Runs or a baseline with fewer than two steady intervals get no row. The baseline's
     own interval is the spread of a ratio of two independent draws of the same data.
     ``samples``: the runs' steady interval rates (:func:`tierscope.analysis.throughput.steady_samples`);
-    ``drawn``: draws of those medians made already with ``seed`` (the steady intervals'), taken as they are.
+    ``drawn``: draws of those steady rates made already with ``seed`` (the steady intervals'), taken as they are.
     """
     drawn = drawn or {}
     base = samples.get(baseline)
     rows: list[dict[str, object]] = []
     if base is None or base.size < 2:
         return pl.DataFrame(schema={"run_id": pl.String, "speedup_ci_low": pl.Float64, "speedup_ci_high": pl.Float64})
-    base_draws = drawn[baseline] if baseline in drawn else median_draws(base, baseline, seed)
+    base_draws = drawn[baseline] if baseline in drawn else steady_draws(base, baseline, seed)
     for run, values in samples.items():
         if values.size < 2:
             continue
@@ -611,7 +621,7 @@ def speedup_intervals(
         if run != baseline and run in drawn:
             draws = drawn[run]
         else:
-            draws = median_draws(values, run, seed + 1 if run == baseline else seed)
+            draws = steady_draws(values, run, seed + 1 if run == baseline else seed)
         with np.errstate(divide="ignore", invalid="ignore"):  # a baseline at 0 steps/s: no ratio, no warning
             ratios = draws / base_draws
         low, high = percentile_interval(ratios)

@@ -40,11 +40,12 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.bootstrap import steady_rates
 from tierscope.analysis.clock import LeadClock, lead_clock
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import merge_duplicates
 from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed_runs, by_run, per_run_budget
-from tierscope.analysis.throughput import lead_rows
+from tierscope.analysis.throughput import STEADY_WEIGHT, lead_rows
 from tierscope.contract import EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 
@@ -257,7 +258,7 @@ def metric_parts(
             column, source = ("eval_accuracy", evaluation) if evaluation is not None else ("accuracy", source)
         if source.height == 0:
             continue
-        rate = functools.partial(_steady_median, run)  # the run's steady rate, if place needs it
+        rate = functools.partial(_steady_rate, run)  # the run's steady rate, if place needs it
         seconds = place(source, lead_part, clock, rate)  # source: its metric's nulls filtered out above
         part = source.select(
             "run_id",
@@ -297,10 +298,14 @@ def _by_run_id(frame: pl.DataFrame) -> dict[str | None, pl.DataFrame]:
     return {run["run_id"][0]: run for run in by_run(frame)}
 
 
-def _steady_median(run: pl.DataFrame) -> float | None:
-    """The median of one run's steady interval ``rate`` (global steps/s; None: none), as the summary's."""
-    steady = run.lazy().filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate").collect()
-    return float(np.median(steady["rate"].to_numpy())) if steady.height else None
+def _steady_rate(run: pl.DataFrame) -> float | None:
+    """One run's steady rate (global steps/s; None: none) from its intervals, as the summary's
+    (:func:`tierscope.analysis.bootstrap.steady_rate` of its steady intervals' rates and steps)."""
+    steady = run.lazy().filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
+    sample = steady.collect()
+    if not sample.height:
+        return None
+    return steady_rates(sample["rate"].to_numpy(), sample["weight"].to_numpy()).steady()
 
 
 def time_to_target(records: pl.DataFrame, target: Target) -> pl.DataFrame:

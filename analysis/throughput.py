@@ -39,26 +39,25 @@ Definitions (steps are *global* steps unless named local, times in seconds):
 
   Why a fixed fraction of the median and not a spread-based outlier test: warm-up is a
   start-up effect of a large factor; ordinary variation (a laptop's background job, a
-  slow batch) recurs all through a long run and belongs in its steady state, where the
-  median is robust to it. A spread-based test flags it on a quiet run: the 2016 laptop
-  log's second interval, 11.069 global steps/s, is 0.59 of the median 18.853 (kept; a
-  test based on the median absolute deviation, 0.115, would drop it and move the
-  median to 18.878).
-- **Steady-state global steps/s**: the median of the interval rates of a run's training
-  tasks (master/chief and workers; never ps or evaluator), warm-up excluded. A run with no interval
-  past warm-up takes the rates its segments' first records state (:data:`STEADY_ROWS`): one report of
-  an epoch's ms/step or a finished bar's it/s measures many steps. (The SQL of
-  :mod:`tierscope.analysis.steady_sql` does not yet: it gives such a run no row.) Where the steady
-  intervals are of very different lengths (the longest more than
-  :data:`tierscope.analysis.bootstrap.MIXED_FACTOR` times the shortest, in global steps) the median
-  is weighted by each interval's steps (``d_step``, else ``d_seconds`` at its own rate; one of
-  unknown length counts as the run's median known one): the rate of the middle steady step (a
-  stall weighs as much as any interval of its steps, so it cannot become the steady rate). A log
-  written every N steps keeps the plain median of its
-  rates (a few lines missing from an excerpt included); case22 mixes 6 steps in 0.013 s with
-  193 in 0.531 s, whose median is not halfway between the two
-  (:func:`tierscope.analysis.bootstrap.weighted_median`). Global rates of different tasks are
-  never added: every task sees the same global step.
+  slow batch) recurs all through a long run and is the stall bound's to judge (below). A
+  spread-based test flags it on a quiet run: the 2016 laptop log's second interval, 11.069
+  global steps/s, is 0.59 of the median 18.853 (past warm-up; the stall bound then leaves it
+  out of the steady rate, its 9.034 s being 1.70x the median 5.304 s per 100 steps).
+- **Steady-state global steps/s**: over the intervals of a run's training tasks (master/chief and
+  workers; never ps or evaluator) past warm-up, the global steps of those kept over their time:
+  sum(k s) / sum(k s / r), each interval with its global steps s (``d_step``, else ``d_seconds`` at its
+  own rate; one of unknown length counts as the run's median known one) and rate r, kept by its share
+  k (:func:`tierscope.analysis.bootstrap.kept_shares`): whole while its step time is at most
+  :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the median steady step time, not at all from
+  :data:`~tierscope.analysis.bootstrap.STALL_TO` times it (a stall: a checkpoint, an evaluation, a
+  slow input), by a share tapering between. No
+  threshold on the intervals' lengths: an interval counts by its steps, so a log mixing 6 steps and
+  193 (case22) is read as the steps it made, and one interval growing past any ratio moves the rate
+  smoothly. A run with no interval past warm-up takes the rates
+  its segments' first records state (:data:`STEADY_ROWS`): one report of an epoch's ms/step or a
+  finished bar's it/s measures many steps. (The SQL of :mod:`tierscope.analysis.steady_sql` does not
+  yet: it gives such a run no row.) ``steady_stalls`` counts the intervals the bound weighed down or
+  left out. Global rates of different tasks are never added: every task sees the same global step.
 - **Mean (overall) global steps/s**: the global steps gained between consecutive records
   of each task segment over the time between them, pooled over tasks and segments (sum
   of steps / sum of seconds), warm-up excluded.
@@ -76,8 +75,8 @@ from tierscope.analysis.bootstrap import (
     BOOTSTRAP_SEED,
     SteadyRates,
     exact_median,
-    median_draws,
     percentile_interval,
+    steady_draws,
     steady_rates,
 )
 from tierscope.analysis.records import (
@@ -368,14 +367,15 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "tasks": pl.UInt32(),  # distinct training tasks
     "segments": pl.UInt32(),  # task segments over all training tasks (tasks + restarts/resumes)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
-    "steady_intervals": pl.UInt32(),  # intervals behind the median
+    "steady_intervals": pl.UInt32(),  # intervals past warm-up with a rate (the steady rate's sample)
+    "steady_stalls": pl.UInt32(),  # of those, the intervals the stall bound weighed down or left out
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
     "untimed_records": pl.UInt32(),  # records naming no time, step time or global rate (each starts a segment)
     "step_timed_intervals": pl.UInt32(),  # steady intervals timed by a step time alone (step_time_seconds)
     "steady_global_steps_per_s": pl.Float64(),  # null when every segment logged once, or still rising
     "steady_rise": pl.Float64(),  # the lead's steady rates, last third over first, less 1 (null: < 2)
     "still_rising": pl.Boolean(),  # those rates still trend upwards: no steady rate (analysis.steadiness)
-    "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the median (null: < 2 intervals)
+    "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
     "mean_global_steps_per_s": pl.Float64(),  # the overall rate; null when no segment logged twice
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (see run_throughput)
@@ -392,7 +392,7 @@ def run_throughput(
     """Per run: records and throughput, one row per run that has step records, sorted by run id.
 
     Columns: :data:`THROUGHPUT_SCHEMA`. ``steady_ci_low``/``high`` are the 2.5 and 97.5
-    percentiles of the median over ``draws`` bootstrap resamples of the steady intervals
+    percentiles of the steady rate over ``draws`` bootstrap resamples of the steady intervals
     (seeded by ``seed`` and the run id, so a run's interval does not depend on the other
     runs). ``startup_s`` is the lead task's (master/chief 0, else the first training
     task) ``elapsed_s`` at its first steady record minus that record's step at the steady
@@ -452,13 +452,14 @@ def throughput_frame(
     ``parts`` (:func:`run_parts`, summed per run where a run was taken in pieces), ``samples``
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
     task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them. ``kept``,
-    if given, receives each run's bootstrap draws of its median (:func:`median_draws`, ``seed``)."""
+    if given, receives each run's bootstrap draws of its steady rate (:func:`steady_draws`, ``seed``)."""
     lead_frame = lead if isinstance(lead, pl.DataFrame) else lead.collect()
     leads = lead_rows(lead_frame) if leads is None else leads
     trends = _trends(lead_frame, leads)
     rising = {run for run, (_, up) in trends.items() if up}
     samples = {run: values for run, values in samples.items() if run not in rising}
-    medians = {run: values.median() for run, values in samples.items()}
+    rates = {run: values.steady() for run, values in samples.items()}
+    stalls = {run: values.stalls() for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col(
             "tasks",
@@ -470,13 +471,14 @@ def throughput_frame(
             "segments",
             "restarts",
         ).fill_null(0),
-        # a run whose steady rows all lack a rate has a median of null, never "no row"
-        steady_global_steps_per_s=pl.col("run_id").replace_strict(medians, default=None, return_dtype=pl.Float64),
+        # a run whose steady rows all lack a rate has a steady rate of null, never "no row"
+        steady_global_steps_per_s=pl.col("run_id").replace_strict(rates, default=None, return_dtype=pl.Float64),
+        steady_stalls=pl.col("run_id").replace_strict(stalls, default=0, return_dtype=pl.UInt32),
         mean_global_steps_per_s=pl.when(pl.col("steady_records") > 0).then(
             (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
         ),
     )
-    drawn = {run: median_draws(values, run, seed, draws) for run, values in samples.items() if len(values) > 1}
+    drawn = {run: steady_draws(values, run, seed, draws) for run, values in samples.items() if len(values) > 1}
     if kept is not None:
         kept.update(drawn)
     bounds = {run: percentile_interval(drawn[run]) if run in drawn else (None, None) for run in samples}
@@ -521,10 +523,8 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     }
 
 
-#: A steady interval's weight in the median: its global steps, else the steps its seconds take at its
-#: own rate (NaN: unknown, a step-less record's without a time). Steps, not seconds: a stall (an
-#: evaluation, a checkpoint) covers as many steps as any other interval, so it weighs no more, where
-#: by seconds one pause just over the mixed factor became the steady rate.
+#: A steady interval's length in the steady rate: its global steps, else the steps its seconds take at
+#: its own rate (NaN: unknown, a step-less record's without a time; counted as the run's median known one).
 STEADY_WEIGHT = (
     pl.coalesce(
         pl.when(pl.col("d_step") > 0).then(pl.col("d_step").cast(pl.Float64)),

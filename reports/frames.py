@@ -97,7 +97,7 @@ def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
 
     ``summary``: :attr:`tierscope.analysis.Analysis.summary` computed with a target. One row per
     run with a time: ``run_id``, ``tier`` (String), ``seconds_to_n`` (Float64: start-up +
-    N / steady rate, as :mod:`analysis` defines it), ``ml_unit_hours_to_n`` and ``usd_to_n``
+    N / sustained rate, as :mod:`tierscope.analysis.sustained` defines it), ``ml_unit_hours_to_n`` and ``usd_to_n``
     (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
     :func:`cheapest_frontier`), fastest first.
     """

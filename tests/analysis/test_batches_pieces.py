@@ -225,9 +225,11 @@ def test_a_rate_between_the_first_pieces_jump_threshold_and_the_runs_is_judged_b
     # 30th) is 100, a jump above 10 x 100 = 1000: 800 is none. The master's median 60 would make it one
     # (above 600): the one pass cannot vouch, the passes with the run's medians give the figures.
     assert seen == [False]
-    # no restart: 2 segments; warm-up only each task's first record (60 >= 100 / 2): 19 + 39 steady
+    # no restart: 2 segments; warm-up only each task's first record (60 >= 100 / 2): 19 + 39 steady.
+    # Steady rate: step times 1/800 s (once), 1/100 (38) and 1/60 (19): median 1/100; the master's are
+    # 1.67x it, stalls past the bound (left out); kept: 38 x 100 + 800 steps in 39 s = 4600 / 39 = 117.95
     assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 58)
-    assert row["steady_global_steps_per_s"] == 100.0
+    assert row["steady_global_steps_per_s"] == pytest.approx(4600 / 39)
 
 
 def test_a_slow_start_between_the_first_pieces_threshold_and_the_runs_is_judged_by_the_runs(monkeypatch) -> None:
@@ -238,7 +240,8 @@ def test_a_slow_start_between_the_first_pieces_threshold_and_the_runs_is_judged_
     # in-segment rates: master 19 x 60, worker 40 and 38 x 100: the run's median 100, slow below 50;
     # the master's 60 would put the line at 30, and the worker's 40 past its warm-up
     assert seen == [False]
-    # the worker's 40 is warm-up: 19 + 38 steady intervals, their median (29th of 57) 100
+    # the worker's 40 is warm-up: 19 + 38 steady intervals; median step time (29th of 57) 1/100 s, the
+    # master's 1/60 s 1.67x it (left out): 3800 steps / 38 s = 100
     assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 57)
     assert row["steady_global_steps_per_s"] == 100.0
 
@@ -248,6 +251,7 @@ def test_a_run_whose_first_piece_judges_every_record_as_the_run_does_is_read_onc
     seen = _judged_in_one_pass(monkeypatch)
     row = _assert_one_pass_figures(two_paces([(100 * k, float(k)) for k in range(1, 41)]))
     assert seen == [True]
-    # 19 master + 39 worker steady intervals; median of 19 x 60 and 39 x 100 (29th of 58 and 30th) 100
+    # 19 master + 39 worker steady intervals; median step time of 19 x 1/60 s and 39 x 1/100 s (29th of
+    # 58 and 30th) 1/100 s, the master's 1.67x it (left out): 3900 steps / 39 s = 100
     assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 58)
     assert row["steady_global_steps_per_s"] == 100.0

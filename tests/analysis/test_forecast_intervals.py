@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.analysis.test_summary_2016 import BASIC, STANDARD_1
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend, unmeasured
 from tierscope.analysis.scaling import (
@@ -32,10 +33,10 @@ from tierscope.reports.headline import would_have
 from tierscope.reports.i18n import Catalog
 from tierscope.reports.render import analysis_options, render_html, report_data
 
-# The 2016 Amdahl fit by hand (as tests/analysis/test_scaling.py): lambda = 4.731,
-# sigma = (5 x 4.731 / 22.8075 - 1) / 4 = 0.0092897; at PREMIUM_1's 20 tasks 94.62 / 1.176505 = 80.42.
-SIGMA_2016 = (5 * 4.731 / 22.8075 - 1) / 4
-X20_2016 = 20 * 4.731 / (1 + 19 * SIGMA_2016)
+# The 2016 Amdahl fit by hand (as tests/analysis/test_scaling.py): lambda = 4.6396,
+# sigma = (5 x 4.6396 / 22.3894 - 1) / 4 = 0.0090305; at PREMIUM_1's 20 tasks 92.793 / 1.171580 = 79.20.
+SIGMA_2016 = (5 * BASIC / STANDARD_1 - 1) / 4
+X20_2016 = 20 * BASIC / (1 + 19 * SIGMA_2016)
 runner = CliRunner()
 
 
@@ -116,7 +117,7 @@ def test_report_answers_what_premium_1_would_have_done(dataset_2016: Dataset) ->
     assert rows[0]["global_steps_per_s"] == pytest.approx(X20_2016)
     en = would_have(unmeasured(analysis), Catalog("en"))
     assert en[0].startswith("What premium_1 (PREMIUM_1) would have done: it was never measured.")
-    assert "exactly determined by two runs (1 and 5 training tasks), predicts 80.4 global steps/s" in en[0]
+    assert "exactly determined by two runs (1 and 5 training tasks), predicts 79.2 global steps/s" in en[0]
     assert "unchecked extrapolation, 4.0× the largest measured task count (5)" in en[0]
     assert en[1].startswith("One more measured tier would settle it: a run of PREMIUM_1 itself")
     assert "about 10 training tasks" in en[1]

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.analysis.test_summary_2016 import BASIC, LOCAL, STANDARD_1
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend, scaling
 from tierscope.analysis.plan import RecommendError, choose
@@ -23,10 +24,20 @@ LAM, SIGMA, KAPPA = 10.0, 0.04, 0.0015  # peak at sqrt(0.96 / 0.0015) = 25.3 tas
 SIZES = (1, 2, 4, 8, 12, 16)
 NOW = date(2019, 12, 1)  # prices: Nov 2019 rows, USD 0.49 per ML unit-hour
 
-# the 2016 Amdahl fit, by hand: two points (1 task, 4.731) and (5 tasks, 22.8075) fix it exactly:
-# lambda = 4.731, sigma = (5 x 4.731 / 22.8075 - 1) / 4 = (23.655 / 22.8075 - 1) / 4 = 0.0092897
-SIGMA_2016 = (5 * 4.731 / 22.8075 - 1) / 4
-X20_2016 = 20 * 4.731 / (1 + 19 * SIGMA_2016)  # 80.4247 global steps/s
+# the 2016 Amdahl fit, by hand: two points (1 task, 4.6396) and (5 tasks, 22.3894) fix it exactly (the steady
+# rates of tests/analysis/test_summary_2016.py): lambda = 4.6396, sigma = (5 x 4.6396 / 22.3894 - 1) / 4 =
+# (23.1982 / 22.3894 - 1) / 4 = 0.0090305
+SIGMA_2016 = (5 * BASIC / STANDARD_1 - 1) / 4
+X20_2016 = 20 * BASIC / (1 + 19 * SIGMA_2016)  # 92.793 / 1.171580 = 79.2031 global steps/s (was 80.42)
+#: The plans' sustained rates (tierscope.analysis.sustained): basic's lead ran 215.516 s from its start
+#: (elapsed_s), made 1000 steps (its first record's 100 at the steady rate plus 9 steady intervals of
+#: 193.981 s) and paid no start-up (its first steady record, step 200 at 42.658 s, is 0.449 s ahead of
+#: 200 / 4.6396 = 43.107 s: clipped at 0): 4.6396 x (193.981 + 100 / 4.6396) / 215.516 = 4.6400.
+SUSTAINED_BASIC = BASIC * (193.981 + 100 / BASIC) / 215.516
+#: standard_1's lead, the master, logged once, step 700 at 45.261 s: its start-up 45.261 - 700 / 22.3894 =
+#: 13.996 s is paid once; the rest, its 700 steps and the workers' 300 more, at the steady rate: sustained
+#: = steady, and the hours to N are (13.996 + N / 22.3894) / 3600.
+STARTUP_STANDARD_1 = 45.261 - 700 / STANDARD_1
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +83,7 @@ def test_2016_data_supports_amdahl_exactly_and_not_the_usl(dataset_2016: Dataset
     fitted, predicted = predict(analyze(dataset_2016), 20)
     assert fitted.points["run_id"].to_list() == ["basic", "standard_1"]  # the laptop is other hardware
     amdahl = {r["parameter"]: r for r in fitted.table.filter(pl.col("model") == "amdahl").to_dicts()}
-    assert amdahl["lambda"]["estimate"] == pytest.approx(4.731)
+    assert amdahl["lambda"]["estimate"] == pytest.approx(BASIC)
     assert amdahl["sigma"]["estimate"] == pytest.approx(SIGMA_2016)
     assert (
         amdahl["sigma"]["status"] == "exactly determined" and "nothing checks the model" in amdahl["sigma"]["message"]
@@ -121,16 +132,20 @@ def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Data
     analysis = analyze(dataset_2016, AnalysisOptions(price_date=NOW))
     chosen = recommend(analysis, 1_000_000, deadline_h=24)
     rows = {r["candidate"]: r for r in chosen.candidates.to_dicts()}
-    # standard_1: 1e6 / 22.8075 / 3600 = 12.1792 h (no steady master record, so no start-up);
-    # 4.0571 ML units/h x USD 0.49 = 1.98798 USD/h -> USD 24.212
-    assert rows["standard_1"]["hours"] == pytest.approx(1e6 / 22.8075 / 3600)
-    assert rows["standard_1"]["usd"] == pytest.approx(1e6 / 22.8075 / 3600 * 4.0571 * 0.49)
-    # basic: start-up = step 200 at 42.658 s - 200 / 4.731 = 0.3836 s, then 1e6 / 4.731 s
-    assert rows["basic"]["hours"] == pytest.approx((42.658 - 200 / 4.731 + 1e6 / 4.731) / 3600)
+    # standard_1: (13.996 + 1e6 / 22.3894) / 3600 = 12.4105 h (sustained = steady, start-up paid once);
+    # 4.0571 ML units/h x USD 0.49 = 1.98798 USD/h -> USD 24.672
+    hours = (STARTUP_STANDARD_1 + 1e6 / STANDARD_1) / 3600
+    assert rows["standard_1"]["hours"] == pytest.approx(hours)
+    assert rows["standard_1"]["usd"] == pytest.approx(hours * 4.0571 * 0.49)
+    assert (rows["standard_1"]["rate_basis"], rows["standard_1"]["steady_hours"]) == ("sustained", pytest.approx(hours))
+    # basic: no start-up, 1e6 / 4.6400 s = 59.8655 h (59.8706 h at the steady 4.6396 beside it)
+    assert rows["basic"]["hours"] == pytest.approx(1e6 / SUSTAINED_BASIC / 3600)
+    assert rows["basic"]["steady_hours"] == pytest.approx(1e6 / BASIC / 3600)
     # PREMIUM_1 nobody measured: Amdahl at its 20 training tasks, priced at 33.7829 units/h
     assert rows["PREMIUM_1"]["basis"] == "predicted (amdahl)"
-    assert rows["PREMIUM_1"]["hours"] == pytest.approx(1e6 / X20_2016 / 3600)  # 3.454 h
-    assert rows["PREMIUM_1"]["usd"] == pytest.approx(1e6 / X20_2016 / 3600 * 33.7829 * 0.49)  # 57.17
+    assert rows["PREMIUM_1"]["hours"] == pytest.approx(1e6 / X20_2016 / 3600)  # 3.507 h
+    assert rows["PREMIUM_1"]["usd"] == pytest.approx(1e6 / X20_2016 / 3600 * 33.7829 * 0.49)  # 58.06
+    assert rows["PREMIUM_1"]["rate_basis"] == "steady"  # a prediction of the steady rate: no goodput known
     assert "local" not in rows  # own hardware: no price, never a candidate
     assert chosen.choice["candidate"] == "standard_1"  # cheapest of those within 24 h (standard_1, PREMIUM_1)
     assert "standard_1 (measured)" in chosen.reason
@@ -153,15 +168,16 @@ def test_recommend_with_one_measured_tier_and_no_model(dataset_2016: Dataset) ->
     chosen = recommend(analysis, 1_000_000, deadline_h=100)
     assert chosen.candidates["candidate"].to_list() == ["basic"]
     row = chosen.choice
-    # start-up = step 200 at 42.658 s - 200 / 4.731 = 0.3836 s, then 1e6 / 4.731 s:
-    # (42.658 - 42.2744 + 211371.80) / 3600 = 58.7145 h; x 0.3878 ML units/h x USD 0.49 = USD 11.157
-    assert row["hours"] == pytest.approx((42.658 - 200 / 4.731 + 1e6 / 4.731) / 3600)
-    assert row["usd"] == pytest.approx(58.7145 * 0.3878 * 0.49, rel=1e-5)
+    # no start-up (step 200 at 42.658 s is ahead of 200 / 4.6396 = 43.107 s), then 1e6 at the sustained 4.6400:
+    # 215,516 s / 3600 = 59.8655 h; x 0.3878 ML units/h x USD 0.49 = USD 11.376
+    assert row["hours"] == pytest.approx(1e6 / SUSTAINED_BASIC / 3600)
+    assert row["hours"] == pytest.approx(59.8655, abs=1e-4)
+    assert row["usd"] == pytest.approx(59.8655 * 0.3878 * 0.49, rel=1e-5)
     assert row["extrapolation"] is None and row["caveat"] is None
     result = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "basic", "--steps", "1000000",
                                  "--deadline", "100h", "--price-date", "2019-12-01"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "basic (measured) is the cheapest" in result.output and "USD 11.16" in result.output
+    assert "basic (measured) is the cheapest" in result.output and "USD 11.38" in result.output
 
 
 def test_one_task_count_is_said_in_words(dataset_2016: Dataset) -> None:
@@ -175,18 +191,18 @@ def test_one_task_count_is_said_in_words(dataset_2016: Dataset) -> None:
 
 
 def test_recommend_sentence_keeps_an_amount_under_half_a_cent(dataset_2016: Dataset) -> None:
-    # 100 steps on basic: (42.658 - 200 / 4.731 + 100 / 4.731) / 3600 = 21.5206 s / 3600 = 0.0059779 h,
-    # x 0.3878 ML units/h x USD 0.49 = USD 0.0011359: the sentence said "USD 0.00" (the table 0.00114)
+    # 100 steps on basic: 100 / 4.6400 = 21.5516 s / 3600 = 0.0059866 h (no start-up),
+    # x 0.3878 ML units/h x USD 0.49 = USD 0.0011376: the sentence said "USD 0.00" (the table 0.00114)
     result = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "basic", "--steps", "100",
                                  "--deadline", "1h", "--price-date", "2019-12-01"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "within 1h: 0.00598 h, USD 0.00114" in " ".join(result.output.split())  # the deadline as given
+    assert "within 1h: 0.00599 h, USD 0.00114" in " ".join(result.output.split())  # the deadline as given
 
 
 def test_scaling_reports_the_2016_measured_points(dataset_2016: Dataset) -> None:
     points = scaling(analyze(dataset_2016)).points
     assert points["tasks"].to_list() == [1, 5]
-    assert points["steady_global_steps_per_s"].to_list() == pytest.approx([4.731, 22.8075])
+    assert points["steady_global_steps_per_s"].to_list() == pytest.approx([BASIC, STANDARD_1])
 
 
 runner = CliRunner()
@@ -207,7 +223,7 @@ def test_predict_and_recommend_commands(cli_dataset: Path) -> None:
     amdahl = next(p for p in doc["predictions"] if p["model"] == "amdahl")
     assert amdahl["global_steps_per_s"] == pytest.approx(X20_2016)
     text = runner.invoke(app, ["predict", "-d", str(cli_dataset), "--tasks", "20"])
-    assert "USL needs runs of at least 3" in text.output and "80.42" in text.output
+    assert "USL needs runs of at least 3" in text.output and "79.20" in text.output
     args = ["recommend", "-d", str(cli_dataset), "--steps", "1000000", "--price-date", "2019-12-01"]
     result = runner.invoke(app, [*args, "--deadline", "6h", "--json"])
     assert result.exit_code == 0, result.output
@@ -226,13 +242,16 @@ def test_summary_json_keeps_old_keys_and_gains_the_new_figures(cli_dataset: Path
     assert result.exit_code == 0, result.output
     runs = {r["run_id"]: r for r in json.loads(result.output)}
     standard = runs["standard_1"]
-    assert standard["steady_global_steps_per_s"] == pytest.approx(22.8075)
-    assert standard["speedup_vs_baseline"] == pytest.approx(22.8075 / 4.731)
-    assert standard["steady_ci_low"] <= 22.8075 <= standard["steady_ci_high"]
-    assert standard["speedup_ci_low"] <= 22.8075 / 4.731 <= standard["speedup_ci_high"]
+    assert standard["steady_global_steps_per_s"] == pytest.approx(STANDARD_1)
+    assert standard["speedup_vs_baseline"] == pytest.approx(STANDARD_1 / BASIC)
+    assert standard["steady_ci_low"] <= STANDARD_1 <= standard["steady_ci_high"]
+    assert standard["speedup_ci_low"] <= STANDARD_1 / BASIC <= standard["speedup_ci_high"]
     assert standard["training_mode"] == "async" and standard["restarts"] == 0 and standard["stragglers"] == 0
-    assert standard["hours_to_target"] == pytest.approx(100000 / 22.8075 / 3600)
-    assert runs["local"]["startup_s"] == pytest.approx(15.281 - 200 / 18.853)  # 4.673 s
+    # (13.996 + 100000 / 22.3894) / 3600 = 1.2446 h, on the sustained rate (here equal to the steady one)
+    assert standard["hours_to_target"] == pytest.approx((STARTUP_STANDARD_1 + 100000 / STANDARD_1) / 3600)
+    assert standard["sustained_global_steps_per_s"] == pytest.approx(STANDARD_1)
+    assert (standard["plan_basis"], standard["steady_hours_to_target"]) == ("sustained", standard["hours_to_target"])
+    assert runs["local"]["startup_s"] == pytest.approx(15.281 - 200 / LOCAL)  # 4.664 s
 
 
 def test_bounded_lstsq_is_scipys_result_to_the_bit() -> None:

@@ -9,20 +9,20 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis import AnalysisOptions, analyze
-from tierscope.analysis.bootstrap import BOOTSTRAP_DRAWS, EXACT_MAX, median_draws
+from tierscope.analysis.bootstrap import BOOTSTRAP_DRAWS, EXACT_MAX, steady_draws
 from tierscope.analysis.forecast import fit, scaling
 from tierscope.analysis.scaling import FIT_DRAWS, bootstrap_medians
 from tierscope.dataset.store import Dataset
 
 
 def test_fewer_draws_are_the_first_of_more_in_both_forms() -> None:
-    # the resampling form (at most EXACT_MAX values) and the rank form (more): the generator fills its
+    # the resampling form (at most EXACT_MAX values) and the normal form (more): the generator fills its
     # picks or normals one after another, so FIT_DRAWS draws are the first FIT_DRAWS of BOOTSTRAP_DRAWS
     rng = np.random.default_rng(3)
     for n in (2, 3, 50, EXACT_MAX, EXACT_MAX + 1, 200_000):
         values = rng.gamma(5.0, 2.0, n)
-        many = median_draws(values, "run-a", 11, BOOTSTRAP_DRAWS)
-        assert np.array_equal(median_draws(values, "run-a", 11, FIT_DRAWS), many[:FIT_DRAWS]), n
+        many = steady_draws(values, "run-a", 11, BOOTSTRAP_DRAWS)
+        assert np.array_equal(steady_draws(values, "run-a", 11, FIT_DRAWS), many[:FIT_DRAWS]), n
 
 
 def test_bootstrap_medians_take_the_kept_draws_and_draw_the_others() -> None:
@@ -34,10 +34,10 @@ def test_bootstrap_medians_take_the_kept_draws_and_draw_the_others() -> None:
     boot = bootstrap_medians(points, samples, 11, FIT_DRAWS, drawn=kept)
     assert boot.shape == (FIT_DRAWS, 2)
     assert np.array_equal(boot[:, 0], np.arange(FIT_DRAWS, dtype=float))
-    assert np.array_equal(boot[:, 1], median_draws(samples["b"], "b", 11, FIT_DRAWS))
+    assert np.array_equal(boot[:, 1], steady_draws(samples["b"], "b", 11, FIT_DRAWS))
     # too few kept (fewer than the fit's draws): drawn anew
     short = bootstrap_medians(points, samples, 11, FIT_DRAWS, drawn={"a": np.zeros(10)})
-    assert np.array_equal(short[:, 0], median_draws(samples["a"], "a", 11, FIT_DRAWS))
+    assert np.array_equal(short[:, 0], steady_draws(samples["a"], "a", 11, FIT_DRAWS))
 
 
 def test_the_fit_from_kept_draws_is_the_fit_drawn_anew(dataset_2016: Dataset) -> None:

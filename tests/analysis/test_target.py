@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.analysis.test_summary_2016 import STANDARD_1
 from tierscope.analysis import analyze
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.target import HOLD_RECORDS, Target, TargetError, at_steps, reached_at, target_of
@@ -165,13 +166,14 @@ def test_the_2016_logs_by_hand(dataset_2016: Dataset) -> None:
     assert rows["basic"]["target_reason"] == "loss at or below 2 in 4 of 10 records, never 3 in a row (at most 2)"
     # standard_1, every task's records by global step: 2.439 2.319 2.049 2.050 2.069 (100-500, workers) 2.140 (700,
     # master) 1.948 1.888 1.967 (800-1000, workers): step 800. Only master/0 (the lead) logs the job's clock: step
-    # 700 at 45.261 s, so step 800 is 100 steps later at the steady 22.8075 steps/s: 45.261 + 4.3845 = 49.646 s;
-    # x 10 ML units/h (STANDARD_1, 2016): 0.13790 unit-h. 4.8x the steps/s of basic, yet slower to the target
+    # 700 at 45.261 s, so step 800 is 100 steps later at the steady 22.3894 steps/s (tests/analysis/
+    # test_summary_2016.py): 45.261 + 4.4664 = 49.727 s; x 10 ML units/h (STANDARD_1, 2016): 0.13813 unit-h.
+    # 4.8x the steps/s of basic, yet slower to the target
     # than the laptop: the asynchronous workers need 800 global steps where one process needs 600.
     std = rows["standard_1"]
     assert std["step_at_target"] == 800
-    assert std["time_to_target_s"] == pytest.approx(45.261 + 100 / 22.8075, abs=1e-3)
-    assert std["ml_unit_hours_to_target"] == pytest.approx(49.6455 / 3600 * 10, abs=1e-5)
+    assert std["time_to_target_s"] == pytest.approx(45.261 + 100 / STANDARD_1, abs=1e-3)
+    assert std["ml_unit_hours_to_target"] == pytest.approx(49.7274 / 3600 * 10, abs=1e-5)
     assert rows["premium_1"]["target_status"] == "not_logged"  # it never ran
     # accuracy (of training batches: the 2016 logs have Train lines only, no Eval blocks). standard_1 by global
     # step: 0.093 0.290 0.247 0.220 0.243 0.247 0.267 0.267 0.257 (100-500, 700-1000): >= 0.25 at 200 alone, then

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support import SHARED
-from tierscope.analysis.bootstrap import SteadyRates, median_draws, steady_rates, weighted_median
+from tierscope.analysis.bootstrap import SteadyRates, kept_shares, steady_draws, steady_rates
 from tierscope.analysis.throughput import interval_rates, run_throughput
 from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
@@ -44,28 +44,31 @@ def test_case08_the_interval_across_missing_lines_is_timed_over_its_own_100_step
     # Mean = (100 + 100) / (8.150 + 8.065) = 200 / 16.215 = 12.3343 (was 700 / 16.215 = 43.17).
     assert row["mean_global_steps_per_s"] == pytest.approx(200 / 16.215, rel=1e-9)
     assert row["mean_global_steps_per_s"] == pytest.approx(12.3343, abs=1e-4)
-    # Steady: the lengths are alike (8.150 s, 8.065 s, the step-less one counted as their median 8.1075 s):
-    # the plain median of 12.2695, 12.399, 12.348 = 12.348, as before. No restart: one segment.
-    assert row["steady_global_steps_per_s"] == pytest.approx(12.348)
+    # Steady: 100 steps at 12.2695, 100 at 12.399, and the step-less 12.348 of unknown length counted as
+    # the median known one, 100 steps; step times within 1.01x of the median 1/12.348: all kept.
+    # 300 / (100/12.2695 + 100/12.399 + 100/12.348) = 300 / (8.15029 + 8.06517 + 8.09848) = 12.3386
+    # (the plain median was 12.348). No restart: one segment.
+    assert row["steady_global_steps_per_s"] == pytest.approx(300 / (100 / 12.2695 + 100 / 12.399 + 100 / 12.348))
+    assert row["steady_global_steps_per_s"] == pytest.approx(12.3386, abs=1e-4)
     assert (row["segments"], row["restarts"], row["records"]) == (1, 0, 4)
 
 
-def test_case22_steady_is_the_median_over_time_and_startup_is_on_the_workers_clock(tmp_path: Path) -> None:
+def test_case22_steady_is_its_steps_over_their_time_and_startup_is_on_the_workers_clock(tmp_path: Path) -> None:
     row = _case(tmp_path, "case22", "case22.log")
     # Worker 2's records (global step at unix time): 0 @ .659784, 2 @ .680242, 8 @ .693580, 201 @ 1.224505
-    # (+1514344770). Intervals: 2 / 0.020458 s = 97.761 (warm-up: below half the median 363.5), 6 / 0.013338 s
-    # = 449.843, 193 / 0.530925 s = 363.517. The steady two are 0.013 s and 0.531 s long (39.8x > 10x: mixed), so the
-    # median is weighted by seconds: half of 0.544263 s is 0.272 s, and 363.517 alone covers 0.531 s of it:
-    # steady = 193 / 0.530925 = 363.5165 (the notes' 363.5; the plain median, halfway, was 406.68).
-    assert row["steady_global_steps_per_s"] == pytest.approx(193 / 0.530925, rel=1e-6)
-    assert row["steady_global_steps_per_s"] == pytest.approx(363.5165, abs=1e-4)
+    # (+1514344770). Intervals: 2 / 0.020458 s = 97.761 (warm-up: below half the median 406.68), 6 / 0.013338 s
+    # = 449.843, 193 / 0.530925 s = 363.517. Step times 2.2230 ms and 2.7509 ms, median 2.4870 ms: 0.894x and
+    # 1.106x, both within the bound, both kept. Steady = 199 steps / 0.544263 s = 365.632, the mean (the plain
+    # median, halfway between 6 steps and 193, was 406.68; a steps-weighted median 363.517).
+    assert row["steady_global_steps_per_s"] == pytest.approx(199 / 0.544263, rel=1e-6)
+    assert row["steady_global_steps_per_s"] == pytest.approx(365.632, abs=1e-3)
     # Mean, pooled: (6 + 193) / (0.013338 + 0.530925) = 199 / 0.544263 = 365.632 (unchanged).
     assert row["mean_global_steps_per_s"] == pytest.approx(199 / 0.544263, rel=1e-6)
     # Start-up on the lead's (the one worker's) clock from 'Training begins @ 1514344761.687888': its first
-    # steady record, step 8, at 1514344770.693580 - 1514344761.687888 = 9.005692 s, less 8 / 363.5165 =
-    # 0.022007 s: 8.983685 s (was null: the worker logs no elapsed_s).
-    assert row["startup_s"] == pytest.approx(9.005692 - 8 / (193 / 0.530925), abs=1e-5)
-    assert row["startup_s"] == pytest.approx(8.98369, abs=1e-5)
+    # steady record, step 8, at 1514344770.693580 - 1514344761.687888 = 9.005692 s, less 8 / 365.632 =
+    # 0.021880 s: 8.983812 s (was null: the worker logs no elapsed_s).
+    assert row["startup_s"] == pytest.approx(9.005692 - 8 / (199 / 0.544263), abs=1e-5)
+    assert row["startup_s"] == pytest.approx(8.98381, abs=1e-5)
 
 
 def _records(steps: list[int | None], seconds: list[float | None], rates: list[float | None]) -> pl.LazyFrame:
@@ -89,17 +92,27 @@ def test_lines_missing_between_records_of_any_format_keep_the_programs_own_inter
     assert run_throughput(steps)["mean_global_steps_per_s"][0] == pytest.approx(10.0)
 
 
-def test_mixed_lengths_weigh_their_seconds_alike_ones_keep_the_plain_median() -> None:
-    # 363.5 over 0.531 s and 449.8 over 0.013 s: 0.531 > 10 x 0.013, weighted: 363.5 covers over half the time.
-    assert steady_rates(np.array([449.8, 363.5]), np.array([0.013, 0.531])).median() == 363.5
-    # Within 10x of each other (41.06 s and 4.431 s, as the 2016 STANDARD_1 log): the plain median, (10 + 18) / 2.
-    assert steady_rates(np.array([10.0, 18.0]), np.array([41.06, 4.431])).median() == 14.0
-    # Equal weights give the plain median; exactly half the weight at or below a value: the mean with the next.
-    assert weighted_median(np.array([3.0, 1.0, 2.0, 4.0]), np.ones(4)) == 2.5
-    assert weighted_median(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 2.0])) == 2.5
-    # The bootstrap of a weighted sample resamples intervals with their weights: every draw's weighted median
-    # is one of the two rates, 363.5 unless the resample holds 449.8 twice (1/4 of the draws).
-    sample = SteadyRates(np.array([449.8, 363.5]), np.array([0.013, 0.531]))
-    draws = median_draws(sample, "r", draws=2000)
-    assert set(np.unique(draws)) <= {363.5, 449.8}
-    assert np.mean(draws == 449.8) == pytest.approx(0.25, abs=0.03)
+def test_the_steady_rate_is_the_kept_intervals_steps_over_their_time() -> None:
+    # case22's two steady intervals: 6 steps at 449.8 and 193 at 363.5, both within the bound (step times
+    # 2.2232 ms and 2.7510 ms about their median 2.4871 ms: 0.894x, 1.106x): 199 / (6/449.8 + 193/363.5).
+    assert steady_rates(np.array([449.8, 363.5]), np.array([6.0, 193.0])).steady() == pytest.approx(
+        199 / (6 / 449.8 + 193 / 363.5), rel=1e-12
+    )
+    # Equal lengths keep no weights: the harmonic mean, 3 / (1/10 + 1/10 + 1/12) = 10.5882.
+    alike = steady_rates(np.array([10.0, 10.0, 12.0]), np.array([100.0, 100.0, 100.0]))
+    assert alike.weights is None
+    assert alike.steady() == pytest.approx(3 / (1 / 10 + 1 / 10 + 1 / 12), rel=1e-12)
+    # A stall: 5 steps/s among 10s is a step time 2x the median 0.1 s: left out (10.0, 0 of it kept).
+    stalled = steady_rates(np.array([10.0, 10.0, 10.0, 5.0]), np.ones(4))
+    assert stalled.steady() == pytest.approx(10.0) and stalled.stalls() == 1
+    # The taper: 1/8 s a step is 1.25x the median 0.1 s (kept whole), 1/(10/1.375) s is 1.375x (half kept),
+    # 1/6 s is 1.667x (none). A fast interval is no stall: 20 steps/s (0.5x) is kept whole.
+    shares = kept_shares(np.array([10.0, 10.0, 10.0, 8.0, 10 / 1.375, 6.0, 20.0]))
+    assert shares == pytest.approx([1, 1, 1, 1, 0.5, 0, 1])
+    # The bootstrap resamples intervals with their steps: a draw is one of the rates alone (a resample
+    # of one interval twice: 1/2 of the draws) or the rate of both, 365.46 (1/2).
+    sample = SteadyRates(np.array([449.8, 363.5]), np.array([6.0, 193.0]))
+    draws = steady_draws(sample, "r", draws=2000)
+    both = 199 / (6 / 449.8 + 193 / 363.5)
+    assert np.allclose(np.unique(draws), sorted([363.5, both, 449.8]))
+    assert np.mean(np.isclose(draws, both)) == pytest.approx(0.5, abs=0.04)

@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.analysis.test_summary_2016 import BASIC, STANDARD_1
 from tests.support import ROOT
 from tests.support.reports_fixtures import (
     BIDI_RUN,
@@ -63,15 +64,16 @@ def data_2016(dataset_2016: Dataset) -> ReportData:
 
 def test_headline_on_the_2016_logs(data_2016: ReportData) -> None:
     # N defaults to the longest run's last step: 1,000 (basic, local, standard_1 all end at step 1000).
-    # standard_1: 22.8075 steps/s, 22.8075 / 4.731 = 4.82x basic. basic: 4.731 * 3600 / 1 unit = 17,031.6
-    # steps per ML unit-hour (standard_1: 22.8075 * 3600 / 10 = 8,210.7). Price x time to 1,000 steps:
-    # basic 1000/4.731 = 211.37 s, x 1 unit/3600 = 0.05871 unit-h -> 12.41; standard_1 43.845 s,
-    # 0.12179 unit-h -> 5.34: standard_1 is the best value, 43.8 s for 0.122 ML unit-hours.
+    # standard_1: 22.389 steps/s, 22.3894 / 4.6396 = 4.83x basic. basic: 4.6396 * 3600 / 1 unit = 16,702.7
+    # steps per ML unit-hour (standard_1: 22.3894 * 3600 / 10 = 8,060.2). Price x time to 1,000 steps, on the
+    # sustained rates with start-up once (tests/analysis/test_scaling.py): basic 1000 / 4.6400 = 215.52 s, x 1
+    # unit / 3600 = 0.05987 unit-h -> 12.90; standard_1 13.996 + 1000 / 22.3894 = 58.66 s, 0.16294 unit-h
+    # -> 9.56: standard_1 is the best value, 58.7 s for 0.163 ML unit-hours.
     assert data_2016.steps == 1000
     assert headline(data_2016.summary, data_2016.costs, data_2016.steps, Catalog("en")) == [
-        "Fastest: standard_1 (STANDARD_1) at 22.81 global steps/s, 4.82× the baseline basic.",
-        "Cheapest per step: basic (BASIC) with 17,032 steps per ML unit-hour (no dollar price for these dates).",
-        "Best value (lowest price × time): standard_1 (STANDARD_1) does 1,000 steps in 43.8 s for 0.122 ML unit-hours.",
+        "Fastest: standard_1 (STANDARD_1) at 22.39 global steps/s, 4.83× the baseline basic.",
+        "Cheapest per step: basic (BASIC) with 16,703 steps per ML unit-hour (no dollar price for these dates).",
+        "Best value (lowest price × time): standard_1 (STANDARD_1) does 1,000 steps in 58.7 s for 0.163 ML unit-hours.",
         "1 run failed; see below.",  # premium_1; was "1 run(s) failed"
     ]
 
@@ -106,13 +108,13 @@ def test_counts_agree_with_their_nouns_in_both_languages(data_2016: ReportData) 
 
 def test_scaling_band_from_the_analysis_fit_on_the_2016_logs(data_2016: ReportData) -> None:
     # Two sizes (BASIC 1 task, STANDARD_1 5; the laptop is not a tier) fit Amdahl exactly:
-    # lambda = 4.731, 4.731 * 5 / (1 + 4 sigma) = 22.8075 -> sigma = (23.655 / 22.8075 - 1) / 4 = 0.0092897;
-    # at 20 tasks (PREMIUM_1): 4.731 * 20 / (1 + 19 * 0.0092897) = 94.62 / 1.176505 = 80.42 steps/s.
+    # lambda = 4.6396, 4.6396 * 5 / (1 + 4 sigma) = 22.3894 -> sigma = (23.1982 / 22.3894 - 1) / 4 = 0.0090305;
+    # at 20 tasks (PREMIUM_1): 4.6396 * 20 / (1 + 19 * 0.0090305) = 92.793 / 1.171580 = 79.20 steps/s.
     assert data_2016.scaling_points.select("run_id", "tasks").rows() == [("basic", 1), ("standard_1", 5)]
     band = {r["tasks"]: r for r in data_2016.scaling_model.iter_rows(named=True)}
     assert sorted(band) == list(range(1, 21)) and {r["model"] for r in band.values()} == {"Amdahl"}
-    assert band[1]["predicted"] == pytest.approx(4.731) and band[5]["predicted"] == pytest.approx(22.8075)
-    assert band[20]["predicted"] == pytest.approx(80.4247, abs=1e-3)
+    assert band[1]["predicted"] == pytest.approx(BASIC) and band[5]["predicted"] == pytest.approx(STANDARD_1)
+    assert band[20]["predicted"] == pytest.approx(79.2031, abs=1e-3)
     # two points for two parameters test nothing, so the band (measurement noise only) is not drawn
     assert band[20]["low"] is None and band[20]["high"] is None
     html = render_html(data_2016, "en")
@@ -364,8 +366,9 @@ def test_cli_report_with_lang_steps_figures_and_open(
     result = CliRunner().invoke(app, [*args, "--figures", str(fig), "--open"])
     assert result.exit_code == 0, result.output
     html = out.read_text()
-    # 36,000 steps at standard_1's 22.8075 steps/s: 1578.4 s = 26.3 min, x 10 units / 3600 = 4.384 unit-hours
-    assert "36,000 ステップを 26.3 分、4.38 ML ユニット時間で実行します" in html
+    # 36,000 steps at standard_1's sustained 22.389 steps/s after its 13.996 s start-up: 1621.9 s = 27.0 min,
+    # x 10 units / 3600 = 4.505 unit-hours
+    assert "36,000 ステップを 27.0 分、4.51 ML ユニット時間で実行します" in html
     names = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodput", "cost_time", "tasks", "scaling"]
     assert sorted(p.name for p in fig.iterdir()) == sorted(f"{n}.{e}" for n in names for e in ("png", "svg"))
     assert opened == [out.resolve().as_uri()]

@@ -109,3 +109,39 @@ def test_a_real_keras_callbacks_files_are_read_as_tensorboard_reads_them(tmp_pat
     stored = steps.filter(pl.col("role") == "evaluator", pl.col("step").is_not_null()).sort("step")
     assert dict(stored.select("step", "eval_loss").iter_rows()) == pytest.approx(expected)
     assert sorted(expected) == [8, 16]  # the optimizer's iterations at each epoch's end
+
+
+@pytest.mark.cluster
+def test_one_basic_run_gives_one_steady_rate_from_its_step_log_and_its_event_files(tmp_path: Path) -> None:
+    # Both sources time the same thing: the event file's batch_steps_per_second is the step log's own
+    # global_steps_per_s (float32), and each scalar's wall_time is taken a few ms after the record's timestamp.
+    # A 400-step BASIC run logged every 100 steps has 2 or 3 steady intervals; read from its event files right
+    # after it ended, the last step's events were held back (written within the collect's 300 s settle window:
+    # TensorFlow may still be writing a record's scalars), one interval fewer: 464.4 against 389.4. Logged
+    # every 40 steps here (10 records), so that one held back is seen among more.
+    out, tb = tmp_path / "runs" / "b400", tmp_path / "tb" / "b400"
+    run = train_local(tier="BASIC", steps=400, log_every_steps=40, out=out, timeout=300, tensorboard=tb)
+    assert run.status == "finished", run.reason
+    from_log = Dataset(tmp_path / "log")
+    collect_runs(from_log, runs_from_paths([out], None, None, None))
+    [spec] = runs_from_paths([tb], None, run.tier, None)
+    held = Dataset(tmp_path / "held")
+    [counts] = collect_runs(held, [spec]).sources  # the default settle window: the file was written just now
+    assert held.read("steps").height < from_log.read("steps").height == 10
+    assert any("may still be being written" in n for n in counts.notes)  # the collect says so
+    from_events = Dataset(tmp_path / "events")
+    collect_runs(from_events, [spec], settle_s=0)  # a job that has ended: every event now
+    logged = from_log.read("steps").sort("step")
+    read = from_events.read("steps").sort("step")
+    assert read["step"].to_list() == logged["step"].to_list() == list(range(40, 401, 40))
+    # the same rates (the event file keeps float32) and the same clock to a few ms
+    assert read["global_steps_per_s"].to_list() == pytest.approx(logged["global_steps_per_s"].to_list(), rel=1e-6)
+    lag = (read["timestamp"] - logged["timestamp"]).dt.total_microseconds().to_numpy() / 1e6
+    assert ((lag >= 0) & (lag < 0.05)).all(), lag
+    # one reading of the run: the same verdict (a run still speeding up has no steady rate from either) and
+    # rates within 2 %
+    by_log, by_events = (analyze(d).summary.row(0, named=True) for d in (from_log, from_events))
+    assert by_events["steady_status"] == by_log["steady_status"]
+    for figure in ("steady_global_steps_per_s", "mean_global_steps_per_s"):
+        if by_log[figure] is not None:
+            assert by_events[figure] == pytest.approx(by_log[figure], rel=0.02), figure

@@ -190,7 +190,12 @@ def _why_not(row: dict[str, Any], hours: float | None, budget: float | None, sai
         return "no rate to plan from"
     misses = []
     if hours is not None and row["hours"] > hours:
-        misses.append(f"{n.hours(row['hours'])} h > {said}")
+        # say which rate missed it, and the steady rate's hours where they would have met it
+        at = f" at the {row['rate_basis']} rate" if row.get("rate_basis") else ""
+        steady = row.get("steady_hours")
+        met = row.get("rate_basis") == "sustained" and steady is not None and steady <= hours
+        beside = f" (the steady rate's {n.hours(steady)} h would meet it)" if met else ""
+        misses.append(f"missed: {n.hours(row['hours'])} h > {said}{at}{beside}")
     if row["usd"] is None:
         # Fast enough or not, a candidate without a price cannot be weighed by cost.
         misses.append("no price")
@@ -282,7 +287,8 @@ def recommend_cmd(
     result = recommend(analysis, steps, hours, budget, limits, said)
     grid = Grid(
         [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
-         Column("steps/s"), Column("hours"), Column("USD"), Column("meets", "label"),
+         Column("steps/s"), Column("rate", "label"), Column("steady steps/s", drop=3), Column("hours"),
+         Column("hours at steady", wide=True), Column("USD"), Column("meets", "label"),
          Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
@@ -293,7 +299,8 @@ def recommend_cmd(
         devices = n.MISSING if r["devices"] is None else n.plural(r["devices"], r["device_basis"])
         grid.add(
             r["candidate"], r["basis"], n.count(r["tasks"]), devices, n.fixed(r["global_steps_per_s"], 2),
-            n.hours(r["hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,
+            r["rate_basis"] or n.MISSING, n.fixed(r["steady_global_steps_per_s"], 2), n.hours(r["hours"]),
+            n.hours(r["steady_hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,
             r["hardware"] or r["tier"] or n.MISSING, r["price_rows"] or n.MISSING,
         )  # fmt: skip
     candidates = [

@@ -25,7 +25,7 @@ def fixed(value: float | None, digits: int) -> str:
 
 
 def rate(value: float | None) -> str:
-    """Steps/s (global or local): 3 decimals, ``22.808``."""
+    """Steps/s (global or local): 3 decimals, ``22.389``."""
     return fixed(value, 3)
 
 

@@ -250,6 +250,7 @@ def summary_grid(
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
         Column("hours to N"),
+        Column("hours at steady", drop=5),
         Column("USD to N"),
         Column("priced on", "label", wide=not several_dates),
         Column("mode", "label", wide=True),
@@ -282,7 +283,7 @@ def summary_grid(
             devices_cell(r), n.ratio(r.get("scaling_efficiency_devices")), n.rate(r.get("steps_per_s_per_device")),
             n.fixed(r.get("steps_per_usd"), 0), n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
-            n.hours(r["hours_to_target"]), n.money(r["usd_to_target"]),
+            n.hours(r["hours_to_target"]), n.hours(r.get("steady_hours_to_target")), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
             r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
             r.get("price_rows") or n.MISSING, *reached,
@@ -292,6 +293,22 @@ def summary_grid(
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
+    # what the hours to N are on: the sustained rate (or the steady one where a run's goodput is unknown)
+    if "plan_basis" in frame.columns and frame["plan_basis"].drop_nulls().len():
+        steady_only = [named(r["run_id"]) for r in frame.iter_rows(named=True) if r["plan_basis"] == "steady"]
+        grid.notes.append(
+            "hours to N are on the sustained rate (the steps each run made over the time it ran: checkpoints, "
+            "evaluations and restarts in, start-up once); hours at steady beside"
+            + (f"; {', '.join(steady_only)}: on the steady rate (no goodput)" if steady_only else "")
+        )
+    # what the steady rate left out beyond warm-up: stalls (checkpoints, evaluations, slow input)
+    from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO  # the CLI loads the analysis only when it runs
+
+    grid.notes += [f"run {named(r['run_id'])}: steady rate over {r['steady_intervals']} intervals past warm-up less "
+                   f"{n.plural(r['steady_stalls'], 'stall')} (step time over {STALL_FROM:g}x the median; "
+                   f"wholly left out from {STALL_TO:g}x)"
+                   for r in frame.iter_rows(named=True)
+                   if r.get("steady_stalls") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
     grid.notes += [f"run {named(r['run_id'])}: no steady rate: {r['steady_reason']}"
                    for r in frame.iter_rows(named=True) if r.get("steady_reason") and r["records"]]  # fmt: skip
