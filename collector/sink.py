@@ -95,6 +95,7 @@ def store_parsed(
     given = {k: v for k, v, on in (("run_id", run.run_id, run.run_id_given), ("tier", run.tier, run.tier_given)) if on}
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
     parsed = _timed(parsed)
+    lines = _LineOutcomes()
     if parsed.steps.height:
         if "loss" in parsed.steps.columns:
             nan = parsed.steps.filter(pl.col("loss").is_nan())
@@ -105,10 +106,14 @@ def store_parsed(
         got = dataset.append("steps", _set(_fill(parsed.steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
+        lines.stored("steps", got)
+        lines.held(parsed.steps)
     if parsed.events.height:
         got = dataset.append("events", _set(_fill(parsed.events, **ctx), **given), staged)
         counts.events += got.stored
         counts.duplicates += got.duplicates
+        lines.stored("events", got)
+        lines.held(parsed.events)
     if parsed.rejects.height:
         rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
             pl.col("raw").str.slice(0, REJECT_RAW_MAX)
@@ -116,6 +121,54 @@ def store_parsed(
         rejects = _set(rejects, run_id=run.run_id) if run.run_id_given else rejects
         got = dataset.append("rejects", rejects, staged)
         counts.rejects += got.stored + got.duplicates
+        lines.rejected(parsed.rejects)
+    lines.add_to(counts)
+
+
+def _offsets(frame: pl.DataFrame) -> tuple[set[int], int]:
+    """The lines of ``frame``'s rows: the distinct ``source_offset`` values, and the rows without one
+    (each a line of its own: an entry of a source that numbers none)."""
+    if "source_offset" not in frame.columns:
+        return set(), frame.height
+    offsets = frame.get_column("source_offset")
+    return set(offsets.drop_nulls().unique().to_list()), offsets.null_count()
+
+
+@dataclass
+class _LineOutcomes:
+    """One batch's lines by outcome (:class:`~tierscope.collector.runs.SourceCounts` says the order)."""
+
+    steps: set[int] = dataclasses.field(default_factory=set)
+    events: set[int] = dataclasses.field(default_factory=set)
+    held_rows: set[int] = dataclasses.field(default_factory=set)
+    rejects: set[int] = dataclasses.field(default_factory=set)
+    #: Rows without a line number, per outcome: each is a line of its own.
+    unnumbered: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def _add(self, outcome: str, found: tuple[set[int], int]) -> None:
+        getattr(self, outcome).update(found[0])
+        self.unnumbered[outcome] = self.unnumbered.get(outcome, 0) + found[1]
+
+    def stored(self, table: str, got: AppendResult) -> None:
+        frame = pl.DataFrame([pl.concat(got.stored_offsets)]) if got.stored_offsets else pl.DataFrame()
+        self._add(table, _offsets(frame))
+
+    def held(self, frame: pl.DataFrame) -> None:
+        self._add("held_rows", _offsets(frame))
+
+    def rejected(self, frame: pl.DataFrame) -> None:
+        self._add("rejects", _offsets(frame))
+
+    def add_to(self, counts: SourceCounts) -> None:
+        events = self.events - self.steps
+        duplicates = self.held_rows - self.steps - events
+        rejected = self.rejects - self.held_rows
+        n = self.unnumbered.get
+        counts.step_lines += len(self.steps) + n("steps", 0)
+        counts.event_lines += len(events) + n("events", 0)
+        # Unnumbered rows already held: those of the table's rows not stored now.
+        counts.duplicate_lines += len(duplicates) + max(0, n("held_rows", 0) - n("steps", 0) - n("events", 0))
+        counts.rejected_lines += len(rejected) + n("rejects", 0)
 
 
 class Sink:
