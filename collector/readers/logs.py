@@ -285,7 +285,7 @@ class LogReading:
             segments = src.plan(raw, self.prev, whole, opts.reread, self.run.olddirs)
             if not segments:
                 counts.notes.append("unchanged")
-            elif whole and isinstance(src, LocalFile) and (bomb := self._bomb(raw)) is not None:
+            elif isinstance(reader, gzip.GzipFile) and (bomb := self._bomb(raw)) is not None:
                 # marked read: not measured again until it changes
                 yield Batch(bomb, src.read_whole(raw, self.run.run_id, counts.lines, None))
                 return
@@ -325,8 +325,11 @@ class LogReading:
 
     def _bomb(self, raw: BinaryIO) -> Parsed | None:
         """The one reject of a gzip that expands past its limit (:mod:`tierscope.collector.limits`), naming
-        it, or None. The file then counts as one line, rejected whole."""
-        size = os.fstat(raw.fileno()).st_size
+        it, or None. The file then counts as one line, rejected whole. A ``gs://`` object is measured
+        as a local file is, from a first download of at most its compressed size (the read downloads it
+        again: objects are small, and a bomb is refused before a line of it is stored)."""
+        src = self.source
+        size = src.obj.size if isinstance(src, StoredObjectSource) else os.fstat(raw.fileno()).st_size
         ratio = self.options.max_expand
         limit = expand_limit(size, ratio)
         if not expands_past(raw, limit):
