@@ -125,33 +125,40 @@ def store_parsed(
     lines.add_to(counts)
 
 
-def _offsets(frame: pl.DataFrame) -> tuple[set[int], int]:
+_NO_OFFSETS = pl.Series("source_offset", [], pl.Int64)
+
+
+def _offsets(frame: pl.DataFrame) -> tuple[pl.Series, int]:
     """The lines of ``frame``'s rows: the distinct ``source_offset`` values, and the rows without one
     (each a line of its own: an entry of a source that numbers none)."""
     if "source_offset" not in frame.columns:
-        return set(), frame.height
+        return _NO_OFFSETS, frame.height
     offsets = frame.get_column("source_offset")
-    return set(offsets.drop_nulls().unique().to_list()), offsets.null_count()
+    return offsets.drop_nulls().unique(), offsets.null_count()
 
 
 @dataclass
 class _LineOutcomes:
-    """One batch's lines by outcome (:class:`~tierscope.collector.runs.SourceCounts` says the order)."""
+    """One batch's lines by outcome (:class:`~tierscope.collector.runs.SourceCounts` says the order);
+    polars series of line numbers, as a batch may hold half a million lines."""
 
-    steps: set[int] = dataclasses.field(default_factory=set)
-    events: set[int] = dataclasses.field(default_factory=set)
-    held_rows: set[int] = dataclasses.field(default_factory=set)
-    rejects: set[int] = dataclasses.field(default_factory=set)
+    found: dict[str, list[pl.Series]] = dataclasses.field(default_factory=dict)
     #: Rows without a line number, per outcome: each is a line of its own.
     unnumbered: dict[str, int] = dataclasses.field(default_factory=dict)
 
-    def _add(self, outcome: str, found: tuple[set[int], int]) -> None:
-        getattr(self, outcome).update(found[0])
+    def _add(self, outcome: str, found: tuple[pl.Series, int]) -> None:
+        self.found.setdefault(outcome, []).append(found[0])
         self.unnumbered[outcome] = self.unnumbered.get(outcome, 0) + found[1]
 
+    def _lines(self, outcome: str) -> pl.Series:
+        found = self.found.get(outcome)
+        if not found:
+            return _NO_OFFSETS
+        return found[0] if len(found) == 1 else pl.concat(found).unique()  # each piece is distinct already
+
     def stored(self, table: str, got: AppendResult) -> None:
-        frame = pl.DataFrame([pl.concat(got.stored_offsets)]) if got.stored_offsets else pl.DataFrame()
-        self._add(table, _offsets(frame))
+        stored = pl.concat(got.stored_offsets) if got.stored_offsets else _NO_OFFSETS
+        self._add(table, (stored.drop_nulls().unique(), stored.null_count()))
 
     def held(self, frame: pl.DataFrame) -> None:
         self._add("held_rows", _offsets(frame))
@@ -160,15 +167,18 @@ class _LineOutcomes:
         self._add("rejects", _offsets(frame))
 
     def add_to(self, counts: SourceCounts) -> None:
-        events = self.events - self.steps
-        duplicates = self.held_rows - self.steps - events
-        rejected = self.rejects - self.held_rows
+        steps, events, held, rejects = (self._lines(k) for k in ("steps", "events", "held_rows", "rejects"))
+        if events.len() and steps.len():
+            events = events.filter(~events.is_in(steps.implode()))
+        if rejects.len() and held.len():
+            rejects = rejects.filter(~rejects.is_in(held.implode()))
         n = self.unnumbered.get
-        counts.step_lines += len(self.steps) + n("steps", 0)
-        counts.event_lines += len(events) + n("events", 0)
-        # Unnumbered rows already held: those of the table's rows not stored now.
-        counts.duplicate_lines += len(duplicates) + max(0, n("held_rows", 0) - n("steps", 0) - n("events", 0))
-        counts.rejected_lines += len(rejected) + n("rejects", 0)
+        counts.step_lines += steps.len() + n("steps", 0)
+        counts.event_lines += events.len() + n("events", 0)
+        # The lines of stored rows are among those of the rows given (held): the rest held only duplicates.
+        counts.duplicate_lines += held.len() - steps.len() - events.len()
+        counts.duplicate_lines += max(0, n("held_rows", 0) - n("steps", 0) - n("events", 0))
+        counts.rejected_lines += rejects.len() + n("rejects", 0)
 
 
 class Sink:
