@@ -212,10 +212,13 @@ def large_log(work: Path, gb: float) -> list[Figure]:
     ]  # fmt: skip
 
 
-#: The closing line of ``collect files`` (:func:`tierscope.cli.output.closing_line`), its six figures.
+#: The closing line of ``collect files`` (:func:`tierscope.cli.output.closing_line`), its six figures (records
+#: where a line holds several: the "from N lines" and "rejected pieces" parts, absent on the logs measured here).
 _CLOSING = re.compile(
-    r"read (?P<lines>[\d,]+) lines?: stored (?P<steps>[\d,]+) step records? and (?P<events>[\d,]+) events?, "
-    r"(?P<duplicates>[\d,]+) duplicates? already stored, kept aside (?P<rejects>[\d,]+) rejected lines?"
+    r"read (?P<lines>[\d,]+) lines?: stored (?P<steps>[\d,]+) step records?(?: from [\d,]+ lines?)? "
+    r"and (?P<events>[\d,]+) events?(?: from [\d,]+ lines?)?, "
+    r"(?P<duplicates>[\d,]+) duplicates?(?: from [\d,]+ lines?)? already stored, "
+    r"kept aside (?P<rejects>[\d,]+) rejected lines?(?: and [\d,]+ rejected pieces? of (?:a )?lines?)?"
     r"(?: \(see `tierscope rejects`\))?, (?P<skipped>[\d,]+) lines? had no metric"
 )
 

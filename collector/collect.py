@@ -9,6 +9,7 @@ dataset's lock; then the runs' facts are recorded.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from tierscope.collector.runs import runs_from_paths as runs_from_paths
 from tierscope.collector.sink import Sink, dataset_lock, file_positions, record_runs
 from tierscope.collector.unchanged import note_recorded
 from tierscope.dataset.doctor import StateCheck
+from tierscope.dataset.lock import let_waiters_in
 from tierscope.dataset.store import Dataset
 
 #: The state documents a collect keeps, checked by ``tierscope doctor`` (:func:`tierscope.dataset.doctor.check`):
@@ -62,12 +64,19 @@ def collect_file(
     return sink.take(reading, run)
 
 
+#: Seconds a collect holds the dataset's lock before it lets a waiting collect in between two files
+#: (:func:`tierscope.dataset.lock.let_waiters_in`): a third of the default lock timeout, so a cron collect
+#: started while a long one runs gets its turn before it gives up (exit 75).
+LOCK_SLICE_S = 20.0
+
+
 def collect_runs(
     dataset: Dataset,
     runs: list[RunSpec],
     lock_timeout: float = 60.0,
     on_file: Callable[[SourceCounts], None] | None = None,
     year: int | None = None,
+    lock_slice_s: float = LOCK_SLICE_S,
     **read: Any,
 ) -> CollectResult:
     """Collect what is new in every file of every run into ``dataset``, holding the dataset's lock.
@@ -76,7 +85,10 @@ def collect_runs(
     fields of :class:`~tierscope.collector.reading.ReadOptions` (``settle_s``, ``reread``,
     ``batch_bytes``, ``max_expand``, ``max_seconds``). Past ``max_seconds`` the collect stops at the
     next safe point (after a batch, or between files) and says so in ``stopped``: what was read is
-    stored, the lock let go, and the next collect goes on. An unreadable input file is listed in
+    stored, the lock let go, and the next collect goes on. Between two files, once it has held the lock
+    ``lock_slice_s`` seconds, it lets a collect waiting for the lock in (and then loads the positions
+    again, which that one may have moved); a single file holds it throughout, for at most
+    ``max_seconds`` and one batch. An unreadable input file is listed in
     ``errors`` and the others are collected. Raises :class:`TypeError` for a field ReadOptions has
     not, :class:`DatasetBusyError` if another collect holds the lock for longer than ``lock_timeout``
     seconds, :class:`StateCorruptError` / :class:`DatasetCorruptError` for a damaged dataset,
@@ -87,6 +99,7 @@ def collect_runs(
     deadline = options.deadline
     with dataset_lock(dataset, lock_timeout):
         positions = file_positions(dataset)
+        held_since = time.monotonic()
         result = CollectResult()
         absent: set[str] = set()  # runs none of whose files is there: nothing is known of them yet
         for run in runs:
@@ -96,6 +109,10 @@ def collect_runs(
                     said = f"{options.max_seconds:g}"
                     result.stopped = f"stopped by --max-seconds {said}: files not read yet are read next time"
                     break
+                if time.monotonic() - held_since >= lock_slice_s:
+                    let_waiters_in(dataset)
+                    positions = file_positions(dataset)
+                    held_since = time.monotonic()
                 try:
                     counts = collect_file(dataset, path, run, options, positions)
                 except MissingInputError as exc:

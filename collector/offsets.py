@@ -65,6 +65,9 @@ class FileState:
     #: A Cloud Storage object's generation: its fingerprint (objects never change; a rewrite is a
     #: new generation). None for a local file. An object's ``path`` is its ``gs://`` URL.
     generation: str | None = None
+    #: A file read whole (gzip) whose read stopped at a safe point (``--max-seconds``): the lines done.
+    #: The next collect of the same bytes goes on after them; None once read to its end.
+    resume_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,8 @@ def plan_reads(
         return [Segment(path, 0, 0, "reread" if reread else "new")]
     if whole:
         if prev.whole and prev.size == size and _matches(fd, size, prev):
-            return []
+            # A read stopped part way goes on after its lines (the reader finds where they end).
+            return [] if prev.resume_line is None else [Segment(path, 0, prev.resume_line, "resumed")]
         return [Segment(path, 0, 0, "whole")]
     if not prev.whole and _matches(fd, size, prev):
         return [Segment(path, prev.offset, prev.line, "grown")]

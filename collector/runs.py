@@ -30,7 +30,16 @@ LOG_SUFFIXES = (TEXT_LOG_SUFFIX, JSON_LOG_SUFFIX, ".txt", ".gz", ".json", ".out"
 
 @dataclass
 class SourceCounts:
-    """What one collect did with one input file."""
+    """What one collect did with one input file.
+
+    ``steps``, ``events``, ``duplicates`` and ``rejects`` count rows (records, events, rejects);
+    the ``*_lines`` figures count lines by outcome, so that ``step_lines + event_lines +
+    duplicate_lines + rejected_lines + skipped == lines`` whatever a line holds. A line's outcome is
+    the first of: it stored a step record (however many: a glued Keras line may hold several), it
+    stored an event, it held only rows already stored (duplicates), it gave only rejects, it gave
+    nothing (``skipped``). A reject on a line of another outcome, or a second one on a rejected
+    line, is a *rejected piece* (``rejects - rejected_lines``): kept in the rejects table, not a line.
+    """
 
     source: str
     run_id: str
@@ -40,6 +49,10 @@ class SourceCounts:
     rejects: int = 0
     duplicates: int = 0
     skipped: int = 0
+    step_lines: int = 0
+    event_lines: int = 0
+    duplicate_lines: int = 0
+    rejected_lines: int = 0
     #: The format sniffed from the file's first lines (or given), None when none matched.
     format: str | None = None
     #: What was unusual: a rotation, a line left for the next collect, an unchanged file.

@@ -95,6 +95,7 @@ def store_parsed(
     given = {k: v for k, v, on in (("run_id", run.run_id, run.run_id_given), ("tier", run.tier, run.tier_given)) if on}
     ctx = {"run_id": run.run_id, "tier": run.tier, "source": source}
     parsed = _timed(parsed)
+    lines = _LineOutcomes()
     if parsed.steps.height:
         if "loss" in parsed.steps.columns:
             nan = parsed.steps.filter(pl.col("loss").is_nan())
@@ -105,10 +106,14 @@ def store_parsed(
         got = dataset.append("steps", _set(_fill(parsed.steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
+        lines.stored("steps", got)
+        lines.held(parsed.steps)
     if parsed.events.height:
         got = dataset.append("events", _set(_fill(parsed.events, **ctx), **given), staged)
         counts.events += got.stored
         counts.duplicates += got.duplicates
+        lines.stored("events", got)
+        lines.held(parsed.events)
     if parsed.rejects.height:
         rejects = _fill(parsed.rejects, run_id=run.run_id, source=source).with_columns(
             pl.col("raw").str.slice(0, REJECT_RAW_MAX)
@@ -116,6 +121,64 @@ def store_parsed(
         rejects = _set(rejects, run_id=run.run_id) if run.run_id_given else rejects
         got = dataset.append("rejects", rejects, staged)
         counts.rejects += got.stored + got.duplicates
+        lines.rejected(parsed.rejects)
+    lines.add_to(counts)
+
+
+_NO_OFFSETS = pl.Series("source_offset", [], pl.Int64)
+
+
+def _offsets(frame: pl.DataFrame) -> tuple[pl.Series, int]:
+    """The lines of ``frame``'s rows: the distinct ``source_offset`` values, and the rows without one
+    (each a line of its own: an entry of a source that numbers none)."""
+    if "source_offset" not in frame.columns:
+        return _NO_OFFSETS, frame.height
+    offsets = frame.get_column("source_offset")
+    return offsets.drop_nulls().unique(), offsets.null_count()
+
+
+@dataclass
+class _LineOutcomes:
+    """One batch's lines by outcome (:class:`~tierscope.collector.runs.SourceCounts` says the order);
+    polars series of line numbers, as a batch may hold half a million lines."""
+
+    found: dict[str, list[pl.Series]] = dataclasses.field(default_factory=dict)
+    #: Rows without a line number, per outcome: each is a line of its own.
+    unnumbered: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def _add(self, outcome: str, found: tuple[pl.Series, int]) -> None:
+        self.found.setdefault(outcome, []).append(found[0])
+        self.unnumbered[outcome] = self.unnumbered.get(outcome, 0) + found[1]
+
+    def _lines(self, outcome: str) -> pl.Series:
+        found = self.found.get(outcome)
+        if not found:
+            return _NO_OFFSETS
+        return found[0] if len(found) == 1 else pl.concat(found).unique()  # each piece is distinct already
+
+    def stored(self, table: str, got: AppendResult) -> None:
+        stored = pl.concat(got.stored_offsets) if got.stored_offsets else _NO_OFFSETS
+        self._add(table, (stored.drop_nulls().unique(), stored.null_count()))
+
+    def held(self, frame: pl.DataFrame) -> None:
+        self._add("held_rows", _offsets(frame))
+
+    def rejected(self, frame: pl.DataFrame) -> None:
+        self._add("rejects", _offsets(frame))
+
+    def add_to(self, counts: SourceCounts) -> None:
+        steps, events, held, rejects = (self._lines(k) for k in ("steps", "events", "held_rows", "rejects"))
+        if events.len() and steps.len():
+            events = events.filter(~events.is_in(steps.implode()))
+        if rejects.len() and held.len():
+            rejects = rejects.filter(~rejects.is_in(held.implode()))
+        n = self.unnumbered.get
+        counts.step_lines += steps.len() + n("steps", 0)
+        counts.event_lines += events.len() + n("events", 0)
+        # The lines of stored rows are among those of the rows given (held): the rest held only duplicates.
+        counts.duplicate_lines += held.len() - steps.len() - events.len()
+        counts.duplicate_lines += max(0, n("held_rows", 0) - n("steps", 0) - n("events", 0))
+        counts.rejected_lines += rejects.len() + n("rejects", 0)
 
 
 class Sink:

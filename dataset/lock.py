@@ -10,6 +10,7 @@ stops renewing it). Whoever takes the lock first finishes what a killed writer l
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,11 @@ if TYPE_CHECKING:
 
 #: The lock file in a dataset's root (:attr:`tierscope.dataset.store.Dataset.lock_path`).
 LOCK_NAME = ".lock"
+#: How long :func:`let_waiters_in` leaves the lock free: several polls of a waiter (filelock polls every
+#: 0.05 s, a lease every 0.25 s at most), so a collect waiting for the lock takes it.
+LET_IN_PAUSE_S = 0.6
+#: The lock :func:`locked` holds for each dataset (by ``id``), for :func:`let_waiters_in`.
+_HELD: dict[int, FileLock | Lease] = {}
 
 
 @contextmanager
@@ -42,13 +48,37 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
     lock = _lock(dataset, timeout)
     _acquire(lock, dataset.root, timeout)
     dataset.holding_lock = True
+    _HELD[id(dataset)] = lock
     try:
         if recover_first:
             recover(dataset)
         yield dataset
     finally:
+        _HELD.pop(id(dataset), None)
         dataset.holding_lock = False
         lock.release()
+
+
+def let_waiters_in(dataset: Dataset, pause: float = LET_IN_PAUSE_S) -> None:
+    """Release the lock :func:`locked` holds on ``dataset`` for ``pause`` seconds, so that another
+    collect waiting for it takes it, then take it again (waiting as long as :func:`locked` did) and
+    recover what a writer killed meanwhile left. Call only at a safe point: everything written is
+    committed, and whatever was loaded of the dataset's state under the lock is loaded again after.
+
+    Raises :class:`DatasetBusyError` if the lock is not free again in time: what was
+    written before is kept, the ``with`` block of :func:`locked` then holds no lock."""
+    lock = _HELD[id(dataset)]
+    dataset.holding_lock = False
+    lock.release()
+    time.sleep(pause)
+    try:
+        _acquire(lock, dataset.root, float(lock.timeout))
+    except DatasetBusyError as exc:
+        raise DatasetBusyError(
+            f"{exc} (this collect let another take it between two files; what it read before is stored)"
+        ) from None
+    dataset.holding_lock = True
+    recover(dataset)
 
 
 def _lock(dataset: Dataset, timeout: float) -> FileLock | Lease:

@@ -390,10 +390,14 @@ PIN_MAX = 16_384
 class AppendResult:
     stored: int = 0
     duplicates: int = 0
+    #: The ``source_offset`` of each row stored (Int64, nulls kept), for tables that have one: which
+    #: lines stored a row and which only repeated rows already held (a collect counts lines by outcome).
+    stored_offsets: list[pl.Series] = field(default_factory=list)
 
     def __iadd__(self, other: AppendResult) -> AppendResult:
         self.stored += other.stored
         self.duplicates += other.duplicates
+        self.stored_offsets += other.stored_offsets
         return self
 
 
@@ -794,6 +798,8 @@ class Dataset:
                 if spec.range_key is not None:
                     self._ranges[path] = _range(new, spec.range_key)
                 result.stored += new.height
+                if "source_offset" in new.columns:
+                    result.stored_offsets.append(new.get_column("source_offset"))
         return result
 
     def commit_staged(self, staged: Staged) -> None:

@@ -31,3 +31,31 @@ def test_the_closing_line_counts_lines_without_a_metric(tmp_path: Path) -> None:
         "read 6 lines: stored 2 step records and 0 events, 0 duplicates already stored, "
         "kept aside 1 rejected line (see `tierscope rejects`), 3 lines had no metric"
     )
+
+
+def test_a_line_that_stores_a_record_and_rejects_a_piece_counts_once(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    # Line 2 is a task-tagged Keras summary whose "[0]<stdout.-:" head is split off as a piece without
+    # a step count: the line stores its record (step 125) and keeps the piece as a reject.
+    log.write_text(RECORD.format(step=100, s=6.2) + "[0]<stdout.-:125/125 - 3s - loss: 0.077 - accuracy: 0.9756\n")
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--settle", "0"])
+    assert result.exit_code == 0, result.output
+    # 2 lines = 2 that stored a record + 0 + 0 + 0 rejected lines + 0 with no metric; the piece is said apart.
+    assert result.output.splitlines()[-1] == (
+        "read 2 lines: stored 2 step records and 0 events, 0 duplicates already stored, "
+        "kept aside 0 rejected lines and 1 rejected piece of a line (see `tierscope rejects`), 0 lines had no metric"
+    )
+
+
+def test_a_line_of_several_records_counts_once_and_its_records_are_said(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    bar = "10/10 [==============================] - 1s 100ms/step - loss: 0.5000"
+    # Line 2: epoch 1's final bar (step 10); line 3 holds two more copies of it glued on one line.
+    log.write_text(f"Epoch 1/2\n{bar}\n{bar} {bar}\n")
+    result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--settle", "0"])
+    assert result.exit_code == 0, result.output
+    # 3 lines = 1 that stored step 10 + 1 whose 2 records were both held already + 1 with no metric ("Epoch 1/2").
+    assert result.output.splitlines()[-1] == (
+        "read 3 lines: stored 1 step record and 0 events, 2 duplicates from 1 line already stored, "
+        "kept aside 0 rejected lines, 1 line had no metric"
+    )

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from tests.support.ingest_helpers import step_line, stored_steps, write_steps
 from tierscope.cli import app
+from tierscope.collector.limits import Deadline
 from tierscope.dataset.store import Dataset
 
 runner = CliRunner()
@@ -87,3 +88,51 @@ def test_a_read_stopped_mid_file_goes_on_from_its_offset(tmp_path: Path) -> None
         assert any(n.startswith("stopped after line ") and "the next collect goes on from there" in n for n in notes)
     collect_runs(ds, [spec], settle_s=0)
     assert stored_steps(ds) == list(range(1, 20_001))
+
+
+class _AfterChecks(Deadline):
+    """A deadline that passes at its ``checks``-th look: a time limit scaled to batches, not seconds."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__(None)
+        self.left = checks
+
+    def passed(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+
+def test_a_gzip_stopped_by_its_time_limit_goes_on_from_its_lines_done(tmp_path: Path) -> None:
+    from tierscope.collector.collect import collect_file
+    from tierscope.collector.manifest import RunSpec
+    from tierscope.collector.reading import ReadOptions
+    from tierscope.collector.sink import dataset_lock
+
+    log = tmp_path / "app.log.gz"
+    with gzip.open(log, "wt") as fh:
+        fh.writelines(step_line(s) for s in range(1, 5_001))  # 5,000 lines of ~107 bytes: ~130 batches of 4 KB
+    ds = Dataset(tmp_path / "ds")
+    spec = RunSpec(run_id="r", tier="BASIC", files=[log])
+    read, notes = [], []
+    for _ in range(200):  # each collect may look at its deadline 40 times: some 40 batches
+        options = ReadOptions(settle_s=0, batch_bytes=4096, deadline=_AfterChecks(40))
+        with dataset_lock(ds):
+            counts = collect_file(ds, log, spec, options)
+        read.append(counts.lines)
+        notes.append(counts.notes)
+        if not any(n.startswith("stopped after line") for n in counts.notes):
+            break
+    # Every line read once over the collects: each went on where the one before stopped (before
+    # the look-ahead it held back), none started again from line 1.
+    assert len(read) >= 3
+    assert sum(read) == 5_000
+    assert stored_steps(Dataset(ds.root)) == list(range(1, 5_001))
+    stopped_at = int(notes[0][-1].split()[3].replace(",", ""))
+    assert any(n.startswith("resumed: read from line ") for n in notes[1])
+    assert notes[0][-1].endswith(
+        "the next collect decompresses the lines done again, without reading them, and goes on from there"
+    )
+    assert read[0] == stopped_at  # the first read counts its lines done, not the look-ahead read next time
+    # Then it is read whole: the next collect finds it unchanged.
+    with dataset_lock(ds):
+        assert collect_file(ds, log, spec, ReadOptions(settle_s=0)).notes == ["unchanged"]

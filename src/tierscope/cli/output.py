@@ -118,13 +118,32 @@ def counts_grid(result: CollectResult, wide: bool = False, unit: tuple[str, str]
 
 
 def closing_line(result: CollectResult, unit: tuple[str, str] = LINES) -> str:
-    """The line whose five figures add up to the lines (or log entries: ``unit``) read."""
-    rejected, total = result.total("rejects"), result.total
+    """The line whose five figures add up to the lines (or log entries: ``unit``) read.
+
+    Each line read counts once, by its outcome (:class:`~tierscope.collector.runs.SourceCounts`):
+    a line that stored step records, one that stored events, one whose rows were all held already,
+    a rejected line, a line with no metric. Where records and their lines differ (a glued Keras line
+    holds several step records), the records are said with their lines: ``stored 3 step records
+    from 2 lines``; the line figure is the one that adds up. Rejects beyond one a line (a piece of a
+    progress bar whose record was stored, a second piece of a rejected line) are said as *rejected
+    pieces*: every one is in the rejects table, none is a line of its own.
+    """
+    total = result.total
+    rejected, pieces = total("rejected_lines"), total("rejects") - total("rejected_lines")
+
+    def rows(count: int, lines: int, one: str, many: str = "") -> str:
+        said = n.plural(count, one, many or one + "s")
+        return said if count == lines else f"{said} from {n.plural(lines, *unit)}"
+
+    kept = n.plural(rejected, f"rejected {unit[0]}", f"rejected {unit[1]}")
+    if pieces:
+        kept += f" and {n.plural(pieces, f'rejected piece of a {unit[0]}', f'rejected pieces of {unit[1]}')}"
     return (
-        f"read {n.plural(total('lines'), *unit)}: stored {n.plural(total('steps'), 'step record')} "
-        f"and {n.plural(total('events'), 'event')}, {n.plural(total('duplicates'), 'duplicate')} already stored, "
-        f"kept aside {n.plural(rejected, f'rejected {unit[0]}', f'rejected {unit[1]}')}"
-        + (" (see `tierscope rejects`)" if rejected else "")
+        f"read {n.plural(total('lines'), *unit)}: stored {rows(total('steps'), total('step_lines'), 'step record')} "
+        f"and {rows(total('events'), total('event_lines'), 'event')}, "
+        f"{rows(total('duplicates'), total('duplicate_lines'), 'duplicate')} already stored, "
+        f"kept aside {kept}"
+        + (" (see `tierscope rejects`)" if rejected or pieces else "")
         # The lines with no metric close the sum: every line read is one of the five.
         + f", {n.plural(total('skipped'), *unit)} had no metric"
     )

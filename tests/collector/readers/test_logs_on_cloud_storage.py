@@ -285,3 +285,26 @@ def test_a_manifest_object_that_is_not_there_names_its_run_and_is_not_recorded(
     assert "gs://typo-bucket/logs/basci.log" in str(error)
     assert f"(run 'typo' of manifest {manifest}, whose paths are relative to its folder)" in str(error)
     assert ds.read("runs")["run_id"].to_list() == ["basic"]
+
+
+def test_a_gzip_bomb_object_is_one_reject_naming_it_as_a_local_one_is(storage: Emulator, tmp_path: Path) -> None:
+    bucket = storage.bucket("bomb-bucket")
+    # 72 MiB of newlines, some 72 KB compressed: 100 times that is below the 64 MiB floor, so the limit is 64 MiB.
+    bomb = gzip.compress(b"\n" * (72 << 20), compresslevel=9)
+    upload(bucket, {"logs/bomb.log.gz": bomb, "logs/ok.log.gz": gzip.compress(BASIC)})
+    ds = tmp_path / "ds"
+    args = ["collect", "files", "gs://bomb-bucket/logs/", "-d", str(ds), "--run-id", "r", "--tier", "BASIC"]
+    first = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert first.exit_code == 0, first.output
+    limit = 64 * 1024**2
+    reason = (
+        f"gs://bomb-bucket/logs/bomb.log.gz decompresses to more than {limit:,} bytes (100 times its {len(bomb):,} "
+        "bytes, at least 64 MiB, at most 20 GiB): not read (a compressed bomb?); if it is a real log, decompress it "
+        "and collect the text, or raise --max-expand"
+    )
+    assert Dataset(ds).read("rejects").select("source", "reason").rows() == [
+        ("gs://bomb-bucket/logs/bomb.log.gz", reason)
+    ]
+    # The bomb counts as 1 line, rejected; the other object's 10 lines are 10 step records (BASIC: steps 100 ... 1000).
+    assert sorted(Dataset(ds).read("steps")["step"].to_list()) == list(range(100, 1001, 100))
+    assert "read 11 lines: stored 10 step records" in first.output
