@@ -394,7 +394,7 @@ def test_report_out_naming_a_link_writes_its_target_and_keeps_the_link(tmp_path:
     # the report is renamed over --out: a link there was replaced by a regular file, its target never written
     (tmp_path / "real").mkdir()
     target = tmp_path / "real" / "target.html"
-    target.write_text("old")
+    target.write_text('<!DOCTYPE html><meta name="generator" content="tierscope 0.0">old')  # an earlier report
     link = tmp_path / "link.html"
     link.symlink_to(target)
     result = runner.invoke(app, ["report", "-d", str(dataset_2016.root), "--out", str(link), "--lang", "en"])
