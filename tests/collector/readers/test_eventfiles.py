@@ -79,8 +79,10 @@ def test_estimator_file_gives_the_hand_computed_steady_rate(tmp_path: Path, ds: 
     assert steps["elapsed_s"].to_list() == [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
     assert steps["timestamp"][0].timestamp() == T0 + 10.0
     assert steps["role"].null_count() == 6 and steps["format"].unique().to_list() == ["tfevents"]
-    # Steady state: the first interval (5.0) is warm-up; the median of 10, 10, 11, 12, 12 is 11.
-    assert analyze(ds).summary["steady_global_steps_per_s"][0] == pytest.approx(11.0)
+    # Steady state: the first interval (5.0) is warm-up; the rest, 100 steps each at 10, 10, 11, 12, 12
+    # steps/s, take 10 + 10 + 9.0909 + 8.3333 + 8.3333 = 45.7576 s (none past 1.25x the median step time
+    # of 1/11 s: the slowest is 1.1x), so the time-weighted rate is 500 / 45.7576 = 10.9272.
+    assert analyze(ds).summary["steady_global_steps_per_s"][0] == pytest.approx(500 / (20 + 100 / 11 + 200 / 12))
 
 
 def test_keras_tensor_scalars_per_task_and_validation(tmp_path: Path, ds: Dataset) -> None:
