@@ -275,7 +275,8 @@ def parse_lines(
     ):
         flip = True
         parsed, pending = _run_chain(lines, body, chain, context, final, flip)
-    known = learn_batch(lines, context)
+    # the batch and device counts a message states, behind whatever envelope wraps it
+    known = learn_batch(body, context)
     parsed.steps = rates_from_examples(parsed.steps, known)
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)

@@ -92,11 +92,24 @@ _CONSOLE = (
     rf"(?P<k_sev>[DIWECNA*!])(?:  (?:(?P<k_ts>{_RFC3339}) )?| (?P<k_ts2>{_RFC3339}) )"
     rf"(?:(?P<k_task>{_TASK_NAME}) )?"
 )
-_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE})"
+#: ``mpirun --timestamp-output``'s C ``ctime`` date (``Tue Sep  8 09:24:20 2020``), glued to the rank tag after it.
+_CTIME = (
+    r"(?P<w_ts>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d "
+    r"\d\d:\d\d:\d\d \d{4}) ?"
+)
+#: Ray's prefix on a worker's line: ``(RayTrainWorker pid=364, ip=10.0.0.218) ``, ``(pid=31681) `` (older Ray).
+_RAY = r"\((?:(?P<ray>[A-Za-z_][\w.]*) )?pid=(?P<ray_pid>\d+)(?:, ip=[\d.]+)?\) "
+_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY})"
 
 # Layer 2.
 _LAUNCHER = (
     rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
+    # SageMaker's MPI launch: ``[1,mpirank:0,algo-1]<stdout>:``
+    r"|\[(?:\d+,)?mpirank:(?P<midx>\d+)(?:,[^\]\s]*)?\]<std(?:out|err)>:"
+    # torchrun (PyTorch >= 2.3) on each line of a rank's error output: ``[rank0]:`` (one space may follow)
+    r"|\[rank(?P<kidx>\d+)\]: ?"
+    # torchrun --tee / torchx: ``[default0]:``, ``[trainer0|0]:`` (the worker group's role name, a rank)
+    r"|\[[a-z][a-z_]*?(?P<eidx>\d+)(?:\|\d+)?\]:"
     rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
     rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
     r"|(?P<sidx>\d+): )"
@@ -128,7 +141,22 @@ _BRACKET_TIME = (
     r"|\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
 )
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
-_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_PLAIN_TIME})"
+#: Hugging Face's logger: ``[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ``.
+_HF = rf"\[(?P<h_sev>{_SEVERITY_WORD})\|[^\]\s|]+:\d+\] (?P<h_ts>{_ISO_TIME}) >> ?"
+#: A month-first date (``%m/%d/%Y``): the examples' ``08/01/2025 23:27:31 - INFO - name - `` and SageMaker's
+#: built-in algorithms' ``[08/27/2018 06:07:55 INFO 140026571642688] ``.
+_US_TIME = r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d"
+_US_LOGGER = (
+    rf"(?P<v_ts>{_US_TIME}) - (?P<v_sev>{_SEVERITY_WORD}) - [\w.]+ - "
+    rf"|\[(?P<a_ts>{_US_TIME}) (?P<a_sev>{_SEVERITY_WORD}) \d+\] "
+)
+#: PyTorch's C++ (c10) header, glog's in brackets: ``[E606 09:09:08.164985364 ProcessGroupNCCL.cpp:757] ``
+#: (month not zero-padded), also without the time (``[W reducer.cpp:1389] ``).
+_C10 = r"\[(?P<e_sev>[IWEF])(?:(?P<e_md>\d{3,4}) (?P<e_hms>\d\d:\d\d:\d\d\.\d+))? [^\]\s]+:\d+\] ?"
+_LOGGER = (
+    rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_HF}|{_US_LOGGER}"
+    rf"|{_C10}|{_PLAIN_TIME})"
+)
 
 # Layer 0: one JSON member a line. The message's value runs to the line's end, its closing quote and
 # comma optional (a paste cut off inside it); a task name is the last path part of its value.
@@ -148,6 +176,7 @@ _ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, r"(?P<s_ts>[a&&b])")
 _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
     r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|> |>$|DLL \d"
+    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\((?:[A-Za-z_][\w.]* )?pid=|\d\d/\d\d/\d{4} "
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
 )
 
@@ -301,8 +330,13 @@ def _timestamp(year: int | None) -> pl.Expr:
     def no_year(md: str, hms: str, fmt: str) -> pl.Expr:
         return _utc(pl.format("{}{} {}", the_year, pl.col(md), pl.col(hms)), fmt)
 
+    # c10's month is not zero-padded (``E606``): padded to glog's four digits
+    c10 = _utc(pl.format("{}{} {}", the_year, pl.col("e_md").str.zfill(4), pl.col("e_hms")), "%Y%m%d %H:%M:%S%.f")
     return pl.coalesce(
         no_year("g_md", "g_hms", "%Y%m%d %H:%M:%S%.f"),
+        c10,
+        _iso(pl.col("h_ts")),
+        _utc(pl.coalesce("v_ts", "a_ts"), "%m/%d/%Y %H:%M:%S"),
         _utc(pl.col("x_ts"), "%Y-%m-%d %H:%M:%S%.f"),
         _iso(pl.col("p_ts")),
         _iso(pl.col("f_ts")),
@@ -312,7 +346,14 @@ def _timestamp(year: int | None) -> pl.Expr:
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
+        _ctime(pl.col("w_ts")),
     )
+
+
+def _ctime(text: pl.Expr) -> pl.Expr:
+    """C's ``ctime`` (``Tue Sep  8 09:24:20 2020``) as UTC; the weekday is dropped (it says nothing the date
+    does not, and a wrong one would void the date)."""
+    return _utc(text.str.slice(4).str.replace_all(" +", " "), "%b %d %H:%M:%S %Y")
 
 
 def _without_trailing_label(body: pl.Expr, label: pl.Expr) -> pl.Expr:
@@ -338,8 +379,11 @@ def _envelope_name() -> pl.Expr:
         ("compose", present("c_svc")),
         ("stream-logs", present("t_sev") | present("u_sev")),
         ("console", present("k_sev")),
+        ("ctime", present("w_ts")),
+        ("ray", present("ray_pid")),
         ("launcher", present("brole")),
-        ("rank", (present("bidx") & ~present("brole")) | present("sidx")),
+        ("rank", (present("bidx") & ~present("brole")) | present("sidx") | present("midx") | present("kidx")),
+        ("torchrun-tee", present("eidx")),
         ("pod", present("pod")),
         ("replica", present("rrole")),
         ("glog", present("g_md")),
@@ -351,9 +395,21 @@ def _envelope_name() -> pl.Expr:
         ("bracketed-month-time", present("d_md")),
         ("time", present("s_ts")),
         ("tensorpack-logger", present("n_md")),
+        ("hf-logging", present("h_ts")),
+        ("month-first-time", present("v_ts") | present("a_ts")),
+        ("c10", present("e_sev")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
+
+
+#: Ray's note at the end of a line it deduplicated across the cluster: no part of the message.
+_RAY_REPEATS = r" \[repeated \d+x across cluster\]$"
+
+
+def _without_ray_repeats(body: pl.Expr) -> pl.Expr:
+    """``body`` without Ray's ``[repeated 35x across cluster]`` where a Ray prefix was read."""
+    return pl.when(pl.col("ray_pid").is_not_null()).then(body.str.replace(_RAY_REPEATS, "")).otherwise(body)
 
 
 def _body() -> pl.Expr:
@@ -391,28 +447,42 @@ def split_envelopes(
     )
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
-    bare_rank = pl.col("bidx").is_not_null() | pl.col("sidx").is_not_null()
+    bare_rank = pl.any_horizontal(pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx"))
     role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role, "_j_role")
     index = pl.coalesce(
-        pl.coalesce("bidx", "ridx", "sidx").cast(pl.Int32, strict=False),
+        pl.coalesce("bidx", "ridx", "sidx", "midx", "kidx", "eidx").cast(pl.Int32, strict=False),
         pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & ~bare_rank).then(
             pl.coalesce(label_index, "_j_index")
         ),
     )
     # The console repeats the replica label after the message: it belongs to the envelope.
-    body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
-    severity = pl.coalesce("g_sev", "x_sev", "p_sev", "f_sev", "q_sev", "t_sev", "u_sev", "k_sev")
+    body = _without_ray_repeats(_without_trailing_label(pl.col("body"), pl.col("k_task")))
+    severity = pl.coalesce(
+        "g_sev", "x_sev", "p_sev", "f_sev", "q_sev", "h_sev", "v_sev", "a_sev", "e_sev", "t_sev", "u_sev", "k_sev"
+    )
     got = got.with_columns(
         role.alias("role"),
         index.alias("task_index"),
         _timestamp(year).alias("timestamp"),
         severity.alias("severity"),
         _envelope_name().alias("envelope"),
-        pl.coalesce("g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md")
+        pl.coalesce(
+            "g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md", "h_ts", "v_ts", "a_ts", "e_md"
+        )
         .is_not_null()
         .alias("_logged"),
         pl.coalesce(body, "line").alias("line"),
-    ).with_columns(pl.coalesce(pl.format("{}/{}", "role", "task_index"), pl.format("{}/", "role"), "c_svc").alias(TAG))
+    ).with_columns(
+        pl.coalesce(
+            pl.format("{}/{}", "role", "task_index"),
+            pl.format("{}/", "role"),
+            "c_svc",
+            # a Ray process is told apart by its actor and pid (it names no role)
+            pl.when(pl.col("ray_pid").is_not_null()).then(
+                pl.format("{} pid={}", pl.col("ray").fill_null("ray"), "ray_pid")
+            ),
+        ).alias(TAG)
+    )
     if got.get_column("_logged").any():
         got = _drop_plain_copies(got)
     facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
@@ -486,7 +556,7 @@ def strip_envelopes(messages: pl.Series) -> pl.Series:
     got = (
         frame.with_columns(pl.col("line").str.extract_groups(_ENVELOPE).alias("_p")).unnest("_p").with_columns(_body())
     )
-    body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
+    body = _without_ray_repeats(_without_trailing_label(pl.col("body"), pl.col("k_task")))
     return got.select(pl.when(gated).then(pl.coalesce(body, "line")).otherwise("line").alias(messages.name))[
         messages.name
     ]
