@@ -158,6 +158,15 @@ _LOGGER = (
     rf"|{_C10}|{_PLAIN_TIME})"
 )
 
+# Layer 4: bracketed fields a logger puts after its time, in this order, each optional: the level, the
+# source's ``file:line(:function)``, the rank that logged (DeepSpeed's ``[INFO] [logging.py:69:log_dist]
+# [Rank 0] ``, also ``[INFO ] ``). The rank names no task: the same process prints its other lines without
+# it (DeepSpeed's timer lines), and one process read as two tasks would split its records.
+_BRACKET_FIELDS = (
+    rf"(?:\[(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?)?(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
+    r"(?:\[Rank (?P<z_rank>\d+)\] )?"
+)
+
 # Layer 0: one JSON member a line. The message's value runs to the line's end, its closing quote and
 # comma optional (a paste cut off inside it); a task name is the last path part of its value.
 _JSON_MESSAGE = r'^\s*"(?:message|textPayload|msg)"\s*:\s*"(.*?)(?:"\s*,?)?\s*$'
@@ -167,7 +176,7 @@ _JSON_GATE = r'^\s*"(?:message|textPayload|msg|task_name|logName)"\s*:'
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
 _QUOTE = r"(?P<quote>> ?)"
-_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS})"
 #: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
 #: the user declared, whose patterns capture a leading time themselves.
 _ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, r"(?P<s_ts>[a&&b])")
@@ -374,6 +383,7 @@ def _envelope_name() -> pl.Expr:
     """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
     present = lambda col: pl.col(col).is_not_null()  # noqa: E731
     parts = [
+        ("name", present("_name")),
         ("json-member", pl.col("_json")),
         ("quote", present("quote")),
         ("compose", present("c_svc")),
@@ -398,6 +408,7 @@ def _envelope_name() -> pl.Expr:
         ("hf-logging", present("h_ts")),
         ("month-first-time", present("v_ts") | present("a_ts")),
         ("c10", present("e_sev")),
+        ("bracketed-fields", present("z_sev") | present("z_rank")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
@@ -417,14 +428,66 @@ def _body() -> pl.Expr:
     return pl.col("line").str.slice(pl.col("prefix").str.len_chars()).alias("body")
 
 
+#: The first non-blank lines of a file a prefix no rule names is learnt from.
+LEARN_LINES = 200
+#: The share of those lines that must open with the prefix's column for it to be the file's layout.
+LEARN_SHARE = 0.9
+#: A column no rule names: a host, pod or process name (letters, digits, ``._-/@``, at least one digit and one
+#: other character, so no word of a message), then ``: `` (pdsh, ``srun`` with host names) or `` | `` (process
+#: managers).
+_NAME_COLUMN = r"^([A-Za-z0-9][\w.@/-]{0,62})(?::| +\|) "
+_A_NAME = r"\d"
+_NOT_A_NAME = r"^\d+$"
+#: The state key of the learnt layout (a tuple of names, or ``()`` when the file has none).
+_LEARNT = "envelope-names"
+
+
+def learn_names(lines: pl.DataFrame) -> tuple[str, ...]:
+    """The names a file's head opens its lines with, a layout no rule names (pdsh's host column
+    ``x1000c0s6b0n0: ``, a process manager's ``0|bash run  | ``): learnt when at least :data:`LEARN_SHARE` of
+    its first :data:`LEARN_LINES` non-blank lines open with one of a few names that no named envelope reads,
+    each name opening two lines or more (a message's own first word, different on each line, is no name).
+    ``()`` when there is none."""
+    line = pl.col("line")
+    head = lines.filter(line.str.strip_chars() != "").head(LEARN_LINES)
+    if head.height < INDENT_LINES:
+        return ()
+    names = head.select(
+        pl.when(~line.str.contains(_GATE)).then(line.str.extract(_NAME_COLUMN, 1)).alias("name")
+    ).get_column("name")
+    said = names.drop_nulls()
+    counts = said.value_counts()
+    if said.len() < LEARN_SHARE * head.height or counts.get_column("count").min() < 2:  # type: ignore[operator]
+        return ()
+    distinct = counts.get_column("name")
+    if not distinct.str.contains(_A_NAME).all() or distinct.str.contains(_NOT_A_NAME).any():
+        return ()
+    return tuple(sorted(distinct.to_list()))
+
+
+def _without_names(lines: pl.DataFrame, names: tuple[str, ...]) -> pl.DataFrame:
+    """``lines`` with ``_name`` (the learnt name a line opens with, else null) and ``line`` without it."""
+    if not names:
+        return lines.with_columns(pl.lit(None, dtype=pl.String).alias("_name"))
+    any_name = "|".join(re.escape(n) for n in names)
+    line = pl.col("line")
+    column = line.str.extract(rf"^((?:{any_name})(?::| +\|) )", 1)
+    return lines.with_columns(
+        line.str.extract(rf"^({any_name})(?::| +\|) ", 1).alias("_name"),
+        pl.when(column.is_not_null()).then(line.str.slice(column.str.len_chars())).otherwise(line).alias("line"),
+    )
+
+
 def split_envelopes(
-    lines: pl.DataFrame, year: int | None, time_alone: bool = True
+    lines: pl.DataFrame, year: int | None, time_alone: bool = True, state: dict[str, object] | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """``lines`` with envelopes stripped and :data:`~tierscope.collector.formats.base.TAG` and
     :data:`~tierscope.collector.formats.base.STAMP` columns, and the envelopes' facts.
 
     ``time_alone``: whether a time alone before the message (no level, no brackets) is an envelope; off
-    for a file read with declared formats, whose patterns may capture it.
+    for a file read with declared formats, whose patterns may capture it. ``state``: a file's parse state;
+    the names its lines open with (:func:`learn_names`) are learnt from its first batch and kept there
+    (without it, from ``lines``). A learnt name is the outermost layer: it tells the lines apart (their tag).
     Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the bare
     message), adds ``tag`` (``"worker/2"``, a compose service, or null) and ``stamp`` (the
     envelope's timestamp, the one in ``facts``) and lacks the dropped duplicate copies;
@@ -432,11 +495,17 @@ def split_envelopes(
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
     envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
-    lines = _json_members(_without_common_indent(lines))
+    lines = _without_common_indent(lines)
+    if state is None:
+        names = learn_names(lines)
+    else:
+        if _LEARNT not in state:
+            state[_LEARNT] = learn_names(lines)
+        names = state[_LEARNT]  # type: ignore[assignment]
+    lines = _json_members(_without_names(lines, names))
     gated = lines.get_column("line").str.contains(_GATE) | lines.get_column("_json")
-    lines = lines.drop("_json", "_j_role", "_j_index") if not gated.any() else lines
-    if not gated.any():
-        return lines.with_columns(
+    if not gated.any() and not names:
+        return lines.drop("_json", "_j_role", "_j_index", "_name").with_columns(
             pl.lit(None, dtype=pl.String).alias(TAG), pl.lit(None, dtype=ENVELOPE_SCHEMA["timestamp"]).alias(STAMP)
         ), None
     got = (
@@ -458,7 +527,19 @@ def split_envelopes(
     # The console repeats the replica label after the message: it belongs to the envelope.
     body = _without_ray_repeats(_without_trailing_label(pl.col("body"), pl.col("k_task")))
     severity = pl.coalesce(
-        "g_sev", "x_sev", "p_sev", "f_sev", "q_sev", "h_sev", "v_sev", "a_sev", "e_sev", "t_sev", "u_sev", "k_sev"
+        "g_sev",
+        "x_sev",
+        "p_sev",
+        "f_sev",
+        "q_sev",
+        "h_sev",
+        "v_sev",
+        "a_sev",
+        "e_sev",
+        "z_sev",
+        "t_sev",
+        "u_sev",
+        "k_sev",
     )
     got = got.with_columns(
         role.alias("role"),
@@ -481,6 +562,7 @@ def split_envelopes(
             pl.when(pl.col("ray_pid").is_not_null()).then(
                 pl.format("{} pid={}", pl.col("ray").fill_null("ray"), "ray_pid")
             ),
+            "_name",
         ).alias(TAG)
     )
     if got.get_column("_logged").any():
