@@ -147,7 +147,7 @@ def test_a_name_column_repeated_on_every_line_is_learnt_and_tells_the_hosts_apar
     rows = sorted(got.select("step", "global_steps_per_s").rows())
     assert [r[0] for r in rows] == [10, 10, 20, 20]
     assert [r[1] for r in rows] == pytest.approx([1000 / 510, 2.0, 1000 / 510, 2.0])
-    body, facts = split_envelopes(frame(lines), 2024)
+    body, _ = split_envelopes(frame(lines), 2024)
     assert body.get_column("tag").to_list() == ["x1000c0s6b0n0", "x1000c0s7b0n0"] * 2
 
 
