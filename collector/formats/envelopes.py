@@ -205,6 +205,12 @@ class EnvelopeInfo:
 #: Every envelope, outermost first, with one example each.
 ENVELOPES: tuple[EnvelopeInfo, ...] = (
     EnvelopeInfo(
+        "name",
+        "x1000c0s6b0n0: ",
+        "a name column no rule names (pdsh's host, a process manager's), learnt from a file's first lines: "
+        "tells its lines apart",
+    ),
+    EnvelopeInfo(
         "json-member",
         '  "message": "',
         "a JSON member a line (a pasted LogEntry or API error): the message unquoted; task_name or logName its task",
@@ -221,9 +227,21 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "I  worker-replica-3 <message>  worker-replica-3",
         "a Cloud console copy: severity, optional time, the replica label before and after the message",
     ),
+    EnvelopeInfo(
+        "ctime", "Tue Sep  8 09:24:20 2020", "mpirun --timestamp-output's date (before its rank tag): the record's time"
+    ),
+    EnvelopeInfo(
+        "ray", "(RayTrainWorker pid=1193, ip=10.244.4.193) ", "Ray's actor and process: tells its lines apart"
+    ),
     EnvelopeInfo("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
     EnvelopeInfo("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
-    EnvelopeInfo("rank", "[1] ", "task index of a worker (mpirun, Horovod; also [1,0]<stdout>: and srun's '0: ')"),
+    EnvelopeInfo(
+        "rank",
+        "[1] ",
+        "task index of a worker (mpirun, Horovod; also [1,0]<stdout>:, SageMaker's [1,mpirank:0,algo-1]<stdout>:, "
+        "torchrun's [rank0]: and srun's '0: ')",
+    ),
+    EnvelopeInfo("torchrun-tee", "[default0]:", "torchrun --tee / torchx's role and rank ([trainer0|0]:): a worker"),
     EnvelopeInfo("pod", "[pod/mnist-worker-1/tensorflow] ", "kubectl logs --prefix: role and index from the pod name"),
     EnvelopeInfo(
         "glog",
@@ -257,6 +275,22 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
     ),
     EnvelopeInfo(
         "tensorpack-logger", "[0807 10:55:08 @base.py:210] ", "the record's UTC timestamp; the year as for glog"
+    ),
+    EnvelopeInfo("hf-logging", "[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ", "the record's timestamp (UTC)"),
+    EnvelopeInfo(
+        "month-first-time",
+        "08/01/2025 23:27:31 - INFO - __main__ - ",
+        "the record's timestamp (UTC); also SageMaker algorithms' [08/27/2018 06:07:55 INFO 1400265] ",
+    ),
+    EnvelopeInfo(
+        "c10",
+        "[E606 09:09:08.164985364 ProcessGroupNCCL.cpp:757] ",
+        "PyTorch's C++ header: the record's UTC timestamp; the year as for glog",
+    ),
+    EnvelopeInfo(
+        "bracketed-fields",
+        "[INFO] [logging.py:69:log_dist] [Rank 0] ",
+        "a logger's level, source and rank in brackets after its time (DeepSpeed): stripped, the level kept",
     ),
 )
 
