@@ -103,6 +103,11 @@ MARKERS: tuple[Marker, ...] = (
         4,
         recoverable=True,
     ),
+    # Slurm: the scheduler cancelled the job or step (time limit, preemption, by hand), or its OOM killer struck
+    Marker("failed", r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b", 3),
+    Marker("failed", r"\bDetected \d+ oom[_-]kill events?\b", 4),
+    # Ray's job client: the job's end state
+    Marker("failed", r"\bJob '[^']+' failed\b", 3),
     # SageMaker: the training toolkit's verdict in the job, the SDK's job state
     Marker("failed", r"\bReporting training FAILURE\b|^(?:\S+ \S+ )?Failed - Training job failed\b", 3),
     Marker("failed", r"\bSegmentation fault\b|exited on signal \d+|\bBackoffLimitExceeded\b", 3),
@@ -122,6 +127,8 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),
     Marker("finished", r"(?i)\bcompleted successfully\b", 4),
     Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
+    # DeepSpeed's launcher for each process it started; Ray's job client
+    Marker("finished", r"\bProcess \d+ exits successfully\b|\bJob '[^']+' succeeded\b", 3),
     Marker(
         "finished",
         r"\bReporting training SUCCESS\b|\bReceived 0 from exiting process\b"

@@ -185,6 +185,12 @@ STEP = "iter 120: loss 3.4117, time 562.11ms"
         ("2022-09-21 13:21:05,188 sagemaker-training-toolkit INFO     Reporting training SUCCESS", "finished"),
         ("2022-09-21 13:21:05,188 sagemaker-training-toolkit ERROR    Reporting training FAILURE", "failed"),
         ("2020-05-24 21:14:22 Completed - Training job completed", "finished"),
+        ("slurmstepd: error: *** JOB 42221 ON clr1247 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***",
+         "failed"),
+        ("slurmstepd: error: Detected 1 oom_kill event in StepId=12347.batch", "failed"),
+        ("[2023-05-01 10:00:00,000] [INFO] [launch.py:350:main] Process 649291 exits successfully.", "finished"),
+        ("2024-06-16 22:33:09,844 SUCC cli.py:63 -- Job 'rayjob-pytorch-mnist-l6ccc' succeeded", "finished"),
+        ("2024-06-16 22:33:09,844 ERR cli.py:63 -- Job 'rayjob-pytorch-mnist-l6ccc' failed", "failed"),
         # near-misses: an elastic job's worker leaving, a warning, a code zero
         ("Process 3 exit with status code 134.", None),
         ("NCCL WARN Call to connect returned Connection refused, retrying", None),
