@@ -102,14 +102,15 @@ _RAY = r"\((?:(?P<ray>[A-Za-z_][\w.]*) )?pid=(?P<ray_pid>\d+)(?:, ip=[\d.]+)?\) 
 _PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY})"
 
 # Layer 2.
+#: SageMaker's MPI launch: ``[1,mpirank:0,algo-1]<stdout>:``.
+_MPIRANK = r"\[(?:\d+,)?mpirank:(?P<midx>\d+)(?:,[^\]\s]*)?\]<std(?:out|err)>:"
+#: torchrun (PyTorch >= 2.3) on each line of a rank's error output: ``[rank0]:`` (one space may follow).
+_TORCH_RANK = r"\[rank(?P<kidx>\d+)\]: ?"
+#: torchrun --tee / torchx: ``[default0]:``, ``[trainer0|0]:`` (the worker group's role name, a rank).
+_TEE = r"\[[a-z][a-z_]*?(?P<eidx>\d+)(?:\|\d+)?\]:"
 _LAUNCHER = (
     rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
-    # SageMaker's MPI launch: ``[1,mpirank:0,algo-1]<stdout>:``
-    r"|\[(?:\d+,)?mpirank:(?P<midx>\d+)(?:,[^\]\s]*)?\]<std(?:out|err)>:"
-    # torchrun (PyTorch >= 2.3) on each line of a rank's error output: ``[rank0]:`` (one space may follow)
-    r"|\[rank(?P<kidx>\d+)\]: ?"
-    # torchrun --tee / torchx: ``[default0]:``, ``[trainer0|0]:`` (the worker group's role name, a rank)
-    r"|\[[a-z][a-z_]*?(?P<eidx>\d+)(?:\|\d+)?\]:"
+    rf"|{_MPIRANK}|{_TORCH_RANK}|{_TEE}"
     rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
     rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
     r"|(?P<sidx>\d+): )"
@@ -177,9 +178,42 @@ _JSON_GATE = r'^\s*"(?:message|textPayload|msg|task_name|logName)"\s*:'
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
 _QUOTE = r"(?P<quote>> ?)"
 _ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS})"
+
+
+def _never(pattern: str) -> str:
+    """``pattern``'s named groups, matching nothing (the frame keeps its columns, the regex its speed)."""
+    return "".join(f"(?P<{name}>[a&&b])" for name in re.findall(r"\(\?P<(\w+)>", pattern))
+
+
+#: The layers of today's launchers and loggers. A capturing regex slows with each group it holds, so a batch
+#: none of whose lines may have one is read without them (:data:`_NEWER_GATE`).
+_NEWER = (_CTIME, _RAY, _MPIRANK, _TORCH_RANK, _TEE, _HF, _US_LOGGER, _C10, _BRACKET_FIELDS)
+
+
+#: A cheap test whether a line may have one of the :data:`_NEWER` layers (anchored, as :data:`_GATE`): a line
+#: without one is read by the smaller regex, with the same result.
+_NEWER_GATE = (
+    rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
+    r"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{4} )"
+    rf"|\] \[(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
+)
+
+
+def _without_newer(envelope: str) -> str:
+    """``envelope`` without the :data:`_NEWER` layers (alternatives of their layer; the bracketed fields
+    follow the logger). Their groups are missing from what it extracts: :func:`split_envelopes` adds them."""
+    for layer in _NEWER:
+        envelope = envelope.replace(layer if layer == _BRACKET_FIELDS else f"|{layer}", "")
+    return envelope
+
+
 #: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
 #: the user declared, whose patterns capture a leading time themselves.
-_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, r"(?P<s_ts>[a&&b])")
+_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME))
+_ENVELOPE_OLDER = _without_newer(_ENVELOPE)
+_ENVELOPE_DECLARED_OLDER = _without_newer(_ENVELOPE_DECLARED)
+#: Every group the envelope regex names.
+_GROUPS = tuple(dict.fromkeys(re.findall(r"\(\?P<(\w+)>", _ENVELOPE)))
 
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
@@ -356,9 +390,10 @@ def _iso(text: pl.Expr) -> pl.Expr:
     return pl.coalesce(_utc(clean, "%Y-%m-%d %H:%M:%S%.f"), _utc(clean, "%Y-%m-%d %H:%M:%S"))
 
 
-def _timestamp(year: int | None) -> pl.Expr:
+def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
     """The line's time: the logger's if it printed one, else the platform's. A logger header
-    without a year (glog, tensorpack) takes the platform's year, else ``year``."""
+    without a year (glog, tensorpack) takes the platform's year, else ``year``. ``newer``: whether the
+    :data:`_NEWER` layers may have been read (their times are parsed only then)."""
     stream = pl.coalesce("t_ts", "u_ts").str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
     stream_zoned = stream.str.contains(r"[+-]\d\d:?\d\d$|Z$")
     console = pl.coalesce("k_ts", "k_ts2")
@@ -373,13 +408,18 @@ def _timestamp(year: int | None) -> pl.Expr:
     def no_year(md: str, hms: str, fmt: str) -> pl.Expr:
         return _utc(pl.format("{}{} {}", the_year, pl.col(md), pl.col(hms)), fmt)
 
-    # c10's month is not zero-padded (``E606``): padded to glog's four digits
-    c10 = _utc(pl.format("{}{} {}", the_year, pl.col("e_md").str.zfill(4), pl.col("e_hms")), "%Y%m%d %H:%M:%S%.f")
+    newer_times = []
+    if newer:
+        # c10's month is not zero-padded (``E606``): padded to glog's four digits
+        c10 = pl.format("{}{} {}", the_year, pl.col("e_md").str.zfill(4), pl.col("e_hms"))
+        newer_times = [
+            _utc(c10, "%Y%m%d %H:%M:%S%.f"),
+            _iso(pl.col("h_ts")),
+            _utc(pl.coalesce("v_ts", "a_ts"), "%m/%d/%Y %H:%M:%S"),
+        ]
     return pl.coalesce(
         no_year("g_md", "g_hms", "%Y%m%d %H:%M:%S%.f"),
-        c10,
-        _iso(pl.col("h_ts")),
-        _utc(pl.coalesce("v_ts", "a_ts"), "%m/%d/%Y %H:%M:%S"),
+        *newer_times,
         _utc(pl.col("x_ts"), "%Y-%m-%d %H:%M:%S%.f"),
         _iso(pl.col("p_ts")),
         _iso(pl.col("f_ts")),
@@ -389,7 +429,8 @@ def _timestamp(year: int | None) -> pl.Expr:
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
-        _ctime(pl.col("w_ts")),
+        # mpirun's date is the platform's: a logger's own time inside it wins
+        *([_ctime(pl.col("w_ts"))] if newer else []),
     )
 
 
@@ -528,7 +569,6 @@ def split_envelopes(
     ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
-    envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
     lines = _without_common_indent(lines)
     if state is None:
         names = learn_names(lines)
@@ -542,12 +582,18 @@ def split_envelopes(
         return lines.drop("_json", "_j_role", "_j_index", "_name").with_columns(
             pl.lit(None, dtype=pl.String).alias(TAG), pl.lit(None, dtype=ENVELOPE_SCHEMA["timestamp"]).alias(STAMP)
         ), None
+    newer = bool(lines.filter(gated).get_column("line").str.contains(_NEWER_GATE).any())
+    if time_alone:
+        envelope = _ENVELOPE if newer else _ENVELOPE_OLDER
+    else:
+        envelope = _ENVELOPE_DECLARED if newer else _ENVELOPE_DECLARED_OLDER
     got = (
         lines.with_columns(gated.alias("_gated"))
         .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(envelope)).alias("_p"))
         .unnest("_p")
         .with_columns(_body())
     )
+    got = got.with_columns(pl.lit(None, dtype=pl.String).alias(g) for g in _GROUPS if g not in got.columns)
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
     bare_rank = pl.any_horizontal(pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx"))
@@ -559,7 +605,8 @@ def split_envelopes(
         ),
     )
     # The console repeats the replica label after the message: it belongs to the envelope.
-    body = _without_ray_repeats(_without_trailing_label(pl.col("body"), pl.col("k_task")))
+    body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
+    body = _without_ray_repeats(body) if newer else body
     severity = pl.coalesce(
         "g_sev",
         "x_sev",
@@ -578,7 +625,7 @@ def split_envelopes(
     got = got.with_columns(
         role.alias("role"),
         index.alias("task_index"),
-        _timestamp(year).alias("timestamp"),
+        _timestamp(year, newer).alias("timestamp"),
         severity.alias("severity"),
         _envelope_name().alias("envelope"),
         pl.coalesce(

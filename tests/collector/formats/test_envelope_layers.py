@@ -248,3 +248,19 @@ def test_batch_facts_behind_a_rank_tag_give_the_step_rate() -> None:
 def test_series_frame_helper_keeps_line_numbers() -> None:
     assert frame(["a", "b"]).get_column("source_offset").to_list() == [1, 2]
     assert isinstance(frame(["a"]), pl.DataFrame)
+
+
+# --- a batch without the newer layers is read by the smaller regex, with the same result ------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(layer=st.sampled_from(_LAYERS), inner=st.sampled_from(["", *_LAYERS]), index=st.integers(0, 9))
+def test_a_line_the_smaller_regex_reads_otherwise_passes_the_newer_gate(layer: str, inner: str, index: int) -> None:
+    from tierscope.collector.formats import envelopes
+
+    line = layer.format(i=index, s=index) + inner.format(i=index, s=index) + MSG
+    series = pl.Series([line])
+    full = series.str.extract(envelopes._ENVELOPE, 1).item()
+    older = series.str.extract(envelopes._ENVELOPE_OLDER, 1).item()
+    if full != older:
+        assert series.str.contains(envelopes._NEWER_GATE).item()
