@@ -99,7 +99,17 @@ _CTIME = (
 )
 #: Ray's prefix on a worker's line: ``(RayTrainWorker pid=364, ip=10.0.0.218) ``, ``(pid=31681) `` (older Ray).
 _RAY = r"\((?:(?P<ray>[A-Za-z_][\w.]*) )?pid=(?P<ray_pid>\d+)(?:, ip=[\d.]+)?\) "
-_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY})"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+#: syslog / journald (``journalctl``'s short and short-iso outputs): ``Dec  6 10:00:01 host python3[4242]: ``;
+#: the program and its pid tell the lines apart.
+_SYSLOG = (
+    rf"(?P<j_ts>{_MONTH} [ \d]\d \d\d:\d\d:\d\d|\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) "
+    r"[\w.-]+ (?P<j_prog>[\w./-]+)\[(?P<j_pid>\d+)\]: "
+)
+#: A time with its zone before the message, a tab or a space after it (CloudWatch's and ``aws logs tail``'s
+#: ``2023-05-03T14:25:39.123Z``, ``...+00:00``).
+_ZONED_TIME = r"(?P<o_ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))[\t ]"
+_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY}|{_SYSLOG}|{_ZONED_TIME})"
 
 # Layer 2.
 #: SageMaker's MPI launch: ``[1,mpirank:0,algo-1]<stdout>:``.
@@ -187,14 +197,15 @@ def _never(pattern: str) -> str:
 
 #: The layers of today's launchers and loggers. A capturing regex slows with each group it holds, so a batch
 #: none of whose lines may have one is read without them (:data:`_NEWER_GATE`).
-_NEWER = (_CTIME, _RAY, _MPIRANK, _TORCH_RANK, _TEE, _HF, _US_LOGGER, _C10, _BRACKET_FIELDS)
+_NEWER = (_CTIME, _RAY, _SYSLOG, _ZONED_TIME, _MPIRANK, _TORCH_RANK, _TEE, _HF, _US_LOGGER, _C10, _BRACKET_FIELDS)
 
 
 #: A cheap test whether a line may have one of the :data:`_NEWER` layers (anchored, as :data:`_GATE`): a line
 #: without one is read by the smaller regex, with the same result.
 _NEWER_GATE = (
     rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
-    r"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{4} )"
+    rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |{_MONTH} [ \d]\d \d"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ])"
     rf"|\] \[(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
 )
 
@@ -220,6 +231,7 @@ _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
     r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|> |>$|DLL \d"
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\((?:[A-Za-z_][\w.]* )?pid=|\d\d/\d\d/\d{4} "
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
 )
 
@@ -267,6 +279,10 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
     EnvelopeInfo(
         "ray", "(RayTrainWorker pid=1193, ip=10.244.4.193) ", "Ray's actor and process: tells its lines apart"
     ),
+    EnvelopeInfo(
+        "syslog", "Dec  6 10:00:01 gpu-node-3 python3[4242]: ", "syslog/journald: the time, the program and its pid"
+    ),
+    EnvelopeInfo("zoned-time", "2023-05-03T14:25:39.123Z ", "a time with its zone (CloudWatch): the record's time"),
     EnvelopeInfo("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
     EnvelopeInfo("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
     EnvelopeInfo(
@@ -429,9 +445,24 @@ def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
-        # mpirun's date is the platform's: a logger's own time inside it wins
-        *([_ctime(pl.col("w_ts"))] if newer else []),
+        # mpirun's, syslog's and CloudWatch's times are the platform's: a logger's own time inside them wins
+        *([_ctime(pl.col("w_ts")), _syslog_time(pl.col("j_ts"), the_year), _zoned(pl.col("o_ts"))] if newer else []),
     )
+
+
+def _syslog_time(text: pl.Expr, year: pl.Expr) -> pl.Expr:
+    """syslog's ``Dec  6 10:00:01`` (the year as for glog) or journald's ISO time with its zone, as UTC."""
+    iso = text.str.contains(r"^\d{4}-")
+    return pl.coalesce(
+        pl.when(~iso).then(_utc(pl.format("{} {}", year, text.str.replace_all(" +", " ")), "%Y %b %d %H:%M:%S")),
+        pl.when(iso).then(_zoned(text)),
+    )
+
+
+def _zoned(text: pl.Expr) -> pl.Expr:
+    """An RFC 3339 time (``Z``, ``+00:00`` or ``+0000``) as UTC."""
+    clean = text.str.replace(r"Z$", "+00:00").str.replace(r"([+-]\d\d)(\d\d)$", "${1}:${2}")
+    return _utc(clean, "%Y-%m-%dT%H:%M:%S%.f%:z", True)
 
 
 def _ctime(text: pl.Expr) -> pl.Expr:
@@ -466,6 +497,8 @@ def _envelope_name() -> pl.Expr:
         ("console", present("k_sev")),
         ("ctime", present("w_ts")),
         ("ray", present("ray_pid")),
+        ("syslog", present("j_pid")),
+        ("zoned-time", present("o_ts")),
         ("launcher", present("brole")),
         ("rank", (present("bidx") & ~present("brole")) | present("sidx") | present("midx") | present("kidx")),
         ("torchrun-tee", present("eidx")),
@@ -643,6 +676,7 @@ def split_envelopes(
             pl.when(pl.col("ray_pid").is_not_null()).then(
                 pl.format("{} pid={}", pl.col("ray").fill_null("ray"), "ray_pid")
             ),
+            pl.when(pl.col("j_pid").is_not_null()).then(pl.format("{}[{}]", "j_prog", "j_pid")),
             "_name",
         ).alias(TAG)
     )

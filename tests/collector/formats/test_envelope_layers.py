@@ -51,6 +51,13 @@ def read(line: str) -> dict[str, object]:
         # PyTorch's C++ header behind torchrun's rank tag: month 6 not zero-padded, the year from --year.
         (f"[rank0]:[E606 09:09:08.164985364 ProcessGroupNCCL.cpp:757] {MSG}", "worker", 0,
          datetime(2024, 6, 6, 9, 9, 8, 164985, tzinfo=UTC), "rank+c10"),
+        # syslog / journald: the time (the year from --year) and the program's pid; CloudWatch's zoned time.
+        (f"Dec  6 10:00:01 gpu-node-3 python3[4242]: {MSG}", None, None,
+         datetime(2024, 12, 6, 10, 0, 1, tzinfo=UTC), "syslog"),
+        (f"2024-12-06T10:00:01+0100 gpu-node-3 python3[4242]: {MSG}", None, None,
+         datetime(2024, 12, 6, 9, 0, 1, tzinfo=UTC), "syslog"),
+        (f"2023-05-03T14:25:39.123Z\t{MSG}", None, None, datetime(2023, 5, 3, 14, 25, 39, 123000, tzinfo=UTC),
+         "zoned-time"),
         # DeepSpeed's fields after the time: level, source, rank (the rank names no task).
         (f"[2022-03-11 02:06:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] {MSG}", None, None,
          datetime(2022, 3, 11, 2, 6, 58, 985000, tzinfo=UTC), "bracketed-time+bracketed-fields"),
@@ -78,6 +85,7 @@ def test_each_layer_gives_role_task_time_and_the_bare_message(
         "[Rank 0 of 8] step 3",  # DeepSpeed's field is exactly 'Rank N'
         "08/01/2025 was the day",  # a date with no logger fields after it
         "rank0: step 3",  # torchrun's tag is bracketed
+        "Dec 6 was a good day[1]: step 3",  # a month and a bracket are no syslog header
     ],
 )
 def test_near_misses_keep_their_text(line: str) -> None:
@@ -98,6 +106,8 @@ _LAYERS = [
     "08/01/2025 23:27:{s:02d} - INFO - __main__ - ",
     "[08/27/2018 06:07:{s:02d} INFO 140026571642688] ",
     "[2022-03-11 02:06:{s:02d},985] [INFO] [logging.py:69:log_dist] [Rank 0] ",
+    "Dec  6 10:00:{s:02d} gpu-node-3 python3[4{i}]: ",
+    "2023-05-03T14:25:{s:02d}.123Z\t",
     "node{i}-gpu: ",  # a name column no rule names, learnt from the file
 ]
 _RECORDS = [
