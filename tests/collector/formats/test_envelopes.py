@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.support.formats_support import frame, parse
@@ -106,6 +106,8 @@ _wrappers = st.sampled_from(
 def test_stripping_keeps_the_message_byte_for_byte(message: str, wrapper: str, index: int) -> None:
     if wrapper.startswith(("I  ", "E ")) and message != message.rstrip(" "):
         message = message.rstrip(" ") + "."
+    # a message that opens with a launcher's tag itself (``[abc0]:``) is a line with an envelope, not this case
+    assume(strip_envelopes(pl.Series("line", [message])).to_list() == [message])
     line = wrapper.format(i=index, m=message)
     assert strip_envelopes(pl.Series("line", [line])).to_list() == [message]
     body, _ = split_envelopes(frame([line]), 2024)
