@@ -92,8 +92,9 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
     Marker("failed", r"(?i)\bexit (?:status|code):? -?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
     Marker("failed", r"\bexits? with return code\s*=?\s*-?[1-9]\d*\b", 3),
-    # torchrun's report that a worker failed: its root cause is the worker's own exception, when logged
-    Marker("failed", r"\bChildFailedError\b", 2),
+    # torchrun's report that a worker failed (its exception line, not the frame that raised it): its root cause is
+    # the worker's own exception, when logged
+    Marker("failed", r"\bChildFailedError:", 2),
     # NCCL: a collective that timed out or failed takes the process down; an elastic restart (a step after
     # it) recovers
     Marker(
