@@ -260,7 +260,7 @@ def parse_lines(
         context.chain = parse_lines  # for the formats that read messages (a LogEntry's)
     chain = _chain(only, first, context.formats)
     # A time alone before the message is an envelope only where no declared format may capture it itself.
-    body, facts = split_envelopes(lines, context.year, time_alone=not context.formats)
+    body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
     body, facts = _with_ranks(body, facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
@@ -275,7 +275,8 @@ def parse_lines(
     ):
         flip = True
         parsed, pending = _run_chain(lines, body, chain, context, final, flip)
-    known = learn_batch(lines, context)
+    # the batch and device counts a message states, behind whatever envelope wraps it
+    known = learn_batch(body, context)
     parsed.steps = rates_from_examples(parsed.steps, known)
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)

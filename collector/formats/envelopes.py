@@ -92,11 +92,35 @@ _CONSOLE = (
     rf"(?P<k_sev>[DIWECNA*!])(?:  (?:(?P<k_ts>{_RFC3339}) )?| (?P<k_ts2>{_RFC3339}) )"
     rf"(?:(?P<k_task>{_TASK_NAME}) )?"
 )
-_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE})"
+#: ``mpirun --timestamp-output``'s C ``ctime`` date (``Tue Sep  8 09:24:20 2020``), glued to the rank tag after it.
+_CTIME = (
+    r"(?P<w_ts>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d "
+    r"\d\d:\d\d:\d\d \d{4}) ?"
+)
+#: Ray's prefix on a worker's line: ``(RayTrainWorker pid=364, ip=10.0.0.218) ``, ``(pid=31681) `` (older Ray).
+_RAY = r"\((?:(?P<ray>[A-Za-z_][\w.]*) )?pid=(?P<ray_pid>\d+)(?:, ip=[\d.]+)?\) "
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+#: syslog / journald (``journalctl``'s short and short-iso outputs): ``Dec  6 10:00:01 host python3[4242]: ``;
+#: the program and its pid tell the lines apart.
+_SYSLOG = (
+    rf"(?P<j_ts>{_MONTH} [ \d]\d \d\d:\d\d:\d\d|\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) "
+    r"[\w.-]+ (?P<j_prog>[\w./-]+)\[(?P<j_pid>\d+)\]: "
+)
+#: A time with its zone before the message, a tab or a space after it (CloudWatch's and ``aws logs tail``'s
+#: ``2023-05-03T14:25:39.123Z``, ``...+00:00``).
+_ZONED_TIME = r"(?P<o_ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))[\t ]"
+_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY}|{_SYSLOG}|{_ZONED_TIME})"
 
 # Layer 2.
+#: SageMaker's MPI launch: ``[1,mpirank:0,algo-1]<stdout>:``.
+_MPIRANK = r"\[(?:\d+,)?mpirank:(?P<midx>\d+)(?:,[^\]\s]*)?\]<std(?:out|err)>:"
+#: torchrun (PyTorch >= 2.3) on each line of a rank's error output: ``[rank0]:`` (one space may follow).
+_TORCH_RANK = r"\[rank(?P<kidx>\d+)\]: ?"
+#: torchrun --tee / torchx: ``[default0]:``, ``[trainer0|0]:`` (the worker group's role name, a rank).
+_TEE = r"\[[a-z][a-z_]*?(?P<eidx>\d+)(?:\|\d+)?\]:"
 _LAUNCHER = (
     rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
+    rf"|{_MPIRANK}|{_TORCH_RANK}|{_TEE}"
     rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
     rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
     r"|(?P<sidx>\d+): )"
@@ -128,7 +152,31 @@ _BRACKET_TIME = (
     r"|\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
 )
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
-_LOGGER = rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_PLAIN_TIME})"
+#: Hugging Face's logger: ``[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ``.
+_HF = rf"\[(?P<h_sev>{_SEVERITY_WORD})\|[^\]\s|]+:\d+\] (?P<h_ts>{_ISO_TIME}) >> ?"
+#: A month-first date (``%m/%d/%Y``): the examples' ``08/01/2025 23:27:31 - INFO - name - `` and SageMaker's
+#: built-in algorithms' ``[08/27/2018 06:07:55 INFO 140026571642688] ``.
+_US_TIME = r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d"
+_US_LOGGER = (
+    rf"(?P<v_ts>{_US_TIME}) - (?P<v_sev>{_SEVERITY_WORD}) - [\w.]+ - "
+    rf"|\[(?P<a_ts>{_US_TIME}) (?P<a_sev>{_SEVERITY_WORD}) \d+\] "
+)
+#: PyTorch's C++ (c10) header, glog's in brackets: ``[E606 09:09:08.164985364 ProcessGroupNCCL.cpp:757] ``
+#: (month not zero-padded), also without the time (``[W reducer.cpp:1389] ``).
+_C10 = r"\[(?P<e_sev>[IWEF])(?:(?P<e_md>\d{3,4}) (?P<e_hms>\d\d:\d\d:\d\d\.\d+))? [^\]\s]+:\d+\] ?"
+_LOGGER = (
+    rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_HF}|{_US_LOGGER}"
+    rf"|{_C10}|{_PLAIN_TIME})"
+)
+
+# Layer 4: bracketed fields a logger puts after its time, in this order, each optional: the level, the
+# source's ``file:line(:function)``, the rank that logged (DeepSpeed's ``[INFO] [logging.py:69:log_dist]
+# [Rank 0] ``, also ``[INFO ] ``). The rank names no task: the same process prints its other lines without
+# it (DeepSpeed's timer lines), and one process read as two tasks would split its records.
+_BRACKET_FIELDS = (
+    rf"(?:\[(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?)?(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
+    r"(?:\[Rank (?P<z_rank>\d+)\] )?"
+)
 
 # Layer 0: one JSON member a line. The message's value runs to the line's end, its closing quote and
 # comma optional (a paste cut off inside it); a task name is the last path part of its value.
@@ -139,15 +187,51 @@ _JSON_GATE = r'^\s*"(?:message|textPayload|msg|task_name|logName)"\s*:'
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
 _QUOTE = r"(?P<quote>> ?)"
-_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?)"
+_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS})"
+
+
+def _never(pattern: str) -> str:
+    """``pattern``'s named groups, matching nothing (the frame keeps its columns, the regex its speed)."""
+    return "".join(f"(?P<{name}>[a&&b])" for name in re.findall(r"\(\?P<(\w+)>", pattern))
+
+
+#: The layers of today's launchers and loggers. A capturing regex slows with each group it holds, so a batch
+#: none of whose lines may have one is read without them (:data:`_NEWER_GATE`).
+_NEWER = (_CTIME, _RAY, _SYSLOG, _ZONED_TIME, _MPIRANK, _TORCH_RANK, _TEE, _HF, _US_LOGGER, _C10, _BRACKET_FIELDS)
+
+
+#: A cheap test whether a line may have one of the :data:`_NEWER` layers (anchored, as :data:`_GATE`): a line
+#: without one is read by the smaller regex, with the same result.
+_NEWER_GATE = (
+    rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
+    rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |{_MONTH} [ \d]\d \d"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ])"
+    rf"|\] \[(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
+)
+
+
+def _without_newer(envelope: str) -> str:
+    """``envelope`` without the :data:`_NEWER` layers (alternatives of their layer; the bracketed fields
+    follow the logger). Their groups are missing from what it extracts: :func:`split_envelopes` adds them."""
+    for layer in _NEWER:
+        envelope = envelope.replace(layer if layer == _BRACKET_FIELDS else f"|{layer}", "")
+    return envelope
+
+
 #: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
 #: the user declared, whose patterns capture a leading time themselves.
-_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, r"(?P<s_ts>[a&&b])")
+_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME))
+_ENVELOPE_OLDER = _without_newer(_ENVELOPE)
+_ENVELOPE_DECLARED_OLDER = _without_newer(_ENVELOPE_DECLARED)
+#: Every group the envelope regex names.
+_GROUPS = tuple(dict.fromkeys(re.findall(r"\(\?P<(\w+)>", _ENVELOPE)))
 
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
     r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|> |>$|DLL \d"
+    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\((?:[A-Za-z_][\w.]* )?pid=|\d\d/\d\d/\d{4} "
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
 )
 
@@ -167,6 +251,12 @@ class EnvelopeInfo:
 #: Every envelope, outermost first, with one example each.
 ENVELOPES: tuple[EnvelopeInfo, ...] = (
     EnvelopeInfo(
+        "name",
+        "x1000c0s6b0n0: ",
+        "a name column no rule names (pdsh's host, a process manager's), learnt from a file's first lines: "
+        "tells its lines apart",
+    ),
+    EnvelopeInfo(
         "json-member",
         '  "message": "',
         "a JSON member a line (a pasted LogEntry or API error): the message unquoted; task_name or logName its task",
@@ -183,9 +273,25 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "I  worker-replica-3 <message>  worker-replica-3",
         "a Cloud console copy: severity, optional time, the replica label before and after the message",
     ),
+    EnvelopeInfo(
+        "ctime", "Tue Sep  8 09:24:20 2020", "mpirun --timestamp-output's date (before its rank tag): the record's time"
+    ),
+    EnvelopeInfo(
+        "ray", "(RayTrainWorker pid=1193, ip=10.244.4.193) ", "Ray's actor and process: tells its lines apart"
+    ),
+    EnvelopeInfo(
+        "syslog", "Dec  6 10:00:01 gpu-node-3 python3[4242]: ", "syslog/journald: the time, the program and its pid"
+    ),
+    EnvelopeInfo("zoned-time", "2023-05-03T14:25:39.123Z ", "a time with its zone (CloudWatch): the record's time"),
     EnvelopeInfo("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
     EnvelopeInfo("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
-    EnvelopeInfo("rank", "[1] ", "task index of a worker (mpirun, Horovod; also [1,0]<stdout>: and srun's '0: ')"),
+    EnvelopeInfo(
+        "rank",
+        "[1] ",
+        "task index of a worker (mpirun, Horovod; also [1,0]<stdout>:, SageMaker's [1,mpirank:0,algo-1]<stdout>:, "
+        "torchrun's [rank0]: and srun's '0: ')",
+    ),
+    EnvelopeInfo("torchrun-tee", "[default0]:", "torchrun --tee / torchx's role and rank ([trainer0|0]:): a worker"),
     EnvelopeInfo("pod", "[pod/mnist-worker-1/tensorflow] ", "kubectl logs --prefix: role and index from the pod name"),
     EnvelopeInfo(
         "glog",
@@ -219,6 +325,22 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
     ),
     EnvelopeInfo(
         "tensorpack-logger", "[0807 10:55:08 @base.py:210] ", "the record's UTC timestamp; the year as for glog"
+    ),
+    EnvelopeInfo("hf-logging", "[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ", "the record's timestamp (UTC)"),
+    EnvelopeInfo(
+        "month-first-time",
+        "08/01/2025 23:27:31 - INFO - __main__ - ",
+        "the record's timestamp (UTC); also SageMaker algorithms' [08/27/2018 06:07:55 INFO 1400265] ",
+    ),
+    EnvelopeInfo(
+        "c10",
+        "[E606 09:09:08.164985364 ProcessGroupNCCL.cpp:757] ",
+        "PyTorch's C++ header: the record's UTC timestamp; the year as for glog",
+    ),
+    EnvelopeInfo(
+        "bracketed-fields",
+        "[INFO] [logging.py:69:log_dist] [Rank 0] ",
+        "a logger's level, source and rank in brackets after its time (DeepSpeed): stripped, the level kept",
     ),
 )
 
@@ -284,9 +406,10 @@ def _iso(text: pl.Expr) -> pl.Expr:
     return pl.coalesce(_utc(clean, "%Y-%m-%d %H:%M:%S%.f"), _utc(clean, "%Y-%m-%d %H:%M:%S"))
 
 
-def _timestamp(year: int | None) -> pl.Expr:
+def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
     """The line's time: the logger's if it printed one, else the platform's. A logger header
-    without a year (glog, tensorpack) takes the platform's year, else ``year``."""
+    without a year (glog, tensorpack) takes the platform's year, else ``year``. ``newer``: whether the
+    :data:`_NEWER` layers may have been read (their times are parsed only then)."""
     stream = pl.coalesce("t_ts", "u_ts").str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
     stream_zoned = stream.str.contains(r"[+-]\d\d:?\d\d$|Z$")
     console = pl.coalesce("k_ts", "k_ts2")
@@ -301,8 +424,18 @@ def _timestamp(year: int | None) -> pl.Expr:
     def no_year(md: str, hms: str, fmt: str) -> pl.Expr:
         return _utc(pl.format("{}{} {}", the_year, pl.col(md), pl.col(hms)), fmt)
 
+    newer_times = []
+    if newer:
+        # c10's month is not zero-padded (``E606``): padded to glog's four digits
+        c10 = pl.format("{}{} {}", the_year, pl.col("e_md").str.zfill(4), pl.col("e_hms"))
+        newer_times = [
+            _utc(c10, "%Y%m%d %H:%M:%S%.f"),
+            _iso(pl.col("h_ts")),
+            _utc(pl.coalesce("v_ts", "a_ts"), "%m/%d/%Y %H:%M:%S"),
+        ]
     return pl.coalesce(
         no_year("g_md", "g_hms", "%Y%m%d %H:%M:%S%.f"),
+        *newer_times,
         _utc(pl.col("x_ts"), "%Y-%m-%d %H:%M:%S%.f"),
         _iso(pl.col("p_ts")),
         _iso(pl.col("f_ts")),
@@ -312,7 +445,30 @@ def _timestamp(year: int | None) -> pl.Expr:
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
+        # mpirun's, syslog's and CloudWatch's times are the platform's: a logger's own time inside them wins
+        *([_ctime(pl.col("w_ts")), _syslog_time(pl.col("j_ts"), the_year), _zoned(pl.col("o_ts"))] if newer else []),
     )
+
+
+def _syslog_time(text: pl.Expr, year: pl.Expr) -> pl.Expr:
+    """syslog's ``Dec  6 10:00:01`` (the year as for glog) or journald's ISO time with its zone, as UTC."""
+    iso = text.str.contains(r"^\d{4}-")
+    return pl.coalesce(
+        pl.when(~iso).then(_utc(pl.format("{} {}", year, text.str.replace_all(" +", " ")), "%Y %b %d %H:%M:%S")),
+        pl.when(iso).then(_zoned(text)),
+    )
+
+
+def _zoned(text: pl.Expr) -> pl.Expr:
+    """An RFC 3339 time (``Z``, ``+00:00`` or ``+0000``) as UTC."""
+    clean = text.str.replace(r"Z$", "+00:00").str.replace(r"([+-]\d\d)(\d\d)$", "${1}:${2}")
+    return _utc(clean, "%Y-%m-%dT%H:%M:%S%.f%:z", True)
+
+
+def _ctime(text: pl.Expr) -> pl.Expr:
+    """C's ``ctime`` (``Tue Sep  8 09:24:20 2020``) as UTC; the weekday is dropped (it says nothing the date
+    does not, and a wrong one would void the date)."""
+    return _utc(text.str.slice(4).str.replace_all(" +", " "), "%b %d %H:%M:%S %Y")
 
 
 def _without_trailing_label(body: pl.Expr, label: pl.Expr) -> pl.Expr:
@@ -333,13 +489,19 @@ def _envelope_name() -> pl.Expr:
     """The envelopes a line had, outermost first, joined by ``+`` (``compose+rank``); null for none."""
     present = lambda col: pl.col(col).is_not_null()  # noqa: E731
     parts = [
+        ("name", present("_name")),
         ("json-member", pl.col("_json")),
         ("quote", present("quote")),
         ("compose", present("c_svc")),
         ("stream-logs", present("t_sev") | present("u_sev")),
         ("console", present("k_sev")),
+        ("ctime", present("w_ts")),
+        ("ray", present("ray_pid")),
+        ("syslog", present("j_pid")),
+        ("zoned-time", present("o_ts")),
         ("launcher", present("brole")),
-        ("rank", (present("bidx") & ~present("brole")) | present("sidx")),
+        ("rank", (present("bidx") & ~present("brole")) | present("sidx") | present("midx") | present("kidx")),
+        ("torchrun-tee", present("eidx")),
         ("pod", present("pod")),
         ("replica", present("rrole")),
         ("glog", present("g_md")),
@@ -351,9 +513,22 @@ def _envelope_name() -> pl.Expr:
         ("bracketed-month-time", present("d_md")),
         ("time", present("s_ts")),
         ("tensorpack-logger", present("n_md")),
+        ("hf-logging", present("h_ts")),
+        ("month-first-time", present("v_ts") | present("a_ts")),
+        ("c10", present("e_sev")),
+        ("bracketed-fields", present("z_sev") | present("z_rank")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
+
+
+#: Ray's note at the end of a line it deduplicated across the cluster: no part of the message.
+_RAY_REPEATS = r" \[repeated \d+x across cluster\]$"
+
+
+def _without_ray_repeats(body: pl.Expr) -> pl.Expr:
+    """``body`` without Ray's ``[repeated 35x across cluster]`` where a Ray prefix was read."""
+    return pl.when(pl.col("ray_pid").is_not_null()).then(body.str.replace(_RAY_REPEATS, "")).otherwise(body)
 
 
 def _body() -> pl.Expr:
@@ -361,58 +536,150 @@ def _body() -> pl.Expr:
     return pl.col("line").str.slice(pl.col("prefix").str.len_chars()).alias("body")
 
 
+#: The first non-blank lines of a file a prefix no rule names is learnt from.
+LEARN_LINES = 200
+#: The share of those lines that must open with the prefix's column for it to be the file's layout.
+LEARN_SHARE = 0.9
+#: A column no rule names: a host, pod or process name (letters, digits, ``._-/@``, at least one digit and one
+#: other character, so no word of a message), then ``: `` (pdsh, ``srun`` with host names) or `` | `` (process
+#: managers).
+_NAME_COLUMN = r"^([A-Za-z0-9][\w.@/-]{0,62})(?::| +\|) "
+_A_NAME = r"\d"
+_NOT_A_NAME = r"^\d+$"
+#: The state key of the learnt layout (a tuple of names, or ``()`` when the file has none).
+_LEARNT = "envelope-names"
+
+
+def learn_names(lines: pl.DataFrame) -> tuple[str, ...]:
+    """The names a file's head opens its lines with, a layout no rule names (pdsh's host column
+    ``x1000c0s6b0n0: ``, a process manager's ``0|bash run  | ``): learnt when at least :data:`LEARN_SHARE` of
+    its first :data:`LEARN_LINES` non-blank lines open with one of a few names that no named envelope reads,
+    each name opening two lines or more (a message's own first word, different on each line, is no name).
+    ``()`` when there is none."""
+    line = pl.col("line")
+    head = lines.filter(line.str.strip_chars() != "").head(LEARN_LINES)
+    if head.height < INDENT_LINES:
+        return ()
+    names = head.select(
+        pl.when(~line.str.contains(_GATE)).then(line.str.extract(_NAME_COLUMN, 1)).alias("name")
+    ).get_column("name")
+    said = names.drop_nulls()
+    counts = said.value_counts()
+    if said.len() < LEARN_SHARE * head.height or counts.get_column("count").min() < 2:  # type: ignore[operator]
+        return ()
+    distinct = counts.get_column("name")
+    if not distinct.str.contains(_A_NAME).all() or distinct.str.contains(_NOT_A_NAME).any():
+        return ()
+    return tuple(sorted(distinct.to_list()))
+
+
+def _without_names(lines: pl.DataFrame, names: tuple[str, ...]) -> pl.DataFrame:
+    """``lines`` with ``_name`` (the learnt name a line opens with, else null) and ``line`` without it."""
+    if not names:
+        return lines.with_columns(pl.lit(None, dtype=pl.String).alias("_name"))
+    any_name = "|".join(re.escape(n) for n in names)
+    line = pl.col("line")
+    column = line.str.extract(rf"^((?:{any_name})(?::| +\|) )", 1)
+    return lines.with_columns(
+        line.str.extract(rf"^({any_name})(?::| +\|) ", 1).alias("_name"),
+        pl.when(column.is_not_null()).then(line.str.slice(column.str.len_chars())).otherwise(line).alias("line"),
+    )
+
+
 def split_envelopes(
-    lines: pl.DataFrame, year: int | None, time_alone: bool = True
+    lines: pl.DataFrame, year: int | None, time_alone: bool = True, state: dict[str, object] | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """``lines`` with envelopes stripped and :data:`~tierscope.collector.formats.base.TAG` and
     :data:`~tierscope.collector.formats.base.STAMP` columns, and the envelopes' facts.
 
     ``time_alone``: whether a time alone before the message (no level, no brackets) is an envelope; off
-    for a file read with declared formats, whose patterns may capture it.
+    for a file read with declared formats, whose patterns may capture it. ``state``: a file's parse state;
+    the names its lines open with (:func:`learn_names`) are learnt from its first batch and kept there
+    (without it, from ``lines``). A learnt name is the outermost layer: it tells the lines apart (their tag).
     Returns ``(lines, facts)``: ``lines`` keeps ``source_offset`` and ``line`` (now the bare
     message), adds ``tag`` (``"worker/2"``, a compose service, or null) and ``stamp`` (the
     envelope's timestamp, the one in ``facts``) and lacks the dropped duplicate copies;
     ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
-    envelope = _ENVELOPE if time_alone else _ENVELOPE_DECLARED
-    lines = _json_members(_without_common_indent(lines))
+    lines = _without_common_indent(lines)
+    if state is None:
+        names = learn_names(lines)
+    else:
+        if _LEARNT not in state:
+            state[_LEARNT] = learn_names(lines)
+        names = state[_LEARNT]  # type: ignore[assignment]
+    lines = _json_members(_without_names(lines, names))
     gated = lines.get_column("line").str.contains(_GATE) | lines.get_column("_json")
-    lines = lines.drop("_json", "_j_role", "_j_index") if not gated.any() else lines
-    if not gated.any():
-        return lines.with_columns(
+    if not gated.any() and not names:
+        return lines.drop("_json", "_j_role", "_j_index", "_name").with_columns(
             pl.lit(None, dtype=pl.String).alias(TAG), pl.lit(None, dtype=ENVELOPE_SCHEMA["timestamp"]).alias(STAMP)
         ), None
+    newer = bool(lines.filter(gated).get_column("line").str.contains(_NEWER_GATE).any())
+    if time_alone:
+        envelope = _ENVELOPE if newer else _ENVELOPE_OLDER
+    else:
+        envelope = _ENVELOPE_DECLARED if newer else _ENVELOPE_DECLARED_OLDER
     got = (
         lines.with_columns(gated.alias("_gated"))
         .with_columns(pl.when(pl.col("_gated")).then(pl.col("line").str.extract_groups(envelope)).alias("_p"))
         .unnest("_p")
         .with_columns(_body())
     )
+    got = got.with_columns(pl.lit(None, dtype=pl.String).alias(g) for g in _GROUPS if g not in got.columns)
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
-    bare_rank = pl.col("bidx").is_not_null() | pl.col("sidx").is_not_null()
+    bare_rank = pl.any_horizontal(pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx"))
     role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role, "_j_role")
     index = pl.coalesce(
-        pl.coalesce("bidx", "ridx", "sidx").cast(pl.Int32, strict=False),
+        pl.coalesce("bidx", "ridx", "sidx", "midx", "kidx", "eidx").cast(pl.Int32, strict=False),
         pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & ~bare_rank).then(
             pl.coalesce(label_index, "_j_index")
         ),
     )
     # The console repeats the replica label after the message: it belongs to the envelope.
     body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
-    severity = pl.coalesce("g_sev", "x_sev", "p_sev", "f_sev", "q_sev", "t_sev", "u_sev", "k_sev")
+    body = _without_ray_repeats(body) if newer else body
+    severity = pl.coalesce(
+        "g_sev",
+        "x_sev",
+        "p_sev",
+        "f_sev",
+        "q_sev",
+        "h_sev",
+        "v_sev",
+        "a_sev",
+        "e_sev",
+        "z_sev",
+        "t_sev",
+        "u_sev",
+        "k_sev",
+    )
     got = got.with_columns(
         role.alias("role"),
         index.alias("task_index"),
-        _timestamp(year).alias("timestamp"),
+        _timestamp(year, newer).alias("timestamp"),
         severity.alias("severity"),
         _envelope_name().alias("envelope"),
-        pl.coalesce("g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md")
+        pl.coalesce(
+            "g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md", "h_ts", "v_ts", "a_ts", "e_md"
+        )
         .is_not_null()
         .alias("_logged"),
         pl.coalesce(body, "line").alias("line"),
-    ).with_columns(pl.coalesce(pl.format("{}/{}", "role", "task_index"), pl.format("{}/", "role"), "c_svc").alias(TAG))
+    ).with_columns(
+        pl.coalesce(
+            pl.format("{}/{}", "role", "task_index"),
+            pl.format("{}/", "role"),
+            "c_svc",
+            # a Ray process is told apart by its actor and pid (it names no role)
+            pl.when(pl.col("ray_pid").is_not_null()).then(
+                pl.format("{} pid={}", pl.col("ray").fill_null("ray"), "ray_pid")
+            ),
+            pl.when(pl.col("j_pid").is_not_null()).then(pl.format("{}[{}]", "j_prog", "j_pid")),
+            "_name",
+        ).alias(TAG)
+    )
     if got.get_column("_logged").any():
         got = _drop_plain_copies(got)
     facts = got.filter(pl.col("envelope").is_not_null()).select(list(ENVELOPE_SCHEMA))
@@ -486,7 +753,7 @@ def strip_envelopes(messages: pl.Series) -> pl.Series:
     got = (
         frame.with_columns(pl.col("line").str.extract_groups(_ENVELOPE).alias("_p")).unnest("_p").with_columns(_body())
     )
-    body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
+    body = _without_ray_repeats(_without_trailing_label(pl.col("body"), pl.col("k_task")))
     return got.select(pl.when(gated).then(pl.coalesce(body, "line")).otherwise("line").alias(messages.name))[
         messages.name
     ]

@@ -6,7 +6,9 @@ sec)`` four times, the copies differing in their last digits or their logger's t
 task, that is four times the records (and a rate derived between copies that is no rate at all).
 
 A *run* is consecutive untagged lines that say the same thing (equal once the digits after a
-decimal point are dropped: ``3.5446548`` and ``3.5446541`` are one figure of two ranks).
+decimal point are dropped: ``3.5446548`` and ``3.5446541`` are one figure of two ranks). A progress bar
+printed twice at one position is one process refreshing its postfix (``loss=0.0195`` after
+``loss=0.00492``): no line of a run.
 
 Rule, learnt once per file from its head (:func:`rank_count`): the file has *k* untagged ranks when
 its head holds at least two runs of *k* >= 2 lines that are not all byte-identical (a handler
@@ -33,6 +35,8 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG
 
+#: A tqdm bar (``38%|███▊      | 30497/80000``).
+_BAR = r"\d%\|[^|]*\|\s*\d+/\d+"
 #: The longest span of one run's times for its lines to be the ranks' copies of one report.
 SAME_MOMENT_S = 2.0
 #: The role of a rank found this way (as a bare ``[1]`` rank prefix's).
@@ -63,7 +67,9 @@ def _runs(body: pl.DataFrame) -> pl.DataFrame:
         "source_offset",
         line,
         STAMP,
-        _key=pl.when(pl.col(TAG).is_null() & line.str.contains(r"\d")).then(key),
+        # a progress bar printed again at the same position is one process refreshing it (its postfix, a
+        # loss, changed), not ranks' copies
+        _key=pl.when(pl.col(TAG).is_null() & line.str.contains(r"\d") & ~line.str.contains(_BAR)).then(key),
     )
 
 

@@ -87,15 +87,38 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"Message:\s+(?P<reason>TFJob \S+ has failed\b.*?)\s*$", 5),
     Marker("failed", r"Reason:\s+TFJobFailed\b", 2),
     Marker("failed", r"returned non-zero exit status [1-9]\d*", 3),
-    Marker("failed", r"\bexited with (?:exit )?code [1-9]\d*\b|\bfinished with exit code [1-9]\d*\b", 3),
-    Marker("failed", r"(?i)\bexit (?:status|code):? [1-9]\d*\b", 3),
+    # a non-zero code, a signal's negative one included (``Process finished with exit code -1``, torchrun's
+    # ``exitcode  : -9``, DeepSpeed's ``exits with return code = -9``)
+    Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
+    Marker("failed", r"(?i)\bexit (?:status|code):? -?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    Marker("failed", r"\bexits? with return code\s*=?\s*-?[1-9]\d*\b", 3),
+    # torchrun's report that a worker failed (its exception line, not the frame that raised it): its root cause is
+    # the worker's own exception, when logged
+    Marker("failed", r"\bChildFailedError:", 2),
+    # NCCL: a collective that timed out or failed takes the process down; an elastic restart (a step after
+    # it) recovers
+    Marker(
+        "failed",
+        r"Watchdog caught collective operation timeout|\bNCCL error\b|\bDistBackendError\b"
+        r"|\bnccl(?:Internal|System|Remote|UnhandledCuda)Error\b",
+        4,
+        recoverable=True,
+    ),
+    # Slurm: the scheduler cancelled the job or step (time limit, preemption, by hand), or its OOM killer struck
+    Marker("failed", r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b", 3),
+    Marker("failed", r"\bDetected \d+ oom[_-]kill events?\b", 4),
+    # Ray's job client: the job's end state
+    Marker("failed", r"\bJob '[^']+' failed\b", 3),
+    # SageMaker: the training toolkit's verdict in the job, the SDK's job state
+    Marker("failed", r"\bReporting training FAILURE\b|^(?:\S+ \S+ )?Failed - Training job failed\b", 3),
     Marker("failed", r"\bSegmentation fault\b|exited on signal \d+|\bBackoffLimitExceeded\b", 3),
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
     # The shell's word for a process the OS killed: alone, glued to the end of a progress bar, or in a
     # job-control report (``line 6:  3305 Killed   cmd``).
-    Marker("failed", r"Killed\s*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
+    # (also inside a paste's emphasis: ``**Killed**``)
+    Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
     Marker("failed", r"\"message\":\s*\"(?P<reason>[^\"]*(?i:quota|exceeds the allowed)[^\"]*)", 5),
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
@@ -105,6 +128,14 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),
     Marker("finished", r"(?i)\bcompleted successfully\b", 4),
     Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
+    # DeepSpeed's launcher for each process it started; Ray's job client
+    Marker("finished", r"\bProcess \d+ exits successfully\b|\bJob '[^']+' succeeded\b", 3),
+    Marker(
+        "finished",
+        r"\bReporting training SUCCESS\b|\bReceived 0 from exiting process\b"
+        r"|^(?:\S+ \S+ )?Completed - Training job completed\b",
+        4,
+    ),
     Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2, bare=True),

@@ -59,7 +59,7 @@ class PythonTraceback(AlwaysTried):
         start = pl.col("line").str.contains(_START)
         line = lines.get_column("line")
         if not (_has_start(line) and line.str.contains(_START).any()):
-            return empty_parsed(lines)
+            return _open_frames(lines, self.name) if context.end is None else empty_parsed(lines)
         blank = pl.col("line").str.strip_chars() == ""
         frame = (
             lines.with_columns(start=start, indented=pl.col("line").str.contains(r"^\s"))
@@ -106,7 +106,11 @@ class PythonTraceback(AlwaysTried):
                 pl.lit(RECOVERABLE_DETAIL).alias("detail"),
                 pl.lit(self.name).alias("format"),
             )
-            events = pl.concat([events, ended], how="diagonal_relaxed").sort("source_offset")
+            # a task whose frames follow a start line read under another tag (glued to an untagged bar's end)
+            started = frame.filter(pl.col("start")).get_column(TAG).fill_null("").unique()
+            orphans = lines.filter(~pl.col(TAG).fill_null("").is_in(started.implode()))
+            events = pl.concat([events, ended, _open_frames(orphans, self.name).events], how="diagonal_relaxed")
+            events = events.sort("source_offset")
         # The exception lines of a chain and the "During handling..." lines between them are
         # part of the traceback too.
         rest = frame.filter(~(pl.col("body") | pl.col("exc") | (in_tb & pl.col("line").str.contains(_CHAINED))))
@@ -116,6 +120,41 @@ class PythonTraceback(AlwaysTried):
             rejects=pl.DataFrame(),
             rest=rest.select(lines.columns),
         )
+
+
+#: A traceback's frame line: ``  File "path", line N`` (``, in name`` may follow).
+_FRAME = r'^\s+File "[^"]*", line \d+'
+
+
+def _open_frames(lines: pl.DataFrame, fmt: str) -> Parsed:
+    """The log's last lines of a task are a traceback's frames whose start line no format handed on (glued to
+    the end of a progress bar's record, ``...264.19s/it][rank1]: Traceback (most recent call last):``) and whose
+    exception line is missing: a failure all the same, said on the task's last line (recoverable: a step record
+    after it shows the log went on). ``lines`` are the final batch's lines no format read."""
+    line = pl.col("line")
+    if lines.height == 0 or not lines.get_column("line").str.contains(_FRAME).any():
+        return empty_parsed(lines)
+    filled = lines.filter(line.str.strip_chars() != "")
+    tails = (
+        filled.with_columns(_flush=~line.str.contains(r"^\s"), _frame=line.str.contains(_FRAME))
+        # the task's trailing run of indented lines: after its last flush line
+        .with_columns(_run=pl.col("_flush").cast(pl.Int64).cum_sum().over(TAG))
+        .filter(pl.col("_run") == pl.col("_run").max().over(TAG))
+        .filter(~pl.col("_flush"))
+        .group_by(TAG)
+        .agg(pl.col("source_offset").last(), pl.col("_frame").any())
+        .filter(pl.col("_frame"))
+    )
+    if tails.height == 0:
+        return empty_parsed(lines)
+    events = tails.select(
+        "source_offset",
+        pl.lit("failed").alias("event"),
+        pl.lit(f"{_START_TEXT} ending the log (its exception line missing)").alias("reason"),
+        pl.lit(RECOVERABLE_DETAIL).alias("detail"),
+        pl.lit(fmt).alias("format"),
+    ).sort("source_offset")
+    return Parsed(steps=pl.DataFrame(), events=events, rejects=pl.DataFrame(), rest=lines)
 
 
 def _has_start(line: pl.Series) -> bool:
