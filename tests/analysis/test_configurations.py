@@ -55,13 +55,14 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 def test_between_runs_is_students_t_over_the_runs_rates() -> None:
     # 10, 12, 11: mean 11; s = sqrt((1 + 1 + 0) / 2) = 1; t(0.975, 2 df) = 4.302653 (scipy.stats.t.ppf; tables:
     # 4.303); half width 4.302653 x 1 / sqrt(3) = 2.484138: 8.515862 to 13.484138
-    mean, sd, low, high = between_runs([10.0, 12.0, 11.0])
+    mean, sd, low, high, clipped = between_runs([10.0, 12.0, 11.0])
+    assert not clipped
     assert (mean, sd) == (pytest.approx(11.0), pytest.approx(1.0))
     assert low == pytest.approx(8.515862, abs=1e-6)
     assert high == pytest.approx(13.484138, abs=1e-6)
     # two runs: their mean and s = sqrt((1 + 1) / 1) = 1.414214, no interval (t with 1 degree of freedom is 12.7)
-    assert between_runs([20.0, 22.0]) == (21.0, pytest.approx(1.414214, abs=1e-6), None, None)
-    assert between_runs([7.0]) == (7.0, None, None, None)
+    assert between_runs([20.0, 22.0]) == (21.0, pytest.approx(1.414214, abs=1e-6), None, None, False)
+    assert between_runs([7.0]) == (7.0, None, None, None, False)
     with pytest.raises(ValueError, match="no steady rates"):
         between_runs([])
 
