@@ -97,11 +97,13 @@ def _machines(run: dict[str, object]) -> tuple[object, ...]:
     return (run["tier"], run["hardware"], run["accelerator"], host)
 
 
-def _machines_label(run: dict[str, object]) -> str:
-    """The machines of a split configuration's row, in its name: its worker pools, else its tier."""
-    label = str(run["hardware"] or run["tier"] or "unknown machines")
-    if run["hardware"] is None and run["accelerator"] is not None:
-        label += f", {run['accelerator']}"
+def _machines_label(run: dict[str, object], full: bool) -> str:
+    """The machines of a split configuration's row, in its name: its tier (``full``: with its worker pools and
+    accelerator, for runs of one tier on other machines), the host of a run on one's own hardware."""
+    parts = [run["tier"]] if run["tier"] is not None else []
+    if full or not parts:
+        parts += [p for p in (run["hardware"], run["accelerator"]) if p is not None]
+    label = ", ".join(str(p) for p in parts) or "unknown machines"
     if is_local_tier(run["tier"]) and run["ran_on"]:  # type: ignore[arg-type]
         label += f" on {run['ran_on']}"
     return label
@@ -134,9 +136,11 @@ def row_names(summary: pl.DataFrame) -> pl.DataFrame:
             for r in runs if r["config"] is None]  # fmt: skip
     for config in sorted(groups):
         split = groups[config]
-        labelled = sorted(split.values(), key=lambda members: _machines_label(members[0]))
-        for members in labelled:
-            wanted = config if len(split) == 1 else f"{config} [{_machines_label(members[0])}]"
+        short = [_machines_label(members[0], full=False) for members in split.values()]
+        full = len(set(short)) < len(short)  # one tier on several machines: its machines named too
+        labelled = sorted(((_machines_label(m[0], full), m) for m in split.values()), key=lambda pair: pair[0])
+        for label, members in labelled:
+            wanted = config if len(split) == 1 else f"{config} [{label}]"
             name, n = wanted, 1
             while name in taken:
                 n += 1
