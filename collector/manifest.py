@@ -78,7 +78,8 @@ class RunSpec:
     tier_given: bool = False
     #: The configuration the run is a repeat of (the manifest's ``config``, ``collect --config``): runs of one
     #: configuration (one job on the same tier or machines) are measured together, their spread between runs
-    #: (:mod:`tierscope.analysis.configurations`). None: the run is a configuration of its own. A tier alone
+    #: (:mod:`tierscope.analysis.configurations`); stripped, never blank (:func:`config_name`). None: the run is a
+    #: configuration of its own. A tier alone
     #: never groups runs: two jobs on one tier are not repeats of each other.
     config: str | None = None
 
