@@ -79,8 +79,7 @@ class RunSpec:
     #: The configuration the run is a repeat of (the manifest's ``config``, ``collect --config``): runs of one
     #: configuration (one job on the same tier or machines) are measured together, their spread between runs
     #: (:mod:`tierscope.analysis.configurations`); stripped, never blank (:func:`config_name`). None: the run is a
-    #: configuration of its own. A tier alone
-    #: never groups runs: two jobs on one tier are not repeats of each other.
+    #: configuration of its own. A tier alone never groups runs: two jobs on one tier are not repeats of each other.
     config: str | None = None
 
 
