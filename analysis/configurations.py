@@ -6,9 +6,16 @@ machines vary from run to run (placement, neighbours, a slower host), so the fig
 configuration's: the runs that repeat it, and the spread between them.
 
 - **Which runs are one configuration**: those given one ``config`` name (a manifest's ``config`` key, ``collect
-  --config NAME``; the runs table's ``config`` fact). A run without one is a configuration of its own, named by
-  its run id. Nothing is grouped by guess: two runs of one tier may be two jobs (another model, another batch
-  size), and averaging them would be a rate no job has.
+  --config NAME``; the runs table's ``config`` fact; spaces around it dropped) *and* run on the same machines: the
+  same tier, worker pools (``hardware``) and accelerator, and for a run on one's own hardware (a ``local`` tier) the
+  same host (``ran_on``). Runs of one name on other machines are not repeats of each other: the name gives one row
+  per machine configuration, ``NAME [its machines]``, each noting the split (:func:`split_note`). A run without a
+  name is a configuration of its own, named by its run id. Nothing is grouped by guess: two runs of one tier may
+  be two jobs (another model, another batch size), and averaging them would be a rate no job has.
+- **Row names** (the frame's ``run_id``): a run of its own keeps its run id; a configuration is named by its
+  ``config`` (with its machines when the name is split). A run and a configuration never share a row: where a
+  configuration's name is some run's id (``--config r2`` given to r1 while r2 runs alone), the configuration's row
+  is marked ``r2 (config)`` and the run keeps ``r2`` (:func:`row_names`).
 - **The configuration's rate**: the mean of its runs' steady rates (global steps/s), over the runs that have
   one and did not fail (a failed run is evidence, not a measurement to plan from). Each run weighs the same,
   however long it ran: the spread that matters is between runs, and a long run is not more of a repeat.
@@ -17,11 +24,14 @@ configuration's: the runs that repeat it, and the spread between them.
   deviation (``n - 1`` in its denominator). A bootstrap over three to five runs draws from so few values that its
   percentiles are the smallest and the largest run; the t-interval widens with few runs as it should. Two runs
   get their mean, their spread (lowest and highest) and no interval: with one degree of freedom ``t`` is 12.7.
+  A rate is not negative: where runs so far apart put the t-interval's lower bound below 0, it is 0 and the row's
+  note says it was clipped (the interval's width then says more than its lower end).
 - **Speedup, scaling efficiency and price** of a configuration of several runs are recomputed from its rate,
   against the configuration holding the summary's baseline run. Its speedup has no interval (the runs' bootstrap
   draws are within each run; a ratio of two between-run means is not one of them).
 
-A configuration of one run is that run's summary row as it is (its interval ``within-run``). The frame has the
+A configuration of one run is that run's summary row (its interval ``within-run``) under the configuration's name,
+its run id in ``run_ids`` and its note. The frame has the
 summary's columns (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`) and :data:`CONFIG_COLUMNS`.
 """
 
@@ -35,6 +45,7 @@ import polars as pl
 
 from tierscope.analysis.bootstrap import LEVEL
 from tierscope.analysis.summary import SUMMARY_SCHEMA, with_target, withhold_non_finite
+from tierscope.contract import is_local_tier
 from tierscope.dataset.schema import conform
 
 #: ``ci_scope`` of a configuration's interval over its runs' steady rates.
@@ -64,24 +75,98 @@ _STATUS_ORDER = ("ok", "unknown", "failed", "empty")
 _SUMMED = ("records", "duplicates", "segments", "restarts", "stragglers")
 
 
-def configuration() -> pl.Expr:
-    """A summary row's configuration: its ``config``, else its run id (a run without one is its own)."""
-    return pl.coalesce(pl.col("config"), pl.col("run_id"))
+def config_name() -> pl.Expr:
+    """A summary row's ``config`` with the spaces around it dropped; null where it is missing or blank."""
+    name = pl.col("config").str.strip_chars()
+    return pl.when(name != "").then(name)
+
+
+def split_note(config: str, machines: int) -> str:
+    """What a row of the configuration ``config`` says when its runs are on ``machines`` (> 1) machine
+    configurations: they are not pooled across them."""
+    return (
+        f"config {config} names runs on {machines} different machine configurations; "
+        "pooled only runs on the same machines"
+    )
+
+
+def _machines(run: dict[str, object]) -> tuple[object, ...]:
+    """What makes two runs' machines the same: tier, worker pools, accelerator; for a run on one's own hardware
+    (a local tier) its host too (two laptops are two machines, whatever the tier label says)."""
+    host = run["ran_on"] if is_local_tier(run["tier"]) else None  # type: ignore[arg-type]
+    return (run["tier"], run["hardware"], run["accelerator"], host)
+
+
+def _machines_label(run: dict[str, object], full: bool) -> str:
+    """The machines of a split configuration's row, in its name: its tier (``full``: with its worker pools and
+    accelerator, for runs of one tier on other machines), the host of a run on one's own hardware."""
+    parts = [run["tier"]] if run["tier"] is not None else []
+    if full or not parts:
+        parts += [p for p in (run["hardware"], run["accelerator"]) if p is not None]
+    label = ", ".join(str(p) for p in parts) or "unknown machines"
+    if is_local_tier(run["tier"]) and run["ran_on"]:  # type: ignore[arg-type]
+        label += f" on {run['ran_on']}"
+    return label
+
+
+#: Columns of :func:`row_names`.
+ROW_NAMES_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "row": pl.String(),  # the name of the row the run is in: its run id (a run of its own), else its configuration's
+    "config": pl.String(),  # the run's config name, stripped (null: a run of its own)
+    "split_note": pl.String(),  # set where the config names runs on other machines too (split_note)
+}
+
+
+def row_names(summary: pl.DataFrame) -> pl.DataFrame:
+    """Which row of :func:`configurations` each run of ``summary`` (one row per run) is in: :data:`ROW_NAMES_SCHEMA`.
+
+    A run without a config is its own row, named by its id. The runs of one config on the same machines are
+    one row, named by the config, or ``config [machines]`` where the config names runs on several machine
+    configurations. A row of a configuration never takes a name that is a run id (any run's, in or out of a
+    configuration: ``--each-run`` and a plan list runs by id beside the rows): it is marked ``NAME (config)``
+    (then ``NAME (config 2)``, ...) instead, so a run and a configuration never share a key."""
+    runs = conform(summary, SUMMARY_SCHEMA).with_columns(config=config_name()).sort("run_id").to_dicts()
+    taken = {str(r["run_id"]) for r in runs}
+    groups: dict[str, dict[tuple[object, ...], list[dict[str, object]]]] = {}
+    for run in runs:
+        if run["config"] is not None:
+            groups.setdefault(run["config"], {}).setdefault(_machines(run), []).append(run)
+    rows = [{"run_id": r["run_id"], "row": r["run_id"], "config": None, "split_note": None}
+            for r in runs if r["config"] is None]  # fmt: skip
+    for config in sorted(groups):
+        split = groups[config]
+        short = [_machines_label(members[0], full=False) for members in split.values()]
+        full = len(set(short)) < len(short)  # one tier on several machines: its machines named too
+        labelled = sorted(((_machines_label(m[0], full), m) for m in split.values()), key=lambda pair: pair[0])
+        for label, members in labelled:
+            wanted = config if len(split) == 1 else f"{config} [{label}]"
+            name, n = wanted, 1
+            while name in taken:
+                n += 1
+                name = f"{wanted} (config)" if n == 2 else f"{wanted} (config {n - 1})"
+            taken.add(name)
+            note = split_note(config, len(split)) if len(split) > 1 else None
+            rows += [{"run_id": r["run_id"], "row": name, "config": config, "split_note": note} for r in members]
+    return pl.DataFrame(rows, schema=ROW_NAMES_SCHEMA)
 
 
 class Spread(NamedTuple):
     """The steady rates of a configuration's runs (global steps/s): their mean, sample standard deviation
-    (``n - 1``; None for one run) and the interval between runs (None below :data:`MIN_RUNS_FOR_INTERVAL`)."""
+    (``n - 1``; None for one run) and the interval between runs (None below :data:`MIN_RUNS_FOR_INTERVAL`);
+    ``clipped``: the t-interval's lower bound was below 0 and ``low`` is 0 (a rate is not negative)."""
 
     mean: float
     sd: float | None
     low: float | None
     high: float | None
+    clipped: bool = False
 
 
 def between_runs(rates: Sequence[float], level: float = LEVEL) -> Spread:
     """The :class:`Spread` of ``rates`` (one steady rate per run): their mean and Student's t ``level``
-    interval ``mean ± t((1 + level) / 2, n - 1) · s / sqrt(n)``. Raises :class:`ValueError` for no rates."""
+    interval ``mean ± t((1 + level) / 2, n - 1) · s / sqrt(n)``, its lower bound clipped at 0. Raises
+    :class:`ValueError` for no rates."""
     if not rates:
         raise ValueError("no steady rates to average")
     n = len(rates)
@@ -92,7 +177,8 @@ def between_runs(rates: Sequence[float], level: float = LEVEL) -> Spread:
     from scipy.stats import t  # scipy: only for a configuration of several runs
 
     half = float(t.ppf((1 + level) / 2, n - 1)) * sd / math.sqrt(n)
-    return Spread(mean, sd, mean - half, mean + half)
+    low = mean - half
+    return Spread(mean, sd, max(low, 0.0), mean + half, low < 0)
 
 
 def rated() -> pl.Expr:
@@ -122,23 +208,22 @@ def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
         else:
             aggs.append(pl.col(name).first())
     steady = pl.col("steady_global_steps_per_s")
-    pooled = summary.sort("run_id").group_by("_config", maintain_order=True).agg(
+    pooled = summary.sort("run_id").group_by("_row", maintain_order=True).agg(
         *aggs,
         config_runs=pl.len().cast(pl.UInt32),
         rated_runs=counted.sum().cast(pl.UInt32),
         run_ids=pl.col("run_id").str.join(", "),
-        _machines=pl.coalesce("hardware", "tier").drop_nulls().unique(),
+        _config=pl.col("_config").first(),
+        _split=pl.col("_split").first(),
         _rates=steady.filter(counted),
         _left_out=pl.format("{} ({})", "run_id", pl.when(pl.col("status") == "failed").then(pl.lit("failed"))
                             .otherwise(pl.col("steady_reason").fill_null("no steady rate"))).filter(~counted),
     )  # fmt: skip
     rows = []
     for row in pooled.iter_rows(named=True):
-        rates, left_out, machines = row.pop("_rates"), row.pop("_left_out"), row.pop("_machines")
+        rates, left_out, split = row.pop("_rates"), row.pop("_left_out"), row.pop("_split")
         spread = between_runs(rates) if rates else Spread(None, None, None, None)  # type: ignore[arg-type]
-        notes = []
-        if len(machines) > 1:  # one name given to runs on other machines: said, not corrected
-            notes.append(f"its runs name different tiers or machines ({', '.join(sorted(machines))})")
+        notes = [split] if split else []
         if left_out:
             notes.append(f"left out of its rate: {', '.join(left_out)}")
         if 0 < len(rates) < MIN_RUNS_FOR_INTERVAL:
@@ -146,10 +231,15 @@ def _pooled(summary: pl.DataFrame) -> pl.DataFrame:
                 f"{len(rates)} run{'s' if len(rates) != 1 else ''} with a steady rate: an interval between runs "
                 f"needs {MIN_RUNS_FOR_INTERVAL}"
             )
-        name = row.pop("_config")
+        if spread.clipped:
+            notes.append(
+                f"its interval's lower bound, {spread.mean - (spread.high - spread.mean):.6g}, clipped at 0 (a rate "
+                "is not negative): its runs' rates are too far apart for their mean to be known closely"
+            )
         row.update(
-            run_id=name, config=name, steady_global_steps_per_s=spread.mean, steady_ci_low=spread.low,
-            steady_ci_high=spread.high, ci_scope=CI_BETWEEN_RUNS if spread.low is not None else None,
+            run_id=row.pop("_row"), config=row.pop("_config"), steady_global_steps_per_s=spread.mean,
+            steady_ci_low=spread.low, steady_ci_high=spread.high,
+            ci_scope=CI_BETWEEN_RUNS if spread.low is not None else None,
             run_rate_sd=spread.sd, run_rate_min=min(rates, default=None), run_rate_max=max(rates, default=None),
             config_note="; ".join(notes) or None, speedup_ci_low=None, speedup_ci_high=None,
         )  # fmt: skip
@@ -198,30 +288,42 @@ def _against_baseline(frame: pl.DataFrame, baseline: str) -> pl.DataFrame:
 
 def configurations(summary: pl.DataFrame, target: int | None = None) -> pl.DataFrame:
     """One row per configuration (see the module doc) of ``summary`` (:data:`SUMMARY_SCHEMA` rows, one per run):
-    :data:`CONFIG_SCHEMA`, sorted by its name (``run_id``: the configuration's name, a run's id for a run of its
-    own). ``target``: N of the time and price to N steps (None: not asked)."""
-    frame = conform(summary, SUMMARY_SCHEMA).with_columns(_config=configuration())
-    sizes = frame.group_by("_config").agg(n=pl.len())
-    several = sizes.filter(pl.col("n") > 1)["_config"]
-    alone = frame.filter(~pl.col("_config").is_in(several.implode())).with_columns(
+    :data:`CONFIG_SCHEMA`, sorted by its name (``run_id``: the row's name, :func:`row_names`; ``config``: the
+    configuration's name as given, stripped, or the run id of a run of its own). ``target``: N of the time and
+    price to N steps (None: not asked)."""
+    names = row_names(summary).select("run_id", _row="row", _given="config", _split="split_note")
+    frame = conform(summary, SUMMARY_SCHEMA).join(names, on="run_id", how="left", maintain_order="left")
+    frame = frame.with_columns(_config=pl.coalesce("_given", "run_id"))
+    sizes = frame.group_by("_row").agg(n=pl.len())
+    several = sizes.filter(pl.col("n") > 1)["_row"]
+    one = (pl.col("_row") != pl.col("run_id")) & pl.col("_given").is_not_null()  # a configuration of one run
+    alone = frame.filter(~pl.col("_row").is_in(several.implode())).with_columns(
+        run_id=pl.col("_row"),
         config=pl.col("_config"),
         config_runs=pl.lit(1, pl.UInt32),
         rated_runs=rated().cast(pl.UInt32),
         run_ids=pl.col("run_id"),
         run_rate_min=pl.when(rated()).then(pl.col("steady_global_steps_per_s")),
         run_rate_max=pl.when(rated()).then(pl.col("steady_global_steps_per_s")),
+        # the row is named by its configuration: which run it is, said (--each-run lists it under its id)
+        config_note=pl.when(one).then(
+            pl.concat_str(pl.format("its one run: {}", "run_id"), "_split", separator="; ", ignore_nulls=True)
+        ),
     )
-    if several.len() == 0:
-        return conform(alone, CONFIG_SCHEMA).sort("run_id")
-    pooled = _valued_at_rate(_pooled(frame.filter(pl.col("_config").is_in(several.implode()))))
-    joined = pl.concat([conform(alone, CONFIG_SCHEMA), pooled]).sort("run_id")
     base_run = summary["baseline_run_id"].drop_nulls().first()
-    base_config = frame.filter(pl.col("run_id") == base_run)["_config"].first() if base_run is not None else None
-    if base_config is not None:
-        compared = _against_baseline(joined, str(base_config))
+    base_row = frame.filter(pl.col("run_id") == base_run)["_row"].first() if base_run is not None else None
+    # the baseline is named as its row is (a run of a configuration of one run: the configuration's name)
+    renamed = pl.col("baseline_run_id").replace(dict(zip(names["run_id"], names["_row"], strict=True)))
+    if several.len() == 0:
+        return conform(alone, CONFIG_SCHEMA).with_columns(baseline_run_id=renamed).sort("run_id")
+    pooled = _valued_at_rate(_pooled(frame.filter(pl.col("_row").is_in(several.implode()))))
+    joined = pl.concat([conform(alone, CONFIG_SCHEMA), pooled]).sort("run_id")
+    if base_row is not None:
+        compared = _against_baseline(joined, str(base_row))
         # a run's speedup interval is its bootstrap against the baseline run's: it holds only against that run alone
-        keeps = (pl.col("config_runs") == 1) & pl.lit(base_config in set(alone["_config"]))
+        keeps = (pl.col("config_runs") == 1) & pl.lit(base_row in set(alone["_row"]))
         joined = compared.with_columns(pl.when(keeps).then(pl.col(c)) for c in ("speedup_ci_low", "speedup_ci_high"))
+    joined = joined.with_columns(baseline_run_id=renamed)
     pooled_rows = pl.col("config_runs") > 1
     timed = with_target(joined, target)
     joined = joined.with_columns(
@@ -233,11 +335,15 @@ def configurations(summary: pl.DataFrame, target: int | None = None) -> pl.DataF
     return checked.with_columns(withheld_figures=pl.coalesce(pl.col("withheld_figures"), said))
 
 
-def configuration_runs(runs: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+def configuration_runs(runs: pl.DataFrame, table: pl.DataFrame, summary: pl.DataFrame) -> pl.DataFrame:
     """The run index ``runs`` (:func:`tierscope.analysis.summary.run_index`) keyed as ``table``'s rows are (a
-    :func:`configurations` frame, maybe with runs of its own added): a configuration of several runs by its
+    :func:`configurations` frame of ``summary``, maybe with runs of its own added): a configuration by its row
     name, with its first run's facts (its tier and machines: what prices it), and every run by its id."""
-    named = runs.sort("run_id").with_columns(run_id=configuration()).unique("run_id", keep="first", maintain_order=True)
+    names = row_names(summary).select("run_id", "row")
+    named = (
+        runs.join(names, on="run_id").sort("run_id").with_columns(run_id=pl.col("row")).drop("row")
+        .unique("run_id", keep="first", maintain_order=True)
+    )  # fmt: skip
     return pl.concat([runs, named.filter(~pl.col("run_id").is_in(runs["run_id"].implode()))]).filter(
         pl.col("run_id").is_in(table["run_id"].implode())
     )
@@ -248,5 +354,8 @@ def plan_rows(summary: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
     configurations of several runs, each a row of its own from ``summary`` (a failed run is evidence to show,
     never a candidate, and a configuration of several runs keeps its status from the others)."""
     pooled = table.filter(pl.col("config_runs") > 1)["run_id"]
-    failed = summary.filter((pl.col("status") == "failed") & configuration().is_in(pooled.implode()))
-    return pl.concat([table, conform(failed, CONFIG_SCHEMA)]) if failed.height else table
+    names = row_names(summary).select("run_id", "row")
+    failed = summary.join(names, on="run_id").filter(
+        (pl.col("status") == "failed") & pl.col("row").is_in(pooled.implode())
+    )
+    return pl.concat([table, conform(failed.drop("row"), CONFIG_SCHEMA)]) if failed.height else table

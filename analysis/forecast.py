@@ -152,7 +152,7 @@ def recommend(
     rows = plan_rows(analysis.summary, configs)
     table = frontier(
         rows,
-        configuration_runs(analysis.runs, rows),
+        configuration_runs(analysis.runs, rows, analysis.summary),
         fitted.fits,
         steps,
         options.price_day(),

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from tierscope.collector.errors import ManifestError
 from tierscope.gcs import is_url, parent
 from tierscope.gcs import join as gcs_join
+from tierscope.text import has_controls, printable
 
 if TYPE_CHECKING:
     from tierscope.collector.formats.base import LineFormat
@@ -77,9 +78,22 @@ class RunSpec:
     tier_given: bool = False
     #: The configuration the run is a repeat of (the manifest's ``config``, ``collect --config``): runs of one
     #: configuration (one job on the same tier or machines) are measured together, their spread between runs
-    #: (:mod:`tierscope.analysis.configurations`). None: the run is a configuration of its own. A tier alone
-    #: never groups runs: two jobs on one tier are not repeats of each other.
+    #: (:mod:`tierscope.analysis.configurations`); stripped, never blank (:func:`config_name`). None: the run is a
+    #: configuration of its own. A tier alone never groups runs: two jobs on one tier are not repeats of each other.
     config: str | None = None
+
+
+def config_name(raw: str) -> str:
+    """A configuration's name as given (the manifest's ``config``, ``collect --config``) with the spaces around it
+    dropped: ``" cfg "`` and ``"cfg"`` are one configuration. Raises :class:`ValueError` (a phrase to follow the
+    key's name) where nothing is left, or where it holds a control character (an escape sequence, a newline, a
+    right-to-left override: :func:`tierscope.text.has_controls`), which would make two names that look alike."""
+    name = raw.strip()
+    if not name:
+        raise ValueError("is blank; give the configuration's name, or leave it out (the run is then its own)")
+    if has_controls(name):
+        raise ValueError(f"'{printable(name)}' holds a control character; give a name of printable characters")
+    return name
 
 
 #: Manifest keys describing the run's machines (see RunSpec.hardware).
@@ -248,6 +262,12 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
             raise ManifestError(
                 f"{where} ({run_id}): unknown keys {unknown}; a run takes {', '.join(sorted(KNOWN_KEYS))}"
             )
+        config = run.get("config")
+        if config is not None:
+            try:
+                config = config_name(config)
+            except ValueError as bad:
+                raise ManifestError(f"{where} ({run_id}): 'config' {bad}") from None
         if run_id in seen:
             raise ManifestError(f"{where}: run id {run_id!r} appears twice; give each [[run]] its own id")
         seen.add(run_id)
@@ -281,7 +301,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 olddirs=() if olddir is None else (Path(_file_in(path, olddir, f"{where} ({run_id})")),),
                 run_id_given=True,
                 tier_given=run.get("tier") is not None,
-                config=run.get("config") or None,
+                config=config,
             )
         )
     return specs

@@ -320,20 +320,31 @@ def _table_rows(frame: pl.DataFrame) -> list[dict[str, object]]:
 def configuration_notes(data: ReportData, t: Catalog) -> list[str]:
     """Under the runs table: each row of several runs (its runs, the spread of their steady rates, those left
     out of its rate), then what the table's 95 % intervals cover (within one run, between a configuration's runs)."""
-    from tierscope.analysis.configurations import CI_BETWEEN_RUNS, configuration, rated
+    from tierscope.analysis.configurations import CI_BETWEEN_RUNS, rated, row_names
     from tierscope.analysis.summary import CI_WITHIN_RUN
 
     table = data.configurations if data.configurations is not None else data.summary
     notes = []
     if "config_runs" in table.columns:
-        runs = data.summary.with_columns(_config=configuration(), _rated=rated())
+        names = row_names(data.summary)
+        runs = data.summary.join(names.select("run_id", "row"), on="run_id").with_columns(_rated=rated())
+        split = dict(zip(names["row"], names["split_note"], strict=True))
+        for r in table.filter(pl.col("run_id") != pl.col("run_ids")).iter_rows(named=True):
+            # a configuration of one run: its row carries the configuration's name, so the run is said
+            if r["config_runs"] == 1:
+                notes.append(t("config.one_run", config=r["run_id"], run=r["run_ids"]))
+            if split.get(r["run_id"]):
+                n_machines = names.filter(pl.col("config") == r["config"])["row"].n_unique()
+                notes.append(t("config.split", config=r["run_id"], name=r["config"], machines=n_machines))
         for r in table.filter(pl.col("config_runs") > 1).iter_rows(named=True):
             values = {"config": r["run_id"], "runs": t.counted("count.runs", r["config_runs"]), "ids": r["run_ids"],
                       "rated": t.counted("count.runs", r["rated_runs"]), "low": t.number(r["run_rate_min"], 3),
                       "high": t.number(r["run_rate_max"], 3)}  # fmt: skip
             if r["rated_runs"]:
                 notes.append(t("config.row" if r["ci_scope"] == CI_BETWEEN_RUNS else "config.row_few", **values))
-            left = runs.filter((pl.col("_config") == r["run_id"]) & ~pl.col("_rated"))["run_id"].to_list()
+            if r["ci_scope"] == CI_BETWEEN_RUNS and r["steady_ci_low"] == 0:  # between_runs clips a bound below 0
+                notes.append(t("config.clipped", config=r["run_id"]))
+            left = runs.filter((pl.col("row") == r["run_id"]) & ~pl.col("_rated"))["run_id"].to_list()
             if left:
                 notes.append(t("config.left_out", config=r["run_id"], runs=", ".join(left)))
     scopes = set(table["ci_scope"].drop_nulls()) if "ci_scope" in table.columns else set()

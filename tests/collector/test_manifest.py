@@ -20,6 +20,18 @@ from tierscope.collector.manifest import load_manifest
         ('id = "a"\nfiles = ["a.log"]\ntier = 5', "run #1 (a): 'tier' is 5, not a string"),
         ('id = "a"\nfiles = ["a.log"]\nnote = ["x"]', "run #1 (a): 'note' is ['x'], not a string"),
         ('id = "a"\nfiles = ["a.log"]\nconfig = 2', "run #1 (a): 'config' is 2, not a string"),
+        # a blank name would group unrelated runs under nothing; "" too (nothing to name a configuration)
+        (
+            'id = "a"\nfiles = ["a.log"]\nconfig = "   "',
+            "run #1 (a): 'config' is blank; give the configuration's name, or leave it out (the run is then its own)",
+        ),
+        ('id = "a"\nfiles = ["a.log"]\nconfig = ""', "run #1 (a): 'config' is blank; give the configuration's"),
+        # an escape (ESC, U+001B) or a newline in a name: refused, shown escaped
+        (
+            'id = "a"\nfiles = ["a.log"]\nconfig = "std\\u001b[2J"',
+            "run #1 (a): 'config' 'std\\x1b[2J' holds a control character; give a name of printable characters",
+        ),
+        ('id = "a"\nfiles = ["a.log"]\nconfig = "std\\nx"', "run #1 (a): 'config' 'std\\x0ax' holds a control"),
         (
             'id = "a"\nfiles = ["a.log"]\nran_on = 2016-12-31',
             "run #1 (a): 'ran_on' is datetime.date(2016, 12, 31), not a string",
@@ -31,7 +43,15 @@ def test_a_field_of_the_wrong_type_is_named(tmp_path: Path, body: str, message: 
     manifest.write_text(f"[[run]]\n{body}\n")
     with pytest.raises(ManifestError) as raised:
         load_manifest(manifest)
-    assert str(raised.value) == f"manifest {manifest}, {message}"
+    assert str(raised.value).startswith(f"manifest {manifest}, {message}")
+
+
+def test_a_config_name_is_stripped(tmp_path: Path) -> None:
+    # " std " and "std" name one configuration: the spaces around a name are dropped
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text('[[run]]\nid = "a"\nfiles = ["a.log"]\nconfig = " std "\n'
+                        '[[run]]\nid = "b"\nfiles = ["b.log"]\nconfig = "std"\n')  # fmt: skip
+    assert [r.config for r in load_manifest(manifest)] == ["std", "std"]
 
 
 def test_runs_that_are_not_tables_are_named(tmp_path: Path) -> None:

@@ -127,4 +127,14 @@ def test_a_configuration_comes_from_the_manifest_or_the_command_line_and_stays(t
     configs = dict(analyze(Dataset(ds)).summary.select("run_id", "config").iter_rows())
     assert configs == {"a": "std", "b": "std", "c": None}
     blank = runner.invoke(app, ["collect", "files", str(tmp_path / "c.log"), "--dataset", str(ds), "--config", " "])
-    assert blank.exit_code == 2 and "configuration's name cannot be empty" in blank.output
+    assert blank.exit_code == 2 and "configuration's name is blank" in " ".join(blank.output.split())
+    escaped = runner.invoke(
+        app, ["collect", "files", str(tmp_path / "c.log"), "--dataset", str(ds), "--config", "s\x1bt"]
+    )
+    assert escaped.exit_code == 2 and "holds a control character" in " ".join(escaped.output.split())
+    # " std " is std: the spaces around a name are dropped, so c joins a and b
+    spaced = runner.invoke(
+        app, ["collect", "files", str(tmp_path / "c.log"), "--dataset", str(ds), "--config", " std "]
+    )
+    assert spaced.exit_code == 0, spaced.output
+    assert dict(analyze(Dataset(ds)).summary.select("run_id", "config").iter_rows())["c"] == "std"

@@ -178,8 +178,13 @@ def collect_files_cmd(
     accelerator = one_accelerator(accelerator)  # type: ignore[assignment]  # the option is a list: see AcceleratorOpt
     if not paths and manifest is None:
         raise typer.BadParameter("give log files or run directories, or --manifest runs.toml")
-    if config is not None and not config.strip():
-        raise typer.BadParameter("a configuration's name cannot be empty; leave --config out", param_hint="--config")
+    if config is not None:
+        from tierscope.collector.manifest import config_name
+
+        try:
+            config = config_name(config)
+        except ValueError as bad:
+            raise typer.BadParameter(f"the configuration's name {bad}", param_hint="--config") from None
     if run_id is not None and not run_id.strip():
         raise typer.BadParameter("a run id cannot be empty; leave --run-id out to name the run after its file")
     from tierscope.collector.manifest import load_manifest

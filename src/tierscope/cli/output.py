@@ -371,7 +371,10 @@ def configuration_notes(frame: pl.DataFrame) -> list[str]:
     from tierscope.analysis.summary import CI_WITHIN_RUN
 
     notes = []
-    rows = frame.iter_rows(named=True) if "config_runs" in frame.columns else iter(())
+    rows = list(frame.iter_rows(named=True)) if "config_runs" in frame.columns else []
+    # a configuration of one run: named by its configuration, its run (and a split of its name) said
+    notes += [f"configuration {named(r['run_id'])}: {r['config_note']}" for r in rows
+              if r["config_runs"] == 1 and r["config_note"]]  # fmt: skip
     for r in (r for r in rows if r["config_runs"] > 1):
         rated = r["rated_runs"]
         sd = f", s = {n.rate(r['run_rate_sd'])}" if r["run_rate_sd"] is not None else ""
