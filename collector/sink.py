@@ -28,7 +28,7 @@ from tierscope.collector.formats.base import Parsed
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import OffsetStore, Position, Positions
 from tierscope.collector.reading import Batch, Reading
-from tierscope.collector.runs import SourceCounts, run_facts
+from tierscope.collector.runs import SourceCounts, run_facts, task_of_file
 from tierscope.dataset import rewind
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
@@ -82,11 +82,49 @@ def _timed(parsed: Parsed) -> Parsed:
     return dataclasses.replace(parsed, steps=steps, events=events, rejects=rejects)
 
 
+#: How a Cloud Logging query's records name their source (:mod:`tierscope.collector.readers.cloud_logging`):
+#: no file name, so no task from one.
+CLOUD_LOGGING_SOURCE = "cloud-logging:"
+
+
+def with_named_task(steps: pl.DataFrame, source: str, counts: SourceCounts) -> pl.DataFrame:
+    """``steps`` with the task that ``source``'s name states (:func:`~tierscope.collector.runs.task_of_file`:
+    ``worker-1.log``, ``worker-1/train.log``) given to the records whose lines state none: a role and
+    task index the lines state win (a line with the name's role but no index takes the name's index).
+    Without it, two tasks' logs of one run whose lines name no task (``step 100 loss 0.5``) would be one
+    task, each record of the second file a duplicate of the first's. A note in ``counts`` says when
+    lines state another task than the name."""
+    named = None if source.startswith(CLOUD_LOGGING_SOURCE) else task_of_file(source)
+    if named is None or not steps.height:
+        return steps
+    role, index = named
+    have_role = pl.col("role") if "role" in steps.columns else pl.lit(None, pl.String)
+    have_index = pl.col("task_index") if "task_index" in steps.columns else pl.lit(None, pl.Int32)
+    unstated = have_role.is_null() & have_index.is_null()
+    same_role = have_role.is_null() | (have_role == role)
+    other = steps.filter(~unstated & ~(same_role & (have_index.is_null() | (have_index == index))))
+    if other.height:
+        note = (
+            f"{other.height} step records state another task than the file name ({role} {index}): "
+            "the lines' task is kept"
+        )
+        if note not in counts.notes:
+            counts.notes.append(note)
+    return steps.with_columns(
+        pl.when(unstated).then(pl.lit(role)).otherwise(have_role).cast(pl.String).alias("role"),
+        pl.when(same_role & have_index.is_null())
+        .then(pl.lit(index))
+        .otherwise(have_index)
+        .cast(pl.Int32)
+        .alias("task_index"),
+    )
+
+
 def store_parsed(
     dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts, staged: Staged | None = None
 ) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
-    fill in only where the rows carry none, but a run id or tier the user gave (``run.run_id_given``,
+    fill in only where the rows carry none (as does the task the source's name states: :func:`with_named_task`), but a run id or tier the user gave (``run.run_id_given``,
     ``run.tier_given``) is set on every row. A record whose time lies outside 1970-9999 is a reject.
     Caller holds the lock. With ``staged``, the files are left for
     :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
@@ -103,7 +141,8 @@ def store_parsed(
                 counts.nan_loss += nan.height
                 if counts.first_nan_loss is None and "source_offset" in nan.columns:
                     counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
-        got = dataset.append("steps", _set(_fill(parsed.steps, **ctx), **given), staged)
+        steps = with_named_task(parsed.steps, source, counts)
+        got = dataset.append("steps", _set(_fill(steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
         lines.stored("steps", got)
@@ -194,6 +233,8 @@ class Sink:
         returns the reading's counts with what was stored added. An error of the reading's (an
         unreadable file) is raised once the batches before it are stored."""
         counts = reading.counts
+        if run.naming and run.files and counts.source == str(run.files[0]):
+            counts.notes.append(run.naming)
         if reading.pipelined:
             with _Storing() as storing:
                 for batch in reading.batches():
