@@ -304,7 +304,8 @@ def _tasks_run_name(grouped: list[Path | str], stems: list[str]) -> tuple[str, s
     folders = {_folder_name(f) for f in grouped}
     if len(folders) == 1 and (folder := folders.pop()):
         return folder, "the folder holding them"
-    common = os.path.commonprefix([s.lower() for s in stems]).rstrip("-_.0123456789")
+    # names, not paths: their common start by character (``worker-0``, ``worker-1``: ``worker``)
+    common = os.path.commonprefix([s.lower() for s in stems]).rstrip("-_.0123456789")  # noqa: RUF071
     if common:
         return stems[0][: len(common)], "their names' common start"
     return stems[0], "the first of them"

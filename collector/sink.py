@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import polars as pl
 
@@ -28,7 +29,8 @@ from tierscope.collector.formats.base import Parsed
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import OffsetStore, Position, Positions
 from tierscope.collector.reading import Batch, Reading
-from tierscope.collector.runs import SourceCounts, run_facts, task_of_file
+from tierscope.collector.runs import NAMED_BY_CONTENT, SourceCounts, default_run_id, run_facts, task_of_file
+from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import rewind
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
@@ -82,6 +84,15 @@ def _timed(parsed: Parsed) -> Parsed:
     return dataclasses.replace(parsed, steps=steps, events=events, rejects=rejects)
 
 
+def same_log(one: str, other: str) -> bool:
+    """Whether sources ``one`` and ``other`` are one log's copies: one name up to its first dot (``train.log``,
+    ``train.log.1``, ``train.log.2.gz``: logrotate's names) in one folder (by its name: a path given relative
+    and absolute is one folder; a path with no folder matches any)."""
+    a, b = Path(one.rstrip("/")), Path(other.rstrip("/"))
+    folders = a.parent.name, b.parent.name
+    return default_run_id(Path(a.name)) == default_run_id(Path(b.name)) and ("" in folders or folders[0] == folders[1])
+
+
 #: How a Cloud Logging query's records name their source (:mod:`tierscope.collector.readers.cloud_logging`):
 #: no file name, so no task from one.
 CLOUD_LOGGING_SOURCE = "cloud-logging:"
@@ -120,13 +131,43 @@ def with_named_task(steps: pl.DataFrame, source: str, counts: SourceCounts) -> p
     )
 
 
+def _untasked(steps: pl.DataFrame) -> pl.Expr:
+    role = pl.col("role") if "role" in steps.columns else pl.lit(None, pl.String)
+    index = pl.col("task_index") if "task_index" in steps.columns else pl.lit(None, pl.Int32)
+    return role.is_null() & index.is_null()
+
+
+def with_own_task(steps: pl.DataFrame, own_task: Callable[[], int | None]) -> pl.DataFrame:
+    """``steps`` with the records naming no task (no role, no task index) given ``own_task()``'s index, if
+    any (asked only when there are such records)."""
+    untasked = _untasked(steps)
+    if not steps.select(untasked.any()).item():
+        return steps
+    index = own_task()
+    if index is None:
+        return steps
+    if "task_index" not in steps.columns:
+        steps = steps.with_columns(pl.lit(None, pl.Int32).alias("task_index"))
+    return steps.with_columns(
+        pl.when(untasked).then(pl.lit(index, pl.Int32)).otherwise(pl.col("task_index")).alias("task_index")
+    )
+
+
 def store_parsed(
-    dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts, staged: Staged | None = None
+    dataset: Dataset,
+    parsed: Parsed,
+    run: RunSpec,
+    source: str,
+    counts: SourceCounts,
+    staged: Staged | None = None,
+    own_task: Callable[[], int | None] | None = None,
 ) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
-    fill in only where the rows carry none (as does the task the source's name states: :func:`with_named_task`), but a run id or tier the user gave (``run.run_id_given``,
+    fill in only where the rows carry none (as does the task the source's name states:
+    :func:`with_named_task`), but a run id or tier the user gave (``run.run_id_given``,
     ``run.tier_given``) is set on every row. A record whose time lies outside 1970-9999 is a reject.
-    Caller holds the lock. With ``staged``, the files are left for
+    ``own_task``: the task index of the records still naming no task (:meth:`Sink.own_task`), asked only if
+    there are any. Caller holds the lock. With ``staged``, the files are left for
     :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
     counts.skipped += parsed.skipped
     counts.notes.extend(parsed.notes)
@@ -142,6 +183,8 @@ def store_parsed(
                 if counts.first_nan_loss is None and "source_offset" in nan.columns:
                     counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
         steps = with_named_task(parsed.steps, source, counts)
+        if own_task is not None:
+            steps = with_own_task(steps, own_task)
         got = dataset.append("steps", _set(_fill(steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
@@ -227,6 +270,37 @@ class Sink:
     def __init__(self, dataset: Dataset, positions: Positions | None = None) -> None:
         self.dataset = dataset
         self.positions = positions if positions is not None else Positions(dataset.state_dir)
+        self._own_tasks: dict[tuple[str, str], int | None] = {}
+
+    def own_task(self, run: RunSpec, source: str) -> int | None:
+        """The task index of ``source``'s records of ``run`` that name no task, neither in their lines nor by
+        the file's name (:func:`with_named_task`): None (no task, as a run of one log) unless the run holds
+        such records from another log. Then the index these records were stored with before, from this log or
+        one of its rotated copies (:func:`same_log`): a collect again finds them duplicates; else one more
+        than the highest of the others' (the first log's None counting as 0): two logs of one run naming no task
+        (``--run-id job42 a.log b.log``) are two tasks, neither log's records taken for duplicates of the other's.
+        A file whose records name their own run and task (a Cloud Logging export, a structured log, an event
+        file) keeps None: its records name what they are. Asked once per run and log in a collect."""
+        key = (run.run_id, source)
+        if key not in self._own_tasks:
+            self._own_tasks[key] = self._find_own_task(run.run_id, source)
+        return self._own_tasks[key]
+
+    def _find_own_task(self, run_id: str, source: str) -> int | None:
+        if source.startswith(CLOUD_LOGGING_SOURCE) or not self.dataset.files("steps"):
+            return None
+        name = Path(source.rstrip("/")).name
+        if name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name)):
+            return None
+        untasked = pl.col("role").is_null() & (pl.col("run_id") == run_id)
+        held = self.dataset.read("steps", run_id, where=untasked, columns=["source", "task_index"]).unique()
+        others = [row for row in held.iter_rows() if row[0] != source]
+        if not others:
+            return None
+        mine = [index for other, index in held.iter_rows() if other == source or same_log(other, source)]
+        if mine:
+            return min(mine, key=lambda i: -1 if i is None else i)
+        return 1 + max(0 if i is None else i for _, i in others)  # the first log's None: task 0 as it were
 
     def take(self, reading: Reading, run: RunSpec) -> SourceCounts:
         """Store every batch of ``reading`` (records of ``run``), each followed by its position;
@@ -245,10 +319,24 @@ class Sink:
         counts.note_nan_loss()
         return counts
 
+    def _own(self, run: RunSpec, counts: SourceCounts) -> Callable[[], int | None]:
+        def own() -> int | None:
+            index = self.own_task(run, counts.source)
+            note = (
+                f"its records name no task, nor does its name, and run {run.run_id!r} holds such records of "
+                f"another log: they are task {index} of their own (a log named after its task, worker-1.log, "
+                "gives them its role)"
+            )
+            if index is not None and note not in counts.notes:
+                counts.notes.append(note)
+            return index
+
+        return own
+
     def store(self, batch: Batch, run: RunSpec, counts: SourceCounts) -> None:
         """Append ``batch``'s records (of ``run``, adding to ``counts``), then save its position."""
         if batch.parsed is not None:
-            store_parsed(self.dataset, batch.parsed, run, counts.source, counts)
+            store_parsed(self.dataset, batch.parsed, run, counts.source, counts, None, self._own(run, counts))
         if batch.position is not None:
             self.positions.put(batch.position)
 
@@ -258,7 +346,7 @@ class Sink:
         staged = Staged()
         try:
             if batch.parsed is not None:
-                store_parsed(self.dataset, batch.parsed, run, counts.source, counts, staged)
+                store_parsed(self.dataset, batch.parsed, run, counts.source, counts, staged, self._own(run, counts))
         except BaseException:
             self.dataset.discard_staged(staged)
             raise

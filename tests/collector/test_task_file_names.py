@@ -110,3 +110,24 @@ def test_task_files_without_a_prefix_are_named_after_their_folder_and_the_collec
     # one such file alone keeps its own name, as before
     [alone] = loose_runs([tmp_path / "wlogs" / "worker-0.log"], ["worker-0.log"], None, None, None)
     assert alone.run_id == "worker-0"
+
+
+def test_logs_named_after_no_task_are_tasks_of_their_own_and_a_rotated_copy_is_not(tmp_path: Path) -> None:
+    a, b = _plain_log(tmp_path / "ab" / "a.log"), _plain_log(tmp_path / "ab" / "b.log")
+    ds = str(tmp_path / "ds")
+    said = _collect(str(a), str(b), "-d", ds, "--run-id", "job42")
+    assert "stored 40 step records and 0 events, 0 duplicates already stored" in said
+    assert "run 'job42' holds such records of another log: they are task 1 of their own" in said
+    # b.log alone, read again: its task is found again, each record a duplicate
+    assert "stored 0 step records and 0 events, 20 duplicates" in _collect(
+        str(b), "-d", ds, "--run-id", "job42", "--reread"
+    )
+    # a.log's rotated copy (logrotate's a.log.1) holds a.log's records: one log's, no third task
+    (tmp_path / "ab" / "a.log.1").write_bytes(a.read_bytes())
+    rotated = _collect(str(tmp_path / "ab" / "a.log.1"), "-d", ds, "--run-id", "job42")
+    assert "stored 0 step records and 0 events, 20 duplicates" in rotated
+    steps = Dataset(tmp_path / "ds").read("steps")
+    by_source = steps.group_by("source", "role", "task_index").len().sort("source").rows()
+    assert by_source == [(str(a), None, None, 20), (str(b), None, 1, 20)]
+    [row] = analyze(Dataset(tmp_path / "ds")).summary.iter_rows(named=True)
+    assert row["logging_tasks"] == 2 and row["steady_global_steps_per_s"] == pytest.approx(10.0)
