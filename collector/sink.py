@@ -98,59 +98,60 @@ def same_log(one: str, other: str) -> bool:
 CLOUD_LOGGING_SOURCE = "cloud-logging:"
 
 
-def with_named_task(steps: pl.DataFrame, source: str, counts: SourceCounts) -> pl.DataFrame:
-    """``steps`` with the task that ``source``'s name states (:func:`~tierscope.collector.runs.task_of_file`:
-    ``worker-1.log``, ``worker-1/train.log``) given to the records whose lines state none: a role and
-    task index the lines state win (a line with the name's role but no index takes the name's index).
-    Without it, two tasks' logs of one run whose lines name no task (``step 100 loss 0.5``) would be one
-    task, each record of the second file a duplicate of the first's. A note in ``counts`` says when
-    lines state another task than the name."""
-    named = None if source.startswith(CLOUD_LOGGING_SOURCE) else task_of_file(source)
+#: A task: ``(role, task_index)``, either None.
+Task = tuple[str | None, int | None]
+
+
+def _stated(steps: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
+    """The role and task index ``steps``' lines state (null columns if the frame has none)."""
+    role = pl.col("role") if "role" in steps.columns else pl.lit(None, pl.String)
+    index = pl.col("task_index") if "task_index" in steps.columns else pl.lit(None, pl.Int32)
+    return role, index
+
+
+def with_task(steps: pl.DataFrame, task: Callable[[], Task]) -> pl.DataFrame:
+    """``steps`` with the records naming no task (no role, no task index) given ``task()``, asked only
+    if there are such records."""
+    role, index = _stated(steps)
+    untasked = role.is_null() & index.is_null()
+    if not steps.height or not steps.select(untasked.any()).item():
+        return steps
+    given_role, given_index = task()
+    if given_role is None and given_index is None:
+        return steps
+    return steps.with_columns(
+        pl.when(untasked).then(pl.lit(given_role, pl.String)).otherwise(role).alias("role"),
+        pl.when(untasked).then(pl.lit(given_index, pl.Int32)).otherwise(index).alias("task_index"),
+    )
+
+
+def with_named_index(steps: pl.DataFrame, named: tuple[str, int] | None, counts: SourceCounts) -> pl.DataFrame:
+    """``steps`` whose lines state the role the file's name states (``named``) but no index given the
+    name's index; a role or task index the lines state otherwise wins, a note in ``counts`` saying so."""
     if named is None or not steps.height:
         return steps
-    role, index = named
-    have_role = pl.col("role") if "role" in steps.columns else pl.lit(None, pl.String)
-    have_index = pl.col("task_index") if "task_index" in steps.columns else pl.lit(None, pl.Int32)
-    unstated = have_role.is_null() & have_index.is_null()
-    same_role = have_role.is_null() | (have_role == role)
-    other = steps.filter(~unstated & ~(same_role & (have_index.is_null() | (have_index == index))))
+    name_role, name_index = named
+    role, index = _stated(steps)
+    same_role = role == name_role
+    other = steps.filter(role.is_not_null() & ~(same_role & (index.is_null() | (index == name_index))))
     if other.height:
         note = (
-            f"{other.height} step records state another task than the file name ({role} {index}): "
+            f"{other.height} step records state another task than the file name ({name_role} {name_index}): "
             "the lines' task is kept"
         )
         if note not in counts.notes:
             counts.notes.append(note)
+    if not steps.select((same_role & index.is_null()).any()).item():
+        return steps
     return steps.with_columns(
-        pl.when(unstated).then(pl.lit(role)).otherwise(have_role).cast(pl.String).alias("role"),
-        pl.when(same_role & have_index.is_null())
-        .then(pl.lit(index))
-        .otherwise(have_index)
-        .cast(pl.Int32)
-        .alias("task_index"),
+        pl.when(same_role & index.is_null()).then(pl.lit(name_index, pl.Int32)).otherwise(index).alias("task_index")
     )
 
 
-def _untasked(steps: pl.DataFrame) -> pl.Expr:
-    role = pl.col("role") if "role" in steps.columns else pl.lit(None, pl.String)
-    index = pl.col("task_index") if "task_index" in steps.columns else pl.lit(None, pl.Int32)
-    return role.is_null() & index.is_null()
-
-
-def with_own_task(steps: pl.DataFrame, own_task: Callable[[], int | None]) -> pl.DataFrame:
-    """``steps`` with the records naming no task (no role, no task index) given ``own_task()``'s index, if
-    any (asked only when there are such records)."""
-    untasked = _untasked(steps)
-    if not steps.select(untasked.any()).item():
-        return steps
-    index = own_task()
-    if index is None:
-        return steps
-    if "task_index" not in steps.columns:
-        steps = steps.with_columns(pl.lit(None, pl.Int32).alias("task_index"))
-    return steps.with_columns(
-        pl.when(untasked).then(pl.lit(index, pl.Int32)).otherwise(pl.col("task_index")).alias("task_index")
-    )
+def named_task(source: str) -> tuple[str, int] | None:
+    """The task ``source``'s name states (:func:`~tierscope.collector.runs.task_of_file`), None for a
+    Cloud Logging query's records (no file name)."""
+    return None if source.startswith(CLOUD_LOGGING_SOURCE) else task_of_file(source)
 
 
 def store_parsed(
@@ -160,14 +161,14 @@ def store_parsed(
     source: str,
     counts: SourceCounts,
     staged: Staged | None = None,
-    own_task: Callable[[], int | None] | None = None,
+    own_task: Callable[[], Task] | None = None,
 ) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
-    fill in only where the rows carry none (as does the task the source's name states:
-    :func:`with_named_task`), but a run id or tier the user gave (``run.run_id_given``,
-    ``run.tier_given``) is set on every row. A record whose time lies outside 1970-9999 is a reject.
-    ``own_task``: the task index of the records still naming no task (:meth:`Sink.own_task`), asked only if
-    there are any. Caller holds the lock. With ``staged``, the files are left for
+    fill in only where the rows carry none (as does a task: ``own_task``), but a run id or tier the user
+    gave (``run.run_id_given``, ``run.tier_given``) is set on every row. A record whose time lies outside
+    1970-9999 is a reject. ``own_task``: the task of the records whose lines name none
+    (:meth:`Sink.own_task`), asked only if there are any; without it, the task the source's name states
+    (:func:`named_task`). Caller holds the lock. With ``staged``, the files are left for
     :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
     counts.skipped += parsed.skipped
     counts.notes.extend(parsed.notes)
@@ -182,9 +183,9 @@ def store_parsed(
                 counts.nan_loss += nan.height
                 if counts.first_nan_loss is None and "source_offset" in nan.columns:
                     counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
-        steps = with_named_task(parsed.steps, source, counts)
-        if own_task is not None:
-            steps = with_own_task(steps, own_task)
+        named = named_task(source)
+        steps = with_task(parsed.steps, own_task or (lambda: named or (None, None)))
+        steps = with_named_index(steps, named, counts)
         got = dataset.append("steps", _set(_fill(steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
@@ -270,37 +271,59 @@ class Sink:
     def __init__(self, dataset: Dataset, positions: Positions | None = None) -> None:
         self.dataset = dataset
         self.positions = positions if positions is not None else Positions(dataset.state_dir)
-        self._own_tasks: dict[tuple[str, str], int | None] = {}
+        self._own_tasks: dict[tuple[str, str], tuple[Task, str | None]] = {}
 
-    def own_task(self, run: RunSpec, source: str) -> int | None:
-        """The task index of ``source``'s records of ``run`` that name no task, neither in their lines nor by
-        the file's name (:func:`with_named_task`): None (no task, as a run of one log) unless the run holds
-        such records from another log. Then the index these records were stored with before, from this log or
-        one of its rotated copies (:func:`same_log`): a collect again finds them duplicates; else one more
-        than the highest of the others' (the first log's None counting as 0): two logs of one run naming no task
-        (``--run-id job42 a.log b.log``) are two tasks, neither log's records taken for duplicates of the other's.
-        A file whose records name their own run and task (a Cloud Logging export, a structured log, an event
-        file) keeps None: its records name what they are. Asked once per run and log in a collect."""
+    def own_task(self, run: RunSpec, source: str) -> tuple[Task, str | None]:
+        """The task of ``source``'s records of ``run`` whose lines name none, and a note on it (or None).
+
+        - The task these records were stored with before, from this log or one of its rotated copies
+          (:func:`same_log`), when they were stored naming none: a collect again finds them duplicates (a
+          log collected before its name gave a task keeps none; the note says so).
+        - Else the task the log's name states (:func:`named_task`: ``worker-1.log``, ``worker-1/train.log``):
+          two tasks' logs whose lines name no task (``step 100 loss 0.5``) are two tasks, not one whose
+          second log's records all pass for duplicates of the first's.
+        - Else none (as a run of one log) unless the run holds records naming no task from another log: then
+          no role and one more task index than the highest of those (the first log's none counting as 0), so
+          that two logs of one run naming no task (``--run-id job42 a.log b.log``) are two tasks. A file whose
+          records name their own run and task (a Cloud Logging export, a structured log, an event file)
+          keeps none: its records name what they are.
+
+        Found once per run and log in a collect."""
         key = (run.run_id, source)
         if key not in self._own_tasks:
             self._own_tasks[key] = self._find_own_task(run.run_id, source)
         return self._own_tasks[key]
 
-    def _find_own_task(self, run_id: str, source: str) -> int | None:
-        if source.startswith(CLOUD_LOGGING_SOURCE) or not self.dataset.files("steps"):
-            return None
+    def _find_own_task(self, run_id: str, source: str) -> tuple[Task, str | None]:
+        named = named_task(source)
         name = Path(source.rstrip("/")).name
-        if name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name)):
-            return None
+        by_content = name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name))
+        if source.startswith(CLOUD_LOGGING_SOURCE) or not self.dataset.files("steps"):
+            return named or (None, None), None
         untasked = pl.col("role").is_null() & (pl.col("run_id") == run_id)
         held = self.dataset.read("steps", run_id, where=untasked, columns=["source", "task_index"]).unique()
-        others = [row for row in held.iter_rows() if row[0] != source]
-        if not others:
-            return None
         mine = [index for other, index in held.iter_rows() if other == source or same_log(other, source)]
         if mine:
-            return min(mine, key=lambda i: -1 if i is None else i)
-        return 1 + max(0 if i is None else i for _, i in others)  # the first log's None: task 0 as it were
+            kept: int | None = min(mine, key=lambda i: -1 if i is None else i)
+            note = (
+                f"its records were stored before without the task its name states ({named[0]} {named[1]}): "
+                "they are kept so, the records read again being duplicates (collect it into a new dataset "
+                "to give them that task)"
+                if named
+                else None
+            )
+            return (None, kept), note
+        if named:
+            return named, None
+        others = [index for other, index in held.iter_rows() if other != source]
+        if by_content or not others:
+            return (None, None), None
+        index = 1 + max(0 if i is None else i for i in others)  # the first log's none: task 0 as it were
+        note = (
+            f"its records name no task, nor does its name, and run {run_id!r} holds such records of another "
+            f"log: they are task {index} of their own (a log named after its task, worker-1.log, gives them its role)"
+        )
+        return (None, index), note
 
     def take(self, reading: Reading, run: RunSpec) -> SourceCounts:
         """Store every batch of ``reading`` (records of ``run``), each followed by its position;
@@ -319,17 +342,12 @@ class Sink:
         counts.note_nan_loss()
         return counts
 
-    def _own(self, run: RunSpec, counts: SourceCounts) -> Callable[[], int | None]:
-        def own() -> int | None:
-            index = self.own_task(run, counts.source)
-            note = (
-                f"its records name no task, nor does its name, and run {run.run_id!r} holds such records of "
-                f"another log: they are task {index} of their own (a log named after its task, worker-1.log, "
-                "gives them its role)"
-            )
-            if index is not None and note not in counts.notes:
+    def _own(self, run: RunSpec, counts: SourceCounts) -> Callable[[], Task]:
+        def own() -> Task:
+            task, note = self.own_task(run, counts.source)
+            if note is not None and note not in counts.notes:
                 counts.notes.append(note)
-            return index
+            return task
 
         return own
 

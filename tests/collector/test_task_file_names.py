@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -131,3 +132,15 @@ def test_logs_named_after_no_task_are_tasks_of_their_own_and_a_rotated_copy_is_n
     assert by_source == [(str(a), None, None, 20), (str(b), None, 1, 20)]
     [row] = analyze(Dataset(tmp_path / "ds")).summary.iter_rows(named=True)
     assert row["logging_tasks"] == 2 and row["steady_global_steps_per_s"] == pytest.approx(10.0)
+
+
+def test_a_log_stored_before_its_name_gave_a_task_keeps_none(tmp_path: Path) -> None:
+    # a dataset written when worker-0.log's name gave no task: its 20 records stored with none
+    plain, log = _plain_log(tmp_path / "plain" / "w.log"), _plain_log(tmp_path / "wlogs" / "worker-0.log")
+    _collect(str(plain), "-d", str(tmp_path / "first"), "--run-id", "job42")
+    before = Dataset(tmp_path / "first").read("steps").with_columns(source=pl.lit(str(log)))
+    Dataset(tmp_path / "ds").append("steps", before)
+    said = _collect(str(log), "-d", str(tmp_path / "ds"), "--run-id", "job42")
+    assert "stored 0 step records and 0 events, 20 duplicates already stored" in said
+    assert "stored before without the task its name states (worker 0): they are kept so" in said
+    assert Dataset(tmp_path / "ds").read("steps").get_column("role").null_count() == 20
