@@ -81,6 +81,9 @@ class RunSpec:
     #: (:mod:`tierscope.analysis.configurations`); stripped, never blank (:func:`config_name`). None: the run is a
     #: configuration of its own. A tier alone never groups runs: two jobs on one tier are not repeats of each other.
     config: str | None = None
+    #: How a run of loose files got its name when no file gave it (``wlogs/worker-0.log`` and ``worker-1.log``:
+    #: the folder), for the collect's output; None: named as the user or its files said.
+    naming: str | None = None
 
 
 def config_name(raw: str) -> str:

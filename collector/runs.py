@@ -226,15 +226,89 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
     return specs + loose_runs(loose, [Path(p).name for p in loose], run_id, tier, fmt)
 
 
-#: A file name (its stem) naming one task of a run: a prefix (the run, maybe empty), a role, "replica" maybe,
-#: an index: ``worker-1``, ``master-replica-0``, ``std-master0``, ``chief_0``, ``workerpool1-2``.
+#: The roles a file or folder name may state (:data:`tierscope.dataset.schema.ROLES`), and the words naming a
+#: training task by its index alone (``replica-2``, ``rank3``, ``task-2``, ``node-1``: a worker, as a bare rank is).
+_NAMED_ROLES = "master|chief|worker|ps|evaluator"
+_INDEX_WORDS = "replica|rank|task|node"
+#: A name (a file's stem, or a folder's) stating one task of a run: a prefix (the run's, maybe empty), a role or
+#: a word of :data:`_INDEX_WORDS`, ``replica`` maybe, an index: ``worker-1``, ``worker_1``, ``worker1``,
+#: ``master-replica-0``, ``std-master0``, ``mnist-chief-0``, ``rank-3``, Vertex AI ``workerpool1-2``; or a role
+#: alone (``chief``, ``evaluator``: task 0). Sources: Vertex AI's worker pools
+#: (https://cloud.google.com/vertex-ai/docs/training/distributed-training, 2026-12), TF_CONFIG task types
+#: (https://www.tensorflow.org/guide/distributed_training, 2026-12), Kubeflow TFJob pod names
+#: (``<job>-<type>-<index>``, github.com/kubeflow/training-operator).
 TASK_NAME = re.compile(
-    r"^(?P<prefix>.*?)[-_.]?(?:master|chief|worker|ps|evaluator|workerpool\d+)(?:[-_]?replica)?[-_]?\d+$",
+    rf"^(?:(?P<prefix>.*?)[-_.])??(?:(?P<role>{_NAMED_ROLES})|(?P<word>{_INDEX_WORDS})|workerpool(?P<pool>[0-3]))"
+    r"(?:[-_]?replica)?(?:[-_]?(?P<index>\d+))?$",
     re.IGNORECASE,
 )
+#: The role of a task named by :data:`_INDEX_WORDS` (a rank of a data-parallel job is a worker).
+INDEX_ROLE = "worker"
+#: Vertex AI's worker pools 0-3, in order.
+POOL_ROLES = ("chief", "worker", "ps", "evaluator")
+#: The most a task index may be (the ``task_index`` column is Int32).
+_TASK_INDEX_MAX = 2**31 - 1
 #: Loose files whose records name their own run (a Cloud Logging export or sink: the entries' job id;
 #: tierscope's structured log: its records' run id) stay one group: no file name says whose they are.
 NAMED_BY_CONTENT = (".json", JSON_LOG_SUFFIX)
+
+
+def _name_task(name: str) -> tuple[str, int, str] | None:
+    """``(role, task_index, prefix)`` stated by one name (see :data:`TASK_NAME`), or None."""
+    m = TASK_NAME.match(name)
+    if m is None:
+        return None
+    index = m["index"]
+    if m["pool"] is not None:
+        role = POOL_ROLES[int(m["pool"])]
+    elif m["word"] is not None:
+        role = INDEX_ROLE
+    else:
+        role = m["role"].lower()
+    if index is None and (m["word"] is not None or m["pool"] is not None or role == "worker"):
+        return None  # ``node``, ``workerpool1``, ``worker``: which one is not said
+    number = int(index) if index is not None else 0
+    if number > _TASK_INDEX_MAX:
+        return None
+    return role, number, (m["prefix"] or "").strip("-_.")
+
+
+def task_of_file(path: Path | str) -> tuple[str, int] | None:
+    """``(role, task_index)`` that a log's name states (its stem: ``worker-1.log``), else the name of the
+    folder holding it (``worker-1/train.log``); None if neither does. ``path``: a local path or a
+    ``gs://`` URL. Only the nearest folder counts: a home directory named ``node-1`` two levels up says
+    nothing about the log."""
+    parts = str(path).rstrip("/").split("/") if isinstance(path, str) and is_url(path) else Path(path).parts
+    if not parts:
+        return None
+    stem = default_run_id(Path(parts[-1])) if not is_event_file(Path(parts[-1])) else ""
+    for name in (stem, parts[-2] if len(parts) > 1 else ""):
+        found = _name_task(name) if name else None
+        if found is not None:
+            return found[0], found[1]
+    return None
+
+
+def _folder_name(path: Path | str) -> str:
+    """The name of the folder holding ``path`` (a local path, absolute or not, or a URL); empty at a root."""
+    if isinstance(path, str) and is_url(path):
+        parts = path.split("/")
+        return parts[-2] if len(parts) > 4 else ""  # gs://bucket/obj: the bucket is no folder
+    return Path(path).absolute().parent.name
+
+
+def _tasks_run_name(grouped: list[Path | str], stems: list[str]) -> tuple[str, str]:
+    """The run name of files named after one run's tasks with no common prefix (``worker-0.log``,
+    ``worker-1.log``), and how it was chosen: the folder holding them all (as ``collect files DIR``
+    names the run after DIR), else the stems' common start (``worker``), else the first stem."""
+    folders = {_folder_name(f) for f in grouped}
+    if len(folders) == 1 and (folder := folders.pop()):
+        return folder, "the folder holding them"
+    # names, not paths: their common start by character (``worker-0``, ``worker-1``: ``worker``)
+    common = os.path.commonprefix([s.lower() for s in stems]).rstrip("-_.0123456789")  # noqa: RUF071
+    if common:
+        return stems[0][: len(common)], "their names' common start"
+    return stems[0], "the first of them"
 
 
 def loose_runs(
@@ -243,10 +317,11 @@ def loose_runs(
     """The runs of loose files (``names``: each file's name; an object's for a URL). With ``run_id``, one run of
     them all. Else each file is a run of its own, named after the file (``logs/*.log`` of four tiers is four
     runs: their tasks, master 0 each, collided as one run's), except that files named after one run's tasks
-    (``worker-0.log``, ``worker-1.log``; ``std-master0.log``, ``std-worker0.log``) are that run's, named after
-    their common prefix (else their first file), files of one name in two folders one run as before, and the
-    files whose records name their run (:data:`NAMED_BY_CONTENT`, TensorBoard event files) one group, named
-    after the first as before."""
+    (:data:`TASK_NAME`) are that run's: named after their common prefix (``std-master0.log``, ``std-worker0.log``:
+    ``std``), or with none (``wlogs/worker-0.log``, ``wlogs/worker-1.log``) after the folder holding them
+    (``wlogs``; :func:`_tasks_run_name`), the run's :attr:`RunSpec.naming` saying so; files of one name in two
+    folders one run as before, and the files whose records name their run (:data:`NAMED_BY_CONTENT`,
+    TensorBoard event files) one group, named after the first as before."""
     if not files:
         return []
     if run_id is not None:
@@ -254,24 +329,32 @@ def loose_runs(
     groups: dict[str, list[Path | str]] = {}
     for path, name in zip(files, names, strict=True):
         stem = default_run_id(Path(name))
-        task = TASK_NAME.match(stem)
+        task = _name_task(stem)
         if name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name)):
             key = "\0content"
         elif task is not None:
-            key = "\0tasks\0" + task["prefix"].strip("-_.").lower()
+            key = "\0tasks\0" + task[2].lower()
         else:
             key = stem
         groups.setdefault(key, []).append(path)
     runs: dict[str, RunSpec] = {}
     for key, grouped in groups.items():
-        first = grouped[0]
-        named = default_run_id(first if isinstance(first, Path) else Path(names[files.index(first)]))
-        prefix = key.split("\0")[-1] if key.startswith("\0tasks\0") else ""
-        name = named[: len(prefix)].rstrip("-_.") if prefix else named
-        if name in runs:  # two groups of one name are one run's files, as they always were
-            runs[name].files = [*runs[name].files, *grouped]
+        stems = [default_run_id(f if isinstance(f, Path) else Path(names[files.index(f)])) for f in grouped]
+        named, naming = stems[0], None
+        if key.startswith("\0tasks\0"):
+            prefix = key.split("\0")[-1]
+            if prefix:
+                named = named[: len(prefix)].rstrip("-_.")
+            elif len(grouped) > 1:
+                named, how = _tasks_run_name(grouped, stems)
+                naming = (
+                    f"run {named!r} is named after {how} ({len(grouped)} files named after one run's tasks); "
+                    "--run-id ID names it"
+                )
+        if named in runs:  # two groups of one name are one run's files, as they always were
+            runs[named].files = [*runs[named].files, *grouped]
         else:
-            runs[name] = RunSpec(run_id=name, tier=tier, files=grouped, format=fmt)
+            runs[named] = RunSpec(run_id=named, tier=tier, files=grouped, format=fmt, naming=naming)
     return list(runs.values())
 
 

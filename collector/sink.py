@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import polars as pl
 
@@ -28,7 +29,8 @@ from tierscope.collector.formats.base import Parsed
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import OffsetStore, Position, Positions
 from tierscope.collector.reading import Batch, Reading
-from tierscope.collector.runs import SourceCounts, run_facts
+from tierscope.collector.runs import NAMED_BY_CONTENT, SourceCounts, default_run_id, run_facts, task_of_file
+from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import rewind
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
@@ -82,13 +84,91 @@ def _timed(parsed: Parsed) -> Parsed:
     return dataclasses.replace(parsed, steps=steps, events=events, rejects=rejects)
 
 
+def same_log(one: str, other: str) -> bool:
+    """Whether sources ``one`` and ``other`` are one log's copies: one name up to its first dot (``train.log``,
+    ``train.log.1``, ``train.log.2.gz``: logrotate's names) in one folder (by its name: a path given relative
+    and absolute is one folder; a path with no folder matches any)."""
+    a, b = Path(one.rstrip("/")), Path(other.rstrip("/"))
+    folders = a.parent.name, b.parent.name
+    return default_run_id(Path(a.name)) == default_run_id(Path(b.name)) and ("" in folders or folders[0] == folders[1])
+
+
+#: How a Cloud Logging query's records name their source (:mod:`tierscope.collector.readers.cloud_logging`):
+#: no file name, so no task from one.
+CLOUD_LOGGING_SOURCE = "cloud-logging:"
+
+
+#: A task: ``(role, task_index)``, either None.
+Task = tuple[str | None, int | None]
+
+
+def _stated(steps: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
+    """The role and task index ``steps``' lines state (null columns if the frame has none)."""
+    role = pl.col("role") if "role" in steps.columns else pl.lit(None, pl.String)
+    index = pl.col("task_index") if "task_index" in steps.columns else pl.lit(None, pl.Int32)
+    return role, index
+
+
+def with_task(steps: pl.DataFrame, task: Callable[[], Task]) -> pl.DataFrame:
+    """``steps`` with the records naming no task (no role, no task index) given ``task()``, asked only
+    if there are such records."""
+    role, index = _stated(steps)
+    untasked = role.is_null() & index.is_null()
+    if not steps.height or not steps.select(untasked.any()).item():
+        return steps
+    given_role, given_index = task()
+    if given_role is None and given_index is None:
+        return steps
+    return steps.with_columns(
+        pl.when(untasked).then(pl.lit(given_role, pl.String)).otherwise(role).alias("role"),
+        pl.when(untasked).then(pl.lit(given_index, pl.Int32)).otherwise(index).alias("task_index"),
+    )
+
+
+def with_named_index(steps: pl.DataFrame, named: tuple[str, int] | None, counts: SourceCounts) -> pl.DataFrame:
+    """``steps`` whose lines state the role the file's name states (``named``) but no index given the
+    name's index; a role or task index the lines state otherwise wins, a note in ``counts`` saying so."""
+    if named is None or not steps.height:
+        return steps
+    name_role, name_index = named
+    role, index = _stated(steps)
+    same_role = role == name_role
+    other = steps.filter(role.is_not_null() & ~(same_role & (index.is_null() | (index == name_index))))
+    if other.height:
+        note = (
+            f"{other.height} step records state another task than the file name ({name_role} {name_index}): "
+            "the lines' task is kept"
+        )
+        if note not in counts.notes:
+            counts.notes.append(note)
+    if not steps.select((same_role & index.is_null()).any()).item():
+        return steps
+    return steps.with_columns(
+        pl.when(same_role & index.is_null()).then(pl.lit(name_index, pl.Int32)).otherwise(index).alias("task_index")
+    )
+
+
+def named_task(source: str) -> tuple[str, int] | None:
+    """The task ``source``'s name states (:func:`~tierscope.collector.runs.task_of_file`), None for a
+    Cloud Logging query's records (no file name)."""
+    return None if source.startswith(CLOUD_LOGGING_SOURCE) else task_of_file(source)
+
+
 def store_parsed(
-    dataset: Dataset, parsed: Parsed, run: RunSpec, source: str, counts: SourceCounts, staged: Staged | None = None
+    dataset: Dataset,
+    parsed: Parsed,
+    run: RunSpec,
+    source: str,
+    counts: SourceCounts,
+    staged: Staged | None = None,
+    own_task: Callable[[], Task] | None = None,
 ) -> None:
     """Append what ``parsed`` holds to ``dataset`` and add to ``counts``; run, tier and source
-    fill in only where the rows carry none, but a run id or tier the user gave (``run.run_id_given``,
-    ``run.tier_given``) is set on every row. A record whose time lies outside 1970-9999 is a reject.
-    Caller holds the lock. With ``staged``, the files are left for
+    fill in only where the rows carry none (as does a task: ``own_task``), but a run id or tier the user
+    gave (``run.run_id_given``, ``run.tier_given``) is set on every row. A record whose time lies outside
+    1970-9999 is a reject. ``own_task``: the task of the records whose lines name none
+    (:meth:`Sink.own_task`), asked only if there are any; without it, the task the source's name states
+    (:func:`named_task`). Caller holds the lock. With ``staged``, the files are left for
     :meth:`~tierscope.dataset.store.Dataset.commit_staged` (see :class:`_Storing`)."""
     counts.skipped += parsed.skipped
     counts.notes.extend(parsed.notes)
@@ -103,7 +183,10 @@ def store_parsed(
                 counts.nan_loss += nan.height
                 if counts.first_nan_loss is None and "source_offset" in nan.columns:
                     counts.first_nan_loss = nan.get_column("source_offset").min()  # type: ignore[assignment]
-        got = dataset.append("steps", _set(_fill(parsed.steps, **ctx), **given), staged)
+        named = named_task(source)
+        steps = with_task(parsed.steps, own_task or (lambda: named or (None, None)))
+        steps = with_named_index(steps, named, counts)
+        got = dataset.append("steps", _set(_fill(steps, **ctx), **given), staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
         lines.stored("steps", got)
@@ -188,12 +271,67 @@ class Sink:
     def __init__(self, dataset: Dataset, positions: Positions | None = None) -> None:
         self.dataset = dataset
         self.positions = positions if positions is not None else Positions(dataset.state_dir)
+        self._own_tasks: dict[tuple[str, str], tuple[Task, str | None]] = {}
+
+    def own_task(self, run: RunSpec, source: str) -> tuple[Task, str | None]:
+        """The task of ``source``'s records of ``run`` whose lines name none, and a note on it (or None).
+
+        - The task these records were stored with before, from this log or one of its rotated copies
+          (:func:`same_log`), when they were stored naming none: a collect again finds them duplicates (a
+          log collected before its name gave a task keeps none; the note says so).
+        - Else the task the log's name states (:func:`named_task`: ``worker-1.log``, ``worker-1/train.log``):
+          two tasks' logs whose lines name no task (``step 100 loss 0.5``) are two tasks, not one whose
+          second log's records all pass for duplicates of the first's.
+        - Else none (as a run of one log) unless the run holds records naming no task from another log: then
+          no role and one more task index than the highest of those (the first log's none counting as 0), so
+          that two logs of one run naming no task (``--run-id job42 a.log b.log``) are two tasks. A file whose
+          records name their own run and task (a Cloud Logging export, a structured log, an event file)
+          keeps none: its records name what they are.
+
+        Found once per run and log in a collect."""
+        key = (run.run_id, source)
+        if key not in self._own_tasks:
+            self._own_tasks[key] = self._find_own_task(run.run_id, source)
+        return self._own_tasks[key]
+
+    def _find_own_task(self, run_id: str, source: str) -> tuple[Task, str | None]:
+        named = named_task(source)
+        name = Path(source.rstrip("/")).name
+        by_content = name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name))
+        if source.startswith(CLOUD_LOGGING_SOURCE) or not self.dataset.files("steps"):
+            return named or (None, None), None
+        untasked = pl.col("role").is_null() & (pl.col("run_id") == run_id)
+        held = self.dataset.read("steps", run_id, where=untasked, columns=["source", "task_index"]).unique()
+        mine = [index for other, index in held.iter_rows() if other == source or same_log(other, source)]
+        if mine:
+            kept: int | None = min(mine, key=lambda i: -1 if i is None else i)
+            note = (
+                f"its records were stored before without the task its name states ({named[0]} {named[1]}): "
+                "they are kept so, the records read again being duplicates (collect it into a new dataset "
+                "to give them that task)"
+                if named
+                else None
+            )
+            return (None, kept), note
+        if named:
+            return named, None
+        others = [index for other, index in held.iter_rows() if other != source]
+        if by_content or not others:
+            return (None, None), None
+        index = 1 + max(0 if i is None else i for i in others)  # the first log's none: task 0 as it were
+        note = (
+            f"its records name no task, nor does its name, and run {run_id!r} holds such records of another "
+            f"log: they are task {index} of their own (a log named after its task, worker-1.log, gives them its role)"
+        )
+        return (None, index), note
 
     def take(self, reading: Reading, run: RunSpec) -> SourceCounts:
         """Store every batch of ``reading`` (records of ``run``), each followed by its position;
         returns the reading's counts with what was stored added. An error of the reading's (an
         unreadable file) is raised once the batches before it are stored."""
         counts = reading.counts
+        if run.naming and run.files and counts.source == str(run.files[0]):
+            counts.notes.append(run.naming)
         if reading.pipelined:
             with _Storing() as storing:
                 for batch in reading.batches():
@@ -204,10 +342,19 @@ class Sink:
         counts.note_nan_loss()
         return counts
 
+    def _own(self, run: RunSpec, counts: SourceCounts) -> Callable[[], Task]:
+        def own() -> Task:
+            task, note = self.own_task(run, counts.source)
+            if note is not None and note not in counts.notes:
+                counts.notes.append(note)
+            return task
+
+        return own
+
     def store(self, batch: Batch, run: RunSpec, counts: SourceCounts) -> None:
         """Append ``batch``'s records (of ``run``, adding to ``counts``), then save its position."""
         if batch.parsed is not None:
-            store_parsed(self.dataset, batch.parsed, run, counts.source, counts)
+            store_parsed(self.dataset, batch.parsed, run, counts.source, counts, None, self._own(run, counts))
         if batch.position is not None:
             self.positions.put(batch.position)
 
@@ -217,7 +364,7 @@ class Sink:
         staged = Staged()
         try:
             if batch.parsed is not None:
-                store_parsed(self.dataset, batch.parsed, run, counts.source, counts, staged)
+                store_parsed(self.dataset, batch.parsed, run, counts.source, counts, staged, self._own(run, counts))
         except BaseException:
             self.dataset.discard_staged(staged)
             raise

@@ -54,7 +54,7 @@ def test_one_runs_task_files_stay_together_and_run_id_makes_one_run(tmp_path: Pa
     runs = {r.run_id: [Path(f).name for f in r.files] for r in runs_from_paths(files, None, None, None)}
     assert runs == {
         "std": ["std-master0.log", "std-worker0.log", "std-worker1.log"],  # named after their common prefix
-        "worker-0": ["worker-0.log", "worker-1.log"],  # no prefix: named after the first, as loose files were
+        "job42": ["worker-0.log", "worker-1.log"],  # no prefix: named after the folder holding them
         "notes": ["notes.txt"],
     }
     [one] = runs_from_paths(files, "job42", None, None)
