@@ -188,6 +188,18 @@ class Pool:
         return catalog()[self.machine_type].kind == "legacy"
 
 
+def topology_chips(topology: str, role: str = "chief") -> int:
+    """The TPU chips of a topology (``2x4``: 8; ``2x2x2``: 8), the product of its sides. Raises
+    :class:`HardwareError` for text that is not sides joined by ``x``."""
+    sides = topology.strip().lower().split("x")
+    if not 2 <= len(sides) <= 3 or not all(s.isdigit() and s.isascii() and int(s) > 0 for s in sides):
+        raise HardwareError(f'{role}: TPU topology {topology!r} is not sides joined by x, like "2x4" or "2x2x2"')
+    chips = 1
+    for side in sides:
+        chips *= int(side)
+    return chips
+
+
 def pool(
     role: str,
     machine_type: str,
@@ -207,11 +219,14 @@ def pool(
     if accelerator_type is None and accelerator_count:
         raise HardwareError(f"{role}: {accelerator_count} accelerators of no type; give their type too")
     kind = accelerator(accelerator_type).name if accelerator_type else None
-    if kind is None and spec.accelerator:
-        kind, accelerator_count = spec.accelerator, spec.accelerator_count
-        tpu_topology = tpu_topology or spec.topology
-    elif kind is not None and spec.accelerator and kind != spec.accelerator:
+    if kind is not None and spec.accelerator and kind != spec.accelerator:
         raise HardwareError(f"{role}: {spec.name} comes with {spec.accelerator_count} x {spec.accelerator}, not {kind}")
+    if spec.accelerator and (kind is None or accelerator_count is None):
+        kind = spec.accelerator
+        tpu_topology = tpu_topology or spec.topology
+        # a TPU VM's topology says how many chips the slice has, over as many hosts as it takes
+        tpu_vm = spec.kind == "machine" and spec.chips is not None and tpu_topology is not None
+        accelerator_count = topology_chips(tpu_topology, role) if tpu_vm else spec.accelerator_count
     count = accelerator_count if accelerator_count is not None else (1 if kind else 0)
     return Pool(role, spec.name, replicas, kind, count, tpu_topology, spot, region)
 
@@ -251,6 +266,18 @@ def check_pool(p: Pool) -> Pool:
     whole_count(p.accelerator_count, f"{p.role}: {p.accelerator} count", 1, top)
     spec = catalog()[p.machine_type]
     if spec.kind == "legacy":
+        return p
+    if spec.accelerator is not None and spec.chips is not None and p.tpu_topology is not None:
+        # a TPU VM slice: its chips are the topology's, on one host or on whole hosts of the machine type
+        chips = topology_chips(p.tpu_topology, p.role)
+        hosts_fit = chips == spec.chips or (spec.chips > 1 and chips % spec.chips == 0)
+        if p.accelerator_count != chips or not hosts_fit:
+            raise HardwareError(
+                f"{p.role}: {spec.name} carries {spec.chips} x {spec.accelerator} a host; topology {p.tpu_topology} "
+                f"is {chips} chips{'' if hosts_fit else ', not whole hosts of it'}"
+                f"{'' if p.accelerator_count == chips else f', not {p.accelerator_count}'}; "
+                "give --tpu SLICE (`tierscope machines --kind tpu_slice` lists them)"
+            )
         return p
     if spec.accelerator is not None:
         if p.accelerator_count != spec.accelerator_count:
