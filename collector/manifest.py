@@ -80,6 +80,9 @@ class RunSpec:
     #: (:mod:`tierscope.analysis.configurations`). None: the run is a configuration of its own. A tier alone
     #: never groups runs: two jobs on one tier are not repeats of each other.
     config: str | None = None
+    #: What a sweep estimated the run would cost before it ran (USD; ``tierscope sweep`` sets it). None: not
+    #: a sweep's run.
+    estimate_usd: float | None = None
 
 
 #: Manifest keys describing the run's machines (see RunSpec.hardware).
