@@ -202,7 +202,16 @@ class LocalLauncher:
             return
         found = runs_from_paths([directory], run.run_id, None, None)
         specs = [
-            replace(r, run_id=run.run_id, run_id_given=True, topology=run.topology, date=run.date, note=run.note)
+            replace(
+                r,
+                run_id=run.run_id,
+                run_id_given=True,
+                topology=run.topology,
+                date=run.date,
+                note=run.note,
+                config=run.config,
+                estimate_usd=run.estimate_usd,
+            )
             for r in found
         ]
         result = collect_runs(dataset, specs, settle_s=0.0)
