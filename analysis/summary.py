@@ -103,11 +103,17 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "price_rows": pl.String(),  # the rows behind usd_per_hour (resource, region, date, source)
     "price_stale": pl.Boolean(),  # a row older than 180 days at price_date (tierscope prices update)
     "price_note": pl.String(),  # why there is no price, stale rows, a row of another date
+    # a sweep's run (tierscope sweep): what it was estimated to cost before it ran, beside what it cost as it ran
+    "estimate_usd": pl.Float64(),  # the runs table's fact: price rows x the sweep's time cap (null: not swept)
+    "measured_usd": pl.Float64(),  # usd_per_hour x lifetime_s / 3600: its price over the lifetime its log shows
 }
 
 
 #: The columns of the run index (:func:`run_index`): the runs table's facts but its collection time.
-RUN_INDEX = ("run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size", "config")
+RUN_INDEX = (
+    "run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size", "config",
+    "estimate_usd",
+)  # fmt: skip
 
 
 #: Why a run has no steady-state rate, by ``steady_status``, as the steady-state rules of
@@ -365,6 +371,7 @@ def summary_frame(
             steps_per_ml_unit_hour=pl.col("steady_global_steps_per_s") * 3600 / pl.col("ml_units_per_hour"),
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
+            measured_usd=pl.col("usd_per_hour") * pl.col("lifetime_s") / 3600,
         )
         .with_columns(SUSTAINED_RATE, price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
         .with_columns(

@@ -84,6 +84,9 @@ class RunSpec:
     #: How a run of loose files got its name when no file gave it (``wlogs/worker-0.log`` and ``worker-1.log``:
     #: the folder), for the collect's output; None: named as the user or its files said.
     naming: str | None = None
+    #: What a sweep estimated the run would cost before it ran (USD; ``tierscope sweep`` sets it). None: not
+    #: a sweep's run.
+    estimate_usd: float | None = None
 
 
 def config_name(raw: str) -> str:

@@ -416,6 +416,7 @@ def run_facts(run: RunSpec) -> dict[str, Any]:
         "strategy": run.strategy,
         "batch_size": run.batch_size,
         "config": run.config,
+        "estimate_usd": run.estimate_usd,
     }
 
 

@@ -152,6 +152,9 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
     "batch_size": pl.Int64(),  # examples per replica per step (run.json's config, the manifest's batch_size)
     # the configuration the run repeats (the manifest's config, collect --config); null: a configuration of its own
     "config": pl.String(),
+    # what a sweep estimated the run would cost before it ran (USD: price rows x its time cap, tierscope sweep);
+    # null: not a sweep's run
+    "estimate_usd": pl.Float64(),
     "collected_at": pl.Datetime("us", "UTC"),
 }
 
@@ -160,6 +163,7 @@ RUN_SCHEMA: dict[str, pl.DataType] = {
 #: to earlier ones are a new row, the newest, and no compaction merges it with the earlier one.
 RUN_KEY: tuple[str, ...] = (
     "run_id", "tier", "ran_on", "date", "note", "topology", "replicas", "strategy", "batch_size", "config",
+    "estimate_usd",
 )  # fmt: skip
 
 TRAINING_ROLES = ("master", "chief", "worker")

@@ -34,6 +34,10 @@ def test_three_configurations_end_in_a_report_comparing_them(tmp_path: Path) -> 
     names = ["BASIC", "STANDARD_1", "three-workers"]
     html = (tmp_path / "work" / "local-e2e-report.html").read_text(encoding="utf-8")
     assert all(f">{name}<" in html for name in names)
+    # the sweep's estimate of each (what the machines it names would cost for the 5-minute cap) in its own table
+    estimates = html[html.index('<table id="estimate-measured">') :]
+    estimates = estimates[: estimates.index("</table>")]
+    assert all(f">{name}<" in estimates for name in names)
     assert "tierscope summary" in result.stdout
     ledger = LedgerStore(tmp_path / "ds").load("local-e2e")
     assert ledger is not None

@@ -88,3 +88,26 @@ def test_labels_follow_vertex_rules() -> None:
     assert labels("Calib 1", "STANDARD_1") == {"tierscope-sweep": "calib-1", "tierscope-config": "standard_1"}
     long = label_value("x" * 100)
     assert len(long) == 63 and long.startswith("x" * 54 + "-") and long != label_value("x" * 99)
+
+
+def test_two_names_with_one_vertex_label_refuse_the_sweep_before_anything_is_submitted(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tierscope.cli import app
+
+    # the tier STANDARD_1 and machines named standard_1: both label as "standard_1", so a restarted sweep
+    # looking for one by its label would find the other's job
+    text = ('dataset = "ds"\nwork_dir = "work"\n[run]\nsteps = 5\n[[configuration]]\ntier = "STANDARD_1"\n'
+            '[[configuration]]\nname = "standard_1"\nworkers = 1\n')  # fmt: skip
+    path = write(tmp_path, text)
+    result = CliRunner().invoke(app, ["sweep", str(path), "--local"])
+    assert result.exit_code == 2, result.output
+    said = [line for line in result.output.splitlines() if line.strip()]
+    assert len(said) == 1, result.output
+    # the line of the second one's name (line 8)
+    assert said[0] == (
+        f"error: {path}:8: configurations 'STANDARD_1' and 'standard_1' get the same Vertex AI label 'standard_1' "
+        "(lowercase, other characters as '-'); rename one"
+    )
+    # nothing submitted, no ledger begun
+    assert not (tmp_path / "work").exists() and not (tmp_path / "ds").exists()

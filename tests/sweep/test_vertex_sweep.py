@@ -116,3 +116,9 @@ def test_four_configurations_one_refused_by_quota(tmp_path: Path, monkeypatch: p
         assert collected.exit_code == 0, collected.output
         steady = swept[name]["steady_global_steps_per_s"]
         assert steady is not None and steady == summary(runner, alone)[name]["steady_global_steps_per_s"]
+        # the run carries its configuration and the sweep's estimate, shown beside its measured cost
+        assert swept[name]["config"] == name
+        assert swept[name]["estimate_usd"] == pytest.approx(ledger.entries[name].estimate_usd)
+        assert swept[name]["lifetime_s"] is not None and swept[name]["measured_usd"] == pytest.approx(
+            swept[name]["usd_per_hour"] * swept[name]["lifetime_s"] / 3600
+        )

@@ -201,10 +201,9 @@ class LocalLauncher:
         if not directory.is_dir():
             return
         found = runs_from_paths([directory], run.run_id, None, None)
-        specs = [
-            replace(r, run_id=run.run_id, run_id_given=True, topology=run.topology, date=run.date, note=run.note)
-            for r in found
-        ]
+        # the run directory's own facts (run.json: replicas, strategy, batch size) under the sweep's
+        swept = {key: getattr(run, key) for key in ("topology", "date", "note", "config", "estimate_usd")}
+        specs = [replace(r, run_id=run.run_id, run_id_given=True, **swept) for r in found]
         result = collect_runs(dataset, specs, settle_s=0.0)
         if result.errors:
             raise result.errors[0]

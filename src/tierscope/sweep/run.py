@@ -265,7 +265,9 @@ def _changed(entry: Entry, state: JobState) -> bool:
 
 def run_facts(plan: Plan, c: Configuration, entry: Entry) -> Any:
     """The run a configuration's logs are collected as: named after it, its machine facts (the plan's region
-    where a pool names none), dated by its job's start, noted with the sweep's id."""
+    where a pool names none), dated by its job's start, noted with the sweep's id; its ``config`` the
+    configuration's name (a later run given that config is pooled with it as a repeat) and its
+    ``estimate_usd`` the sweep's estimate (the report shows it beside the measured cost)."""
     from tierscope.collector.manifest import RunSpec
 
     started = entry.start_time or entry.submitted_at
@@ -278,6 +280,8 @@ def run_facts(plan: Plan, c: Configuration, entry: Entry) -> Any:
         note=f"sweep {plan.sweep_id}",
         topology=machines.with_region(c.hardware, plan.region).to_json(),
         run_id_given=True,
+        config=c.name,
+        estimate_usd=entry.estimate_usd,
     )
 
 
