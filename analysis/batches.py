@@ -64,6 +64,7 @@ from tierscope.analysis.throughput import (
     WARM_RATES,
     WARMUP_FRACTION,
     collect_intervals,
+    evaluation_steps,
     lead_rows,
     lead_tasks,
     ordered_records,
@@ -71,6 +72,7 @@ from tierscope.analysis.throughput import (
     run_throughput,
     steady_samples,
     throughput_frame,
+    with_evaluations,
     with_raw_rates,
     with_segments,
     with_warmup,
@@ -372,7 +374,7 @@ def pieced_run(
         def stored(i: int) -> pl.LazyFrame:
             return pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
 
-        run = _PiecedRunInputs(training, records, seed, extra, keep, spill)
+        run = _PiecedRunInputs(training, records, seed, extra, keep, spill, evaluation_steps(steps))
         try:
             done = _one_pass(stored, len(pieces), run)
         except (OSError, pl.exceptions.ComputeError) as exc:
@@ -475,7 +477,8 @@ def _gathered(columns: Iterable[pl.Series], size: int, out: np.ndarray | None = 
 class _PiecedRunInputs:
     """What the passes over a run's pieces take: its training tasks (``run_id, role, task_index,
     records``, in task order), its ``records`` (``run_id, records, last_step``), the bootstrap ``seed``,
-    the ``extra`` interval columns, ``keep`` (every interval too) and the ``spill`` folder."""
+    the ``extra`` interval columns, ``keep`` (every interval too), the ``spill`` folder and the run's
+    ``evaluations`` (:func:`tierscope.analysis.throughput.evaluation_steps`)."""
 
     training: pl.DataFrame
     records: pl.DataFrame
@@ -483,6 +486,7 @@ class _PiecedRunInputs:
     extra: Sequence[str]
     keep: bool
     spill: Path
+    evaluations: pl.DataFrame
 
 
 def _threshold(median: float | None, factor: float, unknown: float) -> float:
@@ -624,7 +628,13 @@ class _PieceFigures:
         self.lead_path = run.spill / "lead.parquet"
         self.rates_path = run.spill / "steady-rates.f64"
         self.weights_path = run.spill / "steady-weights.f64"
-        for path in (self.rates_path, self.weights_path):  # an earlier pass' (the one pass before three)
+        self.evaluated_path = run.spill / "steady-evaluated.u8"  # each steady rate's interval holds an evaluation
+        self.evaluated = 0  # how many do
+        for path in (
+            self.rates_path,
+            self.weights_path,
+            self.evaluated_path,
+        ):  # an earlier pass' (the one pass before three)
             path.unlink(missing_ok=True)
         self.run = run
         self.keep = run.keep
@@ -639,14 +649,20 @@ class _PieceFigures:
         self.loaded: np.ndarray | None = None
 
     def add(self, intervals: pl.DataFrame) -> None:
-        """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones)."""
+        """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones; whole tasks)."""
+        intervals = with_evaluations(intervals, self.run.evaluations)
         self.empty = intervals.clear() if self.empty is None else self.empty
         self.parts.append(run_parts(intervals.lazy()).collect())
         self.own.append(own_figures(intervals.lazy()))
-        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
+        steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select(
+            "rate", STEADY_WEIGHT, "evaluated"
+        )
         held, more = self.held, steady.height
         with self.rates_path.open("ab") as out:
             np.ascontiguousarray(steady.get_column("rate").to_numpy()).tofile(out)
+        with self.evaluated_path.open("ab") as out:
+            np.ascontiguousarray(steady.get_column("evaluated").to_numpy().astype(np.uint8)).tofile(out)
+        self.evaluated += int(steady.get_column("evaluated").sum())
         weight = np.ascontiguousarray(steady.get_column("weight").to_numpy())
         if more:
             known = np.isfinite(weight) & (weight > 0)
@@ -677,11 +693,18 @@ class _PieceFigures:
 
     def sample(self) -> SteadyRates:
         """The steady rates and their weights, as :func:`tierscope.analysis.bootstrap.steady_rates`
-        gives them: weights only where the known ones differ (else, or none known, every interval alike)."""
+        gives them: weights only where the known ones differ (else, or none known, every interval alike);
+        without the intervals that hold an evaluation unless every one does
+        (:data:`tierscope.analysis.throughput.NOT_EVALUATED`)."""
         rates = self.steady()
+        kept = None
+        if 0 < self.evaluated < self.held:
+            kept = np.fromfile(self.evaluated_path, dtype=np.uint8) == 0
+            rates = rates[kept]
         if self.alike or self.longest == float("-inf") or self.longest == self.shortest:
             return SteadyRates(rates, None)
-        return steady_rates(rates, np.fromfile(self.weights_path, dtype=np.float64))
+        weights = np.fromfile(self.weights_path, dtype=np.float64)
+        return steady_rates(rates, weights if kept is None else weights[kept])
 
     def result(self) -> PiecedRun:
         """The run's figures."""

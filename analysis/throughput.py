@@ -172,10 +172,78 @@ def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
 
     Input: step records (:data:`tierscope.dataset.schema.STEP_SCHEMA`), copies and all. Output:
     one row per distinct record of a training task, in log order per task, with the
-    step record's columns and :data:`INTERVAL_COLUMNS`. The reference definition;
-    :func:`collect_intervals` computes the same rows at a fraction of the cost.
+    step record's columns, :data:`INTERVAL_COLUMNS` and ``evaluated`` (:func:`with_evaluations`). The
+    reference definition; :func:`collect_intervals` computes the same rows at a fraction of the cost.
     """
-    return with_intervals(in_log_order(merge_duplicates(training_steps(steps))))
+    intervals = with_intervals(in_log_order(merge_duplicates(training_steps(steps)))).collect()
+    return with_evaluations(intervals, evaluation_steps(steps)).lazy()
+
+
+#: A step record that reports an evaluation: held-out metrics (a cloudml ``Eval`` block, Keras'
+#: ``val_loss``, MLPerf's ``eval_accuracy``).
+EVALUATION = pl.col("eval_loss").is_not_null() | pl.col("eval_accuracy").is_not_null()
+#: Columns of :func:`evaluation_steps`.
+EVALUATION_COLUMNS = {
+    "run_id": pl.String(),
+    "role": pl.String(),  # null: an evaluator's record naming no task (run_wide)
+    "task_index": pl.Int32(),
+    "run_wide": pl.Boolean(),  # it stopped every training task of the run
+    "step": pl.Int64(),
+}
+
+
+def evaluation_steps(steps: pl.LazyFrame) -> pl.DataFrame:
+    """The evaluations that stopped a training task, from ``steps`` (step records): one row per
+    distinct ``run_id, role, task_index, step`` (:data:`EVALUATION_COLUMNS`) of a record with held-out
+    metrics (:data:`EVALUATION`) and a step. A training task's own record is its own evaluation; an
+    ``evaluator`` record naming no task index (an ``Eval`` block or ``eval_accuracy`` line in the
+    training process' own log) is kept with role and index null: it stopped every training task of
+    the run. An evaluator task with an index runs beside training (its own replica): left out."""
+    names = steps.collect_schema().names()
+    if not {"eval_loss", "eval_accuracy"} <= set(names):  # a frame of the interval columns only
+        return pl.DataFrame(schema=EVALUATION_COLUMNS)
+    own = TRAINING
+    in_line = (pl.col("role") == "evaluator") & pl.col("task_index").is_null()
+    return (
+        steps.filter(EVALUATION & pl.col("step").is_not_null() & (own | in_line))
+        .select(
+            "run_id",
+            role=pl.when(own).then(pl.col("role")),
+            task_index=pl.when(own).then(pl.col("task_index")),
+            run_wide=~own,
+            step="step",
+        )
+        .unique()
+        .collect()
+        .cast(EVALUATION_COLUMNS)  # type: ignore[arg-type]
+    )
+
+
+def with_evaluations(intervals: pl.DataFrame, evaluations: pl.DataFrame) -> pl.DataFrame:
+    """``intervals`` (:func:`interval_rates` rows of whole tasks, each task's rows together in log order)
+    with ``evaluated`` (Boolean): the interval holds an evaluation of its task (:func:`evaluation_steps`),
+    one at a step e with previous step <= e < step (the evaluation runs once training reached e, so its
+    time is in the interval that ends at the next record). False on a segment's first record."""
+    flags = np.zeros(intervals.height, dtype=bool)
+    if evaluations.height and intervals.height:
+        wide: dict[str, list[int]] = {}
+        own: dict[tuple, list[int]] = {}
+        for run, role, index, run_wide, step in evaluations.select(
+            "run_id", "role", "task_index", "run_wide", "step"
+        ).iter_rows():
+            (wide.setdefault(run, []) if run_wide else own.setdefault((run, role, index), [])).append(step)
+        for run, role, index, offset, length in task_rows(intervals).iter_rows():
+            found = np.unique(np.array(wide.get(run, []) + own.get((run, role, index), []), dtype=np.int64))
+            if not found.size:
+                continue
+            part = intervals.slice(offset, length)
+            step = part.get_column("step").fill_null(-1).to_numpy()
+            previous = np.concatenate(([-1], step[:-1]))
+            usable = (part.get_column("interval_index") > 0).to_numpy() & (previous >= 0) & (step >= 0)
+            at = np.searchsorted(found, previous, side="left")
+            inside = (at < found.size) & (found[np.minimum(at, found.size - 1)] < step)
+            flags[offset : offset + length] = usable & inside
+    return intervals.with_columns(evaluated=pl.Series(flags))
 
 
 #: The two medians of a run the intervals are judged against, as aggregations over the run's rows:
@@ -340,7 +408,8 @@ def collect_intervals(
     rated = rated.with_columns(_warm_median=run_medians(rated, WARM_RATES))
     # one chunk a column: every figure below takes slices and eager steps of them, each of which would
     # otherwise copy the columns (collected in parallel pieces) into one chunk again
-    return with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect().rechunk()
+    intervals = with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect().rechunk()
+    return with_evaluations(intervals, evaluation_steps(steps))
 
 
 def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
@@ -369,6 +438,8 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_intervals": pl.UInt32(),  # intervals past warm-up with a rate (the steady rate's sample)
     "steady_stalls": pl.UInt32(),  # of those, the intervals the stall bound weighed down or left out
+    # of those, the intervals holding an evaluation (with_evaluations): left out, unless every one holds one
+    "steady_evaluations": pl.UInt32(),
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
     "untimed_records": pl.UInt32(),  # records naming no time, step time or global rate (each starts a segment)
     "step_timed_intervals": pl.UInt32(),  # steady intervals timed by a step time alone (step_time_seconds)
@@ -410,9 +481,11 @@ def run_throughput(
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
     tasks: ``duplicates``, ``tasks``, ``segments``, ``restarts``, ``steady_intervals``, ``steady_records``,
-    ``untimed_records``, ``step_timed_intervals`` (UInt32) and the steady intervals' ``steady_steps``
-    (Int64) and ``steady_seconds`` (Float64) behind the mean rate."""
+    ``untimed_records``, ``step_timed_intervals``, ``steady_evaluations`` (UInt32; 0 where ``intervals``
+    have no ``evaluated``) and the steady intervals' ``steady_steps`` (Int64) and ``steady_seconds``
+    (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
+    evaluated = pl.col("evaluated") if "evaluated" in intervals.collect_schema().names() else pl.lit(False)
     # Intervals with both a known step gain and a known time (step-less records have neither). A time of
     # 0 counts: a clock printed in whole seconds (tqdm's [01:41<...]) shows most steps at no time at all,
     # their seconds in the interval that crosses the next tick; leaving their steps out made a 4.9 it/s
@@ -426,6 +499,7 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         restarts=pl.col("restart").sum().cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
         step_timed_intervals=(steady & pl.col("step_timed") & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
+        steady_evaluations=(steady & evaluated & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
         steady_records=steady.sum().cast(pl.UInt32),
@@ -470,6 +544,7 @@ def throughput_frame(
             "steady_records",
             "untimed_records",
             "step_timed_intervals",
+            "steady_evaluations",
             "duplicates",
             "segments",
             "restarts",
@@ -509,7 +584,10 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     """``{run_id: steady interval rates}`` (global steps/s and each one's weight,
     :func:`tierscope.analysis.bootstrap.steady_rates`; in the rows' order; runs in the order they
     first appear) from :func:`steady_intervals`-like rows."""
-    frame = steady.lazy().filter(pl.col("rate").is_not_null()).select("run_id", "rate", STEADY_WEIGHT).collect()
+    frame = steady.lazy().filter(pl.col("rate").is_not_null())
+    if "evaluated" in frame.collect_schema().names():
+        frame = frame.filter(NOT_EVALUATED)
+    frame = frame.select("run_id", "rate", STEADY_WEIGHT).collect()
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
     spans = run_spans(frame)
     if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
@@ -524,6 +602,12 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
         )
         for offset, length in spans
     }
+
+
+#: The candidate steady intervals (rows with a rate) the steady rate keeps: those that hold no evaluation
+#: (:func:`with_evaluations`; its time is badput, goodput's), unless every one of the run holds one (a trainer
+#: that evaluates at each logged step: then the rate includes them, as ``summary`` says).
+NOT_EVALUATED = ~pl.col("evaluated") | pl.col("evaluated").all().over("run_id")
 
 
 #: A steady interval's length in the steady rate: its global steps, else the steps its seconds take at
