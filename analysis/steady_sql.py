@@ -15,7 +15,9 @@ the other intervals' global steps over their time, each kept by its share under 
 :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the run's median step time, none from
 :data:`~tierscope.analysis.bootstrap.STALL_TO` times; across lines missing from the log,
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
-seconds give). One simplification: copies of a record are merged
+seconds give); an interval holding an evaluation of its task (a record with held-out metrics at a step e,
+previous step <= e < step: :func:`~tierscope.analysis.throughput.with_evaluations`) is left out unless every
+one of the run holds one. One simplification: copies of a record are merged
 when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
 ``summary`` also merges copies that complete each other).
 
@@ -47,6 +49,14 @@ WITH records AS (  -- training tasks; copies of a record merged
     WHERE role IN ({_ROLES}) OR role IS NULL  -- a single process's log names no role
   ) WHERE copy_number = 1
 ),
+evaluations AS (  -- the evaluations that stopped a training task: its own record with held-out metrics, or
+  -- an evaluator's naming no task (in the training process' own log: every training task of the run)
+  SELECT DISTINCT run_id, CASE WHEN role = 'evaluator' THEN NULL ELSE role END AS role, task_index,
+    COALESCE(role = 'evaluator', FALSE) AS run_wide, step
+  FROM {{steps}}
+  WHERE (eval_loss IS NOT NULL OR eval_accuracy IS NOT NULL) AND step IS NOT NULL
+    AND (role IN ({_ROLES}) OR role IS NULL OR (role = 'evaluator' AND task_index IS NULL))
+),
 ordered AS (  -- log order per task: by time when every record has one, else by file and line
   SELECT *, ROW_NUMBER() OVER (
       PARTITION BY run_id, role, task_index
@@ -59,7 +69,7 @@ ordered AS (  -- log order per task: by time when every record has one, else by 
 ),
 deltas AS (  -- each record's interval since the task's previous record
   SELECT *,
-    step - LAG(step) OVER task AS d_step,
+    step - LAG(step) OVER task AS d_step, LAG(step) OVER task AS previous_step,
     COALESCE(interval_s, elapsed_s - LAG(elapsed_s) OVER task,
       (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6,
       -- no clock and no global rate: the local steps since the previous record at the record's own
@@ -120,30 +130,46 @@ warmup AS (  -- a segment's first interval, and the slow ones right after it
       OVER (PARTITION BY run_id) AS run_median
     FROM intervals)
 ),
+candidates AS (  -- the intervals past warm-up with a rate; each holds an evaluation if one ran after
+  -- training reached a step e with previous step <= e < step (its time is badput, goodput's)
+  SELECT run_id, rate, steps, d_seconds, EXISTS (
+      SELECT 1 FROM evaluations e
+      WHERE e.run_id = w.run_id AND e.step >= w.previous_step AND e.step < w.step
+        AND (e.run_wide OR (e.role = w.role AND e.task_index = w.task_index)
+          OR (e.role IS NULL AND w.role IS NULL AND e.task_index IS NULL AND w.task_index IS NULL))
+    ) AS evaluated
+  FROM warmup w
+  WHERE NOT in_warmup AND rate IS NOT NULL
+),
+judged AS (  -- those holding an evaluation left out, unless every one of the run holds one
+  SELECT *, COUNT(*) OVER (PARTITION BY run_id) AS intervals,
+    MIN(CASE WHEN evaluated THEN 1 ELSE 0 END) OVER (PARTITION BY run_id) = 1 AS all_evaluated
+  FROM candidates
+),
 steady AS (  -- each steady interval's steps (else its seconds at its own rate; unknown: the run's median)
-  SELECT run_id, rate,
+  SELECT run_id, rate, intervals,
     COALESCE(interval_steps, PERCENTILE_CONT(interval_steps, 0.5) OVER (PARTITION BY run_id)) AS interval_steps
   FROM (
-    SELECT run_id, rate, COALESCE(CASE WHEN steps > 0 THEN steps END,
+    SELECT run_id, rate, intervals, COALESCE(CASE WHEN steps > 0 THEN steps END,
         CASE WHEN d_seconds > 0 AND rate > 0 THEN d_seconds * rate END) AS interval_steps
-    FROM warmup
-    WHERE NOT in_warmup AND rate IS NOT NULL)
+    FROM judged
+    WHERE NOT evaluated OR all_evaluated)
 ),
 timed AS (  -- each steady interval's step time over the run's median one (each interval one observation)
-  SELECT run_id, rate, interval_steps,
+  SELECT run_id, rate, interval_steps, intervals,
     CASE WHEN rate > 0 THEN (1 / rate)
       / PERCENTILE_CONT(CASE WHEN rate > 0 THEN 1 / rate END, 0.5) OVER (PARTITION BY run_id) END AS ratio
   FROM steady
 ),
 kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none from {STALL_TO}x (a stall), linear between
-  SELECT run_id, rate, interval_steps * LEAST(GREATEST(
+  SELECT run_id, rate, intervals, interval_steps * LEAST(GREATEST(
       ({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) AS kept_steps
   FROM timed
 )
 SELECT run_id,  -- the steps of the intervals kept over their time (0 where every rate says no progress)
   COALESCE(SUM(kept_steps) / NULLIF(SUM(CASE WHEN kept_steps > 0 THEN kept_steps / rate END), 0),
     CASE WHEN MAX(rate) = 0 THEN 0 END) AS steady_global_steps_per_s,
-  COUNT(*) AS steady_intervals
+  MAX(intervals) AS steady_intervals
 FROM kept
 GROUP BY run_id
 ORDER BY run_id
