@@ -1,0 +1,107 @@
+"""Intervals holding a logged evaluation are not steady: the real excerpt case05 (../shared/cases) and built
+runs, through the reference definition, the batched and pieced paths and the SQL twin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from tests.support import SHARED
+from tierscope.analysis.batches import interval_figures
+from tierscope.analysis.steady_sql import steady_state_query
+from tierscope.analysis.throughput import interval_rates, run_throughput
+from tierscope.cli import app
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+
+runner = CliRunner()
+CASE05 = SHARED / "cases" / "inputs" / "case05.log"
+
+
+def _summary(tmp_path: Path, log: Path, run: str) -> tuple[dict[str, Any], str]:
+    """``summary --json``'s row of ``log`` collected as ``run``, and the table's notes."""
+    dataset = tmp_path / "ds"
+    got = runner.invoke(app, ["collect", "files", str(log), "--run-id", run, "-d", str(dataset), "--quiet"])
+    assert got.exit_code == 0, got.output
+    shown = runner.invoke(app, ["summary", "-d", str(dataset), "--json"])
+    assert shown.exit_code == 0, shown.output
+    table = runner.invoke(app, ["summary", "-d", str(dataset)])
+    return {r["run_id"]: r for r in json.loads(shown.stdout)}[run], table.output
+
+
+def test_case05_steady_rate_is_the_one_interval_without_an_evaluation(tmp_path: Path) -> None:
+    if not CASE05.exists():
+        pytest.skip(f"{CASE05} is absent (the real excerpts live in ../shared/cases beside the repository)")
+    row, table = _summary(tmp_path, CASE05, "case05")
+    # Train records at steps 1, 118, 237, 327 (elapsed 0.084, 4.041, 7.807, 9.313 s; stated 11.9, 29.6, 31.6,
+    # 59.8 global steps/s), 'Eval, step 1' and 'Eval, step 118' blocks after the first two. Step 1's record is
+    # warm-up (from the process start); 1 -> 118 holds the eval at 1 (1 <= 1 < 118), 118 -> 237 the eval at
+    # 118, 237 -> 327 none: the steady rate
+    # is its own, the stated 59.8 (90 steps / (9.313 - 7.807) s = 90 / 1.506 = 59.76). Before: all three
+    # kept (the median step time was an evaluation's), 326 / 9.229 = 35.3.
+    assert row["steady_global_steps_per_s"] == pytest.approx(59.8)
+    assert (row["steady_intervals"], row["steady_evaluations"]) == (3, 2)
+    assert "steady rate leaves out 2 intervals holding an evaluation" in table
+
+
+def _run(evaluations: list[int], evaluator_index: int | None = None) -> pl.LazyFrame:
+    """A master and worker 0, each logging steps 100, 200, ..., 700 at elapsed 10, 12, 15, 18, 21, 23, 25 s:
+    the intervals to 300, 400, 500 take 3 s, those to 200, 600 and 700 2 s; evaluator records (held-out
+    loss, no rate; task index ``evaluator_index``) at ``evaluations``."""
+    steps, clock = [100, 200, 300, 400, 500, 600, 700], [10.0, 12.0, 15.0, 18.0, 21.0, 23.0, 25.0]
+    rows = [
+        {"role": role, "task_index": 0, "step": s, "elapsed_s": t, "source": f"{role}.log", "source_offset": n}
+        for role in ("master", "worker")
+        for n, (s, t) in enumerate(zip(steps, clock, strict=True))
+    ]
+    rows += [
+        {"role": "evaluator", "task_index": evaluator_index, "step": e, "eval_loss": 0.5, "source": "master.log",
+         "source_offset": 100 + e}
+        for e in evaluations
+    ]  # fmt: skip
+    frame = pl.DataFrame(rows).with_columns(run_id=pl.lit("r"), tier=pl.lit("BASIC"), format=pl.lit("cloudml"))
+    return conform(frame, STEP_SCHEMA).lazy()
+
+
+def _every_path(steps: pl.LazyFrame, tmp_path: Path) -> list[float]:
+    """The steady rate by the reference definition, the batched path, the pieced path (one task a piece)
+    and the SQL query (DuckDB, where installed)."""
+    got = [run_throughput(steps)["steady_global_steps_per_s"][0]]
+    got += [interval_figures(steps, max_records=m).throughput["steady_global_steps_per_s"][0] for m in (10**6, 1)]
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
+    steps.collect().write_parquet(tmp_path / "steps.parquet")
+    query = steady_state_query(f"read_parquet('{tmp_path / 'steps.parquet'}')", "duckdb")
+    got += [rate for _, rate, _ in duckdb.sql(query).fetchall()]
+    return got
+
+
+def test_intervals_holding_an_evaluation_are_left_out(tmp_path: Path) -> None:
+    steps = _run([200, 300, 400])
+    # Each task: 100 (warm-up), then 100 steps in 2, 3, 3, 3, 2, 2 s. The evaluations at 200, 300, 400 lie in
+    # 200 -> 300, 300 -> 400, 400 -> 500 (prev <= e < step): left out. Kept: 100 -> 200, 500 -> 600, 600 -> 700,
+    # 300 steps in 6 s a task: 600 / 12 = 50.0 (before: 600 / 15 = 40.0, the 3 s ones being the median).
+    assert _every_path(steps, tmp_path) == pytest.approx([50.0] * 4)
+    flags = interval_rates(steps).filter(pl.col("role") == "master").select("step", "evaluated").collect().rows()
+    assert flags == [(100, False), (200, False), (300, True), (400, True), (500, True), (600, False), (700, False)]
+    row = run_throughput(steps).row(0, named=True)
+    assert (row["steady_intervals"], row["steady_evaluations"]) == (12, 6)
+
+
+def test_every_interval_holding_an_evaluation_keeps_them_all(tmp_path: Path) -> None:
+    steps = _run([100, 200, 300, 400, 500, 600])
+    # Every interval past warm-up holds one (a trainer evaluating at each logged step): all kept, 600 steps
+    # in 2 + 3 + 3 + 3 + 2 + 2 = 15 s a task: 1200 / 30 = 40.0.
+    assert _every_path(steps, tmp_path) == pytest.approx([40.0] * 4)
+    row = run_throughput(steps).row(0, named=True)
+    assert (row["steady_intervals"], row["steady_evaluations"]) == (12, 12)
+
+
+def test_an_evaluator_replica_of_its_own_stops_no_training_task(tmp_path: Path) -> None:
+    # An evaluator task with an index runs beside training (its own machine): nothing left out, 40.0 as above.
+    steps = _run([200, 300, 400], evaluator_index=0)
+    assert _every_path(steps, tmp_path) == pytest.approx([40.0] * 4)
+    assert run_throughput(steps)["steady_evaluations"][0] == 0
