@@ -64,15 +64,15 @@ from tierscope.analysis.throughput import (
     WARM_RATES,
     WARMUP_FRACTION,
     collect_intervals,
-    evaluation_steps,
     lead_rows,
     lead_tasks,
     ordered_records,
+    pause_steps,
     run_parts,
     run_throughput,
     steady_samples,
     throughput_frame,
-    with_evaluations,
+    with_pauses,
     with_raw_rates,
     with_segments,
     with_warmup,
@@ -162,7 +162,8 @@ def interval_figures(
     of ``steps``, if the caller has them (one query of the steps fewer), with ``last_step`` too
     (:data:`RECORD_COLUMNS`, as :func:`tierscope.analysis.analyze.step_overview` gives them: one per
     batch fewer). ``events``: the events table's :data:`tierscope.analysis.goodput.EVENT_COLUMNS` for
-    the runs' goodput (None: no events). ``chunks``: where a run taken in pieces reads its records
+    the runs' goodput and the pauses of their steady rates (None: no events). ``chunks``: where a run
+    taken in pieces reads its records
     (:data:`RunChunks`, as :meth:`tierscope.dataset.store.Dataset.chunks` gives them; None: from ``steps``).
 
     ``visit``, if given, is called once per batch with that batch's intervals
@@ -198,7 +199,7 @@ def interval_figures(
     def in_pieces(batch: list[str | None]) -> PiecedRun:
         read = min(SPILL_READ_ROWS, alone)
         rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
-        run = pieced_run(part_of(batch), alone, seed, extra, keep, rows)
+        run = pieced_run(part_of(batch), alone, seed, extra, keep, rows, events)
         run.goodput = run_goodput(run.lead, run.throughput, events)
         return run
 
@@ -266,7 +267,7 @@ def batch_figures(
     (None: counted from ``part``); ``events``: :func:`tierscope.analysis.goodput.event_frame`'s;
     ``keep``: also return the intervals (for a ``visit``)."""
     drawn: dict[str, np.ndarray] = {}
-    intervals = collect_intervals(part, extra)
+    intervals = collect_intervals(part, extra, events=events)
     leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
     steady = steady_samples(intervals.lazy().filter(STEADY_ROWS))  # lazy: only its two columns copied
     if counts is None:
@@ -323,12 +324,15 @@ def pieced_run(
     extra: Sequence[str] = (),
     keep: bool = False,
     chunks: Iterable[pl.DataFrame] | None = None,
+    events: pl.DataFrame | None = None,
 ) -> PiecedRun:
     """The interval figures of the one run in ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA` rows),
     computed in pieces of whole tasks of at most ``max_records`` records (see the module doc for
     what is exact). ``keep``: also return every interval (``extra`` columns included). ``chunks``:
     the run's records (:func:`spill_columns`) in stored order, a frame at a time (None: read from
-    ``steps`` by a streaming query, which reads further ahead).
+    ``steps`` by a streaming query, which reads further ahead). ``events``: the run's events (its
+    checkpoint saves and evaluations pause training:
+    :func:`tierscope.analysis.throughput.pause_steps`; None: none).
 
     The run's training records are first split into one temporary file per piece, in one pass
     (:func:`_spill`), so each pass over a piece reads its own rows only (~35 MB a million records);
@@ -345,7 +349,7 @@ def pieced_run(
     training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
     pieces = task_pieces(training, max_records)
     if not pieces:  # no training task (a ps's or evaluator's log alone): no interval to hold, one pass
-        intervals = collect_intervals(steps, extra)
+        intervals = collect_intervals(steps, extra, events=events)
         return PiecedRun(
             throughput=run_throughput(steps, seed=seed, intervals=intervals),
             tasks=task_throughput(steps, intervals=intervals),
@@ -374,7 +378,7 @@ def pieced_run(
         def stored(i: int) -> pl.LazyFrame:
             return pl.scan_parquet(files[i]).with_columns(run_id=pl.lit(run_id, pl.String()))
 
-        run = _PiecedRunInputs(training, records, seed, extra, keep, spill, evaluation_steps(steps))
+        run = _PiecedRunInputs(training, records, seed, extra, keep, spill, pause_steps(steps, events))
         try:
             done = _one_pass(stored, len(pieces), run)
         except (OSError, pl.exceptions.ComputeError) as exc:
@@ -477,8 +481,8 @@ def _gathered(columns: Iterable[pl.Series], size: int, out: np.ndarray | None = 
 class _PiecedRunInputs:
     """What the passes over a run's pieces take: its training tasks (``run_id, role, task_index,
     records``, in task order), its ``records`` (``run_id, records, last_step``), the bootstrap ``seed``,
-    the ``extra`` interval columns, ``keep`` (every interval too), the ``spill`` folder and the run's
-    ``evaluations`` (:func:`tierscope.analysis.throughput.evaluation_steps`)."""
+    the ``extra`` interval columns, ``keep`` (every interval too), the ``spill`` folder and where the run
+    paused to evaluate or save (``pauses``: :func:`tierscope.analysis.throughput.pause_steps`)."""
 
     training: pl.DataFrame
     records: pl.DataFrame
@@ -486,7 +490,7 @@ class _PiecedRunInputs:
     extra: Sequence[str]
     keep: bool
     spill: Path
-    evaluations: pl.DataFrame
+    pauses: pl.DataFrame
 
 
 def _threshold(median: float | None, factor: float, unknown: float) -> float:
@@ -628,12 +632,12 @@ class _PieceFigures:
         self.lead_path = run.spill / "lead.parquet"
         self.rates_path = run.spill / "steady-rates.f64"
         self.weights_path = run.spill / "steady-weights.f64"
-        self.evaluated_path = run.spill / "steady-evaluated.u8"  # each steady rate's interval holds an evaluation
-        self.evaluated = 0  # how many do
+        self.paused_path = run.spill / "steady-paused.u8"  # each steady rate's interval holds a pause
+        self.paused = 0  # how many do
         for path in (
             self.rates_path,
             self.weights_path,
-            self.evaluated_path,
+            self.paused_path,
         ):  # an earlier pass' (the one pass before three)
             path.unlink(missing_ok=True)
         self.run = run
@@ -650,19 +654,19 @@ class _PieceFigures:
 
     def add(self, intervals: pl.DataFrame) -> None:
         """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones; whole tasks)."""
-        intervals = with_evaluations(intervals, self.run.evaluations)
+        intervals = with_pauses(intervals, self.run.pauses)
         self.empty = intervals.clear() if self.empty is None else self.empty
         self.parts.append(run_parts(intervals.lazy()).collect())
         self.own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select(
-            "rate", STEADY_WEIGHT, "evaluated"
+            "rate", STEADY_WEIGHT, "paused"
         )
         held, more = self.held, steady.height
         with self.rates_path.open("ab") as out:
             np.ascontiguousarray(steady.get_column("rate").to_numpy()).tofile(out)
-        with self.evaluated_path.open("ab") as out:
-            np.ascontiguousarray(steady.get_column("evaluated").to_numpy().astype(np.uint8)).tofile(out)
-        self.evaluated += int(steady.get_column("evaluated").sum())
+        with self.paused_path.open("ab") as out:
+            np.ascontiguousarray(steady.get_column("paused").to_numpy().astype(np.uint8)).tofile(out)
+        self.paused += int(steady.get_column("paused").sum())
         weight = np.ascontiguousarray(steady.get_column("weight").to_numpy())
         if more:
             known = np.isfinite(weight) & (weight > 0)
@@ -694,12 +698,12 @@ class _PieceFigures:
     def sample(self) -> SteadyRates:
         """The steady rates and their weights, as :func:`tierscope.analysis.bootstrap.steady_rates`
         gives them: weights only where the known ones differ (else, or none known, every interval alike);
-        without the intervals that hold an evaluation unless every one does
-        (:data:`tierscope.analysis.throughput.NOT_EVALUATED`)."""
+        without the intervals that hold a pause (an evaluation, a save) unless every one does
+        (:data:`tierscope.analysis.throughput.NOT_PAUSED`)."""
         rates = self.steady()
         kept = None
-        if 0 < self.evaluated < self.held:
-            kept = np.fromfile(self.evaluated_path, dtype=np.uint8) == 0
+        if 0 < self.paused < self.held:
+            kept = np.fromfile(self.paused_path, dtype=np.uint8) == 0
             rates = rates[kept]
         if self.alike or self.longest == float("-inf") or self.longest == self.shortest:
             return SteadyRates(rates, None)

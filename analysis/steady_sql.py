@@ -16,7 +16,7 @@ the other intervals' global steps over their time, each kept by its share under 
 :data:`~tierscope.analysis.bootstrap.STALL_TO` times; across lines missing from the log,
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
 seconds give); an interval holding an evaluation of its task (a record with held-out metrics at a step e,
-previous step <= e < step: :func:`~tierscope.analysis.throughput.with_evaluations`) is left out unless every
+previous step <= e < step: :func:`~tierscope.analysis.throughput.with_pauses`) is left out unless every
 one of the run holds one. One simplification: copies of a record are merged
 when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
 ``summary`` also merges copies that complete each other).

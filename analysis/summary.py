@@ -50,8 +50,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_intervals": pl.UInt32(),  # intervals past warm-up behind the steady rate
     "steady_stalls": pl.UInt32(),  # of those, the ones the stall bound weighed down or left out
-    # of those, the ones holding an evaluation: left out (badput), unless every one holds one (then in)
-    "steady_evaluations": pl.UInt32(),
+    # of those, the ones holding an evaluation or checkpoint save: left out (badput), unless all do (then in)
+    "steady_pauses": pl.UInt32(),
     "steady_status": pl.String(),  # why there is no steady rate (STEADY_REASONS' keys; null: there is one)
     "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_assumption": pl.String(),  # what the steady rate assumes (STEADY_ASSUMPTIONS' keys; null: nothing)

@@ -90,6 +90,7 @@ from tierscope.analysis.records import (
     training_steps,
 )
 from tierscope.analysis.steadiness import rise, still_rising
+from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA
 
 SEGMENT = (*TASK, "segment")
@@ -167,70 +168,76 @@ def _seconds_since_previous(first: pl.Expr) -> pl.Expr:
     return pl.coalesce(_clock_seconds(first), step_time_seconds(first))
 
 
-def interval_rates(steps: pl.LazyFrame) -> pl.LazyFrame:
+def interval_rates(steps: pl.LazyFrame, events: pl.DataFrame | None = None) -> pl.LazyFrame:
     """Each training-task record with its interval, segment and warm-up flag (see the module doc).
 
-    Input: step records (:data:`tierscope.dataset.schema.STEP_SCHEMA`), copies and all. Output:
-    one row per distinct record of a training task, in log order per task, with the
-    step record's columns, :data:`INTERVAL_COLUMNS` and ``evaluated`` (:func:`with_evaluations`). The
-    reference definition; :func:`collect_intervals` computes the same rows at a fraction of the cost.
+    Input: step records (:data:`tierscope.dataset.schema.STEP_SCHEMA`), copies and all, and the run
+    events (:data:`tierscope.dataset.schema.EVENT_SCHEMA`; None: none). Output: one row per distinct
+    record of a training task, in log order per task, with the step record's columns,
+    :data:`INTERVAL_COLUMNS` and ``paused`` (:func:`with_pauses`). The reference definition;
+    :func:`collect_intervals` computes the same rows at a fraction of the cost.
     """
     intervals = with_intervals(in_log_order(merge_duplicates(training_steps(steps)))).collect()
-    return with_evaluations(intervals, evaluation_steps(steps)).lazy()
+    return with_pauses(intervals, pause_steps(steps, events)).lazy()
 
 
 #: A step record that reports an evaluation: held-out metrics (a cloudml ``Eval`` block, Keras'
 #: ``val_loss``, MLPerf's ``eval_accuracy``).
 EVALUATION = pl.col("eval_loss").is_not_null() | pl.col("eval_accuracy").is_not_null()
-#: Columns of :func:`evaluation_steps`.
-EVALUATION_COLUMNS = {
+#: The run events that pause training at their step: a checkpoint save and an evaluation
+#: (:mod:`tierscope.contract`; Estimator's ``Saving checkpoints for N``, ``Starting evaluation``).
+PAUSE_EVENTS = (CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END)
+#: Columns of :func:`pause_steps`.
+PAUSE_COLUMNS = {
     "run_id": pl.String(),
-    "role": pl.String(),  # null: an evaluator's record naming no task (run_wide)
+    "role": pl.String(),  # null with run_wide
     "task_index": pl.Int32(),
-    "run_wide": pl.Boolean(),  # it stopped every training task of the run
+    "run_wide": pl.Boolean(),  # it paused every training task of the run
     "step": pl.Int64(),
 }
 
 
-def evaluation_steps(steps: pl.LazyFrame) -> pl.DataFrame:
-    """The evaluations that stopped a training task, from ``steps`` (step records): one row per
-    distinct ``run_id, role, task_index, step`` (:data:`EVALUATION_COLUMNS`) of a record with held-out
-    metrics (:data:`EVALUATION`) and a step. A training task's own record is its own evaluation; an
-    ``evaluator`` record naming no task index (an ``Eval`` block or ``eval_accuracy`` line in the
-    training process' own log) is kept with role and index null: it stopped every training task of
-    the run. An evaluator task with an index runs beside training (its own replica): left out."""
-    names = steps.collect_schema().names()
-    if not {"eval_loss", "eval_accuracy"} <= set(names):  # a frame of the interval columns only
-        return pl.DataFrame(schema=EVALUATION_COLUMNS)
+def _pauses(frame: pl.LazyFrame, paused: pl.Expr) -> pl.LazyFrame:
+    """:data:`PAUSE_COLUMNS` of ``frame``'s rows where ``paused`` and with a step: a training task's
+    own row is its own pause; an ``evaluator``'s naming no task index (an ``Eval`` block or an
+    ``eval_accuracy`` line in the training process' own log) paused every training task of the run;
+    an evaluator task with an index runs beside training (a replica of its own): left out."""
     own = TRAINING
     in_line = (pl.col("role") == "evaluator") & pl.col("task_index").is_null()
-    return (
-        steps.filter(EVALUATION & pl.col("step").is_not_null() & (own | in_line))
-        .select(
-            "run_id",
-            role=pl.when(own).then(pl.col("role")),
-            task_index=pl.when(own).then(pl.col("task_index")),
-            run_wide=~own,
-            step="step",
-        )
-        .unique()
-        .collect()
-        .cast(EVALUATION_COLUMNS)  # type: ignore[arg-type]
+    return frame.filter(paused & pl.col("step").is_not_null() & (own | in_line)).select(
+        pl.col("run_id").cast(pl.String),
+        role=pl.when(own).then(pl.col("role")).cast(pl.String),
+        task_index=pl.when(own).then(pl.col("task_index")).cast(pl.Int32),
+        run_wide=~own,
+        step=pl.col("step").cast(pl.Int64),
     )
 
 
-def with_evaluations(intervals: pl.DataFrame, evaluations: pl.DataFrame) -> pl.DataFrame:
+def pause_steps(steps: pl.LazyFrame, events: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Where training paused to evaluate or save a checkpoint, by the log: one row per distinct
+    ``run_id, role, task_index, step`` (:data:`PAUSE_COLUMNS`) of a step record with held-out metrics
+    (:data:`EVALUATION`) and of an event of :data:`PAUSE_EVENTS` (``events``: the events table, None:
+    none), whose task it paused as :func:`_pauses` says."""
+    parts = []
+    if {"eval_loss", "eval_accuracy"} <= set(steps.collect_schema().names()):  # not the interval columns alone
+        parts.append(_pauses(steps, EVALUATION))
+    if events is not None and {"event", "step", "role", "task_index"} <= set(events.columns):
+        parts.append(_pauses(events.lazy(), pl.col("event").is_in(PAUSE_EVENTS)))
+    if not parts:
+        return pl.DataFrame(schema=PAUSE_COLUMNS)
+    return pl.concat(parts).unique().collect()
+
+
+def with_pauses(intervals: pl.DataFrame, pauses: pl.DataFrame) -> pl.DataFrame:
     """``intervals`` (:func:`interval_rates` rows of whole tasks, each task's rows together in log order)
-    with ``evaluated`` (Boolean): the interval holds an evaluation of its task (:func:`evaluation_steps`),
-    one at a step e with previous step <= e < step (the evaluation runs once training reached e, so its
-    time is in the interval that ends at the next record). False on a segment's first record."""
+    with ``paused`` (Boolean): the interval holds a pause of its task (:func:`pause_steps`), one at a
+    step e with previous step <= e < step (an evaluation or a save at e runs once training reached e,
+    so its time is in the interval that ends at the next record). False on a segment's first record."""
     flags = np.zeros(intervals.height, dtype=bool)
-    if evaluations.height and intervals.height:
+    if pauses.height and intervals.height:
         wide: dict[str, list[int]] = {}
         own: dict[tuple, list[int]] = {}
-        for run, role, index, run_wide, step in evaluations.select(
-            "run_id", "role", "task_index", "run_wide", "step"
-        ).iter_rows():
+        for run, role, index, run_wide, step in pauses.select(*PAUSE_COLUMNS).iter_rows():
             (wide.setdefault(run, []) if run_wide else own.setdefault((run, role, index), [])).append(step)
         for run, role, index, offset, length in task_rows(intervals).iter_rows():
             found = np.unique(np.array(wide.get(run, []) + own.get((run, role, index), []), dtype=np.int64))
@@ -243,7 +250,7 @@ def with_evaluations(intervals: pl.DataFrame, evaluations: pl.DataFrame) -> pl.D
             at = np.searchsorted(found, previous, side="left")
             inside = (at < found.size) & (found[np.minimum(at, found.size - 1)] < step)
             flags[offset : offset + length] = usable & inside
-    return intervals.with_columns(evaluated=pl.Series(flags))
+    return intervals.with_columns(paused=pl.Series(flags))
 
 
 #: The two medians of a run the intervals are judged against, as aggregations over the run's rows:
@@ -389,14 +396,18 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
 
 
 def collect_intervals(
-    steps: pl.LazyFrame, extra: Sequence[str] = (), ordered: pl.DataFrame | None = None
+    steps: pl.LazyFrame,
+    extra: Sequence[str] = (),
+    ordered: pl.DataFrame | None = None,
+    events: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """:func:`interval_rates` of ``steps``, materialised with :data:`FIGURE_COLUMNS` (and ``extra``) only.
 
     For callers that derive several figures from the same intervals: the columns not
     listed (source, format, metrics) are never read, which keeps 10 million records
     within a few hundred MB. The stored log order is relied on where a check confirms it
-    (:func:`ordered_records`). ``ordered``: :func:`ordered_records` of ``steps`` if the caller has them.
+    (:func:`ordered_records`). ``ordered``: :func:`ordered_records` of ``steps`` if the caller has them;
+    ``events``: the runs' events (their pauses, :func:`pause_steps`; None: none).
     """
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
     ordered = ordered_records(steps, extra) if ordered is None else ordered
@@ -409,7 +420,7 @@ def collect_intervals(
     # one chunk a column: every figure below takes slices and eager steps of them, each of which would
     # otherwise copy the columns (collected in parallel pieces) into one chunk again
     intervals = with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect().rechunk()
-    return with_evaluations(intervals, evaluation_steps(steps))
+    return with_pauses(intervals, pause_steps(steps, events))
 
 
 def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
@@ -438,8 +449,8 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
     "steady_intervals": pl.UInt32(),  # intervals past warm-up with a rate (the steady rate's sample)
     "steady_stalls": pl.UInt32(),  # of those, the intervals the stall bound weighed down or left out
-    # of those, the intervals holding an evaluation (with_evaluations): left out, unless every one holds one
-    "steady_evaluations": pl.UInt32(),
+    # of those, the intervals holding an evaluation or a checkpoint save (with_pauses): left out, unless all do
+    "steady_pauses": pl.UInt32(),
     "steady_records": pl.UInt32(),  # records past warm-up, with a rate or without (summary's steady_reason)
     "untimed_records": pl.UInt32(),  # records naming no time, step time or global rate (each starts a segment)
     "step_timed_intervals": pl.UInt32(),  # steady intervals timed by a step time alone (step_time_seconds)
@@ -459,6 +470,7 @@ def run_throughput(
     seed: int = BOOTSTRAP_SEED,
     draws: int = BOOTSTRAP_DRAWS,
     intervals: pl.DataFrame | None = None,
+    events: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Per run: records and throughput, one row per run that has step records, sorted by run id.
 
@@ -471,9 +483,10 @@ def run_throughput(
     ``elapsed_s``, where ``summary`` takes the same on the lead's timestamp clock from the run's
     ``started`` event: :mod:`tierscope.analysis.goodput`'s ``clock_startup_s``; clipped at 0).
     ``intervals``: :func:`interval_rates` of ``steps`` if the caller has computed them already (they
-    are the costly part)."""
+    are the costly part); ``events``: the runs' events, whose checkpoint saves and evaluations pause
+    training (:func:`pause_steps`; None: none)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
-    intervals = interval_rates(steps) if intervals is None else intervals.lazy()
+    intervals = interval_rates(steps, events) if intervals is None else intervals.lazy()
     samples = steady_samples(intervals.filter(STEADY_ROWS))
     return throughput_frame(records.collect(), run_parts(intervals).collect(), samples, intervals, seed, draws)
 
@@ -481,11 +494,11 @@ def run_throughput(
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
     tasks: ``duplicates``, ``tasks``, ``segments``, ``restarts``, ``steady_intervals``, ``steady_records``,
-    ``untimed_records``, ``step_timed_intervals``, ``steady_evaluations`` (UInt32; 0 where ``intervals``
-    have no ``evaluated``) and the steady intervals' ``steady_steps`` (Int64) and ``steady_seconds``
+    ``untimed_records``, ``step_timed_intervals``, ``steady_pauses`` (UInt32; 0 where ``intervals``
+    have no ``paused``) and the steady intervals' ``steady_steps`` (Int64) and ``steady_seconds``
     (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
-    evaluated = pl.col("evaluated") if "evaluated" in intervals.collect_schema().names() else pl.lit(False)
+    paused = pl.col("paused") if "paused" in intervals.collect_schema().names() else pl.lit(False)
     # Intervals with both a known step gain and a known time (step-less records have neither). A time of
     # 0 counts: a clock printed in whole seconds (tqdm's [01:41<...]) shows most steps at no time at all,
     # their seconds in the interval that crosses the next tick; leaving their steps out made a 4.9 it/s
@@ -499,7 +512,7 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         restarts=pl.col("restart").sum().cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
         step_timed_intervals=(steady & pl.col("step_timed") & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
-        steady_evaluations=(steady & evaluated & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
+        steady_pauses=(steady & paused & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
         steady_records=steady.sum().cast(pl.UInt32),
@@ -544,7 +557,7 @@ def throughput_frame(
             "steady_records",
             "untimed_records",
             "step_timed_intervals",
-            "steady_evaluations",
+            "steady_pauses",
             "duplicates",
             "segments",
             "restarts",
@@ -585,8 +598,8 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     :func:`tierscope.analysis.bootstrap.steady_rates`; in the rows' order; runs in the order they
     first appear) from :func:`steady_intervals`-like rows."""
     frame = steady.lazy().filter(pl.col("rate").is_not_null())
-    if "evaluated" in frame.collect_schema().names():
-        frame = frame.filter(NOT_EVALUATED)
+    if "paused" in frame.collect_schema().names():
+        frame = frame.filter(NOT_PAUSED)
     frame = frame.select("run_id", "rate", STEADY_WEIGHT).collect()
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
     spans = run_spans(frame)
@@ -604,10 +617,10 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     }
 
 
-#: The candidate steady intervals (rows with a rate) the steady rate keeps: those that hold no evaluation
-#: (:func:`with_evaluations`; its time is badput, goodput's), unless every one of the run holds one (a trainer
+#: The candidate steady intervals (rows with a rate) the steady rate keeps: those that hold no pause
+#: (:func:`with_pauses`; its time is badput, goodput's), unless every one of the run holds one (a trainer
 #: that evaluates at each logged step: then the rate includes them, as ``summary`` says).
-NOT_EVALUATED = ~pl.col("evaluated") | pl.col("evaluated").all().over("run_id")
+NOT_PAUSED = ~pl.col("paused") | pl.col("paused").all().over("run_id")
 
 
 #: A steady interval's length in the steady rate: its global steps, else the steps its seconds take at

@@ -16,7 +16,7 @@ from tierscope.analysis.batches import interval_figures
 from tierscope.analysis.steady_sql import steady_state_query
 from tierscope.analysis.throughput import interval_rates, run_throughput
 from tierscope.cli import app
-from tierscope.dataset.schema import STEP_SCHEMA, conform
+from tierscope.dataset.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
 
 runner = CliRunner()
 CASE05 = SHARED / "cases" / "inputs" / "case05.log"
@@ -44,7 +44,7 @@ def test_case05_steady_rate_is_the_one_interval_without_an_evaluation(tmp_path: 
     # is its own, the stated 59.8 (90 steps / (9.313 - 7.807) s = 90 / 1.506 = 59.76). Before: all three
     # kept (the median step time was an evaluation's), 326 / 9.229 = 35.3.
     assert row["steady_global_steps_per_s"] == pytest.approx(59.8)
-    assert (row["steady_intervals"], row["steady_evaluations"]) == (3, 2)
+    assert (row["steady_intervals"], row["steady_pauses"]) == (3, 2)
     assert "steady rate leaves out 2 intervals holding an evaluation" in table
 
 
@@ -85,10 +85,10 @@ def test_intervals_holding_an_evaluation_are_left_out(tmp_path: Path) -> None:
     # 200 -> 300, 300 -> 400, 400 -> 500 (prev <= e < step): left out. Kept: 100 -> 200, 500 -> 600, 600 -> 700,
     # 300 steps in 6 s a task: 600 / 12 = 50.0 (before: 600 / 15 = 40.0, the 3 s ones being the median).
     assert _every_path(steps, tmp_path) == pytest.approx([50.0] * 4)
-    flags = interval_rates(steps).filter(pl.col("role") == "master").select("step", "evaluated").collect().rows()
+    flags = interval_rates(steps).filter(pl.col("role") == "master").select("step", "paused").collect().rows()
     assert flags == [(100, False), (200, False), (300, True), (400, True), (500, True), (600, False), (700, False)]
     row = run_throughput(steps).row(0, named=True)
-    assert (row["steady_intervals"], row["steady_evaluations"]) == (12, 6)
+    assert (row["steady_intervals"], row["steady_pauses"]) == (12, 6)
 
 
 def test_every_interval_holding_an_evaluation_keeps_them_all(tmp_path: Path) -> None:
@@ -97,11 +97,33 @@ def test_every_interval_holding_an_evaluation_keeps_them_all(tmp_path: Path) -> 
     # in 2 + 3 + 3 + 3 + 2 + 2 = 15 s a task: 1200 / 30 = 40.0.
     assert _every_path(steps, tmp_path) == pytest.approx([40.0] * 4)
     row = run_throughput(steps).row(0, named=True)
-    assert (row["steady_intervals"], row["steady_evaluations"]) == (12, 12)
+    assert (row["steady_intervals"], row["steady_pauses"]) == (12, 12)
 
 
 def test_an_evaluator_replica_of_its_own_stops_no_training_task(tmp_path: Path) -> None:
     # An evaluator task with an index runs beside training (its own machine): nothing left out, 40.0 as above.
     steps = _run([200, 300, 400], evaluator_index=0)
     assert _every_path(steps, tmp_path) == pytest.approx([40.0] * 4)
-    assert run_throughput(steps)["steady_evaluations"][0] == 0
+    assert run_throughput(steps)["steady_pauses"][0] == 0
+
+
+def test_checkpoint_and_evaluation_events_pause_their_own_task() -> None:
+    steps = _run([])
+    # The reference trainer's events: each task saves at 200 and evaluates at 300 and 400 (`checkpoint_begin`
+    # / `eval_end` with their step); the master also at 600, in a role of its own only. The worker's
+    # intervals ending 300, 400, 500 hold them: 300 steps in 2 + 2 + 2 = 6 s kept (50.0); the master's also
+    # 600 -> 700: 200 steps in 4 s kept (50.0). 500 / 10 s = 50.0 (with no events: 1200 / 30 = 40.0).
+    pauses = ((200, "checkpoint_begin"), (300, "eval_end"), (400, "eval_begin"))
+    marks = [(role, e, name) for role in ("master", "worker") for e, name in pauses]
+    marks.append(("master", 600, "checkpoint_begin"))
+    events = conform(
+        pl.DataFrame({"run_id": ["r"] * len(marks), "role": [m[0] for m in marks], "task_index": [0] * len(marks),
+                      "step": [m[1] for m in marks], "event": [m[2] for m in marks]}),
+        EVENT_SCHEMA,
+    )  # fmt: skip
+    assert run_throughput(steps)["steady_global_steps_per_s"][0] == pytest.approx(40.0)
+    got = [run_throughput(steps, events=events)["steady_global_steps_per_s"][0]]
+    got += [interval_figures(steps, max_records=m, events=events).throughput["steady_global_steps_per_s"][0]
+            for m in (10**6, 1)]  # fmt: skip
+    assert got == pytest.approx([500 / 10] * 3)
+    assert run_throughput(steps, events=events)["steady_pauses"][0] == 7

@@ -328,13 +328,14 @@ def summary_grid(
                    f"wholly left out from {STALL_TO:g}x)"
                    for r in frame.iter_rows(named=True)
                    if r.get("steady_stalls") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
-    # the intervals that hold an evaluation: badput (goodput's), out of the steady rate unless all are
+    # the intervals that hold an evaluation or a save: badput (goodput's), out of the steady rate unless all do
     grid.notes += [f"run {named(r['run_id'])}: "
-                   + ("every interval holds an evaluation; the steady rate includes them"
-                      if r["steady_evaluations"] >= r["steady_intervals"] else
-                      f"steady rate leaves out {n.plural(r['steady_evaluations'], 'interval')} holding an evaluation")
+                   + ("every interval holds an evaluation or checkpoint save; the steady rate includes them"
+                      if r["steady_pauses"] >= r["steady_intervals"] else
+                      f"steady rate leaves out {n.plural(r['steady_pauses'], 'interval')} holding an evaluation or "
+                      "checkpoint save")
                    for r in frame.iter_rows(named=True)
-                   if r.get("steady_evaluations") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
+                   if r.get("steady_pauses") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
     # why a run that logged steps shows no steady rate (a run without records says so by its status)
     grid.notes += [f"run {named(r['run_id'])}: no steady rate: {r['steady_reason']}"
                    for r in frame.iter_rows(named=True) if r.get("steady_reason") and r["records"]]  # fmt: skip
