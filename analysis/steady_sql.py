@@ -17,7 +17,10 @@ the other intervals' global steps over their time, each kept by its share under 
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
 seconds give); an interval holding an evaluation of its task (a record with held-out metrics at a step e,
 previous step <= e < step: :func:`~tierscope.analysis.throughput.with_pauses`) is left out unless every
-one of the run holds one. One simplification: copies of a record are merged
+one of the run holds one. Not in the query: the pauses the events table records (checkpoint saves and
+evaluations logged as events, :data:`~tierscope.analysis.throughput.PAUSE_EVENTS`): it reads the steps table
+alone, so where a run logged such events mid-run ``summary``'s rate leaves out intervals the query keeps (the
+test of their agreement runs on logs without them). One simplification: copies of a record are merged
 when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
 ``summary`` also merges copies that complete each other).
 

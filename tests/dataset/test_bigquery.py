@@ -121,6 +121,8 @@ def test_column_types_are_those_of_the_parquet_files(dataset_2016: Dataset, tmp_
 
 
 def test_the_steady_state_query_gives_summarys_figures(dataset_2016: Dataset) -> None:
+    # The 2016 logs record no evaluation or checkpoint save mid-run: the query reads the steps table alone,
+    # so pauses logged as events (which summary leaves out) are not in its scope.
     duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install '.[test]')")
     steps = f"read_parquet('{dataset_2016.root}/steps/*/part-*.parquet', hive_partitioning = true)"
     got = {run: rate for run, rate, _ in duckdb.sql(steady_state_query(steps, "duckdb")).fetchall()}
