@@ -680,11 +680,15 @@ def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
 
 def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[float | None, bool]]:
     """``{run_id: (rise, still rising)}`` (:mod:`tierscope.analysis.steadiness`) of each run's lead task's
-    steady interval rates in log order, from ``intervals`` and their :func:`lead_rows` ``leads``."""
+    steady interval rates in log order, from ``intervals`` and their :func:`lead_rows` ``leads``; those
+    that hold a pause left out as the steady rate leaves them out (:data:`NOT_PAUSED`)."""
     steady = ~pl.col("warmup") & pl.col("rate").is_not_null()
+    paused = "paused" in intervals.columns
     found = {}
     for run_id, *_, offset, length in leads.iter_rows():
-        rates = intervals.slice(offset, length).filter(steady)["rate"].to_numpy().astype(float)
+        rows = intervals.slice(offset, length).filter(steady)
+        rows = rows.filter(NOT_PAUSED) if paused else rows
+        rates = rows["rate"].to_numpy().astype(float)
         found[run_id] = (rise(rates), still_rising(rates))
     return found
 
