@@ -174,9 +174,11 @@ def test_intervals_without_windows_are_the_windowed_ones() -> None:
     named = pl.col("local_step").is_not_null() & pl.col("local_step").shift(1).over(TASK).is_not_null()
     timed = reference.with_columns(_named=named).filter("step_timed")["_named"]
     assert timed.sum() > 0 and (~timed).sum() > 0
-    assert_frame_equal(interval_rates(steps).collect(), reference)
+    # (the pauses an interval holds come after the intervals, from other records: compared path to path)
+    slow = interval_rates(steps).collect()
+    assert_frame_equal(slow.drop("paused"), reference)
     fast = collect_intervals(steps)  # the stored order checked, not re-sorted: the same rows
-    assert_frame_equal(fast, reference.select(fast.columns))
+    assert_frame_equal(fast, slow.select(fast.columns))
 
 
 def test_counts_from_first_rows_are_the_distinct_counts() -> None:
