@@ -50,7 +50,10 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   k (:func:`tierscope.analysis.bootstrap.kept_shares`): whole while its step time is at most
   :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the median steady step time, not at all from
   :data:`~tierscope.analysis.bootstrap.STALL_TO` times it (a stall: a checkpoint, an evaluation, a
-  slow input), by a share tapering between. No
+  slow input), by a share tapering between. Before the bound, an interval that holds a pause the log
+  recorded (an evaluation or a checkpoint save of its task at a step e, previous step <= e < step:
+  :func:`with_pauses`) is left out, unless every candidate interval of the run holds one (then all are
+  kept): its time is badput, goodput's. No
   threshold on the intervals' lengths: an interval counts by its steps, so a log mixing 6 steps and
   193 (case22) is read as the steps it made, and one interval growing past any ratio moves the rate
   smoothly. A run with no interval past warm-up takes the rates
@@ -596,7 +599,8 @@ STEADY_ROWS = ~pl.col("warmup") | (
 def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates]:
     """``{run_id: steady interval rates}`` (global steps/s and each one's weight,
     :func:`tierscope.analysis.bootstrap.steady_rates`; in the rows' order; runs in the order they
-    first appear) from :func:`steady_intervals`-like rows."""
+    first appear) from :func:`steady_intervals`-like rows; those holding a pause left out where the rows
+    have ``paused`` (:data:`NOT_PAUSED`)."""
     frame = steady.lazy().filter(pl.col("rate").is_not_null())
     if "paused" in frame.collect_schema().names():
         frame = frame.filter(NOT_PAUSED)
