@@ -142,7 +142,8 @@ def row_names(summary: pl.DataFrame) -> pl.DataFrame:
         for label, members in labelled:
             wanted = config if len(split) == 1 else f"{config} [{label}]"
             name, n = wanted, 1
-            while name in taken:
+            own = {str(r["run_id"]) for r in members}  # a run's id is no other row's key if the run is in this one
+            while name in taken - own:
                 n += 1
                 name = f"{wanted} (config)" if n == 2 else f"{wanted} (config {n - 1})"
             taken.add(name)
