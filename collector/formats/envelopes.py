@@ -220,7 +220,8 @@ def _without_newer(envelope: str) -> str:
 
 #: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
 #: the user declared, whose patterns capture a leading time themselves.
-_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME))
+# A time alone before the message, plain or with its zone, is the declared pattern's to capture.
+_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME)).replace(_ZONED_TIME, _never(_ZONED_TIME))
 _ENVELOPE_OLDER = _without_newer(_ENVELOPE)
 _ENVELOPE_DECLARED_OLDER = _without_newer(_ENVELOPE_DECLARED)
 #: Every group the envelope regex names.
