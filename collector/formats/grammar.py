@@ -59,7 +59,7 @@ from tierscope.collector.formats.vocabulary import (
 
 #: A tqdm bar's description naming work that is not training (a download, a data map, an evaluation).
 NOT_TRAINING = (
-    r"(?i)\b(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|validation|test|testing|"
+    r"(?i)\b(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|validation|val\b|valid\b|test|testing|calculat|"
     r"predict|infer|inference|generat|preprocess|processing|shard|convert|upload|fetch|resolv|saving|writing)"
 )
 #: tqdm's description: the text before ``NN%|``.
@@ -70,7 +70,10 @@ _BAR_POSITIONS = ("N it [ (a tqdm bar without a total)", "NN%|...| N/M (a tqdm b
 #: tqdm's elapsed time after its counter: ``840/2000 [04:12<05:48, ...`` or ``17671it [1:04:13, ...``.
 _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\d)(?:<|,|\])"
 #: A message that opens with an evaluation's word states an evaluation, not a training step.
-_EVALUATION = r"(?i)^\W*(?:val|valid|validation|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
+_EVAL_WORD = r"(?:val|valid|validation|validating|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
+_EVALUATION = rf"(?i)^\W*{_EVAL_WORD}"
+#: ... or whose first statement after its position is one (``Iter 1: Val loss 2.61``, ``step 300 | eval ...``).
+_EVALUATION_AT = rf"(?i)^\W*(?:iter(?:ation)?s?|steps?|epoch|batch|update)\W*\d+(?:\s*/\s*\d+)?[\s:,|\]]+{_EVAL_WORD}"
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
 _DATED_COUNTER = r"(?:^|[\s|\[(:])\d+\s*/\s*\d+\s+\d{1,2}:\d\d"
 #: The positions counted within an epoch where the line states one: a step, iteration or batch (not a global
@@ -153,7 +156,9 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     )
     out["broken"] = pl.coalesce(reasons)
     # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
-    out["evaluation"] = text.str.contains(_EVALUATION) | text.str.contains(EPOCH_EVALUATION)
+    out["evaluation"] = (
+        text.str.contains(_EVALUATION) | text.str.contains(_EVALUATION_AT) | text.str.contains(EPOCH_EVALUATION)
+    )
     order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
     out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
     return out

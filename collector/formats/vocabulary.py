@@ -507,6 +507,9 @@ _QV = r"['\"]?"
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
 _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
+#: What comes before a unit written before its number: the start or a separator (never a digit).
+_UNIT_FIRST = r"(?:^|[\s,|;(\[])"
+
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
@@ -515,7 +518,7 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position(
         "step N / iteration N / iter #N / batch N",
         "named",
-        rf"(?i:\b(?:step|iteration|iter|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
+        rf"(?i:\b(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
@@ -532,7 +535,7 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position(
         "N/M",
         "counter",
-        r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?:[\]|\[,)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$))",
+        r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?:[\]|\[,;)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$))",
     ),
 )
 
@@ -576,6 +579,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
     Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
     Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
+    # a unit before its number (``ms/batch 112.8``, ``s/iter: 0.52``): after the number-first spellings, and
+    # only after a separator, so ``3.69it/s`` is never read as the unit of the number after it
+    Measure("ms/step X", "time", rf"{_UNIT_FIRST}(?i:ms|milliseconds)\s*/\s*(?i:{_PER_STEP_WORD})\b\s*[:=]?\s*{_N}", 1e3),
+    Measure("s/step X", "time", rf"{_UNIT_FIRST}(?i:s|sec|secs|seconds)\s*/\s*(?i:{_PER_STEP_WORD})\b\s*[:=]?\s*{_N}"),
     Measure("X ms per iteration", "time", rf"{_N}\s*(?:ms|milliseconds)\s+per\s+{_PER_STEP_WORD}\b", 1e3),
     Measure("X s per step", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s+per\s+{_PER_STEP_WORD}\b"),
     Measure(
@@ -595,11 +602,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"(?:\btrain_|\b)(?i:steps?/s(?:ec)?|steps?[ _]per[ _]sec(?:ond)?|it/s|iters?/s(?:ec)?)['\"]?\s*[:=]\s*{_N}",
     ),
     Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
+    Measure("It/sec X", "rate", rf"{_UNIT_FIRST}(?i:{_PER_STEP_WORD})\s*/\s*(?i:s|sec|second)\b\s*[:=]?\s*{_N}"),
     Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
+    Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]\s*{_N}"),
     Measure(
         "samples_per_second: X",
         "examples_per_s",
@@ -617,9 +626,12 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "elapsed_time: X / relative_time: X (s)",
         "elapsed_s",
-        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?))['\"]?\s*[:=]\s*{_QV}{_N}",
+        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))['\"]?\s*[:=]\s*{_QV}{_N}",
     ),
     Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
+    # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
+    # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``); a step time says its ``/step``, an interval its ``time``
+    Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*$"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
 )
@@ -627,5 +639,5 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
-    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*\)|seconds|took|_cost|imps|rate\s*=|elapsed)"
+    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|rate\s*=|elapsed)"
 )
