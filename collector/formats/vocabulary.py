@@ -581,7 +581,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
     # a unit before its number (``ms/batch 112.8``, ``s/iter: 0.52``): after the number-first spellings, and
     # only after a separator, so ``3.69it/s`` is never read as the unit of the number after it
-    Measure("ms/step X", "time", rf"{_UNIT_FIRST}(?i:ms|milliseconds)\s*/\s*(?i:{_PER_STEP_WORD})\b\s*[:=]?\s*{_N}", 1e3),
+    Measure(
+        "ms/step X", "time", rf"{_UNIT_FIRST}(?i:ms|milliseconds)\s*/\s*(?i:{_PER_STEP_WORD})\b\s*[:=]?\s*{_N}", 1e3
+    ),
     Measure("s/step X", "time", rf"{_UNIT_FIRST}(?i:s|sec|secs|seconds)\s*/\s*(?i:{_PER_STEP_WORD})\b\s*[:=]?\s*{_N}"),
     Measure("X ms per iteration", "time", rf"{_N}\s*(?:ms|milliseconds)\s+per\s+{_PER_STEP_WORD}\b", 1e3),
     Measure("X s per step", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s+per\s+{_PER_STEP_WORD}\b"),
