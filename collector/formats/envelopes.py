@@ -118,12 +118,15 @@ _MPIRANK = r"\[(?:\d+,)?mpirank:(?P<midx>\d+)(?:,[^\]\s]*)?\]<std(?:out|err)>:"
 _TORCH_RANK = r"\[rank(?P<kidx>\d+)\]: ?"
 #: torchrun --tee / torchx: ``[default0]:``, ``[trainer0|0]:`` (the worker group's role name, a rank).
 _TEE = r"\[[a-z][a-z_]*?(?P<eidx>\d+)(?:\|\d+)?\]:"
+#: ``srun --label``'s rank (``0: ``). The same text opens Darknet's iteration lines (``1: 695.3, 695.3 avg, ...``):
+#: which one a file has is learnt from its head (:func:`numbers_are_ranks`).
+_SRUN = r"(?P<sidx>\d+): "
 _LAUNCHER = (
     rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
     rf"|{_MPIRANK}|{_TORCH_RANK}|{_TEE}"
     rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
     rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
-    r"|(?P<sidx>\d+): )"
+    rf"|{_SRUN})"
 )
 
 # Layer 3.
@@ -549,6 +552,25 @@ _A_NAME = r"\d"
 _NOT_A_NAME = r"^\d+$"
 #: The state key of the learnt layout (a tuple of names, or ``()`` when the file has none).
 _LEARNT = "envelope-names"
+#: The state key of whether a file's leading ``N: `` is a rank (:func:`numbers_are_ranks`).
+_LEARNT_RANKS = "envelope-srun-ranks"
+
+
+def numbers_are_ranks(numbers: pl.Series) -> bool:
+    """Whether the leading ``N: `` numbers of a file's head (in line order, null where a line has none) are
+    ranks (``srun --label``) rather than positions (Darknet's iteration ``N:``). A few ranks print many lines
+    each: ranks when the head's numbers take at most half as many values as the lines that open with one (each
+    value repeats on average). A number that grows line by line never repeats: a position, left in the
+    message. A head with no such number says nothing: ranks, as the named rule reads them."""
+    said = numbers.drop_nulls().head(LEARN_LINES)
+    if said.len() == 0:
+        return True
+    return 2 * said.n_unique() <= said.len()
+
+
+def _without_srun(envelope: str) -> str:
+    """``envelope`` whose ``N: `` rank alternative matches nothing (its group kept)."""
+    return envelope.replace(f"|{_SRUN}", f"|{_never(_SRUN)}")
 
 
 def learn_names(lines: pl.DataFrame) -> tuple[str, ...]:
@@ -627,6 +649,24 @@ def split_envelopes(
         .unnest("_p")
         .with_columns(_body())
     )
+    if got.get_column("sidx").is_not_null().any():
+        if state is None:
+            ranks = numbers_are_ranks(got.get_column("sidx"))
+        else:
+            if _LEARNT_RANKS not in state:
+                state[_LEARNT_RANKS] = numbers_are_ranks(got.get_column("sidx"))
+            ranks = bool(state[_LEARNT_RANKS])
+        if not ranks:
+            got = (
+                lines.with_columns(gated.alias("_gated"))
+                .with_columns(
+                    pl.when(pl.col("_gated"))
+                    .then(pl.col("line").str.extract_groups(_without_srun(envelope)))
+                    .alias("_p")
+                )
+                .unnest("_p")
+                .with_columns(_body())
+            )
     got = got.with_columns(pl.lit(None, dtype=pl.String).alias(g) for g in _GROUPS if g not in got.columns)
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)

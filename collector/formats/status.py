@@ -10,6 +10,7 @@ every chain like tracebacks. What fails a run, with the line's cause as the even
   failed condition in ``kubectl describe`` output;
 - NaN divergence (``Model diverged with loss = NaN``), out-of-memory (``OOM when
   allocating``, ``OOMKilled``, ``CUDA out of memory``) and kills (``Killed``, ``SIGKILL``);
+- a user's Ctrl-C (``^C`` echoed by the terminal): :data:`INTERRUPTED`, unless a step record follows;
 - quota refusals at submission: ``RESOURCE_EXHAUSTED``, ``Quota exceeded``, also inside an
   API error's JSON body, even one cut off after its ``"message"``;
 - preemption and lost workers (``lame workers found``, a session closed after a preemption):
@@ -49,6 +50,10 @@ from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Par
 from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
+#: The cause of a run the user stopped by hand (``^C``, a ``KeyboardInterrupt``): failed, as a run that did not
+#: finish the work it announced, whoever stopped it.
+INTERRUPTED = "interrupted by the user (Ctrl-C) before the run finished"
+
 
 class Marker(NamedTuple):
     """A kind of status line: ``event`` (``failed``/``finished``), a regex whose ``reason``
@@ -62,6 +67,8 @@ class Marker(NamedTuple):
     recoverable: bool = False
     #: a plain "training is done" that says no why: no ending where the work announced is not reached
     bare: bool = False
+    #: the cause in words, where the line's own text says too little (``^C``)
+    says: str | None = None
 
 
 #: Milestone lines: ``(event, regex)``, a ``step`` group (if any) the global step the line names, an
@@ -119,6 +126,15 @@ MARKERS: tuple[Marker, ...] = (
     # job-control report (``line 6:  3305 Killed   cmd``).
     # (also inside a paste's emphasis: ``**Killed**``)
     Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
+    # A terminal's echo of Ctrl-C (alone, glued before the traceback it caused, or after a bar): the user
+    # stopped the run before it finished its work. A step record after it shows the run went on.
+    Marker(
+        "failed",
+        r"^\s*\^C(?:\s*$|\^C|Traceback\b)|\^C\s*$",
+        3,
+        recoverable=True,
+        says=INTERRUPTED,
+    ),
     Marker("failed", r"\"message\":\s*\"(?P<reason>[^\"]*(?i:quota|exceeds the allowed)[^\"]*)", 5),
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
@@ -207,7 +223,7 @@ class RunStatus(AlwaysTried):
             [pl.when(line.str.contains(m.pattern)).then(pl.lit(i, dtype=pl.Int32)) for i, m in enumerate(MARKERS)]
         )
         reasons = [
-            line.str.extract(m.pattern, 1) if "(?P<reason>" in m.pattern else pl.lit(None, dtype=pl.String)
+            line.str.extract(m.pattern, 1) if "(?P<reason>" in m.pattern else pl.lit(m.says, dtype=pl.String)
             for m in MARKERS
         ]
         found = ours.with_columns(_m=which).with_columns(

@@ -6,7 +6,8 @@ carry no metric: they are skipped. The exception line becomes a ``failed`` event
 reason is that line; :func:`tierscope.collector.formats.parse_lines` keeps the event only when a step
 record came before it in the file (a traceback logged before training started is a
 warning, not a failed run). In a chained traceback (``During handling of the above
-exception...``) only the last exception counts.
+exception...``) only the last exception counts. A ``KeyboardInterrupt`` (the user's Ctrl-C, whose ``^C`` echo may
+open the traceback's first line) fails the run too: it did not finish the work it announced.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
-from tierscope.collector.formats.status import RECOVERABLE_DETAIL
+from tierscope.collector.formats.status import INTERRUPTED, RECOVERABLE_DETAIL
 
-_START = r"^Traceback \(most recent call last\):\s*$"
+#: (the terminal's ``^C`` may be glued before it: the Ctrl-C that raised a ``KeyboardInterrupt``)
+_START = r"^(?:\^C)?Traceback \(most recent call last\):\s*$"
 #: Text every ``_START`` line holds: a literal search over a whole batch is several times cheaper
 #: than the pattern, and nearly every batch has no traceback.
 _START_TEXT = "Traceback (most recent call last):"
@@ -80,7 +82,7 @@ class PythonTraceback(AlwaysTried):
         events = frame.filter(pl.col("exc") & ~pl.col("chained")).select(
             "source_offset",
             pl.lit("failed").alias("event"),
-            pl.col("line").str.strip_chars().alias("reason"),
+            _reason(pl.col("line").str.strip_chars()).alias("reason"),
             pl.lit(self.name).alias("format"),
         )
         if context.end is None:
@@ -120,6 +122,15 @@ class PythonTraceback(AlwaysTried):
             rejects=pl.DataFrame(),
             rest=rest.select(lines.columns),
         )
+
+
+def _reason(exception: pl.Expr) -> pl.Expr:
+    """The exception line as the cause; a ``KeyboardInterrupt`` said in words (:data:`INTERRUPTED`)."""
+    return (
+        pl.when(exception.str.contains(r"^KeyboardInterrupt\b"))
+        .then(pl.format(f"{INTERRUPTED} ({{}})", exception))
+        .otherwise(exception)
+    )
 
 
 #: A traceback's frame line: ``  File "path", line N`` (``, in name`` may follow).

@@ -214,3 +214,43 @@ def test_a_line_the_smaller_regex_reads_otherwise_passes_the_newer_gate(layer: s
     older = series.str.extract(envelopes._ENVELOPE_OLDER, 1).item()
     if full != older:
         assert series.str.contains(envelopes._NEWER_GATE).item()
+
+
+# --- a leading number and a colon: a rank or a position -----------------------------------------------
+
+
+def test_a_leading_number_that_grows_line_by_line_is_a_position_not_a_rank() -> None:
+    lines = [
+        "Loaded: 0.000041 seconds",
+        "1: 695.312500, 695.312500 avg, 0.000000 rate, 3.214000 seconds, 64 images",
+        "Loaded: 0.000040 seconds",
+        "2: 690.100000, 694.791000 avg, 0.000000 rate, 3.198000 seconds, 128 images",
+        "3: 688.000000, 694.112000 avg, 0.000000 rate, 3.201000 seconds, 192 images",
+    ]
+    body, facts = split_envelopes(frame(lines), 2024)
+    # 1, 2, 3 never repeat: no rank, the line is left whole for the grammar
+    assert body.get_column("line").to_list() == lines
+    assert body.get_column("tag").null_count() == len(lines)
+    assert facts is None or facts.filter(pl.col("envelope").str.contains("rank")).height == 0
+
+
+def test_a_leading_number_that_repeats_among_few_values_is_still_a_rank() -> None:
+    lines = [
+        "0: step 10, loss 2.5, 0.50 sec/step",
+        "1: step 10, loss 2.6, 0.52 sec/step",
+        "0: step 20, loss 2.4, 0.50 sec/step",
+        "1: step 20, loss 2.5, 0.52 sec/step",
+    ]
+    body, _ = split_envelopes(frame(lines), 2024)
+    # two values over four lines: srun's ranks 0 and 1, stripped
+    assert body.get_column("tag").to_list() == ["worker/0", "worker/1"] * 2
+    assert body.get_column("line").to_list()[0] == "step 10, loss 2.5, 0.50 sec/step"
+
+
+def test_what_a_file_head_says_of_its_leading_numbers_holds_for_its_later_batches() -> None:
+    state: dict[str, object] = {}
+    head = [f"{i}: 690.0, 694.0 avg, 0.001 rate, 3.2 seconds, {64 * i} images" for i in range(1, 5)]
+    split_envelopes(frame(head), 2024, state=state)
+    # a later batch that happens to hold one number twice (a restart) is still read as positions
+    later, _ = split_envelopes(frame(["1: 700.0, 700.0 avg", "1: 700.0, 700.0 avg"]), 2024, state=state)
+    assert later.get_column("tag").null_count() == 2

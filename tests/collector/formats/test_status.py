@@ -149,3 +149,37 @@ def test_one_cause_printed_on_neighbouring_lines_is_one_event_named_by_its_most_
     assert events(lines) == [
         ("failed", "The replica master 0 exited with a non-zero status of 1. Termination reason: Error.")
     ]
+
+
+# --- a run the user stopped by hand ------------------------------------------------------------------------
+
+INTERRUPTED = "interrupted by the user (Ctrl-C) before the run finished"
+STEP2 = "INFO:tensorflow:loss = 0.4, step = 200 (2.0 sec)"
+
+
+@pytest.mark.parametrize("line", ["^C", "  ^C  ", "^C^C", "Generating samples ...^C"])
+def test_a_ctrl_c_ending_the_log_fails_the_run_as_interrupted(line: str) -> None:
+    assert events([STEP, line]) == [("failed", INTERRUPTED)]
+
+
+def test_a_ctrl_c_that_steps_follow_did_not_end_the_run() -> None:
+    assert events([STEP, "^C", STEP2]) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "^Clip gradients at 1.0",  # a message that opens with a caret and a capital
+        "match lines with the regex ^Conv2D",
+        "press ^C to stop the run",  # advice, no echo of a Ctrl-C
+    ],
+)
+def test_a_caret_c_inside_a_message_fails_nothing(line: str) -> None:
+    assert events([STEP, line]) == []
+
+
+@pytest.mark.parametrize("first", ["Traceback (most recent call last):", "^CTraceback (most recent call last):"])
+def test_a_keyboard_interrupt_traceback_fails_the_run_as_interrupted(first: str) -> None:
+    lines = [STEP, first, '  File "train.py", line 10, in <module>', "    time.sleep(1)", "KeyboardInterrupt"]
+    reasons = [r for e, r in events(lines) if e == "failed"]
+    assert f"{INTERRUPTED} (KeyboardInterrupt)" in reasons
