@@ -126,9 +126,9 @@ def test_status_and_cancel_by_sweep_id(tmp_path: Path) -> None:
     assert ledger is not None and all(e.collected for e in ledger.entries.values())
     events = Dataset(tmp_path / "ds").read("events")
     # BASIC ran: its launcher's failed event; two-workers never started: the sweep's failed event says why
-    basic = events.filter(pl.col("run_id") == "BASIC", pl.col("event") == "failed", pl.col("role").is_null())
+    basic = events.filter(pl.col("run_id") == "cancel-me-basic", pl.col("event") == "failed", pl.col("role").is_null())
     assert basic.height == 1
-    waiting = events.filter(pl.col("run_id") == "two-workers")
+    waiting = events.filter(pl.col("run_id") == "cancel-me-two-workers")
     assert waiting.select("event", "reason").rows() == [("failed", "cancelled before it started")]
 
 

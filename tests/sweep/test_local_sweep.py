@@ -22,7 +22,8 @@ PLAN = three_configurations('id = "local-e2e"\ndataset = "ds"\nwork_dir = "work"
 def summary(dataset: Path) -> dict[str, dict]:
     result = CliRunner().invoke(app, ["summary", "-d", str(dataset), "--json"])
     assert result.exit_code == 0, result.output
-    return {r["run_id"]: r for r in json.loads(result.stdout)}
+    # a sweep's run is <sweep id>-<configuration>, its config the configuration; a run collected alone: its id
+    return {r["config"] or r["run_id"]: r for r in json.loads(result.stdout)}
 
 
 @pytest.mark.cluster

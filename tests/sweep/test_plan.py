@@ -31,7 +31,9 @@ def test_configurations_become_custom_job_bodies(tmp_path: Path) -> None:
     assert [p["replicaCount"] for p in basic.job["jobSpec"]["workerPoolSpecs"]] == ["1"]
     assert pools == ["1", "4", "3"]
     args = standard.job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"]
-    assert args[args.index("--run-id") + 1] == "STANDARD_1" and args[args.index("--steps") + 1] == "60"
+    # the run id: the sweep's id and the configuration's label, so another sweep of STANDARD_1 is another run
+    assert standard.run_id == "calib-standard_1" and standard.name == "STANDARD_1"
+    assert args[args.index("--run-id") + 1] == "calib-standard_1" and args[args.index("--steps") + 1] == "60"
     assert standard.job["jobSpec"]["scheduling"] == {"timeout": "600s"}
     assert three.job["jobSpec"]["scheduling"] == {"strategy": "SPOT", "timeout": "600s"}
     chief = three.job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]

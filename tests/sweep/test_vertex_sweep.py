@@ -61,7 +61,8 @@ def summary(runner: CliRunner, dataset: Path) -> dict[str, dict]:
 
     result = runner.invoke(app, ["summary", "-d", str(dataset), "--json"])
     assert result.exit_code == 0, result.output
-    return {r["run_id"]: r for r in json.loads(result.stdout)}
+    # a sweep's run is <sweep id>-<configuration>, its config the configuration; a run collected alone: its id
+    return {r["config"] or r["run_id"]: r for r in json.loads(result.stdout)}
 
 
 @pytest.mark.cluster

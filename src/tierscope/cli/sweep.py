@@ -277,18 +277,23 @@ def _ask() -> OnInterrupt:
 
 def _finish(plan: Plan, ledger: Ledger, report: Path | None) -> None:
     """The sweep's end: each configuration's line, the summary of its runs, the report."""
+    from rich.text import Text
+
     from tierscope.cli.analysis import summary_cmd
     from tierscope.cli.report import report_cmd
+    from tierscope.sweep.launchers import swept_run_id
     from tierscope.sweep.ledger import SKIPPED
     from tierscope.sweep.run import line
 
     console = out_console()
     console.print(f"sweep {plan.sweep_id}:", highlight=False)
     console.print(render_lines([line(name, entry) for name, entry in ledger.entries.items()]))
-    runs = [name for name, e in ledger.entries.items() if e.state != SKIPPED and e.collected]
-    if not runs:
+    ran = {swept_run_id(plan.sweep_id, n): n for n, e in ledger.entries.items() if e.state != SKIPPED and e.collected}
+    if not ran:
         return
-    chosen = ",".join(runs)
+    said = ", ".join(f"{run} ({name})" for run, name in ran.items())
+    console.print(Text(f"runs in {plan.dataset} (run id, configuration): {said}"), soft_wrap=True)
+    chosen = ",".join(ran)
     summary_cmd(dataset=plan.dataset, runs=chosen, region=plan.region, prices=list(plan.prices) or None)
     out = report or plan.work_dir / f"{plan.sweep_id}-report.html"
     out.parent.mkdir(parents=True, exist_ok=True)

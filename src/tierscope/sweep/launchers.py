@@ -97,11 +97,24 @@ def label_value(name: str) -> str:
     """``name`` as a Vertex AI label value: lowercased, every other character than ``a-z0-9_-`` turned
     into ``-``, and, when longer than 63 characters, cut to 54 plus ``-`` and 8 hex digits of its
     SHA-256 so that two long names stay apart. ``"STANDARD_1"`` -> ``"standard_1"``."""
-    value = _NOT_LABEL.sub("-", name.lower())
+    return _cut(_NOT_LABEL.sub("-", name.lower()), name)
+
+
+def _cut(value: str, name: str) -> str:
+    """``value`` as it is, or cut to 54 characters plus ``-`` and 8 hex digits of ``name``'s SHA-256 when longer
+    than 63."""
     if len(value) > LABEL_MAX:
         digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
         value = f"{value[: LABEL_MAX - 9]}-{digest}"
     return value
+
+
+def swept_run_id(sweep_id: str, configuration: str) -> str:
+    """The run id of ``configuration``'s run in ``sweep_id``: ``<sweep id>-<configuration's label>``, cut as
+    :func:`label_value` cuts (at most 63 characters). One per sweep and configuration, so two sweeps that
+    both name ``BASIC`` make two runs (``t1-basic``, ``t2-basic``) instead of one run of two segments; the
+    run's ``config`` fact, the configuration's name, pools them as repeats."""
+    return _cut(f"{sweep_id}-{label_value(configuration)}", f"{sweep_id}\0{configuration}")
 
 
 def labels(sweep_id: str, configuration: str) -> dict[str, str]:

@@ -46,7 +46,7 @@ from typing import Any
 from tierscope.analysis import jobspec, machines
 from tierscope.errors import UsageError
 from tierscope.sweep.errors import SweepError
-from tierscope.sweep.launchers import label_value
+from tierscope.sweep.launchers import label_value, swept_run_id
 
 #: Defaults (each a key of the plan).
 REGION = "us-central1"
@@ -72,9 +72,10 @@ class PlanError(SweepError, UsageError):
 
 @dataclass(frozen=True)
 class Configuration:
-    """One configuration of a sweep: its ``name`` (the run id its run gets), the ``tier`` it was given as
-    (None: machines described), the ``hardware`` its job runs on, and ``job``, the Vertex AI CustomJob body
-    (``displayName``, ``jobSpec``) without labels (the launcher adds them)."""
+    """One configuration of a sweep: its ``name`` (its run's ``config`` fact), the ``tier`` it was given as
+    (None: machines described), the ``hardware`` its job runs on, ``job``, the Vertex AI CustomJob body
+    (``displayName``, ``jobSpec``) without labels (the launcher adds them), and ``run_id``, the id of its run
+    (:func:`~tierscope.sweep.launchers.swept_run_id`: unique per sweep and configuration)."""
 
     name: str
     tier: str | None
@@ -82,6 +83,7 @@ class Configuration:
     job: dict[str, Any]
     workers: int = 0
     ps: int = 0
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -347,17 +349,18 @@ def _build(item: dict[str, Any], index: int, plan: Plan) -> Configuration:
         ps_machine = item.get("ps_machine_type", MACHINE_TYPE if tpu or accelerator else chief.machine_type)
         pools.append(machines.check_pool(machines.pool("ps", ps_machine, ps, spot=spot)))
     hardware = machines.Hardware(tuple(pools))
-    job = job_body(plan, name, tier, hardware, workers, ps)
+    run_id = swept_run_id(plan.sweep_id, name)
+    job = job_body(plan, run_id, tier, hardware, workers, ps)
     jobspec.read(job, f"configuration {name}")  # the body reads back as the hardware (raises if it cannot)
-    return Configuration(name=name, tier=tier, hardware=hardware, job=job, workers=workers, ps=ps)
+    return Configuration(name=name, tier=tier, hardware=hardware, job=job, workers=workers, ps=ps, run_id=run_id)
 
 
 def job_body(
-    plan: Plan, name: str, tier: str | None, hardware: machines.Hardware, workers: int, ps: int
+    plan: Plan, run_id: str, tier: str | None, hardware: machines.Hardware, workers: int, ps: int
 ) -> dict[str, Any]:
     """The CustomJob body of one configuration: one pool per role of ``hardware`` (chief, workers, parameter
     servers, in Vertex AI's order), each running the plan's image with the reference trainer's arguments (its
-    run id the configuration's name) or the plan's own; ``scheduling.timeout`` the run's time cap, ``SPOT`` when
+    run id ``run_id``) or the plan's own; ``scheduling.timeout`` the run's time cap, ``SPOT`` when
     the hardware is spot. For a tier, the body is :func:`tierscope.trainer.spec.vertex_job`'s."""
     from tierscope.trainer import spec
     from tierscope.trainer.task import task_args
@@ -368,7 +371,7 @@ def job_body(
     config = None
     if plan.reference_trainer:
         config = TrainConfig(
-            run_id=name,
+            run_id=run_id,
             tier=tier or CUSTOM,
             steps=plan.steps or 1,
             batch_size=plan.batch_size,
@@ -391,7 +394,7 @@ def job_body(
         ]
         if ps and not workers:  # unreachable (checked), kept so Vertex's pool order is never silently wrong
             raise ValueError("parameter servers need a worker pool before them")
-        body = {"displayName": name, "jobSpec": {"workerPoolSpecs": pools}}
+        body = {"displayName": run_id, "jobSpec": {"workerPoolSpecs": pools}}
         if hardware.spot:
             body["jobSpec"]["scheduling"] = {"strategy": "SPOT"}
     if plan.minutes is not None:

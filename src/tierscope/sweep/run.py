@@ -10,7 +10,7 @@ One pass of :func:`run_sweep`:
    submitted it and died before saving its id), else submitted while the budget allows; a refusal is a
    failed configuration with the platform's reason;
 3. every job is followed until it ends (a job queued past ``queue_timeout_s`` is cancelled, and failed with that
-   reason); an ended job's logs are collected as the run named after its configuration, with its machine facts;
+   reason); an ended job's logs are collected as the configuration's run (``<sweep id>-<configuration>``), with its machine facts;
    a job that never ran gets a ``failed`` event saying why, so the dataset knows the configuration failed.
 
 Every change of an entry is saved to the ledger before the next step acts on it.
@@ -264,7 +264,8 @@ def _changed(entry: Entry, state: JobState) -> bool:
 
 
 def run_facts(plan: Plan, c: Configuration, entry: Entry) -> Any:
-    """The run a configuration's logs are collected as: named after it, its machine facts (the plan's region
+    """The run a configuration's logs are collected as: ``c.run_id`` (the sweep's id and the configuration's
+    label, so two sweeps of one configuration make two runs), its machine facts (the plan's region
     where a pool names none), dated by its job's start, noted with the sweep's id; its ``config`` the
     configuration's name (a later run given that config is pooled with it as a repeat) and its
     ``estimate_usd`` the sweep's estimate (the report shows it beside the measured cost)."""
@@ -273,7 +274,7 @@ def run_facts(plan: Plan, c: Configuration, entry: Entry) -> Any:
     started = entry.start_time or entry.submitted_at
     day = datetime.fromisoformat(started.replace("Z", "+00:00")).date() if started else None
     return RunSpec(
-        run_id=c.name,
+        run_id=c.run_id,
         tier=c.tier,
         files=[],
         date=day,
@@ -313,7 +314,7 @@ def _collect_failure(plan: Plan, c: Configuration, entry: Entry, run: Any, datas
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         text = io.StringIO()
-        log = StepLog(Identity(c.name, c.tier or "CUSTOM", None, None), "json", text, diagnostics=None)
+        log = StepLog(Identity(c.run_id, c.tier or "CUSTOM", None, None), "json", text, diagnostics=None)
         detail = {"sweep": plan.sweep_id, "job_id": entry.job_id, "state": entry.state}
         log.event("failed", reason=entry.reason or entry.state, detail=detail)
         log.close()
