@@ -76,6 +76,20 @@ def test_bare_tier_names_and_default_id(tmp_path: Path) -> None:
         ('[[configuration]]\ntier = "BASIC"\n', "[run] needs steps"),
         ('[run]\nsteps = 5\n[[configuration]]\nname = "A.b"\n[[configuration]]\nname = "a-b"\n',
          "get the same Vertex AI label 'a-b'"),
+        # every key's type and range, at its line, before anything is submitted
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\nminutes = inf\n',
+         "plan.toml:4: minutes must be a finite number"),
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\nminutes = nan\n',
+         "plan.toml:4: minutes must be a finite number"),
+        # 7 days = 10080 minutes
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\nminutes = 1e300\n',
+         "plan.toml:4: minutes must be at most 10080"),
+        ('budget = inf\nconfiguration = ["BASIC"]\n[run]\nsteps = 5\n', "plan.toml:1: budget must be a finite number"),
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = 5\n', "plan.toml:5: job.data must be one of"),
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = "bogus"\n',
+         "plan.toml:5: job.data must be one of 'synthetic', 'mnist', got 'bogus'"),
+        ('[run]\nsteps = 5\n[[configuration]]\nname = "x"\nworkers = 1\nps = 1\nps_machine_type = 5\n',
+         "plan.toml:7: configuration 1: ps_machine_type must be a string, got 5"),
     ],
 )  # fmt: skip
 def test_mistakes_are_one_line_naming_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:
@@ -84,6 +98,12 @@ def test_mistakes_are_one_line_naming_file_line_and_key(tmp_path: Path, text: st
     said = str(caught.value)
     assert "\n" not in said
     assert message in said, said
+
+
+def test_mnist_is_the_trainers_data_set_when_the_plan_says_so(tmp_path: Path) -> None:
+    plan = load_plan(write(tmp_path, 'configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = "mnist"\n'))
+    args = plan.configurations[0].job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"]
+    assert args[args.index("--dataset") + 1] == "mnist"
 
 
 def test_labels_follow_vertex_rules() -> None:

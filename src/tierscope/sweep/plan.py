@@ -37,6 +37,7 @@ line naming the file, the line where it can be found, and the key.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -57,6 +58,11 @@ BATCH_SIZE = 100
 #: The reference trainer logs a record this often (global steps) in a sweep's runs: short calibration runs
 #: need enough records for a steady rate.
 LOG_EVERY_STEPS = 10
+#: The longest ``[run] minutes`` a plan may give: 7 days, Vertex AI's default (and longest usual) running time
+#: of a CustomJob (``scheduling.timeout``, https://cloud.google.com/vertex-ai/docs/reference/rest/v1/
+#: CustomJobSpec#scheduling, read 2026-12-06). A calibration run is minutes long; a week or more is a typo, and
+#: would be priced (and put in the budget) as that long.
+MAX_MINUTES = 7 * 24 * 60
 
 _TOP_KEYS = {"id", "project", "region", "staging_bucket", "dataset", "work_dir", "budget", "prices", "job", "run",
              "configuration"}  # fmt: skip
@@ -177,12 +183,21 @@ def _unknown(doc: dict[str, Any], known: set[str], where: _Where, section: str |
             )
 
 
-def _number(value: object, key: str, where: _Where, section: str | None, low: float, whole: bool = False) -> float:
+def _number(
+    value: object, key: str, where: _Where, section: str | None, low: float, whole: bool = False,
+    high: float | None = None,
+) -> float:  # fmt: skip
+    """``value`` if it is a finite number (a whole one if ``whole``) from ``low`` to ``high``, else a
+    :class:`PlanError` at its line (TOML's ``inf`` and ``nan`` are numbers too)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or (whole and not isinstance(value, int)):
         kind = "a whole number" if whole else "a number"
         raise where.error(f"{key} must be {kind}, got {value!r}", key, section)
+    if not math.isfinite(value):
+        raise where.error(f"{key} must be a finite number, got {value!r}", key, section)
     if not value >= low:
         raise where.error(f"{key} must be at least {low:g}, got {value!r}", key, section)
+    if high is not None and value > high:
+        raise where.error(f"{key} must be at most {high:g}, got {value!r}", key, section)
     return value
 
 
@@ -230,7 +245,7 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
         raise where.error("[run] needs steps: how many steps each run of the reference trainer trains", "run", None)
     minutes = run.get("minutes")
     if minutes is not None:
-        minutes = float(_number(minutes, "minutes", where, "run", 0.1))
+        minutes = float(_number(minutes, "minutes", where, "run", 0.1, high=MAX_MINUTES))
     if not reference and minutes is None:
         raise where.error("[run] needs minutes for a container of your own: each run's time cap", "run", None)
     batch_size = int(_number(job.get("batch_size", BATCH_SIZE), "batch_size", where, "job", 1, whole=True))
@@ -260,9 +275,24 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
         reference_trainer=reference,
         image=image,
         batch_size=batch_size,
-        extra={"args": list(args), "log_every_steps": log_every, "data": job.get("data", "synthetic")},
+        extra={"args": list(args), "log_every_steps": log_every, "data": _data(job, reference, where)},
     )
     return replace(base, configurations=_configurations(doc.get("configuration"), base, where))
+
+
+def _data(job: dict[str, Any], reference: bool, where: _Where) -> str:
+    """``[job] data``: the reference trainer's data set, one it knows (:data:`tierscope.trainer.data.DATASETS`)."""
+    from tierscope.trainer.data import DATASETS
+
+    if "data" not in job:
+        return DATASETS[0]
+    if not reference:
+        raise where.error("job.data is the reference trainer's data set; a container of your own takes job.args",
+                          "data", "job")  # fmt: skip
+    data = job["data"]
+    if not isinstance(data, str) or data not in DATASETS:
+        raise where.error(f"job.data must be one of {', '.join(map(repr, DATASETS))}, got {data!r}", "data", "job")
+    return data
 
 
 def _configurations(raw: object, plan: Plan, where: _Where) -> tuple[Configuration, ...]:
@@ -306,7 +336,9 @@ def _configuration(item: object, index: int, plan: Plan, where: _Where) -> Confi
     try:
         return _build(item, index, plan)
     except (ValueError, SweepError) as exc:  # the trainer's and the machines table's errors are ValueErrors
-        key = next((k for k in ("tier", "accelerator", "tpu", "machine_type", "workers", "ps") if k in item), None)
+        named = re.search(r"^(\w+) must be", str(exc))  # a key's own check names it: point at its line
+        keys = ("tier", "accelerator", "tpu", "machine_type", "workers", "ps")
+        key = named[1] if named and named[1] in item else next((k for k in keys if k in item), None)
         raise where.error(f"configuration {index + 1}: {exc}", key, section, index) from None
 
 
@@ -347,6 +379,8 @@ def _build(item: dict[str, Any], index: int, plan: Plan) -> Configuration:
         pools.append(replace(chief, role="worker", replicas=workers))
     if ps:
         ps_machine = item.get("ps_machine_type", MACHINE_TYPE if tpu or accelerator else chief.machine_type)
+        if not isinstance(ps_machine, str):
+            raise ValueError(f"ps_machine_type must be a string, got {ps_machine!r}")
         pools.append(machines.check_pool(machines.pool("ps", ps_machine, ps, spot=spot)))
     hardware = machines.Hardware(tuple(pools))
     run_id = swept_run_id(plan.sweep_id, name)

@@ -10,8 +10,9 @@ One pass of :func:`run_sweep`:
    submitted it and died before saving its id), else submitted while the budget allows; a refusal is a
    failed configuration with the platform's reason;
 3. every job is followed until it ends (a job queued past ``queue_timeout_s`` is cancelled, and failed with that
-   reason); an ended job's logs are collected as the configuration's run (``<sweep id>-<configuration>``), with its machine facts;
-   a job that never ran gets a ``failed`` event saying why, so the dataset knows the configuration failed.
+   reason); an ended job's logs are collected as the configuration's run (``<sweep id>-<configuration>``),
+   with its machine facts; a job that never ran gets a ``failed`` event saying why, so the dataset knows the
+   configuration failed.
 
 Every change of an entry is saved to the ledger before the next step acts on it.
 """
