@@ -92,8 +92,15 @@ def sweep_cmd(
     with the summary and a report. Exit codes: 0 every configuration ended (failures are recorded, not errors),
     1 error, 2 bad plan or options, 130 interrupted.
     """
+    import math
+
     from tierscope.errors import UsageError
 
+    # typer's min=0 lets nan through (nan >= 0 is false, so is nan < 0); a plan's budget is checked the same way
+    if budget is not None and not (math.isfinite(budget) and budget >= 0):
+        raise UsageError(f"--budget must be a finite number of USD, 0 or more, got {budget!r}")
+    if queue_timeout is not None and math.isnan(queue_timeout):
+        raise UsageError("--queue-timeout must be a number of seconds, got nan")
     if status is not None or cancel is not None:
         if dry_run or local or (status and cancel):
             raise UsageError("--status and --cancel act on their own; leave out --dry-run, --local and each other")
