@@ -150,3 +150,23 @@ def test_two_sweeps_of_one_configuration_make_two_runs_of_one_config(tmp_path: P
     assert runs.select("run_id", "config").rows() == [("t1-basic", "BASIC"), ("t2-basic", "BASIC")]
     events = Dataset(tmp_path / "ds").read("events")
     assert sorted(events["run_id"].to_list()) == ["t1-basic", "t2-basic"]
+
+
+def test_a_ledger_giving_a_configuration_another_configurations_job_is_refused(tmp_path: Path) -> None:
+    from tierscope.sweep.errors import SweepError
+    from tierscope.sweep.ledger import Ledger
+
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    basic = platform.submit(plan.sweep_id, "BASIC", plan.configuration("BASIC").job)
+    two = platform.submit(plan.sweep_id, "two", plan.configuration("two").job)
+    # a hand-edited ledger: BASIC's job id is two's
+    entries = {"BASIC": Entry(job_id=two, state="queued"), "two": Entry(job_id=two, state="queued")}
+    LedgerStore(plan.dataset).save(Ledger(plan.sweep_id, str(plan.path), "memory", entries))
+    with pytest.raises(SweepError) as caught:
+        run_sweep(plan, platform, platform, FAST)
+    said = str(caught.value)
+    assert "\n" not in said and f"gives configuration BASIC the job {two}" in said
+    assert "tierscope-config=two, not tierscope-sweep=loop, tierscope-config=basic" in said
+    # nothing collected, nothing more submitted
+    assert not platform.collected and platform.submitted == {"BASIC": 1, "two": 1} and basic == "job-1"

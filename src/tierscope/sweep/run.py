@@ -29,7 +29,7 @@ from typing import Any
 from tierscope.analysis import machines
 from tierscope.sweep import estimate as estimating
 from tierscope.sweep.errors import SweepError
-from tierscope.sweep.launchers import JobLogs, JobState, Launcher, SubmitRefused, label_value
+from tierscope.sweep.launchers import JobLogs, JobState, Launcher, SubmitRefused, check_labels, label_value
 from tierscope.sweep.ledger import PLANNED, SKIPPED, Entry, Ledger, LedgerStore
 from tierscope.sweep.plan import Configuration, Plan
 
@@ -131,6 +131,7 @@ def run_sweep(
             # Before the first submission only: a resumed sweep must go on following and collecting its jobs.
             estimating.check(found, budget, options.allow_unpriced)
         ledger = open_ledger(plan, launcher, store, budget)
+        _check_jobs(plan, launcher, ledger)
         _reconsider(ledger, store)
         _submit(plan, launcher, store, ledger, usd, budget if options.spends else None, hourly)
         while True:
@@ -140,6 +141,15 @@ def run_sweep(
             if all(e.final and e.collected for e in ledger.entries.values() if _planned(plan, e, ledger)):
                 return ledger
             time.sleep(options.poll_s)
+
+
+def _check_jobs(plan: Plan, launcher: Launcher, ledger: Ledger) -> None:
+    """Each job id of the ledger not collected yet belongs to its configuration (by its labels): a resumed sweep
+    never collects another configuration's job as this one's run. Raises :class:`SweepError`."""
+    for c in plan.configurations:
+        entry = ledger.entries[c.name]
+        if entry.job_id is not None and not entry.collected:
+            check_labels(launcher.labels_of(entry.job_id), plan.sweep_id, c.name, entry.job_id)
 
 
 def _planned(plan: Plan, entry: Entry, ledger: Ledger) -> bool:
