@@ -170,3 +170,25 @@ def test_a_ledger_giving_a_configuration_another_configurations_job_is_refused(t
     assert "tierscope-config=two, not tierscope-sweep=loop, tierscope-config=basic" in said
     # nothing collected, nothing more submitted
     assert not platform.collected and platform.submitted == {"BASIC": 1, "two": 1} and basic == "job-1"
+
+
+def test_a_configuration_changed_under_the_same_sweep_id_is_refused(tmp_path: Path) -> None:
+    from tierscope.sweep.errors import SweepError
+
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    run_sweep(plan, platform, platform, FAST)
+    # the same id, BASIC's steps changed (60 -> 90): its job body is another; the ledger remembers the first
+    path = tmp_path / "plan.toml"
+    path.write_text(PLAN.replace("steps = 60", "steps = 90"), encoding="utf-8")
+    with pytest.raises(SweepError) as caught:
+        run_sweep(load_plan(path), platform, platform, FAST)
+    said = str(caught.value)
+    assert said == (
+        "configuration BASIC changed since sweep loop submitted it (its job body differs from the one in the "
+        "ledger); give the plan another id to run the changed one"
+    )
+    assert platform.submitted == {"BASIC": 1, "two": 1, "premium": 1}
+    # the plan as it was resumes quietly
+    run_sweep(plan, platform, platform, FAST)
+    assert platform.submitted == {"BASIC": 1, "two": 1, "premium": 1}

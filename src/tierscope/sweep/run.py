@@ -30,7 +30,7 @@ from tierscope.analysis import machines
 from tierscope.sweep import estimate as estimating
 from tierscope.sweep.errors import SweepError
 from tierscope.sweep.launchers import JobLogs, JobState, Launcher, SubmitRefused, check_labels, label_value
-from tierscope.sweep.ledger import PLANNED, SKIPPED, Entry, Ledger, LedgerStore
+from tierscope.sweep.ledger import PLANNED, SKIPPED, Entry, Ledger, LedgerStore, fingerprint
 from tierscope.sweep.plan import Configuration, Plan
 
 #: Seconds between two looks at the jobs.
@@ -144,10 +144,17 @@ def run_sweep(
 
 
 def _check_jobs(plan: Plan, launcher: Launcher, ledger: Ledger) -> None:
-    """Each job id of the ledger not collected yet belongs to its configuration (by its labels): a resumed sweep
-    never collects another configuration's job as this one's run. Raises :class:`SweepError`."""
+    """Each configuration submitted is the one the plan says now (its job body's fingerprint), and each job id of
+    the ledger not collected yet belongs to its configuration (by its labels): a resumed sweep never passes a
+    changed configuration off as the one that ran, nor collects another configuration's job as this one's run.
+    Raises :class:`SweepError`."""
     for c in plan.configurations:
         entry = ledger.entries[c.name]
+        if entry.job_sha256 is not None and entry.job_sha256 != fingerprint(c.job):
+            raise SweepError(
+                f"configuration {c.name} changed since sweep {plan.sweep_id} submitted it (its job body differs "
+                f"from the one in the ledger); give the plan another id to run the changed one"
+            )
         if entry.job_id is not None and not entry.collected:
             check_labels(launcher.labels_of(entry.job_id), plan.sweep_id, c.name, entry.job_id)
 
@@ -204,6 +211,7 @@ def _submit(
         earlier = launcher.find(plan.sweep_id, c.name)  # submitted by a sweep killed before it saved the id
         if earlier is not None:
             entry.job_id, entry.state = earlier, "queued"
+            entry.job_sha256 = entry.job_sha256 or fingerprint(c.job)
             entry.submitted_at = entry.submitted_at or _iso(datetime.now(UTC))
             store.save(ledger)
             continue
@@ -216,7 +224,7 @@ def _submit(
             entry.state, entry.reason, entry.collected = SKIPPED, stop, True
             store.save(ledger)
             continue
-        entry.submitted_at = _iso(datetime.now(UTC))
+        entry.submitted_at, entry.job_sha256 = _iso(datetime.now(UTC)), fingerprint(c.job)
         store.save(ledger)  # the intent first: what it spends counts even if the sweep dies submitting
         try:
             entry.job_id = launcher.submit(plan.sweep_id, c.name, c.job)
