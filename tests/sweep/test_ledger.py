@@ -67,3 +67,14 @@ def test_a_ledger_cut_short_is_the_sweeps_error_not_the_collectors(tmp_path: Pat
     assert result.exit_code == 1, result.output
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"error: the sweep ledger {path} is not valid JSON") and "collector" not in line
+
+
+def test_status_of_a_sweep_id_in_the_wrong_case_names_the_one_meant(tmp_path: Path) -> None:
+    saved_ledger(tmp_path)
+    result = runner.invoke(app, ["sweep", "--status", "S1", "-d", str(tmp_path / "ds")])
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (
+        f"error: no sweep 'S1' in the dataset {tmp_path / 'ds'}; did you mean s1? (sweep ids are as the plan "
+        "spells them)"
+    )

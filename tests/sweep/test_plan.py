@@ -88,6 +88,8 @@ def test_bare_tier_names_and_default_id(tmp_path: Path) -> None:
         ('configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = 5\n', "plan.toml:5: job.data must be one of"),
         ('configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = "bogus"\n',
          "plan.toml:5: job.data must be one of 'synthetic', 'mnist', got 'bogus'"),
+        ('configuration = ["BASIC"]\n[run]\nminutes = 5\n[job]\nargs = ["--epochs", "1"]\n',
+         "plan.toml:5: job.args run a container of your own: name it with job.image"),
         ('[run]\nsteps = 5\n[[configuration]]\nname = "x"\nworkers = 1\nps = 1\nps_machine_type = 5\n',
          "plan.toml:7: configuration 1: ps_machine_type must be a string, got 5"),
     ],
@@ -133,3 +135,22 @@ def test_two_names_with_one_vertex_label_refuse_the_sweep_before_anything_is_sub
     )
     # nothing submitted, no ledger begun
     assert not (tmp_path / "work").exists() and not (tmp_path / "ds").exists()
+
+
+def test_a_dataset_holding_the_work_folder_is_refused_at_load(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tierscope.cli import app
+
+    with pytest.raises(PlanError) as caught:
+        load_plan(write(tmp_path, 'dataset = "."\nconfiguration = ["BASIC"]\n[run]\nsteps = 5\n'))
+    said = str(caught.value)
+    assert said.startswith(f"{tmp_path / 'plan.toml'}:1: work_dir {tmp_path / 'runs/sweeps'} lies inside the dataset")
+    # --dataset and --report: checked before anything runs too
+    path = write(tmp_path, 'configuration = ["BASIC"]\n[run]\nsteps = 5\n')
+    for extra in (["--dataset", str(tmp_path)], ["--report", str(tmp_path / "tierscope-data" / "r.html")]):
+        result = CliRunner().invoke(app, ["sweep", str(path), "--local", *extra])
+        assert result.exit_code == 2, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert "lies inside the dataset" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]

@@ -116,6 +116,7 @@ def sweep_cmd(
         from dataclasses import replace
 
         plan = replace(plan, dataset=dataset)
+    _outside_the_dataset(plan, report)
     found = estimating.estimates(plan)
     if dry_run:
         print_estimates(plan, found, budget if budget is not None else plan.budget)
@@ -128,6 +129,18 @@ def sweep_cmd(
         check_replaceable(report)  # before any job runs, not after the last
     launcher = _launcher(plan, local)
     _run(plan, launcher, budget, allow_unpriced, local, on_interrupt, queue_timeout, report)
+
+
+def _outside_the_dataset(plan: Plan, report: Path | None) -> None:
+    """Refuse, before any job runs, a work folder or report inside the dataset (found only at the report)."""
+    from tierscope.errors import UsageError
+    from tierscope.sweep.plan import inside
+
+    for what, path in (("work_dir", plan.work_dir), ("--report", report)):
+        if path is not None and inside(path, plan.dataset):
+            raise UsageError(
+                f"{what} {path} lies inside the dataset {plan.dataset}; give it a folder outside the dataset"
+            )
 
 
 def print_estimates(plan: Plan, found: list[Estimate], budget: float | None) -> None:

@@ -230,6 +230,8 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
     if trainer not in ("reference", None):
         raise where.error(f"job.trainer {trainer!r}: the only trainer shipped is 'reference'", "trainer", "job")
     reference = trainer == "reference"
+    if not reference and "image" not in job:
+        raise where.error('job.args run a container of your own: name it with job.image = "..."', "args", "job")
     image = job.get("image", spec.IMAGE if reference else None)
     image = _text(image, "image", where, "job") if image is not None or not reference else spec.IMAGE
     args = job.get("args", [])
@@ -277,7 +279,21 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
         batch_size=batch_size,
         extra={"args": list(args), "log_every_steps": log_every, "data": _data(job, reference, where)},
     )
+    if inside(base.work_dir, base.dataset):
+        key = "dataset" if "dataset" in doc else "work_dir"
+        raise where.error(
+            f"work_dir {base.work_dir} lies inside the dataset {base.dataset}: the local jobs, failure notes and "
+            "the report would be written into the dataset; give each a folder of its own "
+            f"(dataset = {DATASET!r}, work_dir = {WORK_DIR!r})",
+            key,
+        )
     return replace(base, configurations=_configurations(doc.get("configuration"), base, where))
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (both resolved: ``.`` and ``..`` and links count)."""
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
 
 
 def _data(job: dict[str, Any], reference: bool, where: _Where) -> str:

@@ -360,11 +360,18 @@ def cancel(store: LedgerStore, sweep_id: str, launcher: Launcher, reason: str = 
 
 
 def load(store: LedgerStore, sweep_id: str) -> Ledger:
-    """The ledger of ``sweep_id``; :class:`SweepError` naming the known sweeps if there is none."""
+    """The ledger of ``sweep_id``; :class:`SweepError` naming the known sweeps if there is none (the one meant
+    first when ``sweep_id`` differs from it only in case or in characters a label cannot hold)."""
+    known = store.sweeps()
+    if sweep_id not in known:
+        meant = [k for k in known if label_value(k) == label_value(sweep_id)]
+        if meant:
+            raise SweepError(f"no sweep {sweep_id!r} in the dataset {store.root}; did you mean {meant[0]}? "
+                             "(sweep ids are as the plan spells them)")  # fmt: skip
     ledger = store.load(sweep_id)
     if ledger is None:
-        known = ", ".join(store.sweeps()) or "none"
-        raise SweepError(f"no sweep {sweep_id!r} in the dataset {store.root} (sweeps there: {known}); give --dataset")
+        said = ", ".join(known) or "none"
+        raise SweepError(f"no sweep {sweep_id!r} in the dataset {store.root} (sweeps there: {said}); give --dataset")
     return ledger
 
 
