@@ -35,6 +35,9 @@ class MemoryPlatform:
         self.jobs[job_id] = {"labels": labels(sweep_id, configuration), "looks": 0, "cancelled": False}
         return job_id
 
+    def labels_of(self, job_id: str) -> dict[str, str]:
+        return dict(self.jobs[job_id]["labels"])
+
     def state(self, job_id: str) -> JobState:
         job = self.jobs[job_id]
         if job["cancelled"]:

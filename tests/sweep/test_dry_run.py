@@ -60,3 +60,15 @@ def test_an_unpriced_configuration_is_refused_unless_allowed(tmp_path: Path) -> 
     code, out, _ = dry_run(tmp_path, text, "--allow-unpriced")
     assert code == 0 and "total: at least $0.7717 (some unpriced)" in out
     assert table_row(out, "big-g2")[4] == "unpriced"
+
+
+def test_a_budget_not_a_finite_amount_is_refused_before_anything(tmp_path: Path) -> None:
+    path = tmp_path / "plan.toml"
+    path.write_text(PLAN, encoding="utf-8")
+    for budget in ("nan", "inf"):
+        result = CliRunner().invoke(app, ["sweep", str(path), "--budget", budget, "--local"], env={"COLUMNS": "250"})
+        assert result.exit_code == 2, result.output
+        (said,) = result.stderr.strip().splitlines()
+        assert said == f"error: --budget must be a finite number of USD, 0 or more, got {budget}"
+    # nothing ran: no ledger, no dataset, no local job
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
+from tierscope.sweep.launchers import label_value
 from tierscope.sweep.ledger import LedgerStore
 from tierscope.sweep.local import LocalLauncher
 
@@ -82,7 +83,8 @@ def test_killed_sweeps_submit_once_and_store_every_record_once(tmp_path: Path) -
         )
         assert result.exit_code == 0, result.output
         for table in ("steps", "events"):
-            ours, theirs = swept.read(table, name), Dataset(alone).read(table, name)
+            # the sweep's run: <sweep id>-<configuration's label>
+            ours, theirs = swept.read(table, f"killed-{label_value(name)}"), Dataset(alone).read(table, name)
             key = ["source", "source_offset", "role", "task_index", "step"] + (["event"] if table == "events" else [])
             # 0 lost, 0 doubled: the same records as one collect of the logs, none twice
             assert ours.height == theirs.height > 0, (name, table)
@@ -126,9 +128,9 @@ def test_status_and_cancel_by_sweep_id(tmp_path: Path) -> None:
     assert ledger is not None and all(e.collected for e in ledger.entries.values())
     events = Dataset(tmp_path / "ds").read("events")
     # BASIC ran: its launcher's failed event; two-workers never started: the sweep's failed event says why
-    basic = events.filter(pl.col("run_id") == "BASIC", pl.col("event") == "failed", pl.col("role").is_null())
+    basic = events.filter(pl.col("run_id") == "cancel-me-basic", pl.col("event") == "failed", pl.col("role").is_null())
     assert basic.height == 1
-    waiting = events.filter(pl.col("run_id") == "two-workers")
+    waiting = events.filter(pl.col("run_id") == "cancel-me-two-workers")
     assert waiting.select("event", "reason").rows() == [("failed", "cancelled before it started")]
 
 

@@ -137,19 +137,20 @@ def test_a_killed_sweep_submits_each_configuration_once_and_stores_each_record_o
             assert entry.job_id is not None
             alone = Dataset(tmp_path / f"alone-{name}")
             one_collect.collect(alone, entry.job_id, run_facts(plan, plan.configuration(name), entry))
-            ours, theirs = swept.read("steps", name), alone.read("steps", name)
+            run = f"killed-vertex-{name}"  # the sweep's id and the configuration: one run per sweep and configuration
+            ours, theirs = swept.read("steps", run), alone.read("steps", run)
             # ten step lines, each in Cloud Logging twice (INFO and its ERROR copy): ten records, once each
             assert theirs.height == 10, theirs
             assert ours.select(KEY).is_duplicated().sum() == 0, name
             assert ours.select(KEY).sort(KEY).equals(theirs.select(KEY).sort(KEY)), name
             assert sorted(ours["step"].to_list()) == list(range(100, 1001, 100))
         # every record belongs to a configuration's run
-        assert set(swept.read("steps")["run_id"].unique()) == set(NAMES)
+        assert set(swept.read("steps")["run_id"].unique()) == {f"killed-vertex-{n}" for n in NAMES}
         # each run's facts: its configuration, and the sweep's estimate (analysis/data/prices.csv, us-central1
         # on-demand from 2026-07-30, times the 2-minute cap = 1/30 h): n1-standard-4 0.189999/30 = 0.0063333,
         # -8 0.379998/30 = 0.0126666, -16 0.759996/30 = 0.0253332, -32 1.519992/30 = 0.0506664
         facts = swept.read("runs").sort("collected_at").group_by("run_id").last()
-        assert dict(zip(facts["run_id"], facts["config"], strict=True)) == {n: n for n in NAMES}
-        estimates = dict(zip(facts["run_id"], facts["estimate_usd"], strict=True))
+        assert dict(zip(facts["run_id"], facts["config"], strict=True)) == {f"killed-vertex-{n}": n for n in NAMES}
+        estimates = dict(zip(facts["config"], facts["estimate_usd"], strict=True))
         hand = {"n1-4": 0.0063333, "n1-8": 0.0126666, "n1-16": 0.0253332, "n1-32": 0.0506664}
         assert estimates == pytest.approx(hand, abs=1e-7)

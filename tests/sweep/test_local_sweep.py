@@ -22,7 +22,11 @@ PLAN = three_configurations('id = "local-e2e"\ndataset = "ds"\nwork_dir = "work"
 def summary(dataset: Path) -> dict[str, dict]:
     result = CliRunner().invoke(app, ["summary", "-d", str(dataset), "--json"])
     assert result.exit_code == 0, result.output
-    return {r["run_id"]: r for r in json.loads(result.stdout)}
+    # a sweep's run is <sweep id>-<configuration's label>, keyed here by its configuration; a run collected
+    # alone, by its id (summary's rows of a configuration's runs pooled have the configuration's name as run id)
+    rows = json.loads(result.stdout)
+    swept = {r["config"]: r for r in rows if r["run_id"].startswith("local-e2e-")}
+    return swept or {r["run_id"]: r for r in rows}
 
 
 @pytest.mark.cluster

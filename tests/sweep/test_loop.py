@@ -56,14 +56,15 @@ def test_each_configuration_once_and_a_refusal_recorded_with_its_reason(tmp_path
                       "premium": ("failed", QUOTA, True)}  # fmt: skip
     assert sum(platform.collected.values()) == 2
     # The refusal is the run's failed event in the dataset, with the API's reason
-    events = Dataset(plan.dataset).read("events", "premium")
-    assert events.select("run_id", "event", "reason").rows() == [("premium", "failed", QUOTA)]
-    runs = Dataset(plan.dataset).read("runs").filter(pl.col("run_id") == "premium")
+    events = Dataset(plan.dataset).read("events", "loop-premium")
+    assert events.select("run_id", "event", "reason").rows() == [("loop-premium", "failed", QUOTA)]
+    runs = Dataset(plan.dataset).read("runs").filter(pl.col("run_id") == "loop-premium")
     assert runs["note"].to_list() == ["sweep loop"] and '"count": 9' in runs["topology"][0]
+    assert runs["config"].to_list() == ["premium"]
     # A second sweep of the same plan submits and collects nothing more
     again = run_sweep(plan, platform, platform, FAST)
     assert platform.submitted == {"BASIC": 1, "two": 1} and sum(platform.collected.values()) == 2
-    assert Dataset(plan.dataset).read("events", "premium").height == 1
+    assert Dataset(plan.dataset).read("events", "loop-premium").height == 1
     assert again.entries.keys() == ledger.entries.keys()
 
 
@@ -87,7 +88,7 @@ def test_submission_stops_when_the_next_configuration_would_pass_the_budget(tmp_
     premium = ledger.entries["premium"]
     assert premium.state == "skipped" and premium.job_id is None
     assert premium.reason == "not submitted: its estimate $2.47 after $0.57 would pass the budget $0.60"
-    assert "premium" not in Dataset(plan.dataset).read("runs")["run_id"].to_list()
+    assert "loop-premium" not in Dataset(plan.dataset).read("runs")["run_id"].to_list()
     # The same sweep with the same budget keeps it back; with a higher one it submits it, and nothing else again
     run_sweep(plan, platform, platform, Options(budget=0.60, poll_s=0.0))
     assert platform.submitted == {"BASIC": 1, "two": 1}
@@ -112,7 +113,7 @@ def test_a_job_queued_past_the_queue_timeout_is_cancelled_and_failed(tmp_path: P
     basic = ledger.entries["BASIC"]
     assert basic.state == "failed" and basic.reason is not None
     assert basic.reason.startswith("still queued after") and basic.reason.endswith("(--queue-timeout 0): cancelled")
-    reasons = Dataset(plan.dataset).read("events", "BASIC")["reason"].to_list()
+    reasons = Dataset(plan.dataset).read("events", "loop-basic")["reason"].to_list()
     assert reasons == [basic.reason]
 
 
@@ -130,3 +131,64 @@ def test_a_second_sweep_of_the_same_plan_is_refused_while_one_runs(tmp_path: Pat
     with LedgerStore(plan.dataset).running(plan.sweep_id), busy:
         run_sweep(plan, platform, platform, FAST)
     assert not platform.submitted
+
+
+def test_two_sweeps_of_one_configuration_make_two_runs_of_one_config(tmp_path: Path) -> None:
+    runs_of = []
+    for sweep in ("t1", "t2"):
+        path = tmp_path / f"{sweep}.toml"
+        path.write_text(f'id = "{sweep}"\ndataset = "ds"\nwork_dir = "work"\nconfiguration = ["BASIC"]\n'
+                        '[run]\nsteps = 5\nminutes = 1\n', encoding="utf-8")  # fmt: skip
+        plan = load_plan(path)
+        (basic,) = plan.configurations
+        runs_of.append(basic.run_id)
+        platform = MemoryPlatform(refuse={"BASIC": QUOTA})  # a refusal: the sweep's own failed event is collected
+        run_sweep(plan, platform, platform, FAST)
+    assert runs_of == ["t1-basic", "t2-basic"]
+    runs = Dataset(tmp_path / "ds").read("runs").sort("run_id")
+    # one run each, both of the configuration BASIC (summary pools them as repeats of one configuration)
+    assert runs.select("run_id", "config").rows() == [("t1-basic", "BASIC"), ("t2-basic", "BASIC")]
+    events = Dataset(tmp_path / "ds").read("events")
+    assert sorted(events["run_id"].to_list()) == ["t1-basic", "t2-basic"]
+
+
+def test_a_ledger_giving_a_configuration_another_configurations_job_is_refused(tmp_path: Path) -> None:
+    from tierscope.sweep.errors import SweepError
+    from tierscope.sweep.ledger import Ledger
+
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    basic = platform.submit(plan.sweep_id, "BASIC", plan.configuration("BASIC").job)
+    two = platform.submit(plan.sweep_id, "two", plan.configuration("two").job)
+    # a hand-edited ledger: BASIC's job id is two's
+    entries = {"BASIC": Entry(job_id=two, state="queued"), "two": Entry(job_id=two, state="queued")}
+    LedgerStore(plan.dataset).save(Ledger(plan.sweep_id, str(plan.path), "memory", entries))
+    with pytest.raises(SweepError) as caught:
+        run_sweep(plan, platform, platform, FAST)
+    said = str(caught.value)
+    assert "\n" not in said and f"gives configuration BASIC the job {two}" in said
+    assert "tierscope-config=two, not tierscope-sweep=loop, tierscope-config=basic" in said
+    # nothing collected, nothing more submitted
+    assert not platform.collected and platform.submitted == {"BASIC": 1, "two": 1} and basic == "job-1"
+
+
+def test_a_configuration_changed_under_the_same_sweep_id_is_refused(tmp_path: Path) -> None:
+    from tierscope.sweep.errors import SweepError
+
+    plan = plan_in(tmp_path)
+    platform = MemoryPlatform()
+    run_sweep(plan, platform, platform, FAST)
+    # the same id, BASIC's steps changed (60 -> 90): its job body is another; the ledger remembers the first
+    path = tmp_path / "plan.toml"
+    path.write_text(PLAN.replace("steps = 60", "steps = 90"), encoding="utf-8")
+    with pytest.raises(SweepError) as caught:
+        run_sweep(load_plan(path), platform, platform, FAST)
+    said = str(caught.value)
+    assert said == (
+        "configuration BASIC changed since sweep loop submitted it (its job body differs from the one in the "
+        "ledger); give the plan another id to run the changed one"
+    )
+    assert platform.submitted == {"BASIC": 1, "two": 1, "premium": 1}
+    # the plan as it was resumes quietly
+    run_sweep(plan, platform, platform, FAST)
+    assert platform.submitted == {"BASIC": 1, "two": 1, "premium": 1}

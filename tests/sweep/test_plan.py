@@ -31,7 +31,9 @@ def test_configurations_become_custom_job_bodies(tmp_path: Path) -> None:
     assert [p["replicaCount"] for p in basic.job["jobSpec"]["workerPoolSpecs"]] == ["1"]
     assert pools == ["1", "4", "3"]
     args = standard.job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"]
-    assert args[args.index("--run-id") + 1] == "STANDARD_1" and args[args.index("--steps") + 1] == "60"
+    # the run id: the sweep's id and the configuration's label, so another sweep of STANDARD_1 is another run
+    assert standard.run_id == "calib-standard_1" and standard.name == "STANDARD_1"
+    assert args[args.index("--run-id") + 1] == "calib-standard_1" and args[args.index("--steps") + 1] == "60"
     assert standard.job["jobSpec"]["scheduling"] == {"timeout": "600s"}
     assert three.job["jobSpec"]["scheduling"] == {"strategy": "SPOT", "timeout": "600s"}
     chief = three.job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]
@@ -74,6 +76,22 @@ def test_bare_tier_names_and_default_id(tmp_path: Path) -> None:
         ('[[configuration]]\ntier = "BASIC"\n', "[run] needs steps"),
         ('[run]\nsteps = 5\n[[configuration]]\nname = "A.b"\n[[configuration]]\nname = "a-b"\n',
          "get the same Vertex AI label 'a-b'"),
+        # every key's type and range, at its line, before anything is submitted
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\nminutes = inf\n',
+         "plan.toml:4: minutes must be a finite number"),
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\nminutes = nan\n',
+         "plan.toml:4: minutes must be a finite number"),
+        # 7 days = 10080 minutes
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\nminutes = 1e300\n',
+         "plan.toml:4: minutes must be at most 10080"),
+        ('budget = inf\nconfiguration = ["BASIC"]\n[run]\nsteps = 5\n', "plan.toml:1: budget must be a finite number"),
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = 5\n', "plan.toml:5: job.data must be one of"),
+        ('configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = "bogus"\n',
+         "plan.toml:5: job.data must be one of 'synthetic', 'mnist', got 'bogus'"),
+        ('configuration = ["BASIC"]\n[run]\nminutes = 5\n[job]\nargs = ["--epochs", "1"]\n',
+         "plan.toml:5: job.args run a container of your own: name it with job.image"),
+        ('[run]\nsteps = 5\n[[configuration]]\nname = "x"\nworkers = 1\nps = 1\nps_machine_type = 5\n',
+         "plan.toml:7: configuration 1: ps_machine_type must be a string, got 5"),
     ],
 )  # fmt: skip
 def test_mistakes_are_one_line_naming_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:
@@ -82,6 +100,12 @@ def test_mistakes_are_one_line_naming_file_line_and_key(tmp_path: Path, text: st
     said = str(caught.value)
     assert "\n" not in said
     assert message in said, said
+
+
+def test_mnist_is_the_trainers_data_set_when_the_plan_says_so(tmp_path: Path) -> None:
+    plan = load_plan(write(tmp_path, 'configuration = ["BASIC"]\n[run]\nsteps = 5\n[job]\ndata = "mnist"\n'))
+    args = plan.configurations[0].job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"]
+    assert args[args.index("--dataset") + 1] == "mnist"
 
 
 def test_labels_follow_vertex_rules() -> None:
@@ -111,3 +135,22 @@ def test_two_names_with_one_vertex_label_refuse_the_sweep_before_anything_is_sub
     )
     # nothing submitted, no ledger begun
     assert not (tmp_path / "work").exists() and not (tmp_path / "ds").exists()
+
+
+def test_a_dataset_holding_the_work_folder_is_refused_at_load(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tierscope.cli import app
+
+    with pytest.raises(PlanError) as caught:
+        load_plan(write(tmp_path, 'dataset = "."\nconfiguration = ["BASIC"]\n[run]\nsteps = 5\n'))
+    said = str(caught.value)
+    assert said.startswith(f"{tmp_path / 'plan.toml'}:1: work_dir {tmp_path / 'runs/sweeps'} lies inside the dataset")
+    # --dataset and --report: checked before anything runs too
+    path = write(tmp_path, 'configuration = ["BASIC"]\n[run]\nsteps = 5\n')
+    for extra in (["--dataset", str(tmp_path)], ["--report", str(tmp_path / "tierscope-data" / "r.html")]):
+        result = CliRunner().invoke(app, ["sweep", str(path), "--local", *extra])
+        assert result.exit_code == 2, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert "lies inside the dataset" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]

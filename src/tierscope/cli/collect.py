@@ -541,6 +541,7 @@ def doctor_cmd(
     from tierscope.dataset.doctor import doctor
     from tierscope.dataset.errors import DatasetError
     from tierscope.dataset.store import Dataset
+    from tierscope.sweep.ledger import check_ledgers
 
     ds = Dataset(dataset)
     if not ds.root.is_dir():
@@ -550,7 +551,7 @@ def doctor_cmd(
         )
     if not ds.exists():  # a folder, but none of a dataset's tables: "0 corrupt" would read as a clean bill
         raise DatasetError(no_dataset(ds, dataset))
-    report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=STATE_CHECKS)
+    report = doctor(ds, fix=fix, lock_timeout=lock_timeout, state_checks=(*STATE_CHECKS, check_ledgers))
     for problem in report.problems:
         moved = f" -> moved to {problem.moved_to}" if problem.moved_to else ""
         err_console().print(Text(f"corrupt: {problem.path}: {problem.problem}{moved}"), soft_wrap=True)

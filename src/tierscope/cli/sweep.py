@@ -92,8 +92,15 @@ def sweep_cmd(
     with the summary and a report. Exit codes: 0 every configuration ended (failures are recorded, not errors),
     1 error, 2 bad plan or options, 130 interrupted.
     """
+    import math
+
     from tierscope.errors import UsageError
 
+    # typer's min=0 lets nan through (nan >= 0 is false, so is nan < 0); a plan's budget is checked the same way
+    if budget is not None and not (math.isfinite(budget) and budget >= 0):
+        raise UsageError(f"--budget must be a finite number of USD, 0 or more, got {budget!r}")
+    if queue_timeout is not None and math.isnan(queue_timeout):
+        raise UsageError("--queue-timeout must be a number of seconds, got nan")
     if status is not None or cancel is not None:
         if dry_run or local or (status and cancel):
             raise UsageError("--status and --cancel act on their own; leave out --dry-run, --local and each other")
@@ -109,6 +116,7 @@ def sweep_cmd(
         from dataclasses import replace
 
         plan = replace(plan, dataset=dataset)
+    _outside_the_dataset(plan, report)
     found = estimating.estimates(plan)
     if dry_run:
         print_estimates(plan, found, budget if budget is not None else plan.budget)
@@ -121,6 +129,18 @@ def sweep_cmd(
         check_replaceable(report)  # before any job runs, not after the last
     launcher = _launcher(plan, local)
     _run(plan, launcher, budget, allow_unpriced, local, on_interrupt, queue_timeout, report)
+
+
+def _outside_the_dataset(plan: Plan, report: Path | None) -> None:
+    """Refuse, before any job runs, a work folder or report inside the dataset (found only at the report)."""
+    from tierscope.errors import UsageError
+    from tierscope.sweep.plan import inside
+
+    for what, path in (("work_dir", plan.work_dir), ("--report", report)):
+        if path is not None and inside(path, plan.dataset):
+            raise UsageError(
+                f"{what} {path} lies inside the dataset {plan.dataset}; give it a folder outside the dataset"
+            )
 
 
 def print_estimates(plan: Plan, found: list[Estimate], budget: float | None) -> None:
@@ -277,18 +297,23 @@ def _ask() -> OnInterrupt:
 
 def _finish(plan: Plan, ledger: Ledger, report: Path | None) -> None:
     """The sweep's end: each configuration's line, the summary of its runs, the report."""
+    from rich.text import Text
+
     from tierscope.cli.analysis import summary_cmd
     from tierscope.cli.report import report_cmd
+    from tierscope.sweep.launchers import swept_run_id
     from tierscope.sweep.ledger import SKIPPED
     from tierscope.sweep.run import line
 
     console = out_console()
     console.print(f"sweep {plan.sweep_id}:", highlight=False)
     console.print(render_lines([line(name, entry) for name, entry in ledger.entries.items()]))
-    runs = [name for name, e in ledger.entries.items() if e.state != SKIPPED and e.collected]
-    if not runs:
+    ran = {swept_run_id(plan.sweep_id, n): n for n, e in ledger.entries.items() if e.state != SKIPPED and e.collected}
+    if not ran:
         return
-    chosen = ",".join(runs)
+    said = ", ".join(f"{run} ({name})" for run, name in ran.items())
+    console.print(Text(f"runs in {plan.dataset} (run id, configuration): {said}"), soft_wrap=True)
+    chosen = ",".join(ran)
     summary_cmd(dataset=plan.dataset, runs=chosen, region=plan.region, prices=list(plan.prices) or None)
     out = report or plan.work_dir / f"{plan.sweep_id}-report.html"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -72,6 +72,11 @@ class Launcher(Protocol):
         """The job's current state."""
         ...
 
+    def labels_of(self, job_id: str) -> dict[str, str]:
+        """The labels of job ``job_id`` (a ledger's job id is checked against them before its job is collected).
+        Raises :class:`~tierscope.sweep.errors.SweepError` for a job the platform does not know."""
+        ...
+
     def cancel(self, job_id: str) -> None:
         """Ask the platform to cancel the job; returns without waiting for it to end."""
         ...
@@ -97,11 +102,41 @@ def label_value(name: str) -> str:
     """``name`` as a Vertex AI label value: lowercased, every other character than ``a-z0-9_-`` turned
     into ``-``, and, when longer than 63 characters, cut to 54 plus ``-`` and 8 hex digits of its
     SHA-256 so that two long names stay apart. ``"STANDARD_1"`` -> ``"standard_1"``."""
-    value = _NOT_LABEL.sub("-", name.lower())
+    return _cut(_NOT_LABEL.sub("-", name.lower()), name)
+
+
+def _cut(value: str, name: str) -> str:
+    """``value`` as it is, or cut to 54 characters plus ``-`` and 8 hex digits of ``name``'s SHA-256 when longer
+    than 63."""
     if len(value) > LABEL_MAX:
         digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
         value = f"{value[: LABEL_MAX - 9]}-{digest}"
     return value
+
+
+def swept_run_id(sweep_id: str, configuration: str) -> str:
+    """The run id of ``configuration``'s run in ``sweep_id``: ``<sweep id>-<configuration's label>``, cut as
+    :func:`label_value` cuts (at most 63 characters). One per sweep and configuration, so two sweeps that
+    both name ``BASIC`` make two runs (``t1-basic``, ``t2-basic``) instead of one run of two segments; the
+    run's ``config`` fact, the configuration's name, pools them as repeats."""
+    return _cut(f"{sweep_id}-{label_value(configuration)}", f"{sweep_id}\0{configuration}")
+
+
+def check_labels(found: dict[str, str], sweep_id: str, configuration: str, job_id: str) -> None:
+    """Raise :class:`SweepError` unless ``found`` (job ``job_id``'s labels) are those of ``configuration`` in
+    ``sweep_id``: a ledger whose job id was edited, or copied from another sweep, would collect another
+    configuration's job as this one's run."""
+    from tierscope.sweep.errors import SweepError
+
+    wanted = labels(sweep_id, configuration)
+    seen = {k: found.get(k) for k in wanted}
+    if seen != wanted:
+        said = ", ".join(f"{k}={v}" for k, v in seen.items() if v is not None) or "no tierscope labels"
+        raise SweepError(
+            f"the ledger of sweep {sweep_id} gives configuration {configuration} the job {job_id}, whose labels "
+            f"are {said}, not {', '.join(f'{k}={v}' for k, v in wanted.items())}; the ledger was edited or copied: "
+            "put back the job id, or give the plan another id"
+        )
 
 
 def labels(sweep_id: str, configuration: str) -> dict[str, str]:

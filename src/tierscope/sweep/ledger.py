@@ -11,6 +11,7 @@ by the collector's own positions.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
@@ -35,6 +36,18 @@ class SweepBusyError(SweepError):
     """Another ``tierscope sweep`` process runs this sweep now."""
 
 
+class LedgerCorruptError(SweepError):
+    """A sweep's ledger that cannot be read or is not what this module writes (hand-edited, cut short)."""
+
+    def __init__(self, path: Path | GsPath, problem: str, root: Path | GsPath) -> None:
+        self.path, self.problem = path, problem
+        super().__init__(
+            f"the sweep ledger {path} {problem}; run `tierscope doctor --dataset {root} --fix` to move it to "
+            "quarantine, then run the sweep again: it finds the jobs it submitted by their labels, submits "
+            "nothing twice, and collects each ended job again (the dataset stores no record twice)"
+        )
+
+
 @dataclass
 class Entry:
     """One configuration of a sweep: its ``job_id`` (None: not submitted), ``state`` (a job's, or ``planned``
@@ -52,6 +65,9 @@ class Entry:
     collected: bool = False
     #: The configuration's price an hour when it was submitted (the estimate's rows), for :attr:`ran_usd`.
     usd_per_hour: float | None = None
+    #: The SHA-256 of the configuration's job body when it was first submitted (:func:`fingerprint`): a
+    #: resumed sweep refuses a plan that changed it under the same sweep id.
+    job_sha256: str | None = None
 
     @property
     def ran_usd(self) -> float | None:
@@ -92,19 +108,100 @@ class Ledger:
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> Ledger:
-        """Raises KeyError, TypeError or ValueError for a document this module does not write."""
+        """Raises KeyError, TypeError or ValueError (saying which key of which configuration) for a document this
+        module does not write: every key's type is checked, times parse as ISO 8601, amounts are finite."""
         if doc.get("version") != VERSION:
             raise ValueError(f"version {doc.get('version')!r}, expected {VERSION}")
-        known = {f.name for f in fields(Entry)}
+        for key in ("sweep_id", "plan", "launcher"):
+            _check(doc, key, str, "", optional=False)
+        _check(doc, "where", str, "")
+        _amount(doc, "budget", "")
+        items = doc["configurations"]
+        if not isinstance(items, list):
+            raise TypeError(f"configurations is {type(items).__name__}, not a list")
         entries = {}
-        for item in doc["configurations"]:
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                raise TypeError(f"a configuration without a name: {str(item)[:80]}")
             name = item["name"]
-            if not isinstance(name, str):
-                raise TypeError(f"configuration name {name!r}")
-            entries[name] = Entry(**{k: v for k, v in item.items() if k in known})
-        return cls(
-            str(doc["sweep_id"]), str(doc["plan"]), str(doc["launcher"]), entries, doc.get("budget"), doc.get("where")
-        )
+            _entry(item, f"configuration {name!r}: ")
+            entries[name] = Entry(**{k: v for k, v in item.items() if k in _ENTRY_KEYS})
+        return cls(doc["sweep_id"], doc["plan"], doc["launcher"], entries, doc.get("budget"), doc.get("where"))
+
+
+_ENTRY_KEYS = {f.name for f in fields(Entry)}
+_STATES = {"queued", "provisioning", "running", *FINAL_STATES, PLANNED, SKIPPED}
+
+
+def _check(doc: dict[str, Any], key: str, kind: type, where: str, optional: bool = True) -> None:
+    value = doc.get(key)
+    if value is None and optional:
+        return
+    # bool is an int: a "collected": 1 or an "estimate_usd": true is as wrong as a string there
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise TypeError(f"{where}{key} is {value!r}, not {'true/false' if kind is bool else kind.__name__}")
+
+
+def _amount(doc: dict[str, Any], key: str, where: str) -> None:
+    value = doc.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{where}{key} is {value!r}, not an amount in USD")
+
+
+def _entry(item: dict[str, Any], where: str) -> None:
+    for key in ("job_id", "reason", "job_sha256"):
+        _check(item, key, str, where)
+    _check(item, "state", str, where, optional=False)
+    if item["state"] not in _STATES:
+        raise ValueError(f"{where}state is {item['state']!r}, not one of {', '.join(sorted(_STATES))}")
+    _check(item, "collected", bool, where, optional=False)
+    for key in ("estimate_usd", "usd_per_hour"):
+        _amount(item, key, where)
+    for key in ("submitted_at", "start_time", "end_time"):
+        _check(item, key, str, where)
+        if item.get(key) is not None:
+            try:
+                when = datetime.fromisoformat(item[key].replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"{where}{key} is {item[key]!r}, not an ISO 8601 time") from None
+            if when.tzinfo is None:
+                raise ValueError(f"{where}{key} is {item[key]!r}, a time without its zone (UTC: end it with Z)")
+
+
+def fingerprint(job: dict[str, Any]) -> str:
+    """The SHA-256 (hex) of a CustomJob body, its keys sorted: what a ledger remembers of a configuration."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(job, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def _read(store: StateStore, name: str) -> Ledger | None:
+    """The ledger in document ``name``, None if there is none. Raises :class:`StateCorruptError`."""
+    doc = store.load(name)
+    if doc is None:
+        return None
+    try:
+        return Ledger.from_doc(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        problem = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise StateCorruptError(store.path(name), f"is not a sweep ledger ({problem})") from None
+
+
+def check_ledgers(state_dir: Path) -> list[StateCorruptError]:
+    """One :class:`StateCorruptError` per sweep ledger in ``state_dir`` that does not load or is not what this
+    module writes (a check of ``tierscope doctor``, whose ``--fix`` moves such a ledger to quarantine)."""
+    store = StateStore(state_dir)
+    found = []
+    for name in store.names():
+        if name.startswith(PREFIX):
+            try:
+                _read(store, name)
+            except StateCorruptError as exc:
+                found.append(exc)
+    return found
 
 
 def document_name(sweep_id: str) -> str:
@@ -123,13 +220,12 @@ class LedgerStore:
     def load(self, sweep_id: str) -> Ledger | None:
         """The ledger of ``sweep_id``, None if there is none. Raises :class:`StateCorruptError`."""
         name = document_name(sweep_id)
-        doc = self.store.load(name)
-        if doc is None:
-            return None
         try:
-            ledger = Ledger.from_doc(doc)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StateCorruptError(self.store.path(name), f"is not a sweep ledger ({exc})") from None
+            ledger = _read(self.store, name)
+        except StateCorruptError as exc:
+            raise LedgerCorruptError(exc.path, exc.problem, self.root) from None
+        if ledger is None:
+            return None
         if ledger.sweep_id != sweep_id:
             raise SweepError(
                 f"sweep ids {ledger.sweep_id!r} and {sweep_id!r} share the ledger {self.store.path(name)}; "
@@ -147,7 +243,11 @@ class LedgerStore:
         found = []
         for name in self.store.names():
             if name.startswith(PREFIX):
-                doc = self.store.load(name)
+                try:
+                    doc = self.store.load(name)
+                except StateCorruptError:  # unreadable: its name is all there is to show
+                    found.append(f"{name} (unreadable)")
+                    continue
                 if doc is not None and isinstance(doc.get("sweep_id"), str):
                     found.append(doc["sweep_id"])
         return found

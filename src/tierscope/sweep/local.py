@@ -126,6 +126,11 @@ class LocalLauncher:
         self._schedule()
         return job_id
 
+    def labels_of(self, job_id: str) -> dict[str, str]:
+        doc = self._doc(self._dir(job_id)) or {}
+        found = doc.get("labels")
+        return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
     def state(self, job_id: str) -> JobState:
         job = self._dir(job_id)
         cancelled = (job / CANCEL).exists()

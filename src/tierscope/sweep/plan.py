@@ -37,6 +37,7 @@ line naming the file, the line where it can be found, and the key.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -46,7 +47,7 @@ from typing import Any
 from tierscope.analysis import jobspec, machines
 from tierscope.errors import UsageError
 from tierscope.sweep.errors import SweepError
-from tierscope.sweep.launchers import label_value
+from tierscope.sweep.launchers import label_value, swept_run_id
 
 #: Defaults (each a key of the plan).
 REGION = "us-central1"
@@ -57,6 +58,11 @@ BATCH_SIZE = 100
 #: The reference trainer logs a record this often (global steps) in a sweep's runs: short calibration runs
 #: need enough records for a steady rate.
 LOG_EVERY_STEPS = 10
+#: The longest ``[run] minutes`` a plan may give: 7 days, Vertex AI's default (and longest usual) running time
+#: of a CustomJob (``scheduling.timeout``, https://cloud.google.com/vertex-ai/docs/reference/rest/v1/
+#: CustomJobSpec#scheduling, read 2026-12-06). A calibration run is minutes long; a week or more is a typo, and
+#: would be priced (and put in the budget) as that long.
+MAX_MINUTES = 7 * 24 * 60
 
 _TOP_KEYS = {"id", "project", "region", "staging_bucket", "dataset", "work_dir", "budget", "prices", "job", "run",
              "configuration"}  # fmt: skip
@@ -72,9 +78,10 @@ class PlanError(SweepError, UsageError):
 
 @dataclass(frozen=True)
 class Configuration:
-    """One configuration of a sweep: its ``name`` (the run id its run gets), the ``tier`` it was given as
-    (None: machines described), the ``hardware`` its job runs on, and ``job``, the Vertex AI CustomJob body
-    (``displayName``, ``jobSpec``) without labels (the launcher adds them)."""
+    """One configuration of a sweep: its ``name`` (its run's ``config`` fact), the ``tier`` it was given as
+    (None: machines described), the ``hardware`` its job runs on, ``job``, the Vertex AI CustomJob body
+    (``displayName``, ``jobSpec``) without labels (the launcher adds them), and ``run_id``, the id of its run
+    (:func:`~tierscope.sweep.launchers.swept_run_id`: unique per sweep and configuration)."""
 
     name: str
     tier: str | None
@@ -82,6 +89,7 @@ class Configuration:
     job: dict[str, Any]
     workers: int = 0
     ps: int = 0
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -175,12 +183,21 @@ def _unknown(doc: dict[str, Any], known: set[str], where: _Where, section: str |
             )
 
 
-def _number(value: object, key: str, where: _Where, section: str | None, low: float, whole: bool = False) -> float:
+def _number(
+    value: object, key: str, where: _Where, section: str | None, low: float, whole: bool = False,
+    high: float | None = None,
+) -> float:  # fmt: skip
+    """``value`` if it is a finite number (a whole one if ``whole``) from ``low`` to ``high``, else a
+    :class:`PlanError` at its line (TOML's ``inf`` and ``nan`` are numbers too)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or (whole and not isinstance(value, int)):
         kind = "a whole number" if whole else "a number"
         raise where.error(f"{key} must be {kind}, got {value!r}", key, section)
+    if not math.isfinite(value):
+        raise where.error(f"{key} must be a finite number, got {value!r}", key, section)
     if not value >= low:
         raise where.error(f"{key} must be at least {low:g}, got {value!r}", key, section)
+    if high is not None and value > high:
+        raise where.error(f"{key} must be at most {high:g}, got {value!r}", key, section)
     return value
 
 
@@ -213,6 +230,8 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
     if trainer not in ("reference", None):
         raise where.error(f"job.trainer {trainer!r}: the only trainer shipped is 'reference'", "trainer", "job")
     reference = trainer == "reference"
+    if not reference and "image" not in job:
+        raise where.error('job.args run a container of your own: name it with job.image = "..."', "args", "job")
     image = job.get("image", spec.IMAGE if reference else None)
     image = _text(image, "image", where, "job") if image is not None or not reference else spec.IMAGE
     args = job.get("args", [])
@@ -228,7 +247,7 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
         raise where.error("[run] needs steps: how many steps each run of the reference trainer trains", "run", None)
     minutes = run.get("minutes")
     if minutes is not None:
-        minutes = float(_number(minutes, "minutes", where, "run", 0.1))
+        minutes = float(_number(minutes, "minutes", where, "run", 0.1, high=MAX_MINUTES))
     if not reference and minutes is None:
         raise where.error("[run] needs minutes for a container of your own: each run's time cap", "run", None)
     batch_size = int(_number(job.get("batch_size", BATCH_SIZE), "batch_size", where, "job", 1, whole=True))
@@ -258,9 +277,38 @@ def parse_plan(doc: dict[str, Any], where: _Where, digest: str) -> Plan:
         reference_trainer=reference,
         image=image,
         batch_size=batch_size,
-        extra={"args": list(args), "log_every_steps": log_every, "data": job.get("data", "synthetic")},
+        extra={"args": list(args), "log_every_steps": log_every, "data": _data(job, reference, where)},
     )
+    if inside(base.work_dir, base.dataset):
+        key = "dataset" if "dataset" in doc else "work_dir"
+        raise where.error(
+            f"work_dir {base.work_dir} lies inside the dataset {base.dataset}: the local jobs, failure notes and "
+            "the report would be written into the dataset; give each a folder of its own "
+            f"(dataset = {DATASET!r}, work_dir = {WORK_DIR!r})",
+            key,
+        )
     return replace(base, configurations=_configurations(doc.get("configuration"), base, where))
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (both resolved: ``.`` and ``..`` and links count)."""
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
+def _data(job: dict[str, Any], reference: bool, where: _Where) -> str:
+    """``[job] data``: the reference trainer's data set, one it knows (:data:`tierscope.trainer.data.DATASETS`)."""
+    from tierscope.trainer.data import DATASETS
+
+    if "data" not in job:
+        return DATASETS[0]
+    if not reference:
+        raise where.error("job.data is the reference trainer's data set; a container of your own takes job.args",
+                          "data", "job")  # fmt: skip
+    data = job["data"]
+    if not isinstance(data, str) or data not in DATASETS:
+        raise where.error(f"job.data must be one of {', '.join(map(repr, DATASETS))}, got {data!r}", "data", "job")
+    return data
 
 
 def _configurations(raw: object, plan: Plan, where: _Where) -> tuple[Configuration, ...]:
@@ -304,7 +352,9 @@ def _configuration(item: object, index: int, plan: Plan, where: _Where) -> Confi
     try:
         return _build(item, index, plan)
     except (ValueError, SweepError) as exc:  # the trainer's and the machines table's errors are ValueErrors
-        key = next((k for k in ("tier", "accelerator", "tpu", "machine_type", "workers", "ps") if k in item), None)
+        named = re.search(r"^(\w+) must be", str(exc))  # a key's own check names it: point at its line
+        keys = ("tier", "accelerator", "tpu", "machine_type", "workers", "ps")
+        key = named[1] if named and named[1] in item else next((k for k in keys if k in item), None)
         raise where.error(f"configuration {index + 1}: {exc}", key, section, index) from None
 
 
@@ -345,19 +395,22 @@ def _build(item: dict[str, Any], index: int, plan: Plan) -> Configuration:
         pools.append(replace(chief, role="worker", replicas=workers))
     if ps:
         ps_machine = item.get("ps_machine_type", MACHINE_TYPE if tpu or accelerator else chief.machine_type)
+        if not isinstance(ps_machine, str):
+            raise ValueError(f"ps_machine_type must be a string, got {ps_machine!r}")
         pools.append(machines.check_pool(machines.pool("ps", ps_machine, ps, spot=spot)))
     hardware = machines.Hardware(tuple(pools))
-    job = job_body(plan, name, tier, hardware, workers, ps)
+    run_id = swept_run_id(plan.sweep_id, name)
+    job = job_body(plan, run_id, tier, hardware, workers, ps)
     jobspec.read(job, f"configuration {name}")  # the body reads back as the hardware (raises if it cannot)
-    return Configuration(name=name, tier=tier, hardware=hardware, job=job, workers=workers, ps=ps)
+    return Configuration(name=name, tier=tier, hardware=hardware, job=job, workers=workers, ps=ps, run_id=run_id)
 
 
 def job_body(
-    plan: Plan, name: str, tier: str | None, hardware: machines.Hardware, workers: int, ps: int
+    plan: Plan, run_id: str, tier: str | None, hardware: machines.Hardware, workers: int, ps: int
 ) -> dict[str, Any]:
     """The CustomJob body of one configuration: one pool per role of ``hardware`` (chief, workers, parameter
     servers, in Vertex AI's order), each running the plan's image with the reference trainer's arguments (its
-    run id the configuration's name) or the plan's own; ``scheduling.timeout`` the run's time cap, ``SPOT`` when
+    run id ``run_id``) or the plan's own; ``scheduling.timeout`` the run's time cap, ``SPOT`` when
     the hardware is spot. For a tier, the body is :func:`tierscope.trainer.spec.vertex_job`'s."""
     from tierscope.trainer import spec
     from tierscope.trainer.task import task_args
@@ -368,7 +421,7 @@ def job_body(
     config = None
     if plan.reference_trainer:
         config = TrainConfig(
-            run_id=name,
+            run_id=run_id,
             tier=tier or CUSTOM,
             steps=plan.steps or 1,
             batch_size=plan.batch_size,
@@ -391,7 +444,7 @@ def job_body(
         ]
         if ps and not workers:  # unreachable (checked), kept so Vertex's pool order is never silently wrong
             raise ValueError("parameter servers need a worker pool before them")
-        body = {"displayName": name, "jobSpec": {"workerPoolSpecs": pools}}
+        body = {"displayName": run_id, "jobSpec": {"workerPoolSpecs": pools}}
         if hardware.spot:
             body["jobSpec"]["scheduling"] = {"strategy": "SPOT"}
     if plan.minutes is not None:

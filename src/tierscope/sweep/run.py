@@ -10,8 +10,9 @@ One pass of :func:`run_sweep`:
    submitted it and died before saving its id), else submitted while the budget allows; a refusal is a
    failed configuration with the platform's reason;
 3. every job is followed until it ends (a job queued past ``queue_timeout_s`` is cancelled, and failed with that
-   reason); an ended job's logs are collected as the run named after its configuration, with its machine facts;
-   a job that never ran gets a ``failed`` event saying why, so the dataset knows the configuration failed.
+   reason); an ended job's logs are collected as the configuration's run (``<sweep id>-<configuration>``),
+   with its machine facts; a job that never ran gets a ``failed`` event saying why, so the dataset knows the
+   configuration failed.
 
 Every change of an entry is saved to the ledger before the next step acts on it.
 """
@@ -28,8 +29,8 @@ from typing import Any
 from tierscope.analysis import machines
 from tierscope.sweep import estimate as estimating
 from tierscope.sweep.errors import SweepError
-from tierscope.sweep.launchers import JobLogs, JobState, Launcher, SubmitRefused, label_value
-from tierscope.sweep.ledger import PLANNED, SKIPPED, Entry, Ledger, LedgerStore
+from tierscope.sweep.launchers import JobLogs, JobState, Launcher, SubmitRefused, check_labels, label_value
+from tierscope.sweep.ledger import PLANNED, SKIPPED, Entry, Ledger, LedgerStore, fingerprint
 from tierscope.sweep.plan import Configuration, Plan
 
 #: Seconds between two looks at the jobs.
@@ -130,6 +131,7 @@ def run_sweep(
             # Before the first submission only: a resumed sweep must go on following and collecting its jobs.
             estimating.check(found, budget, options.allow_unpriced)
         ledger = open_ledger(plan, launcher, store, budget)
+        _check_jobs(plan, launcher, ledger)
         _reconsider(ledger, store)
         _submit(plan, launcher, store, ledger, usd, budget if options.spends else None, hourly)
         while True:
@@ -139,6 +141,22 @@ def run_sweep(
             if all(e.final and e.collected for e in ledger.entries.values() if _planned(plan, e, ledger)):
                 return ledger
             time.sleep(options.poll_s)
+
+
+def _check_jobs(plan: Plan, launcher: Launcher, ledger: Ledger) -> None:
+    """Each configuration submitted is the one the plan says now (its job body's fingerprint), and each job id of
+    the ledger not collected yet belongs to its configuration (by its labels): a resumed sweep never passes a
+    changed configuration off as the one that ran, nor collects another configuration's job as this one's run.
+    Raises :class:`SweepError`."""
+    for c in plan.configurations:
+        entry = ledger.entries[c.name]
+        if entry.job_sha256 is not None and entry.job_sha256 != fingerprint(c.job):
+            raise SweepError(
+                f"configuration {c.name} changed since sweep {plan.sweep_id} submitted it (its job body differs "
+                f"from the one in the ledger); give the plan another id to run the changed one"
+            )
+        if entry.job_id is not None and not entry.collected:
+            check_labels(launcher.labels_of(entry.job_id), plan.sweep_id, c.name, entry.job_id)
 
 
 def _planned(plan: Plan, entry: Entry, ledger: Ledger) -> bool:
@@ -193,6 +211,7 @@ def _submit(
         earlier = launcher.find(plan.sweep_id, c.name)  # submitted by a sweep killed before it saved the id
         if earlier is not None:
             entry.job_id, entry.state = earlier, "queued"
+            entry.job_sha256 = entry.job_sha256 or fingerprint(c.job)
             entry.submitted_at = entry.submitted_at or _iso(datetime.now(UTC))
             store.save(ledger)
             continue
@@ -205,7 +224,7 @@ def _submit(
             entry.state, entry.reason, entry.collected = SKIPPED, stop, True
             store.save(ledger)
             continue
-        entry.submitted_at = _iso(datetime.now(UTC))
+        entry.submitted_at, entry.job_sha256 = _iso(datetime.now(UTC)), fingerprint(c.job)
         store.save(ledger)  # the intent first: what it spends counts even if the sweep dies submitting
         try:
             entry.job_id = launcher.submit(plan.sweep_id, c.name, c.job)
@@ -264,7 +283,8 @@ def _changed(entry: Entry, state: JobState) -> bool:
 
 
 def run_facts(plan: Plan, c: Configuration, entry: Entry) -> Any:
-    """The run a configuration's logs are collected as: named after it, its machine facts (the plan's region
+    """The run a configuration's logs are collected as: ``c.run_id`` (the sweep's id and the configuration's
+    label, so two sweeps of one configuration make two runs), its machine facts (the plan's region
     where a pool names none), dated by its job's start, noted with the sweep's id; its ``config`` the
     configuration's name (a later run given that config is pooled with it as a repeat) and its
     ``estimate_usd`` the sweep's estimate (the report shows it beside the measured cost)."""
@@ -273,7 +293,7 @@ def run_facts(plan: Plan, c: Configuration, entry: Entry) -> Any:
     started = entry.start_time or entry.submitted_at
     day = datetime.fromisoformat(started.replace("Z", "+00:00")).date() if started else None
     return RunSpec(
-        run_id=c.name,
+        run_id=c.run_id,
         tier=c.tier,
         files=[],
         date=day,
@@ -313,7 +333,7 @@ def _collect_failure(plan: Plan, c: Configuration, entry: Entry, run: Any, datas
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         text = io.StringIO()
-        log = StepLog(Identity(c.name, c.tier or "CUSTOM", None, None), "json", text, diagnostics=None)
+        log = StepLog(Identity(c.run_id, c.tier or "CUSTOM", None, None), "json", text, diagnostics=None)
         detail = {"sweep": plan.sweep_id, "job_id": entry.job_id, "state": entry.state}
         log.event("failed", reason=entry.reason or entry.state, detail=detail)
         log.close()
@@ -340,11 +360,18 @@ def cancel(store: LedgerStore, sweep_id: str, launcher: Launcher, reason: str = 
 
 
 def load(store: LedgerStore, sweep_id: str) -> Ledger:
-    """The ledger of ``sweep_id``; :class:`SweepError` naming the known sweeps if there is none."""
+    """The ledger of ``sweep_id``; :class:`SweepError` naming the known sweeps if there is none (the one meant
+    first when ``sweep_id`` differs from it only in case or in characters a label cannot hold)."""
+    known = store.sweeps()
+    if sweep_id not in known:
+        meant = [k for k in known if label_value(k) == label_value(sweep_id)]
+        if meant:
+            raise SweepError(f"no sweep {sweep_id!r} in the dataset {store.root}; did you mean {meant[0]}? "
+                             "(sweep ids are as the plan spells them)")  # fmt: skip
     ledger = store.load(sweep_id)
     if ledger is None:
-        known = ", ".join(store.sweeps()) or "none"
-        raise SweepError(f"no sweep {sweep_id!r} in the dataset {store.root} (sweeps there: {known}); give --dataset")
+        said = ", ".join(known) or "none"
+        raise SweepError(f"no sweep {sweep_id!r} in the dataset {store.root} (sweeps there: {said}); give --dataset")
     return ledger
 
 

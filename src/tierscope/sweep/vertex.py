@@ -304,17 +304,23 @@ class VertexLauncher:
                 f"the job of {configuration} is not a valid CustomJob body: {' '.join(str(exc).split())}"
             ) from None
 
-    def state(self, job_id: str) -> JobState:
-        """The job's state; a failed job's reason is the API's error message."""
+    def _get(self, job_id: str) -> Any:
         from google.api_core import exceptions as gexc
 
         try:
-            job = self._call(
+            return self._call(
                 f"read job {job_id}",
                 lambda: self._client.get_custom_job(name=job_id, retry=None, timeout=REQUEST_TIMEOUT_S),
             )
         except gexc.NotFound:
             raise SweepError(f"Vertex AI has no job {job_id} (deleted?)") from None
+
+    def labels_of(self, job_id: str) -> dict[str, str]:
+        return dict(self._get(job_id).labels)
+
+    def state(self, job_id: str) -> JobState:
+        """The job's state; a failed job's reason is the API's error message."""
+        job = self._get(job_id)
         name = self._types.JobState(job.state).name
         state = STATES.get(name, "queued")
         message = job.error.message if job.error is not None else ""
