@@ -20,6 +20,7 @@ from typing import Any
 
 from tierscope.analysis import machines
 from tierscope.analysis.errors import AnalysisError
+from tierscope.dataset.schema import POOL_ROLES
 from tierscope.errors import UsageError
 
 #: The fields read, or known and of no bearing on the hardware (the job's code, disks, state, labels).
@@ -104,7 +105,7 @@ def read(doc: dict[str, Any], where: str = "job") -> JobHardware:
         topology = ms.get("tpuTopology") or None
         if topology is not None and not isinstance(topology, str):
             raise JobSpecError(f'{where}: {at}machineSpec.tpuTopology {topology!r} is not a topology like "2x4"')
-        role = machines.POOL_ROLES[i] if i < len(machines.POOL_ROLES) else f"pool{i}"
+        role = POOL_ROLES[i] if i < len(POOL_ROLES) else f"pool{i}"
         try:
             replicas = machines.whole_count(entry.get("replicaCount", 1), f"{at}replicaCount", 1, machines.MAX_REPLICAS)
             count = ms.get("acceleratorCount")

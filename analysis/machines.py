@@ -39,8 +39,6 @@ MACHINES_CSV = files("tierscope.analysis") / "data" / "machines.csv"
 KINDS = ("machine", "legacy", "gpu", "tpu", "tpu_slice")
 #: TPU generations Vertex AI counts in TensorCores (acceleratorCount), two a chip.
 CORES_PER_CHIP = {"TPU_V2": 2, "TPU_V3": 2}
-#: What a role of Vertex AI's worker pools is, by position: workerPoolSpecs[0] is the chief.
-POOL_ROLES = ("chief", "worker", "ps", "evaluator")
 #: The most replicas a pool may have here: far above any real Vertex AI job, low enough that every count
 #: derived from it stays a 64-bit integer in the dataset.
 MAX_REPLICAS = 10_000

@@ -18,6 +18,7 @@ from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
+from tierscope.dataset.schema import POOL_ROLES
 from tierscope.gcs import is_url
 
 if TYPE_CHECKING:
@@ -244,8 +245,6 @@ TASK_NAME = re.compile(
 )
 #: The role of a task named by :data:`_INDEX_WORDS` (a rank of a data-parallel job is a worker).
 INDEX_ROLE = "worker"
-#: Vertex AI's worker pools 0-3, in order.
-POOL_ROLES = ("chief", "worker", "ps", "evaluator")
 #: The most a task index may be (the ``task_index`` column is Int32).
 _TASK_INDEX_MAX = 2**31 - 1
 #: Loose files whose records name their own run (a Cloud Logging export or sink: the entries' job id;

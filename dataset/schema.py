@@ -168,6 +168,10 @@ RUN_KEY: tuple[str, ...] = (
 
 TRAINING_ROLES = ("master", "chief", "worker")
 ROLES = ("master", "chief", "worker", "ps", "evaluator")
+#: The role of each of Vertex AI's worker pools, by position: ``workerPoolSpecs[0]`` is the chief, 1 the
+#: workers, 2 the parameter servers, 3 the evaluators (cloud.google.com/vertex-ai/docs/training/distributed-training,
+#: read 2026-12-06).
+POOL_ROLES = ("chief", "worker", "ps", "evaluator")
 
 
 #: The first and last instant a stored ``timestamp`` may be (UTC): 1970-01-01 through 9999-12-31. What a

@@ -59,12 +59,10 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG
 from tierscope.collector.formats.vocabulary import WHOLE_MAX
-from tierscope.dataset.schema import ROLES
+from tierscope.dataset.schema import POOL_ROLES, ROLES
 
 _ROLE = "|".join(ROLES)
 
-#: Vertex AI worker pools, in order.
-POOL_ROLES = ("chief", "worker", "ps", "evaluator")
 
 #: A task name as platforms write it: replica, worker pool or Kubernetes pod (``<job>-<role>-N``).
 _TASK_NAME = rf"(?:(?:{_ROLE})-replica-\d+|workerpool[0-3]-\d+|[a-z0-9][-a-z0-9.]*?-(?:{_ROLE})-\d+)"
