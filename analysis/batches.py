@@ -59,7 +59,6 @@ from tierscope.analysis.throughput import (
     INPUT_COLUMNS,
     JUMP_FACTOR,
     JUMP_RATES,
-    STEADY_ROWS,
     STEADY_WEIGHT,
     WARM_RATES,
     WARMUP_FRACTION,
@@ -70,6 +69,7 @@ from tierscope.analysis.throughput import (
     pause_steps,
     run_parts,
     run_throughput,
+    steady_rows,
     steady_samples,
     throughput_frame,
     with_pauses,
@@ -269,7 +269,7 @@ def batch_figures(
     drawn: dict[str, np.ndarray] = {}
     intervals = collect_intervals(part, extra, events=events)
     leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
-    steady = steady_samples(intervals.lazy().filter(STEADY_ROWS))  # lazy: only its two columns copied
+    steady = steady_samples(steady_rows(intervals))  # lazy: only its columns copied
     if counts is None:
         throughput = run_throughput(part, seed=seed, intervals=intervals)
     else:  # run_throughput with the counts the caller has: no second read of the batch

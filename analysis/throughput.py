@@ -489,9 +489,9 @@ def run_throughput(
     are the costly part); ``events``: the runs' events, whose checkpoint saves and evaluations pause
     training (:func:`pause_steps`; None: none)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
-    intervals = interval_rates(steps, events) if intervals is None else intervals.lazy()
-    samples = steady_samples(intervals.filter(STEADY_ROWS))
-    return throughput_frame(records.collect(), run_parts(intervals).collect(), samples, intervals, seed, draws)
+    frame = (interval_rates(steps, events) if intervals is None else intervals.lazy()).collect()
+    samples = steady_samples(steady_rows(frame))
+    return throughput_frame(records.collect(), run_parts(frame.lazy()).collect(), samples, frame, seed, draws)
 
 
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
@@ -596,15 +596,46 @@ STEADY_ROWS = ~pl.col("warmup") | (
 )
 
 
+def steady_rows(intervals: pl.DataFrame) -> pl.LazyFrame:
+    """``intervals.lazy().filter(STEADY_ROWS)`` (:func:`interval_rates` rows), the run-wide part of
+    :data:`STEADY_ROWS` taken run by run where each run's rows lie together: its window over the run id
+    hashed every row, the largest cost of the steady sample."""
+    every = _run_all(intervals, "warmup")
+    if every is None:
+        return intervals.lazy().filter(STEADY_ROWS)
+    firsts = (pl.col("interval_index") == 0) & pl.col("rate").is_not_null()
+    return intervals.with_columns(every).lazy().filter(~pl.col("warmup") | (pl.col(every.name) & firsts))
+
+
+def _run_all(frame: pl.DataFrame, column: str) -> pl.Series | None:
+    """On each row of ``frame``, ``pl.col(column).all().over("run_id")`` (Boolean ``column``, nulls
+    ignored as ``all`` ignores them), named ``_all_<column>``; from each run's stretch of rows, without
+    hashing the run ids. None where a run's rows are not one stretch."""
+    spans = run_spans(frame)
+    name = f"_all_{column}"
+    if not spans:
+        return pl.Series(name, [], dtype=pl.Boolean)
+    offsets = np.fromiter((offset for offset, _ in spans), dtype=np.int64, count=len(spans))
+    if frame.get_column("run_id").gather(offsets).n_unique() < len(spans):
+        return None
+    lengths = np.fromiter((length for _, length in spans), dtype=np.int64, count=len(spans))
+    values = frame.get_column(column).fill_null(True).to_numpy()
+    return pl.Series(name, np.repeat(np.logical_and.reduceat(values, offsets), lengths))
+
+
 def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates]:
     """``{run_id: steady interval rates}`` (global steps/s and each one's weight,
     :func:`tierscope.analysis.bootstrap.steady_rates`; in the rows' order; runs in the order they
     first appear) from :func:`steady_intervals`-like rows; those holding a pause left out where the rows
     have ``paused`` (:data:`NOT_PAUSED`)."""
-    frame = steady.lazy().filter(pl.col("rate").is_not_null())
-    if "paused" in frame.collect_schema().names():
-        frame = frame.filter(NOT_PAUSED)
-    frame = frame.select("run_id", "rate", STEADY_WEIGHT).collect()
+    lazy = steady.lazy().filter(pl.col("rate").is_not_null())
+    if "paused" in lazy.collect_schema().names():
+        candidates = lazy.select("run_id", "rate", STEADY_WEIGHT, "paused").collect()
+        every = _run_all(candidates, "paused")
+        kept = NOT_PAUSED if every is None else ~pl.col("paused") | every
+        frame = candidates.filter(kept).drop("paused")
+    else:
+        frame = lazy.select("run_id", "rate", STEADY_WEIGHT).collect()
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
     spans = run_spans(frame)
     if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
