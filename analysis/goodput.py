@@ -439,12 +439,18 @@ def run_goodput(
     # below the intervals', which are some of them), else the intervals' (a run whose throughput
     # row has none). A run taken in pieces passes only its lead's intervals.
     highest = dict(throughput.filter(pl.col("last_step").is_not_null()).select("run_id", "last_step").iter_rows())
-    unknown = intervals.filter(~pl.col("run_id").is_in(list(highest)))
-    highest |= {
-        r: a if a is not None and np.isfinite(a) else None
-        for r, a in unknown.group_by("run_id").agg(pl.col("step").max()).iter_rows()
-    }
     leads = lead_rows(intervals) if leads is None else leads  # each lead's rows, sliced where they lie
+    # every run of the intervals has a lead: only runs the throughput gives no step are read (a null
+    # run id is never in ``is_in``'s list), not a pass hashing every row's run id
+    unknown = [r for r in leads.get_column("run_id").unique().to_list() if r is not None and r not in highest]
+    if unknown:
+        highest |= {
+            r: a if a is not None and np.isfinite(a) else None
+            for r, a in intervals.filter(pl.col("run_id").is_in(unknown))
+            .group_by("run_id")
+            .agg(pl.col("step").max())
+            .iter_rows()
+        }
     rows = []
     by_run = dict(rates.iter_rows())
     ours = events.filter(pl.col("run_id").is_in(list(by_run)))
