@@ -717,14 +717,21 @@ def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[flo
     """``{run_id: (rise, still rising)}`` (:mod:`tierscope.analysis.steadiness`) of each run's lead task's
     steady interval rates in log order, from ``intervals`` and their :func:`lead_rows` ``leads``; those
     that hold a pause left out as the steady rate leaves them out (:data:`NOT_PAUSED`)."""
-    steady = ~pl.col("warmup") & pl.col("rate").is_not_null()
-    paused = "paused" in intervals.columns
+    # the columns as arrays once, each lead's rows sliced from them: no query a run
+    rate = intervals.get_column("rate")
+    steady = (~intervals.get_column("warmup") & rate.is_not_null()).fill_null(False).to_numpy()
+    rates = rate.cast(pl.Float64).to_numpy()
+    paused = intervals.get_column("paused") if "paused" in intervals.columns else None
+    # NOT_PAUSED over the lead's steady rows: a row not paused, or every (known) one paused
+    not_paused = None if paused is None else (~paused).fill_null(False).to_numpy()
+    all_paused = None if paused is None else paused.fill_null(True).to_numpy()
     found = {}
     for run_id, *_, offset, length in leads.iter_rows():
-        rows = intervals.slice(offset, length).filter(steady)
-        rows = rows.filter(NOT_PAUSED) if paused else rows
-        rates = rows["rate"].to_numpy().astype(float)
-        found[run_id] = (rise(rates), still_rising(rates))
+        kept = steady[offset : offset + length]
+        if not_paused is not None and all_paused is not None and not all_paused[offset : offset + length][kept].all():
+            kept = kept & not_paused[offset : offset + length]
+        lead = rates[offset : offset + length][kept]
+        found[run_id] = (rise(lead), still_rising(lead))
     return found
 
 
