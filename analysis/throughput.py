@@ -629,27 +629,30 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     first appear) from :func:`steady_intervals`-like rows; those holding a pause left out where the rows
     have ``paused`` (:data:`NOT_PAUSED`)."""
     lazy = steady.lazy().filter(pl.col("rate").is_not_null())
-    if "paused" in lazy.collect_schema().names():
-        candidates = lazy.select("run_id", "rate", STEADY_WEIGHT, "paused").collect()
-        every = _run_all(candidates, "paused")
-        kept = NOT_PAUSED if every is None else ~pl.col("paused") | every
-        frame = candidates.filter(kept).drop("paused")
-    else:
-        frame = lazy.select("run_id", "rate", STEADY_WEIGHT).collect()
+    paused = "paused" in lazy.collect_schema().names()
+    frame = lazy.select("run_id", "rate", STEADY_WEIGHT, *(["paused"] if paused else [])).collect()
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
     spans = run_spans(frame)
     if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
+        frame = frame.filter(NOT_PAUSED).drop("paused") if paused else frame
         return {
             run: steady_rates(part["rate"].to_numpy(), part["weight"].to_numpy())
             for (run,), part in frame.group_by("run_id", maintain_order=True)
         }
-    rates, seconds = frame.get_column("rate"), frame.get_column("weight")
-    return {
-        frame["run_id"][offset]: steady_rates(
-            rates.slice(offset, length).to_numpy(), seconds.slice(offset, length).to_numpy()
-        )
-        for offset, length in spans
-    }
+    rates, weights = frame.get_column("rate").to_numpy(), frame.get_column("weight").to_numpy()
+    # NOT_PAUSED run by run: a row not paused, or every (known) one of its run paused
+    not_paused = None if not paused else (~frame.get_column("paused")).fill_null(False).to_numpy()
+    all_paused = None if not paused else frame.get_column("paused").fill_null(True).to_numpy()
+    samples = {}
+    for offset, length in spans:
+        held = slice(offset, offset + length)
+        if not_paused is not None and all_paused is not None and not all_paused[held].all():
+            samples[frame["run_id"][offset]] = steady_rates(
+                rates[held][not_paused[held]], weights[held][not_paused[held]]
+            )
+        else:
+            samples[frame["run_id"][offset]] = steady_rates(rates[held], weights[held])
+    return samples
 
 
 #: The candidate steady intervals (rows with a rate) the steady rate keeps: those that hold no pause
