@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -248,8 +249,12 @@ def collect_files_cmd(
 
             print_counts(unchanged, quiet, wide)
         return
-    from tierscope.cli.output import print_counts, print_notices
+    from tierscope.cli.allocator import command
     from tierscope.collector.collect import collect_runs
+    from tierscope.dataset.store import import_writer_without_numpy
+
+    if command(sys.argv) == "collect":  # this process is the collect's own, not a caller's (tests)
+        import_writer_without_numpy()
 
     # What the imports made (polars, typer, the collector: 45,000 tracked objects) outlives the
     # collect: left out of the garbage collector's passes meanwhile, it is no longer walked by the
@@ -272,8 +277,14 @@ def collect_files_cmd(
         )
     finally:
         gc.unfreeze()
-        print_notices(ds)
-    print_counts(result, quiet, wide)
+        if ds.notices:  # rich's import (0.03 CPU-s) only where something is printed
+            from tierscope.cli.output import print_notices
+
+            print_notices(ds)
+    if not quiet:
+        from tierscope.cli.output import print_counts
+
+        print_counts(result, quiet, wide)
     if result.stopped:  # even under --quiet: cron mails it
         err_console().print(f"note: {result.stopped}", soft_wrap=True, highlight=False)
     suggest_compact(ds, [r.run_id for r in runs])
@@ -401,13 +412,17 @@ def collect_cloud_cmd(
 def suggest_compact(ds: Dataset, run_ids: list[str]) -> None:
     """A note on stderr, even under --quiet (a cron job's mail is where it is read), for each of
     ``run_ids`` whose data files pass :data:`~tierscope.dataset.compact.SUGGEST_COMPACT_FILES`."""
+    from tierscope.dataset.compact import SUGGEST_COMPACT_FILES, crowded_runs
+
+    crowded = crowded_runs(ds, run_ids)
+    if not crowded:
+        return
     from rich.text import Text
 
     from tierscope.cli.tables import named
-    from tierscope.dataset.compact import SUGGEST_COMPACT_FILES, crowded_runs
     from tierscope.text import printable
 
-    for run, count in crowded_runs(ds, run_ids).items():
+    for run, count in crowded.items():
         err_console().print(
             Text(
                 printable(
