@@ -382,9 +382,12 @@ def drop_unreached_endings(
             known["why"] or body.select(pl.col("line").cast(pl.String).str.contains(STOPPED_ON_PURPOSE).any()).item()
         )
     earlier = known["short"]
-    last = _announced(steps, body) if steps.height and body.height else None
-    if last is not None and last.height:
-        known["short"] = bool(last.get_column("_short")[-1])
+    if steps.height and body.height:
+        # only the newest record carries over: its line alone is read here (every record's line
+        # cost 0.6 CPU-s on a 2,000,000-line log), every record's only where a bare ending is judged
+        newest = _announced(steps.select(pl.col("source_offset").max()), body)
+        if newest.height:
+            known["short"] = bool(newest.get_column("_short")[-1])
     if events.height == 0 or "reason" not in events.columns or known["why"]:
         return events
     bare = (pl.col("event") == "finished") & pl.col("reason").cast(pl.String).str.contains(_bare_reason()).fill_null(
@@ -394,6 +397,7 @@ def drop_unreached_endings(
         return events
     # each bare ending judged by the last record before it (in this batch, else the earlier batches')
     judged = events.with_row_index("_e").sort("source_offset")
+    last = _announced(steps, body) if steps.height and body.height else None
     if last is not None and last.height:
         judged = judged.join_asof(last, on="source_offset", strategy="backward", check_sortedness=False)
     else:
