@@ -385,7 +385,8 @@ def drop_unreached_endings(
     if steps.height and body.height:
         # only the newest record carries over: its line alone is read here (every record's line
         # cost 0.6 CPU-s on a 2,000,000-line log), every record's only where a bare ending is judged
-        newest = _announced(steps.select(pl.col("source_offset").max()), body)
+        offset = steps.select(pl.col("source_offset").max())
+        newest = _announced(offset, body.filter(pl.col("source_offset") == offset.item()))
         if newest.height:
             known["short"] = bool(newest.get_column("_short")[-1])
     if events.height == 0 or "reason" not in events.columns or known["why"]:
