@@ -18,7 +18,6 @@ from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
-from tierscope.dataset.schema import POOL_ROLES
 from tierscope.gcs import is_url
 
 if TYPE_CHECKING:
@@ -259,6 +258,9 @@ def _name_task(name: str) -> tuple[str, int, str] | None:
         return None
     index = m["index"]
     if m["pool"] is not None:
+        # here, not at the top: the schema loads polars, which a collect with nothing new does without
+        from tierscope.dataset.schema import POOL_ROLES
+
         role = POOL_ROLES[int(m["pool"])]
     elif m["word"] is not None:
         role = INDEX_ROLE
