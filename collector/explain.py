@@ -347,7 +347,7 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
 
 def _unread(message: str) -> str:
     """Why no format read a message: the grammar's reading where it finds a statement."""
-    plain = "no format recognises it (no metric)"
+    plain = "no format recognises it (no step with a time or a rate)"
     if not pl.select(pl.lit(message).str.contains(MEASURE_GATE)).item() and not any(c.isdigit() for c in message):
         return plain
     reading = explain_line(message)

@@ -229,8 +229,9 @@ def test_recommend_on_runs_without_a_tier_asks_for_one_not_a_laptop(dataset_2016
     result = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "1000", "--deadline", "1h"])
     assert result.exit_code == 1
     assert _one_line_error(result.output) == (
-        "error: no measured run has a scale tier to price (none: job42): collect its logs again with --tier TIER "
-        "(or a manifest's tier), or use `tierscope predict` for throughput alone"
+        "error: no measured run has machines to price (none: job42): collect its logs again with what it ran on, "
+        "--machine TYPE [--accelerator TYPE:N] or --tpu SLICE (a legacy scale tier: --tier TIER; or a manifest's "
+        "keys), or use `tierscope predict` for throughput alone"
     )
     # the laptop run keeps its own reason
     local = runner.invoke(app, ["recommend", "-d", str(dataset_2016.root), "--runs", "local", "--steps", "1000",

@@ -140,8 +140,9 @@ def _check_priceable(analysis: Analysis) -> None:
         untiered = local.filter(pl.col("tier").is_null())["run_id"].to_list()
         if untiered:  # a cloud run collected without --tier is not a laptop: say what it lacks
             raise TierscopeError(
-                f"no measured run has a scale tier to price (none: {', '.join(untiered)}): collect its logs "
-                "again with --tier TIER (or a manifest's tier), or use `tierscope predict` for throughput alone"
+                f"no measured run has machines to price (none: {', '.join(untiered)}): collect its logs again "
+                "with what it ran on, --machine TYPE [--accelerator TYPE:N] or --tpu SLICE (a legacy scale tier: "
+                "--tier TIER; or a manifest's keys), or use `tierscope predict` for throughput alone"
             )
         raise TierscopeError(
             f"every measured run ({', '.join(local['run_id'])}) ran locally, and local runs are never priced "

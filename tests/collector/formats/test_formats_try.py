@@ -55,7 +55,7 @@ def test_each_line_says_envelope_format_and_fields(files: tuple[Path, Path]) -> 
     shown = explain_file(log, formats=load_formats(toml), year=2024)
     by_line = {r.line: r for r in shown.readings}
     assert [r.outcome for r in shown.readings] == ["skipped", "record", "record", "reject", "record", "record"]
-    assert by_line[1].why == "no format recognises it (no metric)"
+    assert by_line[1].why == "no format recognises it (no step with a time or a rate)"
     # 0.25 s/it -> 4 global steps/s; 200 ms/it -> 1000 / 200 = 5.
     assert (by_line[2].format, by_line[2].records) == (
         "my-trainer",
