@@ -47,6 +47,7 @@ def test_a_global_step_line_of_another_process_stays_unread(tmp_path: Path) -> N
     by_line = {r.line: r for r in explain_file(log).readings}
     # the grammar says why it is no record: a position with no measure
     assert by_line[1].why == (
-        "no format recognises it (no step with a time or a rate); grammar: position 'global step N' = 94840; no measure: not a record"
+        "no format recognises it (no step with a time or a rate); "
+        "grammar: position 'global step N' = 94840; no measure: not a record"
     )
     assert "step" not in by_line[2].records[0]
