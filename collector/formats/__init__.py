@@ -226,8 +226,10 @@ def _chain(only: str | None, first: str | None, extra: Sequence[LineFormat] = ()
     if only:
         return [get_format(only, extra), *ALWAYS]
     chain = [*extra, *FORMATS.values()]
-    if first:
-        lead = get_format(first, extra)
+    # ``first`` is only an order: the format an earlier collect found in the file. A declared format
+    # since renamed or dropped is no reason to refuse the file; the chain reads it without the hint.
+    lead = _line_formats(extra).get(first) if first else None
+    if lead is not None:
         chain.remove(lead)
         chain.insert(0 if lead in extra else len(extra), lead)
     return [*chain, *ALWAYS]
@@ -253,7 +255,7 @@ def parse_lines(
     of what the formats found; ``rest`` is what none recognised; ``skipped`` counts the
     lines (outside ``pending``) that produced no row. A final batch whose lines run newest
     first is read in time order (rows keep their own line numbers). Raises
-    :class:`UnknownFormatError` for an unknown ``only``/``first``.
+    :class:`UnknownFormatError` for an unknown ``only`` (an unknown ``first`` is no hint: the chain runs).
     """
     context = context if context is not None else ParseContext()
     if context.chain is None:

@@ -281,3 +281,30 @@ regex = '^pid=(?P<pid>\S+) step (?P<step>\d+) loss (?P<loss>\S+)$'
     got = parse(["pid=4711 step 7 loss 0.5", "pid=x1 step 8 loss 0.4"], formats=load_formats(write(tmp_path, text)))
     assert got.steps.select("step", "pid").rows() == [(7, 4711)]
     assert got.rejects.get_column("reason").to_list() == ["pid 'x1' is not a whole number >= 0"]
+
+
+def test_a_log_read_with_a_declared_format_since_renamed_is_read_again(tmp_path: Path) -> None:
+    # The dataset remembers the format that read a log, as the first one to try next time: a format renamed in
+    # the user's file is no reason to refuse the log. Three records (it=100, 120, 160; it=140's time is no number).
+    from typer.testing import CliRunner
+
+    from tierscope.cli import app
+
+    log = tmp_path / "trainer.log"
+    log.write_text("\n".join(TRAINER_LOG) + "\n", encoding="utf-8")
+    old = write(tmp_path, readme_toml(), "old.toml")
+    name = load_formats(old)[0].name
+    new = write(tmp_path, readme_toml().replace(f'name = "{name}"', 'name = "renamed"', 1), "new.toml")
+    assert load_formats(new)[0].name == "renamed"
+    ds = tmp_path / "ds"
+    runner = CliRunner()
+    first = runner.invoke(app, ["collect", "files", str(log), "--formats", str(old), "-d", str(ds), "-q"])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["collect", "files", str(log), "--formats", str(new), "-d", str(ds), "--reread"])
+    assert again.exit_code == 0, again.output
+    assert "4 duplicates already stored" in again.output  # its 3 lines of the format and the Estimator line
+    with log.open("a", encoding="utf-8") as f:
+        f.write("[trainer] it=180 | 0.25 s/it | loss 1.70\n")
+    more = runner.invoke(app, ["collect", "files", str(log), "--formats", str(new), "-d", str(ds), "-q"])
+    assert more.exit_code == 0, more.output
+    assert Dataset(ds).scan("steps").collect().filter(pl.col("format") == "renamed")["step"].to_list() == [180]
