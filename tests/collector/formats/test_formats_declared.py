@@ -307,4 +307,4 @@ def test_a_log_read_with_a_declared_format_since_renamed_is_read_again(tmp_path:
         f.write("[trainer] it=180 | 0.25 s/it | loss 1.70\n")
     more = runner.invoke(app, ["collect", "files", str(log), "--formats", str(new), "-d", str(ds), "-q"])
     assert more.exit_code == 0, more.output
-    assert Dataset(ds).scan("steps").collect().filter(pl.col("format") == "renamed")["step"].to_list() == [180]
+    assert Dataset(ds).read("steps").filter(pl.col("format") == "renamed")["step"].to_list() == [180]
