@@ -464,7 +464,8 @@ def checked_tier(tier: str | None) -> str | None:
         warning = (
             f"{tier!r} is not a tier of tierscope's tier table, tierscope/data/{tiertable.TIERS_CSV.name} "
             f"({', '.join(known)}, or CUSTOM): its runs are "
-            "stored under that name but get no ML units, price or topology"
+            "stored under that name but get no ML units, price or topology (a run on today's machines: "
+            "--machine TYPE, --accelerator TYPE:N, --tpu SLICE)"
         )
     from rich.text import Text  # only to warn: a known tier (a cron job's) loads no rich
 
