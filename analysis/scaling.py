@@ -276,31 +276,78 @@ def usl(
 
 
 def bounded_lstsq(design: np.ndarray, target: np.ndarray, lower: list[float]) -> np.ndarray:
-    """The least-squares ``x`` of ``design @ x = target`` with ``x >= lower``, equal to the bit to
-    :func:`scipy.optimize.lsq_linear`'s ``x`` (bounds ``(lower, inf)``): that solver first takes the
-    unbounded solution (``numpy.linalg.lstsq``, ``rcond=-1``) and returns it as it is when it lies within
-    the bounds; so does this, without scipy's per-call checks (a thousand draws per model). Only a
-    solution outside them goes to scipy's iterative solver (imported then: most fits never need it)."""
-    unbounded = np.linalg.lstsq(design, target, rcond=-1)[0]
-    if np.all(unbounded >= np.asarray(lower, dtype=float)):  # lsq_linear's own test (NaN fails it too)
-        return unbounded
-    from scipy.optimize import lsq_linear
-
-    return lsq_linear(design, target, bounds=(lower, np.inf)).x
+    """The least-squares ``x`` of ``design @ x = target`` (``design``: ``(rows, params)``) with ``x >= lower``:
+    :func:`bounded_lstsq_many` of one design."""
+    return bounded_lstsq_many(design[None], target, lower)[0]
 
 
-def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, float, float]:
+def bounded_lstsq_many(designs: np.ndarray, target: np.ndarray, lower: list[float]) -> np.ndarray:
+    """The least-squares ``x`` of each ``design @ x = target`` with ``x >= lower``: shape ``(designs, params)``
+    for ``designs`` of shape ``(designs, rows, params)`` (a few parameters: every subset of them is tried).
+
+    A design whose unbounded solution (``numpy.linalg.lstsq``, ``rcond=-1``) lies within the bounds keeps it
+    as it is, to the bit what :func:`scipy.optimize.lsq_linear` returns (its first step, returned as is then).
+    The others are solved exactly: the problem is convex, so its minimum is the unbounded minimum over the
+    parameters left free with the others at their bounds, for one set of bound parameters; every set is tried
+    (a batched QR solve across the designs) and the feasible solution with the least squared residual is kept.
+    This is the exact minimum where ``lsq_linear``'s iterative solver stops within its tolerance of it (a
+    parameter a hair inside its bound, the others off by up to ~1e-9 relative): the fits' figures agree as
+    printed; the exact one needs no scipy and costs ~0.1 ms against its ~1.3 ms a design."""
+    designs = np.asarray(designs, dtype=float)
+    target = np.asarray(target, dtype=float)
+    bound = np.asarray(lower, dtype=float)
+    count, _, params = designs.shape
+    solved = np.empty((count, params))
+    for i in range(count):
+        solved[i] = np.linalg.lstsq(designs[i], target, rcond=-1)[0]
+    outside = ~np.all(solved >= bound, axis=1)  # NaN fails the test too, as in lsq_linear
+    if outside.any():
+        solved[outside] = _active_set(designs[outside], target, bound)
+    return solved
+
+
+def _active_set(designs: np.ndarray, target: np.ndarray, lower: np.ndarray) -> np.ndarray:
+    """:func:`bounded_lstsq_many`'s exact solve for designs whose unbounded solution leaves the bounds."""
+    count, _, params = designs.shape
+    best = np.tile(lower, (count, 1))  # every parameter at its bound: always feasible
+    best_cost = np.sum((designs @ lower - target) ** 2, axis=1)
+    for mask in range(1, 2**params - 1):  # the parameters left free: neither none nor all
+        free = np.array([bool(mask >> j & 1) for j in range(params)])
+        rhs = target - designs[:, :, ~free] @ lower[~free]
+        q, r = np.linalg.qr(designs[:, :, free])
+        x_free = np.linalg.solve(r, np.einsum("krp,kr->kp", q, rhs)[..., None])[..., 0]
+        x = np.tile(lower, (count, 1))
+        x[:, free] = x_free
+        cost = np.sum((np.einsum("krp,kp->kr", designs, x) - target) ** 2, axis=1)
+        better = np.all(x_free >= lower[free], axis=1) & (cost < best_cost)
+        best[better], best_cost[better] = x[better], cost[better]
+    return best
+
+
+def _designs(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[np.ndarray, list[float]]:
+    """The fits' designs for rows of ``rates`` (shape ``(draws, points)``): columns 1, N-1 (and N(N-1)
+    for the USL) over N/X, relative errors; and the bounds."""
     y = tasks / rates
     columns = [np.ones_like(tasks), tasks - 1]
     if model == "usl":
         columns.append(tasks * (tasks - 1))
-    design = np.column_stack(columns) / y[:, None]  # relative errors
-    lower = [1e-12] + [0.0] * (len(columns) - 1)
-    coef = bounded_lstsq(design, np.ones_like(y), lower)
-    a, b = coef[0], coef[1]
-    c = coef[2] if model == "usl" else 0.0
-    # the solver stops a hair inside a bound; a parameter at its bound is exactly 0
-    return 1 / a, float(np.where(b / a < 1e-9, 0.0, b / a)), float(np.where(c / a < 1e-12, 0.0, c / a))
+    designs = np.stack(columns, axis=-1) / y[..., None]
+    return designs, [1e-12] + [0.0] * (len(columns) - 1)
+
+
+def _solve_many(model: str, tasks: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    """``(lambda, sigma, kappa)`` fitted to each row of ``rates`` (shape ``(draws, points)``): ``(draws, 3)``."""
+    designs, lower = _designs(model, tasks, np.atleast_2d(rates))
+    coef = bounded_lstsq_many(designs, np.ones(len(tasks)), lower)
+    a, b = coef[:, 0], coef[:, 1]
+    c = coef[:, 2] if model == "usl" else np.zeros_like(a)
+    # a parameter at its bound is exactly 0 (lsq_linear stopped a hair inside it; kept for solutions within it)
+    return np.column_stack([1 / a, np.where(b / a < 1e-9, 0.0, b / a), np.where(c / a < 1e-12, 0.0, c / a)])
+
+
+def _solve(model: str, tasks: np.ndarray, rates: np.ndarray) -> tuple[float, float, float]:
+    lam, sigma, kappa = _solve_many(model, tasks, rates)[0]
+    return float(lam), float(sigma), float(kappa)
 
 
 def _usable(points: pl.DataFrame) -> pl.DataFrame:
@@ -351,7 +398,7 @@ def fit_model(
     point = _solve(model, tasks, usable["steady_global_steps_per_s"].to_numpy())
     per_task = float((usable["steady_global_steps_per_s"] / usable["tasks"]).max())
     boot = bootstrap_medians(usable, samples, seed, draws) if medians is None else medians()
-    sampled = np.array([_solve(model, tasks, row) for row in boot])
+    sampled = _solve_many(model, tasks, boot)
     params = dict(zip(("lam", "sigma", "kappa"), point, strict=True))
     if not params["lam"] <= SANE_FACTOR * per_task:
         shown = ", ".join(f"{r:.4g} at {n:g}" for n, r in zip(tasks, usable["steady_global_steps_per_s"], strict=True))
