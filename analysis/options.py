@@ -26,7 +26,7 @@ class AnalysisOptions:
     :data:`DEFAULT_TARGET_STEPS`), or None (no target). ``seed``: the bootstrap seed
     (:mod:`tierscope.analysis.bootstrap`). ``charts``: also bucket the throughput series a
     report draws (:mod:`tierscope.analysis.series`), while the intervals are at hand.
-    ``fits``: also fit Amdahl and the USL (:func:`tierscope.analysis.forecast.fit`; imports scipy).
+    ``fits``: also fit Amdahl and the USL (:func:`tierscope.analysis.forecast.fit`).
     ``runs`` and ``tiers``: analyse only these run ids, only runs of these scale tiers (compared
     case-insensitively); empty: every run. Both given: the runs of those tiers among those ids.
     ``target_loss`` / ``target_accuracy``: time and price to a training loss at or below, or an accuracy at

@@ -1,7 +1,7 @@
 """Modules imported on a thread of their own while the main thread works on something else.
 
 A command that will need a heavy module only after a long computation (``tierscope report``: Altair,
-jinja2 and scipy after the analysis pass) imports it meanwhile: the pass spends its time in polars,
+and jinja2 after the analysis pass) imports it meanwhile: the pass spends its time in polars,
 which releases the GIL, so the import costs the command next to no wall time, where after the pass
 it would add all of its own.
 

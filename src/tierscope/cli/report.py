@@ -106,10 +106,9 @@ def report_cmd(
         target_accuracy=target_accuracy,
         prices=prices,
     )
-    # The renderer (Altair, jinja2) and the bounded solver the scaling fit may call (scipy) are imported
-    # while the analysis runs; scipy only if the analysis is still running once the renderer is in.
+    # The renderer (Altair, jinja2) is imported while the analysis runs (the scaling fit needs no scipy).
     analysed = threading.Event()
-    import_ahead("tierscope.reports.render", "scipy.optimize", until=analysed)
+    import_ahead("tierscope.reports.render", until=analysed)
     try:
         analysis = analyze(ds, analysis_options(asked, steps))
     finally:
