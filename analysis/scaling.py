@@ -291,7 +291,7 @@ def bounded_lstsq_many(designs: np.ndarray, target: np.ndarray, lower: list[floa
     parameters left free with the others at their bounds, for one set of bound parameters; every set is tried
     (a batched QR solve across the designs) and the feasible solution with the least squared residual is kept.
     This is the exact minimum where ``lsq_linear``'s iterative solver stops within its tolerance of it (a
-    parameter a hair inside its bound, the others off by up to ~1e-9 relative): the fits' figures agree as
+    parameter a hair inside its bound, the others off by up to ~1e-7 relative): the fits' figures agree as
     printed; the exact one needs no scipy and costs ~0.1 ms against its ~1.3 ms a design."""
     designs = np.asarray(designs, dtype=float)
     target = np.asarray(target, dtype=float)
