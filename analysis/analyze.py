@@ -415,7 +415,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         configurations=configs,
     )
     if options.fits:
-        from tierscope.analysis.forecast import scaling  # scipy: only the commands that fit pay for it
+        from tierscope.analysis.forecast import scaling  # only the commands that fit import it
 
         scaling(analysis)
     return analysis

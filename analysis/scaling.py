@@ -9,7 +9,7 @@ Throughput ``X`` (steady-state global steps/s) against ``N`` training tasks:
 
 Fitting: ``N / X = (1 + σ (N - 1) + κ N (N - 1)) / λ`` is linear in ``(1/λ, σ/λ, κ/λ)``;
 it is solved by least squares on relative errors (every run's point weighs the same
-whatever its throughput) with ``σ, κ >= 0`` (:func:`scipy.optimize.lsq_linear`'s result, :func:`bounded_lstsq`). One
+whatever its throughput) with ``σ, κ >= 0`` (the exact bounded minimum, :func:`bounded_lstsq_many`). One
 point per run: its steady-state median. Runs of the same size are separate points.
 
 Uncertainty: a percentile bootstrap. Each draw resamples every run's steady intervals
