@@ -41,7 +41,7 @@ print("done")
 
 
 def test_a_command_ending_mid_import_exits_without_waiting_for_it(tmp_path: Path) -> None:
-    # tierscope report stopped by Ctrl-C waited up to a second for Altair and scipy to finish importing
+    # tierscope report stopped by Ctrl-C waited up to a second for Altair to finish importing
     (tmp_path / "tierscope_slow_import.py").write_text("import time\ntime.sleep(120)\n")
     done = subprocess.run(
         [sys.executable, "-c", EXIT_MID_IMPORT, str(tmp_path)], capture_output=True, text=True, timeout=60
