@@ -170,7 +170,7 @@ def test_a_second_signal_once_report_has_said_it_stopped_changes_nothing(
     analysed: Path, tmp_path: Path, after_s: float
 ) -> None:
     # The first signal stops the analysis while the renderer is still being imported on a
-    # thread of their own (tierscope.ahead). The process then waited for those imports at exit (0.2 s
+    # thread of its own (tierscope.ahead). The process then waited for those imports at exit (0.2 s
     # to 1 s), and a second signal there printed "Exception ignored in: <module 'threading'>" and a
     # traceback: 0.15 s after the line landed in that wait. Now the process is gone by then, or
     # ignores the signal.
