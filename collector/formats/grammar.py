@@ -41,14 +41,18 @@ from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, e
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
     BAR_EPOCH,
+    BARE_TIMES,
     EPOCH,
     EPOCH_EVALUATION,
     INNER_TOTAL,
+    LINE_BATCH,
     MEASURE_GATE,
     MEASURES,
     NOT_WHOLE,
     POSITIONS,
+    SPAN,
     WHOLE_MAX,
+    clock_seconds,
     measure_reason,
     number,
     rate_from_time,
@@ -112,29 +116,66 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
         counter.struct.field("x")
     )
-    out["step"] = pl.coalesce(step, in_epoch, counted)
+    # a range ``A-B`` of steps (A <= B: a date is none): its last step is the position, its length the span
+    ranges = [(p.spelling, text.str.extract_groups(p.regex)) for p in POSITIONS if p.kind == "range"]
+    range_end = pl.coalesce(
+        pl.when(number(g.struct.field("a"), pl.Int64) <= number(g.struct.field("b"), pl.Int64)).then(
+            pl.struct(a=g.struct.field("a"), b=g.struct.field("b"), spelling=pl.lit(name))
+        )
+        for name, g in ranges
+    )
+    ranged = range_end.struct.field("b")
+    range_span = number(ranged, pl.Int64) - number(range_end.struct.field("a"), pl.Int64) + 1
+    # a position in thousands of examples is a step over the batch the line states (``kimg 6.1 ... minibatch 32``)
+    kimg = number(text.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1))
+    line_batch = number(text.str.extract(LINE_BATCH, 1), pl.Int64)
+    from_examples = pl.when((kimg >= 0) & (line_batch > 0)).then((kimg * 1000 / line_batch).round(0).cast(pl.Int64))
+    from_examples = from_examples.cast(pl.String)
+    out["step"] = pl.coalesce(step, ranged, in_epoch, from_examples, counted)
     out["position"] = pl.coalesce(
         spelling,
+        range_end.struct.field("spelling"),
         pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
+        pl.when(from_examples.is_not_null()).then(pl.lit("kimg K (thousands of examples)")),
         pl.when(counted.is_not_null()).then(pl.lit("N/M")),
     )
     out["counter_date"] = (
-        step.is_null() & in_epoch.is_null() & counted.is_null() & text.str.contains(_DATED_COUNTER)
+        step.is_null()
+        & ranged.is_null()
+        & in_epoch.is_null()
+        & from_examples.is_null()
+        & counted.is_null()
+        & text.str.contains(_DATED_COUNTER)
     ).fill_null(False)
-    # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a bar's, a counter
-    out["inner"] = (spelling.is_in([_INNER_NAMED, _BAR_NAMED]) | (step.is_null() & in_epoch.is_null())).fill_null(False)
+    # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a range, a bar's,
+    # a counter
+    out["inner"] = (
+        spelling.is_in([_INNER_NAMED, _BAR_NAMED]) | (step.is_null() & in_epoch.is_null() & from_examples.is_null())
+    ).fill_null(False)
+    # an epoch where the line states no finer position (Lasagne's ``Epoch 1 of 500 took 494.369s``)
+    out["epoch_only"] = pl.when(out["step"].is_null()).then(text.str.extract(EPOCH, 1))
+    # the steps a time that says no unit of work covers: the range's, or those the line states (``(100 iters)``)
+    stated_span = number(text.str.extract(SPAN, 1), pl.Int64)
+    span = pl.coalesce(pl.when(step.is_null()).then(range_span), pl.when(stated_span > 0).then(stated_span))
     parts: dict[str, list[pl.Expr]] = {}
     names: dict[str, list[pl.Expr]] = {}
     reasons: list[pl.Expr] = []
     for m in MEASURES:
         raw = text.str.extract(m.regex, 1)
-        value, unread = spelled_number(raw)
+        if m.clock:
+            value = clock_seconds(raw)
+            unread = pl.when(raw.is_not_null() & value.is_null()).then(pl.format("'{}' is not a duration", raw))
+        else:
+            value, unread = spelled_number(raw)
         reasons.append(
             pl.concat_str(pl.lit(f"{m.spelling}: "), pl.coalesce(unread, measure_reason(m.kind, raw, value, m.factor)))
         )
         if m.kind == "time":
             got = rate_from_time(value, m.factor)
             target = "per_s"
+        elif m.kind == "time_per_examples":
+            got = rate_from_time(value, m.factor)
+            target = "examples_per_s"
         elif m.kind in ("rate", "global"):
             got = pl.when(value > 0).then(stated_rate(value, m.factor))  # a rate of 0 is no rate
             target = "global_per_s" if m.kind == "global" else "per_s"
@@ -145,6 +186,19 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
     for target in ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s", "loss"):
         out[target] = pl.coalesce(parts[target]) if target in parts else pl.lit(None, dtype=pl.Float64)
+    # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a range
+    # of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``), it is the run's
+    # clock, no step time; where nothing says what it covers, see :func:`_bare_intervals`.
+    bare = pl.coalesce(names["per_s"]).is_in(list(BARE_TIMES)).fill_null(False)
+    out["span"] = pl.when(bare).then(span)
+    out["bare_s"] = pl.when(bare & span.is_null()).then(1.0 / out["per_s"])
+    out["per_s"] = (
+        pl.when(bare & out["interval_s"].is_not_null())
+        .then(None)
+        .when(bare & span.is_not_null())
+        .then(out["per_s"] * span)
+        .otherwise(out["per_s"])
+    )
     clock = text.str.extract_groups(_TQDM_ELAPSED)
     out["bar_elapsed_s"] = (
         number(clock.struct.field("h")).fill_null(0.0) * 3600
@@ -170,10 +224,13 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
 BATCH_FACTS: tuple[tuple[str, str], ...] = (
     ("global_batch", r"(?i)\b(?:global|total(?: train)?)[ _]batch[ _]size\b[^=:\d\n]{0,40}['\"]?\s*[:=]?\s*(\d+)"),
     ("device_batch", r"(?i)(?:^|[\s,{(-])-{0,2}(?:per_device_train_)?batch[ _-]size['\"]?\s*[:=]?\s*(\d+)"),
+    # StyleGAN's ``minibatch 32`` on its tick lines is the job's (its training loop splits it over the GPUs as
+    # ``minibatch_gpu``; NVlabs/stylegan2 training/training_loop.py, read 2026-12-06)
+    ("global_batch", r"(?i)(?:^|\s)minibatch\s+(\d+)(?:\s|$)"),
     ("devices", r"(?i)\bnumber of (?:GPUs|devices|workers|replicas|ranks)\s*[:=]?\s*(\d+)"),
     ("devices", r"(?i)\bon (\d+) GPU\(s\)|(?:^|\s)-np (\d+)\b|\bnum_gpus[=: ]\s*(\d+)"),
 )
-_BATCH_GATE = r"(?i)batch[ _-]size|number of|GPU\(s\)|-np |num_gpus"
+_BATCH_GATE = r"(?i)batch[ _-]size|minibatch\s|number of|GPU\(s\)|-np |num_gpus"
 
 
 def learn_batch(lines: pl.DataFrame, context: ParseContext) -> dict[str, int]:
@@ -312,6 +369,49 @@ def _paired_positions(read: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _epoch_records(read: pl.DataFrame, record: pl.Expr, epoch_record: pl.Expr, context: ParseContext) -> pl.DataFrame:
+    """``read`` with ``_epoch_record``: True for a line stating an epoch and a time that says no unit of work, and
+    no finer position (``Epoch 1 of 500 took 494.369s``), in a file whose lines state no step record (this batch's
+    or an earlier one's, kept in ``context``): an epoch-level log, whose records are its epochs. Beside step records
+    such a line is an epoch's summary, no record."""
+    stepped = context.state.get("grammar-stepped", False) or read.select(record.any()).item()
+    context.state["grammar-stepped"] = stepped
+    return read.with_columns(_epoch_record=pl.lit(False) if stepped else epoch_record.fill_null(False))
+
+
+def _bare_intervals(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` (the grammar's, with ``_bare_s``, ``_per_s``, ``_interval_s``, ``step``, ``_order``) with each time
+    that says no unit of work and no span (``Time 1153.11s``, ``_bare_s``) read as the time since the task's
+    previous report (``interval_s``, no step time) where the file shows it is one.
+
+    A line does not say whether its bare time is one step's or its report interval's; the file's clock does:
+    where a report advances the position by more than one step and its bare time is the time its envelope's clock
+    advanced since the previous report (within a tenth, or a second: clocks printed to the second), in most of
+    the reports that show it, the file's bare times are intervals (kept for the file in ``context``). Reading
+    them as step times would make Marian's 2000 updates in 1153 s one update per 1153 s. Where reports come
+    every step, both readings agree."""
+    if records.height == 0 or "_bare_s" not in records.columns:
+        return records
+    bare = pl.col("_bare_s").is_not_null()
+    if not context.state.get("grammar-bare-interval") and STAMP in records.columns:
+        tag = pl.col(TAG).fill_null("")
+        ordered = records.sort("_order").with_columns(
+            _gap=(pl.col(STAMP) - pl.col(STAMP).shift(1).over(tag)).dt.total_microseconds() / 1e6,
+            _advance=pl.col("step") - pl.col("step").shift(1).over(tag),
+        )
+        shown = ordered.filter(bare & pl.col("_gap").is_not_null() & (pl.col("_advance") > 1))
+        if shown.height:
+            near = (pl.col("_gap") - pl.col("_bare_s")).abs() <= pl.max_horizontal(0.1 * pl.col("_bare_s"), 1.0)
+            if 2 * shown.filter(near).height > shown.height:
+                context.state["grammar-bare-interval"] = True
+    if not context.state.get("grammar-bare-interval"):
+        return records
+    return records.with_columns(
+        _interval_s=pl.when(bare).then(pl.coalesce("_interval_s", "_bare_s")).otherwise("_interval_s"),
+        _per_s=pl.when(bare).then(None).otherwise("_per_s"),
+    )
+
+
 def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     """``records`` (the grammar's, with ``_piece``, ``_position``, ``_inner``, ``_order``) with each position
     counted within its epoch made a step of the run: ``epoch x its total + position``.
@@ -364,10 +464,18 @@ MEASURE_MEANINGS: dict[str, str] = {
     "rate": "steps/s of the task, also the job's (synchronous replicas)",
     "time": "a step time: steps/s = 1 / its seconds, the job's (synchronous replicas)",
     "examples_per_s": "examples/s as logged (steps/s only over a batch size the log states)",
+    "time_per_examples": "seconds per so many examples: examples/s = examples / its seconds (steps/s over the batch)",
     "interval_s": "seconds since the previous report",
     "elapsed_s": "seconds since the start",
     "loss": "the loss (a metric, no measure)",
 }
+
+
+#: What a time that says no unit of work (:data:`BARE_TIMES`) means, in ``formats --try``'s words.
+BARE_MEANING = (
+    "a time that says no unit of work: the time of its statement's range or span of steps, else of one step, "
+    "or the time since the previous report where the file's clock shows it is"
+)
 
 
 #: Why a position with examples/s and nothing else may be no record, in ``formats --try``'s words.
@@ -380,8 +488,13 @@ def explain_line(message: str) -> str:
     """The grammar's reading of one message (after its envelope), in words: its position, its measures with
     their spelling, value and meaning, and whether that makes a record or why not."""
     s = read_statements(pl.lit(message))
-    position, step, counter_date = pl.select(
-        s["position"].alias("p"), s["step"].alias("s"), s["counter_date"].alias("d")
+    position, step, counter_date, span, epoch, bare = pl.select(
+        s["position"].alias("p"),
+        s["step"].alias("s"),
+        s["counter_date"].alias("d"),
+        s["span"].alias("n"),
+        s["epoch_only"].alias("e"),
+        s["bare_s"].alias("b"),
     ).row(0)
     said = []
     if position is not None and not counter_date:
@@ -392,14 +505,19 @@ def explain_line(message: str) -> str:
     for m in MEASURES:
         raw = pl.select(pl.lit(message).str.extract(m.regex, 1)).item()
         if raw is not None and m.kind != "loss":
-            measures.append(f"measure '{m.spelling}' = {raw}: {MEASURE_MEANINGS[m.kind]}")
+            meaning = BARE_MEANING if m.spelling in BARE_TIMES else MEASURE_MEANINGS[m.kind]
+            measures.append(f"measure '{m.spelling}' = {raw}: {meaning}")
             kinds.add(m.kind)
     said += measures
+    if span is not None:
+        said.append(f"its time covers {span} steps")
     if not said:
         return "the grammar finds no position and no measure"
     if pl.select(s["evaluation"]).item():
         said.append("an evaluation's statement: not a training step")
-    if not measures:
+    if position is None and epoch is not None and bare is not None:
+        said.append(f"epoch {epoch} with its duration: an epoch's record where the file states no step records")
+    elif not measures:
         said.append("no measure: not a record")
     elif kinds == {"examples_per_s"} and position is not None and not counter_date:
         said.append(EXAMPLES_ALONE)
@@ -472,6 +590,10 @@ class ProgressGrammar:
             (has_position & (measured | pl.col("_global_per_s").is_not_null()))
             | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
         )
+        # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
+        epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & pl.col("_bare_s").is_not_null()
+        read = _epoch_records(read, record, epoch_record, context)
+        record = record | pl.col("_epoch_record")
         # a line stating a position whose only measures are broken (a rate of 0, NaN, ``2,5``) looks like a record
         broken = training & has_position & ~record & pl.col("_broken").is_not_null()
         dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
@@ -486,6 +608,7 @@ class ProgressGrammar:
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
         good = _whole_steps(good, context)
+        good = _bare_intervals(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.
@@ -506,6 +629,12 @@ class ProgressGrammar:
         bar_counter = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
         bar_clock = pl.when(~stamped & bar_counter).then(first_drawing)
         per_s = pl.coalesce("_global_per_s", "_per_s")
+        # an epoch's record: its duration, since the previous epoch's; no step and no step rate (the log does not
+        # say how many steps an epoch has)
+        good = good.with_columns(
+            _interval_s=pl.when("_epoch_record").then("_bare_s").otherwise("_interval_s"),
+            _per_s=pl.when("_epoch_record").then(None).otherwise("_per_s"),
+        )
         steps = good.select(
             "source_offset",
             "step",

@@ -438,6 +438,21 @@ class Measure(NamedTuple):
     kind: str
     regex: str
     factor: float = 1.0
+    #: True where the number is written as a clock (``00:04:59``, ``1:02:03.5``): see :data:`CLOCK_DURATION`.
+    clock: bool = False
+
+
+#: A duration written as a clock, ``[H:]MM:SS[.f]`` (llama.cpp's ``dt=00:04:59``): groups ``h``, ``m``, ``s``.
+CLOCK_DURATION: Final = r"^(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d{2}(?:\.\d+)?)$"
+
+
+def clock_seconds(raw: pl.Expr) -> pl.Expr:
+    """Seconds of a :data:`CLOCK_DURATION` capture (String), null where it is none (``4:5``, ``01:02:03:04``)."""
+    parts = raw.str.extract_groups(CLOCK_DURATION)
+    minutes = number(parts.struct.field("m"))
+    return pl.when(minutes < 60).then(
+        number(parts.struct.field("h")).fill_null(0.0) * 3600 + minutes * 60 + number(parts.struct.field("s"))
+    )
 
 
 #: A number as the grammar takes it from a message: :data:`NUMBER`, or a spelling that must not be read
@@ -448,8 +463,9 @@ SPELLED: Final = (
 )
 _N = rf"({SPELLED})"
 #: A whole number ending a position: thousands in groups of three (``12,500``) or plain digits, not the
-#: whole part of a decimal (``step: 0.5``), nor a part of ``12,5000`` or ``1_000``.
-_AT = r"(\d{1,3}(?:,\d{3})+|\d+)(?:[^\w.,]|[.,](?:\D|$)|$)"
+#: whole part of a decimal (``step: 0.5``), nor a part of ``12,5000`` or ``1_000``, nor the first number of a
+#: range or a date (``batch 11-20``, ``batch 2021-03-04``).
+_AT = r"(\d{1,3}(?:,\d{3})+|\d+)(?:[^\w.,-]|[.,-](?:\D|$)|$)"
 #: Thousands in groups of three with one separator (``12,500``, ``1_000_000``, ``1,234.5``).
 _GROUPED = r"^[-+]?\d{1,3}(?:(?:,\d{3})+|(?:_\d{3})+)(?:\.\d*)?(?:[eE][-+]?\d+)?$"
 #: What a number with a separator in it that is no thousands separator is, in the reject's reason.
@@ -477,7 +493,7 @@ def measure_reason(kind: str, raw: pl.Expr, value: pl.Expr, factor: float = 1.0)
     step's time printed rounded (``0us/step``) is unknown, so it is no measure, and its line no record."""
     if kind == "loss":
         return pl.lit(None, dtype=pl.String)
-    if kind in ("rate", "global", "examples_per_s"):
+    if kind in ("rate", "global", "examples_per_s", "time_per_examples"):
         bad, what = ~(value.is_finite() & (value > 0)), "is not a finite number > 0"
     elif kind == "time":
         bad = ~(value.is_finite() & (value >= 0)) | ((value > 0) & ~(pl.lit(factor) / value).is_finite())
@@ -510,10 +526,26 @@ _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 #: What comes before a unit written before its number: the start or a separator (never a digit).
 _UNIT_FIRST = r"(?:^|[\s,|;(\[])"
 
+#: The words of a range of steps (``Minibatch[ 271- 280``, ``5251-5625batch``): a batch, step, iteration, update.
+_RANGE_WORD = r"(?:mini)?(?:batch(?:es)?|steps?|iter(?:ation)?s?|updates?)"
+#: A range ``A-B`` of whole numbers (groups ``a``, ``b``); a date (``2020-11-11``) is none: its first is larger.
+_RANGE = r"(?P<a>\d+)\s*-\s*(?P<b>\d+)"
+#: The steps a time covers where the line says so: ``(100 iters)``, ``for 50 steps``, ``per 10 batches``.
+SPAN: Final = (
+    r"(?i)(?:\(\s*|\bfor\s+|\bper\s+|\bover\s+|\bevery\s+)(\d+)\s*(?:iters?|iterations|steps|batches|updates)\b"
+)
+#: The batch a line states beside a position in examples (``minibatch 32``, ``batch_size=64``).
+LINE_BATCH: Final = r"(?i)\b(?:mini)?batch(?:[ _-]?size)?\s*[:=]?\s*(\d+)(?:\s|,|$)"
+#: The step times that say no unit of work (``time = 0.0159s``, ``Time 359.59s``, ``took 4.2s``): the time of
+#: what the statement covers: the steps of its range or span, or (see the grammar) the time since its last report.
+BARE_TIMES: Final = frozenset({"time X ms", "time X s", "..., X seconds, ...", "seconds: X", "took X s / in X seconds"})
+
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
     Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}{_AT}"),
+    # Marian's ``Ep. 1 : Up. 14000 : Sen. 965,843 :`` (its updates are the global step)
+    Position("Up. N (updates)", "named", rf"\b[Uu]p\.\s*[:=]?\s*{_AT}"),
     Position("Acc_iter N", "named", rf"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*{_AT}"),
     Position(
         "step N / iteration N / iter #N / batch N",
@@ -523,6 +555,10 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
     Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
+    # a whole number opening the message before its colon, where the line states nothing else as its position
+    # (Darknet's ``4: 285.33, 289.84 avg, 0.0001 rate, 838.66 seconds, 256 images``); a name column of ranks or
+    # hosts (``0: ``) repeats on the file's lines and is an envelope, stripped before
+    Position("N: (a message's leading counter)", "named", r"^\s*(\d+):\s"),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
     Position("NN%|...| N/M (a tqdm bar)", "named", r"\d{1,3}%\|[^|]*\|\s*(\d+)/\d+"),
@@ -531,6 +567,11 @@ POSITIONS: Final[tuple[Position, ...]] = (
         "epoch-counter",
         r"(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
     ),
+    # a range of steps one statement covers: its last step is the position, its length the span of its times
+    Position("batch A-B (a range)", "range", rf"(?i:\b{_RANGE_WORD})\s*[:=#]?\s*\[?\s*{_RANGE}(?:[^\d.:-]|$)"),
+    Position("A-Bbatch (a range)", "range", rf"(?:^|[\s:\[(,|]){_RANGE}\s*(?i:{_RANGE_WORD})\b"),
+    # a position in units of work: thousands of examples (StyleGAN's ``kimg 6.1``), a step over a batch it states
+    Position("kimg K (thousands of examples)", "kimg", rf"(?i:\bkimg)\s*[:=]?\s*({NUMBER})(?:\s|,|$)"),
     # not a date (``04/21 21:03:52``, ``2024/01/24``, ``08/30/23``): the message's own counter after one is found
     Position(
         "N/M",
@@ -558,6 +599,16 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("global_step/sec: X", "global", rf"\bglobal_step/sec['\"]?\s*[:=]?\s*{_N}"),
     Measure("X global steps/s", "global", rf"{_N}\s+global[ _]steps?/s(?:ec)?\b"),
     # step times
+    # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
+    # ``forward_time=``, ``backward_time=``, ``optim_step_time=``, then ``train_time=``: their whole)
+    Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}(?:[,|\s]|$)"),
+    # a step time written as a clock (llama.cpp's ``dt=00:04:59``); never an ``eta=`` (the time still to go)
+    Measure(
+        "dt=HH:MM:SS (a step time as a clock)",
+        "time",
+        rf"(?:^|[\s,|])(?i:dt|{_STEP_TIME_WORDS})\s*[:=]\s*((?:\d+:)?\d{{1,2}}:\d\d(?:\.\d+)?)(?:[,|\s]|$)",
+        clock=True,
+    ),
     Measure(
         "elapsed time per iteration (ms): X",
         "time",
@@ -594,6 +645,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
     ),
     Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
     Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
+    Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
@@ -609,6 +662,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # examples (images, samples, sequences, tokens, words) per second, as logged
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
+    # seconds per thousand examples (StyleGAN's ``sec/kimg 107.73``): examples/s = 1000 / X
+    Measure(
+        "sec/kimg X (seconds per thousand examples)",
+        "time_per_examples",
+        rf"{_UNIT_FIRST}(?i:s|sec|secs|seconds)\s*/\s*(?i:kimg)\s*[:=]?\s*{_N}",
+        1e3,
+    ),
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
     Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]\s*{_N}"),
     Measure(
@@ -623,6 +683,12 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("wps=X (words/s)", "examples_per_s", rf"(?:\btrain_|\b)wps{_KV}{_N}"),
     # seconds
     Measure("(X sec)", "interval_s", rf"\(\s*{_N}\s*(?:sec|s)\s*\)"),
+    # the seconds of a report's interval said as its unit (StyleGAN's ``sec/tick 648.1``)
+    Measure(
+        "sec/tick X (seconds since the previous report)",
+        "interval_s",
+        rf"{_UNIT_FIRST}(?i:s|sec|secs|seconds)\s*/\s*(?i:tick|report|interval)\s*[:=]?\s*{_N}",
+    ),
     Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
     Measure("wall=X", "elapsed_s", rf"\bwall{_KV}{_N}"),
     Measure(
@@ -641,5 +707,5 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
-    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|rate\s*=|elapsed)"
+    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|rate\s*=|elapsed|\bdt\s*[:=]|/kimg)"
 )
