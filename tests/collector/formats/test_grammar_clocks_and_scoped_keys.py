@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.formats_support import frame, parse
+from tierscope.analysis import analyze
 from tierscope.collector.collect import collect_file
 from tierscope.collector.formats.envelopes import ENVELOPES
 from tierscope.collector.formats.grammar import CLOCKED_DICT, explain_line
@@ -218,3 +219,19 @@ def test_the_new_kinds_read_the_same_under_any_envelope(kind, step: int, rate: f
     assert got.height == 1, (line, got)
     assert got["step"][0] == step
     assert got["global_steps_per_s"][0] == pytest.approx(rate, rel=1e-5)
+
+
+def test_the_envelopes_time_is_the_clock_of_records_that_state_examples_per_second(tmp_path: Path) -> None:
+    # torchtitan's lines state tokens/s and no batch in tokens: only the logger's time times their steps.
+    # Steps 200, 210, ..., 250 every 14.000 s: 50 steps in 70 s = 0.714285... global steps/s
+    lines = [
+        f"[rank0]:[titan] 2025-06-16 22:{30 + (14 * i) // 60:02d}:{(14 * i) % 60:02d},000 - root - INFO - "
+        f"step: {200 + 10 * i}  loss:  6.{i}  tps: 5,8{i}6  mfu: 34.29%"
+        for i in range(6)
+    ]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    ds = Dataset(tmp_path / "ds")
+    collect_file(ds, log, RunSpec(run_id="r", tier="BASIC", files=[log]), ReadOptions(settle_s=0.0))
+    row = analyze(ds).summary.row(0, named=True)
+    assert row["steady_global_steps_per_s"] == pytest.approx(50 / 70)
