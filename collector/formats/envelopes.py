@@ -130,15 +130,18 @@ _LAUNCHER = (
 # Layer 3.
 _GLOG = r"(?P<g_sev>[IWEF])(?P<g_md>\d{4}) (?P<g_hms>\d\d:\d\d:\d\d\.\d{6}) +\d+ [^\]\s]+:\d+\] "
 _TFCPP = r"(?P<x_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}): (?P<x_sev>[IWEF]) [^\]\s]+:\d+\] "
-_ISO_TIME = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
+#: An ISO-like time, its date apart by ``-`` or ``/`` (PaddlePaddle's loggers print ``2025/09/24 12:13:19``).
+_ISO_TIME = r"\d{4}(?:-\d\d-\d\d|/\d\d/\d\d)[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
 #: Python logging's ``%(asctime)s %(levelname)s `` (the comma and milliseconds of its default time).
 _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) "
 #: Other layouts that open with the time and name the level, fields apart by `` - ``, `` | `` or spaces:
 #: ``%(asctime)s - %(name)s - %(levelname)s - `` (the default of many tools), ``time | LEVEL | name | ``,
-#: a padded ``time   LEVEL  ``. The separator after the level is one space after its mark (the message's
-#: own leading spaces stay its own).
+#: a padded ``time   LEVEL  ``; the logger's name may also open the layout in brackets (torchtitan's
+#: ``[titan] 2025-06-16 22:30:50,322 - root - INFO - ``, pytorch/torchtitan PR 1287, 2025-06-16). The
+#: separator after the level is one space after its mark (the message's own leading spaces stay its own).
 _PYLOG_FIELDS = (
-    rf"(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
+    rf"(?:\[[A-Za-z][\w.-]{{0,39}}\] )?(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)"
+    rf"(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
     r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +|\t)"
 )
 #: A time alone before the message (``2023-03-22 09:30:39 iter 2920: ...``), also NVIDIA DLLogger's
@@ -172,10 +175,11 @@ _LOGGER = (
 
 # Layer 4: bracketed fields a logger puts after its time, in this order, each optional: the level, the
 # source's ``file:line(:function)``, the rank that logged (DeepSpeed's ``[INFO] [logging.py:69:log_dist]
-# [Rank 0] ``, also ``[INFO ] ``). The rank names no task: the same process prints its other lines without
-# it (DeepSpeed's timer lines), and one process read as two tasks would split its records.
+# [Rank 0] ``, also ``[INFO ] `` and PaddleNLP's right-aligned ``[    INFO] - ``, PaddlePaddle/PaddleNLP issue
+# 4949). The rank names no task: the same process prints its other lines without it (DeepSpeed's timer lines),
+# and one process read as two tasks would split its records.
 _BRACKET_FIELDS = (
-    rf"(?:\[(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?)?(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
+    rf"(?:\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?)?(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
     r"(?:\[Rank (?P<z_rank>\d+)\] )?"
 )
 
@@ -207,7 +211,7 @@ _NEWER_GATE = (
     rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
     rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |{_MONTH} [ \d]\d \d"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ])"
-    rf"|\] \[(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
+    rf"|\] \[ *(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
 )
 
 
@@ -231,7 +235,7 @@ _GROUPS = tuple(dict.fromkeys(re.findall(r"\(\?P<(\w+)>", _ENVELOPE)))
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
-    r"|[IWEF]\d{4} \d|\d{4}-\d\d-\d\d[ T]\d|\s+\[\d{4}-|> |>$|DLL \d"
+    r"|[IWEF]\d{4} \d|\d{4}[-/]\d\d[-/]\d\d[ T]\d|\s+\[\d{4}[-/]|> |>$|DLL \d"
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\((?:[A-Za-z_][\w.]* )?pid=|\d\d/\d\d/\d{4} "
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
@@ -404,7 +408,7 @@ def _utc(text: pl.Expr, fmt: str, zoned: bool = False) -> pl.Expr:
 
 def _iso(text: pl.Expr) -> pl.Expr:
     """An ISO-like time without a zone (``2020-05-08 18:44:23,494``, ``...T...``, no fraction) as UTC."""
-    clean = text.str.replace(",", ".", literal=True).str.replace("T", " ", literal=True)
+    clean = text.str.replace(",", ".", literal=True).str.replace("T", " ", literal=True).str.replace_all("/", "-")
     return pl.coalesce(_utc(clean, "%Y-%m-%d %H:%M:%S%.f"), _utc(clean, "%Y-%m-%d %H:%M:%S"))
 
 

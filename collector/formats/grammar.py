@@ -477,6 +477,9 @@ BARE_MEANING = (
     "or the time since the previous report where the file's clock shows it is"
 )
 
+#: Why a logging dict with its step is a record only under a logger's time, in ``formats --try``'s words.
+CLOCKED_DICT = "a logging dict stating its step: a record where a logger's time before it is its clock"
+
 
 #: Why a position with examples/s and nothing else may be no record, in ``formats --try``'s words.
 EXAMPLES_ALONE = (
@@ -517,6 +520,8 @@ def explain_line(message: str) -> str:
         said.append("an evaluation's statement: not a training step")
     if position is None and epoch is not None and bare is not None:
         said.append(f"epoch {epoch} with its duration: an epoch's record where the file states no step records")
+    elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
+        said.append(CLOCKED_DICT)
     elif not measures:
         said.append("no measure: not a record")
     elif kinds == {"examples_per_s"} and position is not None and not counter_date:
@@ -586,9 +591,15 @@ class ProgressGrammar:
         # it), not a record; a line has one outcome.
         killed = pl.col("line").str.contains(r"Killed\s*$")
         training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation")
+        # A logging dict that states its own step (Hugging Face's TFTrainer: ``{'loss': 0.63, ..., 'step': 10}``)
+        # under a logger's time is a record: that time is its clock, as it is for a line whose only measure is
+        # examples/s. Without a time it states none (see :data:`CLOCKED_DICT`).
+        logged_at = pl.col(STAMP).is_not_null() if STAMP in pieces.columns else pl.lit(False)
+        clocked = has_position & pl.col("_dict_loss").is_not_null() & logged_at
         record = training & (
             (has_position & (measured | pl.col("_global_per_s").is_not_null()))
             | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
+            | clocked
         )
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
         epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & pl.col("_bare_s").is_not_null()

@@ -13,8 +13,9 @@ printed twice at one position is one process refreshing its postfix (``loss=0.01
 Rule, learnt once per file from its head (:func:`rank_count`): the file has *k* untagged ranks when
 its head holds at least two runs of *k* >= 2 lines that are not all byte-identical (a handler
 attached twice prints identical copies: those stay copies of one record), all of the same *k*
-(the last run of the head may be cut short); where the lines carry a time, a run spans at most
-:data:`SAME_MOMENT_S`. Two lines per step that differ only in decimals over a whole head are
+(the last run of the head may be cut short, also the second of two where it ends the head: four
+hosts' copies of one step, then two of the next where an excerpt stops); where the lines carry a
+time, a run spans at most :data:`SAME_MOMENT_S`. Two lines per step that differ only in decimals over a whole head are
 read as two ranks, not as a smoothed second copy: the text cannot tell them apart, a rank's rate is
 never added to another's, so the job's steps/s is the same either way, and no record is dropped.
 
@@ -100,11 +101,16 @@ def rank_count(head: pl.DataFrame) -> int | None:
         return None
     sizes = copies.group_by("_run", "_timed", "_span").agg(pl.col("_k").first()).sort("_run")
     # a timed run spanning more than a moment is one task's own reports, no ranks' copies
-    runs_k = sizes.filter(~pl.col("_timed") | (pl.col("_span") <= SAME_MOMENT_S)).get_column("_k")
-    # the head's end may cut its last run short
-    if runs_k.len() > 2 and runs_k[-1] < runs_k.max():  # type: ignore[operator]
+    kept = sizes.filter(~pl.col("_timed") | (pl.col("_span") <= SAME_MOMENT_S))
+    runs_k = kept.get_column("_k")
+    if runs_k.len() < 2:
+        return None
+    # the head's end may cut its last run short: of three runs or more, or of two where the last is the head's
+    # last lines (an excerpt of four hosts' lines cut after two copies of its last step)
+    at_end = kept.get_column("_run")[-1] == runs.get_column("_run").max()
+    if runs_k[-1] < runs_k.max() and (runs_k.len() > 2 or at_end):  # type: ignore[operator]
         runs_k = runs_k.head(-1)
-    if runs_k.len() < 2 or runs_k.n_unique() != 1:
+    if runs_k.n_unique() != 1:
         return None
     return int(runs_k[0])
 

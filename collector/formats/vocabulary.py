@@ -523,6 +523,15 @@ _QV = r"['\"]?"
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
 _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
+#: The scope a trainer writes before a measure's key, joined by ``_``: Hugging Face's ``train_steps_per_second``,
+#: PaddleNLP's ``interval_steps_per_second`` (PaddlePaddle/PaddleNLP issue 4949, 2023-02-23), Paddle's
+#: ``avg_batch_cost`` (PaddlePaddle/PaddleOCR issue 16562, 2025-09-24). Never an evaluation's (``eval_``).
+_SCOPE = r"(?:\b(?i:train|training|interval|avg|average|mean)_|\b)"
+#: A unit said in its key's parentheses (ms-swift's ``"train_speed(iter/s)": 0.0779``, modelscope/ms-swift
+#: issue 4408): the key, ``(``, the unit's words, ``)`` and the value.
+_KEY_UNIT_OPEN = r"[A-Za-z_]\(\s*"
+_KEY_UNIT_CLOSE = rf"\s*\)['\"]?\s*[:=]\s*{_QV}"
+
 #: What comes before a unit written before its number: the start or a separator (never a digit).
 _UNIT_FIRST = r"(?:^|[\s,|;(\[])"
 
@@ -553,6 +562,17 @@ POSITIONS: Final[tuple[Position, ...]] = (
         rf"(?i:\b(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    # a key naming a position and its total, its value the counter in quotes (ms-swift's
+    # ``"global_step/max_steps": "1200/3936"``, modelscope/ms-swift issue 4408)
+    Position(
+        "step/total: 'N/M'",
+        "named",
+        r"(?i:\b(?:global_)?(?:step|iter|iteration|update|batch)s?/\w+)['\"]?\s*[:=]\s*['\"]?(\d+)\s*/\s*\d+\b",
+    ),
+    # a metric writer's step in brackets opening a run of ``key=value`` (clu's LoggingWriter through absl:
+    # ``[400] steps_per_second=1.58, train_loss=3.2``, google/flax issue 3364, 2023-10-02), at the message's start
+    # or right after a header's closing bracket; never after a word (``Epoch [2] loss=0.5``: an epoch)
+    Position("[N] key=value", "named", r"(?:^\s*|\]\s+)\[(\d+)\]\s+[A-Za-z_][\w/.-]*\s*="),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
     Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
     # a whole number opening the message before its colon, where the line states nothing else as its position
@@ -649,16 +669,32 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
-    Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
+    Measure("batch_cost: X", "time", rf"{_SCOPE}(?i:batch_cost)\s*[:=]\s*{_N}"),
+    Measure(
+        "key(s/it): X",
+        "time",
+        rf"{_KEY_UNIT_OPEN}(?i:s|sec|secs|seconds)\s*/\s*(?i:{_PER_STEP_WORD}){_KEY_UNIT_CLOSE}{_N}",
+    ),
+    Measure(
+        "key(ms/it): X",
+        "time",
+        rf"{_KEY_UNIT_OPEN}(?i:ms|milliseconds)\s*/\s*(?i:{_PER_STEP_WORD}){_KEY_UNIT_CLOSE}{_N}",
+        1e3,
+    ),
     # the task's rate, which is the job's under synchronous replicas
     Measure(
         "steps/sec: X",
         "rate",
-        rf"(?:\btrain_|\b)(?i:steps?/s(?:ec)?|steps?[ _]per[ _]sec(?:ond)?|it/s|iters?/s(?:ec)?)['\"]?\s*[:=]\s*{_N}",
+        rf"{_SCOPE}(?i:steps?/s(?:ec)?|steps?[ _]per[ _]sec(?:ond)?|it/s|iters?/s(?:ec)?)['\"]?\s*[:=]\s*{_N}",
     ),
     Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
     Measure("It/sec X", "rate", rf"{_UNIT_FIRST}(?i:{_PER_STEP_WORD})\s*/\s*(?i:s|sec|second)\b\s*[:=]?\s*{_N}"),
     Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
+    Measure(
+        "key(it/s): X",
+        "rate",
+        rf"{_KEY_UNIT_OPEN}(?i:{_PER_STEP_WORD})\s*/\s*(?i:s|sec|second){_KEY_UNIT_CLOSE}{_N}",
+    ),
     # examples (images, samples, sequences, tokens, words) per second, as logged
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
@@ -674,7 +710,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "samples_per_second: X",
         "examples_per_s",
-        rf"(?:\btrain_|\btrain_step_|\b|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)_?per_?sec(?:ond)?){_KV}{_N}",
+        rf"(?:{_SCOPE}|\btrain_step_|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)_?per_?sec(?:ond)?){_KV}{_N}",
     ),
     # a unit-less ``Rate=`` in a run of ``key=value`` statements (``Step=280 Loss=0.01 Rate=1760.9``): the
     # examples/s of a rate tracker (PyTorch/XLA's ``xm.RateTracker``), never a learning rate (``Learning Rate=``)
@@ -689,12 +725,16 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "interval_s",
         rf"{_UNIT_FIRST}(?i:s|sec|secs|seconds)\s*/\s*(?i:tick|report|interval)\s*[:=]?\s*{_N}",
     ),
+    # the seconds of the interval a trainer's interval figures cover (PaddleNLP's ``interval_runtime``)
+    Measure("interval_runtime: X", "interval_s", rf"\binterval_(?i:runtime|time){_KV}{_N}"),
     Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
     Measure("wall=X", "elapsed_s", rf"\bwall{_KV}{_N}"),
     Measure(
         "elapsed_time: X / relative_time: X (s)",
         "elapsed_s",
-        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))['\"]?\s*[:=]\s*{_QV}{_N}",
+        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))['\"]?\s*[:=]\s*{_QV}{_N}"
+        # seconds, not the hours of ``4h 16m 28s`` nor the hours of a clock's ``1:02:03``
+        r"(?:\s*(?:s|sec|secs|seconds)\b|[^\w.:]|$)",
     ),
     Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
     # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
