@@ -478,6 +478,48 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     )
 
 
+def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` with the position of a bar that states no epoch made a step of the run where the bar restarts: a
+    training loop that draws a new bar each epoch (``24/100 ... 100/100``, then ``24/100`` again) is on its second lap,
+    and its step is lap x total + position (100 + 24 = 124). Bars of each total are counted apart (an evaluation's
+    bar between them starts no lap); a redraw at the same position is the same step. The laps and the last position
+    of each bar carry over to later batches in ``context``."""
+    if records.height == 0:
+        return records
+    tag = pl.col(TAG).fill_null("")
+    bars = records.filter((pl.col("_position") == _BAR_NAMED) & pl.col("step").is_not_null())
+    if bars.height == 0:
+        return records
+    stated = epoch_statements(pl.col("_piece"), pl.col("_position"))
+    bars = bars.filter(stated["epoch"].is_null()).with_columns(
+        _key=pl.concat_str(tag, pl.lit("\x1f"), stated["inner_total"].fill_null(""))
+    )
+    if bars.height == 0:
+        return records
+    known: dict[str, tuple[int, int]] = context.state.setdefault("grammar-bar-laps", {})
+    earlier_lap = pl.col("_key").replace_strict({k: v[0] for k, v in known.items()}, default=0, return_dtype=pl.Int64)
+    earlier_n = pl.col("_key").replace_strict({k: v[1] for k, v in known.items()}, default=None, return_dtype=pl.Int64)
+    laps = (
+        bars.sort("_order")
+        .with_columns(_prev=pl.col("step").shift(1).over("_key"))
+        .with_columns(_prev=pl.coalesce("_prev", earlier_n))
+        .with_columns(_restart=(pl.col("step") < pl.col("_prev")).fill_null(False).cast(pl.Int64))
+        .with_columns(_lap=earlier_lap + pl.col("_restart").cum_sum().over("_key"))
+    )
+    counted = laps.filter(context.counts(pl.col("source_offset")))
+    for key, lap, n in counted.group_by("_key").agg(pl.col("_lap").last(), pl.col("step").last()).iter_rows():
+        known[key] = (int(lap), int(n))
+    total = number(stated["inner_total"], pl.Int64)
+    whole = laps.filter(pl.col("_lap") > 0).select("_order", _whole=pl.col("_lap") * total + pl.col("step"))
+    if whole.height == 0:
+        return records
+    return (
+        records.join(whole, on="_order", how="left", maintain_order="left")
+        .with_columns(step=pl.coalesce("_whole", "step"))
+        .drop("_whole")
+    )
+
+
 #: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
 MEASURE_MEANINGS: dict[str, str] = {
     "global": "global steps/s, job-wide",
@@ -690,7 +732,7 @@ class ProgressGrammar:
             self.name,
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
-        good = _whole_steps(good, context)
+        good = _bar_laps(_whole_steps(good, context), context)
         good = _bare_intervals(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging

@@ -211,3 +211,17 @@ def test_a_bar_without_a_description_after_an_evaluations_banner_is_the_evaluati
     assert [(o, s, r) for o, s, r, _ in steps(lines[1:])] == [(5, 101, 8.1)]
     # without the banner nothing says the 51-step bar is an evaluation: it is read as a bar like any other
     assert [s for _, s, _, _ in steps([lines[0], *lines[3:]])] == [100, 9, 51, 101]
+
+
+def test_a_bar_drawn_anew_each_epoch_without_its_epoch_counts_its_laps() -> None:
+    # A training loop drawing a new bar each epoch, the epoch said on other lines only: positions 50 and 100 of the
+    # first bar, then 50 and 100 of the second: steps 50, 100, then 1 x 100 + 50 = 150 and 1 x 100 + 100 = 200.
+    # The 100/100 redrawn (its postfix updated) is the same step: no new lap.
+    lines = [
+        "Epoch[1] Learning rate is 5e-05",
+        "#015 50%|█████     | 50/100 [00:20<00:20,  2.40it/s]#015100%|██████████| 100/100 [00:40<00:00,  2.46it/s]",
+        "#015100%|██████████| 100/100 [00:40<00:00,  2.46it/s, loss=1.7]",
+        "Epoch[2] Learning rate is 5e-05",
+        "#015 50%|█████     | 50/100 [00:20<00:20,  2.45it/s]#015100%|██████████| 100/100 [00:40<00:00,  2.49it/s]",
+    ]
+    assert sorted({s for _, s, _, _ in steps(lines)}) == [50, 100, 150, 200]
