@@ -72,6 +72,8 @@ NOT_TRAINING = (
 #: A trainer's banner before an evaluation or a prediction (Hugging Face's ``***** Running Evaluation *****``, its
 #: examples' ``*** Evaluate ***``), and before training (``***** Running training *****``).
 _EVAL_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?(?:evaluat|predict|test)\w*\s*\*{3,}"
+#: Where a banner sorts among its line's pieces: after them.
+_AFTER_PIECES = 2**62
 _TRAIN_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?train\w*\s*\*{3,}"
 #: A progress bar's description: the text before ``NN%|`` or a bar without its glyphs (:data:`BAR`).
 _TQDM_DESC = rf"^(.*?)\s*(?:\d{{1,3}}%\||{BAR}\d+/\d+)"
@@ -559,7 +561,9 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
         return pl.Series([False] * read.height, dtype=pl.Boolean)
     banners = lines.filter(banner | pl.col("line").str.contains(_TRAIN_BANNER)).select(
         "source_offset",
-        pl.lit(-1, dtype=pl.Int64).alias("_at"),
+        # after the pieces of its own line (a bar's line the banner was glued to: ``...3.37it/s][...] - ***** Running
+        # Evaluation *****``)
+        pl.lit(_AFTER_PIECES, dtype=pl.Int64).alias("_at"),
         pl.col("line").str.contains(_EVAL_BANNER).alias("_zone"),
         pl.lit(None, dtype=pl.Int64).alias("_total"),
     )
@@ -589,7 +593,7 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
         known["total"] = None if total is None else int(total)
     # where the training bar's total is not known yet (an excerpt that starts at the banner), the evaluation's bar is
     # the first one after its banner
-    banner_no = pl.col("_at").lt(0).cast(pl.Int64).cum_sum()
+    banner_no = (pl.col("_at") == _AFTER_PIECES).cast(pl.Int64).cum_sum()
     first_after = pl.col("_total").drop_nulls().first().over(banner_no)
     evaluation = (
         pl.col("_zone")
@@ -598,7 +602,7 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
         .then(pl.col("_total") != pl.col("_train_before"))
         .otherwise(pl.col("_total") == first_after)
     )
-    flags = seen.filter(pl.col("_at") >= 0).select("_at", evaluation.fill_null(False).alias("_eval"))
+    flags = seen.filter(pl.col("_at") != _AFTER_PIECES).select("_at", evaluation.fill_null(False).alias("_eval"))
     return (
         read.select(pl.col("_order").cast(pl.Int64).alias("_at"))
         .join(flags, on="_at", how="left")

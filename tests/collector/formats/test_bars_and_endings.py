@@ -209,6 +209,9 @@ def test_a_bar_without_a_description_after_an_evaluations_banner_is_the_evaluati
     assert [(o, s, r) for o, s, r, _ in steps(lines)] == [(1, 100, 8.0), (6, 101, 8.1)]
     # an excerpt that starts at the banner: the first bar after it is the evaluation's, the other the training's
     assert [(o, s, r) for o, s, r, _ in steps(lines[1:])] == [(5, 101, 8.1)]
+    # a banner glued to the training bar's line begins after that bar: the bar is a record
+    glued = lines[0] + "[2022-03-25 16:41:50,060] [    INFO] - ***** Running Evaluation *****"
+    assert [(o, s, r) for o, s, r, _ in steps([glued, *lines[3:]])] == [(1, 100, 8.0), (4, 101, 8.1)]
     # without the banner nothing says the 51-step bar is an evaluation: it is read as a bar like any other
     assert [s for _, s, _, _ in steps([lines[0], *lines[3:]])] == [100, 9, 51, 101]
 
