@@ -40,8 +40,10 @@ import polars as pl
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
+    BAR,
     BAR_EPOCH,
     BARE_TIMES,
+    ENDED_BY_SIGNAL,
     EPOCH,
     EPOCH_EVALUATION,
     INNER_TOTAL,
@@ -59,6 +61,7 @@ from tierscope.collector.formats.vocabulary import (
     spelled_number,
     stated_rate,
     stepless_position,
+    unescaped_returns,
 )
 
 #: A tqdm bar's description naming work that is not training (a download, a data map, an evaluation).
@@ -66,25 +69,40 @@ NOT_TRAINING = (
     r"(?i)\b(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|validation|val\b|valid\b|test|testing|calculat|"
     r"predict|infer|inference|generat|preprocess|processing|shard|convert|upload|fetch|resolv|saving|writing)"
 )
-#: tqdm's description: the text before ``NN%|``.
-_TQDM_DESC = r"^(.*?)\s*\d{1,3}%\|"
+#: A trainer's banner before an evaluation or a prediction (Hugging Face's ``***** Running Evaluation *****``, its
+#: examples' ``*** Evaluate ***``), and before training (``***** Running training *****``).
+_EVAL_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?(?:evaluat|predict|test)\w*\s*\*{3,}"
+#: Where a banner sorts among its line's pieces: after them.
+_AFTER_PIECES = 2**62
+_TRAIN_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?train\w*\s*\*{3,}"
+#: A progress bar's description: the text before ``NN%|`` or a bar without its glyphs (:data:`BAR`).
+_TQDM_DESC = rf"^(.*?)\s*(?:\d{{1,3}}%\||{BAR}\d+/\d+)"
 _TRACEBACK = "Traceback (most recent call last):"
 #: The positions a tqdm bar states itself: its elapsed time is theirs.
 _BAR_POSITIONS = ("N it [ (a tqdm bar without a total)", "NN%|...| N/M (a tqdm bar)", "N/M")
 #: tqdm's elapsed time after its counter: ``840/2000 [04:12<05:48, ...`` or ``17671it [1:04:13, ...``.
 _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\d)(?:<|,|\])"
+#: ... or after its rate, as Ultralytics' own bar prints it (8.3 on): ``8/9 9.2it/s 0.8s<0.1s``, ``110/110 10.2it/s
+#: 10.8s``, ``1:02<0:10`` (seconds with a tenth under a minute, else m:ss or h:mm:ss).
+_RATE_ELAPSED = (
+    r"\d+/\d+\s+\d+(?:\.\d+)?\s*(?:it/s|s/it)\s+(?:(?:(?P<h>\d+):)?(?P<m>\d{1,2}):)?(?P<s>\d+(?:\.\d+)?)(?:s|<|\s|$)"
+)
 #: A message that opens with an evaluation's word states an evaluation, not a training step.
 _EVAL_WORD = r"(?:val|valid|validation|validating|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
-_EVALUATION = rf"(?i)^\W*{_EVAL_WORD}"
+#: (after any bracketed tags an envelope no rule names left in front: ``[1761840227/train/4 (pid 79246)] Iter 1: Val``)
+_TAGS = r"^(?:\W*\[[^\]]*\])*"
+_EVALUATION = rf"(?i){_TAGS}\W*{_EVAL_WORD}"
 #: ... or whose first statement after its position is one (``Iter 1: Val loss 2.61``, ``step 300 | eval ...``).
-_EVALUATION_AT = rf"(?i)^\W*(?:iter(?:ation)?s?|steps?|epoch|batch|update)\W*\d+(?:\s*/\s*\d+)?[\s:,|\]]+{_EVAL_WORD}"
+_EVALUATION_AT = (
+    rf"(?i){_TAGS}\W*(?:iter(?:ation)?s?|steps?|epoch|batch|update)\W*\d+(?:\s*/\s*\d+)?[\s:,|\]]+{_EVAL_WORD}"
+)
 #: What follows a counter ``N/M`` when it is a date with its time (``11/01 11:27:04``).
 _DATED_COUNTER = r"(?:^|[\s|\[(:])\d+\s*/\s*\d+\s+\d{1,2}:\d\d"
 #: The positions counted within an epoch where the line states one: a step, iteration or batch (not a global
 #: step, an update count or a DLLogger key), a tqdm bar's counter, a bare counter.
 _INNER_NAMED = "step N / iteration N / iter #N / batch N"
 _BAR_NAMED = "NN%|...| N/M (a tqdm bar)"
-_BAR_COUNTER = r"\d{1,3}%\|[^|]*\|\s*\d+/(\d+)"
+_BAR_COUNTER = rf"{BAR}\d+/(\d+)"
 
 
 def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -200,10 +218,14 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         .otherwise(out["per_s"])
     )
     clock = text.str.extract_groups(_TQDM_ELAPSED)
-    out["bar_elapsed_s"] = (
+    after_rate = text.str.extract_groups(_RATE_ELAPSED)
+    out["bar_elapsed_s"] = pl.coalesce(
         number(clock.struct.field("h")).fill_null(0.0) * 3600
         + number(clock.struct.field("m")) * 60
-        + number(clock.struct.field("s"))
+        + number(clock.struct.field("s")),
+        number(after_rate.struct.field("h")).fill_null(0.0) * 3600
+        + number(after_rate.struct.field("m")).fill_null(0.0) * 60
+        + number(after_rate.struct.field("s")),
     )
     out["per_device"] = text.str.contains(
         r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
@@ -427,7 +449,7 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     tag = pl.col(TAG).fill_null("")
     # the epoch is looked for only where a line may state one: a word epoch, a tqdm bar's description
     maybe = (
-        pl.col("_inner") & pl.col("step").is_not_null() & pl.col("_piece").str.contains(r"(?i)epoch|%\|")
+        pl.col("_inner") & pl.col("step").is_not_null() & pl.col("_piece").str.contains(r"(?i)epoch|\d%")
     ).fill_null(False)
     stated = records.filter(maybe)
     if stated.height == 0:
@@ -451,6 +473,48 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         return records
     total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
     whole = stated.select("_order", _whole=epoch * total + pl.col("step"))
+    return (
+        records.join(whole, on="_order", how="left", maintain_order="left")
+        .with_columns(step=pl.coalesce("_whole", "step"))
+        .drop("_whole")
+    )
+
+
+def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` with the position of a bar that states no epoch made a step of the run where the bar restarts: a
+    training loop that draws a new bar each epoch (``24/100 ... 100/100``, then ``24/100`` again) is on its second lap,
+    and its step is lap x total + position (100 + 24 = 124). Bars of each total are counted apart (an evaluation's
+    bar between them starts no lap); a redraw at the same position is the same step. The laps and the last position
+    of each bar carry over to later batches in ``context``."""
+    if records.height == 0:
+        return records
+    tag = pl.col(TAG).fill_null("")
+    bars = records.filter((pl.col("_position") == _BAR_NAMED) & pl.col("step").is_not_null())
+    if bars.height == 0:
+        return records
+    stated = epoch_statements(pl.col("_piece"), pl.col("_position"))
+    bars = bars.filter(stated["epoch"].is_null()).with_columns(
+        _key=pl.concat_str(tag, pl.lit("\x1f"), stated["inner_total"].fill_null(""))
+    )
+    if bars.height == 0:
+        return records
+    known: dict[str, tuple[int, int]] = context.state.setdefault("grammar-bar-laps", {})
+    earlier_lap = pl.col("_key").replace_strict({k: v[0] for k, v in known.items()}, default=0, return_dtype=pl.Int64)
+    earlier_n = pl.col("_key").replace_strict({k: v[1] for k, v in known.items()}, default=None, return_dtype=pl.Int64)
+    laps = (
+        bars.sort("_order")
+        .with_columns(_prev=pl.col("step").shift(1).over("_key"))
+        .with_columns(_prev=pl.coalesce("_prev", earlier_n))
+        .with_columns(_restart=(pl.col("step") < pl.col("_prev")).fill_null(False).cast(pl.Int64))
+        .with_columns(_lap=earlier_lap + pl.col("_restart").cum_sum().over("_key"))
+    )
+    counted = laps.filter(context.counts(pl.col("source_offset")))
+    for key, lap, n in counted.group_by("_key").agg(pl.col("_lap").last(), pl.col("step").last()).iter_rows():
+        known[key] = (int(lap), int(n))
+    total = number(stated["inner_total"], pl.Int64)
+    whole = laps.filter(pl.col("_lap") > 0).select("_order", _whole=pl.col("_lap") * total + pl.col("step"))
+    if whole.height == 0:
+        return records
     return (
         records.join(whole, on="_order", how="left", maintain_order="left")
         .with_columns(step=pl.coalesce("_whole", "step"))
@@ -485,6 +549,69 @@ CLOCKED_DICT = "a logging dict stating its step: a record where a logger's time 
 EXAMPLES_ALONE = (
     "examples/s alone time no step: beside step records that are timed it is another hook's figure, not a step record"
 )
+
+
+def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseContext) -> pl.Series:
+    """For each row of ``read`` (pieces with ``_order``, ``_piece``): whether it is a bar of an evaluation that has no
+    description: after an evaluation's banner (:data:`_EVAL_BANNER`, until a training banner), a bar without a
+    description whose total is not the training bar's (the total of the last such bar before the banner: Hugging
+    Face's ``345/345`` training bar, then its ``51/51`` evaluation bar; where no training bar came before, the total
+    of the first bar after the banner). What the file has shown so far (in a zone or not, the training bar's total)
+    carries over to later batches in ``context``."""
+    known = context.state.setdefault("grammar-eval-zone", {"zone": False, "total": None})
+    banner = pl.col("line").str.contains(_EVAL_BANNER)
+    if not lines.select(banner.any()).item() and not known["zone"]:
+        return pl.Series([False] * read.height, dtype=pl.Boolean)
+    banners = lines.filter(banner | pl.col("line").str.contains(_TRAIN_BANNER)).select(
+        "source_offset",
+        # after the pieces of its own line (a bar's line the banner was glued to: ``...3.37it/s][...] - ***** Running
+        # Evaluation *****``)
+        pl.lit(_AFTER_PIECES, dtype=pl.Int64).alias("_at"),
+        pl.col("line").str.contains(_EVAL_BANNER).alias("_zone"),
+        pl.lit(None, dtype=pl.Int64).alias("_total"),
+    )
+    descless = pl.col("_piece").str.extract(_TQDM_DESC, 1).str.strip_chars() == ""
+    bars = read.select(
+        "source_offset",
+        pl.col("_order").cast(pl.Int64).alias("_at"),
+        pl.lit(None, dtype=pl.Boolean).alias("_zone"),
+        pl.when(descless).then(number(pl.col("_piece").str.extract(_BAR_COUNTER, 1), pl.Int64)).alias("_total"),
+    )
+    seen = (
+        pl.concat([banners, bars])
+        .sort("source_offset", "_at")
+        .with_columns(pl.col("_zone").forward_fill().fill_null(known["zone"]))
+        .with_columns(
+            _train=pl.when(~pl.col("_zone"))
+            .then("_total")
+            .forward_fill()
+            .fill_null(pl.lit(known["total"], dtype=pl.Int64)),
+        )
+        .with_columns(_train_before=pl.col("_train").shift(1).fill_null(pl.lit(known["total"], dtype=pl.Int64)))
+    )
+    counted = seen.filter(context.counts(pl.col("source_offset")))
+    if counted.height:
+        known["zone"] = bool(counted.get_column("_zone")[-1])
+        total = counted.get_column("_train")[-1]
+        known["total"] = None if total is None else int(total)
+    # where the training bar's total is not known yet (an excerpt that starts at the banner), the evaluation's bar is
+    # the first one after its banner
+    banner_no = (pl.col("_at") == _AFTER_PIECES).cast(pl.Int64).cum_sum()
+    first_after = pl.col("_total").drop_nulls().first().over(banner_no)
+    evaluation = (
+        pl.col("_zone")
+        & pl.col("_total").is_not_null()
+        & pl.when(pl.col("_train_before").is_not_null())
+        .then(pl.col("_total") != pl.col("_train_before"))
+        .otherwise(pl.col("_total") == first_after)
+    )
+    flags = seen.filter(pl.col("_at") != _AFTER_PIECES).select("_at", evaluation.fill_null(False).alias("_eval"))
+    return (
+        read.select(pl.col("_order").cast(pl.Int64).alias("_at"))
+        .join(flags, on="_at", how="left")
+        .get_column("_eval")
+        .fill_null(False)
+    )
 
 
 def explain_line(message: str) -> str:
@@ -572,7 +699,7 @@ class ProgressGrammar:
         pieces = (
             lines.with_columns(*before)
             .filter(hit)
-            .with_columns(_piece=pl.col("line").str.split("\r"))
+            .with_columns(_piece=unescaped_returns(pl.col("line")).str.split("\r"))
             .explode("_piece")
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
@@ -583,13 +710,15 @@ class ProgressGrammar:
             **{f"_{k}": v for k, v in dict_statements(pl.col("_piece")).items()},
             _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
+        read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
         measured = pl.any_horizontal(
             pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
         )
-        # The shell's "Killed" glued to the bar the OS stopped: that line is the failure (the status lines read
+        # The shell's "Killed" (or another signal's word) glued to the bar the OS stopped: that line is the failure
+        # (the status lines read
         # it), not a record; a line has one outcome.
-        killed = pl.col("line").str.contains(r"Killed\s*$")
+        killed = pl.col("line").str.contains(ENDED_BY_SIGNAL)
         training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation")
         # A logging dict that states its own step (Hugging Face's TFTrainer: ``{'loss': 0.63, ..., 'step': 10}``)
         # under a logger's time is a record: that time is its clock, as it is for a line whose only measure is
@@ -618,7 +747,7 @@ class ProgressGrammar:
             self.name,
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
-        good = _whole_steps(good, context)
+        good = _bar_laps(_whole_steps(good, context), context)
         good = _bare_intervals(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging

@@ -44,12 +44,14 @@ from tierscope.collector.formats.base import (
     split_by,
 )
 from tierscope.collector.formats.vocabulary import (
+    ENDED_BY_SIGNAL,
     SHARED,
     UNITS_PER_SECOND,
     loss_reason,
     phrase,
     record_columns,
     stepless_position,
+    unescaped_returns,
 )
 
 _ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
@@ -102,7 +104,8 @@ class KerasProgress(SingleLineFormat):
         ours, rest = split_by(lines, self.marked())
         if ours.height == 0:
             return empty_parsed(rest)
-        ours = ours.with_columns(pl.col("line").str.replace_all(_ANSI, "").alias("text"))
+        # (a bar's carriage returns may come escaped, ``#015`` or ``\\r``, from a platform's copy)
+        ours = ours.with_columns(unescaped_returns(pl.col("line")).str.replace_all(_ANSI, "").alias("text"))
         ours = self._join_split_bars(ours)
         ours = self._with_epoch(ours, context)
         # One row per update: split at every \r and before every "k/N <bar>" so glued bars part.
@@ -192,7 +195,7 @@ class KerasProgress(SingleLineFormat):
             | examples.is_not_null()
             | ((number("wall_raw") > 0) & ~printed_time).fill_null(False)
         )
-        chosen = good.filter(final & measured & ~pl.col("text").str.contains(r"Killed\s*$"))
+        chosen = good.filter(final & measured & ~pl.col("text").str.contains(ENDED_BY_SIGNAL))
         rate = _finer_rate()
         steps = chosen.select(
             "source_offset",
@@ -230,12 +233,12 @@ class KerasProgress(SingleLineFormat):
             )
             .unique("source_offset", keep="first", maintain_order=True)
         )
-        # The shell's "Killed" glued to the bar the OS stopped (the status lines never see a bar's line):
-        # that line is the failure, not a record.
-        killed = ours.filter(pl.col("text").str.contains(r"Killed\s*$")).select(
+        # The shell's "Killed" (or another signal's word) glued to the bar the OS stopped (the status lines never see
+        # a bar's line): that line is the failure, not a record.
+        killed = ours.filter(pl.col("text").str.contains(ENDED_BY_SIGNAL)).select(
             "source_offset",
             pl.lit("failed").alias("event"),
-            pl.lit("Killed").alias("reason"),
+            pl.col("text").str.extract(rf"({ENDED_BY_SIGNAL})", 1).str.strip_chars().alias("reason"),
             pl.lit(self.name).alias("format"),
         )
         events = pl.concat([done, killed]).sort("source_offset")

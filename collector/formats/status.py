@@ -119,6 +119,14 @@ MARKERS: tuple[Marker, ...] = (
     # SageMaker: the training toolkit's verdict in the job, the SDK's job state
     Marker("failed", r"\bReporting training FAILURE\b|^(?:\S+ \S+ )?Failed - Training job failed\b", 3),
     Marker("failed", r"\bSegmentation fault\b|exited on signal \d+|\bBackoffLimitExceeded\b", 3),
+    # The shell's word for a process a signal ended (alone, in a job-control report, glued after a bar's end): a
+    # bus error, an abort (``terminate called after throwing ...``), a floating-point or illegal instruction trap
+    Marker(
+        "failed",
+        r"\bBus error\b(?: \(core dumped\))?\s*$|\b(?:Aborted|Floating point exception|Illegal instruction)"
+        r" \(core dumped\)\s*$|^terminate called after throwing an instance of\b",
+        3,
+    ),
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
@@ -142,7 +150,14 @@ MARKERS: tuple[Marker, ...] = (
     # AI Platform's runner (/runcloudml.py) reporting that the user's module failed.
     Marker("failed", r"\bModule raised an exception\b", 4),
     Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),
-    Marker("finished", r"(?i)\bcompleted successfully\b", 4),
+    Marker(
+        "finished", r"(?i)\bcompleted successfully\b|\b(?:task|job|run|training) (?:has )?finished successfully\b", 4
+    ),
+    # the epochs run, said once the loop is left (YOLOv5's and Ultralytics' trainers, early stopping too); fairseq's
+    # end of train.py
+    Marker(
+        "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
+    ),
     Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
     # DeepSpeed's launcher for each process it started; Ray's job client
     Marker("finished", r"\bProcess \d+ exits successfully\b|\bJob '[^']+' succeeded\b", 3),
@@ -155,9 +170,17 @@ MARKERS: tuple[Marker, ...] = (
     Marker("finished", r"\bJOB_STATE_SUCCEEDED\b|^\s*state:\s*SUCCEEDED\s*$", 4),
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2, bare=True),
+    # TensorFlow's examples' ``Optimization Finished!``; the training time printed once the loop is left
+    # (detectron2's ``Total training time: 0:12:03``, DeiT's and torchvision's ``Training time 1 day, 2:03:04``)
     Marker(
         "finished",
-        r"(?i)\bfinished training\s*[.!]?\s*$|(?i)\btraining (?:is )?(?:finished|completed|done)\b",
+        r"(?i)\boptimization finished\b|^(?:total )?training time\s*:?\s*(?:\d+ days?, )?\d+:\d\d:\d\d\b",
+        2,
+        bare=True,
+    ),
+    Marker(
+        "finished",
+        r"(?i)\bfinished training(?:\s*[.!]?\s*$| at step\b)|(?i)\btraining (?:is )?(?:finished|completed|done)\b",
         2,
         bare=True,
     ),
@@ -182,6 +205,9 @@ RECOVERABLE_DETAIL = json.dumps({"recoverable": True})
 
 #: Python logging's ``LEVEL:logger:`` header (``INFO:tensorflow:``), no part of a cause.
 _LOGGER_HEADER = r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
+#: A progress bar the cause was glued to (stderr written while the bar's line was open: ``...| 4/7 [00:40<00:29,
+#: 9.96s/it]ERROR:...failed (exitcode: -9)``, ``11/56 [00:02<00:08,  5.02it/s]Segmentation fault``), no part of it.
+_GLUED_BAR = r"^.*\d+/\d+\s*\[[^\]]*\]\s*(\S)"
 # The TF allocator's warning says itself that it is not a failure.
 _NOT_A_FAILURE = r"not a failure"
 _ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
@@ -235,7 +261,7 @@ class RunStatus(AlwaysTried):
             # the cause in the program's words: without Python logging's ``INFO:tensorflow:`` header
             reason=pl.coalesce(
                 pl.coalesce([pl.when(pl.col("_m") == i).then(r) for i, r in enumerate(reasons)]),
-                line.str.strip_chars().str.replace(_LOGGER_HEADER, ""),
+                line.str.strip_chars().str.replace(_GLUED_BAR, "$1").str.replace(_LOGGER_HEADER, ""),
             ),
         )
         # One event per block: same event and tag, lines at most BLOCK_LINES apart.

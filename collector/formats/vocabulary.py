@@ -549,6 +549,35 @@ LINE_BATCH: Final = r"(?i)\b(?:mini)?batch(?:[ _-]?size)?\s*[:=]?\s*(\d+)(?:\s|,
 #: what the statement covers: the steps of its range or span, or (see the grammar) the time since its last report.
 BARE_TIMES: Final = frozenset({"time X ms", "time X s", "..., X seconds, ...", "seconds: X", "took X s / in X seconds"})
 
+#: The shell's word for a process a signal ended, glued to the end of the line it was printing (a progress bar's):
+#: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That line is
+#: the failure, not a record: a line has one outcome.
+ENDED_BY_SIGNAL: Final = (
+    r"(?:Killed|Segmentation fault|Bus error)(?: \(core dumped\))?\s*$"
+    r"|(?:Aborted|Floating point exception|Illegal instruction) \(core dumped\)\s*$"
+)
+
+#: A progress bar's percentage and bar, up to its counter: tqdm's ``40%|####  | 200/500``, a copy that lost the
+#: bar's glyphs (``100% 42/42``: Colab's plain text), Ultralytics' own bar (``89% ━━━━━━━━━━╸─ 8/9``, 8.3 on).
+BAR: Final = r"\d{1,3}%(?:\|[^|]*\||\s*[^\w\s|%]*)\s*"
+
+#: A carriage return a copy wrote out as text: ``\\r`` (a JSON or Python string), rsyslog's and CloudWatch's
+#: ``#015`` (octal), ``^M`` (caret notation); each may take an escaped erase-line (``#033[K``, ``\\x1b[K``) after it.
+_ESCAPED_RETURN = r"(?:\\r|#015|\^M)(?:(?:#033|\\x1b|\\033|\\u001b|\\e)\[[0-9;]*K)?"
+#: A drawing of a bar (tqdm's, Keras'), and two on one line (``8/9 9.2it/s 0.8s#015 ... 9/9 11.6it/s``): only then is an
+#: escaped return one (a ``\\r`` alone may be a Windows path's ``C:\\runs``).
+_DRAWING = rf"(?:{BAR}\d+/\d+|\d+/\d+ (?:\[[=>.]|[━─]))"
+_TWO_DRAWINGS = rf"{_DRAWING}.*?(?:{_ESCAPED_RETURN}).*?{_DRAWING}"
+
+
+def unescaped_returns(line: pl.Expr) -> pl.Expr:
+    """``line`` with its escaped carriage returns (:data:`_ESCAPED_RETURN`) made real ones where it holds two
+    drawings of a bar or more, and without those that open it: a platform or a notebook that wrote a bar's redraws
+    out as text (``#015100%|...| 51/51``)."""
+    line = line.str.replace(rf"^(?:\s*(?:{_ESCAPED_RETURN}))+", "")
+    return pl.when(line.str.contains(_TWO_DRAWINGS)).then(line.str.replace_all(_ESCAPED_RETURN, "\r")).otherwise(line)
+
+
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
@@ -581,7 +610,7 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position("N: (a message's leading counter)", "named", r"^\s*(\d+):\s"),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
-    Position("NN%|...| N/M (a tqdm bar)", "named", r"\d{1,3}%\|[^|]*\|\s*(\d+)/\d+"),
+    Position("NN%|...| N/M (a tqdm bar)", "named", rf"{BAR}(\d+)/\d+"),
     Position(
         "Epoch [E][N/M]",
         "epoch-counter",
@@ -606,11 +635,12 @@ POSITIONS: Final[tuple[Position, ...]] = (
 #: whole with it (see the grammar).
 EPOCH: Final = r"(?i:\bepoch)\s*(?:\(\s*train\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+)(?:\s*/\s*\d+)?\s*[\])]?(?:[^\w.]|$)"
 #: ... or, in a tqdm bar, the counter of its description (an outer loop's: ``  70/1000  6.73G ... 640: 100%|``).
-BAR_EPOCH: Final = r"^(?:[^%|]*?\s)?(\d+)/\d+\s[^|]*?\d{1,3}%\|"
+BAR_EPOCH: Final = rf"^(?:[^%|]*?\s)?(\d+)/\d+\s[^|]*?{BAR}\d+/\d+"
 #: The total of a position counted within an epoch, said after its number: ``Step: 10/965``, ``iter: 1340/1816``.
 INNER_TOTAL: Final = r"(?i:\b(?:step|iteration|iter|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*\d+\s*/\s*(\d+)"
-#: An epoch's statement of evaluation (``Epoch(val) [8][1730]``): no training step.
-EPOCH_EVALUATION: Final = r"(?i)\bepoch\s*\((?:val|valid|validation|test|eval)\w*\)"
+#: An epoch's or an iteration's statement of evaluation (mmengine's ``Epoch(val) [8][1730]``, ``Iter(val) [17/17]``,
+#: ``Iter(test) [11/11]``): no training step.
+EPOCH_EVALUATION: Final = r"(?i)\b(?:epoch|iter)\s*\((?:val|valid|validation|test|eval)\w*\)"
 
 #: Measures, in the order they are preferred within their kind: a unit before its number with a mark
 #: (``steps/sec: 12.5``) before a number before its unit, so ``step: 0  steps/sec: 0.25`` is step 0 at 0.25/s.
