@@ -136,8 +136,11 @@ _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVER
 #: Other layouts that open with the time and name the level, fields apart by `` - ``, `` | `` or spaces:
 #: ``%(asctime)s - %(name)s - %(levelname)s - `` (the default of many tools), ``time | LEVEL | name | ``,
 #: a padded ``time   LEVEL  ``. The separator after the level is one space after its mark (the message's
-#: own leading spaces stay its own).
+#: own leading spaces stay its own). A formatter may open with its logger's name in brackets: torchtitan's
+#: ``[titan] 2026-05-18 16:04:46,338 - root - INFO - `` (quoted in pytorch/torchtitan PRs 1287 and 3393,
+#: 2025-06 and 2026-05).
 _PYLOG_FIELDS = (
+    r"(?:\[[A-Za-z][\w.-]*\] )?"
     rf"(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
     r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +|\t)"
 )
