@@ -43,10 +43,14 @@ from tierscope.collector.formats.vocabulary import (
     BAR,
     BAR_EPOCH,
     BARE_TIMES,
+    BLOCK_HEADER,
     ENDED_BY_SIGNAL,
     EPOCH,
     EPOCH_EVALUATION,
     INNER_TOTAL,
+    ITERATION_BESIDE_STEP,
+    ITERATION_STEP,
+    ITERATION_TIME,
     LINE_BATCH,
     MEASURE_GATE,
     MEASURES,
@@ -434,6 +438,136 @@ def _bare_intervals(records: pl.DataFrame, context: ParseContext) -> pl.DataFram
     )
 
 
+#: How much a measure is preferred (its place in the vocabulary), to choose the one a block's step is read by.
+_MEASURE_RANK: dict[str, int] = {m.spelling: i for i, m in enumerate(MEASURES)}
+
+
+def _blocks(lines: pl.DataFrame) -> pl.DataFrame:
+    """The lines of ``lines`` (``source_offset``, ``line``, the task tag) that are indented under a block header
+    (:data:`~tierscope.collector.formats.vocabulary.BLOCK_HEADER`, ``[batch=20/20]:``), each with its header's line
+    (``_block``) and step (``_block_step``, String). A block runs from its header to the first line that is not
+    indented, within one task."""
+    header = pl.col("line").str.extract(BLOCK_HEADER, 1)
+    none = pl.DataFrame(schema={"source_offset": pl.Int64, "_block": pl.Int64, "_block_step": pl.String})
+    if lines.height == 0 or not lines.select(header.is_not_null().any()).item():
+        return none
+    tag = pl.col(TAG).fill_null("") if TAG in lines.columns else pl.lit("")
+    f = lines.sort("source_offset").select(
+        "source_offset", _t=tag, _h=header, _in=pl.col("line").str.contains(r"^[ \t]+\S")
+    )
+    f = f.with_columns(_run=(~pl.col("_in")).cum_sum().over("_t"))
+    heads = f.filter(pl.col("_h").is_not_null()).select("_t", "_run", _block="source_offset", _block_step="_h")
+    return f.filter(pl.col("_in")).join(heads, on=["_t", "_run"]).select("source_offset", "_block", "_block_step")
+
+
+def _block_positions(read: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
+    """``read`` with the step of a block's header given to the one line of the block whose measure is the most
+    preferred (the job's ``batches_per_sec`` before a device's, a step rate before examples/s): the block is one
+    statement, its position on the header's line and its measures on the lines under it. The block's other lines
+    state no position, so they make no record."""
+    if read.height == 0 or blocks.height == 0:
+        return read
+    read = read.join(blocks, on="source_offset", how="left", maintain_order="left")
+    rank = pl.col("_measure").replace_strict(_MEASURE_RANK, default=None, return_dtype=pl.Int64)
+    member = pl.col("_block").is_not_null() & pl.col("_step").is_null() & pl.col("_measure").is_not_null()
+    chosen = (
+        read.filter(member)
+        .with_columns(_rank=rank)
+        .sort("_rank", "_order")
+        .group_by("_block", maintain_order=True)
+        .first()
+        .get_column("_order")
+    )
+    pick = pl.col("_order").is_in(chosen.implode())
+    return read.with_columns(
+        _step=pl.when(pick).then("_block_step").otherwise("_step"),
+        _position=pl.when(pick).then(pl.lit("[batch=N/M]: block header")).otherwise("_position"),
+        _inner=pl.when(pick).then(pl.lit(False)).otherwise("_inner"),
+    ).drop("_block", "_block_step")
+
+
+def _optimizer_steps(records: pl.DataFrame) -> pl.DataFrame:
+    """``records`` with the lines that name an iteration beside a step (``iter 77 step 39: ... iter time:
+    214.40ms``) made one record per step, each step's first line, and an iteration's time made the step's: the
+    file's iterations per step ``k`` (``(last iteration - first) / (last step - first)``, rounded) times it.
+
+    The step counts the optimizer's updates, the global step; the iteration one micro-batch of gradient
+    accumulation (litgpt prints ``iter 76 step 38``, ``iter 77 step 39 (optimizer.step)``, ``iter 78 step 39``:
+    two iterations a step, so 214.40 ms an iteration is 428.8 ms a step)."""
+    beside = (pl.col("_position") == ITERATION_STEP).fill_null(False)
+    if records.height == 0 or not records.select(beside.any()).item():
+        return records
+    tag = pl.col(TAG).fill_null("")
+    rows = (
+        records.filter(beside)
+        .sort("_order")
+        .select(
+            "_order", _t=tag, _i=number(pl.col("_piece").str.extract(ITERATION_BESIDE_STEP, 1), pl.Int64), _s="step"
+        )
+    )
+    span = (pl.col("_s").last() - pl.col("_s").first()).cast(pl.Float64)
+    per_step = rows.group_by("_t").agg(
+        _k=pl.when(span > 0).then(((pl.col("_i").last() - pl.col("_i").first()) / span).round()).otherwise(1.0)
+    )
+    firsts = (
+        rows.filter(pl.col("_order") == pl.col("_order").min().over("_t", "_s"))
+        .join(per_step, on="_t", how="left")
+        .select("_order", _k=pl.col("_k").clip(lower_bound=1.0))
+    )
+    timed = pl.col("_piece").str.contains(ITERATION_TIME)
+    return (
+        records.join(firsts, on="_order", how="left", maintain_order="left")
+        .filter(~beside | pl.col("_k").is_not_null())
+        .with_columns(_per_s=pl.when(beside & timed).then(pl.col("_per_s") / pl.col("_k")).otherwise("_per_s"))
+        .drop("_k")
+    )
+
+
+#: The fewest counters whose totals must go up line by line before ``N/M`` is read as epoch/step.
+_COUNTING_ON = 3
+
+
+def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
+    """``read`` with each bare ``N/M`` counter whose ``M`` goes up from line to line (a task's, at least
+    :data:`_COUNTING_ON` of them) and whose ``N`` never goes down read as epoch/step: its step is ``M``.
+
+    A counter's total never changes within a run, so a "total" that grows is a position: DeepSpeed's timer alone
+    (``0/130, SamplesPerSec=36.8``, ``0/140, ...``: deepspeedai/DeepSpeed issue 697, 2021-01-26) prints its
+    epoch and step so when no engine line names the step beside it (:func:`_paired_positions`)."""
+    bare = (pl.col("_position") == "N/M").fill_null(False)
+    if read.height == 0 or not read.select(bare.any()).item():
+        return read
+    tag = pl.col(TAG).fill_null("")
+    counter = pl.col("_piece").str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counters = (
+        read.filter(bare)
+        .select(
+            "_order",
+            tag.alias("_t"),
+            _n=number(counter.struct.field("x"), pl.Int64),
+            _m=number(counter.struct.field("m"), pl.Int64),
+        )
+        .sort("_order")
+    )
+    counting_on = counters.group_by("_t").agg(
+        _on=(pl.len() >= _COUNTING_ON)
+        & (pl.col("_m").diff().drop_nulls() > 0).all()
+        & (pl.col("_n").diff().drop_nulls() >= 0).all()
+    )
+    tasks = counting_on.filter("_on").get_column("_t")
+    if tasks.len() == 0:
+        return read
+    steps = counters.filter(pl.col("_t").is_in(tasks.implode())).select("_order", _total=pl.col("_m").cast(pl.String))
+    return (
+        read.join(steps, on="_order", how="left", maintain_order="left")
+        .with_columns(
+            _step=pl.coalesce("_total", "_step"),
+            _inner=pl.when(pl.col("_total").is_not_null()).then(pl.lit(False)).otherwise("_inner"),
+        )
+        .drop("_total")
+    )
+
+
 def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     """``records`` (the grammar's, with ``_piece``, ``_position``, ``_inner``, ``_order``) with each position
     counted within its epoch made a step of the run: ``epoch x its total + position``.
@@ -711,6 +845,7 @@ class ProgressGrammar:
             _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
+        read = _block_positions(read, _blocks(lines))
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
         measured = pl.any_horizontal(
             pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
@@ -738,6 +873,7 @@ class ProgressGrammar:
         broken = training & has_position & ~record & pl.col("_broken").is_not_null()
         dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
         read = _paired_positions(read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken")))
+        read = _totals_that_count_on(read)
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
         bad = too_big | pl.col("_broken").is_not_null()
@@ -748,6 +884,7 @@ class ProgressGrammar:
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
         good = _bar_laps(_whole_steps(good, context), context)
+        good = _optimizer_steps(good)
         good = _bare_intervals(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging

@@ -191,7 +191,17 @@ MARKERS: tuple[Marker, ...] = (
     Marker("finished", r"^\(\)\s+\w+\s*:\s*\S", 1),
     # A benchmark's summary after its last step (tf_cnn_benchmarks, Horovod's synthetic benchmark).
     Marker("finished", r"(?i)^\s*total (?:images|img|examples|samples)/sec\b", 2),
-    Marker("finished", r"\bLoss for final step\b|['\"]?\btrain_runtime['\"]?\s*[:=]", 3),
+    # The Trainer's summary opens with ``train_runtime`` or states its rates of the whole run beside it
+    # (``{'train_runtime': 85.4, 'train_samples_per_second': ...}``, ``train_runtime = 0:00:21.98`` of
+    # ``log_metrics``); a step's logging dict that carries the runtime so far is no summary (Unsloth's
+    # ``{'loss': '14.88', ..., 'train_runtime': '110.7', 'train_tokens_per_second': '2583'}``, quoted in
+    # unslothai/unsloth PR 4547).
+    Marker(
+        "finished",
+        r"\bLoss for final step\b|\{\s*['\"]train_runtime['\"]\s*:|^\s*train_runtime\s*="
+        r"|\btrain_runtime['\"]?\s*[:=][^{}]*\btrain_(?:samples|steps)_per_second\b",
+        3,
+    ),
     # Estimator's export after the last evaluation; an export in mid-run is followed by steps,
     # and a later failure still wins.
     Marker("finished", r"\bSavedModel written to\b", 1, recoverable=True),

@@ -578,6 +578,12 @@ def unescaped_returns(line: pl.Expr) -> pl.Expr:
     return pl.when(line.str.contains(_TWO_DRAWINGS)).then(line.str.replace_all(_ESCAPED_RETURN, "\r")).otherwise(line)
 
 
+#: The spelling of an iteration beside a step, and the iteration's number in such a line (group 1).
+ITERATION_STEP: Final = "iter N step M (M the optimizer's updates)"
+ITERATION_BESIDE_STEP: Final = r"(?i:\biter(?:ation)?s?)\s*[:=#]?\s*(\d+)\s*[|,]?\s*(?i:step)\s*[:=#]?\s*\d+"
+#: A time that says it is one iteration's (``iter time: 197.87ms``), where an iteration is one micro-batch.
+ITERATION_TIME: Final = r"(?i)\biter(?:ation)?[ _]tim(?:e|ing)\b"
+
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
@@ -585,6 +591,14 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # Marian's ``Ep. 1 : Up. 14000 : Sen. 965,843 :`` (its updates are the global step)
     Position("Up. N (updates)", "named", rf"\b[Uu]p\.\s*[:=]?\s*{_AT}"),
     Position("Acc_iter N", "named", rf"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*{_AT}"),
+    # an iteration beside a step (``iter 76 step 38:``, ``Ep 1 | iter 4 | step 1:``): the iteration counts
+    # micro-batches, the step the optimizer's updates, the global step (litgpt, quoted in Lightning-AI/litgpt
+    # issue 689 and PR 1055, 2024); see :data:`ITERATION_BESIDE_STEP`
+    Position(
+        ITERATION_STEP,
+        "named",
+        rf"(?i:\biter(?:ation)?s?\s*[:=#]?\s*\d+\s*[|,]?\s*step)['\"]?\s*[:=#]?\s*{_AT}",
+    ),
     Position(
         "step N / iteration N / iter #N / batch N",
         "named",
@@ -628,6 +642,11 @@ POSITIONS: Final[tuple[Position, ...]] = (
         r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?:[\]|\[,;)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$))",
     ),
 )
+
+#: A position in brackets ending a line of its own, the header of a block whose indented lines after it say
+#: the step's measures (Composer's console ``[batch=20/20]:`` and ``[epoch=1][batch=5/5]:``, OLMo's
+#: ``[step=2/739328,epoch=0]``): group 1 the step.
+BLOCK_HEADER: Final = r"(?i:\[(?:epoch=\d+\]\[)?(?:batch|step|iter|iteration)=(\d+)(?:/\d+)?(?:,\w+=[\w.]+)*\]:?)\s*$"
 
 #: The epoch a line is in, where it states one: ``Epoch[101]``, ``Epoch: [34]``, ``epoch: 8/40,``,
 #: ``Training epoch 0,``, ``[Epoch 5 / Train]``, ``Epoch=1`` (group 1, a whole number: ``'epoch': 0.2`` is
@@ -725,6 +744,16 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "rate",
         rf"{_KEY_UNIT_OPEN}(?i:{_PER_STEP_WORD})\s*/\s*(?i:s|sec|second){_KEY_UNIT_CLOSE}{_N}",
     ),
+    # batches per second: a batch is a step. The job's (Composer's ``throughput/batches_per_sec``) before one
+    # device's (OLMo's ``throughput/device/batches_per_second``, one device's batches a step each); Composer also
+    # prints a device's share of the job's, ``device/batches_per_sec`` = the job's / devices, where the job's beats
+    # it (quoted in mosaicml/llm-foundry issue 444, allenai/OLMo issue 692, an AMD ROCm blog of 2024-09-30)
+    Measure(
+        "batches_per_sec: X (steps/s)",
+        "rate",
+        rf"(?:^|[\s,{{'\"]|throughput/)(?i:batches_?per_?sec(?:ond)?){_KV}{_N}",
+    ),
+    Measure("device/batches_per_sec: X (steps/s)", "rate", rf"/device/(?i:batches_?per_?sec(?:ond)?){_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
     Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
