@@ -543,7 +543,7 @@ BARE_TIMES: Final = frozenset({"time X ms", "time X s", "..., X seconds, ...", "
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
-    Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}{_AT}"),
+    Position("num_updates=N", "named", rf"(?:\btrain_|\b)n(?:um_)?updates{_KV}{_AT}"),
     # Marian's ``Ep. 1 : Up. 14000 : Sen. 965,843 :`` (its updates are the global step)
     Position("Up. N (updates)", "named", rf"\b[Uu]p\.\s*[:=]?\s*{_AT}"),
     Position("Acc_iter N", "named", rf"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*{_AT}"),
@@ -553,6 +553,8 @@ POSITIONS: Final[tuple[Position, ...]] = (
         rf"(?i:\b(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    # a step in brackets before ``key=value`` statements (CLU's LoggingWriter: ``[400] steps_per_second=1.58, ...``)
+    Position("[N] key=value (CLU)", "named", r"^\[(\d+)\]\s+[A-Za-z_][\w/]*\s*="),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
     Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
     # a whole number opening the message before its colon, where the line states nothing else as its position
@@ -597,6 +599,8 @@ EPOCH_EVALUATION: Final = r"(?i)\bepoch\s*\((?:val|valid|validation|test|eval)\w
 MEASURES: Final[tuple[Measure, ...]] = (
     # job-wide rates
     Measure("global_step/sec: X", "global", rf"\bglobal_step/sec['\"]?\s*[:=]?\s*{_N}"),
+    # Lingvo's trainer: ``Steps/second: 0.0142, Examples/second: 0.73``, from the global step on its own line
+    Measure("Steps/second: X", "global", rf"\bSteps/second\s*:\s*{_N}"),
     Measure("X global steps/s", "global", rf"{_N}\s+global[ _]steps?/s(?:ec)?\b"),
     # step times
     # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
@@ -649,7 +653,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
-    Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]\s*{_N}"),
+    Measure("batch_cost: X", "time", rf"(?i:\bbatch_cost)\s*[:=]?\s*{_N}"),
+    # wav2letter / flashlight: ``bch(ms): 407.74``, a batch's milliseconds
+    Measure("bch(ms): X", "time", rf"(?i:\b(?:bch|batch))\s*\(ms\)\s*[:=]\s*{_N}", 1e3),
     # the task's rate, which is the job's under synchronous replicas
     Measure(
         "steps/sec: X",
@@ -670,6 +676,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
         1e3,
     ),
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
+    # inputs per second: PaddlePaddle's ``ips: 5.7``, DLLogger's ``total_ips : 2879.1`` and ``train.total_ips``
+    Measure("ips: X (inputs/s)", "examples_per_s", rf"(?:\b|_)ips\s*[:=]\s*{_N}"),
     Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]\s*{_N}"),
     Measure(
         "samples_per_second: X",
@@ -694,7 +702,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "elapsed_time: X / relative_time: X (s)",
         "elapsed_s",
-        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))['\"]?\s*[:=]\s*{_QV}{_N}",
+        r"(?i:\b(?:relative_time|elapsed[ _]time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))"
+        rf"['\"]?\s*[:=]\s*{_QV}{_N}",
     ),
     Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
     # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
@@ -707,5 +716,6 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
-    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|rate\s*=|elapsed|\bdt\s*[:=]|/kimg)"
+    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
+    r"|\(ms\))"
 )
