@@ -10,18 +10,9 @@ NVIDIA/DeepLearningExamples issue 881 (DLLogger), facebookresearch/DrQA issue 13
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
-from tierscope.collector.formats import ParseContext, parse_lines
-
-
-def read(*lines: str) -> pl.DataFrame:
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    return parse_lines(frame, context=ParseContext(year=2024)).steps
+from tests.collector.formats.test_grammar import read
 
 
 @pytest.mark.parametrize(
