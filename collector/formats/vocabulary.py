@@ -415,6 +415,13 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 # Detectron's ``json_stats`` (facebookresearch/Detectron issue 918), DeepSpeed's engine and ThroughputTimer
 # (``step=N`` then ``E/N, SamplesPerSec=X``, deepspeedai/DeepSpeed issue 1825), PyTorch/XLA's MNIST example
 # (``Step=N ... Rate=X``, a ``RateTracker``'s samples/s), Ultralytics YOLO's epoch rows (ultralytics issue 7653).
+# Read 2026-12-06 the same way, for stacks other than language models: ESPnet2's reporter (``9epoch:train:376-750batch:
+# ... train_time=X``, espnet/espnet issues 2674 and 2183), wav2letter (``nupdates: N | ... | bch(ms): X``,
+# flashlight/wav2letter issue 728), Lingvo's trainer (``Steps/second: X``, tensorflow/lingvo issue 42), CLU's
+# LoggingWriter (``[N] steps_per_second=X, ...``, google/flax issue 3364), PaddlePaddle's image classification
+# (``batch_cost 0.13 sec ... ips X images/sec``, PaddlePaddle/models PR 4882), DLLogger's ``total_ips : X``
+# (NVIDIA/DeepLearningExamples issue 881), DrQA (``elapsed time = X (s)``, facebookresearch/DrQA issue 137) and the
+# MXNet R package's speedometer (``Batch [N] Speed: ...``, apache/mxnet PR 3932).
 # ---------------------------------------------------------------------------------------------
 
 
