@@ -656,6 +656,65 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     )
 
 
+#: A batch counter with no epoch on its line (MXNet R's speedometer ``Batch [50] Speed: ...``, its epochs said apart:
+#: ``[1] Train-accuracy=0.70``).
+_BATCH_ONLY = r"(?i)\bbatch\b"
+
+
+def _restarted_batches(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` with a batch counter that starts again (its line states no epoch) made a step of the run: a batch
+    counts within its epoch, so each time the counter goes back a new epoch has begun, and its step is the epochs
+    begun so far x the largest batch shown so far + the batch. Kept per task in ``context`` across read batches.
+    A step or iteration that goes back is left as printed (a resumed run's)."""
+    if records.height == 0:
+        return records
+    tag = pl.col(TAG).fill_null("")
+    piece = pl.col("_piece")
+    batch = (
+        (pl.col("_position") == _INNER_NAMED)
+        & pl.col("step").is_not_null()
+        & piece.str.contains(_BATCH_ONLY)
+        & ~piece.str.contains(r"(?i)epoch|\bpass\b")
+    ).fill_null(False)
+    counted = records.filter(batch)
+    if counted.height == 0:
+        return records
+    known: dict[str, tuple[int, int, int]] = context.state.setdefault("grammar-batch-restarts", {})
+    counted = counted.sort("_order").with_columns(_tag=tag)
+    carried = pl.DataFrame(
+        {
+            "_tag": list(known),
+            "_last": [v[0] for v in known.values()],
+            "_restarts": [v[1] for v in known.values()],
+            "_longest": [v[2] for v in known.values()],
+        },
+        schema={"_tag": pl.String, "_last": pl.Int64, "_restarts": pl.Int64, "_longest": pl.Int64},
+    )
+    counted = counted.join(carried, on="_tag", how="left", maintain_order="left").with_columns(
+        pl.col("_last", "_restarts", "_longest").fill_null(0)
+    )
+    previous = pl.coalesce(pl.col("step").shift(1).over("_tag"), pl.col("_last").first().over("_tag"))
+    went_back = (pl.col("step") < previous).fill_null(False).cast(pl.Int64)
+    counted = counted.with_columns(
+        _epochs=pl.col("_restarts") + went_back.cum_sum().over("_tag"),
+        _length=pl.max_horizontal(pl.col("_longest"), pl.col("step").cum_max().over("_tag")),
+    )
+    for row in (
+        counted.group_by("_tag")
+        .agg(pl.col("step").last(), pl.col("_epochs").last(), pl.col("_length").last())
+        .iter_rows()
+    ):
+        known[row[0]] = (row[1], row[2], row[3])
+    if not counted.select((pl.col("_epochs") > 0).any()).item():
+        return records
+    whole = counted.select("_order", _whole=pl.col("_epochs") * pl.col("_length") + pl.col("step"))
+    return (
+        records.join(whole, on="_order", how="left", maintain_order="left")
+        .with_columns(step=pl.coalesce("_whole", "step"))
+        .drop("_whole")
+    )
+
+
 #: What each kind of measure means, for ``tierscope formats`` and ``formats --try``.
 MEASURE_MEANINGS: dict[str, str] = {
     "global": "global steps/s, job-wide",
@@ -883,7 +942,7 @@ class ProgressGrammar:
             self.name,
         )
         good = read.filter(~bad).with_columns(step.alias("step"), pl.col("_loss").alias("loss"))
-        good = _bar_laps(_whole_steps(good, context), context)
+        good = _bar_laps(_restarted_batches(_whole_steps(good, context), context), context)
         good = _optimizer_steps(good)
         good = _bare_intervals(good, context)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))

@@ -415,6 +415,13 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 # Detectron's ``json_stats`` (facebookresearch/Detectron issue 918), DeepSpeed's engine and ThroughputTimer
 # (``step=N`` then ``E/N, SamplesPerSec=X``, deepspeedai/DeepSpeed issue 1825), PyTorch/XLA's MNIST example
 # (``Step=N ... Rate=X``, a ``RateTracker``'s samples/s), Ultralytics YOLO's epoch rows (ultralytics issue 7653).
+# Read 2026-12-06 the same way, for stacks other than language models: ESPnet2's reporter (``9epoch:train:376-750batch:
+# ... train_time=X``, espnet/espnet issues 2674 and 2183), wav2letter (``nupdates: N | ... | bch(ms): X``,
+# flashlight/wav2letter issue 728), Lingvo's trainer (``Steps/second: X``, tensorflow/lingvo issue 42), CLU's
+# LoggingWriter (``[N] steps_per_second=X, ...``, google/flax issue 3364), PaddlePaddle's image classification
+# (``batch_cost 0.13 sec ... ips X images/sec``, PaddlePaddle/models PR 4882), DLLogger's ``total_ips : X``
+# (NVIDIA/DeepLearningExamples issue 881), DrQA (``elapsed time = X (s)``, facebookresearch/DrQA issue 137) and the
+# MXNet R package's speedometer (``Batch [N] Speed: ...``, apache/mxnet PR 3932).
 # ---------------------------------------------------------------------------------------------
 
 
@@ -587,7 +594,7 @@ ITERATION_TIME: Final = r"(?i)\biter(?:ation)?[ _]tim(?:e|ing)\b"
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
-    Position("num_updates=N", "named", rf"(?:\btrain_|\b)num_updates{_KV}{_AT}"),
+    Position("num_updates=N", "named", rf"(?:\btrain_|\b)n(?:um_)?updates{_KV}{_AT}"),
     # Marian's ``Ep. 1 : Up. 14000 : Sen. 965,843 :`` (its updates are the global step)
     Position("Up. N (updates)", "named", rf"\b[Uu]p\.\s*[:=]?\s*{_AT}"),
     Position("Acc_iter N", "named", rf"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*{_AT}"),
@@ -666,6 +673,8 @@ EPOCH_EVALUATION: Final = r"(?i)\b(?:epoch|iter)\s*\((?:val|valid|validation|tes
 MEASURES: Final[tuple[Measure, ...]] = (
     # job-wide rates
     Measure("global_step/sec: X", "global", rf"\bglobal_step/sec['\"]?\s*[:=]?\s*{_N}"),
+    # Lingvo's trainer: ``Steps/second: 0.0142, Examples/second: 0.73``, from the global step on its own line
+    Measure("Steps/second: X", "global", rf"\bSteps/second\s*:\s*{_N}"),
     Measure("X global steps/s", "global", rf"{_N}\s+global[ _]steps?/s(?:ec)?\b"),
     # step times
     # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
@@ -718,7 +727,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
-    Measure("batch_cost: X", "time", rf"{_SCOPE}(?i:batch_cost)\s*[:=]\s*{_N}"),
+    Measure("batch_cost: X", "time", rf"{_SCOPE}(?i:batch_cost)\s*[:=]?\s*{_N}"),
     Measure(
         "key(s/it): X",
         "time",
@@ -730,6 +739,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"{_KEY_UNIT_OPEN}(?i:ms|milliseconds)\s*/\s*(?i:{_PER_STEP_WORD}){_KEY_UNIT_CLOSE}{_N}",
         1e3,
     ),
+    # wav2letter / flashlight: ``bch(ms): 407.74``, a batch's milliseconds
+    Measure("bch(ms): X", "time", rf"(?i:\b(?:bch|batch))\s*\(ms\)\s*[:=]\s*{_N}", 1e3),
     # the task's rate, which is the job's under synchronous replicas
     Measure(
         "steps/sec: X",
@@ -765,6 +776,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
         1e3,
     ),
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
+    # inputs per second: PaddlePaddle's ``ips: 5.7``, DLLogger's ``total_ips : 2879.1`` and ``train.total_ips``
+    Measure("ips: X (inputs/s)", "examples_per_s", rf"(?:\b|_)ips\s*[:=]\s*{_N}"),
     Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]\s*{_N}"),
     Measure(
         "samples_per_second: X",
@@ -791,7 +804,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "elapsed_time: X / relative_time: X (s)",
         "elapsed_s",
-        rf"(?i:\b(?:relative_time|elapsed_time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))['\"]?\s*[:=]\s*{_QV}{_N}"
+        r"(?i:\b(?:relative_time|elapsed[ _]time|time_elapsed|elapsed_s(?:ec(?:onds)?)?|elapsed))"
+        rf"['\"]?\s*[:=]\s*{_QV}{_N}"
         # seconds, not the hours of ``4h 16m 28s`` nor the hours of a clock's ``1:02:03``
         r"(?:\s*(?:s|sec|secs|seconds)\b|[^\w.:]|$)",
     ),
@@ -806,5 +820,6 @@ MEASURES: Final[tuple[Measure, ...]] = (
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
-    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|rate\s*=|elapsed|\bdt\s*[:=]|/kimg)"
+    r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
+    r"|\(ms\))"
 )
