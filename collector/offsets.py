@@ -68,6 +68,10 @@ class FileState:
     #: A file read whole (gzip) whose read stopped at a safe point (``--max-seconds``): the lines done.
     #: The next collect of the same bytes goes on after them; None once read to its end.
     resume_line: int | None = None
+    #: What the parse of the lines before ``offset`` knows that judges the lines after it (whether the newest
+    #: record announced work it had not reached: :func:`tierscope.collector.formats.status.carried_work`);
+    #: the next collect that goes on from ``offset`` starts from it. None: nothing (a file's start).
+    carry: dict[str, bool] | None = None
 
 
 @dataclass(frozen=True)

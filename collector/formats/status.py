@@ -390,6 +390,8 @@ ANNOUNCED = (
     r"(?i:\b(?:iteration|iter|step|update|batch)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
     r"|\d{1,3}%\|[^|]*\|\s*(?P<bn>\d+)/(?P<bm>\d+)"
 )
+#: A terminal's colour or cursor code (``\x1b[32m``), no part of what a record's line says.
+_ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 #: A log's own word that training stopped early on purpose (its messages, not the option names a config dump
 #: prints): Megatron's ``exiting program at iteration N`` / ``after N minutes`` (``--exit-interval``,
 #: ``--exit-duration-in-mins``), early stopping, a step budget reached.
@@ -397,6 +399,25 @@ STOPPED_ON_PURPOSE = (
     r"(?i)\bexiting program\b|\bearly stopping (?:triggered|at|after)\b|\bstopp(?:ed|ing) early\b"
     r"|\bstopping criteri(?:on|a) (?:met|reached)\b|\bmax_?(?:steps|epochs|iters?|iterations)\b[^\n]*\breached\b"
 )
+
+
+#: Where :func:`drop_unreached_endings` keeps, in ``ParseContext.state``, what it knows of a file so far.
+WORK = "status-work"
+
+
+def carried_work(context: ParseContext) -> dict[str, bool] | None:
+    """What :func:`drop_unreached_endings` knows after the lines parsed so far with ``context`` (``short``:
+    the newest record announced work it had not reached; ``why``: a line said the run stopped on purpose),
+    to be saved with the file's position; None where both are False (what a file's start knows)."""
+    known = context.state.get(WORK)
+    return dict(known) if known and any(known.values()) else None
+
+
+def resume_work(context: ParseContext, carried: dict[str, bool] | None) -> None:
+    """Start ``context`` from what an earlier collect's :func:`carried_work` saved, for a read that goes on
+    where that collect stopped: a bare ending appended since is judged by the records read then."""
+    if carried:
+        context.state[WORK] = {"short": bool(carried.get("short")), "why": bool(carried.get("why"))}
 
 
 def _bare_reason() -> str:
@@ -412,7 +433,7 @@ def drop_unreached_endings(
 
     ``body``: the batch's messages (``source_offset``, ``line``), for what the records and lines say. What
     the last record announced and whether a line said why carry over to later batches in ``context``."""
-    known = context.state.setdefault("status-work", {"short": False, "why": False})
+    known = context.state.setdefault(WORK, {"short": False, "why": False})
     if body.height:
         known["why"] = (
             known["why"] or body.select(pl.col("line").cast(pl.String).str.contains(STOPPED_ON_PURPOSE).any()).item()
@@ -446,7 +467,15 @@ def drop_unreached_endings(
 def _announced(steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
     """``source_offset`` and ``_short`` (True: the record's line announces N/M with N < M) of each step record."""
     said = steps.select("source_offset").join(body.select("source_offset", "line"), on="source_offset", how="left")
-    groups = pl.col("line").str.extract_groups(ANNOUNCED)
+    # the text the record is of: without colours (``\x1b[32miteration``: no word boundary after the ``m``),
+    # and of a bar redrawn with ``\r`` on one line, its last drawing that announces work (the record's)
+    text = pl.col("line").str.replace_all(_ANSI, "")
+    text = (
+        pl.when(text.str.contains("\r", literal=True))
+        .then(text.str.split("\r").list.eval(pl.element().filter(pl.element().str.contains(ANNOUNCED))).list.last())
+        .otherwise(text)
+    )
+    groups = text.str.extract_groups(ANNOUNCED)
     n = pl.coalesce(groups.struct.field("n"), groups.struct.field("bn")).cast(pl.Int64, strict=False)
     m = pl.coalesce(groups.struct.field("m"), groups.struct.field("bm")).cast(pl.Int64, strict=False)
     return said.select("source_offset", (n < m).fill_null(False).alias("_short")).sort("source_offset")

@@ -52,6 +52,7 @@ from tierscope.collector.formats import (
     sniff_file,
     sniff_format,
 )
+from tierscope.collector.formats.status import carried_work, resume_work
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
@@ -283,6 +284,9 @@ class LogReading:
             context = ParseContext(year=src.year(opts.year), formats=self.run.formats)
             reader, whole = src.stream(raw)
             segments = src.plan(raw, self.prev, whole, opts.reread, self.run.olddirs)
+            if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
+                # goes on where the last collect stopped: a bare ending is judged by the records read then
+                resume_work(context, self.prev.carry)
             if not segments:
                 counts.notes.append("unchanged")
             elif isinstance(reader, gzip.GzipFile) and (bomb := self._bomb(raw)) is not None:
@@ -416,6 +420,8 @@ class _Segment:
                 # A gzip's position: its bytes, and the lines done.
                 read = snapshot(raw, Path(self.seg.path), log.run.run_id, 0, done, True, counts.format)
                 position = dataclasses.replace(read, resume_line=done)
+            if position is not None:
+                position = dataclasses.replace(position, carry=carried_work(self.context))
             yield Batch(parsed, position)
             if stopping:
                 # The look-ahead held back is read by the next collect: counted there, once.
