@@ -56,6 +56,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "steady_reason": pl.String(),  # the same in words, one short phrase
     "steady_assumption": pl.String(),  # what the steady rate assumes (STEADY_ASSUMPTIONS' keys; null: nothing)
     "steady_assumption_note": pl.String(),  # the same in words
+    # the printed global rate set aside for the log's clock, with both figures (analysis.printed_rates; null: none)
+    "steady_clock_note": pl.String(),
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
     "ci_scope": pl.String(),  # what the interval samples: within-run (one run's intervals; null: no interval)
@@ -175,6 +177,28 @@ def steady_assumption() -> pl.Expr:
     ).fill_null(False)
     return pl.when(assumed.fill_null(False)).then(
         pl.when(unchecked).then(pl.lit("logs_every_step_unchecked")).otherwise(pl.lit("logs_every_step"))
+    )
+
+
+def steady_clock_note() -> pl.Expr:
+    """``steady_clock_note`` of a summary row (one line; null where no printed rate was set aside), from
+    ``printed_set_aside``, ``clock_beside`` and ``printed_off_rounding``
+    (:mod:`tierscope.analysis.printed_rates`): which rate the steady rate does not rest on, and why."""
+    printed = pl.col("printed_set_aside").round_sig_figs(3).cast(pl.String)
+    clock = pl.col("clock_beside").round_sig_figs(3).cast(pl.String)
+    why = (
+        pl.when(pl.col("printed_off_rounding"))
+        .then(pl.lit("outside what the printed figure's rounding allows"))
+        .otherwise(pl.lit("the printed figure is rounded more coarsely than the clock measures"))
+    )
+    return pl.when(pl.col("printed_set_aside").is_not_null()).then(
+        pl.format(
+            "steady rate from the log's clock: its printed {} global steps/s set aside, the clock gives {} over "
+            "the same intervals ({})",
+            printed,
+            clock,
+            why,
+        )
     )
 
 
@@ -387,6 +411,7 @@ def summary_frame(
             steady_assumption_note=pl.col("steady_assumption").replace_strict(
                 STEADY_ASSUMPTIONS, default=None, return_dtype=pl.String
             ),
+            steady_clock_note=steady_clock_note(),
         )
         .pipe(with_examples, log_batches)
         .pipe(with_devices)

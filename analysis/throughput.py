@@ -82,6 +82,7 @@ from tierscope.analysis.bootstrap import (
     steady_draws,
     steady_rates,
 )
+from tierscope.analysis.printed_rates import clock_judgement, clock_wins
 from tierscope.analysis.records import (
     TASK,
     TRAINING,
@@ -119,6 +120,9 @@ INTERVAL_COLUMNS = {
     "local_rate": pl.Float64(),  # interval local steps/s: as logged, else from local_step deltas
     "warmup": pl.Boolean(),
     "restart": pl.Boolean(),  # the segment starts at a restart or resume (not at a task's first record)
+    # the global rate the record printed, set aside for its clock's (analysis.printed_rates; null: kept)
+    "printed_rate": pl.Float64(),
+    "printed_off": pl.Boolean(),  # that clock's rate lies outside the printed figure's rounding
 }
 
 
@@ -321,15 +325,27 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     in_segment = pl.col("interval_index") > 0
     d_local = pl.col("local_step") - _previous("local_step", opens)
     gap = in_segment & across_missing_lines()
-    return segmented.with_columns(
+    segmented = segmented.with_columns(
         d_step=pl.when(gap).then((STATED_STEPS + 0.5).floor().cast(pl.Int64)).when(in_segment).then(pl.col("_d_step")),
         d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
         step_timed=in_segment & pl.col("_step_timed"),
-    ).with_columns(
-        rate=pl.coalesce(
-            pl.col("global_steps_per_s"),
-            pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / pl.col("d_seconds")),
-        ),
+    )
+    printed, clock_rate = (
+        pl.col("global_steps_per_s"),
+        pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / pl.col("d_seconds")),
+    )
+    set_aside, off_rounding = clock_judgement(
+        printed, pl.col("d_step"), pl.col("d_seconds"), in_segment & ~pl.col("step_timed")
+    )
+    judged = segmented.with_columns(_aside=set_aside, _off=off_rounding).with_columns(
+        _clock_wins=clock_wins(pl.col("_aside"), pl.col("_first").cast(pl.UInt32).cum_sum())
+    )
+    # where the task's clock wins, a printed rate on an interval the clock cannot measure is no better
+    wins = pl.col("_clock_wins")
+    return judged.with_columns(
+        rate=pl.when(wins).then(clock_rate).otherwise(pl.coalesce(printed, clock_rate)),
+        printed_rate=pl.when(wins & pl.col("_aside").is_not_null()).then(printed),
+        printed_off=pl.when(wins & pl.col("_aside").is_not_null()).then(pl.col("_off")),
         local_rate=pl.coalesce(
             pl.col("local_steps_per_s"),
             pl.when(in_segment & ~gap & (pl.col("d_seconds") > 0)).then(d_local / pl.col("d_seconds")),
@@ -374,7 +390,7 @@ def with_intervals(ordered: pl.LazyFrame) -> pl.LazyFrame:
 FIGURE_COLUMNS = (
     "run_id", "role", "task_index", "step", "elapsed_s", "timestamp",
     "copies", "segment", "interval_index", "d_step", "d_seconds", "step_timed", "rate", "local_rate", "warmup",
-    "restart",
+    "restart", "printed_rate", "printed_off",
 )  # fmt: skip
 #: The step record's columns the intervals are computed from (besides :data:`FIGURE_COLUMNS`).
 INPUT_COLUMNS = (
@@ -465,6 +481,11 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "mean_global_steps_per_s": pl.Float64(),  # the overall rate; null when no segment logged twice
     "startup_s": pl.Float64(),  # seconds the lead task lost to warm-up (see run_throughput)
     "last_step": pl.Int64(),  # the highest global step
+    # where a task's printed global rate was set aside for its clock's (analysis.printed_rates), over the
+    # steady intervals so judged: the printed rate and the clock's (steps over the time each gives)
+    "printed_set_aside": pl.Float64(),
+    "clock_beside": pl.Float64(),
+    "printed_off_rounding": pl.Boolean(),  # on most of them the clock lies outside the printed rounding
 }
 
 
@@ -498,7 +519,10 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     """Per run, the figures of :func:`run_throughput` that add up over disjoint sets of a run's
     tasks: ``duplicates``, ``tasks``, ``segments``, ``restarts``, ``steady_intervals``, ``steady_records``,
     ``untimed_records``, ``step_timed_intervals``, ``steady_pauses`` (UInt32; 0 where ``intervals``
-    have no ``paused``) and the steady intervals' ``steady_steps`` (Int64) and ``steady_seconds``
+    have no ``paused``), ``aside_intervals`` and ``aside_off`` (steady intervals whose printed rate was
+    set aside, :data:`INTERVAL_COLUMNS`' ``printed_rate``; those with ``printed_off``), their steps
+    ``aside_steps`` and the seconds they took at the printed and the clock's rates (``aside_printed_s``,
+    ``aside_clock_s``) and the steady intervals' ``steady_steps`` (Int64) and ``steady_seconds``
     (Float64) behind the mean rate."""
     steady = ~pl.col("warmup")
     paused = pl.col("paused") if "paused" in intervals.collect_schema().names() else pl.lit(False)
@@ -507,6 +531,10 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     # their seconds in the interval that crosses the next tick; leaving their steps out made a 4.9 it/s
     # bar's mean rate 1 step a second.
     positive = steady & (pl.col("d_seconds") >= 0) & pl.col("d_step").is_not_null()
+    names = intervals.collect_schema().names()
+    printed = pl.col("printed_rate") if "printed_rate" in names else pl.lit(None, pl.Float64)
+    off = pl.col("printed_off") if "printed_off" in names else pl.lit(False)
+    aside = steady & printed.is_not_null()
     return intervals.group_by("run_id").agg(
         duplicates=(pl.col("copies") - 1).sum().cast(pl.UInt32),
         # each segment has one first interval (index 0), each task one first segment (0)
@@ -519,6 +547,11 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         steady_steps=pl.col("d_step").filter(positive).sum(),
         steady_seconds=pl.col("d_seconds").filter(positive).sum(),
         steady_records=steady.sum().cast(pl.UInt32),
+        aside_intervals=aside.sum().cast(pl.UInt32),
+        aside_off=(aside & off).sum().cast(pl.UInt32),
+        aside_steps=pl.col("d_step").filter(aside).sum(),
+        aside_printed_s=(pl.col("d_step") / printed).filter(aside).sum(),
+        aside_clock_s=pl.col("d_seconds").filter(aside).sum(),
         # a record stating a step time (its local rate) is not untimed, even where it has no interval
         untimed_records=(
             pl.col("elapsed_s").is_null()
@@ -570,6 +603,13 @@ def throughput_frame(
         steady_stalls=pl.col("run_id").replace_strict(stalls, default=0, return_dtype=pl.UInt32),
         mean_global_steps_per_s=pl.when((pl.col("steady_records") > 0) & (pl.col("steady_seconds") > 0)).then(
             (pl.col("steady_steps") / pl.col("steady_seconds")).fill_nan(None)
+        ),
+        printed_set_aside=pl.when(pl.col("aside_intervals") > 0).then(
+            pl.col("aside_steps") / pl.col("aside_printed_s")
+        ),
+        clock_beside=pl.when(pl.col("aside_intervals") > 0).then(pl.col("aside_steps") / pl.col("aside_clock_s")),
+        printed_off_rounding=pl.when(pl.col("aside_intervals") > 0).then(
+            2 * pl.col("aside_off") > pl.col("aside_intervals")
         ),
     )
     drawn = {run: steady_draws(values, run, seed, draws) for run, values in samples.items() if len(values) > 1}

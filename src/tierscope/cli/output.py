@@ -342,6 +342,8 @@ def summary_grid(
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
     grid.notes += [f"run {named(r['run_id'])}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
+    grid.notes += [f"run {named(r['run_id'])}: {r['steady_clock_note']}" for r in frame.iter_rows(named=True)
+                   if r.get("steady_clock_note")]  # fmt: skip
     # figures that cannot be (a price per step at 0 steps/s, goodput whose steps outrun the clock), and why
     grid.notes += [f"run {named(r['run_id'])}: withheld {r['withheld_figures']}" for r in frame.iter_rows(named=True)
                    if r.get("withheld_figures")]  # fmt: skip
