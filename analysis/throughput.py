@@ -191,6 +191,8 @@ def interval_rates(steps: pl.LazyFrame, events: pl.DataFrame | None = None) -> p
 #: A step record that reports an evaluation: held-out metrics (a cloudml ``Eval`` block, Keras'
 #: ``val_loss``, MLPerf's ``eval_accuracy``).
 EVALUATION = pl.col("eval_loss").is_not_null() | pl.col("eval_accuracy").is_not_null()
+#: :data:`EVALUATION` as the column ``_evaluates`` (true, else null) :func:`ordered_records` carries.
+EVALUATES = pl.when(EVALUATION).then(True).alias("_evaluates")
 #: The run events that pause training at their step: a checkpoint save and an evaluation
 #: (:mod:`tierscope.contract`; Estimator's ``Saving checkpoints for N``, ``Starting evaluation``).
 PAUSE_EVENTS = (CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END)
@@ -334,8 +336,18 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
         pl.col("global_steps_per_s"),
         pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / pl.col("d_seconds")),
     )
+    # An interval whose record reports an evaluation holds it on the clock and not in the printed rate
+    # (Keras' epoch seconds take in validation, its ms/step does not): it does not vote.
+    names = set(raw.collect_schema().names())
+    evaluates = (
+        pl.col("_evaluates").fill_null(False)
+        if "_evaluates" in names
+        else EVALUATION.fill_null(False)
+        if {"eval_loss", "eval_accuracy"} <= names
+        else pl.lit(False)
+    )
     set_aside, off_rounding = clock_judgement(
-        printed, pl.col("d_step"), pl.col("d_seconds"), in_segment & ~pl.col("step_timed")
+        printed, pl.col("d_step"), pl.col("d_seconds"), in_segment & ~pl.col("step_timed") & ~evaluates
     )
     judged = segmented.with_columns(_aside=set_aside, _off=off_rounding).with_columns(
         _clock_wins=clock_wins(pl.col("_aside"), pl.col("_first").cast(pl.UInt32).cum_sum())
@@ -404,9 +416,12 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies`` and ``_first`` (each task's first row)
     (:func:`tierscope.analysis.records.distinct_in_log_order`)."""
     columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
+    # Whether a record reports an evaluation, one bit a record rather than the metrics' columns: true or
+    # null, so a merged record evaluates where any copy does (merge_duplicates keeps the first non-null).
+    evaluates = [EVALUATES] if {"eval_loss", "eval_accuracy"} <= set(steps.collect_schema().names()) else []
     # One chunk per column here, the read's chunks (one a file or row group) dropped at once: a copy
     # made later (distinct_in_log_order needs one chunk) would hold both copies through the pass.
-    rows = steps.select(columns).collect().rechunk()
+    rows = steps.select(*columns, *evaluates).collect().rechunk()
     # Most logs hold training tasks' records only: the filter (a copy of every column) only where not.
     training = rows.select(TRAINING).to_series()
     if not training.all():
