@@ -9,6 +9,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tierscope.analysis import tasks
+from tierscope.analysis.printed_rates import clock_judgement
 from tierscope.analysis.records import (
     TASK,
     by_task,
@@ -19,6 +20,7 @@ from tierscope.analysis.records import (
 )
 from tierscope.analysis.tasks import own_figures
 from tierscope.analysis.throughput import (
+    EVALUATION,
     GAP_FACTOR,
     INTERVAL_COLUMNS,
     JUMP_FACTOR,
@@ -96,17 +98,23 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
             d_seconds=pl.when(inside).then("_d_seconds"),
             step_timed=inside & pl.col("_step_timed"),
         )
-        .with_columns(
-            rate=pl.coalesce(
-                "global_steps_per_s", pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / "d_seconds")
+    )
+    # a task's printed global rates set aside where most of its comparable intervals' clocks contradict them
+    clock_rate = pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / "d_seconds")
+    clocked = inside & ~pl.col("step_timed") & ~EVALUATION.fill_null(False)
+    aside, off = clock_judgement(pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds"), clocked)
+    comparable = aside.is_not_null().sum().over(TASK)
+    wins = (2 * aside.fill_null(False).sum().over(TASK) > comparable) & (comparable > 0)
+    rated = rated.with_columns(_wins=wins, _aside=aside, _off=off).with_columns(
+        rate=pl.when("_wins").then(clock_rate).otherwise(pl.coalesce("global_steps_per_s", clock_rate)),
+        printed_rate=pl.when(pl.col("_wins") & pl.col("_aside").is_not_null()).then("global_steps_per_s"),
+        printed_off=pl.when(pl.col("_wins") & pl.col("_aside").is_not_null()).then("_off"),
+        local_rate=pl.coalesce(
+            "local_steps_per_s",
+            pl.when(inside & ~pl.col("_gap") & (pl.col("d_seconds") > 0)).then(
+                (pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)) / pl.col("d_seconds")
             ),
-            local_rate=pl.coalesce(
-                "local_steps_per_s",
-                pl.when(inside & ~pl.col("_gap") & (pl.col("d_seconds") > 0)).then(
-                    (pl.col("local_step") - pl.col("local_step").shift(1).over(SEGMENT)) / pl.col("d_seconds")
-                ),
-            ),
-        )
+        ),
     )
     rated = rated.with_columns(_warm=WARM_MEDIAN.over("run_id"))
     slow = ~inside | (pl.col("rate") < WARMUP_FRACTION * pl.col("_warm")).fill_null(False)
