@@ -13,8 +13,11 @@ since the task started). Most agree: TF Estimator's ``global_step/sec`` is its s
 
 The rule (per task: one process' records; several workers each print their own figures): compare
 interval by interval, on each interval of a segment past its first record where the record states a
-global rate p and a clock measures the interval (d_step global steps in d_seconds; never a time taken
-from the record's own step time). The clock's rate lies in [s / (d + c), s / (d - c)] with c its
+global rate p and a clock measures the interval (d_step global steps in d_seconds, at least
+:data:`MIN_COMPARED_SECONDS`; never a time the record states itself, ``interval_s``, which its printed
+rate is over, nor one taken from its own step time; never an interval whose record reports an
+evaluation, which its clock holds and its printed rate does not; never one :data:`MAX_RATIO` times off,
+a step counted in other units). The clock's rate lies in [s / (d + c), s / (d - c)] with c its
 resolution (1 s where d_seconds is a whole number of seconds, a clock printed in whole seconds; else
 1 ms). The printed figure stands for [(p - h), (p + h)], h half a unit of its last printed decimal
 (:func:`printed_half_unit`: 0.05 for ``0.1``; none for a figure converted from a time, ``1 / 7.63``).
@@ -40,6 +43,15 @@ CLOCK_TOLERANCE = 0.05
 #: ``[01:41<...]``, a ``%H:%M:%S`` timestamp): its interval is known to +-1 s. Else to the millisecond.
 WHOLE_SECOND = 1.0
 FINE_CLOCK = 1e-3
+#: The shortest clock interval compared (seconds): a line's write time jitters by tenths of a second
+#: (buffered output, a logging thread), so per-step lines 0.4-0.8 s apart by their timestamps scatter
+#: around a printed 0.6 sec/step that is right; and a bar's elapsed time, restarted each epoch, gives
+#: an interval of a second or two between two epochs' last lines.
+MIN_COMPARED_SECONDS = 5.0
+#: A clock this many times off the printed rate, or more, counts its steps in another unit than the
+#: printed rate does (a step counter of samples, 512 to an iteration, beside iterations/s): not compared.
+#: A running average misreads by less: fairseq's ups=0.04 beside 3.54 updates/s is 88x.
+MAX_RATIO = 1000.0
 #: The most decimals a printed rate is read with: a float with more is a converted figure (``1 / s/it``).
 MAX_DECIMALS = 6
 
@@ -66,7 +78,15 @@ def clock_judgement(printed: pl.Expr, steps: pl.Expr, seconds: pl.Expr, clocked:
     (not by the record's own step time)."""
     whole = (seconds - seconds.round()).abs() < 1e-9
     resolution = pl.when(whole).then(pl.lit(WHOLE_SECOND)).otherwise(pl.lit(FINE_CLOCK))
-    comparable = clocked & (printed > 0) & (steps > 0) & (seconds > 0)
+    ratio = steps / seconds / printed
+    comparable = (
+        clocked
+        & (printed > 0)
+        & (steps > 0)
+        & (seconds >= MIN_COMPARED_SECONDS)
+        & (ratio < MAX_RATIO)
+        & (ratio > 1 / MAX_RATIO)
+    )
     low = steps / (seconds + resolution)
     high = pl.when(seconds > resolution).then(steps / (seconds - resolution)).otherwise(pl.lit(float("inf")))
     half = printed_half_unit(printed)

@@ -347,7 +347,12 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
         else pl.lit(False)
     )
     set_aside, off_rounding = clock_judgement(
-        printed, pl.col("d_step"), pl.col("d_seconds"), in_segment & ~pl.col("step_timed") & ~evaluates
+        printed,
+        pl.col("d_step"),
+        pl.col("d_seconds"),
+        # a record's own interval_s is the time its printed rate is over: a disagreement there is in
+        # what the step counts (cosface's step is samples, its rate iterations), not in the time
+        in_segment & ~pl.col("step_timed") & ~evaluates & pl.col("interval_s").is_null(),
     )
     judged = segmented.with_columns(_aside=set_aside, _off=off_rounding).with_columns(
         _clock_wins=clock_wins(pl.col("_aside"), pl.col("_first").cast(pl.UInt32).cum_sum())

@@ -101,7 +101,7 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     )
     # a task's printed global rates set aside where most of its comparable intervals' clocks contradict them
     clock_rate = pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / "d_seconds")
-    clocked = inside & ~pl.col("step_timed") & ~EVALUATION.fill_null(False)
+    clocked = inside & ~pl.col("step_timed") & ~EVALUATION.fill_null(False) & pl.col("interval_s").is_null()
     aside, off = clock_judgement(pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds"), clocked)
     comparable = aside.is_not_null().sum().over(TASK)
     wins = (2 * aside.fill_null(False).sum().over(TASK) > comparable) & (comparable > 0)
