@@ -44,9 +44,11 @@ from tierscope.collector.formats.vocabulary import (
     BAR_EPOCH,
     BARE_TIMES,
     BLOCK_HEADER,
+    DOCKER_STEP,
     ENDED_BY_SIGNAL,
     EPOCH,
     EPOCH_EVALUATION,
+    ETA_DATE,
     INNER_TOTAL,
     ITERATION_BESIDE_STEP,
     ITERATION_STEP,
@@ -55,6 +57,7 @@ from tierscope.collector.formats.vocabulary import (
     MEASURE_GATE,
     MEASURES,
     NOT_WHOLE,
+    OTHER_WORK,
     POSITIONS,
     SPAN,
     WHOLE_MAX,
@@ -135,9 +138,11 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     ).cast(pl.String)
     counter_regex = next(p.regex for p in POSITIONS if p.kind == "counter")
     counter = text.str.extract_groups(counter_regex)
-    counted = pl.when(number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64)).then(
-        counter.struct.field("x")
-    )
+    # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
+    counted = pl.when(
+        (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
+        & ~text.str.contains(ETA_DATE)
+    ).then(counter.struct.field("x"))
     # a range ``A-B`` of steps (A <= B: a date is none): its last step is the position, its length the span
     ranges = [(p.spelling, text.str.extract_groups(p.regex)) for p in POSITIONS if p.kind == "range"]
     range_end = pl.coalesce(
@@ -239,6 +244,9 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     out["evaluation"] = (
         text.str.contains(_EVALUATION) | text.str.contains(_EVALUATION_AT) | text.str.contains(EPOCH_EVALUATION)
     )
+    # a statement of other work (a checkpoint saved, a download, a compilation, a Docker build's step) may name a
+    # step and a duration: the duration is that work's, no step's
+    out["other_work"] = text.str.contains(OTHER_WORK) | text.str.contains(DOCKER_STEP)
     order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
     out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
     return out
@@ -913,7 +921,7 @@ class ProgressGrammar:
         # (the status lines read
         # it), not a record; a line has one outcome.
         killed = pl.col("line").str.contains(ENDED_BY_SIGNAL)
-        training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation")
+        training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation") & ~pl.col("_other_work")
         # A logging dict that states its own step (Hugging Face's TFTrainer: ``{'loss': 0.63, ..., 'step': 10}``)
         # under a logger's time is a record: that time is its clock, as it is for a line whose only measure is
         # examples/s. Without a time it states none (see :data:`CLOCKED_DICT`).

@@ -668,6 +668,31 @@ INNER_TOTAL: Final = r"(?i:\b(?:step|iteration|iter|batch))['\"]?\s*[:=#]?\s*[#\
 #: ``Iter(test) [11/11]``): no training step.
 EPOCH_EVALUATION: Final = r"(?i)\b(?:epoch|iter)\s*\((?:val|valid|validation|test|eval)\w*\)"
 
+#: A statement whose subject is work other than a training step: its words before its first number name
+#: saving or writing a checkpoint, a download or upload, a compilation or trace, loading or restoring, an
+#: export, a backup, an evaluation, processing data (``Saved checkpoint for step 1000 in 12.3 s``, ``XLA
+#: compilation of step 1 took 45.2 seconds``, ``Downloading shard 3/100 took 2.0 s``). It may name a step and
+#: a duration, but the duration is that work's, not the step's: no record. Only the words before the first
+#: number count, as the subject comes first; a step line that mentions such work after its position
+#: (``step 100 | loss 2.1 | ckpt 12 MB``, ``iter 5 ... data loaded in 0.1 s``) stays a record, and a word joined
+#: to a key (``ckpt_loss``, ``data_load_time``) is no subject.
+OTHER_WORK: Final = (
+    r"(?i)^[^\d]*?\b(?:sav(?:e|es|ed|ing)|writ(?:e|es|ing|ten)|wrote|checkpoint(?:s|ed|ing)?|ckpt|"
+    r"download(?:s|ed|ing)?|upload(?:s|ed|ing)?|compil(?:e|es|ed|ing|ation)|trac(?:e|ed|ing)|"
+    r"load(?:s|ed|ing)?|restor(?:e|es|ed|ing)|export(?:s|ed|ing)?|backup|backing up|"
+    r"evaluat(?:e|es|ed|ing|ion)|(?:pre)?process(?:ed|ing))\b"
+)
+#: A Docker build's step (``Step 3/12 : RUN make -j8``): the legacy (pre-BuildKit) builder numbers the
+#: Dockerfile's instructions so (https://docs.docker.com/reference/cli/docker/build-legacy; a build log quoted in
+#: rcjsuen/dockerfile-language-server-nodejs issue 149: ``Step 1/2 : FROM scratch``); a step of a build, not of
+#: training. The keywords are Dockerfile's instructions.
+DOCKER_STEP: Final = (
+    r"(?i:\bstep)\s+\d+\s*/\s*\d+\s*:\s*(?:FROM|RUN|COPY|ADD|ENV|ARG|WORKDIR|CMD|ENTRYPOINT|LABEL|EXPOSE|"
+    r"USER|VOLUME|SHELL|HEALTHCHECK|ONBUILD|STOPSIGNAL|MAINTAINER)\b"
+)
+#: An ``N/M`` that is an ETA's value (``ETA 12/25``: a date), not a position.
+ETA_DATE: Final = r"(?i:\beta)\s*[:=]?\s*\d+\s*/\s*\d+"
+
 #: Measures, in the order they are preferred within their kind: a unit before its number with a mark
 #: (``steps/sec: 12.5``) before a number before its unit, so ``step: 0  steps/sec: 0.25`` is step 0 at 0.25/s.
 MEASURES: Final[tuple[Measure, ...]] = (
