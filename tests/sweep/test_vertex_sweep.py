@@ -118,11 +118,20 @@ def test_four_configurations_one_refused_by_quota(tmp_path: Path, monkeypatch: p
         args = ["collect", "files", *map(str, outputs), "-d", str(alone), "--run-id", name]
         collected = runner.invoke(app, args)
         assert collected.exit_code == 0, collected.output
-        steady = swept[name]["steady_global_steps_per_s"]
-        assert steady is not None and steady == summary(runner, alone)[name]["steady_global_steps_per_s"]
+        # the same figure and the same verdict: a 10-step run on a loaded machine may be judged "not steady yet"
+        # (its few intervals still speeding up), and then both say so
+        mine, theirs = swept[name], summary(runner, alone)[name]
+        assert mine["records"] == theirs["records"] > 0
+        assert (mine["steady_global_steps_per_s"], mine["steady_status"]) == (
+            theirs["steady_global_steps_per_s"],
+            theirs["steady_status"],
+        )
         # the run carries its configuration and the sweep's estimate, shown beside its measured cost
         assert swept[name]["config"] == name
         assert swept[name]["estimate_usd"] == pytest.approx(ledger.entries[name].estimate_usd)
-        assert swept[name]["lifetime_s"] is not None and swept[name]["measured_usd"] == pytest.approx(
-            swept[name]["usd_per_hour"] * swept[name]["lifetime_s"] / 3600
-        )
+        if swept[name]["steady_global_steps_per_s"] is not None:
+            assert swept[name]["lifetime_s"] is not None and swept[name]["measured_usd"] == pytest.approx(
+                swept[name]["usd_per_hour"] * swept[name]["lifetime_s"] / 3600
+            )
+        else:  # judged not steady yet: goodput has no rate to place its lifetime by, so no measured cost either
+            assert swept[name]["measured_usd"] is None
