@@ -55,17 +55,23 @@ def test_standard_1_tasks_and_the_async_check(dataset_2016: Dataset) -> None:
     assert check.filter(pl.col("run_id") == "basic")["mode"][0] == "single"
 
 
-def test_a_tasks_rate_is_the_steady_state_estimator_of_the_runs_rate() -> None:
-    # One task logging its global and local rate (equal: one replica) at elapsed 10, 15, 45, 75, 95 s, steps
-    # 100, 200, 500, 800, 900: past the warm-up record, 100 steps in 5 s (20/s), 300 in 30 s (10/s) twice,
-    # 100 in 20 s (5/s). Step times 0.05, 0.1, 0.1, 0.2 s: the median 0.1 s (10/s); the last is 2x it, a stall
-    # (wholly out from 1.5x). Steady = (100 + 300 + 300) / (5 + 30 + 30) = 700 / 65 = 10.769 global steps/s,
-    # the run's and the task's alike, global and local; the median of the four rates said 10.0.
+def _one_task(evaluated_at: int | None = None) -> pl.LazyFrame:
+    """One task logging its global and local rate (equal: one replica) at elapsed 10, 15, 45, 75, 95 s, steps
+    100, 200, 500, 800, 900; with an evaluation (eval_loss) reported at step ``evaluated_at``."""
     rows = [{"run_id": "one", "role": "master", "task_index": 0, "step": step, "elapsed_s": at,
-             "global_steps_per_s": rate, "local_steps_per_s": rate, "source": "m", "source_offset": k}
+             "global_steps_per_s": rate, "local_steps_per_s": rate, "source": "m", "source_offset": k,
+             "eval_loss": 1.5 if step == evaluated_at else None}
             for k, (step, at, rate) in enumerate(((100, 10.0, 10.0), (200, 15.0, 20.0), (500, 45.0, 10.0),
                                                   (800, 75.0, 10.0), (900, 95.0, 5.0)))]  # fmt: skip
-    steps = conform(pl.DataFrame(rows), STEP_SCHEMA).lazy()
+    return conform(pl.DataFrame(rows), STEP_SCHEMA).lazy()
+
+
+def test_a_tasks_rate_is_the_steady_state_estimator_of_the_runs_rate() -> None:
+    # Past the warm-up record: 100 steps in 5 s (20/s), 300 in 30 s (10/s) twice, 100 in 20 s (5/s). Step times
+    # 0.05, 0.1, 0.1, 0.2 s: the median 0.1 s (10/s); the last is 2x it, a stall (wholly out from 1.5x).
+    # Steady = (100 + 300 + 300) / (5 + 30 + 30) = 700 / 65 = 10.769 global steps/s, the run's and the task's
+    # alike, global and local; the median of the four rates said 10.0.
+    steps = _one_task()
     (task,) = task_throughput(steps).iter_rows(named=True)
     (run,) = run_throughput(steps).iter_rows(named=True)
     assert run["steady_global_steps_per_s"] == pytest.approx(700 / 65, rel=1e-12)
@@ -78,14 +84,10 @@ def test_a_tasks_rate_is_the_steady_state_estimator_of_the_runs_rate() -> None:
 
 
 def test_a_task_leaves_out_an_interval_holding_an_evaluation_as_the_run_does() -> None:
-    # The same task with an evaluation (eval_loss) reported at step 500: the interval 200 -> 500 holds it and is
-    # left out, as the run's steady rate leaves it out: (100 + 300) / (5 + 30) = 11.429 global steps/s.
-    rows = [{"run_id": "one", "role": "master", "task_index": 0, "step": step, "elapsed_s": at,
-             "global_steps_per_s": rate, "local_steps_per_s": rate, "source": "m", "source_offset": k,
-             "eval_loss": 1.5 if step == 500 else None}
-            for k, (step, at, rate) in enumerate(((100, 10.0, 10.0), (200, 15.0, 20.0), (500, 45.0, 10.0),
-                                                  (800, 75.0, 10.0), (900, 95.0, 5.0)))]  # fmt: skip
-    steps = conform(pl.DataFrame(rows), STEP_SCHEMA).lazy()
+    # An evaluation reported at step 500: the interval 200 -> 500 holds it and is left out, as the run's steady
+    # rate leaves it out; of 20/s, 10/s and 5/s the median step time is 0.1 s and the 5/s one a stall:
+    # (100 + 300) / (5 + 30) = 11.429 global steps/s.
+    steps = _one_task(evaluated_at=500)
     (run,) = run_throughput(steps).iter_rows(named=True)
     (task,) = task_throughput(steps).iter_rows(named=True)
     assert run["steady_global_steps_per_s"] == pytest.approx(400 / 35, rel=1e-12)
