@@ -385,7 +385,8 @@ def choose(
         pick_order = "fastest"
     meeting = marked.filter(pl.col("meets"))
     if meeting.height == 0:
-        return Recommendation(None, f"no measured or predicted configuration can {wanted}", marked)
+        nearest = _nearest(marked, deadline_h)
+        return Recommendation(None, f"no measured or predicted configuration can {wanted}{nearest}", marked)
     # a measured configuration before any prediction: a prediction is chosen only when no measured one meets
     choice = meeting.row(0, named=True)
     if choice["meets_at_interval"] is None:
@@ -399,6 +400,21 @@ def choose(
     )
     caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
     return Recommendation(choice, reason, marked, caveat)
+
+
+def _nearest(marked: pl.DataFrame, deadline_h: float | None) -> str:
+    """The candidate that comes closest to a deadline (the fastest) or a budget (the cheapest), in words
+    (``; the nearest is a100 (measured): 27.78 h, USD 102.04``): what a user would relax the constraint
+    to. Only a candidate that could be chosen (priced, not refused, not failed); "" without one."""
+    can = pl.col("refused").is_null() & (pl.col("status") != "failed") & pl.col("usd").is_not_null()
+    order = ["hours", "usd"] if deadline_h is not None else ["usd", "hours"]
+    rows = marked.filter(can & pl.col("hours").is_not_null()).sort([*order, "candidate"])
+    if rows.height == 0:
+        return ""
+    row = rows.row(0, named=True)
+    basis = f"{row['basis']}, {EXACT}" if row["status"] == EXACT else row["basis"]
+    hours, usd = two_decimals(row["hours"]), two_decimals(row["usd"])
+    return f"; the nearest is {row['candidate']} ({basis}): {hours} h, USD {usd}"
 
 
 def _marked(frame: pl.DataFrame, deadline_h: float | None, budget_usd: float | None) -> pl.DataFrame:

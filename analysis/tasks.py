@@ -1,11 +1,14 @@
 """Per-task view: each training task's own pace, stragglers, and the asynchronous-training check.
 
-- **Local steps/s** of a task: the median of its steady-state interval local rates
-  (:func:`tierscope.analysis.throughput.interval_rates`, warm-up excluded). A task that logged only
+- **Local steps/s** of a task: the steady-state estimator of the run's steady rate
+  (:func:`tierscope.analysis.bootstrap.read`: steps kept over their time, stalls out, pauses out) over
+  the task's steady interval local rates (:func:`tierscope.analysis.throughput.interval_rates`, warm-up
+  excluded), each interval's local steps its local rate times its seconds. A task that logged only
   its warm-up record (four of the five tasks in the 2016 STANDARD_1 log) falls back to
-  the median over all its records, and says so in ``local_includes_warmup``: a local
+  the same over all its records, and says so in ``local_includes_warmup``: a local
   rate counts only the task's own steps, so a late start does not inflate it the way it
-  inflates the first *global* rate.
+  inflates the first *global* rate. Its steady global steps/s is the same estimator over its
+  global rates.
 - **Straggler**: a task whose local steps/s is below :data:`STRAGGLER_FRACTION` of the
   median of its peers' (the run's other training tasks).
 - **Asynchronous check**: with asynchronous parameter-server training every task's step
@@ -22,9 +25,9 @@ import itertools
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import exact_median
+from tierscope.analysis.bootstrap import steady_rate, steady_rates
 from tierscope.analysis.records import TASK
-from tierscope.analysis.throughput import interval_rates
+from tierscope.analysis.throughput import STEADY_WEIGHT, interval_rates
 
 #: A task below this fraction of its peers' median local steps/s is a straggler.
 STRAGGLER_FRACTION = 0.8
@@ -39,7 +42,7 @@ TASK_SCHEMA: dict[str, pl.DataType] = {
     "records": pl.UInt32(),  # distinct records of the task (copies merged)
     "segments": pl.UInt32(),  # 1 + restarts/resumes of the task
     "steady_intervals": pl.UInt32(),
-    "steady_global_steps_per_s": pl.Float64(),  # median of the task's steady interval global rates
+    "steady_global_steps_per_s": pl.Float64(),  # the steady-state estimator over the task's own intervals
     "local_steps_per_s": pl.Float64(),  # see the module doc; null when the log has no local rate
     "local_includes_warmup": pl.Boolean(),  # true: only warm-up records had a local rate
     "peer_local_steps_per_s": pl.Float64(),  # median local steps/s of the run's other tasks
@@ -69,71 +72,42 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
     """Each task's own figures of :func:`task_throughput` (``run_id, role, task_index, records,
     segments, steady_intervals, steady_global_steps_per_s, local_steps_per_s, local_includes_warmup``),
     unsorted: a task's intervals are all it needs. Each task's rows together (as the intervals are),
-    starting at its first interval (segment 0, index 0): up to :data:`SLICED_TASKS` tasks are sliced
-    where they lie and their medians found by a partition (:func:`tierscope.analysis.bootstrap.exact_median`,
-    polars' median to the bit), more are grouped by the task's ordinal (a running count of task starts,
-    far cheaper to hash than the task's strings)."""
-    steady = ~pl.col("warmup")
+    starting at its first interval (segment 0, index 0): a task is the rows from one start to the next,
+    sliced where they lie. Its rates are the run's steady-state estimator itself
+    (:func:`tierscope.analysis.bootstrap.steady_rate`, weighted as
+    :func:`tierscope.analysis.bootstrap.steady_rates` weighs the run's intervals) over the task's own steady
+    intervals, those holding a pause left out unless every one of the task's does (as
+    :data:`tierscope.analysis.throughput.NOT_PAUSED` for a run)."""
+    names = intervals.collect_schema().names()
+    paused = pl.col("paused").fill_null(False) if "paused" in names else pl.lit(False)
     starts = (pl.col("segment") == 0) & (pl.col("interval_index") == 0)
-    frame = intervals.select(*TASK, "segment", "rate", "local_rate", "warmup", _start=starts).collect()
-    firsts = np.flatnonzero(frame.get_column("_start").to_numpy())
-    if firsts.size <= SLICED_TASKS:
-        return _sliced_figures(frame, firsts)
-    return (
-        frame.lazy()
-        .with_columns(_task=pl.col("_start").cast(pl.UInt32).cum_sum())
-        .group_by("_task")
-        .agg(
-            *[pl.col(key).first() for key in TASK],
-            records=pl.len().cast(pl.UInt32),
-            segments=(pl.col("segment").max() + 1).cast(pl.UInt32),  # a task's segments are 0, 1, ...
-            steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
-            steady_global_steps_per_s=pl.col("rate").filter(steady).median(),
-            _steady_local=pl.col("local_rate").filter(steady).median(),
-            _any_local=pl.col("local_rate").median(),
-        )
-        .with_columns(_local_figures())
-        .drop("_task")
-        .collect()
-    )
-
-
-#: Up to this many tasks in one frame, :func:`own_figures` takes them a slice at a time.
-SLICED_TASKS = 2000
-
-
-def _local_figures() -> list[pl.Expr]:
-    return [
-        pl.coalesce("_steady_local", "_any_local").alias("local_steps_per_s"),
-        pl.when(pl.col("_any_local").is_not_null())
-        .then(pl.col("_steady_local").is_null())
-        .alias("local_includes_warmup"),
-    ]
-
-
-def _sliced_figures(frame: pl.DataFrame, firsts: np.ndarray) -> pl.DataFrame:
-    """:func:`own_figures` of ``frame`` (its columns and ``_start``), each task's rows from ``firsts[k]`` on."""
-    bounds = np.append(firsts, frame.height)
-    rate, has_rate = frame.get_column("rate").fill_null(0.0).to_numpy(), frame.get_column("rate").is_not_null()
-    local, has_local = (
-        frame.get_column("local_rate").fill_null(0.0).to_numpy(),
-        frame.get_column("local_rate").is_not_null(),
-    )
-    steady = ~frame.get_column("warmup").fill_null(True).to_numpy()  # a null warm-up flag: not steady (as a filter)
-    has_rate, has_local = has_rate.to_numpy(), has_local.to_numpy()
-    segment = frame.get_column("segment").to_numpy()
+    steady = ~pl.col("warmup").fill_null(True)  # a null warm-up flag: not steady
+    # an interval's local steps: its local rate times its seconds (NaN: unknown, counted as the task's median)
+    local_steps = pl.when(pl.col("d_seconds") > 0).then(pl.col("local_rate") * pl.col("d_seconds"))
+    frame = intervals.select(
+        *TASK, "segment", STEADY_WEIGHT,
+        _rate=pl.col("rate").fill_null(float("nan")), _local=pl.col("local_rate").fill_null(float("nan")),
+        _local_steps=local_steps.fill_null(float("nan")), _paused=paused, _start=starts,
+        _rated=steady & pl.col("rate").is_not_null(), _timed=steady & pl.col("local_rate").is_not_null(),
+        _has_local=pl.col("local_rate").is_not_null(),
+    ).collect()  # fmt: skip
+    column = {name: frame.get_column(name).to_numpy() for name in frame.columns if name not in TASK}
+    firsts = np.flatnonzero(column["_start"])
     rows = []
-    for lo, hi in itertools.pairwise(bounds.tolist()):
-        held = slice(lo, hi)
-        steady_rate = steady[held] & has_rate[held]
+    for lo, hi in itertools.pairwise([*firsts.tolist(), frame.height]):
+        task = {name: values[lo:hi] for name, values in column.items()}
+        steady_local = _steady_of(task["_local"], task["_local_steps"], task["_timed"], task["_paused"])
         rows.append(
             (
-                int(hi - lo),
-                int(segment[held].max()) + 1,
-                int(steady_rate.sum()),
-                exact_median(rate[held][steady_rate]),
-                exact_median(local[held][steady[held] & has_local[held]]),
-                exact_median(local[held][has_local[held]]),
+                hi - lo,
+                int(task["segment"].max()) + 1,  # a task's segments are 0, 1, ...
+                int(task["_rated"].sum()),
+                _steady_of(task["_rate"], task["weight"], task["_rated"], task["_paused"]),
+                steady_local,
+                # only where no steady interval has a local rate: then over the warm-up's too
+                _steady_of(task["_local"], task["_local_steps"], task["_has_local"], None)
+                if steady_local is None
+                else None,
             )
         )
     figures = pl.DataFrame(
@@ -146,6 +120,26 @@ def _sliced_figures(frame: pl.DataFrame, firsts: np.ndarray) -> pl.DataFrame:
     )  # fmt: skip
     keys = frame.select(TASK)[pl.Series(firsts, dtype=pl.UInt64)] if firsts.size else frame.select(TASK).clear()
     return pl.concat([keys, figures], how="horizontal").with_columns(_local_figures())
+
+
+def _steady_of(rates: np.ndarray, steps: np.ndarray, candidate: np.ndarray, paused: np.ndarray | None) -> float | None:
+    """The steady rate of one task's ``candidate`` intervals (their ``rates``, steps/s, and ``steps``), those
+    holding a pause (``paused``; None: none does) left out unless every candidate does; None without one."""
+    if not candidate.any():
+        return None
+    if paused is not None and not paused[candidate].all():
+        candidate = candidate & ~paused
+    sample = steady_rates(rates[candidate], steps[candidate])
+    return steady_rate(sample.rates, None if sample.alike() else sample.weights)
+
+
+def _local_figures() -> list[pl.Expr]:
+    return [
+        pl.coalesce("_steady_local", "_any_local").alias("local_steps_per_s"),
+        pl.when(pl.col("_steady_local").is_not_null() | pl.col("_any_local").is_not_null())
+        .then(pl.col("_steady_local").is_null())
+        .alias("local_includes_warmup"),
+    ]
 
 
 def with_peers(per_task: pl.DataFrame) -> pl.DataFrame:

@@ -329,7 +329,12 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[
         return None
     per, unit = time_unit(float(priced["seconds_to_n"].max() or 0))
     time_title = t("chart.time_to_n", n=t.number(steps), unit=t(unit))
-    data = priced.select("run_id", "tier", (pl.col("seconds_to_n") / per).alias("time"), pl.col(cost).alias("cost"), on)
+    steady_title = t("chart.steady_time_to_n", n=t.number(steps), unit=t(unit))
+    steady = pl.col("steady_seconds_to_n") if "steady_seconds_to_n" in priced.columns else pl.lit(None, pl.Float64)
+    data = priced.select(
+        "run_id", "tier", (pl.col("seconds_to_n") / per).alias("time"), (steady / per).alias("steady_time"),
+        pl.col(cost).alias("cost"), on,
+    )  # fmt: skip
     base = alt.Chart(_values(data))
     x = alt.X("time:Q", title=time_title, scale=_roomy(data["time"]))
     y = alt.Y("cost:Q", title=cost_title, scale=_roomy(data["cost"]))
@@ -353,6 +358,7 @@ def cost_time_chart(frame: pl.DataFrame, t: Catalog, steps: int, runs: Sequence[
             alt.Tooltip("run_id:N", title=t("chart.run")),
             alt.Tooltip("tier:N", title=t("chart.tier")),
             alt.Tooltip("time:Q", title=time_title, format=",.3~f"),
+            alt.Tooltip("steady_time:Q", title=steady_title, format=",.3~f"),
             alt.Tooltip("cost:Q", title=cost_title, format=",.4~f"),
         ],
     )

@@ -97,17 +97,20 @@ def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
 
     ``summary``: :attr:`tierscope.analysis.Analysis.summary` computed with a target. One row per
     run with a time: ``run_id``, ``tier`` (String), ``seconds_to_n`` (Float64: start-up +
-    N / sustained rate, as :mod:`tierscope.analysis.sustained` defines it), ``ml_unit_hours_to_n`` and ``usd_to_n``
-    (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
+    N / sustained rate, as :mod:`tierscope.analysis.sustained` defines it), ``steady_seconds_to_n`` (the same
+    at the steady-state rate; null where the summary has no ``steady_hours_to_target``), ``ml_unit_hours_to_n``
+    and ``usd_to_n`` (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
     :func:`cheapest_frontier`), fastest first.
     """
     frame = require(summary, ("run_id", "tier", "hours_to_target", "usd_to_target", "ml_units_per_hour"), "time to N")
+    steady = pl.col("steady_hours_to_target") if "steady_hours_to_target" in frame.columns else pl.lit(None, pl.Float64)
     out = (
         frame.filter(pl.col("hours_to_target").is_not_null())
         .select(
             "run_id",
             configuration(frame),
             seconds_to_n=pl.col("hours_to_target") * 3600,
+            steady_seconds_to_n=steady * 3600,
             ml_unit_hours_to_n=pl.col("hours_to_target") * pl.col("ml_units_per_hour"),
             usd_to_n=pl.col("usd_to_target"),
         )

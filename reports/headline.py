@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.reports.i18n import Catalog
 
 
@@ -13,16 +14,18 @@ def _named(row: dict[str, object]) -> dict[str, object]:
 
 
 def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
-    """The run with the highest steady global steps/s, and its speedup over the baseline."""
+    """The run with the highest steady global steps/s, and its speedup over the baseline; a run that says
+    nothing of what it ran on (no tier, no machines) is named alone, not with a dash for its machines."""
     ok = summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
     if ok.height == 0:
         return None
     row = ok.sort(["steady_global_steps_per_s", "run_id"], descending=[True, False]).row(0, named=True)
     rate = t.number(row["steady_global_steps_per_s"], 2)
+    bare = "" if row["tier"] or row.get("hardware") else "_bare"
     if row["speedup_vs_baseline"] is None or row["run_id"] == row["baseline_run_id"]:  # not "1.00x itself"
-        return t("headline.fastest_nobase", rate=rate, **_named(row))
+        return t(f"headline.fastest_nobase{bare}", rate=rate, **_named(row))
     return t(
-        "headline.fastest",
+        f"headline.fastest{bare}",
         rate=rate,
         speedup=t.number(row["speedup_vs_baseline"], 2),
         baseline=row["baseline_run_id"],
@@ -43,6 +46,20 @@ def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
     return None
 
 
+def no_price(summary: pl.DataFrame, t: Catalog) -> str | None:
+    """Where no run with a steady rate has a price (dollars or ML units), what would give one: the machines
+    it ran on, where no run names any (``collect --machine/--accelerator/--tpu/--tier``; a run on one's own
+    hardware, ``local``, names none a price list knows), else price rows for them (``--prices``). None
+    where some run has a price."""
+    rated = summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
+    if rated.height == 0 or (rated["usd_per_hour"].is_not_null() | rated["ml_units_per_hour"].is_not_null()).any():
+        return None
+    hardware = rated["hardware"] if "hardware" in rated.columns else pl.Series([None] * rated.height, dtype=pl.String)
+    cloud = rated["tier"].is_not_null() & ~rated["tier"].str.contains(LOCAL_TIER_PATTERN)
+    described = (cloud.fill_null(False) | hardware.is_not_null()).any()
+    return t("headline.no_price_rows" if described else "headline.no_price_machines")
+
+
 def cost_text(value: float, usd: bool, t: Catalog) -> str:
     """A cost with its unit: ``1.23 USD`` or ``0.12 ML unit-hours``."""
     return t("fmt.usd", value=t.significant(value)) if usd else t("fmt.ml_unit_hours", value=t.significant(value))
@@ -52,7 +69,8 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
     """The run with the lowest price × time to ``steps`` steps (USD, else ML unit-hours), of two priced runs or more.
 
     ``costs``: :func:`tierscope.reports.frames.time_and_cost_to_steps`' frame. Price × time weighs a
-    run that is much faster for a little more money above both the cheapest and the fastest.
+    run that is much faster for a little more money above both the cheapest and the fastest. The time is at
+    the sustained rate (what the job takes), the steady-state rate's beside it where it differs.
     """
     usd = costs["usd_to_n"].is_not_null().any()
     cost = "usd_to_n" if usd else "ml_unit_hours_to_n"
@@ -60,10 +78,13 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
     if priced.height < 2:
         return None
     row = priced.with_columns(score=pl.col(cost) * pl.col("seconds_to_n")).sort("score", "run_id").row(0, named=True)
+    time, steady = t.duration(row["seconds_to_n"]), t.duration(row.get("steady_seconds_to_n"))
+    if steady not in (time, "–"):  # the machines' pace beside what the job takes, where they differ as shown
+        time = t("headline.value_steady", time=time, steady=steady)
     return t(
         "headline.value",
         n=t.number(steps),
-        time=t.duration(row["seconds_to_n"]),
+        time=time,
         cost=cost_text(row[cost], usd, t),
         **_named(row),
     )
@@ -119,7 +140,8 @@ def headline(
     if first is not None:
         if costs is not None:
             costs = costs.filter(~pl.col("run_id").is_in(failed["run_id"].to_list()))
-        for sentence in (cheapest(finished, t), best_value(costs, steps, t) if costs is not None else None):
+        priced = (cheapest(finished, t), best_value(costs, steps, t) if costs is not None else None)
+        for sentence in (*priced, no_price(finished, t)):
             if sentence:
                 out.append(sentence)
     if failed.height:

@@ -31,7 +31,7 @@ from tierscope.reports.charts import Spec
 from tierscope.reports.errors import ReportError
 from tierscope.reports.frames import MissingColumnsError
 from tierscope.reports.headline import headline
-from tierscope.reports.i18n import Catalog, default_lang
+from tierscope.reports.i18n import Catalog, default_lang, number_locale
 from tierscope.reports.options import ReportOptions as ReportOptions
 from tierscope.reports.options import analysis_options as analysis_options
 from tierscope.reports.outfile import check_replaceable
@@ -65,6 +65,10 @@ class ReportData:
     metric_time: pl.DataFrame | None = None  # tierscope.analysis.target.MetricSeries.points
     target: tuple[str, float] | None = None  # (kind, value) of --target-loss / --target-accuracy
     to_target: pl.DataFrame | None = None  # tierscope.reports.frames.time_to_target_frame
+    #: The runs whose steady rate is their log's clock's, the printed global rate set aside
+    #: (:mod:`tierscope.analysis.printed_rates`): ``run_id``, ``printed_set_aside``, ``clock_beside``
+    #: (global steps/s), ``printed_off_rounding`` (the summary's ``steady_clock_note`` in figures).
+    clock_rates: pl.DataFrame | None = None
 
 
 @dataclass
@@ -122,7 +126,20 @@ def report_data(analysis: Analysis) -> ReportData:
         metric_time=metrics.points if metrics is not None else None,
         target=(goal.kind, goal.value) if goal is not None else None,
         to_target=_or_none(lambda: frames.time_to_target_frame(frame)) if goal is not None else None,
+        clock_rates=clock_rates(analysis.figures.throughput, frame),
     )
+
+
+#: Columns of :attr:`ReportData.clock_rates`.
+CLOCK_RATE_COLUMNS = ("run_id", "printed_set_aside", "clock_beside", "printed_off_rounding")
+
+
+def clock_rates(throughput: pl.DataFrame, summary: pl.DataFrame) -> pl.DataFrame:
+    """:attr:`ReportData.clock_rates` of the runs of ``summary`` (one row each whose steady rate rests on
+    its clock), from ``throughput`` (:data:`tierscope.analysis.throughput.THROUGHPUT_SCHEMA`): the
+    figures behind the summary's ``steady_clock_note``, for a note in the report's language."""
+    rows = throughput.filter(pl.col("printed_set_aside").is_not_null()).select(CLOCK_RATE_COLUMNS)
+    return rows.join(summary.select("run_id"), on="run_id", how="semi").sort("run_id")
 
 
 def _exact_fit(fits: list[ScalingFit]) -> tuple[str, int] | None:
@@ -371,11 +388,37 @@ def cost_columns(summary: pl.DataFrame) -> list[str]:
     return shown if len(shown) == 2 else [*shown, "hours"]
 
 
-def steady_notes(summary: pl.DataFrame, t: Catalog) -> list[str]:
+def rate_text(value: float, t: Catalog) -> str:
+    """A rate to 3 significant digits without trailing zeros (``0.04``, ``3.54``, ``0.0536``), as the
+    summary's notes write it: a printed ``0.04`` is not shown as ``0.0400``."""
+    text = t.significant(float(f"{value:.3g}"))
+    decimal = number_locale(t.lang)["decimal"]
+    return text.rstrip("0").rstrip(decimal) if decimal in text else text
+
+
+def clock_notes(clock: pl.DataFrame | None, t: Catalog) -> list[str]:
+    """For each run whose steady rate is its log's clock's (:attr:`ReportData.clock_rates`), a sentence in
+    ``t``'s language: the rate the log printed, set aside, the clock's over the same intervals, and why."""
+    if clock is None:
+        return []
+    return [
+        t(
+            "steady.clock",
+            run=r["run_id"],
+            printed=rate_text(r["printed_set_aside"], t),
+            clock=rate_text(r["clock_beside"], t),
+            why=t("steady.clock_off" if r["printed_off_rounding"] else "steady.clock_coarse"),
+        )
+        for r in clock.iter_rows(named=True)
+    ]
+
+
+def steady_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None = None) -> list[str]:
     """Why each run that logged steps has no steady-state rate, a sentence each in ``t``'s language
     (the summary's ``steady_status``, :data:`tierscope.analysis.summary.STEADY_REASONS`; a run
     without records says so by its status), then what a run's steady rate assumes where it does
-    (``steady_assumption``, :data:`tierscope.analysis.summary.STEADY_ASSUMPTIONS`)."""
+    (``steady_assumption``, :data:`tierscope.analysis.summary.STEADY_ASSUMPTIONS`), then the runs whose
+    steady rate is their clock's (``clock``: :attr:`ReportData.clock_rates`, :func:`clock_notes`)."""
     notes: list[str] = []
     if "steady_status" in summary.columns:
         rows = summary.filter(pl.col("steady_status").is_not_null() & (pl.col("records") > 0))
@@ -389,7 +432,7 @@ def steady_notes(summary: pl.DataFrame, t: Catalog) -> list[str]:
             t("steady.assumes", run=r["run_id"], assumption=t(f"steady.assumption.{r['steady_assumption']}"))
             for r in rows.iter_rows(named=True)
         ]
-    return notes
+    return notes + clock_notes(clock, t)
 
 
 def _untitled(section: Section) -> Section:
@@ -471,7 +514,8 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             headline=headline(table, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(table),
             cost_columns=cost_columns(table),
-            steady_notes=[*configuration_notes(data, t), *steady_notes(data.summary, t)],
+            steady_notes=[*configuration_notes(data, t), *steady_notes(data.summary, t, data.clock_rates)],
+            from_clock=set(data.clock_rates["run_id"]) if data.clock_rates is not None else set(),
             interval_header=interval_header(data),
             failed=_table_rows(data.summary.filter(pl.col("status") == "failed")),
             sections=chart_sections,

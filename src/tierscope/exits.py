@@ -15,6 +15,10 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 #: A usage error: typer's own, or :class:`tierscope.errors.UsageError`.
 EXIT_USAGE = 2
+#: ``tierscope recommend`` answered, and no configuration meets the deadline, budget or quotas: the
+#: candidates are printed (the closest first) but none is recommended. Not 1: a script tells "nothing
+#: fits" (ask for more time or money) from "could not answer" (a bad dataset, no price).
+EXIT_NONE_MEETS = 3
 #: The dataset is held by another command: ``EX_TEMPFAIL`` of sysexits.h, "try again later".
 EXIT_BUSY = 75
 #: A run stopped at its time limit, as coreutils' ``timeout`` exits.

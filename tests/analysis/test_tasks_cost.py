@@ -32,10 +32,14 @@ def test_standard_1_tasks_and_the_async_check(dataset_2016: Dataset) -> None:
     steps = dataset_2016.scan("steps")
     tasks = task_throughput(steps).filter(pl.col("run_id") == "standard_1")
     local = dict(zip(tasks["role"] + "/" + tasks["task_index"].cast(str), tasks["local_steps_per_s"], strict=True))
-    # worker/3's steady local rates 4.992, 4.740, 4.955 -> 4.955; worker/0's steady 4.335;
-    # master, worker/1, worker/2 logged only their warm-up line: 4.498, 4.010, 4.800
+    # worker/3's steady intervals by its elapsed time: 200 -> 400 in 11.707 - 3.093 = 8.614 s at 4.992 local
+    # steps/s (43.001 local steps), 400 -> 500 in 4.431 s at 4.740 (21.003), 500 -> 900 in 17.357 s at 4.955
+    # (86.004); step times within 1.05x the median one, so none is a stall: 150.008 / 30.402 s = 4.9341 (the
+    # median of the three rates said 4.955). worker/0's steady 4.335; master, worker/1, worker/2 logged only
+    # their warm-up line: 4.498, 4.010, 4.800
     assert local == pytest.approx(
-        {"master/0": 4.498, "worker/0": 4.335, "worker/1": 4.010, "worker/2": 4.800, "worker/3": 4.955}
+        {"master/0": 4.498, "worker/0": 4.335, "worker/1": 4.010, "worker/2": 4.800, "worker/3": 150.008 / 30.402},
+        rel=1e-4,
     )
     assert tasks.filter(pl.col("role") == "master")["local_includes_warmup"][0] is True
     # worker/1 against its peers' median (4.498 + 4.800) / 2 = 4.649: 4.010 / 4.649 = 0.86 >= 0.8
@@ -44,11 +48,51 @@ def test_standard_1_tasks_and_the_async_check(dataset_2016: Dataset) -> None:
     assert not tasks["straggler"].any()
     check = async_check(task_throughput(steps), run_throughput(steps))
     row = check.filter(pl.col("run_id") == "standard_1").row(0, named=True)
-    # 4.498 + 4.335 + 4.010 + 4.800 + 4.955 = 22.598 against the steady 22.389: 1.009 -> asynchronous
-    assert row["sum_local_steps_per_s"] == pytest.approx(22.598)
-    assert row["local_to_global"] == pytest.approx(22.598 / STANDARD_1)
+    # 4.498 + 4.335 + 4.010 + 4.800 + 4.9341 = 22.577 against the steady 22.389: 1.008 -> asynchronous
+    assert row["sum_local_steps_per_s"] == pytest.approx(22.577, abs=1e-3)
+    assert row["local_to_global"] == pytest.approx(22.577 / STANDARD_1, abs=1e-4)
     assert row["mode"] == "async"
     assert check.filter(pl.col("run_id") == "basic")["mode"][0] == "single"
+
+
+def _one_task(evaluated_at: int | None = None) -> pl.LazyFrame:
+    """One task logging its global and local rate (equal: one replica) at elapsed 10, 15, 45, 75, 95 s, steps
+    100, 200, 500, 800, 900; with an evaluation (eval_loss) reported at step ``evaluated_at``."""
+    rows = [{"run_id": "one", "role": "master", "task_index": 0, "step": step, "elapsed_s": at,
+             "global_steps_per_s": rate, "local_steps_per_s": rate, "source": "m", "source_offset": k,
+             "eval_loss": 1.5 if step == evaluated_at else None}
+            for k, (step, at, rate) in enumerate(((100, 10.0, 10.0), (200, 15.0, 20.0), (500, 45.0, 10.0),
+                                                  (800, 75.0, 10.0), (900, 95.0, 5.0)))]  # fmt: skip
+    return conform(pl.DataFrame(rows), STEP_SCHEMA).lazy()
+
+
+def test_a_tasks_rate_is_the_steady_state_estimator_of_the_runs_rate() -> None:
+    # Past the warm-up record: 100 steps in 5 s (20/s), 300 in 30 s (10/s) twice, 100 in 20 s (5/s). Step times
+    # 0.05, 0.1, 0.1, 0.2 s: the median 0.1 s (10/s); the last is 2x it, a stall (wholly out from 1.5x).
+    # Steady = (100 + 300 + 300) / (5 + 30 + 30) = 700 / 65 = 10.769 global steps/s, the run's and the task's
+    # alike, global and local; the median of the four rates said 10.0.
+    steps = _one_task()
+    (task,) = task_throughput(steps).iter_rows(named=True)
+    (run,) = run_throughput(steps).iter_rows(named=True)
+    assert run["steady_global_steps_per_s"] == pytest.approx(700 / 65, rel=1e-12)
+    assert task["steady_global_steps_per_s"] == pytest.approx(700 / 65, rel=1e-12)
+    assert task["local_steps_per_s"] == pytest.approx(700 / 65, rel=1e-12)
+    assert task["local_includes_warmup"] is False
+    # one task: its local rate is the global rate, so the async check reads exactly 1 (was 10.0 / 10.769 = 0.93)
+    check = async_check(task_throughput(steps), run_throughput(steps)).row(0, named=True)
+    assert check["local_to_global"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_task_leaves_out_an_interval_holding_an_evaluation_as_the_run_does() -> None:
+    # An evaluation reported at step 500: the interval 200 -> 500 holds it and is left out, as the run's steady
+    # rate leaves it out; of 20/s, 10/s and 5/s the median step time is 0.1 s and the 5/s one a stall:
+    # (100 + 300) / (5 + 30) = 11.429 global steps/s.
+    steps = _one_task(evaluated_at=500)
+    (run,) = run_throughput(steps).iter_rows(named=True)
+    (task,) = task_throughput(steps).iter_rows(named=True)
+    assert run["steady_global_steps_per_s"] == pytest.approx(400 / 35, rel=1e-12)
+    assert task["local_steps_per_s"] == pytest.approx(400 / 35, rel=1e-12)
+    assert task["steady_global_steps_per_s"] == pytest.approx(400 / 35, rel=1e-12)
 
 
 def test_a_slow_task_is_a_straggler_and_sync_replicas_are_recognised() -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-import pytest
 from polars.testing import assert_frame_equal
 
-from tierscope.analysis import tasks
+from tierscope.analysis.bootstrap import steady_rate, steady_rates
 from tierscope.analysis.printed_rates import clock_judgement
 from tierscope.analysis.records import (
     TASK,
@@ -26,6 +25,7 @@ from tierscope.analysis.throughput import (
     JUMP_FACTOR,
     JUMP_MEDIAN,
     SEGMENT,
+    STEADY_WEIGHT,
     WARM_MEDIAN,
     WARMUP_FRACTION,
     collect_intervals,
@@ -235,15 +235,20 @@ def test_log_order_restored_alike_with_runs_out_of_order_and_roles_outside_train
         assert got.select(TASK).equals(reference.select(TASK)), name
 
 
-def test_task_figures_sliced_are_those_grouped(monkeypatch: pytest.MonkeyPatch) -> None:
-    # own_figures slices each task where it lies (medians by a partition) up to SLICED_TASKS tasks,
-    # else groups them in polars: the same figures, to the bit (nulls and NaN rates included).
+def test_task_figures_are_the_steady_estimator_of_each_tasks_intervals() -> None:
+    # own_figures slices each task where it lies: its steady global rate is what the run's estimator
+    # (bootstrap.steady_rate) gives over that task's steady intervals and their weights, the pauses left out
+    # as for the run, nulls and NaN rates included.
     intervals = interval_rates(awkward_steps()).collect()
     intervals = intervals.with_columns(
         rate=pl.when(pl.col("source_offset") % 101 == 0).then(float("nan")).otherwise(pl.col("rate"))
     )
-    sliced = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
-    monkeypatch.setattr(tasks, "SLICED_TASKS", 0)
-    grouped = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
-    assert sliced.height == 10  # r1 and r2, five training tasks each (the ps left out)
-    assert_frame_equal(sliced, grouped)
+    own = own_figures(intervals.lazy()).sort(TASK, nulls_last=True)
+    assert own.height == 10  # r1 and r2, five training tasks each (the ps left out)
+    steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null())
+    for row in own.iter_rows(named=True):
+        mine = steady.filter(*(pl.col(k).eq_missing(row[k]) for k in TASK))
+        mine = mine.filter(~pl.col("paused")) if not mine["paused"].all() else mine
+        sample = steady_rates(mine["rate"].to_numpy(), mine.select(STEADY_WEIGHT)["weight"].to_numpy())
+        want = steady_rate(sample.rates, None if sample.alike() else sample.weights)
+        assert row["steady_global_steps_per_s"] == want, row

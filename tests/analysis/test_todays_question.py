@@ -60,9 +60,10 @@ def make_dataset(root: Path, runs: dict[str, tuple[float, m.Hardware]], ran: dat
     return dataset
 
 
-def invoke(*args: str) -> str:
+def invoke(*args: str, code: int = 0) -> str:
+    """The command's stdout; ``code``: the exit status it must end with (3: recommend found nothing that meets)."""
     result = CliRunner().invoke(app, list(args), env={"COLUMNS": "250"})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result.stdout
 
 
@@ -123,7 +124,7 @@ def test_a_quota_refuses_eight_a100s_and_says_why(dataset: Path) -> None:
     # a deadline only 8 x A100 meets (100,000 / 6.4 = 4.34 h < 5 h; v5e8 11.11 h; the predicted 4 x A100
     # 4 / (1 + 3 x 0.25 / 7) = 3.613 steps/s: 7.69 h): refused, so nothing meets, and the answer says so
     tight = json.loads(invoke("recommend", "--dataset", str(dataset), "--steps", "100000", "--deadline", "5h",
-                              "--quota", "nvidia-a100-gpus=4", "--json"))  # fmt: skip
+                              "--quota", "nvidia-a100-gpus=4", "--json", code=3))  # fmt: skip
     assert tight["choice"] is None and "no measured or predicted configuration can" in tight["reason"]
     unknown = CliRunner().invoke(app, [*args, "--quota", "A100=4"])
     assert unknown.exit_code == 2 and "not a quota tierscope knows" in unknown.stderr
@@ -198,7 +199,7 @@ def test_premium_1_is_refused_at_25_ml_units_and_its_failure_is_evidence(dataset
     free = json.loads(invoke(*args))
     assert free["choice"]["candidate"] == "PREMIUM_1"  # predicted, and the only one within 6 h
     # PREMIUM_1 on 2019-12-01: 33.7829 ML units an hour (the Nov 2019 page) > 25: refused
-    capped = json.loads(invoke(*args, "--quota", "ml-units=25"))
+    capped = json.loads(invoke(*args, "--quota", "ml-units=25", code=3))
     by = {(c["candidate"], c["basis"]): c for c in capped["candidates"]}
     assert by[("PREMIUM_1", "predicted (amdahl)")]["refused"] == "needs 33.7829 ML_UNITS, above the quota of 25"
     assert capped["choice"] is None
@@ -209,7 +210,7 @@ def test_premium_1_is_refused_at_25_ml_units_and_its_failure_is_evidence(dataset
     # the same quota from a manifest's quotas table
     manifest = tmp_path / "plan.toml"
     manifest.write_text("[quotas]\nml-units = 25\n")
-    from_manifest = json.loads(invoke(*args, "--manifest", str(manifest)))
+    from_manifest = json.loads(invoke(*args, "--manifest", str(manifest), code=3))
     assert from_manifest["quotas"] == {"ML_UNITS": 25.0} and from_manifest["choice"] is None
 
 
@@ -308,7 +309,7 @@ def test_a_run_that_died_of_oom_is_evidence_never_a_candidate(tmp_path: Path) ->
              for run in ("a100", "a100x8")]  # fmt: skip
     collect_runs(Dataset(tmp_path / "ds"), specs)
     doc = json.loads(invoke("recommend", "--dataset", str(tmp_path / "ds"), "--steps", "100000", "--deadline", "10h",
-                            "--json"))  # fmt: skip
+                            "--json", code=3))  # fmt: skip
     by = {c["candidate"]: c for c in doc["candidates"]}
     # 8 x A100 logged 6.4 steps/s (4.34 h) and then died: never "meets", only evidence of the failure
     assert by["a100x8"]["basis"] == "failed (evidence)" and by["a100x8"]["meets"] is False

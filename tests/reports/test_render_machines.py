@@ -66,7 +66,7 @@ def cells(html: str, run: str) -> list[str]:
 def test_the_table_names_the_machines_and_shows_usd_per_hour_and_hours_to_n(today: ReportData) -> None:
     html = render_html(today, "en")
     assert "<title>tierscope report: configurations compared</title>" in html
-    assert "<th>USD/hour</th>" in html and "<th>Hours to 100,000 steps</th>" in html
+    assert "<th>USD/hour</th>" in html and '>Hours to 100,000 steps<span class="ci">at the sustained rate' in html
     # no run has ML units: their two columns are left out (the table fits a laptop's screen)
     assert "<th>ML units/hour</th>" not in html and "Steps per ML unit-hour</th>" not in html
     # machines, status, tasks, steady, mean, speedup, 2 efficiencies, USD/h, USD/1000, hours to N, records:

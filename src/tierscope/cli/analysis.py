@@ -261,6 +261,10 @@ def recommend_cmd(
     never a candidate, only evidence; a candidate above a --quota is refused with the reason. Every candidate
     is priced on --price-date (default: today), naming its price rows. JSON gives the choice, the reason and
     every candidate; CSV the candidates.
+
+    Exit status: 0 a configuration is recommended; 3 none meets --deadline, --budget and the quotas (every
+    candidate is still printed, the nearest first, with why not); 1 an error (no rate or no price to plan
+    from); 2 a usage error.
     """
     if (deadline is None) == (budget is None):
         raise typer.BadParameter("give exactly one of --deadline or --budget", param_hint="--deadline/--budget")
@@ -315,6 +319,10 @@ def recommend_cmd(
     doc = {"caveat": result.caveat, "choice": result.choice, "reason": result.reason, "quotas": limits,
            "candidates": candidates}  # fmt: skip
     emit(fmt, grid, candidates, doc, wide)
+    if result.choice is None:
+        from tierscope.exits import EXIT_NONE_MEETS
+
+        raise typer.Exit(EXIT_NONE_MEETS)  # the table is printed: a script reads "nothing meets" from the code
 
 
 def warn_unpriced(frame: pl.DataFrame) -> None:
