@@ -320,3 +320,19 @@ def test_recommend_plans_with_a_configuration_at_its_mean_rate(dataset: Dataset)
     assert {"std", "pair", "other", "basic", "std-d"} <= set(rows) and not {"std-a", "pair-a"} & set(rows)
     assert rows["std"]["hours"] == pytest.approx(100_000 / 11 / 3600)
     assert rows["std-d"]["basis"] == "failed (evidence)"
+
+
+def test_a_configurations_steady_hours_are_at_its_pooled_rate(dataset: Dataset) -> None:
+    from tierscope.analysis import AnalysisOptions
+
+    configs = analyze(dataset, AnalysisOptions(steps=100_000)).configurations
+    assert configs is not None
+    rows = {r["run_id"]: r for r in configs.iter_rows(named=True)}
+    # std's rate is the mean of its rated runs, 11 global steps/s (above); every interval is at the rate, so the
+    # steady and the sustained plans agree: 100,000 / 11 / 3600 = 2.525253 h, not the mean of its runs' hours
+    # (100,000 / 3600 x (1/10 + 1/12 + 1/11) / 3 = 2.540400 h)
+    std = rows["std"]
+    assert std["steady_hours_to_target"] == pytest.approx(100_000 / 11 / 3600)
+    assert std["hours_to_target"] == pytest.approx(100_000 / 11 / 3600)
+    # pair: 21 steps/s -> 1.322751 h
+    assert rows["pair"]["steady_hours_to_target"] == pytest.approx(100_000 / 21 / 3600)
