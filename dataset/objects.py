@@ -57,7 +57,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import socket
 import tempfile
 import threading
 import time
@@ -490,6 +489,8 @@ class Lease:
         self.path = path
         self.timeout = timeout
         self.ttl = lease_seconds() if ttl is None else ttl
+        import socket  # here: a dataset on the local disk never takes this lock
+
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.generation = 0
         self._stop = threading.Event()
