@@ -57,7 +57,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import threading
 import time
 import uuid
@@ -109,6 +108,8 @@ def local_file(path: Path | GsPath) -> Iterator[Path]:
     if not isinstance(path, GsPath):
         yield path
         return
+    import tempfile  # here and in GsPath.open: a dataset on the local disk needs no temporary copies
+
     with tempfile.TemporaryDirectory(prefix="tierscope-gs-") as tmp:
         copy = Path(tmp) / path.name
         with copy.open("wb") as fh:
@@ -429,6 +430,8 @@ class GsPath:
         readable whatever happens to the object). Raises :class:`FileNotFoundError`."""
         if mode != "rb":
             raise ValueError(f"{self} opens only for reading ('rb'), not {mode!r}")
+        import tempfile
+
         handle = tempfile.TemporaryFile(prefix="tierscope-gs-")  # noqa: SIM115 (the caller closes it)
         try:
             self.store.download(self.key, handle)
