@@ -6,18 +6,26 @@ dataset kept; each round puts the dataset and the log back as they were after it
 in place, so its file is the one the offsets name), appends the last lines, runs the collect that
 takes them, then one more that finds nothing new. CPU seconds (the child's rusage), medians of the
 rounds: a fixed cost, which other load on the machine moves little.
+
+A dataset put back as a copy is one whose files no reader has verified yet (a copy has new inodes and
+status-change times: :mod:`tierscope.dataset.verified`), so each of those rounds hashes every data file
+of the run, as the first collect after a copy or a restore does. A cron job's collects find them
+verified: the steady rounds (:func:`steady`) run one collect after another on one dataset, each taking
+the next :data:`ADDED_LINES` lines, after one round that verifies what the first collect wrote.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.generate import LogFile
 from benchmarks.measure import BenchError, Proc, middle, run, tierscope
 from benchmarks.table import Figure, Target
+from tierscope.dataset.verified import RACY_S
 
 SECTION = "ingest"
 #: Lines a log grows by between two collects.
@@ -43,8 +51,9 @@ def _cut(path: Path, lines: int) -> int:
 
 
 def measure(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[[Path, LogFile], None]) -> list[Figure]:
-    """The two figures, from ``repeat`` rounds on ``log`` (collected into fresh datasets under ``work``);
-    ``check(dataset, log)`` raises unless the first round's dataset holds exactly the log's records."""
+    """The two figures, from ``repeat`` rounds on ``log`` (collected into fresh datasets under ``work``),
+    and the two of :func:`steady` beside them; ``check(dataset, log)`` raises unless the first round's
+    dataset holds exactly the log's records."""
     if log.lines <= ADDED_LINES:
         return []
     base, dataset = work / "incremental-base-ds", work / "incremental-ds"
@@ -74,14 +83,58 @@ def measure(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[
         shutil.rmtree(base, ignore_errors=True)
         shutil.rmtree(dataset, ignore_errors=True)
         grown.unlink(missing_ok=True)
-    added_mid, none_mid = middle(added_runs), middle(none_runs)
     lines = f"{log.lines - ADDED_LINES:,}-line log"
+    return [*_figures(added_runs, none_runs, lines, ""), *steady(work, log, repeat, run_id, check)]
+
+
+def steady(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[[Path, LogFile], None]) -> list[Figure]:
+    """The cron case without a restore between rounds: the log's lines but the last ``repeat + 1`` times
+    :data:`ADDED_LINES` collected once, then (after :data:`~tierscope.dataset.verified.RACY_S`, so that its
+    files can be noted verified) one unmeasured collect of the next lines, then ``repeat`` rounds each
+    adding the next lines, collecting them and collecting once more with nothing new. No target: the
+    targets are the restored rounds' (:func:`measure`)."""
+    first = log.lines - (repeat + 1) * ADDED_LINES
+    if first <= 0:
+        return []
+    dataset, grown = work / "incremental-steady-ds", work / "incremental-steady.log"
+    ends = [_cut(log.path, first + i * ADDED_LINES) for i in range(repeat + 2)]
+    added_runs: list[Proc] = []
+    none_runs: list[Proc] = []
+    try:
+        shutil.rmtree(dataset, ignore_errors=True)
+        with log.path.open("rb") as source, grown.open("wb") as out:
+            out.write(source.read(ends[0]))
+        _collect(grown, dataset, run_id)
+        time.sleep(RACY_S)
+        with log.path.open("rb") as source:
+            for i in range(repeat + 1):
+                source.seek(ends[i])
+                with grown.open("ab") as out:
+                    out.write(source.read(ends[i + 1] - ends[i]))
+                added = _collect(grown, dataset, run_id)
+                nothing = _collect(grown, dataset, run_id)
+                if i:  # the first round verifies the files the first collect wrote, as a cron job's first does
+                    added_runs.append(added)
+                    none_runs.append(nothing)
+        check(dataset, log)
+    finally:
+        shutil.rmtree(dataset, ignore_errors=True)
+        grown.unlink(missing_ok=True)
+    lines = f"{first + ADDED_LINES:,}-line log and growing, no restore between rounds"
+    return _figures(added_runs, none_runs, lines, "steady: ")
+
+
+def _figures(added_runs: list[Proc], none_runs: list[Proc], lines: str, prefix: str) -> list[Figure]:
+    added_mid, none_mid = middle(added_runs), middle(none_runs)
+    targets = not prefix
     return [
-        Figure(SECTION, f"collect files of {ADDED_LINES:,} lines added to a {lines}, whole process", "CPU-s",
-               added_mid.cpu_s, higher_is_better=False, targets=(Target("<=", MAX_ADDED_CPU_S),),
+        Figure(SECTION, f"{prefix}collect files of {ADDED_LINES:,} lines added to a {lines}, whole process",
+               "CPU-s", added_mid.cpu_s, higher_is_better=False,
+               targets=(Target("<=", MAX_ADDED_CPU_S),) if targets else (),
                extra={"all_cpu_s": [p.cpu_s for p in added_runs], "peak_rss_mb": added_mid.peak_rss_mb},
                wall_s=added_mid.wall_s, load_1m=added_mid.load_1m),
-        Figure(SECTION, f"collect files with nothing new after it ({lines}), whole process", "CPU-s",
-               none_mid.cpu_s, higher_is_better=False, targets=(Target("<", MAX_NOTHING_NEW_CPU_S),),
+        Figure(SECTION, f"{prefix}collect files with nothing new after it ({lines}), whole process", "CPU-s",
+               none_mid.cpu_s, higher_is_better=False,
+               targets=(Target("<", MAX_NOTHING_NEW_CPU_S),) if targets else (),
                extra={"all_cpu_s": [p.cpu_s for p in none_runs]}, wall_s=none_mid.wall_s, load_1m=none_mid.load_1m),
     ]  # fmt: skip

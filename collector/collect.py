@@ -24,7 +24,7 @@ from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, R
 from tierscope.collector.runs import CollectResult, SourceCounts
 from tierscope.collector.runs import runs_from_paths as runs_from_paths
 from tierscope.collector.sink import Sink, dataset_lock, file_positions, record_runs
-from tierscope.collector.unchanged import note_recorded
+from tierscope.collector.unchanged import facts_recorded, note_recorded
 from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.lock import let_waiters_in
 from tierscope.dataset.store import Dataset
@@ -136,7 +136,8 @@ def collect_runs(
         # records, an `empty` run in every summary; it is recorded once a file of it is read. A row
         # an earlier collect wrote stays.
         recorded = [run for run in runs if run.run_id not in absent]
-        record_runs(dataset, recorded)
+        if not facts_recorded(dataset.root, recorded):  # a cron collect's usual case: read no Parquet to know it
+            record_runs(dataset, recorded)
         note_recorded(dataset.root, recorded)  # the next collect can tell it has nothing to do (collector.unchanged)
         return result
 

@@ -82,6 +82,16 @@ def note_recorded(root: Path | GsPath, runs: list[RunSpec]) -> None:
     write_bytes_atomic(state_dir(root) / RECORDED, json.dumps(doc, sort_keys=True).encode())
 
 
+def facts_recorded(root: Path | GsPath, runs: list[RunSpec]) -> bool:
+    """Whether the ``runs`` table of the dataset at ``root`` is known to hold each of ``runs``' facts as its
+    run's newest row, so that appending them (:func:`tierscope.collector.sink.record_runs`) would append
+    nothing: the note of :func:`note_recorded` says so and the table's files are those it lists. False
+    when that cannot be told (no note, another table, two runs of one id, a dataset on Cloud Storage)."""
+    if isinstance(root, GsPath) or len({run.run_id for run in runs}) < len(runs):
+        return False
+    return _facts_held(root, runs)
+
+
 def _facts_held(root: Path, runs: list[RunSpec]) -> bool:
     try:
         # Never through a link, nor from a FIFO or a device: reading one could block or never end.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -43,6 +42,8 @@ def fsync_dir(path: Path | GsPath) -> None:
 def temp_path(final: Path | GsPath) -> Path:
     """A unique temporary name next to ``final``; a local one for an object (uploaded by :func:`commit`)."""
     if isinstance(final, GsPath):
+        import tempfile  # here: a collect of local files need not import it
+
         return Path(tempfile.gettempdir()) / f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{final.name}"
     return atomic.temp_path(final)
 

@@ -57,8 +57,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import socket
-import tempfile
 import threading
 import time
 import uuid
@@ -110,6 +108,8 @@ def local_file(path: Path | GsPath) -> Iterator[Path]:
     if not isinstance(path, GsPath):
         yield path
         return
+    import tempfile  # here and in GsPath.open: a dataset on the local disk needs no temporary copies
+
     with tempfile.TemporaryDirectory(prefix="tierscope-gs-") as tmp:
         copy = Path(tmp) / path.name
         with copy.open("wb") as fh:
@@ -430,6 +430,8 @@ class GsPath:
         readable whatever happens to the object). Raises :class:`FileNotFoundError`."""
         if mode != "rb":
             raise ValueError(f"{self} opens only for reading ('rb'), not {mode!r}")
+        import tempfile
+
         handle = tempfile.TemporaryFile(prefix="tierscope-gs-")  # noqa: SIM115 (the caller closes it)
         try:
             self.store.download(self.key, handle)
@@ -490,6 +492,8 @@ class Lease:
         self.path = path
         self.timeout = timeout
         self.ttl = lease_seconds() if ttl is None else ttl
+        import socket  # here: a dataset on the local disk never takes this lock
+
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.generation = 0
         self._stop = threading.Event()

@@ -13,7 +13,8 @@ from filelock import FileLock
 from tests.support.ingest_helpers import write_steps
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import RunSpec
-from tierscope.collector.unchanged import collect_unchanged
+from tierscope.collector.sink import record_runs
+from tierscope.collector.unchanged import collect_unchanged, facts_recorded
 from tierscope.dataset import journal, rewind
 from tierscope.dataset.errors import DatasetBusyError
 from tierscope.dataset.lock import LOCK_NAME
@@ -188,3 +189,24 @@ def test_a_hostile_note_is_never_read_and_the_full_collect_replaces_it(
     assert collect_runs(ds, _spec(log)).total("steps") == 0  # 10 records stored once, by the first collect
     assert not note.is_symlink() and note.read_bytes().startswith(b"{")
     assert collect_unchanged(ds.root, _spec(log)) is not None
+
+
+def test_facts_noted_are_facts_record_runs_would_not_append(collected: tuple[Dataset, Path]) -> None:
+    # The collect of new lines skips appending the run facts when the note says they are held:
+    # exactly when appending them would store nothing.
+    ds, log = collected
+    write_steps(log, [110, 111])
+    assert facts_recorded(ds.root, _spec(log))
+    assert record_runs(ds, _spec(log)).stored == 0
+    runs_before = sorted(p.name for p in (ds.root / "runs").rglob("*.parquet"))
+    assert collect_runs(ds, _spec(log)).total("steps") == 2
+    assert sorted(p.name for p in (ds.root / "runs").rglob("*.parquet")) == runs_before
+    # new facts: not held, and the collect of the next lines stores them (one more row, tier STANDARD_1)
+    write_steps(log, [112])
+    assert not facts_recorded(ds.root, _spec(log, tier="STANDARD_1"))
+    assert collect_runs(ds, _spec(log, tier="STANDARD_1")).total("steps") == 1
+    assert ds.read("runs").sort("collected_at").get_column("tier").to_list() == ["BASIC", "STANDARD_1"]
+    assert facts_recorded(ds.root, _spec(log, tier="STANDARD_1"))
+    # two runs of one id: which facts end up newest is record_runs' to say
+    two = [*_spec(log, tier="STANDARD_1"), *_spec(log, tier="STANDARD_1")]
+    assert not facts_recorded(ds.root, two)
