@@ -280,9 +280,10 @@ def failures(events: pl.DataFrame) -> pl.DataFrame:
 
 
 def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
-    """The baseline row of ``frame`` (steady rate, tasks, units): ``baseline`` if given, else the
-    first BASIC run with a steady rate (by run id), else the measured run with the fewest
-    training tasks. Raises :class:`BaselineError` for a ``baseline`` that is missing or unmeasured."""
+    """The baseline row of ``frame`` (steady rate, tasks, ``usd_per_hour``): ``baseline`` if given, else the
+    first BASIC run with a steady rate (by run id), else the measured run with the lowest price per hour
+    (runs without a price after the priced ones), then the fewest training tasks, then by run id. Raises
+    :class:`BaselineError` for a ``baseline`` that is missing or unmeasured."""
     if baseline is not None:
         row = frame.filter(pl.col("run_id") == baseline)
         if row.height == 0:
@@ -295,9 +296,11 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
     basic = measured.filter(pl.col("tier").str.to_uppercase() == "BASIC").sort("run_id")
     if basic.height:
         return basic.head(1)
-    # No BASIC run (local clusters, custom tiers only): the smallest measured run is the
-    # natural "one machine" to scale from.
-    return measured.sort("tasks", "run_id").head(1)
+    # No BASIC run (today's machines, local clusters, custom tiers): the question is what paying more buys,
+    # so the cheapest configuration an hour is the one to scale from (a T4 before an A100 whatever their
+    # names); without prices, the smallest run is the natural "one machine".
+    price = pl.col("usd_per_hour") if "usd_per_hour" in measured.columns else pl.lit(None, pl.Float64)
+    return measured.sort(price, "tasks", "run_id", nulls_last=True).head(1)
 
 
 #: The summary's column marking a run whose step-timed steady rate is withheld (:func:`withhold_step_times`).

@@ -149,7 +149,8 @@ def test_a_baseline_picked_without_a_basic_run_says_why(tmp_path: Path) -> None:
     said = " ".join(runner.invoke(app, ["summary", "-d", str(tmp_path / "ds")]).output.split())
     assert (
         "note: the speedup is against laptop: no run has the cloud tier BASIC, so the measured "
-        "run with the fewest training tasks is the baseline; choose one with --baseline RUN_ID"
+        "run with the lowest price per hour (else the fewest training tasks) is the baseline; choose one with "
+        "--baseline RUN_ID"
     ) in said
     # a local run of the BASIC topology called basic: the note names its tier, not "no BASIC run" of it
     assert runner.invoke(

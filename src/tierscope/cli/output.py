@@ -362,8 +362,8 @@ def summary_grid(
                 else "no run has the cloud tier BASIC"
             )
             grid.notes.append(
-                f"note: the speedup is against {named(baseline)}{of}: {why}, so the measured run with the fewest "
-                "training tasks is the baseline; choose one with --baseline RUN_ID"
+                f"note: the speedup is against {named(baseline)}{of}: {why}, so the measured run with the lowest "
+                "price per hour (else the fewest training tasks) is the baseline; choose one with --baseline RUN_ID"
             )
     if goal is not None:  # why a run has no time to the target
         grid.notes += [f"run {named(r['run_id'])}: {r['target_reason']}" for r in frame.iter_rows(named=True)
