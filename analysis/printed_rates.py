@@ -27,14 +27,22 @@ The printed figure is **set aside** on an interval where the clock's range lies 
 a line's write against the timer's read) and either outside the printed rounding widened by the same t,
 or the clock is the finer of the two (c / d < h / p: ``0.1`` printed to one decimal against 373.3 s).
 A task whose printed figure is set aside on more than half of those intervals takes the clock's rate
-on all its intervals. Interval by interval and by majority, because a pause (an evaluation, a checkpoint
-save) legitimately makes the clock slower on the interval that holds it, and a whole-second clock on a
-short interval vouches for nothing (its range is wide): neither outvotes the steady intervals.
+on all its intervals, unless the two agree over the task as a whole: the clock's steps over its seconds
+on every interval it measures (of any length) within :data:`AGREEMENT` of the printed rate over the same
+steps (their steps over the seconds the printed rates give them). Interval by interval and by majority,
+because a pause (an evaluation, a checkpoint save) legitimately makes the clock slower on the interval
+that holds it, and a whole-second clock on a short interval vouches for nothing (its range is wide):
+neither outvotes the steady intervals. Over the whole task as the last word, because a line's time
+jitters: around intervals of 5 s, a second of jitter puts most intervals over 5 % off a right printed
+figure, both ways (and the intervals of 5 s or more are the ones it lengthened), while over the task
+the jitter cancels from one interval to the next and the two figures agree.
 """
 
 from __future__ import annotations
 
-import polars as pl
+from dataclasses import dataclass
+
+import numpy as np
 
 #: Relative difference within which a printed rate and the clock's agree beyond both roundings: the
 #: printed figure and the clock time slightly different stretches (a line written after the timer read).
@@ -55,53 +63,87 @@ MIN_COMPARED_SECONDS = 5.0
 MAX_RATIO = 200.0
 #: The most decimals a printed rate is read with: a float with more is a converted figure (``1 / s/it``).
 MAX_DECIMALS = 6
+#: The largest relative difference between a task's clock and its printed rates, over all the intervals
+#: the clock measures, that is agreement (the printed figure kept, nothing noted). A printed figure's own
+#: rounding is within it where that rounding is 1 % or finer (``18.0``: 0.05 in 18, 0.3 %); a coarser one
+#: (``0.1``, 0.05-0.15) beside a finer clock 46 % off it is the printed figure rounded too coarsely, and
+#: the clock's rate is taken. A systematic difference under 1 % moves no speedup or cost a user reads
+#: (the summary prints rates to three significant digits).
+AGREEMENT = 0.01
 
 
-def printed_half_unit(rate: pl.Expr) -> pl.Expr:
-    """Half a unit of the last decimal ``rate`` (printed global steps/s, Float64) was printed with: 0.05
-    for 0.1, 0.005 for 0.04, 0.5 for 12 (the fewest decimals, up to :data:`MAX_DECIMALS`, that give the
-    value); 0.0 for a figure with more (converted from a time per step: its rounding is the time's,
-    within :data:`CLOCK_TOLERANCE` for any time printed to 3 significant digits). Null where ``rate``
-    is null."""
-    half = pl.lit(0.0)
-    for decimals in range(MAX_DECIMALS, -1, -1):  # the fewest decimals are tested first: built inside out
+def printed_half_unit(rate: np.ndarray) -> np.ndarray:
+    """Half a unit of the last decimal each of ``rate`` (printed global steps/s, float64; NaN: none) was
+    printed with: 0.05 for 0.1, 0.005 for 0.04, 0.5 for 12 (the fewest decimals, up to
+    :data:`MAX_DECIMALS`, that give the value); 0.0 for a figure with more (converted from a time per step:
+    its rounding is the time's, within :data:`CLOCK_TOLERANCE` for any time printed to 3 significant
+    digits). NaN where ``rate`` is NaN."""
+    half = np.zeros(rate.shape, dtype=np.float64)
+    open_ = ~np.isnan(rate)
+    for decimals in range(MAX_DECIMALS + 1):  # the fewest decimals first
         scaled = rate * 10.0**decimals
-        exact = (scaled - scaled.round()).abs() <= 1e-6 * pl.max_horizontal(scaled.abs(), pl.lit(1.0))
-        half = pl.when(exact).then(pl.lit(0.5 * 10.0**-decimals)).otherwise(half)
-    return pl.when(rate.is_not_null()).then(half)
+        exact = open_ & (np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(np.abs(scaled), 1.0))
+        half[exact] = 0.5 * 10.0**-decimals
+        open_ &= ~exact
+    half[np.isnan(rate)] = np.nan
+    return half
 
 
-def clock_judgement(printed: pl.Expr, steps: pl.Expr, seconds: pl.Expr, clocked: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """``(set_aside, off_rounding)`` of an interval (Boolean, null where not comparable): the printed
-    global rate ``printed`` (> 0) set aside for the clock's ``steps`` (global steps, > 0) over ``seconds``
-    (> 0), as the module doc's rule says, and whether the clock's rate lies outside the printed figure's
-    rounding (else the printed figure was only the coarser). ``clocked``: the interval is timed by a clock
-    (not by the record's own step time)."""
-    whole = (seconds - seconds.round()).abs() < 1e-9
-    resolution = pl.when(whole).then(pl.lit(WHOLE_SECOND)).otherwise(pl.lit(FINE_CLOCK))
-    ratio = steps / seconds / printed
-    comparable = (
-        clocked
-        & (printed > 0)
-        & (steps > 0)
-        & (seconds >= MIN_COMPARED_SECONDS)
-        & (ratio < MAX_RATIO)
-        & (ratio > 1 / MAX_RATIO)
-    )
-    low = steps / (seconds + resolution)
-    high = pl.when(seconds > resolution).then(steps / (seconds - resolution)).otherwise(pl.lit(float("inf")))
-    half = printed_half_unit(printed)
-    outside_band = (high < printed * (1 - CLOCK_TOLERANCE)) | (low > printed * (1 + CLOCK_TOLERANCE))
-    off_rounding = (high < (printed - half) * (1 - CLOCK_TOLERANCE)) | (low > (printed + half) * (1 + CLOCK_TOLERANCE))
-    finer = resolution / seconds < half / printed
-    set_aside = outside_band & (off_rounding | finer)
-    return pl.when(comparable).then(set_aside), pl.when(comparable).then(off_rounding)
+@dataclass(frozen=True)
+class Judgement:
+    """What :func:`judge` finds, one bool per row: ``wins`` (the row's task takes its clock's rate),
+    ``compared`` (the interval is compared with its printed rate) and ``off`` (it is, and its clock lies
+    outside the printed figure's rounding; else False)."""
+
+    wins: np.ndarray
+    compared: np.ndarray
+    off: np.ndarray
 
 
-def clock_wins(set_aside: pl.Expr, task: pl.Expr) -> pl.Expr:
-    """Whether a task's clock wins (on each of its rows, Boolean): its printed rate set aside
-    (``set_aside``, :func:`clock_judgement`) on more than half of its comparable intervals. ``task``:
-    a key of the row's task."""
-    comparable = set_aside.is_not_null().cast(pl.UInt32).sum().over(task)
-    aside = set_aside.fill_null(False).cast(pl.UInt32).sum().over(task)
-    return (2 * aside > comparable) & (comparable > 0)
+def judge(printed: np.ndarray, steps: np.ndarray, seconds: np.ndarray, clocked: np.ndarray,
+          first: np.ndarray) -> Judgement:  # fmt: skip
+    """The module doc's rule over rows of whole tasks (each task's rows together, in log order), one
+    value per row in each array: ``printed`` the global rate the record printed (steps/s; NaN: none),
+    ``steps`` the interval's global steps and ``seconds`` its seconds (float64; NaN: unknown),
+    ``clocked`` whether a clock times the interval (not the record's own step time, ``interval_s``, nor
+    an interval holding an evaluation), ``first`` whether the row is its task's first.
+
+    The tasks' agreement first (a sum per task over contiguous rows), then the intervals one by one on
+    the rows of the tasks that disagree alone (where they agree, nothing compared matters): of those,
+    the comparable ones, and the printed rounding on the ones outside the tolerance band."""
+    rows = printed.size
+    wins, compared, off_rows = (np.zeros(rows, dtype=bool) for _ in range(3))
+    starts = np.flatnonzero(first)
+    if not rows or not starts.size:
+        return Judgement(wins, compared, off_rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # NaN (unknown) fails every comparison: such rows are never measured
+        ratio = steps / seconds / printed
+        measured = clocked & (printed > 0) & (steps > 0) & (seconds >= 0)
+        measured &= (seconds == 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
+        total_steps = np.add.reduceat(np.where(measured, steps, 0.0), starts)
+        clock = total_steps / np.add.reduceat(np.where(measured, seconds, 0.0), starts)
+        stated = total_steps / np.add.reduceat(np.where(measured, steps / printed, 0.0), starts)
+        disagree = np.abs(clock - stated) > AGREEMENT * stated  # False where nothing is measured (NaN)
+        if not disagree.any():
+            return Judgement(wins, compared, off_rows)
+        lengths = np.diff(np.append(starts, rows))
+        task = np.repeat(np.arange(starts.size), lengths)
+        at = np.flatnonzero(measured & (seconds >= MIN_COMPARED_SECONDS) & disagree[task])
+        p, s, d = printed[at], steps[at], seconds[at]
+        resolution = np.where(np.abs(d - np.round(d)) < 1e-9, WHOLE_SECOND, FINE_CLOCK)
+        low = s / (d + resolution)
+        high = np.where(d > resolution, s / (d - resolution), np.inf)
+        band = (high < p * (1 - CLOCK_TOLERANCE)) | (low > p * (1 + CLOCK_TOLERANCE))
+        # outside the band only: the rounding widened by the tolerance holds the band, never off within it
+        out, p, low, high = at[band], p[band], low[band], high[band]
+        half = printed_half_unit(p)
+        off = (high < (p - half) * (1 - CLOCK_TOLERANCE)) | (low > (p + half) * (1 + CLOCK_TOLERANCE))
+        finer = resolution[band] / d[band] < half / p
+    compared_per_task = np.bincount(task[at], minlength=starts.size)
+    aside_per_task = np.bincount(task[out[off | finer]], minlength=starts.size)
+    task_wins = (2 * aside_per_task > compared_per_task) & (compared_per_task > 0) & disagree
+    wins = task_wins[task]
+    compared[at] = True
+    off_rows[out[off]] = True
+    return Judgement(wins, compared, off_rows)

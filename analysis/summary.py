@@ -3,6 +3,8 @@ built from what the analysis pass (:func:`tierscope.analysis.analyze`) holds; no
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import polars as pl
 
@@ -16,7 +18,7 @@ from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the f
 from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
-from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, run_hardware
+from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, load_tiers, run_hardware
 from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import conform
 
@@ -474,8 +476,12 @@ def with_devices(frame: pl.DataFrame) -> pl.DataFrame:
     with its hardware columns: ``devices`` are the GPUs or TPU chips of the training pools
     (:func:`tierscope.analysis.topology.run_hardware`), else its training tasks; per-device and per-dollar rates."""
     rows = []
+    tiers = None  # the tier table read once (a few ms a read), where a run needs it
     for run_id, tier, topology in frame.select("run_id", "tier", "topology").iter_rows():
-        hardware = None if tier and LOCAL_TIER_RE.search(tier) else run_hardware(tier, topology)
+        if tier and not topology and tiers is None:
+            with contextlib.suppress(ValueError):  # unreadable: each run's look-up says so as before (None)
+                tiers = load_tiers()
+        hardware = None if tier and LOCAL_TIER_RE.search(tier) else run_hardware(tier, topology, tiers)
         device = hardware.device_type if hardware is not None else None
         rows.append(
             {"run_id": run_id, "hardware": hardware.describe() if hardware else None, "accelerator": device,

@@ -82,7 +82,7 @@ from tierscope.analysis.bootstrap import (
     steady_draws,
     steady_rates,
 )
-from tierscope.analysis.printed_rates import clock_judgement, clock_wins
+from tierscope.analysis.printed_rates import judge
 from tierscope.analysis.records import (
     TASK,
     TRAINING,
@@ -346,27 +346,44 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
         if {"eval_loss", "eval_accuracy"} <= names
         else pl.lit(False)
     )
-    set_aside, off_rounding = clock_judgement(
-        printed,
-        pl.col("d_step"),
-        pl.col("d_seconds"),
-        # a record's own interval_s is the time its printed rate is over: a disagreement there is in
-        # what the step counts (cosface's step is samples, its rate iterations), not in the time
-        in_segment & ~pl.col("step_timed") & ~evaluates & pl.col("interval_s").is_null(),
-    )
-    judged = segmented.with_columns(_aside=set_aside, _off=off_rounding).with_columns(
-        _clock_wins=clock_wins(pl.col("_aside"), pl.col("_first").cast(pl.UInt32).cum_sum())
-    )
+    # a record's own interval_s is the time its printed rate is over: a disagreement there is in what the
+    # step counts (cosface's step is samples, its rate iterations), not in the time
+    clocked = in_segment & ~pl.col("step_timed") & ~evaluates & pl.col("interval_s").is_null()
+    segmented = segmented.with_columns(_clocked=clocked.fill_null(False))
+    schema = {**segmented.collect_schema(), **{c: pl.Boolean() for c in JUDGED_COLUMNS}}
+    judged = segmented.map_batches(_judged, schema=schema)
     # where the task's clock wins, a printed rate on an interval the clock cannot measure is no better
-    wins = pl.col("_clock_wins")
+    wins, aside = pl.col("_clock_wins"), pl.col("_clock_wins") & pl.col("_compared")
     return judged.with_columns(
         rate=pl.when(wins).then(clock_rate).otherwise(pl.coalesce(printed, clock_rate)),
-        printed_rate=pl.when(wins & pl.col("_aside").is_not_null()).then(printed),
-        printed_off=pl.when(wins & pl.col("_aside").is_not_null()).then(pl.col("_off")),
+        printed_rate=pl.when(aside).then(printed),
+        printed_off=pl.when(aside).then(pl.col("_off")),
         local_rate=pl.coalesce(
             pl.col("local_steps_per_s"),
             pl.when(in_segment & ~gap & (pl.col("d_seconds") > 0)).then(d_local / pl.col("d_seconds")),
         ),
+    )
+
+
+#: The columns :func:`_judged` adds (Boolean): :class:`tierscope.analysis.printed_rates.Judgement`'s.
+JUDGED_COLUMNS = ("_clock_wins", "_compared", "_off")
+
+
+def _judged(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (:func:`with_segments`' rows of whole tasks, with ``_clocked``) with :data:`JUDGED_COLUMNS`:
+    :func:`tierscope.analysis.printed_rates.judge` on its arrays."""
+    found = judge(
+        frame.get_column("global_steps_per_s").to_numpy(),
+        frame.get_column("d_step").cast(pl.Float64).to_numpy(),
+        frame.get_column("d_seconds").to_numpy(),
+        frame.get_column("_clocked").to_numpy(),
+        frame.get_column("_first").to_numpy(),
+    )
+    return frame.hstack(
+        [
+            pl.Series(name, values)
+            for name, values in zip(JUDGED_COLUMNS, (found.wins, found.compared, found.off), strict=True)
+        ]
     )
 
 

@@ -8,7 +8,15 @@ import polars as pl
 from polars.testing import assert_frame_equal
 
 from tierscope.analysis.bootstrap import steady_rate, steady_rates
-from tierscope.analysis.printed_rates import clock_judgement
+from tierscope.analysis.printed_rates import (
+    AGREEMENT,
+    CLOCK_TOLERANCE,
+    FINE_CLOCK,
+    MAX_DECIMALS,
+    MAX_RATIO,
+    MIN_COMPARED_SECONDS,
+    WHOLE_SECOND,
+)
 from tierscope.analysis.records import (
     TASK,
     by_task,
@@ -33,6 +41,39 @@ from tierscope.analysis.throughput import (
     run_parts,
 )
 from tierscope.dataset.schema import STEP_SCHEMA, conform
+
+
+def half_unit(rate: pl.Expr) -> pl.Expr:
+    """Half a unit of the last decimal ``rate`` was printed with (the fewest up to MAX_DECIMALS; 0 past)."""
+    half = pl.lit(0.0)
+    for decimals in range(MAX_DECIMALS, -1, -1):  # the fewest decimals tested first: built inside out
+        scaled = rate * 10.0**decimals
+        exact = (scaled - scaled.round()).abs() <= 1e-6 * pl.max_horizontal(scaled.abs(), pl.lit(1.0))
+        half = pl.when(exact).then(pl.lit(0.5 * 10.0**-decimals)).otherwise(half)
+    return pl.when(rate.is_not_null()).then(half)
+
+
+def clock_judgement(printed: pl.Expr, steps: pl.Expr, seconds: pl.Expr, clocked: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Per interval, the printed rate set aside for the clock and the clock off its rounding (null: not
+    compared), as the rule of tierscope.analysis.printed_rates states it, row by row."""
+    whole = (seconds - seconds.round()).abs() < 1e-9
+    resolution = pl.when(whole).then(pl.lit(WHOLE_SECOND)).otherwise(pl.lit(FINE_CLOCK))
+    ratio = steps / seconds / printed
+    comparable = (
+        clocked
+        & (printed > 0)
+        & (steps > 0)
+        & (seconds >= MIN_COMPARED_SECONDS)
+        & (ratio < MAX_RATIO)
+        & (ratio > 1 / MAX_RATIO)
+    )
+    low = steps / (seconds + resolution)
+    high = pl.when(seconds > resolution).then(steps / (seconds - resolution)).otherwise(pl.lit(float("inf")))
+    half = half_unit(printed)
+    band = (high < printed * (1 - CLOCK_TOLERANCE)) | (low > printed * (1 + CLOCK_TOLERANCE))
+    off = (high < (printed - half) * (1 - CLOCK_TOLERANCE)) | (low > (printed + half) * (1 + CLOCK_TOLERANCE))
+    finer = resolution / seconds < half / printed
+    return pl.when(comparable).then(band & (off | finer)), pl.when(comparable).then(off)
 
 
 def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
@@ -104,7 +145,17 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     clocked = inside & ~pl.col("step_timed") & ~EVALUATION.fill_null(False) & pl.col("interval_s").is_null()
     aside, off = clock_judgement(pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds"), clocked)
     comparable = aside.is_not_null().sum().over(TASK)
-    wins = (2 * aside.fill_null(False).sum().over(TASK) > comparable) & (comparable > 0)
+    majority = (2 * aside.fill_null(False).sum().over(TASK) > comparable) & (comparable > 0)
+    # unless the task's clock over every interval it measures agrees with its printed rates over those steps
+    printed, steps, seconds = pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds")
+    ratio = steps / seconds / printed
+    measured = (clocked & (printed > 0) & (steps > 0) & (seconds >= 0)).fill_null(False) & (
+        (seconds == 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
+    ).fill_null(False)
+    total = steps.filter(measured).sum().over(TASK)
+    clock = total / seconds.filter(measured).sum().over(TASK)
+    stated = total / (steps / printed).filter(measured).sum().over(TASK)
+    wins = majority & ((clock - stated).abs() > AGREEMENT * stated).fill_null(False)
     rated = rated.with_columns(_wins=wins, _aside=aside, _off=off).with_columns(
         rate=pl.when("_wins").then(clock_rate).otherwise(pl.coalesce("global_steps_per_s", clock_rate)),
         printed_rate=pl.when(pl.col("_wins") & pl.col("_aside").is_not_null()).then("global_steps_per_s"),
