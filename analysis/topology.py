@@ -9,6 +9,7 @@ an unknown tier) has no topology.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict
 from importlib.resources import files
@@ -53,7 +54,18 @@ TOPOLOGY_SCHEMA: dict[str, pl.DataType] = {
 def load_tiers(path: Path | None = None) -> pl.DataFrame:
     """The tier composition table (:data:`TIERS_SCHEMA`); ``path`` overrides the bundled one.
     Raises :class:`tierscope.tiertable.TierTableError` for a table that cannot be read."""
+    return _bundled_tiers() if path is None else _read_tiers(path)
+
+
+def _read_tiers(path: Path | None) -> pl.DataFrame:
     return pl.DataFrame([asdict(r) for r in tiertable.load(path)], schema=TIERS_SCHEMA)
+
+
+@functools.cache
+def _bundled_tiers() -> pl.DataFrame:
+    # The bundled table is part of the installed package: read once a process, not once a run (a summary of
+    # many runs asked for it in every run's cost, topology and fit). A failed read raises, and is not cached.
+    return _read_tiers(None)
 
 
 def _manifest_rows(runs: pl.DataFrame) -> list[dict[str, object]]:
