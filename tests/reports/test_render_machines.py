@@ -44,12 +44,13 @@ def today(tmp_path_factory: pytest.TempPathFactory) -> ReportData:
 def test_the_answer_leaves_the_failed_run_out_and_names_the_machines(today: ReportData) -> None:
     # Prices (analysis/data/prices.csv, us-central1, on demand, from 2026-07-30): T4 run 0.379998 + 0.35 =
     # 0.729998 USD/h; A100 run 0.73948 + 2.93391 = 3.67339 USD/h. The failed 8 x A100 (6.4 steps/s) is no answer:
-    # fastest is the A100 at 1.00 steps/s (the baseline itself, so no "1.00x itself").
+    # fastest is the A100 at 1.00 steps/s, 4.00x the T4's 0.25 (no BASIC run: the baseline is the run with the
+    # lowest price per hour, the T4).
     # USD per 1,000 steps: T4 0.729998 / (0.25 x 3.6) = 0.8111; A100 3.67339 / 3.6 = 1.0204: the T4 is cheapest.
     # To 100,000 steps (no start-up): T4 400,000 s = 111.1 h for 81.11 USD; A100 100,000 s = 27.8 h for
     # 102.04 USD; price x time: T4 81.11 x 400,000 = 3.24e7 > A100 102.04 x 100,000 = 1.02e7: the A100.
     assert headline(today.summary, today.costs, today.steps, Catalog("en")) == [
-        "Fastest: a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) at 1.00 global steps/s.",
+        "Fastest: a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) at 1.00 global steps/s, 4.00× the baseline t4.",
         "Cheapest per step: t4 (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)) at 0.811 USD per 1,000 steps.",
         "Best value (lowest price × time): a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) does 100,000 steps "
         "in 27.8 h for 102 USD.",
