@@ -62,10 +62,12 @@ from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, sp
 from tierscope.collector.formats.gcloud import GcloudFailures
 from tierscope.collector.formats.grammar import (
     MEASURE_MEANINGS,
+    NOT_TRAINING,
     ProgressGrammar,
     drop_examples_alone,
     learn_batch,
     rates_from_examples,
+    read_statements,
 )
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
@@ -73,6 +75,7 @@ from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
+from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import RunStatus, drop_recovered, drop_unreached_endings, milestone_steps
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
@@ -358,8 +361,9 @@ def _run_chain(
     if flip:
         body = _flipped(body, lines)
     context.end = None if final else _lookahead_start(body, chain)
+    grouping = _stanzas(body, chain, context)
     steps, events, rejects = [], [], []
-    rest = body
+    rest = body if grouping is None else grouping.lines
     for fmt in chain:
         if rest.height == 0:
             break
@@ -369,6 +373,8 @@ def _run_chain(
         rejects.append(got.rejects)
         rest = got.rest
     parsed = Parsed(steps=_concat(steps), events=_concat(events), rejects=_concat(rejects), rest=rest)
+    if grouping is not None:
+        parsed = unjoined(parsed, body, grouping, read_statements)
     pending = None
     if context.end is not None:
         keep = pl.col("source_offset") < context.end
@@ -391,6 +397,27 @@ def _run_chain(
             rest=_flipped(parsed.rest, lines),
         )
     return parsed, pending
+
+
+def _stanzas(body: pl.DataFrame, chain: list[LineFormat], context: ParseContext) -> Grouped | None:
+    """``body`` with each report printed as a group of lines made one line (:mod:`.stanzas`), where the file
+    has such a group; a group the batch's look-ahead cuts is left whole to the next batch (``context.end``)."""
+    if body.height == 0:
+        return None
+
+    def alone(lines: pl.DataFrame) -> bool:
+        # what the chain reads of a group's lines one by one, as if they were a file of their own
+        fresh = ParseContext(year=context.year, formats=context.formats, chain=context.chain)
+        return any(f.parse(lines, fresh).steps.height for f in chain)
+
+    stanza = learnt(body, context, read_statements, NOT_TRAINING, alone)
+    if stanza is None:
+        return None
+    grouping = grouped(body, stanza, context.end)
+    first = int(body.get_column("source_offset").min())  # type: ignore[arg-type]
+    if context.end is not None and grouping.unfinished is not None and grouping.unfinished > first:
+        context.end = min(context.end, grouping.unfinished)
+    return grouping
 
 
 #: Consecutive pairs that must run backwards, and how many times more of them than forwards,
