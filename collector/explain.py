@@ -328,6 +328,10 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
                 if offset in unread
                 else "read with a neighbouring line (folded into its record)"
             )
+        elif outcome == "record" and steps[offset][0].get("stanza"):
+            # a report printed as a group of lines: its lines, then the grammar's reading of them as one statement
+            lines, _, statement = str(steps[offset][0]["stanza"]).partition(": ")
+            why = f"a group of {lines} read as one statement: {explain_line(statement)}"
         elif outcome == "record" and fmt == ProgressGrammar.name and msg is not None:
             why = explain_line(msg.split("\r")[-1])
         readings.append(

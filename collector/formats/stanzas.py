@@ -29,6 +29,7 @@ the group that holds the broken number.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -100,7 +101,7 @@ def _period(templates: list[str]) -> tuple[int, int] | None:
 def _first_line(group: list[str]) -> int:
     """Where a group of templates starts: after the lines without words that part it from the previous one
     (a blank line, a rule), else where the file's first report started (0)."""
-    worded = [bool(pl.select(pl.lit(t).str.contains(_WORDS)).item()) for t in group]
+    worded = [bool(re.search(_WORDS, t)) for t in group]
     if all(worded) or not any(worded):
         return 0
     return next(j for j in range(len(group)) if worded[j] and not worded[j - 1])
@@ -148,7 +149,11 @@ def learn(lines: pl.DataFrame, statements: Statements, not_training: str, alone:
         while at + k <= len(texts) and len(reports) < 4 * LEAST_REPEATS and tuple(templates[at : at + k]) == group:
             reports.append(texts[at : at + k])
             at += k
-        stanza = _judged(group, reports, statements, not_training)
+        # the lines without words part reports and say nothing: a group is its lines with words (the rule after
+        # a file's last table is then no part a last report could miss)
+        worded = tuple(t for t in group if re.search(_WORDS, t))
+        reports = [[line for line in r if re.search(_WORDS, line)] for r in reports]
+        stanza = _judged(worded, reports, statements, not_training)
         if stanza is not None and not alone(task.slice(start, k).drop("_t", "_tpl")):
             return stanza
     return None
@@ -163,7 +168,7 @@ def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statem
     lines = pl.DataFrame({"line": sample})
     if lines.select(pl.col("line").str.contains(BLOCK_HEADER).any()).item():
         return None
-    worded = [s for s in sample if pl.select(pl.lit(s).str.contains(_WORDS)).item()]
+    worded = [s for s in sample if re.search(_WORDS, s)]
     if not worded or pl.select(pl.lit(worded[0]).str.contains(not_training)).item():
         return None
     each = [
