@@ -29,6 +29,7 @@ the group that holds the broken number.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ class Stanza:
         return len(self.templates)
 
 
-#: ``statements(text)``: the grammar's statements of a message (:func:`~tierscope.collector.formats.grammar.read_statements`),
+#: ``statements(text)``: the statements of a message (the grammar's ``read_statements``),
 #: handed in so that this module needs no import of the grammar that uses it.
 Statements = Callable[[pl.Expr], dict[str, pl.Expr]]
 #: ``alone(lines)``: whether any of ``lines`` reads as a record on its own (the format chain's verdict).
@@ -117,7 +118,7 @@ def _growing(reports: list[list[list[str]]]) -> tuple[int, int] | None:
                 values = [int(r[line][slot]) for r in reports]
             except (ValueError, IndexError):
                 continue
-            steps = [b - a for a, b in zip(values, values[1:], strict=False)]
+            steps = [b - a for a, b in itertools.pairwise(values)]
             if steps and all(s > 0 for s in steps):
                 key = (max(steps), line, slot)
                 if best is None or key < best:
@@ -159,7 +160,9 @@ def learn(lines: pl.DataFrame, statements: Statements, not_training: str, alone:
     return None
 
 
-def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statements, not_training: str) -> Stanza | None:
+def _judged(
+    group: tuple[str, ...], reports: list[list[str]], statements: Statements, not_training: str
+) -> Stanza | None:
     """The stanza of ``group`` (templates) printed as ``reports`` (each a list of lines), or None where it is
     refused."""
     if len(reports) < LEAST_REPEATS - 1 or len(set(group)) < 2 or group.count(group[0]) > 1:
@@ -179,7 +182,7 @@ def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statem
         return None
     joined = [joined_text(r, None) for r in reports]
     read = pl.DataFrame({"line": joined}).select(
-        **{k: v for k, v in statements(pl.col("line")).items() if k in _MEASURED + ("step", "evaluation")}
+        **{k: v for k, v in statements(pl.col("line")).items() if k in (*_MEASURED, "step", "evaluation")}
     )
     if not read.select(pl.any_horizontal(pl.col(c).is_not_null() for c in _MEASURED).any()).item():
         return None
@@ -250,9 +253,9 @@ def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grou
         .filter(pl.col("_g") > 0)
         .with_columns(_pos=pl.int_range(pl.len()).over("_t", "_g"))
         .with_columns(
-            _ok=(pl.col("_tpl") == pl.col("_pos").replace_strict(order, default=None, return_dtype=pl.String)).fill_null(
-                False
-            )
+            _ok=(
+                pl.col("_tpl") == pl.col("_pos").replace_strict(order, default=None, return_dtype=pl.String)
+            ).fill_null(False)
         )
     )
     groups = cand.group_by("_t", "_g").agg(
@@ -286,7 +289,9 @@ def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grou
     )
     joined = texts.select(
         pl.col("_group").alias("source_offset"),
-        pl.col("line").map_elements(lambda r: joined_text(list(r), stanza.counter), return_dtype=pl.String).alias("_joined"),
+        pl.col("line")
+        .map_elements(lambda r: joined_text(list(r), stanza.counter), return_dtype=pl.String)
+        .alias("_joined"),
     )
     inner = members.filter(pl.col("source_offset") != pl.col("_group")).get_column("source_offset")
     out = (
@@ -342,12 +347,15 @@ def _rejects_at_their_lines(
         .sort("_group", "_rank", "source_offset")
         .group_by("_group", maintain_order=True)
         .first()
-        .select(pl.col("_group").alias("source_offset"), pl.col("source_offset").alias("_at"), pl.col("line").alias("_raw"))
+        .select(
+            pl.col("_group").alias("source_offset"), pl.col("source_offset").alias("_at"), pl.col("line").alias("_raw")
+        )
     )
     return (
         rejects.join(at, on="source_offset", how="left")
         .with_columns(
-            source_offset=pl.coalesce("_at", "source_offset"), raw=pl.coalesce("_raw", "raw") if "raw" in rejects.columns else pl.col("_raw")
+            source_offset=pl.coalesce("_at", "source_offset"),
+            raw=pl.coalesce("_raw", "raw") if "raw" in rejects.columns else pl.col("_raw"),
         )
         .drop("_at", "_raw")
     )
