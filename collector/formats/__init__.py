@@ -39,7 +39,7 @@ copies of a message) are read whole whatever the batch size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -399,24 +399,44 @@ def _run_chain(
     return parsed, pending
 
 
+def learn_from_head(head: str, context: ParseContext) -> None:
+    """Learn the group of lines a file's reports are printed as (:mod:`.stanzas`) from its ``head`` (text), for a
+    read that starts past it (a collect that goes on where the last one stopped)."""
+    lines = head.split("\n")[:-1]  # the last piece may be a line cut by the head's end
+    frame = pl.DataFrame(
+        {"source_offset": list(range(1, len(lines) + 1)), "line": lines},
+        schema={"source_offset": pl.Int64, "line": pl.String},
+    )
+    body, _ = split_envelopes(frame, context.year, time_alone=not context.formats)
+    learnt(body, context, read_statements, NOT_TRAINING, _alone(_chain(None, None, context.formats), context))
+
+
+def _alone(chain: list[LineFormat], context: ParseContext) -> Callable[[pl.DataFrame], bool]:
+    """Whether the chain reads a record in any of some lines one by one, as if they were a file of their own."""
+
+    def alone(lines: pl.DataFrame) -> bool:
+        fresh = ParseContext(year=context.year, formats=context.formats, chain=context.chain)
+        return any(f.parse(lines, fresh).steps.height for f in chain)
+
+    return alone
+
+
 def _stanzas(body: pl.DataFrame, chain: list[LineFormat], context: ParseContext) -> Grouped | None:
     """``body`` with each report printed as a group of lines made one line (:mod:`.stanzas`), where the file
     has such a group; a group the batch's look-ahead cuts is left whole to the next batch (``context.end``)."""
     if body.height == 0:
         return None
-
-    def alone(lines: pl.DataFrame) -> bool:
-        # what the chain reads of a group's lines one by one, as if they were a file of their own
-        fresh = ParseContext(year=context.year, formats=context.formats, chain=context.chain)
-        return any(f.parse(lines, fresh).steps.height for f in chain)
-
-    stanza = learnt(body, context, read_statements, NOT_TRAINING, alone)
+    stanza = learnt(body, context, read_statements, NOT_TRAINING, _alone(chain, context))
     if stanza is None:
         return None
     grouping = grouped(body, stanza, context.end)
     first = int(body.get_column("source_offset").min())  # type: ignore[arg-type]
-    if context.end is not None and grouping.unfinished is not None and grouping.unfinished > first:
-        context.end = min(context.end, grouping.unfinished)
+    if grouping.unfinished is not None and grouping.unfinished > first:
+        if context.end is not None:
+            context.end = min(context.end, grouping.unfinished)
+        elif context.may_grow:
+            # the file's last batch ends in a report still being written: read whole by the next collect
+            context.end = grouping.unfinished
     return grouping
 
 

@@ -49,6 +49,8 @@ LEAST_REPEATS: Final = 4
 HEAD_LINES: Final = 2000
 #: What a group's lines are joined with: a separator the grammar reads as any other.
 SEPARATOR: Final = " | "
+#: How far from the end of the lines (in groups' lengths) a group not whole yet may start and still be waited for.
+_NEAR_END: Final = 2
 #: Where the learnt group (or ``False``: none) is kept for a file in ``ParseContext.state``.
 STATE_KEY: Final = "grammar-stanza"
 
@@ -198,19 +200,21 @@ def _judged(
 _MEASURED: Final = ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s")
 
 
+def _statement_part(line: pl.Expr) -> pl.Expr:
+    """A group's line as a part of its statement: a two-cell table row as ``key: value``, else the line trimmed."""
+    return (
+        pl.when(line.str.contains(_TWO_CELLS))
+        .then(line.str.replace(_TWO_CELLS, "$1: $2"))
+        .otherwise(line.str.strip_chars())
+    )
+
+
 def joined_text(report: list[str], counter: tuple[int, int] | None) -> str:
     """One report's lines as one statement: the lines with words, a two-cell table row as ``key: value``,
     joined by :data:`SEPARATOR`; led by ``step N`` where ``counter`` names the number that is its position."""
     frame = pl.DataFrame({"line": report}, schema={"line": pl.String})
     parts = (
-        frame.filter(pl.col("line").str.contains(_WORDS))
-        .select(
-            pl.when(pl.col("line").str.contains(_TWO_CELLS))
-            .then(pl.col("line").str.replace(_TWO_CELLS, "$1: $2"))
-            .otherwise(pl.col("line").str.strip_chars())
-        )
-        .to_series()
-        .to_list()
+        frame.filter(pl.col("line").str.contains(_WORDS)).select(_statement_part(pl.col("line"))).to_series().to_list()
     )
     if counter is not None:
         line, slot = counter
@@ -268,7 +272,12 @@ def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grou
     last_g = groups.group_by("_t").agg(_lg=pl.col("_g").max())
     groups = groups.join(last_g, on="_t").with_columns(_final=pl.col("_g") == pl.col("_lg"))
     whole = groups.filter(pl.col("_ok") & (pl.col("_n") == k))
-    open_ = groups.filter(pl.col("_ok") & (pl.col("_n") < k) & pl.col("_final")).get_column("_first")
+    # a task's last group, not whole yet, is unfinished where the lines end near it; one further back is a report
+    # its task never finished (it stopped printing): waiting for it would hold every later line back
+    near = int(lines.get_column("source_offset").max()) - _NEAR_END * k  # type: ignore[arg-type]
+    open_ = groups.filter(pl.col("_ok") & (pl.col("_n") < k) & pl.col("_final") & (pl.col("_first") > near)).get_column(
+        "_first"
+    )
     straddle = (
         whole.filter((pl.col("_first") < end) & (pl.col("_last") >= end)).get_column("_first")
         if end is not None
@@ -284,15 +293,20 @@ def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grou
     texts = (
         members.join(lines.select("source_offset", "line"), on="source_offset")
         .sort("_group", "_pos")
-        .group_by("_group", maintain_order=True)
-        .agg(pl.col("line"))
+        .with_columns(_part=_statement_part(pl.col("line")))
     )
-    joined = texts.select(
-        pl.col("_group").alias("source_offset"),
-        pl.col("line")
-        .map_elements(lambda r: joined_text(list(r), stanza.counter), return_dtype=pl.String)
-        .alias("_joined"),
-    )
+    parts = texts.group_by("_group", maintain_order=True).agg(pl.col("_part").str.join(SEPARATOR))
+    if stanza.counter is not None:
+        line, slot = stanza.counter
+        counted = texts.filter(pl.col("_pos") == line).select(
+            "_group", _n=numbers(pl.col("line")).list.get(slot, null_on_oob=True)
+        )
+        parts = parts.join(counted, on="_group", how="left").with_columns(
+            _part=pl.when(pl.col("_n").is_not_null())
+            .then(pl.concat_str(pl.lit("step "), "_n", pl.lit(SEPARATOR), "_part"))
+            .otherwise("_part")
+        )
+    joined = parts.select(pl.col("_group").alias("source_offset"), pl.col("_part").alias("_joined"))
     inner = members.filter(pl.col("source_offset") != pl.col("_group")).get_column("source_offset")
     out = (
         lines.filter(~pl.col("source_offset").is_in(inner.implode()))

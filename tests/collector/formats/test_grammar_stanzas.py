@@ -7,10 +7,14 @@ comment."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
+from tierscope.collector.collect import collect_runs, runs_from_paths
 from tierscope.collector.formats import ParseContext, Parsed, parse_lines
+from tierscope.dataset.store import Dataset
 
 
 def _frame(lines: list[str], first: int = 1) -> pl.DataFrame:
@@ -193,3 +197,23 @@ def test_a_group_the_end_of_a_batch_cuts_mid_way_is_held_back_whole() -> None:
     assert got.pending is not None
     assert got.pending["source_offset"].min() <= 13
     assert 500 not in got.steps["step"].to_list()
+
+
+def test_a_report_the_file_ends_in_the_middle_of_waits_for_the_next_collect(tmp_path: Path) -> None:
+    ds = Dataset(tmp_path / "ds")
+    log = tmp_path / "train.log"
+    lines = step_stanzas(6)
+    # the writer is half way through step 600's report: lines 16-17 of its 16-18 are there
+    log.write_text("\n".join(lines[:17]) + "\n")
+    [fresh] = collect_runs(ds, runs_from_paths([log], "r", None, None), settle_s=1e9).sources
+    # fresh file: steps 100-500 stored (lines 1-15); lines 16-17 left, not counted
+    assert (fresh.steps, fresh.lines) == (5, 15)
+    assert any("report still being written" in n for n in fresh.notes)
+    with log.open("a") as fh:
+        fh.write(lines[17] + "\n")
+    [grown] = collect_runs(ds, runs_from_paths([log], "r", None, None), settle_s=1e9).sources
+    # the next collect reads from line 16: step 600 whole, its time 0.46 s (1 / 0.46 = 2.174)
+    assert (grown.steps, grown.lines, grown.duplicates) == (1, 3, 0)
+    stored = ds.read("steps").sort("step")
+    assert stored["step"].to_list() == [100, 200, 300, 400, 500, 600]
+    assert stored["global_steps_per_s"][-1] == pytest.approx(1 / 0.46)
