@@ -111,9 +111,10 @@ def _first_line(group: list[str]) -> int:
 
 
 def _growing(reports: list[list[list[str]]]) -> tuple[int, int] | None:
-    """``(line, number)`` of the whole number that grows most slowly from report to report (an iteration
-    counter before a count of timesteps), each report a list of its lines' numbers; None without one."""
-    best: tuple[float, int, int] | None = None
+    """``(line, number)`` of the whole number that counts reports: one that grows by the same amount each report
+    before one that grows unevenly (a clock's seconds), then the one that grows most slowly (an iteration counter
+    before a count of timesteps); each report a list of its lines' numbers; None without one."""
+    best: tuple[bool, int, int, int] | None = None
     for line in range(len(reports[0])):
         for slot in range(len(reports[0][line])):
             try:
@@ -122,10 +123,10 @@ def _growing(reports: list[list[list[str]]]) -> tuple[int, int] | None:
                 continue
             steps = [b - a for a, b in itertools.pairwise(values)]
             if steps and all(s > 0 for s in steps):
-                key = (max(steps), line, slot)
+                key = (len(set(steps)) > 1, max(steps), line, slot)
                 if best is None or key < best:
                     best = key
-    return None if best is None else (best[1], best[2])
+    return None if best is None else (best[2], best[3])
 
 
 def learn(lines: pl.DataFrame, statements: Statements, not_training: str, alone: Alone) -> Stanza | None:

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 from tierscope.collector.collect import collect_runs, runs_from_paths
+from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import ParseContext, Parsed, parse_lines
 from tierscope.dataset.store import Dataset
 
@@ -217,3 +218,18 @@ def test_a_report_the_file_ends_in_the_middle_of_waits_for_the_next_collect(tmp_
     stored = ds.read("steps").sort("step")
     assert stored["step"].to_list() == [100, 200, 300, 400, 500, 600]
     assert stored["global_steps_per_s"][-1] == pytest.approx(1 / 0.46)
+
+
+def test_formats_try_explains_a_group_as_one_statement(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(step_stanzas(5)) + "\n")
+    got = explain_file(log, (1, 3))
+    first, loss, time = got.readings
+    # line 1 holds the record of lines 1-3: step 100 read from "step: 100", the step time from "time: 0.41"
+    assert first.outcome == "record" and first.why is not None
+    assert first.why.startswith("a group of lines 1-3 read as one statement: ")
+    assert "position 'step N / iteration N / iter #N / batch N' = 100" in first.why
+    assert "= 0.41" in first.why
+    assert (loss.outcome, time.outcome) == ("skipped", "skipped")
+    assert loss.why == time.why == "read with a neighbouring line (folded into its record)"
+    assert got.verdict.records == 5
