@@ -412,11 +412,13 @@ def learn_from_head(head: str, context: ParseContext) -> None:
 
 
 def _alone(chain: list[LineFormat], context: ParseContext) -> Callable[[pl.DataFrame], bool]:
-    """Whether the chain reads a record in any of some lines one by one, as if they were a file of their own."""
+    """Whether the chain's families read a record in any of some lines one by one, as if they were a file of
+    their own."""
 
     def alone(lines: pl.DataFrame) -> bool:
         fresh = ParseContext(year=context.year, formats=context.formats, chain=context.chain)
-        return any(f.parse(lines, fresh).steps.height for f in chain)
+        # the grammar's own reading of each line is part of the stanza's judgement (one reading, not two)
+        return any(f.parse(lines, fresh).steps.height for f in chain if f.name != ProgressGrammar.name)
 
     return alone
 

@@ -184,10 +184,17 @@ def _judged(
     if all(e == each[0] for e in each):
         return None
     joined = [joined_text(r, None) for r in reports]
-    read = pl.DataFrame({"line": joined}).select(
-        **{k: v for k, v in statements(pl.col("line")).items() if k in (*_MEASURED, "step", "evaluation")}
+    # one reading of the grammar (its cost is its patterns', not the lines'): the reports joined, and the first
+    # report's lines one by one
+    read = pl.DataFrame({"line": joined + sample, "_alone": [False] * len(joined) + [True] * len(sample)}).select(
+        "_alone", **{k: v for k, v in statements(pl.col("line")).items() if k in (*_MEASURED, "step", "evaluation")}
     )
-    if not read.select(pl.any_horizontal(pl.col(c).is_not_null() for c in _MEASURED).any()).item():
+    measured = pl.any_horizontal(pl.col(c).is_not_null() for c in _MEASURED)
+    # a line that states a position and a measure on its own is its own record: it stays one
+    if read.filter("_alone").select((pl.col("step").is_not_null() & measured & ~pl.col("evaluation")).any()).item():
+        return None
+    read = read.filter(~pl.col("_alone"))
+    if not read.select(measured.any()).item():
         return None
     if read.select(pl.col("evaluation").all()).item():
         return None
