@@ -250,6 +250,7 @@ class Grouped:
     lines: pl.DataFrame
     members: pl.DataFrame
     unfinished: int | None
+    stanza: Stanza
 
 
 def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grouped:
@@ -297,7 +298,7 @@ def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grou
         "source_offset", pl.col("_first").alias("_group"), "_pos"
     )
     if members.height == 0:
-        return Grouped(lines, members.select("source_offset", "_group"), unfinished)
+        return Grouped(lines, members.select("source_offset", "_group"), unfinished, stanza)
     texts = (
         members.join(lines.select("source_offset", "line"), on="source_offset")
         .sort("_group", "_pos")
@@ -322,13 +323,14 @@ def grouped(lines: pl.DataFrame, stanza: Stanza, end: int | None = None) -> Grou
         .with_columns(line=pl.coalesce("_joined", "line"))
         .drop("_joined")
     )
-    return Grouped(out, members.select("source_offset", "_group"), unfinished)
+    return Grouped(out, members.select("source_offset", "_group"), unfinished, stanza)
 
 
 def unjoined(parsed: Parsed, lines: pl.DataFrame, grouping: Grouped, statements: Statements) -> Parsed:
     """What the grammar made of ``grouping.lines``, told of ``lines``: a group that made no record hands on its
     lines one by one; a reject of a group names its line with the broken number (else its first); a group's record
-    says which lines it read (``stanza``: ``lines A-B: <the statement>``)."""
+    says which lines it read (``stanza_lines``: ``A-B``), the statement it made of them (``stanza``) and, where its
+    step is the number that counts reports, the template of its line (``stanza_step``)."""
     members = grouping.members
     if members.height == 0:
         return parsed
@@ -345,8 +347,14 @@ def unjoined(parsed: Parsed, lines: pl.DataFrame, grouping: Grouped, statements:
     steps = parsed.steps
     if steps.height:
         said = spans.join(grouping.lines.select("source_offset", "line"), left_on="_group", right_on="source_offset")
+        counter = grouping.stanza.counter
         said = said.select(
-            pl.col("_group").alias("source_offset"), pl.format("lines {}-{}: {}", "_a", "_b", "line").alias("stanza")
+            pl.col("_group").alias("source_offset"),
+            pl.format("{}-{}", "_a", "_b").alias("stanza_lines"),
+            pl.col("line").alias("stanza"),
+            pl.lit(None if counter is None else grouping.stanza.templates[counter[0]], dtype=pl.String).alias(
+                "stanza_step"
+            ),
         )
         steps = steps.join(said, on="source_offset", how="left")
     rejects = parsed.rejects
