@@ -45,8 +45,8 @@ from tierscope.collector.formats.vocabulary import BLOCK_HEADER
 MOST_LINES: Final = 40
 #: How many times in a row a group must come back in a file's head to be one.
 LEAST_REPEATS: Final = 4
-#: The lines of the grammar's first input a group is learnt from.
-HEAD_LINES: Final = 2000
+#: The lines of a file's head a group is learnt from (a model summary or a config print may come first).
+HEAD_LINES: Final = 5000
 #: What a group's lines are joined with: a separator the grammar reads as any other.
 SEPARATOR: Final = " | "
 #: How far from the end of the lines (in groups' lengths) a group not whole yet may start and still be waited for.
