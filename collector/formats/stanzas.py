@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, ParseContext, Parsed
-from tierscope.collector.formats.templates import numbers, template
+from tierscope.collector.formats.templates import NUMBER, numbers, template
 from tierscope.collector.formats.vocabulary import BLOCK_HEADER
 
 #: The longest group looked for, in lines (rsl_rl's report with its reward terms runs to some 30).
@@ -49,6 +49,8 @@ LEAST_REPEATS: Final = 4
 HEAD_LINES: Final = 5000
 #: What a group's lines are joined with: a separator the grammar reads as any other.
 SEPARATOR: Final = " | "
+#: How many groups that look like reports a task's head may have the grammar read before none is taken.
+_GRAMMAR_TRIES: Final = 2
 #: How far from the end of the lines (in groups' lengths) a group not whole yet may start and still be waited for.
 _NEAR_END: Final = 2
 #: Where the learnt group (or ``False``: none) is kept for a file in ``ParseContext.state``.
@@ -85,20 +87,20 @@ def _tag() -> pl.Expr:
     return pl.col(TAG).fill_null("")
 
 
-def _period(templates: list[str]) -> tuple[int, int] | None:
-    """``(k, start)``: the shortest period ``k`` of ``templates`` that repeats :data:`LEAST_REPEATS` times in a
-    row, and where its first run starts; None without one."""
+def _periods(templates: list[str]) -> Iterator[tuple[int, int]]:
+    """``(k, start)`` for each period ``k`` of ``templates``, shortest first, that repeats :data:`LEAST_REPEATS`
+    times in a row, with where its first such run starts."""
     n = len(templates)
     for k in range(2, MOST_LINES + 1):
         need = (LEAST_REPEATS - 1) * k
         if n < need + k:
-            break
+            return
         streak = 0
         for i in range(n - k):
             streak = streak + 1 if templates[i] == templates[i + k] else 0
             if streak == need:
-                return k, i - need + 1
-    return None
+                yield k, i - need + 1
+                break
 
 
 def _first_line(group: list[str]) -> int:
@@ -141,48 +143,50 @@ def learn(lines: pl.DataFrame, statements: Statements, not_training: str, alone:
     head = head.with_columns(_t=_tag(), _tpl=template(pl.col("line")))
     for _, task in head.group_by("_t", maintain_order=True):
         templates = task.get_column("_tpl").to_list()
-        found = _period(templates)
-        if found is None:
-            continue
-        k, start = found
-        shift = _first_line(templates[start : start + k])
-        start += shift
         texts = task.get_column("line").to_list()
-        group = tuple(templates[start : start + k])
-        reports, at = [], start
-        while at + k <= len(texts) and len(reports) < 4 * LEAST_REPEATS and tuple(templates[at : at + k]) == group:
-            reports.append(texts[at : at + k])
-            at += k
-        # the lines without words part reports and say nothing: a group is its lines with words (the rule after
-        # a file's last table is then no part a last report could miss)
-        worded = tuple(t for t in group if re.search(_WORDS, t))
-        reports = [[line for line in r if re.search(_WORDS, line)] for r in reports]
-        stanza = _judged(worded, reports, statements, not_training)
-        if stanza is not None and not alone(task.slice(start, k).drop("_t", "_tpl")):
-            return stanza
+        tries = _GRAMMAR_TRIES
+        for k, run in _periods(templates):
+            start = run + _first_line(templates[run : run + k])
+            group = tuple(templates[start : start + k])
+            reports, at = [], start
+            while at + k <= len(texts) and len(reports) < 4 * LEAST_REPEATS and tuple(templates[at : at + k]) == group:
+                reports.append(texts[at : at + k])
+                at += k
+            # the lines without words part reports and say nothing: a group is its lines with words (the rule after
+            # a file's last table is then no part a last report could miss)
+            worded = tuple(t for t in group if re.search(_WORDS, t))
+            reports = [[line for line in r if re.search(_WORDS, line)] for r in reports]
+            if not _plausible(worded, reports, not_training):
+                continue
+            stanza = _judged(worded, reports, statements)
+            if stanza is not None and not alone(task.slice(start, k).drop("_t", "_tpl")):
+                return stanza
+            tries -= 1
+            if tries == 0:
+                break
     return None
 
 
-def _judged(
-    group: tuple[str, ...], reports: list[list[str]], statements: Statements, not_training: str
-) -> Stanza | None:
-    """The stanza of ``group`` (templates) printed as ``reports`` (each a list of lines), or None where it is
-    refused."""
+def _plausible(group: tuple[str, ...], reports: list[list[str]], not_training: str) -> bool:
+    """Whether ``group`` (templates) printed as ``reports`` (each a list of lines) may be a report of training, by
+    what costs no reading of the grammar: lines of two kinds or more, a first line of its own, no block header, a
+    header that names no other work, numbers that change from report to report (a dump printed again and again
+    says the same each time)."""
     if len(reports) < LEAST_REPEATS - 1 or len(set(group)) < 2 or group.count(group[0]) > 1:
-        return None
+        return False
     sample = reports[0]
-    lines = pl.DataFrame({"line": sample})
-    if lines.select(pl.col("line").str.contains(BLOCK_HEADER).any()).item():
-        return None
-    worded = [s for s in sample if re.search(_WORDS, s)]
-    if not worded or pl.select(pl.lit(worded[0]).str.contains(not_training)).item():
-        return None
-    each = [
-        pl.DataFrame({"line": r}).select(numbers(pl.col("line")).alias("n")).get_column("n").to_list() for r in reports
-    ]
-    # numbers that change: a dump printed again and again says the same each time
-    if all(e == each[0] for e in each):
-        return None
+    if any(re.search(BLOCK_HEADER, line) for line in sample):
+        return False
+    if pl.select(pl.lit(sample[0]).str.contains(not_training)).item():
+        return False
+    each = [re.findall(NUMBER, line) for line in itertools.chain.from_iterable(reports)]
+    return any(e != each[i % len(sample)] for i, e in enumerate(each))
+
+
+def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statements) -> Stanza | None:
+    """The stanza of ``group`` (templates) printed as ``reports`` (each a list of lines), by the grammar's reading of
+    them, or None where it is refused (see the module doc)."""
+    sample = reports[0]
     joined = [joined_text(r, None) for r in reports]
     # one reading of the grammar (its cost is its patterns', not the lines'): the reports joined, and the first
     # report's lines one by one
@@ -200,6 +204,7 @@ def _judged(
         return None
     if read.select(pl.col("step").is_not_null().all()).item():
         return Stanza(group)
+    each = [[re.findall(NUMBER, line) for line in r] for r in reports]
     counter = _growing(each)
     return Stanza(group, counter) if counter is not None else None
 
