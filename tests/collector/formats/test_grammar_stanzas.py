@@ -233,3 +233,13 @@ def test_formats_try_explains_a_group_as_one_statement(tmp_path: Path) -> None:
     assert (loss.outcome, time.outcome) == ("skipped", "skipped")
     assert loss.why == time.why == "read with a neighbouring line (folded into its record)"
     assert got.verdict.records == 5
+
+
+def test_a_preamble_that_repeats_too_does_not_hide_the_reports_after_it() -> None:
+    # five shards prepared (two lines each: a period of 2, no position, no measure), then the reports (a period of 3)
+    preamble = [t for i in range(1, 6) for t in (f"Preparing shard {i}", f"  records: {1000 + 37 * i}")]
+    got = parse([*preamble, *step_stanzas(5)])
+    # the reports start at line 11: 11, 14, 17, 20, 23; the preamble's lines are handed on
+    assert got.steps["source_offset"].to_list() == [11, 14, 17, 20, 23]
+    assert got.steps["step"].to_list() == [100, 200, 300, 400, 500]
+    assert got.rest.height == 10
