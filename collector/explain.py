@@ -328,6 +328,14 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
                 if offset in unread
                 else "read with a neighbouring line (folded into its record)"
             )
+        elif outcome == "record" and steps[offset][0].get("stanza"):
+            # a report printed as a group of lines: its lines, then the grammar's reading of them as one statement
+            group = steps[offset][0]
+            counted = f" (its step counts the reports, in '{group['stanza_step']}')" if group.get("stanza_step") else ""
+            why = (
+                f"a group of lines {group['stanza_lines']} read as one statement{counted}: "
+                f"{explain_line(str(group['stanza']))}"
+            )
         elif outcome == "record" and fmt == ProgressGrammar.name and msg is not None:
             why = explain_line(msg.split("\r")[-1])
         readings.append(

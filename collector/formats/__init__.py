@@ -39,7 +39,7 @@ copies of a message) are read whole whatever the batch size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -62,10 +62,12 @@ from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, sp
 from tierscope.collector.formats.gcloud import GcloudFailures
 from tierscope.collector.formats.grammar import (
     MEASURE_MEANINGS,
+    NOT_TRAINING,
     ProgressGrammar,
     drop_examples_alone,
     learn_batch,
     rates_from_examples,
+    read_statements,
 )
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.logentry import LogEntryLines
@@ -73,6 +75,7 @@ from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
+from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import RunStatus, drop_recovered, drop_unreached_endings, milestone_steps
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
@@ -358,8 +361,9 @@ def _run_chain(
     if flip:
         body = _flipped(body, lines)
     context.end = None if final else _lookahead_start(body, chain)
+    grouping = _stanzas(body, chain, context)
     steps, events, rejects = [], [], []
-    rest = body
+    rest = body if grouping is None else grouping.lines
     for fmt in chain:
         if rest.height == 0:
             break
@@ -369,6 +373,8 @@ def _run_chain(
         rejects.append(got.rejects)
         rest = got.rest
     parsed = Parsed(steps=_concat(steps), events=_concat(events), rejects=_concat(rejects), rest=rest)
+    if grouping is not None:
+        parsed = unjoined(parsed, body, grouping, read_statements)
     pending = None
     if context.end is not None:
         keep = pl.col("source_offset") < context.end
@@ -391,6 +397,49 @@ def _run_chain(
             rest=_flipped(parsed.rest, lines),
         )
     return parsed, pending
+
+
+def learn_from_head(head: str, context: ParseContext) -> None:
+    """Learn the group of lines a file's reports are printed as (:mod:`.stanzas`) from its ``head`` (text), for a
+    read that starts past it (a collect that goes on where the last one stopped)."""
+    lines = head.split("\n")[:-1]  # the last piece may be a line cut by the head's end
+    frame = pl.DataFrame(
+        {"source_offset": list(range(1, len(lines) + 1)), "line": lines},
+        schema={"source_offset": pl.Int64, "line": pl.String},
+    )
+    body, _ = split_envelopes(frame, context.year, time_alone=not context.formats)
+    learnt(body, context, read_statements, NOT_TRAINING, _alone(_chain(None, None, context.formats), context))
+
+
+def _alone(chain: list[LineFormat], context: ParseContext) -> Callable[[pl.DataFrame], bool]:
+    """Whether the chain's families read a record in any of some lines one by one, as if they were a file of
+    their own."""
+
+    def alone(lines: pl.DataFrame) -> bool:
+        fresh = ParseContext(year=context.year, formats=context.formats, chain=context.chain)
+        # the grammar's own reading of each line is part of the stanza's judgement (one reading, not two)
+        return any(f.parse(lines, fresh).steps.height for f in chain if f.name != ProgressGrammar.name)
+
+    return alone
+
+
+def _stanzas(body: pl.DataFrame, chain: list[LineFormat], context: ParseContext) -> Grouped | None:
+    """``body`` with each report printed as a group of lines made one line (:mod:`.stanzas`), where the file
+    has such a group; a group the batch's look-ahead cuts is left whole to the next batch (``context.end``)."""
+    if body.height == 0:
+        return None
+    stanza = learnt(body, context, read_statements, NOT_TRAINING, _alone(chain, context))
+    if stanza is None:
+        return None
+    grouping = grouped(body, stanza, context.end)
+    first = int(body.get_column("source_offset").min())  # type: ignore[arg-type]
+    if grouping.unfinished is not None and grouping.unfinished > first:
+        if context.end is not None:
+            context.end = min(context.end, grouping.unfinished)
+        elif context.may_grow:
+            # the file's last batch ends in a report still being written: read whole by the next collect
+            context.end = grouping.unfinished
+    return grouping
 
 
 #: Consecutive pairs that must run backwards, and how many times more of them than forwards,

@@ -58,6 +58,9 @@ class ParseContext:
       lines of its own (a LogEntry's message, a console CSV row): handed in, so a format that reads
       messages needs no import of the chain that lists it. :func:`~tierscope.collector.formats.parse_lines`
       fills it in.
+    - ``may_grow``: the file may still be being written (it changed within the reader's settle time): a report
+      printed as a group of lines that the last batch ends in the middle of is left for the next collect
+      (:mod:`tierscope.collector.formats.stanzas`).
     """
 
     year: int | None = None
@@ -66,6 +69,7 @@ class ParseContext:
     steps_seen: bool = False
     formats: tuple[LineFormat, ...] = ()
     chain: Callable[..., Parsed] | None = field(default=None, repr=False, compare=False)
+    may_grow: bool = False
 
     def counts(self, offsets: pl.Expr) -> pl.Expr:
         """True where a line's effects count (it is not look-ahead)."""

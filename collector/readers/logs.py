@@ -48,6 +48,7 @@ from tierscope.collector.formats import (
     ParseContext,
     Parsed,
     check_format,
+    learn_from_head,
     parse_lines,
     sniff_file,
     sniff_format,
@@ -287,6 +288,8 @@ class LogReading:
             if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
                 # goes on where the last collect stopped: a bare ending is judged by the records read then
                 resume_work(context, self.prev.carry)
+                # ... and reports printed as a group of lines are known by the file's head
+                learn_from_head(src.head(raw), context)
             if not segments:
                 counts.notes.append("unchanged")
             elif isinstance(reader, gzip.GzipFile) and (bomb := self._bomb(raw)) is not None:
@@ -400,6 +403,8 @@ class _Segment:
             first_sizes=ramp_sizes(log.options.batch_bytes),
         )
         pending: pl.DataFrame | None = None
+        # a file still being written may end in the middle of a report printed as a group of lines
+        self.context.may_grow = saving and not settled
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
             counts.lines += batch.lines.height
             lines, too_long = long_line_rejects(batch)
@@ -423,6 +428,12 @@ class _Segment:
             if position is not None:
                 position = dataclasses.replace(position, carry=carried_work(self.context))
             yield Batch(parsed, position)
+            if last and saving and done < batch.end_line:
+                # the lines of a report still being written: read, and counted, by the next collect
+                counts.lines -= batch.end_line - done
+                counts.notes.append(
+                    f"lines {done + 1}-{batch.end_line} are a report still being written: left for the next collect"
+                )
             if stopping:
                 # The look-ahead held back is read by the next collect: counted there, once.
                 counts.lines -= batch.end_line - done
