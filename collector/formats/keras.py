@@ -44,6 +44,7 @@ from tierscope.collector.formats.base import (
     split_by,
 )
 from tierscope.collector.formats.vocabulary import (
+    ANSI,
     ENDED_BY_SIGNAL,
     SHARED,
     UNITS_PER_SECOND,
@@ -54,7 +55,6 @@ from tierscope.collector.formats.vocabulary import (
     unescaped_returns,
 )
 
-_ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
 _HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
 _MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
@@ -105,7 +105,7 @@ class KerasProgress(SingleLineFormat):
         if ours.height == 0:
             return empty_parsed(rest)
         # (a bar's carriage returns may come escaped, ``#015`` or ``\\r``, from a platform's copy)
-        ours = ours.with_columns(unescaped_returns(pl.col("line")).str.replace_all(_ANSI, "").alias("text"))
+        ours = ours.with_columns(unescaped_returns(pl.col("line")).str.replace_all(ANSI, "").alias("text"))
         ours = self._join_split_bars(ours)
         ours = self._with_epoch(ours, context)
         # One row per update: split at every \r and before every "k/N <bar>" so glued bars part.

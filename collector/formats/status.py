@@ -47,7 +47,7 @@ from typing import ClassVar, NamedTuple
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
-from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, not_unix_time, unix_time
+from tierscope.collector.formats.vocabulary import ANSI, NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
 #: The cause of a run the user stopped by hand (``^C``, a ``KeyboardInterrupt``): failed, as a run that did not
@@ -390,8 +390,6 @@ ANNOUNCED = (
     r"(?i:\b(?:iteration|iter|step|update|batch)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
     r"|\d{1,3}%\|[^|]*\|\s*(?P<bn>\d+)/(?P<bm>\d+)"
 )
-#: A terminal's colour or cursor code (``\x1b[32m``), no part of what a record's line says.
-_ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 #: A log's own word that training stopped early on purpose (its messages, not the option names a config dump
 #: prints): Megatron's ``exiting program at iteration N`` / ``after N minutes`` (``--exit-interval``,
 #: ``--exit-duration-in-mins``), early stopping, a step budget reached.
@@ -469,7 +467,7 @@ def _announced(steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
     said = steps.select("source_offset").join(body.select("source_offset", "line"), on="source_offset", how="left")
     # the text the record is of: without colours (``\x1b[32miteration``: no word boundary after the ``m``),
     # and of a bar redrawn with ``\r`` on one line, its last drawing that announces work (the record's)
-    text = pl.col("line").str.replace_all(_ANSI, "")
+    text = pl.col("line").str.replace_all(ANSI, "")
     text = (
         pl.when(text.str.contains("\r", literal=True))
         .then(text.str.split("\r").list.eval(pl.element().filter(pl.element().str.contains(ANNOUNCED))).list.last())
