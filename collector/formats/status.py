@@ -404,18 +404,20 @@ WORK = "status-work"
 
 
 def carried_work(context: ParseContext) -> dict[str, bool] | None:
-    """What :func:`drop_unreached_endings` knows after the lines parsed so far with ``context`` (``short``:
-    the newest record announced work it had not reached; ``why``: a line said the run stopped on purpose),
-    to be saved with the file's position; None where both are False (what a file's start knows)."""
-    known = context.state.get(WORK)
-    return dict(known) if known and any(known.values()) else None
+    """What the status checks know after the lines parsed so far with ``context``, to be saved with the file's
+    position: ``short`` (the newest record announced work it had not reached) and ``why`` (a line said the run
+    stopped on purpose), of :func:`drop_unreached_endings`; ``steps`` (a step record came: a traceback after it
+    fails the run, :attr:`ParseContext.steps_seen`). None where all are False (what a file's start knows)."""
+    known = {**context.state.get(WORK, {}), "steps": context.steps_seen}
+    return {k: bool(v) for k, v in known.items()} if any(known.values()) else None
 
 
 def resume_work(context: ParseContext, carried: dict[str, bool] | None) -> None:
     """Start ``context`` from what an earlier collect's :func:`carried_work` saved, for a read that goes on
-    where that collect stopped: a bare ending appended since is judged by the records read then."""
+    where that collect stopped: a bare ending or a traceback appended since is judged by the records read then."""
     if carried:
         context.state[WORK] = {"short": bool(carried.get("short")), "why": bool(carried.get("why"))}
+        context.steps_seen = context.steps_seen or bool(carried.get("steps"))
 
 
 def _bare_reason() -> str:
