@@ -162,8 +162,14 @@ def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.Dat
 
 
 def finite_nonneg(expr: pl.Expr) -> pl.Expr:
-    """True where ``expr`` is a finite number >= 0 (false for null)."""
-    return (expr.is_not_null() & expr.is_finite() & (expr >= 0)).fill_null(False)
+    """True where ``expr`` is a finite number >= 0 without a minus sign (false for null, see :func:`unsigned`)."""
+    return (expr.is_not_null() & expr.is_finite() & unsigned(expr)).fill_null(False)
+
+
+def unsigned(expr: pl.Expr) -> pl.Expr:
+    """True where ``expr`` is > 0 or a zero without a minus sign: ``-0`` (-0.0) is refused as a negative figure is
+    (a printed ``-0`` is a negative measure rounded, or no steps over a clock that went back: 1 / -0.0 is -inf)."""
+    return (expr > 0) | ((expr == 0) & ((1 / expr) > 0))
 
 
 def split_by(lines: pl.DataFrame, ours: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
