@@ -56,6 +56,7 @@ from tierscope.collector.formats.base import (
     Parsed,
 )
 from tierscope.collector.formats.cloudml import CloudMLSamples
+from tierscope.collector.formats.declared import WRITTEN
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
@@ -178,9 +179,11 @@ def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ())
     too; ties go to the earlier format (``extra``, then :data:`FORMATS`)."""
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
-    stripped, _ = split_envelopes(frame, None)
+    stripped, _ = split_envelopes(frame, None, time_alone=not extra)
     families = {name: fmt for name, fmt in _line_formats(extra).items() if name != ProgressGrammar.name}
     counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in families.items()}
+    # a declared regex reads a line as written where its message alone does not match (DeclaredFormat.parse)
+    counts.update({f.name: max(counts[f.name], f.sniff(head)) for f in extra if f.name in counts})
     best = max(counts, key=lambda name: counts[name])
     if counts[best] > 0:
         return best
@@ -266,6 +269,8 @@ def parse_lines(
     chain = _chain(only, first, context.formats)
     # A time alone before the message is an envelope only where no declared format may capture it itself.
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
+    if context.formats:
+        context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
     body, facts = _with_ranks(body, facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")

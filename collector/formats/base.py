@@ -172,6 +172,12 @@ def unsigned(expr: pl.Expr) -> pl.Expr:
     return (expr > 0) | ((expr == 0) & ((1 / expr) > 0))
 
 
+def fraction(raw: pl.Expr) -> pl.Expr:
+    """An accuracy's capture (String) as the fraction it is stored as (0..1): ``0.934`` as written, a percentage
+    ``93.4%`` over 100 (0.934); null where it is no number. Its range is the caller's to check."""
+    return pl.when(raw.str.ends_with("%")).then(number(raw.str.strip_suffix("%")) / 100).otherwise(number(raw))
+
+
 def split_by(lines: pl.DataFrame, ours: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``(lines where ours, the rest)``: what a format reads and what it hands on."""
     return lines.filter(ours), lines.filter(~ours)

@@ -42,7 +42,7 @@ from typing import Any
 import polars as pl
 
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame, split_by
+from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, fraction, reject_frame, split_by
 from tierscope.collector.formats.vocabulary import (
     ACCURACY_RANGE,
     NOT_WHOLE,
@@ -56,6 +56,10 @@ from tierscope.collector.formats.vocabulary import (
 )
 from tierscope.dataset.schema import ROLES
 from tierscope.errors import UsageError
+
+#: Where :func:`tierscope.collector.formats.parse_lines` keeps, in ``ParseContext.state``, a batch's lines as
+#: written (``source_offset``, ``line``: before their envelopes are taken off) for the declared formats.
+WRITTEN = "declared-lines-as-written"
 
 #: Every group name a declared regex may use, with what it holds (its unit).
 GROUPS: dict[str, str] = {
@@ -150,8 +154,25 @@ class DeclaredFormat:
         """Each line the regex matches is a record (columns: ``source_offset``, ``format`` and
         those the groups give: ``step`` or ``local_step``, ``global_steps_per_s``,
         ``local_steps_per_s``, ``examples_per_s`` (all per second), ``elapsed_s`` (seconds),
-        ``loss``, ``accuracy``, ``role``, ``task_index``, ``timestamp`` (UTC), ``pid``) or a reject."""
+        ``loss``, ``accuracy``, ``role``, ``task_index``, ``timestamp`` (UTC), ``pid``) or a reject.
+
+        The regex is searched in each message; where it does not match there, in the line as written
+        (``context.state[WRITTEN]``), envelope included: a regex written for the file's lines captures the
+        time (or the logger's fields) an envelope would otherwise have taken off before it."""
         ours, rest = split_by(lines, pl.col("line").str.contains(self.regex))
+        written = context.state.get(WRITTEN)
+        if written is not None and rest.height:
+            whole = rest.join(
+                written.select("source_offset", pl.col("line").alias("_written")), on="source_offset", how="left"
+            )
+            as_written = (pl.col("_written") != pl.col("line")).fill_null(False) & pl.col("_written").str.contains(
+                self.regex
+            ).fill_null(False)
+            more, rest = split_by(whole, as_written)
+            rest = rest.drop("_written")
+            if more.height:
+                more = more.with_columns(pl.col("_written").alias("line")).drop("_written")
+                ours = pl.concat([ours, more.select(ours.columns)]).sort("source_offset")
         if ours.height == 0:
             return empty_parsed(rest)
         raw = pl.col("line").str.extract_groups(self.regex)
@@ -177,6 +198,8 @@ class DeclaredFormat:
             return text.str.to_lowercase()
         if group == "timestamp":
             return parse_time(text, self.time_format, self.time_zone)
+        if group == "accuracy":
+            return fraction(text)
         return text.cast(pl.Float64, strict=False)
 
     def _reason(self) -> pl.Expr:
@@ -201,8 +224,14 @@ class DeclaredFormat:
                 bad, what = value.is_null() | ~value.is_finite() | (value < 0), "is not a finite number >= 0"
             reason = reason.when(present & bad.fill_null(True)).then(pl.format(f"{g} '{{}}' {what}", raw))
             if g in ACCURACY_RANGE and (out_of_range := value_reason(g, raw)) is not None:
-                # a number, but no accuracy (150, NaN): the shipped formats' reject
-                reason = reason.when(out_of_range.is_not_null()).then(out_of_range)
+                # a number, but no accuracy (150, NaN): the shipped formats' reject; a percentage (93.4%) is
+                # checked as the fraction it is stored as (0.934)
+                pct = raw.str.ends_with("%")
+                low, high = ACCURACY_RANGE[g]
+                outside = pl.format(f"{g} '{{}}' is not a percentage between {low * 100:g} and {high * 100:g}", raw)
+                wrong = present & ~(value.is_not_nan() & value.is_between(low, high)).fill_null(False)
+                reason = reason.when(pct & wrong).then(outside)
+                reason = reason.when(~pct & out_of_range.is_not_null()).then(out_of_range)
             if g in ("sec_per_step", "ms_per_step"):
                 # 1e-320 s is finite and > 0, but its rate overflows: no figure to store.
                 overflow = present & to_steps_per_s(value, g).is_null()

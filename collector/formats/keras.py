@@ -39,6 +39,7 @@ from tierscope.collector.formats.base import (
     Parsed,
     SingleLineFormat,
     empty_parsed,
+    fraction,
     number,
     reject_frame,
     split_by,
@@ -140,9 +141,9 @@ class KerasProgress(SingleLineFormat):
             .unnest("per_step")
             .with_columns(
                 loss=number("loss_raw"),
-                accuracy=number("acc_raw"),
+                accuracy=fraction(pl.col("acc_raw")),
                 eval_loss=number("vloss_raw"),
-                eval_accuracy=number("vacc_raw"),
+                eval_accuracy=fraction(pl.col("vacc_raw")),
                 rate=_RATE,
                 # An epoch's summary whose "k/N" counter was lost (a glued copy): still the epoch's figures.
                 summary=~pl.col("is_update") & _RATE.is_not_null() & ~pl.col("tail").str.contains("ETA:"),
