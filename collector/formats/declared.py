@@ -99,6 +99,13 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _ISO_ZONED = ("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S%.f%#z")
 _ISO_NAIVE = ("%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f")
 _ZONE_SPECIFIERS = ("%z", "%:z", "%#z", "%Z")
+#: The specifiers that give a time's year (chrono's: ``%D``, ``%x`` and ``%c`` hold one, ``%s`` is the instant). A
+#: time_format without one reads its times in the collect's year (:func:`parse_time`).
+_YEAR_SPECIFIERS = ("%Y", "%y", "%C", "%G", "%g", "%s", "%c", "%D", "%F", "%+", "%x")
+#: The specifiers that give a time's day (of its month, year or week, or the whole instant).
+_DAY_SPECIFIERS = ("%d", "%e", "%j", "%a", "%A", "%u", "%w", "%s", "%c", "%D", "%F", "%+", "%x")
+#: The specifiers of a time of day.
+_HOUR_SPECIFIERS = ("%H", "%I", "%k", "%l", "%T", "%R", "%r", "%X")
 
 #: Python ``re`` constructs Rust's ``regex`` (polars) lacks: (pattern, what it is).
 _PYTHON_ONLY: tuple[tuple[str, str], ...] = (
@@ -180,8 +187,8 @@ class DeclaredFormat:
             # An empty capture (an optional part left out) is no value, not a bad one.
             raw.struct.field(g).str.strip_chars().replace("", None).alias(f"_raw_{g}")
             for g in self.groups
-        ).with_columns(self._value(g).alias(f"_v_{g}") for g in self.groups)
-        ours = ours.with_columns(self._reason().alias("_reason"))
+        ).with_columns(self._value(g, context.year).alias(f"_v_{g}") for g in self.groups)
+        ours = ours.with_columns(self._reason(context.year).alias("_reason"))
         bad = ours.filter(pl.col("_reason").is_not_null())
         good = ours.filter(pl.col("_reason").is_null())
         steps = good.select("source_offset", *self._columns(), pl.lit(self.name).alias("format"))
@@ -189,7 +196,7 @@ class DeclaredFormat:
             steps=steps, events=pl.DataFrame(), rejects=reject_frame(bad, pl.col("_reason"), self.name), rest=rest
         )
 
-    def _value(self, group: str) -> pl.Expr:
+    def _value(self, group: str, year: int | None) -> pl.Expr:
         """The typed value of ``group``'s capture (null where it is missing or does not cast)."""
         text = pl.col(f"_raw_{group}")
         if group in WHOLE_GROUPS:
@@ -197,12 +204,12 @@ class DeclaredFormat:
         if group == "role":
             return text.str.to_lowercase()
         if group == "timestamp":
-            return parse_time(text, self.time_format, self.time_zone)
+            return parse_time(text, self.time_format, self.time_zone, year)
         if group == "accuracy":
             return fraction(text)
         return text.cast(pl.Float64, strict=False)
 
-    def _reason(self) -> pl.Expr:
+    def _reason(self, year: int | None) -> pl.Expr:
         """Why a matching line is a reject (its first bad capture), null for a good record."""
         reason = pl.when(pl.lit(False)).then(pl.lit(None, dtype=pl.String))
         for g in self.groups:
@@ -213,7 +220,9 @@ class DeclaredFormat:
             elif g == "role":
                 bad, what = ~value.is_in(list(ROLES)), f"is not one of {', '.join(ROLES)}"
             elif g == "timestamp":
-                bad, what = value.is_null(), f"does not match time_format {self.time_format or 'ISO 8601'!r}"
+                # a time without its year where the collect knows none (no file date) is no time, not a bad one
+                dated = year is not None or self.time_format is None or has_year(self.time_format)
+                bad, what = value.is_null() & dated, f"does not match time_format {self.time_format or 'ISO 8601'!r}"
             elif g in ("loss", "accuracy"):
                 if g == "loss":
                     reason = reason.when(present & value.is_infinite()).then(loss_reason(raw))
@@ -322,10 +331,21 @@ def _declared_tags(table: Any, path: Path) -> DeclaredTags:
     return DeclaredTags(f"tensorboard-tags.{path.stem}", tuple(tags.items()), path)
 
 
-def parse_time(text: pl.Expr, time_format: str | None, time_zone: str) -> pl.Expr:
+def has_year(time_format: str) -> bool:
+    """Whether ``time_format`` reads a time's year (or its whole instant, ``%s``)."""
+    return any(s in time_format for s in _YEAR_SPECIFIERS)
+
+
+def parse_time(text: pl.Expr, time_format: str | None, time_zone: str, year: int | None = None) -> pl.Expr:
     """``text`` (String) as a UTC ``Datetime("us", "UTC")``: with ``time_format`` (chrono
-    specifiers), else ISO 8601; a time without an offset is in ``time_zone``. Null where it
-    does not parse."""
+    specifiers), else ISO 8601; a time without an offset is in ``time_zone``. A ``time_format``
+    without a year (:func:`has_year`: syslog's ``%b %d %H:%M:%S``) reads its times in ``year`` (the
+    collect's, as glog's headers are; null without one). Null where it does not parse."""
+    if time_format is not None and not has_year(time_format):
+        if year is None:
+            return pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+        text = pl.concat_str(pl.lit(f"{year:04d} "), text)
+        time_format = f"%Y {time_format}"
 
     def naive(fmt: str) -> pl.Expr:
         got = text.str.to_datetime(fmt, time_unit="us", strict=False)
@@ -507,10 +527,15 @@ def _check_time(time_format: str | None, time_zone: str, where: str) -> None:
         ) from None
     if time_format is None:
         return
+    if any(s in time_format for s in _HOUR_SPECIFIERS) and not any(s in time_format for s in _DAY_SPECIFIERS):
+        raise FormatsFileError(
+            f"{where}: time_format {time_format!r} reads no date, and a time of day alone cannot order a run's "
+            "steps across midnight; capture the date too, or leave the timestamp group out"
+        )
     when = pl.Series([datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)])
     try:
         written = when.dt.strftime(time_format)
-        back = parse_time(pl.col("t"), time_format, "UTC")
+        back = parse_time(pl.col("t"), time_format, "UTC", when.dt.year().item())
         ok = pl.DataFrame({"t": written}).select(back.is_not_null()).item()
     except pl.exceptions.PolarsError:
         ok = False

@@ -359,3 +359,23 @@ regex = '^\[trainer\] it=(?P<step>\d+) \| (?P<sec_per_step>\S+) s/it \| acc (?P<
     assert got.steps.select("step", "accuracy", "global_steps_per_s").rows() == [(100, 0.934, 4.0), (120, 0.95, 4.0)]
     # 150 % is no accuracy: a reject saying so in the line's own terms
     assert got.rejects.get_column("reason").to_list() == ["accuracy '150%' is not a percentage between 0 and 100"]
+
+
+def test_a_declared_time_without_a_year_is_of_the_collects_year(tmp_path: Path) -> None:
+    # glog's header time, as a regex written for the whole line captures it (I, then MMDD HH:MM:SS.micro): no year in
+    # it, so the collect's (2024 here, as glog's envelope times are dated): 0501 10:00:00.123456 is 2024-05-01 10:00:00
+    # and 123456 us, UTC; 0.25 s/it is 1 / 0.25 = 4 global steps/s
+    text = r"""
+[[format]]
+name = "glog-trainer"
+regex = '^I(?P<timestamp>\d{4} \d\d:\d\d:\d\d\.\d{6}) +\d+ \S+\] it=(?P<step>\d+) \| (?P<sec_per_step>\S+) s/it'
+time_format = "%m%d %H:%M:%S%.6f"
+"""
+    formats = load_formats(write(tmp_path, text))
+    got = parse(["I0501 10:00:00.123456 140 train.py:10] it=100 | 0.25 s/it"], formats=formats)
+    assert got.steps.select("step", "timestamp", "global_steps_per_s", "format").rows() == [
+        (100, datetime(2024, 5, 1, 10, 0, 0, 123456, tzinfo=UTC), 4.0, "glog-trainer")
+    ]
+    # a time of day alone cannot be dated: refused when the file is loaded, saying what to do
+    with pytest.raises(FormatsFileError, match="reads no date"):
+        load_formats(write(tmp_path, text.replace("%m%d %H:%M:%S%.6f", "%H:%M:%S%.6f"), "time-only.toml"))
