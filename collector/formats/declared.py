@@ -19,7 +19,8 @@ loaded::
 Group names come from :data:`GROUPS` (``step``, rates, times, ``loss``, ``accuracy``,
 ``role``, ``task``, ``timestamp``, ``pid``); unnamed groups are allowed and ignored. The regex is
 searched in each line after the envelope/prefix is stripped (anchor it with ``^`` to match
-from the start of the message). It is polars' (Rust ``regex``) syntax: validated with polars
+from the start of the message), and where it matches nothing there, in the line as written
+(a regex written for the whole line captures the time an envelope holds). It is polars' (Rust ``regex``) syntax: validated with polars
 itself; Python-only syntax (look-around, backreferences, atomic groups) is refused with a
 message that says so.
 
