@@ -77,7 +77,13 @@ from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
-from tierscope.collector.formats.status import RunStatus, drop_recovered, drop_unreached_endings, milestone_steps
+from tierscope.collector.formats.status import (
+    LAST_STEP,
+    RunStatus,
+    drop_recovered,
+    drop_unreached_endings,
+    milestone_steps,
+)
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
 from tierscope.collector.formats.tensorpack import Tensorpack
@@ -296,6 +302,9 @@ def parse_lines(
         parsed.rest = pl.concat([parsed.rest, handed_back.select(parsed.rest.columns)]).sort("source_offset")
     if parsed.steps.height:
         context.steps_seen = True
+        # the step a traceback in a later batch (or collect) fails at
+        if "step" in parsed.steps.columns:
+            context.state[LAST_STEP] = parsed.steps.sort("source_offset").get_column("step")[-1]
     window = lines.height - (pending.height if pending is not None else 0)
     produced = pl.concat(
         [f.select("source_offset") for f in (parsed.steps, parsed.events, parsed.rejects) if f.width]
@@ -532,6 +541,9 @@ def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: Pars
         tracebacks = tracebacks.with_columns(pl.lit(None, dtype=pl.Int64).alias("_last_step"))
     if not context.steps_seen:
         tracebacks = tracebacks.filter(pl.col("_last_step").is_not_null())
+    # with no step before it in this batch, the last of the batches (or collects) before
+    if (earlier := context.state.get(LAST_STEP)) is not None:
+        tracebacks = tracebacks.with_columns(pl.col("_last_step").fill_null(earlier))
     tracebacks = tracebacks.with_columns(pl.col("_last_step").alias("step")).drop("_last_step")
     return pl.concat([events.filter(~is_tb), tracebacks], how="diagonal_relaxed")
 

@@ -20,9 +20,9 @@ Group names come from :data:`GROUPS` (``step``, rates, times, ``loss``, ``accura
 ``role``, ``task``, ``timestamp``, ``pid``); unnamed groups are allowed and ignored. The regex is
 searched in each line after the envelope/prefix is stripped (anchor it with ``^`` to match
 from the start of the message), and where it matches nothing there, in the line as written
-(a regex written for the whole line captures the time an envelope holds). It is polars' (Rust ``regex``) syntax: validated with polars
-itself; Python-only syntax (look-around, backreferences, atomic groups) is refused with a
-message that says so.
+(a regex written for the whole line captures the time an envelope holds). It is polars' (Rust
+``regex``) syntax: validated with polars itself; Python-only syntax (look-around, backreferences,
+atomic groups) is refused with a message that says so.
 
 A :class:`DeclaredFormat` is a :class:`~tierscope.collector.formats.base.LineFormat`: a
 matching line is a step record, or a reject with its reason when a captured number is not a

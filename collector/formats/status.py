@@ -401,23 +401,33 @@ STOPPED_ON_PURPOSE = (
 
 #: Where :func:`drop_unreached_endings` keeps, in ``ParseContext.state``, what it knows of a file so far.
 WORK = "status-work"
+#: Where :func:`tierscope.collector.formats.parse_lines` keeps the step of the newest step record read so far
+#: (a traceback after it fails the run at that step).
+LAST_STEP = "status-last-step"
 
 
-def carried_work(context: ParseContext) -> dict[str, bool] | None:
+def carried_work(context: ParseContext) -> dict[str, bool | int] | None:
     """What the status checks know after the lines parsed so far with ``context``, to be saved with the file's
     position: ``short`` (the newest record announced work it had not reached) and ``why`` (a line said the run
     stopped on purpose), of :func:`drop_unreached_endings`; ``steps`` (a step record came: a traceback after it
-    fails the run, :attr:`ParseContext.steps_seen`). None where all are False (what a file's start knows)."""
-    known = {**context.state.get(WORK, {}), "steps": context.steps_seen}
-    return {k: bool(v) for k, v in known.items()} if any(known.values()) else None
+    fails the run, :attr:`ParseContext.steps_seen`) and ``step`` (the newest record's step, where it has one: the
+    step that traceback fails at). None where nothing is known (a file's start)."""
+    known: dict[str, bool | int] = {k: bool(v) for k, v in context.state.get(WORK, {}).items()}
+    known["steps"] = context.steps_seen
+    if (step := context.state.get(LAST_STEP)) is not None:
+        known["step"] = int(step)
+    return known if any(v is not False for v in known.values()) else None
 
 
-def resume_work(context: ParseContext, carried: dict[str, bool] | None) -> None:
+def resume_work(context: ParseContext, carried: dict[str, bool | int] | None) -> None:
     """Start ``context`` from what an earlier collect's :func:`carried_work` saved, for a read that goes on
     where that collect stopped: a bare ending or a traceback appended since is judged by the records read then."""
     if carried:
         context.state[WORK] = {"short": bool(carried.get("short")), "why": bool(carried.get("why"))}
         context.steps_seen = context.steps_seen or bool(carried.get("steps"))
+        step = carried.get("step")
+        if isinstance(step, int) and not isinstance(step, bool):
+            context.state[LAST_STEP] = step
 
 
 def _bare_reason() -> str:

@@ -27,15 +27,15 @@ def _collect(log: Path, dataset: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
-def _verdict(dataset: Path) -> tuple[list[str], tuple]:
-    """The failed events' reasons and the run's status and failure reason."""
+def _verdict(dataset: Path) -> tuple[list[tuple], tuple]:
+    """The failed events (reason, step) and the run's status and failure reason."""
     events = Dataset(dataset).read("events")
-    failed = events.filter(pl.col("event") == "failed").get_column("reason").to_list() if events.height else []
+    failed = events.filter(pl.col("event") == "failed").select("reason", "step").rows() if events.height else []
     row = analyze(Dataset(dataset)).summary.row(0, named=True)
     return failed, (row["status"], row["failure_reason"])
 
 
-def _in_two(tmp_path: Path, first: list[str], then: list[str]) -> tuple[list[str], tuple]:
+def _in_two(tmp_path: Path, first: list[str], then: list[str]) -> tuple[list[tuple], tuple]:
     log = tmp_path / "two" / "train.log"
     log.parent.mkdir()
     log.write_text("".join(line + "\n" for line in first))
@@ -46,7 +46,7 @@ def _in_two(tmp_path: Path, first: list[str], then: list[str]) -> tuple[list[str
     return _verdict(tmp_path / "ds-two")
 
 
-def _in_one(tmp_path: Path, lines: list[str]) -> tuple[list[str], tuple]:
+def _in_one(tmp_path: Path, lines: list[str]) -> tuple[list[tuple], tuple]:
     log = tmp_path / "one" / "train.log"
     log.parent.mkdir()
     log.write_text("".join(line + "\n" for line in lines))
@@ -56,10 +56,10 @@ def _in_one(tmp_path: Path, lines: list[str]) -> tuple[list[str], tuple]:
 
 def test_a_traceback_appended_after_the_steps_fails_the_run_as_in_one_collect(tmp_path: Path) -> None:
     # steps 100..300 read by the first collect, the traceback by the second: it ends a run that made steps, so
-    # the run failed, its reason the exception line, as in one collect
+    # the run failed, its reason the exception line, at the last step before it (300), as in one collect
     once = _in_one(tmp_path, STEPS + TRACEBACK)
     reason = "RuntimeError: CUDA error: an illegal memory access was encountered"
-    assert once == ([reason], ("failed", reason))
+    assert once == ([(reason, 300)], ("failed", reason))
     assert _in_two(tmp_path, STEPS, TRACEBACK) == once
 
 
