@@ -49,6 +49,7 @@ from tierscope.collector.formats.base import (
     LINES_SCHEMA,
     LOOKAHEAD_LINES,
     TAG,
+    WRITTEN,
     FileFormat,
     FileRead,
     LineFormat,
@@ -56,7 +57,6 @@ from tierscope.collector.formats.base import (
     Parsed,
 )
 from tierscope.collector.formats.cloudml import CloudMLSamples
-from tierscope.collector.formats.declared import WRITTEN
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes

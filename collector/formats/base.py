@@ -39,6 +39,10 @@ TAG = "tag"
 #: Python logging header, a stream-logs or console time; Datetime, µs, UTC), null without one.
 #: Formats that make records of a step and its time alone read it (see ``PhrasedFormat.lead``).
 STAMP = "stamp"
+#: Where :func:`tierscope.collector.formats.parse_lines` keeps, in ``ParseContext.state``, a batch's lines as
+#: written (``source_offset``, ``line``: before their envelopes are taken off), for the declared formats
+#: (:class:`tierscope.collector.formats.declared.DeclaredFormat`).
+WRITTEN = "declared-lines-as-written"
 
 
 @dataclass

@@ -43,7 +43,15 @@ from typing import Any
 import polars as pl
 
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, fraction, reject_frame, split_by
+from tierscope.collector.formats.base import (
+    WRITTEN,
+    ParseContext,
+    Parsed,
+    empty_parsed,
+    fraction,
+    reject_frame,
+    split_by,
+)
 from tierscope.collector.formats.vocabulary import (
     ACCURACY_RANGE,
     NOT_WHOLE,
@@ -57,10 +65,6 @@ from tierscope.collector.formats.vocabulary import (
 )
 from tierscope.dataset.schema import ROLES
 from tierscope.errors import UsageError
-
-#: Where :func:`tierscope.collector.formats.parse_lines` keeps, in ``ParseContext.state``, a batch's lines as
-#: written (``source_offset``, ``line``: before their envelopes are taken off) for the declared formats.
-WRITTEN = "declared-lines-as-written"
 
 #: Every group name a declared regex may use, with what it holds (its unit).
 GROUPS: dict[str, str] = {
