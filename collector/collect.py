@@ -21,7 +21,7 @@ from tierscope.collector.limits import Deadline
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import Positions, check_positions
 from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, ReadOptions
-from tierscope.collector.runs import CollectResult, SourceCounts
+from tierscope.collector.runs import NAMED_BY_CONTENT, CollectResult, SourceCounts
 from tierscope.collector.runs import runs_from_paths as runs_from_paths
 from tierscope.collector.sink import Sink, dataset_lock, file_positions, record_runs
 from tierscope.collector.unchanged import facts_recorded, note_recorded
@@ -133,13 +133,23 @@ def collect_runs(
             if run.files and missing == len(run.files):
                 absent.add(run.run_id)
         # A run whose files are all missing (a typo in a manifest) would be a row of facts with no
-        # records, an `empty` run in every summary; it is recorded once a file of it is read. A row
-        # an earlier collect wrote stays.
-        recorded = [run for run in runs if run.run_id not in absent]
-        if not facts_recorded(dataset.root, recorded):  # a cron collect's usual case: read no Parquet to know it
-            record_runs(dataset, recorded)
-        note_recorded(dataset.root, recorded)  # the next collect can tell it has nothing to do (collector.unchanged)
+        # records, an `empty` run in every summary; it is recorded once a file of it is read. So would a
+        # run named after files whose records all name their own runs. A row an earlier collect wrote stays.
+        read = [run for run in runs if run.run_id not in absent]
+        if not facts_recorded(dataset.root, read):  # a cron collect's usual case: read no Parquet to know it
+            record_runs(dataset, [run for run in read if not _named_by_records(dataset, run)])
+        # a run left out for its records is noted all the same: collected again unchanged, it is left out again
+        note_recorded(dataset.root, read)  # the next collect can tell it has nothing to do (collector.unchanged)
         return result
+
+
+def _named_by_records(dataset: Dataset, run: RunSpec) -> bool:
+    """Whether ``run`` is only the name of its files, whose records all went to the runs they name: a run the user
+    did not name, of files whose records name their run (a Cloud Logging export: its entries' job ids), and no
+    record, event or reject of its own in ``dataset``."""
+    if run.run_id_given or not run.files or not all(str(f).endswith(NAMED_BY_CONTENT) for f in run.files):
+        return False
+    return not any(dataset.files(table, run.run_id) for table in ("steps", "events", "rejects"))
 
 
 def _in_manifest(error: InputError, run: RunSpec) -> InputError:

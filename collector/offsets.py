@@ -69,9 +69,10 @@ class FileState:
     #: The next collect of the same bytes goes on after them; None once read to its end.
     resume_line: int | None = None
     #: What the parse of the lines before ``offset`` knows that judges the lines after it (whether the newest
-    #: record announced work it had not reached: :func:`tierscope.collector.formats.status.carried_work`);
+    #: record announced work it had not reached, whether a step record came before a traceback appended since
+    #: and its step: :func:`tierscope.collector.formats.status.carried_work`);
     #: the next collect that goes on from ``offset`` starts from it. None: nothing (a file's start).
-    carry: dict[str, bool] | None = None
+    carry: dict[str, bool | int] | None = None
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from tierscope.collector.formats.base import (
     LINES_SCHEMA,
     LOOKAHEAD_LINES,
     TAG,
+    WRITTEN,
     FileFormat,
     FileRead,
     LineFormat,
@@ -76,7 +77,13 @@ from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
-from tierscope.collector.formats.status import RunStatus, drop_recovered, drop_unreached_endings, milestone_steps
+from tierscope.collector.formats.status import (
+    LAST_STEP,
+    RunStatus,
+    drop_recovered,
+    drop_unreached_endings,
+    milestone_steps,
+)
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
 from tierscope.collector.formats.tensorpack import Tensorpack
@@ -178,9 +185,11 @@ def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ())
     too; ties go to the earlier format (``extra``, then :data:`FORMATS`)."""
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
-    stripped, _ = split_envelopes(frame, None)
+    stripped, _ = split_envelopes(frame, None, time_alone=not extra)
     families = {name: fmt for name, fmt in _line_formats(extra).items() if name != ProgressGrammar.name}
     counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in families.items()}
+    # a declared regex reads a line as written where its message alone does not match (DeclaredFormat.parse)
+    counts.update({f.name: max(counts[f.name], f.sniff(head)) for f in extra if f.name in counts})
     best = max(counts, key=lambda name: counts[name])
     if counts[best] > 0:
         return best
@@ -266,6 +275,8 @@ def parse_lines(
     chain = _chain(only, first, context.formats)
     # A time alone before the message is an envelope only where no declared format may capture it itself.
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
+    if context.formats:
+        context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
     body, facts = _with_ranks(body, facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
@@ -291,6 +302,9 @@ def parse_lines(
         parsed.rest = pl.concat([parsed.rest, handed_back.select(parsed.rest.columns)]).sort("source_offset")
     if parsed.steps.height:
         context.steps_seen = True
+        # the step a traceback in a later batch (or collect) fails at
+        if "step" in parsed.steps.columns:
+            context.state[LAST_STEP] = parsed.steps.sort("source_offset").get_column("step")[-1]
     window = lines.height - (pending.height if pending is not None else 0)
     produced = pl.concat(
         [f.select("source_offset") for f in (parsed.steps, parsed.events, parsed.rejects) if f.width]
@@ -527,6 +541,9 @@ def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: Pars
         tracebacks = tracebacks.with_columns(pl.lit(None, dtype=pl.Int64).alias("_last_step"))
     if not context.steps_seen:
         tracebacks = tracebacks.filter(pl.col("_last_step").is_not_null())
+    # with no step before it in this batch, the last of the batches (or collects) before
+    if (earlier := context.state.get(LAST_STEP)) is not None:
+        tracebacks = tracebacks.with_columns(pl.col("_last_step").fill_null(earlier))
     tracebacks = tracebacks.with_columns(pl.col("_last_step").alias("step")).drop("_last_step")
     return pl.concat([events.filter(~is_tb), tracebacks], how="diagonal_relaxed")
 

@@ -39,6 +39,10 @@ TAG = "tag"
 #: Python logging header, a stream-logs or console time; Datetime, µs, UTC), null without one.
 #: Formats that make records of a step and its time alone read it (see ``PhrasedFormat.lead``).
 STAMP = "stamp"
+#: Where :func:`tierscope.collector.formats.parse_lines` keeps, in ``ParseContext.state``, a batch's lines as
+#: written (``source_offset``, ``line``: before their envelopes are taken off), for the declared formats
+#: (:class:`tierscope.collector.formats.declared.DeclaredFormat`).
+WRITTEN = "declared-lines-as-written"
 
 
 @dataclass
@@ -162,8 +166,20 @@ def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.Dat
 
 
 def finite_nonneg(expr: pl.Expr) -> pl.Expr:
-    """True where ``expr`` is a finite number >= 0 (false for null)."""
-    return (expr.is_not_null() & expr.is_finite() & (expr >= 0)).fill_null(False)
+    """True where ``expr`` is a finite number >= 0 without a minus sign (false for null, see :func:`unsigned`)."""
+    return (expr.is_not_null() & expr.is_finite() & unsigned(expr)).fill_null(False)
+
+
+def unsigned(expr: pl.Expr) -> pl.Expr:
+    """True where ``expr`` is > 0 or a zero without a minus sign: ``-0`` (-0.0) is refused as a negative figure is
+    (a printed ``-0`` is a negative measure rounded, or no steps over a clock that went back: 1 / -0.0 is -inf)."""
+    return (expr > 0) | ((expr == 0) & ((1 / expr) > 0))
+
+
+def fraction(raw: pl.Expr) -> pl.Expr:
+    """An accuracy's capture (String) as the fraction it is stored as (0..1): ``0.934`` as written, a percentage
+    ``93.4%`` over 100 (0.934); null where it is no number. Its range is the caller's to check."""
+    return pl.when(raw.str.ends_with("%")).then(number(raw.str.strip_suffix("%")) / 100).otherwise(number(raw))
 
 
 def split_by(lines: pl.DataFrame, ours: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -51,6 +51,7 @@ from tierscope.collector.formats.base import (
     SingleLineFormat,
     number,
     reject_frame,
+    unsigned,
 )
 from tierscope.collector.formats.vocabulary import INFINITE
 from tierscope.dataset.schema import ROLES
@@ -85,7 +86,7 @@ _PIECE_LINES = 32_768
 
 
 def _finite_nonneg(name: str) -> pl.Expr:
-    return pl.col(name).is_not_null() & pl.col(name).is_finite() & (pl.col(name) >= 0)
+    return pl.col(name).is_not_null() & pl.col(name).is_finite() & unsigned(pl.col(name))
 
 
 #: The raw fields (String) as numbers and a lower-case role: the same casts on both paths.

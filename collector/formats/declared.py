@@ -19,9 +19,10 @@ loaded::
 Group names come from :data:`GROUPS` (``step``, rates, times, ``loss``, ``accuracy``,
 ``role``, ``task``, ``timestamp``, ``pid``); unnamed groups are allowed and ignored. The regex is
 searched in each line after the envelope/prefix is stripped (anchor it with ``^`` to match
-from the start of the message). It is polars' (Rust ``regex``) syntax: validated with polars
-itself; Python-only syntax (look-around, backreferences, atomic groups) is refused with a
-message that says so.
+from the start of the message), and where it matches nothing there, in the line as written
+(a regex written for the whole line captures the time an envelope holds). It is polars' (Rust
+``regex``) syntax: validated with polars itself; Python-only syntax (look-around, backreferences,
+atomic groups) is refused with a message that says so.
 
 A :class:`DeclaredFormat` is a :class:`~tierscope.collector.formats.base.LineFormat`: a
 matching line is a step record, or a reject with its reason when a captured number is not a
@@ -42,7 +43,15 @@ from typing import Any
 import polars as pl
 
 from tierscope.collector.errors import CollectorError
-from tierscope.collector.formats.base import ParseContext, Parsed, empty_parsed, reject_frame, split_by
+from tierscope.collector.formats.base import (
+    WRITTEN,
+    ParseContext,
+    Parsed,
+    empty_parsed,
+    fraction,
+    reject_frame,
+    split_by,
+)
 from tierscope.collector.formats.vocabulary import (
     ACCURACY_RANGE,
     NOT_WHOLE,
@@ -95,6 +104,13 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _ISO_ZONED = ("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S%.f%#z")
 _ISO_NAIVE = ("%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f")
 _ZONE_SPECIFIERS = ("%z", "%:z", "%#z", "%Z")
+#: The specifiers that give a time's year (chrono's: ``%D``, ``%x`` and ``%c`` hold one, ``%s`` is the instant). A
+#: time_format without one reads its times in the collect's year (:func:`parse_time`).
+_YEAR_SPECIFIERS = ("%Y", "%y", "%C", "%G", "%g", "%s", "%c", "%D", "%F", "%+", "%x")
+#: The specifiers that give a time's day (of its month, year or week, or the whole instant).
+_DAY_SPECIFIERS = ("%d", "%e", "%j", "%a", "%A", "%u", "%w", "%s", "%c", "%D", "%F", "%+", "%x")
+#: The specifiers of a time of day.
+_HOUR_SPECIFIERS = ("%H", "%I", "%k", "%l", "%T", "%R", "%r", "%X")
 
 #: Python ``re`` constructs Rust's ``regex`` (polars) lacks: (pattern, what it is).
 _PYTHON_ONLY: tuple[tuple[str, str], ...] = (
@@ -150,8 +166,25 @@ class DeclaredFormat:
         """Each line the regex matches is a record (columns: ``source_offset``, ``format`` and
         those the groups give: ``step`` or ``local_step``, ``global_steps_per_s``,
         ``local_steps_per_s``, ``examples_per_s`` (all per second), ``elapsed_s`` (seconds),
-        ``loss``, ``accuracy``, ``role``, ``task_index``, ``timestamp`` (UTC), ``pid``) or a reject."""
+        ``loss``, ``accuracy``, ``role``, ``task_index``, ``timestamp`` (UTC), ``pid``) or a reject.
+
+        The regex is searched in each message; where it does not match there, in the line as written
+        (``context.state[WRITTEN]``), envelope included: a regex written for the file's lines captures the
+        time (or the logger's fields) an envelope would otherwise have taken off before it."""
         ours, rest = split_by(lines, pl.col("line").str.contains(self.regex))
+        written = context.state.get(WRITTEN)
+        if written is not None and rest.height:
+            whole = rest.join(
+                written.select("source_offset", pl.col("line").alias("_written")), on="source_offset", how="left"
+            )
+            as_written = (pl.col("_written") != pl.col("line")).fill_null(False) & pl.col("_written").str.contains(
+                self.regex
+            ).fill_null(False)
+            more, rest = split_by(whole, as_written)
+            rest = rest.drop("_written")
+            if more.height:
+                more = more.with_columns(pl.col("_written").alias("line")).drop("_written")
+                ours = pl.concat([ours, more.select(ours.columns)]).sort("source_offset")
         if ours.height == 0:
             return empty_parsed(rest)
         raw = pl.col("line").str.extract_groups(self.regex)
@@ -159,8 +192,8 @@ class DeclaredFormat:
             # An empty capture (an optional part left out) is no value, not a bad one.
             raw.struct.field(g).str.strip_chars().replace("", None).alias(f"_raw_{g}")
             for g in self.groups
-        ).with_columns(self._value(g).alias(f"_v_{g}") for g in self.groups)
-        ours = ours.with_columns(self._reason().alias("_reason"))
+        ).with_columns(self._value(g, context.year).alias(f"_v_{g}") for g in self.groups)
+        ours = ours.with_columns(self._reason(context.year).alias("_reason"))
         bad = ours.filter(pl.col("_reason").is_not_null())
         good = ours.filter(pl.col("_reason").is_null())
         steps = good.select("source_offset", *self._columns(), pl.lit(self.name).alias("format"))
@@ -168,7 +201,7 @@ class DeclaredFormat:
             steps=steps, events=pl.DataFrame(), rejects=reject_frame(bad, pl.col("_reason"), self.name), rest=rest
         )
 
-    def _value(self, group: str) -> pl.Expr:
+    def _value(self, group: str, year: int | None) -> pl.Expr:
         """The typed value of ``group``'s capture (null where it is missing or does not cast)."""
         text = pl.col(f"_raw_{group}")
         if group in WHOLE_GROUPS:
@@ -176,10 +209,12 @@ class DeclaredFormat:
         if group == "role":
             return text.str.to_lowercase()
         if group == "timestamp":
-            return parse_time(text, self.time_format, self.time_zone)
+            return parse_time(text, self.time_format, self.time_zone, year)
+        if group == "accuracy":
+            return fraction(text)
         return text.cast(pl.Float64, strict=False)
 
-    def _reason(self) -> pl.Expr:
+    def _reason(self, year: int | None) -> pl.Expr:
         """Why a matching line is a reject (its first bad capture), null for a good record."""
         reason = pl.when(pl.lit(False)).then(pl.lit(None, dtype=pl.String))
         for g in self.groups:
@@ -190,7 +225,9 @@ class DeclaredFormat:
             elif g == "role":
                 bad, what = ~value.is_in(list(ROLES)), f"is not one of {', '.join(ROLES)}"
             elif g == "timestamp":
-                bad, what = value.is_null(), f"does not match time_format {self.time_format or 'ISO 8601'!r}"
+                # a time without its year where the collect knows none (no file date) is no time, not a bad one
+                dated = year is not None or self.time_format is None or has_year(self.time_format)
+                bad, what = value.is_null() & dated, f"does not match time_format {self.time_format or 'ISO 8601'!r}"
             elif g in ("loss", "accuracy"):
                 if g == "loss":
                     reason = reason.when(present & value.is_infinite()).then(loss_reason(raw))
@@ -201,8 +238,14 @@ class DeclaredFormat:
                 bad, what = value.is_null() | ~value.is_finite() | (value < 0), "is not a finite number >= 0"
             reason = reason.when(present & bad.fill_null(True)).then(pl.format(f"{g} '{{}}' {what}", raw))
             if g in ACCURACY_RANGE and (out_of_range := value_reason(g, raw)) is not None:
-                # a number, but no accuracy (150, NaN): the shipped formats' reject
-                reason = reason.when(out_of_range.is_not_null()).then(out_of_range)
+                # a number, but no accuracy (150, NaN): the shipped formats' reject; a percentage (93.4%) is
+                # checked as the fraction it is stored as (0.934)
+                pct = raw.str.ends_with("%")
+                low, high = ACCURACY_RANGE[g]
+                outside = pl.format(f"{g} '{{}}' is not a percentage between {low * 100:g} and {high * 100:g}", raw)
+                wrong = present & ~(value.is_not_nan() & value.is_between(low, high)).fill_null(False)
+                reason = reason.when(pct & wrong).then(outside)
+                reason = reason.when(~pct & out_of_range.is_not_null()).then(out_of_range)
             if g in ("sec_per_step", "ms_per_step"):
                 # 1e-320 s is finite and > 0, but its rate overflows: no figure to store.
                 overflow = present & to_steps_per_s(value, g).is_null()
@@ -293,10 +336,21 @@ def _declared_tags(table: Any, path: Path) -> DeclaredTags:
     return DeclaredTags(f"tensorboard-tags.{path.stem}", tuple(tags.items()), path)
 
 
-def parse_time(text: pl.Expr, time_format: str | None, time_zone: str) -> pl.Expr:
+def has_year(time_format: str) -> bool:
+    """Whether ``time_format`` reads a time's year (or its whole instant, ``%s``)."""
+    return any(s in time_format for s in _YEAR_SPECIFIERS)
+
+
+def parse_time(text: pl.Expr, time_format: str | None, time_zone: str, year: int | None = None) -> pl.Expr:
     """``text`` (String) as a UTC ``Datetime("us", "UTC")``: with ``time_format`` (chrono
-    specifiers), else ISO 8601; a time without an offset is in ``time_zone``. Null where it
-    does not parse."""
+    specifiers), else ISO 8601; a time without an offset is in ``time_zone``. A ``time_format``
+    without a year (:func:`has_year`: syslog's ``%b %d %H:%M:%S``) reads its times in ``year`` (the
+    collect's, as glog's headers are; null without one). Null where it does not parse."""
+    if time_format is not None and not has_year(time_format):
+        if year is None:
+            return pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+        text = pl.concat_str(pl.lit(f"{year:04d} "), text)
+        time_format = f"%Y {time_format}"
 
     def naive(fmt: str) -> pl.Expr:
         got = text.str.to_datetime(fmt, time_unit="us", strict=False)
@@ -478,10 +532,15 @@ def _check_time(time_format: str | None, time_zone: str, where: str) -> None:
         ) from None
     if time_format is None:
         return
+    if any(s in time_format for s in _HOUR_SPECIFIERS) and not any(s in time_format for s in _DAY_SPECIFIERS):
+        raise FormatsFileError(
+            f"{where}: time_format {time_format!r} reads no date, and a time of day alone cannot order a run's "
+            "steps across midnight; capture the date too, or leave the timestamp group out"
+        )
     when = pl.Series([datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)])
     try:
         written = when.dt.strftime(time_format)
-        back = parse_time(pl.col("t"), time_format, "UTC")
+        back = parse_time(pl.col("t"), time_format, "UTC", when.dt.year().item())
         ok = pl.DataFrame({"t": written}).select(back.is_not_null()).item()
     except pl.exceptions.PolarsError:
         ok = False

@@ -39,11 +39,13 @@ from tierscope.collector.formats.base import (
     Parsed,
     SingleLineFormat,
     empty_parsed,
+    fraction,
     number,
     reject_frame,
     split_by,
 )
 from tierscope.collector.formats.vocabulary import (
+    ANSI,
     ENDED_BY_SIGNAL,
     SHARED,
     UNITS_PER_SECOND,
@@ -54,7 +56,6 @@ from tierscope.collector.formats.vocabulary import (
     unescaped_returns,
 )
 
-_ANSI = r"\x1b\[[0-9;]*[A-Za-z]|\x08"
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
 _HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
 _MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
@@ -105,7 +106,7 @@ class KerasProgress(SingleLineFormat):
         if ours.height == 0:
             return empty_parsed(rest)
         # (a bar's carriage returns may come escaped, ``#015`` or ``\\r``, from a platform's copy)
-        ours = ours.with_columns(unescaped_returns(pl.col("line")).str.replace_all(_ANSI, "").alias("text"))
+        ours = ours.with_columns(unescaped_returns(pl.col("line")).str.replace_all(ANSI, "").alias("text"))
         ours = self._join_split_bars(ours)
         ours = self._with_epoch(ours, context)
         # One row per update: split at every \r and before every "k/N <bar>" so glued bars part.
@@ -140,9 +141,9 @@ class KerasProgress(SingleLineFormat):
             .unnest("per_step")
             .with_columns(
                 loss=number("loss_raw"),
-                accuracy=number("acc_raw"),
+                accuracy=fraction(pl.col("acc_raw")),
                 eval_loss=number("vloss_raw"),
-                eval_accuracy=number("vacc_raw"),
+                eval_accuracy=fraction(pl.col("vacc_raw")),
                 rate=_RATE,
                 # An epoch's summary whose "k/N" counter was lost (a glued copy): still the epoch's figures.
                 summary=~pl.col("is_update") & _RATE.is_not_null() & ~pl.col("tail").str.contains("ETA:"),

@@ -19,7 +19,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.base import TAG
-from tierscope.collector.formats.vocabulary import NUMBER, number
+from tierscope.collector.formats.vocabulary import BAR, NUMBER, number
 
 _Q = r"['\"]"
 #: A logging dict holding the loss under its own key (not a summary's ``train_loss``), and its epoch.
@@ -27,8 +27,8 @@ LOGGING_DICT: Final = rf"^\s*\{{[^{{}}]*{_Q}loss{_Q}\s*:\s*({NUMBER})[^{{}}]*\}}
 _EPOCH: Final = rf"{_Q}epoch{_Q}\s*:\s*({NUMBER})"
 #: The epochs a run states: Hugging Face's ``Num Epochs = 3`` or its closing dict's ``'epoch': 3.0``.
 _EPOCHS_STATED: Final = (r"(?i)\bNum Epochs\s*=\s*(\d+)", rf"{_Q}train_runtime{_Q}.*{_EPOCH}")
-#: A tqdm bar's total (the ``M`` of ``NN%|...| N/M``).
-_BAR_TOTAL: Final = r"\d{1,3}%\|[^|]*\|\s*\d+/(\d+)"
+#: A progress bar's total (the ``M`` of ``NN%|...| N/M``, of ``NN% N/M`` without glyphs).
+_BAR_TOTAL: Final = rf"{BAR}\d+/(\d+)"
 
 
 def dict_statements(piece: pl.Expr) -> dict[str, pl.Expr]:

@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG
+from tierscope.collector.formats.vocabulary import BAR
 
-#: A tqdm bar (``38%|███▊      | 30497/80000``).
-_BAR = r"\d%\|[^|]*\|\s*\d+/\d+"
+#: A progress bar and its counter (``38%|███▊      | 30497/80000``, ``100% 42/42`` without glyphs).
+_BAR = rf"{BAR}\d+/\d+"
 #: The longest span of one run's times for its lines to be the ranks' copies of one report.
 SAME_MOMENT_S = 2.0
 #: The role of a rank found this way (as a bare ``[1]`` rank prefix's).

@@ -47,7 +47,7 @@ from typing import ClassVar, NamedTuple
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
-from tierscope.collector.formats.vocabulary import NOT_UNIX_TIME, not_unix_time, unix_time
+from tierscope.collector.formats.vocabulary import ANSI, NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
 #: The cause of a run the user stopped by hand (``^C``, a ``KeyboardInterrupt``): failed, as a run that did not
@@ -390,8 +390,6 @@ ANNOUNCED = (
     r"(?i:\b(?:iteration|iter|step|update|batch)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
     r"|\d{1,3}%\|[^|]*\|\s*(?P<bn>\d+)/(?P<bm>\d+)"
 )
-#: A terminal's colour or cursor code (``\x1b[32m``), no part of what a record's line says.
-_ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 #: A log's own word that training stopped early on purpose (its messages, not the option names a config dump
 #: prints): Megatron's ``exiting program at iteration N`` / ``after N minutes`` (``--exit-interval``,
 #: ``--exit-duration-in-mins``), early stopping, a step budget reached.
@@ -403,21 +401,33 @@ STOPPED_ON_PURPOSE = (
 
 #: Where :func:`drop_unreached_endings` keeps, in ``ParseContext.state``, what it knows of a file so far.
 WORK = "status-work"
+#: Where :func:`tierscope.collector.formats.parse_lines` keeps the step of the newest step record read so far
+#: (a traceback after it fails the run at that step).
+LAST_STEP = "status-last-step"
 
 
-def carried_work(context: ParseContext) -> dict[str, bool] | None:
-    """What :func:`drop_unreached_endings` knows after the lines parsed so far with ``context`` (``short``:
-    the newest record announced work it had not reached; ``why``: a line said the run stopped on purpose),
-    to be saved with the file's position; None where both are False (what a file's start knows)."""
-    known = context.state.get(WORK)
-    return dict(known) if known and any(known.values()) else None
+def carried_work(context: ParseContext) -> dict[str, bool | int] | None:
+    """What the status checks know after the lines parsed so far with ``context``, to be saved with the file's
+    position: ``short`` (the newest record announced work it had not reached) and ``why`` (a line said the run
+    stopped on purpose), of :func:`drop_unreached_endings`; ``steps`` (a step record came: a traceback after it
+    fails the run, :attr:`ParseContext.steps_seen`) and ``step`` (the newest record's step, where it has one: the
+    step that traceback fails at). None where nothing is known (a file's start)."""
+    known: dict[str, bool | int] = {k: bool(v) for k, v in context.state.get(WORK, {}).items()}
+    known["steps"] = context.steps_seen
+    if (step := context.state.get(LAST_STEP)) is not None:
+        known["step"] = int(step)
+    return known if any(v is not False for v in known.values()) else None
 
 
-def resume_work(context: ParseContext, carried: dict[str, bool] | None) -> None:
+def resume_work(context: ParseContext, carried: dict[str, bool | int] | None) -> None:
     """Start ``context`` from what an earlier collect's :func:`carried_work` saved, for a read that goes on
-    where that collect stopped: a bare ending appended since is judged by the records read then."""
+    where that collect stopped: a bare ending or a traceback appended since is judged by the records read then."""
     if carried:
         context.state[WORK] = {"short": bool(carried.get("short")), "why": bool(carried.get("why"))}
+        context.steps_seen = context.steps_seen or bool(carried.get("steps"))
+        step = carried.get("step")
+        if isinstance(step, int) and not isinstance(step, bool):
+            context.state[LAST_STEP] = step
 
 
 def _bare_reason() -> str:
@@ -469,7 +479,7 @@ def _announced(steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
     said = steps.select("source_offset").join(body.select("source_offset", "line"), on="source_offset", how="left")
     # the text the record is of: without colours (``\x1b[32miteration``: no word boundary after the ``m``),
     # and of a bar redrawn with ``\r`` on one line, its last drawing that announces work (the record's)
-    text = pl.col("line").str.replace_all(_ANSI, "")
+    text = pl.col("line").str.replace_all(ANSI, "")
     text = (
         pl.when(text.str.contains("\r", literal=True))
         .then(text.str.split("\r").list.eval(pl.element().filter(pl.element().str.contains(ANNOUNCED))).list.last())

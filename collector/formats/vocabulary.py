@@ -568,6 +568,10 @@ ENDED_BY_SIGNAL: Final = (
 #: bar's glyphs (``100% 42/42``: Colab's plain text), Ultralytics' own bar (``89% ━━━━━━━━━━╸─ 8/9``, 8.3 on).
 BAR: Final = r"\d{1,3}%(?:\|[^|]*\||\s*[^\w\s|%]*)\s*"
 
+#: A terminal's colour or cursor code (``\x1b[32m``, tqdm's and rich's ``\x1b[?25l`` hiding the cursor) and a
+#: backspace (a bar stepping back over its last glyph): no part of what a line says.
+ANSI: Final = r"\x1b\[[0-9;?]*[A-Za-z]|\x08"
+
 #: A carriage return a copy wrote out as text: ``\\r`` (a JSON or Python string), rsyslog's and CloudWatch's
 #: ``#015`` (octal), ``^M`` (caret notation); each may take an escaped erase-line (``#033[K``, ``\\x1b[K``) after it.
 _ESCAPED_RETURN = r"(?:\\r|#015|\^M)(?:(?:#033|\\x1b|\\033|\\u001b|\\e)\[[0-9;]*K)?"

@@ -216,7 +216,8 @@ def bad_value(field: str, value: float) -> str | None:
         ok = math.isfinite(value) and value > 0 and math.isfinite(TIME_GROUPS[field] / value)
         return None if ok else "is not a finite number > 0"
     if field in RATE_FIELDS:
-        return None if math.isfinite(value) and value >= 0 else "is not a finite number >= 0"
+        # -0.0 as a negative figure (a text log's ``-0``: :func:`tierscope.collector.formats.base.unsigned`)
+        return None if math.isfinite(value) and math.copysign(1.0, value) > 0 else "is not a finite number >= 0"
     return None
 
 

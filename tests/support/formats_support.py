@@ -31,6 +31,25 @@ def parse(
     return got
 
 
+def read_lines(*lines: str, only: str | None = None) -> Parsed:
+    """``lines`` numbered from 1 and parsed as one batch of a file whose glog times are of 2024, as
+    :func:`parse_lines` returns them (neither conformed nor sorted: see :func:`parse` for that)."""
+    return parse_lines(frame(list(lines)), only=only, context=ParseContext(year=2024))
+
+
+def read(*lines: str, only: str | None = None) -> pl.DataFrame:
+    """The step records of ``lines`` (:func:`read_lines`)."""
+    return read_lines(*lines, only=only).steps
+
+
+def endings(*lines: str) -> list[tuple[str, str]]:
+    """The ``failed`` and ``finished`` events of ``lines`` (:func:`read_lines`), as ``(event, reason)``."""
+    got = read_lines(*lines).events
+    if got.height == 0:
+        return []
+    return got.filter(pl.col("event").is_in(["failed", "finished"])).select("event", "reason").rows()
+
+
 def outcome_offsets(parsed: Parsed) -> dict[str, list[int]]:
     """The line numbers of the step records, events and rejects."""
     return {

@@ -308,3 +308,74 @@ def test_a_log_read_with_a_declared_format_since_renamed_is_read_again(tmp_path:
     more = runner.invoke(app, ["collect", "files", str(log), "--formats", str(new), "-d", str(ds), "-q"])
     assert more.exit_code == 0, more.output
     assert Dataset(ds).read("steps").filter(pl.col("format") == "renamed")["step"].to_list() == [180]
+
+
+#: A regex written for the file's lines as they stand: Python logging's ``%(asctime)s - %(name)s - %(levelname)s -
+#: %(message)s`` before the trainer's own words, its time (with milliseconds) captured by the declared format.
+AS_WRITTEN = r"""
+[[format]]
+name = "py-trainer"
+regex = '^(?P<timestamp>\S+ \S+) - trainer - INFO - it=(?P<step>\d+) \| (?P<sec_per_step>\S+) s/it'
+time_format = "%Y-%m-%d %H:%M:%S,%3f"
+rate = "local"
+"""
+PY_LOG = [
+    "2024-05-01 10:00:00,250 - trainer - INFO - it=100 | 0.25 s/it",
+    "2024-05-01 10:00:05,500 - trainer - INFO - it=120 | 0.2 s/it",
+]
+
+
+def test_a_declared_regex_reads_the_time_an_envelope_would_have_taken(tmp_path: Path) -> None:
+    # The envelope (Python logging's fields) is taken off before the formats, so the message alone ("it=100 | ...")
+    # does not match: the regex is then searched in the line as written. 10:00:00,250 is 250 ms past 10:00:00 UTC
+    # (no offset: time_zone UTC); rate = "local": 1 / 0.25 s = 4 and 1 / 0.2 s = 5 local steps/s.
+    formats = load_formats(write(tmp_path, AS_WRITTEN))
+    got = parse(PY_LOG, formats=formats)
+    assert got.rejects.height == 0
+    assert got.steps.select("step", "timestamp", "local_steps_per_s", "format").rows() == [
+        (100, datetime(2024, 5, 1, 10, 0, 0, 250000, tzinfo=UTC), 4.0, "py-trainer"),
+        (120, datetime(2024, 5, 1, 10, 0, 5, 500000, tzinfo=UTC), 5.0, "py-trainer"),
+    ]
+    # the same read with the format alone (``--log-format``), and the file's format sniffed as it
+    assert parse(PY_LOG, only="py-trainer", formats=formats).steps.height == 2
+    assert sniff_format(PY_LOG, formats) == "py-trainer"
+    # a line the regex matches as written with a time its time_format does not read is a reject, as any
+    bad = parse(["2024-13-01 10:00:00,250 - trainer - INFO - it=140 | 0.25 s/it"], formats=formats)
+    assert bad.rejects.get_column("reason").to_list() == [
+        "timestamp '2024-13-01 10:00:00,250' does not match time_format '%Y-%m-%d %H:%M:%S,%3f'"
+    ]
+
+
+def test_a_declared_accuracy_in_percent_is_read_as_a_fraction(tmp_path: Path) -> None:
+    text = r"""
+[[format]]
+name = "acc-trainer"
+regex = '^\[trainer\] it=(?P<step>\d+) \| (?P<sec_per_step>\S+) s/it \| acc (?P<accuracy>\S+)'
+"""
+    formats = load_formats(write(tmp_path, text))
+    lines = [f"[trainer] it={n} | 0.25 s/it | acc {a}" for n, a in ((100, "93.4%"), (120, "0.95"), (140, "150%"))]
+    got = parse(lines, formats=formats)
+    # 93.4% is 93.4 / 100 = 0.934, as a fraction written so is (0.95); each record keeps 1 / 0.25 = 4 steps/s
+    assert got.steps.select("step", "accuracy", "global_steps_per_s").rows() == [(100, 0.934, 4.0), (120, 0.95, 4.0)]
+    # 150 % is no accuracy: a reject saying so in the line's own terms
+    assert got.rejects.get_column("reason").to_list() == ["accuracy '150%' is not a percentage between 0 and 100"]
+
+
+def test_a_declared_time_without_a_year_is_of_the_collects_year(tmp_path: Path) -> None:
+    # glog's header time, as a regex written for the whole line captures it (I, then MMDD HH:MM:SS.micro): no year in
+    # it, so the collect's (2024 here, as glog's envelope times are dated): 0501 10:00:00.123456 is 2024-05-01 10:00:00
+    # and 123456 us, UTC; 0.25 s/it is 1 / 0.25 = 4 global steps/s
+    text = r"""
+[[format]]
+name = "glog-trainer"
+regex = '^I(?P<timestamp>\d{4} \d\d:\d\d:\d\d\.\d{6}) +\d+ \S+\] it=(?P<step>\d+) \| (?P<sec_per_step>\S+) s/it'
+time_format = "%m%d %H:%M:%S%.6f"
+"""
+    formats = load_formats(write(tmp_path, text))
+    got = parse(["I0501 10:00:00.123456 140 train.py:10] it=100 | 0.25 s/it"], formats=formats)
+    assert got.steps.select("step", "timestamp", "global_steps_per_s", "format").rows() == [
+        (100, datetime(2024, 5, 1, 10, 0, 0, 123456, tzinfo=UTC), 4.0, "glog-trainer")
+    ]
+    # a time of day alone cannot be dated: refused when the file is loaded, saying what to do
+    with pytest.raises(FormatsFileError, match="reads no date"):
+        load_formats(write(tmp_path, text.replace("%m%d %H:%M:%S%.6f", "%H:%M:%S%.6f"), "time-only.toml"))

@@ -113,3 +113,19 @@ def test_interrupted_bar_gives_no_record_and_a_counterless_summary_one() -> None
     assert got.steps.select("source_offset", "step", "interval_s", "global_steps_per_s", "position").rows() == [
         (3, None, 4.0, 1000 / 52, 3)
     ]
+
+
+def test_an_accuracy_in_percent_is_read_as_a_fraction_and_keeps_its_record() -> None:
+    # a metric printed as a percentage (a custom metric, a callback): 93.4% is 93.4 / 100 = 0.934 and 91.25% of the
+    # validation 0.9125, as every accuracy is stored (0..1); the epoch's record stands: step 1875, and (the epoch
+    # validated, so its 4 s hold the validation too) its step time's rate, 1000 / 2 ms = 500 steps/s
+    line = "1875/1875 [==============================] - 4s 2ms/step - loss: 0.0712 - accuracy: 93.4% - val_acc: 91.25%"
+    got = parse([line])
+    assert got.rejects.height == 0
+    assert got.steps.select("step", "accuracy", "eval_accuracy", "global_steps_per_s").rows() == [
+        (1875, 0.934, 0.9125, 500.0)
+    ]
+    # a percentage no accuracy can be (150 % is 1.5) is refused as 1.5 is
+    assert parse([line.replace("93.4%", "150%")]).rejects.get_column("reason").to_list() == [
+        "accuracy '150%' is not a number between 0 and 1"
+    ]

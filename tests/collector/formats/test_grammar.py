@@ -7,32 +7,12 @@ value is worked out by hand in a comment."""
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tierscope.collector.formats import ParseContext, parse_lines
+from tests.support.formats_support import endings, read
 from tierscope.collector.formats.envelopes import ENVELOPES
-
-
-def read(*lines: str, only: str | None = None) -> pl.DataFrame:
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    return parse_lines(frame, only=only, context=ParseContext(year=2024)).steps
-
-
-def events(*lines: str) -> list[tuple[str, str]]:
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    got = parse_lines(frame, context=ParseContext(year=2024)).events
-    if got.height == 0:
-        return []
-    return got.filter(pl.col("event").is_in(["failed", "finished"])).select("event", "reason").rows()
 
 
 @pytest.mark.parametrize(
@@ -186,7 +166,7 @@ def test_ranks_nobody_labelled_are_tasks_not_copies() -> None:
     ],
 )
 def test_endings(lines: list[str], expected: tuple[str, str | None] | None) -> None:
-    got = events(*lines)
+    got = endings(*lines)
     assert got, got
     if expected is not None:
         event, reason = expected
@@ -196,14 +176,14 @@ def test_endings(lines: list[str], expected: tuple[str, str | None] | None) -> N
 
 
 def test_endings_say_ok_and_failed_by_their_meaning() -> None:
-    assert events("step 9: 2.0 steps/s", "run.sh: line 6:  3305 Killed    python train.py")[-1][0] == "failed"
-    assert events("{'train_runtime': 85.4, 'train_steps_per_second': 1.17}")[-1][0] == "finished"
-    assert events("1\timages/sec: 205.3 +/- 0.0 (jitter = 0.0)\t9.111", "total images/sec: 204.75")[-1][0] == (
+    assert endings("step 9: 2.0 steps/s", "run.sh: line 6:  3305 Killed    python train.py")[-1][0] == "failed"
+    assert endings("{'train_runtime': 85.4, 'train_steps_per_second': 1.17}")[-1][0] == "finished"
+    assert endings("1\timages/sec: 205.3 +/- 0.0 (jitter = 0.0)\t9.111", "total images/sec: 204.75")[-1][0] == (
         "finished"
     )
     # A warning that speaks of errors or memory is no failure.
     warning = "W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator ran out of memory ... not a failure"
-    assert events("step: 5 | 2.0 steps/s", warning, "RuntimeWarning: error in callback, ignored") == []
+    assert endings("step: 5 | 2.0 steps/s", warning, "RuntimeWarning: error in callback, ignored") == []
 
 
 # ----- properties --------------------------------------------------------------------------------
@@ -292,7 +272,7 @@ def test_a_log_pasted_indented_is_read_as_written() -> None:
     # steps (epoch - 1) * 10 + 10: 10 and 20; 1000 / 200 = 5, 1000 / 250 = 4
     assert got["step"].to_list() == [10, 20]
     assert got["global_steps_per_s"].to_list() == [5.0, 4.0]
-    assert events(*lines) == [("finished", "Epoch 2/2 finished")]
+    assert endings(*lines) == [("finished", "Epoch 2/2 finished")]
 
 
 def test_keras_bars_counting_samples_and_download_bars() -> None:
@@ -310,11 +290,11 @@ def test_keras_bars_counting_samples_and_download_bars() -> None:
 def test_a_traceback_ending_the_log_fails_the_run_and_one_followed_by_steps_does_not() -> None:
     bar = " 42%|████▏     | 840/2000 [04:12<05:48,  3.33it/s]"
     frames = ['  File "train.py", line 9, in <module>', "    main()"]
-    assert events(bar + "Traceback (most recent call last):", *frames)[-1] == (
+    assert endings(bar + "Traceback (most recent call last):", *frames)[-1] == (
         "failed",
         "Traceback (most recent call last): ending the log (its exception line missing)",
     )
-    assert events(bar, "Traceback (most recent call last):", *frames, bar.replace("840", "841")) == []
+    assert endings(bar, "Traceback (most recent call last):", *frames, bar.replace("840", "841")) == []
 
 
 # ----- a trainer's logging dicts and tqdm's clock ---------------------------------------------------------
@@ -370,13 +350,13 @@ _MEGATRON = " iteration {n:8d}/{m:8d} | consumed samples: {n} | elapsed time per
 def test_work_announced_and_not_reached_is_no_ending_unless_the_log_says_why() -> None:
     done = "[after training is done] datetime: 2024-05-01 10:00:00"
     # iteration 150 of 2000 announced, then "training is done": not finished (the run is unknown, not ok)
-    assert events(_MEGATRON.format(n=140, m=2000), _MEGATRON.format(n=150, m=2000), done) == []
+    assert endings(_MEGATRON.format(n=140, m=2000), _MEGATRON.format(n=150, m=2000), done) == []
     # the work reached: 2000 of 2000
-    assert events(_MEGATRON.format(n=2000, m=2000), done)[-1][0] == "finished"
+    assert endings(_MEGATRON.format(n=2000, m=2000), done)[-1][0] == "finished"
     # stopped short on purpose, as the log says (Megatron's --exit-interval)
     stopped = "exiting program at iteration 150"
-    assert events(_MEGATRON.format(n=150, m=2000), stopped, done)[-1][0] == "finished"
+    assert endings(_MEGATRON.format(n=150, m=2000), stopped, done)[-1][0] == "finished"
     # an ending that says why stands whatever the counter: Lightning's max_steps
-    assert events("step 30/1000 | 2.0 steps/s", "`Trainer.fit` stopped: `max_steps=30` reached.")[-1][0] == "finished"
+    assert endings("step 30/1000 | 2.0 steps/s", "`Trainer.fit` stopped: `max_steps=30` reached.")[-1][0] == "finished"
     # a config dump's option names are no reason (Megatron prints exit_interval ... None among its arguments)
-    assert events("  exit_interval ................ None", _MEGATRON.format(n=150, m=2000), done) == []
+    assert endings("  exit_interval ................ None", _MEGATRON.format(n=150, m=2000), done) == []

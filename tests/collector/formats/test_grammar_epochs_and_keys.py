@@ -6,20 +6,11 @@ expected value is worked out by hand in a comment."""
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tierscope.collector.formats import ParseContext, parse_lines
-
-
-def read(*lines: str) -> pl.DataFrame:
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    return parse_lines(frame, context=ParseContext(year=2024)).steps
+from tests.support.formats_support import read
 
 
 @pytest.mark.parametrize(

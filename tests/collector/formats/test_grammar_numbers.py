@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
-from tierscope.collector.formats import ParseContext, Parsed, parse_lines
-
-
-def parse(*lines: str) -> Parsed:
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    return parse_lines(frame, context=ParseContext(year=2024))
+from tests.support.formats_support import read_lines
 
 
 @pytest.mark.parametrize(
@@ -26,14 +17,14 @@ def parse(*lines: str) -> Parsed:
     ],
 )
 def test_a_grouped_number_is_read_whole(line: str, step: int, rate: float) -> None:
-    got = parse(line).steps
+    got = read_lines(line).steps
     assert got["step"].to_list() == [step]
     assert got["global_steps_per_s"].to_list() == [rate]
 
 
 def test_three_grouped_steps_are_three_records() -> None:
     lines = [f"Step 12,{n}00/100,000 | loss 2.1 | 3.2 it/s" for n in (5, 6, 7)]
-    assert parse(*lines).steps["step"].to_list() == [12500, 12600, 12700]
+    assert read_lines(*lines).steps["step"].to_list() == [12500, 12600, 12700]
 
 
 @pytest.mark.parametrize(
@@ -51,7 +42,7 @@ def test_three_grouped_steps_are_three_records() -> None:
     ],
 )
 def test_a_broken_figure_is_a_reject_with_its_reason(line: str, reason: str) -> None:
-    got = parse(line)
+    got = read_lines(line)
     assert got.steps.height == 0
     assert got.rejects["source_offset"].to_list() == [1]
     assert reason in got.rejects["reason"][0]
@@ -67,5 +58,5 @@ def test_a_broken_figure_is_a_reject_with_its_reason(line: str, reason: str) -> 
     ],
 )
 def test_no_position_or_an_evaluation_is_no_record(line: str) -> None:
-    got = parse(line)
+    got = read_lines(line)
     assert got.steps.height == 0 and got.rejects.height == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.collector.formats.test_grammar import read
+from tests.support.formats_support import read
 
 
 @pytest.mark.parametrize(

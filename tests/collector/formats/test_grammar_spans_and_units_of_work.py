@@ -9,23 +9,10 @@ each expected value is worked out by hand in a comment."""
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
-from tierscope.collector.formats import ParseContext, parse_lines
+from tests.support.formats_support import read, read_lines
 from tierscope.collector.formats.grammar import explain_line
-
-
-def parse(*lines: str):
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    return parse_lines(frame, context=ParseContext(year=2024))
-
-
-def read(*lines: str) -> pl.DataFrame:
-    return parse(*lines).steps
 
 
 @pytest.mark.parametrize(
@@ -136,14 +123,14 @@ def test_an_epoch_level_log_has_its_epochs_as_records() -> None:
     ],
 )
 def test_near_misses_are_no_records(line: str) -> None:
-    parsed = parse(line)
+    parsed = read_lines(line)
     assert parsed.steps.height == 0, parsed.steps
     assert parsed.rejects.height == 0, parsed.rejects
 
 
 def test_a_clock_duration_that_is_none_is_a_reject() -> None:
     # 99 minutes is no clock's minutes: the line looks like a record, and is a reject with its reason
-    parsed = parse("iter=    12 loss=2.5 dt=00:99:00")
+    parsed = read_lines("iter=    12 loss=2.5 dt=00:99:00")
     assert parsed.steps.height == 0
     assert "is not a duration" in parsed.rejects["reason"][0]
 

@@ -5,20 +5,15 @@ made up and each expected value is worked out by hand in a comment."""
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
-from tierscope.collector.formats import ParseContext, parse_lines
+from tests.support.formats_support import read
 
 COLUMNS = ("step", "global_steps_per_s", "elapsed_s", "examples_per_s")
 
 
-def read(*lines: str) -> list[tuple]:
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": list(lines)},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    return parse_lines(frame, context=ParseContext(year=2024)).steps.select(COLUMNS).rows()
+def rows(*lines: str) -> list[tuple]:
+    return read(*lines).select(COLUMNS).rows()
 
 
 @pytest.mark.parametrize(
@@ -37,25 +32,25 @@ def read(*lines: str) -> list[tuple]:
     ],
 )
 def test_units_before_their_number_and_iters(line: str, step: int, rate: float) -> None:
-    assert read(line) == [(step, rate, None, None)]
+    assert rows(line) == [(step, rate, None, None)]
 
 
 def test_elapsed_seconds_at_the_end_of_a_line_and_semicolon_counters() -> None:
     # the seconds since the start as the last statement, in three spellings; the rate comes from them later
-    assert read(
+    assert rows(
         "Epoch 2, 100/500; acc: 50.00; ppl: 9.0; 1000 tok/s; 1200 s elapsed",
         "Epoch 2, 150/500; acc: 50.00; ppl: 9.0; 1000 tok/s; 1220 s elapsed",
     ) == [(100, None, 1200.0, None), (150, None, 1220.0, None)]
-    assert read(
+    assert rows(
         "Step 100/5000; acc: 50.0; lr: 0.001; 900/1000 tok/s; 500 sec",
         "Step 150/5000; acc: 50.0; lr: 0.001; 900/1000 tok/s; 600 sec",
     ) == [(100, None, 500.0, None), (150, None, 600.0, None)]
-    assert read("step 10 loss 2.0 elapsed: 100.0") == [(10, None, 100.0, None)]
+    assert rows("step 10 loss 2.0 elapsed: 100.0") == [(10, None, 100.0, None)]
 
 
 def test_tokens_per_second_as_tps() -> None:
     # torchtitan's 'tps' (tokens/s), thousands grouped: 1,500 -> 1500 examples/s as logged
-    assert read("step: 10  loss: 3.0  tps: 1,500") == [(10, None, None, 1500.0)]
+    assert rows("step: 10  loss: 3.0  tps: 1,500") == [(10, None, None, 1500.0)]
 
 
 @pytest.mark.parametrize(
@@ -76,11 +71,11 @@ def test_tokens_per_second_as_tps() -> None:
     ],
 )
 def test_evaluations_and_near_misses_are_no_records(line: str) -> None:
-    assert read(line) == []
+    assert rows(line) == []
 
 
 def test_a_number_before_its_unit_is_never_the_unit_of_the_next_number() -> None:
     # tqdm's '3.33it/s' is its own rate; the ']' after it holds no number to take
-    assert read(" 42%|####      | 840/2000 [04:12<05:48,  3.33it/s]") == [(840, 3.33, 252.0, None)]
+    assert rows(" 42%|####      | 840/2000 [04:12<05:48,  3.33it/s]") == [(840, 3.33, 252.0, None)]
     # '2.0 it/s 7' keeps the number before the unit: 2.0 steps/s
-    assert read("step 5, 2.0 it/s 7 tokens") == [(5, 2.0, None, None)]
+    assert rows("step 5, 2.0 it/s 7 tokens") == [(5, 2.0, None, None)]

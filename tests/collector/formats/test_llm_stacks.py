@@ -5,8 +5,7 @@ beside them) and asserts values worked out by hand in its comments."""
 
 from __future__ import annotations
 
-from tests.collector.formats.test_grammar import events
-from tests.support.formats_support import frame, parse
+from tests.support.formats_support import endings, frame, parse
 from tierscope.collector.formats.envelopes import split_envelopes
 
 
@@ -92,11 +91,11 @@ def test_a_steps_logging_dict_with_the_runtime_so_far_is_no_ending() -> None:
     # Unsloth logs the runtime so far in each step's dict (unslothai/unsloth PR 4547): no summary, no ending;
     # the Trainer's closing summary (as in the Unsloth SFT run of the first collection) still ends the run
     step = "{'loss': '14.88', 'grad_norm': '2.578', 'train_runtime': '110.7', 'train_tokens_per_second': '2583'}"
-    assert [e for e, _ in events(step)] == []
+    assert [e for e, _ in endings(step)] == []
     summary = "{'train_runtime': 85.4591, 'train_samples_per_second': 11.702, 'train_steps_per_second': 1.17}"
-    assert [e for e, _ in events(summary)] == ["finished"]
+    assert [e for e, _ in endings(summary)] == ["finished"]
     # ``log_metrics``' block after training: ``  train_runtime            = 0:00:21.98``
-    assert [e for e, _ in events("  train_runtime            = 0:00:21.98")] == ["finished"]
+    assert [e for e, _ in endings("  train_runtime            = 0:00:21.98")] == ["finished"]
 
 
 def test_an_iteration_beside_a_step_is_a_micro_batch_of_the_optimizers_step() -> None:

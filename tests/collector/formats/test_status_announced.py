@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 from typer.testing import CliRunner
 
+from tests.support.formats_support import endings as read_endings
 from tierscope.cli import app
-from tierscope.collector.formats import ParseContext, parse_lines
 from tierscope.dataset.store import Dataset
 
 DONE = "Training finished"
@@ -18,12 +18,7 @@ MEGATRON = " iteration {n}/ 2000 | consumed samples: {n} | elapsed time per iter
 
 def endings(lines: list[str]) -> list[str]:
     """The ``finished``/``failed`` events of ``lines`` parsed as one file."""
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": lines},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
-    events = parse_lines(frame, context=ParseContext(year=2024)).events
-    return events.filter(pl.col("event").is_in(["failed", "finished"]))["event"].to_list() if events.height else []
+    return [event for event, _ in read_endings(*lines)]
 
 
 def _bar(n: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from tests.support.formats_support import frame
 from tierscope.collector.formats import ParseContext, parse_lines
 
 DONE = "[after training is done] datetime: 2024-05-01 10:00:00"
@@ -15,12 +16,8 @@ def endings(batches: list[list[str]]) -> list[str]:
     """The ``finished``/``failed`` events of ``batches`` parsed in turn as one file's batches (lines numbered on)."""
     context, first, found = ParseContext(year=2024), 1, []
     for lines in batches:
-        frame = pl.DataFrame(
-            {"source_offset": list(range(first, first + len(lines))), "line": lines},
-            schema={"source_offset": pl.Int64, "line": pl.String},
-        )
+        got = parse_lines(frame(lines, first), context=context).events
         first += len(lines)
-        got = parse_lines(frame, context=context).events
         if got.height:
             found += got.filter(pl.col("event").is_in(["failed", "finished"]))["event"].to_list()
     return found
