@@ -33,6 +33,8 @@ CHARTS = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodpu
 #: (2), a point per record (30 + 5 x 30), the target's rule (1) and a diamond where each run reached it (2): 185;
 #: the time-to-target chart a bar per run and its price label: 4.
 NEW_MARKS = {"goodput": 4, "loss_time": 185, "target": 4}
+#: The widest screen (CSS px) on which the runs table reads as cards (the template's phone breakpoint).
+PHONE = 600
 #: How the hostile BASIC run is shown: escaped (a right-to-left override reorders nothing).
 SHOWN_RUN = printable(BIDI_RUN)
 
@@ -235,8 +237,9 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
 
 
 #: What a reader on any screen needs, measured in the page as drawn: the page never scrolls sideways; no
-#: title (h1-h3, a chart's) is cut or reaches past the screen; the runs table stays inside the screen (it
-#: may scroll in its own box) with the run column pinned while it scrolls; every bar of the bar charts
+#: title (h1-h3, a chart's) is cut or reaches past the screen; the runs table stays inside the screen (wider than a
+#: phone it may scroll in its own box with the run column pinned; on a phone its runs are cards, nothing hidden
+#: to the right); every bar of the bar charts
 #: keeps its run's label; no word of the failed runs or the provenance broken across lines (a path may wrap
 #: after a /); no chart's legend names a run the chart does not draw.
 SCREEN = r"""(() => {
@@ -283,6 +286,7 @@ SCREEN = r"""(() => {
     titles,
     table: [wrapBox.left, wrapBox.right, vw],
     pinned,
+    hidden: wrap.scrollWidth - wrap.clientWidth,
     bars,
     legends,
     // the cause and the note (a run id, one long token, may break anywhere in its narrow column)
@@ -312,6 +316,8 @@ def test_report_reads_on_a_phone_a_tablet_a_laptop_and_a_wide_screen(
             left, right, viewport = screen["table"]
             assert left >= 0 and right <= viewport + 0.5, f"{where}: the runs table's box leaves the screen"
             assert screen["pinned"], f"{where}: the run column scrolled away with the table"
+            if width <= PHONE:
+                assert screen["hidden"] <= 0, f"{where}: the runs table hides {screen['hidden']} px to the right"
             lost = {chart: runs for chart, runs in screen["bars"].items() if runs}
             assert lost == {}, f"{where}: bars lost their labels: {lost}"
             assert len(screen["bars"]) == 3, screen["bars"]
