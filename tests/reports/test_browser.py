@@ -212,6 +212,10 @@ def _png_size(path: Path) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+#: The screenshots docs/screenshots.py draws, (width, height) in px: a laptop, a smaller one, a phone's long page.
+SHOTS = ((1280, 800), (1024, 800), (390, 1800))
+
+
 def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -219,10 +223,10 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
     root = ROOT
     doc = (root / "docs" / "report.md").read_text()
     assert "](docs/report-1280.png)" in (root / "README.md").read_text()
-    for width in (1280, 1024):
+    for width, height in SHOTS:
         committed = root / "docs" / f"report-{width}.png"
         assert f"](report-{width}.png)" in doc
-        assert _png_size(committed) == (width, 800) and committed.stat().st_size < 250_000  # small in the repo
+        assert _png_size(committed) == (width, height) and committed.stat().st_size < 250_000  # small in the repo
     done = subprocess.run(
         [sys.executable, str(root / "docs" / "screenshots.py"), "--out", str(tmp_path)],
         capture_output=True,
@@ -230,10 +234,10 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    for width in (1280, 1024):
+    for width, height in SHOTS:
         shot = tmp_path / f"report-{width}.png"
         # the top of the report: more than a blank page (a blank 1280 x 800 PNG is a few kB)
-        assert _png_size(shot) == (width, 800) and shot.stat().st_size > 40_000
+        assert _png_size(shot) == (width, height) and shot.stat().st_size > 40_000
 
 
 #: What a reader on any screen needs, measured in the page as drawn: the page never scrolls sideways; no
