@@ -6,13 +6,12 @@ The figures are read from the demo's own summary, so a change of the analysis ch
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support.reports_cdp import Browser, Page, find_chromium
+from tests.reports.test_browser import _drawn
+from tests.support.reports_cdp import Browser, find_chromium
 from tierscope.demo import DemoResult, run_demo
 from tierscope.reports.i18n import Catalog
 
@@ -72,17 +71,11 @@ def test_each_runs_answer_figures_are_on_a_phones_screen(
     demos: dict[str, DemoResult], tmp_path: Path, width: int
 ) -> None:
     assert CHROMIUM is not None
-    keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
     with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, demo in demos.items():
-            page = Page(browser, width=width, height=800)
-            page.load(demo.report.resolve().as_uri())
-            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        for lang, page in _drawn(browser, {lang: demo.report for lang, demo in demos.items()}, width):
+            demo = demos[lang]
             shown = page.evaluate(CARDS)
             where = f"{lang} at {width} px"
-            if keep:
-                Path(keep).mkdir(parents=True, exist_ok=True)
-                shutil.copy(page.screenshot(tmp_path / f"phone-{lang}-{width}.png"), Path(keep))
             vw = shown["vw"]  # the screen less the scroll bar: at most `width`
             assert 0 < vw <= width
             assert shown["page"] <= vw, f"{where}: the page scrolls sideways"
