@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.reports.test_browser import _drawn
+from tests.reports.test_render_machines import report_of
 from tests.support.reports_cdp import Browser, find_chromium
 from tierscope.demo import DemoResult, run_demo
 from tierscope.reports.i18n import Catalog
+from tierscope.reports.render import render_html
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
@@ -111,3 +113,24 @@ def test_each_runs_answer_figures_are_on_a_phones_screen(
                     assert label and before == f'"{label}"', (where, card["run"], label, before)
             assert page.log.console_errors == [] and page.log.exceptions == [], where
             assert page.log.requests == [demo.report.resolve().as_uri()], "the page requested something besides itself"
+
+
+def test_runs_named_by_their_machines_read_on_a_small_phone(tmp_path: Path) -> None:
+    # a T4 run, an A100 run and an 8 x A100 run that died of OOM: the machines' names are the longest words a
+    # card holds ("1 x a2-highgpu-8g (8 x NVIDIA_TESLA_A100)", 315 px on one line) and they wrap between words
+    # in the run's card and in the failed run's, so a 320 px page does not scroll sideways
+    assert CHROMIUM is not None
+    data = report_of(tmp_path, ("t4", "a100", "a100x8"), failed=("a100x8",))
+    reports = {}
+    for lang in ("en", "ja"):
+        reports[lang] = tmp_path / f"report-{lang}.html"
+        reports[lang].write_text(render_html(data, lang), encoding="utf-8")
+    with Browser(CHROMIUM, tmp_path / "profile") as browser:
+        for lang, page in _drawn(browser, reports, 320):
+            shown = page.evaluate(CARDS)
+            assert shown["page"] <= shown["vw"] and shown["wrap"][0] <= shown["wrap"][1], (lang, shown)
+            usd = Catalog(lang)("col.usd_1000")
+            for card in shown["cards"]:
+                assert usd in dict(card["labels"]), (lang, card["labels"])
+                for figure in card["figures"]:
+                    assert all(box["left"] >= 0 and box["right"] <= shown["vw"] + 0.5 for box in figure["boxes"])
