@@ -1,6 +1,8 @@
 """Regenerate the screenshots of the report (README.md, docs/report.md) from the demo:
 ``docs/report-1280.png`` (a 1280 x 800 laptop screen) and ``docs/report-1024.png`` (1024 x 800), the top
-of the English report on the bundled 2016 logs, drawn by headless Chromium with the network off.
+of the English report on the bundled 2016 logs, and ``docs/report-390.png``, the top 1,800 px of the same
+report 390 px wide (a phone, scrolled down to the first runs of the table), drawn by headless Chromium with
+the network off.
 
     python docs/screenshots.py            # writes docs/report-*.png
     python docs/screenshots.py --out DIR  # somewhere else
@@ -20,8 +22,10 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-#: (width, height) of each screenshot, in CSS pixels at scale 1.
-SIZES = ((1280, 800), (1024, 800))
+#: (width, height) of each screenshot, in CSS pixels at scale 1. The phone's is as long as a few of its screens:
+#: the answer, then the first runs of the table as cards (headless Chromium draws a page opened at a #section
+#: blank, so the shot is of the top).
+SIZES = ((1280, 800), (1024, 800), (390, 1800))
 FLAGS = (
     "--headless",
     "--no-sandbox",

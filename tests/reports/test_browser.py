@@ -33,6 +33,8 @@ CHARTS = ["throughput_steps", "throughput_time", "loss_time", "speedup", "goodpu
 #: (2), a point per record (30 + 5 x 30), the target's rule (1) and a diamond where each run reached it (2): 185;
 #: the time-to-target chart a bar per run and its price label: 4.
 NEW_MARKS = {"goodput": 4, "loss_time": 185, "target": 4}
+#: The widest screen (CSS px) on which the runs table reads as cards (the template's phone breakpoint).
+PHONE = 600
 #: How the hostile BASIC run is shown: escaped (a right-to-left override reorders nothing).
 SHOWN_RUN = printable(BIDI_RUN)
 
@@ -210,6 +212,10 @@ def _png_size(path: Path) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+#: The screenshots docs/screenshots.py draws, (width, height) in px: a laptop, a smaller one, a phone's long page.
+SHOTS = ((1280, 800), (1024, 800), (390, 1800))
+
+
 def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -217,10 +223,10 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
     root = ROOT
     doc = (root / "docs" / "report.md").read_text()
     assert "](docs/report-1280.png)" in (root / "README.md").read_text()
-    for width in (1280, 1024):
+    for width, height in SHOTS:
         committed = root / "docs" / f"report-{width}.png"
         assert f"](report-{width}.png)" in doc
-        assert _png_size(committed) == (width, 800) and committed.stat().st_size < 250_000  # small in the repo
+        assert _png_size(committed) == (width, height) and committed.stat().st_size < 250_000  # small in the repo
     done = subprocess.run(
         [sys.executable, str(root / "docs" / "screenshots.py"), "--out", str(tmp_path)],
         capture_output=True,
@@ -228,15 +234,16 @@ def test_the_readme_screenshots_are_regenerated_from_the_demo(tmp_path: Path) ->
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    for width in (1280, 1024):
+    for width, height in SHOTS:
         shot = tmp_path / f"report-{width}.png"
         # the top of the report: more than a blank page (a blank 1280 x 800 PNG is a few kB)
-        assert _png_size(shot) == (width, 800) and shot.stat().st_size > 40_000
+        assert _png_size(shot) == (width, height) and shot.stat().st_size > 40_000
 
 
 #: What a reader on any screen needs, measured in the page as drawn: the page never scrolls sideways; no
-#: title (h1-h3, a chart's) is cut or reaches past the screen; the runs table stays inside the screen (it
-#: may scroll in its own box) with the run column pinned while it scrolls; every bar of the bar charts
+#: title (h1-h3, a chart's) is cut or reaches past the screen; the runs table stays inside the screen (wider than a
+#: phone it may scroll in its own box with the run column pinned; on a phone its runs are cards, nothing hidden
+#: to the right); every bar of the bar charts
 #: keeps its run's label; no word of the failed runs or the provenance broken across lines (a path may wrap
 #: after a /); no chart's legend names a run the chart does not draw.
 SCREEN = r"""(() => {
@@ -283,6 +290,7 @@ SCREEN = r"""(() => {
     titles,
     table: [wrapBox.left, wrapBox.right, vw],
     pinned,
+    hidden: wrap.scrollWidth - wrap.clientWidth,
     bars,
     legends,
     // the cause and the note (a run id, one long token, may break anywhere in its narrow column)
@@ -312,6 +320,8 @@ def test_report_reads_on_a_phone_a_tablet_a_laptop_and_a_wide_screen(
             left, right, viewport = screen["table"]
             assert left >= 0 and right <= viewport + 0.5, f"{where}: the runs table's box leaves the screen"
             assert screen["pinned"], f"{where}: the run column scrolled away with the table"
+            if width <= PHONE:
+                assert screen["hidden"] <= 0, f"{where}: the runs table hides {screen['hidden']} px to the right"
             lost = {chart: runs for chart, runs in screen["bars"].items() if runs}
             assert lost == {}, f"{where}: bars lost their labels: {lost}"
             assert len(screen["bars"]) == 3, screen["bars"]
