@@ -99,7 +99,7 @@ def _real_step_lines() -> list[str]:
 
 
 def test_roles_agree_with_the_schema() -> None:
-    assert small_append.ROLES == frozenset(ROLES)
+    assert frozenset(ROLES) == small_append.ROLES
 
 
 def test_the_benchmarks_append_reads_as_the_chain_reads_it(generated: list[str]) -> None:
@@ -121,6 +121,9 @@ def test_the_bundled_2016_lines_read_as_the_chain_reads_them() -> None:
 
 
 _SEP_WORDS = ["killed", "oom", "done", "reached", "nan", "a", "b", "ckpt", "run-1", "x.y", "stopping", "0"]
+
+
+_BAD_NUMBERS = ["1e3", "-1", "nan", "inf", "1.", ".5", "1_0", "0x1", "2.5.1", "+3", "\u0661", "9" * 20]
 
 
 def _mutate(line: str, how: int, draw: st.DrawFn) -> list[str]:
