@@ -72,6 +72,8 @@ from tierscope.dataset.schema import (
     conform,
 )
 from tierscope.dataset.state import state_dir
+from tierscope.dataset.store_options import DICTIONARY_PAGE_BYTES as DICTIONARY_PAGE_BYTES
+from tierscope.dataset.store_options import SOURCES_KEY as SOURCES_KEY
 from tierscope.dataset.verified import VerifiedFiles, stamp_of
 
 
@@ -172,9 +174,6 @@ def part_stamp(path: Path) -> str | None:
 #: passes unseen with probability 2^-64).
 DIGEST_CHARS = 16
 _DIGEST_NAME = re.compile(rf"^(?:{re.escape(journal.STAGED_PREFIX)})?part-.+-([0-9a-f]{{{DIGEST_CHARS}}})\.parquet$")
-#: Footer key of every data file written since checksums: the JSON list of the ``source``
-#: values its rows came from (what ``doctor --fix`` asks the collector to re-read).
-SOURCES_KEY = b"tierscope.sources"
 
 
 def file_digest(handle: BinaryIO) -> str:
@@ -194,10 +193,6 @@ def with_digest(final: Path, digest: str) -> Path:
     return final.with_name(f"{final.stem}-{digest}{final.suffix}")
 
 
-#: Largest dictionary page per column chunk: a column whose values repeat (a role, a loss printed
-#: with three decimals, a rate) stays dictionary-encoded; one whose values are nearly all distinct
-#: (elapsed seconds) gives up after this many bytes instead of building a dictionary as large as it.
-DICTIONARY_PAGE_BYTES = 128 * 1024
 #: Written plain: integers and clocks that grow through a log (step, line number, timestamp),
 #: nearly all distinct, and booleans (bit-packed). DELTA_BINARY_PACKED would pack the growing
 #: integers better, but several readers still reject it in version 1 data pages (Spark's

@@ -218,3 +218,22 @@ def test_the_small_path_imports_no_polars() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_step_file_is_the_stores_byte_for_byte(generated: list[str], tmp_path: Path) -> None:
+    from tierscope.dataset.arrow_steps import STEP_FILE_COLUMNS, step_table, write_step_file
+    from tierscope.dataset.schema import STEP_SCHEMA, conform
+    from tierscope.dataset.store import write_temp
+
+    tail = generated[-10_000:]
+    fast = parse_append(tail, 10_001)
+    assert fast is not None
+    constants = {"tier": "STANDARD_1", "source": "/logs/train.log"}
+    steps, *_ = _chain(tail, 10_001)
+    frame = steps.with_columns(run_id=pl.lit("job-1"), **{k: pl.lit(v) for k, v in constants.items()})
+    frame = conform(frame, STEP_SCHEMA).drop("run_id")  # what Dataset.append writes
+    assert [(f.name, str(f.type)) for f in frame.to_arrow().schema] == list(STEP_FILE_COLUMNS)
+    tmp, _ = write_temp(frame, tmp_path / "polars" / "part-x.parquet")
+    mine = tmp_path / "mine.parquet"
+    write_step_file(step_table(fast.columns, constants), mine)
+    assert mine.read_bytes() == tmp.read_bytes()
