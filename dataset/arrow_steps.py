@@ -3,7 +3,7 @@
 writes for the same rows.
 
 A process that imports polars for one small file pays ~0.16 CPU-s for the import alone; this module
-imports only pyarrow (:func:`tierscope.dataset.store.import_writer_without_numpy` is the caller's to
+imports only pyarrow (:func:`tierscope.dataset.store_options.import_writer_without_numpy` is the caller's to
 call first). The columns and their Arrow types are those polars hands pyarrow for
 :data:`tierscope.dataset.schema.STEP_SCHEMA` without ``run_id`` (the partition's name holds it), and the
 writer's options :func:`tierscope.dataset.store._writer_options`'s; ``tests/collector/test_small_append.py``

@@ -39,7 +39,6 @@ import json
 import os
 import re
 import resource
-import sys
 import threading
 import time
 import uuid
@@ -74,6 +73,8 @@ from tierscope.dataset.schema import (
 from tierscope.dataset.state import state_dir
 from tierscope.dataset.store_options import DICTIONARY_PAGE_BYTES as DICTIONARY_PAGE_BYTES
 from tierscope.dataset.store_options import SOURCES_KEY as SOURCES_KEY
+from tierscope.dataset.store_options import import_writer as import_writer
+from tierscope.dataset.store_options import import_writer_without_numpy as import_writer_without_numpy
 from tierscope.dataset.verified import VerifiedFiles, stamp_of
 
 
@@ -217,31 +218,6 @@ def _writer_options(schema: pl.Schema) -> dict[str, Any]:
         "use_dictionary": [name for name, dtype in schema.items() if not isinstance(dtype, _PLAIN_TYPES)],
         "dictionary_pagesize_limit": DICTIONARY_PAGE_BYTES,
     }
-
-
-def import_writer() -> None:
-    """Import what :func:`write_temp` writes with (pyarrow): a caller about to write can have it
-    done ahead, on a thread of its own."""
-    import pyarrow.parquet  # noqa: F401
-
-
-def import_writer_without_numpy() -> None:
-    """Import the writer (:func:`import_writer`) without numpy, when this process has loaded neither.
-
-    pyarrow imports numpy if it can (numpy is optional to it since pyarrow 16), which is most of
-    pyarrow's import (0.06 of 0.10 CPU-s) and starts OpenBLAS; writing polars frames to Parquet
-    uses none of it. Afterwards pyarrow converts no numpy arrays in this process (numpy itself can
-    still be imported), so only a process that writes the dataset and nothing else (a command line
-    ``collect``) should call this, before any other thread imports.
-    """
-    if "pyarrow" in sys.modules or "numpy" in sys.modules:
-        return import_writer()
-    sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` raises ImportError meanwhile
-    try:
-        import_writer()
-    finally:
-        if sys.modules.get("numpy", False) is None:
-            del sys.modules["numpy"]
 
 
 def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | None = None) -> tuple[Path, Path]:
