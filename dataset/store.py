@@ -37,11 +37,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import resource
 import threading
 import time
-import uuid
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -72,9 +70,15 @@ from tierscope.dataset.schema import (
 )
 from tierscope.dataset.state import state_dir
 from tierscope.dataset.store_options import DICTIONARY_PAGE_BYTES as DICTIONARY_PAGE_BYTES
+from tierscope.dataset.store_options import DIGEST_CHARS as DIGEST_CHARS
 from tierscope.dataset.store_options import SOURCES_KEY as SOURCES_KEY
+from tierscope.dataset.store_options import file_digest as file_digest
 from tierscope.dataset.store_options import import_writer as import_writer
 from tierscope.dataset.store_options import import_writer_without_numpy as import_writer_without_numpy
+from tierscope.dataset.store_options import named_digest as named_digest
+from tierscope.dataset.store_options import new_part_path as new_part_path
+from tierscope.dataset.store_options import part_stamp as part_stamp
+from tierscope.dataset.store_options import with_digest as with_digest
 from tierscope.dataset.verified import VerifiedFiles, stamp_of
 
 
@@ -145,53 +149,6 @@ def partition_run_id(directory: Path) -> str:
         return (directory / RUN_ID_FILE).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return decoded_name(directory.name)
-
-
-def new_part_path(directory: Path, stamp: str | None = None) -> Path:
-    """A fresh, unique ``part-<UTC time>-<random>.parquet`` name in ``directory`` (the digest
-    of the content is added by :func:`write_temp`'s caller once the file is written).
-
-    The time has microseconds, so a partition's files sort (as readers list them) in the order
-    they were written: the records of a log appended batch after batch are read back in log
-    order, which the analysis relies on where it can (:mod:`tierscope.analysis.records`).
-    ``stamp``: the time part to use instead of now (:func:`part_stamp` of another file).
-    """
-    if stamp is None:
-        now = time.time_ns() // 1000
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000)) + f"{now % 1_000_000:06d}Z"
-    return directory / f"part-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
-
-
-_STAMP = re.compile(r"^part-(\d{8}T\d{6,12}Z)-")
-
-
-def part_stamp(path: Path) -> str | None:
-    """The time part of a ``part-<UTC time>-...`` file name (None: a name without one)."""
-    found = _STAMP.match(path.name.removeprefix(journal.STAGED_PREFIX))
-    return found.group(1) if found else None
-
-
-#: Hex digits of the SHA-256 of a data file's bytes kept in its name (64 bits: random damage
-#: passes unseen with probability 2^-64).
-DIGEST_CHARS = 16
-_DIGEST_NAME = re.compile(rf"^(?:{re.escape(journal.STAGED_PREFIX)})?part-.+-([0-9a-f]{{{DIGEST_CHARS}}})\.parquet$")
-
-
-def file_digest(handle: BinaryIO) -> str:
-    """The first :data:`DIGEST_CHARS` hex digits of the SHA-256 of ``handle``'s bytes (read from its start)."""
-    handle.seek(0)
-    return hashlib.file_digest(handle, "sha256").hexdigest()[:DIGEST_CHARS]
-
-
-def named_digest(path: Path) -> str | None:
-    """The digest recorded in a data file's name, or None for files written before digests."""
-    found = _DIGEST_NAME.match(path.name)
-    return found.group(1) if found else None
-
-
-def with_digest(final: Path, digest: str) -> Path:
-    """``part-<time>-<random>.parquet`` with ``-<digest>`` before the suffix."""
-    return final.with_name(f"{final.stem}-{digest}{final.suffix}")
 
 
 #: Written plain: integers and clocks that grow through a log (step, line number, timestamp),
