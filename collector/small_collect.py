@@ -39,6 +39,11 @@ from tierscope.gcs import is_url
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _STEPS = "steps"
+#: The dataset's tables (:data:`tierscope.dataset.store.TABLES`) and the files of a run past which a collect
+#: suggests compacting it (:data:`tierscope.dataset.compact.SUGGEST_COMPACT_FILES`): a collect that would say
+#: so is the full one's. Both defined there (those modules import polars); the tests check they agree.
+TABLE_NAMES = ("steps", "events", "rejects", "runs")
+SUGGEST_COMPACT_FILES = 500
 
 
 class _Declined(Exception):
@@ -51,7 +56,6 @@ def collect_small_append(
     lock_timeout: float = 60.0,
     *,
     reread: bool = False,
-    settle_s: float = 0.0,
 ) -> CollectResult | None:
     """What :func:`tierscope.collector.collect.collect_runs` would store and return for ``runs``, stored and
     returned without polars, if the collect is one small append to one 2016-format log; else None with
@@ -63,23 +67,27 @@ def collect_small_append(
     if reread or isinstance(root, GsPath) or not state_dir(root).is_dir() or len(runs) != 1:
         return None
     run = runs[0]
-    if len(run.files) != 1 or run.format is not None or run.formats:
+    if len(run.files) != 1 or run.format is not None or run.formats or run.olddirs:
         return None
     path = run.files[0]
     if not isinstance(path, Path) or is_url(path) or is_event_file(path) or task_of_file(str(path)) is not None:
         return None
     try:
         with held(root, lock_timeout):
-            return _collect(root, run, path, settle_s)
+            return _collect(root, run, path)
     except (_Declined, StateCorruptError, ValueError):
         return None
 
 
-def _collect(root: Path, run: RunSpec, path: Path, settle_s: float) -> CollectResult:
+def _collect(root: Path, run: RunSpec, path: Path) -> CollectResult:
     if not _nothing_to_recover(root) or not _facts_held(root, [run]):
         raise _Declined
-    partition = root / _STEPS / ("run_id=" + quote(run.run_id, safe=""))
-    if len(partition.name) > 200:  # a short-named partition (tierscope.dataset.store.MAX_DIR_NAME)
+    partition_name = "run_id=" + quote(run.run_id, safe="")
+    if len(partition_name) > 200:  # a short-named partition (tierscope.dataset.store.MAX_DIR_NAME)
+        raise _Declined
+    partition = root / _STEPS / partition_name
+    stored = sum(len(list((root / table / partition_name).glob("part-*.parquet"))) for table in TABLE_NAMES)
+    if stored + 1 > SUGGEST_COMPACT_FILES:
         raise _Declined
     offsets = OffsetStore(state_dir(root))
     prev = offsets.get(path, run.run_id)

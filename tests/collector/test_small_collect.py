@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,7 +80,7 @@ def _both(tmp_path: Path, base_lines: list[bytes], added: bytes) -> tuple[object
     with log.open("ab") as out:
         out.write(added)
     before = _listing(small)
-    small_result = collect_small_append(small, _runs(log), settle_s=0.0)
+    small_result = collect_small_append(small, _runs(log))
     if small_result is None:  # declined: nothing written (the note of verified files is a cache)
         assert _listing(small) == before
     full_result = collect_runs(Dataset(full), _runs(log), settle_s=0.0) if small_result is not None else None
@@ -94,6 +96,16 @@ def _assert_same_dataset(full_result: object, small_result: object, full: Path, 
     noted = [json.loads((state_dir(r) / cache).read_text())["files"] if (state_dir(r) / cache).exists() else {}
              for r in (small, full)]  # fmt: skip
     assert noted[0] == noted[1]
+
+
+def test_the_constants_agree_with_the_stores() -> None:
+    from tierscope.collector import small_collect
+    from tierscope.dataset.compact import SUGGEST_COMPACT_FILES
+    from tierscope.dataset.store import MAX_DIR_NAME, TABLES
+
+    assert tuple(TABLES) == small_collect.TABLE_NAMES
+    assert small_collect.SUGGEST_COMPACT_FILES == SUGGEST_COMPACT_FILES
+    assert MAX_DIR_NAME == 200
 
 
 def test_the_benchmarks_append_is_stored_as_the_full_collect_stores_it(log_lines: list[bytes], tmp_path: Path) -> None:
@@ -152,3 +164,34 @@ def test_a_drawn_append_is_stored_as_the_full_collect_stores_it_or_declined(
     if small_result is None:
         return
     _assert_same_dataset(full_result, small_result, full, small, log)
+
+
+_NO_POLARS = """
+import sys
+from tierscope.__main__ import main
+sys.argv = ["tierscope", "collect", "files", sys.argv[1], "--dataset", sys.argv[2], "--run-id", "job-1",
+            "--tier", "STANDARD_1", "-q"]
+try:
+    main()
+except SystemExit as done:
+    assert not done.code, done.code
+print("polars" in sys.modules)
+"""
+
+
+def test_a_command_line_collect_of_a_small_append_imports_no_polars(log_lines: list[bytes], tmp_path: Path) -> None:
+    log, root = tmp_path / "train.log", tmp_path / "ds"
+    log.write_bytes(b"".join(log_lines[:_BASE_LINES]))
+
+    def collect() -> str:
+        done = subprocess.run([sys.executable, "-c", _NO_POLARS, str(log), str(root)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert collect() == "True"  # the first collect of a log: the full one
+    with log.open("ab") as out:
+        out.write(b"".join(log_lines[_BASE_LINES : _BASE_LINES + 500]))
+    assert collect() == "False"
+    # every 97th line is a checkpoint line: 6,000 // 97 = 61 of the first 6,000 (5,939 records), and of the
+    # 500 after them 62 * 97 = 6,014 ... 67 * 97 = 6,499, six (494 records)
+    assert Dataset(root).read("steps").height == 5_939 + 494
