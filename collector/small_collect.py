@@ -33,7 +33,13 @@ from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import held
 from tierscope.dataset.objects import GsPath, as_location
 from tierscope.dataset.state import state_dir
-from tierscope.dataset.store_options import file_digest, named_digest, new_part_path, with_digest
+from tierscope.dataset.store_options import (
+    file_digest,
+    import_writer_without_numpy,
+    named_digest,
+    new_part_path,
+    with_digest,
+)
 from tierscope.dataset.verified import VerifiedFiles
 from tierscope.gcs import is_url
 
@@ -56,13 +62,16 @@ def collect_small_append(
     lock_timeout: float = 60.0,
     *,
     reread: bool = False,
+    without_numpy: bool = False,
 ) -> CollectResult | None:
     """What :func:`tierscope.collector.collect.collect_runs` would store and return for ``runs``, stored and
     returned without polars, if the collect is one small append to one 2016-format log; else None with
     nothing written (then call ``collect_runs``). Holds the dataset's lock throughout; raises
     :class:`~tierscope.dataset.errors.DatasetBusyError` after ``lock_timeout`` seconds, and
     :class:`OSError` if the dataset cannot be written (then nothing is half-done: the data file is
-    committed whole before the position, as the full collect does)."""
+    committed whole before the position, as the full collect does). ``without_numpy``: this process is the
+    collect's own, and imports pyarrow without numpy
+    (:func:`~tierscope.dataset.store_options.import_writer_without_numpy`) once it needs it."""
     root = as_location(dataset)
     if reread or isinstance(root, GsPath) or not state_dir(root).is_dir() or len(runs) != 1:
         return None
@@ -74,12 +83,12 @@ def collect_small_append(
         return None
     try:
         with held(root, lock_timeout):
-            return _collect(root, run, path)
+            return _collect(root, run, path, without_numpy)
     except (_Declined, StateCorruptError, ValueError):
         return None
 
 
-def _collect(root: Path, run: RunSpec, path: Path) -> CollectResult:
+def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> CollectResult:
     if not _nothing_to_recover(root) or not _facts_held(root, [run]):
         raise _Declined
     partition_name = "run_id=" + quote(run.run_id, safe="")
@@ -118,6 +127,8 @@ def _collect(root: Path, run: RunSpec, path: Path) -> CollectResult:
         if not text.endswith("\n") and parsed.columns["source_offset"][-1] != prev.line + len(lines):
             raise _Declined  # an unterminated last line that is no step record: the reader's wait decides
         files = _verified_files(root, partition)
+        if without_numpy:
+            import_writer_without_numpy()
         if _reaches_stored(files, min(parsed.columns["step"])):  # type: ignore[type-var]
             raise _Declined
         position = snapshot(raw, path, run.run_id, size, prev.line + len(lines), False, FORMAT)
