@@ -13,7 +13,8 @@ makes of it, or declines the whole append. It accepts only lines whose outcome i
   whose path is lower-case letters, digits and ``/._-`` and holds none of the words a status line is
   told by (:data:`_STATUS_WORDS`): a skipped line.
 
-and only an append whose step lines' global steps rise strictly from line to line, with no line twice
+and only an append whose step lines' global steps rise strictly, the first of them among its first
+:data:`SNIFF_LINES` lines, from line to line, with no line twice
 (the chain reads a log that runs backwards, or one several ranks copy into, otherwise), no blank line
 and no line longer than :data:`MAX_LINE_CHARS`. Anything else (another line, another variant, an
 evaluation block, a traceback, a NaN loss, a status the last collect carried) returns None: the
@@ -38,6 +39,11 @@ MAX_LINE_CHARS = 512
 #: The roles of :data:`tierscope.dataset.schema.ROLES` (defined there: ``tests/collector/test_small_append.py``
 #: checks the two agree; that module imports polars).
 ROLES = frozenset(("master", "chief", "worker", "ps", "evaluator"))
+
+#: Lines at a file's read's start that tell its format (:data:`tierscope.collector.formats.SNIFF_LINES`, defined
+#: there; the tests check the two agree): an append whose first step line lies past them is sniffed as no format
+#: by the full collect (a checkpoint line is no format's), so it takes that path.
+SNIFF_LINES = 200
 
 #: The format name the chain gives these records (:class:`tierscope.collector.formats.cloudml.CloudMLSamples`).
 FORMAT = "cloudml"
@@ -125,5 +131,7 @@ def parse_append(lines: list[str], first_line: int) -> SmallParse | None:
         elapsed.append(float(secs))
         globals_.append(float(g))
         locals_.append(float(local))
+    if steps and offsets[0] - first_line >= SNIFF_LINES:  # type: ignore[operator]
+        return None
     columns["format"] = [FORMAT] * len(steps)
     return SmallParse(columns=columns, skipped=skipped)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from benchmarks.generate import write_cloudml_log
 from tierscope.collector import small_append
-from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
+from tierscope.collector.formats import SNIFF_LINES, ParseContext, parse_lines, sniff_format
 from tierscope.collector.formats.status import carried_work
 from tierscope.collector.small_append import parse_append
 from tierscope.dataset.schema import ROLES
@@ -100,6 +100,17 @@ def _real_step_lines() -> list[str]:
 
 def test_roles_agree_with_the_schema() -> None:
     assert frozenset(ROLES) == small_append.ROLES
+    assert small_append.SNIFF_LINES == SNIFF_LINES
+
+
+def test_a_step_line_after_a_run_of_checkpoint_lines_is_sniffed_as_the_full_collect_sniffs_it(
+    generated: list[str],
+) -> None:
+    step = next(line for line in generated if line.startswith("Train ["))
+    for checkpoints in (1, 50, SNIFF_LINES - 1, SNIFF_LINES, 300):
+        lines = [f"INFO:root:Saving checkpoint to gs://bucket/job/model.ckpt-{i}" for i in range(checkpoints)] + [step]
+        # the step line among the first SNIFF_LINES lines: accepted, and the chain sniffs cloudml; else declined
+        assert _assert_same(lines, 1) == (checkpoints < SNIFF_LINES)
 
 
 def test_the_benchmarks_append_reads_as_the_chain_reads_it(generated: list[str]) -> None:
