@@ -135,3 +135,22 @@ def parse_append(lines: list[str], first_line: int) -> SmallParse | None:
         return None
     columns["format"] = [FORMAT] * len(steps)
     return SmallParse(columns=columns, skipped=skipped)
+
+
+#: The keys of a position's carried status (:func:`tierscope.collector.formats.status.carried_work`) this
+#: module knows: a position carrying another is the full collect's.
+CARRY_KEYS = frozenset(("short", "why", "steps", "step"))
+
+
+def carry_after(carried: dict[str, bool | int] | None, parsed: SmallParse) -> dict[str, bool | int] | None:
+    """The status the full collect saves with the position after ``parsed`` (an append holding a record),
+    read on from a position that carried ``carried``; None where this module cannot tell it: ``carried``
+    says the newest record announced work it had not reached or that the run stopped on purpose (a bare
+    ending later is judged by that), or holds a key it does not know. The append's lines say neither, so
+    both stay False; a record came, and the newest one's step is the one a later traceback fails at."""
+    if carried and (set(carried) - CARRY_KEYS or carried.get("short") or carried.get("why")):
+        return None
+    steps = parsed.columns["step"]
+    if not steps:
+        return None
+    return {"short": False, "why": False, "steps": True, "step": steps[-1]}  # type: ignore[dict-item]

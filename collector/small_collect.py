@@ -8,7 +8,7 @@ writes it (:mod:`tierscope.dataset.arrow_steps`), the run's data files verified 
 verifies them (:class:`tierscope.dataset.verified.VerifiedFiles`), then the file's position, then the note
 of the run facts. It returns None, having written nothing, whenever the full collect could do anything
 else: another source or format, options, anything to recover, run facts not known to be stored, a file
-rotated, replaced or read whole, a status carried, an append larger than
+rotated, replaced or read whole, a status carried that the append's lines could change, an append larger than
 :data:`~tierscope.collector.small_append.MAX_APPEND_BYTES`, a line the small read does not know, an
 unterminated last line that is not a whole step record, a carriage return, records whose steps reach
 those of a stored file (the store would read them back to drop duplicates), a data file whose bytes do
@@ -17,6 +17,7 @@ not match its name. ``tests/collector/test_small_collect.py`` checks both collec
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from urllib.parse import quote
@@ -25,7 +26,7 @@ from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import plan_reads, snapshot
 from tierscope.collector.positions import OffsetStore
 from tierscope.collector.runs import CollectResult, SourceCounts, task_of_file
-from tierscope.collector.small_append import FORMAT, MAX_APPEND_BYTES, parse_append
+from tierscope.collector.small_append import FORMAT, MAX_APPEND_BYTES, carry_after, parse_append
 from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.collector.unchanged import _facts_held, _nothing_to_recover, note_recorded
 from tierscope.dataset.durable import commit, temp_path, writing
@@ -100,7 +101,7 @@ def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> Colle
         raise _Declined
     offsets = OffsetStore(state_dir(root))
     prev = offsets.get(path, run.run_id)
-    if prev is None or prev.whole or prev.format != FORMAT or prev.carry or prev.resume_line is not None:
+    if prev is None or prev.whole or prev.format != FORMAT or prev.resume_line is not None:
         raise _Declined
     if not path.is_file():
         raise _Declined
@@ -122,7 +123,8 @@ def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> Colle
         if lines[-1] == "":
             lines.pop()
         parsed = parse_append(lines, prev.line + 1)
-        if parsed is None or not parsed.records:
+        carry = None if parsed is None else carry_after(prev.carry, parsed)
+        if parsed is None or carry is None:
             raise _Declined
         if not text.endswith("\n") and parsed.columns["source_offset"][-1] != prev.line + len(lines):
             raise _Declined  # an unterminated last line that is no step record: the reader's wait decides
@@ -132,6 +134,7 @@ def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> Colle
         if _reaches_stored(files, min(parsed.columns["step"])):  # type: ignore[type-var]
             raise _Declined
         position = snapshot(raw, path, run.run_id, size, prev.line + len(lines), False, FORMAT)
+        position = dataclasses.replace(position, carry=carry)
         _write(partition, parsed.columns, run, str(path))
         offsets.put(position)
     note_recorded(root, [run])

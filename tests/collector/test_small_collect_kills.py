@@ -6,39 +6,27 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from benchmarks.generate import NOISE_EVERY, write_cloudml_log
+from tests.dataset.test_kill_safety import DRIVER as KILL_SAFETY_DRIVER
+from tests.dataset.test_kill_safety import _kill
 from tierscope.collector.collect import STATE_CHECKS
 from tierscope.dataset import doctor
 from tierscope.dataset.store import Dataset
 
+#: The kill-safety test's driver up to its collect: every durable rename stops where ``KILL_AT`` says.
+KILL_STOPS = KILL_SAFETY_DRIVER.split('print("START"')[0]
+
 # One collect as `collect files` runs it: the small append's path, else the full collect. With
-# KILL_AT=<n>:<before|after> it stops at the n-th durable rename and waits, to be SIGKILLed there.
-DRIVER = """
-import os, sys
-from pathlib import Path
-import tierscope.atomic
-from tierscope.collector.manifest import RunSpec
-
-real_commit = tierscope.atomic.commit
-calls = 0
-target, where = (os.environ.get("KILL_AT") or "0:none").split(":")
-
-def commit(tmp, final):
-    global calls
-    calls += 1
-    if calls == int(target) and where == "before":
-        print("BLOCK", flush=True); sys.stdin.readline()
-    real_commit(tmp, final)
-    if calls == int(target) and where == "after":
-        print("BLOCK", flush=True); sys.stdin.readline()
-
-tierscope.atomic.commit = commit
+# KILL_AT=<n>:<before|after> it stops at the n-th durable rename and waits, to be SIGKILLed there (the
+# kill-safety test's own stops, up to its collect).
+DRIVER = (
+    KILL_STOPS
+    + """
 import tierscope.collector.small_collect as small
 from tierscope.collector.small_collect import collect_small_append
 
@@ -53,12 +41,11 @@ print("START", flush=True)
 log, ds = sys.argv[1], sys.argv[2]
 runs = [RunSpec("job", "STANDARD_1", [Path(log)])]
 if collect_small_append(ds, runs, lock_timeout=10) is None:
-    from tierscope.collector.collect import collect_runs
-    from tierscope.dataset.store import Dataset
     collect_runs(Dataset(ds), runs, lock_timeout=10)
     print("FULL", flush=True)
 print("DONE", flush=True)
 """
+)
 
 LINES = 16_000
 BASE = 6_000
@@ -74,14 +61,6 @@ def _start(driver: Path, log: Path, ds: Path, kill_at: str | None = None) -> sub
         text=True,
         env=env,
     )
-
-
-def _kill(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert proc.stdin and proc.stdout
-    proc.stdin.close()
-    proc.stdout.close()
 
 
 def _run(driver: Path, log: Path, ds: Path) -> str:
