@@ -37,12 +37,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import resource
-import sys
 import threading
 import time
-import uuid
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -72,6 +69,16 @@ from tierscope.dataset.schema import (
     conform,
 )
 from tierscope.dataset.state import state_dir
+from tierscope.dataset.store_options import DICTIONARY_PAGE_BYTES as DICTIONARY_PAGE_BYTES
+from tierscope.dataset.store_options import DIGEST_CHARS as DIGEST_CHARS
+from tierscope.dataset.store_options import SOURCES_KEY as SOURCES_KEY
+from tierscope.dataset.store_options import file_digest as file_digest
+from tierscope.dataset.store_options import import_writer as import_writer
+from tierscope.dataset.store_options import import_writer_without_numpy as import_writer_without_numpy
+from tierscope.dataset.store_options import named_digest as named_digest
+from tierscope.dataset.store_options import new_part_path as new_part_path
+from tierscope.dataset.store_options import part_stamp as part_stamp
+from tierscope.dataset.store_options import with_digest as with_digest
 from tierscope.dataset.verified import VerifiedFiles, stamp_of
 
 
@@ -144,60 +151,6 @@ def partition_run_id(directory: Path) -> str:
         return decoded_name(directory.name)
 
 
-def new_part_path(directory: Path, stamp: str | None = None) -> Path:
-    """A fresh, unique ``part-<UTC time>-<random>.parquet`` name in ``directory`` (the digest
-    of the content is added by :func:`write_temp`'s caller once the file is written).
-
-    The time has microseconds, so a partition's files sort (as readers list them) in the order
-    they were written: the records of a log appended batch after batch are read back in log
-    order, which the analysis relies on where it can (:mod:`tierscope.analysis.records`).
-    ``stamp``: the time part to use instead of now (:func:`part_stamp` of another file).
-    """
-    if stamp is None:
-        now = time.time_ns() // 1000
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000)) + f"{now % 1_000_000:06d}Z"
-    return directory / f"part-{stamp}-{uuid.uuid4().hex[:12]}.parquet"
-
-
-_STAMP = re.compile(r"^part-(\d{8}T\d{6,12}Z)-")
-
-
-def part_stamp(path: Path) -> str | None:
-    """The time part of a ``part-<UTC time>-...`` file name (None: a name without one)."""
-    found = _STAMP.match(path.name.removeprefix(journal.STAGED_PREFIX))
-    return found.group(1) if found else None
-
-
-#: Hex digits of the SHA-256 of a data file's bytes kept in its name (64 bits: random damage
-#: passes unseen with probability 2^-64).
-DIGEST_CHARS = 16
-_DIGEST_NAME = re.compile(rf"^(?:{re.escape(journal.STAGED_PREFIX)})?part-.+-([0-9a-f]{{{DIGEST_CHARS}}})\.parquet$")
-#: Footer key of every data file written since checksums: the JSON list of the ``source``
-#: values its rows came from (what ``doctor --fix`` asks the collector to re-read).
-SOURCES_KEY = b"tierscope.sources"
-
-
-def file_digest(handle: BinaryIO) -> str:
-    """The first :data:`DIGEST_CHARS` hex digits of the SHA-256 of ``handle``'s bytes (read from its start)."""
-    handle.seek(0)
-    return hashlib.file_digest(handle, "sha256").hexdigest()[:DIGEST_CHARS]
-
-
-def named_digest(path: Path) -> str | None:
-    """The digest recorded in a data file's name, or None for files written before digests."""
-    found = _DIGEST_NAME.match(path.name)
-    return found.group(1) if found else None
-
-
-def with_digest(final: Path, digest: str) -> Path:
-    """``part-<time>-<random>.parquet`` with ``-<digest>`` before the suffix."""
-    return final.with_name(f"{final.stem}-{digest}{final.suffix}")
-
-
-#: Largest dictionary page per column chunk: a column whose values repeat (a role, a loss printed
-#: with three decimals, a rate) stays dictionary-encoded; one whose values are nearly all distinct
-#: (elapsed seconds) gives up after this many bytes instead of building a dictionary as large as it.
-DICTIONARY_PAGE_BYTES = 128 * 1024
 #: Written plain: integers and clocks that grow through a log (step, line number, timestamp),
 #: nearly all distinct, and booleans (bit-packed). DELTA_BINARY_PACKED would pack the growing
 #: integers better, but several readers still reject it in version 1 data pages (Spark's
@@ -222,31 +175,6 @@ def _writer_options(schema: pl.Schema) -> dict[str, Any]:
         "use_dictionary": [name for name, dtype in schema.items() if not isinstance(dtype, _PLAIN_TYPES)],
         "dictionary_pagesize_limit": DICTIONARY_PAGE_BYTES,
     }
-
-
-def import_writer() -> None:
-    """Import what :func:`write_temp` writes with (pyarrow): a caller about to write can have it
-    done ahead, on a thread of its own."""
-    import pyarrow.parquet  # noqa: F401
-
-
-def import_writer_without_numpy() -> None:
-    """Import the writer (:func:`import_writer`) without numpy, when this process has loaded neither.
-
-    pyarrow imports numpy if it can (numpy is optional to it since pyarrow 16), which is most of
-    pyarrow's import (0.06 of 0.10 CPU-s) and starts OpenBLAS; writing polars frames to Parquet
-    uses none of it. Afterwards pyarrow converts no numpy arrays in this process (numpy itself can
-    still be imported), so only a process that writes the dataset and nothing else (a command line
-    ``collect``) should call this, before any other thread imports.
-    """
-    if "pyarrow" in sys.modules or "numpy" in sys.modules:
-        return import_writer()
-    sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` raises ImportError meanwhile
-    try:
-        import_writer()
-    finally:
-        if sys.modules.get("numpy", False) is None:
-            del sys.modules["numpy"]
 
 
 def write_temp(frame: pl.DataFrame, final: Path, metadata: dict[bytes, bytes] | None = None) -> tuple[Path, Path]:

@@ -259,13 +259,15 @@ def test_no_import_circle_inside_the_collector() -> None:
 
 
 #: The collector's ways into the dataset: the sink (records, run facts, the lock), the positions
-#: (their state documents), the no-work check (which must not load polars to say "nothing new"),
+#: (their state documents), the no-work check (which must not load polars to say "nothing new"), the small
+#: append's collect (which stores a 2016-format append without polars: :mod:`tierscope.collector.small_collect`),
 #: and the two loops, which hand a sink its ``Dataset``. Every other collector module may use the
 #: dataset's column contract (``tierscope.dataset.schema``) and nothing else of it.
 INTO_THE_DATASET = (
     f"{COLLECTOR}.sink",
     f"{COLLECTOR}.positions",
     f"{COLLECTOR}.unchanged",
+    f"{COLLECTOR}.small_collect",
     f"{COLLECTOR}.collect",
     f"{COLLECTOR}.cloud",
 )

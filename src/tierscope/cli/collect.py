@@ -249,6 +249,20 @@ def collect_files_cmd(
 
             print_counts(unchanged, quiet, wide)
         return
+    if not (formats or fmt or old_fmt or absent or max_seconds is not None or batch_bytes is not None):
+        from tierscope.cli.allocator import command
+        from tierscope.collector.small_collect import collect_small_append
+
+        # A few thousand lines added to a 2016-format log (a cron job's usual run with work): stored without
+        # polars, exactly as the full collect stores them, or declined with nothing written.
+        own = command(sys.argv) == "collect"
+        small = collect_small_append(dataset, runs, lock_timeout, reread=reread, without_numpy=own)
+        if small is not None:
+            if not quiet:
+                from tierscope.cli.output import print_counts
+
+                print_counts(small, quiet, wide)
+            return
     from tierscope.cli.allocator import command
     from tierscope.collector.collect import collect_runs
     from tierscope.dataset.store import import_writer_without_numpy

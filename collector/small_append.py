@@ -1,0 +1,156 @@
+"""A small append to a 2016-format log, read without polars: the parse half of a cheap cron collect.
+
+A collect that finds a few thousand new lines in a log it read before spends most of its CPU on imports
+(polars alone ~0.16 CPU-s of ~0.4). This module reads such an append with the standard library's ``re``
+and says, for every line, what the polars format chain (:func:`tierscope.collector.formats.parse_lines`)
+makes of it, or declines the whole append. It accepts only lines whose outcome it knows for certain:
+
+- a step line of the 2016 experiment (``Train [worker/1], step 300:loss:2.049, accuracy:0.247 (13.217
+  sec) 22.698 global_steps/s, 4.010 local_steps/s``), with no prefix, a known role, plain decimal
+  numbers (no sign, exponent, ``nan`` or ``inf``) and every value within the checks of
+  :mod:`tierscope.collector.formats.cloudml`: a step record;
+- the 2016 trainer's checkpoint line (``INFO:root:Saving checkpoint to gs://bucket/job/model.ckpt-1900``)
+  whose path is lower-case letters, digits and ``/._-`` and holds none of the words a status line is
+  told by (:data:`_STATUS_WORDS`): a skipped line.
+
+and only an append whose step lines' global steps rise strictly, the first of them among its first
+:data:`SNIFF_LINES` lines, from line to line, with no line twice
+(the chain reads a log that runs backwards, or one several ranks copy into, otherwise), no blank line
+and no line longer than :data:`MAX_LINE_CHARS`. Anything else (another line, another variant, an
+evaluation block, a traceback, a NaN loss, a status the last collect carried) returns None: the
+caller hands the whole append to the polars path before anything is written. ``tests/collector/
+test_small_append.py`` checks that wherever this module accepts an append, its records, skipped
+lines and carried status equal the chain's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: Bytes of new log above which a collect takes the polars path: well within the reader's first batch
+#: (:func:`tierscope.collector.sources.files.ramp_sizes`, 4 MiB), so the polars path reads the same append as
+#: one final batch too, with no look-ahead held back. ~17,000 lines of the 2016 format.
+MAX_APPEND_BYTES = 2 << 20
+
+#: Characters of the longest line accepted (a 2016 step line is ~120): longer ones take the polars path.
+MAX_LINE_CHARS = 512
+
+#: The roles of :data:`tierscope.dataset.schema.ROLES` (defined there: ``tests/collector/test_small_append.py``
+#: checks the two agree; that module imports polars).
+ROLES = frozenset(("master", "chief", "worker", "ps", "evaluator"))
+
+#: Lines at a file's read's start that tell its format (:data:`tierscope.collector.formats.SNIFF_LINES`, defined
+#: there; the tests check the two agree): an append whose first step line lies past them is sniffed as no format
+#: by the full collect (a checkpoint line is no format's), so it takes that path.
+SNIFF_LINES = 200
+
+#: The format name the chain gives these records (:class:`tierscope.collector.formats.cloudml.CloudMLSamples`).
+FORMAT = "cloudml"
+
+_NUM = r"[0-9]{1,15}(?:\.[0-9]{1,15})?"
+_STEP_LINE = re.compile(
+    rf"Train \[(?P<role>[a-z]{{1,9}})/(?P<task>[0-9]{{1,9}})\], step (?P<step>[0-9]{{1,15}}):loss:(?P<loss>{_NUM}), "
+    rf"accuracy:(?P<acc>{_NUM}) \((?P<elapsed>{_NUM}) sec\) (?P<g>{_NUM}) global_steps/s, "
+    rf"(?P<l>{_NUM}) local_steps/s"
+)
+_CHECKPOINT_LINE = re.compile(r"INFO:root:Saving checkpoint to gs://[a-z0-9._/-]{1,200}/model\.ckpt-[0-9]{1,15}")
+
+#: Words (lower case) of the status, milestone and traceback lines of :mod:`tierscope.collector.formats.status`
+#: and :mod:`~tierscope.collector.formats.traceback`, and of a stop on purpose: a checkpoint path holding one
+#: takes the polars path, which knows what the line means.
+_STATUS_WORDS = (
+    "abort", "bus", "cancel", "complet", "core", "cuda", "done", "end", "error", "exce", "exit", "fail", "fault",
+    "finish", "kill", "lame", "memory", "nan", "nccl", "oom", "preempt", "quota", "reach", "restor", "segment",
+    "signal", "start", "state", "stop", "succe", "term", "timeout", "trace", "train", "watchdog", "written",
+)  # fmt: skip
+
+
+@dataclass
+class SmallParse:
+    """What the chain makes of an append: one step record per accepted step line (columns of
+    :data:`tierscope.dataset.schema.STEP_SCHEMA` as Python lists, in line order) and the lines skipped."""
+
+    columns: dict[str, list[object]] = field(default_factory=dict)
+    skipped: int = 0
+
+    @property
+    def records(self) -> int:
+        return len(self.columns.get("step", ()))
+
+
+#: The record columns, in the order the chain's cloudml parser gives them.
+STEP_COLUMNS = (
+    "source_offset",
+    "role",
+    "task_index",
+    "step",
+    "loss",
+    "accuracy",
+    "elapsed_s",
+    "global_steps_per_s",
+    "local_steps_per_s",
+    "format",
+)
+
+
+def parse_append(lines: list[str], first_line: int) -> SmallParse | None:
+    """The records and skipped lines of ``lines`` (an append's lines without their line ends, the first
+    one line number ``first_line``, 1-based), or None where one line's or the whole append's outcome is
+    not certain (see the module's docstring)."""
+    columns: dict[str, list[object]] = {name: [] for name in STEP_COLUMNS}
+    offsets, roles, tasks, steps = (columns[n] for n in ("source_offset", "role", "task_index", "step"))
+    losses, accs, elapsed, globals_, locals_ = (
+        columns[n] for n in ("loss", "accuracy", "elapsed_s", "global_steps_per_s", "local_steps_per_s")
+    )
+    skipped = 0
+    last_step = -1
+    if len(set(lines)) != len(lines):
+        return None
+    for number, line in enumerate(lines, first_line):
+        if len(line) > MAX_LINE_CHARS:
+            return None
+        found = _STEP_LINE.fullmatch(line)
+        if found is None:
+            if _CHECKPOINT_LINE.fullmatch(line) and not any(word in line[31:] for word in _STATUS_WORDS):
+                skipped += 1
+                continue
+            return None
+        role, task, step, loss, acc, secs, g, local = found.groups()
+        step_n = int(step)
+        acc_n = float(acc)
+        if role not in ROLES or step_n <= last_step or acc_n > 1:
+            return None
+        last_step = step_n
+        offsets.append(number)
+        roles.append(role)
+        tasks.append(int(task))
+        steps.append(step_n)
+        losses.append(float(loss))
+        accs.append(acc_n)
+        elapsed.append(float(secs))
+        globals_.append(float(g))
+        locals_.append(float(local))
+    if steps and offsets[0] - first_line >= SNIFF_LINES:  # type: ignore[operator]
+        return None
+    columns["format"] = [FORMAT] * len(steps)
+    return SmallParse(columns=columns, skipped=skipped)
+
+
+#: The keys of a position's carried status (:func:`tierscope.collector.formats.status.carried_work`) this
+#: module knows: a position carrying another is the full collect's.
+CARRY_KEYS = frozenset(("short", "why", "steps", "step"))
+
+
+def carry_after(carried: dict[str, bool | int] | None, parsed: SmallParse) -> dict[str, bool | int] | None:
+    """The status the full collect saves with the position after ``parsed`` (an append holding a record),
+    read on from a position that carried ``carried``; None where this module cannot tell it: ``carried``
+    says the newest record announced work it had not reached or that the run stopped on purpose (a bare
+    ending later is judged by that), or holds a key it does not know. The append's lines say neither, so
+    both stay False; a record came, and the newest one's step is the one a later traceback fails at."""
+    if carried and (set(carried) - CARRY_KEYS or carried.get("short") or carried.get("why")):
+        return None
+    steps = parsed.columns["step"]
+    if not steps:
+        return None
+    return {"short": False, "why": False, "steps": True, "step": steps[-1]}  # type: ignore[dict-item]
