@@ -67,14 +67,21 @@ _MARK = "#"
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
-_LISTING = r"(?i)\.(?:jpe?g|png|wav|txt|json|csv|tfrecords?|parquet|npy|h5|bin)\b|/\S*#"
+_LISTING = r"(?i)\.(?:jpe?g|png|wav|txt|json|csv|tfrecords?|parquet|npy|h5|bin)\b|(?:^|\s)\.{0,2}/[A-Za-z_][\w.-]*/"
 #: A word before a slot that makes it a metric, never a measure.
 _METRIC_WORD = (
     r"(?i)(?:loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward|error|err|bleu|f1|map|iou)\W*$"
 )
+#: The word before a position that makes it an epoch's, not a step's.
+_EPOCH_WORD = r"(?i)\bepoch\W*$"
 #: A time printed with its unit after the slot: seconds or milliseconds.
 _SECONDS_AFTER = r"^\s*(?:s|sec|secs|seconds)\b"
 _MS_AFTER = r"^\s*ms\b"
+#: Seconds over a count the next slot states (Caffe's ``36.09s/100``: 100 steps in 36.09 s).
+_SECONDS_OVER = r"^\s*s\s*/\s*$"
+#: A clock inside the message (``Elapsed [8:37:01.05]``) after a word naming a time since the start.
+_CLOCK_IN_MESSAGE = "#:#:#"
+_ELAPSED_WORD = r"(?i)(?:elapsed|wall|time|uptime)\W*$"
 
 
 @dataclass
@@ -120,6 +127,7 @@ _KIND_WORDS = {
     "step_s": "a time per step",
     "interval_s": "the seconds since the previous report",
     "elapsed_s": "the seconds since the start",
+    "clock_s": "the seconds since the start (a clock: this slot and the next two)",
 }
 
 
@@ -186,6 +194,8 @@ def _position(frame: pl.DataFrame, key: str, width: int) -> tuple[Slot | None, S
         restarts = back > 0
         if restarts and (back * 4 > d.len() or rising < 2 * back):
             continue
+        if pl.select(pl.lit(before).str.contains(_EPOCH_WORD)).item():
+            continue  # an epoch is no step: an epoch-level log is the grammar's
         stride = float(d.filter(d > 0).median())  # type: ignore[arg-type]
         rank = (restarts, stride)
         if best is None or rank < (best[2], best[0]):
@@ -282,6 +292,12 @@ def _unit_times(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[i
         if i in used:
             continue
         _, after = _around(key, i)
+        over = pl.select(pl.lit(after).str.contains(_SECONDS_OVER)).item()
+        if over and i + 1 < width and frame.get_column(f"_v{i + 1}").n_unique() == 1:
+            count = float(frame.get_column(f"_v{i + 1}")[0])
+            if count > 0 and count == stride:
+                why = f"seconds over the {_num(count)} steps each line advances"
+                return [Slot(i, "interval_s", why), Slot(i + 1, "total", "the steps the time covers")]
         ms = bool(pl.select(pl.lit(after).str.contains(_MS_AFTER)).item())
         if not ms and not pl.select(pl.lit(after).str.contains(_SECONDS_AFTER)).item():
             continue
@@ -292,6 +308,24 @@ def _unit_times(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[i
         if stride == 1:
             return [Slot(i, "step_s", "a time with its unit on lines one step apart", scale)]
     return []
+
+
+def _message_clock(frame: pl.DataFrame, key: str, used: set[int]) -> list[Slot]:
+    """A clock inside the message (``Elapsed [8:37:01.056768]``: hours, minutes, seconds) after a word naming the
+    time since the start, growing line by line: the seconds since the start."""
+    at = key.find(_CLOCK_IN_MESSAGE)
+    if at < 0 or not pl.select(pl.lit(key[:at]).str.contains(_ELAPSED_WORD)).item():
+        return []
+    i = key[:at].count(_MARK)
+    if {i, i + 1, i + 2} & used:
+        return []
+    seconds = frame.select(
+        (pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")).alias("c"), "_t"
+    )
+    d = _diffs(seconds, "c")
+    if d.len() < MIN_REPEATS - 1 or not (d > 0).all():
+        return []
+    return [Slot(i, "clock_s", "hours:minutes:seconds after a word naming the time since the start, growing")]
 
 
 def learn(lines: pl.DataFrame) -> Layout | None:
@@ -332,8 +366,10 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
     stride = float(
         _diffs(frame, f"_v{position.index}").filter(pl.Series(_diffs(frame, f"_v{position.index}") > 0)).median()
     )  # type: ignore[arg-type]
-    measures = _clocked(frame, position.index, key, width, used) or _unit_times(
-        frame, position.index, key, width, used, stride
+    measures = (
+        _clocked(frame, position.index, key, width, used)
+        or _message_clock(frame, key, used)
+        or _unit_times(frame, position.index, key, width, used, stride)
     )
     if not measures:
         return None
@@ -404,7 +440,7 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         pl.when(too_big).then(pl.format(f"learned layout: position slot {p + 1} '{{}}' is no whole number", f"_r{p}"))
     ]
     for s in layout.slots:
-        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s"):
+        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s"):
             v = pl.col(f"_v{s.index}")
             bad = v.is_null() | v.is_nan() | v.is_infinite() | ((v <= 0) if s.kind in ("per_s", "step_s") else (v < 0))
             reasons.append(
@@ -443,6 +479,9 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
             cols["per_s"] = 1.0 / v
         elif slot.kind in ("interval_s", "elapsed_s"):
             cols[slot.kind] = v
+        elif slot.kind == "clock_s":
+            i = slot.index
+            cols["elapsed_s"] = pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")
     steps = good.select(
         "source_offset",
         "step",
