@@ -46,7 +46,7 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
-from tierscope.collector.formats.vocabulary import WHOLE_MAX, stepless_position
+from tierscope.collector.formats.vocabulary import BARE_TIMES, WHOLE_MAX, stepless_position
 
 #: The fewest repetitions of a message, in the file's head, for its template to be learned.
 MIN_REPEATS = 4
@@ -170,59 +170,38 @@ def _diffs(values: pl.DataFrame, column: str) -> pl.Series:
     return values.select((pl.col(column) - pl.col(column).shift(1).over("_t")).alias("d")).get_column("d").drop_nulls()
 
 
-def _position(frame: pl.DataFrame, key: str, width: int) -> tuple[Slot | None, Slot | None, Slot | None]:
-    """``(position, total, epoch)``: the whole-number slot that only grows (the finest of them), or one that grows
-    and restarts a few times (counted within its epoch, with the constant slot after it as its total and the
-    slot before it that steps by one where it restarts as its epoch)."""
-    best: tuple[float, int, bool] | None = None
+def _positions(frame: pl.DataFrame, key: str, width: int) -> list[tuple[Slot, Slot | None]]:
+    """The slots that may be the position, leftmost first (a message names its position before its figures), those
+    that only grow before those that restart, each with the constant slot after it where it is an ``N/M`` counter's
+    total: a whole number that only grows, or one that grows and restarts now and then (counted within its epoch)."""
+    found: list[tuple[bool, int, Slot, Slot | None]] = []
     for i in range(width):
         raw = frame.get_column(f"_r{i}")
         if not raw.str.contains(r"^\d+$").all():
             continue
         before, after = _around(key, i)
-        # a clock or a date inside the message (``14:26:39``, ``2019-09-17``) is no counter
-        if before.strip() == ":" or after.strip() == ":":
+        # a clock or a date inside the message (``14:26:39``) is no counter; an epoch is no step (an epoch-level log
+        # is the grammar's)
+        if before.strip() == ":" or after.strip() == ":" or pl.select(pl.lit(before).str.contains(_EPOCH_WORD)).item():
             continue
         d = _diffs(frame, f"_v{i}")
         if d.len() < MIN_REPEATS - 1:
             continue
-        rising = int((d > 0).sum())
-        back = int((d < 0).sum())
-        flat = int((d == 0).sum())
-        if flat or rising == 0:
+        rising, back, flat = int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum())
+        if flat or rising == 0 or (back and (back * 4 > d.len() or rising < 2 * back)):
             continue
-        restarts = back > 0
-        if restarts and (back * 4 > d.len() or rising < 2 * back):
-            continue
-        if pl.select(pl.lit(before).str.contains(_EPOCH_WORD)).item():
-            continue  # an epoch is no step: an epoch-level log is the grammar's
-        stride = float(d.filter(d > 0).median())  # type: ignore[arg-type]
-        rank = (restarts, stride)
-        if best is None or rank < (best[2], best[0]):
-            best = (stride, i, restarts)
-    if best is None:
-        return None, None, None
-    stride, i, restarts = best
-    d = _diffs(frame, f"_v{i}").filter(pl.Series(_diffs(frame, f"_v{i}") > 0))
-    steady = d.len() and (d == d.mode()[0]).sum() * 2 >= d.len()
-    how = f"grows by {_num(stride)} each line" if steady else f"only grows (by {_num(stride)} a line, the median)"
-    if not restarts:
-        return Slot(i, "position", how), None, None
-    total = epoch = None
-    _, after = _around(key, i)
-    if i + 1 < width and after.strip() in ("/", "of"):
-        m = frame.get_column(f"_v{i + 1}")
-        if m.n_unique() == 1:
-            total = Slot(i + 1, "total", f"stays {_num(float(m[0]))}: a counter's total")
-    if i > 0:
-        e = frame.select(pl.col(f"_v{i - 1}"), pl.col(f"_v{i}"))
-        went_back = e.select((pl.col(f"_v{i}").diff() < 0).alias("b"), pl.col(f"_v{i - 1}").diff().alias("de"))
-        at = went_back.filter(pl.col("b"))
-        elsewhere = went_back.filter(~pl.col("b").fill_null(True))
-        if at.height and (at.get_column("de") == 1).all() and (elsewhere.get_column("de") == 0).all():
-            epoch = Slot(i - 1, "epoch", "steps by one where the position starts again")
-    counted = "starts again each epoch: counted within it (epochs begun x its length + itself)"
-    return Slot(i, "position", f"{how}; {counted}"), total, epoch
+        up = d.filter(d > 0)
+        stride = float(up.median())  # type: ignore[arg-type]
+        steady = (up == up.mode()[0]).sum() * 2 >= up.len()
+        how = f"grows by {_num(stride)} each line" if steady else f"only grows (by {_num(stride)} a line, the median)"
+        total = None
+        if back:
+            how += "; starts again each epoch: counted within it (epochs begun x its length + itself)"
+            if i + 1 < width and after.strip() in ("/", "of") and frame.get_column(f"_v{i + 1}").n_unique() == 1:
+                m = float(frame.get_column(f"_v{i + 1}")[0])
+                total = Slot(i + 1, "total", f"stays {_num(m)}: a counter's total")
+        found.append((bool(back), i, Slot(i, "position", how), total))
+    return [(slot, total) for _, _, slot, total in sorted(found, key=lambda f: (f[0], f[1]))]
 
 
 def _num(x: float) -> str:
@@ -353,27 +332,29 @@ def _slot_frame(lines: pl.DataFrame, width: int) -> pl.DataFrame:
 
 
 def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None:
+    """The layout of one template's ``lines`` (keyed): its first position candidate that has a measure, or None."""
     width = key.count(_MARK)
     frame = _slot_frame(lines, width)
-    position, total, epoch = _position(frame, key, width)
-    if position is None:
-        return None
-    used = {s.index for s in (position, total, epoch) if s is not None}
     named = _named_measure(lines)
-    slots = [s for s in (position, total, epoch) if s is not None]
-    if named is not None:
-        return Layout(key, repeats, slots, named=named)
-    stride = float(
-        _diffs(frame, f"_v{position.index}").filter(pl.Series(_diffs(frame, f"_v{position.index}") > 0)).median()
-    )  # type: ignore[arg-type]
-    measures = (
-        _clocked(frame, position.index, key, width, used)
-        or _message_clock(frame, key, used)
-        or _unit_times(frame, position.index, key, width, used, stride)
-    )
-    if not measures:
-        return None
-    return Layout(key, repeats, slots + measures)
+    for position, total in _positions(frame, key, width):
+        slots = [s for s in (position, total) if s is not None]
+        # a time the vocabulary reads as no unit of work's (``1.36s``) is what its behaviour shows: the time since the
+        # start where it grows with the position, ...
+        if named is not None and named not in BARE_TIMES:
+            return Layout(key, repeats, slots, named=named)
+        used = {s.index for s in slots}
+        d = _diffs(frame, f"_v{position.index}")
+        stride = float(d.filter(d > 0).median())  # type: ignore[arg-type]
+        measures = (
+            _clocked(frame, position.index, key, width, used)
+            or _message_clock(frame, key, used)
+            or _unit_times(frame, position.index, key, width, used, stride)
+        )
+        if measures:
+            return Layout(key, repeats, slots + measures)
+        if named is not None:
+            return Layout(key, repeats, slots, named=named)  # ... else the vocabulary's reading
+    return None
 
 
 def _named_measure(lines: pl.DataFrame) -> str | None:
