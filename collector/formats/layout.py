@@ -40,7 +40,7 @@ expressions, no Python per line).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import polars as pl
 
@@ -106,6 +106,27 @@ class Layout:
     named: str | None = None
     #: Carried from batch to batch: per task, (last position, restarts, longest) of a restarting counter.
     laps: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The layout as JSON values, to be saved with the file's position (:func:`carried_layout`)."""
+        return {
+            "key": self.key,
+            "repeats": self.repeats,
+            "slots": [[s.index, s.kind, s.why, s.scale] for s in self.slots],
+            "named": self.named,
+            "laps": {tag: list(v) for tag, v in self.laps.items()},
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Layout:
+        """The layout :meth:`to_json` saved; raises :class:`KeyError`, :class:`TypeError` or :class:`ValueError` on
+        another document."""
+        slots = [Slot(int(i), str(kind), str(why), float(scale)) for i, kind, why, scale in doc["slots"]]
+        if not any(s.kind == "position" for s in slots) or any(s.kind not in _KIND_WORDS for s in slots):
+            raise ValueError("a learned layout needs a position and known slots")
+        laps = {str(tag): (int(v[0]), int(v[1]), int(v[2])) for tag, v in dict(doc.get("laps") or {}).items()}
+        named = doc.get("named")
+        return cls(str(doc["key"]), int(doc["repeats"]), slots, None if named is None else str(named), laps)
 
     def slot(self, kind: str) -> Slot | None:
         return next((s for s in self.slots if s.kind == kind), None)
@@ -503,6 +524,26 @@ def _laps(good: pl.DataFrame, layout: Layout, context: ParseContext) -> pl.DataF
             layout.laps[tag] = (value, restarts, longest)
     whole = pl.DataFrame(rows, schema={"source_offset": pl.Int64, "_whole": pl.Int64}, orient="row")
     return good.join(whole, on="source_offset", how="left").with_columns(step=pl.col("_whole")).drop("_whole")
+
+
+def carried_layout(context: ParseContext) -> dict[str, Any] | None:
+    """The layout learned from the lines parsed so far with ``context``, as JSON values to save with the file's
+    position (the next collect that goes on from there reads the lines appended with it), or None."""
+    layout = context.state.get(STATE)
+    return layout.to_json() if layout else None
+
+
+def resume_layout(context: ParseContext, carried: dict[str, Any] | None) -> None:
+    """Start ``context`` from the layout an earlier collect's :func:`carried_layout` saved (a few lines appended
+    since repeat the template too seldom to teach it again). A saved layout that does not read is dropped: the
+    lines then teach it again."""
+    doc = (carried or {}).get(STATE)
+    if not isinstance(doc, dict):
+        return
+    try:
+        context.state[STATE] = Layout.from_json(doc)
+    except (KeyError, TypeError, ValueError):
+        return
 
 
 def explain(message: str, layout: Layout) -> str:

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
 from tests.support import SHARED
+from tierscope.cli import app
 from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
 from tierscope.collector.formats.layout import MIN_REPEATS, LearnedLayout
+from tierscope.dataset.store import Dataset
 
 
 def frame(lines: list[str], start: int = 1) -> pl.DataFrame:
@@ -205,3 +208,24 @@ def test_no_shared_case_gets_a_record_from_the_layout() -> None:
         for path in found:
             shown = explain_file(path, (1, 1))
             assert shown.verdict.by_format.get(LearnedLayout.name, 0) == 0, path.name
+
+
+def test_a_collect_that_goes_on_from_an_offset_reads_the_appended_lines_with_the_layout_learned_before(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(TIMED) + "\n")
+    _collect(log, tmp_path / "ds")
+    # two lines appended: too few to teach the template again, read with the one the first collect learned
+    with log.open("a") as out:
+        out.write("\n".join(clocked([f"ep 0 | it {n} | 0.500 | loss 1.8" for n in (600, 700)], [250, 300])) + "\n")
+    _collect(log, tmp_path / "ds")
+    steps = Dataset(tmp_path / "ds").read("steps").sort("step")
+    assert steps.get_column("step").to_list() == [100, 200, 300, 400, 500, 600, 700]
+    # 1 / 0.5 = 2.0 steps/s on the appended lines
+    assert steps.get_column("global_steps_per_s").to_list()[-2:] == pytest.approx([2.0, 2.0])
+
+
+def _collect(log: Path, dataset: Path) -> None:
+    result = CliRunner().invoke(app, ["collect", "files", str(log), "-d", str(dataset), "--settle", "0"])
+    assert result.exit_code == 0, result.output
