@@ -107,6 +107,19 @@ class Layout:
     #: Carried from batch to batch: per task, (last position, restarts, longest) of a restarting counter.
     laps: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
+    @property
+    def prefix(self) -> str:
+        """The template up to its last slot read and the unit after it: a line that says the same up to there is
+        one of its lines, whatever it says after (an ETA printed with fewer units, a field added now and then)."""
+        parts = self.key.split(_MARK)
+        last = max(s.index for s in self.slots)
+        if any(s.kind == "clock_s" for s in self.slots):
+            last = max(last, max(s.index + 2 for s in self.slots if s.kind == "clock_s"))
+        after = parts[last + 1]
+        # the unit or the separator right after the slot, not the next field's words
+        unit = after[: len(after) - len(after.lstrip())] + (after.lstrip().split(" ")[0] if after.strip() else "")
+        return _MARK.join(parts[: last + 1]) + _MARK + unit
+
     def to_json(self) -> dict[str, Any]:
         """The layout as JSON values, to be saved with the file's position (:func:`carried_layout`)."""
         return {
@@ -167,8 +180,6 @@ def _refused(key: str) -> str | None:
     frame = pl.DataFrame({"k": [key], "w": [words]})
     s = read_statements(pl.col("w"))
     evaluation, other = frame.select(s["evaluation"].alias("e"), s["other_work"].alias("o")).row(0)
-    if frame.select(pl.col("w").str.contains(NOT_TRAINING)).item():
-        return "it names work that is not training (a download, an evaluation, ...)"
     if evaluation:
         return "an evaluation's statement"
     if other:
@@ -291,7 +302,9 @@ def _unit_times(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[i
     for i in range(width):
         if i in used:
             continue
-        _, after = _around(key, i)
+        before, after = _around(key, i)
+        if before.strip() in ("h", "m", "min"):
+            continue  # the seconds of ``3m 13s`` are no time of their own
         over = pl.select(pl.lit(after).str.contains(_SECONDS_OVER)).item()
         if over and i + 1 < width and frame.get_column(f"_v{i + 1}").n_unique() == 1:
             count = float(frame.get_column(f"_v{i + 1}")[0])
@@ -358,6 +371,11 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
     frame = _slot_frame(lines, width)
     named = _named_measure(lines)
     for position, total in _positions(frame, key, width):
+        # what the message says before its position describes the work, as a bar's description does: a download's,
+        # an evaluation's, ... (a metric named after it, ``test: 0.82``, describes nothing)
+        described = key.split(_MARK)[: position.index + 1]
+        if pl.select(pl.lit(" ".join(described)).str.contains(NOT_TRAINING)).item():
+            continue
         slots = [s for s in (position, total) if s is not None]
         # a time the vocabulary reads as no unit of work's (``1.36s``) is what its behaviour shows: the time since the
         # start where it grows with the position, ...
@@ -424,7 +442,7 @@ class LearnedLayout:
         if not layout:
             return empty_parsed(lines)
         keyed = _keyed(lines)
-        ours = keyed.filter(pl.col("_key") == layout.key)
+        ours = keyed.filter(pl.col("_key").str.starts_with(layout.prefix))
         if ours.height == 0:
             return empty_parsed(lines)
         return read_lines(ours, lines, layout, context, self.name)
