@@ -59,6 +59,8 @@ CLOCK_TOLERANCE = 0.1
 MIN_CLOCK_SPAN_S = 5.0
 #: Where :class:`~tierscope.collector.formats.base.ParseContext` keeps the file's learned layout.
 STATE = "layout"
+#: ... and how many unread lines it has learned from so far.
+_SEEN = "layout-seen"
 
 #: A slot: a number as a log prints it, or a word standing for one (``nan``, ``inf``), so that a line whose
 #: measure came out NaN still matches its template and is rejected with its reason.
@@ -436,8 +438,11 @@ class LearnedLayout:
         if layout is None:
             counted = lines.filter(context.counts(pl.col("source_offset")))
             layout = learn(counted)
-            # learned once from a head with enough of the file's lines; a short head waits for more
-            if layout is not None or counted.height >= LEARN_LINES:
+            # learned once, from the unread lines of the file's head: until :data:`LEARN_LINES` of them have taught
+            # none, each batch's are tried (a file's first batches may hold its banner and config alone)
+            seen = context.state.get(_SEEN, 0) + counted.height
+            context.state[_SEEN] = seen
+            if layout is not None or seen >= LEARN_LINES:
                 context.state[STATE] = layout if layout is not None else False
         if not layout:
             return empty_parsed(lines)
