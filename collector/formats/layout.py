@@ -242,10 +242,11 @@ def _num(x: float) -> str:
     return f"{x:.4g}"
 
 
-def _clocked(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[int]) -> list[Slot]:
-    """The slots that track the line clock: a rate, a time per step, an interval, the seconds since the start."""
+def _clock_pairs(frame: pl.DataFrame, pos: int, width: int) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """``(lines with their clock seconds _s, consecutive pairs of a task's lines with _dt and _dp)``, or None where
+    the lines have no clock, or one too short or too coarse to compare a slot with."""
     if STAMP not in frame.columns or frame.get_column(STAMP).null_count() * 2 > frame.height:
-        return []
+        return None
     t = frame.select(
         "_t",
         (pl.col(STAMP).dt.epoch("us") / 1e6).alias("_s"),
@@ -258,7 +259,37 @@ def _clocked(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[int]
     ).filter((pl.col("_dp") > 0) & (pl.col("_dt") >= 0))
     span, advanced = float(pairs.get_column("_dt").sum()), float(pairs.get_column("_dp").sum())
     if pairs.height < MIN_REPEATS - 1 or span < MIN_CLOCK_SPAN_S or advanced <= 0:
+        return None
+    return t, pairs
+
+
+#: How far a step time the units or words state may be from the clock's (logging, data loading and evaluations
+#: between reports take time too) before the clock says it is not the step's: a factor of two.
+CLOCK_FACTOR = 2.0
+
+
+def _against_clock(frame: pl.DataFrame, pos: int, width: int, seconds: pl.Series) -> str | None:
+    """Why ``seconds`` (a step's time per line, from a unit or a word) is not the step's time where the lines'
+    clock says otherwise (a request's milliseconds in a server's log), or None where it agrees or there is no
+    clock to ask."""
+    clocked = _clock_pairs(frame, pos, width)
+    typical = seconds.drop_nulls().median()
+    if clocked is None or typical is None:
+        return None
+    _, pairs = clocked
+    per_step = float(pairs.get_column("_dt").sum()) / float(pairs.get_column("_dp").sum())
+    if per_step / CLOCK_FACTOR <= float(typical) <= per_step * CLOCK_FACTOR:  # type: ignore[arg-type]
+        return None
+    return f"{_num(float(typical))} s a step, but the clock says {_num(per_step)}"  # type: ignore[arg-type]
+
+
+def _clocked(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[int]) -> list[Slot]:
+    """The slots that track the line clock: a rate, a time per step, an interval, the seconds since the start."""
+    clocked = _clock_pairs(frame, pos, width)
+    if clocked is None:
         return []
+    t, pairs = clocked
+    span, advanced = float(pairs.get_column("_dt").sum()), float(pairs.get_column("_dp").sum())
     rate, per_step = advanced / span, span / advanced
     gap = float(pairs.get_column("_dt").median())  # type: ignore[arg-type]
     stride = float(pairs.get_column("_dp").median())  # type: ignore[arg-type]
@@ -382,6 +413,8 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
         # a time the vocabulary reads as no unit of work's (``1.36s``) is what its behaviour shows: the time since the
         # start where it grows with the position, ...
         if named is not None and named not in BARE_TIMES:
+            if _against_clock(frame, position.index, width, _named_seconds(lines)):
+                continue
             return Layout(key, repeats, slots, named=named)
         used = {s.index for s in slots}
         d = _diffs(frame, f"_v{position.index}")
@@ -391,11 +424,31 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
             or _message_clock(frame, key, used)
             or _unit_times(frame, position.index, key, width, used, stride)
         )
-        if measures:
+        if measures and not _against_clock(frame, position.index, width, _step_seconds(frame, measures, stride)):
             return Layout(key, repeats, slots + measures)
-        if named is not None:
+        if named is not None and not _against_clock(frame, position.index, width, _named_seconds(lines)):
             return Layout(key, repeats, slots, named=named)  # ... else the vocabulary's reading
     return None
+
+
+def _named_seconds(lines: pl.DataFrame) -> pl.Series:
+    """The step time (seconds) the vocabulary's rate or step time on each of ``lines`` gives (null where none)."""
+    s = read_statements(pl.col("line"))
+    return lines.select((1.0 / pl.coalesce(s["global_per_s"], s["per_s"])).alias("x")).get_column("x")
+
+
+def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float) -> pl.Series:
+    """The step time (seconds) the slots ``measures`` give on each line: a time per step, the inverse of a rate, an
+    interval over the steps a line advances (null for the time since the start: the clock is its own check)."""
+    for m in measures:
+        v = pl.col(f"_v{m.index}") * m.scale
+        if m.kind == "step_s":
+            return frame.select(v.alias("x")).get_column("x")
+        if m.kind == "per_s":
+            return frame.select((1.0 / v).alias("x")).get_column("x")
+        if m.kind == "interval_s":
+            return frame.select((v / stride).alias("x")).get_column("x")
+    return pl.Series("x", [None] * frame.height, dtype=pl.Float64)
 
 
 def _named_measure(lines: pl.DataFrame) -> str | None:

@@ -149,6 +149,9 @@ NEAR_MISSES = {
     "no measure": [f"step {i} - loss 104.{i} - moving ave loss 104.{i}" for i in range(8)],
     # a counter that grows with a clock and nothing that tracks it: a position timed by the line clock alone
     "clock only": clocked([f"it {10 * i} l {2.0 - i / 10:.1f}" for i in range(6)], [7 * i for i in range(6)]),
+    # a server's requests: an id that grows and milliseconds that are no step's (0.0 .. 12.9 ms a request, while
+    # the clock says 1 s from one request to the next)
+    "requests": clocked([f"request {i} served in {i % 13}.{i % 10} ms" for i in range(8)], list(range(8))),
     # repeated fewer times than the threshold
     "too few": clocked(
         [f"it {100 * (i + 1)} | {t}" for i, t in enumerate(STEP_TIMES[: MIN_REPEATS - 1])], [0, 50, 100]
