@@ -424,7 +424,9 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
             or _message_clock(frame, key, used)
             or _unit_times(frame, position.index, key, width, used, stride)
         )
-        if measures and not _against_clock(frame, position.index, width, _step_seconds(frame, measures, stride)):
+        if measures and not _against_clock(
+            frame, position.index, width, _step_seconds(frame, measures, stride, position.index)
+        ):
             return Layout(key, repeats, slots + measures)
         if named is not None and not _against_clock(frame, position.index, width, _named_seconds(lines)):
             return Layout(key, repeats, slots, named=named)  # ... else the vocabulary's reading
@@ -437,10 +439,14 @@ def _named_seconds(lines: pl.DataFrame) -> pl.Series:
     return lines.select((1.0 / pl.coalesce(s["global_per_s"], s["per_s"])).alias("x")).get_column("x")
 
 
-def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float) -> pl.Series:
+def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float, pos: int) -> pl.Series:
     """The step time (seconds) the slots ``measures`` give on each line: a time per step, the inverse of a rate, an
-    interval over the steps a line advances (null for the time since the start: the clock is its own check)."""
+    interval over the steps a line advances, the growth of the time since the start over the position's (null
+    where the measure is the message's own clock: it is its own check)."""
     for m in measures:
+        if m.kind == "elapsed_s":
+            grown = (pl.col(f"_v{m.index}") * m.scale).diff().over("_t") / pl.col(f"_v{pos}").diff().over("_t")
+            return frame.select(grown.alias("x")).get_column("x")
         v = pl.col(f"_v{m.index}") * m.scale
         if m.kind == "step_s":
             return frame.select(v.alias("x")).get_column("x")
