@@ -21,20 +21,23 @@ slot is from how it behaves across the repetitions:
 
 The template is one whose message repeats at least :data:`MIN_REPEATS` times in the lines the chain left
 unread in the file's head (up to :data:`LEARN_LINES`); a line of it with a position and a measure is a
-step record. It is learned once per file and kept in the :class:`~tierscope.collector.formats.base.ParseContext`
-for every later batch; a later collect that goes on from an offset learns it again from the lines appended.
+step record; a line that says the same up to the last slot read is one of its lines, whatever follows (an ETA
+printed with fewer units). It is learned once per file and kept in the
+:class:`~tierscope.collector.formats.base.ParseContext` for every later batch, and saved with the file's position
+(:func:`carried_layout`) for a later collect that goes on from there.
 
 Refused, whatever repeats: numbers that do not grow (a config dump), a counter that grows with no measure
 (with a line clock alone it is no record: the project's count of records), a dataset listing, a
 download's or an extraction's bar in bytes, an evaluation's lines (the grammar's
-:data:`~tierscope.collector.formats.grammar.NOT_TRAINING` words and its statements of evaluation), a message
-repeated fewer times than :data:`MIN_REPEATS`. Of two interleaved templates (training and evaluation),
-only the training one is read. A line of the template whose slot does not read as a number (``nan``, a
+:data:`~tierscope.collector.formats.grammar.NOT_TRAINING` words before the position, as a bar's description, and
+its statements of evaluation), a step time from a unit or a word that the lines' clock contradicts (a server's
+request milliseconds), a message repeated fewer times than :data:`MIN_REPEATS`. Of two interleaved templates
+(training and evaluation), only the training one is read. A line of the template whose slot does not read as a number (``nan``, a
 position too large) is a reject with its reason.
 
 Cost: on a file the chain reads, nothing but a look at the lines it left; on a file no format reads, one
 pass over the head's lines to learn and one over each batch's unread lines to match (polars
-expressions, no Python per line).
+expressions; Python per record only for a counter that restarts each epoch).
 """
 
 from __future__ import annotations
@@ -88,8 +91,9 @@ _ELAPSED_WORD = r"(?i)(?:elapsed|wall|time|uptime)\W*$"
 
 @dataclass
 class Slot:
-    """What one slot of a template is: ``kind`` is ``position``, ``total``, ``epoch``, ``per_s``, ``step_s``,
-    ``interval_s``, ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond), with ``why`` in words."""
+    """What one slot of a template is: ``kind`` is ``position``, ``total``, ``per_s``, ``step_s``, ``interval_s``,
+    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond) or ``clock_s`` (hours, with the minutes and
+    seconds of the next two slots), with ``why`` in words."""
 
     index: int
     kind: str
@@ -113,6 +117,8 @@ class Layout:
     def prefix(self) -> str:
         """The template up to its last slot read and the unit after it: a line that says the same up to there is
         one of its lines, whatever it says after (an ETA printed with fewer units, a field added now and then)."""
+        if self.named:
+            return self.key  # the vocabulary's measure may sit anywhere after the slots read: the whole template
         parts = self.key.split(_MARK)
         last = max(s.index for s in self.slots)
         if any(s.kind == "clock_s" for s in self.slots):
@@ -578,7 +584,12 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         pl.lit(False).alias("rate_derived"),
         pl.lit(fmt).alias("format"),
     ).with_columns(stepless_position())
-    taken = ours.get_column("source_offset").implode()
+    # a line of the template that measures nothing (the vocabulary's measure missing on it) is no record: handed on
+    measured = pl.any_horizontal(
+        pl.col(c).is_not_null() for c in ("elapsed_s", "interval_s", "global_steps_per_s", "examples_per_s")
+    )
+    steps = steps.filter(measured)
+    taken = pl.concat([steps.get_column("source_offset"), rejects.get_column("source_offset")]).implode()
     rest = lines.filter(~pl.col("source_offset").is_in(taken))
     return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
 

@@ -232,3 +232,11 @@ def test_a_collect_that_goes_on_from_an_offset_reads_the_appended_lines_with_the
 def _collect(log: Path, dataset: Path) -> None:
     result = CliRunner().invoke(app, ["collect", "files", str(log), "-d", str(dataset), "--settle", "0"])
     assert result.exit_code == 0, result.output
+
+
+def test_a_line_of_the_template_that_measures_nothing_is_no_record() -> None:
+    # the template is learned from four lines with a rate the vocabulary names; a fifth line with the same words
+    # and no rate ("-- 0 it/s" is broken, "-- saving" says another thing) is no record
+    lines = [f"Schritt {5 * (i + 1)} -- 2.5 it/s" for i in range(MIN_REPEATS)] + ["Schritt 25 -- saving"]
+    steps = read(lines)
+    assert steps.get_column("source_offset").to_list() == [1, 2, 3, 4]
