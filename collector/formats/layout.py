@@ -32,8 +32,8 @@ download's or an extraction's bar in bytes, an evaluation's lines (the grammar's
 :data:`~tierscope.collector.formats.grammar.NOT_TRAINING` words before the position, as a bar's description, and
 its statements of evaluation), a step time from a unit or a word that the lines' clock contradicts (a server's
 request milliseconds), a message repeated fewer times than :data:`MIN_REPEATS`. Of two interleaved templates
-(training and evaluation), only the training one is read. A line of the template whose slot does not read as a number (``nan``, a
-position too large) is a reject with its reason.
+(training and evaluation), only the training one is read. A line of the template whose slot does not read as a
+number (``nan``, a position too large) is a reject with its reason.
 
 Cost: on a file the chain reads, nothing but a look at the lines it left; on a file no format reads, one
 pass over the head's lines to learn and one over each batch's unread lines to match (polars
