@@ -33,6 +33,9 @@ from tierscope.collector.formats import (
 )
 from tierscope.collector.formats.envelopes import split_envelopes
 from tierscope.collector.formats.grammar import ProgressGrammar, explain_line
+from tierscope.collector.formats.layout import STATE as LAYOUT_STATE
+from tierscope.collector.formats.layout import Layout, LearnedLayout
+from tierscope.collector.formats.layout import explain as explain_layout
 from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import MEASURE_GATE
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
@@ -172,7 +175,8 @@ def explain_file(
         window_lines.append(batch.lines.filter(in_window))
         kept.append(_within(parsed, in_window))
     raw = pl.concat(window_lines) if window_lines else pl.DataFrame(schema=LINES_SCHEMA)
-    readings = _readings(raw, kept, context.year)
+    learned = context.state.get(LAYOUT_STATE)
+    readings = _readings(raw, kept, context.year, learned or None)
     return Explanation(verdict=totals.verdict(str(path), only or sniffed), readings=readings, first=first, last=last)
 
 
@@ -306,8 +310,11 @@ def _task_labels(steps: pl.DataFrame) -> list[str]:
     return steps.select(label.alias("task")).get_column("task").unique().to_list()
 
 
-def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list[LineReading]:
-    """One :class:`LineReading` per line of ``raw`` from what the batches made of them."""
+def _readings(
+    raw: pl.DataFrame, parsed: list[Parsed], year: int | None, layout: Layout | None = None
+) -> list[LineReading]:
+    """One :class:`LineReading` per line of ``raw`` from what the batches made of them (``layout``: the one the
+    file's head taught, for the lines it read)."""
     steps = _rows(p.steps for p in parsed)
     events = _rows(p.events for p in parsed)
     rejects = _rows(p.rejects for p in parsed)
@@ -338,6 +345,8 @@ def _readings(raw: pl.DataFrame, parsed: list[Parsed], year: int | None) -> list
             )
         elif outcome == "record" and fmt == ProgressGrammar.name and msg is not None:
             why = explain_line(msg.split("\r")[-1])
+        elif outcome == "record" and fmt == LearnedLayout.name and msg is not None and layout is not None:
+            why = explain_layout(msg, layout)
         readings.append(
             LineReading(
                 line=offset,

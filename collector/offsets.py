@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from tierscope.collector.rotation import follow
 from tierscope.gcs import is_url
@@ -70,9 +70,10 @@ class FileState:
     resume_line: int | None = None
     #: What the parse of the lines before ``offset`` knows that judges the lines after it (whether the newest
     #: record announced work it had not reached, whether a step record came before a traceback appended since
-    #: and its step: :func:`tierscope.collector.formats.status.carried_work`);
+    #: and its step: :func:`tierscope.collector.formats.status.carried_work`; the step-line layout learned from the
+    #: file's head: :func:`tierscope.collector.formats.layout.carried_layout`);
     #: the next collect that goes on from ``offset`` starts from it. None: nothing (a file's start).
-    carry: dict[str, bool | int] | None = None
+    carry: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ from tierscope.collector.formats.grammar import (
     read_statements,
 )
 from tierscope.collector.formats.keras import KerasProgress
+from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
@@ -112,8 +113,12 @@ FORMATS: dict[str, LineFormat] = {
         KerasProgress(),
         GcloudFailures(),
         ProgressGrammar(),
+        LearnedLayout(),
     )
 }
+
+#: Read after every other line format, whatever was sniffed: it learns the layout of what they leave unread.
+_LAST = (ProgressGrammar.name, LearnedLayout.name)
 
 #: Tried after every chain, also with ``--format``.
 ALWAYS: tuple[LineFormat, ...] = (PythonTraceback(), RunStatus())
@@ -186,15 +191,19 @@ def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ())
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
     frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
     stripped, _ = split_envelopes(frame, None, time_alone=not extra)
-    families = {name: fmt for name, fmt in _line_formats(extra).items() if name != ProgressGrammar.name}
+    families = {name: fmt for name, fmt in _line_formats(extra).items() if name not in _LAST}
     counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in families.items()}
     # a declared regex reads a line as written where its message alone does not match (DeclaredFormat.parse)
     counts.update({f.name: max(counts[f.name], f.sniff(head)) for f in extra if f.name in counts})
     best = max(counts, key=lambda name: counts[name])
     if counts[best] > 0:
         return best
-    # The grammar reads what the families leave: it leads only a file no family reads.
-    return ProgressGrammar.name if FORMATS[ProgressGrammar.name].sniff(stripped.get_column("line")) else None
+    # The grammar reads what the families leave: it leads only a file no family reads; the learned layout, what
+    # the grammar leaves.
+    if FORMATS[ProgressGrammar.name].sniff(stripped.get_column("line")):
+        return ProgressGrammar.name
+    # (with the lines' clock and tags: what the layout's slots are measured against)
+    return LearnedLayout.name if LearnedLayout().sniff_lines(stripped) else None
 
 
 def sniff_file(head: str) -> FileFormat | None:
@@ -240,7 +249,7 @@ def _chain(only: str | None, first: str | None, extra: Sequence[LineFormat] = ()
     chain = [*extra, *FORMATS.values()]
     # ``first`` is only an order: the format an earlier collect found in the file. A declared format
     # since renamed or dropped is no reason to refuse the file; the chain reads it without the hint.
-    lead = _line_formats(extra).get(first) if first else None
+    lead = _line_formats(extra).get(first) if first and first != LearnedLayout.name else None
     if lead is not None:
         chain.remove(lead)
         chain.insert(0 if lead in extra else len(extra), lead)

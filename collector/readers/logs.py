@@ -53,6 +53,8 @@ from tierscope.collector.formats import (
     sniff_file,
     sniff_format,
 )
+from tierscope.collector.formats.layout import STATE as LAYOUT_STATE
+from tierscope.collector.formats.layout import carried_layout, resume_layout
 from tierscope.collector.formats.status import carried_work, resume_work
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
@@ -290,6 +292,7 @@ class LogReading:
                 resume_work(context, self.prev.carry)
                 # ... and reports printed as a group of lines are known by the file's head
                 learn_from_head(src.head(raw), context)
+                resume_layout(context, self.prev.carry)
             if not segments:
                 counts.notes.append("unchanged")
             elif isinstance(reader, gzip.GzipFile) and (bomb := self._bomb(raw)) is not None:
@@ -426,7 +429,9 @@ class _Segment:
                 read = snapshot(raw, Path(self.seg.path), log.run.run_id, 0, done, True, counts.format)
                 position = dataclasses.replace(read, resume_line=done)
             if position is not None:
-                position = dataclasses.replace(position, carry=carried_work(self.context))
+                learned = carried_layout(self.context)
+                carry = {**(carried_work(self.context) or {}), **({LAYOUT_STATE: learned} if learned else {})}
+                position = dataclasses.replace(position, carry=carry or None)
             yield Batch(parsed, position)
             if last and saving and done < batch.end_line:
                 # the lines of a report still being written: read, and counted, by the next collect
