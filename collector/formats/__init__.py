@@ -71,6 +71,7 @@ from tierscope.collector.formats.grammar import (
     read_statements,
 )
 from tierscope.collector.formats.keras import KerasProgress
+from tierscope.collector.formats.layout import OTHERS_READ as LAYOUT_OTHERS_READ
 from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
@@ -391,6 +392,8 @@ def _run_chain(
         if rest.height == 0:
             break
         got = fmt.parse(rest, context)
+        if got.steps.height and fmt.name != LearnedLayout.name:
+            context.state[LAYOUT_OTHERS_READ] = True
         steps.append(got.steps)
         events.append(got.events)
         rejects.append(got.rejects)

@@ -62,12 +62,18 @@ CLOCK_TOLERANCE = 0.1
 MIN_CLOCK_SPAN_S = 5.0
 #: Where :class:`~tierscope.collector.formats.base.ParseContext` keeps the file's learned layout.
 STATE = "layout"
+#: Set by the format chain when a format before the layout read step records from a batch of the file.
+OTHERS_READ = "layout-others-read"
 #: ... and how many unread lines it has learned from so far.
 _SEEN = "layout-seen"
 
 #: A slot: a number as a log prints it, or a word standing for one (``nan``, ``inf``), so that a line whose
-#: measure came out NaN still matches its template and is rejected with its reason.
+#: measure came out NaN still matches its template and is rejected with its reason. Digits glued after a letter
+#: belong to a word (``w1075``, ``0x1F``, ``a100``), never a slot.
 _SLOT = r"(?i:\b(?:nan|inf(?:inity)?)\b)|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+#: Digits glued after a letter, and the word characters after them: written as the letter and ``D`` before the
+#: slots are found, so they stay the word's.
+_IN_WORD = r"([A-Za-z])\d[\w.]*"
 _MARK = "#"
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
@@ -175,16 +181,30 @@ _KIND_WORDS = {
 
 def _keyed(lines: pl.DataFrame) -> pl.DataFrame:
     """``lines`` with ``_key`` (the message with its numbers as ``#``, spaces collapsed) and ``_slots``."""
-    text = pl.col("line")
+    text = pl.col("line").str.replace_all(_IN_WORD, "${1}D")
     return lines.with_columns(
         _key=text.str.replace_all(_SLOT, _MARK).str.replace_all(r"\s+", " ").str.strip_chars(),
         _slots=text.str.extract_all(_SLOT),
     )
 
 
+#: A word of the field's that a training log says (what a step counts, what it measures, what it optimises). A file
+#: whose head says none of them (a game's frames, a server's requests, a test runner's tests, a sweep's trials, a
+#: heartbeat, CSV rows) is some other loop's, however its numbers behave; a template that says one is preferred.
+_TRAINING_WORD = (
+    r"(?i)\b(?:steps?|global_step|iter(?:s|ation|ations)?|it|epochs?|ep|batch(?:es)?|updates?|upd|train(?:ing)?|"
+    r"loss(?:es)?|lr|learn(?:ing)?|learning[ _-]?rate|grad(?:ient)?s?|grad_norm|acc(?:uracy)?|ppl|perplexity|kimg|"
+    r"tokens?|samples?|examples?|images?|imgs?|sequences?|rewards?|episodes?|timesteps?|rounds?|minibatch(?:es)?)\b"
+)
+#: Words of serving or benchmarking a model, not training it.
+_SERVING_WORD = r"(?i)\b(?:latency|latencies|requests?|req/s|qps|rtt)\b"
+
+
 def _refused(key: str) -> str | None:
     """Why a template is no training step's whatever its slots do, or None."""
     words = key.replace(_MARK, " ")
+    if pl.select(pl.lit(words).str.contains(_SERVING_WORD)).item():
+        return "it measures serving (latency, requests), not training"
     frame = pl.DataFrame({"k": [key], "w": [words]})
     s = read_statements(pl.col("w"))
     evaluation, other = frame.select(s["evaluation"].alias("e"), s["other_work"].alias("o")).row(0)
@@ -269,6 +289,9 @@ def _clock_pairs(frame: pl.DataFrame, pos: int, width: int) -> tuple[pl.DataFram
     return t, pairs
 
 
+#: The widest spread (interquartile range over the median) of a slot read as a measure by the clock: step times of
+#: one loop, even with pauses for logging and data, stay well inside it; uniform noise (IQR = median) does not.
+SPREAD = 0.5
 #: How far a step time the units or words state may be from the clock's (logging, data loading and evaluations
 #: between reports take time too) before the clock says it is not the step's: a factor of two.
 CLOCK_FACTOR = 2.0
@@ -311,6 +334,11 @@ def _clocked(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[int]
         if v.null_count() or (v <= 0).any():
             continue
         typical = float(v.median())  # type: ignore[arg-type]
+        # a measure of the same work varies a little line to line; numbers spread over their whole range (an ID,
+        # a random draw) can have a median near the clock's by chance
+        q1, q3 = v.quantile(0.25), v.quantile(0.75)
+        if q1 is None or q3 is None or q3 - q1 > SPREAD * typical:
+            continue
 
         def near(x: float, want: float) -> bool:
             return want > 0 and abs(x - want) <= CLOCK_TOLERANCE * want
@@ -386,8 +414,19 @@ def learn(lines: pl.DataFrame) -> Layout | None:
     keyed = _keyed(lines.head(LEARN_LINES)).filter(pl.col("_slots").list.len() > 0)
     if keyed.height < MIN_REPEATS:
         return None
-    counts = keyed.group_by("_key").len().filter(pl.col("len") >= MIN_REPEATS).sort("len", "_key", descending=True)
-    for key, repeats in counts.head(8).iter_rows():
+    # A template that names what a step counts or measures comes first; one that names nothing of the kind (a table
+    # row of numbers under its header, CatBoost's ``learn:``) only in a file whose head says training somewhere.
+    named = pl.col("_key").str.replace_all(_MARK, " ", literal=True).str.contains(_TRAINING_WORD)
+    counts = (
+        keyed.group_by("_key")
+        .len()
+        .filter(pl.col("len") >= MIN_REPEATS)
+        .with_columns(_named=named)
+        .sort("_named", "len", "_key", descending=True)
+    )
+    if not lines.head(LEARN_LINES).select(pl.col("line").str.contains(_TRAINING_WORD).any()).item():
+        counts = counts.filter("_named")
+    for key, repeats, _ in counts.head(8).iter_rows():
         if _refused(key):
             continue
         found = _read_template(keyed.filter(pl.col("_key") == key), key, repeats)
@@ -500,6 +539,10 @@ class LearnedLayout:
         if lines.height == 0:
             return empty_parsed(lines)
         layout = context.state.get(STATE)
+        if layout is None and (context.steps_seen or context.state.get(OTHERS_READ)):
+            # the families or the grammar read this file's steps: its other repeating messages are other loops
+            # (a renderer's frames, a probe), never a second series of the same run
+            context.state[STATE] = layout = False
         if layout is None:
             counted = lines.filter(context.counts(pl.col("source_offset")))
             layout = learn(counted)

@@ -56,7 +56,7 @@ def test_a_slot_near_steps_per_second_is_a_rate() -> None:
     # every 20 steps, 10 s apart: 2 steps/s; the slot prints 1.98 .. 2.02
     rates = ["1.98", "2.02", "2.00", "1.99", "2.01"]
     lines = clocked(
-        [f"n={20 * (i + 1)} spd {r} l {1.0 - i / 10:.1f}" for i, r in enumerate(rates)], [10 * i for i in range(5)]
+        [f"n={20 * (i + 1)} spd {r} loss {1.0 - i / 10:.1f}" for i, r in enumerate(rates)], [10 * i for i in range(5)]
     )
     steps = read(lines)
     assert steps.get_column("step").to_list() == [20, 40, 60, 80, 100]
@@ -65,7 +65,7 @@ def test_a_slot_near_steps_per_second_is_a_rate() -> None:
 
 def test_milliseconds_a_step_are_read_by_the_clock_too() -> None:
     # every 10 steps, 5 s apart: 0.5 s = 500 ms a step; 1000 / 500 = 2 steps/s
-    lines = clocked([f"#{10 * (i + 1)} dur {500 + i}" for i in range(5)], [5 * i for i in range(5)])
+    lines = clocked([f"#{10 * (i + 1)} dur {500 + i} loss 0.7" for i in range(5)], [5 * i for i in range(5)])
     steps = read(lines)
     assert steps.get_column("step").to_list() == [10, 20, 30, 40, 50]
     # 1 / 0.5 = 2.0; 1 / 0.504 = 1.98413
@@ -94,7 +94,10 @@ def test_a_time_with_its_unit_that_grows_is_the_time_since_the_start() -> None:
 
 def test_seconds_over_the_steps_a_line_advances_are_its_interval() -> None:
     # Caffe's parse_log table: 100 iterations in 36.9 s a row
-    lines = [f"{100 * i}  {60 + 37 * i:.3f}  36.9s/100  0.0001" for i in range(5)]
+    # (its header names what the columns are: a file that says nothing of training teaches no layout)
+    lines = ["#Iters Seconds TrainingLoss LearningRate"] + [
+        f"{100 * i}  {60 + 37 * i:.3f}  36.9s/100  0.0001" for i in range(5)
+    ]
     steps = read(lines)
     assert steps.get_column("step").to_list() == [0, 100, 200, 300, 400]
     assert steps.get_column("interval_s").to_list() == pytest.approx([36.9] * 5)
@@ -113,7 +116,7 @@ def test_a_counter_that_restarts_each_epoch_counts_within_it() -> None:
     # "[ N/4]" restarts after 4: epochs begun x 4 + N; 10 s a line, 1 step a line: 0.1 steps/s vs slot 10.0 s
     positions = [1, 2, 3, 4, 1, 2, 3, 4]
     lines = clocked(
-        [f"e{1 + i // 4} [ {n}/4] t {10.0:.1f}" for i, n in enumerate(positions)], [10 * i for i in range(8)]
+        [f"e{1 + i // 4} [ {n}/4] t {10.0:.1f} loss 0.3" for i, n in enumerate(positions)], [10 * i for i in range(8)]
     )
     steps = read(lines)
     assert steps.get_column("step").to_list() == [1, 2, 3, 4, 5, 6, 7, 8]
@@ -240,3 +243,59 @@ def test_a_line_of_the_template_that_measures_nothing_is_no_record() -> None:
     lines = [f"Schritt {5 * (i + 1)} -- 2.5 it/s" for i in range(MIN_REPEATS)] + ["Schritt 25 -- saving"]
     steps = read(lines)
     assert steps.get_column("source_offset").to_list() == [1, 2, 3, 4]
+
+
+def test_a_file_whose_steps_another_format_reads_gets_no_second_series_from_the_layout() -> None:
+    # the grammar reads "step N ... time/step 1.00s" (20 steps a line, 20 s apart: 1 step/s); the renderer's
+    # "frame N fps 60.0" repeats between them with a growing frame and a steady fps, and is another loop's
+    messages, seconds = [], []
+    for i in range(6):
+        messages += [f"Epoch 1 step {20 * (i + 1)} loss {2.5 - i / 10:.2f} time/step 1.00s",
+                     f"env render frame {1200 * (i + 1)} fps 60.0"]  # fmt: skip
+        seconds += [20 * i, 20 * i + 10]
+    steps = parse_lines(frame(clocked(messages, seconds)), context=ParseContext(year=2024)).steps
+    assert steps.get_column("step").to_list() == [20, 40, 60, 80, 100, 120]
+    assert set(steps.get_column("format").to_list()) != {LearnedLayout.name}
+    assert LearnedLayout.name not in steps.get_column("format").to_list()
+
+
+def test_a_file_that_says_nothing_of_training_teaches_no_layout() -> None:
+    # a heartbeat and a game's frame counter: a growing counter and a measure that tracks the clock (5 s a line,
+    # 1 beat a line: "interval=5.0s"; 60 frames a second), but no word of a training step anywhere in the file
+    beats = clocked([f"heartbeat seq={i + 1} interval=5.0s" for i in range(8)], [5 * i for i in range(8)])
+    frames = clocked([f"frame {60 * (i + 1)} fps 60.0" for i in range(8)], list(range(8)))
+    assert read(beats).height == 0
+    assert read(frames).height == 0
+
+
+def test_a_template_naming_training_is_chosen_over_a_busier_one_that_does_not() -> None:
+    # "ep 0 | it N | 0.100 | loss L": 100 steps each 10 s = 0.1 s a step; a probe with a growing sequence and an
+    # rtt printed twice as often is the larger template, but names nothing a step counts
+    messages, seconds = [], []
+    for i in range(6):
+        messages += [f"ep 0 | it {100 * (i + 1)} | 0.100 | loss {2.5 - i / 10:.2f}",
+                     f"health probe {2 * i + 1} rtt 5.0s", f"health probe {2 * i + 2} rtt 5.0s"]  # fmt: skip
+        seconds += [10 * i, 10 * i + 2, 10 * i + 7]
+    steps = read(clocked(messages, seconds))
+    assert steps.get_column("step").to_list() == [100, 200, 300, 400, 500, 600]
+    # 1 / 0.100 = 10 steps/s
+    assert steps.get_column("global_steps_per_s").to_list() == pytest.approx([10.0] * 6)
+
+
+def test_numbers_spread_over_their_range_are_no_measure_even_with_a_median_near_the_clock() -> None:
+    # one step a line every 0.5 s (2 steps/s, 0.5 s a step); the third number is spread evenly over 0.05..0.95 (IQR
+    # 0.45 against a median of 0.5: wider than half the median), so it is no step time
+    noise = [0.05, 0.95, 0.5, 0.25, 0.75, 0.15, 0.85, 0.35, 0.65, 0.45] * 2
+    lines = [
+        f"[2024-05-01 10:00:{i // 2:02d}.{5 * (i % 2)}00] train step {i + 1} value {v}" for i, v in enumerate(noise)
+    ]
+    assert read(lines).height == 0
+
+
+def test_digits_glued_after_a_letter_belong_to_the_word() -> None:
+    # "w1075", "a100": names, not slots; the step and the rate are the lines' other numbers
+    lines = clocked(
+        [f"node a100 w1075 step {10 * (i + 1)} dur 0.50 loss 1.0" for i in range(5)], [5 * i for i in range(5)]
+    )
+    steps = read(lines)
+    assert steps.get_column("step").to_list() == [10, 20, 30, 40, 50]
