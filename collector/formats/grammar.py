@@ -635,9 +635,7 @@ def _lap_clocks_dropped(records: pl.DataFrame) -> pl.DataFrame:
     if "_bar_elapsed_s" not in records.columns:
         return records.drop("_later_lap")
     later = pl.col("_later_lap").fill_null(False)
-    return records.with_columns(_bar_elapsed_s=pl.when(later).then(None).otherwise("_bar_elapsed_s")).drop(
-        "_later_lap"
-    )
+    return records.with_columns(_bar_elapsed_s=pl.when(later).then(None).otherwise("_bar_elapsed_s")).drop("_later_lap")
 
 
 def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
