@@ -60,8 +60,14 @@ def collect_file(
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``options.fmt``.
     """
     sink = Sink(dataset, positions)
+    known = sink.positions.offsets.get(source, run.run_id) is not None
     reading = registry.reader_for(source).open(source, run, sink.positions, options)
-    return sink.take(reading, run)
+    counts = sink.take(reading, run)
+    if not known and counts.nothing_read:
+        # a log no format reads is not done with: once the user declares its format, the next collect reads it
+        sink.positions.offsets.forget(run.run_id, (str(source),))
+        counts.unread = True
+    return counts
 
 
 #: Seconds a collect holds the dataset's lock before it lets a waiting collect in between two files
@@ -128,12 +134,13 @@ def collect_runs(
                     result.errors.append(UnknownFormatError(f"run {run.run_id!r} ({path}): {exc}"))
                     continue
                 result.sources.append(counts)
+                missing += counts.unread  # nothing read from it: nothing is known of the run from it either
                 if on_file:
                     on_file(counts)
             if run.files and missing == len(run.files):
                 absent.add(run.run_id)
-        # A run whose files are all missing (a typo in a manifest) would be a row of facts with no
-        # records, an `empty` run in every summary; it is recorded once a file of it is read. So would a
+        # A run whose files are all missing (a typo in a manifest) or unread (no format reads them) would be
+        # a row of facts with no records, an `empty` run in every summary; it is recorded once a file of it is read. So would a
         # run named after files whose records all name their own runs. A row an earlier collect wrote stays.
         read = [run for run in runs if run.run_id not in absent]
         if not facts_recorded(dataset.root, read):  # a cron collect's usual case: read no Parquet to know it

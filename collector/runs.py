@@ -60,6 +60,15 @@ class SourceCounts:
     #: Step records stored with a NaN loss, and the line (entry) number of the first.
     nan_loss: int = 0
     first_nan_loss: int | None = None
+    #: True when the file was read for the first time and none of its lines gave anything (no record,
+    #: event, reject or duplicate): its position is not kept, so the next collect (after a format of the
+    #: user's own is declared) reads it from its start, and no run is recorded for it alone.
+    unread: bool = False
+
+    @property
+    def nothing_read(self) -> bool:
+        """True when the file had lines and none gave a record, an event, a reject or a duplicate."""
+        return bool(self.lines) and not (self.steps or self.events or self.rejects or self.duplicates)
 
     def note_nan_loss(self) -> None:
         """Add the note on NaN losses, if any. A NaN loss is noted, not rejected: the step and

@@ -166,8 +166,13 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
                         f"warning: {shown}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
                         f"event or a broken record: is it a step log? `tierscope formats --try {shown}` shows "
                         "how each line was read; a format of your own can read it (docs/reading-logs.md: "
-                        "'My log is not read'; then collect the file again with --reread, as this collect has "
-                        "marked it read)" + (f" (read as {s.format})" if s.format else "")
+                        "'My log is not read'; then collect the file again"
+                        + (
+                            ": this collect stored nothing of it and did not mark it read)"
+                            if s.unread
+                            else " with --reread, as this collect has marked it read)"
+                        )
+                        + (f" (read as {s.format})" if s.format else "")
                     )
                 ),
                 soft_wrap=True,
