@@ -74,7 +74,7 @@ def test_a_log_no_format_reads_is_left_unread_and_records_no_run(tmp_path: Path)
     assert "no data" not in runner.invoke(app, ["summary", "-d", ds]).output
     formats = tmp_path / "mine.toml"
     formats.write_text(
-        '[[format]]\nname = "mine"\nregex = \'^it=(?P<step>\\d+) spd=(?P<global_steps_per_s>[0-9.]+)$\'\n'
+        "[[format]]\nname = \"mine\"\nregex = '^it=(?P<step>\\d+) spd=(?P<global_steps_per_s>[0-9.]+)$'\n"
     )
     second = runner.invoke(app, ["collect", "files", str(log), "--formats", str(formats), "-d", ds])
     assert second.exit_code == 0, second.output
