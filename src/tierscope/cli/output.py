@@ -177,6 +177,20 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
                 ),
                 soft_wrap=True,
             )
+        if s.conflicts and s.first_conflict is not None:
+            line, step, other, other_line = s.first_conflict
+            err_console().print(
+                Text(
+                    printable(
+                        f"warning: {shown}: {n.plural(s.conflicts, 'step record')} claim steps of run {s.run_id!r} "
+                        f"already read with other figures (first: line {line}, step {step}, against "
+                        f"{shown_path(other or '?', wide)}:{other_line}): not copies, kept aside as rejects "
+                        "(`tierscope rejects`); the files look like two runs: collect them apart, "
+                        f"`tierscope collect files {shown} --run-id OTHER_RUN`"
+                    )
+                ),
+                soft_wrap=True,
+            )
     print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
 
 
