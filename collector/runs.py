@@ -66,6 +66,8 @@ class SourceCounts:
     #: event, reject or duplicate): its position is not kept, so the next collect (after a format of the
     #: user's own is declared) reads it from its start, and no run is recorded for it alone.
     unread: bool = False
+    #: True when this collect read the file from its start (no position of it was kept).
+    first_read: bool = False
     #: Step records kept aside (as rejects) because a record of the same step, task and time was held with other
     #: figures (:data:`~tierscope.dataset.schema.STEP_FIGURES`); the first as (line, step, other source, its line).
     conflicts: int = 0
@@ -84,7 +86,12 @@ class SourceCounts:
         self.conflicts += conflicts.height
         if self.first_conflict is None:
             first = conflicts.sort("source_offset", nulls_last=True).row(0, named=True)
-            self.first_conflict = (first["source_offset"], first["step"], first["source_held"], first["source_offset_held"])
+            self.first_conflict = (
+                first["source_offset"],
+                first["step"],
+                first["source_held"],
+                first["source_offset_held"],
+            )
 
     def note_nan_loss(self) -> None:
         """Add the note on NaN losses, if any. A NaN loss is noted, not rejected: the step and
@@ -106,6 +113,8 @@ class CollectResult:
     errors: list[InputError] = field(default_factory=list)
     #: Why the collect stopped before its last file (``--max-seconds``); None: it read them all.
     stopped: str | None = None
+    #: One line each: what the collect found doubtful in what it stored (a run whose tasks disagree).
+    warnings: list[str] = field(default_factory=list)
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.sources)

@@ -246,8 +246,9 @@ def conflict_rejects(conflicts: pl.DataFrame) -> pl.DataFrame:
 def _first_difference() -> pl.Expr:
     """The first figure of :data:`STEP_FIGURES` stated both ways, as ``name A here, B there``."""
     return pl.coalesce(
-        pl.when(pl.col(n).is_not_null() & pl.col(f"{n}_held").is_not_null() & (pl.col(n) != pl.col(f"{n}_held")))
-        .then(pl.format(f"{n} {{}} here, {{}} there", n, f"{n}_held"))
+        pl.when(pl.col(n).is_not_null() & pl.col(f"{n}_held").is_not_null() & (pl.col(n) != pl.col(f"{n}_held"))).then(
+            pl.format(f"{n} {{}} here, {{}} there", n, f"{n}_held")
+        )
         for n in STEP_FIGURES
     )
 

@@ -191,6 +191,8 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
                 ),
                 soft_wrap=True,
             )
+    for warning in result.warnings:
+        err_console().print(Text(printable(f"warning: {warning}")), soft_wrap=True)
     print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
 
 
