@@ -24,7 +24,7 @@ from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, R
 from tierscope.collector.runs import NAMED_BY_CONTENT, CollectResult, SourceCounts
 from tierscope.collector.runs import runs_from_paths as runs_from_paths
 from tierscope.collector.sink import Sink, dataset_lock, file_positions, record_runs
-from tierscope.collector.task_agreement import disagreement
+from tierscope.collector.task_agreement import COLUMNS, disagreement, training_records
 from tierscope.collector.unchanged import facts_recorded, note_recorded
 from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.lock import let_waiters_in
@@ -145,7 +145,8 @@ def collect_runs(
             # logs of two jobs named as one run's tasks (worker-0.log, worker-1.log): said once, when first read
             stored = [s for s in result.sources if s.run_id == run.run_id and s.steps]
             if len(run.files) > 1 and any(s.first_read for s in stored):
-                warning = disagreement(dataset, run.run_id)
+                steps = dataset.read("steps", run.run_id, where=training_records(), columns=COLUMNS)
+                warning = disagreement(run.run_id, steps)
                 if warning:
                     result.warnings.append(warning)
         # A run whose files are all missing (a typo in a manifest) or unread (no format reads them) would be

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from tierscope.dataset.store import Dataset
-
 #: How far apart (largest / smallest) the tasks' typical steps/s may be in one job. Synchronous replicas step
 #: together, and asynchronous workers print the job's global rate, so tasks of one job agree within a few tens of
 #: percent (a straggler is 0.8x its peers'); 2x apart is two jobs on different machines.
@@ -26,15 +24,19 @@ MIN_RATES = 3
 _NOT_TRAINING = ("evaluator", "eval", "ps")
 
 
-def disagreement(dataset: Dataset, run_id: str) -> str | None:
-    """A one-line warning (no trailing period) when ``run_id``'s training tasks disagree as :mod:`this module
-    <tierscope.collector.task_agreement>` says, else None (also for a run of one task)."""
-    steps = dataset.read(
-        "steps",
-        run_id,
-        where=~pl.col("role").fill_null("").is_in(_NOT_TRAINING),
-        columns=["role", "task_index", "global_steps_per_s", "timestamp", "source"],
-    )
+#: The columns of a run's step records :func:`disagreement` reads.
+COLUMNS = ["role", "task_index", "global_steps_per_s", "timestamp", "source"]
+
+
+def training_records() -> pl.Expr:
+    """The records :func:`disagreement` judges: a training task's."""
+    return ~pl.col("role").fill_null("").is_in(_NOT_TRAINING)
+
+
+def disagreement(run_id: str, steps: pl.DataFrame) -> str | None:
+    """A one-line warning (no trailing period) when run ``run_id``'s training tasks disagree as this module
+    says, else None (also for a run of one task). ``steps``: the run's step records (:data:`COLUMNS`,
+    :func:`training_records`)."""
     tasks = steps.group_by("role", "task_index").agg(
         rate=pl.col("global_steps_per_s").drop_nulls().median(),
         rates=pl.col("global_steps_per_s").drop_nulls().len(),
