@@ -277,12 +277,16 @@ def device_configurations(group: Group, measured: pl.DataFrame) -> list[Hardware
     and those that failed) are left out."""
     accelerator = group.accelerator
     seen = {int(d) for d in measured.filter(pl.col("accelerator") == accelerator)["devices"].drop_nulls()}
-    found: list[Hardware] = []
-    for spec in machines.catalog().values():
-        if spec.kind == "machine" and spec.accelerator == accelerator:
-            found.append(Hardware((machines.pool("chief", spec.name),)))
-        elif spec.kind == "tpu_slice" and spec.accelerator == accelerator:
-            found.append(Hardware((machines.slice_pool(spec.name),)))
+    specs = [spec for spec in machines.catalog().values() if spec.accelerator == accelerator]
+    # a TPU slice is run on its host machine type (v5litepod-1 on ct5lp-hightpu-1t): the slice, which states its
+    # topology, stands for both, each configuration offered once
+    found = [Hardware((machines.slice_pool(spec.name),)) for spec in specs if spec.kind == "tpu_slice"]
+    slices = {h.describe() for h in found}
+    for spec in specs:
+        if spec.kind == "machine":
+            hardware = Hardware((machines.pool("chief", spec.name),))
+            if hardware.describe() not in slices:
+                found.append(hardware)
     if not found:  # an attached GPU: more of it on the machine type it was measured on
         hosts = measured.filter(pl.col("accelerator") == accelerator)["hardware"].drop_nulls()
         host = hosts[0].split(" x ", 1)[1].split(" ", 1)[0] if hosts.len() else None

@@ -24,6 +24,7 @@ from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, R
 from tierscope.collector.runs import NAMED_BY_CONTENT, CollectResult, SourceCounts
 from tierscope.collector.runs import runs_from_paths as runs_from_paths
 from tierscope.collector.sink import Sink, dataset_lock, file_positions, record_runs
+from tierscope.collector.task_agreement import COLUMNS, disagreement, training_records
 from tierscope.collector.unchanged import facts_recorded, note_recorded
 from tierscope.dataset.doctor import StateCheck
 from tierscope.dataset.lock import let_waiters_in
@@ -60,8 +61,15 @@ def collect_file(
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``options.fmt``.
     """
     sink = Sink(dataset, positions)
+    known = sink.positions.offsets.get(source, run.run_id) is not None
     reading = registry.reader_for(source).open(source, run, sink.positions, options)
-    return sink.take(reading, run)
+    counts = sink.take(reading, run)
+    counts.first_read = not known
+    if not known and counts.nothing_read:
+        # a log no format reads is not done with: once the user declares its format, the next collect reads it
+        sink.positions.offsets.forget(run.run_id, (str(source),))
+        counts.unread = True
+    return counts
 
 
 #: Seconds a collect holds the dataset's lock before it lets a waiting collect in between two files
@@ -128,13 +136,23 @@ def collect_runs(
                     result.errors.append(UnknownFormatError(f"run {run.run_id!r} ({path}): {exc}"))
                     continue
                 result.sources.append(counts)
+                missing += counts.unread  # nothing read from it: nothing is known of the run from it either
                 if on_file:
                     on_file(counts)
             if run.files and missing == len(run.files):
                 absent.add(run.run_id)
-        # A run whose files are all missing (a typo in a manifest) would be a row of facts with no
-        # records, an `empty` run in every summary; it is recorded once a file of it is read. So would a
-        # run named after files whose records all name their own runs. A row an earlier collect wrote stays.
+        for run in runs:
+            # logs of two jobs named as one run's tasks (worker-0.log, worker-1.log): said once, when first read
+            stored = [s for s in result.sources if s.run_id == run.run_id and s.steps]
+            if len(run.files) > 1 and any(s.first_read for s in stored):
+                steps = dataset.read("steps", run.run_id, where=training_records(), columns=COLUMNS)
+                warning = disagreement(run.run_id, steps)
+                if warning:
+                    result.warnings.append(warning)
+        # A run whose files are all missing (a typo in a manifest) or unread (no format reads them) would be
+        # a row of facts with no records, an `empty` run in every summary; it is recorded once a file of
+        # it is read. So would a run named after files whose records all name their own runs. A row an
+        # earlier collect wrote stays.
         read = [run for run in runs if run.run_id not in absent]
         if not facts_recorded(dataset.root, read):  # a cron collect's usual case: read no Parquet to know it
             record_runs(dataset, [run for run in read if not _named_by_records(dataset, run)])

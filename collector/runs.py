@@ -21,6 +21,8 @@ from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDo
 from tierscope.gcs import is_url
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from tierscope.collector.sources import objects
 
 #: The files of a run directory read as logs (a directory written by ``tierscope train local``
@@ -60,6 +62,36 @@ class SourceCounts:
     #: Step records stored with a NaN loss, and the line (entry) number of the first.
     nan_loss: int = 0
     first_nan_loss: int | None = None
+    #: True when the file was read for the first time and none of its lines gave anything (no record,
+    #: event, reject or duplicate): its position is not kept, so the next collect (after a format of the
+    #: user's own is declared) reads it from its start, and no run is recorded for it alone.
+    unread: bool = False
+    #: True when this collect read the file from its start (no position of it was kept).
+    first_read: bool = False
+    #: Step records kept aside (as rejects) because a record of the same step, task and time was held with other
+    #: figures (:data:`~tierscope.dataset.schema.STEP_FIGURES`); the first as (line, step, other source, its line).
+    conflicts: int = 0
+    first_conflict: tuple[int | None, int | None, str | None, int | None] | None = None
+
+    @property
+    def nothing_read(self) -> bool:
+        """True when the file had lines and none gave a record, an event, a reject or a duplicate."""
+        return bool(self.lines) and not (self.steps or self.events or self.rejects or self.duplicates)
+
+    def note_conflicts(self, conflicts: pl.DataFrame) -> None:
+        """Count ``conflicts`` (step records of this file that claim steps held with other figures, as
+        :attr:`~tierscope.dataset.store.AppendResult.conflicts` gives them) and keep the first for the warning."""
+        if conflicts.height == 0:
+            return
+        self.conflicts += conflicts.height
+        if self.first_conflict is None:
+            first = conflicts.sort("source_offset", nulls_last=True).row(0, named=True)
+            self.first_conflict = (
+                first["source_offset"],
+                first["step"],
+                first["source_held"],
+                first["source_offset_held"],
+            )
 
     def note_nan_loss(self) -> None:
         """Add the note on NaN losses, if any. A NaN loss is noted, not rejected: the step and
@@ -81,6 +113,8 @@ class CollectResult:
     errors: list[InputError] = field(default_factory=list)
     #: Why the collect stopped before its last file (``--max-seconds``); None: it read them all.
     stopped: str | None = None
+    #: One line each: what the collect found doubtful in what it stored (a run whose tasks disagree).
+    warnings: list[str] = field(default_factory=list)
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.sources)

@@ -34,7 +34,7 @@ from tierscope.collector.sources.eventfiles import is_event_file
 from tierscope.dataset import rewind
 from tierscope.dataset.errors import StateCorruptError
 from tierscope.dataset.lock import locked
-from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA, off_the_clock
+from tierscope.dataset.schema import REJECT_RAW_MAX, RUN_KEY, RUN_SCHEMA, STEP_FIGURES, off_the_clock
 from tierscope.dataset.store import AppendResult, Dataset, Staged, import_writer
 
 
@@ -191,6 +191,11 @@ def store_parsed(
         counts.duplicates += got.duplicates
         lines.stored("steps", got)
         lines.held(parsed.steps)
+        if got.conflicts:
+            conflicts = pl.concat(got.conflicts, how="vertical_relaxed")
+            counts.note_conflicts(conflicts)
+            counts.rejects += dataset.append("rejects", conflict_rejects(conflicts), staged).stored
+            lines.conflicted(conflicts)
     if parsed.events.height:
         got = dataset.append("events", _set(_fill(parsed.events, **ctx), **given), staged)
         counts.events += got.stored
@@ -209,6 +214,43 @@ def store_parsed(
 
 
 _NO_OFFSETS = pl.Series("source_offset", [], pl.Int64)
+
+
+def conflict_rejects(conflicts: pl.DataFrame) -> pl.DataFrame:
+    """Rejects (:data:`~tierscope.dataset.schema.REJECT_SCHEMA`) of step records that claim a step already held
+    with other figures (:attr:`~tierscope.dataset.store.AppendResult.conflicts`): where the other one is, and the
+    first figure that differs; ``raw`` is the record's step and figures."""
+    return conflicts.select(
+        "run_id",
+        "source",
+        "source_offset",
+        "format",
+        pl.format(
+            "step {} conflicts with the record of that step at {}:{}: {} (two runs read as one?)",
+            "step",
+            pl.col("source_held").fill_null("?"),
+            pl.col("source_offset_held").cast(pl.String).fill_null("?"),
+            _first_difference(),
+        ).alias("reason"),
+        pl.concat_str(
+            [pl.format("step={}", "step")]
+            + [pl.format(f"{n}={{}}", pl.col(n)) for n in STEP_FIGURES if n != "rate_derived"],
+            separator=" ",
+            ignore_nulls=True,
+        )
+        .str.slice(0, REJECT_RAW_MAX)
+        .alias("raw"),
+    )
+
+
+def _first_difference() -> pl.Expr:
+    """The first figure of :data:`STEP_FIGURES` stated both ways, as ``name A here, B there``."""
+    return pl.coalesce(
+        pl.when(pl.col(n).is_not_null() & pl.col(f"{n}_held").is_not_null() & (pl.col(n) != pl.col(f"{n}_held"))).then(
+            pl.format(f"{n} {{}} here, {{}} there", n, f"{n}_held")
+        )
+        for n in STEP_FIGURES
+    )
 
 
 def _offsets(frame: pl.DataFrame) -> tuple[pl.Series, int]:
@@ -249,12 +291,22 @@ class _LineOutcomes:
     def rejected(self, frame: pl.DataFrame) -> None:
         self._add("rejects", _offsets(frame))
 
+    def conflicted(self, frame: pl.DataFrame) -> None:
+        self._add("conflicts", _offsets(frame))
+
     def add_to(self, counts: SourceCounts) -> None:
         steps, events, held, rejects = (self._lines(k) for k in ("steps", "events", "held_rows", "rejects"))
+        conflicts = self._lines("conflicts")
         if events.len() and steps.len():
             events = events.filter(~events.is_in(steps.implode()))
         if rejects.len() and held.len():
             rejects = rejects.filter(~rejects.is_in(held.implode()))
+        # a line whose record conflicts (and stored nothing) is rejected, not a duplicate's
+        stored = pl.concat([steps, events])
+        if conflicts.len() and stored.len():
+            conflicts = conflicts.filter(~conflicts.is_in(stored.implode()))
+        counts.duplicate_lines -= conflicts.len() + self.unnumbered.get("conflicts", 0)
+        counts.rejected_lines += conflicts.len() + self.unnumbered.get("conflicts", 0)
         n = self.unnumbered.get
         counts.step_lines += steps.len() + n("steps", 0)
         counts.event_lines += events.len() + n("events", 0)

@@ -94,6 +94,45 @@ STEP_KEY: tuple[str, ...] = (
     "position",
 )
 
+#: The figures a step record states beside its key. Two rows of one key are one record (a copy: another file,
+#: a platform's copy, a re-read) only where these agree: a figure both state (a rate neither derived) differing
+#: by more than :data:`FIGURE_TOLERANCE` of its size makes them two records that claim one step, a conflict (two
+#: runs read as one), neither a duplicate of the other. Times are no figure: a copy's time may be its envelope's.
+STEP_FIGURES: tuple[str, ...] = (
+    "global_steps_per_s",
+    "examples_per_s",
+    "loss",
+    "accuracy",
+    "eval_loss",
+    "eval_accuracy",
+)
+
+#: How far apart, relatively, two statements of one figure may be and still be copies: a log printing 4
+#: significant digits and a structured copy of full precision differ by up to 0.05 % of the value.
+FIGURE_TOLERANCE = 1e-3
+
+
+def figures_differ(suffix: str) -> pl.Expr:
+    """True where a row's :data:`STEP_FIGURES` differ from those of the columns named with ``suffix``
+    (the other copy's, joined on :data:`STEP_KEY`) beyond :data:`FIGURE_TOLERANCE`; a figure either lacks,
+    or a rate either derived, is no difference."""
+
+    def stated(name: str, end: str = "") -> pl.Expr:
+        value = pl.col(name + end)
+        if name == "global_steps_per_s":
+            return pl.when(pl.col("rate_derived" + end).fill_null(False)).then(None).otherwise(value)
+        return value
+
+    differ = [
+        (
+            (stated(n) - stated(n, suffix)).abs()
+            > FIGURE_TOLERANCE * pl.max_horizontal(stated(n).abs(), stated(n, suffix).abs())
+        ).fill_null(False)
+        for n in STEP_FIGURES
+    ]
+    return pl.any_horizontal(differ)
+
+
 #: Run events. ``event`` is one of :data:`EVENTS`: ``started``, ``failed`` or ``finished``, and the
 #: milestones goodput reads (``initialized``, ``first_step``, ``checkpoint_begin`` / ``_end``,
 #: ``eval_begin`` / ``_end``, ``restored``; :mod:`tierscope.contract` says what each means);

@@ -64,9 +64,11 @@ from tierscope.dataset.schema import (
     REJECT_SCHEMA,
     RUN_KEY,
     RUN_SCHEMA,
+    STEP_FIGURES,
     STEP_KEY,
     STEP_SCHEMA,
     conform,
+    figures_differ,
 )
 from tierscope.dataset.state import state_dir
 from tierscope.dataset.store_options import DICTIONARY_PAGE_BYTES as DICTIONARY_PAGE_BYTES
@@ -91,10 +93,13 @@ class Table:
     #: only the held rows within its range of that column, and the Parquet statistics let the
     #: reader skip the files outside it; rows in which it rises strictly need no duplicate check.
     range_key: str | None = None
+    #: Columns two rows of one key must agree on to be one row (:func:`~tierscope.dataset.schema.figures_differ`):
+    #: a row whose key is held but whose figures differ is a conflict, neither stored nor a duplicate.
+    figures: tuple[str, ...] = ()
 
 
 TABLES: dict[str, Table] = {
-    "steps": Table("steps", STEP_SCHEMA, STEP_KEY, range_key="step"),
+    "steps": Table("steps", STEP_SCHEMA, STEP_KEY, range_key="step", figures=(*STEP_FIGURES, "rate_derived")),
     "events": Table("events", EVENT_SCHEMA, EVENT_KEY),
     "rejects": Table("rejects", REJECT_SCHEMA, REJECT_KEY, range_key="source_offset"),
     "runs": Table("runs", RUN_SCHEMA, (*RUN_KEY, "collected_at")),
@@ -341,12 +346,22 @@ class AppendResult:
     #: The ``source_offset`` of each row stored (Int64, nulls kept), for tables that have one: which
     #: lines stored a row and which only repeated rows already held (a collect counts lines by outcome).
     stored_offsets: list[pl.Series] = field(default_factory=list)
+    #: Rows whose key was held (or came earlier in the frame) with other figures: each row's columns, and the
+    #: row it met as ``source_held``, ``source_offset_held`` and its figures suffixed ``_held``. Not stored,
+    #: not counted as duplicates.
+    conflicts: list[pl.DataFrame] = field(default_factory=list)
 
     def __iadd__(self, other: AppendResult) -> AppendResult:
         self.stored += other.stored
         self.duplicates += other.duplicates
         self.stored_offsets += other.stored_offsets
+        self.conflicts += other.conflicts
         return self
+
+    @property
+    def conflicted(self) -> int:
+        """How many rows conflicted."""
+        return sum(c.height for c in self.conflicts)
 
 
 @dataclass
@@ -713,6 +728,7 @@ class Dataset:
             if run_id is None:
                 raise ValueError(f"{table}: rows without a run_id cannot be stored")
             new = part
+            found: list[pl.DataFrame] = []  # this run's conflicts
             if spec.key is not None:
                 key = list(spec.key)
                 # A key column rising strictly from row to row proves the rows distinct (a log's
@@ -723,16 +739,24 @@ class Dataset:
                     hashes = part.select(key).hash_rows()
                     if hashes.n_unique() < hashes.len():
                         new = part.unique(subset=key, keep="first", maintain_order=True)
+                        if spec.figures:
+                            repeated = part.filter(~pl.struct(key).is_first_distinct())
+                            found += _conflicts(repeated, new, spec)
                 directory = self._scope(table, str(run_id))
                 pending = self._staged_in(directory)
                 if pending and not self._beyond_written(pending, new, spec.range_key):
                     self._wait_staged(directory, staged)  # rows they hold must be read back
                 held_files = self.files(table, str(run_id))
                 if held_files and not self._beyond_written(held_files, new, spec.range_key):
-                    held = self.read(table, str(run_id), where=_within(new, spec.range_key), columns=key).unique()
+                    told = [*spec.figures, "source", "source_offset"] if spec.figures else []
+                    held = self.read(table, str(run_id), where=_within(new, spec.range_key), columns=key + told)
+                    held = held.unique(subset=key, keep="first") if told else held.unique()
                     if held.height:
-                        new = new.join(held, on=key, how="anti", nulls_equal=True)
-            result.duplicates += part.height - new.height
+                        if told:
+                            found += _conflicts(new, held, spec)
+                        new = new.join(held.select(key), on=key, how="anti", nulls_equal=True)
+            result.conflicts += found
+            result.duplicates += part.height - new.height - sum(c.height for c in found)
             if new.height:
                 directory = self._partition(table, str(run_id))
                 if staged is None:
@@ -825,6 +849,16 @@ def _rising(frame: pl.DataFrame, column: str | None) -> bool:
     if values.null_count():
         return False
     return values.len() < 2 or bool((values.slice(1) > values.slice(0, values.len() - 1)).all())
+
+
+def _conflicts(rows: pl.DataFrame, kept: pl.DataFrame, spec: Table) -> list[pl.DataFrame]:
+    """The rows of ``rows`` whose key ``kept`` holds with other figures (:func:`figures_differ`), each with the
+    kept row's source, line and figures suffixed ``_held``; an empty list when there are none."""
+    key = list(spec.key or ())
+    told = [*spec.figures, "source", "source_offset"]
+    met = rows.join(kept.select(*key, *told), on=key, how="inner", nulls_equal=True, suffix="_held")
+    differ = met.filter(figures_differ("_held"))
+    return [differ] if differ.height else []
 
 
 def _within(frame: pl.DataFrame, column: str | None) -> pl.Expr | None:

@@ -578,7 +578,10 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
 
 def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     """``records`` (the grammar's, with ``_piece``, ``_position``, ``_inner``, ``_order``) with each position
-    counted within its epoch made a step of the run: ``epoch x its total + position``.
+    counted within its epoch made a step of the run: ``(epoch - first epoch) x its total + position``, the first
+    epoch being 1 where the file's first stated epoch is 1, else 0 (loops count epochs from 1 or from 0: the first
+    iteration of ``epoch 1 iter 50/1000`` is step 50, not 1050; a file that starts later, ``7/299``, says neither
+    and keeps counting from 0, its steps then off by one epoch at most, its rates the same).
 
     Whether a position beside an epoch counts within it (``Epoch: [35]  [10/31]``, ``Epoch[102] Batch [50]``) or
     over the run (``epoch: 2, iter: 1010/100000``) the line does not say; the file does: where the epoch advances
@@ -611,15 +614,28 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         context.state["grammar-within-epoch"] = True
     longest = max(context.state.get("grammar-epoch-length", 0), int(seen.get_column("_n").max() or 0))
     context.state["grammar-epoch-length"] = longest
+    shown = context.state.setdefault("grammar-first-epoch-shown", seen.item(0, "_e"))
+    first = 1 if shown == 1 else 0
     if not context.state.get("grammar-within-epoch"):
         return records
     total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
-    whole = stated.select("_order", _whole=epoch * total + pl.col("step"))
-    return (
+    whole = stated.select("_order", _whole=(epoch - first) * total + pl.col("step"), _later_lap=epoch != shown)
+    return _lap_clocks_dropped(
         records.join(whole, on="_order", how="left", maintain_order="left")
         .with_columns(step=pl.coalesce("_whole", "step"))
         .drop("_whole")
     )
+
+
+def _lap_clocks_dropped(records: pl.DataFrame) -> pl.DataFrame:
+    """``records`` without the bar's clock where ``_later_lap`` (then dropped) is True: a bar drawn anew each epoch
+    (Lightning's ``Epoch 1: 40%|...| 200/500 [00:11<00:16, ...]``) restarts its clock with each epoch, so from its
+    second lap on the clock is the lap's, no time since the run began; kept, it would go back at each epoch and pass
+    for a restart of the run. The lap's records keep their stated rates."""
+    if "_bar_elapsed_s" not in records.columns:
+        return records.drop("_later_lap")
+    later = pl.col("_later_lap").fill_null(False)
+    return records.with_columns(_bar_elapsed_s=pl.when(later).then(None).otherwise("_bar_elapsed_s")).drop("_later_lap")
 
 
 def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
@@ -654,10 +670,12 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     for key, lap, n in counted.group_by("_key").agg(pl.col("_lap").last(), pl.col("step").last()).iter_rows():
         known[key] = (int(lap), int(n))
     total = number(stated["inner_total"], pl.Int64)
-    whole = laps.filter(pl.col("_lap") > 0).select("_order", _whole=pl.col("_lap") * total + pl.col("step"))
+    whole = laps.filter(pl.col("_lap") > 0).select(
+        "_order", _whole=pl.col("_lap") * total + pl.col("step"), _later_lap=pl.lit(True)
+    )
     if whole.height == 0:
         return records
-    return (
+    return _lap_clocks_dropped(
         records.join(whole, on="_order", how="left", maintain_order="left")
         .with_columns(step=pl.coalesce("_whole", "step"))
         .drop("_whole")

@@ -6,12 +6,14 @@ import json
 from datetime import date
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from tierscope.analysis import jobspec
 from tierscope.analysis import machines as m
 from tierscope.analysis import prices as p
+from tierscope.analysis.plan import Group, device_configurations
 from tierscope.cli import app
 
 ON = date(2026, 12, 6)
@@ -101,3 +103,15 @@ def test_spec_gives_a_vertex_worker_pool_for_a_v5p_slice() -> None:
     # v5p-8: one ct5p-hightpu-4t, 4 chips in 2x2x1 (cloud.google.com/tpu/docs/v5p)
     assert pool["machineSpec"] == {"machineType": "ct5p-hightpu-4t", "tpuTopology": "2x2x1"}
     assert pool["replicaCount"] == "1"
+
+
+def test_each_unmeasured_tpu_configuration_is_offered_once() -> None:
+    # v5e is sold as slices v5litepod-1/4/8/16 on host machine types ct5lp-hightpu-1t/4t/8t; the 1-chip machine
+    # and the 1-chip slice are one configuration. Measured at 4 and 8 chips, what is left to predict is 1 chip
+    # and 16 chips (4x4), each once.
+    measured = pl.DataFrame({"accelerator": ["TPU_V5_LITEPOD"] * 2, "devices": [4, 8], "hardware": [None, None]})
+    found = [h.describe() for h in device_configurations(Group("device", "TPU_V5_LITEPOD"), measured)]
+    assert sorted(found) == [
+        "1 x ct5lp-hightpu-1t (1 x TPU_V5_LITEPOD, 1x1)",
+        "1 x ct5lp-hightpu-4t (16 x TPU_V5_LITEPOD, 4x4)",
+    ]

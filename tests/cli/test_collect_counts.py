@@ -59,3 +59,23 @@ def test_a_line_of_several_records_counts_once_and_its_records_are_said(tmp_path
         "read 3 lines: stored 1 step record and 0 events, 2 duplicates from 1 line already stored, "
         "kept aside 0 rejected lines, 1 line had no metric"
     )
+
+
+def test_a_log_no_format_reads_is_left_unread_and_records_no_run(tmp_path: Path) -> None:
+    # 2 lines, neither a record nor an event nor a broken record: nothing stored, no run recorded, and the file
+    # not marked read, so the collect after a format is declared reads both lines: 'step 10 speed 4.0' is then
+    # step 10 at 4.0 steps/s.
+    log = tmp_path / "odd.log"
+    log.write_text("it=10 spd=4.0\nit=20 spd=4.0\n")
+    ds = str(tmp_path / "ds")
+    first = runner.invoke(app, ["collect", "files", str(log), "-d", ds])
+    assert first.exit_code == 0, first.output
+    assert "did not mark it read" in first.output
+    assert "no data" not in runner.invoke(app, ["summary", "-d", ds]).output
+    formats = tmp_path / "mine.toml"
+    formats.write_text(
+        "[[format]]\nname = \"mine\"\nregex = '^it=(?P<step>\\d+) spd=(?P<global_steps_per_s>[0-9.]+)$'\n"
+    )
+    second = runner.invoke(app, ["collect", "files", str(log), "--formats", str(formats), "-d", ds])
+    assert second.exit_code == 0, second.output
+    assert second.output.splitlines()[-1].startswith("read 2 lines: stored 2 step records"), second.output

@@ -166,12 +166,33 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
                         f"warning: {shown}: none of its {n.plural(s.lines, 'line')} is a step record, a run "
                         f"event or a broken record: is it a step log? `tierscope formats --try {shown}` shows "
                         "how each line was read; a format of your own can read it (docs/reading-logs.md: "
-                        "'My log is not read'; then collect the file again with --reread, as this collect has "
-                        "marked it read)" + (f" (read as {s.format})" if s.format else "")
+                        "'My log is not read'; then collect the file again"
+                        + (
+                            ": this collect stored nothing of it and did not mark it read)"
+                            if s.unread
+                            else " with --reread, as this collect has marked it read)"
+                        )
+                        + (f" (read as {s.format})" if s.format else "")
                     )
                 ),
                 soft_wrap=True,
             )
+        if s.conflicts and s.first_conflict is not None:
+            line, step, other, other_line = s.first_conflict
+            err_console().print(
+                Text(
+                    printable(
+                        f"warning: {shown}: {n.plural(s.conflicts, 'step record')} claim steps of run {s.run_id!r} "
+                        f"already read with other figures (first: line {line}, step {step}, against "
+                        f"{shown_path(other or '?', wide)}:{other_line}): not copies, kept aside as rejects "
+                        "(`tierscope rejects`); the files look like two runs: collect them apart, "
+                        f"`tierscope collect files {shown} --run-id OTHER_RUN`"
+                    )
+                ),
+                soft_wrap=True,
+            )
+    for warning in result.warnings:
+        err_console().print(Text(printable(f"warning: {warning}")), soft_wrap=True)
     print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
 
 

@@ -37,9 +37,10 @@ YOLO_PLAIN = [
 def test_a_bar_without_its_glyphs_is_counted_within_its_epoch_and_its_validation_bar_is_no_record() -> None:
     # The bar's own counter 40/40 is the position, its description's 7/299 the epoch; the epoch advances while the
     # position stays (a finished bar each epoch), so the step is epoch x 40 + 40: 7 x 40 + 40 = 320, 8 x 40 + 40 = 360.
-    # Rates 1 / 2.00 s = 0.5 and 1 / 1.50 s = 0.6667; elapsed is the bar's clock, 01:20 = 80 s and 01:00 = 60 s.
+    # Rates 1 / 2.00 s = 0.5 and 1 / 1.50 s = 0.6667; elapsed is the bar's clock, 01:20 = 80 s on the file's first
+    # epoch; epoch 8's bar is drawn anew, its 01:00 the lap's clock (it went back from 80 s: no restart): none.
     # The 'Class Images ... mAP@.5' bars (4/4) are the validation's: no record.
-    assert steps(YOLO_PLAIN) == [(2, 320, 0.5, 80.0), (5, 360, 1 / 1.5, 60.0)]
+    assert steps(YOLO_PLAIN) == [(2, 320, 0.5, 80.0), (5, 360, 1 / 1.5, None)]
 
 
 #: Ultralytics 8.3's own bar: no brackets, the rate then the elapsed seconds (and the remaining after '<').

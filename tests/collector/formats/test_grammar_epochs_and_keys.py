@@ -69,9 +69,29 @@ def test_positions_counted_within_their_epoch_are_made_whole() -> None:
         "Epoch[4] Batch [50]\tSpeed: 100.00 samples/sec\taccuracy=0.5",
     )
     assert got["step"].to_list() == [350, 400, 450]
-    # a finished bar each epoch (the same counter every epoch): 1 x 16 + 16 = 32, 2 x 16 + 16 = 48
+    # a finished bar each epoch (the same counter every epoch), the file's first epoch 0: 0 x 16 + 16 = 16,
+    # 1 x 16 + 16 = 32; its first epoch 1, epochs count from 1: (1 - 1) x 16 + 16 = 16, (2 - 1) x 16 + 16 = 32
     row = "     {e}/10      2.0G      1.500         16        640: 100%|##########| 16/16 [00:06<00:00,  2.50it/s]"
-    assert read(row.format(e=1), row.format(e=2))["step"].to_list() == [32, 48]
+    assert read(row.format(e=0), row.format(e=1))["step"].to_list() == [16, 32]
+    assert read(row.format(e=1), row.format(e=2))["step"].to_list() == [16, 32]
+
+
+def test_epochs_counted_from_one_start_the_run_at_step_zero() -> None:
+    # a plain PyTorch loop: epoch 1 is the first; iter goes back when the epoch advances, so it counts within the
+    # epoch of 1000: (1 - 1) x 1000 + 50 = 50, + 1000 = 1000, (2 - 1) x 1000 + 50 = 1050
+    got = read(
+        "epoch 1 iter 50/1000 loss 2.44 time 0.21s",
+        "epoch 1 iter 1000/1000 loss 0.85 time 0.21s",
+        "epoch 2 iter 50/1000 loss 0.80 time 0.21s",
+    )
+    assert got["step"].to_list() == [50, 1000, 1050]
+    # the same loop counting from 0: 0 x 1000 + 50 = 50, 1000, 1 x 1000 + 50 = 1050
+    got = read(
+        "epoch 0 iter 50/1000 loss 2.44 time 0.21s",
+        "epoch 0 iter 1000/1000 loss 0.85 time 0.21s",
+        "epoch 1 iter 50/1000 loss 0.80 time 0.21s",
+    )
+    assert got["step"].to_list() == [50, 1000, 1050]
 
 
 def test_a_position_that_counts_over_the_run_beside_its_epoch_stays_as_printed() -> None:
@@ -104,8 +124,10 @@ def test_epoch_and_position_read_alike_under_any_separators(ks: str, fs: str, wo
         line.format(ks=ks, e=e, fs=fs, word=word, n=n1, m=m, ks2=": "),
         line.format(ks=ks, e=e + 1, fs=fs, word=word, n=n2, m=m, ks2=": "),
     )
-    # the second goes back (or stays) as the epoch advances: within the epoch, epoch x m + n
-    assert got["step"].to_list() == [e * m + n1, (e + 1) * m + n2]
+    # the second goes back (or stays) as the epoch advances: within the epoch, (epoch - first) x m + n, the first
+    # epoch 1 where the file's first is 1, else 0
+    first = 1 if e == 1 else 0
+    assert got["step"].to_list() == [(e - first) * m + n1, (e + 1 - first) * m + n2]
     assert got["global_steps_per_s"].to_list() == [2.0, 2.0]
 
 
@@ -153,3 +175,20 @@ def test_a_bar_redrawn_at_its_step_with_its_loss_is_one_record() -> None:
 )
 def test_near_misses_of_these_kinds_are_never_records(line: str) -> None:
     assert read(line).height == 0
+
+
+def test_a_bar_drawn_anew_each_epoch_is_laps_of_one_run_not_restarts() -> None:
+    # Lightning's bar: the epoch in its description, its counter and clock restart each epoch. Steps are
+    # (epoch - 0) x 4 + position: 2, 4, then 1 x 4 + 2 = 6, 8. The clock (elapsed) is the run's on the first lap
+    # only (00:01 = 1 s, 00:02 = 2 s); from the second lap it is the lap's (00:01 again), which would go back
+    # and pass for a restart: no elapsed there. The rates stay as printed: 2.00it/s.
+    bar = "Epoch {e}:  {p}%|#####     | {n}/4 [00:0{t}<00:01,  2.00it/s, v_num=3, train_loss=0.5]"
+    got = read(
+        bar.format(e=0, p=50, n=2, t=1),
+        bar.format(e=0, p=100, n=4, t=2),
+        bar.format(e=1, p=50, n=2, t=1),
+        bar.format(e=1, p=100, n=4, t=2),
+    )
+    assert got["step"].to_list() == [2, 4, 6, 8]
+    assert got["elapsed_s"].to_list() == [1.0, 2.0, None, None]
+    assert got["global_steps_per_s"].to_list() == [2.0, 2.0, 2.0, 2.0]
