@@ -29,8 +29,8 @@ or the clock is the finer of the two (c / d < h / p: ``0.1`` printed to one deci
 An interval shorter than :data:`MIN_COMPARED_SECONDS` is judged by its stretch, the measured intervals next to it
 that begin within the same 5 s of their run of such intervals (:func:`_stretches`), whose steps over their seconds
 are compared with their printed rate so: a tqdm bar's whole seconds of 0 s and 1 s vouch for nothing one by one,
-five seconds of them do. A task whose printed figure is set aside on more than half of those intervals takes the clock's rate
-on all its intervals, unless the two agree over the task as a whole: the clock's steps over its seconds
+five seconds of them do. A task whose printed figure is set aside on more than half of those intervals takes the
+clock's rate on all its intervals, unless the two agree over the task as a whole: the clock's steps over its seconds
 on every interval it measures (of any length) within :data:`AGREEMENT` of the printed rate over the same
 steps (their steps over the seconds the printed rates give them). Interval by interval and by majority,
 because a pause (an evaluation, a checkpoint save) legitimately makes the clock slower on the interval
