@@ -40,7 +40,9 @@ steady-state rate ``R`` (global steps/s, :mod:`tierscope.analysis.throughput`).
   - **stalls** (``deviation_stalls_s``): the stalls no checkpoint or evaluation event explains (input,
     unknown), see below. The rest of the deviation is ordinary variation about the ideal step time.
 - **Stalls**: a steady interval taking more than :data:`STALL_FACTOR` times what its steps take
-  at ``R`` has its excess classified by the events of the run's training tasks (and the job's)
+  at ``R`` (beyond the clock's resolution, 1 s on a clock of whole seconds: :func:`clock_resolution`;
+  a tqdm bar's elapsed time puts most steps of a fast run at no time and the one crossing a tick at
+  1 s, which is no stall) has its excess classified by the events of the run's training tasks (and the job's)
   in it (:func:`stall_classes`): a
   **checkpoint** save (``checkpoint_begin``/``_end``, from the trainer or a log's ``Saving
   checkpoints for N`` line; badput ``badput_checkpoint_s``, the library's unproductive checkpoint
@@ -91,6 +93,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.clock import lead_clock, seconds_between
+from tierscope.analysis.printed_rates import WHOLE_SECOND
 from tierscope.analysis.throughput import lead_rows
 from tierscope.contract import (
     CHECKPOINT_BEGIN,
@@ -284,7 +287,9 @@ def _one_run(
     expected = d_step / rate
     excess = d_seconds - expected  # each interval's time beyond what its steps take at the steady rate
     steady = ~first & ~warm
-    stalled = steady & (d_seconds > STALL_FACTOR * expected)
+    # A clock of whole seconds (tqdm's [01:41<...], a %H:%M:%S stamp) puts a step that crosses a tick at a whole
+    # second and the steps beside it at none: an interval is a stall only beyond what that rounding explains.
+    stalled = steady & (d_seconds - clock_resolution(d_seconds[~first]) > STALL_FACTOR * expected)
     out: dict[str, object] = {"stalls": int(stalled.sum())}
     warmup = float(np.clip(excess[warm], 0, None).sum())
     steady_time = float(d_seconds[steady & ~stalled].sum()) + float(expected[warm | stalled].sum())
@@ -372,6 +377,15 @@ def _one_run(
         else float(d_seconds[timed_steps].sum() - d_step[timed_steps].sum() * ideal) - sum(classes.values())
     )
     return out
+
+
+def clock_resolution(seconds: np.ndarray) -> float:
+    """How finely a task's clock reads its intervals (``seconds``, its intervals' lengths; NaN: unknown):
+    :data:`~tierscope.analysis.printed_rates.WHOLE_SECOND` where every known one is a whole number of seconds
+    (a clock printing whole seconds), else 0 (a finer clock's rounding is below any stall)."""
+    known = seconds[np.isfinite(seconds)]
+    whole = known.size > 0 and bool(np.all(np.abs(known - np.round(known)) < 1e-9))
+    return WHOLE_SECOND if whole else 0.0
 
 
 def ideal_step_time(step_times: np.ndarray) -> float | None:

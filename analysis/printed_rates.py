@@ -26,8 +26,11 @@ The printed figure is **set aside** on an interval where the clock's range lies 
 [p (1 - t), p (1 + t)] (t = :data:`CLOCK_TOLERANCE`: the two figures time slightly different stretches,
 a line's write against the timer's read) and either outside the printed rounding widened by the same t,
 or the clock is the finer of the two (c / d < h / p: ``0.1`` printed to one decimal against 373.3 s).
-A task whose printed figure is set aside on more than half of those intervals takes the clock's rate
-on all its intervals, unless the two agree over the task as a whole: the clock's steps over its seconds
+An interval shorter than :data:`MIN_COMPARED_SECONDS` is judged by its stretch, the measured intervals next to it
+that begin within the same 5 s of their run of such intervals (:func:`_stretches`), whose steps over their seconds
+are compared with their printed rate so: a tqdm bar's whole seconds of 0 s and 1 s vouch for nothing one by one,
+five seconds of them do. A task whose printed figure is set aside on more than half of those intervals takes the
+clock's rate on all its intervals, unless the two agree over the task as a whole: the clock's steps over its seconds
 on every interval it measures (of any length) within :data:`AGREEMENT` of the printed rate over the same
 steps (their steps over the seconds the printed rates give them). Interval by interval and by majority,
 because a pause (an evaluation, a checkpoint save) legitimately makes the clock slower on the interval
@@ -130,20 +133,57 @@ def judge(printed: np.ndarray, steps: np.ndarray, seconds: np.ndarray, clocked: 
         lengths = np.diff(np.append(starts, rows))
         task = np.repeat(np.arange(starts.size), lengths)
         at = np.flatnonzero(measured & (seconds >= MIN_COMPARED_SECONDS) & disagree[task])
-        p, s, d = printed[at], steps[at], seconds[at]
+        # each interval long enough alone is one unit; the shorter ones are judged by their stretch
+        short, unit_of, p, s, d = _stretches(printed, steps, seconds, measured & disagree[task], first)
+        unit_of = np.concatenate((np.arange(at.size), at.size + unit_of))
+        p, s, d = np.concatenate((printed[at], p)), np.concatenate((steps[at], s)), np.concatenate((seconds[at], d))
+        judged_rows = np.concatenate((at, short))
+        ratio = s / d / p
+        comparable = (d >= MIN_COMPARED_SECONDS) & (ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO)
         resolution = np.where(np.abs(d - np.round(d)) < 1e-9, WHOLE_SECOND, FINE_CLOCK)
         low = s / (d + resolution)
         high = np.where(d > resolution, s / (d - resolution), np.inf)
-        band = (high < p * (1 - CLOCK_TOLERANCE)) | (low > p * (1 + CLOCK_TOLERANCE))
-        # outside the band only: the rounding widened by the tolerance holds the band, never off within it
-        out, p, low, high = at[band], p[band], low[band], high[band]
+        band = comparable & ((high < p * (1 - CLOCK_TOLERANCE)) | (low > p * (1 + CLOCK_TOLERANCE)))
         half = printed_half_unit(p)
-        off = (high < (p - half) * (1 - CLOCK_TOLERANCE)) | (low > (p + half) * (1 + CLOCK_TOLERANCE))
-        finer = resolution[band] / d[band] < half / p
-    compared_per_task = np.bincount(task[at], minlength=starts.size)
-    aside_per_task = np.bincount(task[out[off | finer]], minlength=starts.size)
+        # outside the band only: the rounding widened by the tolerance holds the band, never off within it
+        off = band & ((high < (p - half) * (1 - CLOCK_TOLERANCE)) | (low > (p + half) * (1 + CLOCK_TOLERANCE)))
+        finer = band & (resolution / d < half / p)
+    keep = comparable[unit_of]
+    judged_rows, unit_of = judged_rows[keep], unit_of[keep]
+    compared_per_task = np.bincount(task[judged_rows], minlength=starts.size)
+    aside_per_task = np.bincount(task[judged_rows[(off | finer)[unit_of]]], minlength=starts.size)
     task_wins = (2 * aside_per_task > compared_per_task) & (compared_per_task > 0) & disagree
     wins = task_wins[task]
-    compared[at] = True
-    off_rows[out[off]] = True
+    compared[judged_rows] = True
+    off_rows[judged_rows[off[unit_of]]] = True
     return Judgement(wins, compared, off_rows)
+
+
+def _stretches(
+    printed: np.ndarray, steps: np.ndarray, seconds: np.ndarray, measured: np.ndarray, first: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The measured intervals shorter than :data:`MIN_COMPARED_SECONDS` taken together: consecutive ones of a
+    task (no other interval between them) in stretches of about that length (each stretch the intervals that
+    begin within one :data:`MIN_COMPARED_SECONDS` of the run's clock). ``(rows, stretch of each row, printed rate,
+    steps, seconds of each stretch)``; the stretch's printed rate is its steps over the time its printed rates give
+    them. A whole-second clock's 0 s and 1 s intervals of a 5 it/s bar vouch for nothing one by one; five seconds
+    of them do, and so they outvote, as the steady intervals they are, the one interval that holds a pause."""
+    short = measured & (seconds < MIN_COMPARED_SECONDS)
+    rows = np.flatnonzero(short)
+    if not rows.size:
+        empty = np.zeros(0)
+        return rows, rows, empty, empty, empty
+    # a run of short intervals opens after any other row, and at a task's first row
+    opens = np.ones(rows.size, dtype=bool)
+    opens[1:] = (np.diff(rows) > 1) | first[rows[1:]]
+    d, s = seconds[rows], steps[rows]
+    ends = np.cumsum(d)
+    run_start = np.maximum.accumulate(np.where(opens, np.arange(rows.size), 0))
+    began = ends - d - (ends[run_start] - d[run_start])  # each interval's start, from its run's
+    bucket = np.floor(began / MIN_COMPARED_SECONDS)
+    new = opens.copy()
+    new[1:] |= bucket[1:] != bucket[:-1]
+    at = np.flatnonzero(new)
+    stretch = np.cumsum(new) - 1
+    total = np.add.reduceat(s, at)
+    return rows, stretch, total / np.add.reduceat(s / printed[rows], at), total, np.add.reduceat(d, at)

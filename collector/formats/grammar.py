@@ -833,6 +833,91 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
     )
 
 
+#: A tqdm bar's drawing: its position (group 1) and total (group 2).
+_BAR_DRAWN = rf"{BAR}(\d+)/(\d+)"
+
+
+def _nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
+    """For each row of ``read`` (pieces with ``_order``, ``_piece``, ``_not_training``): whether it is a drawing of a
+    bar nested in the training bar: a second bar, of another total, drawn between two drawings of the training bar
+    while it is paused (Hugging Face's Trainer draws its evaluation's bar, ``0/400`` to ``400/400`` with no
+    description, between two drawings of its training bar at step 200, ``200/1000`` then ``200/1000`` or
+    ``201/1000``). Per stream (:data:`TAG`), the drawings of one total in a row are a *run*; a run of total M is nested
+    when the run before it is of another total N that counts on by itself somewhere (two drawings in a row of a run
+    of N rising: the training bar's steps, never an epoch bar drawn once between the laps of the bar inside it) and
+
+    - the run after it is of total N again and goes on from where N stood (its first position not below the last
+      one): N was paused, not begun anew; or
+    - no run follows yet (the batch ends), N is not at its total (a training bar unfinished is drawn again) and
+      the run begins a bar anew (its total not seen before, or its position below the last one seen).
+
+    Two bars with different totals in one stream are so two bars, never one counter. The last run of each stream,
+    the totals that count on by themselves and the last position of each total carry over to later batches in
+    ``context``."""
+    flags = pl.Series([False] * read.height, dtype=pl.Boolean)
+    drawn = pl.col("_piece").str.extract_groups(_BAR_DRAWN)
+    bars = (
+        read.select(
+            pl.col("_order").cast(pl.Int64).alias("_at"),
+            pl.col(TAG).fill_null("").alias("_tag"),
+            number(drawn.struct.field("1"), pl.Int64).alias("_n"),
+            number(drawn.struct.field("2"), pl.Int64).alias("_total"),
+            "source_offset",
+            "_not_training",
+        )
+        .filter(pl.col("_total").is_not_null() & pl.col("_n").is_not_null() & ~pl.col("_not_training"))
+        .sort("_at")
+    )
+    known: dict[str, dict] = context.state.setdefault("grammar-nested-bars", {})
+    if bars.height == 0 or (bars.get_column("_total").n_unique() < 2 and not known):
+        return flags
+    runs = (
+        bars.with_columns(_new=(pl.col("_total") != pl.col("_total").shift(1).over("_tag")).fill_null(True))
+        .with_columns(_run=pl.col("_new").cast(pl.Int64).cum_sum())
+        .group_by("_run", maintain_order=True)
+        .agg(
+            pl.col("_tag").first(),
+            pl.col("_total").first(),
+            pl.col("_n").first().alias("_first"),
+            pl.col("_n").last().alias("_last"),
+            (pl.col("_n").diff() > 0).any().alias("_rises"),
+            pl.col("_at"),
+            pl.col("source_offset").max().alias("_offset"),
+        )
+    )
+    counted = runs.with_columns(_counts=context.counts(pl.col("_offset"))).get_column("_counts").to_list()
+    nested_at: list[int] = []
+    by_tag: dict[str, list[tuple]] = {}
+    for row, counts in zip(runs.iter_rows(), counted, strict=True):
+        by_tag.setdefault(row[1], []).append((*row[2:7], counts))
+    for tag, stream in by_tag.items():
+        state = known.get(tag, {"rising": [], "seen": {}, "last": None})
+        rising = set(state["rising"]) | {r[0] for r in stream if r[3]}
+        seen = dict(state["seen"])
+        before = state["last"]  # (total, last position, nested) of the run before
+        for i, (total, first, last, _rises, at, counts) in enumerate(stream):
+            after = stream[i + 1] if i + 1 < len(stream) else None
+            if before is not None and before[0] == total:  # the carried run goes on
+                nested = bool(before[2])
+            elif before is None or before[0] not in rising:
+                nested = False
+            elif after is not None:
+                nested = after[0] == before[0] and after[1] >= before[1]
+            else:
+                fresh = total not in seen or first < seen[total]
+                nested = before[1] < before[0] and fresh
+            if nested:
+                nested_at.extend(at)
+            if counts:
+                seen[total] = last
+                state = {"rising": sorted(rising), "seen": dict(seen), "last": (total, last, nested)}
+            before = (total, last, nested)
+        known[tag] = state
+    if not nested_at:
+        return flags
+    return read.select(pl.col("_order").cast(pl.Int64).is_in(nested_at)).to_series()
+
+
 def explain_line(message: str) -> str:
     """The grammar's reading of one message (after its envelope), in words: its position, its measures with
     their spelling, value and meaning, and whether that makes a record or why not."""
@@ -930,7 +1015,9 @@ class ProgressGrammar:
             _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
+        read = read.with_columns(_not_training=pl.col("_not_training") | _nested_bars(read, context))
         read = _block_positions(read, _blocks(lines))
+        every_piece = read
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
         measured = pl.any_horizontal(
             pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
@@ -1017,5 +1104,16 @@ class ProgressGrammar:
             pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(_TRACEBACK, literal=True)
         )
         glued = glued.with_columns(pl.lit(_TRACEBACK).alias("line"))
-        rest = pl.concat([rest, gated.filter(~pl.col("source_offset").is_in(taken)), glued]).sort("source_offset")
+        # ... and so does what a bar's line holds beside its drawings, after a carriage return: Hugging Face's closing
+        # ``{'train_runtime': ...}`` printed after tqdm clears the bar (``...| 1000/1000 [...]\r   \r{'train_...``)
+        beside = every_piece.filter(
+            pl.col("source_offset").is_in(taken)
+            & ~pl.col("_order").is_in(read.get_column("_order").implode())
+            & pl.col("_dict_loss").is_null()
+            & ~pl.col("_piece").str.contains(_BAR_DRAWN)
+            & pl.col("line").str.contains("\r", literal=True)
+        ).with_columns(pl.col("_piece").alias("line"))
+        rest = pl.concat(
+            [rest, gated.filter(~pl.col("source_offset").is_in(taken)), glued, beside.select(gated.columns)]
+        ).sort("source_offset")
         return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)

@@ -127,3 +127,25 @@ def test_the_printed_resolution_is_half_a_unit_of_the_last_decimal() -> None:
     # 0.1 -> 0.05; 0.04 -> 0.005; 12.399 -> 0.0005; 12 -> 0.5; 1 / 7.63 (a converted time) -> 0
     got = printed_half_unit(np.array([0.1, 0.04, 12.399, 12.0, 1 / 7.63, np.nan]))
     assert got[:5].tolist() == [0.05, 0.005, 0.0005, 0.5, 0.0] and np.isnan(got[5])
+
+
+def test_a_whole_second_bars_short_intervals_vote_in_stretches_and_outvote_its_one_pause() -> None:
+    # A tqdm bar at 1.25 s/it (printed 0.8 it/s) drawn each step, its elapsed time in whole seconds: steps 1-8 at
+    # 1, 2, 3, 5, 6, 7, 8, 10 s, then an evaluation of 20 s before step 9 (at 31 s), then steps 10-16 at 32, 33,
+    # 35, 36, 37, 38, 40 s. Over the task the clock gives 15 steps in 39 s = 0.385, not 0.8: the intervals are
+    # judged. The one of 21 s (1 step: range [1/22, 1/20], outside 0.8 +- 5 %) is the only one of 5 s or more; the
+    # others (1 s and 2 s) are taken in stretches: those that begin within the same 5 s from their run's start.
+    # Before the pause they begin at 0, 1, 2, 4 s (1+1+2+1 = 5 s for 4 steps: [4/6, 4/4] = [0.667, 1.0] holds
+    # 0.8, not set aside) and at 5, 6, 7 s (1+1+2 = 4 s: under 5 s, not compared); after it the same. Compared:
+    # the pause and 2 x 4 intervals in stretches, set aside on 1 of 9: the printed rate stands (the one paused
+    # interval used to outvote the rest, none of which was compared).
+    from tierscope.analysis.printed_rates import judge
+
+    times = [1, 2, 3, 5, 6, 7, 8, 10, 31, 32, 33, 35, 36, 37, 38, 40]
+    seconds = np.array([np.nan, *np.diff(times)], dtype=float)
+    steps = np.array([np.nan, *[1.0] * 15])
+    first = np.zeros(16, dtype=bool)
+    first[0] = True
+    found = judge(np.full(16, 0.8), steps, seconds, ~first, first)
+    assert not found.wins.any()
+    assert found.compared.tolist() == [False, *[True] * 4, *[False] * 3, True, *[True] * 4, *[False] * 3]

@@ -143,15 +143,29 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     # a task's printed global rates set aside where most of its comparable intervals' clocks contradict them
     clock_rate = pl.when(pl.col("d_seconds") > 0).then(pl.col("d_step") / "d_seconds")
     clocked = inside & ~pl.col("step_timed") & ~EVALUATION.fill_null(False) & pl.col("interval_s").is_null()
-    aside, off = clock_judgement(pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds"), clocked)
-    comparable = aside.is_not_null().sum().over(TASK)
-    majority = (2 * aside.fill_null(False).sum().over(TASK) > comparable) & (comparable > 0)
-    # unless the task's clock over every interval it measures agrees with its printed rates over those steps
     printed, steps, seconds = pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds")
     ratio = steps / seconds / printed
     measured = (clocked & (printed > 0) & (steps > 0) & (seconds >= 0)).fill_null(False) & (
         (seconds == 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
     ).fill_null(False)
+    # the measured intervals under 5 s judged by their stretch: consecutive ones of the task, those that begin
+    # within one 5 s of their run's clock together
+    short = pl.col("_short")
+    rated = rated.with_columns(_short=measured & (seconds < MIN_COMPARED_SECONDS).fill_null(False))
+    rated = rated.with_columns(_run=(~short).cum_sum().over(TASK), _in=pl.when(short).then(seconds).otherwise(0.0))
+    rated = rated.with_columns(_began=pl.col("_in").cum_sum().over([*TASK, "_run"]) - pl.col("_in"))
+    rated = rated.with_columns(_bucket=(pl.col("_began") / MIN_COMPARED_SECONDS).floor())
+    stretch = [*TASK, "_short", "_run", "_bucket"]
+    total = pl.when(short).then(steps.sum().over(stretch)).otherwise(steps)
+    aside, off = clock_judgement(
+        pl.when(short).then(total / (steps / printed).sum().over(stretch)).otherwise(printed),
+        total,
+        pl.when(short).then(seconds.sum().over(stretch)).otherwise(seconds),
+        pl.when(short).then(True).otherwise(clocked),
+    )
+    comparable = aside.is_not_null().sum().over(TASK)
+    majority = (2 * aside.fill_null(False).sum().over(TASK) > comparable) & (comparable > 0)
+    # unless the task's clock over every interval it measures agrees with its printed rates over those steps
     total = steps.filter(measured).sum().over(TASK)
     clock = total / seconds.filter(measured).sum().over(TASK)
     stated = total / (steps / printed).filter(measured).sum().over(TASK)
