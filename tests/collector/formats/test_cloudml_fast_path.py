@@ -90,7 +90,8 @@ def test_of_two_lines_with_one_key_the_first_is_stored_whichever_path_reads_it(t
     """Line 1 needs the full pattern (two spaces before its elapsed time), line 2 is the fast path's
     2016 variant; both are worker 0 at step 100 after 3.996 s (one key), with losses 2.5 and 2.3.
     The store keeps the first row of a key: line 1 (loss 2.5), as when a batch ends between
-    them. Before, the fast path's rows came first in a batch, so one batch stored line 2's 2.3."""
+    them; line 2, whose loss differs, is no copy of it but a conflict kept aside. Before, the fast
+    path's rows came first in a batch, so one batch stored line 2's 2.3."""
     from tierscope.collector.collect import collect_runs
     from tierscope.collector.manifest import RunSpec
     from tierscope.dataset.store import Dataset
@@ -105,5 +106,6 @@ def test_of_two_lines_with_one_key_the_first_is_stored_whichever_path_reads_it(t
         ds = Dataset(tmp_path / f"ds{batch_bytes}")
         run = RunSpec(run_id="r", tier="BASIC", files=[log])
         [counts] = collect_runs(ds, [run], batch_bytes=batch_bytes, settle_s=0).sources
-        assert (counts.steps, counts.duplicates) == (1, 1)
+        assert (counts.steps, counts.duplicates, counts.conflicts) == (1, 0, 1)
         assert Dataset(ds.root).read("steps").select("source_offset", "loss").rows() == [(1, 2.5)]
+        assert Dataset(ds.root).read("rejects").get_column("source_offset").to_list() == [2]
