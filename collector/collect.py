@@ -21,9 +21,9 @@ from tierscope.collector.limits import Deadline
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import Positions, check_positions
 from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, ReadOptions
-from tierscope.collector.runs import NAMED_BY_CONTENT, CollectResult, SourceCounts
+from tierscope.collector.runs import NAMED_BY_CONTENT, CollectResult, SourceCounts, run_facts
 from tierscope.collector.runs import runs_from_paths as runs_from_paths
-from tierscope.collector.sink import Sink, dataset_lock, file_positions, record_runs
+from tierscope.collector.sink import RUN_FACTS, Sink, dataset_lock, file_positions, record_runs
 from tierscope.collector.task_agreement import COLUMNS, disagreement, training_records
 from tierscope.collector.unchanged import facts_recorded, note_recorded
 from tierscope.dataset.doctor import StateCheck
@@ -155,7 +155,9 @@ def collect_runs(
         # earlier collect wrote stays.
         read = [run for run in runs if run.run_id not in absent]
         if not facts_recorded(dataset.root, read):  # a cron collect's usual case: read no Parquet to know it
-            record_runs(dataset, [run for run in read if not _named_by_records(dataset, run)])
+            named = [run for run in read if _named_by_records(dataset, run)]
+            own = [run for run in read if run not in named]
+            record_runs(dataset, own + [r for run in named for r in _facts_of_named(run, result)])
         # a run left out for its records is noted all the same: collected again unchanged, it is left out again
         note_recorded(dataset.root, read)  # the next collect can tell it has nothing to do (collector.unchanged)
         return result
@@ -168,6 +170,16 @@ def _named_by_records(dataset: Dataset, run: RunSpec) -> bool:
     if run.run_id_given or not run.files or not all(str(f).endswith(NAMED_BY_CONTENT) for f in run.files):
         return False
     return not any(dataset.files(table, run.run_id) for table in ("steps", "events", "rejects"))
+
+
+def _facts_of_named(run: RunSpec, result: CollectResult) -> list[RunSpec]:
+    """``run``'s facts under each run its files' records named (a Cloud Logging export's job ids), where the
+    user gave any (``--machine``, ``--tier``, a date): what was said of the files is said of the runs they
+    hold. None given: nothing to record (the runs named by records get their facts from them)."""
+    if all(run_facts(run)[c] is None for c in RUN_FACTS):
+        return []
+    named = {rid for s in result.sources if s.run_id == run.run_id for rid in s.stored_runs}
+    return [dataclasses.replace(run, run_id=rid) for rid in sorted(named)]
 
 
 def _in_manifest(error: InputError, run: RunSpec) -> InputError:

@@ -72,6 +72,9 @@ class SourceCounts:
     #: figures (:data:`~tierscope.dataset.schema.STEP_FIGURES`); the first as (line, step, other source, its line).
     conflicts: int = 0
     first_conflict: tuple[int | None, int | None, str | None, int | None] | None = None
+    #: The runs this file's step records went to: its own, or those its records name (a Cloud Logging
+    #: export's job ids), whose facts are then those the user gave for the file.
+    stored_runs: set[str] = field(default_factory=set)
 
     @property
     def nothing_read(self) -> bool:

@@ -186,7 +186,9 @@ def store_parsed(
         named = named_task(source)
         steps = with_task(parsed.steps, own_task or (lambda: named or (None, None)))
         steps = with_named_index(steps, named, counts)
-        got = dataset.append("steps", _set(_fill(steps, **ctx), **given), staged)
+        steps = _set(_fill(steps, **ctx), **given)
+        counts.stored_runs.update(steps.get_column("run_id").unique().drop_nulls().to_list())
+        got = dataset.append("steps", steps, staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
         lines.stored("steps", got)

@@ -65,3 +65,21 @@ def test_an_entry_that_names_no_run_is_the_files_run(tmp_path: Path) -> None:
     export.write_text(json.dumps(lone) + "\n")
     _collect(export, tmp_path / "ds")
     assert _runs(tmp_path / "ds") == (["export"], ["export"])
+
+
+def test_the_machine_given_for_an_export_is_the_machine_of_the_runs_its_entries_name(tmp_path: Path) -> None:
+    # one job's entries, collected with --machine: the records go to run job_a (its job id), and so does the
+    # machine; no run of the file's name. g2-standard-8 with its L4 is priced (the shipped rows), so the
+    # summary's hardware and hourly price are there: hardware "1 x g2-standard-8 (1 x NVIDIA_L4)".
+    export = tmp_path / "export.json"
+    lines = [_entry("job_a", n, f"INFO:tensorflow:loss = 0.5, step = {100 * n} (2.0 sec)") for n in (1, 2, 3)]
+    export.write_text("\n".join(lines) + "\n")
+    args = ["collect", "files", str(export), "-d", str(tmp_path / "ds"), "--settle", "0", "--machine", "g2-standard-8"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "job_a" in result.output  # the counts table names the run the records went to
+    table, summary = _runs(tmp_path / "ds")
+    assert (table, summary) == (["job_a"], ["job_a"])
+    row = analyze(Dataset(tmp_path / "ds")).summary.row(0, named=True)
+    assert row["hardware"] == "1 x g2-standard-8 (1 x NVIDIA_L4)"
+    assert row["usd_per_hour"] is not None and row["usd_per_hour"] > 0

@@ -113,7 +113,9 @@ def counts_grid(result: CollectResult, wide: bool = False, unit: tuple[str, str]
     )
     for s, path in zip(result.sources, shown, strict=True):
         counts = (s.lines, s.steps, s.events, s.duplicates, s.rejects, s.skipped)
-        grid.add(path, s.run_id, s.format or n.MISSING, *(n.count(v) for v in counts))
+        # the runs its records went to where they named their own (a Cloud Logging export's job ids)
+        runs = ", ".join(sorted(s.stored_runs)) if s.stored_runs and s.stored_runs != {s.run_id} else s.run_id
+        grid.add(path, runs, s.format or n.MISSING, *(n.count(v) for v in counts))
     return grid
 
 
