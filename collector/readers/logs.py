@@ -456,7 +456,10 @@ class _Segment:
                     batch.lines, only=log.only, context=dataclasses.replace(self.context), first=self.counts.format
                 )
                 if not (alone.steps.height or alone.events.height):
-                    self.counts.notes.append(f"line {batch.end_line} has no newline yet: left for the next collect")
+                    self.counts.notes.append(
+                        f"line {batch.end_line} has no newline yet: left for the next collect "
+                        "(--settle 0 reads it now if the job has ended)"
+                    )
                     return
             yield batch
 

@@ -113,6 +113,26 @@ def test_a_file_with_nothing_tierscope_reads_gets_a_warning(tmp_path: Path) -> N
     assert "2 lines had no metric" in result.output
 
 
+def test_a_last_line_read_later_from_a_step_log_gets_no_warning(tmp_path: Path) -> None:
+    # two step records and a last line with no newline, collected at once (not settled): the line is left
+    # for the next collect, which is told how to read it now; collected again settled, that one line holds
+    # no metric, but the file gave records: it is a step log, so no "is it a step log?" warning
+    log = tmp_path / "g.log"
+    log.write_text(
+        "Train [master/0], step 100 (1.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+        "Train [master/0], step 200 (2.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+        "all done"
+    )
+    ds = str(tmp_path / "ds")
+    first = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "3600"])
+    assert first.exit_code == 0
+    assert "line 3 has no newline yet: left for the next collect (--settle 0 reads it now" in first.output
+    second = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "0"])
+    assert second.exit_code == 0
+    assert "1 line had no metric" in second.output
+    assert "is it a step log" not in second.output
+
+
 def test_a_tier_the_price_table_does_not_know_gets_a_note(tmp_path: Path) -> None:
     log = tmp_path / "g.log"
     log.write_text(

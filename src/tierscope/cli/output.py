@@ -161,7 +161,8 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
         shown = shown_path(s.source, wide)
         if s.notes:
             print(printable(f"{shown}: {'; '.join(s.notes)}"))  # a line per file, as the table's rows
-        if s.lines and not (s.steps or s.events or s.rejects or s.duplicates):
+        # a file read before that gave records is a step log: only a first read of nothing asks
+        if s.lines and s.first_read and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
                 Text(
                     printable(
