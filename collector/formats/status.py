@@ -148,6 +148,10 @@ MARKERS: tuple[Marker, ...] = (
     ),
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
+    # DETR's, DeiT's and MAE's engines (``print("Loss is {}, stopping training".format(loss_value)); sys.exit(1)``)
+    Marker("failed", r"(?i)\bloss is (?:nan|-?inf)\b,? stopping training\b", 4),
+    # Kubernetes: the pod's container keeps failing and is restarted with back-off (it may yet start: a step after)
+    Marker("failed", r"\bCrashLoopBackOff\b", 3, recoverable=True),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
     # The shell's word for a process the OS killed: alone, glued to the end of a progress bar, or in a
     # job-control report (``line 6:  3305 Killed   cmd``).

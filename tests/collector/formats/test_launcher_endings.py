@@ -67,6 +67,20 @@ def test_a_launchers_report_of_a_failed_process_fails_the_run_with_its_cause(lin
     assert endings(STEP, *lines) == [("failed", reason)]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Intellindust-AI-Lab/DEIM#96 (2025) and LayneH/GreenMIM#6 (2022) quote the engines' NaN stop
+        "Loss is nan, stopping training",
+        "loss is nan, stopping training!",
+        # kubeflow/katib#1112 (2020): kubectl get pods, the master's container restarted with back-off
+        "pytorchjob-example-lmfrjh5l-master-0         0/2     CrashLoopBackOff   14         11m",
+    ],
+)
+def test_a_nan_stop_and_a_crash_looping_pod_fail_the_run(line: str) -> None:
+    assert endings(STEP, line) == [("failed", line.strip())]
+
+
 def test_ray_tunes_failed_trial_task_fails_the_run_unless_a_step_follows_its_retry() -> None:
     # ultralytics/ultralytics#18551 (2025): the tune controller's error for a trial's task; Tune may retry it
     line = "2025-01-06 15:36:23,758\tERROR tune_controller.py:1331 -- Trial task failed for trial _tune_94bfe_00002"
