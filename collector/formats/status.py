@@ -19,8 +19,9 @@ every chain like tracebacks. What fails a run, with the line's cause as the even
 
 What finishes one (the run is ``ok`` once no failure is seen; a run with records and neither is
 ``unknown``): ``completed successfully``, an exit code or status 0, ``JOB_STATE_SUCCEEDED``, a
-TFJob's succeeded condition, ``Training ends``, and an Estimator export (``SavedModel written
-to``) that no step record follows.
+TFJob's succeeded condition, ``Training ends``, early stopping (``Epoch 8: early stopping``), and an Estimator
+export (``SavedModel written to``) that no step record follows. An out-of-memory the program warns of, or says it
+skips or retries, is no failure.
 
 Milestones (:mod:`tierscope.analysis.goodput` classifies stalls and values wasted progress by them),
 each line its own event, ``step`` the global step it names (else, in :func:`tierscope.collector.formats.parse_lines`,

@@ -3,9 +3,10 @@
 ``Traceback (most recent call last):``, then indented frame lines, then the exception
 line (``ValueError: ...``, the first line that is not indented). The traceback's lines
 carry no metric: they are skipped. The exception line becomes a ``failed`` event whose
-reason is that line; :func:`tierscope.collector.formats.parse_lines` keeps the event only when a step
+reason is that line; :func:`tierscope.collector.formats.parse_lines` keeps the event when a step
 record came before it in the file (a traceback logged before training started is a
-warning, not a failed run). In a chained traceback (``During handling of the above
+warning, not a failed run), or, in a settled log with no step record at all, the last one (the program died
+before its first step). In a chained traceback (``During handling of the above
 exception...``) only the last exception counts; one Python says it ignored (``Exception ignored in: ...``) is
 no failure. A ``KeyboardInterrupt`` (the user's Ctrl-C, whose ``^C`` echo may
 open the traceback's first line) fails the run too: it did not finish the work it announced.
