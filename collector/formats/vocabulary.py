@@ -273,9 +273,15 @@ def rate_from_time(seconds_per_unit: pl.Expr, divisor: float = 1.0) -> pl.Expr:
     return pl.when(ok & rate.is_finite()).then(rate)
 
 
+def unsigned(expr: pl.Expr) -> pl.Expr:
+    """True where ``expr`` is > 0 or a zero without a minus sign: ``-0`` (-0.0) is refused as a negative figure is
+    (a printed ``-0`` is a negative measure rounded, or no steps over a clock that went back: 1 / -0.0 is -inf)."""
+    return (expr > 0) | ((expr == 0) & ((1 / expr) > 0))
+
+
 def stated_rate(value: pl.Expr, multiplier: float = 1.0) -> pl.Expr:
-    """Steps/s from a stated rate; null unless a finite number >= 0."""
-    ok = value.is_finite() & (value >= 0)
+    """Steps/s from a stated rate; null unless a finite number >= 0 without a minus sign (``-0`` is refused)."""
+    ok = value.is_finite() & unsigned(value)
     return pl.when(ok).then(value if multiplier == 1.0 else value * multiplier)
 
 
