@@ -42,6 +42,7 @@ expressions; Python per record only for a counter that restarts each epoch).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -49,7 +50,14 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
-from tierscope.collector.formats.vocabulary import BARE_TIMES, WHOLE_MAX, stepless_position
+from tierscope.collector.formats.vocabulary import (
+    BARE_TIMES,
+    PHRASES,
+    STEP_WORDS,
+    UNITS_PER_SECOND,
+    WHOLE_MAX,
+    stepless_position,
+)
 
 #: The fewest repetitions of a message, in the file's head, for its template to be learned.
 MIN_REPEATS = 4
@@ -188,13 +196,28 @@ def _keyed(lines: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The groups of the vocabulary's phrases whose words say training: a position, a metric, examples.
+_VOCABULARY_GROUPS = ("step", "local_step", "loss", "accuracy", "accuracy_pct", "examples_per_s")
+
+
+def _phrase_words(groups: frozenset[str]) -> list[str]:
+    """The words of the vocabulary's spellings (:data:`PHRASES`) of ``groups``, lower case, units left out."""
+    words = {
+        w.lower() for key, (group, _) in PHRASES.items() if group in groups for w in re.findall(r"[A-Za-z_]+", key)
+    }
+    return sorted(w for w in words if len(w) > 1 and w not in UNITS_PER_SECOND)
+
+
 #: A word of the field's that a training log says (what a step counts, what it measures, what it optimises). A file
 #: whose head says none of them (a game's frames, a server's requests, a test runner's tests, a sweep's trials, a
 #: heartbeat, CSV rows) is some other loop's, however its numbers behave; a template that says one is preferred.
+#: The vocabulary's words for a step (:data:`STEP_WORDS`) and those of its phrases of a position, a metric and
+#: examples count, so a word added there counts here; then the words the vocabulary reads no figure after (an
+#: epoch's, an optimiser's, reinforcement learning's).
 _TRAINING_WORD = (
-    r"(?i)\b(?:steps?|global_step|iter(?:s|ation|ations)?|it|epochs?|ep|batch(?:es)?|updates?|upd|train(?:ing)?|"
-    r"loss(?:es)?|lr|learn(?:ing)?|learning[ _-]?rate|grad(?:ient)?s?|grad_norm|acc(?:uracy)?|ppl|perplexity|kimg|"
-    r"tokens?|samples?|examples?|images?|imgs?|sequences?|rewards?|episodes?|timesteps?|rounds?|minibatch(?:es)?)\b"
+    rf"(?i)\b(?:{STEP_WORDS}|{'|'.join(_phrase_words(frozenset(_VOCABULARY_GROUPS)))}|"
+    r"epochs?|ep|upd|train(?:ing)?|losses|lr|learn(?:ing)?|learning[ _-]?rate|grad(?:ient)?s?|grad_norm|acc|ppl|"
+    r"perplexity|kimg|tokens?|samples?|examples?|images?|imgs?|sequences?|rewards?|episodes?|timesteps?|rounds?)\b"
 )
 #: Words of serving or benchmarking a model, not training it.
 _SERVING_WORD = r"(?i)\b(?:latency|latencies|requests?|req/s|qps|rtt)\b"

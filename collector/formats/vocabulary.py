@@ -550,6 +550,8 @@ _UNIT_FIRST = r"(?:^|[\s,|;(\[])"
 
 #: The words of a range of steps (``Minibatch[ 271- 280``, ``5251-5625batch``): a batch, step, iteration, update.
 _RANGE_WORD = r"(?:mini)?(?:batch(?:es)?|steps?|iter(?:ation)?s?|updates?)"
+#: What the vocabulary calls a step, one at a time or a range of them (a learned layout tells a training log by it).
+STEP_WORDS: Final = rf"(?:{_PER_STEP_WORD}|{_RANGE_WORD})"
 #: A range ``A-B`` of whole numbers (groups ``a``, ``b``); a date (``2020-11-11``) is none: its first is larger.
 _RANGE = r"(?P<a>\d+)\s*-\s*(?P<b>\d+)"
 #: The steps a time covers where the line says so: ``(100 iters)``, ``for 50 steps``, ``per 10 batches``.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -12,8 +13,9 @@ from typer.testing import CliRunner
 from tests.support import SHARED
 from tierscope.cli import app
 from tierscope.collector.explain import explain_file
-from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
+from tierscope.collector.formats import ParseContext, layout, parse_lines, sniff_format
 from tierscope.collector.formats.layout import MIN_REPEATS, LearnedLayout
+from tierscope.collector.formats.vocabulary import STEP_WORDS
 from tierscope.dataset.store import Dataset
 
 
@@ -299,3 +301,16 @@ def test_digits_glued_after_a_letter_belong_to_the_word() -> None:
     )
     steps = read(lines)
     assert steps.get_column("step").to_list() == [10, 20, 30, 40, 50]
+
+
+def test_the_words_that_say_training_are_the_vocabularys() -> None:
+    # the vocabulary's words for a step (one at a time: "iterations", "updates"; a range: "minibatches") and those of
+    # its phrases of a position, a metric and examples ("global_step", "accuracy", "instances" of "X instances/sec")
+    # say training; a game's "frame", a server's "request" and a unit ("sec" of "examples/sec: X") do not
+    for word in ("iterations", "updates", "minibatches", "global_step", "accuracy", "instances", "loss", "epoch"):
+        assert re.search(layout._TRAINING_WORD, f"at {word} 5"), word
+    for word in ("frame", "request", "sec", "trial"):
+        assert not re.search(layout._TRAINING_WORD, f"at {word} 5"), word
+    # a step word added to the vocabulary counts here too: every spelling of its STEP_WORDS is one
+    for word in ("it", "its", "iter", "iters", "iteration", "batch", "batches", "update", "minibatch", "steps"):
+        assert re.fullmatch(STEP_WORDS, word) and re.search(layout._TRAINING_WORD, word), word
