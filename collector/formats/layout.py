@@ -223,23 +223,32 @@ _TRAINING_WORD = (
 _SERVING_WORD = r"(?i)\b(?:latency|latencies|requests?|req/s|qps|rtt)\b"
 
 
-def _refused(key: str) -> str | None:
-    """Why a template is no training step's whatever its slots do, or None."""
-    words = key.replace(_MARK, " ")
-    if pl.select(pl.lit(words).str.contains(_SERVING_WORD)).item():
-        return "it measures serving (latency, requests), not training"
-    frame = pl.DataFrame({"k": [key], "w": [words]})
-    s = read_statements(pl.col("w"))
-    evaluation, other = frame.select(s["evaluation"].alias("e"), s["other_work"].alias("o")).row(0)
-    if evaluation:
-        return "an evaluation's statement"
-    if other:
-        return "it states other work (a checkpoint, a download, a compilation)"
-    if frame.select(pl.col("k").str.contains(_BYTES)).item():
-        return "it counts bytes (a download's or an extraction's bar)"
-    if frame.select(pl.col("k").str.contains(_LISTING)).item():
-        return "it lists files (a dataset listing)"
-    return None
+#: Why a template is no training step's whatever its slots do: the first of these its words (or, for bytes and a
+#: listing, its text with the slots) say.
+_REFUSALS = (
+    ("serving", "it measures serving (latency, requests), not training"),
+    ("evaluation", "an evaluation's statement"),
+    ("other_work", "it states other work (a checkpoint, a download, a compilation)"),
+    ("bytes", "it counts bytes (a download's or an extraction's bar)"),
+    ("listing", "it lists files (a dataset listing)"),
+)
+
+
+def _refusals(keys: list[str]) -> list[str | None]:
+    """Why each of ``keys`` (templates) is no training step's whatever its slots do, or None: one frame for them
+    all (the grammar's statements are built and run once, not once a template)."""
+    if not keys:
+        return []
+    words = pl.col("k").str.replace_all(_MARK, " ", literal=True)
+    s = read_statements(words)
+    found = pl.DataFrame({"k": keys}, schema={"k": pl.String}).select(
+        serving=words.str.contains(_SERVING_WORD),
+        evaluation=s["evaluation"],
+        other_work=s["other_work"],
+        bytes=pl.col("k").str.contains(_BYTES),
+        listing=pl.col("k").str.contains(_LISTING),
+    )
+    return [next((why for name, why in _REFUSALS if row[name]), None) for row in found.iter_rows(named=True)]
 
 
 def _around(key: str, index: int) -> tuple[str, str]:
@@ -449,8 +458,9 @@ def learn(lines: pl.DataFrame) -> Layout | None:
     )
     if not lines.head(LEARN_LINES).select(pl.col("line").str.contains(_TRAINING_WORD).any()).item():
         counts = counts.filter("_named")
-    for key, repeats, _ in counts.head(8).iter_rows():
-        if _refused(key):
+    candidates = counts.head(8).rows()
+    for (key, repeats, _), refused in zip(candidates, _refusals([c[0] for c in candidates]), strict=True):
+        if refused:
             continue
         found = _read_template(keyed.filter(pl.col("_key") == key), key, repeats)
         if found is not None:
