@@ -50,6 +50,8 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
+from tierscope.collector.formats.templates import SLOT, WHOLE_SLOT, numbers, numbers_in, template
+from tierscope.collector.formats.templates import value as slot_value
 from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
     PHRASES,
@@ -75,14 +77,11 @@ OTHERS_READ = "layout-others-read"
 #: ... and how many unread lines it has learned from so far.
 _SEEN = "layout-seen"
 
-#: A slot: a number as a log prints it, or a word standing for one (``nan``, ``inf``), so that a line whose
-#: measure came out NaN still matches its template and is rejected with its reason. Digits glued after a letter
-#: belong to a word (``w1075``, ``0x1F``, ``a100``), never a slot.
-_SLOT = r"(?i:\b(?:nan|inf(?:inity)?)\b)|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-#: Digits glued after a letter, and the word characters after them: written as the letter and ``D`` before the
-#: slots are found, so they stay the word's.
-_IN_WORD = r"([A-Za-z])\d[\w.]*"
-_MARK = "#"
+#: A slot of a template (:mod:`~tierscope.collector.formats.templates`: what a slot is, a sign, a clock, thousands).
+_MARK = SLOT
+#: The version of the template saved with a layout (:meth:`Layout.to_json`): a layout saved with another one's slots
+#: is dropped and taught again by the lines (its key and slot numbers may differ from what the lines give now).
+TEMPLATE_VERSION = 2
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
@@ -98,16 +97,14 @@ _SECONDS_AFTER = r"^\s*(?:s|sec|secs|seconds)\b"
 _MS_AFTER = r"^\s*ms\b"
 #: Seconds over a count the next slot states (Caffe's ``36.09s/100``: 100 steps in 36.09 s).
 _SECONDS_OVER = r"^\s*s\s*/\s*$"
-#: A clock inside the message (``Elapsed [8:37:01.05]``) after a word naming a time since the start.
-_CLOCK_IN_MESSAGE = "#:#:#"
 _ELAPSED_WORD = r"(?i)(?:elapsed|wall|time|uptime)\W*$"
 
 
 @dataclass
 class Slot:
     """What one slot of a template is: ``kind`` is ``position``, ``total``, ``per_s``, ``step_s``, ``interval_s``,
-    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond) or ``clock_s`` (hours, with the minutes and
-    seconds of the next two slots), with ``why`` in words."""
+    or ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond; a clock slot is its seconds), with ``why``
+    in words."""
 
     index: int
     kind: str
@@ -135,8 +132,6 @@ class Layout:
             return self.key  # the vocabulary's measure may sit anywhere after the slots read: the whole template
         parts = self.key.split(_MARK)
         last = max(s.index for s in self.slots)
-        if any(s.kind == "clock_s" for s in self.slots):
-            last = max(last, max(s.index + 2 for s in self.slots if s.kind == "clock_s"))
         after = parts[last + 1]
         # the unit or the separator right after the slot, not the next field's words
         unit = after[: len(after) - len(after.lstrip())] + (after.lstrip().split(" ")[0] if after.strip() else "")
@@ -149,6 +144,7 @@ class Layout:
             "repeats": self.repeats,
             "slots": [[s.index, s.kind, s.why, s.scale] for s in self.slots],
             "named": self.named,
+            "template": TEMPLATE_VERSION,
             "laps": {tag: list(v) for tag, v in self.laps.items()},
         }
 
@@ -156,6 +152,8 @@ class Layout:
     def from_json(cls, doc: dict[str, Any]) -> Layout:
         """The layout :meth:`to_json` saved; raises :class:`KeyError`, :class:`TypeError` or :class:`ValueError` on
         another document."""
+        if doc.get("template") != TEMPLATE_VERSION:
+            raise ValueError("a layout saved with another template's slots")
         slots = [Slot(int(i), str(kind), str(why), float(scale)) for i, kind, why, scale in doc["slots"]]
         if not any(s.kind == "position" for s in slots) or any(s.kind not in _KIND_WORDS for s in slots):
             raise ValueError("a learned layout needs a position and known slots")
@@ -183,17 +181,12 @@ _KIND_WORDS = {
     "step_s": "a time per step",
     "interval_s": "the seconds since the previous report",
     "elapsed_s": "the seconds since the start",
-    "clock_s": "the seconds since the start (a clock: this slot and the next two)",
 }
 
 
 def _keyed(lines: pl.DataFrame) -> pl.DataFrame:
-    """``lines`` with ``_key`` (the message with its numbers as ``#``, spaces collapsed) and ``_slots``."""
-    text = pl.col("line").str.replace_all(_IN_WORD, "${1}D")
-    return lines.with_columns(
-        _key=text.str.replace_all(_SLOT, _MARK).str.replace_all(r"\s+", " ").str.strip_chars(),
-        _slots=text.str.extract_all(_SLOT),
-    )
+    """``lines`` with ``_key`` (the message's template: its numbers as ``#``) and ``_slots`` (its numbers)."""
+    return lines.with_columns(_key=template(pl.col("line")), _slots=numbers(pl.col("line")))
 
 
 #: The groups of the vocabulary's phrases whose words say training: a position, a metric, examples.
@@ -269,7 +262,7 @@ def _positions(frame: pl.DataFrame, key: str, width: int) -> list[tuple[Slot, Sl
     found: list[tuple[bool, int, Slot, Slot | None]] = []
     for i in range(width):
         raw = frame.get_column(f"_r{i}")
-        if not raw.str.contains(r"^\d+$").all():
+        if not raw.str.contains(WHOLE_SLOT).all():
             continue
         before, after = _around(key, i)
         # a clock or a date inside the message (``14:26:39``) is no counter; an epoch is no step (an epoch-level log
@@ -422,22 +415,25 @@ def _unit_times(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[i
     return []
 
 
-def _message_clock(frame: pl.DataFrame, key: str, used: set[int]) -> list[Slot]:
-    """A clock inside the message (``Elapsed [8:37:01.056768]``: hours, minutes, seconds) after a word naming the
+def _message_clock(frame: pl.DataFrame, key: str, width: int, used: set[int]) -> list[Slot]:
+    """A clock inside the message (``Elapsed [8:37:01.056768]``: one slot, its seconds) after a word naming the
     time since the start, growing line by line: the seconds since the start."""
-    at = key.find(_CLOCK_IN_MESSAGE)
-    if at < 0 or not pl.select(pl.lit(key[:at]).str.contains(_ELAPSED_WORD)).item():
-        return []
-    i = key[:at].count(_MARK)
-    if {i, i + 1, i + 2} & used:
-        return []
-    seconds = frame.select(
-        (pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")).alias("c"), "_t"
-    )
-    d = _diffs(seconds, "c")
-    if d.len() < MIN_REPEATS - 1 or not (d > 0).all():
-        return []
-    return [Slot(i, "clock_s", "hours:minutes:seconds after a word naming the time since the start, growing")]
+    for i in range(width):
+        before, _ = _around(key, i)
+        if i in used or not frame.get_column(f"_r{i}").str.contains(":", literal=True).all():
+            continue
+        if not pl.select(pl.lit(before).str.contains(_ELAPSED_WORD)).item():
+            continue
+        d = _diffs(frame, f"_v{i}")
+        if d.len() >= MIN_REPEATS - 1 and (d > 0).all():
+            return [
+                Slot(
+                    i,
+                    "elapsed_s",
+                    "a clock (hours:minutes:seconds) after a word naming the time since the start, growing",
+                )
+            ]
+    return []
 
 
 def learn(lines: pl.DataFrame) -> Layout | None:
@@ -473,7 +469,7 @@ def _slot_frame(lines: pl.DataFrame, width: int) -> pl.DataFrame:
     tag = pl.col(TAG).fill_null("") if TAG in lines.columns else pl.lit("")
     raw = [pl.col("_slots").list.get(i, null_on_oob=True).alias(f"_r{i}") for i in range(width)]
     out = lines.with_columns(*raw, _t=tag)
-    return out.with_columns(pl.col(f"_r{i}").cast(pl.Float64, strict=False).alias(f"_v{i}") for i in range(width))
+    return out.with_columns(slot_value(pl.col(f"_r{i}")).alias(f"_v{i}") for i in range(width))
 
 
 def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None:
@@ -499,7 +495,7 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
         stride = float(d.filter(d > 0).median())  # type: ignore[arg-type]
         measures = (
             _clocked(frame, position.index, key, width, used)
-            or _message_clock(frame, key, used)
+            or _message_clock(frame, key, width, used)
             or _unit_times(frame, position.index, key, width, used, stride)
         )
         if measures and not _against_clock(
@@ -601,12 +597,17 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
     position = layout.slot("position")
     assert position is not None
     p = position.index
-    too_big = pl.col(f"_v{p}").is_null() | (pl.col(f"_v{p}") > WHOLE_MAX["step"])
+    # a position printed negative, with decimals or as a clock is no step (``-1`` reads as a slot with its sign)
+    too_big = (
+        ~pl.col(f"_r{p}").str.contains(WHOLE_SLOT).fill_null(False)
+        | pl.col(f"_v{p}").is_null()
+        | (pl.col(f"_v{p}") > WHOLE_MAX["step"])
+    )
     reasons = [
         pl.when(too_big).then(pl.format(f"learned layout: position slot {p + 1} '{{}}' is no whole number", f"_r{p}"))
     ]
     for s in layout.slots:
-        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s"):
+        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s"):
             v = pl.col(f"_v{s.index}")
             bad = v.is_null() | v.is_nan() | v.is_infinite() | ((v <= 0) if s.kind in ("per_s", "step_s") else (v < 0))
             reasons.append(
@@ -645,9 +646,6 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
             cols["per_s"] = 1.0 / v
         elif slot.kind in ("interval_s", "elapsed_s"):
             cols[slot.kind] = v
-        elif slot.kind == "clock_s":
-            i = slot.index
-            cols["elapsed_s"] = pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")
     steps = good.select(
         "source_offset",
         "step",
@@ -717,7 +715,7 @@ def resume_layout(context: ParseContext, carried: dict[str, Any] | None) -> None
 
 def explain(message: str, layout: Layout) -> str:
     """How ``layout`` read ``message`` (one of its lines), in ``formats --try``'s words."""
-    raw = pl.select(pl.lit(message).str.extract_all(_SLOT)).item().to_list()
+    raw = numbers_in(message)
     said = []
     for s in layout.slots:
         value = raw[s.index] if s.index < len(raw) else "?"
