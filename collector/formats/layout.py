@@ -261,15 +261,16 @@ def _positions(frame: pl.DataFrame, key: str, width: int) -> list[tuple[Slot, Sl
     total: a whole number that only grows, or one that grows and restarts now and then (counted within its epoch)."""
     found: list[tuple[bool, int, Slot, Slot | None]] = []
     for i in range(width):
-        raw = frame.get_column(f"_r{i}")
-        if not raw.str.contains(WHOLE_SLOT).all():
+        # a whole number on (nearly) every line: a line printing it otherwise (``-1``, ``nan``) is a reject when read
+        whole = frame.get_column(f"_r{i}").str.contains(WHOLE_SLOT).fill_null(False)
+        if int(whole.sum()) < MIN_REPEATS or frame.height - int(whole.sum()) > max(1, frame.height // 10):
             continue
         before, after = _around(key, i)
         # a clock or a date inside the message (``14:26:39``) is no counter; an epoch is no step (an epoch-level log
         # is the grammar's)
         if before.strip() == ":" or after.strip() == ":" or pl.select(pl.lit(before).str.contains(_EPOCH_WORD)).item():
             continue
-        d = _diffs(frame, f"_v{i}")
+        d = _diffs(frame.filter(whole), f"_v{i}")
         if d.len() < MIN_REPEATS - 1:
             continue
         rising, back, flat = int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum())
