@@ -586,9 +586,25 @@ class LearnedLayout:
             return empty_parsed(lines)
         keyed = _keyed(lines)
         ours = keyed.filter(pl.col("_key").str.starts_with(layout.prefix))
-        if ours.height == 0:
+        if ours.height == 0 or _contradicted(ours, layout):
             return empty_parsed(lines)
         return read_lines(ours, lines, layout, context, self.name)
+
+
+def _contradicted(ours: pl.DataFrame, layout: Layout) -> str | None:
+    """Why the lines' clock says the measure of ``ours`` (a batch's lines of ``layout``: later batches, lines appended
+    after a collect) is no step's time, as the head's was checked when the layout was learned (another loop printing
+    the same words: an inference loop appended to a training log), or None where it agrees or no clock tells."""
+    width = layout.key.count(_MARK)
+    frame = _slot_frame(ours, width)
+    position = layout.slot("position")
+    assert position is not None
+    if layout.named:
+        return _against_clock(frame, position.index, width, _named_seconds(ours))
+    d = _diffs(frame, f"_v{position.index}")
+    up = d.filter(d > 0)
+    stride = float(up.median()) if up.len() else 1.0  # type: ignore[arg-type]
+    return _against_clock(frame, position.index, width, _step_seconds(frame, layout.slots, stride, position.index))
 
 
 def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context: ParseContext, fmt: str) -> Parsed:
