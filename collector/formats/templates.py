@@ -26,6 +26,8 @@ from typing import Final
 
 import polars as pl
 
+from tierscope.collector.formats.vocabulary import clock_seconds
+
 #: What a number slot becomes in a template.
 SLOT: Final = "#"
 
@@ -78,15 +80,9 @@ def numbers_in(line: str) -> list[str]:
 
 def value(raw: pl.Expr) -> pl.Expr:
     """A slot's number (Float64) from its text as :func:`numbers` gives it: thousands' commas dropped, a clock's
-    seconds (``1:02:03`` is 3723.0), ``nan`` and ``inf`` as such; null where it is none."""
+    seconds (the vocabulary's :func:`~tierscope.collector.formats.vocabulary.clock_seconds`: ``1:02:03`` is 3723.0),
+    ``nan`` and ``inf`` as such; null where it is none."""
     plain = raw.str.replace_all(",", "", literal=True)
     sign = pl.when(plain.str.starts_with("-")).then(-1.0).otherwise(1.0)
-    parts = plain.str.strip_chars_start("+-").str.split(":")
-    seconds = sum(
-        parts.list.get(-1 - k, null_on_oob=True).cast(pl.Float64, strict=False).fill_null(0.0) * 60**k for k in range(3)
-    )
-    return (
-        pl.when(plain.str.contains(":", literal=True))
-        .then(sign * seconds)
-        .otherwise(plain.cast(pl.Float64, strict=False))
-    )
+    clock = sign * clock_seconds(plain.str.strip_chars_start("+-"))
+    return pl.when(plain.str.contains(":", literal=True)).then(clock).otherwise(plain.cast(pl.Float64, strict=False))
