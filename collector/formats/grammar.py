@@ -112,6 +112,22 @@ _BAR_NAMED = "NN%|...| N/M (a tqdm bar)"
 _BAR_COUNTER = rf"{BAR}\d+/(\d+)"
 
 
+#: An epoch stated with its total (``Epoch: [0/100]``, ``Epoch 31/300``): where another counter follows it, that
+#: counter is the position within the epoch (DINO's ``Epoch: [0/100]  [2240/2502]``, facebookresearch/dino issue 69,
+#: 2021-06-08; MONAI's SwinUNETR ``Epoch 31/300 200/1000 loss: 0.2830 time 1.49s``, Project-MONAI/
+#: research-contributions issue 306, 2023-09-19).
+_EPOCH_OF_TOTAL = r"(?i:\bepoch)\s*[:=#]?\s*[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?"
+
+
+def counter_groups(text: pl.Expr) -> pl.Expr:
+    """The groups ``x`` and ``m`` of the message's bare ``N/M`` counter (a struct): the first one after an epoch's
+    own ``e/E`` where one follows it, else the first."""
+    regex = next(p.regex for p in POSITIONS if p.kind == "counter")
+    after_epoch = text.str.replace(_EPOCH_OF_TOTAL, "epoch ")
+    chosen = pl.when(text.str.contains(_EPOCH_OF_TOTAL) & after_epoch.str.contains(regex)).then(after_epoch)
+    return chosen.otherwise(text).str.extract_groups(regex)
+
+
 def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """``(value, spelling)`` of the first of ``patterns`` (``(spelling, regex with group x)``) found in ``text``."""
     values = [text.str.extract(regex, 1) for _, regex in patterns]
@@ -136,8 +152,7 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
         + number(epoch.struct.field("x"), pl.Int64)
     ).cast(pl.String)
-    counter_regex = next(p.regex for p in POSITIONS if p.kind == "counter")
-    counter = text.str.extract_groups(counter_regex)
+    counter = counter_groups(text)
     # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
     counted = pl.when(
         (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
@@ -366,7 +381,7 @@ def drop_examples_alone(
 def epoch_statements(text: pl.Expr, position: pl.Expr) -> dict[str, pl.Expr]:
     """``epoch`` (String: the epoch the message states, or the counter of a tqdm bar's description) and
     ``inner_total`` (String: the total of the message's ``position``, the spelling read, where it has one)."""
-    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counter = counter_groups(text)
     return {
         "epoch": pl.coalesce(text.str.extract(EPOCH, 1), text.str.extract(BAR_EPOCH, 1)),
         "inner_total": pl.when(position == _INNER_NAMED)
@@ -546,7 +561,7 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     if read.height == 0 or not read.select(bare.any()).item():
         return read
     tag = pl.col(TAG).fill_null("")
-    counter = pl.col("_piece").str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counter = counter_groups(pl.col("_piece"))
     counters = (
         read.filter(bare)
         .select(
