@@ -4,9 +4,12 @@ value is worked out by hand in a comment."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from tests.support.formats_support import read
+from tests.support.formats_support import frame, parse, read
+from tierscope.collector.formats.envelopes import split_envelopes
 
 
 def test_a_counter_after_an_epoch_with_its_total_is_the_step_within_the_epoch() -> None:
@@ -39,3 +42,31 @@ def test_an_epoch_counter_alone_is_still_the_lines_counter() -> None:
     # near-miss: with no second counter, the epoch's own N/M reads as before (a counter): step 3
     got = read("Epoch 3/10 loss: 0.5 time 12.0s")
     assert got["step"].to_list() == [3]
+
+
+def test_a_word_before_python_loggings_time_glued_by_a_dash_is_an_envelope() -> None:
+    # arcface_torch (deepinsight/insightface issue 1996, 2022-05-05): 'Training: <asctime>-<message>'; the clock
+    # gives the rate: steps 320 -> 330 in 03:05:56.684 - 03:05:53.162 = 3.522 s
+    got = parse(
+        [
+            "Training: 2022-05-05 03:05:53,162-Speed 727.03 samples/sec   Loss 43.9404   LearningRate 0.1000   "
+            "Epoch: 0   Global Step: 320   Fp16 Grad Scale: 131072   Required: 453 hours",
+            "Training: 2022-05-05 03:05:56,684-Speed 727.08 samples/sec   Loss 43.9225   LearningRate 0.1000   "
+            "Epoch: 0   Global Step: 330   Fp16 Grad Scale: 131072   Required: 449 hours",
+        ]
+    ).steps
+    assert got["step"].to_list() == [320, 330]
+    assert got["timestamp"].to_list() == [
+        datetime(2022, 5, 5, 3, 5, 53, 162000, tzinfo=UTC),
+        datetime(2022, 5, 5, 3, 5, 56, 684000, tzinfo=UTC),
+    ]
+
+
+def test_a_two_digit_year_before_a_level_is_of_this_century() -> None:
+    # BasicSR's '%y-%m-%d %H:%M:%S.%03d - INFO: ' (open-mmlab/mmagic issue 82, 2020-05-22): 20-05-22 is 2020-05-22
+    body, facts = split_envelopes(
+        frame(["20-05-22 17:42:09.481 - INFO: [epoch:  0, iter:     600, lr:(1.000e-04,)] l_g_pix: 4.1864e-04"]), 2024
+    )
+    assert body["line"].to_list() == ["[epoch:  0, iter:     600, lr:(1.000e-04,)] l_g_pix: 4.1864e-04"]
+    assert facts is not None
+    assert facts["timestamp"].to_list() == [datetime(2020, 5, 22, 17, 42, 9, 481000, tzinfo=UTC)]
