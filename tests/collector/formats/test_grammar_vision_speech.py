@@ -70,3 +70,30 @@ def test_a_two_digit_year_before_a_level_is_of_this_century() -> None:
     assert body["line"].to_list() == ["[epoch:  0, iter:     600, lr:(1.000e-04,)] l_g_pix: 4.1864e-04"]
     assert facts is not None
     assert facts["timestamp"].to_list() == [datetime(2020, 5, 22, 17, 42, 9, 481000, tzinfo=UTC)]
+
+
+def test_a_bar_that_never_states_a_loss_beside_one_that_does_is_the_evaluations() -> None:
+    # SpeechBrain in Colab (speechbrain/speechbrain issue 938, 2021-08-15): each epoch's finished training bar carries
+    # train_loss, the validation bar (736/736) none. Training only: epoch 6's bar is step 2774, epoch 7's (drawn again
+    # lines later) the next lap's, 2 x 2774 = 5548; its rate 3.24 it/s as printed
+    got = read(
+        "100% 2774/2774 [14:15<00:00,  3.24it/s, train_loss=5.86]",
+        "100% 736/736 [00:27<00:00, 26.83it/s]",
+        "speechbrain.utils.epoch_loop - Going into epoch 7",
+        "100% 2774/2774 [14:16<00:00,  3.24it/s, train_loss=5.49]",
+        "100% 736/736 [00:27<00:00, 26.93it/s]",
+    )
+    assert got["step"].to_list() == [2774, 5548]
+    assert got["global_steps_per_s"].to_list() == pytest.approx([3.24, 3.24])
+
+
+def test_bars_without_a_loss_anywhere_stay_training_and_a_closing_redraw_is_the_same_step() -> None:
+    # near-misses: with no bar stating a loss, a bar of another total is not judged by it (100/100 and 20/20 both
+    # read); a finished bar drawn again on the very next line is its closing redraw: step 100 again (the same step,
+    # kept once later), not the next lap's 200
+    got = read(
+        "100%|##########| 100/100 [00:50<00:00,  2.00it/s]",
+        "100%|##########| 100/100 [00:50<00:00,  2.00it/s]",
+        "100%|##########| 20/20 [00:02<00:00, 10.00it/s]",
+    )
+    assert got["step"].to_list() == [100, 100, 20]
