@@ -658,7 +658,7 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     training loop that draws a new bar each epoch (``24/100 ... 100/100``, then ``24/100`` again) is on its second lap,
     and its step is lap x total + position (100 + 24 = 124). Bars of each total are counted apart (an evaluation's
     bar between them starts no lap); a redraw at the same position is the same step, but for a finished bar drawn
-    again lines later: the next epoch's. The laps and the last position
+    again lines later with another loss: the next epoch's. The laps and the last position
     of each bar carry over to later batches in ``context``."""
     if records.height == 0:
         return records
@@ -675,17 +675,21 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     known: dict[str, tuple[int, int]] = context.state.setdefault("grammar-bar-laps", {})
     earlier_lap = pl.col("_key").replace_strict({k: v[0] for k, v in known.items()}, default=0, return_dtype=pl.Int64)
     earlier_n = pl.col("_key").replace_strict({k: v[1] for k, v in known.items()}, default=None, return_dtype=pl.Int64)
-    # a finished bar drawn again lines later (not its closing redraw on the next line) is the next lap's: a copy that
-    # kept only each epoch's finished bar (``100% 2774/2774 [14:15<00:00, ...]`` each epoch)
+    # a finished bar drawn again lines later with another training loss is the next lap's: a copy that kept only each
+    # epoch's finished bar (``100% 2774/2774 [14:15<00:00, 3.24it/s, train_loss=5.86]``, then ``train_loss=5.49``);
+    # one step states one loss, so a redraw of the same bar (its closing refresh after an evaluation) keeps it
     finished_again = (
         (pl.col("step") == pl.col("_prev"))
         & (pl.col("step") == number(stated["inner_total"], pl.Int64))
         & (pl.col("source_offset") - pl.col("_prev_offset") > 1)
+        & (pl.col("loss") != pl.col("_prev_loss"))
     )
     laps = (
         bars.sort("_order")
         .with_columns(
-            _prev=pl.col("step").shift(1).over("_key"), _prev_offset=pl.col("source_offset").shift(1).over("_key")
+            _prev=pl.col("step").shift(1).over("_key"),
+            _prev_offset=pl.col("source_offset").shift(1).over("_key"),
+            _prev_loss=pl.col("loss").shift(1).over("_key"),
         )
         .with_columns(_prev=pl.coalesce("_prev", earlier_n))
         .with_columns(_restart=((pl.col("step") < pl.col("_prev")) | finished_again).fill_null(False).cast(pl.Int64))

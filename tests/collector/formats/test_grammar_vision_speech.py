@@ -97,3 +97,15 @@ def test_bars_without_a_loss_anywhere_stay_training_and_a_closing_redraw_is_the_
         "100%|##########| 20/20 [00:02<00:00, 10.00it/s]",
     )
     assert got["step"].to_list() == [100, 100, 20]
+
+
+def test_a_finished_bar_redrawn_after_an_evaluation_with_no_new_loss_is_the_same_step() -> None:
+    # near-miss (accelerate under SageMaker, the h1 dev set's case 05): the training bar's closing refresh after the
+    # evaluation, 79/79 again lines later with no loss, is step 79 again, not a second lap's 158
+    got = read(
+        "100%|##########| 79/79 [00:19<00:00,  4.79it/s]",
+        "***** Running Evaluation *****",
+        "epoch 0: {'accuracy': 0.85}",
+        "100%|##########| 79/79 [00:47<00:00,  1.65it/s]",
+    )
+    assert got["step"].to_list() == [79, 79]
