@@ -103,8 +103,9 @@ MARKERS: tuple[Marker, ...] = (
     # a non-zero code, a signal's negative one included (``Process finished with exit code -1``, torchrun's
     # ``exitcode  : -9``, DeepSpeed's ``exits with return code = -9``)
     Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
-    # (padded in Open MPI's report: ``Exit code:    1``)
-    Marker("failed", r"(?i)\bexit (?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    # (padded in Open MPI's report: ``Exit code:    1``; one word as Paperspace's job CLI prints it: ``Job Stopped,
+    # exitCode 1``)
+    Marker("failed", r"(?i)\bexit ?(?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
     # Open MPI's and Horovod's report that a process of the job exited non-zero (the job is then aborted)
     Marker("failed", r"\b(?:mpirun|Horovod) detected that one or more processes exited with non-zero status\b", 4),
     Marker("failed", r"\bPrimary job\s+terminated normally, but \d+ process(?:es)? returned\b", 3),
@@ -191,7 +192,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker(
         "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
     ),
-    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b", 3),
+    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b|\bexitCode:? 0\b", 3),
     # Early stopping ended the run on purpose: Keras' ``Epoch 8: early stopping`` (``Epoch 00046:`` in Keras 2),
     # Lightning's ``... Signaling Trainer to stop.``
     Marker(
