@@ -159,10 +159,10 @@ MARKERS: tuple[Marker, ...] = (
     # job-control report (``line 6:  3305 Killed   cmd``).
     # (also inside a paste's emphasis: ``**Killed**``)
     Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
-    # Lua's interpreter ending on an error nothing caught (Torch7's ``th`` runs LuaJIT): ``/usr/local/bin/luajit: <file>:
-    # <line>: <message>`` (or ``lua: ...``) then its ``stack traceback:``, and LuaJIT's ``PANIC: unprotected error in call
-    # to Lua API (not enough memory)`` (quoted in soumith/imagenet-multiGPU.torch issue 23, billzorn/mtg-rnn issue 1,
-    # jcjohnson/torch-rnn issue 211). A step record after it is a run started again.
+    # Lua's interpreter ending on an error nothing caught (Torch7's ``th`` runs LuaJIT): ``/usr/local/bin/luajit:
+    # <file>:<line>: <message>`` (or ``lua: ...``) then its ``stack traceback:``, and LuaJIT's ``PANIC: unprotected
+    # error in call to Lua API (not enough memory)`` (quoted in soumith/imagenet-multiGPU.torch issue 23,
+    # billzorn/mtg-rnn issue 1, jcjohnson/torch-rnn issue 211). A step record after it is a run started again.
     Marker("failed", r"\bPANIC: unprotected error in call to Lua API\b", 4, recoverable=True),
     Marker("failed", r"^(?:\S*/)?(?:luajit|lua(?:5\.\d)?|qlua): \S", 3, recoverable=True),
     Marker("failed", r"^stack traceback:\s*$", 2, recoverable=True),

@@ -523,12 +523,10 @@ _EXAMPLES_WORD = (
     r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
 )
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
-#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
-#: char-rnn's ``time/batch = 2.6165s`` (Torch7, quoted in billzorn/mtg-rnn issue 1) and ``time/batch = 0.035`` (its
-#: TensorFlow port, a Paperspace job's transcript in the public code index).
+#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
 _STEP_TIME_WORDS = (
     rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
-    r"|time[/_](?:step|batch|iter)\b|time_per_step)"
+    r"|time[/_]step|time_per_step)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"
@@ -746,6 +744,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "time",
         rf"{_STEP_TIME_WORDS}{_IN_S}?['\"]?\s*[:=]?\s*{_QV}{_N}",
     ),
+    # char-rnn's ``time/batch = 2.6165s`` (Torch7, quoted in billzorn/mtg-rnn issue 1) and ``time/batch = 0.035`` (its
+    # TensorFlow port, a Paperspace job's transcript in the public code index): a batch's seconds, said with ``=``;
+    # Composer's ``time/batch: 4`` is its batch counter, no time
+    Measure("time/batch = X (s)", "time", rf"(?i:\btime/(?:batch|iter|step))\s*=\s*{_N}\s*(?:s\b|sec\b|,|$)"),
     Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
     Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
     Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
