@@ -103,8 +103,9 @@ MARKERS: tuple[Marker, ...] = (
     # a non-zero code, a signal's negative one included (``Process finished with exit code -1``, torchrun's
     # ``exitcode  : -9``, DeepSpeed's ``exits with return code = -9``)
     Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
-    # (padded in Open MPI's report: ``Exit code:    1``)
-    Marker("failed", r"(?i)\bexit (?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    # (padded in Open MPI's report: ``Exit code:    1``; one word as Paperspace's job CLI prints it: ``Job Stopped,
+    # exitCode 1``)
+    Marker("failed", r"(?i)\bexit ?(?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
     # Open MPI's and Horovod's report that a process of the job exited non-zero (the job is then aborted)
     Marker("failed", r"\b(?:mpirun|Horovod) detected that one or more processes exited with non-zero status\b", 4),
     Marker("failed", r"\bPrimary job\s+terminated normally, but \d+ process(?:es)? returned\b", 3),
@@ -158,6 +159,13 @@ MARKERS: tuple[Marker, ...] = (
     # job-control report (``line 6:  3305 Killed   cmd``).
     # (also inside a paste's emphasis: ``**Killed**``)
     Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
+    # Lua's interpreter ending on an error nothing caught (Torch7's ``th`` runs LuaJIT): ``/usr/local/bin/luajit:
+    # <file>:<line>: <message>`` (or ``lua: ...``) then its ``stack traceback:``, and LuaJIT's ``PANIC: unprotected
+    # error in call to Lua API (not enough memory)`` (quoted in soumith/imagenet-multiGPU.torch issue 23,
+    # billzorn/mtg-rnn issue 1, jcjohnson/torch-rnn issue 211). A step record after it is a run started again.
+    Marker("failed", r"\bPANIC: unprotected error in call to Lua API\b", 4, recoverable=True),
+    Marker("failed", r"^(?:\S*/)?(?:luajit|lua(?:5\.\d)?|qlua): \S", 3, recoverable=True),
+    Marker("failed", r"^stack traceback:\s*$", 2, recoverable=True),
     # A terminal's echo of Ctrl-C (alone, glued before the traceback it caused, or after a bar): the user
     # stopped the run before it finished its work. A step record after it shows the run went on.
     Marker(
@@ -184,7 +192,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker(
         "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
     ),
-    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b", 3),
+    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b|\bexitCode:? 0\b", 3),
     # Early stopping ended the run on purpose: Keras' ``Epoch 8: early stopping`` (``Epoch 00046:`` in Keras 2),
     # Lightning's ``... Signaling Trainer to stop.``
     Marker(

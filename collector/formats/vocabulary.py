@@ -525,8 +525,8 @@ _EXAMPLES_WORD = (
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
 #: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
 _STEP_TIME_WORDS = (
-    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)|time[/_]step"
-    r"|time_per_step)"
+    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
+    r"|time[/_]step|time_per_step)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"
@@ -558,6 +558,8 @@ _RANGE = r"(?P<a>\d+)\s*-\s*(?P<b>\d+)"
 SPAN: Final = (
     r"(?i)(?:\(\s*|\bfor\s+|\bper\s+|\bover\s+|\bevery\s+)(\d+)\s*(?:iters?|iterations|steps|batches|updates)\b"
 )
+#: The steps a time covers said in its key's parentheses (``Time(1000 iters):``), where a key says so; see :data:`SPAN`.
+_SPAN_KEY = r"(?:\s*\(\s*\d+\s*(?i:iters?|iterations|steps|batches|updates)\s*\))?"
 #: The batch a line states beside a position in examples (``minibatch 32``, ``batch_size=64``).
 LINE_BATCH: Final = r"(?i)\b(?:mini)?batch(?:[ _-]?size)?\s*[:=]?\s*(\d+)(?:\s|,|$)"
 #: The step times that say no unit of work (``time = 0.0159s``, ``Time 359.59s``, ``took 4.2s``): the time of
@@ -742,6 +744,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "time",
         rf"{_STEP_TIME_WORDS}{_IN_S}?['\"]?\s*[:=]?\s*{_QV}{_N}",
     ),
+    # char-rnn's ``time/batch = 2.6165s`` (Torch7, quoted in billzorn/mtg-rnn issue 1) and ``time/batch = 0.035`` (its
+    # TensorFlow port, a Paperspace job's transcript in the public code index): a batch's seconds, said with ``=``;
+    # Composer's ``time/batch: 4`` is its batch counter, no time
+    Measure("time/batch = X (s)", "time", rf"(?i:\btime/(?:batch|iter|step))\s*=\s*{_N}\s*(?:s\b|sec\b|,|$)"),
     Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
     Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
     Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
@@ -758,8 +764,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "time",
         rf"(?:^|[\s,|{{])['\"]?(?i:time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}{_NEXT_KEY}",
     ),
-    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
-    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    # a unit-less ``Time X`` in a run of ``Key value`` columns (no ``:``): the iteration's seconds, maybe with its
+    # running mean in parentheses. Torch7's fb.resnet.torch (``Epoch: [1][2/5005]    Time 0.426  Data 0.002  Err ..``,
+    # facebookarchive/fb.resnet.torch issue 17) and imagenet-multiGPU.torch (``Time 0.425 Err 6.8380 Top1-%: ..``,
+    # soumith/imagenet-multiGPU.torch issue 23), PyTorch's ImageNet example (``Time 0.544 (0.634)  Data 0.001 ..``,
+    # pytorch/examples issue 267). Only after a column's gap (a tab, two spaces, ``|``, ``,``, a closing bracket), so
+    # ``Total Time 3600 Epoch 3`` (a run's time) is none, and only before the next column or the end, never a unit.
+    Measure(
+        "Time X (a column: seconds per iteration)",
+        "time",
+        rf"(?:^|[\t|,]|\s\s|\]\s*)(?i:time)\s+{_N}(?:\s*\(\s*[\d.]+\s*\))?"
+        r"(?:\s+[A-Za-z_][\w@%/-]*:?\s+[-+(]?[\d.]|\s*$)",
+    ),
+    # a time with the steps it covers in its key's parentheses (HugeCTR's ``Iter: 3000 Time(1000 iters): 5.38s``,
+    # NVIDIA-Merlin/HugeCTR issue 186): the span's time (see :data:`SPAN` and :data:`BARE_TIMES`)
+    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time){_SPAN_KEY}\s*[:=]?\s*{_N}\s*ms\b", 1e3),
+    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time){_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
