@@ -437,12 +437,15 @@ WORK_DONE = "the steps the run announced are done"
 def work_done(events: pl.DataFrame, steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
     """``events`` with a ``finished`` event where the batch's newest step record reached the total its named counter
     announced (``step 10/10``, ``step:1750/1750``): the run did the steps it was given, whichever format read the
-    record. Not where its line states an epoch (``epoch: 8/40, iter: 1816/1816`` ends an epoch, not the run). The
-    event is recoverable (:data:`RECOVERABLE_DETAIL`): a failure after it still wins.
+    record. Not where its line states an epoch (``epoch: 8/40, iter: 1816/1816`` ends an epoch, not the run), nor
+    where the batch already says its end (``Training finished``: one ending, the log's own). The event is
+    recoverable (:data:`RECOVERABLE_DETAIL`): a failure after it still wins.
 
     ``body``: the batch's messages (``source_offset``, ``line``)."""
     if not steps.height or not body.height or "source_offset" not in steps.columns:
         return events
+    if events.height and "event" in events.columns and events.select((pl.col("event") == "finished").any()).item():
+        return events  # the log says its end itself
     newest = steps.get_column("source_offset").max()
     line = body.filter(pl.col("source_offset") == newest).select(
         pl.col("line").cast(pl.String).str.replace_all(ANSI, "")
