@@ -43,12 +43,13 @@ are one event, whose reason is the most telling of its lines.
 from __future__ import annotations
 
 import json
+import re
 from typing import ClassVar, NamedTuple
 
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
-from tierscope.collector.formats.vocabulary import ANSI, NOT_UNIX_TIME, not_unix_time, unix_time
+from tierscope.collector.formats.vocabulary import ANSI, EPOCH, NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
 #: The cause of a run the user stopped by hand (``^C``, a ``KeyboardInterrupt``): failed, as a run that did not
@@ -433,6 +434,55 @@ ANNOUNCED = (
     r"(?i:\b(?:iteration|iter|step|update|batch)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
     r"|\d{1,3}%\|[^|]*\|\s*(?P<bn>\d+)/(?P<bm>\d+)"
 )
+#: The training steps a named counter announces, ``N/M`` after its word (llm.c's ``step   10/10 |``, modded-nanogpt's
+#: ``step:1750/1750 train_time:...``, Megatron's ``iteration      100/     100 |``): not a batch's (often one epoch's),
+#: a bar's (tqdm draws one per epoch) nor an epoch's (Keras's reader judges its last bar).
+_WORK_COUNTER = r"(?i:\b(?:iteration|iter|step|update)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
+#: The reason of the ending :func:`work_done` finds.
+WORK_DONE = "the steps the run announced are done"
+
+
+def work_done(events: pl.DataFrame, steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
+    """``events`` with a ``finished`` event where the batch's newest step record reached the total its named counter
+    announced (``step 10/10``, ``step:1750/1750``): the run did the steps it was given, whichever format read the
+    record. Not where its line states an epoch (``epoch: 8/40, iter: 1816/1816`` ends an epoch, not the run), nor
+    where the batch already says its end (``Training finished``: one ending, the log's own). The event is
+    recoverable (:data:`RECOVERABLE_DETAIL`): a failure after it still wins.
+
+    ``body``: the batch's messages (``source_offset``, ``line``)."""
+    if not steps.height or not body.height or "source_offset" not in steps.columns:
+        return events
+    if events.height and "event" in events.columns and events.select((pl.col("event") == "finished").any()).item():
+        return events  # the log says its end itself
+    newest = steps.get_column("source_offset").max()
+    line = body.filter(pl.col("source_offset") == newest).select(
+        pl.col("line").cast(pl.String).str.replace_all(ANSI, "")
+    )
+    if not line.height:
+        return events
+    text = line.item(0, 0) or ""
+    said = re.search(_WORK_COUNTER, text)
+    if said is None or int(said["n"]) != int(said["m"]) or int(said["m"]) == 0 or re.search(EPOCH, text):
+        return events
+    done = pl.DataFrame(
+        {
+            "source_offset": [newest],
+            "event": ["finished"],
+            "reason": [f"step {said['n']}/{said['m']} reached: {WORK_DONE}"],
+            "detail": [RECOVERABLE_DETAIL],
+            "format": ["status"],
+        },
+        schema={
+            "source_offset": pl.Int64,
+            "event": pl.String,
+            "reason": pl.String,
+            "detail": pl.String,
+            "format": pl.String,
+        },
+    )
+    return pl.concat([events, done], how="diagonal_relaxed") if events.width else done
+
+
 #: A log's own word that training stopped early on purpose (its messages, not the option names a config dump
 #: prints): Megatron's ``exiting program at iteration N`` / ``after N minutes`` (``--exit-interval``,
 #: ``--exit-duration-in-mins``), early stopping, a step budget reached.

@@ -468,10 +468,18 @@ def clock_seconds(raw: pl.Expr) -> pl.Expr:
     )
 
 
+#: A number written with a metric prefix for its thousands, as human-readable loggers print it: nanotron's
+#: ``elapsed_time_per_iteration_ms: 11.5K | tokens_per_sec: 22.8K | consumed_tokens: 85.8G`` (quoted in
+#: huggingface/nanotron issue 390, 2025-10-17, and PR 23, 2024-01-17). The prefix ends the word: ``66.91GiB``
+#: and ``9.7 GB`` are sizes, not scaled numbers. :data:`PREFIXES` gives the factors.
+SCALED: Final = r"[-+]?\d+(?:\.\d+)?[kKMG]\b"
+#: The factor of each metric prefix :data:`SCALED` allows (``K`` and ``k`` both thousands).
+PREFIXES: Final[Mapping[str, float]] = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 #: A number as the grammar takes it from a message: :data:`NUMBER`, or a spelling that must not be read
 #: in part (``12,500``, ``2,5``, ``1_000``, ``0x10``): :func:`spelled_number` reads it whole or says why not.
 SPELLED: Final = (
     r"(?:[-+]?0[xX][0-9a-fA-F]+|[-+]?(?i:nan|inf(?:inity)?)\b"
+    rf"|{SCALED}"
     rf"|[-+]?\d+(?:[,_]\d+)+(?:\.\d*)?(?:[eE][-+]?\d+)?|{NUMBER})"
 )
 _N = rf"({SPELLED})"
@@ -487,9 +495,17 @@ AMBIGUOUS: Final = "is ambiguous (a decimal comma? a separator that groups no th
 
 def spelled_number(raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """``(value, reason)`` of a capture of :data:`SPELLED` (String): the Float64 it says (thousands separators
-    dropped), and the reason it is no number where it is not one (null where it is one or absent)."""
+    dropped, a metric prefix multiplied out: ``11.5K`` is 11500), and the reason it is no number where it is
+    not one (null where it is one or absent)."""
     grouped = raw.str.contains(_GROUPED)
-    value = number(pl.when(grouped).then(raw.str.replace_all(r"[,_]", "")).otherwise(raw))
+    scaled = raw.str.contains(rf"^{SCALED}$")
+    prefix = raw.str.slice(-1)
+    factor = pl.coalesce([pl.when(prefix == p).then(pl.lit(f)) for p, f in PREFIXES.items()])
+    value = (
+        pl.when(scaled)
+        .then(number(raw.str.slice(0, raw.str.len_chars() - 1)) * factor)
+        .otherwise(number(pl.when(grouped).then(raw.str.replace_all(r"[,_]", "")).otherwise(raw)))
+    )
     reason = (
         pl.when(raw.str.contains(r"[,_]") & ~grouped)
         .then(pl.format(f"'{{}}' {AMBIGUOUS}", raw))
@@ -523,9 +539,12 @@ _EXAMPLES_WORD = (
     r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
 )
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
-#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
+#: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).
+_DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
+#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
+#: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390).
 _STEP_TIME_WORDS = (
-    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
+    rf"(?i:(?:time[ _]per[ _]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
     r"|time[/_]step|time_per_step)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
@@ -738,6 +757,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"{_STEP_TIME_WORDS}['\"]?\s*[:=]?\s*{_N}\s*ms\b",
         1e3,
     ),
+    # a step time keyed as a metric's path with its unit before the step: verl's ``timing_s/step:96.551`` among its
+    # ``timing_s/gen``, ``timing_s/update_actor`` (the step's phases), quoted in verl-project/verl issues 1208 and 7412
+    Measure("timing_s/step: X", "time", rf"(?i:\btim(?:e|ing)_s(?:ec)?/{_PER_STEP_WORD})\b{_KV}{_N}"),
+    Measure("timing_ms/step: X", "time", rf"(?i:\btim(?:e|ing)_ms/{_PER_STEP_WORD})\b{_KV}{_N}", 1e3),
     Measure("step time in ms: X", "time", rf"{_STEP_TIME_WORDS}{_IN_MS}['\"]?\s*[:=]?\s*{_QV}{_N}", 1e3),
     Measure(
         "step time: X s",
@@ -823,7 +846,12 @@ MEASURES: Final[tuple[Measure, ...]] = (
     ),
     Measure("device/batches_per_sec: X (steps/s)", "rate", rf"/device/(?i:batches_?per_?sec(?:ond)?){_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
-    Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
+    # ... the device said before the time too (``tokens/gpu/sec: 9378.40``, quoted in modula-systems/modula PR 1)
+    Measure(
+        "examples/sec: X",
+        "examples_per_s",
+        rf"\b{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}",
+    ),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
     # seconds per thousand examples (StyleGAN's ``sec/kimg 107.73``): examples/s = 1000 / X
     Measure(
