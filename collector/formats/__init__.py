@@ -413,7 +413,7 @@ def _run_chain(
         )
         pending = lines.filter(~keep)
     # Both rules relate a line to the lines before it in time: applied before flipping back.
-    parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context), parsed.steps)
+    parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context, body), parsed.steps)
     parsed.events = drop_unreached_endings(work_done(parsed.events, parsed.steps, body), parsed.steps, body, context)
     parsed.events = milestone_steps(parsed.events, parsed.steps)
     if flip:
@@ -536,10 +536,13 @@ def _with_prefix_facts(frame: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame
     return joined.with_columns(pl.coalesce(c, f"{c}_prefix").alias(c) for c in own).drop(f"{c}_prefix" for c in own)
 
 
-def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+def _failed_after_steps(
+    events: pl.DataFrame, steps: pl.DataFrame, context: ParseContext, lines: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """Keep a traceback's failed event only after a step record (earlier batch or earlier line),
     and give it the last step before it; in a settled log with no step record at all, its last traceback (a program
-    that died before its first step) unless the log says after it that it finished."""
+    that died before its first step) where it ends the log (``lines``: the batch's messages) and the log does not
+    say after it that it finished."""
     if events.height == 0 or "format" not in events.columns:
         return events
     is_tb = pl.col("format") == PythonTraceback.name
@@ -548,7 +551,7 @@ def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: Pars
         return events
     if not context.steps_seen and steps.height == 0 and context.end is None and not context.may_grow:
         # (a file still being written may yet reach its first step: its tracebacks are judged as before one)
-        return _died_before_steps(events, is_tb)
+        return _died_before_steps(events, is_tb, lines)
     if steps.height:
         last = steps.select("source_offset", pl.col("step").alias("_last_step")).sort("source_offset")
         tracebacks = tracebacks.sort("source_offset").join_asof(
@@ -565,12 +568,26 @@ def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: Pars
     return pl.concat([events.filter(~is_tb), tracebacks], how="diagonal_relaxed")
 
 
-def _died_before_steps(events: pl.DataFrame, is_tb: pl.Expr) -> pl.DataFrame:
+#: A line of an error's report: its exception, a signal, an exit; what may follow a traceback that ends a log.
+_ERROR_REPORT = r"(?i)error|exception|traceback|interrupt|exit|kill|abort|fail|fault|core dumped|signal|panic"
+#: ... and lines that say nothing after it: blank, indented (a frame, a wrapped message), a fence or a prompt.
+_SAYS_NOTHING = r"^\s*$|^\s|^\W*$"
+
+
+def _died_before_steps(events: pl.DataFrame, is_tb: pl.Expr, lines: pl.DataFrame | None) -> pl.DataFrame:
     """``events`` of the last batch of a log with no step record: of the tracebacks' failures, the last one only (an
-    earlier one was a warning the program went on from), and none where a ``finished`` event follows it."""
+    earlier one was a warning the program went on from), and none where a ``finished`` event follows it or the log
+    goes on after its error report (``lines``): a test runner's ``3 passed``, pip's ``Successfully installed``, a
+    README's prose after a quoted traceback, a program that logged the error and went on."""
     last = events.filter(is_tb).get_column("source_offset").max()
     finished_after = events.filter((pl.col("event") == "finished") & (pl.col("source_offset") > last)).height
-    keep = ~is_tb | ((pl.col("source_offset") == last) & pl.lit(finished_after == 0))
+    goes_on = False
+    if lines is not None and lines.height:
+        after = lines.filter(pl.col("source_offset") >= last)
+        report = after.filter(pl.col("line").str.contains(_ERROR_REPORT))["source_offset"].max()
+        said = after.filter((pl.col("source_offset") > (report or last)) & ~pl.col("line").str.contains(_SAYS_NOTHING))
+        goes_on = said.height > 0
+    keep = ~is_tb | ((pl.col("source_offset") == last) & pl.lit(finished_after == 0 and not goes_on))
     return events.filter(keep)
 
 
