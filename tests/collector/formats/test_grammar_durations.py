@@ -1,0 +1,71 @@
+"""Reports that state a duration (an epoch's, a report's) rather than a rate, and their near-misses.
+
+Lines are short real lines quoted from public logs (sources in each comment); expected values are worked out by
+hand in the comments."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.formats_support import read
+
+
+def test_an_epoch_duration_said_as_a_sentence_is_the_epochs_record() -> None:
+    # TensorFlow's DCGAN tutorial print, as quoted in a blog post's MegEngine run (public code index, 2020):
+    # each line one epoch's record, its interval the epoch's seconds; no steps per epoch, so no steps/s
+    got = read(
+        "Time for epoch 1 is 8.129057168960571 sec",
+        "Time for epoch 2 is 7.941509008407593 sec",
+        "Time for epoch 3 is 7.948836326599121 sec",
+    )
+    assert got.height == 3
+    assert got["interval_s"].to_list() == pytest.approx([8.129057168960571, 7.941509008407593, 7.948836326599121])
+    assert got["global_steps_per_s"].null_count() == 3
+    # a README's example run of a CNN+DBNN trainer: 'is:' before the seconds; its metrics on the next line
+    got = read(
+        "Training time for epoch 1 is: 3.46 seconds",
+        "Epoch 1: Train error rate = 0.0724, Test accuracy = 0.9997",
+        "Training time for epoch 2 is: 3.25 seconds",
+        "Epoch 2: Train error rate = 0.0722, Test accuracy = 0.9997",
+    )
+    assert got["interval_s"].to_list() == pytest.approx([3.46, 3.25])
+
+
+def test_an_epoch_said_with_a_dash_before_its_number_states_its_duration() -> None:
+    # gensim's epoch end (a Word2Vec run of 2018-07-23): 'EPOCH - 1 : ... took 7.4s, 316942 effective words/s':
+    # the epoch's record, 7.4 s; the progress line states a percent, no position, and the whole run's summary names
+    # no epoch: neither is a record
+    got = read(
+        "EPOCH 1 - PROGRESS: at 10.05% examples, 323531 words/s, in_qsize 5, out_qsize 0",
+        "EPOCH - 1 : training on 2383499 raw words (2339197 effective words) took 7.4s, 316942 effective words/s",
+        "EPOCH - 2 : training on 2383499 raw words (2339585 effective words) took 7.3s, 321625 effective words/s",
+        "training on a 11917495 raw words (11696602 effective words) took 37.1s, 315628 effective words/s",
+    )
+    assert got["interval_s"].to_list() == pytest.approx([7.4, 7.3])
+
+
+def test_a_duration_written_as_a_clock_after_the_word_duration_is_seconds() -> None:
+    # the 'burst' tool's README (cifar10 example, 2021-02-18): the iteration's time 0:08:47.014887 =
+    # 8 x 60 + 47.014887 = 527.014887 s; as a time that says no unit of work over one iteration, 1 / 527.01 steps/s
+    got = read("Iteration   0, avg train_loss = 1.360, avg test_loss = 1.034,1 epoch duration: 0:08:47.014887")
+    assert got["step"].to_list() == [0]
+    assert got["global_steps_per_s"][0] == pytest.approx(1 / 527.014887)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a time of day after a bare 'Time:' is no duration
+        "Epoch: 2, Time: 14:22:05",
+        # an estimate of the time still to go (AllenNLP, after its 'Epoch duration' line)
+        "Estimated training time remaining: 0:25:54",
+        # a data-loading time said as a sentence is other work's
+        "Loading time for epoch 1 is 3.2 sec",
+        # the batch size is no duration
+        "Batch size: 64",
+        # an evaluation's duration
+        "Validation time for epoch 1 is 2.5 sec",
+    ],
+)
+def test_near_misses_of_durations_are_never_records(line: str) -> None:
+    assert read(line).height == 0
