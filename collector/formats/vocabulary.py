@@ -678,10 +678,10 @@ POSITIONS: Final[tuple[Position, ...]] = (
 BLOCK_HEADER: Final = r"(?i:\[(?:epoch=\d+\]\[)?(?:batch|step|iter|iteration)=(\d+)(?:/\d+)?(?:,\w+=[\w.]+)*\]:?)\s*$"
 
 #: The epoch a line is in, where it states one: ``Epoch[101]``, ``Epoch: [34]``, ``epoch: 8/40,``,
-#: ``Training epoch 0,``, ``[Epoch 5 / Train]``, ``Epoch=1`` (group 1, a whole number: ``'epoch': 0.2`` is
-#: no epoch). A position counted within its epoch (``Batch [250]``, ``[10/31]``, ``iter: 1340/1816``) is made
-#: whole with it (see the grammar).
-EPOCH: Final = r"(?i:\bepoch)\s*(?:\(\s*train\s*\))?\s*(?:[:=#]|\s-)?\s*[\[(]?\s*(\d+)(?:\s*/\s*\d+)?\s*[\])]?(?:[^\w.]|$)"
+#: ``Training epoch 0,``, ``[Epoch 5 / Train]``, ``Epoch=1``, ``EPOCH - 1 :`` (gensim's epoch end) (group 1, a
+#: whole number: ``'epoch': 0.2`` is no epoch). A position counted within its epoch (``Batch [250]``, ``[10/31]``,
+#: ``iter: 1340/1816``) is made whole with it (see the grammar).
+EPOCH: Final = r"(?i:\bepoch)\s*(?:\(\s*train\s*\))?\s*[:=#-]?\s*[\[(]?\s*(\d+)(?:\s*/\s*\d+)?\s*[\])]?(?:[^\w.]|$)"
 #: ... or, in a tqdm bar, the counter of its description (an outer loop's: ``  70/1000  6.73G ... 640: 100%|``).
 BAR_EPOCH: Final = rf"^(?:[^%|]*?\s)?(\d+)/\d+\s[^|]*?{BAR}\d+/\d+"
 #: The total of a position counted within an epoch, said after its number: ``Step: 10/965``, ``iter: 1340/1816``.
