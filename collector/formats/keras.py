@@ -58,8 +58,8 @@ from tierscope.collector.formats.vocabulary import (
 
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
 _HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
-_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
-_EPOCH = r"^Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
+_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^\s*Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
+_EPOCH = r"^\s*Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
 _UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
 #: A bar still open at the end of a line, and a line that starts with the rest of a bar.
 _OPEN_END = r"\d+/\d+ \[[=>.]*$"

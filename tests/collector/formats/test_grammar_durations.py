@@ -69,3 +69,16 @@ def test_a_duration_written_as_a_clock_after_the_word_duration_is_seconds() -> N
 )
 def test_near_misses_of_durations_are_never_records(line: str) -> None:
     assert read(line).height == 0
+
+
+def test_keras_epoch_lines_indented_by_a_notebook_export_still_count_the_epochs() -> None:
+    # tf.keras fit verbose=2 in a notebook's Markdown export (4 spaces before each output line; batch_size=100 on
+    # MNIST): epoch 2's 600 steps end at step (2 - 1) x 600 + 600 = 1200, its interval the epoch's 2 s
+    got = read(
+        "    Epoch 1/15",
+        "    600/600 - 3s - loss: 0.6248 - accuracy: 0.8444 - val_loss: 0.3618 - val_accuracy: 0.9064",
+        "    Epoch 2/15",
+        "    600/600 - 2s - loss: 0.3463 - accuracy: 0.9055 - val_loss: 0.3080 - val_accuracy: 0.9159",
+    )
+    assert got["step"].to_list() == [600, 1200]
+    assert got["interval_s"].to_list() == [3.0, 2.0]
