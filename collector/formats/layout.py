@@ -75,6 +75,8 @@ _SLOT = r"(?i:\b(?:nan|inf(?:inity)?)\b)|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 #: slots are found, so they stay the word's.
 _IN_WORD = r"([A-Za-z])\d[\w.]*"
 _MARK = "#"
+#: What a ``#`` written in a line becomes in its template, so that it is never taken for a slot.
+_TEXT_HASH = "\N{FULLWIDTH NUMBER SIGN}"
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
@@ -93,13 +95,17 @@ _SECONDS_OVER = r"^\s*s\s*/\s*$"
 #: A clock inside the message (``Elapsed [8:37:01.05]``) after a word naming a time since the start.
 _CLOCK_IN_MESSAGE = "#:#:#"
 _ELAPSED_WORD = r"(?i)(?:elapsed|wall|time|uptime)\W*$"
+#: A time since the start written with its units, minutes and seconds (the PyTorch seq2seq tutorial's ``timeSince``:
+#: ``3m 46s (- 0m 22s) (10000 100%) 4.18``, the time gone, then the time still to go): this slot and the next.
+_MINUTES_SECONDS = "#m #s"
 
 
 @dataclass
 class Slot:
     """What one slot of a template is: ``kind`` is ``position``, ``total``, ``per_s``, ``step_s``, ``interval_s``,
-    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond) or ``clock_s`` (hours, with the minutes and
-    seconds of the next two slots), with ``why`` in words."""
+    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond), ``clock_s`` (hours, with the minutes and
+    seconds of the next two slots) or ``minutes_s`` (minutes, with the seconds of the next slot), with ``why`` in
+    words."""
 
     index: int
     kind: str
@@ -129,6 +135,8 @@ class Layout:
         last = max(s.index for s in self.slots)
         if any(s.kind == "clock_s" for s in self.slots):
             last = max(last, max(s.index + 2 for s in self.slots if s.kind == "clock_s"))
+        if any(s.kind == "minutes_s" for s in self.slots):
+            last = max(last, max(s.index + 1 for s in self.slots if s.kind == "minutes_s"))
         after = parts[last + 1]
         # the unit or the separator right after the slot, not the next field's words
         unit = after[: len(after) - len(after.lstrip())] + (after.lstrip().split(" ")[0] if after.strip() else "")
@@ -176,12 +184,14 @@ _KIND_WORDS = {
     "interval_s": "the seconds since the previous report",
     "elapsed_s": "the seconds since the start",
     "clock_s": "the seconds since the start (a clock: this slot and the next two)",
+    "minutes_s": "the seconds since the start (minutes and seconds: this slot and the next)",
 }
 
 
 def _keyed(lines: pl.DataFrame) -> pl.DataFrame:
     """``lines`` with ``_key`` (the message with its numbers as ``#``, spaces collapsed) and ``_slots``."""
-    text = pl.col("line").str.replace_all(_IN_WORD, "${1}D")
+    # a '#' the line writes (a log pasted as comments: ``# 4m 1s (- 56m 27s) ...``) is text, never the slot mark
+    text = pl.col("line").str.replace_all(_MARK, _TEXT_HASH, literal=True).str.replace_all(_IN_WORD, "${1}D")
     return lines.with_columns(
         _key=text.str.replace_all(_SLOT, _MARK).str.replace_all(r"\s+", " ").str.strip_chars(),
         _slots=text.str.extract_all(_SLOT),
@@ -408,6 +418,24 @@ def _message_clock(frame: pl.DataFrame, key: str, used: set[int]) -> list[Slot]:
     return [Slot(i, "clock_s", "hours:minutes:seconds after a word naming the time since the start, growing")]
 
 
+def _minutes_seconds(frame: pl.DataFrame, key: str, pos: int, used: set[int]) -> list[Slot]:
+    """A time written as minutes and seconds (:data:`_MINUTES_SECONDS`) that grows wherever the position grows: the
+    seconds since the start (a time still to go shrinks, a step's time does not keep growing; both start again
+    where the position does)."""
+    at = key.find(_MINUTES_SECONDS)
+    if at < 0:
+        return []
+    i = key[:at].count(_MARK)
+    if {i, i + 1} & used:
+        return []
+    grows = (pl.col(f"_v{pos}") - pl.col(f"_v{pos}").shift(1).over("_t")) > 0
+    clock = pl.col(f"_v{i}") * 60 + pl.col(f"_v{i + 1}")
+    d = frame.select(pl.when(grows).then(clock - clock.shift(1).over("_t")).alias("d")).get_column("d").drop_nulls()
+    if d.len() < MIN_REPEATS - 1 or not (d > 0).all():
+        return []
+    return [Slot(i, "minutes_s", "minutes and seconds that grow line by line: the time since the start")]
+
+
 def learn(lines: pl.DataFrame) -> Layout | None:
     """The step-line template of ``lines`` (``line``, with :data:`TAG` and :data:`STAMP` where known: the
     messages the chain left unread in a file's head), or None where no repeated message is a training step's."""
@@ -467,6 +495,7 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
         measures = (
             _clocked(frame, position.index, key, width, used)
             or _message_clock(frame, key, used)
+            or _minutes_seconds(frame, key, position.index, used)
             or _unit_times(frame, position.index, key, width, used, stride)
         )
         if measures and not _against_clock(
@@ -573,7 +602,7 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         pl.when(too_big).then(pl.format(f"learned layout: position slot {p + 1} '{{}}' is no whole number", f"_r{p}"))
     ]
     for s in layout.slots:
-        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s"):
+        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s", "minutes_s"):
             v = pl.col(f"_v{s.index}")
             bad = v.is_null() | v.is_nan() | v.is_infinite() | ((v <= 0) if s.kind in ("per_s", "step_s") else (v < 0))
             reasons.append(
@@ -615,6 +644,8 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         elif slot.kind == "clock_s":
             i = slot.index
             cols["elapsed_s"] = pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")
+        elif slot.kind == "minutes_s":
+            cols["elapsed_s"] = pl.col(f"_v{slot.index}") * 60 + pl.col(f"_v{slot.index + 1}")
     steps = good.select(
         "source_offset",
         "step",

@@ -5,9 +5,12 @@ hand in the comments."""
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 from tests.support.formats_support import read
+from tierscope.collector.formats import ParseContext, parse_lines
+from tierscope.collector.formats.layout import LearnedLayout
 
 
 def test_an_epoch_duration_said_as_a_sentence_is_the_epochs_record() -> None:
@@ -82,3 +85,38 @@ def test_keras_epoch_lines_indented_by_a_notebook_export_still_count_the_epochs(
     )
     assert got["step"].to_list() == [600, 1200]
     assert got["interval_s"].to_list() == [3.0, 2.0]
+
+
+def _layout_steps(lines: list[str]) -> pl.DataFrame:
+    parsed = parse_lines(
+        pl.DataFrame({"source_offset": list(range(1, len(lines) + 1)), "line": lines}), context=ParseContext(year=2024)
+    ).steps
+    return parsed.filter(pl.col("format") == LearnedLayout.name)
+
+
+SEQ2SEQ = [
+    # the PyTorch seq2seq tutorial's trainIters, as quoted in star-whale/starwhale's example/nmt README: the time since
+    # the start as minutes and seconds, the time still to go in '(- ...)', the iteration and its percent, the loss
+    # (a template that names no training word is learned only where the file's head says training)
+    "start to train...",
+    "0m 22s (- 3m 21s) (1000 10%) 5.2330",
+    "0m 44s (- 2m 57s) (2000 20%) 4.8755",
+    "1m 6s (- 2m 35s) (3000 30%) 4.6942",
+    "1m 29s (- 2m 13s) (4000 40%) 4.5593",
+    "1m 49s (- 1m 49s) (5000 50%) 4.5472",
+]
+
+
+def test_a_time_since_the_start_in_minutes_and_seconds_is_cumulative() -> None:
+    # one record per line at its iteration; 1m 6s = 66 s since the start (never the 2m 35s still to go)
+    got = _layout_steps(SEQ2SEQ)
+    assert got["step"].to_list() == [1000, 2000, 3000, 4000, 5000]
+    assert got["elapsed_s"].to_list() == [22.0, 44.0, 66.0, 89.0, 109.0]
+    # the same pasted as comments (a seq2seq model's main_simplified.py output): the '#' is text, no number
+    got = _layout_steps([f"# {line}" for line in SEQ2SEQ])
+    assert got["elapsed_s"].to_list() == [22.0, 44.0, 66.0, 89.0, 109.0]
+
+
+def test_a_time_still_to_go_alone_is_no_time_since_the_start() -> None:
+    # the same lines with only the time still to go: it shrinks, so it is no clock of the run
+    assert _layout_steps([SEQ2SEQ[0]] + [line.split(" (", 1)[1] for line in SEQ2SEQ[1:]]).height == 0
