@@ -42,6 +42,7 @@ expressions; Python per record only for a counter that restarts each epoch).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -111,6 +112,9 @@ class Slot:
     kind: str
     why: str
     scale: float = 1.0
+    #: For ``column_s``: the first character of its column, where every row holds its value (a row may fill more
+    #: cells before it: a table's validation columns, blank on most rows).
+    column: int | None = None
 
 
 @dataclass
@@ -147,7 +151,7 @@ class Layout:
         return {
             "key": self.key,
             "repeats": self.repeats,
-            "slots": [[s.index, s.kind, s.why, s.scale] for s in self.slots],
+            "slots": [[s.index, s.kind, s.why, s.scale, s.column] for s in self.slots],
             "named": self.named,
             "laps": {tag: list(v) for tag, v in self.laps.items()},
         }
@@ -156,7 +160,10 @@ class Layout:
     def from_json(cls, doc: dict[str, Any]) -> Layout:
         """The layout :meth:`to_json` saved; raises :class:`KeyError`, :class:`TypeError` or :class:`ValueError` on
         another document."""
-        slots = [Slot(int(i), str(kind), str(why), float(scale)) for i, kind, why, scale in doc["slots"]]
+        slots = [
+            Slot(int(i), str(kind), str(why), float(scale), None if rest == [] or rest[0] is None else int(rest[0]))
+            for i, kind, why, scale, *rest in doc["slots"]
+        ]
         if not any(s.kind == "position" for s in slots) or any(s.kind not in _KIND_WORDS for s in slots):
             raise ValueError("a learned layout needs a position and known slots")
         laps = {str(tag): (int(v[0]), int(v[1]), int(v[2])) for tag, v in dict(doc.get("laps") or {}).items()}
@@ -185,6 +192,7 @@ _KIND_WORDS = {
     "elapsed_s": "the seconds since the start",
     "clock_s": "the seconds since the start (a clock: this slot and the next two)",
     "minutes_s": "the seconds since the start (minutes and seconds: this slot and the next)",
+    "column_s": "the seconds since the start (a table's column its header names)",
 }
 
 
@@ -436,6 +444,43 @@ def _minutes_seconds(frame: pl.DataFrame, key: str, pos: int, used: set[int]) ->
     return [Slot(i, "minutes_s", "minutes and seconds that grow line by line: the time since the start")]
 
 
+#: A table header's name for the seconds since the start (Chainer's PrintReport ``elapsed_time``, a ``time`` column).
+_ELAPSED_COLUMN = r"(?i)^(?:elapsed(?:[ _]?time)?|time[ _]?elapsed|wall(?:[ _]?time)?|time)$"
+
+
+def _header_columns(head: pl.DataFrame, rows: pl.DataFrame) -> dict[int, tuple[str, int]]:
+    """For a template whose lines are a table's rows (``rows``, keyed), slot index -> (its column's name in the
+    header, the column's first character): the header is the last line before the first row that holds no number
+    and names two columns or more (Chainer's ``epoch  main/loss ... elapsed_time``); a slot is under the column whose
+    name starts at or before it. Empty where there is none."""
+    first = rows.sort("source_offset").row(0, named=True)
+    before = head.filter(pl.col("source_offset") < first["source_offset"]).sort("source_offset")
+    names = before.filter(
+        ~pl.col("line").str.contains(_SLOT) & (pl.col("line").str.count_matches(r"\S+") >= 2)
+    ).get_column("line")
+    if names.len() == 0:
+        return {}
+    header = [(m.group(0), m.start()) for m in re.finditer(r"\S+", names[-1])]
+    out: dict[int, tuple[str, int]] = {}
+    for i, m in enumerate(re.finditer(_SLOT, first["line"])):
+        under = [h for h in header if h[1] <= m.start()]
+        if under and m.start() < under[-1][1] + max(len(under[-1][0]), 1) + 2:
+            out[i] = under[-1]
+    return out
+
+
+def _column_times(frame: pl.DataFrame, columns: dict[int, tuple[str, int]], used: set[int]) -> list[Slot]:
+    """A table column its header names a time since the start (:data:`_ELAPSED_COLUMN`), unit-less, that grows row by
+    row: the seconds since the start, read in every row at its column."""
+    for i, (name, start) in sorted(columns.items()):
+        if i in used or not re.match(_ELAPSED_COLUMN, name):
+            continue
+        d = _diffs(frame, f"_v{i}")
+        if d.len() >= MIN_REPEATS - 1 and (d > 0).all():
+            return [Slot(i, "column_s", f"the column '{name}', growing row by row: the time since the start", 1, start)]
+    return []
+
+
 def learn(lines: pl.DataFrame) -> Layout | None:
     """The step-line template of ``lines`` (``line``, with :data:`TAG` and :data:`STAMP` where known: the
     messages the chain left unread in a file's head), or None where no repeated message is a training step's."""
@@ -457,7 +502,8 @@ def learn(lines: pl.DataFrame) -> Layout | None:
     for key, repeats, _ in counts.head(8).iter_rows():
         if _refused(key):
             continue
-        found = _read_template(keyed.filter(pl.col("_key") == key), key, repeats)
+        rows = keyed.filter(pl.col("_key") == key)
+        found = _read_template(rows, key, repeats, _header_columns(lines.head(LEARN_LINES), rows))
         if found is not None:
             return found
     return None
@@ -471,12 +517,17 @@ def _slot_frame(lines: pl.DataFrame, width: int) -> pl.DataFrame:
     return out.with_columns(pl.col(f"_r{i}").cast(pl.Float64, strict=False).alias(f"_v{i}") for i in range(width))
 
 
-def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None:
+def _read_template(
+    lines: pl.DataFrame, key: str, repeats: int, columns: dict[int, tuple[str, int]] | None = None
+) -> Layout | None:
     """The layout of one template's ``lines`` (keyed): its first position candidate that has a measure, or None."""
     width = key.count(_MARK)
     frame = _slot_frame(lines, width)
     named = _named_measure(lines)
     for position, total in _positions(frame, key, width):
+        # a table's epoch column is no step, as an epoch word before a slot is not (an epoch-level log has no steps/s)
+        if re.search(_EPOCH_WORD, (columns or {}).get(position.index, ("", 0))[0]):
+            continue
         # what the message says before its position describes the work, as a bar's description does: a download's,
         # an evaluation's, ... (a metric named after it, ``test: 0.82``, describes nothing)
         described = key.split(_MARK)[: position.index + 1]
@@ -496,6 +547,7 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
             _clocked(frame, position.index, key, width, used)
             or _message_clock(frame, key, used)
             or _minutes_seconds(frame, key, position.index, used)
+            or _column_times(frame, columns or {}, used)
             or _unit_times(frame, position.index, key, width, used, stride)
         )
         if measures and not _against_clock(
@@ -518,7 +570,7 @@ def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float, pos:
     interval over the steps a line advances, the growth of the time since the start over the position's (null
     where the measure is the message's own clock: it is its own check)."""
     for m in measures:
-        if m.kind == "elapsed_s":
+        if m.kind in ("elapsed_s", "column_s"):
             grown = (pl.col(f"_v{m.index}") * m.scale).diff().over("_t") / pl.col(f"_v{pos}").diff().over("_t")
             return frame.select(grown.alias("x")).get_column("x")
         v = pl.col(f"_v{m.index}") * m.scale
@@ -602,7 +654,7 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         pl.when(too_big).then(pl.format(f"learned layout: position slot {p + 1} '{{}}' is no whole number", f"_r{p}"))
     ]
     for s in layout.slots:
-        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s", "minutes_s"):
+        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s", "minutes_s", "column_s"):
             v = pl.col(f"_v{s.index}")
             bad = v.is_null() | v.is_nan() | v.is_infinite() | ((v <= 0) if s.kind in ("per_s", "step_s") else (v < 0))
             reasons.append(
@@ -644,6 +696,8 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         elif slot.kind == "clock_s":
             i = slot.index
             cols["elapsed_s"] = pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")
+        elif slot.kind == "column_s":
+            cols["elapsed_s"] = _column_value(slot)
         elif slot.kind == "minutes_s":
             cols["elapsed_s"] = pl.col(f"_v{slot.index}") * 60 + pl.col(f"_v{slot.index + 1}")
     steps = good.select(
@@ -666,6 +720,14 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
     taken = pl.concat([steps.get_column("source_offset"), rejects.get_column("source_offset")]).implode()
     rest = lines.filter(~pl.col("source_offset").is_in(taken))
     return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
+
+
+def _column_value(slot: Slot) -> pl.Expr:
+    """The number a row holds at ``slot``'s column (its template's slot where the column is not known)."""
+    if slot.column is None:
+        return pl.col(f"_v{slot.index}")
+    cell = pl.col("line").str.slice(slot.column).str.extract(rf"^\s?({_SLOT})(?:\s|$)", 1)
+    return cell.cast(pl.Float64, strict=False)
 
 
 def _laps(good: pl.DataFrame, layout: Layout, context: ParseContext) -> pl.DataFrame:

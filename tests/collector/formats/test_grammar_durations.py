@@ -120,3 +120,44 @@ def test_a_time_since_the_start_in_minutes_and_seconds_is_cumulative() -> None:
 def test_a_time_still_to_go_alone_is_no_time_since_the_start() -> None:
     # the same lines with only the time still to go: it shrinks, so it is no clock of the run
     assert _layout_steps([SEQ2SEQ[0]] + [line.split(" (", 1)[1] for line in SEQ2SEQ[1:]]).height == 0
+
+
+ESPNET1 = [
+    # espnet/espnet's tutorial (ESPnet1 on Chainer's PrintReport), 'Logging': the row that validated fills the
+    # validation cells the other rows leave blank; elapsed_time only grows
+    "epoch       iteration   main/loss   main/loss_ctc  main/loss_att  validation/main/loss  validation/m"
+    "ain/loss_ctc  validation/main/loss_att  main/acc    validation/main/acc  elapsed_time  eps",
+    "6           89700       63.7861     83.8041        43.768                                           "
+    "                                        0.731425                         136184        1e-08",
+    "6           89800       71.5186     93.9897        49.0475                                          "
+    "                                        0.72843                          136320        1e-08",
+    "6           89900       72.1616     94.3773        49.9459                                          "
+    "                                        0.730052                         136473        1e-08",
+    "7           90000       64.2985     84.4583        44.1386        72.506                94.9823     "
+    "              50.0296                   0.740617    0.72476              137936        1e-08",
+    "7           90100       81.6931     106.74         56.6462                                          "
+    "                                        0.733486                         138049        1e-08",
+]
+
+
+def test_a_table_column_its_header_names_elapsed_time_is_the_time_since_the_start() -> None:
+    # each row an iteration (the epoch column beside it is no step); elapsed_time read at its column in every row,
+    # the validating row's too: 136184 ... 138049 s; the rate is the difference: 100 / (136320 - 136184) = 0.735
+    got = _layout_steps(ESPNET1)
+    assert got["step"].to_list() == [89700, 89800, 89900, 90000, 90100]
+    assert got["elapsed_s"].to_list() == [136184.0, 136320.0, 136473.0, 137936.0, 138049.0]
+
+
+def test_an_epoch_column_is_no_step_and_a_time_column_that_does_not_grow_is_no_clock() -> None:
+    # Chainer's train_mnist.py PrintReport (a blog post of 2017-04-24): the position column is the epoch: an
+    # epoch-level table states no steps, so no step records (and no steps/s from epochs/s)
+    header = "epoch       main/loss   validation/main/loss  main/accuracy  validation/main/accuracy  elapsed_time"
+    rows = [
+        f"{e:<12}0.0729073   0.0773182             0.976699       0.976                     {10.3 * e:.4f}"
+        for e in range(1, 6)
+    ]
+    assert _layout_steps([header, *rows]).height == 0
+    # an iteration table whose 'time' column does not grow is no time since the start (nor, unnamed, a step time)
+    header = "iteration   main/loss   time"
+    rows = [f"{100 * i:<12}0.5{i}        0.25{i % 2}" for i in range(1, 6)]
+    assert _layout_steps(["training", header, *rows]).height == 0
