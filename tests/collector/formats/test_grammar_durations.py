@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from tests.support.formats_support import read
+from tests.support.formats_support import endings, read, read_lines
 from tierscope.collector.formats import ParseContext, parse_lines
 from tierscope.collector.formats.layout import LearnedLayout
 
@@ -161,3 +161,26 @@ def test_an_epoch_column_is_no_step_and_a_time_column_that_does_not_grow_is_no_c
     header = "iteration   main/loss   time"
     rows = [f"{100 * i:<12}0.5{i}        0.25{i % 2}" for i in range(1, 6)]
     assert _layout_steps(["training", header, *rows]).height == 0
+
+
+def test_keras_verbose2_lines_without_a_step_counter_are_the_epochs_records() -> None:
+    # Keras 2.2 fit verbose=2 (a fraud-detection notebook's README, 'Train on 363923 samples'): ' - 3s - loss: ...'
+    # states the epoch's seconds and no step count (nor the batch): one record per epoch with its interval, no step
+    # and no steps/s; 'Epoch 2/2' reached with its line ends the work fit was given
+    parsed = read_lines(
+        "Train on 363923 samples, validate on 90981 samples",
+        "Epoch 1/2",
+        " - 3s - loss: 0.0641 - acc: 0.9771 - val_loss: 0.0152 - val_acc: 0.9977",
+        "Epoch 2/2",
+        " - 2s - loss: 0.0130 - acc: 0.9972 - val_loss: 0.0070 - val_acc: 0.9995",
+    )
+    got = parsed.steps
+    assert got["interval_s"].to_list() == [3.0, 2.0]
+    assert got["step"].null_count() == 2 and got["global_steps_per_s"].null_count() == 2
+    assert parsed.rejects.height == 0
+    assert endings(
+        "Epoch 1/2",
+        " - 3s - loss: 0.0641 - acc: 0.9771",
+        "Epoch 2/2",
+        " - 2s - loss: 0.0130 - acc: 0.9972",
+    ) == [("finished", "Epoch 2/2 finished")]
