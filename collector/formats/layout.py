@@ -452,7 +452,7 @@ def _header_columns(head: pl.DataFrame, rows: pl.DataFrame) -> dict[int, tuple[s
     """For a template whose lines are a table's rows (``rows``, keyed), slot index -> (its column's name in the
     header, the column's first character): the header is the last line before the first row that holds no number
     and names two columns or more (Chainer's ``epoch  main/loss ... elapsed_time``); a slot is under the column whose
-    name starts at or before it. Empty where there is none."""
+    name starts where it does. Empty where there is none."""
     first = rows.sort("source_offset").row(0, named=True)
     before = head.filter(pl.col("source_offset") < first["source_offset"]).sort("source_offset")
     names = before.filter(
@@ -463,9 +463,10 @@ def _header_columns(head: pl.DataFrame, rows: pl.DataFrame) -> dict[int, tuple[s
     header = [(m.group(0), m.start()) for m in re.finditer(r"\S+", names[-1])]
     out: dict[int, tuple[str, int]] = {}
     for i, m in enumerate(re.finditer(_SLOT, first["line"])):
-        under = [h for h in header if h[1] <= m.start()]
-        if under and m.start() < under[-1][1] + max(len(under[-1][0]), 1) + 2:
-            out[i] = under[-1]
+        # an aligned table: the number starts where its column's name does (a ragged row is no column's)
+        under = [h for h in header if abs(h[1] - m.start()) <= 1]
+        if under:
+            out[i] = under[0]
     return out
 
 
@@ -547,8 +548,8 @@ def _read_template(
             _clocked(frame, position.index, key, width, used)
             or _message_clock(frame, key, used)
             or _minutes_seconds(frame, key, position.index, used)
-            or _column_times(frame, columns or {}, used)
             or _unit_times(frame, position.index, key, width, used, stride)
+            or _column_times(frame, columns or {}, used)
         )
         if measures and not _against_clock(
             frame, position.index, width, _step_seconds(frame, measures, stride, position.index)
