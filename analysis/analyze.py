@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
+from tierscope.analysis.bootstrap import SteadyRates
 from tierscope.analysis.clock import on_the_clock
 from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
@@ -377,9 +378,10 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())
     metrics = None
+    samples: dict[str, SteadyRates] = {}  # each batch's, before its intervals are visited: a time's rate
     if goal is not None or gather is not None:
         charted = gather.runs["run_id"].to_list() if gather is not None else None
-        metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted, event_evaluations(events))
+        metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted, event_evaluations(events), samples)
     visitors = [v.add for v in (gather, metrics) if v is not None]
     with _Gatherers(visitors) as gatherers:
         figures = interval_figures(
@@ -390,6 +392,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
             counts=overview.select(RECORD_COLUMNS),
             events=events.select(GOODPUT_EVENT_COLUMNS),
             chunks=lambda run_id, columns, rows: _on_the_clock(dataset.chunks("steps", run_id, columns, rows)),
+            samples=samples,
         )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)

@@ -155,6 +155,7 @@ def interval_figures(
     counts: pl.DataFrame | None = None,
     events: pl.DataFrame | None = None,
     chunks: RunChunks | None = None,
+    samples: dict[str, SteadyRates] | None = None,
 ) -> IntervalFigures:
     """:func:`tierscope.analysis.throughput.run_throughput`, :func:`tierscope.analysis.tasks.task_throughput` and
     :func:`tierscope.analysis.throughput.steady_samples` of ``steps`` (:data:`tierscope.dataset.schema.STEP_SCHEMA`
@@ -169,7 +170,8 @@ def interval_figures(
     ``visit``, if given, is called once per batch with that batch's intervals
     (:func:`tierscope.analysis.throughput.collect_intervals` with ``extra`` columns), for a caller
     that draws more per-run figures from them (the report's charts); they are dropped
-    once it returns.
+    once it returns. ``samples``: a dict the steady samples (:attr:`IntervalFigures.samples`) are put in,
+    each batch's before its ``visit`` (a visitor may read its runs'; None: a new one).
     """
     events = event_frame(events)
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
@@ -207,11 +209,13 @@ def interval_figures(
     # GIL), so both cores work; their results are taken in batch order (``visit`` too, on this
     # thread). A run taken in pieces is computed alone: its memory is what bounds the pass.
     results: list[PiecedRun] = []
+    samples = {} if samples is None else samples
     pool = ThreadPoolExecutor(max_workers=PARALLEL_BATCHES, thread_name_prefix="tierscope-batch")
     running: deque[Future[PiecedRun]] = deque()
 
     def take() -> None:
         done = running.popleft().result()
+        samples.update(done.samples)
         if visit is not None and done.intervals is not None:
             visit(done.intervals)
         done.intervals = done.lead = None  # type: ignore[assignment]  # dropped once visited
@@ -232,10 +236,8 @@ def interval_figures(
             take()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    samples: dict[str, SteadyRates] = {}
     drawn: dict[str, np.ndarray] = {}
     for result in results:
-        samples.update(result.samples)
         drawn.update(result.draws)
     return IntervalFigures(
         throughput=pl.concat([r.throughput for r in results]).sort("run_id"),

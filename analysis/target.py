@@ -33,14 +33,14 @@ time, a ``target_reason`` saying why its time is null.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import steady_rates
+from tierscope.analysis.bootstrap import SteadyRates, steady_rates
 from tierscope.analysis.clock import LeadClock, lead_clock
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import merge_duplicates
@@ -236,9 +236,13 @@ def metric_parts(
     started: dict[str, object],
     metric_of: str,
     only: set[str] | None = None,
+    samples: Mapping[str, SteadyRates] | None = None,
 ) -> list[pl.DataFrame]:
     """:func:`metric_records`' rows, one frame per run (in the intervals' order; a run without a record of its
-    metric has none), each in no order. ``runs``: ``intervals`` split by run (``{run_id: its rows}``)."""
+    metric has none), each in no order. ``runs``: ``intervals`` split by run (``{run_id: its rows}``);
+    ``samples``: the runs' steady samples where the caller has them (:attr:`IntervalFigures.samples
+    <tierscope.analysis.batches.IntervalFigures.samples>`), whose steady rate is taken where it is the one
+    :func:`_steady_rate` would find (:func:`_steady_rate`'s ``sample``)."""
     leads = lead_rows(intervals)  # each run's lead task's rows, sliced: no join of every row
     evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]
@@ -258,7 +262,8 @@ def metric_parts(
             column, source = ("eval_accuracy", evaluation) if evaluation is not None else ("accuracy", source)
         if source.height == 0:
             continue
-        rate = functools.partial(_steady_rate, run)  # the run's steady rate, if place needs it
+        known = samples.get(run_id) if samples is not None and run_id is not None else None
+        rate = functools.partial(_steady_rate, run, known)  # the run's steady rate, if place needs it
         seconds = place(source, lead_part, clock, rate)  # source: its metric's nulls filtered out above
         part = source.select(
             "run_id",
@@ -298,11 +303,26 @@ def _by_run_id(frame: pl.DataFrame) -> dict[str | None, pl.DataFrame]:
     return {run["run_id"][0]: run for run in by_run(frame)}
 
 
-def _steady_rate(run: pl.DataFrame) -> float | None:
+#: The intervals :func:`_steady_rate` reads: out of warm-up, with a rate.
+_STEADY = ~pl.col("warmup") & pl.col("rate").is_not_null()
+
+
+def _steady_rate(run: pl.DataFrame, known: SteadyRates | None = None) -> float | None:
     """One run's steady rate (global steps/s; None: none) from its intervals, as the summary's
-    (:func:`tierscope.analysis.bootstrap.steady_rate` of its steady intervals' rates and steps)."""
-    steady = run.lazy().filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select("rate", STEADY_WEIGHT)
-    sample = steady.collect()
+    (:func:`tierscope.analysis.bootstrap.steady_rate` of its steady intervals' rates and steps).
+
+    ``known``: the run's steady sample as the summary took it from the same intervals
+    (:func:`tierscope.analysis.throughput.steady_samples`), whose rate (already read for the summary) is
+    the answer where it holds as many intervals as are read here: it holds these intervals less those
+    that hold a pause (and, in a run wholly in warm-up, where none is read here, its first ones), in the
+    same order, so the same count means the same rates and steps."""
+    if known is not None:
+        count = run.select(_STEADY.sum()).item()
+        if count == 0:
+            return None
+        if known.size == count:
+            return known.steady()
+    sample = run.lazy().filter(_STEADY).select("rate", STEADY_WEIGHT).collect()
     if not sample.height:
         return None
     return steady_rates(sample["rate"].to_numpy(), sample["weight"].to_numpy()).steady()
@@ -390,7 +410,10 @@ class TargetPass:
 
     ``steps``: the analysis' step scan (each batch reads its eval records from it, its runs' partitions
     only); ``started``: ``{run_id: first started event}``; ``charted``: the run ids to chart (None: no chart);
-    ``event_evals``: evaluations logged as events (:func:`event_evaluations`), taken with the records'."""
+    ``event_evals``: evaluations logged as events (:func:`event_evaluations`), taken with the records';
+    ``samples``: the runs' steady samples, filled in as each batch's figures are done and before its
+    :meth:`add` (``samples`` of :func:`tierscope.analysis.batches.interval_figures`; None: each steady rate
+    a record's time needs is read from the intervals)."""
 
     def __init__(
         self,
@@ -399,10 +422,12 @@ class TargetPass:
         started: dict[str, object],
         charted: list[str] | None,
         event_evals: pl.DataFrame | None = None,
+        samples: Mapping[str, SteadyRates] | None = None,
     ) -> None:
         self.steps, self.target, self.started = steps, target, started
         self.event_evals = conform(pl.DataFrame(), STEP_SCHEMA) if event_evals is None else event_evals
         self.charted = charted
+        self.samples = samples
         self._charted = {r for r in charted if r is not None} if charted is not None else set()
         # Without a target only the charted runs are read (a null run id is never charted: a filter drops it).
         self._only = {r for r in charted if r is not None} if target is None and charted is not None else None
@@ -426,7 +451,7 @@ class TargetPass:
                 pl.col("run_id").is_in(runs, nulls_equal=True) & pl.col("eval_accuracy").is_not_null()
             ).collect()
             evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
-        parts = metric_parts(split, intervals, evals, self.started, self.metric, self._only)
+        parts = metric_parts(split, intervals, evals, self.started, self.metric, self._only, self.samples)
         if self.target is not None:  # time_to_target reads the records in order; the chart's buckets do not
             self._reached.append(time_to_target(_records(parts, ordered=True), self.target))
         if self.charted is not None:

@@ -34,6 +34,9 @@ LONG_RUN_RECORDS = 600_000
 TIMEOUT_S = 10 * MAX_SECONDS
 #: Steady medians of the DuckDB query and of tierscope agree to this relative difference.
 SAME_MEDIAN = 0.01
+#: At most this share of the runs may differ by more than :data:`SAME_MEDIAN` (the generated BASIC_TPU
+#: runs, one in eight: see :func:`_duckdb_gap`).
+MAX_OFF_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -53,19 +56,35 @@ def _steady(summary: Proc) -> dict[str, float]:
     return {row["run_id"]: row["steady_global_steps_per_s"] for row in json.loads(summary.stdout)}
 
 
-def _duckdb_gap(summary: Proc, duck: Proc) -> float:
-    """The largest relative difference between the query's medians and tierscope's steady rates.
+def _duckdb_gap(summary: Proc, duck: Proc) -> tuple[float, dict[str, float]]:
+    """The largest relative difference between the query's medians and tierscope's steady rates over
+    the runs where they agree within :data:`SAME_MEDIAN`, and the others' differences (``{run_id: gap}``).
 
-    Raises :class:`BenchError` when a run is missing or differs by more than :data:`SAME_MEDIAN`
-    (the race would be unfair). They are not all equal: where a record's ``elapsed_s`` jitter exceeds
-    its interval (the generated BASIC_TPU runs) tierscope sees a restart, and leaves the new
-    segment's first interval out as warm-up; the query knows no segments."""
+    Raises :class:`BenchError` when a run is missing from the query, or more than :data:`MAX_OFF_SHARE`
+    of the runs differ by more than :data:`SAME_MEDIAN` (the race would be unfair). They are not all
+    equal: where a record's ``elapsed_s`` jitter exceeds its interval (the generated BASIC_TPU runs,
+    whose clock runs backwards between records) tierscope sees restarts and takes the steady rate over
+    the intervals its segments keep (steps over time), which the median of the logged rates is not;
+    the query knows no segments. Those runs are named in the figure's note."""
     ours, theirs = _steady(summary), json.loads(duck.stdout)
-    gaps = {r: abs(theirs[r] - v) / abs(v) if r in theirs else float("inf") for r, v in ours.items()}
-    off = [r for r, g in gaps.items() if g > SAME_MEDIAN]
-    if off:
-        raise BenchError(f"DuckDB's steady medians differ from tierscope's by over 1 % for {', '.join(off[:5])}")
-    return max(gaps.values(), default=0.0)
+    missing = sorted(set(ours) - set(theirs))
+    if missing:
+        raise BenchError(f"DuckDB's query found no steady median for {', '.join(missing[:5])}")
+    gaps = {r: abs(theirs[r] - v) / abs(v) for r, v in ours.items()}
+    off = {r: g for r, g in gaps.items() if not g <= SAME_MEDIAN}
+    if len(off) > MAX_OFF_SHARE * len(gaps):
+        raise BenchError(f"DuckDB's steady medians differ from tierscope's by over 1 % for {', '.join(list(off)[:5])}")
+    return max((g for r, g in gaps.items() if r not in off), default=0.0), off
+
+
+def _gap_note(gap: float, off: dict[str, float], runs: int) -> str:
+    said = f"medians within {gap:.1e} (relative)"
+    if not off:
+        return said
+    return (
+        f"{said} on {runs - len(off)} of {runs} runs; {len(off)} differ by up to {max(off.values()):.1%} "
+        f"({', '.join(sorted(off)[:3])}{', ...' if len(off) > 3 else ''}: clocks that run backwards)"
+    )
 
 
 def measure(work: Path, opts: AnalysisOptions) -> list[Figure]:
@@ -103,8 +122,9 @@ def measure(work: Path, opts: AnalysisOptions) -> list[Figure]:
         Figure(SECTION, f"summary vs one DuckDB query of the steady medians ({size})", "CPU-s",
                s.cpu_s if d else None, d.cpu_s if d else None, higher_is_better=False,
                targets=(Target("<=", MAX_VS_DUCKDB, on="times"),),
-               note=no_duckdb or (f"medians within {gap:.1e} (relative)" if gap is not None else ""),
-               extra={"median_gap": gap, "duckdb_rss_mb": d.peak_rss_mb if d else None},
+               note=no_duckdb or (_gap_note(*gap, opts.runs) if gap is not None else ""),
+               extra={"median_gap": gap[0] if gap else None, "runs_off": gap[1] if gap else None,
+                      "duckdb_rss_mb": d.peak_rss_mb if d else None},
                wall_s=s.wall_s, baseline_wall_s=d.wall_s if d else None, load_1m=s.load_1m),
         Figure(SECTION, f"tierscope report ({size})", "CPU-s", r.cpu_s, higher_is_better=False,
                targets=(Target("<", MAX_SECONDS),), note=_stopped(r), wall_s=r.wall_s, load_1m=r.load_1m),

@@ -10,8 +10,8 @@ makes of it, or declines the whole append. It accepts only lines whose outcome i
   numbers (no sign, exponent, ``nan`` or ``inf``) and every value within the checks of
   :mod:`tierscope.collector.formats.cloudml`: a step record;
 - the 2016 trainer's checkpoint line (``INFO:root:Saving checkpoint to gs://bucket/job/model.ckpt-1900``)
-  whose path is lower-case letters, digits and ``/._-`` and holds none of the words a status line is
-  told by (:data:`_STATUS_WORDS`): a skipped line.
+  whose path is lower-case letters, digits and ``/._-`` and matches none of the status module's patterns
+  (:func:`status_pattern`): a skipped line.
 
 and only an append whose step lines' global steps rise strictly, the first of them among its first
 :data:`SNIFF_LINES` lines, from line to line, with no line twice
@@ -25,6 +25,9 @@ lines and carried status equal the chain's.
 
 from __future__ import annotations
 
+import ast
+import functools
+import pathlib
 import re
 from dataclasses import dataclass, field
 
@@ -56,14 +59,28 @@ _STEP_LINE = re.compile(
 )
 _CHECKPOINT_LINE = re.compile(r"INFO:root:Saving checkpoint to gs://[a-z0-9._/-]{1,200}/model\.ckpt-[0-9]{1,15}")
 
-#: Words (lower case) of the status, milestone and traceback lines of :mod:`tierscope.collector.formats.status`
-#: and :mod:`~tierscope.collector.formats.traceback`, and of a stop on purpose: a checkpoint path holding one
-#: takes the polars path, which knows what the line means.
-_STATUS_WORDS = (
-    "abort", "bus", "cancel", "complet", "core", "cuda", "done", "end", "error", "exce", "exit", "fail", "fault",
-    "finish", "kill", "lame", "memory", "nan", "nccl", "oom", "preempt", "quota", "reach", "restor", "segment",
-    "signal", "start", "state", "stop", "succe", "term", "timeout", "trace", "train", "watchdog", "written",
-)  # fmt: skip
+#: The patterns of :mod:`tierscope.collector.formats.status` a checkpoint line must match none of: its status lines
+#: (:data:`~tierscope.collector.formats.status.MARKERS`), milestones, work announced and stops on purpose. Read from
+#: that module's source (importing it imports polars), the one definition, so a pattern added there counts here.
+_STATUS_NAMES = ("MARKERS", "MILESTONES", "ANNOUNCED", "STOPPED_ON_PURPOSE")
+
+
+@functools.cache
+def status_pattern() -> re.Pattern[str]:
+    """One pattern matching wherever a pattern of :data:`_STATUS_NAMES` may: each compiled case-blind (a polars
+    ``(?i)`` may sit mid-pattern, where ``re`` refuses it; matching more only sends an append to the polars path)."""
+    tree = ast.parse((pathlib.Path(__file__).parent / "formats" / "status.py").read_text(encoding="utf-8"))
+    found: list[str] = []
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id in _STATUS_NAMES and node.value is not None:  # type: ignore[attr-defined]
+            found += [
+                c.value
+                for c in ast.walk(node.value)  # type: ignore[attr-defined]
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) > 2
+            ]
+    parts = [re.sub(r"\(\?i\)|\(\?P<\w+>", lambda m: "" if m.group() == "(?i)" else "(?:", f) for f in found]
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE)
 
 
 @dataclass
@@ -112,7 +129,7 @@ def parse_append(lines: list[str], first_line: int) -> SmallParse | None:
             return None
         found = _STEP_LINE.fullmatch(line)
         if found is None:
-            if _CHECKPOINT_LINE.fullmatch(line) and not any(word in line[31:] for word in _STATUS_WORDS):
+            if _CHECKPOINT_LINE.fullmatch(line) and not status_pattern().search(line):
                 skipped += 1
                 continue
             return None

@@ -537,13 +537,17 @@ def _with_prefix_facts(frame: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame
 
 def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     """Keep a traceback's failed event only after a step record (earlier batch or earlier line),
-    and give it the last step before it."""
+    and give it the last step before it; in a settled log with no step record at all, its last traceback (a program
+    that died before its first step) unless the log says after it that it finished."""
     if events.height == 0 or "format" not in events.columns:
         return events
     is_tb = pl.col("format") == PythonTraceback.name
     tracebacks = events.filter(is_tb)
     if tracebacks.height == 0:
         return events
+    if not context.steps_seen and steps.height == 0 and context.end is None and not context.may_grow:
+        # (a file still being written may yet reach its first step: its tracebacks are judged as before one)
+        return _died_before_steps(events, is_tb)
     if steps.height:
         last = steps.select("source_offset", pl.col("step").alias("_last_step")).sort("source_offset")
         tracebacks = tracebacks.sort("source_offset").join_asof(
@@ -558,6 +562,15 @@ def _failed_after_steps(events: pl.DataFrame, steps: pl.DataFrame, context: Pars
         tracebacks = tracebacks.with_columns(pl.col("_last_step").fill_null(earlier))
     tracebacks = tracebacks.with_columns(pl.col("_last_step").alias("step")).drop("_last_step")
     return pl.concat([events.filter(~is_tb), tracebacks], how="diagonal_relaxed")
+
+
+def _died_before_steps(events: pl.DataFrame, is_tb: pl.Expr) -> pl.DataFrame:
+    """``events`` of the last batch of a log with no step record: of the tracebacks' failures, the last one only (an
+    earlier one was a warning the program went on from), and none where a ``finished`` event follows it."""
+    last = events.filter(is_tb).get_column("source_offset").max()
+    finished_after = events.filter((pl.col("event") == "finished") & (pl.col("source_offset") > last)).height
+    keep = ~is_tb | ((pl.col("source_offset") == last) & pl.lit(finished_after == 0))
+    return events.filter(keep)
 
 
 __all__ = [

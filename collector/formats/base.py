@@ -21,6 +21,7 @@ import polars as pl
 
 # The one cast of a logged number, defined in the vocabulary; re-exported for the formats.
 from tierscope.collector.formats.vocabulary import number as number
+from tierscope.collector.formats.vocabulary import unsigned as unsigned
 
 #: The input of :func:`tierscope.collector.formats.parse_lines`: ``source_offset`` (Int64, 1-based line
 #: number) and ``line`` (String).
@@ -168,12 +169,6 @@ def reject_frame(frame: pl.DataFrame, reason: pl.Expr | str, fmt: str) -> pl.Dat
 def finite_nonneg(expr: pl.Expr) -> pl.Expr:
     """True where ``expr`` is a finite number >= 0 without a minus sign (false for null, see :func:`unsigned`)."""
     return (expr.is_not_null() & expr.is_finite() & unsigned(expr)).fill_null(False)
-
-
-def unsigned(expr: pl.Expr) -> pl.Expr:
-    """True where ``expr`` is > 0 or a zero without a minus sign: ``-0`` (-0.0) is refused as a negative figure is
-    (a printed ``-0`` is a negative measure rounded, or no steps over a clock that went back: 1 / -0.0 is -inf)."""
-    return (expr > 0) | ((expr == 0) & ((1 / expr) > 0))
 
 
 def fraction(raw: pl.Expr) -> pl.Expr:

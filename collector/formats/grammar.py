@@ -764,6 +764,13 @@ BARE_MEANING = (
 CLOCKED_DICT = "a logging dict stating its step: a record where a logger's time before it is its clock"
 
 
+#: Why a position with its loss and no measure may be a record, in ``formats --try``'s words.
+LOGGER_TIMED = (
+    "a position and its loss, no measure: a record where a logger's time before it is its clock and the file "
+    "times no step otherwise"
+)
+
+
 #: Why a position with examples/s and nothing else may be no record, in ``formats --try``'s words.
 EXAMPLES_ALONE = (
     "examples/s alone time no step: beside step records that are timed it is another hook's figure, not a step record"
@@ -953,6 +960,8 @@ def explain_line(message: str) -> str:
         said.append(f"epoch {epoch} with its duration: an epoch's record where the file states no step records")
     elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
         said.append(CLOCKED_DICT)
+    elif not measures and position is not None and pl.select(s["loss"]).item() is not None:
+        said.append(LOGGER_TIMED)
     elif not measures:
         said.append("no measure: not a record")
     elif kinds == {"examples_per_s"} and position is not None and not counter_date:
@@ -960,6 +969,26 @@ def explain_line(message: str) -> str:
     elif position is None or counter_date:
         said.append("no position: a record only for a job-wide rate")
     return "; ".join(said)
+
+
+#: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
+_CLOCKED_GATE = r"(?i)loss"
+#: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
+_SUMMARY_WORDS = r"(?i)\b(?:best|early|stopp\w*|final|summary)\b"
+
+
+def _timed_by_logger(read: pl.DataFrame, stated: pl.Expr, record: pl.Expr, context: ParseContext) -> pl.Series:
+    """Which pieces of ``read`` are records timed by their logger's clock alone: a training position with its loss
+    under a logger's time (``2024-01-01 12:00:00 INFO step 100 loss 0.5``), where the file states no measured
+    records. A file that times its steps (DLLogger's ``train_iter_time`` on a line beside its ``train_loss``) has
+    its records from those; its loss lines are no records of their own. ``stated``: the pieces that state a
+    position and a loss under a logger's time; ``record``: the pieces that are records already."""
+    measured = context.state.setdefault("grammar-measured", [False])
+    if not measured[0] and read.select(record.any()).item():
+        measured[0] = True
+    if measured[0]:
+        return pl.Series([False] * read.height)
+    return read.select(stated.fill_null(False)).to_series()
 
 
 class ProgressGrammar:
@@ -984,6 +1013,8 @@ class ProgressGrammar:
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         hit = pl.col("line").str.contains(MEASURE_GATE) | pl.col("line").str.contains(LOGGING_DICT)
+        if STAMP in lines.columns:  # a position and its loss under a logger's time: the time is its clock
+            hit = hit | (pl.col(STAMP).is_not_null() & pl.col("line").str.contains(_CLOCKED_GATE))
         if lines.height == 0 or not lines.select(hit.any()).item():
             return empty_parsed(lines)
         if TAG not in lines.columns:
@@ -1037,6 +1068,12 @@ class ProgressGrammar:
             | (pl.col("_step").is_null() & pl.col("_global_per_s").is_not_null())
             | clocked
         )
+        # timed by the clock alone, a line must be plainly a training step's: no evaluation, test, saving or
+        # summary named anywhere on it (``step 250: train loss 2.04, val loss 2.07``, ``best loss 0.2 at step 300``)
+        plain = ~pl.col("_piece").str.contains(NOT_TRAINING) & ~pl.col("_piece").str.contains(_SUMMARY_WORDS)
+        logger_timed = training & has_position & pl.col("_loss").is_not_null() & logged_at & plain
+        read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))
+        record = record | pl.col("_logger_timed")
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
         epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & pl.col("_bare_s").is_not_null()
         read = _epoch_records(read, record, epoch_record, context)

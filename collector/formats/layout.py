@@ -50,7 +50,16 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
-from tierscope.collector.formats.vocabulary import BARE_TIMES, WHOLE_MAX, stepless_position
+from tierscope.collector.formats.templates import NUMBER, SLOT, WHOLE_SLOT, number_starts, numbers, numbers_in, template
+from tierscope.collector.formats.templates import value as slot_value
+from tierscope.collector.formats.vocabulary import (
+    BARE_TIMES,
+    PHRASES,
+    STEP_WORDS,
+    UNITS_PER_SECOND,
+    WHOLE_MAX,
+    stepless_position,
+)
 
 #: The fewest repetitions of a message, in the file's head, for its template to be learned.
 MIN_REPEATS = 4
@@ -68,16 +77,11 @@ OTHERS_READ = "layout-others-read"
 #: ... and how many unread lines it has learned from so far.
 _SEEN = "layout-seen"
 
-#: A slot: a number as a log prints it, or a word standing for one (``nan``, ``inf``), so that a line whose
-#: measure came out NaN still matches its template and is rejected with its reason. Digits glued after a letter
-#: belong to a word (``w1075``, ``0x1F``, ``a100``), never a slot.
-_SLOT = r"(?i:\b(?:nan|inf(?:inity)?)\b)|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-#: Digits glued after a letter, and the word characters after them: written as the letter and ``D`` before the
-#: slots are found, so they stay the word's.
-_IN_WORD = r"([A-Za-z])\d[\w.]*"
-_MARK = "#"
-#: What a ``#`` written in a line becomes in its template, so that it is never taken for a slot.
-_TEXT_HASH = "\N{FULLWIDTH NUMBER SIGN}"
+#: A slot of a template (:mod:`~tierscope.collector.formats.templates`: what a slot is, a sign, a clock, thousands).
+_MARK = SLOT
+#: The version of the template saved with a layout (:meth:`Layout.to_json`): a layout saved with another one's slots
+#: is dropped and taught again by the lines (its key and slot numbers may differ from what the lines give now).
+TEMPLATE_VERSION = 3
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
@@ -93,8 +97,6 @@ _SECONDS_AFTER = r"^\s*(?:s|sec|secs|seconds)\b"
 _MS_AFTER = r"^\s*ms\b"
 #: Seconds over a count the next slot states (Caffe's ``36.09s/100``: 100 steps in 36.09 s).
 _SECONDS_OVER = r"^\s*s\s*/\s*$"
-#: A clock inside the message (``Elapsed [8:37:01.05]``) after a word naming a time since the start.
-_CLOCK_IN_MESSAGE = "#:#:#"
 _ELAPSED_WORD = r"(?i)(?:elapsed|wall|time|uptime)\W*$"
 #: A time since the start written with its units, minutes and seconds (the PyTorch seq2seq tutorial's ``timeSince``:
 #: ``3m 46s (- 0m 22s) (10000 100%) 4.18``, the time gone, then the time still to go): this slot and the next.
@@ -104,9 +106,9 @@ _MINUTES_SECONDS = "#m #s"
 @dataclass
 class Slot:
     """What one slot of a template is: ``kind`` is ``position``, ``total``, ``per_s``, ``step_s``, ``interval_s``,
-    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond), ``clock_s`` (hours, with the minutes and
-    seconds of the next two slots) or ``minutes_s`` (minutes, with the seconds of the next slot), with ``why`` in
-    words."""
+    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond; a clock slot is its seconds), ``minutes_s``
+    (minutes, with the seconds of the next slot) or ``column_s`` (seconds, read at a table's ``column``), with ``why``
+    in words."""
 
     index: int
     kind: str
@@ -136,11 +138,7 @@ class Layout:
         if self.named:
             return self.key  # the vocabulary's measure may sit anywhere after the slots read: the whole template
         parts = self.key.split(_MARK)
-        last = max(s.index for s in self.slots)
-        if any(s.kind == "clock_s" for s in self.slots):
-            last = max(last, max(s.index + 2 for s in self.slots if s.kind == "clock_s"))
-        if any(s.kind == "minutes_s" for s in self.slots):
-            last = max(last, max(s.index + 1 for s in self.slots if s.kind == "minutes_s"))
+        last = max(s.index + (1 if s.kind == "minutes_s" else 0) for s in self.slots)
         after = parts[last + 1]
         # the unit or the separator right after the slot, not the next field's words
         unit = after[: len(after) - len(after.lstrip())] + (after.lstrip().split(" ")[0] if after.strip() else "")
@@ -153,6 +151,7 @@ class Layout:
             "repeats": self.repeats,
             "slots": [[s.index, s.kind, s.why, s.scale, s.column] for s in self.slots],
             "named": self.named,
+            "template": TEMPLATE_VERSION,
             "laps": {tag: list(v) for tag, v in self.laps.items()},
         }
 
@@ -160,9 +159,11 @@ class Layout:
     def from_json(cls, doc: dict[str, Any]) -> Layout:
         """The layout :meth:`to_json` saved; raises :class:`KeyError`, :class:`TypeError` or :class:`ValueError` on
         another document."""
+        if doc.get("template") != TEMPLATE_VERSION:
+            raise ValueError("a layout saved with another template's slots")
         slots = [
-            Slot(int(i), str(kind), str(why), float(scale), None if rest == [] or rest[0] is None else int(rest[0]))
-            for i, kind, why, scale, *rest in doc["slots"]
+            Slot(int(i), str(kind), str(why), float(scale), None if not column or column[0] is None else int(column[0]))
+            for i, kind, why, scale, *column in doc["slots"]
         ]
         if not any(s.kind == "position" for s in slots) or any(s.kind not in _KIND_WORDS for s in slots):
             raise ValueError("a learned layout needs a position and known slots")
@@ -190,51 +191,69 @@ _KIND_WORDS = {
     "step_s": "a time per step",
     "interval_s": "the seconds since the previous report",
     "elapsed_s": "the seconds since the start",
-    "clock_s": "the seconds since the start (a clock: this slot and the next two)",
     "minutes_s": "the seconds since the start (minutes and seconds: this slot and the next)",
     "column_s": "the seconds since the start (a table's column its header names)",
 }
 
 
 def _keyed(lines: pl.DataFrame) -> pl.DataFrame:
-    """``lines`` with ``_key`` (the message with its numbers as ``#``, spaces collapsed) and ``_slots``."""
-    # a '#' the line writes (a log pasted as comments: ``# 4m 1s (- 56m 27s) ...``) is text, never the slot mark
-    text = pl.col("line").str.replace_all(_MARK, _TEXT_HASH, literal=True).str.replace_all(_IN_WORD, "${1}D")
-    return lines.with_columns(
-        _key=text.str.replace_all(_SLOT, _MARK).str.replace_all(r"\s+", " ").str.strip_chars(),
-        _slots=text.str.extract_all(_SLOT),
-    )
+    """``lines`` with ``_key`` (the message's template: its numbers as ``#``) and ``_slots`` (its numbers)."""
+    return lines.with_columns(_key=template(pl.col("line")), _slots=numbers(pl.col("line")))
+
+
+#: The groups of the vocabulary's phrases whose words say training: a position, a metric, examples.
+_VOCABULARY_GROUPS = ("step", "local_step", "loss", "accuracy", "accuracy_pct", "examples_per_s")
+
+
+def _phrase_words(groups: frozenset[str]) -> list[str]:
+    """The words of the vocabulary's spellings (:data:`PHRASES`) of ``groups``, lower case, units left out."""
+    words = {
+        w.lower() for key, (group, _) in PHRASES.items() if group in groups for w in re.findall(r"[A-Za-z_]+", key)
+    }
+    return sorted(w for w in words if len(w) > 1 and w not in UNITS_PER_SECOND)
 
 
 #: A word of the field's that a training log says (what a step counts, what it measures, what it optimises). A file
 #: whose head says none of them (a game's frames, a server's requests, a test runner's tests, a sweep's trials, a
 #: heartbeat, CSV rows) is some other loop's, however its numbers behave; a template that says one is preferred.
+#: The vocabulary's words for a step (:data:`STEP_WORDS`) and those of its phrases of a position, a metric and
+#: examples count, so a word added there counts here; then the words the vocabulary reads no figure after (an
+#: epoch's, an optimiser's, reinforcement learning's).
 _TRAINING_WORD = (
-    r"(?i)\b(?:steps?|global_step|iter(?:s|ation|ations)?|it|epochs?|ep|batch(?:es)?|updates?|upd|train(?:ing)?|"
-    r"loss(?:es)?|lr|learn(?:ing)?|learning[ _-]?rate|grad(?:ient)?s?|grad_norm|acc(?:uracy)?|ppl|perplexity|kimg|"
-    r"tokens?|samples?|examples?|images?|imgs?|sequences?|rewards?|episodes?|timesteps?|rounds?|minibatch(?:es)?)\b"
+    rf"(?i)\b(?:{STEP_WORDS}|{'|'.join(_phrase_words(frozenset(_VOCABULARY_GROUPS)))}|"
+    r"epochs?|ep|upd|train(?:ing)?|losses|lr|learn(?:ing)?|learning[ _-]?rate|grad(?:ient)?s?|grad_norm|acc|ppl|"
+    r"perplexity|kimg|tokens?|samples?|examples?|images?|imgs?|sequences?|rewards?|episodes?|timesteps?|rounds?)\b"
 )
 #: Words of serving or benchmarking a model, not training it.
 _SERVING_WORD = r"(?i)\b(?:latency|latencies|requests?|req/s|qps|rtt)\b"
 
 
-def _refused(key: str) -> str | None:
-    """Why a template is no training step's whatever its slots do, or None."""
-    words = key.replace(_MARK, " ")
-    if pl.select(pl.lit(words).str.contains(_SERVING_WORD)).item():
-        return "it measures serving (latency, requests), not training"
-    frame = pl.DataFrame({"k": [key], "w": [words]})
-    s = read_statements(pl.col("w"))
-    evaluation, other = frame.select(s["evaluation"].alias("e"), s["other_work"].alias("o")).row(0)
-    if evaluation:
-        return "an evaluation's statement"
-    if other:
-        return "it states other work (a checkpoint, a download, a compilation)"
-    if frame.select(pl.col("k").str.contains(_BYTES)).item():
-        return "it counts bytes (a download's or an extraction's bar)"
-    if frame.select(pl.col("k").str.contains(_LISTING)).item():
-        return "it lists files (a dataset listing)"
-    return None
+#: Why a template is no training step's whatever its slots do: the first of these its words (or, for bytes and a
+#: listing, its text with the slots) say.
+_REFUSALS = (
+    ("serving", "it measures serving (latency, requests), not training"),
+    ("evaluation", "an evaluation's statement"),
+    ("other_work", "it states other work (a checkpoint, a download, a compilation)"),
+    ("bytes", "it counts bytes (a download's or an extraction's bar)"),
+    ("listing", "it lists files (a dataset listing)"),
+)
+
+
+def _refusals(keys: list[str]) -> list[str | None]:
+    """Why each of ``keys`` (templates) is no training step's whatever its slots do, or None: one frame for them
+    all (the grammar's statements are built and run once, not once a template)."""
+    if not keys:
+        return []
+    words = pl.col("k").str.replace_all(_MARK, " ", literal=True)
+    s = read_statements(words)
+    found = pl.DataFrame({"k": keys}, schema={"k": pl.String}).select(
+        serving=words.str.contains(_SERVING_WORD),
+        evaluation=s["evaluation"],
+        other_work=s["other_work"],
+        bytes=pl.col("k").str.contains(_BYTES),
+        listing=pl.col("k").str.contains(_LISTING),
+    )
+    return [next((why for name, why in _REFUSALS if row[name]), None) for row in found.iter_rows(named=True)]
 
 
 def _around(key: str, index: int) -> tuple[str, str]:
@@ -254,15 +273,16 @@ def _positions(frame: pl.DataFrame, key: str, width: int) -> list[tuple[Slot, Sl
     total: a whole number that only grows, or one that grows and restarts now and then (counted within its epoch)."""
     found: list[tuple[bool, int, Slot, Slot | None]] = []
     for i in range(width):
-        raw = frame.get_column(f"_r{i}")
-        if not raw.str.contains(r"^\d+$").all():
+        # a whole number on (nearly) every line: a line printing it otherwise (``-1``, ``nan``) is a reject when read
+        whole = frame.get_column(f"_r{i}").str.contains(WHOLE_SLOT).fill_null(False)
+        if int(whole.sum()) < MIN_REPEATS or frame.height - int(whole.sum()) > max(1, frame.height // 10):
             continue
         before, after = _around(key, i)
         # a clock or a date inside the message (``14:26:39``) is no counter; an epoch is no step (an epoch-level log
         # is the grammar's)
         if before.strip() == ":" or after.strip() == ":" or pl.select(pl.lit(before).str.contains(_EPOCH_WORD)).item():
             continue
-        d = _diffs(frame, f"_v{i}")
+        d = _diffs(frame.filter(whole), f"_v{i}")
         if d.len() < MIN_REPEATS - 1:
             continue
         rising, back, flat = int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum())
@@ -408,22 +428,25 @@ def _unit_times(frame: pl.DataFrame, pos: int, key: str, width: int, used: set[i
     return []
 
 
-def _message_clock(frame: pl.DataFrame, key: str, used: set[int]) -> list[Slot]:
-    """A clock inside the message (``Elapsed [8:37:01.056768]``: hours, minutes, seconds) after a word naming the
+def _message_clock(frame: pl.DataFrame, key: str, width: int, used: set[int]) -> list[Slot]:
+    """A clock inside the message (``Elapsed [8:37:01.056768]``: one slot, its seconds) after a word naming the
     time since the start, growing line by line: the seconds since the start."""
-    at = key.find(_CLOCK_IN_MESSAGE)
-    if at < 0 or not pl.select(pl.lit(key[:at]).str.contains(_ELAPSED_WORD)).item():
-        return []
-    i = key[:at].count(_MARK)
-    if {i, i + 1, i + 2} & used:
-        return []
-    seconds = frame.select(
-        (pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")).alias("c"), "_t"
-    )
-    d = _diffs(seconds, "c")
-    if d.len() < MIN_REPEATS - 1 or not (d > 0).all():
-        return []
-    return [Slot(i, "clock_s", "hours:minutes:seconds after a word naming the time since the start, growing")]
+    for i in range(width):
+        before, _ = _around(key, i)
+        if i in used or not frame.get_column(f"_r{i}").str.contains(":", literal=True).all():
+            continue
+        if not pl.select(pl.lit(before).str.contains(_ELAPSED_WORD)).item():
+            continue
+        d = _diffs(frame, f"_v{i}")
+        if d.len() >= MIN_REPEATS - 1 and (d > 0).all():
+            return [
+                Slot(
+                    i,
+                    "elapsed_s",
+                    "a clock (hours:minutes:seconds) after a word naming the time since the start, growing",
+                )
+            ]
+    return []
 
 
 def _minutes_seconds(frame: pl.DataFrame, key: str, pos: int, used: set[int]) -> list[Slot]:
@@ -456,15 +479,15 @@ def _header_columns(head: pl.DataFrame, rows: pl.DataFrame) -> dict[int, tuple[s
     first = rows.sort("source_offset").row(0, named=True)
     before = head.filter(pl.col("source_offset") < first["source_offset"]).sort("source_offset")
     names = before.filter(
-        ~pl.col("line").str.contains(_SLOT) & (pl.col("line").str.count_matches(r"\S+") >= 2)
+        (numbers(pl.col("line")).list.len() == 0) & (pl.col("line").str.count_matches(r"\S+") >= 2)
     ).get_column("line")
     if names.len() == 0:
         return {}
     header = [(m.group(0), m.start()) for m in re.finditer(r"\S+", names[-1])]
     out: dict[int, tuple[str, int]] = {}
-    for i, m in enumerate(re.finditer(_SLOT, first["line"])):
+    for i, start in enumerate(number_starts(first["line"])):
         # an aligned table: the number starts where its column's name does (a ragged row is no column's)
-        under = [h for h in header if abs(h[1] - m.start()) <= 1]
+        under = [h for h in header if abs(h[1] - start) <= 1]
         if under:
             out[i] = under[0]
     return out
@@ -500,8 +523,9 @@ def learn(lines: pl.DataFrame) -> Layout | None:
     )
     if not lines.head(LEARN_LINES).select(pl.col("line").str.contains(_TRAINING_WORD).any()).item():
         counts = counts.filter("_named")
-    for key, repeats, _ in counts.head(8).iter_rows():
-        if _refused(key):
+    candidates = counts.head(8).rows()
+    for (key, repeats, _), refused in zip(candidates, _refusals([c[0] for c in candidates]), strict=True):
+        if refused:
             continue
         rows = keyed.filter(pl.col("_key") == key)
         found = _read_template(rows, key, repeats, _header_columns(lines.head(LEARN_LINES), rows))
@@ -515,19 +539,21 @@ def _slot_frame(lines: pl.DataFrame, width: int) -> pl.DataFrame:
     tag = pl.col(TAG).fill_null("") if TAG in lines.columns else pl.lit("")
     raw = [pl.col("_slots").list.get(i, null_on_oob=True).alias(f"_r{i}") for i in range(width)]
     out = lines.with_columns(*raw, _t=tag)
-    return out.with_columns(pl.col(f"_r{i}").cast(pl.Float64, strict=False).alias(f"_v{i}") for i in range(width))
+    return out.with_columns(slot_value(pl.col(f"_r{i}")).alias(f"_v{i}") for i in range(width))
 
 
 def _read_template(
     lines: pl.DataFrame, key: str, repeats: int, columns: dict[int, tuple[str, int]] | None = None
 ) -> Layout | None:
-    """The layout of one template's ``lines`` (keyed): its first position candidate that has a measure, or None."""
+    """The layout of one template's ``lines`` (keyed): its first position candidate that has a measure, or None;
+    ``columns`` names a table's slots (:func:`_header_columns`)."""
     width = key.count(_MARK)
     frame = _slot_frame(lines, width)
     named = _named_measure(lines)
+    columns = columns or {}
     for position, total in _positions(frame, key, width):
         # a table's epoch column is no step, as an epoch word before a slot is not (an epoch-level log has no steps/s)
-        if re.search(_EPOCH_WORD, (columns or {}).get(position.index, ("", 0))[0]):
+        if re.search(_EPOCH_WORD, columns.get(position.index, ("", 0))[0]):
             continue
         # what the message says before its position describes the work, as a bar's description does: a download's,
         # an evaluation's, ... (a metric named after it, ``test: 0.82``, describes nothing)
@@ -546,10 +572,10 @@ def _read_template(
         stride = float(d.filter(d > 0).median())  # type: ignore[arg-type]
         measures = (
             _clocked(frame, position.index, key, width, used)
-            or _message_clock(frame, key, used)
+            or _message_clock(frame, key, width, used)
             or _minutes_seconds(frame, key, position.index, used)
             or _unit_times(frame, position.index, key, width, used, stride)
-            or _column_times(frame, columns or {}, used)
+            or _column_times(frame, columns, used)
         )
         if measures and not _against_clock(
             frame, position.index, width, _step_seconds(frame, measures, stride, position.index)
@@ -566,13 +592,29 @@ def _named_seconds(lines: pl.DataFrame) -> pl.Series:
     return lines.select((1.0 / pl.coalesce(s["global_per_s"], s["per_s"])).alias("x")).get_column("x")
 
 
+#: The kinds of slot that are the seconds since the start.
+_SINCE_START = ("elapsed_s", "minutes_s", "column_s")
+
+
+def _measure(slot: Slot) -> pl.Expr:
+    """The value of a measure ``slot`` on each line of a slot frame, in its unit (seconds for a time): minutes and
+    seconds summed, a table's column read where its header puts it."""
+    if slot.kind == "minutes_s":
+        return pl.col(f"_v{slot.index}") * 60 + pl.col(f"_v{slot.index + 1}")
+    if slot.kind == "column_s" and slot.column is not None:
+        # the row's number that starts at the column (or one space after it)
+        cell = pl.col("line").str.slice(slot.column).str.extract(rf"^\s?({NUMBER})(?:\s|$)", 1)
+        return slot_value(cell)
+    return pl.col(f"_v{slot.index}") * slot.scale
+
+
 def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float, pos: int) -> pl.Series:
     """The step time (seconds) the slots ``measures`` give on each line: a time per step, the inverse of a rate, an
     interval over the steps a line advances, the growth of the time since the start over the position's (null
     where the measure is the message's own clock: it is its own check)."""
     for m in measures:
-        if m.kind in ("elapsed_s", "column_s"):
-            grown = (pl.col(f"_v{m.index}") * m.scale).diff().over("_t") / pl.col(f"_v{pos}").diff().over("_t")
+        if m.kind in _SINCE_START:
+            grown = _measure(m).diff().over("_t") / pl.col(f"_v{pos}").diff().over("_t")
             return frame.select(grown.alias("x")).get_column("x")
         v = pl.col(f"_v{m.index}") * m.scale
         if m.kind == "step_s":
@@ -638,9 +680,25 @@ class LearnedLayout:
             return empty_parsed(lines)
         keyed = _keyed(lines)
         ours = keyed.filter(pl.col("_key").str.starts_with(layout.prefix))
-        if ours.height == 0:
+        if ours.height == 0 or _contradicted(ours, layout):
             return empty_parsed(lines)
         return read_lines(ours, lines, layout, context, self.name)
+
+
+def _contradicted(ours: pl.DataFrame, layout: Layout) -> str | None:
+    """Why the lines' clock says the measure of ``ours`` (a batch's lines of ``layout``: later batches, lines appended
+    after a collect) is no step's time, as the head's was checked when the layout was learned (another loop printing
+    the same words: an inference loop appended to a training log), or None where it agrees or no clock tells."""
+    width = layout.key.count(_MARK)
+    frame = _slot_frame(ours, width)
+    position = layout.slot("position")
+    assert position is not None
+    if layout.named:
+        return _against_clock(frame, position.index, width, _named_seconds(ours))
+    d = _diffs(frame, f"_v{position.index}")
+    up = d.filter(d > 0)
+    stride = float(up.median()) if up.len() else 1.0  # type: ignore[arg-type]
+    return _against_clock(frame, position.index, width, _step_seconds(frame, layout.slots, stride, position.index))
 
 
 def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context: ParseContext, fmt: str) -> Parsed:
@@ -650,13 +708,18 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
     position = layout.slot("position")
     assert position is not None
     p = position.index
-    too_big = pl.col(f"_v{p}").is_null() | (pl.col(f"_v{p}") > WHOLE_MAX["step"])
+    # a position printed negative, with decimals or as a clock is no step (``-1`` reads as a slot with its sign)
+    too_big = (
+        ~pl.col(f"_r{p}").str.contains(WHOLE_SLOT).fill_null(False)
+        | pl.col(f"_v{p}").is_null()
+        | (pl.col(f"_v{p}") > WHOLE_MAX["step"])
+    )
     reasons = [
         pl.when(too_big).then(pl.format(f"learned layout: position slot {p + 1} '{{}}' is no whole number", f"_r{p}"))
     ]
     for s in layout.slots:
-        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s", "clock_s", "minutes_s", "column_s"):
-            v = pl.col(f"_v{s.index}")
+        if s.kind in ("per_s", "step_s", "interval_s", *_SINCE_START):
+            v = _measure(s)
             bad = v.is_null() | v.is_nan() | v.is_infinite() | ((v <= 0) if s.kind in ("per_s", "step_s") else (v < 0))
             reasons.append(
                 pl.when(bad).then(
@@ -687,20 +750,15 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
             "examples_per_s": s["examples_per_s"],
         }
     for slot in layout.slots:
-        v = pl.col(f"_v{slot.index}") * slot.scale
+        v = _measure(slot)
         if slot.kind == "per_s":
             cols["per_s"] = v
         elif slot.kind == "step_s":
             cols["per_s"] = 1.0 / v
-        elif slot.kind in ("interval_s", "elapsed_s"):
-            cols[slot.kind] = v
-        elif slot.kind == "clock_s":
-            i = slot.index
-            cols["elapsed_s"] = pl.col(f"_v{i}") * 3600 + pl.col(f"_v{i + 1}") * 60 + pl.col(f"_v{i + 2}")
-        elif slot.kind == "column_s":
-            cols["elapsed_s"] = _column_value(slot)
-        elif slot.kind == "minutes_s":
-            cols["elapsed_s"] = pl.col(f"_v{slot.index}") * 60 + pl.col(f"_v{slot.index + 1}")
+        elif slot.kind == "interval_s":
+            cols["interval_s"] = v
+        elif slot.kind in _SINCE_START:
+            cols["elapsed_s"] = v
     steps = good.select(
         "source_offset",
         "step",
@@ -721,14 +779,6 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
     taken = pl.concat([steps.get_column("source_offset"), rejects.get_column("source_offset")]).implode()
     rest = lines.filter(~pl.col("source_offset").is_in(taken))
     return Parsed(steps=steps, events=pl.DataFrame(), rejects=rejects, rest=rest)
-
-
-def _column_value(slot: Slot) -> pl.Expr:
-    """The number a row holds at ``slot``'s column (its template's slot where the column is not known)."""
-    if slot.column is None:
-        return pl.col(f"_v{slot.index}")
-    cell = pl.col("line").str.slice(slot.column).str.extract(rf"^\s?({_SLOT})(?:\s|$)", 1)
-    return cell.cast(pl.Float64, strict=False)
 
 
 def _laps(good: pl.DataFrame, layout: Layout, context: ParseContext) -> pl.DataFrame:
@@ -778,7 +828,7 @@ def resume_layout(context: ParseContext, carried: dict[str, Any] | None) -> None
 
 def explain(message: str, layout: Layout) -> str:
     """How ``layout`` read ``message`` (one of its lines), in ``formats --try``'s words."""
-    raw = pl.select(pl.lit(message).str.extract_all(_SLOT)).item().to_list()
+    raw = numbers_in(message)
     said = []
     for s in layout.slots:
         value = raw[s.index] if s.index < len(raw) else "?"

@@ -38,7 +38,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, ParseContext, Parsed
-from tierscope.collector.formats.templates import NUMBER, numbers, template
+from tierscope.collector.formats.templates import numbers, numbers_in, template
 from tierscope.collector.formats.vocabulary import BLOCK_HEADER
 
 #: The longest group looked for, in lines (rsl_rl's report with its reward terms runs to some 30).
@@ -120,7 +120,7 @@ def _growing(reports: list[list[list[str]]]) -> tuple[int, int] | None:
     for line in range(len(reports[0])):
         for slot in range(len(reports[0][line])):
             try:
-                values = [int(r[line][slot]) for r in reports]
+                values = [int(r[line][slot].replace(",", "")) for r in reports]  # thousands grouped: one number
             except (ValueError, IndexError):
                 continue
             steps = [b - a for a, b in itertools.pairwise(values)]
@@ -179,7 +179,7 @@ def _plausible(group: tuple[str, ...], reports: list[list[str]], not_training: s
         return False
     if pl.select(pl.lit(sample[0]).str.contains(not_training)).item():
         return False
-    each = [re.findall(NUMBER, line) for line in itertools.chain.from_iterable(reports)]
+    each = [numbers_in(line) for line in itertools.chain.from_iterable(reports)]
     return any(e != each[i % len(sample)] for i, e in enumerate(each))
 
 
@@ -204,7 +204,7 @@ def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statem
         return None
     if read.select(pl.col("step").is_not_null().all()).item():
         return Stanza(group)
-    each = [[re.findall(NUMBER, line) for line in r] for r in reports]
+    each = [[numbers_in(line) for line in r] for r in reports]
     counter = _growing(each)
     return Stanza(group, counter) if counter is not None else None
 

@@ -19,8 +19,9 @@ every chain like tracebacks. What fails a run, with the line's cause as the even
 
 What finishes one (the run is ``ok`` once no failure is seen; a run with records and neither is
 ``unknown``): ``completed successfully``, an exit code or status 0, ``JOB_STATE_SUCCEEDED``, a
-TFJob's succeeded condition, ``Training ends``, and an Estimator export (``SavedModel written
-to``) that no step record follows.
+TFJob's succeeded condition, ``Training ends``, early stopping (``Epoch 8: early stopping``), and an Estimator
+export (``SavedModel written to``) that no step record follows. An out-of-memory the program warns of, or says it
+skips or retries, is no failure.
 
 Milestones (:mod:`tierscope.analysis.goodput` classifies stalls and values wasted progress by them),
 each line its own event, ``step`` the global step it names (else, in :func:`tierscope.collector.formats.parse_lines`,
@@ -87,7 +88,12 @@ MILESTONES: tuple[tuple[str, str], ...] = (
 )
 
 MARKERS: tuple[Marker, ...] = (
-    Marker("failed", r"The replica \w+ \d+ (?:ran out-of-memory and )?exited with a non-zero status of \d+", 5),
+    # AI Platform's ``master 0`` / ``worker 2``, Vertex AI's worker pools ``workerpool0-0``
+    Marker(
+        "failed",
+        r"The replica (?:\w+ \d+|workerpool\d+-\d+) (?:ran out-of-memory and )?exited with a non-zero status of \d+",
+        5,
+    ),
     Marker("failed", r"^(?:The )?(?:[Tt]raining )?[Jj]ob failed\b", 4),
     Marker("failed", r"\bJOB_STATE_(?:FAILED|CANCELLED)\b|^\s*state:\s*(?:FAILED|CANCELLED)\s*$", 4),
     Marker("failed", r"(?i)\bjob state:?\s*(?:FAILED|CANCELLED)\b", 4),
@@ -97,7 +103,11 @@ MARKERS: tuple[Marker, ...] = (
     # a non-zero code, a signal's negative one included (``Process finished with exit code -1``, torchrun's
     # ``exitcode  : -9``, DeepSpeed's ``exits with return code = -9``)
     Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
-    Marker("failed", r"(?i)\bexit (?:status|code):? -?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    # (padded in Open MPI's report: ``Exit code:    1``)
+    Marker("failed", r"(?i)\bexit (?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    # Open MPI's and Horovod's report that a process of the job exited non-zero (the job is then aborted)
+    Marker("failed", r"\b(?:mpirun|Horovod) detected that one or more processes exited with non-zero status\b", 4),
+    Marker("failed", r"\bPrimary job\s+terminated normally, but \d+ process(?:es)? returned\b", 3),
     Marker("failed", r"\bexits? with return code\s*=?\s*-?[1-9]\d*\b", 3),
     # torchrun's report that a worker failed (its exception line, not the frame that raised it): its root cause is
     # the worker's own exception, when logged
@@ -118,6 +128,16 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"\bJob '[^']+' failed\b", 3),
     # SageMaker: the training toolkit's verdict in the job, the SDK's job state
     Marker("failed", r"\bReporting training FAILURE\b|^(?:\S+ \S+ )?Failed - Training job failed\b", 3),
+    # the SDK's error for a job that ended Failed (``UnexpectedStatusException: Error for Training job X: Failed.
+    # Reason: AlgorithmError: ...``), the training toolkit's error for the user's script
+    Marker(
+        "failed",
+        r"\bError for (?:Training|Processing|HyperParameterTuning) job \S+: Failed\b|\bExecuteUserScriptError\b",
+        4,
+    ),
+    # Ray Tune: a trial's task failed (Tune may retry it: a step after it shows it did), trials that ended in error
+    Marker("failed", r"\bTrial task failed for trial\b|\bRayTaskError\b", 3, recoverable=True),
+    Marker("failed", r"\bNumber of errored trials: [1-9]\d*\b|\bTrials did not complete\b", 4),
     Marker("failed", r"\bSegmentation fault\b|exited on signal \d+|\bBackoffLimitExceeded\b", 3),
     # The shell's word for a process a signal ended (alone, in a job-control report, glued after a bar's end): a
     # bus error, an abort (``terminate called after throwing ...``), a floating-point or illegal instruction trap
@@ -129,6 +149,10 @@ MARKERS: tuple[Marker, ...] = (
     ),
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
+    # DETR's, DeiT's and MAE's engines (``print("Loss is {}, stopping training".format(loss_value)); sys.exit(1)``)
+    Marker("failed", r"(?i)\bloss is (?:nan|-?inf)\b,? stopping training\b", 4),
+    # Kubernetes: the pod's container keeps failing and is restarted with back-off (it may yet start: a step after)
+    Marker("failed", r"\bCrashLoopBackOff\b", 3, recoverable=True),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
     # The shell's word for a process the OS killed: alone, glued to the end of a progress bar, or in a
     # job-control report (``line 6:  3305 Killed   cmd``).
@@ -143,6 +167,8 @@ MARKERS: tuple[Marker, ...] = (
         recoverable=True,
         says=INTERRUPTED,
     ),
+    # The exception line of a Ctrl-C whose traceback's start is out of view (cut off, or interleaved by processes)
+    Marker("failed", r"^KeyboardInterrupt\s*$", 3, recoverable=True, says=INTERRUPTED),
     Marker("failed", r"\"message\":\s*\"(?P<reason>[^\"]*(?i:quota|exceeds the allowed)[^\"]*)", 5),
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
@@ -158,7 +184,12 @@ MARKERS: tuple[Marker, ...] = (
     Marker(
         "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
     ),
-    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):? 0\b", 3),
+    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b", 3),
+    # Early stopping ended the run on purpose: Keras' ``Epoch 8: early stopping`` (``Epoch 00046:`` in Keras 2),
+    # Lightning's ``... Signaling Trainer to stop.``
+    Marker(
+        "finished", r"(?i)^Epoch \d+: early stopping\s*$|\bearly stopping triggered\b|\bSignaling Trainer to stop\b", 3
+    ),
     # DeepSpeed's launcher for each process it started; Ray's job client
     Marker("finished", r"\bProcess \d+ exits successfully\b|\bJob '[^']+' succeeded\b", 3),
     Marker(
@@ -180,7 +211,9 @@ MARKERS: tuple[Marker, ...] = (
     ),
     Marker(
         "finished",
-        r"(?i)\bfinished training(?:\s*[.!]?\s*$| at step\b)|(?i)\btraining (?:is )?(?:finished|completed|done)\b",
+        r"(?i)\bfinished training(?:\s*[.!]?\s*$| at step\b)|(?i)\btraining (?:is )?(?:finished|completed|done)\b"
+        # PyTorch's word_language_model: ``| End of training | test loss   5.21 | test ppl   183.53``
+        r"|^\|?\s*End of training\b",
         2,
         bare=True,
     ),
@@ -218,8 +251,10 @@ _LOGGER_HEADER = r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
 #: A progress bar the cause was glued to (stderr written while the bar's line was open: ``...| 4/7 [00:40<00:29,
 #: 9.96s/it]ERROR:...failed (exitcode: -9)``, ``11/56 [00:02<00:08,  5.02it/s]Segmentation fault``), no part of it.
 _GLUED_BAR = r"^.*\d+/\d+\s*\[[^\]]*\]\s*(\S)"
-# The TF allocator's warning says itself that it is not a failure.
-_NOT_A_FAILURE = r"not a failure"
+# The TF allocator's warning says itself that it is not a failure; an out-of-memory the program warns of, or says it
+# recovers from (fairseq's ``| WARNING: ran out of memory with exception: CUDA out of memory ...`` before `` Skipping
+# batch``, ``out of memory, retrying``), is no end either: a failure it cannot recover from comes as its own line.
+_NOT_A_FAILURE = r"not a failure|(?i:\bWARNING\b.*\bout of memory\b|\bout of memory\b.*\b(?:skipping|retrying)\b)"
 _ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
 _ANY_MILESTONE = (
     "|".join(f"(?:{pattern})" for _, pattern in MILESTONES).replace("(?P<step>", "(?:").replace("(?P<at>", "(?:")

@@ -3,10 +3,12 @@
 ``Traceback (most recent call last):``, then indented frame lines, then the exception
 line (``ValueError: ...``, the first line that is not indented). The traceback's lines
 carry no metric: they are skipped. The exception line becomes a ``failed`` event whose
-reason is that line; :func:`tierscope.collector.formats.parse_lines` keeps the event only when a step
+reason is that line; :func:`tierscope.collector.formats.parse_lines` keeps the event when a step
 record came before it in the file (a traceback logged before training started is a
-warning, not a failed run). In a chained traceback (``During handling of the above
-exception...``) only the last exception counts. A ``KeyboardInterrupt`` (the user's Ctrl-C, whose ``^C`` echo may
+warning, not a failed run), or, in a settled log with no step record at all, the last one (the program died
+before its first step). In a chained traceback (``During handling of the above
+exception...``) only the last exception counts; one Python says it ignored (``Exception ignored in: ...``) is
+no failure. A ``KeyboardInterrupt`` (the user's Ctrl-C, whose ``^C`` echo may
 open the traceback's first line) fails the run too: it did not finish the work it announced.
 """
 
@@ -28,6 +30,9 @@ _EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"
 #: Lines at the batch's end first looked at for its last line that is not indented.
 _TAIL_LINES = 64
 _CHAINED = r"^(?:During handling of the above exception|The above exception was the direct cause)"
+#: Python's report of an exception it could not raise (in a ``__del__``, at interpreter exit): printed and ignored,
+#: the traceback after it ends nothing.
+_IGNORED = r"^Exception ignored in\b"
 
 
 class PythonTraceback(AlwaysTried):
@@ -63,9 +68,15 @@ class PythonTraceback(AlwaysTried):
         if not (_has_start(line) and line.str.contains(_START).any()):
             return _open_frames(lines, self.name) if context.end is None else empty_parsed(lines)
         blank = pl.col("line").str.strip_chars() == ""
+        # the line before a start (blanks aside) that says Python ignored the exception
+        said_before = pl.when(~blank).then(pl.col("line")).shift(1).forward_fill().over(TAG)
         frame = (
             lines.with_columns(start=start, indented=pl.col("line").str.contains(r"^\s"))
-            .with_columns(tb=pl.col("start").cast(pl.Int64).cum_sum().over(TAG))
+            .with_columns(
+                tb=pl.col("start").cast(pl.Int64).cum_sum().over(TAG),
+                ignored=pl.col("start") & said_before.str.contains(_IGNORED).fill_null(False),
+            )
+            .with_columns(ignored=pl.col("ignored").max().over(TAG, "tb"))
             .with_columns(brk=~pl.col("start") & ~pl.col("indented") & ~blank)
             .with_columns(n_brk=pl.col("brk").cast(pl.Int64).cum_sum().over(TAG, "tb"))
         )
@@ -79,7 +90,7 @@ class PythonTraceback(AlwaysTried):
             exc=in_tb & pl.col("brk") & (pl.col("n_brk") == 1) & pl.col("line").str.contains(_EXCEPTION),
             chained=following.str.contains(_CHAINED).fill_null(False),
         )
-        events = frame.filter(pl.col("exc") & ~pl.col("chained")).select(
+        events = frame.filter(pl.col("exc") & ~pl.col("chained") & ~pl.col("ignored")).select(
             "source_offset",
             pl.lit("failed").alias("event"),
             _reason(pl.col("line").str.strip_chars()).alias("reason"),
@@ -94,9 +105,11 @@ class PythonTraceback(AlwaysTried):
                 pl.col("source_offset").filter(pl.col("start")).last().alias("_start"),
                 pl.col("source_offset").last(),
                 pl.col("body").last().alias("_open"),
+                pl.col("ignored").last().alias("_ignored"),
             )
             open_end = tails.filter(
                 pl.col("_open").fill_null(False)
+                & ~pl.col("_ignored").fill_null(False)
                 & pl.col("_start").is_not_null()
                 & (pl.col("source_offset") > pl.col("_start"))
             )

@@ -273,9 +273,15 @@ def rate_from_time(seconds_per_unit: pl.Expr, divisor: float = 1.0) -> pl.Expr:
     return pl.when(ok & rate.is_finite()).then(rate)
 
 
+def unsigned(expr: pl.Expr) -> pl.Expr:
+    """True where ``expr`` is > 0 or a zero without a minus sign: ``-0`` (-0.0) is refused as a negative figure is
+    (a printed ``-0`` is a negative measure rounded, or no steps over a clock that went back: 1 / -0.0 is -inf)."""
+    return (expr > 0) | ((expr == 0) & ((1 / expr) > 0))
+
+
 def stated_rate(value: pl.Expr, multiplier: float = 1.0) -> pl.Expr:
-    """Steps/s from a stated rate; null unless a finite number >= 0."""
-    ok = value.is_finite() & (value >= 0)
+    """Steps/s from a stated rate; null unless a finite number >= 0 without a minus sign (``-0`` is refused)."""
+    ok = value.is_finite() & unsigned(value)
     return pl.when(ok).then(value if multiplier == 1.0 else value * multiplier)
 
 
@@ -544,6 +550,8 @@ _UNIT_FIRST = r"(?:^|[\s,|;(\[])"
 
 #: The words of a range of steps (``Minibatch[ 271- 280``, ``5251-5625batch``): a batch, step, iteration, update.
 _RANGE_WORD = r"(?:mini)?(?:batch(?:es)?|steps?|iter(?:ation)?s?|updates?)"
+#: What the vocabulary calls a step, one at a time or a range of them (a learned layout tells a training log by it).
+STEP_WORDS: Final = rf"(?:{_PER_STEP_WORD}|{_RANGE_WORD})"
 #: A range ``A-B`` of whole numbers (groups ``a``, ``b``); a date (``2020-11-11``) is none: its first is larger.
 _RANGE = r"(?P<a>\d+)\s*-\s*(?P<b>\d+)"
 #: The steps a time covers where the line says so: ``(100 iters)``, ``for 50 steps``, ``per 10 batches``.

@@ -22,8 +22,8 @@ TRACEBACK = [
 ]
 
 
-def _collect(log: Path, dataset: Path) -> None:
-    result = CliRunner().invoke(app, ["collect", "files", str(log), "-d", str(dataset), "--settle", "0"])
+def _collect(log: Path, dataset: Path, settle: str = "0") -> None:
+    result = CliRunner().invoke(app, ["collect", "files", str(log), "-d", str(dataset), "--settle", settle])
     assert result.exit_code == 0, result.output
 
 
@@ -35,11 +35,13 @@ def _verdict(dataset: Path) -> tuple[list[tuple], tuple]:
     return failed, (row["status"], row["failure_reason"])
 
 
-def _in_two(tmp_path: Path, first: list[str], then: list[str]) -> tuple[list[tuple], tuple]:
+def _in_two(tmp_path: Path, first: list[str], then: list[str], settle: str = "0") -> tuple[list[tuple], tuple]:
+    """``first`` collected (the file written ``settle`` seconds ago at most counts as still being written), then
+    ``then`` appended and collected."""
     log = tmp_path / "two" / "train.log"
     log.parent.mkdir()
     log.write_text("".join(line + "\n" for line in first))
-    _collect(log, tmp_path / "ds-two")
+    _collect(log, tmp_path / "ds-two", settle)
     with log.open("a") as out:
         out.write("".join(line + "\n" for line in then))
     _collect(log, tmp_path / "ds-two")
@@ -65,7 +67,13 @@ def test_a_traceback_appended_after_the_steps_fails_the_run_as_in_one_collect(tm
 
 def test_a_traceback_before_any_step_stays_no_failure_in_two_collects(tmp_path: Path) -> None:
     # a traceback before the first step (a retried import, a warning's stack) fails nothing, in one collect or
-    # split before the steps
+    # split before the steps while the file is still being written (changed within the hour's settle time)
     once = _in_one(tmp_path, TRACEBACK + STEPS)
     assert once[0] == []
-    assert _in_two(tmp_path, TRACEBACK, STEPS) == once
+    assert _in_two(tmp_path, TRACEBACK, STEPS, settle="3600") == once
+
+
+def test_a_settled_log_that_is_only_a_traceback_is_a_run_that_failed_before_its_first_step(tmp_path: Path) -> None:
+    # the program died at start-up: no step record, the exception line its cause, no step to fail at
+    reason = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert _in_one(tmp_path, ["Loading model...", *TRACEBACK]) == ([(reason, None)], ("failed", reason))

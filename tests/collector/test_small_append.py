@@ -240,10 +240,27 @@ def test_the_small_path_imports_no_polars() -> None:
     code = (
         "import sys; from tierscope.collector.small_append import carry_after, parse_append; "
         "parse_append(['Train [master/0], step 100:loss:2.3, accuracy:0.1 (6.2 sec) 16.0 global_steps/s, "
-        "16.0 local_steps/s'], 1); print('polars' in sys.modules)"
+        "16.0 local_steps/s', 'INFO:root:Saving checkpoint to gs://b/model.ckpt-100'], 1); "
+        "print('polars' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_status_patterns_are_the_status_modules_own() -> None:
+    # every status line, milestone and stop-on-purpose pattern of the status module is in the small path's check (read
+    # from its source, so one added there counts here): a checkpoint path that says ``max_steps/reached`` matches the
+    # stop-on-purpose pattern ``max_steps ... reached`` and takes the polars path; a plain one is skipped
+    from tierscope.collector.formats import status
+
+    whole = small_append.status_pattern().pattern
+    for pattern in [m.pattern for m in status.MARKERS] + [p for _, p in status.MILESTONES]:
+        assert pattern.replace("(?i)", "").replace("(?P<", "(?:<").split("(?:<")[0] in whole
+    line = "INFO:root:Saving checkpoint to gs://b/{}/model.ckpt-100"
+    assert parse_append([line.format("max_steps/reached")], 1) is None
+    assert parse_append([line.format("bucket/job")], 1) == small_append.SmallParse(
+        columns={**{c: [] for c in small_append.STEP_COLUMNS}, "format": []}, skipped=1
+    )
 
 
 def test_the_step_file_is_the_stores_byte_for_byte(generated: list[str], tmp_path: Path) -> None:

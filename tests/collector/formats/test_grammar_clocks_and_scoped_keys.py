@@ -20,7 +20,7 @@ from tests.support.formats_support import frame, parse
 from tierscope.analysis import analyze
 from tierscope.collector.collect import collect_file
 from tierscope.collector.formats.envelopes import ENVELOPES
-from tierscope.collector.formats.grammar import CLOCKED_DICT, explain_line
+from tierscope.collector.formats.grammar import CLOCKED_DICT, LOGGER_TIMED, explain_line
 from tierscope.collector.formats.ranks import rank_count
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.reading import ReadOptions
@@ -147,6 +147,57 @@ def test_a_logging_dict_stating_its_step_is_a_record_under_a_loggers_time() -> N
     # without a time it states no clock: no record (the grammar's near-miss)
     assert parse(["{'loss': 0.63, 'epoch': 0.08, 'step': 10}"]).steps.height == 0
     assert CLOCKED_DICT in explain_line("{'loss': 0.63, 'epoch': 0.08, 'step': 10}")
+
+
+def test_a_position_and_its_loss_under_a_loggers_time_is_a_record_timed_by_that_clock() -> None:
+    # CommonLoopUtils' metric writer through absl ([N] key=value, google/CommonLoopUtils clu/metric_writers/
+    # logging_writer.py) and a script's own Python logging line: a step and its loss, no measure; the logger's
+    # time is the clock. absl: 50 steps in 13:23.168554 - 13:03.221372 = 19.947182 s
+    absl = [
+        "I1122 10:13:03.221372 140234871 logging_writer.py:48] [50] learning_rate=4.6667e-05, loss=0.63332",
+        "I1122 10:13:23.168554 140234871 logging_writer.py:48] [100] learning_rate=4.6667e-05, loss=0.57300",
+    ]
+    steps = parse(absl).steps
+    assert steps["step"].to_list() == [50, 100]
+    assert steps["loss"].to_list() == [0.63332, 0.573]
+    stamps = steps["timestamp"].to_list()
+    assert (stamps[1] - stamps[0]).total_seconds() == pytest.approx(19.947182)
+    plain = ["2024-01-01 12:00:00,000 - INFO - step 100 loss 0.5", "2024-01-01 12:00:10,000 - INFO - step 200 loss 0.4"]
+    assert parse(plain).steps["step"].to_list() == [100, 200]
+    assert LOGGER_TIMED in explain_line("step 100 loss 0.5")
+    # without a logger's time it states no clock: no record
+    assert parse(["step 100 loss 0.5", "step 200 loss 0.4"]).steps.height == 0
+
+
+def test_a_loss_line_under_a_loggers_time_is_no_record_where_the_file_times_its_steps() -> None:
+    # DLLogger prints one metric a line (NVIDIA DeepLearningExamples' Tacotron2): the step's time on its own line
+    # is its record (1 / 3.348415 s = 0.298649 steps/s); the loss line before it at the same step is no second
+    # record timed by the clock
+    lines = [
+        "DLL 2020-05-28 03:32:54.425004 - (6001, 129) train_loss : 0.2885781526565552",
+        "DLL 2020-05-28 03:32:56.505289 - (6001, 129) train_iter_time : 3.348415082989959",
+    ]
+    steps = parse(lines).steps
+    assert steps["step"].to_list() == [129]
+    assert steps["global_steps_per_s"].to_list() == [pytest.approx(1 / 3.348415082989959)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "step 250: train loss 2.04, val loss 2.07",  # an evaluation beside the training loss (nanoGPT)
+        "Evaluating at step 500: eval_loss 0.3",
+        "Saving checkpoint at step 6000, loss 0.3",
+        "Epoch 3 loss 0.5",  # an epoch is no position
+        "test iteration 10 loss 0.5",
+        "best loss 0.25 at step 300",
+        "Early stopping at epoch 5, step 500, best loss 0.2",
+        "iteration 100 loss scale 1024",  # the loss scale is no loss
+    ],
+)
+def test_near_misses_of_a_position_and_its_loss_stay_no_records_under_a_loggers_time(message: str) -> None:
+    lines = [f"2024-01-01 12:00:0{i},000 - INFO - {message}" for i in range(3)]
+    assert parse(lines).steps.height == 0
 
 
 def _hosts_log(copies_last: int) -> list[str]:

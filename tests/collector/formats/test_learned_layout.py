@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -12,8 +13,9 @@ from typer.testing import CliRunner
 from tests.support import SHARED
 from tierscope.cli import app
 from tierscope.collector.explain import explain_file
-from tierscope.collector.formats import ParseContext, parse_lines, sniff_format
+from tierscope.collector.formats import ParseContext, layout, parse_lines, sniff_format
 from tierscope.collector.formats.layout import MIN_REPEATS, LearnedLayout
+from tierscope.collector.formats.vocabulary import STEP_WORDS
 from tierscope.dataset.store import Dataset
 
 
@@ -299,3 +301,37 @@ def test_digits_glued_after_a_letter_belong_to_the_word() -> None:
     )
     steps = read(lines)
     assert steps.get_column("step").to_list() == [10, 20, 30, 40, 50]
+
+
+def test_the_words_that_say_training_are_the_vocabularys() -> None:
+    # the vocabulary's words for a step (one at a time: "iterations", "updates"; a range: "minibatches") and those of
+    # its phrases of a position, a metric and examples ("global_step", "accuracy", "instances" of "X instances/sec")
+    # say training; a game's "frame", a server's "request" and a unit ("sec" of "examples/sec: X") do not
+    for word in ("iterations", "updates", "minibatches", "global_step", "accuracy", "instances", "loss", "epoch"):
+        assert re.search(layout._TRAINING_WORD, f"at {word} 5"), word
+    for word in ("frame", "request", "sec", "trial"):
+        assert not re.search(layout._TRAINING_WORD, f"at {word} 5"), word
+    # a step word added to the vocabulary counts here too: every spelling of its STEP_WORDS is one
+    for word in ("it", "its", "iter", "iters", "iteration", "batch", "batches", "update", "minibatch", "steps"):
+        assert re.fullmatch(STEP_WORDS, word) and re.search(layout._TRAINING_WORD, word), word
+
+
+def test_lines_appended_after_a_collect_are_checked_against_the_clock_as_the_head_was(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(TIMED) + "\n")
+    _collect(log, tmp_path / "ds")
+    # an inference loop of the same wording appended: "it" grows by 100 a line 2 s apart (10 s over 500 steps: 0.02 s
+    # a step by the clock) while its slot says 0.500 s a step, 25 times the clock's (beyond the factor of 2): as in the
+    # head, a step time the clock contradicts is no step's, so the six lines give no record
+    messages = [f"ep 0 | it {600 + 100 * i} | 0.500 | loss 1.8" for i in range(6)]
+    with log.open("a") as out:
+        out.write("\n".join(clocked(messages, [300 + 2 * i for i in range(6)])) + "\n")
+    _collect(log, tmp_path / "ds")
+    assert Dataset(tmp_path / "ds").read("steps").sort("step").get_column("step").to_list() == [100, 200, 300, 400, 500]
+    # the same six lines 50 s apart (0.5 s a step, as the slot says) are the run's steps 600 .. 1100
+    log.write_text("\n".join(TIMED) + "\n")
+    _collect(log, tmp_path / "ds2")
+    with log.open("a") as out:
+        out.write("\n".join(clocked(messages, [250 + 50 * i for i in range(6)])) + "\n")
+    _collect(log, tmp_path / "ds2")
+    assert Dataset(tmp_path / "ds2").read("steps").get_column("step").max() == 1100

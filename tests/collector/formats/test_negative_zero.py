@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.collector.readers.test_eventfiles import collect, estimator_events, write_events
 from tests.support.formats_support import parse
+from tierscope.collector.formats.vocabulary import stated_rate
 from tierscope.dataset.store import Dataset
 
 CLOUDML = "Train [master/0], step 100:loss:2.314, accuracy:0.183 (21.535 sec) {g} global_steps/s, 4.644 local_steps/s"
@@ -56,3 +58,14 @@ def test_an_event_files_negative_zero_rate_is_a_reject(tmp_path: Path) -> None:
     # step 300's 0.0 is a stall stored as 0.0; step 200 keeps its loss
     rates = Dataset(ds.root).read("steps").sort("step").select("step", "global_steps_per_s").rows()
     assert rates == [(100, 10.0), (200, None), (300, 0.0)]
+
+
+def test_a_stated_rate_of_negative_zero_is_no_rate() -> None:
+    # the vocabulary's one conversion of a printed rate (the grammar's, a declared format's, the hooks'): 2.5 steps/s
+    # stays 2.5, a stall of +0 stays 0.0, and -0 (1 / -0.0 is -inf) is refused like -1: both null, never -0.0
+    got = pl.select(stated_rate(pl.Series([2.5, 0.0, -0.0, -1.0]))).to_series().to_list()
+    assert got[:2] == [2.5, 0.0] and str(got[1]) == "0.0"
+    assert got[2:] == [None, None]
+    # with the multiplier (a rate per minute x 1/60): 120/min is 2.0 steps/s, -0/min still null
+    got = pl.select(stated_rate(pl.Series([120.0, -0.0]), 1 / 60)).to_series().to_list()
+    assert got == [2.0, None]
