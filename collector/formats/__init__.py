@@ -85,6 +85,7 @@ from tierscope.collector.formats.status import (
     drop_recovered,
     drop_unreached_endings,
     milestone_steps,
+    work_done,
 )
 from tierscope.collector.formats.structured import StructuredJSON
 from tierscope.collector.formats.tensorfx import TensorFX
@@ -413,7 +414,7 @@ def _run_chain(
         pending = lines.filter(~keep)
     # Both rules relate a line to the lines before it in time: applied before flipping back.
     parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context), parsed.steps)
-    parsed.events = drop_unreached_endings(parsed.events, parsed.steps, body, context)
+    parsed.events = drop_unreached_endings(work_done(parsed.events, parsed.steps, body), parsed.steps, body, context)
     parsed.events = milestone_steps(parsed.events, parsed.steps)
     if flip:
         parsed = Parsed(

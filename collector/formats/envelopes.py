@@ -132,6 +132,9 @@ _GLOG = r"(?P<g_sev>[IWEF])(?P<g_md>\d{4}) (?P<g_hms>\d\d:\d\d:\d\d\.\d{6}) +\d+
 _TFCPP = r"(?P<x_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}): (?P<x_sev>[IWEF]) [^\]\s]+:\d+\] "
 #: An ISO-like time, its date apart by ``-`` or ``/`` (PaddlePaddle's loggers print ``2025/09/24 12:13:19``).
 _ISO_TIME = r"\d{4}(?:-\d\d-\d\d|/\d\d/\d\d)[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
+#: The same with a two-digit year (``%y-%m-%d``: BasicSR's ``20-05-22 17:42:09.481 - INFO: ``, open-mmlab/mmagic
+#: issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09), read only before a severity word.
+_SHORT_YEAR_TIME = r"\d\d-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
 #: Python logging's ``%(asctime)s %(levelname)s `` (the comma and milliseconds of its default time).
 _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) "
 #: Other layouts that open with the time and name the level, fields apart by `` - ``, `` | `` or spaces:
@@ -140,13 +143,17 @@ _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVER
 #: ``[titan] 2025-06-16 22:30:50,322 - root - INFO - ``, pytorch/torchtitan PR 1287, 2025-06-16). The
 #: separator after the level is one space after its mark (the message's own leading spaces stay its own).
 _PYLOG_FIELDS = (
-    rf"(?:\[[A-Za-z][\w.-]{{0,39}}\] )?(?P<f_ts>{_ISO_TIME})(?:\s*[-|]\s*|\s+)"
+    rf"(?:\[[A-Za-z][\w.-]{{0,39}}\] )?(?P<f_ts>{_ISO_TIME}|{_SHORT_YEAR_TIME})(?:\s*[-|]\s*|\s+)"
     rf"(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
     r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +|\t)"
 )
 #: A time alone before the message (``2023-03-22 09:30:39 iter 2920: ...``), also NVIDIA DLLogger's
 #: ``DLL 2021-06-14 23:08:53.659718 - ``.
 _PLAIN_TIME = rf"(?:DLL )?(?P<s_ts>{_ISO_TIME})(?: - |: | )"
+#: A word and a colon that a logger's format puts before Python logging's time, the message glued to it by ``-``
+#: (arcface_torch's ``Training: 2021-07-03 00:09:37,089-Speed 1473.00 samples/sec ...``, deepinsight/insightface
+#: issues 1624 and 1996). The comma's milliseconds are Python logging's, which prints no zone: the ``-`` is no offset.
+_WORD_TIME = r"[A-Z][A-Za-z]*: (?P<l_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})-"
 #: ``LEVEL:logger:`` with the time after it (a formatter that puts ``%(asctime)s`` after the logger name).
 _PYLOG_NAMED = rf"(?P<q_sev>DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:(?P<q_ts>{_ISO_TIME}):? "
 #: A time alone in brackets (Megatron's ``[2025-04-13 23:41:12] ``), or with the month and day only and the
@@ -170,7 +177,7 @@ _US_LOGGER = (
 _C10 = r"\[(?P<e_sev>[IWEF])(?:(?P<e_md>\d{3,4}) (?P<e_hms>\d\d:\d\d:\d\d\.\d+))? [^\]\s]+:\d+\] ?"
 _LOGGER = (
     rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_HF}|{_US_LOGGER}"
-    rf"|{_C10}|{_PLAIN_TIME})"
+    rf"|{_C10}|{_WORD_TIME}|{_PLAIN_TIME})"
 )
 
 # Layer 4: bracketed fields a logger puts after its time, in this order, each optional: the level, the
@@ -235,7 +242,8 @@ _GROUPS = tuple(dict.fromkeys(re.findall(r"\(\?P<(\w+)>", _ENVELOPE)))
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
-    r"|[IWEF]\d{4} \d|\d{4}[-/]\d\d[-/]\d\d[ T]\d|\s+\[\d{4}[-/]|> |>$|DLL \d"
+    r"|[IWEF]\d{4} \d|\d{4}[-/]\d\d[-/]\d\d[ T]\d|\d\d-\d\d-\d\d \d\d:|[A-Z][A-Za-z]*: \d{4}-"
+    r"|\s+\[\d{4}[-/]|> |>$|DLL \d"
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\((?:[A-Za-z_][\w.]* )?pid=|\d\d/\d\d/\d{4} "
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
@@ -318,6 +326,11 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
     EnvelopeInfo("bracketed-time", "[2025-04-13 23:41:12] ", "the record's timestamp (UTC)"),
     EnvelopeInfo(
         "time", "DLL 2021-06-14 23:08:53.659718 - ", "a time alone (also after 'DLL '): the record's timestamp (UTC)"
+    ),
+    EnvelopeInfo(
+        "word-time",
+        "Training: 2021-07-03 00:09:37,089-",
+        "a word and a colon, then Python logging's time glued to the message by '-': the record's timestamp (UTC)",
     ),
     EnvelopeInfo(
         "bracketed-month-time",
@@ -409,7 +422,12 @@ def _utc(text: pl.Expr, fmt: str, zoned: bool = False) -> pl.Expr:
 def _iso(text: pl.Expr) -> pl.Expr:
     """An ISO-like time without a zone (``2020-05-08 18:44:23,494``, ``...T...``, no fraction) as UTC."""
     clean = text.str.replace(",", ".", literal=True).str.replace("T", " ", literal=True).str.replace_all("/", "-")
-    return pl.coalesce(_utc(clean, "%Y-%m-%d %H:%M:%S%.f"), _utc(clean, "%Y-%m-%d %H:%M:%S"))
+    # a two-digit year (``20-05-22``) is of this century; ``%Y`` would read it as the year 20
+    short = clean.str.contains(r"^\d\d-")
+    return pl.coalesce(
+        pl.when(short).then(pl.coalesce(_utc(clean, "%y-%m-%d %H:%M:%S%.f"), _utc(clean, "%y-%m-%d %H:%M:%S"))),
+        pl.when(~short).then(pl.coalesce(_utc(clean, "%Y-%m-%d %H:%M:%S%.f"), _utc(clean, "%Y-%m-%d %H:%M:%S"))),
+    )
 
 
 def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
@@ -448,6 +466,7 @@ def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
         _iso(pl.col("q_ts")),
         _iso(pl.col("b_ts")),
         _iso(pl.col("s_ts")),
+        _iso(pl.col("l_ts")),
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
@@ -518,6 +537,7 @@ def _envelope_name() -> pl.Expr:
         ("bracketed-time", present("b_ts")),
         ("bracketed-month-time", present("d_md")),
         ("time", present("s_ts")),
+        ("word-time", present("l_ts")),
         ("tensorpack-logger", present("n_md")),
         ("hf-logging", present("h_ts")),
         ("month-first-time", present("v_ts") | present("a_ts")),
@@ -710,7 +730,20 @@ def split_envelopes(
         severity.alias("severity"),
         _envelope_name().alias("envelope"),
         pl.coalesce(
-            "g_md", "x_ts", "p_ts", "f_ts", "q_ts", "b_ts", "s_ts", "d_md", "n_md", "h_ts", "v_ts", "a_ts", "e_md"
+            "g_md",
+            "x_ts",
+            "p_ts",
+            "f_ts",
+            "q_ts",
+            "b_ts",
+            "s_ts",
+            "l_ts",
+            "d_md",
+            "n_md",
+            "h_ts",
+            "v_ts",
+            "a_ts",
+            "e_md",
         )
         .is_not_null()
         .alias("_logged"),

@@ -112,6 +112,22 @@ _BAR_NAMED = "NN%|...| N/M (a tqdm bar)"
 _BAR_COUNTER = rf"{BAR}\d+/(\d+)"
 
 
+#: An epoch stated with its total (``Epoch: [0/100]``, ``Epoch 31/300``): where another counter follows it, that
+#: counter is the position within the epoch (DINO's ``Epoch: [0/100]  [2240/2502]``, facebookresearch/dino issue 69,
+#: 2021-06-08; MONAI's SwinUNETR ``Epoch 31/300 200/1000 loss: 0.2830 time 1.49s``, Project-MONAI/
+#: research-contributions issue 306, 2023-09-19).
+_EPOCH_OF_TOTAL = r"(?i:\bepoch)\s*[:=#]?\s*[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?"
+
+
+def counter_groups(text: pl.Expr) -> pl.Expr:
+    """The groups ``x`` and ``m`` of the message's bare ``N/M`` counter (a struct): the first one after an epoch's
+    own ``e/E`` where one follows it, else the first."""
+    regex = next(p.regex for p in POSITIONS if p.kind == "counter")
+    after_epoch = text.str.replace(_EPOCH_OF_TOTAL, "epoch ")
+    chosen = pl.when(text.str.contains(_EPOCH_OF_TOTAL) & after_epoch.str.contains(regex)).then(after_epoch)
+    return chosen.otherwise(text).str.extract_groups(regex)
+
+
 def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """``(value, spelling)`` of the first of ``patterns`` (``(spelling, regex with group x)``) found in ``text``."""
     values = [text.str.extract(regex, 1) for _, regex in patterns]
@@ -136,8 +152,7 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
         + number(epoch.struct.field("x"), pl.Int64)
     ).cast(pl.String)
-    counter_regex = next(p.regex for p in POSITIONS if p.kind == "counter")
-    counter = text.str.extract_groups(counter_regex)
+    counter = counter_groups(text)
     # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
     counted = pl.when(
         (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
@@ -366,7 +381,7 @@ def drop_examples_alone(
 def epoch_statements(text: pl.Expr, position: pl.Expr) -> dict[str, pl.Expr]:
     """``epoch`` (String: the epoch the message states, or the counter of a tqdm bar's description) and
     ``inner_total`` (String: the total of the message's ``position``, the spelling read, where it has one)."""
-    counter = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counter = counter_groups(text)
     return {
         "epoch": pl.coalesce(text.str.extract(EPOCH, 1), text.str.extract(BAR_EPOCH, 1)),
         "inner_total": pl.when(position == _INNER_NAMED)
@@ -546,7 +561,7 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     if read.height == 0 or not read.select(bare.any()).item():
         return read
     tag = pl.col(TAG).fill_null("")
-    counter = pl.col("_piece").str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "counter"))
+    counter = counter_groups(pl.col("_piece"))
     counters = (
         read.filter(bare)
         .select(
@@ -642,7 +657,8 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     """``records`` with the position of a bar that states no epoch made a step of the run where the bar restarts: a
     training loop that draws a new bar each epoch (``24/100 ... 100/100``, then ``24/100`` again) is on its second lap,
     and its step is lap x total + position (100 + 24 = 124). Bars of each total are counted apart (an evaluation's
-    bar between them starts no lap); a redraw at the same position is the same step. The laps and the last position
+    bar between them starts no lap); a redraw at the same position is the same step, but for a finished bar drawn
+    again lines later with another loss: the next epoch's. The laps and the last position
     of each bar carry over to later batches in ``context``."""
     if records.height == 0:
         return records
@@ -659,11 +675,24 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     known: dict[str, tuple[int, int]] = context.state.setdefault("grammar-bar-laps", {})
     earlier_lap = pl.col("_key").replace_strict({k: v[0] for k, v in known.items()}, default=0, return_dtype=pl.Int64)
     earlier_n = pl.col("_key").replace_strict({k: v[1] for k, v in known.items()}, default=None, return_dtype=pl.Int64)
+    # a finished bar drawn again lines later with another training loss is the next lap's: a copy that kept only each
+    # epoch's finished bar (``100% 2774/2774 [14:15<00:00, 3.24it/s, train_loss=5.86]``, then ``train_loss=5.49``);
+    # one step states one loss, so a redraw of the same bar (its closing refresh after an evaluation) keeps it
+    finished_again = (
+        (pl.col("step") == pl.col("_prev"))
+        & (pl.col("step") == number(stated["inner_total"], pl.Int64))
+        & (pl.col("source_offset") - pl.col("_prev_offset") > 1)
+        & (pl.col("loss") != pl.col("_prev_loss"))
+    )
     laps = (
         bars.sort("_order")
-        .with_columns(_prev=pl.col("step").shift(1).over("_key"))
+        .with_columns(
+            _prev=pl.col("step").shift(1).over("_key"),
+            _prev_offset=pl.col("source_offset").shift(1).over("_key"),
+            _prev_loss=pl.col("loss").shift(1).over("_key"),
+        )
         .with_columns(_prev=pl.coalesce("_prev", earlier_n))
-        .with_columns(_restart=(pl.col("step") < pl.col("_prev")).fill_null(False).cast(pl.Int64))
+        .with_columns(_restart=((pl.col("step") < pl.col("_prev")) | finished_again).fill_null(False).cast(pl.Int64))
         .with_columns(_lap=earlier_lap + pl.col("_restart").cum_sum().over("_key"))
     )
     counted = laps.filter(context.counts(pl.col("source_offset")))
@@ -842,6 +871,44 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
 
 #: A tqdm bar's drawing: its position (group 1) and total (group 2).
 _BAR_DRAWN = rf"{BAR}(\d+)/(\d+)"
+
+
+def _lossless_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
+    """For each row of ``read`` (pieces with ``_position``, ``_piece``, ``_loss``, ``_not_training``): whether it is a
+    drawing of a bar that never states a loss, of another total than a bar that does, in the same stream: the
+    evaluation's pass beside the training bar, which carries the training loss in its postfix (SpeechBrain's
+    ``100%|...| 190/190 [03:08<00:00,  1.01it/s, train_loss=0.945]`` then ``100%|...| 137/137 [01:43<00:00,
+    1.33it/s]``, speechbrain/speechbrain PR 2216 and issue 938). A total drawn with a loss once is the training
+    bar's, however many of its drawings lack it (tqdm draws the postfix after the first step). The totals seen with
+    a loss carry over to later batches in ``context``."""
+    known: dict[str, list[int]] = context.state.setdefault("grammar-loss-bar-totals", {})
+    bar = (pl.col("_position") == _BAR_NAMED).fill_null(False) & ~pl.col("_not_training")
+    bars = read.select(
+        bar.alias("_bar"),
+        pl.col(TAG).fill_null("").alias("_tag"),
+        number(pl.col("_piece").str.extract(_BAR_COUNTER, 1), pl.Int64).alias("_total"),
+        pl.col("_loss").is_not_null().alias("_has_loss"),
+        context.counts(pl.col("source_offset")).alias("_counts"),
+    )
+    lossy = bars.filter("_bar" & pl.col("_has_loss") & pl.col("_total").is_not_null())
+    totals = {tag: set(values) for tag, values in known.items()}
+    for tag, total, counts in lossy.select("_tag", "_total", "_counts").iter_rows():
+        totals.setdefault(tag, set()).add(total)
+        if counts:
+            known[tag] = sorted(set(known.get(tag, [])) | {total})
+    if not totals:
+        return pl.Series([False] * read.height, dtype=pl.Boolean)
+    pairs = pl.DataFrame(
+        [(tag, total) for tag, values in totals.items() for total in values],
+        schema={"_tag": pl.String, "_total": pl.Int64},
+        orient="row",
+    )
+    with_loss = pairs.with_columns(_lossy=pl.lit(True))
+    flagged = bars.with_row_index("_i").join(with_loss, on=["_tag", "_total"], how="left").sort("_i")
+    has_lossy_tag = pl.col("_tag").is_in(pairs.get_column("_tag").unique().implode())
+    return flagged.select(
+        (pl.col("_bar") & pl.col("_total").is_not_null() & has_lossy_tag & pl.col("_lossy").is_null()).fill_null(False)
+    ).to_series()
 
 
 def _nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
@@ -1047,6 +1114,7 @@ class ProgressGrammar:
         )
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _nested_bars(read, context))
+        read = read.with_columns(_not_training=pl.col("_not_training") | _lossless_bars(read, context))
         read = _block_positions(read, _blocks(lines))
         every_piece = read
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")

@@ -43,12 +43,13 @@ are one event, whose reason is the most telling of its lines.
 from __future__ import annotations
 
 import json
+import re
 from typing import ClassVar, NamedTuple
 
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
-from tierscope.collector.formats.vocabulary import ANSI, NOT_UNIX_TIME, not_unix_time, unix_time
+from tierscope.collector.formats.vocabulary import ANSI, EPOCH, NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
 #: The cause of a run the user stopped by hand (``^C``, a ``KeyboardInterrupt``): failed, as a run that did not
@@ -103,8 +104,9 @@ MARKERS: tuple[Marker, ...] = (
     # a non-zero code, a signal's negative one included (``Process finished with exit code -1``, torchrun's
     # ``exitcode  : -9``, DeepSpeed's ``exits with return code = -9``)
     Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
-    # (padded in Open MPI's report: ``Exit code:    1``)
-    Marker("failed", r"(?i)\bexit (?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    # (padded in Open MPI's report: ``Exit code:    1``; one word as Paperspace's job CLI prints it: ``Job Stopped,
+    # exitCode 1``)
+    Marker("failed", r"(?i)\bexit ?(?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
     # Open MPI's and Horovod's report that a process of the job exited non-zero (the job is then aborted)
     Marker("failed", r"\b(?:mpirun|Horovod) detected that one or more processes exited with non-zero status\b", 4),
     Marker("failed", r"\bPrimary job\s+terminated normally, but \d+ process(?:es)? returned\b", 3),
@@ -158,6 +160,13 @@ MARKERS: tuple[Marker, ...] = (
     # job-control report (``line 6:  3305 Killed   cmd``).
     # (also inside a paste's emphasis: ``**Killed**``)
     Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
+    # Lua's interpreter ending on an error nothing caught (Torch7's ``th`` runs LuaJIT): ``/usr/local/bin/luajit:
+    # <file>:<line>: <message>`` (or ``lua: ...``) then its ``stack traceback:``, and LuaJIT's ``PANIC: unprotected
+    # error in call to Lua API (not enough memory)`` (quoted in soumith/imagenet-multiGPU.torch issue 23,
+    # billzorn/mtg-rnn issue 1, jcjohnson/torch-rnn issue 211). A step record after it is a run started again.
+    Marker("failed", r"\bPANIC: unprotected error in call to Lua API\b", 4, recoverable=True),
+    Marker("failed", r"^(?:\S*/)?(?:luajit|lua(?:5\.\d)?|qlua): \S", 3, recoverable=True),
+    Marker("failed", r"^stack traceback:\s*$", 2, recoverable=True),
     # A terminal's echo of Ctrl-C (alone, glued before the traceback it caused, or after a bar): the user
     # stopped the run before it finished its work. A step record after it shows the run went on.
     Marker(
@@ -184,7 +193,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker(
         "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
     ),
-    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b", 3),
+    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b|\bexitCode:? 0\b", 3),
     # Early stopping ended the run on purpose: Keras' ``Epoch 8: early stopping`` (``Epoch 00046:`` in Keras 2),
     # Lightning's ``... Signaling Trainer to stop.``
     Marker(
@@ -425,6 +434,55 @@ ANNOUNCED = (
     r"(?i:\b(?:iteration|iter|step|update|batch)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
     r"|\d{1,3}%\|[^|]*\|\s*(?P<bn>\d+)/(?P<bm>\d+)"
 )
+#: The training steps a named counter announces, ``N/M`` after its word (llm.c's ``step   10/10 |``, modded-nanogpt's
+#: ``step:1750/1750 train_time:...``, Megatron's ``iteration      100/     100 |``): not a batch's (often one epoch's),
+#: a bar's (tqdm draws one per epoch) nor an epoch's (Keras's reader judges its last bar).
+_WORK_COUNTER = r"(?i:\b(?:iteration|iter|step|update)s?)['\"]?\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<m>\d+)\b"
+#: The reason of the ending :func:`work_done` finds.
+WORK_DONE = "the steps the run announced are done"
+
+
+def work_done(events: pl.DataFrame, steps: pl.DataFrame, body: pl.DataFrame) -> pl.DataFrame:
+    """``events`` with a ``finished`` event where the batch's newest step record reached the total its named counter
+    announced (``step 10/10``, ``step:1750/1750``): the run did the steps it was given, whichever format read the
+    record. Not where its line states an epoch (``epoch: 8/40, iter: 1816/1816`` ends an epoch, not the run), nor
+    where the batch already says its end (``Training finished``: one ending, the log's own). The event is
+    recoverable (:data:`RECOVERABLE_DETAIL`): a failure after it still wins.
+
+    ``body``: the batch's messages (``source_offset``, ``line``)."""
+    if not steps.height or not body.height or "source_offset" not in steps.columns:
+        return events
+    if events.height and "event" in events.columns and events.select((pl.col("event") == "finished").any()).item():
+        return events  # the log says its end itself
+    newest = steps.get_column("source_offset").max()
+    line = body.filter(pl.col("source_offset") == newest).select(
+        pl.col("line").cast(pl.String).str.replace_all(ANSI, "")
+    )
+    if not line.height:
+        return events
+    text = line.item(0, 0) or ""
+    said = re.search(_WORK_COUNTER, text)
+    if said is None or int(said["n"]) != int(said["m"]) or int(said["m"]) == 0 or re.search(EPOCH, text):
+        return events
+    done = pl.DataFrame(
+        {
+            "source_offset": [newest],
+            "event": ["finished"],
+            "reason": [f"step {said['n']}/{said['m']} reached: {WORK_DONE}"],
+            "detail": [RECOVERABLE_DETAIL],
+            "format": ["status"],
+        },
+        schema={
+            "source_offset": pl.Int64,
+            "event": pl.String,
+            "reason": pl.String,
+            "detail": pl.String,
+            "format": pl.String,
+        },
+    )
+    return pl.concat([events, done], how="diagonal_relaxed") if events.width else done
+
+
 #: A log's own word that training stopped early on purpose (its messages, not the option names a config dump
 #: prints): Megatron's ``exiting program at iteration N`` / ``after N minutes`` (``--exit-interval``,
 #: ``--exit-duration-in-mins``), early stopping, a step budget reached.

@@ -26,7 +26,10 @@ _START = r"^(?:\^C)?Traceback \(most recent call last\):\s*$"
 #: Text every ``_START`` line holds: a literal search over a whole batch is several times cheaper
 #: than the pattern, and nearly every batch has no traceback.
 _START_TEXT = "Traceback (most recent call last):"
-_EXCEPTION = r"^[A-Za-z_][\w.]*(?::|\s*$)"
+#: The exception line: its class, a colon and the message, or the class alone. A wrapper may name the class it wraps in
+#: parentheses: Ray's ``ray.exceptions.RayTaskError(ValueError): ray::TaskRunner.run() (pid=...)`` (a remote task's
+#: error re-raised by ``ray.get``, as verl, MindSpeed-RL and TinyZero logs quote it), its remote frames after it.
+_EXCEPTION = r"^[A-Za-z_][\w.]*(?:\([A-Za-z_][\w.]*\))?(?::|\s*$)"
 #: Lines at the batch's end first looked at for its last line that is not indented.
 _TAIL_LINES = 64
 _CHAINED = r"^(?:During handling of the above exception|The above exception was the direct cause)"

@@ -468,10 +468,18 @@ def clock_seconds(raw: pl.Expr) -> pl.Expr:
     )
 
 
+#: A number written with a metric prefix for its thousands, as human-readable loggers print it: nanotron's
+#: ``elapsed_time_per_iteration_ms: 11.5K | tokens_per_sec: 22.8K | consumed_tokens: 85.8G`` (quoted in
+#: huggingface/nanotron issue 390, 2025-10-17, and PR 23, 2024-01-17). The prefix ends the word: ``66.91GiB``
+#: and ``9.7 GB`` are sizes, not scaled numbers. :data:`PREFIXES` gives the factors.
+SCALED: Final = r"[-+]?\d+(?:\.\d+)?[kKMG]\b"
+#: The factor of each metric prefix :data:`SCALED` allows (``K`` and ``k`` both thousands).
+PREFIXES: Final[Mapping[str, float]] = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 #: A number as the grammar takes it from a message: :data:`NUMBER`, or a spelling that must not be read
 #: in part (``12,500``, ``2,5``, ``1_000``, ``0x10``): :func:`spelled_number` reads it whole or says why not.
 SPELLED: Final = (
     r"(?:[-+]?0[xX][0-9a-fA-F]+|[-+]?(?i:nan|inf(?:inity)?)\b"
+    rf"|{SCALED}"
     rf"|[-+]?\d+(?:[,_]\d+)+(?:\.\d*)?(?:[eE][-+]?\d+)?|{NUMBER})"
 )
 _N = rf"({SPELLED})"
@@ -487,9 +495,17 @@ AMBIGUOUS: Final = "is ambiguous (a decimal comma? a separator that groups no th
 
 def spelled_number(raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """``(value, reason)`` of a capture of :data:`SPELLED` (String): the Float64 it says (thousands separators
-    dropped), and the reason it is no number where it is not one (null where it is one or absent)."""
+    dropped, a metric prefix multiplied out: ``11.5K`` is 11500), and the reason it is no number where it is
+    not one (null where it is one or absent)."""
     grouped = raw.str.contains(_GROUPED)
-    value = number(pl.when(grouped).then(raw.str.replace_all(r"[,_]", "")).otherwise(raw))
+    scaled = raw.str.contains(rf"^{SCALED}$")
+    prefix = raw.str.slice(-1)
+    factor = pl.coalesce([pl.when(prefix == p).then(pl.lit(f)) for p, f in PREFIXES.items()])
+    value = (
+        pl.when(scaled)
+        .then(number(raw.str.slice(0, raw.str.len_chars() - 1)) * factor)
+        .otherwise(number(pl.when(grouped).then(raw.str.replace_all(r"[,_]", "")).otherwise(raw)))
+    )
     reason = (
         pl.when(raw.str.contains(r"[,_]") & ~grouped)
         .then(pl.format(f"'{{}}' {AMBIGUOUS}", raw))
@@ -523,10 +539,13 @@ _EXAMPLES_WORD = (
     r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
 )
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
-#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``.
+#: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).
+_DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
+#: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
+#: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390).
 _STEP_TIME_WORDS = (
-    rf"(?i:(?:time per |per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)|time[/_]step"
-    r"|time_per_step)"
+    rf"(?i:(?:time[ _]per[ _]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
+    r"|time[/_]step|time_per_step)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"
@@ -558,6 +577,8 @@ _RANGE = r"(?P<a>\d+)\s*-\s*(?P<b>\d+)"
 SPAN: Final = (
     r"(?i)(?:\(\s*|\bfor\s+|\bper\s+|\bover\s+|\bevery\s+)(\d+)\s*(?:iters?|iterations|steps|batches|updates)\b"
 )
+#: The steps a time covers said in its key's parentheses (``Time(1000 iters):``), where a key says so; see :data:`SPAN`.
+_SPAN_KEY = r"(?:\s*\(\s*\d+\s*(?i:iters?|iterations|steps|batches|updates)\s*\))?"
 #: The batch a line states beside a position in examples (``minibatch 32``, ``batch_size=64``).
 LINE_BATCH: Final = r"(?i)\b(?:mini)?batch(?:[ _-]?size)?\s*[:=]?\s*(\d+)(?:\s|,|$)"
 #: A duration said as a sentence about the position it covers (``Time for epoch 2 is 7.94 sec``, TensorFlow's DCGAN
@@ -754,12 +775,20 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"{_STEP_TIME_WORDS}['\"]?\s*[:=]?\s*{_N}\s*ms\b",
         1e3,
     ),
+    # a step time keyed as a metric's path with its unit before the step: verl's ``timing_s/step:96.551`` among its
+    # ``timing_s/gen``, ``timing_s/update_actor`` (the step's phases), quoted in verl-project/verl issues 1208 and 7412
+    Measure("timing_s/step: X", "time", rf"(?i:\btim(?:e|ing)_s(?:ec)?/{_PER_STEP_WORD})\b{_KV}{_N}"),
+    Measure("timing_ms/step: X", "time", rf"(?i:\btim(?:e|ing)_ms/{_PER_STEP_WORD})\b{_KV}{_N}", 1e3),
     Measure("step time in ms: X", "time", rf"{_STEP_TIME_WORDS}{_IN_MS}['\"]?\s*[:=]?\s*{_QV}{_N}", 1e3),
     Measure(
         "step time: X s",
         "time",
         rf"{_STEP_TIME_WORDS}{_IN_S}?['\"]?\s*[:=]?\s*{_QV}{_N}",
     ),
+    # char-rnn's ``time/batch = 2.6165s`` (Torch7, quoted in billzorn/mtg-rnn issue 1) and ``time/batch = 0.035`` (its
+    # TensorFlow port, a Paperspace job's transcript in the public code index): a batch's seconds, said with ``=``;
+    # Composer's ``time/batch: 4`` is its batch counter, no time
+    Measure("time/batch = X (s)", "time", rf"(?i:\btime/(?:batch|iter|step))\s*=\s*{_N}\s*(?:s\b|sec\b|,|$)"),
     Measure("X ms/step", "time", rf"{_N}\s*ms\s*/\s*{_PER_STEP_WORD}\b", 1e3),
     Measure("X us/step", "time", rf"{_N}\s*(?:us|µs)\s*/\s*{_PER_STEP_WORD}\b", 1e6),
     Measure("X s/it", "time", rf"{_N}\s*(?:s|sec|secs|seconds)\s*/\s*{_PER_STEP_WORD}\b"),
@@ -776,8 +805,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "time",
         rf"(?:^|[\s,|{{])['\"]?(?i:time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}{_NEXT_KEY}",
     ),
-    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*ms\b", 1e3),
-    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time)\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    # a unit-less ``Time X`` in a run of ``Key value`` columns (no ``:``): the iteration's seconds, maybe with its
+    # running mean in parentheses. Torch7's fb.resnet.torch (``Epoch: [1][2/5005]    Time 0.426  Data 0.002  Err ..``,
+    # facebookarchive/fb.resnet.torch issue 17) and imagenet-multiGPU.torch (``Time 0.425 Err 6.8380 Top1-%: ..``,
+    # soumith/imagenet-multiGPU.torch issue 23), PyTorch's ImageNet example (``Time 0.544 (0.634)  Data 0.001 ..``,
+    # pytorch/examples issue 267). Only after a column's gap (a tab, two spaces, ``|``, ``,``, a closing bracket), so
+    # ``Total Time 3600 Epoch 3`` (a run's time) is none, and only before the next column or the end, never a unit.
+    Measure(
+        "Time X (a column: seconds per iteration)",
+        "time",
+        rf"(?:^|[\t|,]|\s\s|\]\s*)(?i:time)\s+{_N}(?:\s*\(\s*[\d.]+\s*\))?"
+        r"(?:\s+[A-Za-z_][\w@%/-]*:?\s+[-+(]?[\d.]|\s*$)",
+    ),
+    # a time with the steps it covers in its key's parentheses (HugeCTR's ``Iter: 3000 Time(1000 iters): 5.38s``,
+    # NVIDIA-Merlin/HugeCTR issue 186): the span's time (see :data:`SPAN` and :data:`BARE_TIMES`)
+    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time){_SPAN_KEY}\s*[:=]?\s*{_N}\s*ms\b", 1e3),
+    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time){_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
@@ -834,7 +877,12 @@ MEASURES: Final[tuple[Measure, ...]] = (
     ),
     Measure("device/batches_per_sec: X (steps/s)", "rate", rf"/device/(?i:batches_?per_?sec(?:ond)?){_KV}{_N}"),
     # examples (images, samples, sequences, tokens, words) per second, as logged
-    Measure("examples/sec: X", "examples_per_s", rf"\b{_EXAMPLES_WORD}\s*/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}"),
+    # ... the device said before the time too (``tokens/gpu/sec: 9378.40``, quoted in modula-systems/modula PR 1)
+    Measure(
+        "examples/sec: X",
+        "examples_per_s",
+        rf"\b{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}",
+    ),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
     # seconds per thousand examples (StyleGAN's ``sec/kimg 107.73``): examples/s = 1000 / X
     Measure(

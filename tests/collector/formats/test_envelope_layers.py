@@ -26,6 +26,8 @@ MSG = "iter 120: loss 3.4117, time 562.11ms"
         "08/01/2025 was the day",  # a date with no logger fields after it
         "rank0: step 3",  # torchrun's tag is bracketed
         "Dec 6 was a good day[1]: step 3",  # a month and a bracket are no syslog header
+        "Training: 2021-07-03 00:09:37-05:00 step 3",  # a zone's offset, no Python logging milliseconds
+        "20-05-22 17:42:09 step 3",  # a two-digit year with no level after it
     ],
 )
 def test_near_misses_keep_their_text(line: str) -> None:
@@ -49,6 +51,8 @@ _LAYERS = [
     "Dec  6 10:00:{s:02d} gpu-node-3 python3[4{i}]: ",
     "2023-05-03T14:25:{s:02d}.123Z\t",
     "node{i}-gpu: ",  # a name column no rule names, learnt from the file
+    "Training: 2021-07-03 00:09:{s:02d},089-",  # a word, Python logging's time and '-' (arcface_torch)
+    "20-05-22 17:42:{s:02d}.481 - INFO: ",  # a two-digit year before the level (BasicSR)
 ]
 _RECORDS = [
     "iter {n}: loss {loss:.4f}, time {ms:.2f}ms",

@@ -26,7 +26,11 @@ def endings(batches: list[list[str]]) -> list[str]:
 def test_the_newest_record_of_an_earlier_batch_judges_a_bare_ending() -> None:
     # batch 1 ends at iteration 150 of 2000 (150 < 2000: short); batch 2 says only "training is done"
     assert endings([[MEGATRON.format(n=140, m=2000), MEGATRON.format(n=150, m=2000)], [DONE]]) == []
-    # the newest record is the one that counts: 150/2000 then 2000/2000 is the work reached
-    assert endings([[MEGATRON.format(n=150, m=2000), MEGATRON.format(n=2000, m=2000)], [DONE]]) == ["finished"]
+    # the newest record is the one that counts: 150/2000 then 2000/2000 is the work reached (itself an end, said by
+    # batch 1; the bare ending of batch 2 is kept as well)
+    assert endings([[MEGATRON.format(n=150, m=2000), MEGATRON.format(n=2000, m=2000)], [DONE]]) == [
+        "finished",
+        "finished",
+    ]
     # and in reverse: 2000/2000 (an earlier run's counter) then 150/2000 is short
     assert endings([[MEGATRON.format(n=2000, m=2000), MEGATRON.format(n=150, m=2000)], [DONE]]) == []
