@@ -58,8 +58,10 @@ from tierscope.collector.formats.vocabulary import (
 
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
 _HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
-_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
-_EPOCH = r"^Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
+_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^\s*Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
+_EPOCH = r"^\s*Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
+#: Keras <= 2.2's verbose=2 epoch line, no step counter: the epoch's whole seconds, then its metrics.
+_EPOCH_SECONDS = r"^\s*- \d+s - (?:val_)?loss: "
 _UPDATE = rf"^\s*(?P<k>\d+)/(?P<n>\d+) (?:{_BAR})?(?P<tail>.*)$"
 #: A bar still open at the end of a line, and a line that starts with the rest of a bar.
 _OPEN_END = r"\d+/\d+ \[[=>.]*$"
@@ -145,8 +147,11 @@ class KerasProgress(SingleLineFormat):
                 eval_loss=number("vloss_raw"),
                 eval_accuracy=fraction(pl.col("vacc_raw")),
                 rate=_RATE,
-                # An epoch's summary whose "k/N" counter was lost (a glued copy): still the epoch's figures.
-                summary=~pl.col("is_update") & _RATE.is_not_null() & ~pl.col("tail").str.contains("ETA:"),
+                # An epoch's summary whose "k/N" counter was lost (a glued copy), or Keras <= 2.2's verbose=2 line
+                # that never had one (`` - 3s - loss: 0.06``: the epoch's seconds, no step): the epoch's figures.
+                summary=~pl.col("is_update")
+                & (_RATE.is_not_null() | pl.col("tail").str.contains(_EPOCH_SECONDS))
+                & ~pl.col("tail").str.contains("ETA:"),
             )
             .with_columns(pl.int_range(pl.len()).over("source_offset").alias("seg_no"))
         )
@@ -217,12 +222,12 @@ class KerasProgress(SingleLineFormat):
             pl.col("reason"),
             self.name,
         )
-        # The last epoch fit announced, finished with its bar: the run did the work it was given.
+        # The last epoch fit announced, finished with its bar (or its verbose=2 line): the run did the work it was
+        # given.
         # Said on that epoch's ``Epoch E/E`` line: every line has one outcome, and the bar's is its record.
         done = (
             chosen.filter(
-                pl.col("is_update")
-                & (pl.col("k") == pl.col("n"))
+                (pl.col("is_update") & (pl.col("k") == pl.col("n")) | pl.col("tail").str.contains(_EPOCH_SECONDS))
                 & (pl.col("epoch") == pl.col("epochs"))
                 & pl.col("epoch_at").is_not_null()
             )

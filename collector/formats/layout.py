@@ -50,7 +50,7 @@ import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
 from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
-from tierscope.collector.formats.templates import SLOT, WHOLE_SLOT, numbers, numbers_in, template
+from tierscope.collector.formats.templates import NUMBER, SLOT, WHOLE_SLOT, number_starts, numbers, numbers_in, template
 from tierscope.collector.formats.templates import value as slot_value
 from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
@@ -81,7 +81,7 @@ _SEEN = "layout-seen"
 _MARK = SLOT
 #: The version of the template saved with a layout (:meth:`Layout.to_json`): a layout saved with another one's slots
 #: is dropped and taught again by the lines (its key and slot numbers may differ from what the lines give now).
-TEMPLATE_VERSION = 2
+TEMPLATE_VERSION = 3
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
@@ -98,18 +98,25 @@ _MS_AFTER = r"^\s*ms\b"
 #: Seconds over a count the next slot states (Caffe's ``36.09s/100``: 100 steps in 36.09 s).
 _SECONDS_OVER = r"^\s*s\s*/\s*$"
 _ELAPSED_WORD = r"(?i)(?:elapsed|wall|time|uptime)\W*$"
+#: A time since the start written with its units, minutes and seconds (the PyTorch seq2seq tutorial's ``timeSince``:
+#: ``3m 46s (- 0m 22s) (10000 100%) 4.18``, the time gone, then the time still to go): this slot and the next.
+_MINUTES_SECONDS = "#m #s"
 
 
 @dataclass
 class Slot:
     """What one slot of a template is: ``kind`` is ``position``, ``total``, ``per_s``, ``step_s``, ``interval_s``,
-    or ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond; a clock slot is its seconds), with ``why``
+    ``elapsed_s`` (seconds; ``scale`` converts a printed millisecond; a clock slot is its seconds), ``minutes_s``
+    (minutes, with the seconds of the next slot) or ``column_s`` (seconds, read at a table's ``column``), with ``why``
     in words."""
 
     index: int
     kind: str
     why: str
     scale: float = 1.0
+    #: For ``column_s``: the first character of its column, where every row holds its value (a row may fill more
+    #: cells before it: a table's validation columns, blank on most rows).
+    column: int | None = None
 
 
 @dataclass
@@ -131,7 +138,7 @@ class Layout:
         if self.named:
             return self.key  # the vocabulary's measure may sit anywhere after the slots read: the whole template
         parts = self.key.split(_MARK)
-        last = max(s.index for s in self.slots)
+        last = max(s.index + (1 if s.kind == "minutes_s" else 0) for s in self.slots)
         after = parts[last + 1]
         # the unit or the separator right after the slot, not the next field's words
         unit = after[: len(after) - len(after.lstrip())] + (after.lstrip().split(" ")[0] if after.strip() else "")
@@ -142,7 +149,7 @@ class Layout:
         return {
             "key": self.key,
             "repeats": self.repeats,
-            "slots": [[s.index, s.kind, s.why, s.scale] for s in self.slots],
+            "slots": [[s.index, s.kind, s.why, s.scale, s.column] for s in self.slots],
             "named": self.named,
             "template": TEMPLATE_VERSION,
             "laps": {tag: list(v) for tag, v in self.laps.items()},
@@ -154,7 +161,10 @@ class Layout:
         another document."""
         if doc.get("template") != TEMPLATE_VERSION:
             raise ValueError("a layout saved with another template's slots")
-        slots = [Slot(int(i), str(kind), str(why), float(scale)) for i, kind, why, scale in doc["slots"]]
+        slots = [
+            Slot(int(i), str(kind), str(why), float(scale), None if not column or column[0] is None else int(column[0]))
+            for i, kind, why, scale, *column in doc["slots"]
+        ]
         if not any(s.kind == "position" for s in slots) or any(s.kind not in _KIND_WORDS for s in slots):
             raise ValueError("a learned layout needs a position and known slots")
         laps = {str(tag): (int(v[0]), int(v[1]), int(v[2])) for tag, v in dict(doc.get("laps") or {}).items()}
@@ -181,6 +191,8 @@ _KIND_WORDS = {
     "step_s": "a time per step",
     "interval_s": "the seconds since the previous report",
     "elapsed_s": "the seconds since the start",
+    "minutes_s": "the seconds since the start (minutes and seconds: this slot and the next)",
+    "column_s": "the seconds since the start (a table's column its header names)",
 }
 
 
@@ -437,6 +449,62 @@ def _message_clock(frame: pl.DataFrame, key: str, width: int, used: set[int]) ->
     return []
 
 
+def _minutes_seconds(frame: pl.DataFrame, key: str, pos: int, used: set[int]) -> list[Slot]:
+    """A time written as minutes and seconds (:data:`_MINUTES_SECONDS`) that grows wherever the position grows: the
+    seconds since the start (a time still to go shrinks, a step's time does not keep growing; both start again
+    where the position does)."""
+    at = key.find(_MINUTES_SECONDS)
+    if at < 0:
+        return []
+    i = key[:at].count(_MARK)
+    if {i, i + 1} & used:
+        return []
+    grows = (pl.col(f"_v{pos}") - pl.col(f"_v{pos}").shift(1).over("_t")) > 0
+    clock = pl.col(f"_v{i}") * 60 + pl.col(f"_v{i + 1}")
+    d = frame.select(pl.when(grows).then(clock - clock.shift(1).over("_t")).alias("d")).get_column("d").drop_nulls()
+    if d.len() < MIN_REPEATS - 1 or not (d > 0).all():
+        return []
+    return [Slot(i, "minutes_s", "minutes and seconds that grow line by line: the time since the start")]
+
+
+#: A table header's name for the seconds since the start (Chainer's PrintReport ``elapsed_time``, a ``time`` column).
+_ELAPSED_COLUMN = r"(?i)^(?:elapsed(?:[ _]?time)?|time[ _]?elapsed|wall(?:[ _]?time)?|time)$"
+
+
+def _header_columns(head: pl.DataFrame, rows: pl.DataFrame) -> dict[int, tuple[str, int]]:
+    """For a template whose lines are a table's rows (``rows``, keyed), slot index -> (its column's name in the
+    header, the column's first character): the header is the last line before the first row that holds no number
+    and names two columns or more (Chainer's ``epoch  main/loss ... elapsed_time``); a slot is under the column whose
+    name starts where it does. Empty where there is none."""
+    first = rows.sort("source_offset").row(0, named=True)
+    before = head.filter(pl.col("source_offset") < first["source_offset"]).sort("source_offset")
+    names = before.filter(
+        (numbers(pl.col("line")).list.len() == 0) & (pl.col("line").str.count_matches(r"\S+") >= 2)
+    ).get_column("line")
+    if names.len() == 0:
+        return {}
+    header = [(m.group(0), m.start()) for m in re.finditer(r"\S+", names[-1])]
+    out: dict[int, tuple[str, int]] = {}
+    for i, start in enumerate(number_starts(first["line"])):
+        # an aligned table: the number starts where its column's name does (a ragged row is no column's)
+        under = [h for h in header if abs(h[1] - start) <= 1]
+        if under:
+            out[i] = under[0]
+    return out
+
+
+def _column_times(frame: pl.DataFrame, columns: dict[int, tuple[str, int]], used: set[int]) -> list[Slot]:
+    """A table column its header names a time since the start (:data:`_ELAPSED_COLUMN`), unit-less, that grows row by
+    row: the seconds since the start, read in every row at its column."""
+    for i, (name, start) in sorted(columns.items()):
+        if i in used or not re.match(_ELAPSED_COLUMN, name):
+            continue
+        d = _diffs(frame, f"_v{i}")
+        if d.len() >= MIN_REPEATS - 1 and (d > 0).all():
+            return [Slot(i, "column_s", f"the column '{name}', growing row by row: the time since the start", 1, start)]
+    return []
+
+
 def learn(lines: pl.DataFrame) -> Layout | None:
     """The step-line template of ``lines`` (``line``, with :data:`TAG` and :data:`STAMP` where known: the
     messages the chain left unread in a file's head), or None where no repeated message is a training step's."""
@@ -459,7 +527,8 @@ def learn(lines: pl.DataFrame) -> Layout | None:
     for (key, repeats, _), refused in zip(candidates, _refusals([c[0] for c in candidates]), strict=True):
         if refused:
             continue
-        found = _read_template(keyed.filter(pl.col("_key") == key), key, repeats)
+        rows = keyed.filter(pl.col("_key") == key)
+        found = _read_template(rows, key, repeats, _header_columns(lines.head(LEARN_LINES), rows))
         if found is not None:
             return found
     return None
@@ -473,12 +542,19 @@ def _slot_frame(lines: pl.DataFrame, width: int) -> pl.DataFrame:
     return out.with_columns(slot_value(pl.col(f"_r{i}")).alias(f"_v{i}") for i in range(width))
 
 
-def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None:
-    """The layout of one template's ``lines`` (keyed): its first position candidate that has a measure, or None."""
+def _read_template(
+    lines: pl.DataFrame, key: str, repeats: int, columns: dict[int, tuple[str, int]] | None = None
+) -> Layout | None:
+    """The layout of one template's ``lines`` (keyed): its first position candidate that has a measure, or None;
+    ``columns`` names a table's slots (:func:`_header_columns`)."""
     width = key.count(_MARK)
     frame = _slot_frame(lines, width)
     named = _named_measure(lines)
+    columns = columns or {}
     for position, total in _positions(frame, key, width):
+        # a table's epoch column is no step, as an epoch word before a slot is not (an epoch-level log has no steps/s)
+        if re.search(_EPOCH_WORD, columns.get(position.index, ("", 0))[0]):
+            continue
         # what the message says before its position describes the work, as a bar's description does: a download's,
         # an evaluation's, ... (a metric named after it, ``test: 0.82``, describes nothing)
         described = key.split(_MARK)[: position.index + 1]
@@ -497,7 +573,9 @@ def _read_template(lines: pl.DataFrame, key: str, repeats: int) -> Layout | None
         measures = (
             _clocked(frame, position.index, key, width, used)
             or _message_clock(frame, key, width, used)
+            or _minutes_seconds(frame, key, position.index, used)
             or _unit_times(frame, position.index, key, width, used, stride)
+            or _column_times(frame, columns, used)
         )
         if measures and not _against_clock(
             frame, position.index, width, _step_seconds(frame, measures, stride, position.index)
@@ -514,13 +592,29 @@ def _named_seconds(lines: pl.DataFrame) -> pl.Series:
     return lines.select((1.0 / pl.coalesce(s["global_per_s"], s["per_s"])).alias("x")).get_column("x")
 
 
+#: The kinds of slot that are the seconds since the start.
+_SINCE_START = ("elapsed_s", "minutes_s", "column_s")
+
+
+def _measure(slot: Slot) -> pl.Expr:
+    """The value of a measure ``slot`` on each line of a slot frame, in its unit (seconds for a time): minutes and
+    seconds summed, a table's column read where its header puts it."""
+    if slot.kind == "minutes_s":
+        return pl.col(f"_v{slot.index}") * 60 + pl.col(f"_v{slot.index + 1}")
+    if slot.kind == "column_s" and slot.column is not None:
+        # the row's number that starts at the column (or one space after it)
+        cell = pl.col("line").str.slice(slot.column).str.extract(rf"^\s?({NUMBER})(?:\s|$)", 1)
+        return slot_value(cell)
+    return pl.col(f"_v{slot.index}") * slot.scale
+
+
 def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float, pos: int) -> pl.Series:
     """The step time (seconds) the slots ``measures`` give on each line: a time per step, the inverse of a rate, an
     interval over the steps a line advances, the growth of the time since the start over the position's (null
     where the measure is the message's own clock: it is its own check)."""
     for m in measures:
-        if m.kind == "elapsed_s":
-            grown = (pl.col(f"_v{m.index}") * m.scale).diff().over("_t") / pl.col(f"_v{pos}").diff().over("_t")
+        if m.kind in _SINCE_START:
+            grown = _measure(m).diff().over("_t") / pl.col(f"_v{pos}").diff().over("_t")
             return frame.select(grown.alias("x")).get_column("x")
         v = pl.col(f"_v{m.index}") * m.scale
         if m.kind == "step_s":
@@ -624,8 +718,8 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
         pl.when(too_big).then(pl.format(f"learned layout: position slot {p + 1} '{{}}' is no whole number", f"_r{p}"))
     ]
     for s in layout.slots:
-        if s.kind in ("per_s", "step_s", "interval_s", "elapsed_s"):
-            v = pl.col(f"_v{s.index}")
+        if s.kind in ("per_s", "step_s", "interval_s", *_SINCE_START):
+            v = _measure(s)
             bad = v.is_null() | v.is_nan() | v.is_infinite() | ((v <= 0) if s.kind in ("per_s", "step_s") else (v < 0))
             reasons.append(
                 pl.when(bad).then(
@@ -656,13 +750,15 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
             "examples_per_s": s["examples_per_s"],
         }
     for slot in layout.slots:
-        v = pl.col(f"_v{slot.index}") * slot.scale
+        v = _measure(slot)
         if slot.kind == "per_s":
             cols["per_s"] = v
         elif slot.kind == "step_s":
             cols["per_s"] = 1.0 / v
-        elif slot.kind in ("interval_s", "elapsed_s"):
-            cols[slot.kind] = v
+        elif slot.kind == "interval_s":
+            cols["interval_s"] = v
+        elif slot.kind in _SINCE_START:
+            cols["elapsed_s"] = v
     steps = good.select(
         "source_offset",
         "step",

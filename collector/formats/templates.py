@@ -78,6 +78,13 @@ def numbers_in(line: str) -> list[str]:
     return re.findall(NUMBER, unglued)
 
 
+def number_starts(line: str) -> list[int]:
+    """Where each of :func:`numbers_in`'s numbers of ``line`` starts (its character offset in ``line``): a glued word
+    is masked to its own length, and a rule shortened or not holds no number, so the offsets are the line's."""
+    masked = re.sub(_GLUED, lambda m: (m.group(1) or "") + "D" * (len(m.group(0)) - len(m.group(1) or "")), line)
+    return [m.start() for m in re.finditer(NUMBER, masked.replace(SLOT, _OWN_MARK))]
+
+
 def value(raw: pl.Expr) -> pl.Expr:
     """A slot's number (Float64) from its text as :func:`numbers` gives it: thousands' commas dropped, a clock's
     seconds (the vocabulary's :func:`~tierscope.collector.formats.vocabulary.clock_seconds`: ``1:02:03`` is 3723.0),

@@ -581,9 +581,27 @@ SPAN: Final = (
 _SPAN_KEY = r"(?:\s*\(\s*\d+\s*(?i:iters?|iterations|steps|batches|updates)\s*\))?"
 #: The batch a line states beside a position in examples (``minibatch 32``, ``batch_size=64``).
 LINE_BATCH: Final = r"(?i)\b(?:mini)?batch(?:[ _-]?size)?\s*[:=]?\s*(\d+)(?:\s|,|$)"
+#: A duration said as a sentence about the position it covers (``Time for epoch 2 is 7.94 sec``, TensorFlow's DCGAN
+#: tutorial's print; ``Training time for epoch 1 is: 3.46 seconds``): the time of that epoch (or step), no rate of
+#: its own, so a time that says no unit of work (:data:`BARE_TIMES`): an epoch's, where the line states no step.
+TIME_FOR_POSITION: Final = "time for epoch N is X s"
+#: A duration written as a clock after the word ``duration`` (AllenNLP's ``Epoch duration: 0:00:39.848754``,
+#: ``1 epoch duration: 0:08:47.014887``): seconds. A clock after a bare ``time:`` is not read so, as it may be a time
+#: of day (``Time: 14:22:05``).
+DURATION_CLOCK: Final = "duration: H:MM:SS"
 #: The step times that say no unit of work (``time = 0.0159s``, ``Time 359.59s``, ``took 4.2s``): the time of
 #: what the statement covers: the steps of its range or span, or (see the grammar) the time since its last report.
-BARE_TIMES: Final = frozenset({"time X ms", "time X s", "..., X seconds, ...", "seconds: X", "took X s / in X seconds"})
+BARE_TIMES: Final = frozenset(
+    {
+        "time X ms",
+        "time X s",
+        "..., X seconds, ...",
+        "seconds: X",
+        "took X s / in X seconds",
+        TIME_FOR_POSITION,
+        DURATION_CLOCK,
+    }
+)
 
 #: The shell's word for a process a signal ended, glued to the end of the line it was printing (a progress bar's):
 #: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That line is
@@ -689,10 +707,10 @@ POSITIONS: Final[tuple[Position, ...]] = (
 BLOCK_HEADER: Final = r"(?i:\[(?:epoch=\d+\]\[)?(?:batch|step|iter|iteration)=(\d+)(?:/\d+)?(?:,\w+=[\w.]+)*\]:?)\s*$"
 
 #: The epoch a line is in, where it states one: ``Epoch[101]``, ``Epoch: [34]``, ``epoch: 8/40,``,
-#: ``Training epoch 0,``, ``[Epoch 5 / Train]``, ``Epoch=1`` (group 1, a whole number: ``'epoch': 0.2`` is
-#: no epoch). A position counted within its epoch (``Batch [250]``, ``[10/31]``, ``iter: 1340/1816``) is made
-#: whole with it (see the grammar).
-EPOCH: Final = r"(?i:\bepoch)\s*(?:\(\s*train\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+)(?:\s*/\s*\d+)?\s*[\])]?(?:[^\w.]|$)"
+#: ``Training epoch 0,``, ``[Epoch 5 / Train]``, ``Epoch=1``, ``EPOCH - 1 :`` (gensim's epoch end) (group 1, a
+#: whole number: ``'epoch': 0.2`` is no epoch). A position counted within its epoch (``Batch [250]``, ``[10/31]``,
+#: ``iter: 1340/1816``) is made whole with it (see the grammar).
+EPOCH: Final = r"(?i:\bepoch)\s*(?:\(\s*train\s*\))?\s*[:=#-]?\s*[\[(]?\s*(\d+)(?:\s*/\s*\d+)?\s*[\])]?(?:[^\w.]|$)"
 #: ... or, in a tqdm bar, the counter of its description (an outer loop's: ``  70/1000  6.73G ... 640: 100%|``).
 BAR_EPOCH: Final = rf"^(?:[^%|]*?\s)?(\d+)/\d+\s[^|]*?{BAR}\d+/\d+"
 #: The total of a position counted within an epoch, said after its number: ``Step: 10/965``, ``iter: 1340/1816``.
@@ -807,6 +825,19 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    Measure(
+        TIME_FOR_POSITION,
+        "time",
+        r"(?i:\btime\b(?:\s+(?:taken|spent|used))?\s+(?:for|of)\s+(?:the\s+)?(?:epoch|step|iter(?:ation)?|batch)\s*#?\s*\d+"
+        r"\s*(?:is|was|took|=)?\s*:?\s*)"
+        rf"{_N}\s*(?:s|sec|secs|seconds)\b",
+    ),
+    Measure(
+        DURATION_CLOCK,
+        "time",
+        r"(?i:\bduration)\s*[:=]\s*((?:\d+:)?\d{1,2}:\d\d(?:\.\d+)?)(?:[,|\s]|$)",
+        clock=True,
+    ),
     Measure("batch_cost: X", "time", rf"{_SCOPE}(?i:batch_cost)\s*[:=]?\s*{_N}"),
     Measure(
         "key(s/it): X",
@@ -906,5 +937,5 @@ MEASURES: Final[tuple[Measure, ...]] = (
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
     r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
-    r"|\(ms\))"
+    r"|\(ms\)|duration)"
 )

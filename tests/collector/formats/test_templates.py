@@ -8,7 +8,7 @@ import pytest
 
 from tests.collector.formats.test_learned_layout import TIMED, clocked, frame, read
 from tierscope.collector.formats import ParseContext, parse_lines
-from tierscope.collector.formats.layout import Layout
+from tierscope.collector.formats.layout import TEMPLATE_VERSION, Layout
 from tierscope.collector.formats.templates import numbers, numbers_in, template, value
 
 
@@ -69,4 +69,4 @@ def test_a_layout_saved_with_the_old_templates_is_taught_again() -> None:
     doc = {"key": "it #", "repeats": 4, "slots": [[0, "position", "grows", 1.0]], "named": "X it/s", "laps": {}}
     with pytest.raises(ValueError, match="another template"):
         Layout.from_json(doc)
-    assert Layout.from_json({**doc, "template": 2}).key == "it #"
+    assert Layout.from_json({**doc, "template": TEMPLATE_VERSION}).key == "it #"
