@@ -329,7 +329,7 @@ def configurations(summary: pl.DataFrame, target: int | None = None) -> pl.DataF
     timed = with_target(joined, target)
     joined = joined.with_columns(
         pl.when(pooled_rows).then(timed[c]).otherwise(pl.col(c)).alias(c)
-        for c in ("target_steps", "hours_to_target", "usd_to_target", "steady_hours_to_target")
+        for c in ("target_steps", "target_examples", "hours_to_target", "usd_to_target", "steady_hours_to_target")
     )
     said = joined["withheld_figures"]  # a run's own (its figures nulled already): kept, not read again
     checked = withhold_non_finite(conform(joined, CONFIG_SCHEMA))

@@ -4,6 +4,7 @@ built from what the analysis pass (:func:`tierscope.analysis.analyze`) holds; no
 from __future__ import annotations
 
 import contextlib
+import math
 
 import numpy as np
 import polars as pl
@@ -73,7 +74,10 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "training_mode": pl.String(),  # single / async / sync / inconsistent
     "units_basis": pl.String(),  # tier (its price row) / machine types (sum over replicas)
     "usd_per_ml_unit_hour": pl.Float64(),
-    "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
+    # AnalysisOptions.steps, steps of the baseline's work: the run's own global steps to do that work
+    # (with_target: fewer where a step processes more examples; null: not asked)
+    "target_steps": pl.Int64(),
+    "target_examples": pl.Float64(),  # the examples those are where the comparison is on examples/s (else null)
     "hours_to_target": pl.Float64(),  # (startup_s + target / sustained rate) / 3600 (tierscope.analysis.sustained)
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
     "plan_basis": pl.String(),  # the rate hours_to_target is on: sustained, or steady (goodput unknown)
@@ -617,23 +621,63 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
 
 
 #: The columns :func:`with_target` fills.
-TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target")
+TARGET_COLUMNS = (
+    "target_steps", "target_examples", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target",
+)  # fmt: skip
+
+#: A row's examples per global step: its examples/s over its steady global steps/s (null: batch unknown).
+EXAMPLES_PER_STEP = pl.col("examples_per_s") / pl.col("steady_global_steps_per_s")
+
+
+def baseline_examples_per_step(frame: pl.DataFrame) -> float | None:
+    """The examples one global step of ``frame``'s baseline row (``run_id == baseline_run_id``) processes, where
+    a row of ``frame`` compares with it on examples/s (``speedup_basis``); None where every row compares on
+    steps/s, the baseline is not in ``frame`` or its batch is unknown."""
+    needed = ("run_id", "baseline_run_id", "speedup_basis", "examples_per_s", "steady_global_steps_per_s")
+    if any(c not in frame.columns for c in needed) or not (frame["speedup_basis"] == "examples/s").any():
+        return None
+    base = frame.filter(pl.col("run_id") == pl.col("baseline_run_id")).select(EXAMPLES_PER_STEP.alias("e"))
+    value = base["e"][0] if base.height else None
+    return float(value) if value is not None and math.isfinite(value) and value > 0 else None
+
+
+def own_steps(steps: int, base_examples: float | None) -> pl.Expr:
+    """Each row's own global steps for a target of ``steps`` steps of the baseline's work (Int64): where the
+    row compares with the baseline on examples/s, ``steps x base_examples / the row's examples per global
+    step``, rounded up (32 examples a step on the baseline, 128 on the row: 6,000 steps are 1,500); else
+    ``steps``. ``base_examples``: :func:`baseline_examples_per_step`."""
+    if base_examples is None:
+        return pl.lit(steps, pl.Int64)
+    # rounded before the ceiling: 6,000 x 32 / 128.0000001 is 1,500 steps, not 1,501
+    scaled = (steps * base_examples / EXAMPLES_PER_STEP).round(6).ceil()
+    on_examples = (pl.col("speedup_basis") == "examples/s") & scaled.is_finite()
+    return pl.when(on_examples.fill_null(False)).then(scaled).otherwise(steps).cast(pl.Int64)
 
 
 def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
     """``summary`` (:data:`SUMMARY_SCHEMA`) with its time and price columns for a target of ``steps``
-    global steps, on the sustained rate (:mod:`tierscope.analysis.sustained`; the steady rate where it is
-    unknown, ``plan_basis`` says which): ``hours_to_target = (startup_s + steps / rate) / 3600`` (start-up 0
-    when unknown), ``usd_to_target = hours x usd_per_hour``, ``steady_hours_to_target`` at the steady rate
-    beside it. None empties :data:`TARGET_COLUMNS`."""
+    global steps of the baseline's work, on the sustained rate (:mod:`tierscope.analysis.sustained`; the
+    steady rate where it is unknown, ``plan_basis`` says which): ``target_steps`` the row's own steps
+    (:func:`own_steps`: more or fewer than ``steps`` where it compares on examples/s), ``target_examples`` the
+    examples they are (``steps`` x the baseline's examples per global step; null where the comparison is on
+    steps/s), ``hours_to_target = (startup_s + target_steps / rate) / 3600`` (start-up 0 when unknown),
+    ``usd_to_target = hours x usd_per_hour``, ``steady_hours_to_target`` at the steady rate beside it. None
+    empties :data:`TARGET_COLUMNS`."""
     if steps is None:
         return summary.with_columns(pl.lit(None, SUMMARY_SCHEMA[c]).alias(c) for c in TARGET_COLUMNS)
-    return summary.with_columns(
-        target_steps=pl.lit(steps, pl.Int64),
-        hours_to_target=hours_to(steps, PLAN_RATE),
-        plan_basis=PLAN_BASIS,
-        steady_hours_to_target=hours_to(steps, "steady_global_steps_per_s"),
-    ).with_columns(usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour"))
+    base_examples = baseline_examples_per_step(summary)
+    return (
+        summary.with_columns(
+            target_steps=own_steps(steps, base_examples),
+            target_examples=pl.lit(steps * base_examples if base_examples is not None else None, pl.Float64),
+            plan_basis=PLAN_BASIS,
+        )
+        .with_columns(
+            hours_to_target=hours_to(pl.col("target_steps"), PLAN_RATE),
+            steady_hours_to_target=hours_to(pl.col("target_steps"), "steady_global_steps_per_s"),
+        )
+        .with_columns(usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour"))
+    )
 
 
 def speedup_intervals(
