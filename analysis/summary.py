@@ -620,6 +620,28 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
     )
 
 
+def batch_notes(runs: pl.DataFrame, log_batches: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run whose declared ``batch_size`` (``runs``: :func:`run_index`) is not the
+    batch its log shows (``log_batches``: ``run_id, log_batch_size``, off by more than 1 %): the declared one
+    is used, and the sentence says what it means (a batch per GPU given for a job of several GPUs on one VM
+    makes its examples/s a fraction of what it did)."""
+    both = runs.select("run_id", "batch_size").join(log_batches, on="run_id", how="inner")
+    differ = both.filter(
+        pl.col("batch_size").is_not_null()
+        & pl.col("log_batch_size").is_not_null()
+        & ((pl.col("log_batch_size") / pl.col("batch_size").cast(pl.Float64) - 1).abs() > 0.01)
+    )
+    return [
+        (
+            run_id,
+            f"its declared batch_size {declared} is not the {logged:g} examples a step its log shows; the figures "
+            f"use {declared}: batch_size is the examples one training task processes a step, all its devices "
+            "(the global batch of a one-VM job), not a per-GPU batch",
+        )
+        for run_id, declared, logged in differ.select("run_id", "batch_size", "log_batch_size").iter_rows()
+    ]
+
+
 #: The columns :func:`with_target` fills.
 TARGET_COLUMNS = (
     "target_steps", "target_examples", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target",

@@ -158,3 +158,16 @@ def test_the_headline_ranks_on_examples_where_the_summary_does(user_runs: Datase
     assert sentences[1].startswith("Cheapest per example: v5e8 ")
     assert "at 4.17 USD per million examples" in sentences[1]
     assert any("Compute Engine on-demand list prices" in s for s in sentences)
+
+
+def test_a_declared_batch_the_log_contradicts_is_named() -> None:
+    import polars as pl
+
+    from tierscope.analysis.summary import batch_notes
+
+    runs = pl.DataFrame({"run_id": ["a100x1", "a100x4", "old"], "batch_size": [32, 32, None]})
+    logged = pl.DataFrame({"run_id": ["a100x1", "a100x4", "old"], "log_batch_size": [32.0, 128.0, 64.0]})
+    # a100x4 declares 32 per GPU where its log shows 128 a step (4 x 32): named; a100x1 agrees; "old" declares none
+    notes = batch_notes(runs, logged)
+    assert [run for run, _ in notes] == ["a100x4"]
+    assert notes[0][1].startswith("its declared batch_size 32 is not the 128 examples a step its log shows")
