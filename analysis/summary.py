@@ -99,6 +99,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "update_mode": pl.String(),  # sync / async / single: run.json's strategy, else training_mode
     "examples_per_s": pl.Float64(),  # steady rate x batch_size (x training tasks when sync)
     "speedup_basis": pl.String(),  # steps/s, or examples/s where batch size or mode differ from the baseline's
+    "usd_per_million_examples": pl.Float64(),  # usd_per_hour / (examples_per_s x 3600) x 10^6 (null: no batch)
     # time to a target loss or accuracy (tierscope.analysis.target; null without --target-loss/--target-accuracy)
     **{k: v for k, v in TARGET_SCHEMA.items() if k != "run_id"},
     # hardware (tierscope.analysis.machines) and what the price rests on (tierscope.analysis.cost.run_costs)
@@ -590,8 +591,13 @@ def topology_note() -> pl.Expr:
 STRATEGY_MODE = {"mirrored": "sync", "ps": "async", "single": "single"}
 
 
+#: USD a million examples cost at a row's steady rate: USD an hour / (examples/s x 3,600) x 10^6.
+USD_PER_MILLION_EXAMPLES = pl.col("usd_per_hour") / (pl.col("examples_per_s") * 3600) * 1e6
+
+
 def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.DataFrame:
-    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``update_mode``
+    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``usd_per_million_examples``,
+    ``update_mode``
     (run.json's strategy, else the summary's ``training_mode`` when it is sync, async or single) and
     ``examples_per_s`` = steady global steps/s x batch size, x the training tasks when sync (every
     replica processes a batch per global step; a parameter-server step is one replica's batch)."""
@@ -616,6 +622,7 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
             * pl.col("batch_size")
             * pl.when(pl.col("update_mode") == "sync").then(pl.col("tasks")).otherwise(1)
         )
+        .with_columns(usd_per_million_examples=USD_PER_MILLION_EXAMPLES)
         .drop("log_batch_size")
     )
 

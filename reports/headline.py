@@ -51,15 +51,16 @@ def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
 
 def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
     """The run with the lowest USD per 1,000 steps, or per million examples where the summary compares on
-    examples/s (:func:`on_examples`: USD an hour / (examples/s x 3,600) x 10^6); without dollar prices, the
+    examples/s (:func:`on_examples`: its ``usd_per_million_examples``); without dollar prices, the
     most steps per ML unit-hour (examples where on examples/s)."""
     examples = on_examples(summary)
-    per_million = pl.col("usd_per_hour") / (pl.col("examples_per_s") * 3600) * 1e6
     if examples:
-        usd = summary.with_columns(_usd=per_million).filter(pl.col("_usd").is_not_null() & pl.col("_usd").is_finite())
+        usd = summary.filter(pl.col("usd_per_million_examples").is_not_null())
         if usd.height:
-            row = usd.sort(["_usd", "run_id"]).row(0, named=True)
-            return t("headline.cheapest_usd_examples", usd=t.significant(row["_usd"]), **_named(row))
+            row = usd.sort(["usd_per_million_examples", "run_id"]).row(0, named=True)
+            return t(
+                "headline.cheapest_usd_examples", usd=t.significant(row["usd_per_million_examples"]), **_named(row)
+            )
     usd = summary.filter(pl.col("usd_per_1000_steps").is_not_null())
     if usd.height and not examples:
         row = usd.sort(["usd_per_1000_steps", "run_id"]).row(0, named=True)

@@ -97,6 +97,8 @@ def test_the_batch_each_log_states_makes_the_comparison_one_of_examples(user_run
     assert rows["a100x4"]["scaling_efficiency_devices"] == pytest.approx(0.9, rel=1e-3)
     assert rows["v5e8"]["speedup_vs_baseline"] == pytest.approx(5.0, rel=1e-3)
     assert rows["v5e8"]["scaling_efficiency_devices"] is None
+    # a million examples on v5e8: 9.60 USD/h (8 chips x 1.20) / (640 x 3,600) x 10^6 = 4.1667 USD
+    assert rows["v5e8"]["usd_per_million_examples"] == pytest.approx(9.60 / (640 * 3600) * 1e6, rel=1e-3)
 
 
 def test_a_target_of_steps_is_steps_of_the_baselines_work(user_runs: Dataset) -> None:

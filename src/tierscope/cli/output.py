@@ -311,7 +311,8 @@ def summary_grid(
     priced = frame["ml_units_per_hour"].is_not_null() | frame["usd_per_hour"].is_not_null()
     several_dates = frame.filter(priced)["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
-    if "speedup_basis" in frame.columns and (frame["speedup_basis"] == "examples/s").any():
+    examples = "speedup_basis" in frame.columns and bool((frame["speedup_basis"] == "examples/s").any())
+    if examples:
         reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
     columns = [
         Column("run", "name"),
@@ -334,6 +335,7 @@ def summary_grid(
         Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
+        Column("USD per 1M examples", wide=not examples),
         *([Column("steps to N", drop=5)] if target is not None else []),
         Column("hours to N"),
         Column("hours at steady", drop=5),
@@ -369,6 +371,7 @@ def summary_grid(
             devices_cell(r), n.ratio(r.get("scaling_efficiency_devices")), n.rate(r.get("steps_per_s_per_device")),
             n.fixed(r.get("steps_per_usd"), 0), n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
+            n.money(r.get("usd_per_million_examples")),
             *([n.count(r["target_steps"])] if target is not None else []),
             n.hours(r["hours_to_target"]), n.hours(r.get("steady_hours_to_target")), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
