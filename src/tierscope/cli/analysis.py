@@ -300,26 +300,31 @@ def recommend_cmd(
     if said is not None and said.replace(".", "", 1).isdigit():
         said += " h"  # a bare number is hours: echoed with its unit, never as "within 72"
     result = recommend(analysis, steps, hours, budget, limits, said)
-    from tierscope.cli.output import compute_engine_note, recommend_basis
+    from tierscope.cli.output import compute_engine_words, recommend_basis
 
+    shipped = compute_engine_words(result.candidates["price_rows"])
+
+    # each candidate's own steps: a column only where they differ from N (N is the baseline's work)
+    own = result.candidates["target_examples"].drop_nulls().len() > 0
     grid = Grid(
         [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
-         Column("steps/s"), Column("rate", "label"), Column("steady steps/s", drop=3), Column("steps"),
-         Column("hours"),
+         Column("steps/s"), Column("rate", "label"), Column("steady steps/s", drop=3),
+         *([Column("steps")] if own else []), Column("hours"),
          Column("hours at steady", wide=True), Column("USD"), Column("meets", "label"),
          Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
-        notes=[result.reason, *recommend_basis(result.candidates, analysis.summary), f"Prices of region {region}.",
-               *_price_notes(result.candidates), *compute_engine_note(result.candidates["price_rows"])],
+        notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
+               f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
+               *_price_notes(result.candidates)],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
         why = _why_not(r, hours, budget, said)
         devices = n.MISSING if r["devices"] is None else n.plural(r["devices"], r["device_basis"])
         grid.add(
             r["candidate"], r["basis"], n.count(r["tasks"]), devices, n.fixed(r["global_steps_per_s"], 2),
-            r["rate_basis"] or n.MISSING, n.fixed(r["steady_global_steps_per_s"], 2), n.count(r["steps"]),
-            n.hours(r["hours"]),
+            r["rate_basis"] or n.MISSING, n.fixed(r["steady_global_steps_per_s"], 2),
+            *([n.count(r["steps"])] if own else []), n.hours(r["hours"]),
             n.hours(r["steady_hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,
             r["hardware"] or r["tier"] or n.MISSING, r["price_rows"] or n.MISSING,
         )  # fmt: skip

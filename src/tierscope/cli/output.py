@@ -279,16 +279,19 @@ def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str
     ]
 
 
-def compute_engine_note(price_rows: Iterable[str | None]) -> list[str]:
-    """The line saying what the shipped prices are, where a price shown rests on one of them."""
+def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
+    """What the shipped prices are, where a price shown rests on one of them; None otherwise."""
     from tierscope.analysis.prices import on_compute_engine  # the CLI loads the analysis only when it runs
 
     if not on_compute_engine(price_rows):
-        return []
-    return [
-        "Prices: Compute Engine on-demand list prices (Vertex AI custom training bills more: `tierscope prices "
-        "update` or --prices FILE for its own)."
-    ]
+        return None
+    return "Compute Engine on-demand list prices (Vertex AI custom training bills more; --prices FILE for its own)"
+
+
+def compute_engine_note(price_rows: Iterable[str | None]) -> list[str]:
+    """The line saying what the shipped prices are, where a price shown rests on one of them."""
+    words = compute_engine_words(price_rows)
+    return [f"Prices: {words}."] if words else []
 
 
 def summary_grid(
@@ -312,6 +315,8 @@ def summary_grid(
     several_dates = frame.filter(priced)["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
     examples = "speedup_basis" in frame.columns and bool((frame["speedup_basis"] == "examples/s").any())
+    # each run's own steps to N: a column only where they differ from N (N is the baseline's work)
+    own_steps = "target_examples" in frame.columns and frame["target_examples"].drop_nulls().len() > 0
     if examples:
         reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
     columns = [
@@ -336,7 +341,7 @@ def summary_grid(
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
         Column("USD per 1M examples", wide=not examples),
-        *([Column("steps to N", drop=5)] if target is not None else []),
+        *([Column("steps to N", drop=5)] if own_steps else []),
         Column("hours to N"),
         Column("hours at steady", drop=5),
         Column("USD to N"),
@@ -372,7 +377,7 @@ def summary_grid(
             n.fixed(r.get("steps_per_usd"), 0), n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
             n.money(r.get("usd_per_million_examples")),
-            *([n.count(r["target_steps"])] if target is not None else []),
+            *([n.count(r["target_steps"])] if own_steps else []),
             n.hours(r["hours_to_target"]), n.hours(r.get("steady_hours_to_target")), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
             r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
