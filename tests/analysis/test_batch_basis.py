@@ -173,3 +173,16 @@ def test_a_declared_batch_the_log_contradicts_is_named() -> None:
     notes = batch_notes(runs, logged)
     assert [run for run, _ in notes] == ["a100x4"]
     assert notes[0][1].startswith("its declared batch_size 32 is not the 128 examples a step its log shows")
+
+
+def test_the_reports_hours_to_n_name_each_runs_own_steps(user_runs: Dataset, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    done = CliRunner().invoke(
+        app, ["report", "-d", str(user_runs.root), "-o", str(out), "--baseline", "a100x1", "--steps", "6000"]
+    )
+    assert done.exit_code == 0, done.output
+    page = out.read_text(encoding="utf-8")
+    # 6,000 x 32 / 128 = 1,500 and 6,000 x 32 / 256 = 750 (a100x1's own are N: not repeated)
+    assert "its own 1,500 steps: the same examples" in page and "its own 750 steps" in page
+    assert "its own 6,000 steps" not in page
+    assert "does the work of 6,000 steps of a100x1 (192,000 examples)" in page
