@@ -44,7 +44,7 @@ from typing import NamedTuple
 import polars as pl
 
 from tierscope.analysis.bootstrap import LEVEL
-from tierscope.analysis.summary import SUMMARY_SCHEMA, with_target, withhold_non_finite
+from tierscope.analysis.summary import SUMMARY_SCHEMA, USD_PER_MILLION_EXAMPLES, with_target, withhold_non_finite
 from tierscope.contract import is_local_tier
 from tierscope.dataset.schema import conform
 
@@ -260,6 +260,7 @@ def _valued_at_rate(frame: pl.DataFrame) -> pl.DataFrame:
         usd_per_1000_steps=pl.col("usd_per_hour") / (rate * 3600) * 1000,
         steps_per_s_per_device=rate / pl.col("devices"),
         steps_per_usd=pl.when(pl.col("usd_per_hour") > 0).then(rate * 3600 / pl.col("usd_per_hour")),
+        usd_per_million_examples=USD_PER_MILLION_EXAMPLES,
     ).with_columns(price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
 
 
@@ -329,7 +330,7 @@ def configurations(summary: pl.DataFrame, target: int | None = None) -> pl.DataF
     timed = with_target(joined, target)
     joined = joined.with_columns(
         pl.when(pooled_rows).then(timed[c]).otherwise(pl.col(c)).alias(c)
-        for c in ("target_steps", "hours_to_target", "usd_to_target", "steady_hours_to_target")
+        for c in ("target_steps", "target_examples", "hours_to_target", "usd_to_target", "steady_hours_to_target")
     )
     said = joined["withheld_figures"]  # a run's own (its figures nulled already): kept, not read again
     checked = withhold_non_finite(conform(joined, CONFIG_SCHEMA))

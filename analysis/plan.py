@@ -36,6 +36,7 @@ from tierscope.analysis.machines import Hardware
 from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
 from tierscope.analysis.quotas import refusal, usage
 from tierscope.analysis.scaling import EXACT, ScalingFit, best_fit, prediction_caveat
+from tierscope.analysis.summary import baseline_examples_per_step, own_steps
 from tierscope.analysis.sustained import ONCE_S, PLAN_BASIS, PLAN_RATE, STEADY, hours_to
 from tierscope.analysis.topology import load_tiers, run_hardware, tier_hardware, training_tasks
 from tierscope.contract import LOCAL_TIER_PATTERN
@@ -62,7 +63,9 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "usd_per_hour": pl.Float64(),
     "price_rows": pl.String(),  # the rows behind usd_per_hour (resource, region, date, source)
     "price_note": pl.String(),  # stale rows, a missing row, a row of another date
-    "steps": pl.Int64(),  # the target N
+    "target_steps": pl.Int64(),  # the target N: global steps of the baseline's work
+    "target_examples": pl.Float64(),  # the examples N steps of the baseline are (null: compared on steps/s)
+    "steps": pl.Int64(),  # the candidate's own global steps to N (fewer where its step processes more examples)
     "hours": pl.Float64(),  # to reach N steps
     "steady_hours": pl.Float64(),  # the same at the steady rate
     "hours_low": pl.Float64(),  # at the rate's interval high end
@@ -86,17 +89,22 @@ class RecommendError(AnalysisError, ValueError):
 def _to_steps(frame: pl.DataFrame, steps: int) -> pl.DataFrame:
     per_hour = pl.col("usd_per_hour")
     once = pl.col("startup_s").fill_null(0.0)  # a measured run's ONCE_S; a prediction's none known
-    return frame.with_columns(
-        steps=pl.lit(steps, pl.Int64),
-        hours=hours_to(steps, "global_steps_per_s", once),
-        hours_low=hours_to(steps, "rate_ci_high", once),
-        hours_high=hours_to(steps, "rate_ci_low", once),
-        steady_hours=hours_to(steps, "steady_global_steps_per_s", once),
-    ).with_columns(
-        ml_unit_hours=pl.col("hours") * pl.col("ml_units_per_hour"),
-        usd=pl.col("hours") * per_hour,
-        usd_low=pl.col("hours_low") * per_hour,
-        usd_high=pl.col("hours_high") * per_hour,
+    # a measured candidate's own steps (the baseline's work); a prediction's are N
+    own = pl.coalesce(pl.col("steps") if "steps" in frame.columns else None, pl.lit(steps, pl.Int64))
+    return (
+        frame.with_columns(steps=own, target_steps=pl.lit(steps, pl.Int64))
+        .with_columns(
+            hours=hours_to(pl.col("steps"), "global_steps_per_s", once),
+            hours_low=hours_to(pl.col("steps"), "rate_ci_high", once),
+            hours_high=hours_to(pl.col("steps"), "rate_ci_low", once),
+            steady_hours=hours_to(pl.col("steps"), "steady_global_steps_per_s", once),
+        )
+        .with_columns(
+            ml_unit_hours=pl.col("hours") * pl.col("ml_units_per_hour"),
+            usd=pl.col("hours") * per_hour,
+            usd_low=pl.col("hours_low") * per_hour,
+            usd_high=pl.col("hours_high") * per_hour,
+        )
     )
 
 
@@ -129,8 +137,10 @@ def frontier(
     group: Group | None = None,
     quotas: dict[str, float] | None = None,
 ) -> pl.DataFrame:
-    """Every candidate's time and price to ``steps`` global steps: :data:`FRONTIER_SCHEMA`, measured runs
-    first, then predictions, each fastest first, then the failed runs as evidence.
+    """Every candidate's time and price to ``steps`` global steps of the baseline's work: :data:`FRONTIER_SCHEMA`,
+    measured runs first, then predictions, each fastest first, then the failed runs as evidence. Where the
+    summary compares a run with its baseline on examples/s, its own steps are ``steps`` x the baseline's
+    examples per global step / its own (:func:`tierscope.analysis.summary.own_steps`); a prediction's are ``steps``.
 
     ``summary``: the summary frame (:data:`tierscope.analysis.summary.SUMMARY_SCHEMA`): its runs with a steady
     rate that did not fail are the measured candidates; a failed run is never one, only evidence. ``runs``:
@@ -157,6 +167,7 @@ def frontier(
     # own hardware (a laptop, a local cluster) is no configuration to buy
     local = pl.col("tier").str.contains(LOCAL_TIER_PATTERN).fill_null(False)
     measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() & ~failed & ~local)
+    base_examples = baseline_examples_per_step(summary)
     priced_now = run_costs(
         runs.filter(pl.col("run_id").is_in(measured["run_id"].to_list())).with_columns(date=pl.lit(price_date)),
         price_date,
@@ -181,6 +192,8 @@ def frontier(
         price_note="price_note_now",
         startup_s=ONCE_S,
         status=pl.lit("measured"),
+        steps=own_steps(steps, base_examples),
+        target_examples=pl.lit(steps * base_examples if base_examples is not None else None, pl.Float64),
     )  # fmt: skip
     frames = [measured_rows.sort("global_steps_per_s", descending=True)]
     model = best_fit(fits)
@@ -380,12 +393,13 @@ def choose(
             "machines need a price row there): pass --price-date 2018-01-01 or later, --region, or --prices FILE"
         )
     marked = _marked(frontier_frame, deadline_h, budget_usd)
+    goal = _goal(priced)
     if deadline_h is not None:
         within = deadline_said or f"{_as_given(deadline_h)} h"
-        wanted = f"reach {priced['steps'][0]:,} steps within {within}"
+        wanted = f"reach {goal} within {within}"
         pick_order = "cheapest"
     else:
-        wanted = f"reach {priced['steps'][0]:,} steps for at most USD {two_decimals(budget_usd)}"
+        wanted = f"reach {goal} for at most USD {two_decimals(budget_usd)}"
         pick_order = "fastest"
     meeting = marked.filter(pl.col("meets"))
     if meeting.height == 0:
@@ -404,6 +418,15 @@ def choose(
     )
     caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
     return Recommendation(choice, reason, marked, caveat)
+
+
+def _goal(priced: pl.DataFrame) -> str:
+    """The target in words: ``6,000 steps``, or ``6,000 steps of the baseline's work (192,000 examples)``."""
+    row = priced.row(0, named=True)
+    steps = row.get("target_steps") or row["steps"]
+    examples = row.get("target_examples")
+    work = f" of the baseline's work ({round(examples):,} examples)" if examples is not None else ""
+    return f"{steps:,} steps{work}"
 
 
 def _nearest(marked: pl.DataFrame, deadline_h: float | None) -> str:

@@ -295,6 +295,17 @@ class Quote:
         return "; ".join(said) or None
 
 
+#: What the shipped rows' sources name (docs/machines-and-prices.md): Compute Engine's catalog, whose on-demand
+#: list prices are below what Vertex AI custom training bills for the same machines.
+COMPUTE_ENGINE = "Compute Engine"
+
+
+def on_compute_engine(price_rows: Iterable[str | None]) -> bool:
+    """Whether any of ``price_rows`` (the rows behind a price, as the summary and the plan name them) is a
+    Compute Engine list price: then a price shown is below a Vertex AI custom training job's bill."""
+    return any(COMPUTE_ENGINE in rows for rows in price_rows if rows)
+
+
 def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable) -> Quote:
     """The hourly price of ``hardware`` on ``on`` (module doc); ``region``: where a pool names none."""
     used: list[UsedRow] = []

@@ -4,6 +4,7 @@ built from what the analysis pass (:func:`tierscope.analysis.analyze`) holds; no
 from __future__ import annotations
 
 import contextlib
+import math
 
 import numpy as np
 import polars as pl
@@ -73,7 +74,10 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "training_mode": pl.String(),  # single / async / sync / inconsistent
     "units_basis": pl.String(),  # tier (its price row) / machine types (sum over replicas)
     "usd_per_ml_unit_hour": pl.Float64(),
-    "target_steps": pl.Int64(),  # AnalysisOptions.steps (null: not asked)
+    # AnalysisOptions.steps, steps of the baseline's work: the run's own global steps to do that work
+    # (with_target: fewer where a step processes more examples; null: not asked)
+    "target_steps": pl.Int64(),
+    "target_examples": pl.Float64(),  # the examples those are where the comparison is on examples/s (else null)
     "hours_to_target": pl.Float64(),  # (startup_s + target / sustained rate) / 3600 (tierscope.analysis.sustained)
     "usd_to_target": pl.Float64(),  # hours_to_target x usd_per_hour
     "plan_basis": pl.String(),  # the rate hours_to_target is on: sustained, or steady (goodput unknown)
@@ -95,6 +99,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "update_mode": pl.String(),  # sync / async / single: run.json's strategy, else training_mode
     "examples_per_s": pl.Float64(),  # steady rate x batch_size (x training tasks when sync)
     "speedup_basis": pl.String(),  # steps/s, or examples/s where batch size or mode differ from the baseline's
+    "usd_per_million_examples": pl.Float64(),  # usd_per_hour / (examples_per_s x 3600) x 10^6 (null: no batch)
     # time to a target loss or accuracy (tierscope.analysis.target; null without --target-loss/--target-accuracy)
     **{k: v for k, v in TARGET_SCHEMA.items() if k != "run_id"},
     # hardware (tierscope.analysis.machines) and what the price rests on (tierscope.analysis.cost.run_costs)
@@ -586,8 +591,13 @@ def topology_note() -> pl.Expr:
 STRATEGY_MODE = {"mirrored": "sync", "ps": "async", "single": "single"}
 
 
+#: USD a million examples cost at a row's steady rate: USD an hour / (examples/s x 3,600) x 10^6.
+USD_PER_MILLION_EXAMPLES = pl.col("usd_per_hour") / (pl.col("examples_per_s") * 3600) * 1e6
+
+
 def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.DataFrame:
-    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``update_mode``
+    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``usd_per_million_examples``,
+    ``update_mode``
     (run.json's strategy, else the summary's ``training_mode`` when it is sync, async or single) and
     ``examples_per_s`` = steady global steps/s x batch size, x the training tasks when sync (every
     replica processes a batch per global step; a parameter-server step is one replica's batch)."""
@@ -612,28 +622,91 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
             * pl.col("batch_size")
             * pl.when(pl.col("update_mode") == "sync").then(pl.col("tasks")).otherwise(1)
         )
+        .with_columns(usd_per_million_examples=USD_PER_MILLION_EXAMPLES)
         .drop("log_batch_size")
     )
 
 
+def batch_notes(runs: pl.DataFrame, log_batches: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run whose declared ``batch_size`` (``runs``: :func:`run_index`) is not the
+    batch its log shows (``log_batches``: ``run_id, log_batch_size``, off by more than 1 %): the declared one
+    is used, and the sentence says what it means (a batch per GPU given for a job of several GPUs on one VM
+    makes its examples/s a fraction of what it did)."""
+    both = runs.select("run_id", "batch_size").join(log_batches, on="run_id", how="inner")
+    differ = both.filter(
+        pl.col("batch_size").is_not_null()
+        & pl.col("log_batch_size").is_not_null()
+        & ((pl.col("log_batch_size") / pl.col("batch_size").cast(pl.Float64) - 1).abs() > 0.01)
+    )
+    return [
+        (
+            run_id,
+            f"its declared batch_size {declared} is not the {logged:g} examples a step its log shows; the figures "
+            f"use {declared}: batch_size is the examples one training task processes a step, all its devices "
+            "(the global batch of a one-VM job), not a per-GPU batch",
+        )
+        for run_id, declared, logged in differ.select("run_id", "batch_size", "log_batch_size").iter_rows()
+    ]
+
+
 #: The columns :func:`with_target` fills.
-TARGET_COLUMNS = ("target_steps", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target")
+TARGET_COLUMNS = (
+    "target_steps", "target_examples", "hours_to_target", "usd_to_target", "plan_basis", "steady_hours_to_target",
+)  # fmt: skip
+
+#: A row's examples per global step: its examples/s over its steady global steps/s (null: batch unknown).
+EXAMPLES_PER_STEP = pl.col("examples_per_s") / pl.col("steady_global_steps_per_s")
+
+
+def baseline_examples_per_step(frame: pl.DataFrame) -> float | None:
+    """The examples one global step of ``frame``'s baseline row (``run_id == baseline_run_id``) processes, where
+    a row of ``frame`` compares with it on examples/s (``speedup_basis``); None where every row compares on
+    steps/s, the baseline is not in ``frame`` or its batch is unknown."""
+    needed = ("run_id", "baseline_run_id", "speedup_basis", "examples_per_s", "steady_global_steps_per_s")
+    if any(c not in frame.columns for c in needed) or not (frame["speedup_basis"] == "examples/s").any():
+        return None
+    base = frame.filter(pl.col("run_id") == pl.col("baseline_run_id")).select(EXAMPLES_PER_STEP.alias("e"))
+    value = base["e"][0] if base.height else None
+    return float(value) if value is not None and math.isfinite(value) and value > 0 else None
+
+
+def own_steps(steps: int, base_examples: float | None) -> pl.Expr:
+    """Each row's own global steps for a target of ``steps`` steps of the baseline's work (Int64): where the
+    row compares with the baseline on examples/s, ``steps x base_examples / the row's examples per global
+    step``, rounded up (32 examples a step on the baseline, 128 on the row: 6,000 steps are 1,500); else
+    ``steps``. ``base_examples``: :func:`baseline_examples_per_step`."""
+    if base_examples is None:
+        return pl.lit(steps, pl.Int64)
+    # rounded before the ceiling: 6,000 x 32 / 128.0000001 is 1,500 steps, not 1,501
+    scaled = (steps * base_examples / EXAMPLES_PER_STEP).round(6).ceil()
+    on_examples = (pl.col("speedup_basis") == "examples/s") & scaled.is_finite()
+    return pl.when(on_examples.fill_null(False)).then(scaled).otherwise(steps).cast(pl.Int64)
 
 
 def with_target(summary: pl.DataFrame, steps: int | None) -> pl.DataFrame:
     """``summary`` (:data:`SUMMARY_SCHEMA`) with its time and price columns for a target of ``steps``
-    global steps, on the sustained rate (:mod:`tierscope.analysis.sustained`; the steady rate where it is
-    unknown, ``plan_basis`` says which): ``hours_to_target = (startup_s + steps / rate) / 3600`` (start-up 0
-    when unknown), ``usd_to_target = hours x usd_per_hour``, ``steady_hours_to_target`` at the steady rate
-    beside it. None empties :data:`TARGET_COLUMNS`."""
+    global steps of the baseline's work, on the sustained rate (:mod:`tierscope.analysis.sustained`; the
+    steady rate where it is unknown, ``plan_basis`` says which): ``target_steps`` the row's own steps
+    (:func:`own_steps`: more or fewer than ``steps`` where it compares on examples/s), ``target_examples`` the
+    examples they are (``steps`` x the baseline's examples per global step; null where the comparison is on
+    steps/s), ``hours_to_target = (startup_s + target_steps / rate) / 3600`` (start-up 0 when unknown),
+    ``usd_to_target = hours x usd_per_hour``, ``steady_hours_to_target`` at the steady rate beside it. None
+    empties :data:`TARGET_COLUMNS`."""
     if steps is None:
         return summary.with_columns(pl.lit(None, SUMMARY_SCHEMA[c]).alias(c) for c in TARGET_COLUMNS)
-    return summary.with_columns(
-        target_steps=pl.lit(steps, pl.Int64),
-        hours_to_target=hours_to(steps, PLAN_RATE),
-        plan_basis=PLAN_BASIS,
-        steady_hours_to_target=hours_to(steps, "steady_global_steps_per_s"),
-    ).with_columns(usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour"))
+    base_examples = baseline_examples_per_step(summary)
+    return (
+        summary.with_columns(
+            target_steps=own_steps(steps, base_examples),
+            target_examples=pl.lit(steps * base_examples if base_examples is not None else None, pl.Float64),
+            plan_basis=PLAN_BASIS,
+        )
+        .with_columns(
+            hours_to_target=hours_to(pl.col("target_steps"), PLAN_RATE),
+            steady_hours_to_target=hours_to(pl.col("target_steps"), "steady_global_steps_per_s"),
+        )
+        .with_columns(usd_to_target=pl.col("hours_to_target") * pl.col("usd_per_hour"))
+    )
 
 
 def speedup_intervals(

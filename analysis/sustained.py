@@ -51,8 +51,8 @@ PLAN_BASIS = (
 )
 
 
-def hours_to(steps: int, rate: str | pl.Expr, once: pl.Expr = ONCE_S) -> pl.Expr:
-    """Hours to ``steps`` global steps at ``rate`` (a column or expression, global steps/s), ``once``
-    (seconds: :data:`ONCE_S` of the summary's columns) paid once."""
+def hours_to(steps: int | pl.Expr, rate: str | pl.Expr, once: pl.Expr = ONCE_S) -> pl.Expr:
+    """Hours to ``steps`` global steps (a number, or an expression: each row's own) at ``rate`` (a column or
+    expression, global steps/s), ``once`` (seconds: :data:`ONCE_S` of the summary's columns) paid once."""
     rate = pl.col(rate) if isinstance(rate, str) else rate
     return (once + steps / rate) / 3600

@@ -15,6 +15,9 @@ logs need (:mod:`tierscope.collector.formats.declared`; paths relative to the ma
     note = "..."
     format = "cloudml"           # optional: skip sniffing (a shipped or a declared format)
     olddir = "old"               # optional: where the logs' rotated copies go (logrotate's olddir)
+    batch_size = 128             # optional: examples one training task processes a step, all its devices
+                                 # (a one-VM job of 4 GPUs: all 4; the log's stated batch where not given)
+    # global_batch = 128         # or the whole job's examples a global step (divided over 1 + workers tasks)
     # optional, for a CUSTOM tier: the machine type of each role and the replica counts
     # (one master; ``workers``, ``ps`` and ``evaluators`` default to 0). Costed by
     # ``tierscope.analysis.cost`` as the sum over replicas.
@@ -58,7 +61,8 @@ class RunSpec:
     replicas: str | None = None
     #: How the replicas train (run.json's strategy: single, mirrored, ps); None: unknown.
     strategy: str | None = None
-    #: Examples per replica per step (run.json's config.batch_size, the manifest's batch_size).
+    #: Examples per replica (training task, all its devices) per step (run.json's config.batch_size, the
+    #: manifest's batch_size, or its global_batch over the training tasks).
     batch_size: int | None = None
     #: Declared formats the run's logs are read with, before the shipped ones.
     formats: tuple[LineFormat, ...] = ()
@@ -111,7 +115,7 @@ REPLICA_KEYS = {"worker": "workers", "ps": "ps", "evaluator": "evaluators"}
 #: Every key a [[run]] table may hold: a typo (``teir``) is an error, not a silently lost tier.
 KNOWN_KEYS = {
     "id", "tier", "config", "files", "ran_on", "date", "note", "format", "machine_types", "batch_size", "olddir",
-    *REPLICA_KEYS.values(), *HARDWARE_KEYS,
+    "global_batch", *REPLICA_KEYS.values(), *HARDWARE_KEYS,
 }  # fmt: skip
 
 
@@ -125,6 +129,42 @@ def _replica_counts(run: dict[str, object], where: str) -> dict[str, int]:
             raise ManifestError(f"{where}: '{key}' must be a whole number >= 0")
         counts[role] = count
     return counts
+
+
+def _whole(run: dict[str, object], key: str, where: str) -> int | None:
+    value = run.get(key)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ManifestError(f"{where}: '{key}' must be a whole number >= 1 (examples per step)")
+    return value
+
+
+def _batch_size(run: dict[str, object], where: str) -> int | None:
+    """The examples one training task processes a step, all its devices (the dataset's ``batch_size``):
+    ``batch_size`` as given, or ``global_batch`` (the examples one global step of the whole job processes)
+    over the job's training tasks (1 + ``workers``; a one-VM job of 8 GPUs is one task: its global batch).
+    Raises :class:`ManifestError` for both given, a job with parameter servers (a global step there is one
+    replica's batch: give ``batch_size``) or a global batch the tasks do not divide."""
+    batch, total = _whole(run, "batch_size", where), _whole(run, "global_batch", where)
+    if total is None:
+        return batch
+    if batch is not None:
+        raise ManifestError(
+            f"{where}: give 'batch_size' (examples per training task a step) or 'global_batch' (the whole job's), "
+            "not both"
+        )
+    if run.get("ps"):
+        raise ManifestError(
+            f"{where}: 'global_batch' with parameter servers is ambiguous (a global step is one replica's batch); "
+            "give 'batch_size', the examples per training task a step"
+        )
+    workers = run.get("workers", 0)
+    tasks = 1 + (workers if isinstance(workers, int) and not isinstance(workers, bool) and workers > 0 else 0)
+    if total % tasks:
+        raise ManifestError(
+            f"{where}: 'global_batch' {total} is not a whole number of examples for each of its {tasks} training "
+            "tasks; give 'batch_size', the examples per training task a step"
+        )
+    return total // tasks
 
 
 def replicas_json(run: dict[str, object], where: str) -> str | None:
@@ -286,9 +326,7 @@ def load_manifest(path: Path | str) -> list[RunSpec]:
                 f"{where} ({run_id}): 'olddir' names a local folder, which a manifest on Cloud Storage cannot"
             )
         topology = topology_json(run, f"{where} ({run_id})")
-        batch = run.get("batch_size")
-        if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
-            raise ManifestError(f"{where} ({run_id}): 'batch_size' must be a whole number >= 1 (examples per step)")
+        batch = _batch_size(run, f"{where} ({run_id})")
         specs.append(
             RunSpec(
                 run_id=run_id,

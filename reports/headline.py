@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from tierscope.analysis.prices import on_compute_engine
 from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.reports.i18n import Catalog
 
@@ -13,19 +14,34 @@ def _named(row: dict[str, object]) -> dict[str, object]:
     return {"run": row["run_id"], "tier": row["tier"] or row.get("hardware") or "–"}
 
 
+def on_examples(summary: pl.DataFrame) -> bool:
+    """Whether the summary compares some run with its baseline on examples/s (``speedup_basis``): its runs'
+    steps process different numbers of examples, so a step is no unit to rank them by."""
+    return "speedup_basis" in summary.columns and bool((summary["speedup_basis"] == "examples/s").any())
+
+
 def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
-    """The run with the highest steady global steps/s, and its speedup over the baseline; a run that says
-    nothing of what it ran on (no tier, no machines) is named alone, not with a dash for its machines."""
+    """The run with the highest steady global steps/s, and its speedup over the baseline; where the summary
+    compares on examples/s (:func:`on_examples`), the run with the highest speedup (its examples/s over the
+    baseline's), said in examples/s. A run that says nothing of what it ran on (no tier, no machines) is named
+    alone, not with a dash for its machines."""
     ok = summary.filter(pl.col("steady_global_steps_per_s").is_not_null())
     if ok.height == 0:
         return None
-    row = ok.sort(["steady_global_steps_per_s", "run_id"], descending=[True, False]).row(0, named=True)
-    rate = t.number(row["steady_global_steps_per_s"], 2)
+    examples = on_examples(ok) and ok["speedup_vs_baseline"].is_not_null().any()
+    if examples:
+        ok = ok.filter(pl.col("speedup_vs_baseline").is_not_null())
+        rank, unit, digits = "speedup_vs_baseline", "_examples", 0
+        rate_of = "examples_per_s"
+    else:
+        rank, unit, digits, rate_of = "steady_global_steps_per_s", "", 2, "steady_global_steps_per_s"
+    row = ok.sort([rank, "run_id"], descending=[True, False]).row(0, named=True)
+    rate = t.number(row[rate_of], digits)
     bare = "" if row["tier"] or row.get("hardware") else "_bare"
     if row["speedup_vs_baseline"] is None or row["run_id"] == row["baseline_run_id"]:  # not "1.00x itself"
-        return t(f"headline.fastest_nobase{bare}", rate=rate, **_named(row))
+        return t(f"headline.fastest{unit}_nobase{bare}", rate=rate, **_named(row))
     return t(
-        f"headline.fastest{bare}",
+        f"headline.fastest{unit}{bare}",
         rate=rate,
         speedup=t.number(row["speedup_vs_baseline"], 2),
         baseline=row["baseline_run_id"],
@@ -34,16 +50,40 @@ def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
 
 
 def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
-    """The run with the lowest USD per 1,000 steps; without dollar prices, the most steps per ML unit-hour."""
+    """The run with the lowest USD per 1,000 steps, or per million examples where the summary compares on
+    examples/s (:func:`on_examples`: its ``usd_per_million_examples``); without dollar prices, the
+    most steps per ML unit-hour (examples where on examples/s)."""
+    examples = on_examples(summary)
+    if examples:
+        usd = summary.filter(pl.col("usd_per_million_examples").is_not_null())
+        if usd.height:
+            row = usd.sort(["usd_per_million_examples", "run_id"]).row(0, named=True)
+            return t(
+                "headline.cheapest_usd_examples", usd=t.significant(row["usd_per_million_examples"]), **_named(row)
+            )
     usd = summary.filter(pl.col("usd_per_1000_steps").is_not_null())
-    if usd.height:
+    if usd.height and not examples:
         row = usd.sort(["usd_per_1000_steps", "run_id"]).row(0, named=True)
         return t("headline.cheapest_usd", usd=t.significant(row["usd_per_1000_steps"]), **_named(row))
+    if examples:
+        per_unit = pl.col("examples_per_s") * 3600 / pl.col("ml_units_per_hour")
+        units = summary.with_columns(_per=per_unit).filter(pl.col("_per").is_not_null() & pl.col("_per").is_finite())
+        if units.height:
+            row = units.sort(["_per", "run_id"], descending=[True, False]).row(0, named=True)
+            return t("headline.cheapest_units_examples", value=t.number(row["_per"], 0), **_named(row))
+        return None
     units = summary.filter(pl.col("steps_per_ml_unit_hour").is_not_null())
     if units.height:
         row = units.sort(["steps_per_ml_unit_hour", "run_id"], descending=[True, False]).row(0, named=True)
         return t("headline.cheapest_units", value=t.number(row["steps_per_ml_unit_hour"], 0), **_named(row))
     return None
+
+
+def compute_engine(summary: pl.DataFrame, t: Catalog) -> str | None:
+    """What the prices shown are, where one rests on a shipped Compute Engine row
+    (:func:`tierscope.analysis.prices.on_compute_engine`); None otherwise."""
+    rows = summary["price_rows"] if "price_rows" in summary.columns else []
+    return t("headline.compute_engine") if on_compute_engine(rows) else None
 
 
 def no_price(summary: pl.DataFrame, t: Catalog) -> str | None:
@@ -65,12 +105,14 @@ def cost_text(value: float, usd: bool, t: Catalog) -> str:
     return t("fmt.usd", value=t.significant(value)) if usd else t("fmt.ml_unit_hours", value=t.significant(value))
 
 
-def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
+def best_value(costs: pl.DataFrame, steps: int, t: Catalog, work: tuple[str, float] | None = None) -> str | None:
     """The run with the lowest price × time to ``steps`` steps (USD, else ML unit-hours), of two priced runs or more.
 
     ``costs``: :func:`tierscope.reports.frames.time_and_cost_to_steps`' frame. Price × time weighs a
     run that is much faster for a little more money above both the cheapest and the fastest. The time is at
-    the sustained rate (what the job takes), the steady-state rate's beside it where it differs.
+    the sustained rate (what the job takes), the steady-state rate's beside it where it differs. ``work``:
+    ``(baseline run, examples)`` where ``steps`` are steps of the baseline's work (the summary's
+    ``target_examples``): the sentence says the work, each run having done its own steps.
     """
     usd = costs["usd_to_n"].is_not_null().any()
     cost = "usd_to_n" if usd else "ml_unit_hours_to_n"
@@ -81,6 +123,16 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
     time, steady = t.duration(row["seconds_to_n"]), t.duration(row.get("steady_seconds_to_n"))
     if steady not in (time, "–"):  # the machines' pace beside what the job takes, where they differ as shown
         time = t("headline.value_steady", time=time, steady=steady)
+    if work is not None:
+        return t(
+            "headline.value_work",
+            n=t.number(steps),
+            baseline=work[0],
+            examples=t.number(work[1], 0),
+            time=time,
+            cost=cost_text(row[cost], usd, t),
+            **_named(row),
+        )
     return t(
         "headline.value",
         n=t.number(steps),
@@ -88,6 +140,14 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog) -> str | None:
         cost=cost_text(row[cost], usd, t),
         **_named(row),
     )
+
+
+def _work(summary: pl.DataFrame) -> tuple[str, float] | None:
+    """``(baseline run, examples)`` the summary's target is, where it is work rather than steps."""
+    if "target_examples" not in summary.columns:
+        return None
+    examples, baseline = summary["target_examples"].drop_nulls(), summary["baseline_run_id"].drop_nulls()
+    return (baseline[0], examples[0]) if examples.len() and baseline.len() else None
 
 
 def would_have(unmeasured: pl.DataFrame | None, t: Catalog) -> list[str]:
@@ -140,8 +200,8 @@ def headline(
     if first is not None:
         if costs is not None:
             costs = costs.filter(~pl.col("run_id").is_in(failed["run_id"].to_list()))
-        priced = (cheapest(finished, t), best_value(costs, steps, t) if costs is not None else None)
-        for sentence in (*priced, no_price(finished, t)):
+        priced = (cheapest(finished, t), best_value(costs, steps, t, _work(summary)) if costs is not None else None)
+        for sentence in (*priced, no_price(finished, t), compute_engine(finished, t)):
             if sentence:
                 out.append(sentence)
     if failed.height:

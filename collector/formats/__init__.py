@@ -66,6 +66,7 @@ from tierscope.collector.formats.grammar import (
     NOT_TRAINING,
     ProgressGrammar,
     drop_examples_alone,
+    examples_from_rates,
     learn_batch,
     rates_from_examples,
     read_statements,
@@ -304,7 +305,7 @@ def parse_lines(
         parsed, pending = _run_chain(lines, body, chain, context, final, flip)
     # the batch and device counts a message states, behind whatever envelope wraps it
     known = learn_batch(body, context)
-    parsed.steps = rates_from_examples(parsed.steps, known)
+    parsed.steps = examples_from_rates(rates_from_examples(parsed.steps, known), known)
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
         parsed.events = _with_prefix_facts(parsed.events, facts)

@@ -271,8 +271,12 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
 #: ``(fact, regex with the number as group 1)``. A global batch is the job's; a plain batch size is per device
 #: (tf_cnn_benchmarks' ``--batch_size``, Horovod's benchmarks' ``Batch size:``, ``per_device_train_batch_size``).
 BATCH_FACTS: tuple[tuple[str, str], ...] = (
-    ("global_batch", r"(?i)\b(?:global|total(?: train)?)[ _]batch[ _]size\b[^=:\d\n]{0,40}['\"]?\s*[:=]?\s*(\d+)"),
+    # Hugging Face Trainer's banner: ``Total train batch size (w. parallel, distributed & accumulation) = 128``
+    # (huggingface/transformers src/transformers/trainer.py ``_inner_training_loop``, read 2026-12-06)
+    ("global_batch", r"(?i)\b(?:global|total(?: train)?)[ _]batch[ _]size\b[^=:\d\n]{0,60}['\"]?\s*[:=]?\s*(\d+)"),
     ("device_batch", r"(?i)(?:^|[\s,{(-])-{0,2}(?:per_device_train_)?batch[ _-]size['\"]?\s*[:=]?\s*(\d+)"),
+    # the same banner's ``Instantaneous batch size per device = 32``
+    ("device_batch", r"(?i)\bbatch[ _]size per (?:device|GPU|replica)\s*[:=]?\s*(\d+)"),
     # StyleGAN's ``minibatch 32`` on its tick lines is the job's (its training loop splits it over the GPUs as
     # ``minibatch_gpu``; NVlabs/stylegan2 training/training_loop.py, read 2026-12-06)
     ("global_batch", r"(?i)(?:^|\s)minibatch\s+(\d+)(?:\s|$)"),
@@ -339,6 +343,41 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
         | (pl.col("rate_derived").fill_null(False) if "rate_derived" in steps.columns else pl.lit(False)),
     )
     return out.drop("_from_examples", "_fill", *(["per_device"] if "per_device" in out.columns else []))
+
+
+def stated_global_batch(known: dict[str, int]) -> int | None:
+    """The examples one global step of the job processes, as the log states them (:func:`learn_batch`'s
+    ``known``): its global batch, else its per-device batch x its device count where it states both; None
+    where it states neither (a per-device batch alone leaves the devices unknown)."""
+    if "global_batch" in known:
+        return known["global_batch"]
+    if "device_batch" in known and "devices" in known:
+        return known["device_batch"] * known["devices"]
+    return None
+
+
+def examples_from_rates(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFrame:
+    """``steps`` with ``examples_per_s`` = global steps/s x the batch the log states
+    (:func:`stated_global_batch`) where a record states a rate of its job's step (no distinct local step)
+    and no examples/s of its own; other records as they are.
+
+    The analysis reads a run's batch from its records (examples/s over steps/s): without it, runs whose
+    steps process different numbers of examples (32 on one GPU, 128 over four) would compare per step."""
+    batch = stated_global_batch(known)
+    if batch is None or steps.height == 0 or "global_steps_per_s" not in steps.columns:
+        return steps
+    own_step = (
+        (pl.col("local_step").is_null() | (pl.col("local_step") == pl.col("step"))).fill_null(False)
+        if "local_step" in steps.columns
+        else pl.lit(True)
+    )
+    logged = pl.col("examples_per_s") if "examples_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    rate = pl.col("global_steps_per_s")
+    return steps.with_columns(
+        examples_per_s=pl.when(logged.is_null() & rate.is_not_null() & own_step)
+        .then(rate * float(batch))
+        .otherwise(logged)
+    )
 
 
 def drop_examples_alone(

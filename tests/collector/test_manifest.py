@@ -129,3 +129,30 @@ def test_a_run_whose_file_is_missing_is_named_with_its_manifest_and_not_recorded
     assert CliRunner().invoke(app, argv).exit_code == 0
     assert sorted(ds.read("runs").get_column("run_id").to_list()) == ["good", "typo"]
     assert sorted(ds.read("steps").get_column("run_id").to_list()) == ["good", "typo"]
+
+
+def test_a_global_batch_is_the_examples_of_the_whole_job(tmp_path: Path) -> None:
+    # one VM of 4 GPUs is one training task: its batch is the global 128; a chief and 3 workers (sync) share
+    # a global 256: 256 / (1 + 3) = 64 each; batch_size is as given
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text('[[run]]\nid = "a"\nfiles = ["a.log"]\nglobal_batch = 128\n'
+                        '[[run]]\nid = "b"\nfiles = ["b.log"]\nglobal_batch = 256\nworkers = 3\n'
+                        '[[run]]\nid = "c"\nfiles = ["c.log"]\nbatch_size = 32\n')  # fmt: skip
+    assert [r.batch_size for r in load_manifest(manifest)] == [128, 64, 32]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("batch_size = 32\nglobal_batch = 128", "give 'batch_size' (examples per training task a step) or"),
+        ("global_batch = 100\nworkers = 2", "'global_batch' 100 is not a whole number of examples for each of its 3"),
+        ("global_batch = 128\nworkers = 1\nps = 1", "'global_batch' with parameter servers is ambiguous"),
+        ("global_batch = 0", "'global_batch' must be a whole number >= 1"),
+    ],
+)
+def test_a_global_batch_that_names_no_task_batch_is_refused(tmp_path: Path, body: str, message: str) -> None:
+    manifest = tmp_path / "runs.toml"
+    manifest.write_text(f'[[run]]\nid = "a"\nfiles = ["a.log"]\n{body}\n')
+    with pytest.raises(ManifestError) as raised:
+        load_manifest(manifest)
+    assert message in str(raised.value)

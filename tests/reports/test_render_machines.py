@@ -54,6 +54,9 @@ def test_the_answer_leaves_the_failed_run_out_and_names_the_machines(today: Repo
         "Cheapest per step: t4 (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)) at 0.811 USD per 1,000 steps.",
         "Best value (lowest price × time): a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) does 100,000 steps "
         "in 27.8 h for 102 USD.",
+        # the shipped rows are Compute Engine's (docs/machines-and-prices.md): said where prices are shown
+        "Prices are Compute Engine on-demand list prices; Vertex AI custom training bills more (--prices FILE for "
+        "its own).",
         "1 run failed; see below.",
     ]
 

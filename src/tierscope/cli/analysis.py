@@ -217,7 +217,16 @@ def _price_notes(candidates: pl.DataFrame) -> list[str]:
 
 
 def recommend_cmd(
-    steps: Annotated[int, typer.Option("--steps", min=1, help="The global steps the job must reach.", metavar="N")],
+    steps: Annotated[
+        int,
+        typer.Option(
+            "--steps",
+            min=1,
+            help="The global steps the job must reach: steps of the baseline's work where batches differ "
+            "(each candidate's own steps are shown).",
+            metavar="N",
+        ),
+    ],
     dataset: DatasetOpt = Path(DEFAULT_DATASET),
     deadline: Annotated[
         str | None,
@@ -253,6 +262,7 @@ def recommend_cmd(
     tier: TierSelectOpt = None,
     wide: WideOpt = False,
     prices: PricesOpt = None,
+    baseline: BaselineOpt = None,
 ) -> None:
     """Pick the cheapest tier that meets --deadline, or the fastest within --budget, among the measured runs
     and the tiers predicted from them.
@@ -276,7 +286,7 @@ def recommend_cmd(
     from tierscope.cli.tables import Column, Grid, emit
 
     limits = parse(quota or ())
-    options = summary_options(None, price_date, region, runs=runs, tiers=tier, prices=prices)
+    options = summary_options(baseline, price_date, region, runs=runs, tiers=tier, prices=prices)
     if manifest is not None:
         from tierscope.analysis.quotas import manifest_extras
 
@@ -290,21 +300,31 @@ def recommend_cmd(
     if said is not None and said.replace(".", "", 1).isdigit():
         said += " h"  # a bare number is hours: echoed with its unit, never as "within 72"
     result = recommend(analysis, steps, hours, budget, limits, said)
+    from tierscope.cli.output import compute_engine_words, recommend_basis
+
+    shipped = compute_engine_words(result.candidates["price_rows"])
+
+    # each candidate's own steps: a column only where they differ from N (N is the baseline's work)
+    own = result.candidates["target_examples"].drop_nulls().len() > 0
     grid = Grid(
         [Column("candidate", "name"), Column("basis", "label"), Column("tasks"), Column("devices", "label", drop=2),
-         Column("steps/s"), Column("rate", "label"), Column("steady steps/s", drop=3), Column("hours"),
+         Column("steps/s"), Column("rate", "label"), Column("steady steps/s", drop=3),
+         *([Column("steps")] if own else []), Column("hours"),
          Column("hours at steady", wide=True), Column("USD"), Column("meets", "label"),
          Column("why not", "text", drop=1), Column("configuration", "text", wide=True),
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
-        notes=[result.reason, f"Prices of region {region}.", *_price_notes(result.candidates)],
+        notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
+               f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
+               *_price_notes(result.candidates)],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):
         why = _why_not(r, hours, budget, said)
         devices = n.MISSING if r["devices"] is None else n.plural(r["devices"], r["device_basis"])
         grid.add(
             r["candidate"], r["basis"], n.count(r["tasks"]), devices, n.fixed(r["global_steps_per_s"], 2),
-            r["rate_basis"] or n.MISSING, n.fixed(r["steady_global_steps_per_s"], 2), n.hours(r["hours"]),
+            r["rate_basis"] or n.MISSING, n.fixed(r["steady_global_steps_per_s"], 2),
+            *([n.count(r["steps"])] if own else []), n.hours(r["hours"]),
             n.hours(r["steady_hours"]), n.money(r["usd"]), "yes" if r["meets"] else "no", why,
             r["hardware"] or r["tier"] or n.MISSING, r["price_rows"] or n.MISSING,
         )  # fmt: skip

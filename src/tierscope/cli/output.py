@@ -18,7 +18,7 @@ from tierscope.cli.tables import Column, Grid, named, print_table
 from tierscope.text import printable
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from datetime import date
 
     import polars as pl
@@ -249,6 +249,51 @@ def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None
     return notes
 
 
+def target_basis_notes(frame: pl.DataFrame) -> list[str]:
+    """One line saying what N steps are where the comparison is on examples/s (``target_examples``): steps of
+    the baseline's work, each run's own count in ``steps to N``; none on steps/s."""
+    if "target_examples" not in frame.columns or frame["target_examples"].drop_nulls().len() == 0:
+        return []
+    steps = frame["target_steps"].filter(frame["run_id"] == frame["baseline_run_id"]).drop_nulls()
+    examples = frame["target_examples"].drop_nulls()[0]
+    baseline = frame["baseline_run_id"].drop_nulls()[0]
+    said = f"{n.count(steps[0])} steps" if steps.len() else "N steps"
+    return [
+        f"N is work, not steps: {said} of {named(baseline)} = {n.count(round(examples))} examples; each run's "
+        "own global steps to process them in 'steps to N' (fewer where a step processes more examples)"
+    ]
+
+
+def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
+    """One line saying what the target's steps are where the plan is on examples/s (``target_examples``):
+    steps of the summary's baseline, each candidate's own in ``steps``; none on steps/s."""
+    if "target_examples" not in candidates.columns or candidates["target_examples"].drop_nulls().len() == 0:
+        return []
+    baseline = summary["baseline_run_id"].drop_nulls()
+    steps = candidates["target_steps"].drop_nulls()[0]
+    examples = candidates["target_examples"].drop_nulls()[0]
+    whose = named(baseline[0]) if baseline.len() else "the baseline"
+    return [
+        f"Basis examples/s: {n.count(steps)} steps of {whose} ({n.count(round(examples))} examples); 'steps' is "
+        "each candidate's own global steps for them (--baseline RUN sets the run whose steps N counts)."
+    ]
+
+
+def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
+    """What the shipped prices are, where a price shown rests on one of them; None otherwise."""
+    from tierscope.analysis.prices import on_compute_engine  # the CLI loads the analysis only when it runs
+
+    if not on_compute_engine(price_rows):
+        return None
+    return "Compute Engine on-demand list prices (Vertex AI custom training bills more; --prices FILE for its own)"
+
+
+def compute_engine_note(price_rows: Iterable[str | None]) -> list[str]:
+    """The line saying what the shipped prices are, where a price shown rests on one of them."""
+    words = compute_engine_words(price_rows)
+    return [f"Prices: {words}."] if words else []
+
+
 def summary_grid(
     frame: pl.DataFrame,
     region: str = "us",
@@ -269,7 +314,10 @@ def summary_grid(
     priced = frame["ml_units_per_hour"].is_not_null() | frame["usd_per_hour"].is_not_null()
     several_dates = frame.filter(priced)["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
-    if "speedup_basis" in frame.columns and (frame["speedup_basis"] == "examples/s").any():
+    examples = "speedup_basis" in frame.columns and bool((frame["speedup_basis"] == "examples/s").any())
+    # each run's own steps to N: a column only where they differ from N (N is the baseline's work)
+    own_steps = "target_examples" in frame.columns and frame["target_examples"].drop_nulls().len() > 0
+    if examples:
         reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
     columns = [
         Column("run", "name"),
@@ -292,6 +340,8 @@ def summary_grid(
         Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
+        Column("USD per 1M examples", wide=not examples),
+        *([Column("steps to N", drop=5)] if own_steps else []),
         Column("hours to N"),
         Column("hours at steady", drop=5),
         Column("USD to N"),
@@ -326,6 +376,8 @@ def summary_grid(
             devices_cell(r), n.ratio(r.get("scaling_efficiency_devices")), n.rate(r.get("steps_per_s_per_device")),
             n.fixed(r.get("steps_per_usd"), 0), n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
+            n.money(r.get("usd_per_million_examples")),
+            *([n.count(r["target_steps"])] if own_steps else []),
             n.hours(r["hours_to_target"]), n.hours(r.get("steady_hours_to_target")), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
             r.get("update_mode") or r["training_mode"] or n.MISSING, r["ran_on"] or n.MISSING, r["note"] or n.MISSING,
@@ -336,6 +388,7 @@ def summary_grid(
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
+    grid.notes += target_basis_notes(frame)
     # what the hours to N are on: the sustained rate (or the steady one where a run's goodput is unknown)
     if "plan_basis" in frame.columns and frame["plan_basis"].drop_nulls().len():
         steady_only = [named(r["run_id"]) for r in frame.iter_rows(named=True) if r["plan_basis"] == "steady"]
@@ -375,6 +428,7 @@ def summary_grid(
                    if r.get("goodput_reason")]  # fmt: skip
     grid.notes += configuration_notes(frame)
     grid.notes += price_notes(frame, region, asked_date)
+    grid.notes += compute_engine_note(frame["price_rows"] if "price_rows" in frame.columns else [])
     if baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why

@@ -77,6 +77,31 @@ def test_a_rate_of_examples_becomes_steps_where_the_log_states_the_batch() -> No
     assert got["examples_per_s"][0] == 256.0 and got["global_steps_per_s"][0] is None
 
 
+def test_a_step_rate_gets_the_examples_per_second_of_the_batch_the_log_states() -> None:
+    # Hugging Face Trainer's banner under torchrun on 4 GPUs: 32 per device, 128 in all; a step at 3.6 it/s
+    # processes 128 examples: 3.6 x 128 = 460.8 examples/s (the banner's global batch, not the per-device 32)
+    got = read(
+        "  Instantaneous batch size per device = 32",
+        "  Total train batch size (w. parallel, distributed & accumulation) = 128",
+        " 40%|####      | 600/1500 [02:56<04:12,  3.60it/s]",
+    )
+    assert got["step"].to_list() == [600]
+    assert got["global_steps_per_s"][0] == pytest.approx(3.6)
+    assert got["examples_per_s"][0] == pytest.approx(460.8)
+    # a JAX loop's global batch: 2.5 steps/s x 256 = 640 examples/s
+    got = read(
+        "I1122 10:12:05.118233 140234871 train.py:120] Global batch size 256 (32 per device x 8 devices), 750 steps",
+        "I1122 10:13:23.168554 140234871 logging_writer.py:48] [100] steps_per_sec=2.500000, uptime=78.05",
+    )
+    assert got["examples_per_s"][0] == pytest.approx(640.0)
+    # a per-device batch times a stated device count: 2.0 steps/s x 64 x 4 = 512 examples/s
+    got = read("--batch_size 64 --num_gpus=4", "step 10: 2.0 steps/sec")
+    assert got["examples_per_s"][0] == pytest.approx(512.0)
+    # a per-device batch with no device count tells no examples per step: none invented
+    got = read("  Instantaneous batch size per device = 32", " 40%|####      | 600/1500 [02:56<04:12,  3.60it/s]")
+    assert got["examples_per_s"][0] is None
+
+
 def test_examples_per_second_alone_beside_timed_step_records_is_no_step_record() -> None:
     # The cifar10_estimator sample's examples/s hook beside the Estimator's own step lines (tensorflow/models
     # issue 4090): its "step = 100" comes after the Estimator's "step = 101". It times no step (no batch size,
