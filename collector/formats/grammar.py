@@ -1080,7 +1080,23 @@ def explain_line(message: str) -> str:
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
 _CLOCKED_GATE = r"(?i)loss"
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
-_SUMMARY_WORDS = r"(?i)\b(?:best|early|stopp\w*|final|summary)\b"
+_SUMMARY_WORDS = r"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|finder|dev|heldout|holdout)\b"
+#: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
+_OTHER_LOSS = r"(?i)\b(?:val|valid\w*|eval\w*|test|dev|heldout|holdout|packet)[ _]loss"
+#: A number a step's report names: its position, a counter, a metric's value after its key.
+_NAMED_NUMBER = (
+    r"(?i)\b(?:loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward|epoch|steps?|iter\w*"
+    r"|batch|it)\W{0,3}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+)
+
+
+def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
+    """``text`` without the numbers a step's report names (:data:`_NAMED_NUMBER`, ``N/M`` counters, ``[N]``)."""
+    return (
+        text.str.replace_all(_NAMED_NUMBER, " ")
+        .str.replace_all(r"\d+\s*/\s*\d+", " ")
+        .str.replace_all(r"\[\s*\d+\s*\]", " ")
+    )
 
 
 def _timed_by_logger(read: pl.DataFrame, stated: pl.Expr, record: pl.Expr, context: ParseContext) -> pl.Series:
@@ -1177,7 +1193,14 @@ class ProgressGrammar:
         )
         # timed by the clock alone, a line must be plainly a training step's: no evaluation, test, saving or
         # summary named anywhere on it (``step 250: train loss 2.04, val loss 2.07``, ``best loss 0.2 at step 300``)
-        plain = ~pl.col("_piece").str.contains(NOT_TRAINING) & ~pl.col("_piece").str.contains(_SUMMARY_WORDS)
+        subject = pl.col("_piece").str.extract(r"^([^\d]*)", 1)  # the words before its first number
+        plain = (
+            ~subject.str.contains(NOT_TRAINING)
+            & ~subject.str.contains(_SUMMARY_WORDS)
+            & ~pl.col("_piece").str.contains(_OTHER_LOSS)
+            # a number no word of a step's report names is a measure the learned layout may read
+            & ~_unnamed_numbers(pl.col("_piece")).str.contains(r"\d")
+        )
         logger_timed = training & has_position & pl.col("_loss").is_not_null() & logged_at & plain
         read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))
         record = record | pl.col("_logger_timed")
