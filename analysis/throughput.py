@@ -30,7 +30,9 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   naive rate across a resume from step 475,000 to 955,000 is two orders of magnitude too
   high.
 - **Interval rate**: the global steps/s over the interval, as logged
-  (``global_steps_per_s``) or else ``d_step / d_seconds``.
+  (``global_steps_per_s``) or else ``d_step / d_seconds``; on a clock that stood still or ran back
+  while the steps went on (coarse against the interval), its block's steps over its block's span
+  (:mod:`tierscope.analysis.coarse_clock`).
 - **Warm-up**: the first interval of each segment (it runs from the process start, so it
   holds graph building, input start-up and, for a late-starting worker, steps other tasks
   made before it began: in the 2016 STANDARD_1 log worker 3's first rate is 64.662
