@@ -512,10 +512,11 @@ def _one_pass(
 
     The intervals are judged against the run's two medians (:data:`JUMP_MEDIAN`, :data:`WARM_MEDIAN`),
     known only once every piece is read. Each piece is judged against its first piece's medians
-    instead, while the rates behind the run's are gathered (8 bytes a record: the raw rates; the
+    instead, while the rates behind the run's are gathered (16 bytes a record: the raw and jump rates; the
     warm-up sample is the steady rates, kept anyway, and the few in-segment warm-up ones). Once
     they are known, a record was judged otherwise by them only if a rate lies between the two
-    thresholds: a raw rate between the two jump thresholds, or the rate of a record at warm-up's
+    thresholds: a jump rate (:data:`~tierscope.analysis.throughput.JUMP_RATE`) between the two jump
+    thresholds, or the rate of a record at warm-up's
     edge (in warm-up past a segment's first record, or the first record past it) between the two
     slow-start ones (warm-up lasts while every rate so far is below the threshold, so it ends
     elsewhere only if one of those changes side). Where none does, every figure is the one the
@@ -527,6 +528,7 @@ def _one_pass(
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
     figures = _PieceFigures(run)
     raw_path = run.spill / "raw-rates.f64"  # every piece's raw rates, appended: the jump median's sample
+    jump_path = run.spill / "jump-rates.f64"  # every piece's jump rates (throughput.JUMP_RATE), appended
     jumped = 0
     warm_only: list[np.ndarray] = []  # in-segment warm-up rates: with the steady ones, the warm median's sample
     edges: list[np.ndarray] = []  # rates at warm-up's edge (see above)
@@ -547,8 +549,8 @@ def _one_pass(
         judged = with_segments(with_raw_rates(ordered), pl.lit(jump_median, pl.Float64))
         raw_rate = pl.when(~pl.col("_first")).then(pl.col("_raw_rate"))  # JUMP_RATES, null elsewhere
         intervals = (
-            with_warmup(judged.with_columns(raw_rate=raw_rate), pl.lit(warm_median, pl.Float64))
-            .select(*columns, "raw_rate")
+            with_warmup(judged.with_columns(raw_rate=raw_rate, jump_rate="_jump_rate"), pl.lit(warm_median, pl.Float64))
+            .select(*columns, "raw_rate", "jump_rate")
             .collect()
         )
         # The piece's records (a frame behind the lazy ones) dropped now, not when the next piece's are
@@ -559,7 +561,9 @@ def _one_pass(
             np.ascontiguousarray(jump).tofile(out)
         jumped += jump.size
         del jump
-        intervals = intervals.drop("raw_rate")
+        with jump_path.open("ab") as out:  # the rates judged as jumps (JUMP_RATE), beside the median's sample
+            np.ascontiguousarray(intervals.get_column("jump_rate").drop_nulls().to_numpy()).tofile(out)
+        intervals = intervals.drop("raw_rate", "jump_rate")
         found = intervals.select(
             warm_only=pl.col("rate").filter(in_segment & warm).drop_nulls().implode(),
             edges=pl.col("rate").filter(edge).drop_nulls().implode(),
@@ -572,16 +576,17 @@ def _one_pass(
     # The run's jump median, and whether any raw rate lies between its threshold and the first piece's
     # (a jump is a raw rate above it: one in (low, high] is judged otherwise): read from the spill a
     # block at a time.
-    def raw_rates() -> Iterable[np.ndarray]:
-        with raw_path.open("rb") as source:
+    def spilled(path: Path) -> Iterable[np.ndarray]:
+        with path.open("rb") as source:
             while (block := np.fromfile(source, dtype=np.float64, count=SPILL_ROWS)).size:
                 yield block
 
-    run_jump = median_of(raw_rates, jumped)
+    run_jump = median_of(lambda: spilled(raw_path), jumped)
     low, high = sorted(_threshold(m, JUMP_FACTOR, float("inf")) for m in (jump_median, run_jump))
-    if low != high and any(bool(((b > low) & (b <= high)).any()) for b in raw_rates()):
+    if low != high and any(bool(((b > low) & (b <= high)).any()) for b in spilled(jump_path)):
         return None
     raw_path.unlink()
+    jump_path.unlink()
     # Now the segments are the run's, and so the warm-up sample (the steady rates and the in-segment
     # warm-up ones): its median, and whether a rate at warm-up's edge lies between its threshold and
     # the first piece's (slow is below: [low, high)).

@@ -31,7 +31,8 @@ that begin within the same 5 s of their run of such intervals (:func:`_stretches
 are compared with their printed rate so: a tqdm bar's whole seconds of 0 s and 1 s vouch for nothing one by one,
 five seconds of them do. A task whose printed figure is set aside on more than half of those intervals takes the
 clock's rate on all its intervals, unless the two agree over the task as a whole: the clock's steps over its seconds
-on every interval it measures (of any length) within :data:`AGREEMENT` of the printed rate over the same
+on every interval it measures (of any length; one the clock stood still or ran back over too, so that its seconds
+sum to a segment's last reading less its first) within :data:`AGREEMENT` of the printed rate over the same
 steps (their steps over the seconds the printed rates give them). Interval by interval and by majority,
 because a pause (an evaluation, a checkpoint save) legitimately makes the clock slower on the interval
 that holds it, and a whole-second clock on a short interval vouches for nothing (its range is wide):
@@ -122,8 +123,10 @@ def judge(printed: np.ndarray, steps: np.ndarray, seconds: np.ndarray, clocked: 
     with np.errstate(divide="ignore", invalid="ignore"):
         # NaN (unknown) fails every comparison: such rows are never measured
         ratio = steps / seconds / printed
-        measured = clocked & (printed > 0) & (steps > 0) & (seconds >= 0)
-        measured &= (seconds == 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
+        # an interval over which the clock stood still or ran back (its jitter beyond the interval) is
+        # measured too: left out, its neighbours would keep the time it gave back and the clock read slow
+        measured = clocked & (printed > 0) & (steps > 0) & np.isfinite(seconds)
+        measured &= (seconds <= 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
         total_steps = np.add.reduceat(np.where(measured, steps, 0.0), starts)
         clock = total_steps / np.add.reduceat(np.where(measured, seconds, 0.0), starts)
         stated = total_steps / np.add.reduceat(np.where(measured, steps / printed, 0.0), starts)

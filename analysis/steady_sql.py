@@ -7,7 +7,7 @@ records in log order per task (by timestamp when every record of the task has on
 source and line); intervals (timed by the log's clock, else by the record's step time,
 :func:`~tierscope.analysis.throughput.step_time_seconds`); segments broken at a restart, a resume (a
 step jump more than :data:`~tierscope.analysis.throughput.JUMP_FACTOR` times the run's median rate), a new process
-(``elapsed_s`` going back, the ``pid`` changing) or an unknown time; warm-up as the first
+(``elapsed_s`` going back by more than a second, the ``pid`` changing) or an unknown time; warm-up as the first
 interval of each segment and the slow intervals right after it (below
 :data:`~tierscope.analysis.throughput.WARMUP_FRACTION` of the run's median); the steady rate
 the other intervals' global steps over their time, each kept by its share under the stall bound
@@ -32,7 +32,13 @@ DuckDB's ``EPOCH_US``. Every median is exact (interpolated), as polars' is.
 from __future__ import annotations
 
 from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO
-from tierscope.analysis.throughput import GAP_FACTOR, JUMP_FACTOR, MAX_TIMING_STEPS_PER_S, WARMUP_FRACTION
+from tierscope.analysis.coarse_clock import COARSE_CLOCK_S
+from tierscope.analysis.throughput import (
+    GAP_FACTOR,
+    JUMP_FACTOR,
+    MAX_TIMING_STEPS_PER_S,
+    WARMUP_FRACTION,
+)
 from tierscope.dataset.schema import TRAINING_ROLES
 
 _ROLES = ", ".join(f"'{role}'" for role in TRAINING_ROLES)
@@ -82,7 +88,7 @@ deltas AS (  -- each record's interval since the task's previous record
         WHEN local_step IS NULL OR LAG(local_step) OVER task IS NULL THEN 1 / local_steps_per_s
         WHEN local_step > LAG(local_step) OVER task
           THEN (local_step - LAG(local_step) OVER task) / local_steps_per_s END END) AS d_seconds,
-    COALESCE(elapsed_s < LAG(elapsed_s) OVER task, FALSE) AS elapsed_back,
+    COALESCE(elapsed_s < LAG(elapsed_s) OVER task - {COARSE_CLOCK_S}, FALSE) AS elapsed_back,
     -- against the last pid the task named: a record naming none does not hide a change
     COALESCE(pid <> LAST_VALUE(pid IGNORE NULLS) OVER (PARTITION BY run_id, role, task_index ORDER BY n
       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), FALSE) AS new_pid
@@ -90,7 +96,8 @@ deltas AS (  -- each record's interval since the task's previous record
   WINDOW task AS (PARTITION BY run_id, role, task_index ORDER BY n)
 ),
 rated AS (
-  SELECT *, CASE WHEN d_step > 0 AND d_seconds > 0 THEN d_step / d_seconds END AS raw_rate
+  SELECT *, CASE WHEN d_step > 0 AND d_seconds > 0 THEN d_step / d_seconds END AS raw_rate,
+    CASE WHEN d_step > 0 AND d_seconds > 0 THEN d_step / (d_seconds + {COARSE_CLOCK_S}) END AS jump_rate
   FROM deltas
 ),
 breaks AS (  -- a new segment: first record, restart, new process, unknown time, resume
@@ -98,7 +105,7 @@ breaks AS (  -- a new segment: first record, restart, new process, unknown time,
       OR COALESCE(d_step <= 0, FALSE)
       OR elapsed_back OR new_pid
       OR ((d_seconds IS NULL OR d_seconds <= 0) AND global_steps_per_s IS NULL)
-      OR COALESCE(raw_rate > {JUMP_FACTOR} * run_raw_median, FALSE)
+      OR COALESCE(jump_rate > {JUMP_FACTOR} * run_raw_median, FALSE)
     THEN 1 ELSE 0 END AS starts_segment
   FROM (
     SELECT *, PERCENTILE_CONT(raw_rate, 0.5) OVER (PARTITION BY run_id) AS run_raw_median

@@ -21,7 +21,8 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   100 steps, not 600). A record stating a time and no rate has no such check.
 - **Segment**: a stretch of one task's records with no restart inside. A new segment starts
   at a task's first record and wherever the global step goes backwards or stays put (a
-  restart from an older checkpoint), ``elapsed_s`` goes backwards or the ``pid`` changes (a
+  restart from an older checkpoint), ``elapsed_s`` goes backwards by more than the clock's slack
+  (:data:`~tierscope.analysis.coarse_clock.COARSE_CLOCK_S`; less is jitter) or the ``pid`` changes (a
   new process: a restart, or another run logged to the same file), the time is unknown and
   the record states no rate of its own, or the step jumps ahead more than
   :data:`JUMP_FACTOR` times faster than the run's median interval rate (a resume from a
@@ -29,7 +30,9 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   naive rate across a resume from step 475,000 to 955,000 is two orders of magnitude too
   high.
 - **Interval rate**: the global steps/s over the interval, as logged
-  (``global_steps_per_s``) or else ``d_step / d_seconds``.
+  (``global_steps_per_s``) or else ``d_step / d_seconds``; on a clock that stood still or ran back
+  while the steps went on (coarse against the interval), its block's steps over its block's span
+  (:mod:`tierscope.analysis.coarse_clock`).
 - **Warm-up**: the first interval of each segment (it runs from the process start, so it
   holds graph building, input start-up and, for a late-starting worker, steps other tasks
   made before it began: in the 2016 STANDARD_1 log worker 3's first rate is 64.662
@@ -82,6 +85,7 @@ from tierscope.analysis.bootstrap import (
     steady_draws,
     steady_rates,
 )
+from tierscope.analysis.coarse_clock import COARSE_CLOCK_S, block_rates
 from tierscope.analysis.printed_rates import judge
 from tierscope.analysis.records import (
     TASK,
@@ -107,6 +111,7 @@ WARMUP_FRACTION = 0.5
 #: its own stated time and rate cover was logged after lines the file lacks (one missing line at least
 #: doubles the gain of a log written every N steps; the two figures are rounded, so not 1x).
 GAP_FACTOR = 1.5
+
 
 #: Columns of :func:`interval_rates`' frame, beyond the step record's own.
 INTERVAL_COLUMNS = {
@@ -262,8 +267,17 @@ def with_pauses(intervals: pl.DataFrame, pauses: pl.DataFrame) -> pl.DataFrame:
     return intervals.with_columns(paused=pl.Series(flags))
 
 
+#: A record's rate as a step jump is judged (on :func:`with_raw_rates`' rows): its steps over its time and the
+#: clock's slack (:data:`tierscope.analysis.coarse_clock.COARSE_CLOCK_S`), the fastest the interval can have run
+#: by a clock known to a second. 100 steps 0.03 s apart by a clock that jitters by a second (the benchmark's
+#: generated BASIC_TPU runs: 0.625 s intervals) are no resume at 3,333 steps/s but at most 97; a resume gains far
+#: more steps than the run makes in a second (case08's 475,000 -> 955,000 in 65 s).
+JUMP_RATE = pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+    pl.col("_d_step") / (pl.col("_d_seconds") + COARSE_CLOCK_S)
+)
 #: The two medians of a run the intervals are judged against, as aggregations over the run's rows:
-#: the raw interval rates (beyond each task's first record; a step jump far above it is a resume)
+#: the raw interval rates (beyond each task's first record; a step jump whose :data:`JUMP_RATE` is far
+#: above it is a resume)
 #: and the interval rates within segments (warm-up runs below a fraction of it).
 JUMP_RATES = pl.col("_raw_rate").filter(~pl.col("_first"))
 WARM_RATES = pl.col("rate").filter(pl.col("interval_index") > 0)
@@ -290,24 +304,29 @@ def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
         _d_seconds=_seconds_since_previous(first),
         # timed by the step time alone (no clock): what summary's note on the assumption counts
         _step_timed=_clock_seconds(first).is_null() & step_time_seconds(first).is_not_null(),
-        _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first)).fill_null(False),
+        # a fall within the clock's slack is its jitter (analysis.coarse_clock), not a process started anew
+        _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first) - COARSE_CLOCK_S).fill_null(False),
         _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
     ).with_columns(
         _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
             pl.col("_d_step") / pl.col("_d_seconds")
-        )
+        ),
+        _jump_rate=JUMP_RATE,
     )
 
 
 def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     """Stage 2: :func:`with_raw_rates`' rows with segments and interval rates, a step jump judged
     against ``jump_median`` (the run's :data:`JUMP_MEDIAN`, one value per row)."""
-    jump = pl.col("_raw_rate") > JUMP_FACTOR * jump_median
+    jump = pl.col("_jump_rate") > JUMP_FACTOR * jump_median
     # A record that states its own rate needs no time to continue its segment: logs that print
     # only `global_step/sec: X` or `(S sec/step)` carry no clock, and a break at each of their
     # records would leave every interval in warm-up. A step-less record (null step) cannot show
     # a restart by its step.
-    time_unknown = pl.col("_d_seconds").is_null() | (pl.col("_d_seconds") <= 0)
+    # A clock reading that stood still or ran back while the steps went on is a coarse clock, not an
+    # unknown time (analysis.coarse_clock): its segment goes on.
+    read = pl.col("interval_s").is_null() & ~pl.col("_step_timed")
+    time_unknown = pl.col("_d_seconds").is_null() | ((pl.col("_d_seconds") <= 0) & ~read)
     # What the process did (it went back, a new one started, it resumed elsewhere), as against a
     # break only because nothing measures the interval: the restarts a user is told of.
     restart = (
@@ -349,11 +368,15 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     # a record's own interval_s is the time its printed rate is over: a disagreement there is in what the
     # step counts (cosface's step is samples, its rate iterations), not in the time
     clocked = in_segment & ~pl.col("step_timed") & ~evaluates & pl.col("interval_s").is_null()
-    segmented = segmented.with_columns(_clocked=clocked.fill_null(False))
-    schema = {**segmented.collect_schema(), **{c: pl.Boolean() for c in JUDGED_COLUMNS}}
+    segmented = segmented.with_columns(
+        _clocked=clocked.fill_null(False), _read=(in_segment & ~pl.col("step_timed") & read).fill_null(False)
+    )
+    schema = {**segmented.collect_schema(), **{c: pl.Boolean() for c in JUDGED_COLUMNS}, "_block_rate": pl.Float64()}
     judged = segmented.map_batches(_judged, schema=schema)
     # where the task's clock wins, a printed rate on an interval the clock cannot measure is no better
     wins, aside = pl.col("_clock_wins"), pl.col("_clock_wins") & pl.col("_compared")
+    # on a coarse clock, an interval's clock rate is its block's (analysis.coarse_clock)
+    clock_rate = pl.coalesce(pl.col("_block_rate").fill_nan(None), clock_rate)
     return judged.with_columns(
         rate=pl.when(wins).then(clock_rate).otherwise(pl.coalesce(printed, clock_rate)),
         printed_rate=pl.when(aside).then(printed),
@@ -370,12 +393,18 @@ JUDGED_COLUMNS = ("_clock_wins", "_compared", "_off")
 
 
 def _judged(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` (:func:`with_segments`' rows of whole tasks, with ``_clocked``) with :data:`JUDGED_COLUMNS`:
-    :func:`tierscope.analysis.printed_rates.judge` on its arrays."""
+    """``frame`` (:func:`with_segments`' rows of whole tasks, with ``_clocked`` and ``_read``) with
+    :data:`JUDGED_COLUMNS` (:func:`tierscope.analysis.printed_rates.judge` on its arrays) and ``_block_rate``
+    (:func:`tierscope.analysis.coarse_clock.block_rates`; NaN: the interval's own)."""
+    steps, seconds = frame.get_column("d_step").cast(pl.Float64).to_numpy(), frame.get_column("d_seconds").to_numpy()
+    blocks = block_rates(
+        steps, seconds, frame.get_column("_read").to_numpy(), frame.get_column("_break").to_numpy(),
+        frame.get_column("_first").to_numpy(),
+    )  # fmt: skip
     found = judge(
         frame.get_column("global_steps_per_s").to_numpy(),
-        frame.get_column("d_step").cast(pl.Float64).to_numpy(),
-        frame.get_column("d_seconds").to_numpy(),
+        steps,
+        seconds,
         frame.get_column("_clocked").to_numpy(),
         frame.get_column("_first").to_numpy(),
     )
@@ -384,6 +413,7 @@ def _judged(frame: pl.DataFrame) -> pl.DataFrame:
             pl.Series(name, values)
             for name, values in zip(JUDGED_COLUMNS, (found.wins, found.compared, found.off), strict=True)
         ]
+        + [pl.Series("_block_rate", blocks, dtype=pl.Float64)]
     )
 
 
@@ -566,8 +596,9 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
     # Intervals with both a known step gain and a known time (step-less records have neither). A time of
     # 0 counts: a clock printed in whole seconds (tqdm's [01:41<...]) shows most steps at no time at all,
     # their seconds in the interval that crosses the next tick; leaving their steps out made a 4.9 it/s
-    # bar's mean rate 1 step a second.
-    positive = steady & (pl.col("d_seconds") >= 0) & pl.col("d_step").is_not_null()
+    # bar's mean rate 1 step a second. A negative time counts too: a clock that ran back over an interval
+    # (analysis.coarse_clock) gives the time back that its neighbours took, and the sum is the clock's span.
+    positive = steady & pl.col("d_seconds").is_not_null() & pl.col("d_step").is_not_null()
     names = intervals.collect_schema().names()
     printed = pl.col("printed_rate") if "printed_rate" in names else pl.lit(None, pl.Float64)
     off = pl.col("printed_off") if "printed_off" in names else pl.lit(False)

@@ -8,6 +8,7 @@ import polars as pl
 from polars.testing import assert_frame_equal
 
 from tierscope.analysis.bootstrap import steady_rate, steady_rates
+from tierscope.analysis.coarse_clock import COARSE_CLOCK_S
 from tierscope.analysis.printed_rates import (
     AGREEMENT,
     CLOCK_TOLERANCE,
@@ -104,24 +105,29 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
             _d_step=pl.col("step") - prev["step"],
             _d_seconds=seconds,
             _step_timed=clock.is_null() & step_time.is_not_null(),
-            _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"]).fill_null(False),
+            _elapsed_back=(pl.col("elapsed_s") < prev["elapsed_s"] - COARSE_CLOCK_S).fill_null(False),
             _new_process=(pl.col("pid") != prev["_named_pid"]).fill_null(False),
             _first=pl.int_range(pl.len()).over(TASK) == 0,
         )
         .with_columns(
             _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
                 pl.col("_d_step") / pl.col("_d_seconds")
-            )
+            ),
+            _jump_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
+                pl.col("_d_step") / (pl.col("_d_seconds") + COARSE_CLOCK_S)
+            ),
         )
     )
     raw = raw.with_columns(_jump=JUMP_MEDIAN.over("run_id"))
-    unknown = pl.col("_d_seconds").is_null() | (pl.col("_d_seconds") <= 0)
+    # a clock reading that stood still or ran back is a coarse clock, not an unknown time
+    read = pl.col("interval_s").is_null() & ~pl.col("_step_timed")
+    unknown = pl.col("_d_seconds").is_null() | ((pl.col("_d_seconds") <= 0) & ~read)
     # a restart: the step or elapsed_s went back, a new pid, a step jump (a task's first record is none)
     restart = ~pl.col("_first") & (
         (pl.col("_d_step") <= 0).fill_null(False)
         | pl.col("_elapsed_back")
         | pl.col("_new_process")
-        | (pl.col("_raw_rate") > JUMP_FACTOR * pl.col("_jump")).fill_null(False)
+        | (pl.col("_jump_rate") > JUMP_FACTOR * pl.col("_jump")).fill_null(False)
     )
     breaks = pl.col("_first") | restart | (unknown & pl.col("global_steps_per_s").is_null())
     inside = pl.col("interval_index") > 0
@@ -145,8 +151,8 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     clocked = inside & ~pl.col("step_timed") & ~EVALUATION.fill_null(False) & pl.col("interval_s").is_null()
     printed, steps, seconds = pl.col("global_steps_per_s"), pl.col("d_step"), pl.col("d_seconds")
     ratio = steps / seconds / printed
-    measured = (clocked & (printed > 0) & (steps > 0) & (seconds >= 0)).fill_null(False) & (
-        (seconds == 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
+    measured = (clocked & (printed > 0) & (steps > 0) & seconds.is_not_null()).fill_null(False) & (
+        (seconds <= 0) | ((ratio < MAX_RATIO) & (ratio > 1 / MAX_RATIO))
     ).fill_null(False)
     # the measured intervals under 5 s judged by their stretch: consecutive ones of the task, those that begin
     # within one 5 s of their run's clock together
