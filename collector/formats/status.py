@@ -106,7 +106,10 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"\bexited with (?:exit )?code -?[1-9]\d*\b|\bfinished with exit code -?[1-9]\d*\b", 3),
     # (padded in Open MPI's report: ``Exit code:    1``; one word as Paperspace's job CLI prints it: ``Job Stopped,
     # exitCode 1``)
-    Marker("failed", r"(?i)\bexit ?(?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3),
+    # (a build's or a tool's exit code mid-log, steps after it: recovered, as are the two below)
+    Marker(
+        "failed", r"(?i)\bexit ?(?:status|code):?\s+-?[1-9]\d*\b|\bexitcode\s*:\s*-?[1-9]\d*\b", 3, recoverable=True
+    ),
     # Open MPI's and Horovod's report that a process of the job exited non-zero (the job is then aborted)
     Marker("failed", r"\b(?:mpirun|Horovod) detected that one or more processes exited with non-zero status\b", 4),
     Marker("failed", r"\bPrimary job\s+terminated normally, but \d+ process(?:es)? returned\b", 3),
@@ -136,6 +139,7 @@ MARKERS: tuple[Marker, ...] = (
         "failed",
         r"\bError for (?:Training|Processing|HyperParameterTuning) job \S+: Failed\b|\bExecuteUserScriptError\b",
         4,
+        recoverable=True,
     ),
     # Ray Tune: a trial's task failed (Tune may retry it: a step after it shows it did), trials that ended in error
     Marker("failed", r"\bTrial task failed for trial\b|\bRayTaskError\b", 3, recoverable=True),
@@ -152,7 +156,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
     # DETR's, DeiT's and MAE's engines (``print("Loss is {}, stopping training".format(loss_value)); sys.exit(1)``)
-    Marker("failed", r"(?i)\bloss is (?:nan|-?inf)\b,? stopping training\b", 4),
+    Marker("failed", r"(?i)\bloss is (?:nan|-?inf)\b,? stopping training\b", 4, recoverable=True),
     # Kubernetes: the pod's container keeps failing and is restarted with back-off (it may yet start: a step after)
     Marker("failed", r"\bCrashLoopBackOff\b", 3, recoverable=True),
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
@@ -193,7 +197,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker(
         "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
     ),
-    Marker("finished", r"\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b|\bexitCode:? 0\b", 3),
+    Marker("finished", r"(?i)\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b|\bexitCode:? 0\b", 3),
     # Early stopping ended the run on purpose: Keras' ``Epoch 8: early stopping`` (``Epoch 00046:`` in Keras 2),
     # Lightning's ``... Signaling Trainer to stop.``
     Marker(

@@ -193,11 +193,29 @@ def test_a_loss_line_under_a_loggers_time_is_no_record_where_the_file_times_its_
         "best loss 0.25 at step 300",
         "Early stopping at epoch 5, step 500, best loss 0.2",
         "iteration 100 loss scale 1024",  # the loss scale is no loss
+        "served batch 5: loss 0.31",  # serving
+        "probe step 5: packet loss 0.0",  # a network monitor
+        "step 300 dev loss 0.7",  # a dev set's evaluation, named after the position
+        "node a100 step 10 dur 0.50 loss 1.0",  # an unnamed number: a measure for the learned layout, not the clock
     ],
 )
 def test_near_misses_of_a_position_and_its_loss_stay_no_records_under_a_loggers_time(message: str) -> None:
     lines = [f"2024-01-01 12:00:0{i},000 - INFO - {message}" for i in range(3)]
     assert parse(lines).steps.height == 0
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "step {n} | generator loss 0.7 | discriminator loss 0.6",  # a GAN's two losses ("generat" after the step)
+        "step {n} | loss 2.31 | load balancing loss 0.01",  # a mixture of experts' auxiliary loss
+        "step {n} | loss 2.31 | lr 3e-4 | grad_norm 1.2",  # metrics each named by its key
+    ],
+)
+def test_words_after_the_position_do_not_refuse_a_position_and_its_loss(message: str) -> None:
+    # the refusing words are the statement's subject, before its first number: 3 lines 10 s apart, 3 records
+    lines = [f"2024-01-01 12:00:{10 * i:02d},000 - INFO - " + message.format(n=100 * (i + 1)) for i in range(3)]
+    assert parse(lines).steps["step"].to_list() == [100, 200, 300]
 
 
 def _hosts_log(copies_last: int) -> list[str]:

@@ -186,3 +186,42 @@ def test_a_traceback_python_says_it_ignored_fails_nothing() -> None:
         "AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute '_shutdown'",
     ]
     assert endings(*lines) == [("finished", "Training completed.")]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # a test runner's summary after a test's captured error, pip's install after a retried download, a README's
+        # prose after a quoted traceback, a program that logged its error and went on: the traceback ends nothing
+        ["tests/test_io.py::test_recover PASSED", "3 passed in 0.42s"],
+        ["Successfully installed torch-2.1.0"],
+        ["```", "Then install torch and run the script again."],
+        ["2024-01-01 12:00:00,000 - INFO - retrying...", "2024-01-01 12:00:10,000 - INFO - epoch 2 ok"],
+    ],
+)
+def test_a_traceback_the_log_goes_on_after_fails_no_log_without_steps(after: list[str]) -> None:
+    assert endings(*STARTUP, *after) == []
+
+
+def test_a_traceback_followed_only_by_its_error_report_still_ends_the_log() -> None:
+    # the exception line, then blank lines, a fence and the shell's report of the exit: the log ends there
+    lines = [*STARTUP, "", "```", "ERROR: process exited with code 1"]
+    assert ("failed", "ModuleNotFoundError: No module named 'torch'") in endings(*lines)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  Exit code:    1",  # a pip build's report of a failed subprocess, the install going on
+        "2024-01-01 12:00:00,000 - INFO - ExecuteUserScriptError is raised when the script fails; see the docs",
+        "WARNING - Loss is nan, stopping training is NOT enabled (nan_guard=off)",
+    ],
+)
+def test_a_failure_line_with_steps_after_it_is_recovered(line: str) -> None:
+    # each fails a run that ends on it; a step record after it shows the run went on
+    assert [e for e, _ in endings(STEP, line)] == ["failed"]
+    assert endings(STEP, line, "INFO:tensorflow:loss = 0.4, step = 200 (2.0 sec)") == []
+
+
+def test_an_exit_code_of_zero_padded_as_open_mpi_prints_it_finishes_the_run() -> None:
+    assert endings(STEP, "  Exit code:    0") == [("finished", "Exit code:    0")]
