@@ -38,7 +38,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, ParseContext, Parsed
-from tierscope.collector.formats.templates import numbers, numbers_in, template
+from tierscope.collector.formats.templates import SLOT, numbers, numbers_in, template
 from tierscope.collector.formats.vocabulary import BLOCK_HEADER
 
 #: The longest group looked for, in lines (rsl_rl's report with its reward terms runs to some 30).
@@ -206,7 +206,17 @@ def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statem
         return Stanza(group)
     each = [[numbers_in(line) for line in r] for r in reports]
     counter = _growing(each)
-    return Stanza(group, counter) if counter is not None else None
+    if counter is None or _counts_epochs(group, counter):
+        # a group counted by its epoch reports an epoch, not a step: its lines are read one by one
+        return None
+    return Stanza(group, counter)
+
+
+def _counts_epochs(group: list[str], counter: tuple[int, int]) -> bool:
+    """Whether the number that counts a group's reports is its epoch (``Saved epoch 3 ...``, ``Epoch 3: ...``)."""
+    line, slot = counter
+    before = group[line].split(SLOT)
+    return slot < len(before) and re.search(r"(?i)\bepochs?\W*$", before[slot]) is not None
 
 
 #: The grammar's measures: a group that states none of them is no report of training progress.

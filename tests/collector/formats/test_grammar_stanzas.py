@@ -243,3 +243,21 @@ def test_a_preamble_that_repeats_too_does_not_hide_the_reports_after_it() -> Non
     assert got.steps["source_offset"].to_list() == [11, 14, 17, 20, 23]
     assert got.steps["step"].to_list() == [100, 200, 300, 400, 500]
     assert got.rest.height == 10
+
+
+def test_a_group_counted_by_its_epoch_is_read_line_by_line_as_epochs() -> None:
+    # a CNN+DBNN trainer's README (Train_CDBNN.py, "Example outcome of the run"): each epoch prints its training
+    # time, its error rate and a save line; the number that counts the groups is the epoch, so no group is a step:
+    # each "Training time for epoch N is: X seconds" is an epoch's record with its interval (3.46, 3.25, ... s),
+    # no step and no steps/s (the log never says how many steps an epoch has)
+    lines = []
+    for epoch, seconds in zip(range(1, 6), (3.46, 3.25, 4.15, 3.28, 3.13), strict=True):
+        lines += [
+            f"Training time for epoch {epoch} is: {seconds} seconds",
+            f"Epoch {epoch}: Train error rate = 0.0724, Test accuracy = 0.9997",
+            f"Saved epoch {epoch} data to training_data/mnist/epoch_{epoch}",
+        ]
+    steps = parse(lines).steps
+    assert steps.get_column("interval_s").to_list() == [3.46, 3.25, 4.15, 3.28, 3.13]
+    assert steps.get_column("step").null_count() == 5
+    assert steps.get_column("global_steps_per_s").null_count() == 5
