@@ -258,6 +258,6 @@ def test_a_group_counted_by_its_epoch_is_read_line_by_line_as_epochs() -> None:
             f"Saved epoch {epoch} data to training_data/mnist/epoch_{epoch}",
         ]
     steps = parse(lines).steps
-    assert steps.get_column("interval_s").to_list() == [3.46, 3.25, 4.15, 3.28, 3.13]
+    assert steps.get_column("interval_s").to_list() == pytest.approx([3.46, 3.25, 4.15, 3.28, 3.13])
     assert steps.get_column("step").null_count() == 5
     assert steps.get_column("global_steps_per_s").null_count() == 5
