@@ -88,7 +88,8 @@ deltas AS (  -- each record's interval since the task's previous record
         WHEN local_step IS NULL OR LAG(local_step) OVER task IS NULL THEN 1 / local_steps_per_s
         WHEN local_step > LAG(local_step) OVER task
           THEN (local_step - LAG(local_step) OVER task) / local_steps_per_s END END) AS d_seconds,
-    COALESCE(elapsed_s < LAG(elapsed_s) OVER task - {COARSE_CLOCK_S}, FALSE) AS elapsed_back,
+    COALESCE(elapsed_s < LAG(elapsed_s) OVER task - {COARSE_CLOCK_S} OR elapsed_s < 0.5 * LAG(elapsed_s) OVER task,
+             FALSE) AS elapsed_back,
     -- against the last pid the task named: a record naming none does not hide a change
     COALESCE(pid <> LAST_VALUE(pid IGNORE NULLS) OVER (PARTITION BY run_id, role, task_index ORDER BY n
       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), FALSE) AS new_pid

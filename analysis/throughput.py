@@ -304,8 +304,12 @@ def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
         _d_seconds=_seconds_since_previous(first),
         # timed by the step time alone (no clock): what summary's note on the assumption counts
         _step_timed=_clock_seconds(first).is_null() & step_time_seconds(first).is_not_null(),
-        # a fall within the clock's slack is its jitter (analysis.coarse_clock), not a process started anew
-        _elapsed_back=(pl.col("elapsed_s") < _previous("elapsed_s", first) - COARSE_CLOCK_S).fill_null(False),
+        # a fall within the clock's slack is its jitter (analysis.coarse_clock), not a process started anew; a fall
+        # to under half the time before is a new process's clock, however short the first attempt was
+        _elapsed_back=(
+            (pl.col("elapsed_s") < _previous("elapsed_s", first) - COARSE_CLOCK_S)
+            | (pl.col("elapsed_s") < 0.5 * _previous("elapsed_s", first))
+        ).fill_null(False),
         _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
     ).with_columns(
         _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(

@@ -74,7 +74,7 @@ class SourceCounts:
     first_conflict: tuple[int | None, int | None, str | None, int | None] | None = None
     #: The runs this file's step records went to: its own, or those its records name (a Cloud Logging
     #: export's job ids), whose facts are then those the user gave for the file.
-    stored_runs: set[str] = field(default_factory=set)
+    stored_runs: set[str] = field(default_factory=set, compare=False)
 
     @property
     def nothing_read(self) -> bool:
