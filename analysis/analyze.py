@@ -248,13 +248,22 @@ def _footers(dataset: Dataset) -> pl.DataFrame | None:
         return None
 
 
-def with_log_dates(runs: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
-    """``runs`` with a run of no date dated by its log: the day (UTC) of its first event with a timestamp."""
-    first = (
-        events.filter(pl.col("timestamp").is_not_null())
-        .group_by("run_id")
-        .agg(logged=pl.col("timestamp").min().dt.date())
-    )
+def with_log_dates(runs: pl.DataFrame, events: pl.DataFrame, steps: pl.LazyFrame | None = None) -> pl.DataFrame:
+    """``runs`` with a run of no date dated by its log: the day (UTC) of its first event with a timestamp,
+    else of its first step record with one (``steps``, read for those runs alone: most runs are dated by
+    their manifest or their events, so the records' times are read only where nothing else dates a run)."""
+    timed = events.filter(pl.col("timestamp").is_not_null()).select("run_id", "timestamp")
+    undated = runs.filter(pl.col("date").is_null())["run_id"]
+    undated = undated.filter(~undated.is_in(timed["run_id"].unique().implode()))
+    if steps is not None and undated.len() > 0:
+        first_records = (
+            steps.filter(pl.col("run_id").is_in(undated.implode()) & pl.col("timestamp").is_not_null())
+            .group_by("run_id")
+            .agg(pl.col("timestamp").min())
+            .collect(engine="streaming")
+        )
+        timed = pl.concat([timed, first_records.cast(timed.schema)])  # type: ignore[arg-type]
+    first = timed.group_by("run_id").agg(logged=pl.col("timestamp").min().dt.date())
     return (
         runs.join(first, on="run_id", how="left")
         .with_columns(
@@ -373,7 +382,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         picked = chosen
     rejected = dataset.scan("rejects")
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
-    runs = with_log_dates(runs, events)
+    runs = with_log_dates(runs, events, steps)
     costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())

@@ -221,7 +221,7 @@ def _legacy_stale(cost: dict, on: date) -> str | None:
 COST_SCHEMA: dict[str, pl.DataType] = {
     "run_id": pl.String(),
     "price_date": pl.Date(),
-    "price_date_origin": pl.String(),  # "run" (its own date), "log" (its first event's day), "--price-date", "today"
+    "price_date_origin": pl.String(),  # "run" (its own date), "log" (its first timed record), "--price-date", "today"
     "ml_units_per_hour": pl.Float64(),  # legacy tiers and machine types; null for today's machines
     "usd_per_hour": pl.Float64(),
     "units_basis": pl.String(),  # tier / machine types / tier X (the same machines) / price rows

@@ -161,3 +161,32 @@ def test_legacy_runs_name_their_rows_and_a_row_of_another_date() -> None:
     assert costs["gpu"]["ml_units_per_hour"] == pytest.approx(15.8344)
     assert "ML units from the 2018-01-01 table" in costs["gpu"]["price_note"]
     assert costs["laptop"]["usd_per_hour"] is None and costs["laptop"]["price_date_origin"] == "today"
+
+
+def test_a_run_dated_only_by_its_step_records_is_priced_on_its_first_records_day() -> None:
+    from datetime import datetime
+
+    from tierscope.analysis.analyze import with_log_dates
+
+    runs = pl.DataFrame(
+        {"run_id": ["dated", "by_event", "by_record", "untimed"],
+         "date": [date(2020, 1, 1), None, None, None]}
+    )  # fmt: skip
+    events = pl.DataFrame(
+        {"run_id": ["by_event"], "timestamp": [datetime(2018, 6, 1, 12)]},
+        schema={"run_id": pl.String, "timestamp": pl.Datetime("us", "UTC")},
+    )
+    # by_record's records: its first timed one is on 2019-03-05 (UTC), the one without a time counts for nothing;
+    # by_event's records (2025) never beat its event; dated keeps its own date
+    steps = pl.LazyFrame(
+        {"run_id": ["by_record", "by_record", "by_record", "by_event", "untimed"],
+         "timestamp": [datetime(2019, 3, 6, 1), datetime(2019, 3, 5, 23, 59, 58), None, datetime(2025, 1, 1), None]},
+        schema={"run_id": pl.String, "timestamp": pl.Datetime("us", "UTC")},
+    )  # fmt: skip
+    dated = {r["run_id"]: (r["date"], r["date_origin"]) for r in with_log_dates(runs, events, steps).to_dicts()}
+    assert dated == {
+        "dated": (date(2020, 1, 1), "run"),
+        "by_event": (date(2018, 6, 1), "log"),
+        "by_record": (date(2019, 3, 5), "log"),
+        "untimed": (None, None),
+    }
