@@ -55,6 +55,7 @@ from tierscope.collector.formats.base import (
     LineFormat,
     ParseContext,
     Parsed,
+    numbered,
 )
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.distmnist import DistMnist
@@ -192,7 +193,7 @@ def sniff_format(lines: pl.Series | list[str], extra: Sequence[LineFormat] = ())
     (envelopes stripped), or None when none recognises any. The declared ``extra`` are tried
     too; ties go to the earlier format (``extra``, then :data:`FORMATS`)."""
     head = pl.Series("line", lines, dtype=pl.String).head(SNIFF_LINES)
-    frame = pl.DataFrame({"source_offset": pl.int_range(1, head.len() + 1, eager=True), "line": head})
+    frame = numbered(head)
     stripped, _ = split_envelopes(frame, None, time_alone=not extra)
     families = {name: fmt for name, fmt in _line_formats(extra).items() if name not in _LAST}
     counts = {name: fmt.sniff(stripped.get_column("line")) for name, fmt in families.items()}
@@ -431,10 +432,7 @@ def learn_from_head(head: str, context: ParseContext) -> None:
     """Learn the group of lines a file's reports are printed as (:mod:`.stanzas`) from its ``head`` (text), for a
     read that starts past it (a collect that goes on where the last one stopped)."""
     lines = head.split("\n")[:-1]  # the last piece may be a line cut by the head's end
-    frame = pl.DataFrame(
-        {"source_offset": list(range(1, len(lines) + 1)), "line": lines},
-        schema={"source_offset": pl.Int64, "line": pl.String},
-    )
+    frame = numbered(lines)
     body, _ = split_envelopes(frame, context.year, time_alone=not context.formats)
     learnt(body, context, read_statements, NOT_TRAINING, _alone(_chain(None, None, context.formats), context))
 

@@ -12,7 +12,7 @@ epoch a Keras bar belongs to, the time an MLPerf run started) lives in the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -46,6 +46,13 @@ STAMP = "stamp"
 WRITTEN = "declared-lines-as-written"
 
 
+def numbered(lines: pl.Series | Sequence[str]) -> pl.DataFrame:
+    """``lines`` (a String series or a list of strings) as a frame of :data:`LINES_SCHEMA`: each ``line`` with its
+    1-based ``source_offset``, as if they were a file of their own (a sniff's sample, a head read again)."""
+    line = pl.Series("line", lines, dtype=pl.String)
+    return pl.DataFrame({"source_offset": pl.int_range(1, line.len() + 1, eager=True, dtype=pl.Int64), "line": line})
+
+
 @dataclass
 class ParseContext:
     """One file's parse, batch after batch.
@@ -75,6 +82,7 @@ class ParseContext:
     formats: tuple[LineFormat, ...] = ()
     chain: Callable[..., Parsed] | None = field(default=None, repr=False, compare=False)
     may_grow: bool = False
+    steps_measured: bool = False
 
     def counts(self, offsets: pl.Expr) -> pl.Expr:
         """True where a line's effects count (it is not look-ahead)."""

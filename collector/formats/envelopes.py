@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from tierscope.collector.formats.base import STAMP, TAG
+from tierscope.collector.formats.base import STAMP, TAG, numbered
 from tierscope.collector.formats.vocabulary import WHOLE_MAX
 from tierscope.dataset.schema import POOL_ROLES, ROLES
 
@@ -827,7 +827,7 @@ def _without_common_indent(lines: pl.DataFrame) -> pl.DataFrame:
 
 def strip_envelopes(messages: pl.Series) -> pl.Series:
     """Each of ``messages`` without its envelopes (the bare message, same length and order)."""
-    frame = pl.DataFrame({"source_offset": pl.int_range(1, messages.len() + 1, eager=True), "line": messages})
+    frame = numbered(messages)
     gated = frame.get_column("line").str.contains(_GATE)
     if not gated.any():
         return messages

@@ -37,7 +37,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, numbered, reject_frame
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
     BAR,
@@ -1105,10 +1105,9 @@ def _timed_by_logger(read: pl.DataFrame, stated: pl.Expr, record: pl.Expr, conte
     records. A file that times its steps (DLLogger's ``train_iter_time`` on a line beside its ``train_loss``) has
     its records from those; its loss lines are no records of their own. ``stated``: the pieces that state a
     position and a loss under a logger's time; ``record``: the pieces that are records already."""
-    measured = context.state.setdefault("grammar-measured", [False])
-    if not measured[0] and read.select(record.any()).item():
-        measured[0] = True
-    if measured[0]:
+    if not context.steps_measured and read.select(record.any()).item():
+        context.steps_measured = True
+    if context.steps_measured:
         return pl.Series([False] * read.height)
     return read.select(stated.fill_null(False)).to_series()
 
@@ -1126,8 +1125,7 @@ class ProgressGrammar:
     def sniff(self, lines: pl.Series) -> int:
         # How many lines it reads; :func:`~tierscope.collector.formats.sniff_format` puts it first only when
         # no family reads any (it reads what the families leave).
-        frame = pl.DataFrame({"source_offset": pl.int_range(1, lines.len() + 1, eager=True), "line": lines})
-        steps = self.parse(frame, ParseContext()).steps
+        steps = self.parse(numbered(lines), ParseContext()).steps
         return steps.get_column("source_offset").n_unique() if steps.width else 0
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:

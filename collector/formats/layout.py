@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, numbered, reject_frame
 from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
 from tierscope.collector.formats.templates import NUMBER, SLOT, WHOLE_SLOT, number_starts, numbers, numbers_in, template
 from tierscope.collector.formats.templates import value as slot_value
@@ -647,8 +647,7 @@ class LearnedLayout:
     )
 
     def sniff(self, lines: pl.Series) -> int:
-        frame = pl.DataFrame({"source_offset": pl.int_range(1, lines.len() + 1, eager=True), "line": lines})
-        return self.sniff_lines(frame)
+        return self.sniff_lines(numbered(lines))
 
     def sniff_lines(self, lines: pl.DataFrame) -> int:
         """How many of ``lines`` (messages with their :data:`TAG` and :data:`STAMP` where known) are records of a
