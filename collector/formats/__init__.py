@@ -64,7 +64,6 @@ from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, sp
 from tierscope.collector.formats.gcloud import GcloudFailures
 from tierscope.collector.formats.grammar import (
     MEASURE_MEANINGS,
-    NOT_TRAINING,
     ProgressGrammar,
     drop_examples_alone,
     examples_from_rates,
@@ -82,6 +81,7 @@ from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import (
+    ERROR_REPORT,
     LAST_STEP,
     RunStatus,
     drop_recovered,
@@ -95,7 +95,7 @@ from tierscope.collector.formats.tensorpack import Tensorpack
 from tierscope.collector.formats.tfcnn import TFCnnBenchmarks
 from tierscope.collector.formats.tfhooks import TFEstimator
 from tierscope.collector.formats.traceback import PythonTraceback
-from tierscope.collector.formats.vocabulary import MEASURES, POSITIONS
+from tierscope.collector.formats.vocabulary import MEASURES, NOT_TRAINING, POSITIONS
 from tierscope.errors import UsageError
 
 #: Every known format, in the order they are tried (after the sniffed one).
@@ -567,9 +567,8 @@ def _failed_after_steps(
     return pl.concat([events.filter(~is_tb), tracebacks], how="diagonal_relaxed")
 
 
-#: A line of an error's report: its exception, a signal, an exit; what may follow a traceback that ends a log.
-_ERROR_REPORT = r"(?i)error|exception|traceback|interrupt|exit|kill|abort|fail|fault|core dumped|signal|panic"
-#: ... and lines that say nothing after it: blank, indented (a frame, a wrapped message), a fence or a prompt.
+#: Lines that say nothing after an error's report (:data:`~tierscope.collector.formats.status.ERROR_REPORT`): blank,
+#: indented (a frame, a wrapped message), a fence or a prompt.
 _SAYS_NOTHING = r"^\s*$|^\s|^\W*$"
 
 
@@ -583,7 +582,7 @@ def _died_before_steps(events: pl.DataFrame, is_tb: pl.Expr, lines: pl.DataFrame
     goes_on = False
     if lines is not None and lines.height:
         after = lines.filter(pl.col("source_offset") >= last)
-        report = after.filter(pl.col("line").str.contains(_ERROR_REPORT))["source_offset"].max()
+        report = after.filter(pl.col("line").str.contains(ERROR_REPORT))["source_offset"].max()
         said = after.filter((pl.col("source_offset") > (report or last)) & ~pl.col("line").str.contains(_SAYS_NOTHING))
         goes_on = said.height > 0
     keep = ~is_tb | ((pl.col("source_offset") == last) & pl.lit(finished_after == 0 and not goes_on))

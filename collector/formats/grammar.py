@@ -18,7 +18,7 @@ Near-misses are refused: a position alone (``Saving checkpoint at step 6000``), 
 word that is no position (``Batch size: 64``, ``max_steps: 1000``), a date (``2021/03/04``,
 ``11/01 11:27:04``), a measure of zero (a download bar's ``0us/step``) and the progress bar of
 something other than training (``Downloading: 100%|...| 3/3 [00:01<00:00, 2.1it/s]``, ``Map``,
-``Evaluating``): see :data:`NOT_TRAINING`.
+``Evaluating``): see :data:`~tierscope.collector.formats.vocabulary.NOT_TRAINING`.
 
 Meaning: the tools read here (PyTorch, Hugging Face, DeepSpeed, Megatron, Lightning, JAX, Keras
 custom loops, Horovod) run synchronous replicas: the task's step is the job's global step and its
@@ -49,6 +49,8 @@ from tierscope.collector.formats.vocabulary import (
     EPOCH,
     EPOCH_EVALUATION,
     ETA_DATE,
+    EVALUATION_WORDS,
+    HELD_OUT,
     INNER_TOTAL,
     ITERATION_BESIDE_STEP,
     ITERATION_STEP,
@@ -56,6 +58,8 @@ from tierscope.collector.formats.vocabulary import (
     LINE_BATCH,
     MEASURE_GATE,
     MEASURES,
+    METRIC_KEYS,
+    NOT_TRAINING,
     NOT_WHOLE,
     OTHER_WORK,
     POSITIONS,
@@ -71,11 +75,6 @@ from tierscope.collector.formats.vocabulary import (
     unescaped_returns,
 )
 
-#: A tqdm bar's description naming work that is not training (a download, a data map, an evaluation).
-NOT_TRAINING = (
-    r"(?i)\b(?:download|extract|map|filter|tokeniz|loading|load|evaluat|eval|validat|validation|val\b|valid\b|test|testing|calculat|"
-    r"predict|infer|inference|generat|preprocess|processing|shard|convert|upload|fetch|resolv|saving|writing)"
-)
 #: A trainer's banner before an evaluation or a prediction (Hugging Face's ``***** Running Evaluation *****``, its
 #: examples' ``*** Evaluate ***``), and before training (``***** Running training *****``).
 _EVAL_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?(?:evaluat|predict|test)\w*\s*\*{3,}"
@@ -95,7 +94,7 @@ _RATE_ELAPSED = (
     r"\d+/\d+\s+\d+(?:\.\d+)?\s*(?:it/s|s/it)\s+(?:(?:(?P<h>\d+):)?(?P<m>\d{1,2}):)?(?P<s>\d+(?:\.\d+)?)(?:s|<|\s|$)"
 )
 #: A message that opens with an evaluation's word states an evaluation, not a training step.
-_EVAL_WORD = r"(?:val|valid|validation|validating|eval|evaluation|evaluating|test|testing)(?:[\W_]|$)"
+_EVAL_WORD = rf"(?:{EVALUATION_WORDS})(?:[\W_]|$)"
 #: (after any bracketed tags an envelope no rule names left in front: ``[1761840227/train/4 (pid 79246)] Iter 1: Val``)
 _TAGS = r"^(?:\W*\[[^\]]*\])*"
 _EVALUATION = rf"(?i){_TAGS}\W*{_EVAL_WORD}"
@@ -1080,14 +1079,11 @@ def explain_line(message: str) -> str:
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
 _CLOCKED_GATE = r"(?i)loss"
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
-_SUMMARY_WORDS = r"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|finder|dev|heldout|holdout)\b"
+_SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|finder|{HELD_OUT})\b"
 #: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
-_OTHER_LOSS = r"(?i)\b(?:val|valid\w*|eval\w*|test|dev|heldout|holdout|packet)[ _]loss"
+_OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
 #: A number a step's report names: its position, a counter, a metric's value after its key.
-_NAMED_NUMBER = (
-    r"(?i)\b(?:loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward|epoch|steps?|iter\w*"
-    r"|batch|it)\W{0,3}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
-)
+_NAMED_NUMBER = rf"(?i)\b(?:{METRIC_KEYS}|epoch|steps?|iter\w*|batch|it)\W{{0,3}}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
 
 
 def _unnamed_numbers(text: pl.Expr) -> pl.Expr:

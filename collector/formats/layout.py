@@ -29,7 +29,7 @@ printed with fewer units). It is learned once per file and kept in the
 Refused, whatever repeats: numbers that do not grow (a config dump), a counter that grows with no measure
 (with a line clock alone it is no record: the project's count of records), a dataset listing, a
 download's or an extraction's bar in bytes, an evaluation's lines (the grammar's
-:data:`~tierscope.collector.formats.grammar.NOT_TRAINING` words before the position, as a bar's description, and
+:data:`~tierscope.collector.formats.vocabulary.NOT_TRAINING` words before the position, as a bar's description, and
 its statements of evaluation), a step time from a unit or a word that the lines' clock contradicts (a server's
 request milliseconds), a message repeated fewer times than :data:`MIN_REPEATS`. Of two interleaved templates
 (training and evaluation), only the training one is read. A line of the template whose slot does not read as a
@@ -49,12 +49,15 @@ from typing import Any, ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, numbered, reject_frame
-from tierscope.collector.formats.grammar import NOT_TRAINING, read_statements
+from tierscope.collector.formats.grammar import read_statements
 from tierscope.collector.formats.templates import NUMBER, SLOT, WHOLE_SLOT, number_starts, numbers, numbers_in, template
 from tierscope.collector.formats.templates import value as slot_value
 from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
+    METRIC_KEYS,
+    NOT_TRAINING,
     PHRASES,
+    SCORE_KEYS,
     STEP_WORDS,
     UNITS_PER_SECOND,
     WHOLE_MAX,
@@ -87,9 +90,7 @@ _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
 _LISTING = r"(?i)\.(?:jpe?g|png|wav|txt|json|csv|tfrecords?|parquet|npy|h5|bin)\b|(?:^|\s)\.{0,2}/[A-Za-z_][\w.-]*/"
 #: A word before a slot that makes it a metric, never a measure.
-_METRIC_WORD = (
-    r"(?i)(?:loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward|error|err|bleu|f1|map|iou)\W*$"
-)
+_METRIC_WORD = rf"(?i)(?:{METRIC_KEYS}|{SCORE_KEYS})\W*$"
 #: The word before a position that makes it an epoch's, not a step's.
 _EPOCH_WORD = r"(?i)\bepoch\W*$"
 #: A time printed with its unit after the slot: seconds or milliseconds.

@@ -16,7 +16,7 @@ times in a row within one task. It is refused
 - where it measures nothing the grammar reads (no rate, step time, examples/s or seconds);
 - where a line of it already reads as a record on its own: each of its lines is read as before, none twice;
 - where its header (its first line with words) names an evaluation or other work than training
-  (:data:`~tierscope.collector.formats.grammar.NOT_TRAINING`);
+  (:data:`~tierscope.collector.formats.vocabulary.NOT_TRAINING`);
 - where it holds a block header the grammar reads as one already (``[batch=20/20]:``).
 
 Each group found is presented to the grammar as one line (:func:`grouped`): its lines with words, a two-cell

@@ -269,6 +269,12 @@ _GLUED_BAR = r"^.*\d+/\d+\s*\[[^\]]*\]\s*(\S)"
 # batch``, ``out of memory, retrying``), is no end either: a failure it cannot recover from comes as its own line.
 _NOT_A_FAILURE = r"not a failure|(?i:\bWARNING\b.*\bout of memory\b|\bout of memory\b.*\b(?:skipping|retrying)\b)"
 _ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
+#: A line of an error's report, what may follow a traceback that ends a log: one of the words errors are reported in
+#: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), or a failure line of :data:`MARKERS`.
+ERROR_REPORT = (
+    r"(?i:error|exception|traceback|interrupt|exit|kill|abort|fail|fault|core dumped|signal|panic)|"
+    + "|".join(f"(?:{m.pattern})" for m in MARKERS if m.event == "failed").replace("(?P<reason>", "(?:")
+)
 _ANY_MILESTONE = (
     "|".join(f"(?:{pattern})" for _, pattern in MILESTONES).replace("(?P<step>", "(?:").replace("(?P<at>", "(?:")
 )

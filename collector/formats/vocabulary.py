@@ -719,6 +719,24 @@ INNER_TOTAL: Final = r"(?i:\b(?:step|iteration|iter|batch))['\"]?\s*[:=#]?\s*[#\
 #: ``Iter(test) [11/11]``): no training step.
 EPOCH_EVALUATION: Final = r"(?i)\b(?:epoch|iter)\s*\((?:val|valid|validation|test|eval)\w*\)"
 
+#: The words of work other than a training step, whole: saving or writing a checkpoint, a download or upload, a
+#: compilation or trace, loading or restoring, an export, a backup, an evaluation, processing data.
+_OTHER_WORK_WORDS = (
+    r"sav(?:e|es|ed|ing)|writ(?:e|es|ing|ten)|wrote|checkpoint(?:s|ed|ing)?|ckpt|"
+    r"download(?:s|ed|ing)?|upload(?:s|ed|ing)?|compil(?:e|es|ed|ing|ation)|trac(?:e|ed|ing)|"
+    r"load(?:s|ed|ing)?|restor(?:e|es|ed|ing)|export(?:s|ed|ing)?|backup|backing up|"
+    r"evaluat(?:e|es|ed|ing|ion)|(?:pre)?process(?:ed|ing)"
+)
+#: Evaluation's words, whole (a statement they open is an evaluation's: ``Val loss 2.61``, ``step 300 | eval ...``).
+EVALUATION_WORDS: Final = r"val|valid|validation|validating|eval|evaluation|evaluating|test|testing"
+#: Held-out data besides a validation or test split (``dev loss``, ``heldout ppl``): a figure of it is no training's.
+HELD_OUT: Final = r"dev|heldout|holdout"
+#: The keys of a step's metrics (``loss``, ``acc``, ``lr``, ``grad_norm``, ...): a number after one is that metric's
+#: value, never a position or a measure of time.
+METRIC_KEYS: Final = r"loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward"
+#: ... and of a model's quality scores (``error``, ``bleu``, ``f1``, ``mAP``, ``IoU``).
+SCORE_KEYS: Final = r"error|err|bleu|f1|map|iou"
+
 #: A statement whose subject is work other than a training step: its words before its first number name
 #: saving or writing a checkpoint, a download or upload, a compilation or trace, loading or restoring, an
 #: export, a backup, an evaluation, processing data (``Saved checkpoint for step 1000 in 12.3 s``, ``XLA
@@ -727,11 +745,14 @@ EPOCH_EVALUATION: Final = r"(?i)\b(?:epoch|iter)\s*\((?:val|valid|validation|tes
 #: number count, as the subject comes first; a step line that mentions such work after its position
 #: (``step 100 | loss 2.1 | ckpt 12 MB``, ``iter 5 ... data loaded in 0.1 s``) stays a record, and a word joined
 #: to a key (``ckpt_loss``, ``data_load_time``) is no subject.
-OTHER_WORK: Final = (
-    r"(?i)^[^\d]*?\b(?:sav(?:e|es|ed|ing)|writ(?:e|es|ing|ten)|wrote|checkpoint(?:s|ed|ing)?|ckpt|"
-    r"download(?:s|ed|ing)?|upload(?:s|ed|ing)?|compil(?:e|es|ed|ing|ation)|trac(?:e|ed|ing)|"
-    r"load(?:s|ed|ing)?|restor(?:e|es|ed|ing)|export(?:s|ed|ing)?|backup|backing up|"
-    r"evaluat(?:e|es|ed|ing|ion)|(?:pre)?process(?:ed|ing))\b"
+OTHER_WORK: Final = rf"(?i)^[^\d]*?\b(?:{_OTHER_WORK_WORDS})\b"
+#: A progress bar's description (or a report's header, a learned layout's words before its position) naming work
+#: that is not training: :data:`OTHER_WORK`'s words as a word's start (``Saving``, ``Downloading``), an evaluation
+#: (``eval``, ``validation``, ``val``, ``test``), preparing data (``Map``, ``Filter``, ``Tokenizing``, ``shard``) or
+#: using the model (``predict``, ``inference``, ``generate``).
+NOT_TRAINING: Final = (
+    rf"(?i)\b(?:{_OTHER_WORK_WORDS}|eval|validat|val\b|valid\b|test|"
+    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|shard|convert|fetch|resolv)"
 )
 #: A Docker build's step (``Step 3/12 : RUN make -j8``): the legacy (pre-BuildKit) builder numbers the
 #: Dockerfile's instructions so (https://docs.docker.com/reference/cli/docker/build-legacy; a build log quoted in
