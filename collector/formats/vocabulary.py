@@ -747,12 +747,12 @@ SCORE_KEYS: Final = r"error|err|bleu|f1|map|iou"
 #: to a key (``ckpt_loss``, ``data_load_time``) is no subject.
 OTHER_WORK: Final = rf"(?i)^[^\d]*?\b(?:{_OTHER_WORK_WORDS})\b"
 #: A progress bar's description (or a report's header, a learned layout's words before its position) naming work
-#: that is not training: :data:`OTHER_WORK`'s words as a word's start (``Saving``, ``Downloading``), an evaluation
-#: (``eval``, ``validation``, ``val``, ``test``), preparing data (``Map``, ``Filter``, ``Tokenizing``, ``shard``) or
-#: using the model (``predict``, ``inference``, ``generate``).
+#: that is not training: :data:`OTHER_WORK`'s words, whole (``Saved``, ``checkpoint``, ``Compiling``), or a word that
+#: starts as a download's, a load's, an evaluation's (``eval``, ``validation``, ``val``, ``test``), preparing data's
+#: (``Map``, ``Filter``, ``Tokenizing``, ``shard``) or using the model's (``predict``, ``inference``, ``generate``).
 NOT_TRAINING: Final = (
-    rf"(?i)\b(?:{_OTHER_WORK_WORDS}|eval|validat|val\b|valid\b|test|"
-    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|shard|convert|fetch|resolv)"
+    rf"(?i)\b(?:(?:{_OTHER_WORK_WORDS})\b|download|upload|load|saving|writing|eval|validat|val\b|valid\b|test|"
+    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|processing|shard|convert|fetch|resolv)"
 )
 #: A Docker build's step (``Step 3/12 : RUN make -j8``): the legacy (pre-BuildKit) builder numbers the
 #: Dockerfile's instructions so (https://docs.docker.com/reference/cli/docker/build-legacy; a build log quoted in
