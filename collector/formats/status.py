@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import ClassVar, NamedTuple
 
 import polars as pl
@@ -268,16 +269,21 @@ _GLUED_BAR = r"^.*\d+/\d+\s*\[[^\]]*\]\s*(\S)"
 # recovers from (fairseq's ``| WARNING: ran out of memory with exception: CUDA out of memory ...`` before `` Skipping
 # batch``, ``out of memory, retrying``), is no end either: a failure it cannot recover from comes as its own line.
 _NOT_A_FAILURE = r"not a failure|(?i:\bWARNING\b.*\bout of memory\b|\bout of memory\b.*\b(?:skipping|retrying)\b)"
-_ANY = "|".join(f"(?:{m.pattern})" for m in MARKERS).replace("(?P<reason>", "(?:")
+
+
+def _any_of(patterns: Iterable[str]) -> str:
+    """One regex for a line that any of ``patterns`` matches, their named groups unnamed (a name may stand once)."""
+    return re.sub(r"\(\?P<\w+>", "(?:", "|".join(f"(?:{p})" for p in patterns))
+
+
+_ANY = _any_of(m.pattern for m in MARKERS)
 #: A line of an error's report, what may follow a traceback that ends a log: one of the words errors are reported in
 #: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), or a failure line of :data:`MARKERS`.
 ERROR_REPORT = (
     r"(?i:error|exception|traceback|interrupt|exit|kill|abort|fail|fault|core dumped|signal|panic)|"
-    + "|".join(f"(?:{m.pattern})" for m in MARKERS if m.event == "failed").replace("(?P<reason>", "(?:")
+    + _any_of(m.pattern for m in MARKERS if m.event == "failed")
 )
-_ANY_MILESTONE = (
-    "|".join(f"(?:{pattern})" for _, pattern in MILESTONES).replace("(?P<step>", "(?:").replace("(?P<at>", "(?:")
-)
+_ANY_MILESTONE = _any_of(pattern for _, pattern in MILESTONES)
 _EITHER = f"{_ANY}|{_ANY_MILESTONE}"
 
 
