@@ -65,6 +65,7 @@ from tierscope.collector.formats.vocabulary import (
     POSITIONS,
     SPAN,
     WHOLE_MAX,
+    Measure,
     clock_seconds,
     measure_reason,
     number,
@@ -132,6 +133,13 @@ def _first(patterns: list[tuple[str, str]], text: pl.Expr) -> tuple[pl.Expr, pl.
     values = [text.str.extract(regex, 1) for _, regex in patterns]
     which = [pl.when(v.is_not_null()).then(pl.lit(s)) for v, (s, _) in zip(values, patterns, strict=True)]
     return pl.coalesce(values), pl.coalesce(which)
+
+
+def _measure_raw(text: pl.Expr, m: Measure) -> pl.Expr:
+    """The number ``m`` states in ``text`` as written (String), null where none, or where a unit that follows its
+    number follows another key's value (see :attr:`Measure.owned_number`)."""
+    raw = text.str.extract(m.regex, 1)
+    return raw if m.owned_number is None else pl.when(~text.str.contains(m.owned_number)).then(raw)
 
 
 def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
@@ -202,7 +210,7 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     names: dict[str, list[pl.Expr]] = {}
     reasons: list[pl.Expr] = []
     for m in MEASURES:
-        raw = text.str.extract(m.regex, 1)
+        raw = _measure_raw(text, m)
         if m.clock:
             value = clock_seconds(raw)
             unread = pl.when(raw.is_not_null() & value.is_null()).then(pl.format("'{}' is not a duration", raw))
@@ -1049,7 +1057,7 @@ def explain_line(message: str) -> str:
         said.append("a date, not a counter")
     measures, kinds = [], set()
     for m in MEASURES:
-        raw = pl.select(pl.lit(message).str.extract(m.regex, 1)).item()
+        raw = pl.select(_measure_raw(pl.lit(message), m)).item()
         if raw is not None and m.kind != "loss":
             meaning = BARE_MEANING if m.spelling in BARE_TIMES else MEASURE_MEANINGS[m.kind]
             measures.append(f"measure '{m.spelling}' = {raw}: {meaning}")

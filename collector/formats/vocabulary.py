@@ -454,6 +454,12 @@ class Measure(NamedTuple):
     #: True where the number is written as a clock (``00:04:59``, ``1:02:03.5``): see :data:`CLOCK_DURATION`.
     clock: bool = False
 
+    @property
+    def owned_number(self) -> str | None:
+        """Where the unit follows its number (``X steps/s``): the regex of that number when it is another key's
+        value (``loss 1.0000 steps/sec 5.0``: 1.0000 is the loss, the rate is 5.0), else None."""
+        return rf"(?:\b|_)(?i:{METRIC_KEYS})['\"]?\s*[:=]?\s*{self.regex}" if self.regex.startswith(_N) else None
+
 
 #: A duration written as a clock, ``[H:]MM:SS[.f]`` (llama.cpp's ``dt=00:04:59``): groups ``h``, ``m``, ``s``.
 CLOCK_DURATION: Final = r"^(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d{2}(?:\.\d+)?)$"
@@ -566,6 +572,9 @@ _KEY_UNIT_CLOSE = rf"\s*\)['\"]?\s*[:=]\s*{_QV}"
 
 #: What comes before a unit written before its number: the start or a separator (never a digit).
 _UNIT_FIRST = r"(?:^|[\s,|;(\[])"
+#: What follows the number of a space-separated ``key value`` pair: the end, a separator, or the next pair's key
+#: (a word, no unit: no ``/``) and its value.
+_PAIR_ENDS = r"(?:\s*(?:$|[,;|\])])|\s+[A-Za-z_][\w.]*(?:\s*[:=]|\s+[-+]?\d))"
 
 #: The words of a range of steps (``Minibatch[ 271- 280``, ``5251-5625batch``): a batch, step, iteration, update.
 _RANGE_WORD = r"(?:mini)?(?:batch(?:es)?|steps?|iter(?:ation)?s?|updates?)"
@@ -905,6 +914,14 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"\b{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}",
     ),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
+    # ... its unit as the key of a space-separated pair (``step 10 loss 2.3 examples/sec 1234``): the number ends
+    # the statement or the next pair follows, never the number of the next unit (``examples/sec 0.21 sec/batch``)
+    # nor a time of day's hours (``15:23``)
+    Measure(
+        "examples/sec X",
+        "examples_per_s",
+        rf"{_UNIT_FIRST}{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec(?:ond)?)?{_DEVICE}\s+{_N}{_PAIR_ENDS}",
+    ),
     # seconds per thousand examples (StyleGAN's ``sec/kimg 107.73``): examples/s = 1000 / X
     Measure(
         "sec/kimg X (seconds per thousand examples)",
