@@ -280,7 +280,7 @@ def batch_figures(
         throughput = throughput_frame(records, parts, steady, intervals, seed, leads=leads, kept=drawn)
     return PiecedRun(
         throughput=throughput,
-        tasks=task_throughput(part, intervals=intervals),
+        tasks=task_throughput(part, intervals=intervals, samples=steady),
         samples=steady,
         lead=intervals,
         intervals=intervals if keep else None,
