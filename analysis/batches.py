@@ -63,14 +63,13 @@ from tierscope.analysis.throughput import (
     WARM_RATES,
     WARMUP_FRACTION,
     collect_intervals,
+    interval_samples,
     lead_rows,
     lead_tasks,
     ordered_records,
     pause_steps,
     run_parts,
     run_throughput,
-    steady_rows,
-    steady_samples,
     throughput_frame,
     with_pauses,
     with_raw_rates,
@@ -271,7 +270,7 @@ def batch_figures(
     drawn: dict[str, np.ndarray] = {}
     intervals = collect_intervals(part, extra, events=events)
     leads = lead_rows(intervals)  # where each run's lead task's rows lie: start-up and goodput read them
-    steady = steady_samples(steady_rows(intervals))  # lazy: only its columns copied
+    steady = interval_samples(intervals)
     if counts is None:
         throughput = run_throughput(part, seed=seed, intervals=intervals)
     else:  # run_throughput with the counts the caller has: no second read of the batch
@@ -280,7 +279,7 @@ def batch_figures(
         throughput = throughput_frame(records, parts, steady, intervals, seed, leads=leads, kept=drawn)
     return PiecedRun(
         throughput=throughput,
-        tasks=task_throughput(part, intervals=intervals),
+        tasks=task_throughput(part, intervals=intervals, samples=steady),
         samples=steady,
         lead=intervals,
         intervals=intervals if keep else None,

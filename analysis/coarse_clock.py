@@ -49,8 +49,11 @@ def block_rates(steps: np.ndarray, seconds: np.ndarray, read: np.ndarray, opens:
     if not rows or not starts.size:
         return out
     timed = read & np.isfinite(seconds) & np.isfinite(steps) & (steps > 0)
+    stood_at = timed & (seconds <= 0)
+    if not stood_at.any():  # no clock stood still or ran back: none is coarse (the usual case, one pass)
+        return out
     task = np.cumsum(first) - 1
-    stood = np.bincount(task[timed & (seconds <= 0)], minlength=starts.size) > 0
+    stood = np.bincount(task[stood_at], minlength=starts.size) > 0
     counted = np.bincount(task[timed], minlength=starts.size)
     coarse = stood & (counted > 0)
     at = np.flatnonzero(timed & coarse[task])

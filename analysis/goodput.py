@@ -92,6 +92,7 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.bootstrap import numpy_median
 from tierscope.analysis.clock import lead_clock, seconds_between
 from tierscope.analysis.printed_rates import WHOLE_SECOND
 from tierscope.analysis.throughput import lead_rows
@@ -304,7 +305,7 @@ def _one_run(
     restores = stalling.filter((pl.col("event") == RESTORED) & pl.col("step").is_not_null())
 
     restored = _restored_steps(restores, steps, starts, t if timed else None, origin)
-    interval = float(np.median(d_step[~first])) if (~first).any() else 0.0
+    interval = float(numpy_median(d_step[~first])) if (~first).any() else 0.0
     # Each segment's base: the step it resumed from (its restored event's, else one logging interval
     # before its first record; the first segment's else 0). Sums are running totals in segment order.
     firsts = steps[starts]
@@ -395,8 +396,8 @@ def ideal_step_time(step_times: np.ndarray) -> float | None:
     step times under 1 s, which here are means over a logging interval."""
     if not len(step_times):
         return None
-    median = float(np.median(step_times))
-    mad = float(np.median(np.abs(step_times - median)))
+    median = float(numpy_median(step_times))
+    mad = float(numpy_median(np.abs(step_times - median)))
     return float(step_times[step_times <= median + IDEAL_MADS * mad].mean())
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tierscope.analysis.bootstrap import numpy_median
+
 #: How much faster (as a fraction) the end of a run must be than its start to count as a trend, not noise.
 #: Why 0.25: the same bound as a stall (:data:`tierscope.analysis.goodput.STALL_FACTOR`): the
 #: interval-to-interval noise of a steady run is a few % (the 2016 laptop log's steady intervals span
@@ -40,7 +42,7 @@ def rise(rates: np.ndarray) -> float | None:
     if len(rates) < 2:
         return None
     third = max(len(rates) // 3, 1)
-    first, last = float(np.median(rates[:third])), float(np.median(rates[-third:]))
+    first, last = float(numpy_median(rates[:third])), float(numpy_median(rates[-third:]))
     return last / first - 1 if first > 0 else None
 
 

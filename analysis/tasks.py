@@ -21,11 +21,12 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
 import polars as pl
 
-from tierscope.analysis.bootstrap import steady_rate, steady_rates
+from tierscope.analysis.bootstrap import SteadyRates, steady_rate, steady_rates
 from tierscope.analysis.records import TASK
 from tierscope.analysis.throughput import STEADY_WEIGHT, interval_rates
 
@@ -60,15 +61,18 @@ ASYNC_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def task_throughput(steps: pl.LazyFrame, intervals: pl.DataFrame | None = None) -> pl.DataFrame:
+def task_throughput(
+    steps: pl.LazyFrame, intervals: pl.DataFrame | None = None, samples: Mapping[str, SteadyRates] | None = None
+) -> pl.DataFrame:
     """One row per training task, :data:`TASK_SCHEMA`'s columns, sorted by run, role, task index.
 
-    ``intervals``: :func:`~tierscope.analysis.throughput.interval_rates` of ``steps``, if already computed."""
+    ``intervals``: :func:`~tierscope.analysis.throughput.interval_rates` of ``steps``, if already computed;
+    ``samples``: their runs' steady samples, if computed (:func:`own_figures`)."""
     intervals = interval_rates(steps) if intervals is None else intervals.lazy()
-    return with_peers(own_figures(intervals))
+    return with_peers(own_figures(intervals, samples))
 
 
-def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
+def own_figures(intervals: pl.LazyFrame, samples: Mapping[str, SteadyRates] | None = None) -> pl.DataFrame:
     """Each task's own figures of :func:`task_throughput` (``run_id, role, task_index, records,
     segments, steady_intervals, steady_global_steps_per_s, local_steps_per_s, local_includes_warmup``),
     unsorted: a task's intervals are all it needs. Each task's rows together (as the intervals are),
@@ -77,7 +81,11 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
     (:func:`tierscope.analysis.bootstrap.steady_rate`, weighted as
     :func:`tierscope.analysis.bootstrap.steady_rates` weighs the run's intervals) over the task's own steady
     intervals, those holding a pause left out unless every one of the task's does (as
-    :data:`tierscope.analysis.throughput.NOT_PAUSED` for a run)."""
+    :data:`tierscope.analysis.throughput.NOT_PAUSED` for a run).
+
+    ``samples``: the runs' steady samples (:func:`tierscope.analysis.throughput.steady_samples`), if the
+    caller has them: a task whose steady sample is its run's, value for value (a run of one task), takes
+    the run's reading of it (the same figure, read once) instead of reading it again."""
     names = intervals.collect_schema().names()
     paused = pl.col("paused").fill_null(False) if "paused" in names else pl.lit(False)
     starts = (pl.col("segment") == 0) & (pl.col("interval_index") == 0)
@@ -93,16 +101,18 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
     ).collect()  # fmt: skip
     column = {name: frame.get_column(name).to_numpy() for name in frame.columns if name not in TASK}
     firsts = np.flatnonzero(column["_start"])
+    runs = frame.get_column("run_id").gather(firsts).to_list() if samples else [None] * firsts.size
     rows = []
-    for lo, hi in itertools.pairwise([*firsts.tolist(), frame.height]):
+    for (lo, hi), run in zip(itertools.pairwise([*firsts.tolist(), frame.height]), runs, strict=True):
         task = {name: values[lo:hi] for name, values in column.items()}
         steady_local = _steady_of(task["_local"], task["_local_steps"], task["_timed"], task["_paused"])
+        shared = samples.get(run) if samples and run is not None else None
         rows.append(
             (
                 hi - lo,
                 int(task["segment"].max()) + 1,  # a task's segments are 0, 1, ...
                 int(task["_rated"].sum()),
-                _steady_of(task["_rate"], task["weight"], task["_rated"], task["_paused"]),
+                _steady_of(task["_rate"], task["weight"], task["_rated"], task["_paused"], shared),
                 steady_local,
                 # only where no steady interval has a local rate: then over the warm-up's too
                 _steady_of(task["_local"], task["_local_steps"], task["_has_local"], None)
@@ -122,15 +132,38 @@ def own_figures(intervals: pl.LazyFrame) -> pl.DataFrame:
     return pl.concat([keys, figures], how="horizontal").with_columns(_local_figures())
 
 
-def _steady_of(rates: np.ndarray, steps: np.ndarray, candidate: np.ndarray, paused: np.ndarray | None) -> float | None:
+def _steady_of(
+    rates: np.ndarray,
+    steps: np.ndarray,
+    candidate: np.ndarray,
+    paused: np.ndarray | None,
+    run: SteadyRates | None = None,
+) -> float | None:
     """The steady rate of one task's ``candidate`` intervals (their ``rates``, steps/s, and ``steps``), those
-    holding a pause (``paused``; None: none does) left out unless every candidate does; None without one."""
+    holding a pause (``paused``; None: none does) left out unless every candidate does; None without one.
+    ``run``: the task's run's steady sample, whose reading is taken where it holds the same rates and weights."""
     if not candidate.any():
         return None
     if paused is not None and not paused[candidate].all():
         candidate = candidate & ~paused
     sample = steady_rates(rates[candidate], steps[candidate])
+    if run is not None and _same_sample(sample, run):
+        return run.steady()
     return steady_rate(sample.rates, None if sample.alike() else sample.weights)
+
+
+def _same_sample(one: SteadyRates, other: SteadyRates) -> bool:
+    """Whether two steady samples hold the same rates and weights, bit for bit (their readings are then one)."""
+    if one.size != other.size or (one.weights is None) != (other.weights is None):
+        return False
+    pairs = [(one.rates, other.rates)]
+    if one.weights is not None and other.weights is not None:
+        pairs.append((one.weights, other.weights))
+    return all(np.array_equal(_bits(a), _bits(b)) for a, b in pairs)
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
 
 
 def _local_figures() -> list[pl.Expr]:

@@ -582,7 +582,7 @@ def run_throughput(
     training (:func:`pause_steps`; None: none)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
     frame = (interval_rates(steps, events) if intervals is None else intervals.lazy()).collect()
-    samples = steady_samples(steady_rows(frame))
+    samples = interval_samples(frame)
     return throughput_frame(records.collect(), run_parts(frame.lazy()).collect(), samples, frame, seed, draws)
 
 
@@ -764,6 +764,42 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
             )
         else:
             samples[frame["run_id"][offset]] = steady_rates(rates[held], weights[held])
+    return samples
+
+
+def interval_samples(intervals: pl.DataFrame) -> dict[str, SteadyRates]:
+    """``steady_samples(steady_rows(intervals))`` (:func:`interval_rates` rows with ``paused``, each run's rows
+    together), the same samples in the same order, taken from the columns as arrays run by run where each
+    run's rows lie: no filter copies the run ids (a string a row) to find the runs again."""
+    spans = run_spans(intervals)
+    offsets = [offset for offset, _ in spans]
+    runs = intervals.get_column("run_id").gather(offsets).to_list() if spans else []
+    if len(set(runs)) < len(runs) or "paused" not in intervals.columns:
+        return steady_samples(steady_rows(intervals))
+    columns = intervals.select(
+        past=(~pl.col("warmup")).fill_null(False),
+        warm=pl.col("warmup").fill_null(True),
+        first=((pl.col("interval_index") == 0) & pl.col("rate").is_not_null()).fill_null(False),
+        rated=pl.col("rate").is_not_null(),
+        rate=pl.col("rate"),
+        weight=STEADY_WEIGHT,
+        not_paused=(~pl.col("paused")).fill_null(False),
+        all_paused=pl.col("paused").fill_null(True),
+    )
+    past, warm, first, rated, rate, weight, not_paused, all_paused = (
+        columns.get_column(name).to_numpy() for name in columns.columns
+    )
+    samples = {}
+    for run, (offset, length) in zip(runs, spans, strict=True):
+        held = slice(offset, offset + length)
+        # STEADY_ROWS: past warm-up; where the whole run is warm-up, the segments' first records with a rate
+        kept = past[held] | (first[held] if warm[held].all() else False)
+        kept &= rated[held]
+        if not kept.any():
+            continue
+        if not all_paused[held][kept].all():  # NOT_PAUSED: a row not paused, or every one of its run paused
+            kept &= not_paused[held]
+        samples[run] = steady_rates(rate[held][kept], weight[held][kept])
     return samples
 
 

@@ -46,3 +46,25 @@ def test_ranks_of_many_values_in_parts_are_those_of_their_sorted_whole() -> None
     with_nan = whole.copy()
     with_nan[5] = np.nan
     assert exact_median(with_nan) == exact_median(with_nan.copy(), in_place=True)
+
+
+def test_numpy_median_by_hand_and_to_the_bit_of_numpys() -> None:
+    from tierscope.analysis.bootstrap import numpy_median, ranked
+
+    # sorted 1.0 1.5 3.0 4.0: (1.5 + 3.0) / 2 = 2.25; sorted 1 3 5: 3; a NaN anywhere: NaN, as numpy says
+    assert numpy_median(np.array([3.0, 1.0, 4.0, 1.5])) == 2.25
+    assert numpy_median(np.array([5.0, 1.0, 3.0])) == 3.0
+    assert np.isnan(numpy_median(np.array([1.0, np.nan, 2.0])))
+    # the two middle values infinite, one each way: inf - inf is NaN, as numpy's mean gives it
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(numpy_median(np.array([-np.inf, np.inf])))
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 3, 4, 199_999, 200_000):
+        values = np.where(rng.random(n) < 0.1, np.inf, rng.gamma(2.0, 3.0, n))
+        assert np.float64(numpy_median(values)).tobytes() == np.float64(np.median(values)).tobytes()
+        # a median's middle ranks, from one partition: those of the sorted values (NaN last)
+        with_nan = np.where(rng.random(n) < 0.3, np.nan, values)
+        mid = (n - 1) // 2
+        for low, high in ((mid, mid), (mid, min(mid + 1, n - 1))):
+            got = ranked(lambda v=with_nan: [v], low, high)
+            assert np.sort(with_nan)[low : high + 1].tobytes() == got.tobytes()

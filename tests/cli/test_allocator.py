@@ -62,3 +62,40 @@ def test_collect_starts_no_blas_threads_unless_the_user_asks() -> None:
     assert threads("collect", "files", "a.log") == COLLECT_BLAS_THREADS
     assert threads("summary", "-d", "collect") == "-"
     assert threads("collect", "files", "a.log", user="4") == "4"
+
+
+_HEAP = """
+import ctypes, sys
+sys.argv = ['tierscope', *sys.argv[1:]]
+import tierscope.cli
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+                 "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+libc.malloc.restype = ctypes.c_void_p
+before = libc.mallinfo2().hblks  # allocations that are mappings of their own
+held = libc.malloc(8 << 20)  # a batch's array of a million float64
+print(libc.mallinfo2().hblks - before)
+libc.free(ctypes.c_void_p(held))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc only")
+def test_analysis_commands_take_arrays_from_the_heap_unless_the_user_sets_glibc() -> None:
+    # An 8 MB allocation: its own mapping under glibc's default thresholds (mapped at 128 KB, raised to the
+    # largest freed mapping), from the heap with the analysis' (under 64 MiB); collect and a user's own
+    # MALLOC_MMAP_THRESHOLD_ keep glibc's.
+    def mappings(*argv: str, user: str | None = None) -> int:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        if user is not None:
+            env["MALLOC_MMAP_THRESHOLD_"] = user
+        done = subprocess.run([sys.executable, "-c", _HEAP, *argv], env=env, capture_output=True, text=True, check=True)
+        return int(done.stdout.split()[-1])
+
+    assert mappings("summary", "-d", "x") == 0
+    assert mappings("collect", "files", "a.log") == 1
+    assert mappings("summary", "-d", "x", user="131072") == 1
