@@ -335,3 +335,29 @@ def test_rejects_at_80_keeps_the_file_and_line_whole_and_wraps_the_reason(
         "                                                   finite number >= 0",
         "1 rejected line",
     ]
+
+
+def test_a_machines_description_wraps_at_words_and_keeps_the_cost_at_80(tmp_path: Path) -> None:
+    # two runs described by their machines: the description is a phrase wrapped between its words, so no figure
+    # is folded and the cost per 1,000 steps (the answer) stays; the price date (said under the table) goes first.
+    # step 100 every 40 s and step 100 every 10 s: 2.5 and 10 steps/s; T4 0.379998 + 0.35 = 0.729998 USD/h,
+    # 0.729998 / (2.5 x 3.6) = 0.0811 USD per 1,000 steps
+    for name, seconds in (("t4", 40), ("v100x8", 10)):
+        log = tmp_path / f"{name}.log"
+        log.write_text(
+            "".join(
+                f"I1120 10:{t // 60:02d}:{t % 60:02d}.000000 1 hook.py:1] global_step/sec: {100 / seconds:g}\n"
+                for t in range(0, 20 * seconds, seconds)
+            )
+        )
+    ds = str(tmp_path / "ds")
+    run(["collect", "files", str(tmp_path / "t4.log"), "--machine", "n1-standard-8",
+         "--accelerator", "NVIDIA_TESLA_T4:1", "-d", ds])  # fmt: skip
+    run(["collect", "files", str(tmp_path / "v100x8.log"), "--machine", "n1-standard-32",
+         "--accelerator", "NVIDIA_TESLA_V100:8", "-d", ds])  # fmt: skip
+    result = runner.invoke(app, ["summary", "-d", ds, "--price-date", "2026-12-01"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    row = cells(result.stdout, "t4")
+    assert row[:3] == ["t4", "1 x n1-standard-8 (1 x", "no end"], row  # wrapped between words, never inside one
+    assert "2.500" in row and "0.0811" in row

@@ -321,7 +321,7 @@ def summary_grid(
         reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
     columns = [
         Column("run", "name"),
-        Column("tier", "label"),
+        Column("tier", "phrase"),
         Column("status", "phrase"),
         Column("records", wide=True),
         Column("tasks", drop=3),
@@ -345,7 +345,7 @@ def summary_grid(
         Column("hours to N"),
         Column("hours at steady", drop=5),
         Column("USD to N"),
-        Column("priced on", "label", wide=not several_dates),
+        Column("priced on", "label", wide=not several_dates, drop=6),
         Column("mode", "label", wide=True),
         Column("ran on", "text", wide=True),
         Column("note", "text", wide=True),
