@@ -1,4 +1,5 @@
-"""A cron job's ``tierscope collect files PATH... -d DIR [--run-id ID] [--tier TIER] -q``, before the command line.
+"""A cron job's ``tierscope collect files [PATH...] [--manifest TOML] -d DIR [--run-id ID] [--tier TIER]
+[--lock-timeout SECONDS] -q``, before the command line.
 
 Such a collect mostly finds nothing new, or a few thousand lines; then importing typer and building the
 command line (~0.045 CPU-s) is half of what it costs. :func:`collect_quietly` takes exactly that form of
@@ -6,8 +7,8 @@ the command, as ``tierscope collect files`` reads it (:func:`tierscope.cli.colle
 and answers it from the dataset's state (:func:`tierscope.collector.unchanged.collect_unchanged`) or as a
 small append (:func:`tierscope.collector.small_collect.collect_small_append`). Anything else returns None
 before anything is written, and the command line runs as it always did: another option or spelling,
-a path that is missing or a URL, a tier the tier table does not spell so, a run directory naming its
-machines, the dataset's lock held (this path does not wait for it: the command line does), any error.
+a path that is missing or a URL, a tier the tier table does not spell so, a run directory or manifest naming
+its machines, the dataset's lock held (this path does not wait for it: the command line does), any error.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 #: The options taken, each with a value but ``--quiet``; each at most once.
-_VALUED = {"--dataset": "dataset", "-d": "dataset", "--run-id": "run_id", "--tier": "tier"}
+_VALUED = {"--dataset": "dataset", "-d": "dataset", "--run-id": "run_id", "--tier": "tier", "--manifest": "manifest",
+           "--lock-timeout": "lock_timeout"}  # fmt: skip
 _QUIET = ("--quiet", "-q")
 
 
@@ -39,7 +41,7 @@ def _options(args: list[str]) -> tuple[list[str], dict[str, str]] | None:
             return None  # another option, ``--``, ``--name=value``, flags run together
         else:
             paths.append(arg)
-    if not paths or "quiet" not in given or "dataset" not in given:
+    if not (paths or "manifest" in given) or "quiet" not in given or "dataset" not in given:
         return None
     return paths, given
 
@@ -68,30 +70,41 @@ def collect_quietly(argv: list[str]) -> bool:
     paths, given = parsed
     run_id = given.get("run_id")
     tier = _tier(given.get("tier"))
-    if tier is False or (run_id is not None and not run_id.strip()):
+    if tier is False or (run_id is not None and not run_id.strip()) or not _seconds(given.get("lock_timeout", "0")):
         return False
     try:
-        return _collect(paths, Path(given["dataset"]), run_id, tier)  # type: ignore[arg-type]
+        return _collect(paths, given.get("manifest"), Path(given["dataset"]), run_id, tier)  # type: ignore[arg-type]
     except Exception:  # the command line does it again, and says what is wrong
         return False
 
 
-def _collect(paths: list[str], dataset: Path, run_id: str | None, tier: str | None) -> bool:
+def _seconds(text: str) -> bool:
+    """Whether ``--lock-timeout``'s ``text`` is one the command line takes as it is (a number of at least 0)."""
+    try:
+        return 0 <= float(text) < float("inf")
+    except ValueError:
+        return False
+
+
+def _collect(paths: list[str], manifest: str | None, dataset: Path, run_id: str | None, tier: str | None) -> bool:
     from dataclasses import replace
 
+    from tierscope.collector.manifest import load_manifest
     from tierscope.collector.runs import runs_from_paths
     from tierscope.collector.unchanged import collect_unchanged
     from tierscope.gcs import is_url
 
     if any(is_url(p) for p in paths):
         return False
-    inputs: list[Path | str] = [Path(p) for p in paths]
-    if any(not p.exists() for p in inputs):  # type: ignore[union-attr]
-        return False
-    found = runs_from_paths(inputs, run_id, tier, None)
-    if any(r.hardware for r in found):
-        return False  # a run.json naming machines: the command line makes them the topology
-    runs = [replace(r, run_id_given=run_id is not None, tier_given=tier is not None) for r in found]
+    runs = load_manifest(manifest) if manifest is not None else []
+    if paths:
+        inputs: list[Path | str] = [Path(p) for p in paths]
+        if any(not p.exists() for p in inputs):  # type: ignore[union-attr]
+            return False
+        found = runs_from_paths(inputs, run_id, tier, None)
+        runs += [replace(r, run_id_given=run_id is not None, tier_given=tier is not None) for r in found]
+    if any(r.hardware for r in runs):
+        return False  # a manifest or run.json naming machines: the command line makes them the topology
     # A lock timeout of 0: a collect that would wait for the lock is the command line's, which waits.
     if collect_unchanged(dataset, runs, 0) is not None:
         return True

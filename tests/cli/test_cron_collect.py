@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.generate import write_cloudml_log
 from tests.support.ingest_helpers import stored_steps
-from tierscope.cron import _options
+from tierscope.cron import _options, collect_quietly
 from tierscope.dataset.store import Dataset
 
 LINES, ADDED = 2_000, 500
@@ -65,6 +65,23 @@ def test_a_small_append_and_then_nothing_new_are_collected_without_typer(grown: 
     assert len(after) - len(before) == sum(1 for line in added.splitlines() if line.startswith(b"Train ["))
 
 
+def test_the_documented_crontab_line_with_a_manifest_takes_the_quick_path(grown: tuple[Path, Path, bytes]) -> None:
+    # docs/running-unattended.md: collect files --manifest runs.toml --dataset DIR --quiet --lock-timeout 120
+    log, ds, added = grown
+    manifest = log.parent / "runs.toml"
+    manifest.write_text(f'[[run]]\nid = "r"\ntier = "STANDARD_1"\nfiles = ["{log.name}"]\n')
+    with log.open("ab") as out:
+        out.write(added)
+    for _ in range(2):  # the append, then nothing new
+        done = _cli("collect", "files", "--manifest", manifest, "--dataset", ds, "--quiet", "--lock-timeout", "120")
+        assert done.returncode == 0 and done.stdout == "" and _errors(done.stderr) == ""
+        assert not TYPER.search(done.stderr)
+    steps = stored_steps(Dataset(ds))
+    assert (
+        len(steps) == len(set(steps)) == sum(1 for line in log.read_bytes().splitlines() if line.startswith(b"Train ["))
+    )
+
+
 def test_an_unknown_tier_is_left_to_the_command_line_which_warns(grown: tuple[Path, Path, bytes]) -> None:
     log, ds, _ = grown
     done = _cli("collect", "files", log, "-d", ds, "--run-id", "r", "--tier", "STANDARD_9", "-q")
@@ -99,13 +116,15 @@ def test_a_held_lock_is_waited_for_by_the_command_line(grown: tuple[Path, Path, 
         (["a.log", "-d", "ds", "-q"], (["a.log"], {"dataset": "ds", "quiet": "-q"})),
         (["-q", "a.log", "b.log", "--dataset", "ds", "--run-id", "r", "--tier", "BASIC"],
          (["a.log", "b.log"], {"quiet": "-q", "dataset": "ds", "run_id": "r", "tier": "BASIC"})),
+        (["--manifest", "runs.toml", "--dataset", "ds", "--quiet", "--lock-timeout", "120"],
+         ([], {"manifest": "runs.toml", "dataset": "ds", "quiet": "--quiet", "lock_timeout": "120"})),
         (["a.log", "-d", "ds"], None),  # not quiet: the command line prints the counts
         (["a.log", "-q"], None),  # the default dataset: the command line's
         (["-d", "ds", "-q"], None),  # no path
         (["a.log", "-d", "ds", "-q", "-q"], None),
         (["a.log", "-d", "ds", "-d", "ds2", "-q"], None),
         (["a.log", "--dataset=ds", "-q"], None),
-        (["a.log", "-d", "ds", "-q", "--lock-timeout", "5"], None),
+        (["a.log", "-d", "ds", "-q", "--config", "c"], None),
         (["a.log", "-d", "ds", "-q", "--"], None),
         (["a.log", "-qd", "ds"], None),
         (["a.log", "-d", "-q"], None),
@@ -115,3 +134,12 @@ def test_a_held_lock_is_waited_for_by_the_command_line(grown: tuple[Path, Path, 
 )  # fmt: skip
 def test_only_the_cron_form_of_the_command_is_taken(args: list[str], expected: object) -> None:
     assert _options(args) == expected
+
+
+@pytest.mark.parametrize("timeout", ["-1", "nan", "inf", "1e999", "soon", ""])
+def test_a_lock_timeout_the_command_line_would_refuse_is_left_to_it(timeout: str, tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    log.write_text("")
+    assert not collect_quietly(["tierscope", "collect", "files", str(log), "-d", str(tmp_path / "ds"), "-q",
+                                "--lock-timeout", timeout])  # fmt: skip
+    assert not (tmp_path / "ds").exists()
