@@ -11,7 +11,8 @@ A dataset put back as a copy is one whose files no reader has verified yet (a co
 status-change times: :mod:`tierscope.dataset.verified`), so each of those rounds hashes every data file
 of the run, as the first collect after a copy or a restore does. A cron job's collects find them
 verified: the steady rounds (:func:`steady`) run one collect after another on one dataset, each taking
-the next :data:`ADDED_LINES` lines, after one round that verifies what the first collect wrote.
+the next :data:`ADDED_LINES` lines, after one round that verifies what the first collect wrote. Beside
+them, the imports of each path (:mod:`benchmarks.fixed_cost`): what of the collects is fixed cost.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks import fixed_cost
 from benchmarks.generate import LogFile
 from benchmarks.measure import BenchError, Proc, middle, run, tierscope
 from benchmarks.table import Figure, Target
@@ -84,7 +86,11 @@ def measure(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[
         shutil.rmtree(dataset, ignore_errors=True)
         grown.unlink(missing_ok=True)
     lines = f"{log.lines - ADDED_LINES:,}-line log"
-    return [*_figures(added_runs, none_runs, lines, ""), *steady(work, log, repeat, run_id, check)]
+    return [
+        *_figures(added_runs, none_runs, lines, ""),
+        *steady(work, log, repeat, run_id, check),
+        *fixed_cost.measure(repeat),
+    ]
 
 
 def steady(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[[Path, LogFile], None]) -> list[Figure]:

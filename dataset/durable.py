@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import stat
-import uuid
 from pathlib import Path
 
 from tierscope import atomic
@@ -44,7 +43,7 @@ def temp_path(final: Path | GsPath) -> Path:
     if isinstance(final, GsPath):
         import tempfile  # here: a collect of local files need not import it
 
-        return Path(tempfile.gettempdir()) / f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{final.name}"
+        return Path(tempfile.gettempdir()) / f"{TMP_PREFIX}{os.urandom(4).hex()}-{final.name}"
     return atomic.temp_path(final)
 
 

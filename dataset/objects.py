@@ -59,7 +59,6 @@ import math
 import os
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from fnmatch import fnmatchcase
@@ -493,6 +492,7 @@ class Lease:
         self.timeout = timeout
         self.ttl = lease_seconds() if ttl is None else ttl
         import socket  # here: a dataset on the local disk never takes this lock
+        import uuid
 
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.generation = 0

@@ -1,7 +1,8 @@
 """The ``tierscope`` console script and ``python -m tierscope``.
 
 Ctrl-C and SIGTERM are caught before anything else is imported (typer alone takes 0.1 s), so a
-signal from the very start stops the command (:mod:`tierscope.stopping`).
+signal from the very start stops the command (:mod:`tierscope.stopping`). A cron job's quiet collect is
+done before the command line is built, where it can be (:mod:`tierscope.cron`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,17 @@ def main() -> None:
     from tierscope.stopping import catch_stop_signals, stopped, stops_done
 
     catch_stop_signals()
+    try:
+        from tierscope.cron import collect_quietly
+
+        done = collect_quietly(sys.argv)
+    except KeyboardInterrupt as exc:  # a collect's line, as the command line says it
+        from tierscope.cli.common import interrupted
+
+        raise SystemExit(interrupted(exc, collect=True)) from None
+    if done:
+        stops_done()
+        return
     try:
         from tierscope.cli import main as run
     except KeyboardInterrupt as exc:  # before the command line exists: its line, plainly

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,7 +30,8 @@ def fsync_dir(path: Path) -> None:
 
 def temp_path(final: Path) -> Path:
     """A unique temporary name next to ``final`` (same directory, so the rename is atomic)."""
-    return final.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{final.name}")
+    # os.urandom, not uuid: uuid imports platform, 2.5 ms of a cron collect's CPU
+    return final.with_name(f"{TMP_PREFIX}{os.urandom(4).hex()}-{final.name}")
 
 
 @contextlib.contextmanager
