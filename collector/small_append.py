@@ -69,37 +69,7 @@ _STATUS_NAMES = ("MARKERS", "MILESTONES", "ANNOUNCED", "STOPPED_ON_PURPOSE")
 def status_pattern() -> re.Pattern[str]:
     """One pattern matching wherever a pattern of :data:`_STATUS_NAMES` may: each compiled case-blind (a polars
     ``(?i)`` may sit mid-pattern, where ``re`` refuses it; matching more only sends an append to the polars path)."""
-    found = status_constants((pathlib.Path(__file__).parent / "formats" / "status.py").read_text(encoding="utf-8"))
-    parts = [re.sub(r"\(\?i\)|\(\?P<\w+>", lambda m: "" if m.group() == "(?i)" else "(?:", f) for f in found]
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE)
-
-
-#: A line of the status module's source that starts a top-level statement of one of :data:`_STATUS_NAMES`.
-_STATUS_START = re.compile(rf"^(?:{'|'.join(_STATUS_NAMES)})\b")
-
-
-def status_constants(source: str, *, whole: bool = False) -> list[str]:
-    """The string constants (longer than two characters) of the top-level assignments to :data:`_STATUS_NAMES` in
-    ``source``, in order. Only those statements are parsed (a top-level statement's lines run until the next line
-    that starts in column 0 with anything but a closing bracket; the whole module's parse was half of the
-    pattern's cost); ``whole``, or where they do not parse so, the whole source."""
-    if not whole:
-        lines = source.splitlines()
-        blocks = []
-        for start, line in enumerate(lines):
-            if _STATUS_START.match(line):
-                end = start + 1
-                while end < len(lines) and (not lines[end] or lines[end][0] in " \t)]}"):
-                    end += 1
-                blocks.append("\n".join(lines[start:end]))
-        try:
-            return _constants(ast.parse("\n".join(blocks)))
-        except SyntaxError:
-            pass
-    return _constants(ast.parse(source))
-
-
-def _constants(tree: ast.Module) -> list[str]:
+    tree = ast.parse((pathlib.Path(__file__).parent / "formats" / "status.py").read_text(encoding="utf-8"))
     found: list[str] = []
     for node in tree.body:
         target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
@@ -109,7 +79,8 @@ def _constants(tree: ast.Module) -> list[str]:
                 for c in ast.walk(node.value)  # type: ignore[attr-defined]
                 if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) > 2
             ]
-    return found
+    parts = [re.sub(r"\(\?i\)|\(\?P<\w+>", lambda m: "" if m.group() == "(?i)" else "(?:", f) for f in found]
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE)
 
 
 @dataclass

@@ -1,8 +1,5 @@
 """One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock
 (on Cloud Storage: the lease object ``.lock``, :class:`tierscope.dataset.objects.Lease`).
-:func:`held`, the lock of a collect that may have nothing to do, takes the same ``flock`` on the same
-file itself where it can: importing filelock costs a cron collect ~0.02 CPU-s, a fifth of one with
-nothing new.
 
 The kernel releases an ``flock`` when its holder dies, even by SIGKILL, so a killed
 collect never leaves a lock that blocks the next one: the lock *file* may stay, but nobody
@@ -13,22 +10,19 @@ stops renewing it). Whoever takes the lock first finishes what a killed writer l
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from filelock import FileLock, Timeout
+
 from tierscope.dataset import journal, state
 from tierscope.dataset.errors import DatasetBusyError, DatasetError, StateCorruptError
 from tierscope.dataset.objects import GsPath, Lease, LeaseBusy
 
 if TYPE_CHECKING:
-    from filelock import FileLock
-
     from tierscope.dataset.store import Dataset
 
 #: The lock file in a dataset's root (:attr:`tierscope.dataset.store.Dataset.lock_path`).
@@ -36,10 +30,6 @@ LOCK_NAME = ".lock"
 #: How long :func:`let_waiters_in` leaves the lock free: several polls of a waiter (filelock polls every
 #: 0.05 s, a lease every 0.25 s at most), so a collect waiting for the lock takes it.
 LET_IN_PAUSE_S = 0.6
-#: Seconds between two tries of :func:`held`'s own ``flock`` (filelock's poll interval).
-POLL_S = 0.05
-#: ``flock``'s errors that mean another holder (some file systems report EACCES).
-_CONTENDED = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES})
 #: The lock :func:`locked` holds for each dataset (by ``id``), for :func:`let_waiters_in`.
 _HELD: dict[int, FileLock | Lease] = {}
 
@@ -92,23 +82,17 @@ def let_waiters_in(dataset: Dataset, pause: float = LET_IN_PAUSE_S) -> None:
 
 
 def _lock(dataset: Dataset, timeout: float) -> FileLock | Lease:
-    from filelock import FileLock
-
     lock_path = dataset.lock_path
     return Lease(lock_path, timeout) if isinstance(lock_path, GsPath) else FileLock(lock_path, timeout=timeout)
 
 
 def _acquire(lock: FileLock | Lease, root: Path, timeout: float) -> None:
-    from filelock import Timeout
-
     try:
         lock.acquire()
     except (Timeout, LeaseBusy):
-        raise _busy(root, timeout) from None
-
-
-def _busy(root: Path, timeout: float) -> DatasetBusyError:
-    return DatasetBusyError(f"dataset {root} is locked by another collect (waited {timeout:g} s); try again later")
+        raise DatasetBusyError(
+            f"dataset {root} is locked by another collect (waited {timeout:g} s); try again later"
+        ) from None
 
 
 @contextmanager
@@ -117,65 +101,13 @@ def held(root: Path, timeout: float = 60.0) -> Iterator[None]:
     without a :class:`~tierscope.dataset.store.Dataset` and without recovering: for a reader of
     its state that must see no writer half way (:mod:`tierscope.collector.unchanged`), and that
     leaves any recovery to a command that takes :func:`locked`. Raises :class:`DatasetBusyError`
-    after ``timeout`` seconds (a negative one: waits as long as it takes).
-
-    The lock file a collect left is locked with ``flock`` here, as filelock locks it (the same inode, an
-    exclusive ``flock``: each excludes the other, in this process too); without one, or where ``flock``
-    fails otherwise (a file system without it, on which filelock falls back to a lock of its own), through
-    filelock."""
-    fd = _own_flock(root / LOCK_NAME, root, timeout)
-    if fd is None:
-        from filelock import FileLock
-
-        lock = FileLock(root / LOCK_NAME, timeout=timeout)
-        _acquire(lock, root, timeout)
-        try:
-            yield
-        finally:
-            lock.release()
-        return
+    after ``timeout`` seconds."""
+    lock = FileLock(root / LOCK_NAME, timeout=timeout)
+    _acquire(lock, root, timeout)
     try:
         yield
     finally:
-        os.close(fd)  # releases the flock
-
-
-def _own_flock(path: Path, root: Path, timeout: float) -> int | None:
-    """A descriptor of the existing regular file ``path`` holding an exclusive ``flock`` on it, taken within
-    ``timeout`` seconds (else :class:`DatasetBusyError`); None where this cannot be done as filelock does it."""
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None  # none yet (filelock creates it, with its mode), a link, or unreadable: filelock's to say
-    deadline = time.monotonic() + timeout
-    locked = False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        while not locked:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                locked = True
-            except OSError as exc:
-                if exc.errno not in _CONTENDED:
-                    return None
-                if timeout >= 0 and deadline <= time.monotonic():
-                    raise _busy(root, timeout) from None
-                time.sleep(POLL_S)
-        # The name still the file locked (tierscope never replaces it; anything else is filelock's to handle).
-        try:
-            same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
-        except OSError:
-            same = False
-        if same:
-            fd, kept = -1, fd
-            return kept
-        return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
+        lock.release()
 
 
 def recover(dataset: Dataset) -> int:
@@ -201,8 +133,6 @@ def recover_if_free(dataset: Dataset) -> int:
     by a writer that finishes it itself, or the dataset cannot be written by this user)."""
     if not dataset.lock_path.exists():
         return 0
-    from filelock import Timeout
-
     lock = _lock(dataset, 0)
     try:
         lock.acquire()

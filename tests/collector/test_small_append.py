@@ -263,16 +263,6 @@ def test_the_status_patterns_are_the_status_modules_own() -> None:
     )
 
 
-def test_the_status_statements_read_alone_give_the_whole_modules_constants() -> None:
-    # the status module's assignments parsed alone hold the constants a parse of the whole module finds there
-    source = (Path(small_append.__file__).parent / "formats" / "status.py").read_text(encoding="utf-8")
-    alone = small_append.status_constants(source)
-    assert alone == small_append.status_constants(source, whole=True) and len(alone) > 20
-    # a statement whose lines do not parse alone (a string continued in column 0) is read from the whole parse
-    odd = 'X = 1\nMARKERS = (\n"abc",\n"def")\nY = 2\n'
-    assert small_append.status_constants(odd) == ["abc", "def"]
-
-
 def test_the_step_file_is_the_stores_byte_for_byte(generated: list[str], tmp_path: Path) -> None:
     from tierscope.dataset.arrow_steps import STEP_FILE_COLUMNS, step_table, write_step_file
     from tierscope.dataset.schema import STEP_SCHEMA, conform
