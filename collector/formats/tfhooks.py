@@ -13,6 +13,11 @@
   Where the lines carry times, a report printed just *after* a loss line at the same moment
   (within :data:`~tierscope.collector.formats.ranks.SAME_MOMENT_S`; TPUEstimator's hooks run in
   that order) with no loss line after it is that record's rate: both hooks report the same step.
+  Without times, the pairing the figures state decides: a task whose every report printed just after a record
+  states that record's period (its ``global_step/sec`` x the record's seconds = the steps since the task's previous
+  record, within :data:`PERIOD_TOLERANCE`), better than the same reports state the next record's, prints its
+  reports after their records (TPUEstimator on a TPU: ``loss = 0.31445312, step = 1000100 (45.773 sec)`` then
+  ``global_step/sec: 2.18469``, 2.18469 x 45.773 = 100.0 steps, the iterations per loop).
 - A loss line with its seconds but no rate before it (the first of an excerpt, whose
   ``global_step/sec`` line was cut off) covers the hooks' period: Estimator runs both hooks every
   ``RunConfig.log_step_count_steps`` (default 100) steps, so where the task's other reports agree
@@ -65,7 +70,8 @@ class TFEstimator(SingleLineFormat):
     example: ClassVar[str] = "INFO:tensorflow:loss = 0.734, step = 1500 (2.688 sec)"
     meaning: ClassVar[str] = (
         "step is the global step; (x sec) is seconds since the hook's previous line (interval_s); "
-        "global_step/sec and examples/sec lines attach to the next record"
+        "global_step/sec and examples/sec lines attach to the next record (to the one before them where the "
+        "task prints its reports after its records)"
     )
 
     mark: ClassVar[str] = _MARK
@@ -128,10 +134,19 @@ class TFEstimator(SingleLineFormat):
     def _attach_rates(self, frame: pl.DataFrame) -> pl.DataFrame:
         """Records with the rates reported before them (same tag), and step-less reports."""
         # A report (block) starts at every global_step/sec line and after every record: a
-        # block is [global_step/sec] [examples/sec ...] [record].
-        starts = (pl.col("rate_kind") == "global_step").fill_null(False) | pl.col("is_record").shift(1).over(
+        # block is [global_step/sec] [examples/sec ...] [record]; where the task prints its reports after their
+        # records, at every record: [record] [global_step/sec] [examples/sec ...].
+        after = _reports_after_records(frame)
+        before_starts = (pl.col("rate_kind") == "global_step").fill_null(False) | pl.col("is_record").shift(1).over(
             TAG
         ).fill_null(False)
+        starts = (
+            pl.when(pl.col(TAG).fill_null("").is_in(pl.lit(sorted(after), dtype=pl.List(pl.String))))
+            .then(pl.col("is_record"))
+            .otherwise(before_starts)
+            if after
+            else before_starts
+        )
         frame = frame.with_columns(block=starts.cast(pl.Int64).cum_sum().over(TAG)).with_columns(
             has_record=pl.col("is_record").any().over(TAG, "block"),
         )
@@ -168,6 +183,66 @@ class TFEstimator(SingleLineFormat):
 _RATES = ("global_steps_per_s", "examples_per_s")
 #: How far a task's reports may disagree on the steps one interval holds for them to state its period.
 PERIOD_TOLERANCE = 0.01
+
+
+def _reports_after_records(frame: pl.DataFrame) -> set[str]:
+    """The tasks (:data:`TAG`, ``""`` for the untagged one) that print each ``global_step/sec`` report just after
+    the record it reports: every report that follows a record with seconds, the task's previous record known,
+    states that record's period (report x seconds = the steps between the two records, within
+    :data:`PERIOD_TOLERANCE`), and those reports state it better (a smaller sum of relative errors) than they
+    state the period of the record after them. A task with no such pair keeps the Estimator's order."""
+    rate_lines = frame.filter(pl.col("rate_kind") == "global_step")
+    if rate_lines.height == 0 or frame.get_column("is_record").sum() < 2:
+        return set()
+    tagged = frame.with_columns(_tag=pl.col(TAG).fill_null(""))
+    records = (
+        tagged.filter(pl.col("is_record"))
+        .select("source_offset", "_tag", "step", "interval_s")
+        .with_columns(_delta=(pl.col("step") - pl.col("step").shift(1).over("_tag")).cast(pl.Float64))
+    )
+    rates = (
+        tagged.filter(pl.col("rate_kind") == "global_step")
+        .select("source_offset", "_tag", "rate")
+        .sort("source_offset")
+    )
+
+    def error(strategy: str) -> pl.DataFrame:
+        """Each report's relative error against the record just before (backward) or after (forward) it."""
+        near = (
+            rates.join_asof(
+                records.select(pl.col("source_offset").alias("_record"), "_tag", "interval_s", "_delta").sort(
+                    "_record"
+                ),
+                left_on="source_offset",
+                right_on="_record",
+                by="_tag",
+                strategy=strategy,
+                check_sortedness=False,
+            )
+            .filter(pl.col("_record").is_not_null())
+            # one report per record: the one printed next to it
+            .sort("source_offset", descending=strategy == "forward")
+            .unique("_record", keep="first", maintain_order=True)
+        )
+        return near.select(
+            "source_offset",
+            "_tag",
+            ((pl.col("rate") * pl.col("interval_s") - pl.col("_delta")).abs() / pl.col("_delta")).alias("_err"),
+        )
+
+    backward = error("backward").filter(pl.col("_err").is_not_null())
+    if backward.height == 0:
+        return set()
+    forward = error("forward").filter(pl.col("_err").is_not_null())
+    agreed = backward.group_by("_tag").agg(
+        (pl.col("_err") <= PERIOD_TOLERANCE).all().alias("_all"), pl.col("_err").sum().alias("_back")
+    )
+    against = forward.join(backward.select("source_offset"), on="source_offset", how="semi")
+    against = against.group_by("_tag").agg(pl.col("_err").sum().alias("_fwd"))
+    chosen = agreed.join(against, on="_tag", how="left").filter(
+        pl.col("_all") & (pl.col("_fwd").is_null() | (pl.col("_back") < pl.col("_fwd")))
+    )
+    return set(chosen.get_column("_tag").to_list())
 
 
 def _rate_of_the_period(records: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
