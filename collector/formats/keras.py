@@ -25,6 +25,10 @@ starts with the bar's tail; pieces that still carry numbers but no step count ar
 Bars counting samples (``us/sample``, Keras < 2.2) have no step count: an epoch's final one is a record
 with no step (identified by its line) whose ``examples_per_s`` is 1 / the time per sample. A finished
 bar that prints a step time of 0 (a download's bar in bytes, ``0us/step``) measures nothing: no record.
+An epoch has one training bar: a finished bar of another total after it, with no ``Epoch E/T`` line between
+(``model.evaluate()`` or ``predict()`` once fit returned: ``312/312 ━━━ 0s 8us/step`` then ``78/78 ━━━ 2s
+21ms/step``; tf.keras 1.13's ``60000/60000 [===] - 23s 390us/sample`` then ``10000/10000 [===] - 1s
+112us/sample``), is that other work's bar: no record.
 """
 
 from __future__ import annotations
@@ -202,6 +206,7 @@ class KerasProgress(SingleLineFormat):
             | ((number("wall_raw") > 0) & ~printed_time).fill_null(False)
         )
         chosen = good.filter(final & measured & ~pl.col("text").str.contains(ENDED_BY_SIGNAL))
+        chosen = chosen.filter(~self._other_work_bars(chosen, context))
         rate = _finer_rate()
         steps = chosen.select(
             "source_offset",
@@ -249,6 +254,41 @@ class KerasProgress(SingleLineFormat):
         )
         events = pl.concat([done, killed]).sort("source_offset")
         return Parsed(steps=steps, events=events, rejects=rejects, rest=rest)
+
+    def _other_work_bars(self, chosen: pl.DataFrame, context: ParseContext) -> pl.Series:
+        """For each row of ``chosen`` (finished updates and summaries): whether it is a finished bar of another total
+        than the first finished bar of its task's epoch (the epoch's training bar), with no ``Epoch E/T`` line
+        between: an evaluation's or a prediction's bar. The training bar's total of each task's last epoch carries
+        over to later batches in ``context``, for the lines before the batch's first ``Epoch E/T`` line."""
+        known: dict[str, int] = context.state.setdefault(f"{self.name}-epoch-bar", {})
+        totals = chosen.select(
+            pl.col(TAG).fill_null("").alias("_tag"),
+            pl.col("epoch_at").alias("_epoch"),
+            pl.when(pl.col("is_update")).then(pl.col("n")).alias("_n"),
+            context.counts(pl.col("source_offset")).alias("_counts"),
+        )
+        carried = pl.DataFrame(
+            {"_tag": list(known), "_carried": list(known.values())}, schema={"_tag": pl.String, "_carried": pl.Int64}
+        )
+        first = pl.col("_n").drop_nulls().first().over("_tag", "_epoch")
+        flagged = (
+            totals.with_row_index("_i")
+            .join(carried, on="_tag", how="left")
+            .sort("_i")
+            .with_columns(
+                _train=pl.when(pl.col("_epoch").is_null()).then(pl.coalesce("_carried", first)).otherwise(first)
+            )
+        )
+        for tag, train in (
+            flagged.filter(pl.col("_counts") & pl.col("_train").is_not_null())
+            .group_by("_tag")
+            .agg(pl.col("_train").last())
+            .iter_rows()
+        ):
+            known[tag] = int(train)
+        return flagged.select(
+            (pl.col("_n").is_not_null() & (pl.col("_n") != pl.col("_train"))).fill_null(False)
+        ).to_series()
 
     @staticmethod
     def _join_split_bars(frame: pl.DataFrame) -> pl.DataFrame:
