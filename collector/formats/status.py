@@ -278,10 +278,13 @@ def _any_of(patterns: Iterable[str]) -> str:
 
 _ANY = _any_of(m.pattern for m in MARKERS)
 #: A line of an error's report, what may follow a traceback that ends a log: one of the words errors are reported in
-#: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), or a failure line of :data:`MARKERS`.
+#: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), TensorFlow's trace of the graph node that
+#: raised it (``NotFoundError: Graph execution error:`` then ``Detected at node StatefulPartitionedCall defined at
+#: (most recent call last):``, its frames, ``[[{{node StatefulPartitionedCall}}]]``: googlecolab/colabtools issue
+#: 5124, tensorflow/tensorflow issue 88960), or a failure line of :data:`MARKERS`.
 ERROR_REPORT = (
     r"(?i:error|exception|traceback|interrupt|exit|kill|abort|fail|fault|core dumped|signal|panic)|"
-    + _any_of(m.pattern for m in MARKERS if m.event == "failed")
+    r"^Detected at node |\{\{node |" + _any_of(m.pattern for m in MARKERS if m.event == "failed")
 )
 _ANY_MILESTONE = _any_of(pattern for _, pattern in MILESTONES)
 _EITHER = f"{_ANY}|{_ANY_MILESTONE}"

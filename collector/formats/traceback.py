@@ -10,6 +10,13 @@ before its first step). In a chained traceback (``During handling of the above
 exception...``) only the last exception counts; one Python says it ignored (``Exception ignored in: ...``) is
 no failure. A ``KeyboardInterrupt`` (the user's Ctrl-C, whose ``^C`` echo may
 open the traceback's first line) fails the run too: it did not finish the work it announced.
+
+IPython (Jupyter, Colab) prints its own traceback: a rule of dashes, then the exception's class and
+``Traceback (most recent call last)`` on one line (no colon), then frames that are not indented
+(``Cell In[6], line 11``, ``[<ipython-input-41-e0fb761c012f>](https://localhost:8080/#) in <cell line: 0>()``,
+``2 frames``, numbered source lines with ``---> 27``). Its exception line is the first one that starts with the
+class its first line named, then a colon (``NotFoundError: Graph execution error:``, googlecolab/colabtools issue
+5124; keras-team/keras issue 19448).
 """
 
 from __future__ import annotations
@@ -26,6 +33,10 @@ _START = r"^(?:\^C)?Traceback \(most recent call last\):\s*$"
 #: Text every ``_START`` line holds: a literal search over a whole batch is several times cheaper
 #: than the pattern, and nearly every batch has no traceback.
 _START_TEXT = "Traceback (most recent call last):"
+#: IPython's first line: the exception's class (group 1), padding, then the words without a colon.
+_IPYTHON_START = r"^([A-Za-z_][\w.]*)\s+Traceback \(most recent call last\)\s*$"
+#: Text every ``_IPYTHON_START`` line holds.
+_IPYTHON_TEXT = "Traceback (most recent call last)"
 #: The exception line: its class, a colon and the message, or the class alone. A wrapper may name the class it wraps in
 #: parentheses: Ray's ``ray.exceptions.RayTaskError(ValueError): ray::TaskRunner.run() (pid=...)`` (a remote task's
 #: error re-raised by ``ray.get``, as verl, MindSpeed-RL and TinyZero logs quote it), its remote frames after it.
@@ -66,9 +77,10 @@ class PythonTraceback(AlwaysTried):
         return int(lines.get_column("source_offset")[last])
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        start = pl.col("line").str.contains(_START)
+        ipython_class = pl.col("line").str.extract(_IPYTHON_START, 1)
+        start = pl.col("line").str.contains(_START) | ipython_class.is_not_null()
         line = lines.get_column("line")
-        if not (_has_start(line) and line.str.contains(_START).any()):
+        if not (_has_start(line) and lines.select(start.any()).item()):
             return _open_frames(lines, self.name) if context.end is None else empty_parsed(lines)
         blank = pl.col("line").str.strip_chars() == ""
         # the line before a start (blanks aside) that says Python ignored the exception
@@ -79,8 +91,19 @@ class PythonTraceback(AlwaysTried):
                 tb=pl.col("start").cast(pl.Int64).cum_sum().over(TAG),
                 ignored=pl.col("start") & said_before.str.contains(_IGNORED).fill_null(False),
             )
-            .with_columns(ignored=pl.col("ignored").max().over(TAG, "tb"))
-            .with_columns(brk=~pl.col("start") & ~pl.col("indented") & ~blank)
+            .with_columns(
+                ignored=pl.col("ignored").max().over(TAG, "tb"),
+                # an IPython traceback's class, for its lines: its frames are not indented, its exception line
+                # starts with that class
+                ipython=ipython_class.first().over(TAG, "tb"),
+            )
+            .with_columns(
+                brk=~pl.col("start")
+                & ~blank
+                & pl.when(pl.col("ipython").is_null())
+                .then(~pl.col("indented"))
+                .otherwise(pl.col("line").str.starts_with(pl.concat_str(pl.col("ipython"), pl.lit(":"))))
+            )
             .with_columns(n_brk=pl.col("brk").cast(pl.Int64).cum_sum().over(TAG, "tb"))
         )
         # The next non-blank line of the same task, to see whether a chained traceback follows.
@@ -185,5 +208,6 @@ def _open_frames(lines: pl.DataFrame, fmt: str) -> Parsed:
 
 
 def _has_start(line: pl.Series) -> bool:
-    """Whether any of ``line`` may open a traceback (holds :data:`_START_TEXT`)."""
-    return bool(line.str.contains(_START_TEXT, literal=True).any())
+    """Whether any of ``line`` may open a traceback (holds :data:`_START_TEXT` or IPython's
+    :data:`_IPYTHON_TEXT`)."""
+    return bool(line.str.contains(_IPYTHON_TEXT, literal=True).any())
