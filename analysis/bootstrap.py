@@ -54,12 +54,8 @@ STALL_TO = 1.5
 #: checkpoint, an evaluation among many logged intervals); a step time that swings with its batch's input is
 #: not (Torch7's per-step ``Time 1.147  Data 0.700``: 3 of 10 steps take 2.3-2.8x the median, the run's steps
 #: over their time being 1.463 it/s against the 2.25 of the fast steps alone, facebook/fb.resnet.torch issue 17).
-#: Steady runs stay within 1.11x (above). Counted only from :data:`RECURRING_MIN` slow intervals: a short
-#: excerpt's one or two stalls are easily a fifth of it (an evaluation in one of tflearn's five step times, 8.9 s
-#: among 0.19-0.33 s; a checkpoint and a validation in one of mmcv's four intervals).
+#: Steady runs stay within 1.11x (above); a fifth is two stalls in ten intervals.
 RECURRING = 0.2
-#: The fewest slow intervals that may recur (:data:`RECURRING`).
-RECURRING_MIN = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,12 +152,11 @@ def kept_shares(rates: np.ndarray, pace: float | None = None) -> np.ndarray:
 
 
 def recurring(rates: np.ndarray, pace: float) -> bool:
-    """Whether :data:`RECURRING` or more of the intervals with a rate > 0 and finite, and at least
-    :data:`RECURRING_MIN`, run slower than :data:`STALL_FROM` times the median step time (``pace``: its rate):
-    the slowness is the run's pace."""
+    """Whether :data:`RECURRING` or more of the intervals with a rate > 0 and finite run slower than
+    :data:`STALL_FROM` times the median step time (``pace``: its rate): the slowness is the run's pace."""
     good = np.isfinite(rates) & (rates > 0)
     slow = np.count_nonzero(good & (rates < pace / STALL_FROM))
-    return bool(slow >= RECURRING_MIN and slow >= RECURRING * np.count_nonzero(good))
+    return bool(slow and slow >= RECURRING * np.count_nonzero(good))
 
 
 def _shares(rates: np.ndarray, pace: float, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -244,7 +239,7 @@ def _resampled_rates(rates: np.ndarray, steps: np.ndarray | None) -> np.ndarray:
     shares = np.nan_to_num(np.clip((STALL_TO - ratio) / (STALL_TO - STALL_FROM), 0.0, 1.0), nan=0.0)
     # a resample whose slow intervals recur keeps every one whole (as :func:`recurring`)
     slow = np.count_nonzero(ratio > STALL_FROM, axis=1)
-    whole = (slow >= RECURRING_MIN) & (slow >= RECURRING * np.count_nonzero(good, axis=1))
+    whole = (slow > 0) & (slow >= RECURRING * np.count_nonzero(good, axis=1))
     shares = np.where(whole[:, None] & good, 1.0, shares)
     s = shares if steps is None else shares * steps
     kept_time = (s * np.where(shares > 0, times, 0.0)).sum(axis=1)  # NaN times have no share

@@ -32,7 +32,7 @@ DuckDB's ``EPOCH_US``. Every median is exact (interpolated), as polars' is.
 
 from __future__ import annotations
 
-from tierscope.analysis.bootstrap import RECURRING, RECURRING_MIN, STALL_FROM, STALL_TO
+from tierscope.analysis.bootstrap import RECURRING, STALL_FROM, STALL_TO
 from tierscope.analysis.coarse_clock import COARSE_CLOCK_S
 from tierscope.analysis.throughput import (
     GAP_FACTOR,
@@ -174,10 +174,10 @@ timed AS (  -- each steady interval's step time over the run's median one (each 
   FROM steady
 ),
 kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none from {STALL_TO}x (a stall), linear
-  -- between; whole where {RECURRING} or more (and {RECURRING_MIN}) of the run's intervals are slower than
-  -- {STALL_FROM}x (a slowness that recurs is its pace)
+  -- between; whole where {RECURRING} or more of the run's intervals are slower than {STALL_FROM}x (a slowness that
+  -- recurs is its pace)
   SELECT run_id, rate, intervals, interval_steps * CASE
-      WHEN slow >= {RECURRING_MIN} AND slow >= {RECURRING} * rated THEN CASE WHEN rate > 0 THEN 1 ELSE 0 END
+      WHEN slow > 0 AND slow >= {RECURRING} * rated THEN CASE WHEN rate > 0 THEN 1 ELSE 0 END
       ELSE LEAST(GREATEST(({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) END AS kept_steps
   FROM (
     SELECT *, SUM(CASE WHEN ratio > {STALL_FROM} THEN 1 ELSE 0 END) OVER (PARTITION BY run_id) AS slow,

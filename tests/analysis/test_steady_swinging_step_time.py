@@ -40,15 +40,6 @@ def test_swinging_step_times_count_whole() -> None:
     assert steady_rate(1 / np.array(DCGAN)) == pytest.approx(8 / 1.594)
 
 
-def test_one_or_two_stalls_of_a_short_excerpt_are_still_left_out() -> None:
-    # tflearn's ``Training Step: 10  | total loss: 1.87821 | time: 8.900s`` (a validation inside the step) among
-    # step times 0.186-0.326 s (h2's tflearn excerpt): 1 of 5 intervals is a fifth, but one slow interval is no
-    # recurrence: left out, 4 steps in 0.275 + 0.326 + 0.291 + 0.245 = 1.137 s = 3.518 steps/s.
-    times = np.array([0.275, 8.9, 0.326, 0.291, 0.245])
-    assert not recurring(1 / times, 1 / 0.291)
-    assert steady_rate(1 / times) == pytest.approx(4 / 1.137)
-
-
 def test_a_rare_stall_is_still_left_out() -> None:
     # Nine steady intervals of 1.0-1.05 s and one of 10 s (a checkpoint): 1 of 10 is under a fifth, the stall is
     # left out: 9 steps in 9.2 s = 0.978 steps/s (with it, 10 / 19.2 = 0.52).
