@@ -49,13 +49,6 @@ EXACT_MAX = 2000
 #: steps/s, not in the third, 59.8), the steady rate is their steps over their time, 35.3.
 STALL_FROM = 1.25
 STALL_TO = 1.5
-#: The share of a run's steady intervals slower than :data:`STALL_FROM` times the median step time from which
-#: the slowness recurs and is the run's pace, not a stall: every interval then counts whole. A stall is rare (a
-#: checkpoint, an evaluation among many logged intervals); a step time that swings with its batch's input is
-#: not (Torch7's per-step ``Time 1.147  Data 0.700``: 3 of 10 steps take 2.3-2.8x the median, the run's steps
-#: over their time being 1.463 it/s against the 2.25 of the fast steps alone, facebook/fb.resnet.torch issue 17).
-#: Steady runs stay within 1.11x (above); a fifth is two stalls in ten intervals.
-RECURRING = 0.2
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,30 +135,21 @@ def median_pace(rates: np.ndarray) -> float | None:
 def kept_shares(rates: np.ndarray, pace: float | None = None) -> np.ndarray:
     """Each interval's share in the steady rate, in [0, 1], by its step time over the median one
     (``pace``: :func:`median_pace` of ``rates`` if not given): 1 up to :data:`STALL_FROM`, 0 from
-    :data:`STALL_TO`, linear between; 1 on every interval where the slow ones recur (:func:`recurring`).
-    An interval with a rate that is not > 0 and finite has none."""
+    :data:`STALL_TO`, linear between. An interval with a rate that is not > 0 and finite has none."""
     rates = np.asarray(rates, dtype=np.float64)
     pace = median_pace(rates) if pace is None else pace
     if pace is None:
         return np.zeros(rates.size)
-    return _shares(rates, pace, recurring(rates, pace))[0]
+    return _shares(rates, pace)[0]
 
 
-def recurring(rates: np.ndarray, pace: float) -> bool:
-    """Whether :data:`RECURRING` or more of the intervals with a rate > 0 and finite run slower than
-    :data:`STALL_FROM` times the median step time (``pace``: its rate): the slowness is the run's pace."""
-    good = np.isfinite(rates) & (rates > 0)
-    slow = np.count_nonzero(good & (rates < pace / STALL_FROM))
-    return bool(slow and slow >= RECURRING * np.count_nonzero(good))
-
-
-def _shares(rates: np.ndarray, pace: float, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kept_shares` of ``rates`` at ``pace`` (``whole``: every one kept whole, :func:`recurring`), and
-    each interval's step time over the median one (``pace / rate``; 0 where the rate is not > 0 and finite)."""
+def _shares(rates: np.ndarray, pace: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kept_shares` of ``rates`` at ``pace``, and each interval's step time over the median one
+    (``pace / rate``; 0 where the rate is not > 0 and finite)."""
     good = np.isfinite(rates) & (rates > 0)
     everywhere = bool(good.all())  # the usual case: no masking
     slower = pace / rates if everywhere else np.where(good, pace / np.where(good, rates, 1.0), 0.0)
-    shares = np.ones(rates.size) if whole else np.clip((STALL_TO - slower) / (STALL_TO - STALL_FROM), 0.0, 1.0)
+    shares = np.clip((STALL_TO - slower) / (STALL_TO - STALL_FROM), 0.0, 1.0)
     return (shares if everywhere else np.where(good, shares, 0.0)), slower
 
 
@@ -203,10 +187,9 @@ def read(rates: np.ndarray, steps: np.ndarray | None = None) -> Reading:
     # product: the rate is P sum(s) / sum(t), the squared residuals sum((s - R t / P)^2) expand over them
     sums = np.zeros(5)
     stalls = 0
-    whole = recurring(rates, pace)
     for at in range(0, rates.size, _BLOCK):
         part = rates[at : at + _BLOCK]
-        k, slower = _shares(part, pace, whole)
+        k, slower = _shares(part, pace)
         s = k if steps is None else k * steps[at : at + _BLOCK]
         t = s * slower
         # products summed elementwise, not by np.dot: BLAS's threads spin on a loaded machine (CPU for nothing)
@@ -237,10 +220,6 @@ def _resampled_rates(rates: np.ndarray, steps: np.ndarray | None) -> np.ndarray:
             median = np.nanmedian(times, axis=1, keepdims=True)
     ratio = times / median
     shares = np.nan_to_num(np.clip((STALL_TO - ratio) / (STALL_TO - STALL_FROM), 0.0, 1.0), nan=0.0)
-    # a resample whose slow intervals recur keeps every one whole (as :func:`recurring`)
-    slow = np.count_nonzero(ratio > STALL_FROM, axis=1)
-    whole = (slow > 0) & (slow >= RECURRING * np.count_nonzero(good, axis=1))
-    shares = np.where(whole[:, None] & good, 1.0, shares)
     s = shares if steps is None else shares * steps
     kept_time = (s * np.where(shares > 0, times, 0.0)).sum(axis=1)  # NaN times have no share
     stopped = ~(rates > 0).any(axis=1) & (rates == 0).any(axis=1)  # as steady_rate's 0.0

@@ -13,8 +13,7 @@ interval of each segment and the slow intervals right after it (below
 the other intervals' global steps over their time, each kept by its share under the stall bound
 (:func:`~tierscope.analysis.bootstrap.kept_shares`: whole up to
 :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the run's median step time, none from
-:data:`~tierscope.analysis.bootstrap.STALL_TO` times, all whole where the slow ones recur,
-:data:`~tierscope.analysis.bootstrap.RECURRING`; across lines missing from the log,
+:data:`~tierscope.analysis.bootstrap.STALL_TO` times; across lines missing from the log,
 :data:`~tierscope.analysis.throughput.GAP_FACTOR`, an interval covers the steps its own rate and
 seconds give); an interval holding an evaluation of its task (a record with held-out metrics at a step e,
 previous step <= e < step: :func:`~tierscope.analysis.throughput.with_pauses`) is left out unless every
@@ -32,7 +31,7 @@ DuckDB's ``EPOCH_US``. Every median is exact (interpolated), as polars' is.
 
 from __future__ import annotations
 
-from tierscope.analysis.bootstrap import RECURRING, STALL_FROM, STALL_TO
+from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO
 from tierscope.analysis.coarse_clock import COARSE_CLOCK_S
 from tierscope.analysis.throughput import (
     GAP_FACTOR,
@@ -173,16 +172,10 @@ timed AS (  -- each steady interval's step time over the run's median one (each 
       / PERCENTILE_CONT(CASE WHEN rate > 0 THEN 1 / rate END, 0.5) OVER (PARTITION BY run_id) END AS ratio
   FROM steady
 ),
-kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none from {STALL_TO}x (a stall), linear
-  -- between; whole where {RECURRING} or more of the run's intervals are slower than {STALL_FROM}x (a slowness that
-  -- recurs is its pace)
-  SELECT run_id, rate, intervals, interval_steps * CASE
-      WHEN slow > 0 AND slow >= {RECURRING} * rated THEN CASE WHEN rate > 0 THEN 1 ELSE 0 END
-      ELSE LEAST(GREATEST(({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) END AS kept_steps
-  FROM (
-    SELECT *, SUM(CASE WHEN ratio > {STALL_FROM} THEN 1 ELSE 0 END) OVER (PARTITION BY run_id) AS slow,
-      SUM(CASE WHEN rate > 0 THEN 1 ELSE 0 END) OVER (PARTITION BY run_id) AS rated
-    FROM timed)
+kept AS (  -- its share: whole up to {STALL_FROM}x the median step time, none from {STALL_TO}x (a stall), linear between
+  SELECT run_id, rate, intervals, interval_steps * LEAST(GREATEST(
+      ({STALL_TO} - ratio) / ({STALL_TO} - {STALL_FROM}), 0), 1) AS kept_steps
+  FROM timed
 )
 SELECT run_id,  -- the steps of the intervals kept over their time (0 where every rate says no progress)
   COALESCE(SUM(kept_steps) / NULLIF(SUM(CASE WHEN kept_steps > 0 THEN kept_steps / rate END), 0),

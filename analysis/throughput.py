@@ -53,9 +53,7 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   k (:func:`tierscope.analysis.bootstrap.kept_shares`): whole while its step time is at most
   :data:`~tierscope.analysis.bootstrap.STALL_FROM` times the median steady step time, not at all from
   :data:`~tierscope.analysis.bootstrap.STALL_TO` times it (a stall: a checkpoint, an evaluation, a
-  slow input), by a share tapering between; every one whole where :data:`~tierscope.analysis.bootstrap.RECURRING`
-  of them or more run past the bound's start (a slowness that recurs is the run's pace: a step time
-  swinging with its input). Before the bound, an interval that holds a pause the log
+  slow input), by a share tapering between. Before the bound, an interval that holds a pause the log
   recorded (an evaluation or a checkpoint save of its task at a step e, previous step <= e < step:
   :func:`with_pauses`) is left out, unless every candidate interval of the run holds one (then all are
   kept): its time is badput, goodput's. No
