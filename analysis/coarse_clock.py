@@ -58,7 +58,9 @@ def block_rates(steps: np.ndarray, seconds: np.ndarray, read: np.ndarray, opens:
         return out
     timed = read & np.isfinite(seconds) & np.isfinite(steps) & (steps > 0)
     stood_at = timed & (seconds <= 0)
-    if not stood_at.any():  # no clock stood still or ran back: none is coarse (the usual case, one pass)
+    whole_at = timed & (seconds == np.floor(seconds)) & (seconds <= WHOLE_SECONDS_MAX)
+    # no clock stood still or ran back, and no short interval in whole seconds: none is coarse (the usual case)
+    if not stood_at.any() and not whole_at.any():
         return out
     task = np.cumsum(first) - 1
     stood = np.bincount(task[stood_at], minlength=starts.size) > 0
