@@ -372,8 +372,11 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     # a record's own interval_s is the time its printed rate is over: a disagreement there is in what the
     # step counts (cosface's step is samples, its rate iterations), not in the time
     clocked = in_segment & ~pl.col("step_timed") & ~evaluates & pl.col("interval_s").is_null()
+    # a time stated in whole seconds (Keras' ``- 2s -``) is known to a second, as a whole-second clock's reading
+    whole_stated = pl.col("interval_s") == pl.col("interval_s").floor()
     segmented = segmented.with_columns(
-        _clocked=clocked.fill_null(False), _read=(in_segment & ~pl.col("step_timed") & read).fill_null(False)
+        _clocked=clocked.fill_null(False),
+        _read=(in_segment & ~pl.col("step_timed") & (read | whole_stated)).fill_null(False),
     )
     schema = {**segmented.collect_schema(), **{c: pl.Boolean() for c in JUDGED_COLUMNS}, "_block_rate": pl.Float64()}
     judged = segmented.map_batches(_judged, schema=schema)

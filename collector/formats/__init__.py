@@ -84,6 +84,7 @@ from tierscope.collector.formats.status import (
     ERROR_REPORT,
     LAST_STEP,
     RunStatus,
+    drop_interrupts_after_finishing,
     drop_recovered,
     drop_unreached_endings,
     milestone_steps,
@@ -417,6 +418,7 @@ def _run_chain(
     # Both rules relate a line to the lines before it in time: applied before flipping back.
     parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context, body), parsed.steps)
     parsed.events = drop_unreached_endings(work_done(parsed.events, parsed.steps, body), parsed.steps, body, context)
+    parsed.events = drop_interrupts_after_finishing(parsed.events)
     parsed.events = milestone_steps(parsed.events, parsed.steps)
     if flip:
         parsed = Parsed(

@@ -139,13 +139,15 @@ _SHORT_YEAR_TIME = r"\d\d-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
 _PYLOG = rf"(?P<p_ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}) (?P<p_sev>{_SEVERITY_WORD}) "
 #: Other layouts that open with the time and name the level, fields apart by `` - ``, `` | `` or spaces:
 #: ``%(asctime)s - %(name)s - %(levelname)s - `` (the default of many tools), ``time | LEVEL | name | ``,
-#: a padded ``time   LEVEL  ``; the logger's name may also open the layout in brackets (torchtitan's
+#: a padded ``time   LEVEL  ``; loguru's ``time | LEVEL | name:function:line - `` (its source location stripped
+#: with the name: YOLOX in open-mmlab/mmdetection issue 5993, 2021-08-31); the logger's name may also open the layout
+#: in brackets (torchtitan's
 #: ``[titan] 2025-06-16 22:30:50,322 - root - INFO - ``, pytorch/torchtitan PR 1287, 2025-06-16). The
 #: separator after the level is one space after its mark (the message's own leading spaces stay its own).
 _PYLOG_FIELDS = (
     rf"(?:\[[A-Za-z][\w.-]{{0,39}}\] )?(?P<f_ts>{_ISO_TIME}|{_SHORT_YEAR_TIME})(?:\s*[-|]\s*|\s+)"
     rf"(?:[\w.]+(?:\s*[-|]\s*|\s+))?\[?(?P<f_sev>{_SEVERITY_WORD})\]?"
-    r"(?:\s*\|\s*[\w.]+)?(?:\s*[-|:] | +|\t)"
+    r"(?:\s*\|\s*[\w.]+(?::[\w<>]+:\d+)?)?(?:\s*[-|:] | +|\t)"
 )
 #: A time alone before the message (``2023-03-22 09:30:39 iter 2920: ...``), also NVIDIA DLLogger's
 #: ``DLL 2021-06-14 23:08:53.659718 - ``.
@@ -185,8 +187,17 @@ _LOGGER = (
 # [Rank 0] ``, also ``[INFO ] `` and PaddleNLP's right-aligned ``[    INFO] - ``, PaddlePaddle/PaddleNLP issue
 # 4949). The rank names no task: the same process prints its other lines without it (DeepSpeed's timer lines),
 # and one process read as two tasks would split its records.
+#: Before the level, the process id and thread name (or process name) Python logging's ``%(process)d`` and
+#: ``%(threadName)s`` print (``[42292] [MainThread] ``, ``[10904] [ThreadPoolExecutor-2_0] ``); after it, the
+#: logger's name and line in parentheses (``(ignite.engine.engine.SupervisedTrainer:272) - ``): MONAI Label's
+#: ``[%(asctime)s] [%(process)s] [%(threadName)s] [%(levelname)s] (%(name)s:%(lineno)d) - `` (Project-MONAI/
+#: MONAILabel PR 1333, 2023-04-08; discourse.slicer.org topic 30689, 2023-09-13). Only around a bracketed level: a
+#: message's own ``(file.py:12)`` or ``[Eval]`` stays its own.
+_THREAD = r"(?:MainThread|MainProcess|(?:Thread|ThreadPoolExecutor|Dummy|(?:Spawn|Fork|ForkServer)?Process)-[\d_]+)"
+_SOURCE_LOCATION = r"\([\w.<>]+(?::[\w.<>]+)?:\d+\) (?:- )?"
 _BRACKET_FIELDS = (
-    rf"(?:\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?)?(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
+    rf"(?:(?:\[\d+\] )?(?:\[{_THREAD}\] )?\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?(?:{_SOURCE_LOCATION})?)?"
+    r"(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
     r"(?:\[Rank (?P<z_rank>\d+)\] )?"
 )
 

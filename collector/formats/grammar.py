@@ -148,7 +148,8 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     ``step`` (String, the position's number; an ``Epoch [E][N/M]`` counter is ``(E - 1) * M + N``),
     ``position`` (the spelling read), ``per_s`` (steps/s: a stated rate or the inverse of a step time),
     ``global_per_s`` (a rate the vocabulary names job-wide), ``examples_per_s``, ``interval_s``,
-    ``elapsed_s``, ``loss``, ``measure`` (the spelling of the measure read), ``counter_date`` (True where
+    ``elapsed_s``, ``loss`` (finite, signed), ``loss_said`` (Boolean: a loss is named, NaN or infinite ones too),
+    ``measure`` (the spelling of the measure read), ``counter_date`` (True where
     the only position is a counter followed by a time of day: a date)."""
     out: dict[str, pl.Expr] = {}
     named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
@@ -231,10 +232,16 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
         else:
             got = pl.when(value > 0).then(stated_rate(value)) if m.kind == "examples_per_s" else stated_rate(value)
             target = m.kind
+        if m.kind == "loss":
+            # a loss is signed (a GAN's, an ELBO's, a reinforcement learner's may be negative); a NaN or infinite one
+            # is a loss said with no value: the line's record stands, its loss null
+            got = pl.when(value.is_finite()).then(value)
+            names.setdefault("loss_said", []).append(raw.is_not_null())
         parts.setdefault(target, []).append(got)
         names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
     for target in ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s", "loss"):
         out[target] = pl.coalesce(parts[target]) if target in parts else pl.lit(None, dtype=pl.Float64)
+    out["loss_said"] = pl.any_horizontal(names.pop("loss_said", [pl.lit(False)])).fill_null(False)
     # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a range
     # of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``), it is the run's
     # clock, no step time; where nothing says what it covers, see :func:`_bare_intervals`.
@@ -1073,7 +1080,7 @@ def explain_line(message: str) -> str:
         said.append(f"epoch {epoch} with its duration: an epoch's record where the file states no step records")
     elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
         said.append(CLOCKED_DICT)
-    elif not measures and position is not None and pl.select(s["loss"]).item() is not None:
+    elif not measures and position is not None and pl.select(s["loss_said"]).item():
         said.append(LOGGER_TIMED)
     elif not measures:
         said.append("no measure: not a record")
@@ -1091,15 +1098,17 @@ _SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|fin
 #: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
 _OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
 #: A number a step's report names: its position, a counter, a metric's value after its key.
-_NAMED_NUMBER = rf"(?i)\b(?:{METRIC_KEYS}|epoch|steps?|iter\w*|batch|it)\W{{0,3}}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+#: (a key may end a scoped name: ``train_loss``, ``total_loss``, as the loss measure reads it)
+_NAMED_NUMBER = rf"(?i)(?:\b|_)(?:{METRIC_KEYS}|epoch|steps?|iter\w*|batch|it)\W{{0,3}}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
 
 
 def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
-    """``text`` without the numbers a step's report names (:data:`_NAMED_NUMBER`, ``N/M`` counters, ``[N]``)."""
+    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`). The
+    counters first: a key before one names the whole counter (``Epoch: 2/50, Iter: 1/4``), not its first number."""
     return (
-        text.str.replace_all(_NAMED_NUMBER, " ")
-        .str.replace_all(r"\d+\s*/\s*\d+", " ")
+        text.str.replace_all(r"\d+\s*/\s*\d+", " ")
         .str.replace_all(r"\[\s*\d+\s*\]", " ")
+        .str.replace_all(_NAMED_NUMBER, " ")
     )
 
 
@@ -1203,7 +1212,7 @@ class ProgressGrammar:
             # a number no word of a step's report names is a measure the learned layout may read
             & ~_unnamed_numbers(pl.col("_piece")).str.contains(r"\d")
         )
-        logger_timed = training & has_position & pl.col("_loss").is_not_null() & logged_at & plain
+        logger_timed = training & has_position & pl.col("_loss_said") & logged_at & plain
         read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))
         record = record | pl.col("_logger_timed")
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)

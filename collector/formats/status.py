@@ -433,6 +433,20 @@ def milestone_steps(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def drop_interrupts_after_finishing(events: pl.DataFrame) -> pl.DataFrame:
+    """``events`` without the user's Ctrl-C (:data:`INTERRUPTED`) that a ``finished`` event comes before (an earlier
+    line): the work was done, the user stopped what ran after it (a script waiting on its last upload, a notebook
+    cell left running). Hugging Face's ``Training completed. Do not forget to share your model ...`` then a
+    ``KeyboardInterrupt`` reads ok."""
+    if events.height == 0 or "reason" not in events.columns:
+        return events
+    finished = events.filter(pl.col("event") == "finished").get_column("source_offset").min()
+    if finished is None:
+        return events
+    interrupt = (pl.col("event") == "failed") & pl.col("reason").str.starts_with(INTERRUPTED).fill_null(False)
+    return events.filter(~(interrupt & (pl.col("source_offset") > finished)))
+
+
 def drop_recovered(events: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
     """``events`` without the recoverable ones (failures TensorFlow recovers from, a mid-run
     export) that a step record follows (a later line)."""

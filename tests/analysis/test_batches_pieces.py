@@ -217,20 +217,21 @@ def _assert_one_pass_figures(steps: pl.LazyFrame) -> dict:
 
 
 def test_a_rate_between_the_first_pieces_jump_threshold_and_the_runs_is_judged_by_the_runs(monkeypatch) -> None:
-    # worker: 100 steps a second (100/s), but 1500 more at its 21st record (1600 in 1 s: raw rate 1600; as a
-    # jump, over its second and the clock's slack of a second, 1600 / 2 = 800)
-    worker = [(100 * k + (1500 if k >= 21 else 0), float(k)) for k in range(1, 41)]
+    # worker: 100 steps every 1.001 s (99.9/s; a clock to the millisecond: a whole-second one at 1 s intervals would
+    # be coarse, read in blocks, analysis.coarse_clock), but 1500 more at its 21st record (1600 in 1.001 s; as a
+    # jump, over its time and the clock's slack of a second, 1600 / 2.001 = 799.6)
+    worker = [(100 * k + (1500 if k >= 21 else 0), 1.001 * k) for k in range(1, 41)]
     seen = _judged_in_one_pass(monkeypatch)
     row = _assert_one_pass_figures(two_paces(worker))
-    # raw rates: master 19 x 60, worker 38 x 100 and one 1600; the run's median (of 58: the 29th and
-    # 30th) is 100, a jump above 10 x 100 = 1000: 800 is none. The master's median 60 would make it one
+    # raw rates: master 19 x 60, worker 38 x 99.9 and one 1598.4; the run's median (of 58: the 29th and
+    # 30th) is 99.9, a jump above 10 x 99.9 = 999: 799.6 is none. The master's median 60 would make it one
     # (above 600): the one pass cannot vouch, the passes with the run's medians give the figures.
     assert seen == [False]
     # no restart: 2 segments; warm-up only each task's first record (60 >= 100 / 2): 19 + 39 steady.
-    # Steady rate: step times 1/1600 s (once), 1/100 (38) and 1/60 (19): median 1/100; the master's are
-    # 1.67x it, stalls past the bound (left out); kept: 38 x 100 + 1600 steps in 39 s = 5400 / 39 = 138.46
+    # Steady rate: step times 1.001/1600 s (once), 1.001/100 (38) and 1/60 (19): median 1.001/100; the master's
+    # are 1.66x it, stalls past the bound (left out); kept: 38 x 100 + 1600 steps in 39 x 1.001 s = 138.32
     assert (row["restarts"], row["segments"], row["steady_intervals"]) == (0, 2, 58)
-    assert row["steady_global_steps_per_s"] == pytest.approx(5400 / 39)
+    assert row["steady_global_steps_per_s"] == pytest.approx(5400 / (39 * 1.001))
 
 
 def test_a_slow_start_between_the_first_pieces_threshold_and_the_runs_is_judged_by_the_runs(monkeypatch) -> None:

@@ -75,6 +75,36 @@ def test_a_short_last_block_joins_the_one_before() -> None:
     opens = np.array([True] + [False] * 31)
     got = block_rates(steps, seconds, read, opens, opens.copy())
     assert np.isnan(got[0]) and np.all(got[1:] == 310 / 30)
-    # a clock that never stood still nor ran back keeps every interval's own rate
-    seconds[16] = 1.0
+    # a clock finer than a second that never stood still nor ran back keeps every interval's own rate
+    seconds[1:] = 1.001
     assert np.isnan(block_rates(steps, seconds, read, opens, opens.copy())).all()
+
+
+def test_a_whole_second_clock_at_intervals_of_a_few_seconds_gives_the_steps_over_its_span() -> None:
+    # 50 global steps every 1.25 s (40 steps/s), the time printed in whole seconds (Python logging's
+    # ``%H:%M:%S``): record k (1..200) at step 50 k, elapsed floor(2.3 + 1.25 k). Intervals of 1 s three times
+    # in four and 2 s once: the clock never stands still. Per interval, the 2 s ones (25 steps/s, 2x the
+    # median step time) were cut as stalls and the 1 s ones (50 steps/s) kept: 50, 25 % fast. Past warm-up
+    # (record 1: step 50 at floor(3.55) = 3 s) to the last (step 10,000 at floor(252.3) = 252 s): 9950 steps
+    # in 249 s = 39.96 steps/s (the true 40 within 1 s in 249 s).
+    rows = [{"step": 50 * k, "elapsed_s": float(math.floor(2.3 + 1.25 * k))} for k in range(1, 201)]
+    row = run_throughput(steps_frame(rows)).row(0, named=True)
+    assert (row["segments"], row["restarts"]) == (1, 0)
+    assert row["steady_global_steps_per_s"] == pytest.approx(9950 / 249)
+
+
+def test_epoch_times_stated_in_whole_seconds_give_the_steps_over_their_sum() -> None:
+    # tf.keras 2.x ``fit(verbose=2, batch_size=100)`` on MNIST, a notebook export quoted in a public repository
+    # (the code index's file 10949816313, found by ' - 0s - loss: '): ``Epoch 1/15`` then
+    # ``600/600 - 3s - loss: 0.6248 - accuracy: 0.8444 - val_loss: ...``, epochs 2-15 taking 2, 2, 1, 1, 1, 1,
+    # 2, 2, 1, 1, 1, 1, 1, 1 s: the epoch's time known to a second. Per epoch the 2 s ones (300 steps/s, 2x the
+    # median 1 s) were stalls and the steady rate 600 steps/s; over their sum, epochs 2-15: 14 x 600 = 8400
+    # steps in 18 s = 466.7 steps/s.
+    seconds = [3, 2, 2, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1]
+    rows = [{"step": 600 * e, "interval_s": float(s)} for e, s in enumerate(seconds, start=1)]
+    row = run_throughput(steps_frame(rows)).row(0, named=True)
+    assert row["steady_global_steps_per_s"] == pytest.approx(8400 / 18)
+    # the same epochs timed to the millisecond are a fine clock: each keeps its own rate (the 2.013 s ones,
+    # 1.83x the median 1.1 s, are left out as stalls): no block over them
+    fine = [{"step": 600 * e, "interval_s": s + 0.013 if s == 2 else s + 0.1} for e, s in enumerate(seconds, 1)]
+    assert run_throughput(steps_frame(fine)).row(0, named=True)["steady_global_steps_per_s"] == pytest.approx(600 / 1.1)

@@ -49,10 +49,11 @@ def test_case05_steady_rate_is_the_one_interval_without_an_evaluation(tmp_path: 
 
 
 def _run(evaluations: list[int], evaluator_index: int | None = None) -> pl.LazyFrame:
-    """A master and worker 0, each logging steps 100, 200, ..., 700 at elapsed 10, 12, 15, 18, 21, 23, 25 s:
-    the intervals to 300, 400, 500 take 3 s, those to 200, 600 and 700 2 s; evaluator records (held-out
+    """A master and worker 0, each logging steps 100, 200, ..., 700 at elapsed 20, 24, 30, 36, 42, 46, 50 s:
+    the intervals to 300, 400, 500 take 6 s, those to 200, 600 and 700 4 s (a clock of whole seconds at
+    intervals long enough for a second to be within the stall bound's margin: each interval its own); evaluator records (held-out
     loss, no rate; task index ``evaluator_index``) at ``evaluations``."""
-    steps, clock = [100, 200, 300, 400, 500, 600, 700], [10.0, 12.0, 15.0, 18.0, 21.0, 23.0, 25.0]
+    steps, clock = [100, 200, 300, 400, 500, 600, 700], [20.0, 24.0, 30.0, 36.0, 42.0, 46.0, 50.0]
     rows = [
         {"role": role, "task_index": 0, "step": s, "elapsed_s": t, "source": f"{role}.log", "source_offset": n}
         for role in ("master", "worker")
@@ -81,10 +82,10 @@ def _every_path(steps: pl.LazyFrame, tmp_path: Path) -> list[float]:
 
 def test_intervals_holding_an_evaluation_are_left_out(tmp_path: Path) -> None:
     steps = _run([200, 300, 400])
-    # Each task: 100 (warm-up), then 100 steps in 2, 3, 3, 3, 2, 2 s. The evaluations at 200, 300, 400 lie in
+    # Each task: 100 (warm-up), then 100 steps in 4, 6, 6, 6, 4, 4 s. The evaluations at 200, 300, 400 lie in
     # 200 -> 300, 300 -> 400, 400 -> 500 (prev <= e < step): left out. Kept: 100 -> 200, 500 -> 600, 600 -> 700,
-    # 300 steps in 6 s a task: 600 / 12 = 50.0 (before: 600 / 15 = 40.0, the 3 s ones being the median).
-    assert _every_path(steps, tmp_path) == pytest.approx([50.0] * 4)
+    # 300 steps in 12 s a task: 600 / 24 = 25.0 (before: 600 / 30 = 20.0, the 6 s ones being the median).
+    assert _every_path(steps, tmp_path) == pytest.approx([25.0] * 4)
     flags = interval_rates(steps).filter(pl.col("role") == "master").select("step", "paused").collect().rows()
     assert flags == [(100, False), (200, False), (300, True), (400, True), (500, True), (600, False), (700, False)]
     row = run_throughput(steps).row(0, named=True)
@@ -94,16 +95,16 @@ def test_intervals_holding_an_evaluation_are_left_out(tmp_path: Path) -> None:
 def test_every_interval_holding_an_evaluation_keeps_them_all(tmp_path: Path) -> None:
     steps = _run([100, 200, 300, 400, 500, 600])
     # Every interval past warm-up holds one (a trainer evaluating at each logged step): all kept, 600 steps
-    # in 2 + 3 + 3 + 3 + 2 + 2 = 15 s a task: 1200 / 30 = 40.0.
-    assert _every_path(steps, tmp_path) == pytest.approx([40.0] * 4)
+    # in 4 + 6 + 6 + 6 + 4 + 4 = 30 s a task: 1200 / 60 = 20.0.
+    assert _every_path(steps, tmp_path) == pytest.approx([20.0] * 4)
     row = run_throughput(steps).row(0, named=True)
     assert (row["steady_intervals"], row["steady_pauses"]) == (12, 12)
 
 
 def test_an_evaluator_replica_of_its_own_stops_no_training_task(tmp_path: Path) -> None:
-    # An evaluator task with an index runs beside training (its own machine): nothing left out, 40.0 as above.
+    # An evaluator task with an index runs beside training (its own machine): nothing left out, 20.0 as above.
     steps = _run([200, 300, 400], evaluator_index=0)
-    assert _every_path(steps, tmp_path) == pytest.approx([40.0] * 4)
+    assert _every_path(steps, tmp_path) == pytest.approx([20.0] * 4)
     assert run_throughput(steps)["steady_pauses"][0] == 0
 
 
@@ -111,8 +112,8 @@ def test_checkpoint_and_evaluation_events_pause_their_own_task() -> None:
     steps = _run([])
     # The reference trainer's events: each task saves at 200 and evaluates at 300 and 400 (`checkpoint_begin`
     # / `eval_end` with their step); the master also at 600, in a role of its own only. The worker's
-    # intervals ending 300, 400, 500 hold them: 300 steps in 2 + 2 + 2 = 6 s kept (50.0); the master's also
-    # 600 -> 700: 200 steps in 4 s kept (50.0). 500 / 10 s = 50.0 (with no events: 1200 / 30 = 40.0).
+    # intervals ending 300, 400, 500 hold them: 300 steps in 4 + 4 + 4 = 12 s kept (25.0); the master's also
+    # 600 -> 700: 200 steps in 8 s kept (25.0). 500 / 20 s = 25.0 (with no events: 1200 / 60 = 20.0).
     pauses = ((200, "checkpoint_begin"), (300, "eval_end"), (400, "eval_begin"))
     marks = [(role, e, name) for role in ("master", "worker") for e, name in pauses]
     marks.append(("master", 600, "checkpoint_begin"))
@@ -121,9 +122,9 @@ def test_checkpoint_and_evaluation_events_pause_their_own_task() -> None:
                       "step": [m[1] for m in marks], "event": [m[2] for m in marks]}),
         EVENT_SCHEMA,
     )  # fmt: skip
-    assert run_throughput(steps)["steady_global_steps_per_s"][0] == pytest.approx(40.0)
+    assert run_throughput(steps)["steady_global_steps_per_s"][0] == pytest.approx(20.0)
     got = [run_throughput(steps, events=events)["steady_global_steps_per_s"][0]]
     got += [interval_figures(steps, max_records=m, events=events).throughput["steady_global_steps_per_s"][0]
             for m in (10**6, 1)]  # fmt: skip
-    assert got == pytest.approx([500 / 10] * 3)
+    assert got == pytest.approx([500 / 20] * 3)
     assert run_throughput(steps, events=events)["steady_pauses"][0] == 7
