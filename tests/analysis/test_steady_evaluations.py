@@ -51,8 +51,8 @@ def test_case05_steady_rate_is_the_one_interval_without_an_evaluation(tmp_path: 
 def _run(evaluations: list[int], evaluator_index: int | None = None) -> pl.LazyFrame:
     """A master and worker 0, each logging steps 100, 200, ..., 700 at elapsed 20, 24, 30, 36, 42, 46, 50 s:
     the intervals to 300, 400, 500 take 6 s, those to 200, 600 and 700 4 s (a clock of whole seconds at
-    intervals long enough for a second to be within the stall bound's margin: each interval its own); evaluator records (held-out
-    loss, no rate; task index ``evaluator_index``) at ``evaluations``."""
+    intervals long enough for a second to be within the stall bound's margin: each interval its own); evaluator
+    records (held-out loss, no rate; task index ``evaluator_index``) at ``evaluations``."""
     steps, clock = [100, 200, 300, 400, 500, 600, 700], [20.0, 24.0, 30.0, 36.0, 42.0, 46.0, 50.0]
     rows = [
         {"role": role, "task_index": 0, "step": s, "elapsed_s": t, "source": f"{role}.log", "source_offset": n}
