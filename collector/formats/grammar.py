@@ -64,6 +64,7 @@ from tierscope.collector.formats.vocabulary import (
     OTHER_WORK,
     POSITIONS,
     SPAN,
+    UNNAMED_TIMES,
     WHOLE_MAX,
     Measure,
     clock_seconds,
@@ -511,6 +512,84 @@ def _bare_intervals(records: pl.DataFrame, context: ParseContext) -> pl.DataFram
     return records.with_columns(
         _interval_s=pl.when(bare).then(pl.coalesce("_interval_s", "_bare_s")).otherwise("_interval_s"),
         _per_s=pl.when(bare).then(None).otherwise("_per_s"),
+    )
+
+
+#: The fewest readings of a task's time before it can be told a clock (see :func:`_cumulative_times`): three rises.
+_CLOCK_READINGS = 4
+
+
+def _clock_positions(records: pl.DataFrame) -> list[pl.Expr]:
+    """The steps since the start a record of ``records`` may be at, for :func:`_cumulative_times`: its step as read
+    (an epoch's record: its epoch), and where the line states its epoch and its counter's total but the file has
+    not shown the counter starting again (one epoch's lines: ``Epoch: [14] [ 398/1093]``), the counter counted over
+    the run, epochs from 0 and from 1 (``14 x 1093 + 398``, ``13 x 1093 + 398``)."""
+    read = pl.coalesce(
+        pl.col("step").cast(pl.Float64), pl.when("_epoch_record").then(number(pl.col("_epoch_only"), pl.Float64))
+    )
+    stated = epoch_statements(pl.col("_piece"), pl.col("_position"))
+    epoch, total = number(stated["epoch"], pl.Float64), number(stated["inner_total"], pl.Float64)
+    inner = pl.col("_inner").fill_null(False) & (total > 0)
+    return [read, pl.when(inner).then(epoch * total + read), pl.when(inner).then((epoch - 1) * total + read)]
+
+
+def _cumulative_times(records: pl.DataFrame) -> pl.DataFrame:
+    """``records`` with a task's times that name no unit of work (``time: 101.3380``, ``Time 4981.4s``) read as
+    its clock where they are one: seconds since the start (``elapsed_s``), not each report's step time.
+
+    A hand-written loop often prints ``time.time() - start_time`` under the bare word ``time`` (DCGAN-tensorflow's
+    ``Epoch: [ 2/200] [   0/   4] time: 101.3380, d_loss: ..``, carpedm20/DCGAN-tensorflow issues 276 and 175;
+    Cellpose's ``Epoch 5, Time 4981.4s, Loss ..``, MouseLand/cellpose issue 450). Read as a step's seconds it makes
+    one step per 101 s of a loop that does one per 11 s. A task's times are its clock where, over at least
+    :data:`_CLOCK_READINGS` reports, each report's time and step are larger than the one's before, and the seconds
+    per step they grow by agree, within a factor of two, with the seconds per step the first reading gives since
+    step 0: a clock started with the run. A step time that drifts up (a loop slowing down) fails the second test:
+    its first reading is one step's seconds, not all the steps' before it. An epoch's record keeps its duration:
+    the time since the previous reading (none for the first)."""
+    spelled = pl.col("_measure").is_in(list(UNNAMED_TIMES)).fill_null(False)
+    free = spelled & pl.col("_interval_s").is_null() & pl.col("_elapsed_s").is_null() & pl.col("_span").is_null()
+    if records.height == 0 or not records.select(free.any()).item():
+        return records
+    tag = pl.col(TAG).fill_null("")
+    positions = _clock_positions(records)
+    timed = records.filter(free).sort("_order")
+    timed = timed.select(
+        "_order",
+        _t=tag,
+        _v=pl.coalesce("_bare_s", 1.0 / pl.col("_per_s")),
+        **{f"_x{i}": x for i, x in enumerate(positions)},
+    )
+    clocks: set[str] = set()
+    for i in range(len(positions)):
+        x = pl.col(f"_x{i}")
+        rises = ((pl.col("_v").diff() > 0) & (x.diff() > 0)).slice(1).all()
+        per_step = (pl.col("_v").last() - pl.col("_v").first()) / (x.last() - x.first())
+        since_zero = (pl.col("_v") / x).filter(x > 0).first()
+        tasks = (
+            timed.filter(x.is_not_null())
+            .group_by("_t")
+            .agg(_n=pl.len(), _rises=rises, _per_step=per_step, _since_zero=since_zero)
+            .filter(
+                (pl.col("_n") >= _CLOCK_READINGS)
+                & pl.col("_rises")
+                & (pl.col("_per_step") > 0)
+                & pl.col("_since_zero").is_between(0.5 * pl.col("_per_step"), 2 * pl.col("_per_step"))
+            )
+        )
+        clocks.update(tasks.get_column("_t").to_list())
+    if not clocks:
+        return records
+    on_clock = pl.col("_t").is_in(list(clocks))
+    readings = timed.filter(on_clock).select("_order", _clock="_v", _since_last=pl.col("_v").diff().over("_t"))
+    clocked = pl.col("_clock").is_not_null()
+    return (
+        records.join(readings, on="_order", how="left", maintain_order="left")
+        .with_columns(
+            _elapsed_s=pl.when(clocked).then("_clock").otherwise("_elapsed_s"),
+            _per_s=pl.when(clocked).then(None).otherwise("_per_s"),
+            _bare_s=pl.when(clocked).then(pl.when("_epoch_record").then("_since_last")).otherwise("_bare_s"),
+        )
+        .drop("_clock", "_since_last")
     )
 
 
@@ -1045,6 +1124,10 @@ def _nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
     return read.select(pl.col("_order").cast(pl.Int64).is_in(nested_at)).to_series()
 
 
+#: What ``formats --try`` adds to a time named only ``time``: the file may show it is the run's clock.
+UNNAMED_CLOCK = " (or the run's clock, where the file's readings grow from step 0 with the steps)"
+
+
 def explain_line(message: str) -> str:
     """The grammar's reading of one message (after its envelope), in words: its position, its measures with
     their spelling, value and meaning, and whether that makes a record or why not."""
@@ -1067,6 +1150,8 @@ def explain_line(message: str) -> str:
         raw = pl.select(_measure_raw(pl.lit(message), m)).item()
         if raw is not None and m.kind != "loss":
             meaning = BARE_MEANING if m.spelling in BARE_TIMES else MEASURE_MEANINGS[m.kind]
+            if m.spelling in UNNAMED_TIMES:
+                meaning += UNNAMED_CLOCK
             measures.append(f"measure '{m.spelling}' = {raw}: {meaning}")
             kinds.add(m.kind)
     said += measures
@@ -1236,6 +1321,7 @@ class ProgressGrammar:
         good = _bar_laps(_restarted_batches(_whole_steps(good, context), context), context)
         good = _optimizer_steps(good)
         good = _bare_intervals(good, context)
+        good = _cumulative_times(good)
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.

@@ -612,6 +612,13 @@ BARE_TIMES: Final = frozenset(
     }
 )
 
+#: The times a statement names by the bare word ``time``, saying no unit of work (``time: 0.196``, ``Time 0.426``,
+#: ``time 1.329s``): a step's seconds, the seconds since the previous report (see the grammar's bare intervals),
+#: or, in a hand-written loop printing ``time.time() - start_time``, the run's clock (the grammar's cumulative times).
+UNNAMED_TIMES: Final = frozenset(
+    {"time: X (seconds per iteration)", "Time X (a column: seconds per iteration)", "time X ms", "time X s"}
+)
+
 #: The shell's word for a process a signal ended, glued to the end of the line it was printing (a progress bar's):
 #: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That line is
 #: the failure, not a record: a line has one outcome.
