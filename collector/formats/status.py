@@ -11,6 +11,8 @@ every chain like tracebacks. What fails a run, with the line's cause as the even
 - NaN divergence (``Model diverged with loss = NaN``), out-of-memory (``OOM when
   allocating``, ``OOMKilled``, ``CUDA out of memory``) and kills (``Killed``, ``SIGKILL``);
 - a user's Ctrl-C (``^C`` echoed by the terminal): :data:`INTERRUPTED`, unless a step record follows;
+- torchrun's elastic agent shutting its workers down (``Received 1 death signal``, ``Sending process N closing
+  signal SIGTERM``), unless a step record follows (an elastic restart);
 - quota refusals at submission: ``RESOURCE_EXHAUSTED``, ``Quota exceeded``, also inside an
   API error's JSON body, even one cut off after its ``"message"``;
 - preemption and lost workers (``lame workers found``, a session closed after a preemption):
