@@ -16,7 +16,8 @@ for byte (what the program printed). Three layers, outermost first; each is opti
 
 2. A launcher's task tag: ``[1] ``, ``[1,0]<stdout>:`` (mpirun, Horovod: a bare rank is a
    ``worker``), ``[worker-2] ``, ``worker-replica-0: ``, ``[pod/mnist-worker-0/tensorflow] ``
-   (``kubectl logs --prefix``), ``0: `` (``srun --label``).
+   (``kubectl logs --prefix``), pdsh's host column naming a pod's role and index
+   (``actor-multi-node-worker-0: ``), ``0: `` (``srun --label``).
 
 3. A logger's header: glog/absl ``I0412 08:15:02.339120 139876 hooks.py:260] ``, Python
    logging's ``2017-12-07 19:24:42,741 INFO ``, TensorFlow C++'s ``2019-05-01
@@ -95,8 +96,16 @@ _CTIME = (
     r"(?P<w_ts>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d "
     r"\d\d:\d\d:\d\d \d{4}) ?"
 )
-#: Ray's prefix on a worker's line: ``(RayTrainWorker pid=364, ip=10.0.0.218) ``, ``(pid=31681) `` (older Ray).
-_RAY = r"\((?:(?P<ray>[A-Za-z_][\w.]*) )?pid=(?P<ray_pid>\d+)(?:, ip=[\d.]+)?\) "
+#: A launcher's process in parentheses before its line: Ray's ``(RayTrainWorker pid=364, ip=10.0.0.218) ``,
+#: ``(pid=31681) `` (older Ray), ``(MapBatches(tokenize) pid=4600, ip=10.0.166.0) ``; SkyPilot's, in Ray's style, with
+#: the node's rank on multi-node clusters: ``(head, rank=0, pid=17894) ``, ``(worker1, rank=1, pid=15406,
+#: ip=10.164.0.57) ``, ``(setup pid=8665) ``, a single node's ``(task, pid=17499) `` and, older, ``(mnist-tpu-node
+#: pid=28961) `` (the Cloud TPU page of SkyPilot's docs and its executor's log-prefix comments, skypilot-org/skypilot,
+#: 2025; its Go executor puts the ip before the pid). A node's rank is its worker index.
+_RAY = (
+    r"\((?:(?P<ray>[A-Za-z_][\w.()<>-]*),? )?(?:rank=(?P<ray_rank>\d+), )?(?:ip=[\d.]+, )?"
+    r"pid=(?P<ray_pid>\d+)(?:, ip=[\d.]+)?\) "
+)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 #: syslog / journald (``journalctl``'s short and short-iso outputs): ``Dec  6 10:00:01 host python3[4242]: ``;
 #: the program and its pid tell the lines apart.
@@ -119,11 +128,16 @@ _TEE = r"\[[a-z][a-z_]*?(?P<eidx>\d+)(?:\|\d+)?\]:"
 #: ``srun --label``'s rank (``0: ``). The same text opens Darknet's iteration lines (``1: 695.3, 695.3 avg, ...``):
 #: which one a file has is learnt from its head (:func:`numbers_are_ranks`).
 _SRUN = r"(?P<sidx>\d+): "
+#: A host column before each line (pdsh, which DeepSpeed's multi-node launcher runs: ``host: ``) whose host is a pod
+#: that names its role and index (a Kubernetes job's ``actor-multi-node-worker-0: ``, T9K DeepSpeedJob guide, run of
+#: 2023-06-21) or a hostfile's bare ``worker-1: `` (stas00/ml-engineering's guide to emulating nodes, 2022-09-08).
+_POD_HOST = rf"(?:[a-z0-9][-a-z0-9.]*?-)?(?P<hrole>{_ROLE})-(?P<hidx>\d+): "
 _LAUNCHER = (
     rf"(?:\[(?:(?P<brole>{_ROLE})[-_])?(?:\d+,)?(?P<bidx>\d+)\](?:<std(?:out|err)>:| )"
     rf"|{_MPIRANK}|{_TORCH_RANK}|{_TEE}"
     rf"|\[pod/(?P<pod>{_TASK_NAME})(?:/[^\]\s]*)?\] "
     rf"|(?P<rrole>{_ROLE})-replica-(?P<ridx>\d+): "
+    rf"|{_POD_HOST}"
     rf"|{_SRUN})"
 )
 
@@ -220,7 +234,20 @@ def _never(pattern: str) -> str:
 
 #: The layers of today's launchers and loggers. A capturing regex slows with each group it holds, so a batch
 #: none of whose lines may have one is read without them (:data:`_NEWER_GATE`).
-_NEWER = (_CTIME, _RAY, _SYSLOG, _ZONED_TIME, _MPIRANK, _TORCH_RANK, _TEE, _HF, _US_LOGGER, _C10, _BRACKET_FIELDS)
+_NEWER = (
+    _CTIME,
+    _RAY,
+    _SYSLOG,
+    _ZONED_TIME,
+    _MPIRANK,
+    _TORCH_RANK,
+    _TEE,
+    _POD_HOST,
+    _HF,
+    _US_LOGGER,
+    _C10,
+    _BRACKET_FIELDS,
+)
 
 
 #: A cheap test whether a line may have one of the :data:`_NEWER` layers (anchored, as :data:`_GATE`): a line
@@ -228,7 +255,8 @@ _NEWER = (_CTIME, _RAY, _SYSLOG, _ZONED_TIME, _MPIRANK, _TORCH_RANK, _TEE, _HF, 
 _NEWER_GATE = (
     rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
     rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |{_MONTH} [ \d]\d \d"
-    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ])"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ]"
+    rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: )"
     rf"|\] \[ *(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
 )
 
@@ -253,9 +281,11 @@ _GROUPS = tuple(dict.fromkeys(re.findall(r"\(\?P<(\w+)>", _ENVELOPE)))
 #: A cheap test for "this line may have an envelope": anchored, so most lines fail on their first byte.
 _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
+    rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: "
     r"|[IWEF]\d{4} \d|\d{4}[-/]\d\d[-/]\d\d[ T]\d|\d\d-\d\d-\d\d \d\d:|[A-Z][A-Za-z]*: \d{4}-"
     r"|\s+\[\d{4}[-/]|> |>$|DLL \d"
-    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\((?:[A-Za-z_][\w.]* )?pid=|\d\d/\d\d/\d{4} "
+    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\d\d/\d\d/\d{4} "
+    r"|\((?:[A-Za-z_][\w.()<>-]*,? )?(?:rank=\d+, )?(?:ip=[\d.]+, )?pid="
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
 )
@@ -302,7 +332,10 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "ctime", "Tue Sep  8 09:24:20 2020", "mpirun --timestamp-output's date (before its rank tag): the record's time"
     ),
     EnvelopeInfo(
-        "ray", "(RayTrainWorker pid=1193, ip=10.244.4.193) ", "Ray's actor and process: tells its lines apart"
+        "ray",
+        "(RayTrainWorker pid=1193, ip=10.244.4.193) ",
+        "Ray's actor and process, SkyPilot's node ((head, rank=0, pid=17894) ): tells its lines apart; a rank is a "
+        "worker's index",
     ),
     EnvelopeInfo(
         "syslog", "Dec  6 10:00:01 gpu-node-3 python3[4242]: ", "syslog/journald: the time, the program and its pid"
@@ -310,6 +343,11 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
     EnvelopeInfo("zoned-time", "2023-05-03T14:25:39.123Z ", "a time with its zone (CloudWatch): the record's time"),
     EnvelopeInfo("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
     EnvelopeInfo("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
+    EnvelopeInfo(
+        "pod-host",
+        "actor-multi-node-worker-0: ",
+        "pdsh's host column (DeepSpeed's multi-node launcher) naming a pod's or host's role and index: the record's",
+    ),
     EnvelopeInfo(
         "rank",
         "[1] ",
@@ -540,6 +578,7 @@ def _envelope_name() -> pl.Expr:
         ("torchrun-tee", present("eidx")),
         ("pod", present("pod")),
         ("replica", present("rrole")),
+        ("pod-host", present("hrole")),
         ("glog", present("g_md")),
         ("tf-cpp", present("x_ts")),
         ("python-logging", present("p_ts")),
@@ -708,11 +747,11 @@ def split_envelopes(
     got = got.with_columns(pl.lit(None, dtype=pl.String).alias(g) for g in _GROUPS if g not in got.columns)
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
-    bare_rank = pl.any_horizontal(pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx"))
-    role = pl.coalesce("brole", "rrole", pl.when(bare_rank).then(pl.lit("worker")), label_role, "_j_role")
+    bare_rank = pl.any_horizontal(pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx", "ray_rank"))
+    role = pl.coalesce("brole", "rrole", "hrole", pl.when(bare_rank).then(pl.lit("worker")), label_role, "_j_role")
     index = pl.coalesce(
-        pl.coalesce("bidx", "ridx", "sidx", "midx", "kidx", "eidx").cast(pl.Int32, strict=False),
-        pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & ~bare_rank).then(
+        pl.coalesce("bidx", "ridx", "hidx", "sidx", "midx", "kidx", "eidx", "ray_rank").cast(pl.Int32, strict=False),
+        pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & pl.col("hrole").is_null() & ~bare_rank).then(
             pl.coalesce(label_index, "_j_index")
         ),
     )

@@ -11,6 +11,8 @@ every chain like tracebacks. What fails a run, with the line's cause as the even
 - NaN divergence (``Model diverged with loss = NaN``), out-of-memory (``OOM when
   allocating``, ``OOMKilled``, ``CUDA out of memory``) and kills (``Killed``, ``SIGKILL``);
 - a user's Ctrl-C (``^C`` echoed by the terminal): :data:`INTERRUPTED`, unless a step record follows;
+- torchrun's elastic agent shutting its workers down (``Received 1 death signal``, ``Sending process N closing
+  signal SIGTERM``), unless a step record follows (an elastic restart);
 - quota refusals at submission: ``RESOURCE_EXHAUSTED``, ``Quota exceeded``, also inside an
   API error's JSON body, even one cut off after its ``"message"``;
 - preemption and lost workers (``lame workers found``, a session closed after a preemption):
@@ -127,6 +129,13 @@ MARKERS: tuple[Marker, ...] = (
         4,
         recoverable=True,
     ),
+    # torchrun's elastic agent shutting its workers down: on a death signal it was sent (``Received 1 death signal,
+    # shutting down workers`` then ``... closing signal SIGHUP``: modelscope/ms-swift issue 64, 2023-09-10), or after
+    # one worker failed, the others' closing signal (``Sending process 1513407 closing signal SIGTERM`` behind PyTorch
+    # 2.4's glog header: hiyouga/LlamaFactory issue 6590, 2025-01-09). The agent signals only processes still
+    # running, which a finished run has none of; an elastic restart (a step after it) recovers.
+    Marker("failed", r"\bReceived \d+ death signal, shutting down workers\b", 3, recoverable=True),
+    Marker("failed", r"\bSending process \d+ closing signal SIG[A-Z]+\b", 2, recoverable=True),
     # Slurm: the scheduler cancelled the job or step (time limit, preemption, by hand), or its OOM killer struck
     Marker("failed", r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b", 3),
     Marker("failed", r"\bDetected \d+ oom[_-]kill events?\b", 4),
@@ -260,8 +269,11 @@ BLOCK_LINES = 6
 #: ``detail`` of a failure TensorFlow may recover from; :func:`drop_recovered` reads it.
 RECOVERABLE_DETAIL = json.dumps({"recoverable": True})
 
-#: Python logging's ``LEVEL:logger:`` header (``INFO:tensorflow:``), no part of a cause.
-_LOGGER_HEADER = r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
+#: Python logging's ``LEVEL:logger:`` header (``INFO:tensorflow:``) or a glog one that a bar's line kept (``W0109
+#: 19:38:21.682000 1513405 /path/api.py:897] ``, its envelope unread behind the bar), no part of a cause.
+_LOGGER_HEADER = (
+    r"^(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\s]+:\d+\] )"
+)
 #: A progress bar the cause was glued to (stderr written while the bar's line was open: ``...| 4/7 [00:40<00:29,
 #: 9.96s/it]ERROR:...failed (exitcode: -9)``, ``11/56 [00:02<00:08,  5.02it/s]Segmentation fault``), no part of it.
 _GLUED_BAR = r"^.*\d+/\d+\s*\[[^\]]*\]\s*(\S)"

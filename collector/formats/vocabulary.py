@@ -621,10 +621,13 @@ UNNAMED_TIMES: Final = frozenset(
 
 #: The shell's word for a process a signal ended, glued to the end of the line it was printing (a progress bar's):
 #: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That line is
-#: the failure, not a record: a line has one outcome.
+#: the failure, not a record: a line has one outcome. Also Slurm's notice that it cancelled the job or step (its
+#: signals end the processes), glued to the bar it stopped (``... 629.37s/it]slurmstepd: error: *** JOB 42221 ON
+#: clr1247 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***``, a PolymerGNN job's output, 2022).
 ENDED_BY_SIGNAL: Final = (
     r"(?:Killed|Segmentation fault|Bus error)(?: \(core dumped\))?\s*$"
     r"|(?:Aborted|Floating point exception|Illegal instruction) \(core dumped\)\s*$"
+    r"|\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b.*\*\*\*\s*$"
 )
 
 #: A progress bar's percentage and bar, up to its counter: tqdm's ``40%|####  | 200/500``, a copy that lost the
