@@ -495,7 +495,11 @@ def run_goodput(
             separator=",",
             ignore_nulls=True,
         ).replace("", None),
-        **{f"badput_{b}_share": pl.col(f"badput_{b}_s") / pl.col("lifetime_s") for b in (*BUCKETS, *PARTS)},
+        # a lifetime of 0 s has no shares (0 / 0), as it has no goodput: its reason says why
+        **{
+            f"badput_{b}_share": pl.when(pl.col("lifetime_s") > 0).then(pl.col(f"badput_{b}_s") / pl.col("lifetime_s"))
+            for b in (*BUCKETS, *PARTS)
+        },
     )
     return frame.select([pl.col(n).cast(t) for n, t in GOODPUT_SCHEMA.items()]).sort("run_id")
 

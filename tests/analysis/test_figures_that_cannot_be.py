@@ -90,3 +90,16 @@ def test_labels_of_a_chart_at_zero_or_without_a_finite_top(top: float) -> None:
     rows = label_rows([0.0, 0.0], [0.0, 0.0], ["a", "b"], top, top)
     assert all(math.isfinite(r) for r in rows)
     assert rows[0] != rows[1]  # two runs at one point: the second label a line below
+
+
+def test_a_lifetime_of_0_s_has_no_badput_shares_and_withholds_nothing_else(tmp_path: Path) -> None:
+    # One record (step 11 at 23.91 steps/s, elapsed 0 s): the clock spans 0 s, so goodput and each badput
+    # share (badput seconds / 0 s) have no value; the reason says why, and no share is "withheld" as a NaN
+    write_lead(tmp_path, [11], [0.0], 23.91)
+    (row,) = analyze(Dataset(tmp_path)).summary.iter_rows(named=True)
+    assert row["lifetime_s"] == 0.0 and row["goodput"] is None
+    assert "lifetime of 0 s" in row["goodput_reason"]
+    assert [row[c] for c in row if c.startswith("badput_") and c.endswith("_share")] == [None] * sum(
+        1 for c in row if c.startswith("badput_") and c.endswith("_share")
+    )
+    assert row["withheld_figures"] is None
