@@ -455,7 +455,9 @@ def drop_interrupts_after_finishing(events: pl.DataFrame) -> pl.DataFrame:
     finished = events.filter(pl.col("event") == "finished").get_column("source_offset").min()
     if finished is None:
         return events
-    interrupt = (pl.col("event") == "failed") & pl.col("reason").str.starts_with(INTERRUPTED).fill_null(False)
+    # a frame whose every reason is missing holds them as nulls of no type (the trainer's JSON events)
+    reason = pl.col("reason").cast(pl.String)
+    interrupt = (pl.col("event") == "failed") & reason.str.starts_with(INTERRUPTED).fill_null(False)
     return events.filter(~(interrupt & (pl.col("source_offset") > finished)))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import polars as pl
 import pytest
 
 from tests.collector.formats.test_envelopes import read
@@ -127,3 +128,13 @@ def test_a_ctrl_c_after_the_run_finished_fails_nothing(finished: str) -> None:
     # before the run's end, the same Ctrl-C stops its work: failed
     events = parse([*steps[:2], *_CTRL_C]).events
     assert events["event"].to_list() == ["failed"]
+
+
+def test_events_whose_every_reason_is_missing_keep_their_ending() -> None:
+    # the trainer's JSON events state no reason: a column of nulls of no type, on which a string test fails;
+    # the run's started and finished events are kept as they are
+    from tierscope.collector.formats.status import drop_interrupts_after_finishing
+
+    events = pl.DataFrame({"event": ["started", "finished"], "source_offset": [0, 120], "reason": [None, None]})
+    assert events.schema["reason"] == pl.Null
+    assert drop_interrupts_after_finishing(events).equals(events)
