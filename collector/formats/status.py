@@ -293,10 +293,11 @@ _ANY = _any_of(m.pattern for m in MARKERS)
 #: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), TensorFlow's trace of the graph node that
 #: raised it (``NotFoundError: Graph execution error:`` then ``Detected at node StatefulPartitionedCall defined at
 #: (most recent call last):``, its frames, ``[[{{node StatefulPartitionedCall}}]]``: googlecolab/colabtools issue
-#: 5124, tensorflow/tensorflow issue 88960), or a failure line of :data:`MARKERS`.
+#: 5124, tensorflow/tensorflow issue 88960). Never a failure line of :data:`MARKERS` that says no such word: after
+#: the traceback, ``OOM when allocating tensor ...`` is the log going on to say what failed, and it is the cause.
 ERROR_REPORT = (
     r"(?i:error|exception|traceback|interrupt|exit|kill|abort|fail|fault|core dumped|signal|panic)|"
-    r"^Detected at node |\{\{node |" + _any_of(m.pattern for m in MARKERS if m.event == "failed")
+    r"^Detected at node |\{\{node "
 )
 _ANY_MILESTONE = _any_of(pattern for _, pattern in MILESTONES)
 _EITHER = f"{_ANY}|{_ANY_MILESTONE}"

@@ -175,3 +175,21 @@ def test_a_sentence_naming_a_traceback_opens_none() -> None:
     # near miss: prose about a traceback (words after it) is no IPython traceback's first line
     got = parse(["NotFoundError Traceback (most recent call last) shows the TPU was not found", "Epoch 1/3"])
     assert got.events.filter(pl.col("event") == "failed").height == 0
+
+
+def test_the_oom_line_after_a_graph_execution_error_is_the_cause() -> None:
+    # a Keras fit ended by TensorFlow's ResourceExhaustedError (a Celery worker's log, the dev set's real log 37):
+    # the exception's line says only "Graph execution error:", the OOM line after it says what failed
+    lines = [
+        "Epoch 1/20",
+        "Traceback (most recent call last):",
+        '  File "/app/train.py", line 40, in fit',
+        "    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,",
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: Graph execution error:",
+        "",
+        "OOM when allocating tensor with shape[16,64,64,64] and type float on "
+        "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+    ]
+    events = parse(lines).events
+    failed = events.filter(pl.col("event") == "failed")["reason"].to_list()
+    assert failed == [lines[-1]]
