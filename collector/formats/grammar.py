@@ -143,8 +143,22 @@ def _measure_raw(text: pl.Expr, m: Measure) -> pl.Expr:
     return raw if m.owned_number is None else pl.when(~text.str.contains(m.owned_number)).then(raw)
 
 
-def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
-    """The statements of a message (String expression), as expressions by name.
+def measure_columns(text: pl.Expr) -> dict[str, pl.Expr]:
+    """Each measure's number as written in ``text`` (String, null where none), as columns named by
+    :func:`measure_column`: :func:`read_statements` refers to each many times (its value, its reason, its
+    spelling), so a frame that holds them as columns matches each measure's regex once per line, not once per
+    reference."""
+    return {measure_column(i): _measure_raw(text, m) for i, m in enumerate(MEASURES)}
+
+
+def measure_column(index: int) -> str:
+    """The column of the ``index``-th measure of :data:`MEASURES` made by :func:`measure_columns`."""
+    return f"_measure_{index}"
+
+
+def read_statements(text: pl.Expr, measured: bool = False) -> dict[str, pl.Expr]:
+    """The statements of a message (String expression), as expressions by name; ``measured``: the frame
+    holds :func:`measure_columns` of ``text``.
 
     ``step`` (String, the position's number; an ``Epoch [E][N/M]`` counter is ``(E - 1) * M + N``),
     ``position`` (the spelling read), ``per_s`` (steps/s: a stated rate or the inverse of a step time),
@@ -211,8 +225,8 @@ def read_statements(text: pl.Expr) -> dict[str, pl.Expr]:
     parts: dict[str, list[pl.Expr]] = {}
     names: dict[str, list[pl.Expr]] = {}
     reasons: list[pl.Expr] = []
-    for m in MEASURES:
-        raw = _measure_raw(text, m)
+    for i, m in enumerate(MEASURES):
+        raw = pl.col(measure_column(i)) if measured else _measure_raw(text, m)
         if m.clock:
             value = clock_seconds(raw)
             unread = pl.when(raw.is_not_null() & value.is_null()).then(pl.format("'{}' is not a duration", raw))
@@ -1257,11 +1271,15 @@ class ProgressGrammar:
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
         )
-        s = read_statements(pl.col("_piece"))
-        read = pieces.with_columns(
-            **{f"_{k}": v for k, v in s.items()},
-            **{f"_{k}": v for k, v in dict_statements(pl.col("_piece")).items()},
-            _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
+        s = read_statements(pl.col("_piece"), measured=True)
+        read = (
+            pieces.with_columns(**measure_columns(pl.col("_piece")))
+            .with_columns(
+                **{f"_{k}": v for k, v in s.items()},
+                **{f"_{k}": v for k, v in dict_statements(pl.col("_piece")).items()},
+                _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
+            )
+            .drop(measure_column(i) for i in range(len(MEASURES)))
         )
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _nested_bars(read, context))

@@ -457,8 +457,15 @@ class Measure(NamedTuple):
     @property
     def owned_number(self) -> str | None:
         """Where the unit follows its number (``X steps/s``): the regex of that number when it is another key's
-        value (``loss 1.0000 steps/sec 5.0``: 1.0000 is the loss, the rate is 5.0), else None."""
-        return rf"(?:\b|_)(?i:{METRIC_KEYS})['\"]?\s*[:=]?\s*{self.regex}" if self.regex.startswith(_N) else None
+        value, a metric's or a position's (``loss 1.0000 steps/sec 5.0``: 1.0000 is the loss, the rate is 5.0;
+        ``Iter 10 steps/sec 5.0``: 10 is the iteration), else None."""
+        if not self.regex.startswith(_N):
+            return None
+        return rf"(?:\b|_)(?i:{METRIC_KEYS}|{_OWNING_POSITIONS})['\"]?\s*[:=]?\s*{self.regex}"
+
+
+#: The words of a position whose number a unit after it does not take (``step 10 examples/sec 1234``).
+_OWNING_POSITIONS = r"steps?|iter(?:ation)?s?|epochs?|batch(?:es)?|updates?"
 
 
 #: A duration written as a clock, ``[H:]MM:SS[.f]`` (llama.cpp's ``dt=00:04:59``): groups ``h``, ``m``, ``s``.

@@ -50,3 +50,18 @@ def test_a_number_before_its_unit_is_still_the_measure() -> None:
 )
 def test_a_units_pair_ends_where_the_next_pair_or_the_line_does(line: str, examples_per_s: float | None) -> None:
     assert parse([line]).steps.get_column("examples_per_s").to_list() == [examples_per_s]
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "value"),
+    [
+        # the position's number is the position's: 5.0 steps/s and 1234 examples/s, never 10 (a rate that grew
+        # with the step) nor a batch size of 32
+        ("Iter 10 steps/sec 5.0", "global_steps_per_s", 5.0),
+        ("step: 10 steps/sec 5.0 loss 2", "global_steps_per_s", 5.0),
+        ("step 10 examples/sec 1234", "examples_per_s", 1234.0),
+        ("step 10 batch 32 images/sec 100.5", "examples_per_s", 100.5),
+    ],
+)
+def test_a_unit_after_a_positions_number_takes_the_number_after_it(line: str, column: str, value: float) -> None:
+    assert parse([line]).steps.get_column(column).to_list() == [value]

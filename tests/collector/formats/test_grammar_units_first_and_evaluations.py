@@ -32,7 +32,9 @@ def rows(*lines: str) -> list[tuple]:
     ],
 )
 def test_units_before_their_number_and_iters(line: str, step: int, rate: float) -> None:
-    assert rows(line) == [(step, rate, None, None)]
+    # a unit before its number says examples too: ``Tokens/sec 100.0`` is 100 tokens/s
+    examples = 100.0 if "Tokens/sec" in line else None
+    assert rows(line) == [(step, rate, None, examples)]
 
 
 def test_elapsed_seconds_at_the_end_of_a_line_and_semicolon_counters() -> None:
