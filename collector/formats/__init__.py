@@ -69,7 +69,7 @@ from tierscope.collector.formats.grammar import (
     examples_from_rates,
     learn_batch,
     rates_from_examples,
-    read_statements,
+    statements,
 )
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.layout import OTHERS_READ as LAYOUT_OTHERS_READ
@@ -404,7 +404,7 @@ def _run_chain(
         rest = got.rest
     parsed = Parsed(steps=_concat(steps), events=_concat(events), rejects=_concat(rejects), rest=rest)
     if grouping is not None:
-        parsed = unjoined(parsed, body, grouping, read_statements)
+        parsed = unjoined(parsed, body, grouping, statements)
     pending = None
     if context.end is not None:
         keep = pl.col("source_offset") < context.end
@@ -436,7 +436,7 @@ def learn_from_head(head: str, context: ParseContext) -> None:
     lines = head.split("\n")[:-1]  # the last piece may be a line cut by the head's end
     frame = numbered(lines)
     body, _ = split_envelopes(frame, context.year, time_alone=not context.formats)
-    learnt(body, context, read_statements, NOT_TRAINING, _alone(_chain(None, None, context.formats), context))
+    learnt(body, context, statements, NOT_TRAINING, _alone(_chain(None, None, context.formats), context))
 
 
 def _alone(chain: list[LineFormat], context: ParseContext) -> Callable[[pl.DataFrame], bool]:
@@ -456,7 +456,7 @@ def _stanzas(body: pl.DataFrame, chain: list[LineFormat], context: ParseContext)
     has such a group; a group the batch's look-ahead cuts is left whole to the next batch (``context.end``)."""
     if body.height == 0:
         return None
-    stanza = learnt(body, context, read_statements, NOT_TRAINING, _alone(chain, context))
+    stanza = learnt(body, context, statements, NOT_TRAINING, _alone(chain, context))
     if stanza is None:
         return None
     grouping = grouped(body, stanza, context.end)

@@ -143,157 +143,232 @@ def _measure_raw(text: pl.Expr, m: Measure) -> pl.Expr:
     return raw if m.owned_number is None else pl.when(~text.str.contains(m.owned_number)).then(raw)
 
 
-def measure_columns(text: pl.Expr) -> dict[str, pl.Expr]:
-    """Each measure's number as written in ``text`` (String, null where none), as columns named by
-    :func:`measure_column`: :func:`read_statements` refers to each many times (its value, its reason, its
-    spelling), so a frame that holds them as columns matches each measure's regex once per line, not once per
-    reference."""
-    return {measure_column(i): _measure_raw(text, m) for i, m in enumerate(MEASURES)}
+#: The statements :func:`with_statements` adds, in this order.
+STATEMENTS = (
+    "step", "position", "counter_date", "inner", "epoch_only", "per_s", "global_per_s", "examples_per_s",
+    "interval_s", "elapsed_s", "loss", "loss_said", "span", "bare_s", "bar_elapsed_s", "per_device", "broken",
+    "evaluation", "other_work", "measure",
+)  # fmt: skip
+#: The prefix of :func:`with_statements`' intermediate columns (dropped before it returns).
+_T = "__statement_"
 
 
-def measure_column(index: int) -> str:
-    """The column of the ``index``-th measure of :data:`MEASURES` made by :func:`measure_columns`."""
-    return f"_measure_{index}"
+def _c(name: str) -> pl.Expr:
+    return pl.col(_T + name)
 
 
-def read_statements(text: pl.Expr, measured: bool = False) -> dict[str, pl.Expr]:
-    """The statements of a message (String expression), as expressions by name; ``measured``: the frame
-    holds :func:`measure_columns` of ``text``.
+def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.DataFrame:
+    """``frame`` with the statements of its String column ``text`` (a message after its envelope) as columns
+    ``prefix + name`` for each name of :data:`STATEMENTS`:
 
     ``step`` (String, the position's number; an ``Epoch [E][N/M]`` counter is ``(E - 1) * M + N``),
-    ``position`` (the spelling read), ``per_s`` (steps/s: a stated rate or the inverse of a step time),
-    ``global_per_s`` (a rate the vocabulary names job-wide), ``examples_per_s``, ``interval_s``,
-    ``elapsed_s``, ``loss`` (finite, signed), ``loss_said`` (Boolean: a loss is named, NaN or infinite ones too),
-    ``measure`` (the spelling of the measure read), ``counter_date`` (True where
-    the only position is a counter followed by a time of day: a date)."""
-    out: dict[str, pl.Expr] = {}
+    ``position`` (the spelling read), ``counter_date`` (True where the only position is a counter followed by a
+    time of day: a date), ``inner`` (the position is one an epoch may count), ``epoch_only`` (an epoch where no finer
+    position is stated), ``per_s`` (steps/s: a stated rate or the inverse of a step time), ``global_per_s`` (a rate
+    the vocabulary names job-wide), ``examples_per_s``, ``interval_s``, ``elapsed_s``, ``loss`` (finite, signed),
+    ``loss_said`` (Boolean: a loss is named, NaN or infinite ones too), ``span`` (the steps a bare time covers),
+    ``bare_s`` (a bare time, s), ``bar_elapsed_s`` (a progress bar's elapsed clock, s), ``per_device``, ``broken``
+    (why a measure is no figure), ``evaluation``, ``other_work`` (Boolean) and ``measure`` (the spelling of the
+    measure read).
+
+    Each part is matched once per line and kept as a column the later parts refer to: as one expression, each
+    reference would repeat the part's whole tree (hundreds of thousands of nodes), and planning them cost far more
+    than matching the lines.
+    """
+    t = pl.col(text)
     named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
-    step, spelling = _first(named, text)
-    step = step.str.replace_all(",", "")  # a position's thousands in groups of three (``12,500``)
-    epoch = text.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter"))
-    in_epoch = (
-        (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
-        + number(epoch.struct.field("x"), pl.Int64)
-    ).cast(pl.String)
-    counter = counter_groups(text)
-    # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
-    counted = pl.when(
-        (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
-        & ~text.str.contains(ETA_DATE)
-    ).then(counter.struct.field("x"))
-    # a range ``A-B`` of steps (A <= B: a date is none): its last step is the position, its length the span
-    ranges = [(p.spelling, text.str.extract_groups(p.regex)) for p in POSITIONS if p.kind == "range"]
-    range_end = pl.coalesce(
-        pl.when(number(g.struct.field("a"), pl.Int64) <= number(g.struct.field("b"), pl.Int64)).then(
-            pl.struct(a=g.struct.field("a"), b=g.struct.field("b"), spelling=pl.lit(name))
-        )
-        for name, g in ranges
+    ranges = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "range"]
+    # stage 1: what the text states, each pattern matched once
+    frame = frame.with_columns(
+        **{f"{_T}n{j}": t.str.extract(regex, 1) for j, (_, regex) in enumerate(named)},
+        **{f"{_T}r{j}": t.str.extract_groups(regex) for j, (_, regex) in enumerate(ranges)},
+        **{f"{_T}m{i}": _measure_raw(t, m) for i, m in enumerate(MEASURES)},
+        **{
+            _T + "epoch": t.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter")),
+            _T + "counter": counter_groups(t),
+            _T + "eta_date": t.str.contains(ETA_DATE),
+            _T + "kimg": number(t.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1)),
+            _T + "line_batch": number(t.str.extract(LINE_BATCH, 1), pl.Int64),
+            _T + "stated_span": number(t.str.extract(SPAN, 1), pl.Int64),
+            _T + "dated_counter": t.str.contains(_DATED_COUNTER),
+            _T + "epoch_word": t.str.extract(EPOCH, 1),
+            _T + "clock": t.str.extract_groups(_TQDM_ELAPSED),
+            _T + "after_rate": t.str.extract_groups(_RATE_ELAPSED),
+            prefix + "per_device": t.str.contains(
+                r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
+            ),
+            # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
+            prefix + "evaluation": (
+                t.str.contains(_EVALUATION) | t.str.contains(_EVALUATION_AT) | t.str.contains(EPOCH_EVALUATION)
+            ),
+            # a statement of other work (a checkpoint saved, a download, a compilation, a Docker build's step) may
+            # name a step and a duration: the duration is that work's, no step's
+            prefix + "other_work": t.str.contains(OTHER_WORK) | t.str.contains(DOCKER_STEP),
+        },
     )
-    ranged = range_end.struct.field("b")
-    range_span = number(ranged, pl.Int64) - number(range_end.struct.field("a"), pl.Int64) + 1
-    # a position in thousands of examples is a step over the batch the line states (``kimg 6.1 ... minibatch 32``)
-    kimg = number(text.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1))
-    line_batch = number(text.str.extract(LINE_BATCH, 1), pl.Int64)
-    from_examples = pl.when((kimg >= 0) & (line_batch > 0)).then((kimg * 1000 / line_batch).round(0).cast(pl.Int64))
-    from_examples = from_examples.cast(pl.String)
-    out["step"] = pl.coalesce(step, ranged, in_epoch, from_examples, counted)
-    out["position"] = pl.coalesce(
-        spelling,
-        range_end.struct.field("spelling"),
-        pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
-        pl.when(from_examples.is_not_null()).then(pl.lit("kimg K (thousands of examples)")),
-        pl.when(counted.is_not_null()).then(pl.lit("N/M")),
-    )
-    out["counter_date"] = (
-        step.is_null()
-        & ranged.is_null()
-        & in_epoch.is_null()
-        & from_examples.is_null()
-        & counted.is_null()
-        & text.str.contains(_DATED_COUNTER)
-    ).fill_null(False)
-    # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a range, a bar's,
-    # a counter
-    out["inner"] = (
-        spelling.is_in([_INNER_NAMED, _BAR_NAMED]) | (step.is_null() & in_epoch.is_null() & from_examples.is_null())
-    ).fill_null(False)
-    # an epoch where the line states no finer position (Lasagne's ``Epoch 1 of 500 took 494.369s``)
-    out["epoch_only"] = pl.when(out["step"].is_null()).then(text.str.extract(EPOCH, 1))
-    # the steps a time that says no unit of work covers: the range's, or those the line states (``(100 iters)``)
-    stated_span = number(text.str.extract(SPAN, 1), pl.Int64)
-    span = pl.coalesce(pl.when(step.is_null()).then(range_span), pl.when(stated_span > 0).then(stated_span))
-    parts: dict[str, list[pl.Expr]] = {}
-    names: dict[str, list[pl.Expr]] = {}
-    reasons: list[pl.Expr] = []
+    # stage 2: the positions, and each measure's value
+    epoch, counter = _c("epoch"), _c("counter")
+    values: dict[str, pl.Expr] = {}
     for i, m in enumerate(MEASURES):
-        raw = pl.col(measure_column(i)) if measured else _measure_raw(text, m)
+        raw = _c(f"m{i}")
         if m.clock:
             value = clock_seconds(raw)
             unread = pl.when(raw.is_not_null() & value.is_null()).then(pl.format("'{}' is not a duration", raw))
         else:
             value, unread = spelled_number(raw)
-        reasons.append(
-            pl.concat_str(pl.lit(f"{m.spelling}: "), pl.coalesce(unread, measure_reason(m.kind, raw, value, m.factor)))
+        values[f"{_T}v{i}"], values[f"{_T}u{i}"] = value, unread
+    range_ends = [
+        pl.when(number(g.struct.field("a"), pl.Int64) <= number(g.struct.field("b"), pl.Int64)).then(
+            pl.struct(a=g.struct.field("a"), b=g.struct.field("b"), spelling=pl.lit(name))
         )
-        if m.kind == "time":
+        for (name, _), g in ((r, _c(f"r{j}")) for j, r in enumerate(ranges))
+    ]
+    kimg, line_batch = _c("kimg"), _c("line_batch")
+    from_examples = pl.when((kimg >= 0) & (line_batch > 0)).then((kimg * 1000 / line_batch).round(0).cast(pl.Int64))
+    frame = frame.with_columns(
+        **values,
+        **{
+            # a position's thousands in groups of three (``12,500``)
+            _T + "named": pl.coalesce(_c(f"n{j}") for j in range(len(named))).str.replace_all(",", ""),
+            _T + "spelling": pl.coalesce(
+                pl.when(_c(f"n{j}").is_not_null()).then(pl.lit(name)) for j, (name, _) in enumerate(named)
+            ),
+            _T + "in_epoch": (
+                (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
+                + number(epoch.struct.field("x"), pl.Int64)
+            ).cast(pl.String),
+            # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
+            _T + "counted": pl.when(
+                (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
+                & ~_c("eta_date")
+            ).then(counter.struct.field("x")),
+            # a range ``A-B`` of steps (A <= B: a date is none): its last step is the position, its length the span
+            _T + "range_end": pl.coalesce(range_ends),
+            # a position in thousands of examples is a step over the batch the line states (``kimg 6.1 ...
+            # minibatch 32``)
+            _T + "from_examples": from_examples.cast(pl.String),
+        },
+    )
+    # stage 3: the position read, and each measure's figure and why it is none
+    step, spelling, in_epoch, counted = _c("named"), _c("spelling"), _c("in_epoch"), _c("counted")
+    range_end, from_examples = _c("range_end"), _c("from_examples")
+    ranged = range_end.struct.field("b")
+    range_span = number(ranged, pl.Int64) - number(range_end.struct.field("a"), pl.Int64) + 1
+    stated_span = _c("stated_span")
+    figures: dict[str, pl.Expr] = {}
+    for i, m in enumerate(MEASURES):
+        raw, value, unread = _c(f"m{i}"), _c(f"v{i}"), _c(f"u{i}")
+        figures[f"{_T}why{i}"] = pl.concat_str(
+            pl.lit(f"{m.spelling}: "), pl.coalesce(unread, measure_reason(m.kind, raw, value, m.factor))
+        )
+        if m.kind in ("time", "time_per_examples"):
             got = rate_from_time(value, m.factor)
-            target = "per_s"
-        elif m.kind == "time_per_examples":
-            got = rate_from_time(value, m.factor)
-            target = "examples_per_s"
         elif m.kind in ("rate", "global"):
             got = pl.when(value > 0).then(stated_rate(value, m.factor))  # a rate of 0 is no rate
-            target = "global_per_s" if m.kind == "global" else "per_s"
-        else:
-            got = pl.when(value > 0).then(stated_rate(value)) if m.kind == "examples_per_s" else stated_rate(value)
-            target = m.kind
-        if m.kind == "loss":
+        elif m.kind == "examples_per_s":
+            got = pl.when(value > 0).then(stated_rate(value))
+        elif m.kind == "loss":
             # a loss is signed (a GAN's, an ELBO's, a reinforcement learner's may be negative); a NaN or infinite one
             # is a loss said with no value: the line's record stands, its loss null
             got = pl.when(value.is_finite()).then(value)
-            names.setdefault("loss_said", []).append(raw.is_not_null())
-        parts.setdefault(target, []).append(got)
-        names.setdefault(target, []).append(pl.when(got.is_not_null()).then(pl.lit(m.spelling)))
-    for target in ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s", "loss"):
-        out[target] = pl.coalesce(parts[target]) if target in parts else pl.lit(None, dtype=pl.Float64)
-    out["loss_said"] = pl.any_horizontal(names.pop("loss_said", [pl.lit(False)])).fill_null(False)
-    # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a range
-    # of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``), it is the run's
-    # clock, no step time; where nothing says what it covers, see :func:`_bare_intervals`.
-    bare = pl.coalesce(names["per_s"]).is_in(list(BARE_TIMES)).fill_null(False)
-    out["span"] = pl.when(bare).then(span)
-    out["bare_s"] = pl.when(bare & span.is_null()).then(1.0 / out["per_s"])
-    out["per_s"] = (
-        pl.when(bare & out["interval_s"].is_not_null())
-        .then(None)
-        .when(bare & span.is_not_null())
-        .then(out["per_s"] * span)
-        .otherwise(out["per_s"])
+        else:
+            got = stated_rate(value)
+        figures[f"{_T}g{i}"] = got
+    frame = frame.with_columns(
+        **figures,
+        **{
+            prefix + "step": pl.coalesce(step, ranged, in_epoch, from_examples, counted),
+            prefix + "position": pl.coalesce(
+                spelling,
+                range_end.struct.field("spelling"),
+                pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
+                pl.when(from_examples.is_not_null()).then(pl.lit("kimg K (thousands of examples)")),
+                pl.when(counted.is_not_null()).then(pl.lit("N/M")),
+            ),
+            prefix + "counter_date": (
+                step.is_null()
+                & ranged.is_null()
+                & in_epoch.is_null()
+                & from_examples.is_null()
+                & counted.is_null()
+                & _c("dated_counter")
+            ).fill_null(False),
+            # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a range,
+            # a bar's, a counter
+            prefix + "inner": (
+                spelling.is_in([_INNER_NAMED, _BAR_NAMED])
+                | (step.is_null() & in_epoch.is_null() & from_examples.is_null())
+            ).fill_null(False),
+            # the steps a time that says no unit of work covers: the range's, or those the line states (``(100
+            # iters)``)
+            _T + "span": pl.coalesce(
+                pl.when(step.is_null()).then(range_span), pl.when(stated_span > 0).then(stated_span)
+            ),
+            prefix + "bar_elapsed_s": pl.coalesce(
+                number(_c("clock").struct.field("h")).fill_null(0.0) * 3600
+                + number(_c("clock").struct.field("m")) * 60
+                + number(_c("clock").struct.field("s")),
+                number(_c("after_rate").struct.field("h")).fill_null(0.0) * 3600
+                + number(_c("after_rate").struct.field("m")).fill_null(0.0) * 60
+                + number(_c("after_rate").struct.field("s")),
+            ),
+        },
     )
-    clock = text.str.extract_groups(_TQDM_ELAPSED)
-    after_rate = text.str.extract_groups(_RATE_ELAPSED)
-    out["bar_elapsed_s"] = pl.coalesce(
-        number(clock.struct.field("h")).fill_null(0.0) * 3600
-        + number(clock.struct.field("m")) * 60
-        + number(clock.struct.field("s")),
-        number(after_rate.struct.field("h")).fill_null(0.0) * 3600
-        + number(after_rate.struct.field("m")).fill_null(0.0) * 60
-        + number(after_rate.struct.field("s")),
+    # stage 4: the figures by what they measure, with the spelling of the measure read
+    targets: dict[str, list[int]] = {}
+    for i, m in enumerate(MEASURES):
+        targets.setdefault(_TARGETS.get(m.kind, m.kind), []).append(i)
+    spelled = {
+        t: [pl.when(_c(f"g{i}").is_not_null()).then(pl.lit(MEASURES[i].spelling)) for i in targets.get(t, [])]
+        for t in _MEASURED_ORDER
+    }
+    losses = targets.get("loss", [])
+    frame = frame.with_columns(
+        **{
+            (_T + t if t == "per_s" else prefix + t): (
+                pl.coalesce(_c(f"g{i}") for i in targets[t]) if t in targets else pl.lit(None, dtype=pl.Float64)
+            )
+            for t in (*_MEASURED_ORDER, "loss")
+        },
+        **{
+            prefix + "loss_said": pl.any_horizontal(
+                [_c(f"m{i}").is_not_null() for i in losses] or [pl.lit(False)]
+            ).fill_null(False),
+            prefix + "broken": pl.coalesce(_c(f"why{i}") for i in range(len(MEASURES))),
+            prefix + "measure": pl.coalesce([n for t in _MEASURED_ORDER for n in spelled[t]]),
+            prefix + "epoch_only": pl.when(pl.col(prefix + "step").is_null()).then(_c("epoch_word")),
+            # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a
+            # range of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``),
+            # it is the run's clock, no step time; where nothing says what it covers, see :func:`_bare_intervals`.
+            _T + "bare": pl.coalesce(spelled["per_s"]).is_in(list(BARE_TIMES)).fill_null(False),
+        },
     )
-    out["per_device"] = text.str.contains(
-        r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
+    bare, span, per_s = _c("bare"), _c("span"), _c("per_s")
+    frame = frame.with_columns(
+        **{
+            prefix + "span": pl.when(bare).then(span),
+            prefix + "bare_s": pl.when(bare & span.is_null()).then(1.0 / per_s),
+            prefix + "per_s": pl.when(bare & pl.col(prefix + "interval_s").is_not_null())
+            .then(None)
+            .when(bare & span.is_not_null())
+            .then(per_s * span)
+            .otherwise(per_s),
+        }
     )
-    out["broken"] = pl.coalesce(reasons)
-    # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
-    out["evaluation"] = (
-        text.str.contains(_EVALUATION) | text.str.contains(_EVALUATION_AT) | text.str.contains(EPOCH_EVALUATION)
-    )
-    # a statement of other work (a checkpoint saved, a download, a compilation, a Docker build's step) may name a
-    # step and a duration: the duration is that work's, no step's
-    out["other_work"] = text.str.contains(OTHER_WORK) | text.str.contains(DOCKER_STEP)
-    order = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
-    out["measure"] = pl.coalesce([n for t in order for n in names.get(t, [])])
-    return out
+    return frame.drop(c for c in frame.columns if c.startswith(_T))
+
+
+#: The statement each kind of measure gives where it is not named after its kind.
+_TARGETS = {"time": "per_s", "time_per_examples": "examples_per_s", "rate": "per_s", "global": "global_per_s"}
+#: The measures in the order a line's measure is named by (``measure``).
+_MEASURED_ORDER = ("global_per_s", "per_s", "examples_per_s", "interval_s", "elapsed_s")
+
+
+def statements(text: str | pl.Series, prefix: str = "") -> pl.DataFrame:
+    """:func:`with_statements` of the messages ``text`` (one, or a String series): one row each, the
+    :data:`STATEMENTS` columns only."""
+    lines = pl.DataFrame({_T + "text": [text] if isinstance(text, str) else text}, schema={_T + "text": pl.String})
+    return with_statements(lines, _T + "text", prefix).select(prefix + n for n in STATEMENTS)
 
 
 #: Statements of the batch size and device count, anywhere in a log (a command line, a config print):
@@ -1145,15 +1220,9 @@ UNNAMED_CLOCK = " (or the run's clock, where the file's readings grow from step 
 def explain_line(message: str) -> str:
     """The grammar's reading of one message (after its envelope), in words: its position, its measures with
     their spelling, value and meaning, and whether that makes a record or why not."""
-    s = read_statements(pl.lit(message))
-    position, step, counter_date, span, epoch, bare = pl.select(
-        s["position"].alias("p"),
-        s["step"].alias("s"),
-        s["counter_date"].alias("d"),
-        s["span"].alias("n"),
-        s["epoch_only"].alias("e"),
-        s["bare_s"].alias("b"),
-    ).row(0)
+    s = statements(message).row(0, named=True)
+    position, step, counter_date, span = s["position"], s["step"], s["counter_date"], s["span"]
+    epoch, bare = s["epoch_only"], s["bare_s"]
     said = []
     if position is not None and not counter_date:
         said.append(f"position '{position}' = {step}")
@@ -1173,13 +1242,13 @@ def explain_line(message: str) -> str:
         said.append(f"its time covers {span} steps")
     if not said:
         return "the grammar finds no position and no measure"
-    if pl.select(s["evaluation"]).item():
+    if s["evaluation"]:
         said.append("an evaluation's statement: not a training step")
     if position is None and epoch is not None and bare is not None:
         said.append(f"epoch {epoch} with its duration: an epoch's record where the file states no step records")
     elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
         said.append(CLOCKED_DICT)
-    elif not measures and position is not None and pl.select(s["loss_said"]).item():
+    elif not measures and position is not None and s["loss_said"]:
         said.append(LOGGER_TIMED)
     elif not measures:
         said.append("no measure: not a record")
@@ -1271,15 +1340,9 @@ class ProgressGrammar:
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
         )
-        s = read_statements(pl.col("_piece"), measured=True)
-        read = (
-            pieces.with_columns(**measure_columns(pl.col("_piece")))
-            .with_columns(
-                **{f"_{k}": v for k, v in s.items()},
-                **{f"_{k}": v for k, v in dict_statements(pl.col("_piece")).items()},
-                _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
-            )
-            .drop(measure_column(i) for i in range(len(MEASURES)))
+        read = with_statements(pieces, "_piece", prefix="_").with_columns(
+            **{f"_{k}": v for k, v in dict_statements(pl.col("_piece")).items()},
+            _not_training=pl.col("_piece").str.extract(_TQDM_DESC, 1).str.contains(NOT_TRAINING).fill_null(False),
         )
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _nested_bars(read, context))

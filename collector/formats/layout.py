@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, numbered, reject_frame
-from tierscope.collector.formats.grammar import read_statements
+from tierscope.collector.formats.grammar import statements, with_statements
 from tierscope.collector.formats.templates import NUMBER, SLOT, WHOLE_SLOT, number_starts, numbers, numbers_in, template
 from tierscope.collector.formats.templates import value as slot_value
 from tierscope.collector.formats.vocabulary import (
@@ -246,13 +246,17 @@ def _refusals(keys: list[str]) -> list[str | None]:
     if not keys:
         return []
     words = pl.col("k").str.replace_all(_MARK, " ", literal=True)
-    s = read_statements(words)
-    found = pl.DataFrame({"k": keys}, schema={"k": pl.String}).select(
-        serving=words.str.contains(_SERVING_WORD),
-        evaluation=s["evaluation"],
-        other_work=s["other_work"],
-        bytes=pl.col("k").str.contains(_BYTES),
-        listing=pl.col("k").str.contains(_LISTING),
+    found = (
+        pl.DataFrame({"k": keys}, schema={"k": pl.String})
+        .with_columns(_words=words)
+        .pipe(with_statements, "_words", "_")
+        .select(
+            serving=words.str.contains(_SERVING_WORD),
+            evaluation="_evaluation",
+            other_work="_other_work",
+            bytes=pl.col("k").str.contains(_BYTES),
+            listing=pl.col("k").str.contains(_LISTING),
+        )
     )
     return [next((why for name, why in _REFUSALS if row[name]), None) for row in found.iter_rows(named=True)]
 
@@ -589,8 +593,8 @@ def _read_template(
 
 def _named_seconds(lines: pl.DataFrame) -> pl.Series:
     """The step time (seconds) the vocabulary's rate or step time on each of ``lines`` gives (null where none)."""
-    s = read_statements(pl.col("line"))
-    return lines.select((1.0 / pl.coalesce(s["global_per_s"], s["per_s"])).alias("x")).get_column("x")
+    s = statements(lines.get_column("line"))
+    return s.select((1.0 / pl.coalesce("global_per_s", "per_s")).alias("x")).get_column("x")
 
 
 #: The kinds of slot that are the seconds since the start.
@@ -629,8 +633,7 @@ def _step_seconds(frame: pl.DataFrame, measures: list[Slot], stride: float, pos:
 
 def _named_measure(lines: pl.DataFrame) -> str | None:
     """The vocabulary's measure on most of ``lines``, by its spelling, or None."""
-    s = read_statements(pl.col("line"))
-    got = lines.select(s["measure"].alias("m")).get_column("m")
+    got = statements(lines.get_column("line")).get_column("measure")
     named = got.drop_nulls()
     if named.len() * 2 <= got.len():
         return None
@@ -733,7 +736,10 @@ def read_lines(ours: pl.DataFrame, lines: pl.DataFrame, layout: Layout, context:
     good = frame.filter(pl.col("_why").is_null()).with_columns(step=pl.col(f"_v{p}").cast(pl.Int64))
     if "starts again" in position.why:
         good = _laps(good, layout, context)
-    s = read_statements(pl.col("line"))
+    # the vocabulary's statements as columns _said_*: "step" and the measures are names the good lines hold already
+    good = with_statements(good, "line", "_said_")
+    s = {name: pl.col(f"_said_{name}") for name in ("loss", "global_per_s", "per_s", "elapsed_s", "interval_s")}
+    s["examples_per_s"] = pl.col("_said_examples_per_s")
     cols: dict[str, pl.Expr] = {
         "loss": s["loss"],
         "elapsed_s": pl.lit(None, dtype=pl.Float64),

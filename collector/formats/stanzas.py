@@ -76,9 +76,9 @@ class Stanza:
         return len(self.templates)
 
 
-#: ``statements(text)``: the statements of a message (the grammar's ``read_statements``),
-#: handed in so that this module needs no import of the grammar that uses it.
-Statements = Callable[[pl.Expr], dict[str, pl.Expr]]
+#: ``statements(messages)``: the statements of each message of a String series, one row each (the grammar's
+#: ``statements``), handed in so that this module needs no import of the grammar that uses it.
+Statements = Callable[[pl.Series], pl.DataFrame]
 #: ``alone(lines)``: whether any of ``lines`` reads as a record on its own (the format chain's verdict).
 Alone = Callable[[pl.DataFrame], bool]
 
@@ -190,9 +190,8 @@ def _judged(group: tuple[str, ...], reports: list[list[str]], statements: Statem
     joined = [joined_text(r, None) for r in reports]
     # one reading of the grammar (its cost is its patterns', not the lines'): the reports joined, and the first
     # report's lines one by one
-    read = pl.DataFrame({"line": joined + sample, "_alone": [False] * len(joined) + [True] * len(sample)}).select(
-        "_alone", **{k: v for k, v in statements(pl.col("line")).items() if k in (*_MEASURED, "step", "evaluation")}
-    )
+    read = statements(pl.Series(joined + sample, dtype=pl.String)).select(*_MEASURED, "step", "evaluation")
+    read = read.with_columns(_alone=pl.Series([False] * len(joined) + [True] * len(sample)))
     measured = pl.any_horizontal(pl.col(c).is_not_null() for c in _MEASURED)
     # a line that states a position and a measure on its own is its own record: it stays one
     if read.filter("_alone").select((pl.col("step").is_not_null() & measured & ~pl.col("evaluation")).any()).item():
@@ -383,9 +382,8 @@ def _rejects_at_their_lines(
 ) -> pl.DataFrame:
     """``rejects`` with each reject of a group moved to the group's first line whose own statements are broken
     (its raw text that line)."""
-    own = members.join(lines.select("source_offset", "line"), on="source_offset").with_columns(
-        _broken=statements(pl.col("line"))["broken"]
-    )
+    own = members.join(lines.select("source_offset", "line"), on="source_offset")
+    own = own.with_columns(_broken=statements(own.get_column("line")).get_column("broken"))
     at = (
         own.sort("source_offset")
         .with_columns(_rank=pl.col("_broken").is_null())
