@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -162,6 +163,8 @@ class StepLog:
                 **self._ids(role, task_index),
                 "step": step,
                 "local_step": local_step,
+                # a new process (a restart resuming from a checkpoint) shows as a new pid to the analysis
+                "pid": os.getpid(),
                 "loss": loss,
                 "accuracy": accuracy,
                 "elapsed_s": round(elapsed_s, 6),

@@ -6,15 +6,15 @@ same object arrives in Cloud Logging as an entry's ``jsonPayload``. A step recor
     {"message": "step 200", "severity": "INFO",
      "logging.googleapis.com/labels": {"run_id": "r1", "tier": "BASIC"},
      "tierscope": "step", "run_id": "r1", "tier": "BASIC", "role": "worker", "task_index": 0,
-     "step": 200, "local_step": 100, "loss": 0.52, "accuracy": 0.91, "elapsed_s": 3.2,
+     "step": 200, "local_step": 100, "pid": 4242, "loss": 0.52, "accuracy": 0.91, "elapsed_s": 3.2,
      "global_steps_per_s": 31.0, "local_steps_per_s": 15.5, "examples_per_s": 1550.0,
      "batch_size": 100, "timestamp": "2026-11-29T23:00:00.123456Z"}
 
 A run event has ``"tierscope": "event"``, ``"event"`` (one of :data:`tierscope.contract.EVENTS`:
 started / failed / finished and the milestones goodput reads, such as ``checkpoint_begin``),
 ``"reason"``, ``"detail"`` (an object) and, for a milestone, ``"step"``. Meaning of the numbers: ``step`` is the global
-step, ``local_step`` this task's own count, ``elapsed_s`` seconds since the task started,
-rates over the last logging interval. Objects without a top-level ``"tierscope"`` key are
+step, ``local_step`` this task's own count, ``pid`` the process that wrote it, ``elapsed_s`` seconds since the task
+started, rates over the last logging interval. Objects without a top-level ``"tierscope"`` key are
 not ours and are handed on to the next format: a Cloud Logging entry holding a record in its
 ``jsonPayload`` is read by :mod:`tierscope.collector.formats.logentry`.
 """
@@ -37,9 +37,14 @@ from tierscope.dataset.schema import EVENTS, ROLES
 
 LABELS_KEY = "logging.googleapis.com/labels"
 
-_INT_FIELDS = ("step", "local_step", "task_index")
+_INT_FIELDS = ("step", "local_step", "task_index", "pid")
 #: The largest value of each whole field (the vocabulary's, by its group: task_index is a ``task``).
-_INT_MAX = {"step": WHOLE_MAX["step"], "local_step": WHOLE_MAX["local_step"], "task_index": WHOLE_MAX["task"]}
+_INT_MAX = {
+    "step": WHOLE_MAX["step"],
+    "local_step": WHOLE_MAX["local_step"],
+    "task_index": WHOLE_MAX["task"],
+    "pid": WHOLE_MAX["pid"],
+}
 #: The Unix epoch, to put a time in seconds without datetime.timestamp()'s overflow at year 10000 UTC.
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FLOAT_FIELDS = (
@@ -123,7 +128,7 @@ def record_from_payload(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]
         "timestamp": _as_time(payload.get("timestamp")),
     }
     if kind == "step":
-        row = common | {k: _as_int(payload, k, required=(k == "step")) for k in ("step", "local_step")}
+        row = common | {k: _as_int(payload, k, required=(k == "step")) for k in ("step", "local_step", "pid")}
         row |= {k: _as_float(payload, k) for k in _FLOAT_FIELDS}
         accuracy = row["accuracy"]
         if accuracy is not None and not 0 <= accuracy <= 1:
