@@ -92,6 +92,11 @@ class LocalJsonServer:
             def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
+                if len(body) < length:
+                    # the client died sending it (a SIGKILLed sweep): a request that never arrived whole is
+                    # none, as for a real server, which drops the connection unanswered
+                    self.close_connection = True
+                    return
                 served_before = server.pages_served
                 status, payload = server.answer(method, self.path, body)
                 data = json.dumps(payload).encode("utf-8")
