@@ -33,6 +33,7 @@ no Python per line).
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import polars as pl
@@ -175,36 +176,48 @@ def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.Data
     reference would repeat the part's whole tree (hundreds of thousands of nodes), and planning them cost far more
     than matching the lines.
     """
+    for stage in _statement_stages(text, prefix):
+        frame = frame.with_columns(**stage)
+    return frame.drop(c for c in frame.columns if c.startswith(_T))
+
+
+@functools.cache
+def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
+    """The column stages of :func:`with_statements` (built once: building them costs more than a short batch's
+    matching)."""
+    stages: list[dict[str, pl.Expr]] = []
     t = pl.col(text)
     named = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "named"]
     ranges = [(p.spelling, p.regex) for p in POSITIONS if p.kind == "range"]
     # stage 1: what the text states, each pattern matched once
-    frame = frame.with_columns(
-        **{f"{_T}n{j}": t.str.extract(regex, 1) for j, (_, regex) in enumerate(named)},
-        **{f"{_T}r{j}": t.str.extract_groups(regex) for j, (_, regex) in enumerate(ranges)},
-        **{f"{_T}m{i}": _measure_raw(t, m) for i, m in enumerate(MEASURES)},
-        **{
-            _T + "epoch": t.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter")),
-            _T + "counter": counter_groups(t),
-            _T + "eta_date": t.str.contains(ETA_DATE),
-            _T + "kimg": number(t.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1)),
-            _T + "line_batch": number(t.str.extract(LINE_BATCH, 1), pl.Int64),
-            _T + "stated_span": number(t.str.extract(SPAN, 1), pl.Int64),
-            _T + "dated_counter": t.str.contains(_DATED_COUNTER),
-            _T + "epoch_word": t.str.extract(EPOCH, 1),
-            _T + "clock": t.str.extract_groups(_TQDM_ELAPSED),
-            _T + "after_rate": t.str.extract_groups(_RATE_ELAPSED),
-            prefix + "per_device": t.str.contains(
-                r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
-            ),
-            # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
-            prefix + "evaluation": (
-                t.str.contains(_EVALUATION) | t.str.contains(_EVALUATION_AT) | t.str.contains(EPOCH_EVALUATION)
-            ),
-            # a statement of other work (a checkpoint saved, a download, a compilation, a Docker build's step) may
-            # name a step and a duration: the duration is that work's, no step's
-            prefix + "other_work": t.str.contains(OTHER_WORK) | t.str.contains(DOCKER_STEP),
-        },
+    stages.append(
+        dict(
+            **{f"{_T}n{j}": t.str.extract(regex, 1) for j, (_, regex) in enumerate(named)},
+            **{f"{_T}r{j}": t.str.extract_groups(regex) for j, (_, regex) in enumerate(ranges)},
+            **{f"{_T}m{i}": _measure_raw(t, m) for i, m in enumerate(MEASURES)},
+            **{
+                _T + "epoch": t.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter")),
+                _T + "counter": counter_groups(t),
+                _T + "eta_date": t.str.contains(ETA_DATE),
+                _T + "kimg": number(t.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1)),
+                _T + "line_batch": number(t.str.extract(LINE_BATCH, 1), pl.Int64),
+                _T + "stated_span": number(t.str.extract(SPAN, 1), pl.Int64),
+                _T + "dated_counter": t.str.contains(_DATED_COUNTER),
+                _T + "epoch_word": t.str.extract(EPOCH, 1),
+                _T + "clock": t.str.extract_groups(_TQDM_ELAPSED),
+                _T + "after_rate": t.str.extract_groups(_RATE_ELAPSED),
+                prefix + "per_device": t.str.contains(
+                    r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
+                ),
+                # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
+                prefix + "evaluation": (
+                    t.str.contains(_EVALUATION) | t.str.contains(_EVALUATION_AT) | t.str.contains(EPOCH_EVALUATION)
+                ),
+                # a statement of other work (a checkpoint saved, a download, a compilation, a Docker build's step) may
+                # name a step and a duration: the duration is that work's, no step's
+                prefix + "other_work": t.str.contains(OTHER_WORK) | t.str.contains(DOCKER_STEP),
+            },
+        )
     )
     # stage 2: the positions, and each measure's value
     epoch, counter = _c("epoch"), _c("counter")
@@ -225,29 +238,31 @@ def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.Data
     ]
     kimg, line_batch = _c("kimg"), _c("line_batch")
     from_examples = pl.when((kimg >= 0) & (line_batch > 0)).then((kimg * 1000 / line_batch).round(0).cast(pl.Int64))
-    frame = frame.with_columns(
-        **values,
-        **{
-            # a position's thousands in groups of three (``12,500``)
-            _T + "named": pl.coalesce(_c(f"n{j}") for j in range(len(named))).str.replace_all(",", ""),
-            _T + "spelling": pl.coalesce(
-                pl.when(_c(f"n{j}").is_not_null()).then(pl.lit(name)) for j, (name, _) in enumerate(named)
-            ),
-            _T + "in_epoch": (
-                (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
-                + number(epoch.struct.field("x"), pl.Int64)
-            ).cast(pl.String),
-            # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
-            _T + "counted": pl.when(
-                (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
-                & ~_c("eta_date")
-            ).then(counter.struct.field("x")),
-            # a range ``A-B`` of steps (A <= B: a date is none): its last step is the position, its length the span
-            _T + "range_end": pl.coalesce(range_ends),
-            # a position in thousands of examples is a step over the batch the line states (``kimg 6.1 ...
-            # minibatch 32``)
-            _T + "from_examples": from_examples.cast(pl.String),
-        },
+    stages.append(
+        dict(
+            **values,
+            **{
+                # a position's thousands in groups of three (``12,500``)
+                _T + "named": pl.coalesce(_c(f"n{j}") for j in range(len(named))).str.replace_all(",", ""),
+                _T + "spelling": pl.coalesce(
+                    pl.when(_c(f"n{j}").is_not_null()).then(pl.lit(name)) for j, (name, _) in enumerate(named)
+                ),
+                _T + "in_epoch": (
+                    (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
+                    + number(epoch.struct.field("x"), pl.Int64)
+                ).cast(pl.String),
+                # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
+                _T + "counted": pl.when(
+                    (number(counter.struct.field("x"), pl.Int64) <= number(counter.struct.field("m"), pl.Int64))
+                    & ~_c("eta_date")
+                ).then(counter.struct.field("x")),
+                # a range ``A-B`` of steps (A <= B: a date is none): its last step is the position, its length the span
+                _T + "range_end": pl.coalesce(range_ends),
+                # a position in thousands of examples is a step over the batch the line states (``kimg 6.1 ...
+                # minibatch 32``)
+                _T + "from_examples": from_examples.cast(pl.String),
+            },
+        )
     )
     # stage 3: the position read, and each measure's figure and why it is none
     step, spelling, in_epoch, counted = _c("named"), _c("spelling"), _c("in_epoch"), _c("counted")
@@ -274,45 +289,47 @@ def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.Data
         else:
             got = stated_rate(value)
         figures[f"{_T}g{i}"] = got
-    frame = frame.with_columns(
-        **figures,
-        **{
-            prefix + "step": pl.coalesce(step, ranged, in_epoch, from_examples, counted),
-            prefix + "position": pl.coalesce(
-                spelling,
-                range_end.struct.field("spelling"),
-                pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
-                pl.when(from_examples.is_not_null()).then(pl.lit("kimg K (thousands of examples)")),
-                pl.when(counted.is_not_null()).then(pl.lit("N/M")),
-            ),
-            prefix + "counter_date": (
-                step.is_null()
-                & ranged.is_null()
-                & in_epoch.is_null()
-                & from_examples.is_null()
-                & counted.is_null()
-                & _c("dated_counter")
-            ).fill_null(False),
-            # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a range,
-            # a bar's, a counter
-            prefix + "inner": (
-                spelling.is_in([_INNER_NAMED, _BAR_NAMED])
-                | (step.is_null() & in_epoch.is_null() & from_examples.is_null())
-            ).fill_null(False),
-            # the steps a time that says no unit of work covers: the range's, or those the line states (``(100
-            # iters)``)
-            _T + "span": pl.coalesce(
-                pl.when(step.is_null()).then(range_span), pl.when(stated_span > 0).then(stated_span)
-            ),
-            prefix + "bar_elapsed_s": pl.coalesce(
-                number(_c("clock").struct.field("h")).fill_null(0.0) * 3600
-                + number(_c("clock").struct.field("m")) * 60
-                + number(_c("clock").struct.field("s")),
-                number(_c("after_rate").struct.field("h")).fill_null(0.0) * 3600
-                + number(_c("after_rate").struct.field("m")).fill_null(0.0) * 60
-                + number(_c("after_rate").struct.field("s")),
-            ),
-        },
+    stages.append(
+        dict(
+            **figures,
+            **{
+                prefix + "step": pl.coalesce(step, ranged, in_epoch, from_examples, counted),
+                prefix + "position": pl.coalesce(
+                    spelling,
+                    range_end.struct.field("spelling"),
+                    pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
+                    pl.when(from_examples.is_not_null()).then(pl.lit("kimg K (thousands of examples)")),
+                    pl.when(counted.is_not_null()).then(pl.lit("N/M")),
+                ),
+                prefix + "counter_date": (
+                    step.is_null()
+                    & ranged.is_null()
+                    & in_epoch.is_null()
+                    & from_examples.is_null()
+                    & counted.is_null()
+                    & _c("dated_counter")
+                ).fill_null(False),
+                # a position a line's epoch may count (see :func:`_whole_steps`): a step, iteration or batch, a range,
+                # a bar's, a counter
+                prefix + "inner": (
+                    spelling.is_in([_INNER_NAMED, _BAR_NAMED])
+                    | (step.is_null() & in_epoch.is_null() & from_examples.is_null())
+                ).fill_null(False),
+                # the steps a time that says no unit of work covers: the range's, or those the line states (``(100
+                # iters)``)
+                _T + "span": pl.coalesce(
+                    pl.when(step.is_null()).then(range_span), pl.when(stated_span > 0).then(stated_span)
+                ),
+                prefix + "bar_elapsed_s": pl.coalesce(
+                    number(_c("clock").struct.field("h")).fill_null(0.0) * 3600
+                    + number(_c("clock").struct.field("m")) * 60
+                    + number(_c("clock").struct.field("s")),
+                    number(_c("after_rate").struct.field("h")).fill_null(0.0) * 3600
+                    + number(_c("after_rate").struct.field("m")).fill_null(0.0) * 60
+                    + number(_c("after_rate").struct.field("s")),
+                ),
+            },
+        )
     )
     # stage 4: the figures by what they measure, with the spelling of the measure read
     targets: dict[str, list[int]] = {}
@@ -323,39 +340,43 @@ def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.Data
         for t in _MEASURED_ORDER
     }
     losses = targets.get("loss", [])
-    frame = frame.with_columns(
-        **{
-            (_T + t if t == "per_s" else prefix + t): (
-                pl.coalesce(_c(f"g{i}") for i in targets[t]) if t in targets else pl.lit(None, dtype=pl.Float64)
-            )
-            for t in (*_MEASURED_ORDER, "loss")
-        },
-        **{
-            prefix + "loss_said": pl.any_horizontal(
-                [_c(f"m{i}").is_not_null() for i in losses] or [pl.lit(False)]
-            ).fill_null(False),
-            prefix + "broken": pl.coalesce(_c(f"why{i}") for i in range(len(MEASURES))),
-            prefix + "measure": pl.coalesce([n for t in _MEASURED_ORDER for n in spelled[t]]),
-            prefix + "epoch_only": pl.when(pl.col(prefix + "step").is_null()).then(_c("epoch_word")),
-            # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a
-            # range of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``),
-            # it is the run's clock, no step time; where nothing says what it covers, see :func:`_bare_intervals`.
-            _T + "bare": pl.coalesce(spelled["per_s"]).is_in(list(BARE_TIMES)).fill_null(False),
-        },
+    stages.append(
+        dict(
+            **{
+                (_T + t if t == "per_s" else prefix + t): (
+                    pl.coalesce(_c(f"g{i}") for i in targets[t]) if t in targets else pl.lit(None, dtype=pl.Float64)
+                )
+                for t in (*_MEASURED_ORDER, "loss")
+            },
+            **{
+                prefix + "loss_said": pl.any_horizontal(
+                    [_c(f"m{i}").is_not_null() for i in losses] or [pl.lit(False)]
+                ).fill_null(False),
+                prefix + "broken": pl.coalesce(_c(f"why{i}") for i in range(len(MEASURES))),
+                prefix + "measure": pl.coalesce([n for t in _MEASURED_ORDER for n in spelled[t]]),
+                prefix + "epoch_only": pl.when(pl.col(prefix + "step").is_null()).then(_c("epoch_word")),
+                # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a
+                # range of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``),
+                # it is the run's clock, no step time; where nothing says what it covers, see :func:`_bare_intervals`.
+                _T + "bare": pl.coalesce(spelled["per_s"]).is_in(list(BARE_TIMES)).fill_null(False),
+            },
+        )
     )
     bare, span, per_s = _c("bare"), _c("span"), _c("per_s")
-    frame = frame.with_columns(
-        **{
-            prefix + "span": pl.when(bare).then(span),
-            prefix + "bare_s": pl.when(bare & span.is_null()).then(1.0 / per_s),
-            prefix + "per_s": pl.when(bare & pl.col(prefix + "interval_s").is_not_null())
-            .then(None)
-            .when(bare & span.is_not_null())
-            .then(per_s * span)
-            .otherwise(per_s),
-        }
+    stages.append(
+        dict(
+            **{
+                prefix + "span": pl.when(bare).then(span),
+                prefix + "bare_s": pl.when(bare & span.is_null()).then(1.0 / per_s),
+                prefix + "per_s": pl.when(bare & pl.col(prefix + "interval_s").is_not_null())
+                .then(None)
+                .when(bare & span.is_not_null())
+                .then(per_s * span)
+                .otherwise(per_s),
+            }
+        )
     )
-    return frame.drop(c for c in frame.columns if c.startswith(_T))
+    return tuple(stages)
 
 
 #: The statement each kind of measure gives where it is not named after its kind.
