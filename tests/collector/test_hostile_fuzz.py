@@ -42,7 +42,7 @@ REAL_LINES = [
 #: A 2016 line first: no whole-file format (export, console CSV) and no gzip magic claims the file.
 FIRST = LINES_2016[0] + b"\n"
 INPUTS_PER_COLLECT = 250
-EXAMPLES = 40  # x INPUTS_PER_COLLECT = 10,000 inputs per run
+EXAMPLES = 24  # x INPUTS_PER_COLLECT = 6,000 inputs per run
 HOSTILE_VALUES = ["1e400", "-1e400", "9" * 5000, "[" * 3000 + "]" * 3000, "NaN", "-Infinity", "-5", "1.5", '"x"']
 CORPUS = [
     b'{"tierscope": "step", "run_id": "r", "step": 1, "loss": 1e400}',

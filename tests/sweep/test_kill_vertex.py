@@ -24,7 +24,7 @@ from tests.support.fake_vertex_server import FakeVertexServer
 pytest.importorskip("google.cloud.aiplatform_v1", reason="the Vertex AI client is the `vertex` extra")
 
 PROJECT = "test-project"
-KILLS = 20
+KILLS = 12
 #: The image the plan names; the local server runs it as this script: ten step lines, 0.3 s apart, so each
 #: job runs about three seconds and the kills land while jobs are queued, running and being collected.
 IMAGE = "local/step-lines:1"

@@ -67,7 +67,7 @@ def _reading(lines: list[str]) -> list[tuple[object, ...]]:
     return steps.select(cols).rows()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     layer=st.sampled_from(_LAYERS),
     record=st.sampled_from(_RECORDS),

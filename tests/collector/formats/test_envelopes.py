@@ -174,7 +174,7 @@ def _records(lines: list[str]) -> tuple[list[tuple[object, ...]], list[tuple[obj
     return steps, events
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(rows=_ESTIMATOR, timed=st.booleans())
 def test_reversing_a_files_lines_gives_the_same_records_and_status(
     rows: list[tuple[int, float, float]], timed: bool

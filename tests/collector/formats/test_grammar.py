@@ -236,7 +236,7 @@ def _envelope(prefix_example: str, message: str) -> str:
     return prefix_example + message
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(
     position=st.sampled_from(_POSITIONS),
     measure=st.sampled_from(_MEASURES),

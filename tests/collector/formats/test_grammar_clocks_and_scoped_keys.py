@@ -268,7 +268,7 @@ _KINDS = [
 ]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     kind=st.sampled_from(_KINDS),
     step=st.integers(1, 10**7),

@@ -107,7 +107,7 @@ _KS = [": ", ":", "=", " "]
 _FS = [" | ", ", ", "  ", "\t", " "]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     ks=st.sampled_from(_KS),
     fs=st.sampled_from(_FS),
