@@ -10,9 +10,11 @@ region, since the question is what a job would cost now, whenever the run was me
 Time to N steps: ``once + N / rate`` hours for a measured run, on its **sustained** rate (the steps it
 made over the time it ran, checkpoints, evaluations and restarts included; start-up paid once:
 :mod:`tierscope.analysis.sustained`), the steady rate where its goodput is unknown (``rate_basis`` says
-which); the hours at its steady rate beside (``steady_hours``). ``N / rate`` for a predicted tier, on the
-predicted steady rate (``rate_basis`` ``steady``: the model is fitted to steady rates, and no goodput of an
-unmeasured configuration is known; no start-up known). Its interval uses the rate's interval (a sustained
+which); the hours at its steady rate beside (``steady_hours``). ``N / rate`` for a predicted tier (no start-up
+known): the model is fitted to steady rates, so its prediction is a steady rate; it is planned on that rate x
+the measured candidates' :func:`sustained_share` (``rate_basis`` ``sustained``: the unmeasured configuration
+pays checkpoints and evaluations as the measured ones did), else on the steady rate (``steady``), so that
+measured and predicted rows are compared on one basis. Its interval uses the rate's interval (a sustained
 rate's: the steady interval scaled by the same ratio).
 Price: hours x USD/hour (ML units x USD per ML unit-hour).
 
@@ -37,7 +39,7 @@ from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
 from tierscope.analysis.quotas import refusal, usage
 from tierscope.analysis.scaling import EXACT, ScalingFit, best_fit, prediction_caveat
 from tierscope.analysis.summary import baseline_examples_per_step, own_steps
-from tierscope.analysis.sustained import ONCE_S, PLAN_BASIS, PLAN_RATE, STEADY, hours_to
+from tierscope.analysis.sustained import ONCE_S, PLAN_BASIS, PLAN_RATE, STEADY, SUSTAINED, hours_to
 from tierscope.analysis.topology import load_tiers, run_hardware, tier_hardware, training_tasks
 from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.decimals import two_decimals
@@ -57,7 +59,7 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "global_steps_per_s": pl.Float64(),  # the rate planned on: sustained (measured), else steady
     "rate_ci_low": pl.Float64(),
     "rate_ci_high": pl.Float64(),
-    "rate_basis": pl.String(),  # sustained / steady (tierscope.analysis.sustained)
+    "rate_basis": pl.String(),  # sustained / steady (tierscope.analysis.sustained; a prediction's: see sustained_share)
     "steady_global_steps_per_s": pl.Float64(),  # the steady rate, measured or predicted, beside it
     "ml_units_per_hour": pl.Float64(),  # on price_date; null: no price (a laptop) or today's machines
     "usd_per_hour": pl.Float64(),
@@ -204,6 +206,11 @@ def frontier(
             # a configuration that failed is not offered again as a prediction
             tried = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() | failed)
             predicted = _predicted_devices(model, group, tried, price_date, region, table)
+        share = sustained_share(measured_rows)
+        if share is not None and predicted.height:
+            predicted = predicted.with_columns(
+                pl.col("global_steps_per_s", "rate_ci_low", "rate_ci_high") * share, rate_basis=pl.lit(SUSTAINED)
+            )
         frames.append(predicted.sort("global_steps_per_s", descending=True) if predicted.height else predicted)
     evidence = summary.filter(failed).select(
         *_RUN_COLUMNS,
@@ -228,6 +235,18 @@ def frontier(
     columns = [(pl.col(n) if n in rows.columns else pl.lit(None)).cast(t).alias(n) for n, t in FRONTIER_SCHEMA.items()]
     out = rows.select(columns)
     return _refused(out, quotas) if quotas else out
+
+
+def sustained_share(rows: pl.DataFrame) -> float | None:
+    """The share of their steady rate that ``rows`` (candidates: ``global_steps_per_s``, ``rate_basis``,
+    ``steady_global_steps_per_s``) planned on their sustained rate kept up over their lives: the median of
+    sustained / steady, at most 1 (a prediction is never planned above its steady rate); None where no row has a
+    sustained rate."""
+    ratio = (pl.col("global_steps_per_s") / pl.col("steady_global_steps_per_s")).filter(
+        (pl.col("rate_basis") == SUSTAINED) & (pl.col("steady_global_steps_per_s") > 0)
+    )
+    share = rows.select(ratio.median()).item() if rows.height else None
+    return None if share is None else min(float(share), 1.0)
 
 
 def _refused(frame: pl.DataFrame, quotas: dict[str, float]) -> pl.DataFrame:

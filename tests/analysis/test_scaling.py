@@ -145,7 +145,12 @@ def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Data
     assert rows["PREMIUM_1"]["basis"] == "predicted (amdahl)"
     assert rows["PREMIUM_1"]["hours"] == pytest.approx(1e6 / X20_2016 / 3600)  # 3.507 h
     assert rows["PREMIUM_1"]["usd"] == pytest.approx(1e6 / X20_2016 / 3600 * 33.7829 * 0.49)  # 58.06
-    assert rows["PREMIUM_1"]["rate_basis"] == "steady"  # a prediction of the steady rate: no goodput known
+    # planned on its predicted steady rate x the measured runs' median sustained / steady, at most 1: standard_1's
+    # 1.0 and basic's 4.6400 / 4.6396 = 1.000086 have the median 1.000043, so x 1: the same hours, one basis
+    assert (rows["PREMIUM_1"]["rate_basis"], rows["PREMIUM_1"]["steady_global_steps_per_s"]) == (
+        "sustained",
+        pytest.approx(X20_2016),
+    )
     assert "local" not in rows  # own hardware: no price, never a candidate
     assert chosen.choice["candidate"] == "standard_1"  # cheapest of those within 24 h (standard_1, PREMIUM_1)
     assert "standard_1 (measured)" in chosen.reason

@@ -300,7 +300,7 @@ def recommend_cmd(
     if said is not None and said.replace(".", "", 1).isdigit():
         said += " h"  # a bare number is hours: echoed with its unit, never as "within 72"
     result = recommend(analysis, steps, hours, budget, limits, said)
-    from tierscope.cli.output import compute_engine_words, recommend_basis
+    from tierscope.cli.output import compute_engine_words, predicted_basis, recommend_basis
 
     shipped = compute_engine_words(result.candidates["price_rows"])
 
@@ -315,6 +315,7 @@ def recommend_cmd(
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
+               *predicted_basis(result.candidates),
                f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
                *_price_notes(result.candidates)],
     )  # fmt: skip

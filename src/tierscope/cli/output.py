@@ -279,6 +279,24 @@ def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str
     ]
 
 
+def predicted_basis(candidates: pl.DataFrame) -> list[str]:
+    """One line saying what rate the predicted candidates are planned on, where they are planned on a sustained one
+    (their predicted steady rate x the measured runs' share, :func:`tierscope.analysis.plan.sustained_share`)."""
+    import polars as pl  # the CLI loads the data library only when a command runs
+
+    predicted = candidates.filter(
+        pl.col("basis").str.starts_with("predicted") & (pl.col("rate_basis") == "sustained")
+        & (pl.col("steady_global_steps_per_s") > 0)
+    )  # fmt: skip
+    if predicted.height == 0:
+        return []
+    share = predicted.select(pl.col("global_steps_per_s") / pl.col("steady_global_steps_per_s")).item(0, 0)
+    return [
+        f"Predicted rows: the predicted steady rate x {share:.3f}, the median share of their steady rate the measured "
+        "runs sustained (checkpoints, evaluations, restarts); 'hours at steady' is on the predicted steady rate."
+    ]
+
+
 def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
     """What the shipped prices are, where a price shown rests on one of them; None otherwise."""
     from tierscope.analysis.prices import on_compute_engine  # the CLI loads the analysis only when it runs
