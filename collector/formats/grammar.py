@@ -287,7 +287,7 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
             # is a loss said with no value: the line's record stands, its loss null
             got = pl.when(value.is_finite()).then(value)
         else:
-            got = stated_rate(value)
+            got = stated_rate(value, m.factor)
         figures[f"{_T}g{i}"] = got
     stages.append(
         dict(

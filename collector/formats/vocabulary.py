@@ -555,9 +555,10 @@ _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:d
 #: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).
 _DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
 #: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
-#: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390).
+#: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390) or ``-``
+#: (a trainer of hyphenated keys: ``| step-time 24.192 sec | cross-entropy-loss 2.4543 |``, pithtrain's README).
 _STEP_TIME_WORDS = (
-    rf"(?i:(?:time[ _]per[ _]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
+    rf"(?i:(?:time[ _-]per[ _-]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _-]tim(?:e|ing)"
     r"|time[/_]step|time_per_step)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
@@ -605,6 +606,8 @@ TIME_FOR_POSITION: Final = "time for epoch N is X s"
 #: ``1 epoch duration: 0:08:47.014887``): seconds. A clock after a bare ``time:`` is not read so, as it may be a time
 #: of day (``Time: 14:22:05``).
 DURATION_CLOCK: Final = "duration: H:MM:SS"
+#: An epoch's seconds under a key of its own (``epoch_time: 14.30``): a time that says no step's, so bare.
+EPOCH_TIME: Final = "epoch_time: X (s)"
 #: The step times that say no unit of work (``time = 0.0159s``, ``Time 359.59s``, ``took 4.2s``): the time of
 #: what the statement covers: the steps of its range or span, or (see the grammar) the time since its last report.
 BARE_TIMES: Final = frozenset(
@@ -616,6 +619,7 @@ BARE_TIMES: Final = frozenset(
         "took X s / in X seconds",
         TIME_FOR_POSITION,
         DURATION_CLOCK,
+        EPOCH_TIME,
     }
 )
 
@@ -879,6 +883,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
         r"\s*(?:is|was|took|=)?\s*:?\s*)"
         rf"{_N}\s*(?:s|sec|secs|seconds)\b",
     ),
+    # an epoch's seconds keyed as one word (Flax's MNIST example: ``epoch:  3, train_loss: 0.0613, ...,
+    # epoch_time: 14.30``, a ray-jax-tpu-pod-demos README's run of 2022-06-02): the epoch's time, no step's
+    Measure(
+        EPOCH_TIME,
+        "time",
+        rf"(?i:\bepoch[ _-]time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}(?:\s*(?:s|sec|secs|seconds)\b)?(?:[,;|}}\s]|$)",
+    ),
     Measure(
         DURATION_CLOCK,
         "time",
@@ -981,6 +992,14 @@ MEASURES: Final[tuple[Measure, ...]] = (
         r"(?:\s*(?:s|sec|secs|seconds)\b|[^\w.:]|$)",
     ),
     Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
+    # the time since the start in minutes (a JAX loop's ``step 100 | elapsed 1.11m | loss: 3.07``, jlin816/jax-sandbox
+    # README at 3f026d8): seconds = 60 * X; a bare ``elapsed X`` says no unit and stays unread
+    Measure(
+        "elapsed X min (minutes since the start)",
+        "elapsed_s",
+        rf"(?i:\belapsed(?:[ _]time)?)['\"]?\s*[:=]?\s*{_N}\s*(?i:m|min|mins|minutes)\b",
+        60.0,
+    ),
     # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
     # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``); a step time says its ``/step``, an interval its ``time``
     Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*$"),
