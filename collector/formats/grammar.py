@@ -1281,7 +1281,7 @@ def explain_line(message: str) -> str:
 
 
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
-_CLOCKED_GATE = r"(?i)loss"
+_CLOCKED_GATE = r"(?i:loss)|\bl_[a-z]\w*\s*[:=]"
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
 _SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|finder|{HELD_OUT})\b"
 #: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
@@ -1291,13 +1291,27 @@ _OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
 _NAMED_NUMBER = rf"(?i)(?:\b|_)(?:{METRIC_KEYS}|epoch|steps?|iter\w*|batch|it)\W{{0,3}}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
 
 
+#: A key that may name a measure of time or speed the vocabulary lacks (``dur``, ``data_time``, ``tok/s``, ``ms``):
+#: its number stays unnamed, for the learned layout to read.
+_TIMING_KEY = r"(?i)\b[a-z_./-]*?(?:tim|dur|sec|elaps|took|speed|throughput|per|ms|ps|/s)[a-z_./-]*"
+#: A number after its own key and ``:`` or ``=`` (``D_real: -2.5625e+01``, ``'top_1_accuracy': 0.0528``): a metric's
+#: value, whatever the metric (the keys of :data:`_TIMING_KEY` are masked before).
+_KEYED_NUMBER = r"['\"]?\b[A-Za-z_][\w.-]*['\"]?\s*[:=]\s*['\"]?[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+#: ... or after the key that opens a ``|``-separated column (``| mem 24.06 GiB |``, ``| num_label_tokens 45579``).
+_COLUMN_NUMBER = r"\|\s*[A-Za-z_][\w.-]*\s+[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+
+
 def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
-    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`). The
-    counters first: a key before one names the whole counter (``Epoch: 2/50, Iter: 1/4``), not its first number."""
+    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`, a
+    metric's after its key: :data:`_KEYED_NUMBER`, :data:`_COLUMN_NUMBER`). The counters first: a key before one
+    names the whole counter (``Epoch: 2/50, Iter: 1/4``), not its first number."""
     return (
         text.str.replace_all(r"\d+\s*/\s*\d+", " ")
         .str.replace_all(r"\[\s*\d+\s*\]", " ")
         .str.replace_all(_NAMED_NUMBER, " ")
+        .str.replace_all(_TIMING_KEY, "~")
+        .str.replace_all(_KEYED_NUMBER, " ")
+        .str.replace_all(_COLUMN_NUMBER, "|")
     )
 
 
@@ -1397,7 +1411,8 @@ class ProgressGrammar:
             & ~subject.str.contains(_SUMMARY_WORDS)
             & ~pl.col("_piece").str.contains(_OTHER_LOSS)
             # a number no word of a step's report names is a measure the learned layout may read
-            & ~_unnamed_numbers(pl.col("_piece")).str.contains(r"\d")
+            # (a digit inside a key's name, ``top_1_accuracy``, is no number)
+            & ~_unnamed_numbers(pl.col("_piece")).str.contains(r"\b\d")
         )
         logger_timed = training & has_position & pl.col("_loss_said") & logged_at & plain
         read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))

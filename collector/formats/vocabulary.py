@@ -960,7 +960,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
     # inputs per second: PaddlePaddle's ``ips: 5.7``, DLLogger's ``total_ips : 2879.1`` and ``train.total_ips``
     Measure("ips: X (inputs/s)", "examples_per_s", rf"(?:\b|_)ips\s*[:=]\s*{_N}"),
-    Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]\s*{_N}"),
+    # also as a column's key (``| tps 31346.32(3918.29/gpu) |``, NVIDIA-NeMo/Automodel PR 3473, a run of 2026-08-10)
+    Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]?\s*{_N}"),
     Measure(
         "samples_per_second: X",
         "examples_per_s",
@@ -1005,6 +1006,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*$"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
+    # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
+    # issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09): the first one said is the line's loss
+    Measure("l_pix: X (a loss keyed l_)", "loss", rf"\bl_[a-z][a-z_]*\s*[:=]\s*{_N}"),
 )
 
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).

@@ -61,3 +61,71 @@ def test_a_step_time_key_joined_by_hyphens_is_the_steps_seconds() -> None:
     )
     assert got["step"].to_list() == [2]
     assert got["global_steps_per_s"].to_list() == [pytest.approx(1 / 24.192)]
+
+
+def test_a_position_and_its_l_keyed_losses_under_a_loggers_time_are_records_timed_by_it() -> None:
+    # BasicSR / MMSR's ESRGAN log (open-mmlab/mmagic issue 82, 2020-05-22): a two-digit year, the position in
+    # brackets, losses keyed 'l_' and the discriminator's outputs 'D_real', 'D_fake' (a metric's value after its
+    # key, not a measure): iter 600 at 17:42:09.481, 650 at 17:43:04.323: records at those times
+    steps = parse(
+        [
+            "20-05-22 17:42:09.481 - INFO: [epoch:  0, iter:     600, lr:(1.000e-04,)] l_g_pix: 4.1864e-04 "
+            "l_g_fea: 8.7215e-01 l_g_gan: 4.5786e-02 l_d_real: 1.1156e-04 l_d_fake: 8.2644e-05 D_real: 2.0082e+01 "
+            "D_fake: 1.0925e+01",
+            "20-05-22 17:43:04.323 - INFO: [epoch:  0, iter:     650, lr:(1.000e-04,)] l_g_pix: 3.5674e-04 "
+            "l_g_fea: 8.0606e-01 l_g_gan: 1.7247e-02 l_d_real: 2.0103e-02 l_d_fake: 1.9560e-02 D_real: 3.6051e+01 "
+            "D_fake: 3.2641e+01",
+        ]
+    ).steps
+    assert steps["step"].to_list() == [600, 650]
+    # the first loss said, l_g_pix, is the line's loss
+    assert steps["loss"].to_list() == pytest.approx([4.1864e-04, 3.5674e-04])
+    # 54.842 s between the two lines' times (17:43:04.323 - 17:42:09.481)
+    t = steps["timestamp"].to_list()
+    assert (t[1] - t[0]).total_seconds() == pytest.approx(54.842)
+
+
+def test_a_metric_dict_after_a_position_leaves_the_loggers_time_its_clock() -> None:
+    # VATT's TF2 loop through absl (google-research/google-research issue 1497, 2023-03-08): every number of the
+    # dict is named by its key, the '1' of 'top_1_accuracy' is part of a name: steps 900 and 950, 54.888580 s apart
+    steps = parse(
+        [
+            "I0308 03:08:43.208900 139913490419840 base.py:350] Train Step: 900/100000  / training metric = "
+            "{'model_loss': 5.4955220222473145, 'regularization_loss': 0.0, 'total_loss': 5.4955220222473145, "
+            "'categorical_cross_entropy': 5.472332000732422, 'top_1_accuracy': 0.05281250178813934, "
+            "'top_5_accuracy': 0.1693750023841858, 'learning_rate': 0.0018000001}",
+            "I0308 03:09:38.097480 139913490419840 base.py:350] Train Step: 950/100000  / training metric = "
+            "{'model_loss': 5.608379364013672, 'regularization_loss': 0.0, 'total_loss': 5.608379364013672, "
+            "'categorical_cross_entropy': 5.488901138305664, 'top_1_accuracy': 0.04531250149011612, "
+            "'top_5_accuracy': 0.16906249523162842, 'learning_rate': 0.0018999999}",
+        ]
+    ).steps
+    assert steps["step"].to_list() == [900, 950]
+    t = steps["timestamp"].to_list()
+    assert (t[1] - t[0]).total_seconds() == pytest.approx(54.88858)
+
+
+def test_a_tokens_per_second_column_makes_a_pipe_separated_step_line_a_record() -> None:
+    # NVIDIA-NeMo/Automodel PR 3473 (a run of 2026-08-10): 'tps' keys a column of tokens/s with its per-GPU share
+    # glued in parentheses; the job's 31346.32 tokens/s is kept as logged (no batch: the clock times the steps)
+    steps = parse(
+        [
+            "2026-08-10 16:00:44 | INFO | root | step 8 | epoch 0 | loss 0.7839 | grad_norm 1.7024 | lr 1.00e-05 | "
+            "mem 24.06 GiB | tps 31346.32(3918.29/gpu) | num_label_tokens 45579"
+        ]
+    ).steps
+    assert steps["step"].to_list() == [8]
+    assert steps["examples_per_s"].to_list() == [pytest.approx(31346.32)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "step {n} | loss 2.31 | data_time: 0.52",  # a time the vocabulary lacks: the learned layout's, not the clock
+        "step {n} | loss 2.31 | 0.52",  # a number no key names
+        "step {n} | loss 2.31 | dur 0.50",  # a column whose key may be a time
+    ],
+)
+def test_numbers_a_timing_key_or_no_key_names_keep_the_loggers_time_from_timing_a_line(message: str) -> None:
+    lines = [f"2024-01-01 12:00:{10 * i:02d},000 - INFO - " + message.format(n=100 * (i + 1)) for i in range(3)]
+    assert parse(lines).steps.height == 0
