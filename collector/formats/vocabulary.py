@@ -710,6 +710,14 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # (Darknet's ``4: 285.33, 289.84 avg, 0.0001 rate, 838.66 seconds, 256 images``); a name column of ranks or
     # hosts (``0: ``) repeats on the file's lines and is an envelope, stripped before
     Position("N: (a message's leading counter)", "named", r"^\s*(\d+):\s"),
+    # a bare batch index after an epoch stated with its total in brackets, before the statement's first key (an
+    # SRGAN trainer's ``Epoch [854/1500]   27 time: 1.3290s, W_loss: ..``, JustinhoCHN/SRGAN_Wasserstein issue 16,
+    # 2019-04-27)
+    Position(
+        "Epoch [E/M] N (a batch after its epoch)",
+        "named",
+        r"(?i:\bepoch)\s*[:=#]?\s*[\[(]\s*\d+\s*/\s*\d+\s*[\])]\s+(\d+)\s+[A-Za-z_]",
+    ),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
     Position("NN%|...| N/M (a tqdm bar)", "named", rf"{BAR}(\d+)/\d+"),

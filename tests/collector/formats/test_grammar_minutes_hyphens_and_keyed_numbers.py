@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.formats_support import parse, read
+from tests.support.formats_support import endings, parse, read
 
 
 def test_an_elapsed_time_in_minutes_is_the_time_since_the_start_in_seconds() -> None:
@@ -129,3 +129,29 @@ def test_a_tokens_per_second_column_makes_a_pipe_separated_step_line_a_record() 
 def test_numbers_a_timing_key_or_no_key_names_keep_the_loggers_time_from_timing_a_line(message: str) -> None:
     lines = [f"2024-01-01 12:00:{10 * i:02d},000 - INFO - " + message.format(n=100 * (i + 1)) for i in range(3)]
     assert parse(lines).steps.height == 0
+
+
+def test_a_bare_batch_index_after_an_epoch_with_its_total_is_the_position() -> None:
+    # SRGAN_Wasserstein's loop (JustinhoCHN/SRGAN_Wasserstein issue 16, 2019-04-27): batches 27 and 28 of epoch
+    # 854, each with its own seconds: 1 / 1.3290 = 0.75245 and 1 / 1.3205 = 0.75729 steps/s
+    got = read(
+        "Epoch [854/1500]   27 time: 1.3290s, W_loss: -6.52173805 g_loss: 0.03743032 (mse: 0.021245 vgg: 0.012784 "
+        "adv: 0.003402)",
+        "Epoch [854/1500]   28 time: 1.3205s, W_loss: -6.52044964 g_loss: 0.03023629 (mse: 0.013892 vgg: 0.012944 "
+        "adv: 0.003401)",
+    )
+    assert got["step"].to_list() == [27, 28]
+    assert got["global_steps_per_s"].to_list() == pytest.approx([1 / 1.3290, 1 / 1.3205])
+
+
+def test_done_training_alone_on_its_line_is_the_runs_end() -> None:
+    # the 'burst' tool's README (cifar10 example, a run of 2021-02-18): the loop's own last print
+    got = endings(
+        "Iteration   1, avg train_loss = 0.961, avg test_loss = 0.802,1 epoch duration: 0:08:56.699187",
+        "Done training.",
+    )
+    assert [event for event, _ in got] == ["finished"]
+    # ... and not where it is a sentence about something else
+    assert (
+        endings("Iteration   1, avg train_loss = 0.961, 1 epoch duration: 0:08:56", "Done training the tokenizer") == []
+    )
