@@ -1280,6 +1280,27 @@ def explain_line(message: str) -> str:
     return "; ".join(said)
 
 
+#: An epoch announced on a line of its own (nnU-Net v2's ``Epoch 3``, v1's ``epoch:  6``): group 1 its number.
+_EPOCH_BANNER = r"(?i)^\W*epoch\s*[:=#]?\s*(\d+)\s*$"
+#: A duration a line says is its epoch's without the epoch's number (``Epoch time: 148.59 s``, ``This epoch took
+#: 137.136132 s``): the epoch is the last one announced before it (see :func:`_banner_epochs`).
+_EPOCH_NAMED = r"(?i)\bepoch\b"
+
+
+def _banner_epochs(lines: pl.DataFrame, context: ParseContext) -> pl.Expr:
+    """For each of ``lines``: the epoch last announced on a line of its own (:data:`_EPOCH_BANNER`) before it or on
+    it, in its task; carried over from earlier batches in ``context``. nnU-Net prints ``Epoch 0`` and, lines
+    later, ``Epoch time: 148.59 s`` (MIC-DKFZ/nnUNet issue 2140, 2024-04-26); v1 ``epoch:  6`` ... ``This epoch
+    took 137.136132 s`` (MIC-DKFZ/nnUNet issue 938, 2022-02-11)."""
+    carried = context.state.get("grammar-banner-epoch")
+    banner = pl.col("line").str.extract(_EPOCH_BANNER, 1)
+    if not lines.select(banner.is_not_null().any()).item():
+        return pl.lit(carried, dtype=pl.String)
+    last = lines.select(banner.drop_nulls().last()).item()
+    context.state["grammar-banner-epoch"] = last
+    return banner.forward_fill().over(TAG).fill_null(pl.lit(carried, dtype=pl.String))
+
+
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
 _CLOCKED_GATE = r"(?i:loss)|\bl_[a-z]\w*\s*[:=]"
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
@@ -1365,6 +1386,7 @@ class ProgressGrammar:
             if STAMP in lines.columns
             else []
         )
+        before.append(_banner_epochs(lines, context).alias("_banner_epoch"))
         gated, rest = lines.filter(hit), lines.filter(~hit)
         # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
         pieces = (
@@ -1417,6 +1439,17 @@ class ProgressGrammar:
         logger_timed = training & has_position & pl.col("_loss_said") & logged_at & plain
         read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))
         record = record | pl.col("_logger_timed")
+        # a duration named its epoch's without the epoch's number: the epoch announced last (see :func:`_banner_epochs`)
+        read = read.with_columns(
+            _epoch_only=pl.when(
+                pl.col("_epoch_only").is_null()
+                & pl.col("_step").is_null()
+                & pl.col("_bare_s").is_not_null()
+                & pl.col("_piece").str.contains(_EPOCH_NAMED)
+            )
+            .then("_banner_epoch")
+            .otherwise("_epoch_only")
+        )
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
         epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & pl.col("_bare_s").is_not_null()
         read = _epoch_records(read, record, epoch_record, context)

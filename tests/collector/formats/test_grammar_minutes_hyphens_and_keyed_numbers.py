@@ -155,3 +155,35 @@ def test_done_training_alone_on_its_line_is_the_runs_end() -> None:
     assert (
         endings("Iteration   1, avg train_loss = 0.961, 1 epoch duration: 0:08:56", "Done training the tokenizer") == []
     )
+
+
+def test_a_duration_named_its_epochs_is_the_epoch_announced_last_on_a_line_of_its_own() -> None:
+    # nnU-Net v2 (MIC-DKFZ/nnUNet issue 2140, 2024-04-26): 'Epoch N' alone, metrics, then 'Epoch time: S s':
+    # epochs 0 and 1 are records of 148.59 s and 134.63 s; epoch 2 has no time yet: no record
+    lines = [
+        "2024-04-26 09:39:10.910043: Epoch 0",
+        "2024-04-26 09:39:10.914042: Current learning rate: 0.01",
+        "2024-04-26 09:41:39.493872: train_loss 0.7088",
+        "2024-04-26 09:41:39.505914: Epoch time: 148.59 s",
+        "2024-04-26 09:41:40.307418: Epoch 1",
+        "2024-04-26 09:43:54.932336: train_loss 0.4043",
+        "2024-04-26 09:43:54.947495: Epoch time: 134.63 s",
+        "2024-04-26 09:43:55.816868: Epoch 2",
+        "2024-04-26 09:46:11.813500: train_loss 0.357",
+    ]
+    got = parse(lines).steps
+    assert got["interval_s"].to_list() == pytest.approx([148.59, 134.63])
+    assert got["global_steps_per_s"].null_count() == 2
+    # nnU-Net v1 (MIC-DKFZ/nnUNet issue 938, 2022-02-11): 'epoch:  6' alone, 'This epoch took S s'; the
+    # checkpoint's 'saving took 0.43 seconds' is other work, no epoch's
+    got = read(
+        "epoch:  6",
+        "train loss : -0.6584",
+        "done, saving took 0.43 seconds",
+        "This epoch took 137.136132 s",
+        "epoch:  7",
+        "This epoch took 138.554727 s",
+    )
+    assert got["interval_s"].to_list() == pytest.approx([137.136132, 138.554727])
+    # without an epoch announced, a duration that names no epoch's number is no record
+    assert parse(["train loss : -0.6584", "This epoch took 137.136132 s"]).steps.height == 0
