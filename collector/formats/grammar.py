@@ -287,7 +287,7 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
             # is a loss said with no value: the line's record stands, its loss null
             got = pl.when(value.is_finite()).then(value)
         else:
-            got = stated_rate(value)
+            got = stated_rate(value, m.factor)
         figures[f"{_T}g{i}"] = got
     stages.append(
         dict(
@@ -1280,8 +1280,29 @@ def explain_line(message: str) -> str:
     return "; ".join(said)
 
 
+#: An epoch announced on a line of its own (nnU-Net v2's ``Epoch 3``, v1's ``epoch:  6``): group 1 its number.
+_EPOCH_BANNER = r"(?i)^\W*epoch\s*[:=#]?\s*(\d+)\s*$"
+#: A duration a line says is its epoch's without the epoch's number (``Epoch time: 148.59 s``, ``This epoch took
+#: 137.136132 s``): the epoch is the last one announced before it (see :func:`_banner_epochs`).
+_EPOCH_NAMED = r"(?i)\bepoch\b"
+
+
+def _banner_epochs(lines: pl.DataFrame, context: ParseContext) -> pl.Expr:
+    """For each of ``lines``: the epoch last announced on a line of its own (:data:`_EPOCH_BANNER`) before it or on
+    it, in its task; carried over from earlier batches in ``context``. nnU-Net prints ``Epoch 0`` and, lines
+    later, ``Epoch time: 148.59 s`` (MIC-DKFZ/nnUNet issue 2140, 2024-04-26); v1 ``epoch:  6`` ... ``This epoch
+    took 137.136132 s`` (MIC-DKFZ/nnUNet issue 938, 2022-02-11)."""
+    carried = context.state.get("grammar-banner-epoch")
+    banner = pl.col("line").str.extract(_EPOCH_BANNER, 1)
+    if not lines.select(banner.is_not_null().any()).item():
+        return pl.lit(carried, dtype=pl.String)
+    last = lines.select(banner.drop_nulls().last()).item()
+    context.state["grammar-banner-epoch"] = last
+    return banner.forward_fill().over(TAG).fill_null(pl.lit(carried, dtype=pl.String))
+
+
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
-_CLOCKED_GATE = r"(?i)loss"
+_CLOCKED_GATE = r"(?i:loss)|\bl_[a-z]\w*\s*[:=]"
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
 _SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|finder|{HELD_OUT})\b"
 #: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
@@ -1291,13 +1312,27 @@ _OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
 _NAMED_NUMBER = rf"(?i)(?:\b|_)(?:{METRIC_KEYS}|epoch|steps?|iter\w*|batch|it)\W{{0,3}}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
 
 
+#: A key that may name a measure of time or speed the vocabulary lacks (``dur``, ``data_time``, ``tok/s``, ``ms``):
+#: its number stays unnamed, for the learned layout to read.
+_TIMING_KEY = r"(?i)\b[a-z_./-]*?(?:tim|dur|sec|elaps|took|speed|throughput|per|ms|ps|/s)[a-z_./-]*"
+#: A number after its own key and ``:`` or ``=`` (``D_real: -2.5625e+01``, ``'top_1_accuracy': 0.0528``): a metric's
+#: value, whatever the metric (the keys of :data:`_TIMING_KEY` are masked before).
+_KEYED_NUMBER = r"['\"]?\b[A-Za-z_][\w.-]*['\"]?\s*[:=]\s*['\"]?[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+#: ... or after the key that opens a ``|``-separated column (``| mem 24.06 GiB |``, ``| num_label_tokens 45579``).
+_COLUMN_NUMBER = r"\|\s*[A-Za-z_][\w.-]*\s+[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+
+
 def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
-    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`). The
-    counters first: a key before one names the whole counter (``Epoch: 2/50, Iter: 1/4``), not its first number."""
+    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`, a
+    metric's after its key: :data:`_KEYED_NUMBER`, :data:`_COLUMN_NUMBER`). The counters first: a key before one
+    names the whole counter (``Epoch: 2/50, Iter: 1/4``), not its first number."""
     return (
         text.str.replace_all(r"\d+\s*/\s*\d+", " ")
         .str.replace_all(r"\[\s*\d+\s*\]", " ")
         .str.replace_all(_NAMED_NUMBER, " ")
+        .str.replace_all(_TIMING_KEY, "~")
+        .str.replace_all(_KEYED_NUMBER, " ")
+        .str.replace_all(_COLUMN_NUMBER, "|")
     )
 
 
@@ -1351,6 +1386,7 @@ class ProgressGrammar:
             if STAMP in lines.columns
             else []
         )
+        before.append(_banner_epochs(lines, context).alias("_banner_epoch"))
         gated, rest = lines.filter(hit), lines.filter(~hit)
         # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
         pieces = (
@@ -1397,11 +1433,23 @@ class ProgressGrammar:
             & ~subject.str.contains(_SUMMARY_WORDS)
             & ~pl.col("_piece").str.contains(_OTHER_LOSS)
             # a number no word of a step's report names is a measure the learned layout may read
-            & ~_unnamed_numbers(pl.col("_piece")).str.contains(r"\d")
+            # (a digit inside a key's name, ``top_1_accuracy``, is no number)
+            & ~_unnamed_numbers(pl.col("_piece")).str.contains(r"\b\d")
         )
         logger_timed = training & has_position & pl.col("_loss_said") & logged_at & plain
         read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))
         record = record | pl.col("_logger_timed")
+        # a duration named its epoch's without the epoch's number: the epoch announced last (see :func:`_banner_epochs`)
+        read = read.with_columns(
+            _epoch_only=pl.when(
+                pl.col("_epoch_only").is_null()
+                & pl.col("_step").is_null()
+                & pl.col("_bare_s").is_not_null()
+                & pl.col("_piece").str.contains(_EPOCH_NAMED)
+            )
+            .then("_banner_epoch")
+            .otherwise("_epoch_only")
+        )
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
         epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & pl.col("_bare_s").is_not_null()
         read = _epoch_records(read, record, epoch_record, context)

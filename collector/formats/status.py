@@ -234,7 +234,8 @@ MARKERS: tuple[Marker, ...] = (
     ),
     Marker(
         "finished",
-        r"(?i)\bfinished training(?:\s*[.!]?\s*$| at step\b)|(?i)\btraining (?:is )?(?:finished|completed|done)\b"
+        r"(?i)\b(?:finished|done) training(?:\s*[.!]?\s*$| at step\b)"
+        r"|(?i)\btraining (?:is )?(?:finished|completed|done)\b"
         # PyTorch's word_language_model: ``| End of training | test loss   5.21 | test ppl   183.53``
         r"|^\|?\s*End of training\b",
         2,

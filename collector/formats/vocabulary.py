@@ -555,9 +555,10 @@ _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:d
 #: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).
 _DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
 #: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
-#: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390).
+#: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390) or ``-``
+#: (a trainer of hyphenated keys: ``| step-time 24.192 sec | cross-entropy-loss 2.4543 |``, pithtrain's README).
 _STEP_TIME_WORDS = (
-    rf"(?i:(?:time[ _]per[ _]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _]tim(?:e|ing)"
+    rf"(?i:(?:time[ _-]per[ _-]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _-]tim(?:e|ing)"
     r"|time[/_]step|time_per_step)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
@@ -605,6 +606,8 @@ TIME_FOR_POSITION: Final = "time for epoch N is X s"
 #: ``1 epoch duration: 0:08:47.014887``): seconds. A clock after a bare ``time:`` is not read so, as it may be a time
 #: of day (``Time: 14:22:05``).
 DURATION_CLOCK: Final = "duration: H:MM:SS"
+#: An epoch's seconds under a key of its own (``epoch_time: 14.30``): a time that says no step's, so bare.
+EPOCH_TIME: Final = "epoch_time: X (s)"
 #: The step times that say no unit of work (``time = 0.0159s``, ``Time 359.59s``, ``took 4.2s``): the time of
 #: what the statement covers: the steps of its range or span, or (see the grammar) the time since its last report.
 BARE_TIMES: Final = frozenset(
@@ -616,6 +619,7 @@ BARE_TIMES: Final = frozenset(
         "took X s / in X seconds",
         TIME_FOR_POSITION,
         DURATION_CLOCK,
+        EPOCH_TIME,
     }
 )
 
@@ -706,6 +710,14 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # (Darknet's ``4: 285.33, 289.84 avg, 0.0001 rate, 838.66 seconds, 256 images``); a name column of ranks or
     # hosts (``0: ``) repeats on the file's lines and is an envelope, stripped before
     Position("N: (a message's leading counter)", "named", r"^\s*(\d+):\s"),
+    # a bare batch index after an epoch stated with its total in brackets, before the statement's first key (an
+    # SRGAN trainer's ``Epoch [854/1500]   27 time: 1.3290s, W_loss: ..``, JustinhoCHN/SRGAN_Wasserstein issue 16,
+    # 2019-04-27)
+    Position(
+        "Epoch [E/M] N (a batch after its epoch)",
+        "named",
+        r"(?i:\bepoch)\s*[:=#]?\s*[\[(]\s*\d+\s*/\s*\d+\s*[\])]\s+(\d+)\s+[A-Za-z_]",
+    ),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
     Position("NN%|...| N/M (a tqdm bar)", "named", rf"{BAR}(\d+)/\d+"),
@@ -879,6 +891,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
         r"\s*(?:is|was|took|=)?\s*:?\s*)"
         rf"{_N}\s*(?:s|sec|secs|seconds)\b",
     ),
+    # an epoch's seconds keyed as one word (Flax's MNIST example: ``epoch:  3, train_loss: 0.0613, ...,
+    # epoch_time: 14.30``, a ray-jax-tpu-pod-demos README's run of 2022-06-02): the epoch's time, no step's
+    Measure(
+        EPOCH_TIME,
+        "time",
+        rf"(?i:\bepoch[ _-]time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}(?:\s*(?:s|sec|secs|seconds)\b)?(?:[,;|}}\s]|$)",
+    ),
     Measure(
         DURATION_CLOCK,
         "time",
@@ -949,7 +968,8 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
     # inputs per second: PaddlePaddle's ``ips: 5.7``, DLLogger's ``total_ips : 2879.1`` and ``train.total_ips``
     Measure("ips: X (inputs/s)", "examples_per_s", rf"(?:\b|_)ips\s*[:=]\s*{_N}"),
-    Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]\s*{_N}"),
+    # also as a column's key (``| tps 31346.32(3918.29/gpu) |``, NVIDIA-NeMo/Automodel PR 3473, a run of 2026-08-10)
+    Measure("tps: X (tokens/s)", "examples_per_s", rf"\btps\s*[:=]?\s*{_N}"),
     Measure(
         "samples_per_second: X",
         "examples_per_s",
@@ -981,11 +1001,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
         r"(?:\s*(?:s|sec|secs|seconds)\b|[^\w.:]|$)",
     ),
     Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
+    # the time since the start in minutes (a JAX loop's ``step 100 | elapsed 1.11m | loss: 3.07``, jlin816/jax-sandbox
+    # README at 3f026d8): seconds = 60 * X; a bare ``elapsed X`` says no unit and stays unread
+    Measure(
+        "elapsed X min (minutes since the start)",
+        "elapsed_s",
+        rf"(?i:\belapsed(?:[ _]time)?)['\"]?\s*[:=]?\s*{_N}\s*(?i:m|min|mins|minutes)\b",
+        60.0,
+    ),
     # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
     # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``); a step time says its ``/step``, an interval its ``time``
     Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*$"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
+    # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
+    # issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09): the first one said is the line's loss
+    Measure("l_pix: X (a loss keyed l_)", "loss", rf"\bl_[a-z][a-z_]*\s*[:=]\s*{_N}"),
 )
 
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).
