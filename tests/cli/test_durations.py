@@ -35,6 +35,15 @@ def test_durations_in_every_unit(text: str, bare_unit: str | None, seconds: floa
     assert parse_duration(text, bare_unit) == timedelta(seconds=seconds)
 
 
+def test_a_duration_longer_than_any_says_the_longest() -> None:
+    # 10**20 days overflows timedelta (at most 999,999,999 days), which is the longest written
+    assert parse_duration("999999999d") == timedelta(days=999_999_999)
+    with pytest.raises(
+        ValueError, match=r"^'100000000000000000000d' is longer than any duration can be; write at most"
+    ):
+        parse_duration("100000000000000000000d")
+
+
 @pytest.mark.parametrize(
     ("text", "bare_unit"),
     [("7", None), ("soon", "h"), ("bogus", None), ("-1h", None), ("1y", None), ("h", "h"), ("", "h"), ("1.h", None)],
@@ -64,6 +73,10 @@ def test_number_and_unit_give_number_times_the_unit(whole: int, hundredths: int,
         (["recommend", "--steps", "10", "--deadline", "soon"], "--deadline"),
         (["collect", "cloud", "--job-id", "j", "--project", "p", "--last", "7"], "--last"),  # a unit is required
         (["collect", "cloud", "--job-id", "j", "--project", "p", "--overlap", "5 minutes"], "--overlap"),
+        # past timedelta's 999,999,999 days: was an OverflowError's traceback
+        (["recommend", "--steps", "10", "--deadline", "1000000000d"], "--deadline"),
+        # 999,999,999 days is a duration, but now less that is before year 1
+        (["collect", "cloud", "--job-id", "j", "--project", "p", "--last", "999999999d"], "--last"),
     ],
 )
 def test_a_bad_duration_option_is_a_usage_error_before_anything_is_read(

@@ -27,6 +27,7 @@ from tierscope.cli.common import (
     TierSelectOpt,
     WideOpt,
     err_console,
+    finite,
     open_dataset,
     output_format,
     summary_options,
@@ -237,7 +238,7 @@ def recommend_cmd(
         ),
     ] = None,
     budget: Annotated[
-        float | None, typer.Option("--budget", min=0, help="The price limit in USD.", metavar="USD")
+        float | None, typer.Option("--budget", min=0, callback=finite, help="The price limit in USD.", metavar="USD")
     ] = None,
     quota: Annotated[
         list[str] | None,

@@ -28,6 +28,7 @@ from tierscope.cli.common import (
     RunsOpt,
     WideOpt,
     err_console,
+    finite,
     log_format,
     new_dataset,
     no_dataset,
@@ -124,6 +125,7 @@ def collect_files_cmd(
         float,
         typer.Option(
             min=1,
+            callback=finite,
             help="A gzip file may decompress to this many times its size (at least 64 MiB, at most 20 GiB); "
             "a larger one is refused, one reject naming it.",
             metavar="RATIO",
@@ -133,6 +135,7 @@ def collect_files_cmd(
         float | None,
         typer.Option(
             min=0,
+            callback=finite,
             help="Stop after this many seconds, at the next safe point (what was read is stored; the next collect "
             "goes on): bounds how long the dataset's lock is held.",
             metavar="SECONDS",
@@ -144,6 +147,7 @@ def collect_files_cmd(
         float,
         typer.Option(
             min=0,
+            callback=finite,
             help="Seconds a file must be unchanged before its unterminated last line (an event file: its last "
             "step's events) is read; 0 for a job that has ended.",
             metavar="SECONDS",
@@ -350,7 +354,10 @@ def collect_cloud_cmd(
         int, typer.Option(min=0, help="Client-side rate limit on API requests (0: none); the quota is 60.", metavar="N")
     ] = 55,
     retry_deadline: Annotated[
-        float, typer.Option(help="Seconds to keep retrying one request on 429/5xx.", metavar="SECONDS")
+        float,
+        typer.Option(
+            min=0, callback=finite, help="Seconds to keep retrying one request on 429/5xx.", metavar="SECONDS"
+        ),
     ] = 300.0,
     overlap: Annotated[
         str, typer.Option(metavar="DURATION", help="Re-read this much before the time of the last read (late entries).")
@@ -378,7 +385,12 @@ def collect_cloud_cmd(
         raise typer.BadParameter("give --since or --last, not both")
     start = _parsed(parse_when, since, "--since") if since else None
     if last:
-        start = datetime.now(UTC) - _parsed(parse_duration, last, "--last")
+        try:
+            start = datetime.now(UTC) - _parsed(parse_duration, last, "--last")
+        except OverflowError:
+            raise typer.BadParameter(
+                f"{last!r} reaches back before year 1; give a shorter one, like 7d", param_hint="--last"
+            ) from None
     end = _parsed(parse_when, until, "--until") if until else None
     overlap_td = _parsed(parse_duration, overlap, "--overlap")
     tier = checked_tier(tier)  # its warning before the progress bar starts

@@ -291,10 +291,28 @@ DatasetOpt = Annotated[
         metavar="DIR",
     ),
 ]
+
+
+def finite(param: typer.CallbackParam, value: float | None) -> float | None:
+    """A float option's ``value`` if it is a number: ``nan`` and ``inf`` parse as floats but are no
+    seconds, ratio, price or loss (a lock's ``nan`` timeout reached filelock as a traceback), so they are
+    a usage error (exit 2) naming the option and what to give instead."""
+    import math
+
+    if value is None or math.isfinite(value):
+        return value
+    default = param.default if isinstance(param.default, int | float) else None
+    example = f", like its default {default:g}" if default is not None else ""
+    raise typer.BadParameter(f"{value} is not a finite number; give one{example} (see --help)")
+
+
 LockTimeoutOpt = Annotated[
     float,
     typer.Option(
-        min=0, help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).", metavar="SECONDS"
+        min=0,
+        callback=finite,
+        help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).",
+        metavar="SECONDS",
     ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
@@ -414,6 +432,7 @@ TargetLossOpt = Annotated[
     float | None,
     typer.Option(
         "--target-loss",
+        callback=finite,
         help="Time and price to a training loss at or below this (held for 3 records in a row); see docs/figures.md.",
         metavar="LOSS",
     ),
@@ -422,6 +441,7 @@ TargetAccuracyOpt = Annotated[
     float | None,
     typer.Option(
         "--target-accuracy",
+        callback=finite,
         help="Time and price to an accuracy at or above this (eval accuracy where logged, else training accuracy).",
         metavar="ACCURACY",
     ),

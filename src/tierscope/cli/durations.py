@@ -16,14 +16,18 @@ def parse_duration(text: str, bare_unit: str | None = None) -> timedelta:
     """``"90s"``, ``"30m"``, ``"90min"``, ``"24h"``, ``"1.5d"``, ``"2w"`` as a timedelta.
 
     A number without a unit is read in ``bare_unit`` (``--deadline 6`` is 6 hours) or, when
-    ``bare_unit`` is None, refused. Zero is allowed; negative numbers are not. Raises
+    ``bare_unit`` is None, refused. Zero is allowed; negative numbers and durations past
+    999,999,999 days are not. Raises
     :class:`ValueError` saying what is expected.
     """
     match = _DURATION.match(text)
     unit = (match.group(2) or bare_unit) if match else None
     if match is None or unit is None:
         raise ValueError(f"{text!r} is not a duration; write a number and a unit (s, m, h, d, w), e.g. 90m, 24h, 1.5d")
-    return timedelta(seconds=float(match.group(1)) * UNIT_SECONDS[unit])
+    try:
+        return timedelta(seconds=float(match.group(1)) * UNIT_SECONDS[unit])
+    except OverflowError:  # past timedelta's 999,999,999 days: no log query or deadline is that long
+        raise ValueError(f"{text!r} is longer than any duration can be; write at most 999999999d") from None
 
 
 def parse_when(text: str) -> datetime:

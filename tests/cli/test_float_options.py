@@ -1,0 +1,73 @@
+"""Every float option of the command line takes a finite number: ``nan`` and ``inf`` parse as
+floats, but no timeout, deadline, budget, ratio or loss is one, so they are a usage error (exit 2)
+naming the option, before anything is read or written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from tierscope.cli import app
+
+runner = CliRunner()
+
+
+def _float_options(command: Any, prefix: list[str]) -> Iterator[tuple[list[str], str]]:
+    """(the command's words, its option) for each option of every command whose value is a float."""
+    for param in getattr(command, "params", []):
+        if param.param_type_name == "option" and param.type.name.startswith("float"):
+            yield prefix, max(param.opts, key=len)
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _float_options(sub, [*prefix, name])
+
+
+FLOAT_OPTIONS = list(_float_options(typer.main.get_command(app), []))
+
+
+def test_the_float_options_are_found() -> None:
+    # --lock-timeout alone is on collect files, collect cloud, doctor and compact
+    found = {(" ".join(words), option) for words, option in FLOAT_OPTIONS}
+    assert {
+        ("collect files", "--lock-timeout"),
+        ("collect cloud", "--lock-timeout"),
+        ("recommend", "--budget"),
+    } <= found
+    assert ("collect files", "--settle") in found and ("train local", "--grace") in found
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "NaN", "1e999"])  # 1e999 is float("inf")
+@pytest.mark.parametrize(("words", "option"), FLOAT_OPTIONS, ids=[" ".join(w) + " " + o for w, o in FLOAT_OPTIONS])
+def test_a_float_option_that_is_no_finite_number_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, words: list[str], option: str, value: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where a default dataset (./tierscope-data) or run directory would be made
+    result = runner.invoke(app, [*words, f"{option}={value}"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    error = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    shown = "nan" if value.lower() == "nan" else "inf"
+    assert len(error) == 1 and error[0].startswith(
+        f"Error: Invalid value for '{option}': {shown} is not a finite number"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_lock_timeout_error_names_what_to_give() -> None:
+    result = runner.invoke(app, ["collect", "files", "a.log", "--lock-timeout", "nan"])
+    assert result.exit_code == 2
+    # the one line: the option, the value, and a number it takes (its default, 60 s)
+    assert (
+        "Error: Invalid value for '--lock-timeout': nan is not a finite number; give one, like its default 60 "
+        "(see --help)" in result.output
+    )
+
+
+def test_a_negative_lock_timeout_is_a_usage_error_too() -> None:
+    result = runner.invoke(app, ["collect", "files", "a.log", "--lock-timeout", "-inf"])
+    assert result.exit_code == 2
+    assert "Error: Invalid value for '--lock-timeout': -inf is not in the range x>=0." in result.output
