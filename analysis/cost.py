@@ -20,7 +20,8 @@ from pathlib import Path
 
 import polars as pl
 
-from tierscope.analysis.prices import STALE_DAYS, PriceTable, area_of, quote, region_of
+from tierscope.analysis.price_notes import STALE_DAYS, Said, english, to_json
+from tierscope.analysis.prices import PriceTable, area_of, quote, region_of
 from tierscope.analysis.topology import DATA, load_tiers, run_hardware, run_topology
 from tierscope.contract import LOCAL_TIER_PATTERN
 
@@ -68,7 +69,8 @@ def tier_costs(
     before any price), ``units_basis`` (``tier`` or ``machine types``), ``units_source``
     and ``price_source`` (String); and the dates behind them (Date): ``units_from`` (the oldest
     units row used), ``units_table_date`` (the table in force), ``price_from`` (the USD row used),
-    ``units_newest`` and ``price_newest`` (each table's newest row, in ``region``).
+    ``units_newest`` and ``price_newest`` (each table's newest row, in ``region``), ``units_first`` (the
+    first date the table prices the run's tier or every one of its machine types; null: it never does).
     """
     units = load_units() if units is None else units
     prices = load_prices() if prices is None else prices
@@ -96,6 +98,10 @@ def tier_costs(
         strategy="backward",
         check_sortedness=False,  # sorted by date above, hence within each tier too
     ).join(_machine_units(keyed, run_topology(runs, tiers), units), on="run_id", how="left")
+    firsts = units.group_by("kind", "name").agg(first=pl.col("effective_date").min())
+    with_units = with_units.join(
+        firsts.filter(pl.col("kind") == "tier").select("name", tier_first="first"), on="name", how="left"
+    )
     region_prices = prices.filter(pl.col("region") == region).sort("effective_date")
     with_price = with_units.with_columns(
         ml_units_per_hour=pl.when(pl.col("custom")).then("machine_units").otherwise("tier_units"),
@@ -106,6 +112,7 @@ def tier_costs(
         .then(pl.format("tier {} (the same machines)", "same_tier"))
         .otherwise(pl.lit("tier")),
         units_from=pl.when(pl.col("custom")).then("machine_from").otherwise("tier_from"),
+        units_first=pl.when(pl.col("custom")).then("machine_first").otherwise("tier_first"),
     ).join_asof(
         region_prices.select(
             "effective_date",
@@ -132,6 +139,7 @@ def tier_costs(
         pl.when(pl.col("usd_per_ml_unit_hour").is_not_null()).then("price_from").alias("price_from"),
         pl.lit(units["effective_date"].max(), pl.Date).alias("units_newest"),
         pl.lit(region_prices["effective_date"].max(), pl.Date).alias("price_newest"),
+        "units_first",
     )
 
 
@@ -188,33 +196,62 @@ def _machine_units(keyed: pl.DataFrame, topology: pl.DataFrame, units: pl.DataFr
         strategy="backward",
         check_sortedness=False,
     )
-    return priced.group_by("run_id").agg(
-        machine_units=pl.when(pl.col("ml_units_per_hour").null_count() == 0).then(
-            (pl.col("count") * pl.col("ml_units_per_hour")).sum()
-        ),
-        machine_source=pl.col("source").drop_nulls().unique().sort().str.join("; "),
-        machine_from=pl.col("units_from").min(),
+    firsts = (
+        units.filter(pl.col("kind") == "machine_type").group_by("name").agg(type_first=pl.col("effective_date").min())
+    )
+    return (
+        priced.join(firsts, on="name", how="left")
+        .group_by("run_id")
+        .agg(
+            machine_units=pl.when(pl.col("ml_units_per_hour").null_count() == 0).then(
+                (pl.col("count") * pl.col("ml_units_per_hour")).sum()
+            ),
+            machine_source=pl.col("source").drop_nulls().unique().sort().str.join("; "),
+            machine_from=pl.col("units_from").min(),
+            # the table prices every machine type from the latest of their first rows; never if one has none
+            machine_first=pl.when(pl.col("type_first").null_count() == 0).then(pl.col("type_first").max()),
+        )
     )
 
 
-def _legacy_stale(cost: dict, on: date) -> str | None:
-    """The note flagging a legacy run's ML-unit or USD row older than ``prices.STALE_DAYS`` at ``on`` and
+def _legacy_stale(cost: dict, on: date) -> Said | None:
+    """The sentence flagging a legacy run's ML-unit or USD row older than ``STALE_DAYS`` at ``on`` and
     the newest of its table (an older row followed by a newer one is known to have held until then:
     the 2016 rows price the runs of 2016); None: neither. ``cost``: a row of :func:`tier_costs`."""
-    old = []
-    if cost["units_table_date"] == cost["units_newest"] and (on - cost["units_table_date"]).days > STALE_DAYS:
-        old.append(f"ML units from the {cost['units_table_date']} table")
-    price_from = cost["price_from"]
-    if price_from is not None and price_from == cost["price_newest"] and (on - price_from).days > STALE_DAYS:
-        old.append(f"USD per ML unit-hour from the {cost['price_from']} row")
-    if not old:
+    units = cost["units_table_date"]
+    units_old = units == cost["units_newest"] and (on - units).days > STALE_DAYS
+    usd = cost["price_from"]
+    usd_old = usd is not None and usd == cost["price_newest"] and (on - usd).days > STALE_DAYS
+    if not (units_old or usd_old):
         return None
-    newest = max(d for d in (cost["units_table_date"], cost["price_from"]) if d is not None)
-    return (
-        f"{' and '.join(old)}, {(on - newest).days} days before {on} (older than {STALE_DAYS} days); "
-        "`tierscope prices update` cannot refresh retired ML units: describe the run's machines "
-        "(--machine, --job-spec) and give their prices with --prices FILE"
+    what = (
+        Said.of("legacy_stale.both", units=units, usd=usd)
+        if units_old and usd_old
+        else Said.of("legacy_stale.units", date=units)
+        if units_old
+        else Said.of("legacy_stale.usd", date=usd)
     )
+    newest = max(d for d in (units, usd) if d is not None)
+    return Said.of("legacy_stale", what=what, days=(on - newest).days, on=on, limit=STALE_DAYS)
+
+
+def _legacy_said(row: dict, cost: dict, on: date) -> tuple[list[Said], bool]:
+    """The price note's sentences of a legacy run (its ``row`` of the run index, ``cost`` of :func:`tier_costs`,
+    priced on ``on``) and whether a row was stale: ML units of an older table, stale rows, or, with no ML
+    units, a date before the table's first row for its tier or machine types."""
+    if cost["ml_units_per_hour"] is None:
+        first = cost["units_first"]
+        if first is not None and on < first:
+            name = row["tier"] if row["topology"] is None else Said.of("machine_types")
+            return [Said.of("before_table", on=on, name=name, first=first)], False
+        return [], False
+    said = []
+    if cost["units_from"] is not None and cost["units_from"] < cost["units_table_date"]:
+        said.append(Said.of("units_older", units_from=cost["units_from"], table=cost["units_table_date"]))
+    stale = _legacy_stale(cost, on)
+    if stale is not None:
+        said.append(stale)
+    return said, stale is not None
 
 
 #: Columns of :func:`run_costs`.
@@ -230,6 +267,7 @@ COST_SCHEMA: dict[str, pl.DataType] = {
     "price_rows": pl.String(),  # every row behind usd_per_hour: quantity x resource region pricing price date (source)
     "price_stale": pl.Boolean(),  # a row older than prices.STALE_DAYS at price_date
     "price_note": pl.String(),  # stale rows and the remedy, a missing row, a row of another date
+    "price_said": pl.String(),  # price_note's sentences as keys and values (price_notes.to_json), for the report
 }
 
 
@@ -260,18 +298,18 @@ def run_costs(
     for row in runs.iter_rows(named=True):
         cost = by_run[row["run_id"]]
         on = row["date"] or default_date
-        said = row.get("date_origin") or ("run" if row["date"] else origin)
-        entry: dict[str, object] = {"run_id": row["run_id"], "price_date": on, "price_date_origin": said,
+        dated = row.get("date_origin") or ("run" if row["date"] else origin)
+        entry: dict[str, object] = {"run_id": row["run_id"], "price_date": on, "price_date_origin": dated,
                                     "price_stale": False}  # fmt: skip
         local = bool(row["tier"]) and LOCAL_TIER_RE.search(row["tier"]) is not None
         hardware = None if local else run_hardware(row["tier"], row["topology"])
         if hardware is not None and not hardware.legacy:
             quoted = quote(hardware, on, where, table)
             rows_used = quoted.sources() or None
+            said = quoted.said()
             entry |= {
                 "usd_per_hour": quoted.usd_per_hour, "units_basis": "price rows", "price_source": rows_used,
                 "price_rows": rows_used, "price_stale": quoted.stale,
-                "price_note": quoted.missing or quoted.stale_note(),
             }  # fmt: skip
         else:
             entry |= {k: cost[k] for k in ("ml_units_per_hour", "usd_per_hour", "units_basis", "units_source",
@@ -281,15 +319,7 @@ def run_costs(
                     s for s in (f"ML units: {cost['units_source']}", cost["price_source"] and
                                 f"USD per ML unit-hour: {cost['price_source']}") if s
                 )  # fmt: skip
-                older = cost["units_from"] is not None and cost["units_from"] < cost["units_table_date"]
-                said = [
-                    f"ML units from the {cost['units_from']} table: the {cost['units_table_date']} table "
-                    "has no row for some of its machine types"
-                ] if older else []  # fmt: skip
-                stale = _legacy_stale(cost, on)
-                if stale:
-                    said.append(stale)
-                entry["price_note"] = "; ".join(said) or None
-                entry["price_stale"] = stale is not None
+            said, entry["price_stale"] = _legacy_said(row, cost, on)
+        entry |= {"price_note": english(said), "price_said": to_json(said)}
         rows.append(entry)
     return pl.DataFrame(rows, schema=COST_SCHEMA)

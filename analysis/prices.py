@@ -38,15 +38,11 @@ from pathlib import Path
 
 from tierscope.analysis import machines
 from tierscope.analysis.errors import AnalysisError
+from tierscope.analysis.price_notes import STALE_DAYS, Said, english
 
 PRICES_CSV = files("tierscope.analysis") / "data" / "prices.csv"
 COLUMNS = ("resource", "region", "pricing", "usd_per_hour", "valid_from", "source")
 PRICINGS = ("on-demand", "spot")
-#: A row this many days older than the date it prices is flagged (``tierscope prices update`` refreshes it).
-STALE_DAYS = 180
-REMEDY = "run `tierscope prices update` for current rows"
-#: What to do when the rows start after the priced date: only the user knows that date's price.
-EARLY_REMEDY = "give that date's price with --prices FILE"
 #: A Google Cloud region (``us-central1``, ``northamerica-northeast1``); "global" or a multi-region is none.
 REGION = re.compile(r"^[a-z]+-[a-z]+\d+$")
 #: The legacy price table's areas (:mod:`tierscope.analysis.cost`) and the region each stands for here.
@@ -264,12 +260,25 @@ class UsedRow:
 @dataclass(frozen=True)
 class Quote:
     """What a run's hardware costs an hour on ``on`` in the region(s) priced: ``usd_per_hour`` (None: a
-    resource had no row, ``missing`` says which), and the rows used."""
+    resource had no row, ``lacking`` says which), and the rows used."""
 
     on: date
     usd_per_hour: float | None
     rows: tuple[UsedRow, ...]
-    missing: str | None = None
+    lacking: tuple[Said, ...] = ()
+
+    @property
+    def missing(self) -> str | None:
+        """Which resources had no row and what to do, in English; None: every one had a row."""
+        return english(self.missing_said())
+
+    def missing_said(self) -> list[Said]:
+        """:attr:`missing` as the sentence of :mod:`tierscope.analysis.price_notes` (none: nothing lacked)."""
+        return [Said.of("missing", resources=self.lacking)] if self.lacking else []
+
+    def said(self) -> list[Said]:
+        """The price note's sentences: the resources lacking a row, else :meth:`stale_said`."""
+        return self.missing_said() or self.stale_said()
 
     @property
     def stale(self) -> bool:
@@ -282,17 +291,24 @@ class Quote:
 
     def stale_note(self) -> str | None:
         """The sentences flagging the rows from after the priced date and the rows older than
-        :data:`STALE_DAYS` at it, each with its remedy; None: neither."""
+        :data:`STALE_DAYS` at it, each with its remedy, in English; None: neither."""
+        return english(self.stale_said())
+
+    def stale_said(self) -> list[Said]:
+        """:meth:`stale_note`'s sentences (:mod:`tierscope.analysis.price_notes`)."""
         said = []
         early = [u.row for u in self.rows if u.early]
         if early:
-            rows = ", ".join(f"{r.resource} from the {r.valid_from} row" for r in early)
-            said.append(f"priced {rows}, after the priced date {self.on} (no earlier row); {EARLY_REMEDY}")
+            rows = tuple(Said.of("early.item", resource=r.resource, date=r.valid_from) for r in early)
+            said.append(Said.of("early", rows=rows, on=self.on))
         old = [u.row for u in self.rows if u.stale]
         if old:
-            rows = ", ".join(f"{r.resource} from {r.valid_from} ({(self.on - r.valid_from).days} days)" for r in old)
-            said.append(f"price rows older than {STALE_DAYS} days on {self.on}: {rows}; {REMEDY}")
-        return "; ".join(said) or None
+            rows = tuple(
+                Said.of("stale.item", resource=r.resource, date=r.valid_from, days=(self.on - r.valid_from).days)
+                for r in old
+            )
+            said.append(Said.of("stale", limit=STALE_DAYS, on=self.on, rows=rows))
+        return said
 
 
 #: What the shipped rows' sources name (docs/machines-and-prices.md): Compute Engine's catalog, whose on-demand
@@ -310,7 +326,7 @@ def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable)
     """The hourly price of ``hardware`` on ``on`` (module doc); ``region``: where a pool names none."""
     used: list[UsedRow] = []
     total = 0.0
-    missing: list[str] = []
+    missing: list[Said] = []
     for p in hardware.pools:
         where = p.region or region
         pricing = "spot" if p.spot else "on-demand"
@@ -325,14 +341,13 @@ def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable)
         for resource, quantity in parts:
             row = table.lookup(resource, where, pricing, on)
             if row is None:
-                missing.append(f"{resource} ({where}, {pricing}, on {on})")
+                missing.append(Said.of("missing.item", resource=resource, region=where, pricing=pricing, on=on))
                 continue
             old = (on - row.valid_from).days > STALE_DAYS and not table.superseded(row)
             used.append(UsedRow(row, quantity, old, early=row.valid_from > on))
             total += quantity * row.usd_per_hour
     if missing:
-        reason = f"no price row for {', '.join(missing)}; add one with --prices FILE"
-        return Quote(on, None, tuple(used), reason)
+        return Quote(on, None, tuple(used), tuple(missing))
     return Quote(on, total, tuple(used))
 
 

@@ -13,11 +13,15 @@ MAX_SOURCES_LISTED = 30
 
 @dataclass(frozen=True)
 class PriceRow:
-    """One price-table row the analysis used: the date it was looked up for and the pages it cites."""
+    """One price-table row the analysis used: the date it was looked up for and the pages it cites, and
+    what a run priced by it is told (its ``price_note`` in English, ``said`` its sentences as
+    :func:`tierscope.analysis.price_notes.to_json` wrote them; None: nothing)."""
 
     price_date: date
     units_source: str | None
     price_source: str | None
+    note: str | None = None
+    said: str | None = None
 
 
 @dataclass
@@ -61,23 +65,21 @@ def provenance(
     import tierscope  # its version is looked up on first use (importlib.metadata)
 
     names = sources.drop_nulls().unique().sort()
-    # today's machines have no ML units: their rows (and a stale note) stand in the price source
-    rows_said = pl.when(pl.col("price_note").is_not_null()).then(
-        pl.format("{}; {}", pl.col("price_rows"), pl.col("price_note"))
-    )
     used = (
-        costs.filter(pl.col("ml_units_per_hour").is_not_null() | pl.col("price_rows").is_not_null())
-        .with_columns(
-            price_source=pl.when(pl.col("ml_units_per_hour").is_null())
-            .then(pl.coalesce(rows_said, "price_rows"))
-            # a legacy run's note (a stale ML-unit table, an older table's row) follows its USD source
-            .when(pl.col("price_note").is_not_null())
-            .then(pl.concat_str("price_source", "price_note", separator="; ", ignore_nulls=True))
-            .otherwise("price_source")
+        costs.filter(
+            pl.col("ml_units_per_hour").is_not_null()
+            | pl.col("price_rows").is_not_null()
+            | pl.col("price_note").is_not_null()  # no price, and why (a date before the table's rows)
         )
-        .select("price_date", "units_source", "price_source")
+        .with_columns(
+            # today's machines have no ML units: their rows stand in the price source
+            price_source=pl.when(pl.col("ml_units_per_hour").is_null()).then("price_rows").otherwise("price_source"),
+            note="price_note",
+            said="price_said",
+        )
+        .select("price_date", "units_source", "price_source", "note", "said")
         .unique()
-        .sort("price_date", "units_source", "price_source", nulls_last=True)
+        .sort("price_date", "units_source", "price_source", "note", nulls_last=True)
     )
     collected = facts.get_column("collected_at")
     return Provenance(

@@ -137,6 +137,7 @@ def test_every_module_and_the_bundled_data_are_in_the_wheel(wheel: zipfile.ZipFi
         "tierscope/data/tiers.csv",
         "tierscope/reports/i18n/en.json",
         "tierscope/reports/i18n/ja.json",
+        "tierscope/reports/i18n/price_notes.ja.json",
         "tierscope/reports/i18n/sources.ja.json",
         "tierscope/reports/templates/report.html.j2",
         "tierscope/trainer/Dockerfile",

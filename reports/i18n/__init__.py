@@ -2,7 +2,9 @@
 
 The notes tierscope ships in its price and tier tables (their ``source`` column, English) are
 translated by ``sources.<lang>.json``, keyed by the English text; a note it does not know (a
-table someone edited) is shown as written, like every other piece of data.
+table someone edited) is shown as written, like every other piece of data. A run's price note (why it
+has no price, which rows priced it) is written from ``price_notes.<lang>.json``: the templates of
+:data:`tierscope.analysis.price_notes.ENGLISH`, the same keys, in that language.
 
 Numbers in the HTML are formatted with the same d3-format locale Vega uses for the chart
 axes (from vl-convert), so a table and a chart of one report agree on separators.
@@ -34,6 +36,14 @@ def _load(lang: str) -> dict[str, str]:
 def _sources(lang: str) -> dict[str, str]:
     path = files("tierscope.reports.i18n").joinpath(f"sources.{lang}.json")
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+@cache
+def _price_notes(lang: str) -> dict[str, str]:
+    from tierscope.analysis.price_notes import ENGLISH
+
+    path = files("tierscope.reports.i18n").joinpath(f"price_notes.{lang}.json")
+    return ENGLISH | (json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {})
 
 
 @cache
@@ -110,6 +120,18 @@ class Catalog:
     def source(self, note: str | None) -> str | None:
         """A price or tier table's ``source`` note in this language (as written when it has no translation)."""
         return None if note is None else self.sources.get(note, note)
+
+    def price_note(self, said: str | None) -> str | None:
+        """A run's price note in this language from its sentences (``said``:
+        :func:`tierscope.analysis.price_notes.to_json`'s text); None for none."""
+        from tierscope.analysis.price_notes import from_json, written
+
+        return written(from_json(said), _price_notes(self.lang))
+
+    def sentences(self, *parts: str | None) -> str | None:
+        """``parts`` that are not None as one text, the price notes' sentence separator between them."""
+        given = [p for p in parts if p]
+        return _price_notes(self.lang)["sentence.sep"].join(given) if given else None
 
     def units(self, value: float | None) -> str:
         """ML units: up to 4 decimals, trailing zeros dropped (``10``, ``0.5661``, ``1.5``); an en dash for None."""

@@ -190,3 +190,32 @@ def test_a_run_dated_only_by_its_step_records_is_priced_on_its_first_records_day
         "by_record": (date(2019, 3, 5), "log"),
         "untimed": (None, None),
     }
+
+
+def test_a_legacy_run_dated_before_the_ml_unit_table_has_no_price_and_says_why() -> None:
+    # ml_units.csv's first rows: BASIC from 2016-01-01 (the 2016 beta), BASIC_GPU and the machine type
+    # standard_gpu from 2018-01-01. A run of 1999-05-01 has no ML units and no USD: the note names its
+    # date and that first row; a BASIC_GPU run of 2017-06-01 likewise names 2018-01-01.
+    runs = pl.DataFrame(
+        {"run_id": ["y1999", "gpu2017", "custom1999", "y2016"],
+         "tier": ["BASIC", "BASIC_GPU", "CUSTOM", "BASIC"],
+         "date": [date(1999, 5, 1), date(2017, 6, 1), date(1999, 5, 1), date(2016, 12, 31)],
+         "topology": [None, None, json.dumps({"master": {"machine_type": "standard_gpu", "count": 1}}), None]},
+        schema_overrides={"date": pl.Date, "topology": pl.String},
+    )  # fmt: skip
+    rows = {r["run_id"]: r for r in run_costs(runs, ON).to_dicts()}
+    old = rows["y1999"]
+    assert old["ml_units_per_hour"] is None and old["usd_per_hour"] is None and old["price_stale"] is False
+    assert old["price_note"] == (
+        "no price on 1999-05-01: the ML-unit table's earliest row for BASIC is from 2016-01-01; check the date of "
+        "the run's records, or describe the run's machines (--machine, --job-spec) and give their prices with "
+        "--prices FILE"
+    )
+    assert rows["gpu2017"]["price_note"].startswith(
+        "no price on 2017-06-01: the ML-unit table's earliest row for BASIC_GPU is from 2018-01-01;"
+    )
+    assert rows["custom1999"]["price_note"].startswith(
+        "no price on 1999-05-01: the ML-unit table's earliest row for its machine types is from 2018-01-01;"
+    )
+    # a 2016 run has its ML units (1 for BASIC) and, the beta quoting no dollar price, no USD: no note
+    assert rows["y2016"]["ml_units_per_hour"] == 1 and rows["y2016"]["price_note"] is None

@@ -3,6 +3,7 @@ languages, hostile names, missing analyses, figures and the CLI options."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import string
@@ -27,6 +28,7 @@ from tests.support.reports_fixtures import (
 )
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis import series as charted
+from tierscope.analysis.price_notes import ENGLISH
 from tierscope.cli import app
 from tierscope.dataset.schema import STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
@@ -235,6 +237,14 @@ def test_catalogs_have_the_same_keys_and_placeholders_and_ja_translates_each() -
     for key in en:
         assert _fields(en[key]) == _fields(ja[key]), key
         assert en[key] != ja[key], f"{key} is not translated"
+
+
+def test_price_notes_of_every_language_have_the_english_keys_and_placeholders() -> None:
+    # a price note's sentences are written from ENGLISH's templates; ja must give each one, the same fields
+    ja = json.loads((ROOT / "reports/i18n/price_notes.ja.json").read_text(encoding="utf-8"))
+    assert set(ja) == set(ENGLISH)
+    for key, text in ENGLISH.items():
+        assert _fields(text) == _fields(ja[key]) and text != ja[key], key
 
 
 class _Headings(HTMLParser):

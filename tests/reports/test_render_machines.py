@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,47 @@ def test_provenance_flags_a_row_after_the_runs_date_and_a_retired_ml_unit_table(
     assert "NVIDIA_TESLA_T4 from the 2026-07-30 row, after the priced date 2024-03-11" in provenance
     assert "ML units from the 2019-11-01 table and USD per ML unit-hour from the 2019-11-01 row" in provenance
     assert "cannot refresh retired ML units" in provenance
+
+
+def test_the_japanese_report_gives_each_price_note_in_japanese(tmp_path: Path) -> None:
+    # three notes, each a sentence of its own: a T4 run of 2024-03-11 priced from the 2026-07-30 rows (none
+    # earlier); a STANDARD_1 run of unknown date priced today from the 2019-11-01 ML-unit table and USD row
+    # (the newest, over 180 days old); a BASIC run of 1999-05-01, before BASIC's first ML-unit row (2016-01-01):
+    # no price at all
+    for run, rate in (("t4", 0.25), ("s1", 2.0), ("old", 1.0)):
+        write_log(tmp_path / f"{run}.log", rate)
+    specs = [
+        RunSpec(run_id="t4", tier=None, files=[tmp_path / "t4.log"], date=date(2024, 3, 11),
+                topology=RUNS["t4"][1].to_json()),
+        RunSpec(run_id="s1", tier="STANDARD_1", files=[tmp_path / "s1.log"]),
+        RunSpec(run_id="old", tier="BASIC", files=[tmp_path / "old.log"], date=date(1999, 5, 1)),
+    ]  # fmt: skip
+    collect_runs(Dataset(tmp_path / "ds"), specs)
+    data = report_data(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions())))
+    sections = {lang: " ".join(unescape(render_html(data, lang).split('<section id="provenance">', 1)[1]).split())
+                for lang in ("en", "ja")}  # fmt: skip
+    en, ja = sections["en"], sections["ja"]
+    assert (
+        "Price: no dollar price in the table for this date; no price on 1999-05-01: the ML-unit table's earliest "
+        "row for BASIC is from 2016-01-01; check the date of the run's records, or describe the run's machines "
+        "(--machine, --job-spec) and give their prices with --prices FILE." in en
+    )
+    assert (
+        "NVIDIA_TESLA_T4 は 2026-07-30 の行で価格を付けました。価格日 2024-03-11 より後の行です (それ以前の行は"
+        "ありません)。その日の価格を --prices FILE で指定してください。" in ja
+    )
+    assert (
+        "価格: この日付の価格表には米ドル価格がありません。1999-05-01 の価格はありません: ML ユニット表の BASIC の"
+        "最初の行は 2016-01-01 のものです。実行のレコードの日付を確かめるか、実行のマシンを記述し (--machine、"
+        "--job-spec)、その価格を --prices FILE で指定してください。" in ja
+    )
+    # today - 2019-11-01 days, the same count in both languages
+    (days,) = re.findall(r"USD per ML unit-hour from the 2019-11-01 row, (\d+) days before", en)
+    assert (
+        f"2019-11-01 の表の ML ユニットと 2019-11-01 の行の ML ユニット時間あたりの米ドルを使っています。価格日 "
+        f"{date.today()} の {days} 日前の行で、180 日より古いものです。`tierscope prices update` は廃止された ML "
+        "ユニットを更新できません" in ja
+    )
+    # no English sentence of a price note is left in the Japanese report
+    for english in ("after the priced date", "no price on", "days before", "cannot refresh", "give that date"):
+        assert english in en and english not in ja
