@@ -116,7 +116,8 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
     """One query of the step records: per run (sorted by run id) ``run_id`` (String), ``records``
     (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted),
     ``log_batch_size`` (Float64: the median of examples/s over local steps/s where a record logs both,
-    the batch a step of one replica processes; null: none does).
+    the batch a step of one replica processes; null: none does), ``log_examples_unit`` (String: ``tokens``
+    where every one of those records counted tokens, the step schema's ``examples_unit``; else null).
 
     ``footers``: what the files' footers say (:meth:`tierscope.dataset.store.Dataset.footers` of
     :data:`OVERVIEW_COLUMNS`, the files of ``steps``' runs): a run whose every file holds one tier and
@@ -131,7 +132,12 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
     batch = (
         steps.filter(logged)
         .group_by("run_id")
-        .agg(log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s")).median())
+        .agg(
+            log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s")).median(),
+            log_examples_unit=pl.when((pl.col("examples_unit") == "tokens").fill_null(False).all()).then(
+                pl.lit("tokens")
+            ),
+        )
     )
     # streaming: only the per-run rows are kept, whatever the records (collect_all would merge the scans)
     values, batches = per_value.collect(engine="streaming"), batch.collect(engine="streaming")
@@ -405,7 +411,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
-    batches = overview.select("run_id", "log_batch_size")
+    batches = overview.select("run_id", "log_batch_size", "log_examples_unit")
     notes += batch_notes(runs, batches)
     summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)

@@ -100,6 +100,9 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "examples_per_s": pl.Float64(),  # steady rate x batch_size (x training tasks when sync)
     "speedup_basis": pl.String(),  # steps/s, or examples/s where batch size or mode differ from the baseline's
     "usd_per_million_examples": pl.Float64(),  # usd_per_hour / (examples_per_s x 3600) x 10^6 (null: no batch)
+    # what examples_per_s counts: "tokens" where the batch is the log's and its examples/s were tokens/s, else
+    # "examples"; null where examples_per_s is
+    "examples_unit": pl.String(),
     # time to a target loss or accuracy (tierscope.analysis.target; null without --target-loss/--target-accuracy)
     **{k: v for k, v in TARGET_SCHEMA.items() if k != "run_id"},
     # hardware (tierscope.analysis.machines) and what the price rests on (tierscope.analysis.cost.run_costs)
@@ -595,8 +598,19 @@ STRATEGY_MODE = {"mirrored": "sync", "ps": "async", "single": "single"}
 USD_PER_MILLION_EXAMPLES = pl.col("usd_per_hour") / (pl.col("examples_per_s") * 3600) * 1e6
 
 
+def examples_word(frame: pl.DataFrame) -> str:
+    """What ``frame``'s (a summary's) examples are, to name them: ``tokens`` where every row with an
+    ``examples_unit`` counted tokens (a language model's log measured tokens/s), else ``examples``."""
+    if "examples_unit" not in frame.columns:
+        return "examples"
+    units = set(frame["examples_unit"].drop_nulls())
+    return "tokens" if units == {"tokens"} else "examples"
+
+
 def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.DataFrame:
     """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``usd_per_million_examples``,
+    ``examples_unit`` (``tokens`` where the batch is the log's and the log counted tokens, its
+    ``log_examples_unit``; else ``examples``),
     ``update_mode``
     (run.json's strategy, else the summary's ``training_mode`` when it is sync, async or single) and
     ``examples_per_s`` = steady global steps/s x batch size, x the training tasks when sync (every
@@ -605,12 +619,21 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
         frame = frame.join(log_batches, on="run_id", how="left")
     else:
         frame = frame.with_columns(log_batch_size=pl.lit(None, pl.Float64))
+    if "log_examples_unit" not in frame.columns:
+        frame = frame.with_columns(log_examples_unit=pl.lit(None, pl.String))
+    # a declared batch_size is examples (a manifest's, run.json's); the log's is what its examples/s counted
+    unit = (
+        pl.when(pl.col("batch_size").is_null() & pl.col("log_examples_unit").is_not_null())
+        .then("log_examples_unit")
+        .otherwise(pl.lit("examples"))
+    )
     inferred = pl.when(pl.col("training_mode").is_in(["sync", "async", "single"])).then(pl.col("training_mode"))
     mode = pl.coalesce(pl.col("strategy").replace_strict(STRATEGY_MODE, default=None), inferred)
     declared = pl.col("strategy").replace_strict(STRATEGY_MODE, default=None)
     return (
         frame.with_columns(
             batch_size=pl.coalesce(pl.col("batch_size").cast(pl.Float64), "log_batch_size"),
+            examples_unit=unit,
             update_mode=mode,
             # one task that logged cannot show a mode ("single"): a declared strategy says what it was
             training_mode=pl.when((pl.col("training_mode") == "single") & declared.is_not_null())
@@ -622,8 +645,11 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
             * pl.col("batch_size")
             * pl.when(pl.col("update_mode") == "sync").then(pl.col("tasks")).otherwise(1)
         )
-        .with_columns(usd_per_million_examples=USD_PER_MILLION_EXAMPLES)
-        .drop("log_batch_size")
+        .with_columns(
+            usd_per_million_examples=USD_PER_MILLION_EXAMPLES,
+            examples_unit=pl.when(pl.col("examples_per_s").is_not_null()).then("examples_unit"),
+        )
+        .drop("log_batch_size", "log_examples_unit")
     )
 
 

@@ -41,6 +41,7 @@ STEP_FILE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("entry_id", "large_string"),
     ("format", "large_string"),
     ("pid", "int64"),
+    ("examples_unit", "large_string"),
 )
 
 #: Written without a dictionary (see :data:`tierscope.dataset.store._PLAIN_TYPES`): growing integers,

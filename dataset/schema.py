@@ -53,6 +53,8 @@ from tierscope.contract import EVENTS as CONTRACT_EVENTS
 #:   ``pid`` within one task's records is a new process (a restart or another run): the analysis
 #:   starts a new segment there, and no rate is derived across it. glog/absl's header number is a
 #:   *thread* id (one process has several), so it is not read as one.
+#: - ``examples_unit``: what ``examples_per_s`` counts where the log's measure says it is not examples
+#:   (samples, images, sequences): ``tokens`` for a language model's tokens/s; null otherwise.
 STEP_SCHEMA: dict[str, pl.DataType] = {
     "run_id": pl.String(),
     "tier": pl.String(),
@@ -77,11 +79,12 @@ STEP_SCHEMA: dict[str, pl.DataType] = {
     "entry_id": pl.String(),
     "format": pl.String(),
     "pid": pl.Int64(),
+    "examples_unit": pl.String(),
 }
 
 #: The columns that identify a step record: the same values twice are the same record,
 #: whichever file, line, log handler or platform copy they came from.
-#: Files written before ``rate_derived``, ``position`` and ``pid`` existed read them as null. ``pid``
+#: Files written before ``rate_derived``, ``position``, ``pid`` and ``examples_unit`` existed read them as null. ``pid``
 #: is no part of the key: a copy of a record that lost its logger header (and so its pid) is the same record.
 STEP_KEY: tuple[str, ...] = (
     "run_id",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from tierscope.analysis.prices import on_compute_engine
+from tierscope.analysis.summary import examples_word
 from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.reports.i18n import Catalog
 
@@ -12,6 +13,13 @@ from tierscope.reports.i18n import Catalog
 def _named(row: dict[str, object]) -> dict[str, object]:
     # a run described by its machines has no tier: its machines name it (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4))
     return {"run": row["run_id"], "tier": row["tier"] or row.get("hardware") or "–"}
+
+
+def _unit(summary: pl.DataFrame, t: Catalog) -> dict[str, str]:
+    """The words for the summary's examples (:func:`tierscope.analysis.summary.examples_word`: tokens where
+    the logs measured tokens/s): ``unit`` (plural) and ``one`` (singular), in ``t``'s language."""
+    word = examples_word(summary)
+    return {"unit": t(f"unit.{word}"), "one": t(f"unit.{word.removesuffix('s')}")}
 
 
 def on_examples(summary: pl.DataFrame) -> bool:
@@ -39,9 +47,10 @@ def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
     rate = t.number(row[rate_of], digits)
     bare = "" if row["tier"] or row.get("hardware") else "_bare"
     if row["speedup_vs_baseline"] is None or row["run_id"] == row["baseline_run_id"]:  # not "1.00x itself"
-        return t(f"headline.fastest{unit}_nobase{bare}", rate=rate, **_named(row))
+        return t(f"headline.fastest{unit}_nobase{bare}", rate=rate, **_named(row), **_unit(summary, t))
     return t(
         f"headline.fastest{unit}{bare}",
+        **_unit(summary, t),
         rate=rate,
         speedup=t.number(row["speedup_vs_baseline"], 2),
         baseline=row["baseline_run_id"],
@@ -58,9 +67,8 @@ def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
         usd = summary.filter(pl.col("usd_per_million_examples").is_not_null())
         if usd.height:
             row = usd.sort(["usd_per_million_examples", "run_id"]).row(0, named=True)
-            return t(
-                "headline.cheapest_usd_examples", usd=t.significant(row["usd_per_million_examples"]), **_named(row)
-            )
+            usd_text = t.significant(row["usd_per_million_examples"])
+            return t("headline.cheapest_usd_examples", usd=usd_text, **_named(row), **_unit(summary, t))
     usd = summary.filter(pl.col("usd_per_1000_steps").is_not_null())
     if usd.height and not examples:
         row = usd.sort(["usd_per_1000_steps", "run_id"]).row(0, named=True)
@@ -70,7 +78,8 @@ def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
         units = summary.with_columns(_per=per_unit).filter(pl.col("_per").is_not_null() & pl.col("_per").is_finite())
         if units.height:
             row = units.sort(["_per", "run_id"], descending=[True, False]).row(0, named=True)
-            return t("headline.cheapest_units_examples", value=t.number(row["_per"], 0), **_named(row))
+            value = t.number(row["_per"], 0)
+            return t("headline.cheapest_units_examples", value=value, **_named(row), **_unit(summary, t))
         return None
     units = summary.filter(pl.col("steps_per_ml_unit_hour").is_not_null())
     if units.height:
@@ -105,14 +114,17 @@ def cost_text(value: float, usd: bool, t: Catalog) -> str:
     return t("fmt.usd", value=t.significant(value)) if usd else t("fmt.ml_unit_hours", value=t.significant(value))
 
 
-def best_value(costs: pl.DataFrame, steps: int, t: Catalog, work: tuple[str, float] | None = None) -> str | None:
+def best_value(
+    costs: pl.DataFrame, steps: int, t: Catalog, work: tuple[str, float] | None = None, unit: str = "examples"
+) -> str | None:
     """The run with the lowest price × time to ``steps`` steps (USD, else ML unit-hours), of two priced runs or more.
 
     ``costs``: :func:`tierscope.reports.frames.time_and_cost_to_steps`' frame. Price × time weighs a
     run that is much faster for a little more money above both the cheapest and the fastest. The time is at
     the sustained rate (what the job takes), the steady-state rate's beside it where it differs. ``work``:
     ``(baseline run, examples)`` where ``steps`` are steps of the baseline's work (the summary's
-    ``target_examples``): the sentence says the work, each run having done its own steps.
+    ``target_examples``): the sentence says the work, each run having done its own steps; ``unit``: what
+    those examples are (``examples`` or ``tokens``, :func:`tierscope.analysis.summary.examples_word`).
     """
     usd = costs["usd_to_n"].is_not_null().any()
     cost = "usd_to_n" if usd else "ml_unit_hours_to_n"
@@ -129,6 +141,7 @@ def best_value(costs: pl.DataFrame, steps: int, t: Catalog, work: tuple[str, flo
             n=t.number(steps),
             baseline=work[0],
             examples=t.number(work[1], 0),
+            unit=t(f"unit.{unit}"),
             time=time,
             cost=cost_text(row[cost], usd, t),
             **_named(row),
@@ -200,7 +213,10 @@ def headline(
     if first is not None:
         if costs is not None:
             costs = costs.filter(~pl.col("run_id").is_in(failed["run_id"].to_list()))
-        priced = (cheapest(finished, t), best_value(costs, steps, t, _work(summary)) if costs is not None else None)
+        priced = (
+            cheapest(finished, t),
+            best_value(costs, steps, t, _work(summary), examples_word(summary)) if costs is not None else None,
+        )
         for sentence in (*priced, no_price(finished, t), compute_engine(finished, t)):
             if sentence:
                 out.append(sentence)

@@ -254,13 +254,16 @@ def target_basis_notes(frame: pl.DataFrame) -> list[str]:
     the baseline's work, each run's own count in ``steps to N``; none on steps/s."""
     if "target_examples" not in frame.columns or frame["target_examples"].drop_nulls().len() == 0:
         return []
+    from tierscope.analysis.summary import examples_word
+
     steps = frame["target_steps"].filter(frame["run_id"] == frame["baseline_run_id"]).drop_nulls()
     examples = frame["target_examples"].drop_nulls()[0]
     baseline = frame["baseline_run_id"].drop_nulls()[0]
     said = f"{n.count(steps[0])} steps" if steps.len() else "N steps"
+    word = examples_word(frame)
     return [
-        f"N is work, not steps: {said} of {named(baseline)} = {n.count(round(examples))} examples; each run's "
-        "own global steps to process them in 'steps to N' (fewer where a step processes more examples)"
+        f"N is work, not steps: {said} of {named(baseline)} = {n.count(round(examples))} {word}; each run's "
+        f"own global steps to process them in 'steps to N' (fewer where a step processes more {word})"
     ]
 
 
@@ -332,11 +335,15 @@ def summary_grid(
     priced = frame["ml_units_per_hour"].is_not_null() | frame["usd_per_hour"].is_not_null()
     several_dates = frame.filter(priced)["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
+    from tierscope.analysis.summary import examples_word
+
     examples = "speedup_basis" in frame.columns and bool((frame["speedup_basis"] == "examples/s").any())
+    # what the logs' examples are: a language model's tokens where its log measured tokens/s
+    word = examples_word(frame)
     # each run's own steps to N: a column only where they differ from N (N is the baseline's work)
     own_steps = "target_examples" in frame.columns and frame["target_examples"].drop_nulls().len() > 0
     if examples:
-        reach = f", on examples/s where batch size or mode differ{reach}"  # the basis, in the header
+        reach = f", on {word}/s where batch size or mode differ{reach}"  # the basis, in the header
     columns = [
         Column("run", "name"),
         Column("tier", "phrase"),
@@ -358,7 +365,7 @@ def summary_grid(
         Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
-        Column("USD per 1M examples", wide=not examples),
+        Column(f"USD per 1M {word}", wide=not examples),
         *([Column("steps to N", drop=5)] if own_steps else []),
         Column("hours to N"),
         Column("hours at steady", drop=5),

@@ -1,0 +1,115 @@
+"""A language model's log measures tokens/s: its examples are tokens, and the summary and the report say
+so (``USD per 1M tokens``), where the step records' ``examples_unit`` says the log counted tokens. Step
+files written before that column existed read it as null: examples, as before.
+
+Two runs of one job, each a log stating steps/s and tokens/s (the collector's records), their step files
+then rewritten with ``examples_unit`` set as a collector that reads the measure's word stores it (or, for
+the old files, without the column at all). Prices (analysis/data/prices.csv, us-central1, on demand, from
+2026-07-30): t4 = n1-standard-8 0.379998 + 1 x T4 0.35 = 0.729998 USD/h; a100 = a2-highgpu-1g 0.73948 +
+1 x A100 2.93391 = 3.67339 USD/h.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from tests.analysis.test_todays_question import RAN, RUNS
+from tierscope.analysis import AnalysisOptions, analyze
+from tierscope.cli import app
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import RunSpec
+from tierscope.dataset.store import Dataset
+from tierscope.reports.headline import headline
+from tierscope.reports.i18n import Catalog
+from tierscope.reports.render import analysis_options, report_data
+
+#: run id -> (steps/s, tokens a step): t4 5 steps/s x 8,192 = 40,960 tokens/s; a100 4 x 16,384 = 65,536
+LOGS = {"t4": (5.0, 8192), "a100": (4.0, 16384)}
+
+
+def _write_log(path: Path, rate: float, tokens: int) -> None:
+    # one record every 10 steps, 10 / rate seconds apart, stating both rates (the batch is their ratio)
+    lines = []
+    for k in range(1, 31):
+        seconds = 10 * k / rate
+        lines.append(
+            f"2026-11-20 10:{int(seconds // 60):02d}:{seconds % 60:06.3f} INFO step {10 * k} | loss 2.1 | "
+            f"{rate} steps/s | tokens/s: {rate * tokens:.1f}\n"
+        )
+    path.write_text("".join(lines))
+
+
+def _dataset(root: Path, unit: str | None) -> Path:
+    """The two runs collected, each step file rewritten with ``examples_unit`` = ``unit`` where examples/s is
+    stated (None: a file of before the column, without it), under a name of before digests."""
+    specs = []
+    for run, (rate, tokens) in LOGS.items():
+        _write_log(root / f"{run}.log", rate, tokens)
+        specs.append(RunSpec(run_id=run, tier=None, files=[root / f"{run}.log"], date=RAN,
+                             topology=RUNS[run][1].to_json()))  # fmt: skip
+    collect_runs(Dataset(root / "ds"), specs)
+    for i, part in enumerate(Dataset(root / "ds").files("steps")):
+        table = pq.read_table(part)
+        table = table.drop_columns(["examples_unit"])
+        if unit is not None:
+            stated = pa.compute.is_valid(table["examples_per_s"])
+            marked = pa.compute.if_else(stated, pa.scalar(unit, pa.large_string()), pa.scalar(None, pa.large_string()))
+            table = table.append_column("examples_unit", marked)
+        pq.write_table(table, part.with_name(f"part-20261120T00000{i}Z-0123456789ab.parquet"))
+        part.unlink()
+    return root / "ds"
+
+
+def _summary(ds: Path) -> dict[str, dict]:
+    result = CliRunner().invoke(app, ["summary", "-d", str(ds), "--json"])
+    assert result.exit_code == 0, result.output
+    return {r["run_id"]: r for r in json.loads(result.output)}
+
+
+def test_a_log_that_measured_tokens_prices_a_million_tokens(tmp_path: Path) -> None:
+    ds = _dataset(tmp_path, "tokens")
+    rows = _summary(ds)
+    t4, a100 = rows["t4"], rows["a100"]
+    # the batch the log shows: 40,960 tokens/s / 5 steps/s = 8,192 tokens a step
+    assert t4["batch_size"] == pytest.approx(8192) and t4["examples_unit"] == "tokens"
+    assert a100["batch_size"] == pytest.approx(16384) and a100["examples_unit"] == "tokens"
+    # USD per 1M tokens: 0.729998 / (40,960 x 3,600) x 10^6 = 0.729998 / 147.456 = 0.00495061...
+    assert t4["usd_per_million_examples"] == pytest.approx(0.729998 / 147.456)
+    # a100: 3.67339 / (65,536 x 3,600) x 10^6 = 3.67339 / 235.9296 = 0.0155698...
+    assert a100["usd_per_million_examples"] == pytest.approx(3.67339 / 235.9296)
+    # the steps process different numbers of tokens: compared on tokens/s, 65,536 / 40,960 = 1.60 against
+    # the baseline t4 (the lower price per hour)
+    assert a100["speedup_basis"] == "examples/s" and a100["speedup_vs_baseline"] == pytest.approx(1.6)
+    wide = CliRunner().invoke(app, ["summary", "-d", str(ds), "--wide"], env={"COLUMNS": "400"})
+    assert "USD per 1M tokens" in wide.output and "on tokens/s where batch size or mode differ" in wide.output
+    assert "examples" not in wide.output.split("\n", 1)[0]
+    data = report_data(analyze(Dataset(ds), analysis_options(AnalysisOptions())))
+    said = headline(data.summary, data.costs, data.steps, Catalog("en"))
+    assert said[0] == (
+        "Fastest: a100 (1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)) at 65,536 tokens/s, 1.60× the baseline t4 "
+        "(compared on tokens/s: the runs' global steps process different numbers of tokens)."
+    )
+    assert (
+        said[1] == "Cheapest per token: t4 (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4)) at 0.00495 USD per million tokens."
+    )
+    ja = headline(data.summary, data.costs, data.steps, Catalog("ja"))
+    assert (
+        ja[1]
+        == "1 トークンあたり最安: t4 (1 x n1-standard-8 (1 x NVIDIA_TESLA_T4))、100 万トークンあたり 0.00495 米ドル。"
+    )
+
+
+@pytest.mark.parametrize("unit", [None, "examples"])
+def test_files_without_the_column_or_of_examples_say_examples(tmp_path: Path, unit: str | None) -> None:
+    # the same figures (the unit changes no number), named examples: a file of before the column reads it as null
+    rows = _summary(_dataset(tmp_path, unit))
+    assert rows["t4"]["examples_unit"] == "examples"
+    assert rows["t4"]["usd_per_million_examples"] == pytest.approx(0.729998 / 147.456)
+    wide = CliRunner().invoke(app, ["summary", "-d", str(tmp_path / "ds"), "--wide"], env={"COLUMNS": "400"})
+    assert "USD per 1M examples" in wide.output and "tokens" not in wide.output
