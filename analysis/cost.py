@@ -268,6 +268,7 @@ COST_SCHEMA: dict[str, pl.DataType] = {
     "price_stale": pl.Boolean(),  # a row older than prices.STALE_DAYS at price_date
     "price_note": pl.String(),  # stale rows and the remedy, a missing row, a row of another date
     "price_said": pl.String(),  # price_note's sentences as keys and values (price_notes.to_json), for the report
+    "price_rows_said": pl.String(),  # the same of today's machines' price_rows
 }
 
 
@@ -309,7 +310,7 @@ def run_costs(
             said = quoted.said()
             entry |= {
                 "usd_per_hour": quoted.usd_per_hour, "units_basis": "price rows", "price_source": rows_used,
-                "price_rows": rows_used, "price_stale": quoted.stale,
+                "price_rows": rows_used, "price_stale": quoted.stale, "price_rows_said": to_json(quoted.rows_said()),
             }  # fmt: skip
         else:
             entry |= {k: cost[k] for k in ("ml_units_per_hour", "usd_per_hour", "units_basis", "units_source",

@@ -39,6 +39,8 @@ ENGLISH: dict[str, str] = {
     "legacy_stale.usd": "USD per ML unit-hour from the {date} row",
     "legacy_stale.both": "ML units from the {units} table and USD per ML unit-hour from the {usd} row",
     "machine_types": "its machine types",
+    "price_row": "{resource} {region} {pricing} {usd}/h from {date} ({source})",
+    "price_row.used": "{quantity} x {row}",
     "before_table": "no price on {on}: the ML-unit table's earliest row for {name} is from {first}; check the date "
     "of the run's records, or " + LEGACY_REMEDY,
 }
@@ -55,23 +57,29 @@ class Said:
     def of(cls, key: str, **values: object) -> Said:
         return cls(key, tuple(values.items()))
 
-    def text(self, templates: Mapping[str, str] = ENGLISH) -> str:
-        """This sentence written from ``templates`` (a key it lacks: the English one)."""
-        filled = {name: _value(v, templates) for name, v in self.values}
+    def text(self, templates: Mapping[str, str] = ENGLISH, sources: Mapping[str, str] | None = None) -> str:
+        """This sentence written from ``templates`` (a key it lacks: the English one); a price row's ``source``
+        (a table's note, English) as ``sources`` translates it, where it does."""
+        filled = {name: _value(v, templates, sources) for name, v in self.values}
+        if sources and "source" in filled:
+            filled["source"] = sources.get(filled["source"], filled["source"])
         return templates.get(self.key, ENGLISH[self.key]).format(**filled)
 
 
-def _value(value: object, templates: Mapping[str, str]) -> str:
+def _value(value: object, templates: Mapping[str, str], sources: Mapping[str, str] | None) -> str:
     if isinstance(value, Said):
-        return value.text(templates)
+        return value.text(templates, sources)
     if isinstance(value, tuple):
-        return templates.get("list.sep", ENGLISH["list.sep"]).join(_value(v, templates) for v in value)
+        return templates.get("list.sep", ENGLISH["list.sep"]).join(_value(v, templates, sources) for v in value)
     return str(value)
 
 
-def written(said: Iterable[Said], templates: Mapping[str, str] = ENGLISH) -> str | None:
-    """The sentences ``said`` as one note (``sentence.sep`` between them); None for none."""
-    texts = [s.text(templates) for s in said]
+def written(
+    said: Iterable[Said], templates: Mapping[str, str] = ENGLISH, sources: Mapping[str, str] | None = None
+) -> str | None:
+    """The sentences ``said`` as one note (``sentence.sep`` between them); None for none. ``sources``: see
+    :meth:`Said.text`."""
+    texts = [s.text(templates, sources) for s in said]
     return templates.get("sentence.sep", ENGLISH["sentence.sep"]).join(texts) if texts else None
 
 

@@ -77,7 +77,12 @@ class PriceRow:
 
     def label(self) -> str:
         """``NVIDIA_TESLA_T4 us-central1 on-demand 0.35/h from 2026-07-30 (source)``."""
-        return f"{self.resource} {self.region} {self.pricing} {self.usd_text}/h from {self.valid_from} ({self.source})"
+        return self.said().text()
+
+    def said(self) -> Said:
+        """:meth:`label` as a sentence of :mod:`tierscope.analysis.price_notes` (a report writes it in its language)."""
+        return Said.of("price_row", resource=self.resource, region=self.region, pricing=self.pricing,
+                       usd=self.usd_text, date=self.valid_from, source=self.source)  # fmt: skip
 
 
 def _row(raw: dict[str, object], where: str, origin: str) -> PriceRow:
@@ -287,7 +292,11 @@ class Quote:
 
     def sources(self) -> str:
         """Every row used, one ``quantity x label`` each, ``; ``-joined."""
-        return "; ".join(f"{u.quantity} x {u.row.label()}" for u in self.rows)
+        return english(self.rows_said()) or ""
+
+    def rows_said(self) -> list[Said]:
+        """:meth:`sources`' rows as sentences of :mod:`tierscope.analysis.price_notes`."""
+        return [Said.of("price_row.used", quantity=u.quantity, row=u.row.said()) for u in self.rows]
 
     def stale_note(self) -> str | None:
         """The sentences flagging the rows from after the priced date and the rows older than

@@ -15,13 +15,15 @@ MAX_SOURCES_LISTED = 30
 class PriceRow:
     """One price-table row the analysis used: the date it was looked up for and the pages it cites, and
     what a run priced by it is told (its ``price_note`` in English, ``said`` its sentences as
-    :func:`tierscope.analysis.price_notes.to_json` wrote them; None: nothing)."""
+    :func:`tierscope.analysis.price_notes.to_json` wrote them; None: nothing); ``rows_said``: the price
+    rows of today's machines (``price_source``) in the same form."""
 
     price_date: date
     units_source: str | None
     price_source: str | None
     note: str | None = None
     said: str | None = None
+    rows_said: str | None = None
 
 
 @dataclass
@@ -76,8 +78,9 @@ def provenance(
             price_source=pl.when(pl.col("ml_units_per_hour").is_null()).then("price_rows").otherwise("price_source"),
             note="price_note",
             said="price_said",
+            rows_said=pl.when(pl.col("ml_units_per_hour").is_null()).then("price_rows_said"),
         )
-        .select("price_date", "units_source", "price_source", "note", "said")
+        .select("price_date", "units_source", "price_source", "note", "said", "rows_said")
         .unique()
         .sort("price_date", "units_source", "price_source", "note", nulls_last=True)
     )

@@ -126,7 +126,7 @@ class Catalog:
         :func:`tierscope.analysis.price_notes.to_json`'s text); None for none."""
         from tierscope.analysis.price_notes import from_json, written
 
-        return written(from_json(said), _price_notes(self.lang))
+        return written(from_json(said), _price_notes(self.lang), self.sources)
 
     def sentences(self, *parts: str | None) -> str | None:
         """``parts`` that are not None as one text, the price notes' sentence separator between them."""

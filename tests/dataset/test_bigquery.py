@@ -47,7 +47,8 @@ CREATE OR REPLACE EXTERNAL TABLE `my-project.tierscope.steps` (
   source_offset INT64,
   entry_id STRING,
   format STRING,
-  pid INT64
+  pid INT64,
+  examples_unit STRING
 )
 WITH PARTITION COLUMNS (
   run_id STRING

@@ -153,6 +153,15 @@ def test_the_japanese_report_gives_each_price_note_in_japanese(tmp_path: Path) -
         f"{date.today()} の {days} 日前の行で、180 日より古いものです。`tierscope prices update` は廃止された ML "
         "ユニットを更新できません" in ja
     )
-    # no English sentence of a price note is left in the Japanese report
-    for english in ("after the priced date", "no price on", "days before", "cannot refresh", "give that date"):
+    # the T4 run's rows, each a sentence with its source translated (reports/i18n/sources.ja.json)
+    assert (
+        "価格: 1 × n1-standard-8 us-central1 on-demand 0.379998/時間 (2026-07-30 から、Compute Engine の価格 ("
+        "Vertex AI のカスタム トレーニングの公開価格表は見つかりませんでした。Vertex AI の価格はこれより高くなります): "
+        "Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml @fd66b26f、2026-07-30 生成)。1 × NVIDIA_TESLA_T4 "
+        "us-central1 on-demand 0.35/時間 (2026-07-30 から、Compute Engine の GPU 価格: skypilot-org/skypilot-catalog "
+        "catalogs/v8/gcp/vms.csv @006059e0 (T4 x 2: 1 時間 0.70))。" in ja
+    )
+    # no English sentence of a price note or a price row is left in the Japanese report
+    for english in ("after the priced date", "no price on", "days before", "cannot refresh", "give that date",
+                    "/h from", "an hour", "no public catalog"):  # fmt: skip
         assert english in en and english not in ja
