@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tierscope.cli.common import App, err_console, finite, out_console
+from tierscope.cli.common import App, err_console, out_console
 
 if TYPE_CHECKING:
     from tierscope.sweep.estimate import Estimate
@@ -43,7 +43,6 @@ def sweep_cmd(
         float | None,
         typer.Option(
             min=0,
-            callback=finite,
             help="USD: submit no configuration whose estimate would pass it (default: the plan's).",
             metavar="USD",
         ),
@@ -58,10 +57,7 @@ def sweep_cmd(
     queue_timeout: Annotated[
         float | None,
         typer.Option(
-            min=0,
-            callback=finite,
-            help="Cancel a job still queued after this many seconds, recorded as failed.",
-            metavar="SECONDS",
+            min=0, help="Cancel a job still queued after this many seconds, recorded as failed.", metavar="SECONDS"
         ),
     ] = None,
     status: Annotated[
