@@ -148,7 +148,7 @@ def _measure_raw(text: pl.Expr, m: Measure) -> pl.Expr:
 STATEMENTS = (
     "step", "position", "counter_date", "inner", "epoch_only", "per_s", "global_per_s", "examples_per_s",
     "interval_s", "elapsed_s", "loss", "loss_said", "span", "bare_s", "bar_elapsed_s", "per_device", "broken",
-    "evaluation", "other_work", "measure",
+    "evaluation", "other_work", "measure", "examples_unit",
 )  # fmt: skip
 #: The prefix of :func:`with_statements`' intermediate columns (dropped before it returns).
 _T = "__statement_"
@@ -169,8 +169,8 @@ def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.Data
     the vocabulary names job-wide), ``examples_per_s``, ``interval_s``, ``elapsed_s``, ``loss`` (finite, signed),
     ``loss_said`` (Boolean: a loss is named, NaN or infinite ones too), ``span`` (the steps a bare time covers),
     ``bare_s`` (a bare time, s), ``bar_elapsed_s`` (a progress bar's elapsed clock, s), ``per_device``, ``broken``
-    (why a measure is no figure), ``evaluation``, ``other_work`` (Boolean) and ``measure`` (the spelling of the
-    measure read).
+    (why a measure is no figure), ``evaluation``, ``other_work`` (Boolean), ``measure`` (the spelling of the
+    measure read) and ``examples_unit`` (``tokens`` where the examples/s read counts tokens, else null).
 
     Each part is matched once per line and kept as a column the later parts refer to: as one expression, each
     reference would repeat the part's whole tree (hundreds of thousands of nodes), and planning them cost far more
@@ -195,6 +195,8 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
             **{f"{_T}n{j}": t.str.extract(regex, 1) for j, (_, regex) in enumerate(named)},
             **{f"{_T}r{j}": t.str.extract_groups(regex) for j, (_, regex) in enumerate(ranges)},
             **{f"{_T}m{i}": _measure_raw(t, m) for i, m in enumerate(MEASURES)},
+            # what an examples/s measure's words count: its whole match (the number's own group says nothing of it)
+            **{f"{_T}w{i}": t.str.extract(m.regex, 0) for i, m in enumerate(MEASURES) if m.kind == "examples_per_s"},
             **{
                 _T + "epoch": t.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter")),
                 _T + "counter": counter_groups(t),
@@ -354,6 +356,11 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 ).fill_null(False),
                 prefix + "broken": pl.coalesce(_c(f"why{i}") for i in range(len(MEASURES))),
                 prefix + "measure": pl.coalesce([n for t in _MEASURED_ORDER for n in spelled[t]]),
+                prefix + "examples_unit": pl.coalesce(
+                    pl.when(_c(f"g{i}").is_not_null()).then(_c(f"w{i}").str.contains(_TOKENS))
+                    for i in targets.get("examples_per_s", [])
+                    if MEASURES[i].kind == "examples_per_s"
+                ).replace_strict({True: "tokens"}, default=None, return_dtype=pl.String),
                 prefix + "epoch_only": pl.when(pl.col(prefix + "step").is_null()).then(_c("epoch_word")),
                 # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a
                 # range of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``),
@@ -379,6 +386,9 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
     return tuple(stages)
 
 
+#: The words of an examples/s measure that count tokens, not examples (``tokens/s``, ``tok/s``, ``tokens_per_sec``,
+#: ``tps``): a language model's throughput, whose steps/s no batch in sequences gives.
+_TOKENS = r"(?i)tok(?:en)?s?\b|tokens|\btps\b"
 #: The statement each kind of measure gives where it is not named after its kind.
 _TARGETS = {"time": "per_s", "time_per_examples": "examples_per_s", "rate": "per_s", "global": "global_per_s"}
 #: The measures in the order a line's measure is named by (``measure``).
@@ -455,7 +465,9 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
         else pl.lit(True)
     )
     rate = pl.col("global_steps_per_s") if "global_steps_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
-    fill = rate.is_null() & pl.col("examples_per_s").is_not_null() & own_step & batch.is_not_null()
+    # tokens/s over a batch the log states in sequences is no steps/s (the tokens of a sequence are unknown)
+    tokens = (pl.col("examples_unit") == "tokens").fill_null(False) if "examples_unit" in steps.columns else False
+    fill = rate.is_null() & pl.col("examples_per_s").is_not_null() & own_step & batch.is_not_null() & ~tokens
     derived = (pl.col("examples_per_s") / batch).alias("_from_examples")
     out = steps.with_columns(derived, _fill=fill.fill_null(False)).with_columns(
         global_steps_per_s=pl.when("_fill").then("_from_examples").otherwise(rate),
@@ -1507,6 +1519,7 @@ class ProgressGrammar:
             per_s.alias("global_steps_per_s"),
             per_s.alias("local_steps_per_s"),
             pl.col("_examples_per_s").alias("examples_per_s"),
+            pl.col("_examples_unit").alias("examples_unit"),
             pl.col("_per_device").alias("per_device"),
             pl.lit(False).alias("rate_derived"),
             pl.lit(self.name).alias("format"),
