@@ -466,7 +466,9 @@ def rates_from_examples(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
     )
     rate = pl.col("global_steps_per_s") if "global_steps_per_s" in steps.columns else pl.lit(None, dtype=pl.Float64)
     # tokens/s over a batch the log states in sequences is no steps/s (the tokens of a sequence are unknown)
-    tokens = (pl.col("examples_unit") == "tokens").fill_null(False) if "examples_unit" in steps.columns else False
+    tokens = (
+        (pl.col("examples_unit") == "tokens").fill_null(False) if "examples_unit" in steps.columns else pl.lit(False)
+    )
     fill = rate.is_null() & pl.col("examples_per_s").is_not_null() & own_step & batch.is_not_null() & ~tokens
     derived = (pl.col("examples_per_s") / batch).alias("_from_examples")
     out = steps.with_columns(derived, _fill=fill.fill_null(False)).with_columns(
