@@ -211,7 +211,7 @@ _THREAD = r"(?:MainThread|MainProcess|(?:Thread|ThreadPoolExecutor|Dummy|(?:Spaw
 _SOURCE_LOCATION = r"\([\w.<>]+(?::[\w.<>]+)?:\d+\) (?:- )?"
 _BRACKET_FIELDS = (
     rf"(?:(?:\[\d+\] )?(?:\[{_THREAD}\] )?\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?(?:{_SOURCE_LOCATION})?)?"
-    r"(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] )?"
+    r"(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] (?:\(\d+/\d+\) )?)?"
     r"(?:\[Rank (?P<z_rank>\d+)\] )?"
 )
 
@@ -258,6 +258,7 @@ _NEWER_GATE = (
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ]"
     rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: )"
     rf"|\] \[ *(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
+    rf"|\d (?:{_SEVERITY_WORD}) \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
 )
 
 

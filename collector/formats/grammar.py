@@ -45,6 +45,7 @@ from tierscope.collector.formats.vocabulary import (
     BAR_EPOCH,
     BARE_TIMES,
     BLOCK_HEADER,
+    COUNTED_EXAMPLES,
     DOCKER_STEP,
     ENDED_BY_SIGNAL,
     EPOCH,
@@ -807,17 +808,21 @@ _COUNTING_ON = 3
 
 
 def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
-    """``read`` with each bare ``N/M`` counter whose ``M`` goes up from line to line (a task's, at least
-    :data:`_COUNTING_ON` of them) and whose ``N`` never goes down read as epoch/step: its step is ``M``.
+    """``read`` with each ``N/M`` counter, bare or after its step word, whose ``M`` goes up from line to line (a
+    task's, at least :data:`_COUNTING_ON` of them, ``M`` never down and up at least once) and whose ``N`` never goes
+    down read as epoch/step: its step is ``M``.
 
     A counter's total never changes within a run, so a "total" that grows is a position: DeepSpeed's timer alone
     (``0/130, SamplesPerSec=36.8``, ``0/140, ...``: deepspeedai/DeepSpeed issue 697, 2021-01-26) prints its
-    epoch and step so when no engine line names the step beside it (:func:`_paired_positions`)."""
-    bare = (pl.col("_position") == "N/M").fill_null(False)
+    epoch and step so when no engine line names the step beside it (:func:`_paired_positions`); so do WeNet's and
+    wekws' ``TRAIN Batch 4/203700 loss ...`` (epoch 4, batch 203700: wenet-e2e/wenet issue 941, 2023-01-30; ``Batch
+    78/0``, ``78/10``: wenet-e2e/wekws issue 214, 2026-05-09), each rank printing the same batch (``M`` repeated)."""
+    counter = counter_groups(pl.col("_piece"))
+    worded = pl.col("_step").is_not_null() & (counter.struct.field("x") == pl.col("_step"))
+    bare = ((pl.col("_position") == "N/M") | worded).fill_null(False)
     if read.height == 0 or not read.select(bare.any()).item():
         return read
     tag = pl.col(TAG).fill_null("")
-    counter = counter_groups(pl.col("_piece"))
     counters = (
         read.filter(bare)
         .select(
@@ -830,7 +835,8 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     )
     counting_on = counters.group_by("_t").agg(
         _on=(pl.len() >= _COUNTING_ON)
-        & (pl.col("_m").diff().drop_nulls() > 0).all()
+        & (pl.col("_m").diff().drop_nulls() >= 0).all()
+        & (pl.col("_m").diff().drop_nulls() > 0).any()
         & (pl.col("_n").diff().drop_nulls() >= 0).all()
     )
     tasks = counting_on.filter("_on").get_column("_t")
@@ -1323,7 +1329,12 @@ _SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|fin
 _OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
 #: A number a step's report names: its position, a counter, a metric's value after its key.
 #: (a key may end a scoped name: ``train_loss``, ``total_loss``, as the loss measure reads it)
-_NAMED_NUMBER = rf"(?i)(?:\b|_)(?:{METRIC_KEYS}|epoch|steps?|iter\w*|batch|it)\W{{0,3}}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+#: (... or begin one: WeNet's ``loss_att``, ``loss_ctc``); a batch's size and the rank that logged name theirs too
+#: (icefall's ``batch size: 8``, WeNet's ``rank 0``: k2-fsa/icefall issue 320, wenet-e2e/wenet issue 941)
+_NAMED_NUMBER = (
+    rf"(?i)(?:\b|_)(?:(?:{METRIC_KEYS})(?:_[a-z]\w*)?|epoch|steps?|iter\w*|batch|it|size|rank)"
+    r"\W{0,3}[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
+)
 
 
 #: A key that may name a measure of time or speed the vocabulary lacks (``dur``, ``data_time``, ``tok/s``, ``ms``):
@@ -1337,11 +1348,13 @@ _COLUMN_NUMBER = r"\|\s*[A-Za-z_][\w.-]*\s+[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?"
 
 
 def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
-    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`, a
-    metric's after its key: :data:`_KEYED_NUMBER`, :data:`_COLUMN_NUMBER`). The counters first: a key before one
-    names the whole counter (``Epoch: 2/50, Iter: 1/4``), not its first number."""
+    """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`, a count
+    of examples by its word: :data:`COUNTED_EXAMPLES`, a metric's after its key: :data:`_KEYED_NUMBER`,
+    :data:`_COLUMN_NUMBER`). The counters first: a key before one names the whole counter (``Epoch: 2/50, Iter:
+    1/4``), not its first number."""
     return (
         text.str.replace_all(r"\d+\s*/\s*\d+", " ")
+        .str.replace_all(COUNTED_EXAMPLES, " ")
         .str.replace_all(r"\[\s*\d+\s*\]", " ")
         .str.replace_all(_NAMED_NUMBER, " ")
         .str.replace_all(_TIMING_KEY, "~")

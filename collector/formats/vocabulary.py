@@ -767,11 +767,15 @@ _OTHER_WORK_WORDS = (
 )
 #: Evaluation's words, whole (a statement they open is an evaluation's: ``Val loss 2.61``, ``step 300 | eval ...``).
 EVALUATION_WORDS: Final = r"val|valid|validation|validating|eval|evaluation|evaluating|test|testing"
-#: Held-out data besides a validation or test split (``dev loss``, ``heldout ppl``): a figure of it is no training's.
-HELD_OUT: Final = r"dev|heldout|holdout"
+#: Held-out data besides a validation or test split (``dev loss``, ``heldout ppl``, WeNet's cross-validation ``CV Batch
+#: 4/0 loss ..``, ``Epoch 74 CV info cv_loss ..``: wenet-e2e/wenet issues 941 and 846): a figure of it is no training's.
+HELD_OUT: Final = r"dev|heldout|holdout|cv"
 #: The keys of a step's metrics (``loss``, ``acc``, ``lr``, ``grad_norm``, ...): a number after one is that metric's
 #: value, never a position or a measure of time.
 METRIC_KEYS: Final = r"loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward"
+#: A count of examples a step's report names by the word after it (icefall's ``loss[..., over 2223 frames.]``,
+#: k2-fsa/icefall issue 320, 2022-04-21): a number of work done, never a time.
+COUNTED_EXAMPLES: Final = rf"\d[\d.,]*(?:[eE][-+]?\d+)?\s+{_EXAMPLES_WORD}\b"
 #: ... and of a model's quality scores (``error``, ``bleu``, ``f1``, ``mAP``, ``IoU``).
 SCORE_KEYS: Final = r"error|err|bleu|f1|map|iou"
 
