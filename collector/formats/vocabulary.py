@@ -731,11 +731,14 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position("A-Bbatch (a range)", "range", rf"(?:^|[\s:\[(,|]){_RANGE}\s*(?i:{_RANGE_WORD})\b"),
     # a position in units of work: thousands of examples (StyleGAN's ``kimg 6.1``), a step over a batch it states
     Position("kimg K (thousands of examples)", "kimg", rf"(?i:\bkimg)\s*[:=]?\s*({NUMBER})(?:\s|,|$)"),
-    # not a date (``04/21 21:03:52``, ``2024/01/24``, ``08/30/23``): the message's own counter after one is found
+    # not a date (``04/21 21:03:52``, ``2024/01/24``, ``08/30/23``): the message's own counter after one is found;
+    # a counter's elapsed time with the time left after ``<`` is no date's time of day (the Hugging Face notebook bar
+    # as text, ``[ 22/290 02:50 < 38:04, 0.12 it/s, Epoch 0.36/5]``: unslothai/unsloth issue 1140, 2024-10-16)
     Position(
         "N/M",
         "counter",
-        r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)(?:[\]|\[,;)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$))",
+        r"(?:^|[\s|\[(:])(?P<x>\d+)\s*/\s*(?P<m>\d+)"
+        r"(?:[\]|\[,;)]|$|\s+(?:[^\d\s]|\d+(?:[^\d:]|$)|$)|\s+\d+:\d\d(?::\d\d)?\s*<)",
     ),
 )
 
