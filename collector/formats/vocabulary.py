@@ -556,10 +556,12 @@ _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:d
 _DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
 #: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
 #: also joined by ``_`` (nanotron's ``elapsed_time_per_iteration_ms``, huggingface/nanotron issue 390) or ``-``
-#: (a trainer of hyphenated keys: ``| step-time 24.192 sec | cross-entropy-loss 2.4543 |``, pithtrain's README).
+#: (a trainer of hyphenated keys: ``| step-time 24.192 sec | cross-entropy-loss 2.4543 |``, pithtrain's README), or
+#: the unit of work with ``(t)`` for its time (open_clip's ``Data (t): 0.158 Batch (t): 0.559``: the batch's, not the
+#: data's; mertyg/vision-language-models-are-bows issue 27, run of 2023-06-29).
 _STEP_TIME_WORDS = (
     rf"(?i:(?:time[ _-]per[ _-]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _-]tim(?:e|ing)"
-    r"|time[/_]step|time_per_step)"
+    r"|time[/_]step|time_per_step|(?:step|iter|iteration|batch)\s*\(t\))"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"

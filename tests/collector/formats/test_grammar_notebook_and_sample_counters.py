@@ -34,3 +34,22 @@ def test_a_month_and_day_before_a_time_of_day_is_still_a_date() -> None:
     # near-miss: detectron2-style '11/01 11:27:04' then a rate with no position: a date, not step 11 of 1
     got = read("11/01 11:27:04 eta: 0:10:00  iter: 19  total_loss: 2.1  time: 0.5  data_time: 0.01")
     assert 11 not in got["step"].to_list()
+
+
+def test_a_batch_time_marked_t_is_the_step_time() -> None:
+    # open_clip's logger (its statement 'Data (t): {data_time_m.avg:.3f} Batch (t): {batch_time_m.avg:.3f},
+    # {samples_per_second:#g}/s, ...', public code index id 42588420444), in a negCLIP run
+    # (mertyg/vision-language-models-are-bows issue 27, run of 2023-06-29): 'Batch (t): 0.559' -> 1 / 0.559 = 1.78891
+    # steps/s; 'Data (t): 0.158' is the data loader's wait within it, no step time
+    got = read(
+        "Train Epoch: 0 [  6464/109468 (3%)] Loss: 0.97884 (1.023) Data (t): 0.158 Batch (t): 0.559, 36.0876/s "
+        "LR: 0.000001 Logit Scale: 99.995 - V4"
+    )
+    assert got.height == 1
+    assert got["global_steps_per_s"][0] == pytest.approx(1 / 0.559)
+
+
+def test_a_data_time_marked_t_alone_is_no_step_time() -> None:
+    # near-miss: the data loader's 'Data (t): 0.158' without the batch's time states no step time: no record
+    got = read("Train Epoch: 0 [  6464/109468 (3%)] Loss: 0.97884 (1.023) Data (t): 0.158 LR: 0.000001")
+    assert got.height == 0
