@@ -818,7 +818,8 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     wekws' ``TRAIN Batch 4/203700 loss ...`` (epoch 4, batch 203700: wenet-e2e/wenet issue 941, 2023-01-30; ``Batch
     78/0``, ``78/10``: wenet-e2e/wekws issue 214, 2026-05-09), each rank printing the same batch (``M`` repeated)."""
     counter = counter_groups(pl.col("_piece"))
-    worded = pl.col("_step").is_not_null() & (counter.struct.field("x") == pl.col("_step"))
+    # a step word's counter (``Batch 4/203700``), never a bar's drawing (its totals are bars of other passes)
+    worded = (pl.col("_position") == _INNER_NAMED) & (counter.struct.field("x") == pl.col("_step"))
     bare = ((pl.col("_position") == "N/M") | worded).fill_null(False)
     if read.height == 0 or not read.select(bare.any()).item():
         return read

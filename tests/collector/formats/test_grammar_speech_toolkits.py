@@ -100,3 +100,17 @@ def test_a_batch_counter_with_a_steady_total_is_still_batch_n_of_m() -> None:
         "2026-05-09 04:06:17,466 DEBUG TRAIN Batch 7/100 loss 25.7",
     )
     assert got["step"].to_list() == [5, 6, 7]
+
+
+def test_bars_of_another_total_before_the_training_bar_are_no_epoch_and_batch() -> None:
+    # near-miss: axolotl's log (axolotl-ai-cloud/axolotl issue 592, 2023-09-17) shows a data pass's bar '2/3' then
+    # the training bar '281/873', '282/873', '283/873': the totals differ, but a bar's counter is its own position:
+    # steps 2, 281, 282, 283 (not 873 for each)
+    bar = "|" + "\u2588" * 10 + "|"
+    got = read(
+        f" 67%{bar} 2/3 [00:01<00:00,  1.68it/s]",
+        f" 32%{bar} 281/873 [25:36<52:46,  5.35s/it]",
+        f" 32%{bar} 282/873 [25:40<49:29,  5.02s/it]",
+        f" 32%{bar} 283/873 [25:44<47:06,  4.79s/it]",
+    )
+    assert sorted(set(got["step"].to_list()) - {2}) == [281, 282, 283]
