@@ -549,7 +549,7 @@ def measure_reason(kind: str, raw: pl.Expr, value: pl.Expr, factor: float = 1.0)
 _KV = r"['\"]?\s*[:=]\s*['\"]?"
 _PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
 _EXAMPLES_WORD = (
-    r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
+    r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks?|instances|records|words|frames)"
 )
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
 #: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).
@@ -982,7 +982,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "samples_per_second: X",
         "examples_per_s",
-        rf"(?:{_SCOPE}|\btrain_step_|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)_?per_?sec(?:ond)?){_KV}{_N}",
+        # ... also spelled out (``tokens per second: 65536``) or followed by its number alone (``tokens_per_sec 6000``)
+        rf"(?:{_SCOPE}|\btrain_step_|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)[_ ]?per[_ ]?sec(?:ond)?)"
+        rf"(?:{_KV}|\s+){_N}",
     ),
     # a unit-less ``Rate=`` in a run of ``key=value`` statements (``Step=280 Loss=0.01 Rate=1760.9``): the
     # examples/s of a rate tracker (PyTorch/XLA's ``xm.RateTracker``), never a learning rate (``Learning Rate=``)

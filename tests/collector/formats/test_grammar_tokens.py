@@ -37,3 +37,21 @@ def test_tokens_per_second_over_a_batch_in_sequences_give_no_steps_per_second() 
         f"2024-01-01 10:00:{2 * k:02d} INFO step {10 * (k + 1)} | tokens/s: 40960 | batch_size: 8" for k in range(3)
     ]
     assert _read(*lines) == [(10 * (k + 1), None, 40960.0, "tokens") for k in range(3)]
+
+
+def test_the_spellings_of_tokens_per_second_that_llm_trainers_print() -> None:
+    # nanoGPT-style `tok/s`, the key with its number alone, the words spelled out; never a word that only holds
+    # the letters (`tokenizer 5`, `stokes 3`): 8 steps/s stated on each line stays the rate
+    for measure in ("tok/s: 65536", "tok/s 65536", "65536 tok/s", "tokens_per_sec 65536", "tokens per second: 65536"):
+        assert _read(f"step 10 | 8.0 steps/s | {measure}", f"step 20 | 8.0 steps/s | {measure}")[0] == (
+            10,
+            8.0,
+            65536.0,
+            "tokens",
+        ), measure
+    assert _read("step 10 | 8.0 steps/s | tokenizer 5 | stokes 3", "step 20 | 8.0 steps/s | tokenizer 5")[0] == (
+        10,
+        8.0,
+        None,
+        None,
+    )
