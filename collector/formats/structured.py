@@ -83,6 +83,15 @@ def _as_int(payload: Mapping[str, Any], key: str, required: bool) -> int | None:
     return int(value)
 
 
+def _pid(payload: Mapping[str, Any]) -> int | None:
+    """The record's ``pid``, None where it names none a record can hold: a process id only marks a new process (a
+    restart), so a record whose pid is a string, negative or too large keeps its figures and loses that mark."""
+    try:
+        return _as_int(payload, "pid", required=False)
+    except RecordError:
+        return None
+
+
 def _as_float(payload: Mapping[str, Any], key: str) -> float | None:
     value = payload.get(key)
     if value is None:
@@ -128,7 +137,8 @@ def record_from_payload(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]
         "timestamp": _as_time(payload.get("timestamp")),
     }
     if kind == "step":
-        row = common | {k: _as_int(payload, k, required=(k == "step")) for k in ("step", "local_step", "pid")}
+        row = common | {k: _as_int(payload, k, required=(k == "step")) for k in ("step", "local_step")}
+        row["pid"] = _pid(payload)
         row |= {k: _as_float(payload, k) for k in _FLOAT_FIELDS}
         accuracy = row["accuracy"]
         if accuracy is not None and not 0 <= accuracy <= 1:

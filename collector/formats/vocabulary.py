@@ -549,7 +549,7 @@ def measure_reason(kind: str, raw: pl.Expr, value: pl.Expr, factor: float = 1.0)
 _KV = r"['\"]?\s*[:=]\s*['\"]?"
 _PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
 _EXAMPLES_WORD = (
-    r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks?|instances|records|words|frames)"
+    r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
 )
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
 #: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).

@@ -140,10 +140,12 @@ def test_a_task_name_whose_index_no_task_index_holds_names_no_task() -> None:
     assert got.steps.select("role", "task_index", "step").rows() == [("master", 0, 100)]
 
 
-def test_a_structured_records_pid_is_stored_and_one_too_large_is_its_reject() -> None:
-    # the trainer writes the process id with each step record: a restart is a new pid to the analysis
-    got = parse([_structured(pid=4242), _structured(step=6, pid=STEP_OVER)], only="structured")
-    assert got.steps.select("step", "pid").rows() == [(5, 4242)]
-    assert got.rejects.get_column("reason").to_list() == [
-        f"field 'pid' is {STEP_OVER}, more than {STEP_MAX} (the largest a record holds)"
-    ]
+def test_a_structured_records_pid_is_stored_and_one_no_record_holds_is_dropped_not_the_record() -> None:
+    # the trainer writes the process id with each step record: a restart is a new pid to the analysis. A pid that is
+    # no whole number >= 0 a record holds only loses the mark: the record's figures stand
+    bad = [STEP_OVER, -5, "4242", 4242.5, True, [1]]
+    got = parse(
+        [_structured(pid=4242), *(_structured(step=6 + i, pid=p) for i, p in enumerate(bad))], only="structured"
+    )
+    assert got.rejects.height == 0
+    assert got.steps.select("step", "pid").rows() == [(5, 4242), *((6 + i, None) for i in range(len(bad)))]
