@@ -233,6 +233,8 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
         else:
             value, unread = spelled_number(raw)
         values[f"{_T}v{i}"], values[f"{_T}u{i}"] = value, unread
+        if m.kind == "examples_per_s":
+            values[f"{_T}tok{i}"] = _c(f"w{i}").str.contains(_TOKENS).fill_null(False)
     range_ends = [
         pl.when(number(g.struct.field("a"), pl.Int64) <= number(g.struct.field("b"), pl.Int64)).then(
             pl.struct(a=g.struct.field("a"), b=g.struct.field("b"), spelling=pl.lit(name))
@@ -343,6 +345,11 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
         for t in _MEASURED_ORDER
     }
     losses = targets.get("loss", [])
+    examples = targets.get("examples_per_s", [])
+    plain = [
+        pl.when(~_c(f"tok{i}")).then(_c(f"g{i}")) if MEASURES[i].kind == "examples_per_s" else _c(f"g{i}")
+        for i in examples
+    ]
     stages.append(
         dict(
             **{
@@ -350,6 +357,17 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                     pl.coalesce(_c(f"g{i}") for i in targets[t]) if t in targets else pl.lit(None, dtype=pl.Float64)
                 )
                 for t in (*_MEASURED_ORDER, "loss")
+                if t != "examples_per_s"
+            },
+            # examples/s in examples before examples/s in tokens (``tokens/s 40960 | samples/s 80``: the samples a batch
+            # counts give steps/s, the tokens do not)
+            **{
+                _T + "plain_examples": pl.coalesce(plain) if plain else pl.lit(None, dtype=pl.Float64),
+                prefix + "examples_per_s": (
+                    pl.coalesce([*plain, *(_c(f"g{i}") for i in examples)])
+                    if examples
+                    else pl.lit(None, dtype=pl.Float64)
+                ),
             },
             **{
                 prefix + "loss_said": pl.any_horizontal(
@@ -357,11 +375,6 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 ).fill_null(False),
                 prefix + "broken": pl.coalesce(_c(f"why{i}") for i in range(len(MEASURES))),
                 prefix + "measure": pl.coalesce([n for t in _MEASURED_ORDER for n in spelled[t]]),
-                prefix + "examples_unit": pl.coalesce(
-                    pl.when(_c(f"g{i}").is_not_null()).then(_c(f"w{i}").str.contains(_TOKENS))
-                    for i in targets.get("examples_per_s", [])
-                    if MEASURES[i].kind == "examples_per_s"
-                ).replace_strict({True: "tokens"}, default=None, return_dtype=pl.String),
                 prefix + "epoch_only": pl.when(pl.col(prefix + "step").is_null()).then(_c("epoch_word")),
                 # a time that says no unit of work (``time = 0.0159s``) is the time of what its statement covers: over a
                 # range of 10 steps it is 10 steps' time. Where the line states its interval of its own (``sec/tick``),
@@ -375,6 +388,9 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
         dict(
             **{
                 prefix + "span": pl.when(bare).then(span),
+                prefix + "examples_unit": pl.when(
+                    _c("plain_examples").is_null() & pl.col(prefix + "examples_per_s").is_not_null()
+                ).then(pl.lit("tokens")),
                 prefix + "bare_s": pl.when(bare & span.is_null()).then(1.0 / per_s),
                 prefix + "per_s": pl.when(bare & pl.col(prefix + "interval_s").is_not_null())
                 .then(None)

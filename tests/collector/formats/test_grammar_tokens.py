@@ -56,3 +56,12 @@ def test_the_spellings_of_tokens_per_second_that_llm_trainers_print() -> None:
         None,
         None,
     )
+
+
+def test_samples_per_second_beside_tokens_per_second_are_the_examples() -> None:
+    # the samples a stated batch counts give steps/s (80 samples/s / 8 = 10 steps/s), whichever the line says first;
+    # the tokens/s beside them is another unit of the same work. (Two statements of one spelling, `tokens/s 40960 |
+    # samples/s 80`, are one measure's: its first is read; left.)
+    for order in ("tokens_per_sec: 40960.0 | samples/s: 80.0", "samples/s: 80.0 | tokens_per_sec: 40960.0"):
+        lines = [f"step {10 * k} | loss 2.5 | global_batch_size 8 | {order}" for k in (1, 2, 3)]
+        assert _read(*lines)[0] == (10, 10.0, 80.0, None), order
