@@ -37,7 +37,6 @@ from tierscope.dataset.schema import EVENTS, ROLES
 
 LABELS_KEY = "logging.googleapis.com/labels"
 
-_INT_FIELDS = ("step", "local_step", "task_index", "pid")
 #: The largest value of each whole field (the vocabulary's, by its group: task_index is a ``task``).
 _INT_MAX = {
     "step": WHOLE_MAX["step"],
