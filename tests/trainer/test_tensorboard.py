@@ -19,10 +19,6 @@ from tierscope.trainer.task import config_from_args, task_args
 from tierscope.trainer.train import TrainConfig
 
 
-def steady(dataset: Dataset) -> float:
-    return float(analyze(dataset).summary["steady_global_steps_per_s"][0])
-
-
 def test_every_task_is_told_where_and_event_files_stay_out_of_the_run_directory(tmp_path: Path) -> None:
     config = TrainConfig(run_id="a", tensorboard_dir=tmp_path / "tb")
     assert config_from_args(task_args(config)) == config
@@ -50,8 +46,12 @@ def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(tmp_path: P
     logged = from_log.read("steps").sort("role", "step").select("role", "task_index", "step")
     read = from_events.read("steps").sort("role", "step").select("role", "task_index", "step")
     assert read.equals(logged) and read.height == 20  # 10 records per task, the same steps
-    # The same intervals' rates (float32 in the event files): the same steady state, within 1 %.
-    assert steady(from_events) == pytest.approx(steady(from_log), rel=0.01)
+    # The same intervals' rates (float32 in the event files): the same verdict on steadiness (a loaded machine
+    # can leave a 400-step run still speeding up, with no steady rate from either) and the same rate within 1 %.
+    by_log, by_events = (analyze(d).summary.row(0, named=True) for d in (from_log, from_events))
+    assert by_events["steady_status"] == by_log["steady_status"]
+    if by_log["steady_global_steps_per_s"] is not None:
+        assert by_events["steady_global_steps_per_s"] == pytest.approx(by_log["steady_global_steps_per_s"], rel=0.01)
 
     # A job killed while writing: the chief's file cut inside its last record (step 400's accuracy).
     cut = tmp_path / "cut" / "chief_0" / "train" / files[0].name
