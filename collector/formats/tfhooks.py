@@ -297,6 +297,7 @@ def _after_their_record(
             right_on="_record",
             by=TAG,
             strategy="backward",
+            check_sortedness=False,  # both sides sorted by offset above, hence within each task too
         )
         .filter(
             pl.col("_record").is_not_null()
