@@ -75,4 +75,8 @@ def test_the_lock_timeout_error_names_what_to_give() -> None:
 def test_a_negative_lock_timeout_is_a_usage_error_too() -> None:
     result = runner.invoke(app, ["collect", "files", "a.log", "--lock-timeout", "-inf"])
     assert result.exit_code == 2
-    assert "Error: Invalid value for '--lock-timeout': -inf is not in the range x>=0." in result.output
+    # the side it is off and what to give, where click said "is not in the range x>=0."
+    assert (
+        "Error: Invalid value for '--lock-timeout': -inf is too small; give one of at least 0, like its default 60 "
+        "(see --help)" in result.output
+    )

@@ -72,6 +72,13 @@ class Group(TyperGroup):
         with _stop_says_so():
             return super().invoke(ctx)
 
+    def get_command(self, ctx: Any, name: str) -> Any:
+        # every command's number options say in the project's words what to give (tierscope.cli.number_options)
+        from tierscope.cli.number_options import word_numbers
+
+        command = super().get_command(ctx, name)
+        return None if command is None else word_numbers(command)
+
     def command_summary(self, ctx: Any, name: str) -> str | None:
         """``name``'s line in the help; None for a hidden command."""
         command = self.get_command(ctx, name)
