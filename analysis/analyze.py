@@ -115,9 +115,9 @@ class Analysis:
 def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> pl.DataFrame:
     """One query of the step records: per run (sorted by run id) ``run_id`` (String), ``records``
     (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted),
-    ``log_batch_size`` (Float64: the median of examples/s over local steps/s where a record logs both,
-    the batch a step of one replica processes; null: none does), ``log_examples_unit`` (String: ``tokens``
-    where every one of those records counted tokens, the step schema's ``examples_unit``; else null).
+    and :func:`log_examples`' columns (null where no record states examples/s): ``log_batch_size``
+    (Float64: the batch a step of one replica processes), ``log_examples_unit``, ``log_examples_per_s``,
+    ``log_examples_other``.
 
     ``footers``: what the files' footers say (:meth:`tierscope.dataset.store.Dataset.footers` of
     :data:`OVERVIEW_COLUMNS`, the files of ``steps``' runs): a run whose every file holds one tier and
@@ -128,17 +128,7 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
     stated = _stated_values(footers)
     unread = steps if stated is None else steps.filter(~pl.col("run_id").is_in(stated["run_id"].unique().implode()))
     per_value = unread.group_by("run_id", "tier", "source").agg(records=pl.len(), last_step=pl.col("step").max())
-    logged = pl.col("examples_per_s").is_not_null() & (pl.col("local_steps_per_s") > 0)
-    batch = (
-        steps.filter(logged)
-        .group_by("run_id")
-        .agg(
-            log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s")).median(),
-            log_examples_unit=pl.when((pl.col("examples_unit") == "tokens").fill_null(False).all()).then(
-                pl.lit("tokens")
-            ),
-        )
-    )
+    batch = log_examples(steps)
     # streaming: only the per-run rows are kept, whatever the records (collect_all would merge the scans)
     values, batches = per_value.collect(engine="streaming"), batch.collect(engine="streaming")
     if stated is not None:
@@ -152,8 +142,40 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
             sources=pl.col("source").drop_nulls().unique().sort(),
         )
         .join(batches, on="run_id", how="left")
-        .with_columns(pl.col("log_batch_size").cast(pl.Float64))
+        .with_columns(pl.col("log_batch_size", "log_examples_per_s").cast(pl.Float64))
         .sort("run_id")
+    )
+
+
+def log_examples(steps: pl.LazyFrame) -> pl.LazyFrame:
+    """Per run whose records state examples/s: ``run_id``, ``log_examples_unit`` (``tokens`` or ``examples``:
+    what most of those records counted, the step schema's ``examples_unit``; a tie is tokens),
+    ``log_batch_size`` (the median of examples/s over local steps/s where a record of that unit logs both; null:
+    none does), ``log_examples_per_s`` (the median examples/s of that unit's records) and ``log_examples_other``
+    (UInt32: the records that counted the other unit, left out: tokens are never added to images).
+
+    The median examples/s is what a log timed by its clock alone (no steps/s, no step time) says of its
+    examples: its warm-up lines are a few of many, which a median does not follow."""
+    unit = pl.when((pl.col("examples_unit") == "tokens").fill_null(False)).then(pl.lit("tokens"))
+    per_unit = (
+        steps.filter(pl.col("examples_per_s").is_not_null())
+        .with_columns(log_examples_unit=unit.otherwise(pl.lit("examples")))
+        .group_by("run_id", "log_examples_unit")
+        .agg(
+            _records=pl.len(),
+            log_batch_size=(pl.col("examples_per_s") / pl.col("local_steps_per_s"))
+            .filter(pl.col("local_steps_per_s") > 0)
+            .median(),
+            log_examples_per_s=pl.col("examples_per_s").median(),
+        )
+    )
+    return (
+        per_unit.sort("run_id", "_records", "log_examples_unit", descending=[False, True, True])
+        .group_by("run_id", maintain_order=True)
+        .agg(
+            pl.col("log_examples_unit", "log_batch_size", "log_examples_per_s").first(),
+            log_examples_other=(pl.col("_records").sum() - pl.col("_records").first()).cast(pl.UInt32),
+        )
     )
 
 
@@ -411,7 +433,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
-    batches = overview.select("run_id", "log_batch_size", "log_examples_unit")
+    batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s")
     notes += batch_notes(runs, batches)
     summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)

@@ -608,7 +608,8 @@ def examples_word(frame: pl.DataFrame) -> str:
 
 
 def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.DataFrame:
-    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``), ``usd_per_million_examples``,
+    """``frame`` with ``batch_size`` (declared, else the logs' ``log_batch_size``, else, for a run whose local
+    steps are global ones, the logs' ``log_examples_per_s`` over its steady rate), ``usd_per_million_examples``,
     ``examples_unit`` (``tokens`` where the batch is the log's and the log counted tokens, its
     ``log_examples_unit``; else ``examples``),
     ``update_mode``
@@ -617,10 +618,13 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
     replica processes a batch per global step; a parameter-server step is one replica's batch)."""
     if log_batches is not None:
         frame = frame.join(log_batches, on="run_id", how="left")
-    else:
-        frame = frame.with_columns(log_batch_size=pl.lit(None, pl.Float64))
-    if "log_examples_unit" not in frame.columns:
-        frame = frame.with_columns(log_examples_unit=pl.lit(None, pl.String))
+    for name, dtype in (
+        ("log_batch_size", pl.Float64),
+        ("log_examples_unit", pl.String),
+        ("log_examples_per_s", pl.Float64),
+    ):
+        if name not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype).alias(name))
     # a declared batch_size is examples (a manifest's, run.json's); the log's is what its examples/s counted
     unit = (
         pl.when(pl.col("batch_size").is_null() & pl.col("log_examples_unit").is_not_null())
@@ -630,9 +634,17 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
     inferred = pl.when(pl.col("training_mode").is_in(["sync", "async", "single"])).then(pl.col("training_mode"))
     mode = pl.coalesce(pl.col("strategy").replace_strict(STRATEGY_MODE, default=None), inferred)
     declared = pl.col("strategy").replace_strict(STRATEGY_MODE, default=None)
+    # A log timed by its clock alone states its examples/s but no local steps/s to divide them by: where a
+    # task's local step is a global one (one training task, or sync replicas), a step's examples are its
+    # examples/s over the steady rate (16,384 tokens/s at 2 steps/s: 8,192 tokens a step), so the examples/s
+    # figured from them is the log's own. Async tasks' local rates are unknown: none.
+    local_is_global = (pl.col("tasks") == 1) | mode.eq_missing(pl.lit("sync"))
+    clocked = pl.when(local_is_global & (pl.col("steady_global_steps_per_s") > 0)).then(
+        pl.col("log_examples_per_s") / pl.col("steady_global_steps_per_s")
+    )
     return (
         frame.with_columns(
-            batch_size=pl.coalesce(pl.col("batch_size").cast(pl.Float64), "log_batch_size"),
+            batch_size=pl.coalesce(pl.col("batch_size").cast(pl.Float64), "log_batch_size", clocked),
             examples_unit=unit,
             update_mode=mode,
             # one task that logged cannot show a mode ("single"): a declared strategy says what it was
@@ -649,7 +661,7 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
             usd_per_million_examples=USD_PER_MILLION_EXAMPLES,
             examples_unit=pl.when(pl.col("examples_per_s").is_not_null()).then("examples_unit"),
         )
-        .drop("log_batch_size", "log_examples_unit")
+        .drop("log_batch_size", "log_examples_unit", "log_examples_per_s", strict=False)
     )
 
 

@@ -113,3 +113,46 @@ def test_files_without_the_column_or_of_examples_say_examples(tmp_path: Path, un
     assert rows["t4"]["usd_per_million_examples"] == pytest.approx(0.729998 / 147.456)
     wide = CliRunner().invoke(app, ["summary", "-d", str(tmp_path / "ds"), "--wide"], env={"COLUMNS": "400"})
     assert "USD per 1M examples" in wide.output and "tokens" not in wide.output
+
+
+def _clock_only_log(path: Path, tokens_per_s: float, seconds_apart: float = 5.0) -> None:
+    # a logger's clock and tokens/s, no steps/s and no step time: 10 steps every 5 s (2 steps/s); the first
+    # line a warm-up's slower tokens/s, which the median of the 20 does not follow
+    lines = []
+    for k in range(1, 21):
+        seconds = seconds_apart * k
+        rate = tokens_per_s / 4 if k == 1 else tokens_per_s
+        lines.append(
+            f"2026-11-20 10:{int(seconds // 60):02d}:{seconds % 60:02.0f},123 - INFO - step {10 * k} | loss 2.1 | "
+            f"tokens/s {rate:.0f}\n"
+        )
+    path.write_text("".join(lines))
+
+
+def test_tokens_per_second_timed_by_the_logger_clock_alone_price_a_million_tokens(tmp_path: Path) -> None:
+    _clock_only_log(tmp_path / "a100.log", 16384)
+    spec = RunSpec(
+        run_id="a100", tier=None, files=[tmp_path / "a100.log"], date=RAN, topology=RUNS["a100"][1].to_json()
+    )
+    collect_runs(Dataset(tmp_path / "ds"), [spec])
+    row = _summary(tmp_path / "ds")["a100"]
+    # the clock: 10 steps every 5 s = 2 global steps/s, one training task (its local steps are the global ones)
+    assert row["steady_global_steps_per_s"] == pytest.approx(2.0)
+    # tokens a step: the median tokens/s 16,384 (19 of 20 lines; the warm-up's 4,096 is one) / 2 steps/s = 8,192
+    assert row["batch_size"] == pytest.approx(8192) and row["examples_unit"] == "tokens"
+    assert row["examples_per_s"] == pytest.approx(16384)
+    # 3.67339 USD/h / (16,384 tokens/s x 3,600 s / 10^6) = 3.67339 / 58.9824 = 0.0622794... USD per 1M tokens
+    assert row["usd_per_million_examples"] == pytest.approx(3.67339 / 58.9824)
+    assert row["usd_per_million_examples"] == pytest.approx(0.0622794, rel=1e-5)
+
+
+def test_tokens_per_second_of_two_tasks_of_unknown_mode_price_no_token(tmp_path: Path) -> None:
+    # the near miss: two tasks' logs, no declared strategy and no local rates to tell sync from async; whether
+    # a global step is one task's batch or both tasks' is unknown, so neither is taken
+    for task in (0, 1):
+        _clock_only_log(tmp_path / f"worker-{task}.log", 16384)
+    files = [tmp_path / "worker-0.log", tmp_path / "worker-1.log"]
+    collect_runs(Dataset(tmp_path / "ds"), [RunSpec(run_id="two", tier=None, files=files, date=RAN)])
+    row = _summary(tmp_path / "ds")["two"]
+    assert row["tasks"] == 2 and row["steady_global_steps_per_s"] is not None
+    assert row["batch_size"] is None and row["usd_per_million_examples"] is None and row["examples_unit"] is None
