@@ -598,6 +598,15 @@ STRATEGY_MODE = {"mirrored": "sync", "ps": "async", "single": "single"}
 USD_PER_MILLION_EXAMPLES = pl.col("usd_per_hour") / (pl.col("examples_per_s") * 3600) * 1e6
 
 
+def shared_examples_word(frame: pl.DataFrame) -> str | None:
+    """The one thing ``frame``'s (a summary's) rows with examples count (``tokens`` or ``examples``:
+    :func:`examples_word`), None where they differ (a language model's tokens beside an image model's
+    examples): then each row's ``examples_unit`` names its own, and no figure adds or compares the two."""
+    if "examples_unit" not in frame.columns or frame["examples_unit"].drop_nulls().n_unique() <= 1:
+        return examples_word(frame)
+    return None
+
+
 def examples_word(frame: pl.DataFrame) -> str:
     """What ``frame``'s (a summary's) examples are, to name them: ``tokens`` where every row with an
     ``examples_unit`` counted tokens (a language model's log measured tokens/s), else ``examples``."""

@@ -25,6 +25,7 @@ from tierscope.analysis import Analysis
 from tierscope.analysis.forecast import scaling, unmeasured
 from tierscope.analysis.provenance import Provenance
 from tierscope.analysis.scaling import ScalingFit, best_fit
+from tierscope.analysis.summary import shared_examples_word
 from tierscope.atomic import write_text_atomic
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
@@ -382,10 +383,14 @@ def cost_columns(summary: pl.DataFrame) -> list[str]:
     """The runs table's cost columns: ``units`` (ML units/hour, steps per ML unit-hour) where a run has ML
     units (a legacy tier), ``usd`` (USD/hour, USD per 1,000 steps) where a run has a dollar price, and
     ``hours`` (hours to N steps) unless both are there: five cost columns overflow a laptop's screen,
-    and the price-against-time chart gives the hours to N of every run."""
+    and the price-against-time chart gives the hours to N of every run; ``million`` (USD per 1M examples,
+    each run's own unit named where they differ) where a run's log counted tokens."""
     shown = [name for name, column in (("units", "ml_units_per_hour"), ("usd", "usd_per_hour"))
              if summary[column].is_not_null().any()]  # fmt: skip
-    return shown if len(shown) == 2 else [*shown, "hours"]
+    shown = shown if len(shown) == 2 else [*shown, "hours"]
+    # USD per 1M tokens where a run's log counted tokens: the price a language model's trainer asks first
+    tokens = "examples_unit" in summary.columns and (summary["examples_unit"] == "tokens").any()
+    return [*shown, "million"] if tokens and summary["usd_per_million_examples"].is_not_null().any() else shown
 
 
 def rate_text(value: float, t: Catalog) -> str:
@@ -514,6 +519,7 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             headline=headline(table, data.costs, data.steps, t, data.unmeasured),
             runs=_table_rows(table),
             cost_columns=cost_columns(table),
+            million_word=shared_examples_word(table),
             steady_notes=[*configuration_notes(data, t), *steady_notes(data.summary, t, data.clock_rates)],
             from_clock=set(data.clock_rates["run_id"]) if data.clock_rates is not None else set(),
             interval_header=interval_header(data),

@@ -27,7 +27,7 @@ from tierscope.collector.manifest import RunSpec
 from tierscope.dataset.store import Dataset
 from tierscope.reports.headline import headline
 from tierscope.reports.i18n import Catalog
-from tierscope.reports.render import analysis_options, report_data
+from tierscope.reports.render import analysis_options, render_report, report_data
 
 #: run id -> (steps/s, tokens a step): t4 5 steps/s x 8,192 = 40,960 tokens/s; a100 4 x 16,384 = 65,536
 LOGS = {"t4": (5.0, 8192), "a100": (4.0, 16384)}
@@ -156,3 +156,33 @@ def test_tokens_per_second_of_two_tasks_of_unknown_mode_price_no_token(tmp_path:
     row = _summary(tmp_path / "ds")["two"]
     assert row["tasks"] == 2 and row["steady_global_steps_per_s"] is not None
     assert row["batch_size"] is None and row["usd_per_million_examples"] is None and row["examples_unit"] is None
+
+
+def _collect_a100(root: Path) -> None:
+    """``root``/a100.log collected as the run a100 on one A100 (3.67339 USD/h) into ``root``/ds."""
+    spec = RunSpec(run_id="a100", tier=None, files=[root / "a100.log"], date=RAN, topology=RUNS["a100"][1].to_json())
+    collect_runs(Dataset(root / "ds"), [spec])
+
+
+def test_the_price_of_a_million_tokens_is_in_the_default_table_and_the_report(tmp_path: Path) -> None:
+    _clock_only_log(tmp_path / "a100.log", 16384)
+    _collect_a100(tmp_path)
+    table = CliRunner().invoke(app, ["summary", "-d", str(tmp_path / "ds")], env={"COLUMNS": "250"}).output
+    header, row = table.splitlines()[1:3]
+    # one run, compared with nothing on tokens/s, yet not --wide: 3.67339 / 58.9824 = 0.0623 USD per 1M tokens
+    assert "USD per 1M tokens" in header and row.split()[-1] == "0.0623" and "--wide" not in header
+    html = render_report(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions())))
+    assert "<th>USD per 1M tokens</th>" in html and ">0.0623</td>" in html
+
+
+def test_runs_that_count_no_tokens_keep_the_table_narrow(tmp_path: Path) -> None:
+    # the near miss: the same log stating images/s (examples): no price per 1M examples unwidened, as before
+    _clock_only_log(tmp_path / "a100.log", 16384)
+    text = (tmp_path / "a100.log").read_text().replace("tokens/s", "images/s")
+    (tmp_path / "a100.log").write_text(text)
+    _collect_a100(tmp_path)
+    assert _summary(tmp_path / "ds")["a100"]["examples_unit"] == "examples"
+    table = CliRunner().invoke(app, ["summary", "-d", str(tmp_path / "ds")], env={"COLUMNS": "250"}).output
+    assert "USD per 1M" not in table
+    html = render_report(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions())))
+    assert "USD per 1M" not in html

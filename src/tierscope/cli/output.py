@@ -340,6 +340,8 @@ def summary_grid(
     examples = "speedup_basis" in frame.columns and bool((frame["speedup_basis"] == "examples/s").any())
     # what the logs' examples are: a language model's tokens where its log measured tokens/s
     word = examples_word(frame)
+    # a price per 1M tokens is what one training a language model asks: shown unwidened where a run counts them
+    tokens = "examples_unit" in frame.columns and bool((frame["examples_unit"] == "tokens").any())
     # each run's own steps to N: a column only where they differ from N (N is the baseline's work)
     own_steps = "target_examples" in frame.columns and frame["target_examples"].drop_nulls().len() > 0
     if examples:
@@ -365,7 +367,7 @@ def summary_grid(
         Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
-        Column(f"USD per 1M {word}", wide=not examples),
+        Column(f"USD per 1M {word}", wide=not (examples or tokens)),
         *([Column("steps to N", drop=5)] if own_steps else []),
         Column("hours to N"),
         Column("hours at steady", drop=5),
