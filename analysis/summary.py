@@ -139,6 +139,12 @@ RUN_INDEX = (
 #: ``{segments}``: the run's segments (here each holds one record, all of them warm-up).
 STEADY_REASONS = {
     "no_records": "no step records",
+    # a finished run's end is no step report (Hugging Face's train_runtime summary); a log of metrics alone
+    # (loss, learning rate, epoch) states no step with a time or a rate
+    "finished_without_steps": (
+        "no step records: its log says it finished, but none of its lines states a step with a time or a rate "
+        "(`tierscope formats --try` on its log shows how each line was read)"
+    ),
     "no_training_records": "only ps or evaluator records",
     "one_record": "only warm-up records (1 record)",
     "no_clock": "no time or global rate: each record is warm-up",
@@ -226,7 +232,7 @@ def steady_status() -> pl.Expr:
         .when(pl.col("still_rising").fill_null(False))
         .then(pl.lit("not_steady_yet"))
         .when(pl.col("records").fill_null(0) == 0)
-        .then(pl.lit("no_records"))
+        .then(pl.when(pl.col("status") == "ok").then(pl.lit("finished_without_steps")).otherwise(pl.lit("no_records")))
         .when(pl.col("logging_tasks").fill_null(0) == 0)
         .then(pl.lit("no_training_records"))
         .when(pl.col("steady_records").fill_null(0) == 0)

@@ -440,9 +440,11 @@ def summary_grid(
                       "checkpoint save")
                    for r in frame.iter_rows(named=True)
                    if r.get("steady_pauses") and r["steady_global_steps_per_s"] is not None]  # fmt: skip
-    # why a run that logged steps shows no steady rate (a run without records says so by its status)
+    # why a run that logged steps shows no steady rate (a run without records says so by its status, but for one
+    # that finished: its row would be empty without a word)
     grid.notes += [f"run {named(r['run_id'])}: no steady rate: {r['steady_reason']}"
-                   for r in frame.iter_rows(named=True) if r.get("steady_reason") and r["records"]]  # fmt: skip
+                   for r in frame.iter_rows(named=True) if r.get("steady_reason")
+                   and (r["records"] or r["steady_status"] == "finished_without_steps")]  # fmt: skip
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
     grid.notes += [f"run {named(r['run_id'])}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
