@@ -316,7 +316,7 @@ def recommend_cmd(
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
-               *predicted_basis(result.candidates),
+               *predicted_basis(result.candidates, analysis.summary),
                f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
                *_price_notes(result.candidates)],
     )  # fmt: skip

@@ -282,22 +282,49 @@ def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str
     ]
 
 
-def predicted_basis(candidates: pl.DataFrame) -> list[str]:
-    """One line saying what rate the predicted candidates are planned on, where they are planned on a sustained one
-    (their predicted steady rate x the measured runs' share, :func:`tierscope.analysis.plan.sustained_share`)."""
+def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = None) -> list[str]:
+    """What rate the predicted candidates are planned on, where they are planned on a sustained one (their
+    predicted steady rate x the measured runs' median share, :func:`tierscope.analysis.plan.sustained_share`),
+    naming each measured run's share; and, a line, the measured runs planned on their steady rate for want of a
+    sustained one (no clock to time their lives: goodput unknown), with the reason ``summary``'s
+    ``goodput_reason`` gives where there is one."""
     import polars as pl  # the CLI loads the data library only when a command runs
 
+    notes = []
+    measured = candidates.filter(pl.col("basis") == "measured")
     predicted = candidates.filter(
         pl.col("basis").str.starts_with("predicted") & (pl.col("rate_basis") == "sustained")
         & (pl.col("steady_global_steps_per_s") > 0)
     )  # fmt: skip
-    if predicted.height == 0:
-        return []
-    share = predicted.select(pl.col("global_steps_per_s") / pl.col("steady_global_steps_per_s")).item(0, 0)
-    return [
-        f"Predicted rows: the predicted steady rate x {share:.3f}, the median share of their steady rate the measured "
-        "runs sustained (checkpoints, evaluations, restarts); 'hours at steady' is on the predicted steady rate."
-    ]
+    if predicted.height:
+        share = predicted.select(pl.col("global_steps_per_s") / pl.col("steady_global_steps_per_s")).item(0, 0)
+        shares = measured.filter((pl.col("rate_basis") == "sustained") & (pl.col("steady_global_steps_per_s") > 0))
+        each = ", ".join(
+            f"{named(run)} {sustained / steady:.3f}"
+            for run, sustained, steady in shares.select("candidate", "global_steps_per_s", "steady_global_steps_per_s")
+            .sort("candidate")
+            .iter_rows()
+        )
+        notes.append(
+            f"Predicted rows: the predicted steady rate x {share:.3f}, the median share of their steady rate the "
+            f"measured runs sustained ({each}; checkpoints, evaluations, restarts, at most 1); 'hours at steady' is on "
+            "the predicted steady rate."
+        )
+    steady = measured.filter(pl.col("rate_basis") == "steady")["candidate"].sort().to_list()
+    if steady:
+        reasons = {}
+        if summary is not None and "goodput_reason" in summary.columns:
+            reasons = dict(summary.select("run_id", "goodput_reason").iter_rows())
+        said = "; ".join(
+            f"{named(run)}: {reasons.get(run) or 'its log has no clock or elapsed time to time its life'}"
+            for run in steady
+        )
+        notes.append(
+            f"Planned on the steady rate, no sustained rate measured ({said}): checkpoints, evaluations and "
+            f"restarts are not in {'its' if len(steady) == 1 else 'their'} hours"
+            + (", nor in the median share." if predicted.height else ".")
+        )
+    return notes
 
 
 def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:

@@ -1,0 +1,50 @@
+"""recommend's notes on the rates its rows are planned on: the predicted rows' share of their steady rate names
+each measured run's own (sustained / steady), and a measured run planned on its steady rate for want of a
+sustained one (no clock to time its life) is said to be, with why (tierscope.cli.output.predicted_basis)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from tierscope.cli.output import predicted_basis
+
+
+def _candidates(rows: list[tuple[str, str, float, str, float]]) -> pl.DataFrame:
+    names = ["candidate", "basis", "global_steps_per_s", "rate_basis", "steady_global_steps_per_s"]
+    return pl.DataFrame(rows, schema=names, orient="row")
+
+
+def test_the_predicted_share_names_each_measured_runs_and_the_run_without_a_clock() -> None:
+    candidates = _candidates(
+        [
+            ("t4", "measured", 0.93, "sustained", 1.0),  # 0.93 / 1.0 = 0.930
+            ("a100", "measured", 3.94, "sustained", 4.0),  # 3.94 / 4.0 = 0.985
+            ("x100", "measured", 2.0, "steady", 2.0),  # no clock: its steady rate, out of the median
+            # the median of 0.930 and 0.985 = 0.9575: 8.0 predicted steady steps/s x 0.9575 = 7.66
+            ("a100x2", "predicted (usl)", 7.66, "sustained", 8.0),
+        ]
+    )
+    summary = pl.DataFrame({"run_id": ["t4", "a100", "x100"], "goodput_reason": [None, None, None]})
+    assert predicted_basis(candidates, summary) == [
+        "Predicted rows: the predicted steady rate x 0.958, the median share of their steady rate the measured runs "
+        "sustained (a100 0.985, t4 0.930; checkpoints, evaluations, restarts, at most 1); 'hours at steady' is on "
+        "the predicted steady rate.",
+        "Planned on the steady rate, no sustained rate measured (x100: its log has no clock or elapsed time to time "
+        "its life): checkpoints, evaluations and restarts are not in its hours, nor in the median share.",
+    ]
+
+
+def test_a_run_whose_clock_contradicts_its_steps_says_so() -> None:
+    # the near miss: a clock there is, but goodput is withheld for it; no predicted row: no share to name
+    candidates = _candidates([("a", "measured", 2.0, "steady", 2.0), ("b", "measured", 1.8, "steady", 1.8)])
+    reason = "the log's clock shows a lifetime of 0 s"
+    summary = pl.DataFrame({"run_id": ["a", "b"], "goodput_reason": [reason, None]})
+    assert predicted_basis(candidates, summary) == [
+        f"Planned on the steady rate, no sustained rate measured (a: {reason}; b: its log has no clock or elapsed "
+        "time to time its life): checkpoints, evaluations and restarts are not in their hours."
+    ]
+
+
+def test_every_run_sustained_says_nothing_of_the_steady_rate() -> None:
+    candidates = _candidates([("t4", "measured", 0.93, "sustained", 1.0)])
+    assert predicted_basis(candidates) == []
