@@ -36,7 +36,14 @@ from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
-from tierscope.analysis.summary import batch_notes, failures, run_index, summary_frame, withhold_non_finite
+from tierscope.analysis.summary import (
+    batch_notes,
+    failures,
+    mixed_unit_notes,
+    run_index,
+    summary_frame,
+    withhold_non_finite,
+)
 from tierscope.analysis.target import (
     MetricSeries,
     Target,
@@ -434,7 +441,9 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
     batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s")
-    notes += batch_notes(runs, batches)
+    notes += batch_notes(runs, batches) + mixed_unit_notes(
+        overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
+    )
     summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)

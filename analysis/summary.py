@@ -440,9 +440,11 @@ def summary_frame(
         b = base.row(0, named=True)
         # Steps are not work: where batch size or update mode differ, a step of one run is not one of
         # the other's, so the two compare on examples/s (the steady rate times a constant per run).
+        # a step's worth in tokens is not one in images: only runs counting the baseline's unit compare on it
         on_examples = (
             pl.col("examples_per_s").is_not_null()
             & pl.lit(b["examples_per_s"] is not None)
+            & pl.col("examples_unit").eq_missing(pl.lit(b["examples_unit"], pl.String))
             & (
                 pl.col("batch_size").ne_missing(pl.lit(b["batch_size"], pl.Float64))
                 | pl.col("update_mode").ne_missing(pl.lit(b["update_mode"], pl.String))
@@ -678,6 +680,23 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
         )
         .drop("log_batch_size", "log_examples_unit", "log_examples_per_s", strict=False)
     )
+
+
+def mixed_unit_notes(overview: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run whose records state examples/s in tokens and in examples both
+    (``overview``: ``run_id, log_examples_unit, log_examples_other``, :func:`tierscope.analysis.analyze.log_examples`):
+    the unit its figures count, and how many records of the other were left out (never added to them)."""
+    mixed = overview.filter(pl.col("log_examples_other").fill_null(0) > 0)
+    other = {"tokens": "examples", "examples": "tokens"}
+    return [
+        (
+            run_id,
+            f"its records state examples/s in tokens and in examples (images, samples): its examples/s and price "
+            f"per 1M {unit} are of the {unit} the most of them count; {left:,} record{'s' if left != 1 else ''} "
+            f"counting {other[unit]} left out (never added to them)",
+        )
+        for run_id, unit, left in mixed.select("run_id", "log_examples_unit", "log_examples_other").iter_rows()
+    ]
 
 
 def batch_notes(runs: pl.DataFrame, log_batches: pl.DataFrame) -> list[tuple[str, str]]:

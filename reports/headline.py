@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from tierscope.analysis.prices import on_compute_engine
-from tierscope.analysis.summary import examples_word
+from tierscope.analysis.summary import examples_word, shared_examples_word
 from tierscope.contract import LOCAL_TIER_PATTERN
 from tierscope.reports.i18n import Catalog
 
@@ -18,8 +18,18 @@ def _named(row: dict[str, object]) -> dict[str, object]:
 def _unit(summary: pl.DataFrame, t: Catalog) -> dict[str, str]:
     """The words for the summary's examples (:func:`tierscope.analysis.summary.examples_word`: tokens where
     the logs measured tokens/s): ``unit`` (plural) and ``one`` (singular), in ``t``'s language."""
-    word = examples_word(summary)
+    word = _word(summary)
     return {"unit": t(f"unit.{word}"), "one": t(f"unit.{word.removesuffix('s')}")}
+
+
+def _word(summary: pl.DataFrame) -> str:
+    """The examples the headline speaks of: the runs' one unit, else (tokens beside images) the baseline's, the
+    runs compared on examples/s counting it (:func:`tierscope.analysis.summary.shared_examples_word`)."""
+    shared = shared_examples_word(summary)
+    if shared is not None:
+        return shared
+    base = summary.filter(pl.col("run_id") == pl.col("baseline_run_id"))["examples_unit"].drop_nulls()
+    return base[0] if base.len() else examples_word(summary)
 
 
 def on_examples(summary: pl.DataFrame) -> bool:
@@ -64,7 +74,10 @@ def cheapest(summary: pl.DataFrame, t: Catalog) -> str | None:
     most steps per ML unit-hour (examples where on examples/s)."""
     examples = on_examples(summary)
     if examples:
-        usd = summary.filter(pl.col("usd_per_million_examples").is_not_null())
+        # a million tokens and a million images are no one price: the runs of the unit spoken of alone
+        usd = summary.filter(
+            pl.col("usd_per_million_examples").is_not_null() & pl.col("examples_unit").eq_missing(_word(summary))
+        )
         if usd.height:
             row = usd.sort(["usd_per_million_examples", "run_id"]).row(0, named=True)
             usd_text = t.significant(row["usd_per_million_examples"])
@@ -215,7 +228,7 @@ def headline(
             costs = costs.filter(~pl.col("run_id").is_in(failed["run_id"].to_list()))
         priced = (
             cheapest(finished, t),
-            best_value(costs, steps, t, _work(summary), examples_word(summary)) if costs is not None else None,
+            best_value(costs, steps, t, _work(summary), _word(summary)) if costs is not None else None,
         )
         for sentence in (*priced, no_price(finished, t), compute_engine(finished, t)):
             if sentence:

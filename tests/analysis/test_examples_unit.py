@@ -186,3 +186,61 @@ def test_runs_that_count_no_tokens_keep_the_table_narrow(tmp_path: Path) -> None
     assert "USD per 1M" not in table
     html = render_report(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions())))
     assert "USD per 1M" not in html
+
+
+def _mixed_log(path: Path, words: list[str]) -> None:
+    # 2 steps/s on a logger's clock and its own steps/s; line k states 16,384 tokens/s (8,192 a step) or 64 images/s
+    # (32 a step) as words[k] says
+    lines = []
+    for k, word in enumerate(words, start=1):
+        figure = {"tokens/s": 16384, "images/s": 64}[word]
+        lines.append(f"2026-11-20 10:00:{5 * k:02d},000 - INFO - step {10 * k} | 2.0 steps/s | {word} {figure}\n")
+    path.write_text("".join(lines))
+
+
+def test_a_run_stating_tokens_and_images_counts_the_unit_most_lines_count_and_says_so(tmp_path: Path) -> None:
+    # 7 lines of tokens/s, 4 of images/s (a vision-language log, say): never added. Before, the batch was the
+    # median of the 11 ratios (8,192, the tokens') named "examples", as not every record counted tokens
+    _mixed_log(tmp_path / "a100.log", ["tokens/s"] * 4 + ["images/s"] * 4 + ["tokens/s"] * 3)
+    _collect_a100(tmp_path)
+    analysis = analyze(Dataset(tmp_path / "ds"))
+    row = analysis.summary.row(0, named=True)
+    # 16,384 tokens/s / 2 steps/s = 8,192 tokens a step; 3.67339 / 58.9824 = 0.0623 USD per 1M tokens
+    assert row["examples_unit"] == "tokens" and row["batch_size"] == pytest.approx(8192)
+    assert row["usd_per_million_examples"] == pytest.approx(3.67339 / 58.9824)
+    assert analysis.notes == [
+        (
+            "a100",
+            "its records state examples/s in tokens and in examples (images, samples): its examples/s and price per "
+            "1M tokens are of the tokens the most of them count; 4 records counting examples left out (never added "
+            "to them)",
+        )
+    ]
+
+
+def test_runs_counting_tokens_and_images_each_name_their_own(tmp_path: Path) -> None:
+    # t4 counts tokens, a100 images (the near miss of one unit for all): neither is priced in the other's unit,
+    # and a100 compares with the baseline t4 on steps/s, not on a step's tokens against its images
+    _mixed_log(tmp_path / "t4.log", ["tokens/s"] * 10)
+    _mixed_log(tmp_path / "a100.log", ["images/s"] * 10)
+    specs = [
+        RunSpec(run_id=run, tier=None, files=[tmp_path / f"{run}.log"], date=RAN, topology=RUNS[run][1].to_json())
+        for run in ("t4", "a100")
+    ]
+    collect_runs(Dataset(tmp_path / "ds"), specs)
+    rows = _summary(tmp_path / "ds")
+    assert (rows["t4"]["examples_unit"], rows["a100"]["examples_unit"]) == ("tokens", "examples")
+    # both at 2 steps/s: speedup 1.00 on steps/s (on examples/s it would be 64 / 16,384)
+    assert rows["a100"]["speedup_basis"] == "steps/s" and rows["a100"]["speedup_vs_baseline"] == pytest.approx(1.0)
+    table = CliRunner().invoke(app, ["summary", "-d", str(tmp_path / "ds")], env={"COLUMNS": "250"}).output
+    lines = table.splitlines()
+    assert "USD per 1M examples" not in lines[1] and "USD per 1M tokens" not in lines[1] and "USD per 1M" in lines[1]
+    # t4: 0.729998 / (16,384 x 3,600 / 10^6) = 0.729998 / 58.9824 = 0.01238 -> 0.0124 tokens;
+    # a100: 3.67339 / (64 x 3,600 / 10^6) = 3.67339 / 0.2304 = 15.94 examples
+    assert "0.0124 tokens" in next(line for line in lines if line.startswith("t4 "))
+    assert "15.94 examples" in next(line for line in lines if line.startswith("a100 "))
+    html = render_report(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions())))
+    # the report's column names no one unit; each cell its own (15.94 to 3 significant figures: 15.9)
+    assert "<th>USD per 1M</th>" in html
+    assert '"USD per 1M tokens">0.0124<span class="ci">tokens</span>' in html
+    assert '"USD per 1M examples">15.9<span class="ci">examples</span>' in html

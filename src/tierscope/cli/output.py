@@ -8,7 +8,7 @@ time, not for ``--help``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -260,11 +260,20 @@ def target_basis_notes(frame: pl.DataFrame) -> list[str]:
     examples = frame["target_examples"].drop_nulls()[0]
     baseline = frame["baseline_run_id"].drop_nulls()[0]
     said = f"{n.count(steps[0])} steps" if steps.len() else "N steps"
-    word = examples_word(frame)
+    word = baseline_word(frame) or examples_word(frame)
     return [
         f"N is work, not steps: {said} of {named(baseline)} = {n.count(round(examples))} {word}; each run's "
         f"own global steps to process them in 'steps to N' (fewer where a step processes more {word})"
     ]
+
+
+def baseline_word(frame: pl.DataFrame) -> str | None:
+    """What the baseline's examples are (``tokens`` or ``examples``): the runs compared on examples/s count them
+    (tierscope.analysis.summary.summary_frame); None where the baseline has none or is not in ``frame``."""
+    if "examples_unit" not in frame.columns or "baseline_run_id" not in frame.columns:
+        return None
+    units = frame.filter(frame["run_id"] == frame["baseline_run_id"])["examples_unit"].drop_nulls()
+    return units[0] if units.len() else None
 
 
 def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
@@ -342,6 +351,14 @@ def compute_engine_note(price_rows: Iterable[str | None]) -> list[str]:
     return [f"Prices: {words}."] if words else []
 
 
+def _per_million(row: dict[str, Any], shared: str | None) -> str:
+    """A row's USD per 1M examples, its unit named where the table's rows count different ones (``shared``
+    None): ``0.0623 tokens``, ``1.20 examples``."""
+    value = n.money(row.get("usd_per_million_examples"))
+    unit = row.get("examples_unit")
+    return f"{value} {unit}" if shared is None and unit and value != n.MISSING else value
+
+
 def summary_grid(
     frame: pl.DataFrame,
     region: str = "us",
@@ -362,17 +379,19 @@ def summary_grid(
     priced = frame["ml_units_per_hour"].is_not_null() | frame["usd_per_hour"].is_not_null()
     several_dates = frame.filter(priced)["price_date"].n_unique() > 1
     reach = f"; N = {n.count(target)} steps" if target is not None else ""
-    from tierscope.analysis.summary import examples_word
+    from tierscope.analysis.summary import examples_word, shared_examples_word
 
     examples = "speedup_basis" in frame.columns and bool((frame["speedup_basis"] == "examples/s").any())
-    # what the logs' examples are: a language model's tokens where its log measured tokens/s
+    # what the logs' examples are: a language model's tokens where its log measured tokens/s; where runs count
+    # different ones (tokens, images), each cell names its own and the header none
     word = examples_word(frame)
+    shared = shared_examples_word(frame)
     # a price per 1M tokens is what one training a language model asks: shown unwidened where a run counts them
     tokens = "examples_unit" in frame.columns and bool((frame["examples_unit"] == "tokens").any())
     # each run's own steps to N: a column only where they differ from N (N is the baseline's work)
     own_steps = "target_examples" in frame.columns and frame["target_examples"].drop_nulls().len() > 0
-    if examples:
-        reach = f", on {word}/s where batch size or mode differ{reach}"  # the basis, in the header
+    if examples:  # the basis, in the header: the baseline's examples (only runs counting them compare on them)
+        reach = f", on {baseline_word(frame) or word}/s where batch size or mode differ{reach}"
     columns = [
         Column("run", "name"),
         Column("tier", "phrase"),
@@ -394,7 +413,7 @@ def summary_grid(
         Column("USD/h", drop=2),
         Column("steps/ML unit-h"),
         Column("USD per 1,000 steps", drop=1),
-        Column(f"USD per 1M {word}", wide=not (examples or tokens)),
+        Column(f"USD per 1M {word}" if shared else "USD per 1M", wide=not (examples or tokens)),
         *([Column("steps to N", drop=5)] if own_steps else []),
         Column("hours to N"),
         Column("hours at steady", drop=5),
@@ -430,7 +449,7 @@ def summary_grid(
             devices_cell(r), n.ratio(r.get("scaling_efficiency_devices")), n.rate(r.get("steps_per_s_per_device")),
             n.fixed(r.get("steps_per_usd"), 0), n.units(r["ml_units_per_hour"]), n.money(r["usd_per_hour"]),
             n.fixed(r["steps_per_ml_unit_hour"], 1), n.money(r["usd_per_1000_steps"]),
-            n.money(r.get("usd_per_million_examples")),
+            _per_million(r, shared),
             *([n.count(r["target_steps"])] if own_steps else []),
             n.hours(r["hours_to_target"]), n.hours(r.get("steady_hours_to_target")), n.money(r["usd_to_target"]),
             str(r["price_date"]) if r["usd_per_hour"] is not None or r["ml_units_per_hour"] is not None else n.MISSING,
