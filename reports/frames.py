@@ -17,6 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from tierscope.analysis.scaling import ScalingFit, best_fit, prediction_band
+from tierscope.analysis.sustained import ONCE_S
 from tierscope.reports.errors import ReportError
 from tierscope.text import printable
 
@@ -98,7 +99,8 @@ def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
     ``summary``: :attr:`tierscope.analysis.Analysis.summary` computed with a target. One row per
     run with a time: ``run_id``, ``tier`` (String), ``seconds_to_n`` (Float64: start-up +
     N / sustained rate, as :mod:`tierscope.analysis.sustained` defines it), ``steady_seconds_to_n`` (the same
-    at the steady-state rate; null where the summary has no ``steady_hours_to_target``), ``ml_unit_hours_to_n``
+    at the steady-state rate; null where the summary has no ``steady_hours_to_target``), ``once_s`` (Float64:
+    the start-up both times include, paid once; 0 where none is known), ``ml_unit_hours_to_n``
     and ``usd_to_n`` (Float64, null without a price), ``frontier_usd``, ``frontier_units`` (Boolean, see
     :func:`cheapest_frontier`), fastest first.
     """
@@ -111,6 +113,7 @@ def time_and_cost_to_steps(summary: pl.DataFrame) -> pl.DataFrame:
             configuration(frame),
             seconds_to_n=pl.col("hours_to_target") * 3600,
             steady_seconds_to_n=steady * 3600,
+            once_s=ONCE_S if {"startup_s", "badput_startup_s"} <= set(frame.columns) else pl.lit(0.0),
             ml_unit_hours_to_n=pl.col("hours_to_target") * pl.col("ml_units_per_hour"),
             usd_to_n=pl.col("usd_to_target"),
         )

@@ -148,6 +148,17 @@ def best_value(
     time, steady = t.duration(row["seconds_to_n"]), t.duration(row.get("steady_seconds_to_n"))
     if steady not in (time, "–"):  # the machines' pace beside what the job takes, where they differ as shown
         time = t("headline.value_steady", time=time, steady=steady)
+    once = row.get("once_s") or 0.0
+    # Said, because the time is not N / the rate shown in the table, and its price not N x the price per step.
+    both = "_both" if time != t.duration(row["seconds_to_n"]) else ""  # the steady-state time is beside it
+    paid_once = " " + t(f"headline.value_once{both}", once=t.duration(once)) if once > 0 else ""
+    return _value_sentence(row, steps, t, work, unit, time, cost_text(row[cost], usd, t)) + paid_once
+
+
+def _value_sentence(
+    row: dict[str, object], steps: int, t: Catalog, work: tuple[str, float] | None, unit: str, time: str, cost: str
+) -> str:
+    """:func:`best_value`'s sentence of ``row``'s ``time`` and ``cost`` to ``steps`` steps (or ``work``)."""
     if work is not None:
         return t(
             "headline.value_work",
@@ -156,16 +167,10 @@ def best_value(
             examples=t.number(work[1], 0),
             unit=t(f"unit.{unit}"),
             time=time,
-            cost=cost_text(row[cost], usd, t),
+            cost=cost,
             **_named(row),
         )
-    return t(
-        "headline.value",
-        n=t.number(steps),
-        time=time,
-        cost=cost_text(row[cost], usd, t),
-        **_named(row),
-    )
+    return t("headline.value", n=t.number(steps), time=time, cost=cost, **_named(row))
 
 
 def _work(summary: pl.DataFrame) -> tuple[str, float] | None:
