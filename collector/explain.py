@@ -32,7 +32,7 @@ from tierscope.collector.formats import (
     sniff_format,
 )
 from tierscope.collector.formats.envelopes import split_envelopes
-from tierscope.collector.formats.grammar import ProgressGrammar, explain_line
+from tierscope.collector.formats.grammar import ProgressGrammar, explain_line, explain_parts
 from tierscope.collector.formats.layout import STATE as LAYOUT_STATE
 from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
@@ -363,12 +363,14 @@ def _readings(
 
 
 def _unread(message: str) -> str:
-    """Why no format read a message: the grammar's reading where it finds a statement."""
+    """Why no format read a message: the grammar's verdict first (what decided it), then what it found."""
     plain = "no format recognises it (no step with a time or a rate)"
     if not pl.select(pl.lit(message).str.contains(MEASURE_GATE)).item() and not any(c.isdigit() for c in message):
         return plain
-    reading = explain_line(message)
-    return plain if reading.startswith("the grammar finds no") else f"{plain}; grammar: {reading}"
+    found, verdict = explain_parts(message)
+    if not found:
+        return plain
+    return f"{verdict or plain}; the grammar found: {'; '.join(found)}"
 
 
 Rows = dict[int, list[dict[str, object]]]

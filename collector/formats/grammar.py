@@ -1278,6 +1278,13 @@ UNNAMED_CLOCK = " (or the run's clock, where the file's readings grow from step 
 def explain_line(message: str) -> str:
     """The grammar's reading of one message (after its envelope), in words: its position, its measures with
     their spelling, value and meaning, and whether that makes a record or why not."""
+    found, verdict = explain_parts(message)
+    return "; ".join(found + ([verdict] if verdict else [])) or "the grammar finds no position and no measure"
+
+
+def explain_parts(message: str) -> tuple[list[str], str | None]:
+    """:func:`explain_line`'s reading as ``(what it found, its verdict)``: the position and measures in words
+    (empty: none found), and why it is no record or what kind of record it is (None: a record as it stands)."""
     s = statements(message).row(0, named=True)
     position, step, counter_date, span = s["position"], s["step"], s["counter_date"], s["span"]
     epoch, bare = s["epoch_only"], s["bare_s"]
@@ -1299,22 +1306,23 @@ def explain_line(message: str) -> str:
     if span is not None:
         said.append(f"its time covers {span} steps")
     if not said:
-        return "the grammar finds no position and no measure"
-    if s["evaluation"]:
-        said.append("an evaluation's statement: not a training step")
+        return [], None
+    verdict = None
     if position is None and epoch is not None and bare is not None:
-        said.append(f"epoch {epoch} with its duration: an epoch's record where the file states no step records")
+        verdict = f"epoch {epoch} with its duration: an epoch's record where the file states no step records"
     elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
-        said.append(CLOCKED_DICT)
+        verdict = CLOCKED_DICT
     elif not measures and position is not None and s["loss_said"]:
-        said.append(LOGGER_TIMED)
+        verdict = LOGGER_TIMED
     elif not measures:
-        said.append("no measure: not a record")
+        verdict = "no measure: not a record"
     elif kinds == {"examples_per_s"} and position is not None and not counter_date:
-        said.append(EXAMPLES_ALONE)
+        verdict = EXAMPLES_ALONE
     elif position is None or counter_date:
-        said.append("no position: a record only for a job-wide rate")
-    return "; ".join(said)
+        verdict = "no position: a record only for a job-wide rate"
+    if s["evaluation"]:  # what decides first: an evaluation's statement is no training step whatever it states
+        verdict = "an evaluation's statement: not a training step" + (f"; {verdict}" if verdict else "")
+    return said, verdict
 
 
 #: An epoch announced on a line of its own (nnU-Net v2's ``Epoch 3``, v1's ``epoch:  6``): group 1 its number.

@@ -45,9 +45,6 @@ def test_a_global_step_line_of_another_process_stays_unread(tmp_path: Path) -> N
     # pid 35's global step line before pid 31's throughput line: not its step, not folded.
     log.write_text(CASE07.splitlines(keepends=True)[0] + CASE07.splitlines(keepends=True)[3], encoding="utf-8")
     by_line = {r.line: r for r in explain_file(log).readings}
-    # the grammar says why it is no record: a position with no measure
-    assert by_line[1].why == (
-        "no format recognises it (no step with a time or a rate); "
-        "grammar: position 'global step N' = 94840; no measure: not a record"
-    )
+    # the grammar says why it is no record first (a position with no measure), then what it found
+    assert by_line[1].why == "no measure: not a record; the grammar found: position 'global step N' = 94840"
     assert "step" not in by_line[2].records[0]
