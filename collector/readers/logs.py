@@ -55,6 +55,8 @@ from tierscope.collector.formats import (
 )
 from tierscope.collector.formats.layout import STATE as LAYOUT_STATE
 from tierscope.collector.formats.layout import carried_layout, resume_layout
+from tierscope.collector.formats.memory import KEY as MEMORY
+from tierscope.collector.formats.memory import recall, remembered
 from tierscope.collector.formats.status import carried_work, resume_work
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
@@ -288,7 +290,9 @@ class LogReading:
             reader, whole = src.stream(raw)
             segments = src.plan(raw, self.prev, whole, opts.reread, self.run.olddirs)
             if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
-                # goes on where the last collect stopped: a bare ending is judged by the records read then
+                # goes on where the last collect stopped: what the formats decided from the lines read then holds
+                recall(context, (self.prev.carry or {}).get(MEMORY))
+                # ... and a bare ending is judged by the records read then
                 resume_work(context, self.prev.carry)
                 # ... and reports printed as a group of lines are known by the file's head
                 learn_from_head(src.head(raw), context)
@@ -430,7 +434,12 @@ class _Segment:
                 position = dataclasses.replace(read, resume_line=done)
             if position is not None:
                 learned = carried_layout(self.context)
-                carry = {**(carried_work(self.context) or {}), **({LAYOUT_STATE: learned} if learned else {})}
+                memory = remembered(self.context)
+                carry = {
+                    **(carried_work(self.context) or {}),
+                    **({LAYOUT_STATE: learned} if learned else {}),
+                    **({MEMORY: memory} if memory else {}),
+                }
                 position = dataclasses.replace(position, carry=carry or None)
             yield Batch(parsed, position)
             if last and saving and done < batch.end_line:

@@ -1,0 +1,143 @@
+"""The formats' memory saved with a file's position (collector/formats/memory.py): what a cron collect that reads a
+log in pieces needs to read each piece as one read of the whole log would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from tests.support.ingest_helpers import collect
+from tierscope.collector.formats import ParseContext, parse_lines
+from tierscope.collector.formats.base import WRITTEN, numbered
+from tierscope.collector.formats.memory import KEY, VERSION, recall, remembered
+from tierscope.collector.formats.ranks import RankCarry
+from tierscope.collector.positions import OffsetStore
+from tierscope.collector.small_append import MEMORY_KEY, memory_kept
+from tierscope.dataset.store import Dataset
+
+# Keras 3 `model.fit(epochs=2)` then `evaluate`, then a second fit at verbose=2 (keras-team/keras-io
+# guides/md/distributed_training_with_tensorflow.md at e8a126a, output blocks as generated; read 2026-12-06;
+# ../shared/cases case17). Line 4 is epoch 1's last bar, line 6 epoch 2's, line 7 evaluate's, line 11 the second
+# fit's one epoch (no `Epoch 1/1` header: epochs=1 prints none).
+KERAS_TWO_FITS = [
+    "INFO:tensorflow:Using MirroredStrategy with devices ('/job:localhost/replica:0/task:0/device:CPU:0',)",
+    "Number of devices: 1",
+    "Epoch 1/2",
+    " 1563/1563 ━━━━━━━━━━━━━━━━━━━━ 7s 4ms/step - loss: 0.3830 - sparse_categorical_accuracy: 0.8884",
+    "Epoch 2/2",
+    " 1563/1563 ━━━━━━━━━━━━━━━━━━━━ 9s 3ms/step - loss: 0.1068 - sparse_categorical_accuracy: 0.9671",
+    " 313/313 ━━━━━━━━━━━━━━━━━━━━ 1s 2ms/step - loss: 0.0988 - sparse_categorical_accuracy: 0.9673",
+    "",
+    "INFO:tensorflow:Using MirroredStrategy with devices ('/job:localhost/replica:0/task:0/device:CPU:0',)",
+    "Creating a new model",
+    "1563/1563 - 7s - 4ms/step - loss: 0.2275 - sparse_categorical_accuracy: 0.9320",
+]
+
+
+def _write(path: Path, lines: list[str], mode: str = "w") -> None:
+    with path.open(mode) as fh:
+        fh.write("".join(f"{line}\n" for line in lines))
+
+
+def _steps(ds: Dataset) -> list[tuple[int, int]]:
+    steps = Dataset(ds.root).read("steps").sort("source_offset")
+    return list(zip(steps["source_offset"].to_list(), steps["step"].to_list(), strict=True))
+
+
+def test_a_keras_log_collected_in_two_pieces_keeps_its_epochs(tmp_path: Path) -> None:
+    # Read whole: line 4 is epoch 1's bar of 1563 batches, global step 1563; line 6 epoch 2's, 1563 + 1563 = 3126;
+    # line 7's 313 batches are evaluate's (another total than its epoch's training bar): no record; line 11 has no
+    # `Epoch` line before it since, so it is still epoch 2's count: 3126 (the resume reads as a repeat, not a
+    # restart at 1563, which would conflict with line 4's record of step 1563).
+    whole = Dataset(tmp_path / "whole")
+    log = tmp_path / "fit.log"
+    _write(log, KERAS_TWO_FITS)
+    collect(whole, log)
+    assert _steps(whole) == [(4, 1563), (6, 3126), (11, 3126)]
+    # The same file collected after line 9, then after line 11: the second collect starts in epoch 2 (saved with
+    # the position), not in epoch 1 of a file it has never seen.
+    pieces = Dataset(tmp_path / "pieces")
+    log.unlink()
+    _write(log, KERAS_TWO_FITS[:9])
+    collect(pieces, log)
+    _write(log, KERAS_TWO_FITS[9:], mode="a")
+    collect(pieces, log)
+    assert _steps(pieces) == [(4, 1563), (6, 3126), (11, 3126)]
+    assert Dataset(pieces.root).read("rejects").height == 0
+    carry = OffsetStore(pieces.state_dir).get(log, "r").carry  # type: ignore[union-attr]
+    assert carry is not None and carry[KEY]["version"] == VERSION
+    assert carry[KEY]["state"]["keras"] == {"~d": [[None, 2]]}  # the untagged task's epoch: 2
+
+
+def test_memory_round_trips_through_json() -> None:
+    # Every kind a format keeps: a tuple, a set, a dict keyed by None and by a tuple, a non-finite float, a frame
+    # (a rank's run's last lines), a format's own class, a context of its own (a LogEntry's messages).
+    tail = pl.DataFrame({"source_offset": [7, 8], "line": ["a 1", "a 1"]})
+    inner = ParseContext(state={"keras": {"worker/0": 3}}, steps_seen=True)
+    context = ParseContext(
+        state={
+            "grammar-bar-laps": {"": (1563, 2)},
+            "grammar-nested-bars": {"": {"rising": {3, 1}, "last": (10, 4, False)}},
+            "keras": {None: 2},
+            "pairs": {(1, "a"): [1.5, float("inf")]},
+            "ranks": RankCarry(4, tail, True, ["a note"]),
+            "logentry": inner,
+        },
+        steps_measured=True,
+    )
+    saved = json.loads(json.dumps(remembered(context), sort_keys=True))
+    again = ParseContext()
+    recall(again, saved)
+    state = again.state
+    assert state["grammar-bar-laps"] == {"": (1563, 2)}
+    assert state["grammar-nested-bars"] == {"": {"rising": {1, 3}, "last": (10, 4, False)}}
+    assert state["keras"] == {None: 2} and state["pairs"] == {(1, "a"): [1.5, float("inf")]}
+    ranks = state["ranks"]
+    assert (ranks.k, ranks.noted, ranks.notes) == (4, True, ["a note"]) and ranks.tail.equals(tail)
+    assert state["logentry"].state == {"keras": {"worker/0": 3}} and state["logentry"].steps_seen
+    assert again.steps_measured
+
+
+def test_what_cannot_be_saved_is_left_out_and_a_stranger_document_ignored() -> None:
+    # A value of no kind it knows (an object) loses its key alone; a batch's own lines (WRITTEN) are never saved.
+    context = ParseContext(state={"odd": object(), "grammar-timed": True, WRITTEN: pl.DataFrame({"line": ["x"]})})
+    saved = remembered(context)
+    assert saved is not None and saved["state"] == {"grammar-timed": True}
+    # Another version, or a class name it does not know, leaves a fresh context fresh.
+    stranger = {"version": VERSION, "state": {"a": {"~c": "X", "f": {}}}}
+    for doc in ({"version": VERSION + 1, "state": {"a": 1}}, stranger):
+        fresh = ParseContext()
+        recall(fresh, doc)
+        assert fresh.state == {}
+    assert remembered(ParseContext()) is None  # nothing known: nothing saved
+
+
+def test_the_small_append_names_the_same_key() -> None:
+    assert MEMORY_KEY == KEY
+
+
+def test_a_2016_append_leaves_the_memory_as_it_was() -> None:
+    # The small append's path carries the memory on unchanged (collector/small_append.memory_kept); the chain agrees:
+    # 2016 step lines and a checkpoint line parsed on from a context that read the first ones remember the same.
+    lines = [
+        f"Train [worker/0], step {s}:loss:2.0, accuracy:0.5 ({s / 10:.1f} sec) 10.0 global_steps/s, 10.0 local_steps/s"
+        for s in range(1, 9)
+    ]
+    lines.insert(5, "INFO:root:Saving checkpoint to gs://bucket/job/model.ckpt-5")
+    context = ParseContext()
+    parse_lines(numbered(lines[:4]), context=context, first="cloudml")
+    before = remembered(context)
+    later = ParseContext()
+    recall(later, json.loads(json.dumps(before)))
+    tail = numbered(lines).filter(pl.col("source_offset") > 4)
+    parse_lines(tail, context=later, first="cloudml")
+    # Before: no ranks, and the layout not asked yet (cloudml read every line) though another format read the steps.
+    assert before is not None and before["state"]["ranks"] is False and "layout" not in before["state"]
+    assert before["state"]["layout-others-read"] is True and memory_kept(before)
+    # After the checkpoint line reached them: the layout decided none (as it does at once where another format read
+    # the steps) and MLPerf's memory empty; nothing else moved.
+    after = remembered(later)
+    assert after == {**before, "state": {**before["state"], "layout": False, "mlperf": {}}}
+    assert memory_kept(after)
