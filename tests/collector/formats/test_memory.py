@@ -141,3 +141,52 @@ def test_a_2016_append_leaves_the_memory_as_it_was() -> None:
     after = remembered(later)
     assert after == {**before, "state": {**before["state"], "layout": False, "mlperf": {}}}
     assert memory_kept(after)
+
+
+# Elastic Horovod tf.keras under a Kubeflow MPIJob, four ranks (horovod/horovod issue 2844, heyfey, 2021-04-18;
+# ../shared/cases case20): each rank's one-step bar, then rank 0's fit at verbose=2, one line per epoch.
+HOROVOD_EPOCHS = [
+    "[0]<stdout>:1/1 [==============================] - 0s 1ms/step - loss: 2.3073 - accuracy: 0.1094",
+    "[2]<stdout>:1/1 [==============================] - 0s 1ms/step - loss: 2.3159 - accuracy: 0.1016",
+    "[3]<stdout>:1/1 [==============================] - 0s 2ms/step - loss: 2.2980 - accuracy: 0.1172",
+    "[1]<stdout>:1/1 [==============================] - 0s 2ms/step - loss: 2.3011 - accuracy: 0.1172",
+    "[0]<stdout>:Epoch 1/200",
+    "[0]<stdout>:125/125 - 3s - loss: 0.2595 - accuracy: 0.9216",
+    "[0]<stdout>:Epoch 2/200",
+    "[0]<stdout>:125/125 - 3s - loss: 0.0767 - accuracy: 0.9756",
+    "[0]<stdout>:Epoch 3/200",
+    "[0]<stdout>:125/125 - 3s - loss: 0.0757 - accuracy: 0.9768",
+]
+
+
+def _in_pieces(tmp_path: Path, lines: list[str], cuts: list[int]) -> Dataset:
+    """``lines`` collected after each line number of ``cuts``, then whole."""
+    tmp_path.mkdir()
+    ds = Dataset(tmp_path / "pieces")
+    log = tmp_path / "train.log"
+    log.write_text("")
+    for start, end in zip([0, *cuts], [*cuts, len(lines)], strict=True):
+        _write(log, lines[start:end], mode="a")
+        collect(ds, log)
+    return ds
+
+
+def test_an_epoch_line_ending_a_piece_starts_the_next_pieces_epoch(tmp_path: Path) -> None:
+    # Whole: lines 1-4 are one step each (rank 0, 2, 3, 1: step 1); each `125/125` line closes epoch E at global step
+    # 125 * E: line 6 step 125, line 8 250, line 10 375. A piece ending with `Epoch 1/200` (line 5) and one ending with
+    # `Epoch 2/200` (line 7): the bar after each is its epoch's first, its training bar, not another total (1) than
+    # the training bar of the epoch before (the `1/1` bars), which would drop it as an evaluation's.
+    want = [(1, 1), (2, 1), (3, 1), (4, 1), (6, 125), (8, 250), (10, 375)]
+    assert _steps(_in_pieces(tmp_path / "whole", HOROVOD_EPOCHS, [])) == want
+    assert _steps(_in_pieces(tmp_path / "cut", HOROVOD_EPOCHS, [5, 7])) == want
+
+
+def test_an_evaluate_bar_after_a_piece_stays_out_and_the_fit_ends_as_said(tmp_path: Path) -> None:
+    # The Keras 3 guide's first fit cut after epoch 2's bar (line 6): the next piece's ` 313/313` bar is evaluate's
+    # (313 is not epoch 2's training total, 1563), no record, as in one read. Cut after `Epoch 2/2` (line 5): epoch
+    # 2's bar in the next piece finishes the fit, said on line 5 as one read says it.
+    for cuts in ([6], [5]):
+        ds = _in_pieces(tmp_path / str(cuts[0]), KERAS_TWO_FITS, cuts)
+        assert _steps(ds) == [(4, 1563), (6, 3126), (11, 3126)]
+        events = Dataset(ds.root).read("events").select("source_offset", "reason").rows()
+        assert events == [(5, "Epoch 2/2 finished")]
