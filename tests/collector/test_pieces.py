@@ -48,7 +48,6 @@ NOT_YET: dict[str, str] = {
     "case16": "the trainer's {'loss': ...} dict two lines after its bar, cut from it",
     "case19": "the examples/sec line two lines after its step line, cut from it",
     "case21": "four untagged ranks learnt from the first lines of the first piece",
-    "case22": "a rate derived from the record before, in the piece before",
     "case23": "a multi-line error cut before its most specific line",
     "case25": "a multi-line error cut before its most specific line",
 }

@@ -190,3 +190,26 @@ def test_an_evaluate_bar_after_a_piece_stays_out_and_the_fit_ends_as_said(tmp_pa
         assert _steps(ds) == [(4, 1563), (6, 3126), (11, 3126)]
         events = Dataset(ds.root).read("events").select("source_offset", "reason").rows()
         assert events == [(5, "Epoch 2/2 finished")]
+
+
+# A TFJob worker's log, each line timed in Unix seconds (gaocegege/kubeflow-controller docs/get_started.md at
+# 1034f59, 2017-12-29; ../shared/cases case22); the '...' is the doc's elision.
+WORKER_STEPS = [
+    "1514344770.659784: Worker 2: training step 1 done (global step: 0)",
+    "1514344770.680242: Worker 2: training step 2 done (global step: 2)",
+    "1514344770.693580: Worker 2: training step 3 done (global step: 8)",
+    "...",
+    "1514344771.224505: Worker 2: training step 52 done (global step: 201)",
+]
+
+
+def test_a_rate_derived_across_pieces_is_the_one_read_derives(tmp_path: Path) -> None:
+    # Line 5's rates, from line 3 (the record before it): global (201 - 8) / (71.224505 - 70.693580 s) = 193 /
+    # 0.530925 = 363.5165 steps/s; local (52 - 3) / 0.530925 = 92.2918 steps/s. Cut after line 3, the record before
+    # is in the piece before (a near miss: a piece holding line 5 alone derived none).
+    for name, cuts in (("whole", []), ("cut", [3])):
+        ds = _in_pieces(tmp_path / name, WORKER_STEPS, cuts)
+        last = Dataset(ds.root).read("steps").sort("source_offset").row(-1, named=True)
+        assert last["source_offset"] == 5 and last["rate_derived"] is True
+        assert abs(last["global_steps_per_s"] - 193 / 0.530925) < 1e-3
+        assert abs(last["local_steps_per_s"] - 49 / 0.530925) < 1e-3
