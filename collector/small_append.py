@@ -157,17 +157,38 @@ def parse_append(lines: list[str], first_line: int) -> SmallParse | None:
 #: The keys of a position's carried status (:func:`tierscope.collector.formats.status.carried_work`) this
 #: module knows: a position carrying another is the full collect's.
 CARRY_KEYS = frozenset(("short", "why", "steps", "step"))
+#: The key of the formats' memory in a position's carry (:data:`tierscope.collector.formats.memory.KEY`, defined
+#: there; the tests check the two agree): kept as it is where these lines leave it as it is.
+MEMORY_KEY = "parse"
 
 
-def carry_after(carried: dict[str, bool | int] | None, parsed: SmallParse) -> dict[str, bool | int] | None:
+def carry_after(carried: dict[str, object] | None, parsed: SmallParse) -> dict[str, object] | None:
     """The status the full collect saves with the position after ``parsed`` (an append holding a record),
     read on from a position that carried ``carried``; None where this module cannot tell it: ``carried``
     says the newest record announced work it had not reached or that the run stopped on purpose (a bare
-    ending later is judged by that), or holds a key it does not know. The append's lines say neither, so
-    both stay False; a record came, and the newest one's step is the one a later traceback fails at."""
-    if carried and (set(carried) - CARRY_KEYS or carried.get("short") or carried.get("why")):
+    ending later is judged by that), or holds a key it does not know, or formats' memory these lines may
+    change (:func:`memory_kept`). The append's lines say neither, so both stay False; a record came, and the
+    newest one's step is the one a later traceback fails at. The memory is carried on as it was."""
+    if carried and (set(carried) - CARRY_KEYS - {MEMORY_KEY} or carried.get("short") or carried.get("why")):
+        return None
+    memory = (carried or {}).get(MEMORY_KEY)
+    if memory is not None and not memory_kept(memory):
         return None
     steps = parsed.columns["step"]
     if not steps:
         return None
-    return {"short": False, "why": False, "steps": True, "step": steps[-1]}  # type: ignore[dict-item]
+    after: dict[str, object] = {"short": False, "why": False, "steps": True, "step": steps[-1]}
+    return after if memory is None else {**after, MEMORY_KEY: memory}
+
+
+def memory_kept(memory: object) -> bool:
+    """Whether the formats' memory ``memory`` (as saved) stays as it is over lines this module accepts: the 2016
+    lines are the cloudml format's, which remembers nothing; what else remembers is decided already and not
+    moved by them: no ranks copy the lines (a rank's run ends with every line) and no layout is learned from
+    them (decided: none; or not yet, where another format read the file's steps: then the first line it sees
+    decides none. Undecided otherwise, it counts the lines it saw). An MLPerf memory, empty, is another's."""
+    if not isinstance(memory, dict) or not isinstance(memory.get("state"), dict):
+        return False
+    state = memory["state"]
+    layout = state.get("layout", None if state.get("layout-others-read") is True else True)
+    return state.get("ranks", False) is False and layout in (False, None) and state.get("mlperf", {}) == {}

@@ -10,7 +10,7 @@ of the run facts. It returns None, having written nothing, whenever the full col
 else: another source or format, options, anything to recover, run facts not known to be stored, a file
 rotated, replaced or read whole, a status carried that the append's lines could change, an append larger than
 :data:`~tierscope.collector.small_append.MAX_APPEND_BYTES`, a line the small read does not know, an
-unterminated last line that is not a whole step record, a carriage return, records whose steps reach
+unterminated last line, a carriage return, records whose steps reach
 those of a stored file (the store would read them back to drop duplicates), a data file whose bytes do
 not match its name. ``tests/collector/test_small_collect.py`` checks both collects leave the same dataset.
 """
@@ -118,6 +118,8 @@ def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> Colle
         data = os.pread(fd, size - prev.offset, prev.offset)
         if len(data) != size - prev.offset or b"\r" in data:
             raise _Declined
+        if not data.endswith(b"\n"):
+            raise _Declined  # an unterminated last line: the reader's wait (or its settle time) decides
         text = data.decode("utf-8")  # a UnicodeDecodeError is a ValueError: declined
         lines = text.split("\n")
         if lines[-1] == "":
@@ -126,8 +128,6 @@ def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> Colle
         carry = None if parsed is None else carry_after(prev.carry, parsed)
         if parsed is None or carry is None:
             raise _Declined
-        if not text.endswith("\n") and parsed.columns["source_offset"][-1] != prev.line + len(lines):
-            raise _Declined  # an unterminated last line that is no step record: the reader's wait decides
         files = _verified_files(root, partition)
         if without_numpy:
             import_writer_without_numpy()

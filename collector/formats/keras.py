@@ -258,9 +258,11 @@ class KerasProgress(SingleLineFormat):
     def _other_work_bars(self, chosen: pl.DataFrame, context: ParseContext) -> pl.Series:
         """For each row of ``chosen`` (finished updates and summaries): whether it is a finished bar of another total
         than the first finished bar of its task's epoch (the epoch's training bar), with no ``Epoch E/T`` line
-        between: an evaluation's or a prediction's bar. The training bar's total of each task's last epoch carries
-        over to later batches in ``context``, for the lines before the batch's first ``Epoch E/T`` line."""
-        known: dict[str, int] = context.state.setdefault(f"{self.name}-epoch-bar", {})
+        between: an evaluation's or a prediction's bar. Each task's training bar total, with the ``Epoch E/T`` line
+        of its epoch, carries over to later batches in ``context``: a batch whose first bar is its epoch's first
+        (the ``Epoch`` line ended the batch before) judges it as the epoch's training bar, not against the epoch
+        before's total."""
+        known: dict[str, tuple[int | None, int]] = context.state.setdefault(f"{self.name}-epoch-bar", {})
         totals = chosen.select(
             pl.col(TAG).fill_null("").alias("_tag"),
             pl.col("epoch_at").alias("_epoch"),
@@ -268,24 +270,34 @@ class KerasProgress(SingleLineFormat):
             context.counts(pl.col("source_offset")).alias("_counts"),
         )
         carried = pl.DataFrame(
-            {"_tag": list(known), "_carried": list(known.values())}, schema={"_tag": pl.String, "_carried": pl.Int64}
+            {
+                "_tag": list(known),
+                "_carried_epoch": [epoch for epoch, _ in known.values()],
+                "_carried": [total for _, total in known.values()],
+            },
+            schema={"_tag": pl.String, "_carried_epoch": pl.Int64, "_carried": pl.Int64},
         )
         first = pl.col("_n").drop_nulls().first().over("_tag", "_epoch")
+        # the carried total is the training bar of the epoch it was counted in (an Epoch line an earlier batch read,
+        # or none), not of one whose Epoch line came since
         flagged = (
             totals.with_row_index("_i")
             .join(carried, on="_tag", how="left")
             .sort("_i")
             .with_columns(
-                _train=pl.when(pl.col("_epoch").is_null()).then(pl.coalesce("_carried", first)).otherwise(first)
+                _train=pl.when(pl.col("_carried_epoch").eq_missing(pl.col("_epoch")))
+                .then(pl.coalesce("_carried", first))
+                .otherwise(first),
+                _at=pl.col("_epoch"),
             )
         )
-        for tag, train in (
+        for tag, at, train in (
             flagged.filter(pl.col("_counts") & pl.col("_train").is_not_null())
             .group_by("_tag")
-            .agg(pl.col("_train").last())
+            .agg(pl.col("_at").last(), pl.col("_train").last())
             .iter_rows()
         ):
-            known[tag] = int(train)
+            known[tag] = (at, int(train))
         return flagged.select(
             (pl.col("_n").is_not_null() & (pl.col("_n") != pl.col("_train"))).fill_null(False)
         ).to_series()
@@ -307,16 +319,41 @@ class KerasProgress(SingleLineFormat):
     def _with_epoch(self, frame: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         """Add ``epoch_line`` (E on ``Epoch E/T`` lines) and ``epoch`` (the task's current epoch)."""
         known: dict[str | None, int] = context.state.setdefault(self.name, {})
+        # per task, the epochs its last ``Epoch E/T`` line said (T) and that line's number, for the batches after it
+        said: dict[str, tuple[int | None, int]] = context.state.setdefault(f"{self.name}-epoch-line", {})
         frame = frame.with_columns(epoch_line=pl.col("text").str.extract(_EPOCH, 1).cast(pl.Int64, strict=False))
         carried = pl.col(TAG).replace_strict(known, default=None, return_dtype=pl.Int64) if known else pl.lit(None)
         frame = frame.with_columns(
             epoch=pl.col("epoch_line").forward_fill().over(TAG).fill_null(carried).fill_null(1).cast(pl.Int64),
             # the epochs fit was given, from the task's last ``Epoch E/T`` line of this batch
-            epochs=pl.col("text").str.extract(_EPOCH, 2).cast(pl.Int64, strict=False).forward_fill().over(TAG),
+            epochs=pl.col("text")
+            .str.extract(_EPOCH, 2)
+            .cast(pl.Int64, strict=False)
+            .forward_fill()
+            .over(TAG)
+            .fill_null(_carried(TAG, said, 0)),
             # the line of that ``Epoch E/T``: where the run's end is said (the bar's line is its record's)
-            epoch_at=pl.when(pl.col("epoch_line").is_not_null()).then(pl.col("source_offset")).forward_fill().over(TAG),
+            epoch_at=pl.when(pl.col("epoch_line").is_not_null())
+            .then(pl.col("source_offset"))
+            .forward_fill()
+            .over(TAG)
+            .fill_null(_carried(TAG, said, 1)),
         )
         counted = frame.filter(context.counts(pl.col("source_offset")) & pl.col("epoch_line").is_not_null())
-        for tag, epoch in counted.group_by(TAG).agg(pl.col("epoch_line").last()).iter_rows():
+        for tag, epoch, epochs, line in (
+            counted.group_by(TAG)
+            .agg(pl.col("epoch_line").last(), pl.col("epochs").last(), pl.col("source_offset").last())
+            .iter_rows()
+        ):
             known[tag] = epoch
+            said["" if tag is None else tag] = (epochs, line)
         return frame
+
+
+def _carried(tag: str, said: dict[str, tuple[int | None, int]], part: int) -> pl.Expr:
+    """Part ``part`` (0: the epochs T, 1: the line) of what each task's last ``Epoch E/T`` line of an earlier batch
+    said (``said``, keyed by the task's tag, ``""`` for none), for the lines of this batch before its own."""
+    if not said:
+        return pl.lit(None, dtype=pl.Int64)
+    values = {key: value[part] for key, value in said.items()}
+    return pl.col(tag).fill_null("").replace_strict(values, default=None, return_dtype=pl.Int64)

@@ -149,8 +149,33 @@ class PhrasedFormat(SingleLineFormat):
             format=pl.lit(self.name),
         )
         if self.derive and times:
-            frame = derive_rates(frame, ["_tag", *(["task_index"] if "task_index" in frame.columns else [])])
+            keys = ["_tag", *(["task_index"] if "task_index" in frame.columns else [])]
+            frame = _derived(frame, keys, context, f"{self.name}-last-timed")
         return finish(frame.drop("_tag"))
+
+
+def _derived(frame: pl.DataFrame, keys: list[str], context: ParseContext, where: str) -> pl.DataFrame:
+    """``frame`` with :func:`derive_rates`' rates, a task's first record of the batch timed against its newest of
+    the batches (and collects) before, kept in ``context.state[where]`` (one row per task: its keys, process, time,
+    steps): a log read in pieces derives the rate one read derives."""
+    last = context.state.get(where)
+    if isinstance(last, pl.DataFrame) and last.height:
+        both = pl.concat(
+            [last.with_columns(_carried=pl.lit(True)), frame.with_columns(_carried=pl.lit(False))],
+            how="diagonal_relaxed",
+        )
+        frame = derive_rates(both, keys).filter(~pl.col("_carried")).drop("_carried")
+    else:
+        frame = derive_rates(frame, keys)
+    timed = frame.filter(
+        context.counts(pl.col("source_offset")) & pl.col("step").is_not_null() & pl.col("timestamp").is_not_null()
+    )
+    if timed.height:
+        kept = [c for c in (*keys, "pid", "timestamp", "step", "local_step") if c in timed.columns]
+        newest = timed.sort("timestamp").group_by(keys, maintain_order=True).last().select(kept)
+        merged = newest if not isinstance(last, pl.DataFrame) else pl.concat([last, newest], how="diagonal_relaxed")
+        context.state[where] = merged.unique(keys, keep="last", maintain_order=True)
+    return frame
 
 
 def finish(frame: pl.DataFrame) -> pl.DataFrame:

@@ -129,13 +129,13 @@ def test_the_benchmarks_append_is_stored_as_the_full_collect_stores_it(log_lines
     assert [name.split("/")[0] for name in sorted(noted)] == ["runs", "steps"]  # verified by both, noted so
 
 
-def test_an_unterminated_step_line_is_taken_and_another_declined(log_lines: list[bytes], tmp_path: Path) -> None:
+def test_an_unterminated_line_is_declined(log_lines: list[bytes], tmp_path: Path) -> None:
+    # A whole step line without its newline may be a longer one cut mid-write: the reader waits for its newline
+    # (or the file's settle time), which the small path does not judge; a cut line likewise.
     step = log_lines[_BASE_LINES + 1].rstrip(b"\n")
-    full_result, small_result, full, small, log = _both(tmp_path / "a", log_lines[:_BASE_LINES], step)
-    assert small_result is not None
-    _assert_same_dataset(full_result, small_result, full, small, log)
-    _, declined, _, _, _ = _both(tmp_path / "b", log_lines[:_BASE_LINES], step[:50])
-    assert declined is None
+    for name, tail in (("a", step), ("b", step[:50])):
+        _, declined, _, _, _ = _both(tmp_path / name, log_lines[:_BASE_LINES], tail)
+        assert declined is None
 
 
 def test_records_reaching_stored_steps_are_declined(log_lines: list[bytes], tmp_path: Path) -> None:

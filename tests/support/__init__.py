@@ -1,7 +1,7 @@
 """What several tests share: the fake Cloud Logging server, builders of inputs, the browser driver.
 
-``ROOT`` is the repository's root; ``SHARED`` the ``shared/`` folder beside it (real data that
-tests read at test time and skip without).
+``ROOT`` is the repository's root; ``SHARED`` the ``shared/`` folder beside it, or beside a folder above it
+(a worktree in a folder of worktrees): real data that tests read at test time and skip without.
 """
 
 from __future__ import annotations
@@ -9,4 +9,4 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
+SHARED = next((p / "shared" for p in ROOT.parents if (p / "shared").is_dir()), ROOT.parent / "shared")
