@@ -882,7 +882,8 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     and the position goes back (or stays: a finished bar each epoch), it counts within the epoch (kept for the
     file in ``context``). Until a file shows
     that, a position stays as printed (an epoch's records then differ by a constant only). A position with no
-    total (``Batch [250]``) takes the largest position the file has shown as its epoch's length."""
+    total (``Batch [250]``) takes the largest position the file has shown as its epoch's length, one more where the
+    counter has shown 0 (``Epoch 00001 | Step 00000``: counted from 0)."""
     if records.height == 0:
         return records
     tag = pl.col(TAG).fill_null("")
@@ -912,7 +913,14 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     first = 1 if shown == 1 else 0
     if not context.state.get("grammar-within-epoch"):
         return records
-    total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
+    # a counter that shows 0 counts from 0: its epoch holds one position more than the largest shown (the largest
+    # alone would make the next epoch's position 0 the same step as this one's last)
+    from_zero = bool(context.state.get("grammar-epoch-from-zero")) or bool(
+        seen.select((pl.col("_n") == 0).any()).item()
+    )
+    context.state["grammar-epoch-from-zero"] = from_zero
+    length = longest + 1 if from_zero else longest
+    total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(length, 1), dtype=pl.Int64))
     whole = stated.select("_order", _whole=(epoch - first) * total + pl.col("step"), _later_lap=epoch != shown)
     return _lap_clocks_dropped(
         records.join(whole, on="_order", how="left", maintain_order="left")

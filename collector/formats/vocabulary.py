@@ -967,6 +967,14 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"\b{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}",
     ),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
+    # ... said in the parentheses of a key that names a speed (DGL's GraphSAGE multi-GPU example: ``Epoch 00001 | Step
+    # 00020 | Loss 1.6148 | Train Acc 0.6040 | Speed (samples/sec) 42982.0896 | GPU 401.5 MB``, the
+    # SijingYu/GraphSAGE_MultiGPU loss.md run), as ms-swift puts a step rate's (``train_speed(iter/s)``)
+    Measure(
+        "Speed (samples/sec) X",
+        "examples_per_s",
+        rf"(?i:\b(?:speed|throughput))\s*\(\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\s*\)\s*[:=]?\s*{_N}",
+    ),
     # ... its unit as the key of a space-separated pair (``step 10 loss 2.3 examples/sec 1234``): the number ends
     # the statement or the next pair follows, never the number of the next unit (``examples/sec 0.21 sec/batch``)
     # nor a time of day's hours (``15:23``)
