@@ -882,7 +882,8 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     and the position goes back (or stays: a finished bar each epoch), it counts within the epoch (kept for the
     file in ``context``). Until a file shows
     that, a position stays as printed (an epoch's records then differ by a constant only). A position with no
-    total (``Batch [250]``) takes the largest position the file has shown as its epoch's length."""
+    total (``Batch [250]``) takes the largest position the file has shown as its epoch's length, one more where the
+    counter has shown 0 (``Epoch 00001 | Step 00000``: counted from 0)."""
     if records.height == 0:
         return records
     tag = pl.col(TAG).fill_null("")
@@ -912,7 +913,14 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     first = 1 if shown == 1 else 0
     if not context.state.get("grammar-within-epoch"):
         return records
-    total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(longest, 1), dtype=pl.Int64))
+    # a counter that shows 0 counts from 0: its epoch holds one position more than the largest shown (the largest
+    # alone would make the next epoch's position 0 the same step as this one's last)
+    from_zero = bool(context.state.get("grammar-epoch-from-zero")) or bool(
+        seen.select((pl.col("_n") == 0).any()).item()
+    )
+    context.state["grammar-epoch-from-zero"] = from_zero
+    length = longest + 1 if from_zero else longest
+    total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(length, 1), dtype=pl.Int64))
     whole = stated.select("_order", _whole=(epoch - first) * total + pl.col("step"), _later_lap=epoch != shown)
     return _lap_clocks_dropped(
         records.join(whole, on="_order", how="left", maintain_order="left")
@@ -1150,6 +1158,38 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
 
 #: A tqdm bar's drawing: its position (group 1) and total (group 2).
 _BAR_DRAWN = rf"{BAR}(\d+)/(\d+)"
+
+
+#: A plain statement announcing work on data, not training, that the bar drawn next counts (AllenNLP's dataset
+#: reader and vocabulary: ``Reading instances from lines in file at: .../sst.txt`` then ``21it [00:00, 14987.30it/s]``,
+#: ``Fitting token dictionary from dataset.`` then ``100%|##########| 21/21 [00:00<00:00, 198379.24it/s]``,
+#: allennlp/allennlp issue 1599, 2018-10-24): reading, fitting, building, downloading, extracting or tokenizing what
+#: is data (instances, a dataset, a vocabulary or dictionary, files, tokens).
+_DATA_WORK = (
+    r"(?i)\b(?:reading|fitting|building|downloading|extracting|tokeniz\w*)\b.*"
+    r"\b(?:instances|data|dataset|datasets|dictionary|vocab\w*|files?|tokens?)\b"
+)
+#: A bar drawn with no total at the start of a line, before the message glued after it (``0it [00:00, ?it/s]...``).
+_LEADING_COUNT_BAR = r"^\s*\d+it \[[^\]]*\]"
+
+
+def _announced_data_bars(read: pl.DataFrame) -> pl.Series:
+    """For each row of ``read`` (pieces with ``_position``, ``_piece`` and ``_prev_line``, the line before of the same
+    task): whether it is a drawing of a bar with no description right after a plain statement (no bar of its own but
+    a count drawn before it) that announces work on data (:data:`_DATA_WORK`): that work's count of items, not
+    training steps. A bar with a description is judged by it; a bar after another bar is none of this."""
+    if "_prev_line" not in read.columns:
+        return pl.Series([False] * read.height, dtype=pl.Boolean)
+    prev = pl.col("_prev_line").str.replace(_LEADING_COUNT_BAR, "")
+    described = pl.col("_piece").str.extract(_TQDM_DESC, 1).str.strip_chars().fill_null("") != ""
+    return read.select(
+        (
+            pl.col("_position").is_in(list(_BAR_POSITIONS[:2]))
+            & ~described
+            & ~prev.str.contains(BAR)
+            & prev.str.contains(_DATA_WORK)
+        ).fill_null(False)
+    ).to_series()
 
 
 def _lossless_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
@@ -1456,6 +1496,7 @@ class ProgressGrammar:
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _nested_bars(read, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _lossless_bars(read, context))
+        read = read.with_columns(_not_training=pl.col("_not_training") | _announced_data_bars(read))
         read = _block_positions(read, _blocks(lines))
         every_piece = read
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")

@@ -165,6 +165,9 @@ MARKERS: tuple[Marker, ...] = (
     ),
     Marker("failed", r"(?i)\bterminating due to preemption\b", 2, recoverable=True),
     Marker("failed", r"Model diverged with loss = NaN", 4),
+    # CNTK's stop on a NaN loss (``EXCEPTION occurred: The training criterion is not a number (NAN). Stop``,
+    # microsoft/CNTK issue 406, 2016-04-27)
+    Marker("failed", r"\bThe training criterion is not a number \(NAN\)", 4),
     # DETR's, DeiT's and MAE's engines (``print("Loss is {}, stopping training".format(loss_value)); sys.exit(1)``)
     Marker("failed", r"(?i)\bloss is (?:nan|-?inf)\b,? stopping training\b", 4, recoverable=True),
     # Kubernetes: the pod's container keeps failing and is restarted with back-off (it may yet start: a step after)

@@ -566,6 +566,8 @@ _STEP_TIME_WORDS = (
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"
 _IN_S = r"(?i:\s+in\s+s(?:ec(?:onds)?)?|\s*\(s(?:ec)?\)|_s(?:ec)?)"
+#: The bare word ``time`` as a key, or glued in CamelCase after ``Total`` (CNTK's ``TotalTime = 60.3761s``).
+_TIME_KEY = r"(?:Total)?(?i:time)"
 #: A key's value in JSON quotes or none (``"time": "0.239996"``, ``time: 0.24``).
 _QV = r"['\"]?"
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
@@ -887,8 +889,12 @@ MEASURES: Final[tuple[Measure, ...]] = (
     ),
     # a time with the steps it covers in its key's parentheses (HugeCTR's ``Iter: 3000 Time(1000 iters): 5.38s``,
     # NVIDIA-Merlin/HugeCTR issue 186): the span's time (see :data:`SPAN` and :data:`BARE_TIMES`)
-    Measure("time X ms", "time", rf"(?:^|[\s,|])(?i:time){_SPAN_KEY}\s*[:=]?\s*{_N}\s*ms\b", 1e3),
-    Measure("time X s", "time", rf"(?:^|[\s,|])(?i:time){_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    # CNTK's ``TotalTime``, glued in CamelCase, is the same bare time: its statement's range's, not the run's
+    # (``Epoch[17 of 30]-Minibatch[   1- 500, 64.02%]: SamplesSeen = 32000; ... TotalTime = 60.3761s;
+    # SamplesPerSecond = 530.0``, microsoft/CNTK issue 194: 32000 samples / 60.3761 s = 530.0 samples/s, the
+    # range's 500 minibatches' time)
+    Measure("time X ms", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*ms\b", 1e3),
+    Measure("time X s", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
     # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
@@ -901,11 +907,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"{_N}\s*(?:s|sec|secs|seconds)\b",
     ),
     # an epoch's seconds keyed as one word (Flax's MNIST example: ``epoch:  3, train_loss: 0.0613, ...,
-    # epoch_time: 14.30``, a ray-jax-tpu-pod-demos README's run of 2022-06-02): the epoch's time, no step's
+    # epoch_time: 14.30``, a ray-jax-tpu-pod-demos README's run of 2022-06-02; CNTK's glued ``Finished Epoch[17 of
+    # 30]: [Training Set] TrainLossPerSample = 0.61884153; ... EpochTime=94.3146``, microsoft/CNTK issue 194): the
+    # epoch's time, no step's
     Measure(
         EPOCH_TIME,
         "time",
-        rf"(?i:\bepoch[ _-]time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}(?:\s*(?:s|sec|secs|seconds)\b)?(?:[,;|}}\s]|$)",
+        rf"(?i:\bepoch[ _-]?time)['\"]?\s*[:=]\s*{_QV}{_N}{_QV}(?:\s*(?:s|sec|secs|seconds)\b)?(?:[,;|}}\s]|$)",
     ),
     Measure(
         DURATION_CLOCK,
@@ -959,6 +967,14 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"\b{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec)?{_DEVICE}\s*[:=]\s*{_N}",
     ),
     Measure("X examples/s", "examples_per_s", rf"{_N}\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\b"),
+    # ... said in the parentheses of a key that names a speed (DGL's GraphSAGE multi-GPU example: ``Epoch 00001 | Step
+    # 00020 | Loss 1.6148 | Train Acc 0.6040 | Speed (samples/sec) 42982.0896 | GPU 401.5 MB``, the
+    # SijingYu/GraphSAGE_MultiGPU loss.md run), as ms-swift puts a step rate's (``train_speed(iter/s)``)
+    Measure(
+        "Speed (samples/sec) X",
+        "examples_per_s",
+        rf"(?i:\b(?:speed|throughput))\s*\(\s*{_EXAMPLES_WORD}\s*/\s*s(?:ec(?:ond)?)?\s*\)\s*[:=]?\s*{_N}",
+    ),
     # ... its unit as the key of a space-separated pair (``step 10 loss 2.3 examples/sec 1234``): the number ends
     # the statement or the next pair follows, never the number of the next unit (``examples/sec 0.21 sec/batch``)
     # nor a time of day's hours (``15:23``)
