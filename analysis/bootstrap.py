@@ -311,8 +311,10 @@ def _middle(values: np.ndarray, low: int, high: int, in_place: bool = False) -> 
     rank ``low``. numpy's partition at two ranks (or one rank given twice) costs about four times one
     (200,000 rates: 1.6 ms against 0.4): a median is taken of every run's and every task's rates.
     ``in_place``: partition ``values`` itself (its order is lost). From :data:`SELECT_MIN` values, the
-    partition is of the few values around the middle (:func:`_bracketed`), where they can be found so."""
-    if values.size >= SELECT_MIN:
+    partition is of the few values around the middle (:func:`_bracketed`), where they can be found so; in
+    place only below :data:`BRACKET_MIN` (the bracket's masks, a byte a value, would add to a pieced run's peak
+    where the partition in place adds nothing)."""
+    if values.size >= SELECT_MIN and not (in_place and values.size >= BRACKET_MIN):
         found = _bracketed(values, low, high)
         if found is not None:
             return found
