@@ -84,17 +84,16 @@ def _run_buckets(rates: pl.DataFrame, x: str, per_run: int, value: str, first: t
     # they are (polars' group-by of a column flagged sorted), not hashed. The same groups, so the same rows.
     if bucket.null_count() == 0 and bool((keys[1:] >= keys[:-1]).all()):
         bucket = bucket.set_sorted()
+    # The run id and the ``first`` columns hold one value in a run's rows: taken from its first row, not
+    # gathered per bucket (a string column's first of each bucket was a quarter of the group-by's time).
+    held = ("run_id", *first)
+    same = [pl.lit(rates.get_column(c)[0] if rates.height else None, rates.schema[c]).alias(c) for c in held]
     return (
-        rates.with_columns(bucket=bucket)
+        rates.select(x, value)
+        .with_columns(bucket=bucket)
         .group_by("bucket")
-        .agg(
-            pl.col("run_id").first(),
-            pl.col(x).min(),
-            pl.col(value).median(),
-            pl.len().cast(pl.UInt32).alias("records"),
-            *(pl.col(c).first() for c in first),
-        )
-        .select("run_id", x, value, "records", *first)
+        .agg(pl.col(x).min(), pl.col(value).median(), pl.len().cast(pl.UInt32).alias("records"))
+        .select(same[0], x, value, "records", *same[1:])
     )
 
 

@@ -68,3 +68,37 @@ def test_numpy_median_by_hand_and_to_the_bit_of_numpys() -> None:
         for low, high in ((mid, mid), (mid, min(mid + 1, n - 1))):
             got = ranked(lambda v=with_nan: [v], low, high)
             assert np.sort(with_nan)[low : high + 1].tobytes() == got.tobytes()
+
+
+def test_middle_ranks_of_many_values_from_a_bracket_are_those_of_the_sorted_values() -> None:
+    # from SELECT_MIN values a median's middle ranks come from the values in a bracket around them
+    # (bootstrap._bracketed), not a partition of them all: the same bits as np.sort gives
+    from tierscope.analysis.bootstrap import SELECT_MIN, _bracketed, _middle, numpy_median
+
+    rng = np.random.default_rng(13)
+    # 40,000 values 0.5, 1.5, ..., 39,999.5 shuffled: the middle ranks 19,999 and 20,000 are 19,999.5 and
+    # 20,000.5, their mean 20,000.0
+    halves = rng.permutation(np.arange(40_000) + 0.5)
+    assert halves.size >= SELECT_MIN
+    assert _bracketed(halves, 19_999, 20_000).tolist() == [19_999.5, 20_000.5]
+    assert exact_median(halves) == 20_000.0
+    assert numpy_median(halves) == 20_000.0
+    n = 200_001
+    cases = {
+        "rates": rng.normal(22.8, 1.1, n),
+        "sorted": np.sort(rng.gamma(2.0, 3.0, n)),
+        "few values": rng.integers(0, 5, n).astype(np.float64),
+        "infinities": np.where(rng.random(n) < 0.1, np.inf, rng.normal(5.0, 1.0, n)),
+        "NaN": np.where(rng.random(n) < 0.2, np.nan, rng.normal(0.0, 1.0, n)),
+        "mostly NaN": np.where(rng.random(n) < 0.6, np.nan, rng.normal(0.0, 1.0, n)),
+        # zeros of both signs at the middle: numpy's own partition chooses which (the bracket finds none)
+        "signed zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) * (rng.random(n) < 0.9),
+    }
+    for name, values in cases.items():
+        for low, high in ((n // 2, n // 2), (n // 2 - 1, n // 2), (0, 0), (n - 2, n - 1)):
+            expected = np.sort(values)[low : high + 1]
+            got = _middle(values, low, high)
+            assert got.tobytes() == expected.tobytes() or name == "signed zeros", (name, low, high)
+            assert _middle(values.copy(), low, high, in_place=True).tobytes() == got.tobytes(), (name, low, high)
+    assert _bracketed(cases["signed zeros"], n // 2, n // 2) is None
+    assert _bracketed(cases["mostly NaN"], n // 2, n // 2) is None  # the median rank lies among the NaN
