@@ -52,6 +52,7 @@ from tierscope.analysis.target import (
     target_of,
     with_time_to_target,
 )
+from tierscope.analysis.whole_run import whole_run_rates
 from tierscope.dataset.schema import off_the_clock
 from tierscope.dataset.store import Dataset
 from tierscope.errors import TierscopeError
@@ -444,7 +445,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     notes += batch_notes(runs, batches) + mixed_unit_notes(
         overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     )
-    summary = summary_frame(runs, figures, costs, failures(events), options, target, batches)
+    summary = summary_frame(runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events))
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)
     configs = configurations(summary, target)

@@ -20,6 +20,7 @@ from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, 
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
 from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, load_tiers, run_hardware
+from tierscope.analysis.whole_run import WHOLE_RUN_SCHEMA, mean_note
 from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import conform
 
@@ -31,7 +32,11 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "records": pl.UInt32(),  # step records stored for the run
     "tasks": pl.UInt32(),  # training tasks of the run's topology (tasks_origin); else those that logged
     "steady_global_steps_per_s": pl.Float64(),  # steady intervals' steps / their time, warm-up and stalls out
-    "mean_global_steps_per_s": pl.Float64(),  # pooled steps / seconds, warm-up excluded
+    # pooled steps / seconds, warm-up excluded; for a run with no step record, the whole-run mean its log's closing
+    # summary states (analysis.whole_run; mean_note says so)
+    "mean_global_steps_per_s": pl.Float64(),
+    "stated_examples_per_s": pl.Float64(),  # ... and the examples/s it states (null: records, or none stated)
+    "mean_note": pl.String(),  # where a mean no record measures comes from (null: measured, or none)
     "last_step": pl.Int64(),  # highest global step logged
     "ml_units_per_hour": pl.Float64(),  # from the price table on price_date
     "usd_per_hour": pl.Float64(),  # ml_units_per_hour x USD per ML unit-hour in the region
@@ -145,6 +150,11 @@ STEADY_REASONS = {
         "no step records: its log says it finished, but none of its lines states a step with a time or a rate "
         "(`tierscope formats --try` on its log shows how each line was read)"
     ),
+    # a closing summary's rate (analysis.whole_run) is a mean over the whole run: no steady rate is made of it
+    "whole_run_only": (
+        "no step records: only the log's closing summary states a speed, a mean over the whole run "
+        "(warm-up and pauses in), not a steady rate"
+    ),
     "no_training_records": "only ps or evaluator records",
     "one_record": "only warm-up records (1 record)",
     "no_clock": "no time or global rate: each record is warm-up",
@@ -231,6 +241,8 @@ def steady_status() -> pl.Expr:
         .then(pl.lit("step_time_contradicted"))
         .when(pl.col("still_rising").fill_null(False))
         .then(pl.lit("not_steady_yet"))
+        .when((pl.col("records").fill_null(0) == 0) & pl.col("mean_note").is_not_null())
+        .then(pl.lit("whole_run_only"))
         .when(pl.col("records").fill_null(0) == 0)
         .then(pl.when(pl.col("status") == "ok").then(pl.lit("finished_without_steps")).otherwise(pl.lit("no_records")))
         .when(pl.col("logging_tasks").fill_null(0) == 0)
@@ -365,6 +377,7 @@ def summary_frame(
     options: AnalysisOptions,
     target: int | None = None,
     log_batches: pl.DataFrame | None = None,
+    stated: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id: the summary of
     :func:`tierscope.analysis.analyze`, from what its pass holds.
@@ -373,7 +386,8 @@ def summary_frame(
     the steps with ``options.seed``; ``costs``: :func:`tierscope.analysis.cost.tier_costs` of ``runs``;
     ``failed``: :func:`failures`; ``target``: N for the time and price columns (None: none);
     ``log_batches``: ``run_id, log_batch_size`` (the batch the logs show,
-    :func:`tierscope.analysis.analyze.step_overview`).
+    :func:`tierscope.analysis.analyze.step_overview`); ``stated``: :func:`tierscope.analysis.whole_run.whole_run_rates`
+    (None: none), a run's mean only where it stored no step record.
     Raises :class:`BaselineError` for a bad ``options.baseline``.
     """
     throughput, tasks = figures.throughput, figures.tasks
@@ -398,6 +412,7 @@ def summary_frame(
         .join(mode, on="run_id", how="left")
         .join(stragglers, on="run_id", how="left")
         .join(figures.goodput, on="run_id", how="left")
+        .join(stated if stated is not None else pl.DataFrame(schema=WHOLE_RUN_SCHEMA), on="run_id", how="left")
         .pipe(withhold_step_times)
         .with_columns(
             # a lead logging no elapsed_s (timestamps only, case22): its start-up on the job's clock
@@ -417,6 +432,14 @@ def summary_frame(
             usd_per_1000_steps=pl.col("usd_per_hour") / (pl.col("steady_global_steps_per_s") * 3600) * 1000,
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
             measured_usd=pl.col("usd_per_hour") * pl.col("lifetime_s") / 3600,
+        )
+        .with_columns(mean_note=mean_note())
+        .with_columns(
+            # the closing summary's figures only where nothing else measures: a run with records keeps its own
+            mean_global_steps_per_s=pl.when(pl.col("mean_note").is_not_null())
+            .then(pl.col("stated_global_steps_per_s"))
+            .otherwise(pl.col("mean_global_steps_per_s")),
+            stated_examples_per_s=pl.when(pl.col("mean_note").is_not_null()).then(pl.col("stated_examples_per_s")),
         )
         .with_columns(SUSTAINED_RATE, price_per_1000_productive_steps=pl.col("usd_per_1000_steps") / pl.col("goodput"))
         .with_columns(

@@ -426,7 +426,7 @@ def steady_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None =
     steady rate is their clock's (``clock``: :attr:`ReportData.clock_rates`, :func:`clock_notes`)."""
     notes: list[str] = []
     if "steady_status" in summary.columns:
-        said = (pl.col("records") > 0) | (pl.col("steady_status") == "finished_without_steps")  # else: its status
+        said = (pl.col("records") > 0) | pl.col("steady_status").is_in(["finished_without_steps", "whole_run_only"])
         rows = summary.filter(pl.col("steady_status").is_not_null() & said)
         notes += [
             t("steady.none", run=r["run_id"], reason=t(f"steady.reason.{r['steady_status']}", segments=r["segments"]))

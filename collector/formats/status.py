@@ -52,6 +52,8 @@ from typing import ClassVar, NamedTuple
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.closing import GATE as CLOSING_GATE
+from tierscope.collector.formats.closing import whole_run_rates
 from tierscope.collector.formats.vocabulary import ANSI, EPOCH, NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
@@ -317,10 +319,15 @@ class RunStatus(AlwaysTried):
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # One pass over every line that reached here (nearly all of a file); the rest only for batches with a hit.
-        if not lines.select(pl.col("line").str.contains(_EITHER).any()).item():
+        if not lines.select(pl.col("line").str.contains(f"{_EITHER}|{CLOSING_GATE}").any()).item():
             return empty_parsed(lines)
         milestones, too_big, lines = _milestones(lines, self.name)
+        # a closing summary's rate is the run's, not an end: its line is read for both (HF's dict finishes a run)
+        rates = whole_run_rates(lines, self.name)
         parsed = self._status(lines)
+        if rates.height:
+            parsed.events = pl.concat([parsed.events, rates], how="diagonal_relaxed").sort("source_offset")
+            parsed.rest = parsed.rest.filter(~pl.col("source_offset").is_in(rates["source_offset"].implode()))
         if milestones.height:
             parsed.events = pl.concat([parsed.events, milestones], how="diagonal_relaxed").sort("source_offset")
         if too_big.height:

@@ -36,9 +36,12 @@ EVAL_END = "eval_end"  # ... and ended [evaluation stalls]; ``detail``: its metr
 RESTORED = "restored"  # training resumed from a checkpoint; ``step``: the step restored [wasted progress]
 FINISHED = "finished"  # a process (or the job) ended well [the lifetime's end]
 FAILED = "failed"  # ... or not; ``reason`` says why
+#: the speed a log's closing summary states over the whole run (warm-up and pauses in), never a steady rate;
+#: ``detail``: JSON {"global_steps_per_s": x} and/or {"examples_per_s": y} [a run's mean where no record measures one]
+WHOLE_RUN_RATE = "whole_run_rate"
 #: Every event name, in the order of a run.
 EVENTS = (STARTED, INITIALIZED, FIRST_STEP, CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED,
-          FINISHED, FAILED)  # fmt: skip
+          FINISHED, FAILED, WHOLE_RUN_RATE)  # fmt: skip
 
 #: The run directory's description of the run (see :class:`RunDoc`).
 RUN_FILE = "run.json"

@@ -80,7 +80,10 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     event = {"run_id": "failed", "event": "failed", "reason": "quota", "source": "/logs/failed.log"}
     # a log that says it finished but holds no step report (loss lines alone: test_finished_without_steps.py)
     done = {"run_id": "finished", "event": "finished", "reason": "{'train_runtime': 225.8}", "source": "/logs/hf.log"}
-    ds.append("events", conform(pl.DataFrame([event, done]), EVENT_SCHEMA))
+    # ... and one whose closing summary states a whole-run rate (test_whole_run_mean.py): a mean, no steady rate
+    stated = {"run_id": "stated", "event": "whole_run_rate", "detail": '{"global_steps_per_s": 0.886}',
+              "source": "/logs/hf2.log"}  # fmt: skip
+    ds.append("events", conform(pl.DataFrame([event, done, stated]), EVENT_SCHEMA))
     facts = [{"run_id": run, "collected_at": T0} for run in WHY]  # as a collect writes them
     ds.append("runs", conform(pl.DataFrame(facts), RUN_SCHEMA))
     return ds
@@ -99,6 +102,7 @@ WHY = {
     "stepless": ("no_rate", "records past warm-up have no step or rate"),
     "failed": ("no_records", "no step records"),
     "finished": ("finished_without_steps", STEADY_REASONS["finished_without_steps"]),
+    "stated": ("whole_run_only", STEADY_REASONS["whole_run_only"]),
     "rising": ("not_steady_yet", "not steady yet: still speeding up; run longer"),
 }
 
@@ -126,11 +130,13 @@ def test_summary_says_why_under_the_table_and_in_json(dataset: Dataset) -> None:
     # a run that logged steps says why, each on a line of its own at 80 columns; "failed" has no
     # record (its status says so, and its failure)
     for run, (_, reason) in WHY.items():
-        if reason and run not in ("failed", "finished"):
+        if reason and run not in ("failed", "finished", "stated"):
             assert f"run {run}: no steady rate: {reason}" in lines
     # a finished run with no record: its status (finished) says nothing of why its row is empty; over 80 columns
     said = " ".join(" ".join(lines).split())
     assert f"run finished: no steady rate: {STEADY_REASONS['finished_without_steps']}" in said
+    # ... nor does one whose closing summary alone states its speed (its mean column shows it)
+    assert f"run stated: no steady rate: {STEADY_REASONS['whole_run_only']}" in said
     assert not any("run failed: no steady rate" in line for line in lines)
     assert f"run slim: {STEADY_ASSUMPTIONS['logs_every_step_unchecked']}" in " ".join(" ".join(lines).split())
     listed = runner.invoke(app, ["summary", "-d", str(dataset.root), "--json"]).stdout
@@ -161,9 +167,9 @@ def test_a_baseline_without_a_steady_rate_names_the_reason(dataset: Dataset) -> 
 def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: str, assumed: str) -> None:
     notes = steady_notes(analyze(dataset).summary, Catalog(lang))
     assert said in notes and assumed in notes
-    # every run of WHY with a reason and records (all but ok, slim and failed) or that finished without (finished),
-    # and slim's assumption
-    assert len(notes) == 10
+    # every run of WHY with a reason and records (all but ok, slim and failed) or that finished without (finished)
+    # or is timed by its closing summary alone (stated), and slim's assumption
+    assert len(notes) == 11
 
 
 def test_the_english_report_says_what_summary_says() -> None:

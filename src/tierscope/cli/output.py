@@ -359,6 +359,11 @@ def _per_million(row: dict[str, Any], shared: str | None) -> str:
     return f"{value} {unit}" if shared is None and unit and value != n.MISSING else value
 
 
+#: Why a run without step records has no steady rate, said beside its status (which says the rest): it finished
+#: (its row would be empty without a word), or only its closing summary states a speed.
+_SAID_WITHOUT_RECORDS = ("finished_without_steps", "whole_run_only")
+
+
 def summary_grid(
     frame: pl.DataFrame,
     region: str = "us",
@@ -490,7 +495,10 @@ def summary_grid(
     # that finished: its row would be empty without a word)
     grid.notes += [f"run {named(r['run_id'])}: no steady rate: {r['steady_reason']}"
                    for r in frame.iter_rows(named=True) if r.get("steady_reason")
-                   and (r["records"] or r["steady_status"] == "finished_without_steps")]  # fmt: skip
+                   and (r["records"] or r["steady_status"] in _SAID_WITHOUT_RECORDS)]  # fmt: skip
+    # a mean no record measures: the figures the log's closing summary states (analysis.whole_run)
+    grid.notes += [f"run {named(r['run_id'])}: {r['mean_note']}" for r in frame.iter_rows(named=True)
+                   if r.get("mean_note")]  # fmt: skip
     # what a steady rate assumes where the log has no clock (intervals timed by each line's sec/step)
     grid.notes += [f"run {named(r['run_id'])}: {r['steady_assumption_note']}" for r in frame.iter_rows(named=True)
                    if r.get("steady_assumption_note")]  # fmt: skip
