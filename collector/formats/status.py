@@ -36,6 +36,10 @@ the last step record's before it):
 - ``restored``: ``Restoring parameters from .../model.ckpt-N`` (not inside an evaluation, which
   restores the checkpoint it evaluates), tensorpack's ``Start training with global_step=N`` (N > 0).
 
+A closing summary of the whole run's speed (Hugging Face's ``train_steps_per_second``, detectron2's ``Overall training
+speed``, a benchmark's ``total images/sec``) is also a ``whole_run_rate`` event
+(:mod:`~tierscope.collector.formats.closing`), whether or not its line ends the run.
+
 Severity is never a cause: Vertex AI and AI Platform label a process's stderr copy of an
 INFO line ``ERROR``. Lines of one cause that sit within :data:`BLOCK_LINES` lines of each
 other (a JSON error body, a ``kubectl describe`` condition, a replica's exit and the job's)
@@ -314,7 +318,8 @@ class RunStatus(AlwaysTried):
     example: ClassVar[str] = "The replica master 0 exited with a non-zero status of 1. Termination reason: Error."
     meaning: ClassVar[str] = (
         "no step: the run failed (exit status, job state, divergence, OOM, quota, preemption with no step after) "
-        "or finished (completed successfully, exit code 0); tried after every format (also with --log-format)"
+        "or finished (completed successfully, exit code 0); a closing summary's whole-run rate; tried after every "
+        "format (also with --log-format)"
     )
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
