@@ -71,4 +71,6 @@ def test_the_trainers_closing_dict_after_the_bar_is_cleared_finishes_the_run() -
     line += "'train_samples_per_second': 60.2, 'train_steps_per_second': 1.883, 'train_loss': 0.41, 'epoch': 1.0}\n"
     got = parse([line])
     assert got.steps.select("step").to_series().to_list() == [10]
-    assert got.events.select("event").to_series().to_list() == ["finished"]
+    # ... and states the whole run's rate, a run-level event (a run with records keeps its records' figures:
+    # tests/analysis/test_whole_run_mean.py)
+    assert sorted(got.events.select("event").to_series().to_list()) == ["finished", "whole_run_rate"]
