@@ -998,6 +998,15 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "examples_per_s",
         rf"{_UNIT_FIRST}{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec(?:ond)?)?{_DEVICE}\s+{_N}{_PAIR_ENDS}",
     ),
+    # ... its unit in parentheses after the word that names the figure, the number after it, with a colon or not
+    # (DGL's examples: ``Epoch 00000 | Step 00020 | Loss 2.6650 | Train Acc 0.3400 | Speed (samples/sec) 43672.9658 |
+    # GPU 401.2 MB``, dmlc/dgl ``examples/pytorch/graphsage``, quoted in SijingYu/GraphSAGE_MultiGPU ``loss.md``)
+    Measure(
+        "Speed (examples/sec) X",
+        "examples_per_s",
+        rf"[A-Za-z_]\s*\(\s*{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec(?:ond)?)?{_DEVICE}\s*\)['\"]?\s*[:=]?\s*"
+        rf"{_N}{_PAIR_ENDS}",
+    ),
     # seconds per thousand examples (StyleGAN's ``sec/kimg 107.73``): examples/s = 1000 / X
     Measure(
         "sec/kimg X (seconds per thousand examples)",
