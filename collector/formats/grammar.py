@@ -1359,6 +1359,11 @@ def _nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
     return read.select(pl.col("_order").cast(pl.Int64).is_in(nested_at)).to_series()
 
 
+#: What ``formats --try`` says of a time of day a message states (see :func:`_stated_clock_intervals`).
+STATED_CLOCK = (
+    "a time of day with no date: the line's clock where no logger's time is (the seconds since the task's "
+    "previous step's reading are the report's interval)"
+)
 #: What ``formats --try`` adds to a time named only ``time``: the file may show it is the run's clock.
 UNNAMED_CLOCK = " (or the run's clock, where the file's readings grow from step 0 with the steps)"
 
@@ -1391,6 +1396,10 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
             measures.append(f"measure '{m.spelling}' = {raw}: {meaning}")
             kinds.add(m.kind)
     said += measures
+    stated_clock = pl.select(pl.lit(message).str.extract_groups(TIME_OF_DAY)).item()
+    clock = stated_clock["h"]
+    if clock is not None:
+        said.append(f"{STATED_CLOCK}: {clock}:{stated_clock['m']}:{stated_clock['s']}")
     if span is not None:
         said.append(f"its time covers {span} steps")
     if not said:
@@ -1404,7 +1413,7 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
         verdict = LOGGER_TIMED
     elif not measures:
         verdict = "no measure: not a record"
-    elif kinds == {"examples_per_s"} and position is not None and not counter_date:
+    elif kinds == {"examples_per_s"} and position is not None and not counter_date and clock is None:
         verdict = EXAMPLES_ALONE
     elif position is None or counter_date:
         verdict = "no position: a record only for a job-wide rate"

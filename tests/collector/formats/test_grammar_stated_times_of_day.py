@@ -16,6 +16,7 @@ import pytest
 from tests.support.formats_support import parse
 from tierscope.analysis import analyze
 from tierscope.collector.collect import collect_file
+from tierscope.collector.formats.grammar import EXAMPLES_ALONE, STATED_CLOCK, explain_line
 from tierscope.collector.formats.vocabulary import TIME_OF_DAY
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.reading import ReadOptions
@@ -132,3 +133,10 @@ def test_a_file_timed_by_its_stated_time_of_day_has_a_steady_rate(tmp_path: Path
     row = analyze(ds).summary.row(0, named=True)
     assert row["records"] == 4
     assert row["steady_global_steps_per_s"] == pytest.approx(4.0)
+
+
+def test_formats_try_says_the_time_of_day_is_the_lines_clock() -> None:
+    said = explain_line(XLA[3])
+    assert f"{STATED_CLOCK}: 01:53:23" in said
+    # ... and not that its examples/s are another hook's figure
+    assert EXAMPLES_ALONE not in said
