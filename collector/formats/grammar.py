@@ -46,6 +46,7 @@ from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
     BLOCK_HEADER,
     COUNTED_EXAMPLES,
+    DAY_S,
     DOCKER_STEP,
     ENDED_BY_SIGNAL,
     EPOCH,
@@ -66,6 +67,7 @@ from tierscope.collector.formats.vocabulary import (
     OTHER_WORK,
     POSITIONS,
     SPAN,
+    TIME_OF_DAY,
     UNNAMED_TIMES,
     WHOLE_MAX,
     Measure,
@@ -555,7 +557,11 @@ def drop_examples_alone(
         return pl.col(name) if name in steps.columns else pl.lit(None, dtype=dtype)
 
     timing = [col(c).is_not_null() for c in ("global_steps_per_s", "local_steps_per_s", "interval_s", "elapsed_s")]
-    timed = pl.any_horizontal(*timing, col("timestamp", pl.Datetime("us", "UTC")).is_not_null())
+    # a line that states its time of day is timed by it, its first reading too (it has no interval yet)
+    clocked = body.filter(pl.col("line").str.contains(TIME_OF_DAY)).get_column("source_offset").implode()
+    timed = pl.any_horizontal(
+        *timing, col("timestamp", pl.Datetime("us", "UTC")).is_not_null(), pl.col("source_offset").is_in(clocked)
+    )
     grammar = (col("format", pl.String) == ProgressGrammar.name) & col("examples_per_s").is_not_null()
     # ... and a figure of examples/s with no rate at a step another line of the batch times with a rate is that
     # other line's step told twice (DeepSpeed's timer beside Megatron's iteration line): the timed one is the record
@@ -731,6 +737,48 @@ def _cumulative_times(records: pl.DataFrame) -> pl.DataFrame:
             _bare_s=pl.when(clocked).then(pl.when("_epoch_record").then("_since_last")).otherwise("_bare_s"),
         )
         .drop("_clock", "_since_last")
+    )
+
+
+def _stated_clock_intervals(records: pl.DataFrame) -> pl.DataFrame:
+    """``records`` (the grammar's, with ``_piece``, ``step``, ``_order``, ``_interval_s``, ``_elapsed_s``) with the time
+    since the task's previous report (``_interval_s``) where their lines state a time of day and no logger's time
+    (:data:`~tierscope.collector.formats.vocabulary.TIME_OF_DAY`): the seconds between the two readings, a day added
+    where the reading went back by more than half a day (midnight passed). Only for a record that advances the
+    step past the previous step's, each copy of a step (ranks printing untagged) read at its first line, and only in
+    a task whose readings never go back otherwise: times that fall between reports are durations, no clock, and
+    time nothing."""
+    if records.height == 0:
+        return records
+    unstamped = pl.col(STAMP).is_null() if STAMP in records.columns else pl.lit(True)
+    parts = pl.col("_piece").str.extract_groups(TIME_OF_DAY)
+    seconds = (
+        number(parts.struct.field("h")) * 3600 + number(parts.struct.field("m")) * 60 + number(parts.struct.field("s"))
+    )
+    read = records.filter(unstamped).select("_order", "step", _t=pl.col(TAG).fill_null(""), _tod=seconds)
+    read = read.filter(pl.col("_tod").is_not_null() & pl.col("step").is_not_null())
+    # a step's reading is its first line's: the copies of one step (ranks printing untagged, a bar redrawn) share it
+    steps = (
+        read.sort("_order")
+        .group_by("_t", "step", maintain_order=True)
+        .agg(pl.col("_order").first(), _tod=pl.first("_tod"))
+    )
+    if steps.height < 2:
+        return records
+    fall = pl.col("_tod") - pl.col("_tod").shift(1).over("_t")
+    steps = steps.sort("_order").with_columns(_fall=fall, _advance=pl.col("step") - pl.col("step").shift(1).over("_t"))
+    # a reading that went back less than half a day is no clock's: that task's readings are durations
+    durations = steps.filter((pl.col("_fall") < 0) & (pl.col("_fall") > -DAY_S / 2)).get_column("_t").unique()
+    gap = pl.when(pl.col("_fall") < 0).then(pl.col("_fall") + DAY_S).otherwise("_fall")
+    steps = steps.filter(~pl.col("_t").is_in(durations.implode())).select(
+        "_t", "step", _stated_interval=pl.when((gap > 0) & (pl.col("_advance") > 0)).then(gap)
+    )
+    read = read.join(steps, on=["_t", "step"], how="inner").select("_order", "_stated_interval")
+    free = pl.col("_interval_s").is_null() & pl.col("_elapsed_s").is_null()
+    return (
+        records.join(read, on="_order", how="left", maintain_order="left")
+        .with_columns(_interval_s=pl.when(free).then("_stated_interval").otherwise("_interval_s"))
+        .drop("_stated_interval")
     )
 
 
@@ -1311,6 +1359,11 @@ def _nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
     return read.select(pl.col("_order").cast(pl.Int64).is_in(nested_at)).to_series()
 
 
+#: What ``formats --try`` says of a time of day a message states (see :func:`_stated_clock_intervals`).
+STATED_CLOCK = (
+    "a time of day with no date: the line's clock where no logger's time is (the seconds since the task's "
+    "previous step's reading are the report's interval)"
+)
 #: What ``formats --try`` adds to a time named only ``time``: the file may show it is the run's clock.
 UNNAMED_CLOCK = " (or the run's clock, where the file's readings grow from step 0 with the steps)"
 
@@ -1343,6 +1396,10 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
             measures.append(f"measure '{m.spelling}' = {raw}: {meaning}")
             kinds.add(m.kind)
     said += measures
+    stated_clock = pl.select(pl.lit(message).str.extract_groups(TIME_OF_DAY)).item()
+    clock = stated_clock["h"]
+    if clock is not None:
+        said.append(f"{STATED_CLOCK}: {clock}:{stated_clock['m']}:{stated_clock['s']}")
     if span is not None:
         said.append(f"its time covers {span} steps")
     if not said:
@@ -1356,7 +1413,7 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
         verdict = LOGGER_TIMED
     elif not measures:
         verdict = "no measure: not a record"
-    elif kinds == {"examples_per_s"} and position is not None and not counter_date:
+    elif kinds == {"examples_per_s"} and position is not None and not counter_date and clock is None:
         verdict = EXAMPLES_ALONE
     elif position is None or counter_date:
         verdict = "no position: a record only for a job-wide rate"
@@ -1564,7 +1621,7 @@ class ProgressGrammar:
         good = _bar_laps(_restarted_batches(_whole_steps(good, context), context), context)
         good = _optimizer_steps(good)
         good = _bare_intervals(good, context)
-        good = _cumulative_times(good)
+        good = _stated_clock_intervals(_cumulative_times(good))
         good, placed = place_dict_losses(good, dicts, epochs_stated(lines))
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.

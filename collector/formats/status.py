@@ -234,10 +234,13 @@ MARKERS: tuple[Marker, ...] = (
     Marker("finished", r"Message:\s+(?P<reason>TFJob \S+ successfully completed\.?)|Reason:\s+TFJobSucceeded\b", 4),
     Marker("finished", r"^Training (?:ends|finished|completed|complete|done)\b", 2, bare=True),
     # TensorFlow's examples' ``Optimization Finished!``; the training time printed once the loop is left
-    # (detectron2's ``Total training time: 0:12:03``, DeiT's and torchvision's ``Training time 1 day, 2:03:04``)
+    # (detectron2's ``Total training time: 0:12:03``, DeiT's and torchvision's ``Training time 1 day, 2:03:04``),
+    # also in seconds with their unit (litgpt's finetune and pretrain scripts: ``Training time: 583.36s`` after the
+    # last iteration, Lightning-AI/litgpt issue 1110, 2024-03-13)
     Marker(
         "finished",
-        r"(?i)\boptimization finished\b|^(?:total )?training time\s*:?\s*(?:\d+ days?, )?\d+:\d\d:\d\d\b",
+        r"(?i)\boptimization finished\b|^(?:total )?training time\s*:?\s*"
+        r"(?:(?:\d+ days?, )?\d+:\d\d:\d\d\b|\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds)\s*$)",
         2,
         bare=True,
     ),

@@ -811,6 +811,21 @@ DOCKER_STEP: Final = (
     r"(?i:\bstep)\s+\d+\s*/\s*\d+\s*:\s*(?:FROM|RUN|COPY|ADD|ENV|ARG|WORKDIR|CMD|ENTRYPOINT|LABEL|EXPOSE|"
     r"USER|VOLUME|SHELL|HEALTHCHECK|ONBUILD|STOPSIGNAL|MAINTAINER)\b"
 )
+#: A time of day a message states for itself, with no date: under a key of its own (torch_xla's test utilities end
+#: each step line with ``Time=`` and ``datetime.now()`` as ``%H:%M:%S``: ``| Training Device=xla:0/7 Epoch=1 Step=500
+#: Loss=0.00223 Rate=553.80 GlobalRate=352.39 Time=01:53:18``, pytorch/xla ``test/test_utils.py``, quoted in pytorch/xla
+#: PR 4324, 2022-12) or in brackets at the head of the message (a MetricLogger behind a time-only formatter:
+#: ``[03:29:59.478134] Epoch: [1]  [10/1504]  lr: ...``, Alpha-VLLM/LLaMA2-Accessory issue 48, 2023). It is the line's
+#: clock: the seconds between two readings of a task are the time between its reports (a day turning over between
+#: them adds a day). Two digits each for hours (00-23), minutes and seconds, as a clock prints them: a duration's
+#: ``1:52:18`` is none, and neither is a key that a word qualifies (``Total time: 01:52:18``, ``Epoch time: ...``,
+#: ``Time left: ...``, ``eta: ...``). Groups ``h``, ``m``, ``s``.
+TIME_OF_DAY: Final = (
+    r"(?:^\s*\[|(?:^|[^A-Za-z\s]\s*|[,|;(]\s*)(?i:time|now|clock|wall[ _-]?clock)\s*[=:]\s*)"
+    r"(?P<h>[01]\d|2[0-3]):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)(?:\]|[\s,|;)]|$)"
+)
+#: The seconds in a day: a time of day that goes back by more than half of one has turned over midnight.
+DAY_S: Final = 86400.0
 #: An ``N/M`` that is an ETA's value (``ETA 12/25``: a date), not a position.
 ETA_DATE: Final = r"(?i:\beta)\s*[:=]?\s*\d+\s*/\s*\d+"
 
@@ -982,6 +997,15 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "examples/sec X",
         "examples_per_s",
         rf"{_UNIT_FIRST}{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec(?:ond)?)?{_DEVICE}\s+{_N}{_PAIR_ENDS}",
+    ),
+    # ... its unit in parentheses after the word that names the figure, the number after it, with a colon or not
+    # (DGL's examples: ``Epoch 00000 | Step 00020 | Loss 2.6650 | Train Acc 0.3400 | Speed (samples/sec) 43672.9658 |
+    # GPU 401.2 MB``, dmlc/dgl ``examples/pytorch/graphsage``, quoted in SijingYu/GraphSAGE_MultiGPU ``loss.md``)
+    Measure(
+        "Speed (examples/sec) X",
+        "examples_per_s",
+        rf"[A-Za-z_]\s*\(\s*{_EXAMPLES_WORD}\s*{_DEVICE_BEFORE}/\s*s(?:ec(?:ond)?)?{_DEVICE}\s*\)['\"]?\s*[:=]?\s*"
+        rf"{_N}{_PAIR_ENDS}",
     ),
     # seconds per thousand examples (StyleGAN's ``sec/kimg 107.73``): examples/s = 1000 / X
     Measure(

@@ -135,6 +135,9 @@ STEP = "step 100 | loss 2.0 | 0.50 s/it"
         # the training time printed once the loop is left (detectron2, DeiT)
         ("Total training time: 0:12:03 (0:00:05 on hooks)", "Total training time: 0:12:03 (0:00:05 on hooks)"),
         ("Training time 1 day, 2:03:04", "Training time 1 day, 2:03:04"),
+        # ... in seconds with their unit: litgpt's, quoted from Lightning-AI/litgpt issue 1110 (2024-03-13)
+        ("Training time: 583.36s", "Training time: 583.36s"),
+        ("Total training time: 7200 seconds", "Total training time: 7200 seconds"),
         # many training scripts' last word
         ("Finished training at step 1000", "Finished training at step 1000"),
         # a workflow's task that finished its work
@@ -188,6 +191,10 @@ def test_a_launchers_report_glued_to_a_loading_bar_is_the_cause_without_the_bar(
         "Aborted!",
         "Epoch 3: Bus error rate 0.1",
         "The training time budget is 2 hours",
+        # a time per step or per epoch, and a time with more said after it, are no end of the training
+        "Training time per step: 0.52s",
+        "Epoch training time: 583.36s",
+        "Training time: 583.36s so far, 2 epochs to go",
         "100 epochs completed so far, 50 to go",
     ],
 )
