@@ -636,8 +636,21 @@ def say_grouping(runs: list, inputs: list) -> None:
     files named after one run's tasks."""
     named = {str(p) for p in inputs}
     loose = [r for r in runs if r.files and all(str(f) in named for f in r.files)]
-    if len(loose) < 2:
-        return
+    folders: dict[str, list] = {}
+    for r in runs:
+        if r.split_from is not None:
+            folders.setdefault(r.split_from, []).append(r)
+    if len(loose) > 1:
+        _say_runs_by_name(loose, f"{sum(len(r.files) for r in loose)} files", None)
+    for folder, split in folders.items():
+        # a folder of logs not named as one job's tasks, no run.json: read as the glob of its logs would be
+        said = f"folder {folder} (its logs not all named as one job's tasks, no run.json)"
+        _say_runs_by_name(split, said, folder.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _say_runs_by_name(runs: list, what: str, folder: str | None) -> None:
+    """One note: ``what`` (the files or folder given) read as ``runs``, a run each, some of several files: a
+    job's tasks' (all of loose files', a split ``folder``'s run named after it) or one log's rotations."""
     from rich.text import Text
 
     from tierscope.text import printable
@@ -646,15 +659,19 @@ def say_grouping(runs: list, inputs: list) -> None:
         return ", ".join(str(f).rstrip("/").rsplit("/", 1)[-1] for f in files)
 
     parts = []
-    singles = [r for r in loose if len(r.files) == 1]
+    singles = [r for r in runs if len(r.files) == 1]
     if singles:
         parts.append(f"a run each for {names([r.files[0] for r in singles])}")
-    parts += [f"run {r.run_id} for {names(r.files)} (named after one run's tasks)" for r in loose if len(r.files) > 1]
-    files = sum(len(r.files) for r in loose)
+    parts += [
+        f"run {r.run_id} for {names(r.files)}"
+        + (" (named after one run's tasks)" if r.run_id == folder or not folder else "")
+        for r in runs
+        if len(r.files) > 1
+    ]
     err_console().print(
         Text(
             printable(
-                f"note: {files} files read as {len(loose)} runs by their names: {'; '.join(parts)}; "
+                f"note: {what} read as {len(runs)} runs by their names: {'; '.join(parts)}; "
                 "--run-id ID reads them as one run"
             )
         ),
