@@ -431,12 +431,31 @@ def choose(
     else:
         hedge = "" if choice["meets_at_interval"] else " (but not at the pessimistic end of its interval)"
     basis = f"{choice['basis']}, {EXACT}" if choice["status"] == EXACT else choice["basis"]
+    measured = choice["basis"] == "measured"
     reason = (
-        f"{choice['candidate']} ({basis}) is the {pick_order} that can {wanted}: "
-        f"{two_decimals(choice['hours'])} h, USD {two_decimals(choice['usd'])}{hedge}"
+        f"{choice['candidate']} ({basis}) is the {pick_order}{' measured run' if measured else ''} that can "
+        f"{wanted}: {two_decimals(choice['hours'])} h, USD {two_decimals(choice['usd'])}{hedge}"
+        f"{_passed_over(meeting, choice, deadline_h) if measured else ''}"
     )
     caveat = f"Caveat: the choice rests on {choice['caveat']}." if choice.get("caveat") else None
     return Recommendation(choice, reason, marked, caveat)
+
+
+def _passed_over(meeting: pl.DataFrame, choice: dict, deadline_h: float | None) -> str:
+    """The prediction that meets the goal better than the measured ``choice`` (cheaper for a deadline, faster
+    for a budget), in words, or "". Measured runs are chosen first (docs/machines-and-prices.md), so a better
+    prediction is named, not chosen: ``; PREMIUM_1 (predicted (amdahl)) would be faster, 3.51 h, USD 58.06,
+    but it is a prediction: measure it to be sure``."""
+    key, better = ("usd", "cheaper") if deadline_h is not None else ("hours", "faster")
+    rows = meeting.filter((pl.col("basis") != "measured") & (pl.col(key) < choice[key])).sort([key, "candidate"])
+    if rows.height == 0:
+        return ""
+    row = rows.row(0, named=True)
+    basis = f"{row['basis']}, {EXACT}" if row["status"] == EXACT else row["basis"]
+    return (
+        f"; {row['candidate']} ({basis}) would be {better}, {two_decimals(row['hours'])} h, "
+        f"USD {two_decimals(row['usd'])}, but it is a prediction: measure it to be sure"
+    )
 
 
 def _goal(priced: pl.DataFrame) -> str:

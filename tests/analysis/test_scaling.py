@@ -234,7 +234,19 @@ def test_predict_and_recommend_commands(cli_dataset: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["choice"]["candidate"] == "PREMIUM_1"
     result = runner.invoke(app, [*args, "--deadline", "1440m"])
-    assert "standard_1 (measured) is the cheapest" in result.output
+    assert "standard_1 (measured) is the cheapest measured run" in result.output
+    # USD 100: measured runs are chosen first (docs/machines-and-prices.md), so standard_1 (1e6 / 22.389 steps/s
+    # = 12.41 h, 12.41 h x 4.0571 ML units/h x USD 0.49 = 24.67) is chosen over PREMIUM_1, predicted at
+    # 1e6 / 79.2031 / 3600 = 3.51 h x 33.7829 x 0.49 = USD 58.06: faster and within 100, named as passed over
+    result = runner.invoke(app, [*args, "--budget", "100"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert (
+        "standard_1 (measured) is the fastest measured run that can reach 1,000,000 steps for at most USD 100.00: "
+        "12.41 h, USD 24.67; PREMIUM_1 (predicted (amdahl), exactly determined) would be faster, 3.51 h, "
+        "USD 58.06, but it is a prediction: measure it to be sure"
+    ) in result.output
+    # 1440 min: PREMIUM_1 meets it too but costs 58.06 > 24.67: no cheaper prediction was passed over
+    assert "would be" not in runner.invoke(app, [*args, "--deadline", "1440m"]).output
     assert runner.invoke(app, [*args, "--deadline", "soon"]).exit_code == 2
     assert runner.invoke(app, [*args]).exit_code == 2  # neither deadline nor budget
     bad = runner.invoke(app, ["recommend", "-d", str(cli_dataset), "--steps", "10", "--budget", "5",
