@@ -195,8 +195,8 @@ def test_an_unknown_region_is_a_usage_error(dataset_2016: Dataset) -> None:
         # was exit 0 with every USD column silently empty
         assert result.exit_code == 2, (command, result.output)
         expected = (
-            "Invalid value for '--region': 'mars' is neither a region of the price table (asia, europe, us) nor a "
-            "Google Cloud region like us-central1"
+            "Invalid value for '--region': unknown region 'mars': neither a region of the price rows nor a "
+            "Google Cloud region like us-central1; known: asia, europe, us, europe-west4, us-central1, us-central2"
         )
         assert _squeezed(expected) in _squeezed(result.output)
 

@@ -479,6 +479,8 @@ def checked_tier(tier: str | None) -> str | None:
         return tier
     known = list(tiertable.by_tier(tiertable.load()))
     upper = tier.upper()
+    if upper not in known and upper != "CUSTOM" and _machine_or_label(tier, known):
+        return tier  # a machine type: one machine of that type, priced as one
     if upper == "CUSTOM":
         warning = (
             "CUSTOM without a topology: its ML units and price cannot be computed (they are the sum over "
@@ -497,6 +499,35 @@ def checked_tier(tier: str | None) -> str | None:
 
     err_console().print(Text(f"warning: --tier {warning}"), soft_wrap=True)
     return upper if upper == "CUSTOM" else tier
+
+
+def _machine_or_label(tier: str, known: list[str]) -> bool:
+    """True if ``tier`` is a machine type (``--tier n1-standard-8``: one machine of that type,
+    docs/machines-and-prices.md); False for a label of the user's own, far from every known name (kept,
+    unpriced, with a warning). A near miss of a tier or machine type (``STANDRD_1``) is a usage error naming
+    the nearest: a typo stored as a run's tier left it unpriced with only a warning."""
+    import difflib
+
+    from tierscope.analysis import machines
+
+    types = machines.names("machine")
+    if tier.lower() in types:
+        return True
+    near = difflib.get_close_matches(tier.upper(), [*known, "CUSTOM"], n=3, cutoff=0.8)
+    near += difflib.get_close_matches(tier.lower(), types, n=3 - len(near), cutoff=0.8) if len(near) < 3 else []
+    if near:
+        raise typer.BadParameter(
+            f"unknown tier {tier!r}; nearest known: {', '.join(near)} (the tier table "
+            f"tierscope/data/{_tiers_csv()}, a machine type; a label of your own far from these is kept, unpriced)",
+            param_hint="--tier",
+        )
+    return False
+
+
+def _tiers_csv() -> str:
+    from tierscope import tiertable
+
+    return tiertable.TIERS_CSV.name
 
 
 def _parsed(parse: Callable[[str], T], text: str, option: str) -> T:
