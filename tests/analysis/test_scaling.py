@@ -128,6 +128,21 @@ def test_a_mix_of_stored_machines_is_named_and_so_is_a_mix_within_one_run() -> N
     assert mixed_machines(points) is None  # without their stored machines, CUSTOM says nothing
 
 
+def test_a_prediction_priced_on_stale_rows_says_so_as_the_runs_do(dataset_2016: Dataset) -> None:
+    # Priced on 2026-12-07, every legacy row is the 2019-11-01 one: 2026-12-07 - 2019-11-01 = 2593 days > 180.
+    # PREMIUM_1's 33.7829 ML units/h are that table's (the 2016 beta's 75 is the README's): its note says so,
+    # as basic's and standard_1's do; the predicted row had none, so the stale note left it out.
+    analysis = analyze(dataset_2016, AnalysisOptions(price_date=date(2026, 12, 7)))
+    rows = {r["candidate"]: r for r in recommend(analysis, 1_000_000, deadline_h=24).candidates.to_dicts()}
+    said = "ML units from the 2019-11-01 table and USD per ML unit-hour from the 2019-11-01 row, 2593 days before"
+    for name in ("basic", "standard_1", "PREMIUM_1"):
+        assert said in rows[name]["price_note"], name
+    assert rows["PREMIUM_1"]["ml_units_per_hour"] == pytest.approx(33.7829)
+    # on 2019-12-01 the rows are 30 days old: no note, the prediction's nor the runs'
+    fresh = recommend(analyze(dataset_2016, AnalysisOptions(price_date=NOW)), 1_000_000, deadline_h=24)
+    assert fresh.candidates.filter(pl.col("basis") != "failed (evidence)")["price_note"].null_count() == 3
+
+
 def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Dataset) -> None:
     analysis = analyze(dataset_2016, AnalysisOptions(price_date=NOW))
     chosen = recommend(analysis, 1_000_000, deadline_h=24)
