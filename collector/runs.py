@@ -50,6 +50,9 @@ class SourceCounts:
     events: int = 0
     rejects: int = 0
     duplicates: int = 0
+    #: Of ``duplicates``, the records (and events) repeated within this file as read (a tqdm bar printing its
+    #: last step, ``1000/1000``, twice), not held from before.
+    repeated: int = 0
     skipped: int = 0
     step_lines: int = 0
     event_lines: int = 0

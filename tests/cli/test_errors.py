@@ -51,7 +51,7 @@ def test_rejects_on_a_dataset_that_is_a_file_is_one_line_not_a_traceback(tmp_pat
     result = runner.invoke(app, ["rejects", "-d", str(afile)])
     assert result.exit_code == 1  # was NotADirectoryError from state/compactions.json
     assert _one_line_error(result.output) == (
-        f"error: {afile} holds no tierscope dataset; run `tierscope collect files` first"
+        f"error: {afile} is a file, not a dataset directory; pass --dataset a directory"  # as collect says
     )
 
 

@@ -83,7 +83,7 @@ def test_collect_names_the_shared_directory_once_and_wide_gives_full_paths(tmp_p
     shared = (
         os.path.relpath(manifest.parent) if not os.path.relpath(manifest.parent).startswith("..") else manifest.parent
     )
-    assert f"in {shared}/" in output
+    assert f"sources in {shared}/" in output  # a title, not a bare "in ..." line
     assert cells(output, "standard_1.log")[:4] == ["standard_1.log", "standard_1", "cloudml", "9"]
     assert cells(output, "premium_1.log")[:6] == ["premium_1.log", "premium_1", "gcloud", "1", "0", "1"]
     # singular and plural: 1 event (was "1 events")

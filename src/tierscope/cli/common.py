@@ -544,6 +544,10 @@ def no_dataset(dataset: Dataset, path: Path) -> str:
         )
     if not str(dataset.root).startswith("gs://") and not Path(str(dataset.root)).exists():
         return f"{dataset.root}{default} does not exist; check the path, or run `tierscope collect files` to make it"
+    if not str(dataset.root).startswith("gs://") and Path(str(dataset.root)).is_file():
+        from tierscope.dataset.errors import a_file_not_a_dataset
+
+        return a_file_not_a_dataset(dataset.root)  # as a collect into it says
     return f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first"
 
 
