@@ -88,6 +88,10 @@ class RunSpec:
     #: How a run of loose files got its name when no file gave it (``wlogs/worker-0.log`` and ``worker-1.log``:
     #: the folder), for the collect's output; None: named as the user or its files said.
     naming: str | None = None
+    #: The folder (``collect files DIR``) whose logs were not one job's and so were read as a run each, this run
+    #: one of them (:func:`tierscope.collector.runs.runs_from_paths`), for the collect to say how it split them;
+    #: None: not such a run.
+    split_from: str | None = None
     #: What a sweep estimated the run would cost before it ran (USD; ``tierscope sweep`` sets it). None: not
     #: a sweep's run.
     estimate_usd: float | None = None

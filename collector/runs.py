@@ -50,6 +50,9 @@ class SourceCounts:
     events: int = 0
     rejects: int = 0
     duplicates: int = 0
+    #: Of ``duplicates``, the records (and events) repeated within this file as read (a tqdm bar printing its
+    #: last step, ``1000/1000``, twice), not held from before.
+    repeated: int = 0
     skipped: int = 0
     step_lines: int = 0
     event_lines: int = 0
@@ -418,8 +421,48 @@ def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | 
         meta = _run_meta(meta_path) if meta_path.is_file() else {}
         # logs first, then event files, as before: the run's order of reading
         files: list[Path | str] = sorted(found[root], key=lambda p: (is_event_file(p), p))
-        specs.append(directory_run(root.name, meta, meta_path, files, run_id, tier, fmt))
+        if root in described or run_id is not None:
+            specs.append(directory_run(root.name, meta, meta_path, files, run_id, tier, fmt))
+        else:
+            specs += _folder_runs(root, files, tier, fmt)
     return specs
+
+
+def _job_key(top: Path, path: Path) -> str:
+    """Which of a folder's logs ``path`` goes with: the job's tasks (its name, or a folder's between ``top``
+    and it, names a task: ``worker-1.log``, ``worker-1/logs/train.log``), the files whose records name their
+    run (:data:`NAMED_BY_CONTENT`, TensorBoard event files: a job directory's, as a prefix's), or its own name
+    (``hf_t4.log``; ``train.log`` and its rotated ``train.log.1.gz`` one log)."""
+    if path.name.endswith(NAMED_BY_CONTENT) or is_event_file(path):
+        return "\0content"
+    stem = default_run_id(path)
+    folders = path.relative_to(top).parts[:-1]
+    if any(_name_task(name) is not None for name in (stem, *folders)):
+        return "\0tasks"
+    return stem
+
+
+def _folder_runs(top: Path, files: list[Path | str], tier: str | None, fmt: str | None) -> list[RunSpec]:
+    """The runs of a folder's logs (no ``run.json`` describes them): one run named after the folder where they
+    are one job's (a single log, its tasks' logs, records naming their run); else, as ``logs/*.log`` would, each
+    log a run of its own named after it (``logs`` of hf_t4.log and loop_a100.log: two runs, not two tasks of
+    one), the job's tasks' logs, if any, the folder's run; each run's :attr:`RunSpec.split_from` names the
+    folder, for the collect to say how it split it."""
+    groups: dict[str, list[Path | str]] = {}
+    for path in files:
+        groups.setdefault(_job_key(top, Path(path)), []).append(path)
+    if len(groups) == 1:
+        return [directory_run(top.name, {}, top / RUN_FILE, files, None, tier, fmt)]
+    runs: dict[str, RunSpec] = {}
+    for key, grouped in groups.items():
+        named = top.name if key.startswith("\0") else key
+        if named in runs:  # a log named as its folder is: the folder's run, as one name always was
+            runs[named].files = [*runs[named].files, *grouped]
+        else:
+            runs[named] = RunSpec(run_id=named, tier=tier, files=grouped, format=fmt)
+    for run in runs.values():
+        run.split_from = str(top)
+    return sorted(runs.values(), key=lambda r: str(r.files[0]))
 
 
 def default_run_id(path: Path) -> str:

@@ -191,6 +191,7 @@ def store_parsed(
         got = dataset.append("steps", steps, staged)
         counts.steps += got.stored
         counts.duplicates += got.duplicates
+        counts.repeated += got.repeated
         lines.stored("steps", got)
         lines.held(parsed.steps)
         if got.conflicts:
@@ -202,6 +203,7 @@ def store_parsed(
         got = dataset.append("events", _set(_fill(parsed.events, **ctx), **given), staged)
         counts.events += got.stored
         counts.duplicates += got.duplicates
+        counts.repeated += got.repeated
         lines.stored("events", got)
         lines.held(parsed.events)
     if parsed.rejects.height:

@@ -38,3 +38,8 @@ class StateCorruptError(DatasetError):
 
 class DatasetBusyError(DatasetError):
     """Another command holds the dataset's lock (the CLI exits 75, EX_TEMPFAIL)."""
+
+
+def a_file_not_a_dataset(root: object) -> str:
+    """The one line for a ``--dataset`` that names a file: said alike by every command, reading or writing."""
+    return f"{root} is a file, not a dataset directory; pass --dataset a directory"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from filelock import FileLock, Timeout
 
 from tierscope.dataset import journal, state
-from tierscope.dataset.errors import DatasetBusyError, DatasetError, StateCorruptError
+from tierscope.dataset.errors import DatasetBusyError, DatasetError, StateCorruptError, a_file_not_a_dataset
 from tierscope.dataset.objects import GsPath, Lease, LeaseBusy
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def locked(dataset: Dataset, timeout: float = 60.0, recover_first: bool = True) 
     :class:`DatasetBusyError` (exit code 75 in the CLI).
     """
     if dataset.root.exists() and not dataset.root.is_dir():
-        raise DatasetError(f"{dataset.root} is a file, not a dataset directory; pass --dataset a directory")
+        raise DatasetError(a_file_not_a_dataset(dataset.root))
     dataset.root.mkdir(parents=True, exist_ok=True)
     lock = _lock(dataset, timeout)
     _acquire(lock, dataset.root, timeout)

@@ -343,6 +343,9 @@ PIN_MAX = 16_384
 class AppendResult:
     stored: int = 0
     duplicates: int = 0
+    #: Of ``duplicates``, the rows repeated within the frame given (a progress bar printing its last step twice
+    #: in one log), not held before.
+    repeated: int = 0
     #: The ``source_offset`` of each row stored (Int64, nulls kept), for tables that have one: which
     #: lines stored a row and which only repeated rows already held (a collect counts lines by outcome).
     stored_offsets: list[pl.Series] = field(default_factory=list)
@@ -354,6 +357,7 @@ class AppendResult:
     def __iadd__(self, other: AppendResult) -> AppendResult:
         self.stored += other.stored
         self.duplicates += other.duplicates
+        self.repeated += other.repeated
         self.stored_offsets += other.stored_offsets
         self.conflicts += other.conflicts
         return self
@@ -742,6 +746,7 @@ class Dataset:
                         if spec.figures:
                             repeated = part.filter(~pl.struct(key).is_first_distinct())
                             found += _conflicts(repeated, new, spec)
+                        result.repeated += part.height - new.height - sum(c.height for c in found)
                 directory = self._scope(table, str(run_id))
                 pending = self._staged_in(directory)
                 if pending and not self._beyond_written(pending, new, spec.range_key):

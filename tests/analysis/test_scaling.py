@@ -128,6 +128,21 @@ def test_a_mix_of_stored_machines_is_named_and_so_is_a_mix_within_one_run() -> N
     assert mixed_machines(points) is None  # without their stored machines, CUSTOM says nothing
 
 
+def test_a_prediction_priced_on_stale_rows_says_so_as_the_runs_do(dataset_2016: Dataset) -> None:
+    # Priced on 2026-12-07, every legacy row is the 2019-11-01 one: 2026-12-07 - 2019-11-01 = 2593 days > 180.
+    # PREMIUM_1's 33.7829 ML units/h are that table's (the 2016 beta's 75 is the README's): its note says so,
+    # as basic's and standard_1's do; the predicted row had none, so the stale note left it out.
+    analysis = analyze(dataset_2016, AnalysisOptions(price_date=date(2026, 12, 7)))
+    rows = {r["candidate"]: r for r in recommend(analysis, 1_000_000, deadline_h=24).candidates.to_dicts()}
+    said = "ML units from the 2019-11-01 table and USD per ML unit-hour from the 2019-11-01 row, 2593 days before"
+    for name in ("basic", "standard_1", "PREMIUM_1"):
+        assert said in rows[name]["price_note"], name
+    assert rows["PREMIUM_1"]["ml_units_per_hour"] == pytest.approx(33.7829)
+    # on 2019-12-01 the rows are 30 days old: no note, the prediction's nor the runs'
+    fresh = recommend(analyze(dataset_2016, AnalysisOptions(price_date=NOW)), 1_000_000, deadline_h=24)
+    assert fresh.candidates.filter(pl.col("basis") != "failed (evidence)")["price_note"].null_count() == 3
+
+
 def test_frontier_and_recommendation_on_2016_with_2019_prices(dataset_2016: Dataset) -> None:
     analysis = analyze(dataset_2016, AnalysisOptions(price_date=NOW))
     chosen = recommend(analysis, 1_000_000, deadline_h=24)
@@ -234,7 +249,19 @@ def test_predict_and_recommend_commands(cli_dataset: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["choice"]["candidate"] == "PREMIUM_1"
     result = runner.invoke(app, [*args, "--deadline", "1440m"])
-    assert "standard_1 (measured) is the cheapest" in result.output
+    assert "standard_1 (measured) is the cheapest measured run" in result.output
+    # USD 100: measured runs are chosen first (docs/machines-and-prices.md), so standard_1 (1e6 / 22.389 steps/s
+    # = 12.41 h, 12.41 h x 4.0571 ML units/h x USD 0.49 = 24.67) is chosen over PREMIUM_1, predicted at
+    # 1e6 / 79.2031 / 3600 = 3.51 h x 33.7829 x 0.49 = USD 58.06: faster and within 100, named as passed over
+    result = runner.invoke(app, [*args, "--budget", "100"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert (
+        "standard_1 (measured) is the fastest measured run that can reach 1,000,000 steps for at most USD 100.00: "
+        "12.41 h, USD 24.67; PREMIUM_1 (predicted (amdahl), exactly determined) would be faster, 3.51 h, "
+        "USD 58.06, but it is a prediction: measure it to be sure"
+    ) in result.output
+    # 1440 min: PREMIUM_1 meets it too but costs 58.06 > 24.67: no cheaper prediction was passed over
+    assert "would be" not in runner.invoke(app, [*args, "--deadline", "1440m"]).output
     assert runner.invoke(app, [*args, "--deadline", "soon"]).exit_code == 2
     assert runner.invoke(app, [*args]).exit_code == 2  # neither deadline nor budget
     bad = runner.invoke(app, ["recommend", "-d", str(cli_dataset), "--steps", "10", "--budget", "5",

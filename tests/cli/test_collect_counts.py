@@ -54,9 +54,10 @@ def test_a_line_of_several_records_counts_once_and_its_records_are_said(tmp_path
     log.write_text(f"Epoch 1/2\n{bar}\n{bar} {bar}\n")
     result = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--settle", "0"])
     assert result.exit_code == 0, result.output
-    # 3 lines = 1 that stored step 10 + 1 whose 2 records were both held already + 1 with no metric ("Epoch 1/2").
+    # 3 lines = 1 that stored step 10 + 1 whose 2 records both repeat it (records repeated within this file,
+    # none stored before) + 1 with no metric ("Epoch 1/2").
     assert result.output.splitlines()[-1] == (
-        "read 3 lines: stored 1 step record and 0 events, 2 duplicates from 1 line already stored, "
+        "read 3 lines: stored 1 step record and 0 events, 2 repeated records from 1 line within their file, "
         "kept aside 0 rejected lines, 1 line had no metric"
     )
 

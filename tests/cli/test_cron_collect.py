@@ -84,8 +84,8 @@ def test_the_documented_crontab_line_with_a_manifest_takes_the_quick_path(grown:
 
 def test_an_unknown_tier_is_left_to_the_command_line_which_warns(grown: tuple[Path, Path, bytes]) -> None:
     log, ds, _ = grown
-    done = _cli("collect", "files", log, "-d", ds, "--run-id", "r", "--tier", "STANDARD_9", "-q")
-    assert done.returncode == 0 and "warning: --tier 'STANDARD_9' is not a tier" in _errors(done.stderr)
+    done = _cli("collect", "files", log, "-d", ds, "--run-id", "r", "--tier", "onprem-rack", "-q")
+    assert done.returncode == 0 and "warning: --tier 'onprem-rack' is not a tier" in _errors(done.stderr)
     assert TYPER.search(done.stderr)
 
 

@@ -51,7 +51,7 @@ def test_rejects_on_a_dataset_that_is_a_file_is_one_line_not_a_traceback(tmp_pat
     result = runner.invoke(app, ["rejects", "-d", str(afile)])
     assert result.exit_code == 1  # was NotADirectoryError from state/compactions.json
     assert _one_line_error(result.output) == (
-        f"error: {afile} holds no tierscope dataset; run `tierscope collect files` first"
+        f"error: {afile} is a file, not a dataset directory; pass --dataset a directory"  # as collect says
     )
 
 
@@ -195,8 +195,8 @@ def test_an_unknown_region_is_a_usage_error(dataset_2016: Dataset) -> None:
         # was exit 0 with every USD column silently empty
         assert result.exit_code == 2, (command, result.output)
         expected = (
-            "Invalid value for '--region': 'mars' is neither a region of the price table (asia, europe, us) nor a "
-            "Google Cloud region like us-central1"
+            "Invalid value for '--region': unknown region 'mars': neither a region of the price rows nor a "
+            "Google Cloud region like us-central1; known: asia, europe, us, europe-west4, us-central1, us-central2"
         )
         assert _squeezed(expected) in _squeezed(result.output)
 

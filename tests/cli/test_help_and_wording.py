@@ -179,6 +179,6 @@ def test_no_message_names_the_directory_tierscope_is_installed_in(
     assert demo.exit_code == 0
     assert installed not in demo.output and "in tierscope/data/cloudml-tiers-2016/" in demo.output
     log = str(Path(installed) / "data" / "cloudml-tiers-2016" / "basic.log")
-    odd = runner.invoke(app, ["collect", "files", log, "-d", "ds", "--tier", "STANDARD_9"])
+    odd = runner.invoke(app, ["collect", "files", log, "-d", "ds", "--tier", "onprem-rack"])
     assert odd.exit_code == 0 and installed not in odd.stderr and installed not in odd.stdout
     assert "tierscope/data/tiers.csv" in odd.stderr

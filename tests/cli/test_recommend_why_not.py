@@ -32,9 +32,10 @@ def test_why_not_names_the_missed_deadline_the_quota_and_the_failure(dataset_201
     # PREMIUM_1 at 2019 prices: 33.7829 ML units an hour, above the 25 allowed.
     assert "refused: needs 33.7829 ML_UNITS, above the quota of 25" in rows["PREMIUM_1"]
     assert "failed on PREMIUM_1 with gcloud crashed (BadStatusCodeError)" in rows["premium_1"]
-    # The 2019 rows are 2592 days old on 2026-12-06: said once, naming the runs priced from them.
+    # The 2019 rows are 2592 days old on 2026-12-06: said once, naming the runs priced from them, the predicted
+    # PREMIUM_1 too (its 33.7829 ML units are that table's, not the README's 2016 75)
     assert got.stdout.count("2592 days before 2026-12-06") == 1
-    assert "basic, standard_1: ML units from the 2019-11-01 table" in " ".join(got.stdout.split())
+    assert "basic, standard_1, PREMIUM_1: ML units from the 2019-11-01 table" in " ".join(got.stdout.split())
 
 
 def test_a_candidate_without_a_price_says_so_and_a_bare_deadline_is_echoed_in_hours(

@@ -83,7 +83,7 @@ def test_collect_names_the_shared_directory_once_and_wide_gives_full_paths(tmp_p
     shared = (
         os.path.relpath(manifest.parent) if not os.path.relpath(manifest.parent).startswith("..") else manifest.parent
     )
-    assert f"in {shared}/" in output
+    assert f"sources in {shared}/" in output  # a title, not a bare "in ..." line
     assert cells(output, "standard_1.log")[:4] == ["standard_1.log", "standard_1", "cloudml", "9"]
     assert cells(output, "premium_1.log")[:6] == ["premium_1.log", "premium_1", "gcloud", "1", "0", "1"]
     # singular and plural: 1 event (was "1 events")
@@ -219,12 +219,36 @@ def test_one_tier_at_two_dates_is_explained_and_region_changes_a_column(two_date
     assert "europe" not in header and "region europe." in europe and "2.19" in cells(europe, "std-new")
 
 
+def test_a_region_typo_is_a_usage_error_naming_the_nearest(tmp_path: Path) -> None:
+    log = Path(str(BUNDLED / "basic.log"))
+    collect = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--machine", "n1-standard-8"]
+    # 'wst' is no compass word of a Google Cloud region name; europe-west4 is a price rows' region
+    summary = ["summary", "-d", str(tmp_path / "ds")]
+    for args in ([*collect, "--region", "europe-wst4"], [*summary, "--region", "europe-wst4"]):
+        refused = runner.invoke(app, args)
+        assert refused.exit_code == 2 and "unknown region 'europe-wst4'" in refused.stderr
+        assert "nearest known: europe-west4" in refused.stderr
+    assert not (tmp_path / "ds").exists()
+    # a Google Cloud region the rows lack is legitimate (a price file of one's own prices it): stored
+    assert runner.invoke(app, [*collect, "--region", "us-east5", "-q"]).exit_code == 0
+
+
 def test_collect_checks_the_tier(tmp_path: Path) -> None:
     log = Path(str(BUNDLED / "basic.log"))
-    odd = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "a"), "--tier", "STANDARD_9"])
+    # a label of one's own, far from every tier and machine type, is kept (unpriced) with a warning
+    odd = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "a"), "--tier", "onprem-rack"])
     assert odd.exit_code == 0
-    assert "warning: --tier 'STANDARD_9' is not a tier of" in odd.stderr and "tiers.csv" in odd.stderr
+    assert "warning: --tier 'onprem-rack' is not a tier of" in odd.stderr and "tiers.csv" in odd.stderr
     assert "BASIC, BASIC_GPU" in odd.stderr
+    # a near miss is a typo: a usage error naming the nearest, as --machine n1-standrd-8 is, and nothing stored.
+    # difflib ratios: STANDRD_1 / STANDARD_1 2x9/19 = 0.947, STANDARD_9 / STANDARD_1 2x9/20 = 0.90 (cutoff 0.8)
+    for typo in ("STANDRD_1", "STANDARD_9"):
+        refused = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / typo), "--tier", typo])
+        assert refused.exit_code == 2 and f"unknown tier '{typo}'; nearest known: STANDARD_1 (" in refused.stderr
+        assert not (tmp_path / typo).exists()
+    # a machine type is a tier too (docs/machines-and-prices.md: one machine of that type): no warning
+    machine = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "m"), "--tier", "n1-standard-8"])
+    assert machine.exit_code == 0 and "warning" not in machine.stderr
     custom = runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "b"), "--tier", "custom"])
     assert "CUSTOM without a topology: its ML units and price cannot be computed" in custom.stderr
 

@@ -44,3 +44,51 @@ def test_a_run_directorys_logs_are_its_own_files(tmp_path: Path) -> None:
     (run_dir / "stderr" / "chief-0.txt").write_text("TensorFlow chatter\n")
     (run,) = runs_from_paths([run_dir], None, None, None)
     assert run.files == [run_dir / "chief-0.log"]
+
+
+def test_a_folder_of_unrelated_logs_is_a_run_of_each(tmp_path: Path) -> None:
+    # A folder of logs named as no task (a T4 and an A100 run of two trainers) is what ``logs/*.log`` is: a run
+    # per log, named after it; one run of them all made their 40x apart rates two "tasks" of one job.
+    top = tmp_path / "logs"
+    top.mkdir()
+    for name in ("hf_t4.log", "loop_a100.log", "loop_a100.log.1.gz"):
+        write_steps(top / name, range(1, 3))
+    runs = runs_from_paths([top], None, "BASIC", None)
+    # loop_a100.log.1.gz is the rotated older part of loop_a100.log (its name up to the first dot): one run
+    assert [(r.run_id, r.tier, r.files) for r in runs] == [
+        ("hf_t4", "BASIC", [top / "hf_t4.log"]),
+        ("loop_a100", "BASIC", [top / "loop_a100.log", top / "loop_a100.log.1.gz"]),
+    ]
+    assert [r.split_from for r in runs] == [str(top), str(top)]  # for the collect to say how it split them
+    # --run-id still makes one run of them all, as it does of loose files
+    (one,) = runs_from_paths([top], "job42", None, None)
+    assert one.run_id == "job42" and len(one.files) == 3
+
+
+def test_a_folder_of_one_jobs_tasks_or_one_log_stays_one_run(tmp_path: Path) -> None:
+    tasks = tmp_path / "wlogs"
+    (tasks / "chief").mkdir(parents=True)
+    write_steps(tasks / "worker-0.log", range(1, 3))
+    write_steps(tasks / "worker-1.log", range(1, 3))
+    write_steps(tasks / "chief" / "train.log", range(1, 3))  # named by its folder
+    (run,) = runs_from_paths([tasks], None, None, None)
+    assert (run.run_id, run.split_from) == ("wlogs", None)
+    single = tmp_path / "job7"
+    single.mkdir()
+    write_steps(single / "train.log", range(1, 3))
+    (run,) = runs_from_paths([single], None, None, None)
+    assert (run.run_id, run.files) == ("job7", [single / "train.log"])
+
+
+def test_a_folder_mixing_a_jobs_tasks_and_another_log(tmp_path: Path) -> None:
+    # the tasks' logs are the folder's run (as with the glob, named after the folder), the other log its own
+    top = tmp_path / "mixed"
+    top.mkdir()
+    write_steps(top / "worker-0.log", range(1, 3))
+    write_steps(top / "worker-1.log", range(1, 3))
+    write_steps(top / "baseline.log", range(1, 3))
+    runs = runs_from_paths([top], None, None, None)
+    assert [(r.run_id, r.files) for r in runs] == [
+        ("baseline", [top / "baseline.log"]),
+        ("mixed", [top / "worker-0.log", top / "worker-1.log"]),
+    ]

@@ -479,6 +479,8 @@ def checked_tier(tier: str | None) -> str | None:
         return tier
     known = list(tiertable.by_tier(tiertable.load()))
     upper = tier.upper()
+    if upper not in known and upper != "CUSTOM" and _machine_or_label(tier, known):
+        return tier  # a machine type: one machine of that type, priced as one
     if upper == "CUSTOM":
         warning = (
             "CUSTOM without a topology: its ML units and price cannot be computed (they are the sum over "
@@ -497,6 +499,35 @@ def checked_tier(tier: str | None) -> str | None:
 
     err_console().print(Text(f"warning: --tier {warning}"), soft_wrap=True)
     return upper if upper == "CUSTOM" else tier
+
+
+def _machine_or_label(tier: str, known: list[str]) -> bool:
+    """True if ``tier`` is a machine type (``--tier n1-standard-8``: one machine of that type,
+    docs/machines-and-prices.md); False for a label of the user's own, far from every known name (kept,
+    unpriced, with a warning). A near miss of a tier or machine type (``STANDRD_1``) is a usage error naming
+    the nearest: a typo stored as a run's tier left it unpriced with only a warning."""
+    import difflib
+
+    from tierscope.analysis import machines
+
+    types = machines.names("machine")
+    if tier.lower() in types:
+        return True
+    near = difflib.get_close_matches(tier.upper(), [*known, "CUSTOM"], n=3, cutoff=0.8)
+    near += difflib.get_close_matches(tier.lower(), types, n=3 - len(near), cutoff=0.8) if len(near) < 3 else []
+    if near:
+        raise typer.BadParameter(
+            f"unknown tier {tier!r}; nearest known: {', '.join(near)} (the tier table "
+            f"tierscope/data/{_tiers_csv()}, a machine type; a label of your own far from these is kept, unpriced)",
+            param_hint="--tier",
+        )
+    return False
+
+
+def _tiers_csv() -> str:
+    from tierscope import tiertable
+
+    return tiertable.TIERS_CSV.name
 
 
 def _parsed(parse: Callable[[str], T], text: str, option: str) -> T:
@@ -636,8 +667,21 @@ def say_grouping(runs: list, inputs: list) -> None:
     files named after one run's tasks."""
     named = {str(p) for p in inputs}
     loose = [r for r in runs if r.files and all(str(f) in named for f in r.files)]
-    if len(loose) < 2:
-        return
+    folders: dict[str, list] = {}
+    for r in runs:
+        if r.split_from is not None:
+            folders.setdefault(r.split_from, []).append(r)
+    if len(loose) > 1:
+        _say_runs_by_name(loose, f"{sum(len(r.files) for r in loose)} files", None)
+    for folder, split in folders.items():
+        # a folder of logs not named as one job's tasks, no run.json: read as the glob of its logs would be
+        said = f"folder {folder} (its logs not all named as one job's tasks, no run.json)"
+        _say_runs_by_name(split, said, folder.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _say_runs_by_name(runs: list, what: str, folder: str | None) -> None:
+    """One note: ``what`` (the files or folder given) read as ``runs``, a run each, some of several files: a
+    job's tasks' (all of loose files', a split ``folder``'s run named after it) or one log's rotations."""
     from rich.text import Text
 
     from tierscope.text import printable
@@ -646,15 +690,19 @@ def say_grouping(runs: list, inputs: list) -> None:
         return ", ".join(str(f).rstrip("/").rsplit("/", 1)[-1] for f in files)
 
     parts = []
-    singles = [r for r in loose if len(r.files) == 1]
+    singles = [r for r in runs if len(r.files) == 1]
     if singles:
         parts.append(f"a run each for {names([r.files[0] for r in singles])}")
-    parts += [f"run {r.run_id} for {names(r.files)} (named after one run's tasks)" for r in loose if len(r.files) > 1]
-    files = sum(len(r.files) for r in loose)
+    parts += [
+        f"run {r.run_id} for {names(r.files)}"
+        + (" (named after one run's tasks)" if r.run_id == folder or not folder else "")
+        for r in runs
+        if len(r.files) > 1
+    ]
     err_console().print(
         Text(
             printable(
-                f"note: {files} files read as {len(loose)} runs by their names: {'; '.join(parts)}; "
+                f"note: {what} read as {len(runs)} runs by their names: {'; '.join(parts)}; "
                 "--run-id ID reads them as one run"
             )
         ),

@@ -389,20 +389,15 @@ def output_format(fmt: FormatChoice, as_json: bool) -> FormatChoice:
 
 
 def _known_region(region: str) -> str:
-    """``region`` if the legacy price table has rows for it (``us``, ``europe``, ``asia``) or it is a Google
-    Cloud region (``us-central1``: today's machines are priced there, legacy tiers in its area); a usage
-    error otherwise (an unknown one priced nothing)."""
-    import re
+    """``region`` if the legacy price table has rows for it (``us``, ``europe``, ``asia``), the price rows do,
+    or it is a Google Cloud region (``us-central1``: today's machines are priced there, legacy tiers in its
+    area); a usage error naming the nearest known ones otherwise (a typo priced nothing)."""
+    from tierscope.analysis.regions import UnknownRegionError, checked_region
 
-    from tierscope.analysis.cost import load_prices
-
-    known = sorted(load_prices().get_column("region").unique())
-    if region not in known and not re.fullmatch(r"[a-z]+-[a-z]+\d+", region):
-        raise typer.BadParameter(
-            f"{region!r} is neither a region of the price table ({', '.join(known)}) nor a Google Cloud region "
-            "like us-central1"
-        )
-    return region
+    try:
+        return checked_region(region)
+    except UnknownRegionError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 RegionOpt = Annotated[
@@ -549,6 +544,10 @@ def no_dataset(dataset: Dataset, path: Path) -> str:
         )
     if not str(dataset.root).startswith("gs://") and not Path(str(dataset.root)).exists():
         return f"{dataset.root}{default} does not exist; check the path, or run `tierscope collect files` to make it"
+    if not str(dataset.root).startswith("gs://") and Path(str(dataset.root)).is_file():
+        from tierscope.dataset.errors import a_file_not_a_dataset
+
+        return a_file_not_a_dataset(dataset.root)  # as a collect into it says
     return f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first"
 
 

@@ -118,8 +118,11 @@ def with_hardware(
     if not (machine or accelerator or tpu or spot or region or job_spec):
         return runs
     from tierscope.analysis import machines
+    from tierscope.analysis.regions import checked_region
     from tierscope.errors import UsageError
 
+    if region is not None:
+        checked_region(region)  # a typo is refused here, not met later as a run with no price row
     day = None
     if job_spec is not None:
         if machine or accelerator or tpu:

@@ -79,10 +79,27 @@ class Group(TyperGroup):
         command = super().get_command(ctx, name)
         return None if command is None else word_numbers(command)
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        # `tierscope collect logs/train.log` (the README's `collect files` left out): a path where a command of a
+        # group with a `files` command is asked for names the command it meant, not only "No such command"
+        if args and "files" in self.commands and args[0] not in self.commands and _looks_like_path(args[0]):
+            ctx.fail(
+                f"No such command {args[0]!r}: to collect log files, name the command: "
+                f"tierscope {ctx.info_name} files {' '.join(args)}"
+            )
+        return super().resolve_command(ctx, args)
+
     def command_summary(self, ctx: Any, name: str) -> str | None:
         """``name``'s line in the help; None for a hidden command."""
         command = self.get_command(ctx, name)
         return None if command is None or command.hidden else summary(command.help or command.short_help)
+
+
+def _looks_like_path(word: str) -> bool:
+    """Whether a word given as a command is a path (a folder in it, a suffix, or a file or folder there)."""
+    import os
+
+    return "/" in word or os.sep in word or "." in word.lstrip(".") or os.path.exists(word)
 
 
 @functools.cache

@@ -83,7 +83,8 @@ def counts_grid(result: CollectResult, wide: bool = False, unit: tuple[str, str]
     import os
 
     shown = [shown_path(s.source, wide) for s in result.sources]
-    # The directory every source shares is said once, above the table; the cells keep what differs.
+    # The directory every source shares is said once, above the table ("sources in logs/": a bare "in logs/"
+    # read as a stray line); the cells keep what differs.
     # gs:// URLs share theirs after the scheme, which a path function would fold to gs:/.
     scheme = "gs://" if shown and all(p.startswith("gs://") for p in shown) else ""
     bare = [p[len(scheme) :] for p in shown]
@@ -98,7 +99,7 @@ def counts_grid(result: CollectResult, wide: bool = False, unit: tuple[str, str]
     else:
         common = ""
     grid = Grid(
-        title=f"in {common}{sep}" if common else None,
+        title=f"sources in {common}{sep}" if common else None,  # the folder the source cells are in
         columns=[
             Column("source", "name"),
             Column("run", "name"),
@@ -143,12 +144,26 @@ def closing_line(result: CollectResult, unit: tuple[str, str] = LINES) -> str:
     return (
         f"read {n.plural(total('lines'), *unit)}: stored {rows(total('steps'), total('step_lines'), 'step record')} "
         f"and {rows(total('events'), total('event_lines'), 'event')}, "
-        f"{rows(total('duplicates'), total('duplicate_lines'), 'duplicate')} already stored, "
+        f"{_duplicates(rows, total)}, "
         f"kept aside {kept}"
         + (" (see `tierscope rejects`)" if rejected or pieces else "")
         # The lines with no metric close the sum: every line read is one of the five.
         + f", {n.plural(total('skipped'), *unit)} had no metric"
     )
+
+
+def _duplicates(rows: Callable[[int, int, str], str], total: Callable[[str], int]) -> str:
+    """The duplicates in words (``rows``: a count with its lines, :func:`closing_line`'s) with what they repeat:
+    records already stored, or records repeated within their file (a tqdm bar's ``1000/1000`` printed twice on
+    a first collect is no record stored before)."""
+    dups, repeated = total("duplicates"), total("repeated")
+    if not repeated:
+        return f"{rows(dups, total('duplicate_lines'), 'duplicate')} already stored"
+    if repeated == dups:
+        within = "its file" if dups == 1 else "their file"
+        return f"{rows(dups, total('duplicate_lines'), 'repeated record')} within {within}"
+    said = rows(dups, total("duplicate_lines"), "duplicate")
+    return f"{said} ({n.count(dups - repeated)} already stored, {n.count(repeated)} repeated within their file)"
 
 
 def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: tuple[str, str] = LINES) -> None:
