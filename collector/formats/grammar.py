@@ -1208,38 +1208,6 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
 _BAR_DRAWN = rf"{BAR}(\d+)/(\d+)"
 
 
-#: A plain statement announcing work on data, not training, that the bar drawn next counts (AllenNLP's dataset
-#: reader and vocabulary: ``Reading instances from lines in file at: .../sst.txt`` then ``21it [00:00, 14987.30it/s]``,
-#: ``Fitting token dictionary from dataset.`` then ``100%|##########| 21/21 [00:00<00:00, 198379.24it/s]``,
-#: allennlp/allennlp issue 1599, 2018-10-24): reading, fitting, building, downloading, extracting or tokenizing what
-#: is data (instances, a dataset, a vocabulary or dictionary, files, tokens).
-_DATA_WORK = (
-    r"(?i)\b(?:reading|fitting|building|downloading|extracting|tokeniz\w*)\b.*"
-    r"\b(?:instances|data|dataset|datasets|dictionary|vocab\w*|files?|tokens?)\b"
-)
-#: A bar drawn with no total at the start of a line, before the message glued after it (``0it [00:00, ?it/s]...``).
-_LEADING_COUNT_BAR = r"^\s*\d+it \[[^\]]*\]"
-
-
-def _announced_data_bars(read: pl.DataFrame) -> pl.Series:
-    """For each row of ``read`` (pieces with ``_position``, ``_piece`` and ``_prev_line``, the line before of the same
-    task): whether it is a drawing of a bar with no description right after a plain statement (no bar of its own but
-    a count drawn before it) that announces work on data (:data:`_DATA_WORK`): that work's count of items, not
-    training steps. A bar with a description is judged by it; a bar after another bar is none of this."""
-    if "_prev_line" not in read.columns:
-        return pl.Series([False] * read.height, dtype=pl.Boolean)
-    prev = pl.col("_prev_line").str.replace(_LEADING_COUNT_BAR, "")
-    described = pl.col("_piece").str.extract(_TQDM_DESC, 1).str.strip_chars().fill_null("") != ""
-    return read.select(
-        (
-            pl.col("_position").is_in(list(_BAR_POSITIONS[:2]))
-            & ~described
-            & ~prev.str.contains(BAR)
-            & prev.str.contains(_DATA_WORK)
-        ).fill_null(False)
-    ).to_series()
-
-
 def _lossless_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
     """For each row of ``read`` (pieces with ``_position``, ``_piece``, ``_loss``, ``_not_training``): whether it is a
     drawing of a bar that never states a loss, of another total than a bar that does, in the same stream: the
@@ -1553,7 +1521,6 @@ class ProgressGrammar:
         read = read.with_columns(_not_training=pl.col("_not_training") | _evaluation_bars(read, lines, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _nested_bars(read, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | _lossless_bars(read, context))
-        read = read.with_columns(_not_training=pl.col("_not_training") | _announced_data_bars(read))
         read = _block_positions(read, _blocks(lines))
         every_piece = read
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
