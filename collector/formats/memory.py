@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import hashlib
 import io
+import json
 import math
 from typing import Any
 
@@ -57,13 +59,27 @@ def remembered(context: ParseContext) -> dict[str, Any] | None:
     state = _encode_state(context.state)
     if not state and not context.steps_measured:
         return None
-    return {"version": VERSION, "state": state, "steps_measured": context.steps_measured}
+    doc = {"version": VERSION, "state": state, "steps_measured": context.steps_measured}
+    return {**doc, "digest": _digest(doc)}
+
+
+def _digest(doc: dict[str, Any]) -> str:
+    """The SHA-256 of ``doc`` (without its digest) as canonical JSON: a document edited by hand, whose values
+    the formats would take for their own decisions and trip on (a string where a count was), does not match."""
+    body = {k: v for k, v in doc.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def recall(context: ParseContext, doc: Any) -> None:
     """Put the memory :func:`remembered` saved back into ``context`` (a fresh one, before its first batch).
-    A document that does not read leaves ``context`` as it was."""
+    A document that does not read, or whose digest does not match its content (edited by hand), leaves
+    ``context`` as it was: the decisions are made again from the lines read."""
     if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(doc.get("state"), dict):
+        return
+    try:
+        if doc.get("digest") != _digest(doc):
+            return
+    except (TypeError, ValueError):  # a value JSON cannot hold (a document not from JSON)
         return
     try:
         state = {key: _decode(value, context) for key, value in doc["state"].items()}

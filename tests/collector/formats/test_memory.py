@@ -139,6 +139,7 @@ def test_a_2016_append_leaves_the_memory_as_it_was() -> None:
     # After the checkpoint line reached them: the layout decided none (as it does at once where another format read
     # the steps) and MLPerf's memory empty; nothing else moved.
     after = remembered(later)
+    assert after is not None and after.pop("digest") != before.pop("digest")  # its content moved, its digest too
     assert after == {**before, "state": {**before["state"], "layout": False, "mlperf": {}}}
     assert memory_kept(after)
 
@@ -213,3 +214,29 @@ def test_a_rate_derived_across_pieces_is_the_one_read_derives(tmp_path: Path) ->
         assert last["source_offset"] == 5 and last["rate_derived"] is True
         assert abs(last["global_steps_per_s"] - 193 / 0.530925) < 1e-3
         assert abs(last["local_steps_per_s"] - 49 / 0.530925) < 1e-3
+
+
+def test_a_memory_edited_by_hand_is_ignored_and_the_collect_reads_on(tmp_path: Path) -> None:
+    # The same Keras log in two pieces, its saved memory edited between them: the epoch count a string (a hand's
+    # edit the formats would trip on, a TypeError at the next bar). The digest no longer matches, so the memory is
+    # ignored: the collect reads on without a traceback and stores the lines appended, decided again from them.
+    log = tmp_path / "fit.log"
+    _write(log, KERAS_TWO_FITS[:9])
+    dataset = Dataset(tmp_path / "ds")
+    collect(dataset, log)
+    state = tmp_path / "ds" / "state" / "files.json"
+    doc = json.loads(state.read_text())
+    saved = doc["files"][0]["carry"][KEY]
+    assert saved["digest"]  # saved with the digest of its content
+    saved["state"] = {key: "abc" for key in saved["state"]}
+    state.write_text(json.dumps(doc))
+    _write(log, KERAS_TWO_FITS[9:], mode="a")
+    collect(dataset, log)
+    # lines 4 and 6 from the first piece; line 11 read with no memory of the epochs: a bar of 1563 in epoch 1
+    # again, a conflict with line 4's step 1563, kept aside with its line (what a collect with no memory does)
+    assert _steps(dataset) == [(4, 1563), (6, 3126)]
+    assert Dataset(dataset.root).read("rejects").get_column("source_offset").to_list() == [11]
+    edited = {"version": VERSION, "state": {"keras": "abc"}, "steps_measured": True, "digest": saved["digest"]}
+    fresh = ParseContext()
+    recall(fresh, edited)
+    assert fresh.state == {}
