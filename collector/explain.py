@@ -319,7 +319,6 @@ def _readings(
     events = _rows(p.events for p in parsed)
     rejects = _rows(p.rejects for p in parsed)
     unread = {int(o) for p in parsed for o in p.rest.get_column("source_offset")}
-    copies = {int(o) for p in parsed for o in p.copies}
     body, facts = split_envelopes(raw, year)
     bodies = dict(zip(body.get_column("source_offset").to_list(), body.get_column("line").to_list(), strict=True))
     gave = _envelope_facts(facts)
@@ -332,8 +331,6 @@ def _readings(
             why = (
                 "a copy of a neighbouring line with a timestamp"
                 if msg is None
-                else "the line before it again, byte for byte (a logging handler attached twice): one report"
-                if offset in copies
                 else _unread(msg)
                 if offset in unread
                 else "read with a neighbouring line (folded into its record)"

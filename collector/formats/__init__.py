@@ -77,13 +77,7 @@ from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.ranks import (
-    RankCarry,
-    label_ranks,
-    rank_count,
-    restated_copies,
-    without_handler_copies,
-)
+from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count, without_handler_copies
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import (
@@ -297,8 +291,7 @@ def parse_lines(
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
     if context.formats:
         context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
-    body, copies = without_handler_copies(body)
-    body, facts = _with_ranks(body, facts, context)
+    body, facts = _with_ranks(without_handler_copies(body), facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)
@@ -319,8 +312,6 @@ def parse_lines(
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
         parsed.events = _with_prefix_facts(parsed.events, facts)
     parsed.steps, handed_back = drop_examples_alone(parsed.steps, body, context)
-    parsed.steps = restated_copies(parsed.steps, copies)
-    parsed.copies = copies.get_column("source_offset").to_list()
     if handed_back.height:
         parsed.rest = pl.concat([parsed.rest, handed_back.select(parsed.rest.columns)]).sort("source_offset")
     if parsed.steps.height:

@@ -109,8 +109,6 @@ class Parsed:
     skipped: int = 0
     notes: list[str] = field(default_factory=list)
     pending: pl.DataFrame | None = None
-    #: lines that repeat the line before them byte for byte (a logging handler attached twice): one report
-    copies: list[int] = field(default_factory=list)
 
 
 class LineFormat(Protocol):

@@ -91,23 +91,18 @@ def _with_run_stats(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def without_handler_copies(body: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def without_handler_copies(body: pl.DataFrame) -> pl.DataFrame:
     """``body`` (a batch's messages after their envelopes, with :data:`TAG` and :data:`STAMP`) without the later
-    copies of a message one process printed twice in a row, and those copies as ``source_offset, original``
-    (Int64: the copy's line and the first line of its run).
-
-    A logging handler attached twice (TF-Slim and Estimator scripts that add their own ``StreamHandler`` beside
-    TensorFlow's print every line twice, tensorflow/models issues 2980, 4600, 4683 and 5017, 2018) gives
-    byte-identical neighbours of one task, at one time or at none. They are one report: a step-less figure
-    (``global_step/sec: 0.0339311`` twice) would otherwise count twice, as no step makes the second a duplicate,
-    and the pair would look like two ranks nobody labelled. Only a run whose lines are *all* identical is one
-    message; a run whose copies differ anywhere (their decimals, their times) is left whole for
+    copies of a message one process printed twice in a row: a logging handler attached twice (TF-Slim and
+    Estimator scripts that add their own ``StreamHandler`` beside TensorFlow's print every line twice,
+    tensorflow/models issues 2980, 4600, 4683 and 5017, 2018) gives byte-identical neighbours of one task, at one
+    time or at none. They are one report: a step-less figure (``global_step/sec: 0.0339311`` twice) would
+    otherwise count twice, as no step makes the second a duplicate. Only a run whose lines are *all* identical
+    is one message; a run whose copies differ anywhere (their decimals, their times) is left whole for
     :func:`rank_count` (ranks nobody labelled), and so is a line without a digit (a table's rule, a blank line).
-    :func:`restated_copies` gives back the copies of records that have a step, so they count as duplicates as
-    any copy of a step does."""
-    none = pl.DataFrame(schema={"source_offset": pl.Int64, "original": pl.Int64})
+    The copies dropped are counted as skipped lines."""
     if body.height < 2:
-        return body, none
+        return body
     line = pl.col("line")
     tag = pl.col(TAG).fill_null("")
     offset = pl.col("source_offset")
@@ -118,33 +113,16 @@ def without_handler_copies(body: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFra
         & (tag == tag.shift(1))
         & pl.col(STAMP).eq_missing(pl.col(STAMP).shift(1))
     ).fill_null(False)
-    if not body.select((same & line.str.contains(r"\d")).any()).item():
-        return body, none
+    # nearly every batch: no two neighbours alike, and nothing more is read
+    if not body.select(same.any()).item():
+        return body
     # the run of lines that say the same up to their decimals (the unit :func:`rank_count` judges), per task
     key = pl.concat_str(tag, pl.lit("\x00"), line.str.replace_all(r"\.\d+", ""))
     runs = body.with_columns(_run=key.ne_missing(key.shift(1)).cum_sum()).with_columns(
-        _whole=((line.n_unique() == 1) & (pl.col(STAMP).n_unique() == 1)).over("_run"),
-        _same=same,
-        original=offset.first().over("_run").cast(pl.Int64),
+        _whole=((line.n_unique() == 1) & (pl.col(STAMP).n_unique() == 1)).over("_run"), _same=same
     )
     drop = pl.col("_same") & pl.col("_whole") & line.str.contains(r"\d")
-    copies = runs.filter(drop).select(pl.col("source_offset").cast(pl.Int64), "original")
-    return runs.filter(~drop).drop("_run", "_whole", "_same", "original"), copies
-
-
-def restated_copies(steps: pl.DataFrame, copies: pl.DataFrame) -> pl.DataFrame:
-    """``steps`` with, for each handler copy (:func:`without_handler_copies`) of a line whose records state a
-    step, those records again at the copy's line: a step's copy is a duplicate the store counts as such (a tqdm
-    bar drawn twice at one step), as it was before copies were taken out; a step-less one stays one report."""
-    if copies.height == 0 or "step" not in steps.columns or steps.height == 0:
-        return steps
-    again = (
-        steps.filter(pl.col("step").is_not_null())
-        .join(copies.rename({"source_offset": "_copy"}), left_on="source_offset", right_on="original")
-        .with_columns(pl.col("_copy").cast(steps.schema["source_offset"]).alias("source_offset"))
-        .drop("_copy")
-    )
-    return pl.concat([steps, again.select(steps.columns)]).sort("source_offset") if again.height else steps
+    return runs.filter(~drop).drop("_run", "_whole", "_same")
 
 
 def rank_count(head: pl.DataFrame) -> int | None:
