@@ -77,7 +77,7 @@ from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count, without_handler_copies
+from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import (
@@ -291,7 +291,7 @@ def parse_lines(
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
     if context.formats:
         context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
-    body, facts = _with_ranks(without_handler_copies(body), facts, context)
+    body, facts = _with_ranks(body, facts, context)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)

@@ -91,40 +91,6 @@ def _with_run_stats(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def without_handler_copies(body: pl.DataFrame) -> pl.DataFrame:
-    """``body`` (a batch's messages after their envelopes, with :data:`TAG` and :data:`STAMP`) without the later
-    copies of a message one process printed twice in a row: a logging handler attached twice (TF-Slim and
-    Estimator scripts that add their own ``StreamHandler`` beside TensorFlow's print every line twice,
-    tensorflow/models issues 2980, 4600, 4683 and 5017, 2018) gives byte-identical neighbours of one task, at one
-    time or at none. They are one report: a step-less figure (``global_step/sec: 0.0339311`` twice) would
-    otherwise count twice, as no step makes the second a duplicate. Only a run whose lines are *all* identical
-    is one message; a run whose copies differ anywhere (their decimals, their times) is left whole for
-    :func:`rank_count` (ranks nobody labelled), and so is a line without a digit (a table's rule, a blank line).
-    The copies dropped are counted as skipped lines."""
-    if body.height < 2:
-        return body
-    line = pl.col("line")
-    tag = pl.col(TAG).fill_null("")
-    offset = pl.col("source_offset")
-    # neighbours in the file, not in the batch (a line between them may have been taken out: an over-long one)
-    same = (
-        (offset == offset.shift(1) + 1)
-        & (line == line.shift(1))
-        & (tag == tag.shift(1))
-        & pl.col(STAMP).eq_missing(pl.col(STAMP).shift(1))
-    ).fill_null(False)
-    # nearly every batch: no two neighbours alike, and nothing more is read
-    if not body.select(same.any()).item():
-        return body
-    # the run of lines that say the same up to their decimals (the unit :func:`rank_count` judges), per task
-    key = pl.concat_str(tag, pl.lit("\x00"), line.str.replace_all(r"\.\d+", ""))
-    runs = body.with_columns(_run=key.ne_missing(key.shift(1)).cum_sum()).with_columns(
-        _whole=((line.n_unique() == 1) & (pl.col(STAMP).n_unique() == 1)).over("_run"), _same=same
-    )
-    drop = pl.col("_same") & pl.col("_whole") & line.str.contains(r"\d")
-    return runs.filter(~drop).drop("_run", "_whole", "_same")
-
-
 def rank_count(head: pl.DataFrame) -> int | None:
     """The number of untagged ranks the lines ``head`` (a file's first lines, with :data:`TAG` and
     :data:`STAMP`) show by the rule above; None when they show none."""
