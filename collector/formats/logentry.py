@@ -77,6 +77,7 @@ class LogEntryLines:
         if candidates.height == 0:
             return empty_parsed(lines)
         inner = context.state.setdefault(self.name, ParseContext(formats=context.formats, chain=context.chain))
+        inner.chain = inner.chain or context.chain  # one recalled from a saved memory before the chain was known
         parsed, handed_on = records_from_lines(candidates.select("source_offset", "line").rows(), inner)
         taken = candidates.filter(~pl.col("source_offset").is_in(handed_on)).get_column("source_offset")
         parsed.rest = lines.filter(~pl.col("source_offset").is_in(taken.implode()))
