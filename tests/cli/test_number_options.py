@@ -87,3 +87,16 @@ class _Range:
 )
 def test_bounds_in_words(kind: _Range, words: str) -> None:
     assert bounds(kind) == words
+
+
+@pytest.mark.parametrize("value", ["9223372036854775807", "1e19", "1e30", "99999999999999999999999999999"])
+@pytest.mark.parametrize("command", [["summary", "--steps"], ["recommend", "--steps"], ["predict", "--tasks"]])
+def test_a_whole_number_past_what_float64_holds_exactly_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], value: str
+) -> None:
+    # 2**53 = 9,007,199,254,740,992: above it the analysis' float64 steps skip whole numbers (and 2**63 - 1 plus one
+    # overflowed polars' int64: a 70-line traceback); one line, exit 2, nothing read
+    monkeypatch.chdir(tmp_path)
+    assert _error([*command, value]).endswith(
+        f"{value} is too large; give one of at most 9,007,199,254,740,992 (see --help)"
+    )

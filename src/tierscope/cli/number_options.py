@@ -19,6 +19,9 @@ import typer
 
 #: Set on a parameter once its type is worded (a command is looked up more than once).
 _WORDED = "_tierscope_worded"
+#: The largest whole number an option takes: 2**53, the largest up to which float64 (the analysis' numbers)
+#: holds every whole number exactly; above it a step count or a task count means nothing it can compute.
+MAX_WHOLE = 2**53
 
 
 def _shown(number: float) -> str:
@@ -71,7 +74,9 @@ def _worded_class(base: type) -> type:
         if whole:
             if not math.isfinite(number) or number != int(number):
                 self.fail(f"{text} is not {noun}; {give}", param, ctx)
-            number = int(number)  # 1e5 steps are 100,000
+            number = int(text) if text.lstrip("+-").isdigit() else int(number)  # 1e5 steps are 100,000
+            if abs(number) > MAX_WHOLE:
+                self.fail(f"{text} is too large; give one of at most {MAX_WHOLE:,} (see --help)", param, ctx)
         try:
             return base.convert(self, number, param, ctx)
         except typer.BadParameter:
