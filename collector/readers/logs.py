@@ -289,6 +289,9 @@ class LogReading:
             context = ParseContext(year=src.year(opts.year), formats=self.run.formats)
             reader, whole = src.stream(raw)
             segments = src.plan(raw, self.prev, whole, opts.reread, self.run.olddirs)
+            if [s.why for s in segments] in (["truncated"], ["replaced"]):
+                # another text from its start, no rotation of the one read before: its format is sniffed anew
+                counts.format = self.only
             if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
                 # goes on where the last collect stopped: what the formats decided from the lines read then holds
                 recall(context, (self.prev.carry or {}).get(MEMORY))
