@@ -31,7 +31,7 @@ from typing import Any
 from tierscope.collector.cloudtime import format_time
 from tierscope.collector.offsets import FileState, state_key
 from tierscope.dataset.errors import StateCorruptError
-from tierscope.dataset.state import StateStore, state_name
+from tierscope.dataset.state import StateStore, state_dir, state_name
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,12 @@ def _file_states(doc: dict[str, Any]) -> list[FileState]:
 
 
 FILE_OFFSETS = PositionKind("file-offsets", lambda name: name == FILES_NAME, _file_states)
+
+
+def positions_below(top: Path) -> set[Path]:
+    """The dataset roots below ``top`` whose state holds a collect's file offsets: a dataset kept beside logs."""
+    marker = state_dir(Path("."))
+    return {p.parents[len(marker.parts)] for p in top.rglob(f"{marker.as_posix()}/{FILES_NAME}.json") if p.is_file()}
 
 
 class OffsetStore:

@@ -92,3 +92,17 @@ def test_a_folder_mixing_a_jobs_tasks_and_another_log(tmp_path: Path) -> None:
         ("baseline", [top / "baseline.log"]),
         ("mixed", [top / "worker-0.log", top / "worker-1.log"]),
     ]
+
+
+def test_a_dataset_kept_in_the_folder_is_no_log_of_it(tmp_path: Path) -> None:
+    # A dataset collected beside its logs (logs/ds): its state (files.json) and tables are no logs; the folder's one
+    # log is its one run, as without the dataset (its JSON state was read as a log and warned of).
+    from tests.support.ingest_helpers import collect
+    from tierscope.dataset.store import Dataset
+
+    (tmp_path / "logs").mkdir()
+    write_steps(tmp_path / "logs" / "train.log", range(1, 4))
+    collect(Dataset(tmp_path / "logs" / "ds"), tmp_path / "logs" / "train.log")
+    assert (tmp_path / "logs" / "ds" / "state" / "files.json").is_file()
+    [run] = runs_from_paths([tmp_path / "logs"], None, None, None)
+    assert [Path(f).name for f in run.files] == ["train.log"]
