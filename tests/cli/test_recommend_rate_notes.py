@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from tierscope.cli.output import predicted_basis
+from tierscope.cli.output import left_out, predicted_basis
 
 
 def _candidates(rows: list[tuple[str, str, float, str, float]]) -> pl.DataFrame:
@@ -48,3 +48,21 @@ def test_a_run_whose_clock_contradicts_its_steps_says_so() -> None:
 def test_every_run_sustained_says_nothing_of_the_steady_rate() -> None:
     candidates = _candidates([("t4", "measured", 0.93, "sustained", 1.0)])
     assert predicted_basis(candidates) == []
+
+
+def test_a_measured_run_with_no_steady_rate_is_named_as_not_planned() -> None:
+    # hf: a Hugging Face log of loss dicts and its closing summary: a whole-run mean, no steady rate, so no
+    # candidate; warm: a config's run still speeding up. Both are named with why; t4 is a candidate: not named.
+    candidates = _candidates([("t4", "measured", 0.93, "sustained", 1.0)])
+    summary = pl.DataFrame(
+        {
+            "run_id": ["t4", "hf", "warm"],
+            "config": [None, None, "a100x8"],
+            "steady_global_steps_per_s": [1.0, None, None],
+            "steady_reason": [None, "only the log's closing summary states a speed", None],
+        }
+    )
+    assert left_out(candidates, summary) == [
+        "Not planned, no steady rate: hf (only the log's closing summary states a speed); warm (no steady rate)."
+    ]
+    assert left_out(candidates, summary.head(1)) == []

@@ -301,7 +301,7 @@ def recommend_cmd(
     if said is not None and said.replace(".", "", 1).isdigit():
         said += " h"  # a bare number is hours: echoed with its unit, never as "within 72"
     result = recommend(analysis, steps, hours, budget, limits, said)
-    from tierscope.cli.output import compute_engine_words, predicted_basis, recommend_basis
+    from tierscope.cli.output import compute_engine_words, left_out, predicted_basis, recommend_basis
 
     shipped = compute_engine_words(result.candidates["price_rows"])
 
@@ -316,7 +316,7 @@ def recommend_cmd(
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
-               *predicted_basis(result.candidates, analysis.summary),
+               *predicted_basis(result.candidates, analysis.summary), *left_out(result.candidates, analysis.summary),
                f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
                *_price_notes(result.candidates)],
     )  # fmt: skip

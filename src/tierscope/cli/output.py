@@ -306,6 +306,22 @@ def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str
     ]
 
 
+def left_out(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
+    """One line naming the measured runs that are no candidate for want of a steady rate to plan on, each with
+    ``summary``'s ``steady_reason`` (a run known only by its closing summary's whole-run mean, one still warming
+    up): a run missing from the table without a word reads as forgotten."""
+    import polars as pl  # the CLI loads the data library only when a command runs
+
+    names = set(candidates["candidate"].to_list()) if "candidate" in candidates.columns else set()
+    rows = summary.filter(pl.col("steady_global_steps_per_s").is_null())
+    said = [
+        f"{named(r['run_id'])} ({r.get('steady_reason') or 'no steady rate'})"
+        for r in rows.iter_rows(named=True)
+        if r["run_id"] not in names and r.get("config") not in names
+    ]
+    return [f"Not planned, no steady rate: {'; '.join(said)}."] if said else []
+
+
 def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = None) -> list[str]:
     """What rate the predicted candidates are planned on, where they are planned on a sustained one (their
     predicted steady rate x the measured runs' median share, :func:`tierscope.analysis.plan.sustained_share`),
