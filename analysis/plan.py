@@ -410,8 +410,9 @@ def choose(
             return Recommendation(None, f"every priced candidate is above a quota ({said})",
                                   _marked(frontier_frame, deadline_h, budget_usd))  # fmt: skip
         raise RecommendError(
-            "no candidate has a price on that date and region (the 2016 beta table gives ML units only; today's "
-            "machines need a price row there): pass --price-date 2018-01-01 or later, --region, or --prices FILE"
+            "no candidate has a dollar price on that date and region (the legacy tiers' 2016 beta table gives ML "
+            "units only, no USD; a machine type needs a price row of that date): pass --price-date 2018-01-01 or "
+            "later for the legacy tiers, --region, or --prices FILE"
         )
     marked = _marked(frontier_frame, deadline_h, budget_usd)
     goal = _goal(priced)
