@@ -91,8 +91,14 @@ an_input = st.lists(one_line, min_size=1, max_size=3).map(lambda lines: b"\n".jo
 # three figures counts records, followed by its lines where they differ ("3 step records from 2 lines").
 N = r"([\d,]+)"
 FROM = rf"(?: from {N} lines?)?"
+# Duplicates: "N duplicates already stored", "N repeated records within their file" (a record repeated in the file
+# read) or "N duplicates (A already stored, R repeated within their file)".
+DUPLICATES = (
+    rf"{N} (?:duplicates?{FROM} already stored|repeated records?{FROM} within (?:its|their) file|duplicates?{FROM} "
+    rf"\([\d,]+ already stored, [\d,]+ repeated within their file\))"
+)
 CLOSING = re.compile(
-    rf"read {N} lines?: stored {N} step records?{FROM} and {N} events?{FROM}, {N} duplicates?{FROM} already stored, "
+    rf"read {N} lines?: stored {N} step records?{FROM} and {N} events?{FROM}, {DUPLICATES}, "
     rf"kept aside {N} rejected lines?(?: and {N} rejected pieces? of (?:a )?lines?)?"
     rf"(?: \(see `tierscope rejects`\))?, {N} lines? had no metric"
 )
@@ -101,9 +107,10 @@ CLOSING = re.compile(
 def line_figures(closing: re.Match[str]) -> tuple[int, list[int]]:
     """The lines read and the five line figures of a closing line (a record figure stands for its
     lines where no "from N lines" follows it: each record its own line)."""
-    read, steps, step_lines, events, event_lines, dups, dup_lines, rejected, _pieces, skipped = (
+    read, steps, step_lines, events, event_lines, dups, *dup_lines_said, rejected, _pieces, skipped = (
         None if g is None else int(g.replace(",", "")) for g in closing.groups()
     )
+    dup_lines = next((x for x in dup_lines_said if x is not None), None)  # one per wording of the duplicates
     assert read is not None and rejected is not None and skipped is not None
     pairs = ((steps, step_lines), (events, event_lines), (dups, dup_lines))
     return read, [lines if lines is not None else rows for rows, lines in pairs] + [rejected, skipped]  # type: ignore[misc]
