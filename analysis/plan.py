@@ -410,7 +410,7 @@ def choose(
             return Recommendation(None, f"every priced candidate is above a quota ({said})",
                                   _marked(frontier_frame, deadline_h, budget_usd))  # fmt: skip
         raise RecommendError(
-            "no candidate has a dollar price on that date and region (the legacy tiers' 2016 beta table gives ML "
+            "no candidate has a price on that date and region (the legacy tiers' 2016 beta table gives ML "
             "units only, no USD; a machine type needs a price row of that date): pass --price-date 2018-01-01 or "
             "later for the legacy tiers, --region, or --prices FILE"
         )
