@@ -27,13 +27,12 @@ from typing import Final
 
 import polars as pl
 
-from tierscope.collector.formats.vocabulary import NUMBER, number
+from tierscope.collector.formats.vocabulary import KEY_VALUE, NUMBER, number
 from tierscope.contract import WHOLE_RUN_RATE
 
-_Q = r"['\"]?"
 #: Hugging Face's whole-run rates, as a dict's keys or ``log_metrics``' ``key = value`` lines.
-_HF_STEPS: Final = rf"\btrain_steps_per_second{_Q}\s*[:=]\s*{_Q}({NUMBER})"
-_HF_SAMPLES: Final = rf"\btrain_samples_per_second{_Q}\s*[:=]\s*{_Q}({NUMBER})"
+_HF_STEPS: Final = rf"\btrain_steps_per_second{KEY_VALUE}({NUMBER})"
+_HF_SAMPLES: Final = rf"\btrain_samples_per_second{KEY_VALUE}({NUMBER})"
 #: A step's logging dict (its own ``'loss'`` key, not the summary's ``'train_loss'``): its rates are no summary.
 _STEP_DICT: Final = r"['\"]loss['\"]\s*:"
 #: detectron2's overall speed; group 1: seconds per iteration.

@@ -547,6 +547,8 @@ def measure_reason(kind: str, raw: pl.Expr, value: pl.Expr, factor: float = 1.0)
 
 #: A key's separator from its value, a JSON quote on either side allowed (``"train_ups": "0.31"``).
 _KV = r"['\"]?\s*[:=]\s*['\"]?"
+#: The same, for the readers of other statements that name a figure by its key (a closing summary's).
+KEY_VALUE: Final = _KV
 _PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
 _EXAMPLES_WORD = (
     r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
