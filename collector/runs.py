@@ -405,8 +405,10 @@ def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | 
     at any depth), and ``top``'s own for the logs and event files elsewhere below it; none if it holds
     no log. Symbolic links to folders are not followed (a loop could not end). A tierscope dataset below ``top``
     (a dataset kept beside the logs it was collected from) holds no log: its state and tables are not read."""
+    from tierscope.collector.positions import positions_below  # here: a cron collect of a file never asks
+
     described = {m.parent for m in top.rglob(RUN_FILE) if m.is_file()}
-    datasets = _datasets_below(top)
+    datasets = positions_below(top)
     roots = {top} | described
     found: dict[Path, list[Path]] = {}
     for path in sorted(top.rglob("*")):
@@ -430,14 +432,6 @@ def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | 
         else:
             specs += _folder_runs(root, files, tier, fmt)
     return specs
-
-
-def _datasets_below(top: Path) -> set[Path]:
-    """The roots of the tierscope datasets below ``top``: the folders whose state holds a collect's positions
-    (imported here: a cron collect of a file never asks)."""
-    from tierscope.collector.positions import positions_below
-
-    return positions_below(top)
 
 
 def _job_key(top: Path, path: Path) -> str:
