@@ -50,6 +50,7 @@ from tierscope.analysis.bootstrap import (
     median_of,
     steady_rates,
 )
+from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.errors import SpillError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA, event_frame, run_goodput
 from tierscope.analysis.records import training_steps
@@ -275,7 +276,7 @@ def batch_figures(
         throughput = run_throughput(part, seed=seed, intervals=intervals)
     else:  # run_throughput with the counts the caller has: no second read of the batch
         records = counts.filter(pl.col("run_id").is_in(batch, nulls_equal=True)).select(RECORD_COLUMNS)
-        parts = run_parts(intervals.lazy()).collect()
+        parts = run_parts(intervals.lazy()).collect(engine=IN_MEMORY)
         throughput = throughput_frame(records, parts, steady, intervals, seed, leads=leads, kept=drawn)
     return PiecedRun(
         throughput=throughput,
@@ -347,7 +348,7 @@ def pieced_run(
         .collect(engine="streaming")  # only the per-task rows are kept
     )
     records = per_task.group_by("run_id").agg(pl.col("records").sum().cast(pl.UInt32), pl.col("last_step").max())
-    training = training_steps(per_task.lazy()).collect().sort("role", "task_index", nulls_last=True)
+    training = training_steps(per_task.lazy()).collect(engine=IN_MEMORY).sort("role", "task_index", nulls_last=True)
     pieces = task_pieces(training, max_records)
     if not pieces:  # no training task (a ps's or evaluator's log alone): no interval to hold, one pass
         intervals = collect_intervals(steps, extra, events=events)
@@ -397,7 +398,7 @@ def pieced_run(
             # :mod:`tierscope.cli`), and of their CPU.
             if rated[i].exists():
                 return pl.scan_parquet(rated[i])
-            raw = with_raw_rates(ordered_records(stored(i), extra).lazy()).collect()
+            raw = with_raw_rates(ordered_records(stored(i), extra).lazy()).collect(engine=IN_MEMORY)
             try:
                 raw.write_parquet(rated[i], compression="lz4", statistics=False)
             except (OSError, pl.exceptions.ComputeError) as exc:
@@ -447,7 +448,7 @@ def _spill(chunks: Iterable[pl.DataFrame], pieces: list[pl.DataFrame], into: Pat
             tagged = (
                 training_steps(chunk.lazy().drop("run_id"))
                 .join(index.lazy(), on=_KEYS, how="left", nulls_equal=True, maintain_order="left")
-                .collect()
+                .collect(engine=IN_MEMORY)
             )
             for (i,), part in tagged.partition_by("_piece", as_dict=True, include_key=False).items():
                 held.setdefault(i, []).append(part)
@@ -537,9 +538,9 @@ def _one_pass(
     for i in range(count):
         ordered = ordered_records(stored(i), run.extra).lazy()
         if i == 0:  # the first piece's medians, which every piece is judged against
-            raw = with_raw_rates(ordered).collect()
+            raw = with_raw_rates(ordered).collect(engine=IN_MEMORY)
             jump_median = exact_median(raw.select(JUMP_RATES.drop_nulls()).to_series().to_numpy())
-            rated = with_segments(raw.lazy(), pl.lit(jump_median, pl.Float64)).collect()
+            rated = with_segments(raw.lazy(), pl.lit(jump_median, pl.Float64)).collect(engine=IN_MEMORY)
             warm_median = exact_median(rated.select(WARM_RATES.drop_nulls()).to_series().to_numpy())
             ordered = raw.lazy()
             del raw, rated
@@ -550,7 +551,7 @@ def _one_pass(
         intervals = (
             with_warmup(judged.with_columns(raw_rate=raw_rate, jump_rate="_jump_rate"), pl.lit(warm_median, pl.Float64))
             .select(*columns, "raw_rate", "jump_rate")
-            .collect()
+            .collect(engine=IN_MEMORY)
         )
         # The piece's records (a frame behind the lazy ones) dropped now, not when the next piece's are
         # in memory beside them: 0.3 GB at the pass' end for a piece of a million records.
@@ -607,18 +608,24 @@ def _pieces_figures(
     rates, :func:`tierscope.analysis.throughput.with_raw_rates`), each with the medians the one before
     found: where :func:`_one_pass` cannot vouch for its figures."""
     size = int(run.training["records"].sum())  # at most this many rates: the run's training rows
-    jump = _gathered((piece(i).select(JUMP_RATES).collect().to_series() for i in range(count)), size)
+    jump = _gathered((piece(i).select(JUMP_RATES).collect(engine=IN_MEMORY).to_series() for i in range(count)), size)
     jump_median = pl.lit(exact_median(jump, in_place=True), pl.Float64)
     del jump
     warm = _gathered(
-        (with_segments(piece(i), jump_median).select(WARM_RATES).collect().to_series() for i in range(count)), size
+        (
+            with_segments(piece(i), jump_median).select(WARM_RATES).collect(engine=IN_MEMORY).to_series()
+            for i in range(count)
+        ),
+        size,
     )
     warm_median = pl.lit(exact_median(warm, in_place=True), pl.Float64)
     del warm
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *run.extra]))
     figures = _PieceFigures(run)
     for i in range(count):
-        figures.add(with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect())
+        figures.add(
+            with_warmup(with_segments(piece(i), jump_median), warm_median).select(columns).collect(engine=IN_MEMORY)
+        )
     return figures.result()
 
 
@@ -634,7 +641,7 @@ class _PieceFigures:
     one, kept as they go by)."""
 
     def __init__(self, run: _PiecedRunInputs) -> None:
-        self.lead_key = lead_tasks(run.training.select("run_id", *_KEYS).lazy()).collect()
+        self.lead_key = lead_tasks(run.training.select("run_id", *_KEYS).lazy()).collect(engine=IN_MEMORY)
         self.lead_path = run.spill / "lead.parquet"
         self.rates_path = run.spill / "steady-rates.f64"
         self.weights_path = run.spill / "steady-weights.f64"
@@ -662,7 +669,7 @@ class _PieceFigures:
         """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones; whole tasks)."""
         intervals = with_pauses(intervals, self.run.pauses)
         self.empty = intervals.clear() if self.empty is None else self.empty
-        self.parts.append(run_parts(intervals.lazy()).collect())
+        self.parts.append(run_parts(intervals.lazy()).collect(engine=IN_MEMORY))
         self.own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select(
             "rate", STEADY_WEIGHT, "paused"

@@ -20,6 +20,7 @@ import itertools
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.engine import IN_MEMORY
 from tierscope.dataset.schema import TRAINING_ROLES
 
 TASK = ("run_id", "role", "task_index")
@@ -205,7 +206,7 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
     flagged = frame.select(TASK).with_columns(marked.alias("_unsure")).select(pl.col("_unsure").any().over(TASK))
     flagged = flagged.to_series()
     clean = frame.filter(~flagged).with_columns(copies=pl.lit(1, dtype=pl.UInt32))
-    merged = in_log_order(merge_duplicates(frame.filter(flagged).lazy())).collect()
+    merged = in_log_order(merge_duplicates(frame.filter(flagged).lazy())).collect(engine=IN_MEMORY)
     out = by_task(pl.concat([clean, merged]))
     return out.with_columns(_first=task_starts()) if starts else out
 

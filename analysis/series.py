@@ -18,6 +18,7 @@ from typing import TypeVar
 import numpy as np
 import polars as pl
 
+from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.records import TASK, run_spans
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -212,7 +213,10 @@ class ChartSeries:
         per_run = per_run_budget(self.runs.height)
         # steady_rates and throughput_series run by run: the rows are split by run once, not at each step
         series = [
-            _run_series(_run_rates(run.lazy(), clock).select("run_id", "step", "seconds", "rate").collect(), per_run)
+            _run_series(
+                _run_rates(run.lazy(), clock).select("run_id", "step", "seconds", "rate").collect(engine=IN_MEMORY),
+                per_run,
+            )
             for run in charted  # lazily: only the four columns are filtered
         ]
         over_steps, over_time = zip(*series, strict=True)

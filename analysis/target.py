@@ -42,6 +42,7 @@ import polars as pl
 
 from tierscope.analysis.bootstrap import SteadyRates, steady_rates
 from tierscope.analysis.clock import LeadClock, lead_clock
+from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.records import merge_duplicates
 from tierscope.analysis.series import MAX_RUNS_CHARTED, bucketed_runs, by_run, per_run_budget
@@ -244,7 +245,7 @@ def metric_parts(
     <tierscope.analysis.batches.IntervalFigures.samples>`), whose steady rate is taken where it is the one
     :func:`_steady_rate` would find (:func:`_steady_rate`'s ``sample``)."""
     leads = lead_rows(intervals)  # each run's lead task's rows, sliced: no join of every row
-    evaluated = merge_duplicates(evals.lazy()).collect() if evals.height else evals
+    evaluated = merge_duplicates(evals.lazy()).collect(engine=IN_MEMORY) if evals.height else evals
     placed = ["run_id", "role", "task_index", "step", "timestamp", "elapsed_s"]
     # each run's rows are a slice of the intervals (they lie together), filtered there: a batch may hold
     # thousands of small runs, and a split by hashing run ids cost more than the rest
@@ -322,7 +323,7 @@ def _steady_rate(run: pl.DataFrame, known: SteadyRates | None = None) -> float |
             return None
         if known.size == count:
             return known.steady()
-    sample = run.lazy().filter(_STEADY).select("rate", STEADY_WEIGHT).collect()
+    sample = run.lazy().filter(_STEADY).select("rate", STEADY_WEIGHT).collect(engine=IN_MEMORY)
     if not sample.height:
         return None
     return steady_rates(sample["rate"].to_numpy(), sample["weight"].to_numpy()).steady()
@@ -449,7 +450,7 @@ class TargetPass:
         if self.metric == "accuracy":
             evals = self.steps.filter(
                 pl.col("run_id").is_in(runs, nulls_equal=True) & pl.col("eval_accuracy").is_not_null()
-            ).collect()
+            ).collect(engine=IN_MEMORY)
             evals = pl.concat([evals, self.event_evals.filter(pl.col("run_id").is_in(runs, nulls_equal=True))])
         parts = metric_parts(split, intervals, evals, self.started, self.metric, self._only, self.samples)
         if self.target is not None:  # time_to_target reads the records in order; the chart's buckets do not

@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from tierscope.analysis.bootstrap import SteadyRates, steady_rate, steady_rates
+from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.records import TASK
 from tierscope.analysis.throughput import STEADY_WEIGHT, interval_rates
 
@@ -98,7 +99,7 @@ def own_figures(intervals: pl.LazyFrame, samples: Mapping[str, SteadyRates] | No
         _local_steps=local_steps.fill_null(float("nan")), _paused=paused, _start=starts,
         _rated=steady & pl.col("rate").is_not_null(), _timed=steady & pl.col("local_rate").is_not_null(),
         _has_local=pl.col("local_rate").is_not_null(),
-    ).collect()  # fmt: skip
+    ).collect(engine=IN_MEMORY)  # fmt: skip
     column = {name: frame.get_column(name).to_numpy() for name in frame.columns if name not in TASK}
     firsts = np.flatnonzero(column["_start"])
     runs = frame.get_column("run_id").gather(firsts).to_list() if samples else [None] * firsts.size

@@ -86,6 +86,7 @@ from tierscope.analysis.bootstrap import (
     steady_rates,
 )
 from tierscope.analysis.coarse_clock import COARSE_CLOCK_S, block_rates
+from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.printed_rates import judge
 from tierscope.analysis.records import (
     TASK,
@@ -239,7 +240,7 @@ def pause_steps(steps: pl.LazyFrame, events: pl.DataFrame | None = None) -> pl.D
         parts.append(_pauses(events.lazy(), pl.col("event").is_in(PAUSE_EVENTS)))
     if not parts:
         return pl.DataFrame(schema=PAUSE_COLUMNS)
-    return pl.concat(parts).unique().collect()
+    return pl.concat(parts).unique().collect(engine=IN_MEMORY)
 
 
 def with_pauses(intervals: pl.DataFrame, pauses: pl.DataFrame) -> pl.DataFrame:
@@ -480,7 +481,7 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     evaluates = [EVALUATES] if {"eval_loss", "eval_accuracy"} <= set(steps.collect_schema().names()) else []
     # One chunk per column here, the read's chunks (one a file or row group) dropped at once: a copy
     # made later (distinct_in_log_order needs one chunk) would hold both copies through the pass.
-    rows = steps.select(*columns, *evaluates).collect().rechunk()
+    rows = steps.select(*columns, *evaluates).collect(engine=IN_MEMORY).rechunk()
     # Most logs hold training tasks' records only: the filter (a copy of every column) only where not.
     training = rows.select(TRAINING).to_series()
     if not training.all():
@@ -506,13 +507,13 @@ def collect_intervals(
     ordered = ordered_records(steps, extra) if ordered is None else ordered
     # with_intervals, its two run medians taken run by run where the rows lie (each run's rows are
     # together): a window over the run id hashes it on every row and sorts each run's rates.
-    raw = with_raw_rates(ordered.lazy()).collect()
+    raw = with_raw_rates(ordered.lazy()).collect(engine=IN_MEMORY)
     raw = raw.with_columns(_jump_median=run_medians(raw, JUMP_RATES))
-    rated = with_segments(raw.lazy(), pl.col("_jump_median")).collect()
+    rated = with_segments(raw.lazy(), pl.col("_jump_median")).collect(engine=IN_MEMORY)
     rated = rated.with_columns(_warm_median=run_medians(rated, WARM_RATES))
     # one chunk a column: every figure below takes slices and eager steps of them, each of which would
     # otherwise copy the columns (collected in parallel pieces) into one chunk again
-    intervals = with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect().rechunk()
+    intervals = with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect(engine=IN_MEMORY).rechunk()
     return with_pauses(intervals, pause_steps(steps, events))
 
 
@@ -524,7 +525,7 @@ def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
     for offset, length in run_spans(frame):
         values = frame.slice(offset, length).select(rates.drop_nulls()).to_series().to_numpy()
         parts.append(pl.repeat(exact_median(values), length, dtype=pl.Float64, eager=True))
-    return pl.concat(parts) if parts else pl.Series(dtype=pl.Float64)
+    return pl.concat(parts, rechunk=True) if parts else pl.Series(dtype=pl.Float64)
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:
@@ -584,9 +585,10 @@ def run_throughput(
     are the costly part); ``events``: the runs' events, whose checkpoint saves and evaluations pause
     training (:func:`pause_steps`; None: none)."""
     records = steps.group_by("run_id").agg(records=pl.len().cast(pl.UInt32), last_step=pl.col("step").max())
-    frame = (interval_rates(steps, events) if intervals is None else intervals.lazy()).collect()
+    frame = (interval_rates(steps, events) if intervals is None else intervals.lazy()).collect(engine=IN_MEMORY)
     samples = interval_samples(frame)
-    return throughput_frame(records.collect(), run_parts(frame.lazy()).collect(), samples, frame, seed, draws)
+    parts = run_parts(frame.lazy()).collect(engine=IN_MEMORY)
+    return throughput_frame(records.collect(), parts, samples, frame, seed, draws)
 
 
 def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
@@ -654,7 +656,7 @@ def throughput_frame(
     (:func:`steady_samples`) and ``lead``: intervals holding at least each run's lead task's (each
     task's rows together); ``leads``: :func:`lead_rows` of ``lead`` if the caller has them. ``kept``,
     if given, receives each run's bootstrap draws of its steady rate (:func:`steady_draws`, ``seed``)."""
-    lead_frame = lead if isinstance(lead, pl.DataFrame) else lead.collect()
+    lead_frame = lead if isinstance(lead, pl.DataFrame) else lead.collect(engine=IN_MEMORY)
     leads = lead_rows(lead_frame) if leads is None else leads
     trends = _trends(lead_frame, leads)
     rising = {run for run, (_, up) in trends.items() if up}
@@ -745,7 +747,7 @@ def steady_samples(steady: pl.LazyFrame | pl.DataFrame) -> dict[str, SteadyRates
     have ``paused`` (:data:`NOT_PAUSED`)."""
     lazy = steady.lazy().filter(pl.col("rate").is_not_null())
     paused = "paused" in lazy.collect_schema().names()
-    frame = lazy.select("run_id", "rate", STEADY_WEIGHT, *(["paused"] if paused else [])).collect()
+    frame = lazy.select("run_id", "rate", STEADY_WEIGHT, *(["paused"] if paused else [])).collect(engine=IN_MEMORY)
     # straight to numpy per run: a list of Python floats would cost ~30 bytes per interval
     spans = run_spans(frame)
     if len({frame["run_id"][offset] for offset, _ in spans}) < len(spans):  # a run's rows apart: hashed
@@ -849,7 +851,9 @@ def lead_rows(intervals: pl.DataFrame) -> pl.DataFrame:
     ``role``, ``task_index``, ``offset``, ``length``, one row per run, in the rows' order. A
     single-process log's task names no role or index: its null key is its key (``nulls_equal``)."""
     tasks = task_rows(intervals)
-    return lead_tasks(tasks.lazy()).collect().join(tasks, on=list(TASK), nulls_equal=True).sort("offset")
+    return (
+        lead_tasks(tasks.lazy()).collect(engine=IN_MEMORY).join(tasks, on=list(TASK), nulls_equal=True).sort("offset")
+    )
 
 
 def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
@@ -892,7 +896,7 @@ def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[flo
 def _startup(intervals: pl.LazyFrame | pl.DataFrame, runs: pl.DataFrame, leads: pl.DataFrame | None) -> pl.DataFrame:
     """``run_id, startup_s`` of :func:`run_throughput` from ``intervals`` (each task's rows together) and
     ``runs``' steady rates; ``leads``: :func:`lead_rows` of ``intervals`` (None: found here)."""
-    frame = intervals if isinstance(intervals, pl.DataFrame) else intervals.collect()
+    frame = intervals if isinstance(intervals, pl.DataFrame) else intervals.collect(engine=IN_MEMORY)
     leads = lead_rows(frame) if leads is None else leads
     # The lead's first steady interval of its first segment: the first in the rows' (log) order, where
     # the segment's interval index rises; within the lead's own rows, sliced where they lie.
