@@ -4,8 +4,9 @@ polars' default engine (``"auto"``) runs a query on its streaming engine, which 
 morsels: a query over a frame already in memory (a batch's records, its intervals) comes back in as
 many chunks, and the next eager step (a slice, a column to numpy, a window) copies them into one
 again. On the frames the analysis holds whole, the in-memory engine gives the same rows in one or
-two chunks at less CPU (the 10 M-record benchmark: ``summary`` 5.5 -> 5.0 CPU-s, the report 7.1 ->
-6.4, figures the same to the bit; ``benchmarks/analysis_report.py``). A query that reduces a scan
+two chunks at less CPU (the 10 M-record dataset of ``benchmarks/analysis_report.py``, medians of 3
+interleaved runs: ``summary`` 6.23 -> 5.34 CPU-s, the report 7.77 -> 7.17, every figure the same to
+the bit). A query that reduces a scan
 too large to hold (a run's or the dataset's records to a few rows a run) keeps the streaming
 engine: it never holds the whole input.
 """
