@@ -14,6 +14,7 @@ import typer
 
 from tierscope.cli.common import (
     DEFAULT_DATASET,
+    MAX_SECONDS,
     App,
     DatasetOpt,
     FormatChoice,
@@ -135,6 +136,7 @@ def collect_files_cmd(
         float | None,
         typer.Option(
             min=0,
+            max=MAX_SECONDS,
             callback=finite,
             help="Stop after this many seconds, at the next safe point (what was read is stored; the next collect "
             "goes on): bounds how long the dataset's lock is held.",
@@ -147,6 +149,7 @@ def collect_files_cmd(
         float,
         typer.Option(
             min=0,
+            max=MAX_SECONDS,
             callback=finite,
             help="Seconds a file must be unchanged before its unterminated last line (an event file: its last "
             "step's events) is read; 0 for a job that has ended.",
@@ -356,7 +359,11 @@ def collect_cloud_cmd(
     retry_deadline: Annotated[
         float,
         typer.Option(
-            min=0, callback=finite, help="Seconds to keep retrying one request on 429/5xx.", metavar="SECONDS"
+            min=0,
+            max=MAX_SECONDS,
+            callback=finite,
+            help="Seconds to keep retrying one request on 429/5xx.",
+            metavar="SECONDS",
         ),
     ] = 300.0,
     overlap: Annotated[

@@ -306,10 +306,15 @@ def finite(param: typer.CallbackParam, value: float | None) -> float | None:
     raise typer.BadParameter(f"{value} is not a finite number; give one{example} (see --help)")
 
 
+#: The longest time a seconds option takes (31 years): no wait, settle or time limit is longer, and past it a
+#: number reaches what the clock's calls refuse (a lock's wait: threading.TIMEOUT_MAX, 292 years).
+MAX_SECONDS = 1_000_000_000
+
 LockTimeoutOpt = Annotated[
     float,
     typer.Option(
         min=0,
+        max=MAX_SECONDS,
         callback=finite,
         help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).",
         metavar="SECONDS",

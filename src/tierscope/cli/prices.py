@@ -11,7 +11,17 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, FormatChoice, FormatOpt, JsonOpt, PricesOpt, WideOpt, finite, output_format
+from tierscope.cli.common import (
+    MAX_SECONDS,
+    App,
+    FormatChoice,
+    FormatOpt,
+    JsonOpt,
+    PricesOpt,
+    WideOpt,
+    finite,
+    output_format,
+)
 
 prices_app = App(
     help="Price rows: list them, or fetch Vertex AI's from the Cloud Billing Catalog.",
@@ -135,6 +145,7 @@ def update_cmd(
         typer.Option(
             "--retry-deadline",
             min=0,
+            max=MAX_SECONDS,
             callback=finite,
             help="Seconds to keep retrying a request that meets 429, 5xx or a broken connection.",
             metavar="SECONDS",

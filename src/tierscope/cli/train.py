@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, QuietOpt, check_out_dir, err_console, finite
+from tierscope.cli.common import MAX_SECONDS, App, QuietOpt, check_out_dir, err_console, finite
 from tierscope.errors import TierscopeError, UsageError
 from tierscope.trainer.roles import STRATEGIES
 from tierscope.trainer.tiers import tiers
@@ -111,7 +111,13 @@ def local_cmd(
     ] = 100,
     log_interval_secs: Annotated[
         float,
-        typer.Option(help="Also a record every SECONDS seconds (0: off).", min=0, callback=finite, metavar="SECONDS"),
+        typer.Option(
+            help="Also a record every SECONDS seconds (0: off).",
+            min=0,
+            max=MAX_SECONDS,
+            callback=finite,
+            metavar="SECONDS",
+        ),
     ] = 0.0,
     log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
     checkpoint_every: Annotated[
@@ -142,12 +148,18 @@ def local_cmd(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option(help="Stop every task after this many seconds.", min=0, callback=finite, metavar="SECONDS"),
+        typer.Option(
+            help="Stop every task after this many seconds.", min=0, max=MAX_SECONDS, callback=finite, metavar="SECONDS"
+        ),
     ] = 3600.0,
     grace: Annotated[
         float,
         typer.Option(
-            help="Seconds between SIGTERM and SIGKILL when stopping.", min=0, callback=finite, metavar="SECONDS"
+            help="Seconds between SIGTERM and SIGKILL when stopping.",
+            min=0,
+            max=MAX_SECONDS,
+            callback=finite,
+            metavar="SECONDS",
         ),
     ] = 5.0,
     quiet: QuietOpt = False,
