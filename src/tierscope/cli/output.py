@@ -494,6 +494,9 @@ def summary_grid(
         )  # fmt: skip
     grid.notes += [f"{named(r['run_id'])} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
+    # a run whose logs show other work than the baseline's: no speedup (tierscope.analysis.comparable)
+    grid.notes += [f"run {named(r['run_id'])}: {r['baseline_note']}" for r in frame.iter_rows(named=True)
+                   if r.get("baseline_note")]  # fmt: skip
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
