@@ -466,8 +466,18 @@ def summary_grid(
         # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
         columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
                     Column("USD to target", drop=1)]  # fmt: skip
-    # without a baseline (no run has a steady rate) there is no speedup to say what it is against
-    against = f"speedup against {named(baseline)}" if baseline else "no run has a steady rate: no speedup"
+    # without a baseline (no run has a steady rate) there is no speedup to say what it is against; with the baseline
+    # alone measured, a speedup of 1.00 against itself answers nothing: the title says so, a note what to collect
+    alone = bool(baseline) and not any(
+        r["steady_global_steps_per_s"] is not None and r["run_id"] != baseline for r in frame.iter_rows(named=True)
+    )
+    against = (
+        "one measured run: no speedup yet"
+        if alone
+        else f"speedup against {named(baseline)}"
+        if baseline
+        else "no run has a steady rate: no speedup"
+    )
     grid = Grid(columns, title=f"tierscope summary (global steps/s; {against}{reach})")
     for r in frame.iter_rows(named=True):
         reached = (
@@ -546,7 +556,13 @@ def summary_grid(
     grid.notes += configuration_notes(frame)
     grid.notes += price_notes(frame, region, asked_date)
     grid.notes += compute_engine_note(frame["price_rows"] if "price_rows" in frame.columns else [])
-    if baseline and baseline_asked is None:
+    if alone:
+        grid.notes.append(
+            f"note: {named(baseline)} is the one run measured, so nothing says yet what a bigger machine buys: "
+            "collect a run of the same job on another configuration into this dataset (tierscope collect files LOG "
+            "--run-id NAME --machine TYPE, or --tier TIER) and summary shows its speedup and price per step"
+        )
+    elif baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
             of = f" (tier {tier})" if isinstance(tier, str) else ""
