@@ -86,3 +86,33 @@ def test_examples_counted_in_other_units_keep_runs_apart() -> None:
     )
     said = frame.select(unlike({"log_formats": ["grammar"], "log_examples_unit": "examples"})).to_series().to_list()
     assert said == ["its examples/s count tokens, the baseline's examples", None, None]
+
+
+def test_recommend_plans_only_the_baselines_job(tmp_path: Path) -> None:
+    from tests.analysis.test_whole_run_mean import D2_STEPS
+
+    ds = str(tmp_path / "ds")
+    (tmp_path / "keras.log").write_text(KERAS)
+    (tmp_path / "d2.log").write_text(D2_STEPS)
+    runner = CliRunner()
+    for log, hardware in (("keras.log", ["--machine", "n1-standard-8", "--accelerator", "NVIDIA_TESLA_T4:1"]),
+                          ("d2.log", ["--machine", "a2-highgpu-1g"])):  # fmt: skip
+        assert runner.invoke(app, ["collect", "files", str(tmp_path / log), "-d", ds, "-q", *hardware]).exit_code == 0
+    result = runner.invoke(
+        app, ["recommend", "-d", ds, "--steps", "100000", "--deadline", "72h", "--price-date", "2026-12-01"],
+        terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    # the T4 (USD 0.379998 + 0.35 an hour) is the baseline, cheapest an hour: 100,000 steps / 3.80228 steps/s (its
+    # sustained rate, the steady one: every epoch validated) = 26,300 s = 7.31 h, x USD 0.729998 = USD 5.33
+    assert (
+        "keras (measured) is the cheapest measured run that can reach 100,000 steps within 72h: 7.31 h, USD 5.33"
+        in (said)
+    )
+    # detectron2's iterations are no steps of the Keras model: not a candidate, and said so
+    assert not any(line.startswith("d2 ") for line in result.output.splitlines())
+    assert (
+        "Not planned: run d2 is not compared with keras: its records were read as grammar, the baseline's as keras"
+        in (said)
+    )

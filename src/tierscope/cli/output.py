@@ -319,7 +319,13 @@ def left_out(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
         for r in rows.iter_rows(named=True)
         if r["run_id"] not in names and r.get("config") not in names
     ]
-    return [f"Not planned, no steady rate: {'; '.join(said)}."] if said else []
+    lines = [f"Not planned, no steady rate: {'; '.join(said)}."] if said else []
+    # runs the summary does not compare with its baseline (tierscope.analysis.comparable): another job's work
+    if "baseline_note" in summary.columns:
+        apart = summary.filter(pl.col("baseline_run_id").is_null() & pl.col("baseline_note").is_not_null())
+        for r in apart.iter_rows(named=True):
+            lines.append(f"Not planned: run {named(r['run_id'])} is {r['baseline_note']}.")
+    return lines
 
 
 def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = None) -> list[str]:
