@@ -310,15 +310,14 @@ def finite(param: typer.CallbackParam, value: float | None) -> float | None:
 #: number reaches what the clock's calls refuse (a lock's wait: threading.TIMEOUT_MAX, 292 years).
 MAX_SECONDS = 1_000_000_000
 
+
+def seconds_option(help_text: str, *names: str) -> Any:
+    """A typer option of seconds (``SECONDS``, 0 to :data:`MAX_SECONDS`, finite): a wait, settle time or limit."""
+    return typer.Option(*names, min=0, max=MAX_SECONDS, callback=finite, help=help_text, metavar="SECONDS")
+
+
 LockTimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        min=0,
-        max=MAX_SECONDS,
-        callback=finite,
-        help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).",
-        metavar="SECONDS",
-    ),
+    float, seconds_option("Seconds to wait for another collect to finish, then exit 75 (0: do not wait).")
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
 BaselineOpt = Annotated[

@@ -12,15 +12,14 @@ from typing import Annotated
 import typer
 
 from tierscope.cli.common import (
-    MAX_SECONDS,
     App,
     FormatChoice,
     FormatOpt,
     JsonOpt,
     PricesOpt,
     WideOpt,
-    finite,
     output_format,
+    seconds_option,
 )
 
 prices_app = App(
@@ -142,13 +141,8 @@ def update_cmd(
     ] = 12,
     retry_deadline: Annotated[
         float,
-        typer.Option(
-            "--retry-deadline",
-            min=0,
-            max=MAX_SECONDS,
-            callback=finite,
-            help="Seconds to keep retrying a request that meets 429, 5xx or a broken connection.",
-            metavar="SECONDS",
+        seconds_option(
+            "Seconds to keep retrying a request that meets 429, 5xx or a broken connection.", "--retry-deadline"
         ),
     ] = 120.0,
     endpoint: Annotated[
