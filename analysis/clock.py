@@ -55,11 +55,15 @@ def seconds_between(stamps: pl.Series, origin: object) -> np.ndarray:
     return np.array((stamps - origin).dt.total_microseconds() / 1e6, dtype=np.float64)  # a copy: callers fill it
 
 
-def lead_clock(lead: pl.DataFrame, started: datetime | None, ended: datetime | None) -> LeadClock:
+def lead_clock(
+    lead: pl.DataFrame, started: datetime | None, ended: datetime | None, intervals: bool = False
+) -> LeadClock:
     """The clock of one run's lead task (see the module doc). ``lead``: the lead's records in log order with
     ``timestamp``, ``elapsed_s``, ``segment``, ``interval_index``, ``d_seconds`` and ``step_timed``
     (:func:`tierscope.analysis.throughput.collect_intervals`); ``started``/``ended``: the run's first
-    ``started`` and last ``finished``/``failed`` event times (None: no such event)."""
+    ``started`` and last ``finished``/``failed`` event times (None: no such event). ``intervals``: whether the
+    ``interval`` clock counts (goodput's lifetime); time to target and its chart place such a run on its lead
+    task's own clock instead (:func:`tierscope.analysis.target.on_task_clock`), the first interval's seconds in."""
     stamps = lead["timestamp"]
     if stamps.null_count() == 0:
         origin, known = started, started is not None
@@ -72,7 +76,7 @@ def lead_clock(lead: pl.DataFrame, started: datetime | None, ended: datetime | N
         return LeadClock("timestamp", seconds_between(stamps, origin), origin, known, end)
     if lead["elapsed_s"].null_count() == 0 and lead["segment"].max() == 0:
         return LeadClock("elapsed", lead["elapsed_s"].to_numpy(), None, True, None)
-    if lead.height and "d_seconds" in lead.columns and lead["segment"].max() == 0:
+    if intervals and lead.height and "d_seconds" in lead.columns and lead["segment"].max() == 0:
         later = lead.slice(1)
         if later["d_seconds"].null_count() == 0 and not later["step_timed"].fill_null(False).any():
             seconds = np.concatenate([[0.0], np.cumsum(later["d_seconds"].to_numpy().astype(np.float64))])

@@ -296,7 +296,7 @@ def _one_run(
     warmup = float(np.clip(excess[warm], 0, None).sum())
     steady_time = float(d_seconds[steady & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
-    clock = lead_clock(lead, started, ended)
+    clock = lead_clock(lead, started, ended, intervals=True)
     t, origin_known, end, origin = clock.seconds, clock.origin_known, clock.end, clock.origin
     timed = clock.name == "timestamp"
 
