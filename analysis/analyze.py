@@ -122,20 +122,23 @@ class Analysis:
 
 def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> pl.DataFrame:
     """One query of the step records: per run (sorted by run id) ``run_id`` (String), ``records``
-    (UInt32), ``last_step`` (Int64), ``tiers`` and ``sources`` (List of String, distinct, sorted),
-    and :func:`log_examples`' columns (null where no record states examples/s): ``log_batch_size``
+    (UInt32), ``last_step`` (Int64), ``tiers``, ``sources`` and ``log_formats`` (the formats that read its
+    records: :mod:`tierscope.analysis.comparable`) (List of String, distinct, sorted), and
+    :func:`log_examples`' columns (null where no record states examples/s): ``log_batch_size``
     (Float64: the batch a step of one replica processes), ``log_examples_unit``, ``log_examples_per_s``,
     ``log_examples_other``.
 
     ``footers``: what the files' footers say (:meth:`tierscope.dataset.store.Dataset.footers` of
-    :data:`OVERVIEW_COLUMNS`, the files of ``steps``' runs): a run whose every file holds one tier and
-    one source (or none) and states its highest step takes its figures from them, unread; the
+    :data:`OVERVIEW_COLUMNS`, the files of ``steps``' runs): a run whose every file holds one tier,
+    one source and one format (or none) and states its highest step takes its figures from them, unread; the
     others are read."""
-    # Two light queries rather than one with a list per run: per run, tier and source first (a few
+    # Two light queries rather than one with a list per run: per run, tier, source and format first (a few
     # rows each), and the batch ratio over the rows that log both rates only (pushed into the scan).
     stated = _stated_values(footers)
     unread = steps if stated is None else steps.filter(~pl.col("run_id").is_in(stated["run_id"].unique().implode()))
-    per_value = unread.group_by("run_id", "tier", "source").agg(records=pl.len(), last_step=pl.col("step").max())
+    per_value = unread.group_by("run_id", "tier", "source", "format").agg(
+        records=pl.len(), last_step=pl.col("step").max()
+    )
     batch = log_examples(steps)
     # streaming: only the per-run rows are kept, whatever the records (collect_all would merge the scans)
     values, batches = per_value.collect(engine="streaming"), batch.collect(engine="streaming")
@@ -148,6 +151,7 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
             last_step=pl.col("last_step").max(),
             tiers=pl.col("tier").drop_nulls().unique().sort(),
             sources=pl.col("source").drop_nulls().unique().sort(),
+            log_formats=pl.col("format").drop_nulls().unique().sort(),
         )
         .join(batches, on="run_id", how="left")
         .with_columns(pl.col("log_batch_size", "log_examples_per_s").cast(pl.Float64))
@@ -222,12 +226,12 @@ def _on_the_clock(chunks: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
 
 
 #: The step record's columns whose footer statistics :func:`step_overview` can take for reading them.
-OVERVIEW_COLUMNS = ["tier", "source", "step"]
+OVERVIEW_COLUMNS = ["tier", "source", "format", "step"]
 
 
 def _stated_values(footers: pl.DataFrame | None) -> pl.DataFrame | None:
-    """``run_id, tier, source, records, last_step`` per file of the runs whose every file's footer
-    states one tier and one source (or only nulls) and its highest step (None: no footers)."""
+    """``run_id, tier, source, format, records, last_step`` per file of the runs whose every file's footer
+    states one tier, one source and one format (or only nulls) and its highest step (None: no footers)."""
     if footers is None:
         return None
 
@@ -235,11 +239,12 @@ def _stated_values(footers: pl.DataFrame | None) -> pl.DataFrame | None:
         only_nulls = pl.col(f"{column}_nulls") == pl.col("rows")
         return pl.col(f"{column}_known") & (only_nulls | (pl.col(f"{column}_min") == pl.col(f"{column}_max")))
 
-    told = one_value("tier") & one_value("source") & pl.col("step_known")
+    told = one_value("tier") & one_value("source") & one_value("format") & pl.col("step_known")
     return footers.filter(told.all().over("run_id")).select(
         "run_id",
         tier=pl.when(pl.col("tier_nulls") < pl.col("rows")).then("tier_min"),
         source=pl.when(pl.col("source_nulls") < pl.col("rows")).then("source_min"),
+        format=pl.when(pl.col("format_nulls") < pl.col("rows")).then("format_min"),
         records="rows",
         last_step="step_max",
     )
@@ -441,7 +446,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         )
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
-    batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s")
+    batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s", "log_formats")
     notes += batch_notes(runs, batches) + mixed_unit_notes(
         overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     )

@@ -12,8 +12,9 @@ steady-state rate ``R`` (global steps/s, :mod:`tierscope.analysis.throughput`).
 - **Clock** (:mod:`tierscope.analysis.clock`, shared with time to target): the records' timestamps
   when the lead's records all have one (the origin: the run's first ``started`` event, else the
   first record's timestamp minus its ``elapsed_s``, else unknown); else ``elapsed_s`` (the task's
-  own clock from its process start) when the lead ran as one segment; else none (restarts on an
-  unknown clock).
+  own clock from its process start) when the lead ran as one segment; else the running sum of the
+  seconds each record states since the one before (``interval_s``: a Keras epoch's time; origin unknown)
+  when the lead ran as one segment; else none (restarts on an unknown clock).
 - **Lifetime**: origin to the run's last ``finished``/``failed`` event, else to the lead's last record.
 - **Start-up**: origin to the first record, minus the time its steps take at ``R``
   (``t_first - (step_first - base) / R``, clipped at 0; ``base`` the step a ``restored`` event
@@ -151,7 +152,7 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     **{f"deviation_{b}_s": pl.Float64() for b in DEVIATION_PARTS},  # its breakdown against the steady rate
     "productive_at_steady_s": pl.Float64(),  # productive_s less deviation_warmup_s and deviation_stalls_s
     "stalls": pl.UInt32(),  # stalled intervals
-    "goodput_clock": pl.String(),  # timestamp / elapsed (null: no clock)
+    "goodput_clock": pl.String(),  # timestamp / elapsed / interval (null: no clock)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
     "goodput_reason": pl.String(),  # why goodput is withheld though a lifetime was seen (null: it is not)
     # run_throughput's startup_s on this clock (origin known only): summary's where the lead logs no elapsed_s
@@ -295,7 +296,7 @@ def _one_run(
     warmup = float(np.clip(excess[warm], 0, None).sum())
     steady_time = float(d_seconds[steady & ~stalled].sum()) + float(expected[warm | stalled].sum())
 
-    clock = lead_clock(lead, started, ended)
+    clock = lead_clock(lead, started, ended, intervals=True)
     t, origin_known, end, origin = clock.seconds, clock.origin_known, clock.end, clock.origin
     timed = clock.name == "timestamp"
 

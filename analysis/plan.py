@@ -168,7 +168,11 @@ def frontier(
     failed = pl.col("status") == "failed"
     # own hardware (a laptop, a local cluster) is no configuration to buy
     local = pl.col("tier").str.contains(LOCAL_TIER_PATTERN).fill_null(False)
-    measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() & ~failed & ~local)
+    # a run of another job's work (analysis.comparable: not compared with the baseline) is no way to do this job
+    apart = pl.col("baseline_run_id").is_null() & pl.col("baseline_note").is_not_null()
+    if "baseline_note" not in summary.columns:
+        apart = pl.lit(False)
+    measured = summary.filter(pl.col("steady_global_steps_per_s").is_not_null() & ~failed & ~local & ~apart)
     base_examples = baseline_examples_per_step(summary)
     priced_now = run_costs(
         runs.filter(pl.col("run_id").is_in(measured["run_id"].to_list())).with_columns(date=pl.lit(price_date)),

@@ -11,6 +11,7 @@ import polars as pl
 
 from tierscope.analysis.batches import IntervalFigures
 from tierscope.analysis.bootstrap import BOOTSTRAP_SEED, Sample, percentile_interval, steady_draws
+from tierscope.analysis.comparable import apart_from_baseline
 from tierscope.analysis.cost import LOCAL_TIER_RE
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
@@ -125,6 +126,9 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     # a sweep's run (tierscope sweep): what it was estimated to cost before it ran, beside what it cost as it ran
     "estimate_usd": pl.Float64(),  # the runs table's fact: price rows x the sweep's time cap (null: not swept)
     "measured_usd": pl.Float64(),  # usd_per_hour x lifetime_s / 3600: its price over the lifetime its log shows
+    # how the run's work differs from the baseline's, where its logs show it (tierscope.analysis.comparable):
+    # not compared with it (speedup and efficiencies null), unless --baseline named it
+    "baseline_note": pl.String(),
 }
 
 
@@ -500,6 +504,7 @@ def summary_frame(
         frame = frame.join(speedups, on="run_id", how="left").with_columns(
             pl.col("speedup_ci_low", "speedup_ci_high") * pl.col("_factor")
         )
+        frame = apart_from_baseline(frame, b, named=options.baseline is not None)
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
 
 

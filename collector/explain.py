@@ -38,6 +38,7 @@ from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
 from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import MEASURE_GATE
+from tierscope.collector.readers.logs import long_line_rejects
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
 from tierscope.dataset.schema import STEP_KEY
 
@@ -164,11 +165,15 @@ def explain_file(
     totals = _Totals()
     in_window = pl.col("source_offset").is_between(first, last)
     for n, (batch, final) in enumerate(_marked_last(iter_line_batches(path, batch_bytes=batch_bytes))):
-        lines = batch.lines if pending is None else pl.concat([pending, batch.lines])
+        # a line over 1 MiB is a reject naming its length, as collect makes it, and no format sees it
+        body, too_long = long_line_rejects(batch)
+        lines = body if pending is None else pl.concat([pending, body])
         totals.lines += batch.lines.height
         if n == 0 and only is None:
             sniffed = sniff_format(lines.get_column("line"), context.formats)
         parsed = parse_lines(lines, only=only, context=context, first=sniffed, final=final)
+        if too_long.height:
+            parsed.rejects = pl.concat([parsed.rejects, too_long], how="diagonal_relaxed")
         pending = parsed.pending
         totals.add(parsed)
         totals.roles |= _tasks_named(batch.lines, context.year)

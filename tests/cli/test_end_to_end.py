@@ -165,7 +165,11 @@ def test_a_baseline_picked_without_a_basic_run_says_why(tmp_path: Path) -> None:
     line = "Train [master/0], step {}:loss:2.3, accuracy:0.1 ({} sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
     log = tmp_path / "laptop.log"
     log.write_text("".join(line.format(100 * i, 5.0 * i) for i in (1, 2, 3)))
-    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "-q"]).exit_code == 0
+    # and a second machine of the job (one run alone has no speedup to say anything of: tests/cli/test_summary_one_run)
+    server = tmp_path / "server.log"
+    server.write_text("".join(line.format(100 * i, 2.5 * i).replace("20.0", "40.0") for i in (1, 2, 3)))
+    for path in (log, server):
+        assert runner.invoke(app, ["collect", "files", str(path), "-d", str(tmp_path / "ds"), "-q"]).exit_code == 0
     said = " ".join(runner.invoke(app, ["summary", "-d", str(tmp_path / "ds")]).output.split())
     assert (
         "note: the speedup is against laptop: no run has the cloud tier BASIC, so the measured "
@@ -173,10 +177,11 @@ def test_a_baseline_picked_without_a_basic_run_says_why(tmp_path: Path) -> None:
         "--baseline RUN_ID"
     ) in said
     # a local run of the BASIC topology called basic: the note names its tier, not "no BASIC run" of it
-    assert runner.invoke(
-        app, ["collect", "files", str(log), "-d", str(tmp_path / "ds2"), "-q", "--run-id", "basic",
-              "--tier", "local-BASIC"]
-    ).exit_code == 0  # fmt: skip
+    for path, run in ((log, "basic"), (server, "server")):
+        assert runner.invoke(
+            app, ["collect", "files", str(path), "-d", str(tmp_path / "ds2"), "-q", "--run-id", run,
+                  "--tier", "local-BASIC"]
+        ).exit_code == 0  # fmt: skip
     local = " ".join(runner.invoke(app, ["summary", "-d", str(tmp_path / "ds2")]).output.split())
     assert "note: the speedup is against basic (tier local-BASIC): no run has the cloud tier BASIC" in local
     chosen = " ".join(

@@ -244,7 +244,11 @@ def test_recommend_on_runs_without_a_tier_asks_for_one_not_a_laptop(dataset_2016
     [
         # printed "first -1 shown"
         (["rejects", "--limit", "-1"], "--limit", "-1 is too small; give one of at least 0, like its default 50"),
-        (["collect", "files", "a.log", "--settle", "-5"], "--settle", "-5 is too small; give one of at least 0"),
+        (
+            ["collect", "files", "a.log", "--settle", "-5"],
+            "--settle",
+            "-5 is too small; give one from 0 to 1,000,000,000",
+        ),
         (["collect", "files", "a.log", "--year", "99999"], "--year", "99999 is too large; give one from 1 to 9999"),
     ],
 )

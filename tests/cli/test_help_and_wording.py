@@ -182,3 +182,13 @@ def test_no_message_names_the_directory_tierscope_is_installed_in(
     odd = runner.invoke(app, ["collect", "files", log, "-d", "ds", "--tier", "onprem-rack"])
     assert odd.exit_code == 0 and installed not in odd.stderr and installed not in odd.stdout
     assert "tierscope/data/tiers.csv" in odd.stderr
+
+
+def test_the_top_help_asks_the_question_and_says_where_to_start() -> None:
+    # today's machines, not the legacy tiers alone; then the first two steps of the README
+    said = " ".join(runner.invoke(app, ["--help"]).output.split())
+    assert "Measure how much faster training gets on a bigger machine configuration, and whether it is worth" in said
+    assert (
+        "Start with `tierscope demo` (the bundled 2016 runs), then your own logs: `tierscope collect files LOG... "
+        "--dataset ds`, `tierscope summary --dataset ds`." in said
+    )

@@ -54,8 +54,8 @@ def test_steps_written_as_a_float_that_is_whole_are_those_steps(tmp_path: Path) 
 
 def test_a_float_option_that_is_no_number_names_its_default() -> None:
     assert _error(["collect", "files", "a.log", "--lock-timeout", "soon"]) == (
-        "Error: Invalid value for '--lock-timeout': soon is not a number; give one of at least 0, like its default "
-        "60 (see --help)"
+        "Error: Invalid value for '--lock-timeout': soon is not a number; give one from 0 to 1,000,000,000, like its "
+        "default 60 (see --help)"
     )
 
 

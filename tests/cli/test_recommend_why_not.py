@@ -41,14 +41,15 @@ def test_why_not_names_the_missed_deadline_the_quota_and_the_failure(dataset_201
 def test_a_candidate_without_a_price_says_so_and_a_bare_deadline_is_echoed_in_hours(
     dataset_2016: Dataset, tmp_path: Path
 ) -> None:
-    # A run with no tier and no machines (20 steps/s by its own log) meets a 72 h deadline on time:
-    # 100,000 / 20 = 5,000 s = 1.39 h, but it has no price, so it cannot be weighed by cost.
+    # A run of the 2016 job (its cloudml lines) with no tier and no machines (20 steps/s by its own log) meets a
+    # 72 h deadline on time: 100,000 / 20 = 5,000 s = 1.39 h, but it has no price, so it cannot be weighed by cost.
     import shutil
 
     root = tmp_path / "ds"
     shutil.copytree(dataset_2016.root, root)
     log = tmp_path / "plain.log"
-    log.write_text("".join(f"step {s} loss 0.5 20.0 it/s\n" for s in range(100, 2100, 100)))
+    line = "Train [master/0], step {}:loss:0.5, accuracy:0.9 ({} sec) 20.0 global_steps/s, 20.0 local_steps/s\n"
+    log.write_text("".join(line.format(s, s / 20) for s in range(100, 2100, 100)))
     runner = CliRunner()
     collected = runner.invoke(app, ["collect", "files", str(log), "-d", str(root), "--run-id", "mine", "--settle", "0"])
     assert collected.exit_code == 0, collected.output

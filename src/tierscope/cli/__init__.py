@@ -85,7 +85,9 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 
 app = App(
     name="tierscope",
-    help="Measure how much faster training gets on a bigger scale tier, and whether it is worth the money.",
+    help="Measure how much faster training gets on a bigger machine configuration, and whether it is worth the "
+    "money.\n\nStart with `tierscope demo` (the bundled 2016 runs), then your own logs: `tierscope collect files "
+    "LOG... --dataset ds`, `tierscope summary --dataset ds`.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,

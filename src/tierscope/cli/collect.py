@@ -36,6 +36,7 @@ from tierscope.cli.common import (
     output_format,
     print_error,
     run_list,
+    seconds_option,
 )
 from tierscope.cli.hardware import (
     AcceleratorOpt,
@@ -133,24 +134,18 @@ def collect_files_cmd(
     ] = DEFAULT_EXPAND_RATIO,
     max_seconds: Annotated[
         float | None,
-        typer.Option(
-            min=0,
-            callback=finite,
-            help="Stop after this many seconds, at the next safe point (what was read is stored; the next collect "
-            "goes on): bounds how long the dataset's lock is held.",
-            metavar="SECONDS",
+        seconds_option(
+            "Stop after this many seconds, at the next safe point (what was read is stored; the next collect "
+            "goes on): bounds how long the dataset's lock is held."
         ),
     ] = None,
     lock_timeout: LockTimeoutOpt = 60.0,
     quiet: QuietOpt = False,
     settle: Annotated[
         float,
-        typer.Option(
-            min=0,
-            callback=finite,
-            help="Seconds a file must be unchanged before its unterminated last line (an event file: its last "
-            "step's events) is read; 0 for a job that has ended.",
-            metavar="SECONDS",
+        seconds_option(
+            "Seconds a file must be unchanged before its unterminated last line (an event file: its last "
+            "step's events) is read; 0 for a job that has ended."
         ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
@@ -355,9 +350,7 @@ def collect_cloud_cmd(
     ] = 55,
     retry_deadline: Annotated[
         float,
-        typer.Option(
-            min=0, callback=finite, help="Seconds to keep retrying one request on 429/5xx.", metavar="SECONDS"
-        ),
+        seconds_option("Seconds to keep retrying one request on 429/5xx."),
     ] = 300.0,
     overlap: Annotated[
         str, typer.Option(metavar="DURATION", help="Re-read this much before the time of the last read (late entries).")

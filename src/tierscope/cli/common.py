@@ -306,14 +306,18 @@ def finite(param: typer.CallbackParam, value: float | None) -> float | None:
     raise typer.BadParameter(f"{value} is not a finite number; give one{example} (see --help)")
 
 
+#: The longest time a seconds option takes (31 years): no wait, settle or time limit is longer, and past it a
+#: number reaches what the clock's calls refuse (a lock's wait: threading.TIMEOUT_MAX, 292 years).
+MAX_SECONDS = 1_000_000_000
+
+
+def seconds_option(help_text: str, *names: str) -> Any:
+    """A typer option of seconds (``SECONDS``, 0 to :data:`MAX_SECONDS`, finite): a wait, settle time or limit."""
+    return typer.Option(*names, min=0, max=MAX_SECONDS, callback=finite, help=help_text, metavar="SECONDS")
+
+
 LockTimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        min=0,
-        callback=finite,
-        help="Seconds to wait for another collect to finish, then exit 75 (0: do not wait).",
-        metavar="SECONDS",
-    ),
+    float, seconds_option("Seconds to wait for another collect to finish, then exit 75 (0: do not wait).")
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success (for cron).")]
 BaselineOpt = Annotated[

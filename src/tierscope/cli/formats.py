@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import re
+import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -36,7 +40,8 @@ def parse_window(text: str) -> tuple[int, int]:
 
 def formats_cmd(
     files: Annotated[
-        list[Path] | None, typer.Argument(metavar="FILE...", help="Log files to try (with --try).")
+        list[Path] | None,
+        typer.Argument(metavar="FILE...", help="Log files to try (with --try); - reads one from standard input."),
     ] = None,
     try_: Annotated[
         bool, typer.Option("--try", help="Show how each FILE is read: per line, then a verdict per file.")
@@ -62,7 +67,10 @@ def formats_cmd(
     if files and not try_:
         raise typer.BadParameter("to see how files are read, give --try: tierscope formats --try FILE")
     if try_ and not files:
-        raise typer.BadParameter("--try needs a log file: tierscope formats --try FILE")
+        raise typer.BadParameter(
+            "--try needs a log file, or - for standard input: tierscope formats --try FILE, "
+            "kubectl logs POD | tierscope formats --try -"
+        )
     window = parse_window(lines) if lines is not None else None
     from rich.console import Console
 
@@ -77,11 +85,37 @@ def formats_cmd(
         return
     console = Console()
     for path in files or []:
-        if is_event_file(path):
-            print_event_tags(console, path, declared)
-            continue
-        shown = explain_file(path, window, only=log_format(fmt, old_fmt), formats=declared, year=year)
+        with _spooled_stdin() if path == STDIN else contextlib.nullcontext(path) as readable:
+            if is_event_file(readable):
+                print_event_tags(console, readable, declared)
+                continue
+            shown = explain_file(readable, window, only=log_format(fmt, old_fmt), formats=declared, year=year)
+        if path == STDIN:
+            shown = dataclasses.replace(shown, verdict=dataclasses.replace(shown.verdict, path=STDIN_NAME))
         print_explanation(console, shown)
+
+
+#: The FILE that is standard input (``kubectl logs POD | tierscope formats --try -``), and its name in the verdict.
+STDIN = Path("-")
+STDIN_NAME = "stdin"
+
+
+@contextlib.contextmanager
+def _spooled_stdin() -> Iterator[Path]:
+    """Standard input copied to a private file (removed after), read as ``collect`` reads a file: in batches,
+    its head sniffed, a gzip stream opened as one. On a terminal it first says how to end the input."""
+    import shutil
+
+    from tierscope.cli.common import err_console
+    from tierscope.tempdirs import owned_dir
+
+    if sys.stdin.isatty():
+        err_console().print("reading a log from standard input: paste its lines, then Ctrl-D", highlight=False)
+    with owned_dir("tierscope-try-") as folder:
+        spooled = folder / STDIN_NAME
+        with spooled.open("wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out)
+        yield spooled
 
 
 def print_event_tags(console: Console, path: Path, declared: tuple[LineFormat, ...]) -> None:

@@ -25,7 +25,14 @@ MAX_WHOLE = 2**53
 
 
 def _shown(number: float) -> str:
+    # a bound of a million and more whole, with its thousands marked: 1,000,000,000, never 1e+09
+    if math.isfinite(number) and number == int(number) and abs(number) >= 1e6:
+        return f"{int(number):,}"
     return f"{number:g}"
+
+
+#: How Python spells a float that is no number or an infinity (``nan``, ``-Infinity``): not a number too large.
+_SPELLED = ("nan", "inf", "infinity")
 
 
 def _is(kind: object, base: str) -> bool:
@@ -71,6 +78,11 @@ def _worded_class(base: type) -> type:
             number: float = float(text)
         except ValueError:
             self.fail(f"{text or repr(text)} is not {noun}; {give}", param, ctx)
+        if not whole and not math.isfinite(number):
+            if text.lstrip("+-").lower() in _SPELLED:
+                self.fail(f"{number} is not a finite number; {give}", param, ctx)  # as Python writes it: nan, -inf
+            # 1e400 reads as inf: a number past float64's range, which is what the user should hear of it
+            self.fail(f"{text} is too {'small' if number < 0 else 'large'} to compute with; {give}", param, ctx)
         if whole:
             if not math.isfinite(number) or number != int(number):
                 self.fail(f"{text} is not {noun}; {give}", param, ctx)

@@ -319,7 +319,13 @@ def left_out(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
         for r in rows.iter_rows(named=True)
         if r["run_id"] not in names and r.get("config") not in names
     ]
-    return [f"Not planned, no steady rate: {'; '.join(said)}."] if said else []
+    lines = [f"Not planned, no steady rate: {'; '.join(said)}."] if said else []
+    # runs the summary does not compare with its baseline (tierscope.analysis.comparable): another job's work
+    if "baseline_note" in summary.columns:
+        apart = summary.filter(pl.col("baseline_run_id").is_null() & pl.col("baseline_note").is_not_null())
+        for r in apart.iter_rows(named=True):
+            lines.append(f"Not planned: run {named(r['run_id'])} is {r['baseline_note']}.")
+    return lines
 
 
 def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = None) -> list[str]:
@@ -466,8 +472,18 @@ def summary_grid(
         # a narrow terminal keeps the time (what was asked) and leaves out the step and the units first
         columns += [Column("step at target", drop=6), Column("s to target"), Column("ML unit-h to target", drop=5),
                     Column("USD to target", drop=1)]  # fmt: skip
-    # without a baseline (no run has a steady rate) there is no speedup to say what it is against
-    against = f"speedup against {named(baseline)}" if baseline else "no run has a steady rate: no speedup"
+    # without a baseline (no run has a steady rate) there is no speedup to say what it is against; with the baseline
+    # alone measured, a speedup of 1.00 against itself answers nothing: the title says so, a note what to collect
+    alone = bool(baseline) and not any(
+        r["steady_global_steps_per_s"] is not None and r["run_id"] != baseline for r in frame.iter_rows(named=True)
+    )
+    against = (
+        "one measured run: no speedup yet"
+        if alone
+        else f"speedup against {named(baseline)}"
+        if baseline
+        else "no run has a steady rate: no speedup"
+    )
     grid = Grid(columns, title=f"tierscope summary (global steps/s; {against}{reach})")
     for r in frame.iter_rows(named=True):
         reached = (
@@ -494,6 +510,9 @@ def summary_grid(
         )  # fmt: skip
     grid.notes += [f"{named(r['run_id'])} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
+    # a run whose logs show other work than the baseline's: no speedup (tierscope.analysis.comparable)
+    grid.notes += [f"run {named(r['run_id'])}: {r['baseline_note']}" for r in frame.iter_rows(named=True)
+                   if r.get("baseline_note")]  # fmt: skip
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
@@ -543,7 +562,13 @@ def summary_grid(
     grid.notes += configuration_notes(frame)
     grid.notes += price_notes(frame, region, asked_date)
     grid.notes += compute_engine_note(frame["price_rows"] if "price_rows" in frame.columns else [])
-    if baseline and baseline_asked is None:
+    if alone:
+        grid.notes.append(
+            f"note: {named(baseline)} is the one run measured, so nothing says yet what a bigger machine buys: "
+            "collect a run of the same job on another configuration into this dataset (tierscope collect files LOG "
+            "--run-id NAME --machine TYPE, or --tier TIER) and summary shows its speedup and price per step"
+        )
+    elif baseline and baseline_asked is None:
         tier = next((r["tier"] for r in frame.iter_rows(named=True) if r["run_id"] == baseline), None)
         if not isinstance(tier, str) or tier.upper() != "BASIC":  # the default's second choice: say why
             of = f" (tier {tier})" if isinstance(tier, str) else ""

@@ -11,7 +11,16 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, FormatChoice, FormatOpt, JsonOpt, PricesOpt, WideOpt, finite, output_format
+from tierscope.cli.common import (
+    App,
+    FormatChoice,
+    FormatOpt,
+    JsonOpt,
+    PricesOpt,
+    WideOpt,
+    output_format,
+    seconds_option,
+)
 
 prices_app = App(
     help="Price rows: list them, or fetch Vertex AI's from the Cloud Billing Catalog.",
@@ -132,12 +141,8 @@ def update_cmd(
     ] = 12,
     retry_deadline: Annotated[
         float,
-        typer.Option(
-            "--retry-deadline",
-            min=0,
-            callback=finite,
-            help="Seconds to keep retrying a request that meets 429, 5xx or a broken connection.",
-            metavar="SECONDS",
+        seconds_option(
+            "Seconds to keep retrying a request that meets 429, 5xx or a broken connection.", "--retry-deadline"
         ),
     ] = 120.0,
     endpoint: Annotated[

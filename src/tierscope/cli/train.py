@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from tierscope.cli.common import App, QuietOpt, check_out_dir, err_console, finite
+from tierscope.cli.common import App, QuietOpt, check_out_dir, err_console, seconds_option
 from tierscope.errors import TierscopeError, UsageError
 from tierscope.trainer.roles import STRATEGIES
 from tierscope.trainer.tiers import tiers
@@ -111,7 +111,7 @@ def local_cmd(
     ] = 100,
     log_interval_secs: Annotated[
         float,
-        typer.Option(help="Also a record every SECONDS seconds (0: off).", min=0, callback=finite, metavar="SECONDS"),
+        seconds_option("Also a record every SECONDS seconds (0: off)."),
     ] = 0.0,
     log_format: Annotated[FormatChoice, typer.Option(help="json: structured; text: the 2016 line.")] = "json",  # type: ignore[assignment]
     checkpoint_every: Annotated[
@@ -142,13 +142,11 @@ def local_cmd(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option(help="Stop every task after this many seconds.", min=0, callback=finite, metavar="SECONDS"),
+        seconds_option("Stop every task after this many seconds."),
     ] = 3600.0,
     grace: Annotated[
         float,
-        typer.Option(
-            help="Seconds between SIGTERM and SIGKILL when stopping.", min=0, callback=finite, metavar="SECONDS"
-        ),
+        seconds_option("Seconds between SIGTERM and SIGKILL when stopping."),
     ] = 5.0,
     quiet: QuietOpt = False,
 ) -> None:
