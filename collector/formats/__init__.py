@@ -58,6 +58,7 @@ from tierscope.collector.formats.base import (
     numbered,
 )
 from tierscope.collector.formats.cloudml import CloudMLSamples
+from tierscope.collector.formats.columns import tabulated
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
@@ -292,6 +293,7 @@ def parse_lines(
     if context.formats:
         context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
     body, facts = _with_ranks(body, facts, context)
+    body = tabulated(body, context, statements)
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)
