@@ -7,9 +7,12 @@ comment."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
+from tierscope.collector.explain import explain_file
 from tierscope.collector.formats import ParseContext, Parsed, parse_lines
 from tierscope.collector.formats.columns import STATE_KEY
 
@@ -93,3 +96,13 @@ def test_rows_in_a_later_batch_are_read_under_the_header_of_an_earlier_one() -> 
 )
 def test_near_misses_are_no_records(lines: list[str]) -> None:
     assert parse(lines).steps.height == 0
+
+
+def test_formats_try_shows_a_row_as_the_statements_its_header_makes(tmp_path: Path) -> None:
+    log = tmp_path / "fastai.log"
+    log.write_text("\n".join(FASTAI) + "\n")
+    row = explain_file(log, (3, 3)).readings[0]
+    assert row.outcome == "record" and row.why is not None
+    # 1:12:49 is 4369 s under the header's "time"
+    assert row.why.startswith("a row of a table under a header row naming its columns, read as 'epoch: 0 | ")
+    assert "time: 4369.0s" in row.why
