@@ -31,9 +31,8 @@ from tierscope.collector.formats import (
     sniff_file,
     sniff_format,
 )
-from tierscope.collector.formats.columns import tabulated
 from tierscope.collector.formats.envelopes import split_envelopes
-from tierscope.collector.formats.grammar import ProgressGrammar, explain_line, explain_parts, statements
+from tierscope.collector.formats.grammar import ProgressGrammar, explain_line, explain_parts
 from tierscope.collector.formats.layout import STATE as LAYOUT_STATE
 from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
@@ -322,18 +321,6 @@ def _readings(
     unread = {int(o) for p in parsed for o in p.rest.get_column("source_offset")}
     body, facts = split_envelopes(raw, year)
     bodies = dict(zip(body.get_column("source_offset").to_list(), body.get_column("line").to_list(), strict=True))
-    # a table's rows as the statements their header makes of them (what the grammar was given)
-    table = tabulated(body, ParseContext(year=year), statements)
-    rows = {
-        o: t
-        for o, t, m in zip(
-            table.get_column("source_offset").to_list(),
-            table.get_column("line").to_list(),
-            body.get_column("line").to_list(),
-            strict=True,
-        )
-        if t != m
-    }
     gave = _envelope_facts(facts)
     readings = []
     for offset, text in raw.iter_rows():
@@ -356,10 +343,9 @@ def _readings(
                 f"a group of lines {group['stanza_lines']} read as one statement{counted}: "
                 f"{explain_line(str(group['stanza']))}"
             )
-        elif outcome == "record" and fmt == ProgressGrammar.name and offset in rows:
-            why = f"a row of a table under a header row naming its columns, read as '{rows[offset]}': " + explain_line(
-                rows[offset]
-            )
+        elif outcome == "record" and steps[offset][0].get("table_row"):
+            said = str(steps[offset][0]["table_row"])
+            why = f"a row of a table under a header row naming its columns, read as '{said}': {explain_line(said)}"
         elif outcome == "record" and fmt == ProgressGrammar.name and msg is not None:
             why = explain_line(msg.split("\r")[-1])
         elif outcome == "record" and fmt == LearnedLayout.name and msg is not None and layout is not None:
