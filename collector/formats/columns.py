@@ -12,7 +12,9 @@ A header is a line of at least :data:`LEAST_COLUMNS` cells, each a name (a word,
 ``-`` that figures' names use), one of which names a position the grammar reads (the ``statements`` handed in
 decide that, so this module needs no import of the grammar). A row is a later line of the same task with as many
 cells as its header, each a number (``0.18``, ``1e-3``, ``nan``, ``95.2%``) or a duration (``00:12``,
-``1:02:03``), its first position cell a whole number. Other lines may come between a header and its rows (a
+``1:02:03``), its position cell a whole number (a step's column before an epoch's). A table whose rows leave
+cells blank (validation columns filled only on the rows that validated) is not split on blanks: the learned layout
+reads it by the columns' places. Other lines may come between a header and its rows (a
 progress bar, a warning); a new header replaces the old. A line of words that merely lists names (a config's
 keys) names no position and is no header; a row of numbers under no header is left as written.
 
@@ -36,6 +38,8 @@ LEAST_COLUMNS: Final = 3
 SEPARATOR: Final = " | "
 #: Where each task's last header (its cells) is kept in ``ParseContext.state``, by task tag (``""``: untagged).
 STATE_KEY: Final = "grammar-table-header"
+#: Where the headers whose rows leave cells blank are kept (their cells joined by ``\x1f``): left to the layout.
+SPARSE_KEY: Final = "grammar-table-sparse"
 
 #: A column's name: a word, with the separators figures' names use (``main/loss``, ``valid_loss``, ``top-1``).
 _NAME: Final = r"^[A-Za-z][A-Za-z0-9_/.\-@#%]*(?:\([A-Za-z/%]+\))?$"
@@ -83,8 +87,10 @@ def _position_column(header: tuple[str, ...], statements: Statements) -> int | N
     """Which of ``header``'s columns the grammar reads as a position (a step, an iteration, an epoch), or None:
     each name tried alone before a whole number."""
     said = statements(pl.Series([f"{name}: 1" for name in header], dtype=pl.String))
-    named = said.select(pl.col("step").is_not_null() | pl.col("epoch_only").is_not_null()).to_series().to_list()
-    return next((i for i, found in enumerate(named) if found), None)
+    # a step's column before an epoch's: a table of both (ESPnet's ``epoch  iteration ...``) reports iterations
+    steps = said.get_column("step").is_not_null().to_list()
+    epochs = said.get_column("epoch_only").is_not_null().to_list()
+    return next((i for i, found in enumerate(steps) if found), next((i for i, e in enumerate(epochs) if e), None))
 
 
 def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements) -> pl.DataFrame:
@@ -128,13 +134,17 @@ def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements
         carried[t] = tuple(h.split("\x1f"))
     if carried:
         context.state[STATE_KEY] = carried
-    rows = framed.filter(
-        pl.col("_h").is_null()
-        & pl.col("_under").is_not_null()
-        & pl.col("_maybe_row")
-        & (pl.col("_n") == pl.col("_under").str.count_matches("\x1f", literal=True) + 1)
-        & _all(pl.col("_cells"), _VALUE)
+    numeric = framed.filter(
+        pl.col("_h").is_null() & pl.col("_under").is_not_null() & pl.col("_maybe_row") & _all(pl.col("_cells"), _VALUE)
     )
+    full = pl.col("_n") == pl.col("_under").str.count_matches("\x1f", literal=True) + 1
+    # a table whose rows leave cells blank (ESPnet's validation columns, filled on the rows that validated) cannot be
+    # split on blanks; the learned layout reads it by the columns' places (kept for the file: its later rows too)
+    sparse = set(numeric.filter(~full).get_column("_under").unique().to_list())
+    if sparse:
+        context.state[SPARSE_KEY] = sorted(set(context.state.get(SPARSE_KEY, ())) | sparse)
+    skipped = list(context.state.get(SPARSE_KEY, ()))
+    rows = numeric.filter(full & ~pl.col("_under").is_in(skipped))
     if rows.height == 0:
         return lines
     parts = []
