@@ -348,6 +348,9 @@ def _readings(
                 f"a group of lines {group['stanza_lines']} read as one statement{counted}: "
                 f"{explain_line(str(group['stanza']))}"
             )
+        elif outcome == "record" and steps[offset][0].get("table_row"):
+            said = str(steps[offset][0]["table_row"])
+            why = f"a row of a table under a header row naming its columns, read as '{said}': {explain_line(said)}"
         elif outcome == "record" and fmt == ProgressGrammar.name and msg is not None:
             why = explain_line(msg.split("\r")[-1])
         elif outcome == "record" and fmt == LearnedLayout.name and msg is not None and layout is not None:

@@ -58,6 +58,7 @@ from tierscope.collector.formats.base import (
     numbered,
 )
 from tierscope.collector.formats.cloudml import CloudMLSamples
+from tierscope.collector.formats.columns import tabulated
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
@@ -292,6 +293,16 @@ def parse_lines(
     if context.formats:
         context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
     body, facts = _with_ranks(body, facts, context)
+    tabled = tabulated(body, context, statements)
+    # the statements each table row was read as (``table_row``: what ``formats --try`` shows of it)
+    rows = (
+        tabled.join(body.select("source_offset", _raw="line"), on="source_offset")
+        .filter(pl.col("line") != pl.col("_raw"))
+        .select("source_offset", table_row="line")
+        if tabled is not body
+        else None
+    )
+    body = tabled
     timed = body.join(facts, on="source_offset", how="left") if facts is not None else body
     flip = final and _runs_backwards(timed, "timestamp")
     parsed, pending = _run_chain(lines, body, chain, context, final, flip)
@@ -312,6 +323,8 @@ def parse_lines(
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
         parsed.events = _with_prefix_facts(parsed.events, facts)
     parsed.steps, handed_back = drop_examples_alone(parsed.steps, body, context)
+    if rows is not None and rows.height and parsed.steps.height:
+        parsed.steps = parsed.steps.join(rows, on="source_offset", how="left")
     if handed_back.height:
         parsed.rest = pl.concat([parsed.rest, handed_back.select(parsed.rest.columns)]).sort("source_offset")
     if parsed.steps.height:

@@ -1568,7 +1568,10 @@ class ProgressGrammar:
             .otherwise("_epoch_only")
         )
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
-        epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & pl.col("_bare_s").is_not_null()
+        # (or with the seconds since the start at its end: Chainer's ``elapsed_time``; its duration the rise since the
+        # previous epoch's)
+        epoch_timed = pl.col("_bare_s").is_not_null() | pl.col("_elapsed_s").is_not_null()
+        epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & epoch_timed
         read = _epoch_records(read, record, epoch_record, context)
         record = record | pl.col("_epoch_record")
         # a line stating a position whose only measures are broken (a rate of 0, NaN, ``2,5``) looks like a record

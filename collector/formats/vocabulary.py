@@ -563,7 +563,9 @@ _DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
 #: data's; mertyg/vision-language-models-are-bows issue 27, run of 2023-06-29).
 _STEP_TIME_WORDS = (
     rf"(?i:(?:time[ _-]per[ _-]|per-){_PER_STEP_WORD}(?: time)?|(?:step|iter|iteration|batch)[ _-]tim(?:e|ing)"
-    r"|time[/_]step|time_per_step|(?:step|iter|iteration|batch)\s*\(t\))"
+    r"|time[/_]step|time_per_step|(?:step|iter|iteration|batch)\s*\(t\)"
+    # a batch's time abbreviated (VISSL's and ClassyVision's ``btime(ms): 192``, facebookresearch/vissl issue 480)
+    r"|\bbtime)"
 )
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"

@@ -150,13 +150,19 @@ def test_a_table_column_its_header_names_elapsed_time_is_the_time_since_the_star
 
 def test_an_epoch_column_is_no_step_and_a_time_column_that_does_not_grow_is_no_clock() -> None:
     # Chainer's train_mnist.py PrintReport (a blog post of 2017-04-24): the position column is the epoch: an
-    # epoch-level table states no steps, so no step records (and no steps/s from epochs/s)
+    # epoch-level table states no steps: the layout learns none; the grammar reads each row (its header's
+    # statements) as an epoch's record, with no step and no steps/s from epochs/s
     header = "epoch       main/loss   validation/main/loss  main/accuracy  validation/main/accuracy  elapsed_time"
     rows = [
         f"{e:<12}0.0729073   0.0773182             0.976699       0.976                     {10.3 * e:.4f}"
         for e in range(1, 6)
     ]
     assert _layout_steps([header, *rows]).height == 0
+    epochs = parse_lines(
+        pl.DataFrame({"source_offset": list(range(1, 7)), "line": [header, *rows]}), context=ParseContext(year=2024)
+    ).steps
+    assert epochs.height == 5
+    assert epochs["step"].null_count() == epochs["global_steps_per_s"].null_count() == 5
     # an iteration table whose 'time' column does not grow is no time since the start (nor, unnamed, a step time)
     header = "iteration   main/loss   time"
     rows = [f"{100 * i:<12}0.5{i}        0.25{i % 2}" for i in range(1, 6)]
