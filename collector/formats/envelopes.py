@@ -224,7 +224,12 @@ _JSON_GATE = r'^\s*"(?:message|textPayload|msg|task_name|logName)"\s*:'
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
 _QUOTE = r"(?P<quote>> ?)"
-_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS})"
+#: A test harness's label of the stream a child process wrote the line to: Accelerate's and Transformers'
+#: ``execute_subprocess_async`` (what ``accelerate test`` runs) re-print each line of the launched job as
+#: ``stdout: `` or ``stderr: `` (huggingface/accelerate issues 1942, 2023-09-07, and 2084, 2023-10-26;
+#: deepspeedai/DeepSpeed issue 2629, 2022-12-20). The same process writes both streams: it names no task.
+_STREAM_LABEL = r"(?P<stream>std(?:out|err): )"
+_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?{_STREAM_LABEL}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS})"
 
 
 def _never(pattern: str) -> str:
@@ -284,7 +289,7 @@ _GATE = (
     rf"^(?:[DIWECNA*!] [ \d]|(?:{_SEVERITY_WORD})(?:\t|  +\d)|[A-Za-z0-9][\w.-]* +\| |\[|(?:{_ROLE})-replica-\d|\d+: "
     rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: "
     r"|[IWEF]\d{4} \d|\d{4}[-/]\d\d[-/]\d\d[ T]\d|\d\d-\d\d-\d\d \d\d:|[A-Z][A-Za-z]*: \d{4}-"
-    r"|\s+\[\d{4}[-/]|> |>$|DLL \d"
+    r"|\s+\[\d{4}[-/]|> |>$|DLL \d|std(?:out|err): "
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\d\d/\d\d/\d{4} "
     r"|\((?:[A-Za-z_][\w.()<>-]*,? )?(?:rank=\d+, )?(?:ip=[\d.]+, )?pid="
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
@@ -318,6 +323,11 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "a JSON member a line (a pasted LogEntry or API error): the message unquoted; task_name or logName its task",
     ),
     EnvelopeInfo("quote", "> ", "a paste's Markdown quoting: stripped, says nothing"),
+    EnvelopeInfo(
+        "stream-label",
+        "stdout: ",
+        "a test harness's label of the child's stream (accelerate test): stripped, names no task",
+    ),
     EnvelopeInfo("compose", "ray-training  | ", "docker-compose's service name: tells the services' lines apart"),
     EnvelopeInfo(
         "stream-logs",
@@ -567,6 +577,7 @@ def _envelope_name() -> pl.Expr:
         ("name", present("_name")),
         ("json-member", pl.col("_json")),
         ("quote", present("quote")),
+        ("stream-label", present("stream")),
         ("compose", present("c_svc")),
         ("stream-logs", present("t_sev") | present("u_sev")),
         ("console", present("k_sev")),

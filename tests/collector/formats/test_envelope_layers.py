@@ -28,6 +28,8 @@ MSG = "iter 120: loss 3.4117, time 562.11ms"
         "Dec 6 was a good day[1]: step 3",  # a month and a bracket are no syslog header
         "Training: 2021-07-03 00:09:37-05:00 step 3",  # a zone's offset, no Python logging milliseconds
         "20-05-22 17:42:09 step 3",  # a two-digit year with no level after it
+        "stdout_log: /tmp/run.log step 3",  # a key named after a stream, no harness label
+        "redirect stdout: step 3",  # the label opens the line or it is none
     ],
 )
 def test_near_misses_keep_their_text(line: str) -> None:
@@ -53,6 +55,7 @@ _LAYERS = [
     "node{i}-gpu: ",  # a name column no rule names, learnt from the file
     "Training: 2021-07-03 00:09:{s:02d},089-",  # a word, Python logging's time and '-' (arcface_torch)
     "20-05-22 17:42:{s:02d}.481 - INFO: ",  # a two-digit year before the level (BasicSR)
+    "stdout: [2022-12-20 08:26:{s:02d},101] [INFO] [timer.py:197:stop] ",  # a harness's stream label, then a logger
 ]
 _RECORDS = [
     "iter {n}: loss {loss:.4f}, time {ms:.2f}ms",
@@ -83,6 +86,36 @@ def test_a_record_reads_the_same_behind_each_layer(
     bare = [record.format(n=first + k, loss=loss, ms=ms, x=1000 / ms, sec=ms / 1000) for k in range(4)]
     wrapped = [layer.format(i=index, s=k) + text for k, text in enumerate(bare)]
     assert _reading(wrapped) == _reading(bare) and _reading(bare)
+
+
+# --- a test harness's stream label -------------------------------------------------------------------
+
+
+def test_a_harness_stream_label_is_stripped_and_the_logger_time_behind_it_read() -> None:
+    # deepspeedai/DeepSpeed issue 2629 (2022-12-20): DeepSpeed 0.7.7's timer lines re-printed by accelerate's
+    # execute_subprocess_async with 'stdout: ' before them; without the label's layer the logger's time was
+    # never read, and the lines had no clock.
+    lines = [
+        "stdout: [2022-12-20 08:26:26,101] [INFO] [timer.py:197:stop] 0/17, "
+        "RunningAvgSamplesPerSec=158.31157878546472, CurrSamplesPerSec=159.628891629629, MemAllocated=1.75GB",
+        "stdout: [2022-12-20 08:26:26,325] [INFO] [timer.py:197:stop] 0/18, "
+        "RunningAvgSamplesPerSec=157.41495682912333, CurrSamplesPerSec=145.0889530760849, MemAllocated=1.75GB",
+        "stdout: [2022-12-20 08:26:26,531] [INFO] [timer.py:197:stop] 0/19, "
+        "RunningAvgSamplesPerSec=157.4379014217289, CurrSamplesPerSec=157.80592669930536, MemAllocated=1.75GB",
+    ]
+    got = parse(lines).steps
+    # steps 17-19 (the counter that moves; three lines tell it from the epoch's 0) at the logger's times, UTC
+    assert got.get_column("step").to_list() == [17, 18, 19]
+    assert [t.isoformat() for t in got.get_column("timestamp").to_list()] == [
+        "2022-12-20T08:26:26.101000+00:00",
+        "2022-12-20T08:26:26.325000+00:00",
+        "2022-12-20T08:26:26.531000+00:00",
+    ]
+    # huggingface/accelerate issue 2084 (2023-10-26): the harness labels the child's stderr the same way; the
+    # label says nothing of the task (one process writes both streams)
+    row = read("stderr: [2023-10-26 10:00:01,000] [INFO] [comm.py:637:init_distributed] cdb=None")
+    assert row["line"] == "cdb=None" and row["envelope"] == "stream-label+bracketed-time+bracketed-fields"
+    assert row["role"] is None and row["task_index"] is None
 
 
 # --- a name column no rule names -----------------------------------------------------------------
