@@ -28,7 +28,10 @@ bar that prints a step time of 0 (a download's bar in bytes, ``0us/step``) measu
 An epoch has one training bar: a finished bar of another total after it, with no ``Epoch E/T`` line between
 (``model.evaluate()`` or ``predict()`` once fit returned: ``312/312 ━━━ 0s 8us/step`` then ``78/78 ━━━ 2s
 21ms/step``; tf.keras 1.13's ``60000/60000 [===] - 23s 390us/sample`` then ``10000/10000 [===] - 1s
-112us/sample``), is that other work's bar: no record.
+112us/sample``), is that other work's bar: no record. Only an epoch an ``Epoch E/T`` line announced is judged so:
+Keras prints that line only when fit runs more than one epoch (``ProgbarLogger.on_epoch_begin``), so finished bars
+of other totals with none before them are fits of one epoch each (a loop fitting one data set after another), each a
+record.
 """
 
 from __future__ import annotations
@@ -298,8 +301,11 @@ class KerasProgress(SingleLineFormat):
             .iter_rows()
         ):
             known[tag] = (at, int(train))
+        # fit(epochs=1) prints no ``Epoch 1/1`` line (Keras prints it only for more than one epoch): bars with no
+        # Epoch line before them are each a fit's own, one per call (a loop fitting one data set after another)
+        announced = pl.col("_epoch").is_not_null()
         return flagged.select(
-            (pl.col("_n").is_not_null() & (pl.col("_n") != pl.col("_train"))).fill_null(False)
+            (announced & pl.col("_n").is_not_null() & (pl.col("_n") != pl.col("_train"))).fill_null(False)
         ).to_series()
 
     @staticmethod

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.formats_support import parse
 from tierscope.collector.formats import sniff_format
 
@@ -129,3 +131,32 @@ def test_an_accuracy_in_percent_is_read_as_a_fraction_and_keeps_its_record() -> 
     assert parse([line.replace("93.4%", "150%")]).rejects.get_column("reason").to_list() == [
         "accuracy '150%' is not a number between 0 and 1"
     ]
+
+
+def test_fits_of_one_epoch_each_print_no_epoch_line_and_each_bar_is_a_record() -> None:
+    # TrackNetV4/TrackNetV4 issue 3 (2024): Keras 3 model.fit(epochs=1) called once per training clip. Keras prints
+    # 'Epoch E/T' only for more than one epoch (keras/src/callbacks/progbar_logger.py, on_epoch_begin), so each
+    # finished bar of its own total is one fit's epoch, not an evaluation after the first: 1000/54 = 18.52,
+    # 1000/53 = 18.87, 1000/59 = 16.95 steps/s.
+    got = parse(
+        [
+            "64/64 ━━━━━━━━━━━━━━━━━━━━ 3s 54ms/step - accuracy: 0.1632 - loss: 4.0454e-04",
+            "68/68 ━━━━━━━━━━━━━━━━━━━━ 4s 53ms/step - accuracy: 0.0883 - loss: 3.5723e-04",
+            "11/11 ━━━━━━━━━━━━━━━━━━━━ 1s 59ms/step - accuracy: 0.1665 - loss: 3.9664e-04",
+        ]
+    ).steps
+    assert got.get_column("step").to_list() == [64, 68, 11]
+    assert got.get_column("global_steps_per_s").to_list() == pytest.approx([1000 / 54, 1000 / 53, 1000 / 59])
+
+
+def test_after_an_epoch_line_a_bar_of_another_total_is_still_an_evaluation() -> None:
+    # near miss: the same bars after 'Epoch 2/2' (fit of two epochs announces its epochs): the 68/68 bar after the
+    # epoch's 64/64 is evaluate's, no record; step (2 - 1) x 64 + 64 = 128
+    got = parse(
+        [
+            "Epoch 2/2",
+            "64/64 ━━━━━━━━━━━━━━━━━━━━ 3s 54ms/step - accuracy: 0.1632 - loss: 4.0454e-04",
+            "68/68 ━━━━━━━━━━━━━━━━━━━━ 4s 53ms/step - accuracy: 0.0883 - loss: 3.5723e-04",
+        ]
+    ).steps
+    assert got.get_column("step").to_list() == [128]
