@@ -201,6 +201,8 @@ _LOGGER = (
 # [Rank 0] ``, also ``[INFO ] `` and PaddleNLP's right-aligned ``[    INFO] - ``, PaddlePaddle/PaddleNLP issue
 # 4949). The rank names no task: the same process prints its other lines without it (DeepSpeed's timer lines),
 # and one process read as two tasks would split its records.
+#: After the source location, icefall's ``(rank/world)`` (its ``setup_logger`` puts the rank in the format, so every
+#: line of a process carries it: k2-fsa/icefall issues 1382, 2023-11-12, and 1463, 2024-01-14): the worker's index.
 #: Before the level, the process id and thread name (or process name) Python logging's ``%(process)d`` and
 #: ``%(threadName)s`` print (``[42292] [MainThread] ``, ``[10904] [ThreadPoolExecutor-2_0] ``); after it, the
 #: logger's name and line in parentheses (``(ignite.engine.engine.SupervisedTrainer:272) - ``): MONAI Label's
@@ -211,7 +213,7 @@ _THREAD = r"(?:MainThread|MainProcess|(?:Thread|ThreadPoolExecutor|Dummy|(?:Spaw
 _SOURCE_LOCATION = r"\([\w.<>]+(?::[\w.<>]+)?:\d+\) (?:- )?"
 _BRACKET_FIELDS = (
     rf"(?:(?:\[\d+\] )?(?:\[{_THREAD}\] )?\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?(?:{_SOURCE_LOCATION})?)?"
-    r"(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] (?:\(\d+/\d+\) )?)?"
+    r"(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] (?:\((?P<z_of>\d+)/\d+\) )?)?"
     r"(?:\[Rank (?P<z_rank>\d+)\] )?"
 )
 
@@ -604,7 +606,7 @@ def _envelope_name() -> pl.Expr:
         ("hf-logging", present("h_ts")),
         ("month-first-time", present("v_ts") | present("a_ts")),
         ("c10", present("e_sev")),
-        ("bracketed-fields", present("z_sev") | present("z_rank")),
+        ("bracketed-fields", present("z_sev") | present("z_rank") | present("z_of")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
@@ -759,10 +761,14 @@ def split_envelopes(
     got = got.with_columns(pl.lit(None, dtype=pl.String).alias(g) for g in _GROUPS if g not in got.columns)
     label = pl.coalesce("k_task", "t_task", "u_task", "pod")
     label_role, label_index = task_name_expr(label)
-    bare_rank = pl.any_horizontal(pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx", "ray_rank"))
+    bare_rank = pl.any_horizontal(
+        pl.col(c).is_not_null() for c in ("bidx", "sidx", "midx", "kidx", "eidx", "ray_rank", "z_of")
+    )
     role = pl.coalesce("brole", "rrole", "hrole", pl.when(bare_rank).then(pl.lit("worker")), label_role, "_j_role")
     index = pl.coalesce(
-        pl.coalesce("bidx", "ridx", "hidx", "sidx", "midx", "kidx", "eidx", "ray_rank").cast(pl.Int32, strict=False),
+        pl.coalesce("bidx", "ridx", "hidx", "sidx", "midx", "kidx", "eidx", "ray_rank", "z_of").cast(
+            pl.Int32, strict=False
+        ),
         pl.when(pl.col("brole").is_null() & pl.col("rrole").is_null() & pl.col("hrole").is_null() & ~bare_rank).then(
             pl.coalesce(label_index, "_j_index")
         ),

@@ -32,8 +32,35 @@ def test_a_rank_and_world_after_the_source_location_is_part_of_the_envelope() ->
     # icefall under DDP (k2-fsa/icefall issue 1463, run of 2024-01-14): '(2/4)' after '[train.py:1057] ' is the
     # rank of four that logged
     line = "2024-01-14 01:03:00,826 WARNING [train.py:1057] (2/4) Grad scale is small: 1.29e-26"
-    body, _ = split_envelopes(frame([line]), 2024)
+    body, facts = split_envelopes(frame([line]), 2024)
     assert body["line"].to_list() == ["Grad scale is small: 1.29e-26"]
+    # icefall's setup_logger puts the rank in every line's format: it names the worker that logged
+    assert facts is not None and facts.select("role", "task_index").rows() == [("worker", 2)]
+
+
+def test_each_rank_of_an_icefall_ddp_run_is_its_own_task() -> None:
+    # k2-fsa/icefall issue 1382 (run of 2023-11-12, 2 GPUs): ranks 1 and 0 report batches 150 and 200, each a record
+    # of its own task at its logger's time; read as one task, rank 0's batch 200 was a duplicate of rank 1's
+    lines = [
+        "2023-11-12 16:22:24,705 INFO [train_phone.py:1055] (1/2) Epoch 1, batch 150, loss[loss=0.04339, "
+        "simple_loss=0.03836, pruned_loss=0.03855, over 1966080.00 frames. ], tot_loss[loss=0.04266, "
+        "simple_loss=0.03814, pruned_loss=0.03858, over 205610293.31 frames. ], batch size: 104, lr: 6.39e-07, ",
+        "2023-11-12 16:23:43,235 INFO [train_phone.py:1055] (0/2) Epoch 1, batch 200, loss[loss=0.04363, "
+        "simple_loss=0.03831, pruned_loss=0.03803, over 1946336.00 frames. ], tot_loss[loss=0.04287, "
+        "simple_loss=0.03812, pruned_loss=0.03841, over 244545287.56 frames. ], batch size: 148, lr: 6.85e-07, ",
+        "2023-11-12 16:23:43,235 INFO [train_phone.py:1055] (1/2) Epoch 1, batch 200, loss[loss=0.04354, "
+        "simple_loss=0.03821, pruned_loss=0.03808, over 1970727.00 frames. ], tot_loss[loss=0.04285, "
+        "simple_loss=0.0381, pruned_loss=0.0384, over 245613835.12 frames. ], batch size: 114, lr: 6.85e-07, ",
+    ]
+    got = read(*lines)
+    assert got.select("task_index", "step", "loss").rows() == [(1, 150, 0.04339), (0, 200, 0.04363), (1, 200, 0.04354)]
+
+
+def test_a_fraction_in_parentheses_in_the_message_names_no_rank() -> None:
+    # near miss: '(3/10)' after a message's first words (no source location before it) is the message's own
+    body, facts = split_envelopes(frame(["2024-01-14 01:03:00,826 INFO Epoch (3/10) done"]), 2024)
+    assert body["line"].to_list() == ["Epoch (3/10) done"]
+    assert facts is None or facts.get_column("task_index").to_list() == [None]
 
 
 def test_counts_of_frames_and_a_batch_size_leave_a_logger_timed_position_plain() -> None:
