@@ -53,6 +53,7 @@ from tierscope.collector.formats.vocabulary import (
     EPOCH_EVALUATION,
     ETA_DATE,
     EVALUATION_WORDS,
+    EXAMPLES_KEY_PER_DEVICE,
     HELD_OUT,
     INNER_TOTAL,
     ITERATION_BESIDE_STEP,
@@ -213,7 +214,8 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 _T + "after_rate": t.str.extract_groups(_RATE_ELAPSED),
                 prefix + "per_device": t.str.contains(
                     r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
-                ),
+                )
+                | t.str.extract(EXAMPLES_KEY_PER_DEVICE, 1).is_not_null(),
                 # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
                 prefix + "evaluation": (
                     t.str.contains(_EVALUATION) | t.str.contains(_EVALUATION_AT) | t.str.contains(EPOCH_EVALUATION)
