@@ -1089,5 +1089,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
     r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
-    r"|\(ms\)|duration)"
+    r"|\(ms\)|duration"
+    # a drawn bar's counter and its elapsed clock ending the line (a bar that prints no rate)
+    r"|%\s*\S*\s*\d+/\d+\s+[\d:]+:\d\d\s*$)"
 )

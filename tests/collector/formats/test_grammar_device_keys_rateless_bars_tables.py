@@ -55,3 +55,31 @@ def test_a_job_wide_key_before_the_devices_one_keeps_the_line_job_wide() -> None
 )
 def test_near_misses_of_a_devices_key_are_no_record(line: str) -> None:
     assert parse([line]).steps.height == 0
+
+
+def test_a_bar_with_its_elapsed_clock_and_no_rate_is_timed_by_the_clock() -> None:
+    # YOLOv5's bar from late 2022 prints '{n_fmt}/{total_fmt} {elapsed}' (ultralytics/yolov5 PR 10314, a COCO run):
+    # 1849 steps in 13:15 = 795 s: 1849 / 795 = 2.32579 steps/s, the bar's mean rate since it began
+    line = (
+        "        0/1      22.4G    0.07281    0.08384    0.06359        199        640: 100%|██████████| 1849/1849 13:15"
+    )
+    steps = parse([line]).steps
+    assert steps.get_column("step").to_list() == [1849]
+    assert steps.get_column("elapsed_s").to_list() == [795.0]
+    assert steps.get_column("global_steps_per_s").to_list() == [pytest.approx(1849 / 795)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the same run's dataset scan: a bar of data work done in 00:00 times nothing
+        "train: Scanning /home/xinli/projects/datasets/coco/train2017.cache... 117266 images, 1021 backgrounds, "
+        "0 corrupt: 100%|██████████| 118287/118287 00:00",
+        # a month and day before a time of day, no bar drawn
+        "11/01 11:27:04 starting",
+        # a bar with no clock after its counter
+        "        0/1      22.4G    0.07281    0.08384    0.06359        199        640:  40%|████      | 740/1849",
+    ],
+)
+def test_near_misses_of_a_rateless_bar_are_no_record(line: str) -> None:
+    assert parse([line]).steps.height == 0
