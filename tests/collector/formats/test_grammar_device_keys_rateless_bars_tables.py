@@ -20,7 +20,10 @@ def test_examples_per_second_keyed_with_its_device_after_the_time_are_read() -> 
     # each line: its step, its loss and one GPU's tokens/s as logged (57.83 and 405.04)
     steps = parse(_TORCHTUNE).steps
     assert steps.get_column("step").to_list() == [1, 2]
-    assert steps.get_column("examples_per_s").to_list() == [pytest.approx(57.828881833956174), pytest.approx(405.044978758513)]
+    assert steps.get_column("examples_per_s").to_list() == [
+        pytest.approx(57.828881833956174),
+        pytest.approx(405.044978758513),
+    ]
     assert steps.get_column("loss").to_list() == [pytest.approx(2.0853386), pytest.approx(1.8718313)]
 
 
@@ -61,7 +64,8 @@ def test_a_bar_with_its_elapsed_clock_and_no_rate_is_timed_by_the_clock() -> Non
     # YOLOv5's bar from late 2022 prints '{n_fmt}/{total_fmt} {elapsed}' (ultralytics/yolov5 PR 10314, a COCO run):
     # 1849 steps in 13:15 = 795 s: 1849 / 795 = 2.32579 steps/s, the bar's mean rate since it began
     line = (
-        "        0/1      22.4G    0.07281    0.08384    0.06359        199        640: 100%|██████████| 1849/1849 13:15"
+        "        0/1      22.4G    0.07281    0.08384    0.06359        199        640: "
+        "100%|██████████| 1849/1849 13:15"
     )
     steps = parse([line]).steps
     assert steps.get_column("step").to_list() == [1849]
