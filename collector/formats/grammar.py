@@ -53,6 +53,7 @@ from tierscope.collector.formats.vocabulary import (
     EPOCH_EVALUATION,
     ETA_DATE,
     EVALUATION_WORDS,
+    EXAMPLES_KEY_PER_DEVICE,
     HELD_OUT,
     INNER_TOTAL,
     ITERATION_BESIDE_STEP,
@@ -99,6 +100,10 @@ _TQDM_ELAPSED = r"(?:\d+/\d+|\d+it)\s*\[(?:(?P<h>\d+):)?(?P<m>\d{1,2}):(?P<s>\d\
 _RATE_ELAPSED = (
     r"\d+/\d+\s+\d+(?:\.\d+)?\s*(?:it/s|s/it)\s+(?:(?:(?P<h>\d+):)?(?P<m>\d{1,2}):)?(?P<s>\d+(?:\.\d+)?)(?:s|<|\s|$)"
 )
+#: ... or after the bar's counter alone, where the bar prints no rate (YOLOv5's ``{l_bar}{bar:10}| {n_fmt}/{total_fmt}
+#: {elapsed}`` from late 2022: ``640: 100%|██████████| 1849/1849 13:15``, ultralytics/yolov5 PR 10314): the clock ends
+#: the line and follows a drawn bar, never a date's ``11/01 11:27:04``.
+_COUNTER_ELAPSED = rf"{BAR}\d+/\d+\s+(?:(?P<h>\d+):)?(?P<m>\d{{1,2}}):(?P<s>\d\d)\s*$"
 #: A message that opens with an evaluation's word states an evaluation, not a training step.
 _EVAL_WORD = rf"(?:{EVALUATION_WORDS})(?:[\W_]|$)"
 #: (after any bracketed tags an envelope no rule names left in front: ``[1761840227/train/4 (pid 79246)] Iter 1: Val``)
@@ -211,9 +216,11 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 _T + "epoch_word": t.str.extract(EPOCH, 1),
                 _T + "clock": t.str.extract_groups(_TQDM_ELAPSED),
                 _T + "after_rate": t.str.extract_groups(_RATE_ELAPSED),
+                _T + "after_counter": t.str.extract_groups(_COUNTER_ELAPSED),
                 prefix + "per_device": t.str.contains(
                     r"(?i)(?:\s+per\s+(?:GPU|device|replica|TPU|chip|core|rank)|/(?:device|chip|gpu|core))\b"
-                ),
+                )
+                | t.str.extract(EXAMPLES_KEY_PER_DEVICE, 1).is_not_null(),
                 # a statement of evaluation (``val loss 2.1 step 100 2.0 it/s``) reports no training step
                 prefix + "evaluation": (
                     t.str.contains(_EVALUATION) | t.str.contains(_EVALUATION_AT) | t.str.contains(EPOCH_EVALUATION)
@@ -334,6 +341,9 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                     number(_c("after_rate").struct.field("h")).fill_null(0.0) * 3600
                     + number(_c("after_rate").struct.field("m")).fill_null(0.0) * 60
                     + number(_c("after_rate").struct.field("s")),
+                    number(_c("after_counter").struct.field("h")).fill_null(0.0) * 3600
+                    + number(_c("after_counter").struct.field("m")) * 60
+                    + number(_c("after_counter").struct.field("s")),
                 ),
             },
         )
@@ -1370,6 +1380,10 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
         said.append(f"{STATED_CLOCK}: {clock}:{stated_clock['m']}:{stated_clock['s']}")
     if span is not None:
         said.append(f"its time covers {span} steps")
+    bar_clock = s["bar_elapsed_s"]
+    bar_timed = position in _BAR_POSITIONS and not measures and bar_clock is not None and bar_clock > 0
+    if bar_timed:
+        said.append(f"the bar's elapsed clock = {bar_clock:g} s: the time of its steps since the bar began")
     if not said:
         return [], None
     verdict = None
@@ -1377,6 +1391,8 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
         verdict = f"epoch {epoch} with its duration: an epoch's record where the file states no step records"
     elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
         verdict = CLOCKED_DICT
+    elif bar_timed:
+        verdict = None
     elif not measures and position is not None and s["loss_said"]:
         verdict = LOGGER_TIMED
     elif not measures:
@@ -1524,9 +1540,20 @@ class ProgressGrammar:
         read = _block_positions(read, _blocks(lines))
         every_piece = read
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
-        measured = pl.any_horizontal(
+        # a bar that prints no rate measures its steps by its elapsed clock (more than none: a bar at its start, or a
+        # quick bar of data work ``118287/118287 00:00``, times nothing)
+        bar_timed = pl.col("_position").is_in(list(_BAR_POSITIONS)) & (pl.col("_bar_elapsed_s") > 0)
+        stated = pl.any_horizontal(
             pl.col(c).is_not_null() for c in ("_per_s", "_examples_per_s", "_interval_s", "_elapsed_s")
         )
+        # ... its rate: the steps its counter has made over that clock, as tqdm's own mean rate is (the counter and
+        # the clock both start with the bar)
+        read = read.with_columns(
+            _per_s=pl.when(bar_timed & ~stated & pl.col("_global_per_s").is_null())
+            .then(number("_step") / pl.col("_bar_elapsed_s"))
+            .otherwise("_per_s")
+        )
+        measured = stated | bar_timed.fill_null(False)
         # The shell's "Killed" (or another signal's word) glued to the bar the OS stopped: that line is the failure
         # (the status lines read
         # it), not a record; a line has one outcome.

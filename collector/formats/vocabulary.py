@@ -554,6 +554,15 @@ _EXAMPLES_WORD = (
     r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
 )
 _DEVICE = r"(?:\s+per\s+(?i:GPU|device|replica|TPU|worker|chip|core|rank)|/(?i:device|chip|gpu|core))?"
+#: ... or joined after the time in a key's words (``tokens_per_second_per_gpu``, ``samples_per_sec_per_device``).
+_KEY_DEVICE_AFTER = r"(?:_per_(?i:gpu|device|replica|tpu|worker|chip|core|rank))?"
+#: A key of one device's examples per second, its device said after the time (group 1): true of a line where the
+#: first such key read says so, so a job-wide key before it (nanotron's ``tokens_per_sec: 22.8K |
+#: tokens_per_sec_per_gpu: 11.4K``) keeps the line job-wide.
+EXAMPLES_KEY_PER_DEVICE: Final = (
+    r"(?i:(?:samples|examples|tokens|sequences)[_ ]?per[_ ]?sec(?:ond)?)(_per_(?i:gpu|device|replica|tpu|worker|chip"
+    r"|core|rank))?['\"]?\s*[:=\s]"
+)
 #: ... or said between the examples and the time (``tokens/gpu/sec``, ``samples/device/s``).
 _DEVICE_BEFORE = r"(?:/\s*(?i:device|chip|gpu|core)\s*)?"
 #: The words of a step time: ``time per iteration``, ``per-step time``, ``step_time``, ``Batch time``, ``time/step``,
@@ -1028,7 +1037,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
         "examples_per_s",
         # ... also spelled out (``tokens per second: 65536``) or followed by its number alone (``tokens_per_sec 6000``)
         rf"(?:{_SCOPE}|\btrain_step_|(?-i:[a-z]))(?i:(?:samples|examples|tokens|sequences)[_ ]?per[_ ]?sec(?:ond)?)"
-        rf"(?:{_KV}|\s+){_N}",
+        # ... one device's, its scope joined after the time (torchtune's StdoutLogger ``Step 3 | loss:1.17 lr:2e-05
+        # tokens_per_second_per_gpu:655.9``, meta-pytorch/torchtune PR 1358; nanotron's ``tokens_per_sec_per_gpu``)
+        rf"{_KEY_DEVICE_AFTER}(?:{_KV}|\s+){_N}",
     ),
     # a unit-less ``Rate=`` in a run of ``key=value`` statements (``Step=280 Loss=0.01 Rate=1760.9``): the
     # examples/s of a rate tracker (PyTorch/XLA's ``xm.RateTracker``), never a learning rate (``Learning Rate=``)
@@ -1078,5 +1089,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
     r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
-    r"|\(ms\)|duration)"
+    r"|\(ms\)|duration"
+    # a drawn bar's counter and its elapsed clock ending the line (a bar that prints no rate)
+    r"|%\s*\S*\s*\d+/\d+\s+[\d:]+:\d\d\s*$)"
 )
