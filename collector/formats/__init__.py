@@ -567,18 +567,23 @@ def _failed_after_steps(
         # (a file still being written may yet reach its first step: its tracebacks are judged as before one)
         return _died_before_steps(events, is_tb, lines)
     if steps.height:
-        last = steps.select("source_offset", pl.col("step").alias("_last_step")).sort("source_offset")
+        # a record before it counts whether or not it states a step (an epoch's record, fastai's table row, has none)
+        last = steps.select(
+            "source_offset", pl.col("step").alias("_last_step"), pl.lit(True).alias("_after_record")
+        ).sort("source_offset")
         tracebacks = tracebacks.sort("source_offset").join_asof(
             last, on="source_offset", strategy="backward", check_sortedness=False
         )
     else:
-        tracebacks = tracebacks.with_columns(pl.lit(None, dtype=pl.Int64).alias("_last_step"))
+        tracebacks = tracebacks.with_columns(
+            pl.lit(None, dtype=pl.Int64).alias("_last_step"), pl.lit(None, dtype=pl.Boolean).alias("_after_record")
+        )
     if not context.steps_seen:
-        tracebacks = tracebacks.filter(pl.col("_last_step").is_not_null())
+        tracebacks = tracebacks.filter(pl.col("_after_record").is_not_null())
     # with no step before it in this batch, the last of the batches (or collects) before
     if (earlier := context.state.get(LAST_STEP)) is not None:
         tracebacks = tracebacks.with_columns(pl.col("_last_step").fill_null(earlier))
-    tracebacks = tracebacks.with_columns(pl.col("_last_step").alias("step")).drop("_last_step")
+    tracebacks = tracebacks.with_columns(pl.col("_last_step").alias("step")).drop("_last_step", "_after_record")
     return pl.concat([events.filter(~is_tb), tracebacks], how="diagonal_relaxed")
 
 

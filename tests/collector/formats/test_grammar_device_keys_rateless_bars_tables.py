@@ -87,3 +87,65 @@ def test_a_bar_with_its_elapsed_clock_and_no_rate_is_timed_by_the_clock() -> Non
 )
 def test_near_misses_of_a_rateless_bar_are_no_record(line: str) -> None:
     assert parse([line]).steps.height == 0
+
+
+#: fastai's table in a notebook copied with tabs: timeseriesAI/tsai issue 639 (a comment of 2022-12-08)
+_FASTAI = [
+    "epoch\ttrain_loss\tvalid_loss\taccuracy\ttime",
+    "0\tnan\tnan\t0.958595\t00:03",
+    "1\tnan\tnan\t0.958595\t00:03",
+]
+#: Chainer's PrintReport table: train_mnist.py --gpu 0 quoted in a blog post (public code index id 30342231894)
+_CHAINER = [
+    "epoch       main/loss   validation/main/loss  main/accuracy  validation/main/accuracy  elapsed_time",
+    "1           0.189677    0.105867              0.9419         0.9665                    13.5156",
+    "2           0.0729073   0.0773182             0.976699       0.976                     23.7467",
+]
+
+
+def test_a_tables_rows_are_read_under_their_header() -> None:
+    # fastai: each row an epoch with its duration 00:03 = 3 s (lines 2 and 3); Chainer: each row an epoch with its
+    # seconds since the start, 13.5156 and 23.7467 (so the second epoch took 23.7467 - 13.5156 = 10.2311 s)
+    fastai = parse(_FASTAI).steps
+    assert fastai.get_column("source_offset").to_list() == [2, 3]
+    assert fastai.get_column("interval_s").to_list() == [3.0, 3.0]
+    chainer = parse(_CHAINER).steps
+    assert chainer.get_column("source_offset").to_list() == [2, 3]
+    assert chainer.get_column("elapsed_s").to_list() == [13.5156, 23.7467]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # rows without their header: numbers nobody named (YOLOv5's results rows, ultralytics/yolov5 issue 2552)
+        ["0           0.189677    0.105867              0.9419         0.9665                    13.5156"],
+        # a row with a field fewer than its header is no row of it
+        [_CHAINER[0], "1           0.189677    0.105867              0.9419         0.9665"],
+        # a header that names no position (Ray Tune's status table, ray-project/ray issue 9788) makes no rows
+        ["alpha  beta  iter  total_time", "1.2    2     1     0.000279427"],
+    ],
+)
+def test_near_misses_of_a_table_are_no_record(lines: list[str]) -> None:
+    assert parse(lines).steps.height == 0
+
+
+#: The end of the same notebook's run: the user stopped fit_one_cycle, IPython's traceback cut by the paste
+_INTERRUPTED = [
+    "---------------------------------------------------------------------------",
+    "KeyboardInterrupt                         Traceback (most recent call last)",
+    "~\\AppData\\Local\\Temp\\ipykernel_13020\\4198329076.py in <module>",
+    "----> 1 learn.fit_one_cycle(25, lr_max=1e-3)",
+    "      2 learn.save('stage1')",
+]
+
+
+def test_a_traceback_after_a_tables_rows_fails_the_run() -> None:
+    # the rows are records without a step (epochs): the traceback after them (line 3 + 5 = 8, its last) still ends
+    # the run: failed
+    events = parse(_FASTAI + _INTERRUPTED).events.filter(event="failed")
+    assert events.get_column("source_offset").to_list() == [8]
+
+
+def test_a_traceback_before_any_record_is_no_failure_of_the_rows_after_it() -> None:
+    # near-miss: the same traceback printed before the table (a warning of an earlier cell): no failed event
+    assert parse(_INTERRUPTED + _FASTAI).events.filter(event="failed").height == 0
