@@ -132,6 +132,7 @@ class PythonTraceback(AlwaysTried):
                 pl.col("source_offset").last(),
                 pl.col("body").last().alias("_open"),
                 pl.col("ignored").last().alias("_ignored"),
+                pl.col("ipython").last().alias("_class"),
             )
             open_end = tails.filter(
                 pl.col("_open").fill_null(False)
@@ -142,7 +143,11 @@ class PythonTraceback(AlwaysTried):
             ended = open_end.select(
                 "source_offset",
                 pl.lit("failed").alias("event"),
-                pl.lit(f"{_START_TEXT} ending the log (its exception line missing)").alias("reason"),
+                # IPython names the exception on the traceback's first line: that is the cause
+                pl.when(pl.col("_class").is_not_null())
+                .then(_reason(pl.col("_class")) + pl.lit(" (its traceback ends the log, its last line missing)"))
+                .otherwise(pl.lit(f"{_START_TEXT} ending the log (its exception line missing)"))
+                .alias("reason"),
                 # a step record after it shows the log went on: then it is dropped (drop_recovered)
                 pl.lit(RECOVERABLE_DETAIL).alias("detail"),
                 pl.lit(self.name).alias("format"),

@@ -707,7 +707,8 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position(
         "step N / iteration N / iter #N / batch N",
         "named",
-        rf"(?i:\b(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
+        # never a unit's denominator: fairseq's ``words/batch 906`` is words per batch, no batch number
+        rf"(?:^|[^/\w])(?i:(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     # a key naming a position and its total, its value the counter in quotes (ms-swift's

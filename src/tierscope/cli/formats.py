@@ -172,7 +172,9 @@ def print_explanation(console: Console, shown: Explanation) -> None:
     if shown.note:
         console.print(Text(f"{verdict.path}: {shown.note}"))
     else:
-        title = Text(f"{verdict.path}, lines {shown.first}-{shown.last}")
+        # the lines shown, not the range asked for: a 7-line file's window is lines 1-7
+        last = max((r.line for r in shown.readings), default=shown.last)
+        title = Text(f"{verdict.path}, lines {shown.first}-{last}")
         table = Table("line", "format", "envelope, message and what was read", title=title)
         table.columns[0].justify = "right"
         table.columns[0].no_wrap = True

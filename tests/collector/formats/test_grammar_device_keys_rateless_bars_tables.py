@@ -144,6 +144,11 @@ def test_a_traceback_after_a_tables_rows_fails_the_run() -> None:
     # the run: failed
     events = parse(_FASTAI + _INTERRUPTED).events.filter(event="failed")
     assert events.get_column("source_offset").to_list() == [8]
+    # IPython named the exception on the traceback's first line: the user's Ctrl-C is the cause
+    assert events.get_column("reason").to_list() == [
+        "interrupted by the user (Ctrl-C) before the run finished (KeyboardInterrupt)"
+        " (its traceback ends the log, its last line missing)"
+    ]
 
 
 def test_a_traceback_before_any_record_is_no_failure_of_the_rows_after_it() -> None:

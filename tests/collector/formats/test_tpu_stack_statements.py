@@ -168,7 +168,7 @@ def test_an_ipython_traceback_cut_before_its_exception_line_still_fails_the_run(
         "      9 x = np.random.random((1000, 32))",
         "     10 y = np.random.random((1000, 1))",
         "---> 11 model.fit(x, y, epochs=3)",
-    ) == [("failed", "Traceback (most recent call last): ending the log (its exception line missing)")]
+    ) == [("failed", "NotFoundError (its traceback ends the log, its last line missing)")]
 
 
 def test_a_sentence_naming_a_traceback_opens_none() -> None:
