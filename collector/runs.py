@@ -452,7 +452,8 @@ def _folder_runs(top: Path, files: list[Path | str], tier: str | None, fmt: str 
     """The runs of a folder's logs (no ``run.json`` describes them): one run named after the folder where they
     are one job's (a single log, its tasks' logs, records naming their run); else, as ``logs/*.log`` would, each
     log a run of its own named after it (``logs`` of hf_t4.log and loop_a100.log: two runs, not two tasks of
-    one), the job's tasks' logs, if any, the folder's run; each run's :attr:`RunSpec.split_from` names the
+    one), the job's tasks' logs, if any, one run named as their glob names it (their names' prefix,
+    :func:`_tasks_prefix`, else the folder); each run's :attr:`RunSpec.split_from` names the
     folder, for the collect to say how it split it."""
     groups: dict[str, list[Path | str]] = {}
     for path in files:
@@ -461,7 +462,7 @@ def _folder_runs(top: Path, files: list[Path | str], tier: str | None, fmt: str 
         return [directory_run(top.name, {}, top / RUN_FILE, files, None, tier, fmt)]
     runs: dict[str, RunSpec] = {}
     for key, grouped in groups.items():
-        named = top.name if key.startswith("\0") else key
+        named = (_tasks_prefix(grouped) or top.name) if key.startswith("\0") else key
         if named in runs:  # a log named as its folder is: the folder's run, as one name always was
             runs[named].files = [*runs[named].files, *grouped]
         else:
@@ -469,6 +470,18 @@ def _folder_runs(top: Path, files: list[Path | str], tier: str | None, fmt: str 
     for run in runs.values():
         run.split_from = str(top)
     return sorted(runs.values(), key=lambda r: str(r.files[0]))
+
+
+def _tasks_prefix(grouped: list[Path | str]) -> str | None:
+    """The run name the glob of a folder's task logs gives them where their names share a run's prefix
+    (``a06_torchtitan_rank0.log``: ``a06_torchtitan``), else None (``worker-0.log``: named after the folder,
+    as the glob names them too; a task named by a folder between the top and its log)."""
+    stems = [default_run_id(Path(p)) for p in grouped]
+    found = [_name_task(stem) for stem in stems]
+    prefixes = {f[2].lower() for f in found if f is not None}
+    if None in found or len(prefixes) != 1 or not (prefix := prefixes.pop()):
+        return None
+    return stems[0][: len(prefix)].rstrip("-_.") or None
 
 
 def default_run_id(path: Path) -> str:

@@ -106,3 +106,18 @@ def test_a_dataset_kept_in_the_folder_is_no_log_of_it(tmp_path: Path) -> None:
     assert (tmp_path / "logs" / "ds" / "state" / "files.json").is_file()
     [run] = runs_from_paths([tmp_path / "logs"], None, None, None)
     assert [Path(f).name for f in run.files] == ["train.log"]
+
+
+def test_a_folder_mixing_a_prefixed_tasks_log_and_another_names_the_tasks_run_as_the_glob_does(
+    tmp_path: Path,
+) -> None:
+    # torchtitan's rank-0 log beside an unrelated log: 'collect files more/*' names its run a06_torchtitan (the
+    # task name's prefix); the folder gives it the same name, not the folder's
+    top = tmp_path / "more"
+    top.mkdir()
+    write_steps(top / "a06_torchtitan_rank0.log", range(1, 3))
+    write_steps(top / "a05_megatron.log", range(1, 3))
+    runs = runs_from_paths([top], None, None, None)
+    assert sorted(r.run_id for r in runs) == ["a05_megatron", "a06_torchtitan"]
+    globbed = runs_from_paths(sorted(top.iterdir()), None, None, None)
+    assert sorted(r.run_id for r in globbed) == ["a05_megatron", "a06_torchtitan"]
