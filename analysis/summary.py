@@ -161,7 +161,10 @@ STEADY_REASONS = {
     ),
     "no_training_records": "only ps or evaluator records",
     "one_record": "only warm-up records (1 record)",
-    "no_clock": "no time or global rate: each record is warm-up",
+    "no_clock": (
+        "no time or global rate: no record states a time, a clock or global steps/s "
+        "(examples/s make none without the global batch)"
+    ),
     "warmup_only": "only warm-up records ({segments} segments of 1 record)",
     "no_rate": "records past warm-up have no step or rate",
     # lines skipped, or a task logging every N steps (withhold_step_times)
