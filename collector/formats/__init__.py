@@ -317,7 +317,7 @@ def parse_lines(
         flip = True
         parsed, pending = _run_chain(lines, body, chain, context, final, flip)
     # the batch and device counts a message states, behind whatever envelope wraps it
-    known = learn_batch(body, context)
+    known = learn_batch(body if parsed.said is None else parsed.said, context)
     parsed.steps = examples_from_rates(rates_from_examples(parsed.steps, known), known)
     if facts is not None:
         parsed.steps = _with_prefix_facts(parsed.steps, facts)
@@ -405,10 +405,15 @@ def _run_chain(
     grouping = _stanzas(body, chain, context)
     steps, events, rejects = [], [], []
     rest = body if grouping is None else grouping.lines
+    # the batch's lines that may state what the searches after the chain look for: what the first format, given
+    # the lines as written and in their order, says its lines may (Parsed.said); else every line
+    said = None
     for fmt in chain:
         if rest.height == 0:
             break
         got = fmt.parse(rest, context)
+        if rest is body and not flip:
+            said = got.said
         if got.steps.height and fmt.name != LearnedLayout.name:
             context.state[LAYOUT_OTHERS_READ] = True
         steps.append(got.steps)
@@ -430,7 +435,9 @@ def _run_chain(
         pending = lines.filter(~keep)
     # Both rules relate a line to the lines before it in time: applied before flipping back.
     parsed.events = drop_recovered(_failed_after_steps(parsed.events, parsed.steps, context, body), parsed.steps)
-    parsed.events = drop_unreached_endings(work_done(parsed.events, parsed.steps, body), parsed.steps, body, context)
+    parsed.events = drop_unreached_endings(
+        work_done(parsed.events, parsed.steps, body), parsed.steps, body, context, said=said
+    )
     parsed.events = drop_interrupts_after_finishing(parsed.events)
     parsed.events = milestone_steps(parsed.events, parsed.steps)
     if flip:
@@ -440,6 +447,7 @@ def _run_chain(
             rejects=_flipped(parsed.rejects, lines),
             rest=_flipped(parsed.rest, lines),
         )
+    parsed.said = said
     return parsed, pending
 
 

@@ -100,6 +100,9 @@ class Parsed:
     ``skipped`` counts the lines given that produced no row of their own (no metric, a
     duplicate copy, or folded into a neighbour's record); ``pending`` holds lines whose
     meaning depends on lines not read yet (set only by :func:`tierscope.collector.formats.parse_lines`).
+    ``said`` is the lines given, less those that state nothing but the record read from them, in
+    words proven to hold none of the statements a batch is searched for after the chain (a batch size,
+    why a run stopped): None, every line given may.
     """
 
     steps: pl.DataFrame
@@ -109,6 +112,7 @@ class Parsed:
     skipped: int = 0
     notes: list[str] = field(default_factory=list)
     pending: pl.DataFrame | None = None
+    said: pl.DataFrame | None = None
 
 
 class LineFormat(Protocol):

@@ -35,6 +35,12 @@ none of the separators, so a line the fast path accepts gets the same values fro
 pattern: the paths differ in speed, never in result. The fast path runs on every line of a
 batch (a line without ``Train [`` is never accepted), in pieces side by side: one polars
 string expression runs on one core.
+
+A line the fast path accepts with nothing before its ``Train`` (a *plain* line) is, whole,
+``Train [``, a role, the variant's fixed words and numbers that cast: none of the words the
+batch is searched for after the chain (why a run stopped, a batch size). The parse hands back
+the other lines as :attr:`Parsed.said`, the only ones those searches need to read; a prefix
+(``batch_size=32Train [``) may say anything, so a prefixed line is searched.
 """
 
 from __future__ import annotations
@@ -193,6 +199,7 @@ def _canonical(lines: pl.LazyFrame) -> pl.LazyFrame:
         elapsed=token(5).str.slice(len("(")),
         g=token(7),
         l=token(9),
+        _bare=token(0) == _MARK[:-2],
         _shape_ok=pl.all_horizontal(
             token(0).str.ends_with(_MARK[:-2]),
             token(1).str.starts_with("["),
@@ -203,6 +210,7 @@ def _canonical(lines: pl.LazyFrame) -> pl.LazyFrame:
     )
     read = parts.select(
         "source_offset",
+        "_bare",
         "acc",
         "elapsed",
         "g",
@@ -217,7 +225,8 @@ def _canonical(lines: pl.LazyFrame) -> pl.LazyFrame:
     ).with_columns(**_FAST_VALUES)
     bad = pl.any_horizontal(*(b for b, _ in _checks()))
     # A null anywhere (a missing token) means "not this variant": it takes the full path.
-    return read.with_columns(_ok=(pl.col("_shape_ok") & ~bad).fill_null(False))
+    ok = (pl.col("_shape_ok") & ~bad).fill_null(False)
+    return read.with_columns(_ok=ok, _plain=ok & pl.col("_bare"))
 
 
 def _split_canonical(lines: pl.DataFrame, columns: Sequence[pl.Expr | str] = ()) -> pl.DataFrame:
@@ -255,9 +264,9 @@ class CloudMLSamples(SingleLineFormat):
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # Every line goes through the fast path (one without the mark is never ``_ok``): cheaper
         # than cutting the marked lines out first; the few others are taken from ``lines``.
-        fast = _split_canonical(lines, (*_STEP_COLUMNS, "_ok"))
+        fast = _split_canonical(lines, (*_STEP_COLUMNS, "_ok", "_plain"))
         ok = fast.get_column("_ok")
-        steps = fast.drop("_ok")
+        steps = fast.drop("_ok", "_plain")
         if not ok.all():
             steps = steps.filter(ok)
         steps = steps.with_columns(pl.lit(self.name).alias("format"))
@@ -277,6 +286,7 @@ class CloudMLSamples(SingleLineFormat):
             events=pl.DataFrame(),
             rejects=pl.concat([rejects, eval_rejects]) if eval_rejects.width else rejects,
             rest=rest,
+            said=lines.filter(~fast.get_column("_plain")),
         )
 
     def _parse_full(self, marked: pl.DataFrame) -> Parsed:

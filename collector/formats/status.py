@@ -595,18 +595,25 @@ def _bare_reason() -> str:
 
 
 def drop_unreached_endings(
-    events: pl.DataFrame, steps: pl.DataFrame, body: pl.DataFrame, context: ParseContext
+    events: pl.DataFrame,
+    steps: pl.DataFrame,
+    body: pl.DataFrame,
+    context: ParseContext,
+    said: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """``events`` without a bare ``finished`` (:attr:`Marker.bare`: ``training is done``, no why) where the
     log's last step record before it announced work it had not reached (``iteration 150/ 2000``: 150 < 2000),
     unless the log says it stopped on purpose (:data:`STOPPED_ON_PURPOSE`). Such a run is ``unknown``, not ``ok``.
 
     ``body``: the batch's messages (``source_offset``, ``line``), for what the records and lines say. What
-    the last record announced and whether a line said why carry over to later batches in ``context``."""
+    the last record announced and whether a line said why carry over to later batches in ``context``. ``said``:
+    the lines of ``body`` that may say why (:attr:`~tierscope.collector.formats.base.Parsed.said`), None: all."""
     known = context.state.setdefault(WORK, {"short": False, "why": False})
-    if body.height:
+    searched = body if said is None else said
+    if searched.height:
         known["why"] = (
-            known["why"] or body.select(pl.col("line").cast(pl.String).str.contains(STOPPED_ON_PURPOSE).any()).item()
+            known["why"]
+            or searched.select(pl.col("line").cast(pl.String).str.contains(STOPPED_ON_PURPOSE).any()).item()
         )
     earlier = known["short"]
     if steps.height and body.height:

@@ -7,8 +7,11 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tierscope.collector.formats import parse_lines
 from tierscope.collector.formats.base import ParseContext
 from tierscope.collector.formats.cloudml import _MARK, CloudMLSamples, _split_canonical
+from tierscope.collector.formats.grammar import _BATCH_GATE
+from tierscope.collector.formats.status import STOPPED_ON_PURPOSE, WORK
 
 CANONICAL = (
     "Train [worker/3], step 200:loss:2.319, accuracy:0.290 (3.093 sec) 64.662 global_steps/s, 3.556 local_steps/s"
@@ -109,3 +112,59 @@ def test_of_two_lines_with_one_key_the_first_is_stored_whichever_path_reads_it(t
         assert (counts.steps, counts.duplicates, counts.conflicts) == (1, 0, 1)
         assert Dataset(ds.root).read("steps").select("source_offset", "loss").rows() == [(1, 2.5)]
         assert Dataset(ds.root).read("rejects").get_column("source_offset").to_list() == [2]
+
+
+# What a batch is searched for after the chain: why a run stopped, and a batch size or device count.
+SEARCHES = (STOPPED_ON_PURPOSE, _BATCH_GATE)
+# ...with those statements' own words among the swaps: in a value's or a fixed word's place
+SAID_SWAPS = st.one_of(SWAPS, st.sampled_from(["reached", "max_steps", "batch_size", "-np", "GPU(s)", "early"]))
+
+
+@st.composite
+def said_lines(draw: st.DrawFn) -> str:
+    pieces = list(PIECES)
+    for _ in range(draw(st.integers(0, 2))):
+        pieces[draw(st.integers(0, len(pieces) - 1))] = draw(SAID_SWAPS)
+    prefix = draw(st.sampled_from(["", "INFO:root:", "batch_size=32", "max_steps=reached;"]))
+    return prefix + "".join(pieces)
+
+
+def plain_and_found(texts: list[str]) -> list[tuple[bool, bool]]:
+    """(read on the fast path with nothing before ``Train [``, found by any search) of each line."""
+    plain = _split_canonical(frame(texts)).get_column("_plain").to_list()
+    line = pl.col("line")
+    found = frame(texts).select(pl.any_horizontal(*(line.str.contains(s) for s in SEARCHES))).to_series().to_list()
+    return list(zip(plain, found, strict=True))
+
+
+def test_a_plain_2016_line_holds_nothing_a_batch_is_searched_for() -> None:
+    texts = [
+        CANONICAL,
+        CANONICAL.replace("2.319", "NaN").replace("64.662", "1e2"),  # a diverged loss, an exponent: still plain
+        "batch_size=32" + CANONICAL,  # a prefix: read on the fast path, yet searched (it states a batch size)
+        "max_steps=reached;" + CANONICAL,  # ...and one that says why the run stopped
+        "INFO:root:" + CANONICAL,  # searched too, though it says neither
+    ]
+    assert plain_and_found(texts) == [(True, False), (True, False), (False, True), (False, True), (False, False)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(said_lines(), min_size=1, max_size=20))
+def test_no_plain_line_is_found_by_a_search(texts: list[str]) -> None:
+    """A plain line is ``Train [`` + a role + fixed words + numbers that cast: none of the searches' words."""
+    assert not any(plain and found for plain, found in plain_and_found(texts))
+
+
+def test_the_batch_is_searched_as_when_every_line_is() -> None:
+    """``said`` (the lines of the first format's reading less the plain ones) leaves the searches' findings as
+    a reading with no first format, where every line is searched: the batch size of line 2 (``batch_size=32``,
+    per device) and the reason of line 3 (``max_steps=reached``); plain lines between them."""
+    texts = [CANONICAL, "batch_size=32" + CANONICAL, "max_steps=reached;" + CANONICAL, CANONICAL]
+    found = {}
+    for first in ("cloudml", None):
+        context = ParseContext(year=2016)
+        got = parse_lines(frame(texts), first=first, context=context)
+        found[first] = (got.steps.height, context.state.get("grammar-batch"), context.state.get(WORK))
+        # with the cloudml reading first, lines 2 and 3 alone are searched
+        assert first is None or got.said.get_column("source_offset").to_list() == [2, 3]
+    assert found["cloudml"] == found[None] == (4, {"device_batch": 32}, {"short": False, "why": True})
