@@ -210,6 +210,10 @@ def interval_figures(
     # thread). A run taken in pieces is computed alone: its memory is what bounds the pass.
     results: list[PiecedRun] = []
     samples = {} if samples is None else samples
+    # polars imports numpy on its first use of it, and that import fails when two threads make it at once
+    # ("TypeError: 'module' object does not support item assignment", seen in a summary of 10 M records):
+    # made here, before the batch threads start.
+    pl.Series(np.empty(0))
     pool = ThreadPoolExecutor(max_workers=PARALLEL_BATCHES, thread_name_prefix="tierscope-batch")
     running: deque[Future[PiecedRun]] = deque()
 

@@ -233,9 +233,16 @@ def pause_steps(steps: pl.LazyFrame, events: pl.DataFrame | None = None) -> pl.D
     ``run_id, role, task_index, step`` (:data:`PAUSE_COLUMNS`) of a step record with held-out metrics
     (:data:`EVALUATION`) and of an event of :data:`PAUSE_EVENTS` (``events``: the events table, None:
     none), whose task it paused as :func:`_pauses` says."""
-    parts = []
+    evaluations = None
     if {"eval_loss", "eval_accuracy"} <= set(steps.collect_schema().names()):  # not the interval columns alone
-        parts.append(_pauses(steps, EVALUATION))
+        evaluations = _pauses(steps, EVALUATION)
+    return _pause_table(evaluations, events)
+
+
+def _pause_table(evaluations: pl.LazyFrame | pl.DataFrame | None, events: pl.DataFrame | None) -> pl.DataFrame:
+    """:func:`pause_steps` from the step records' own pauses (``evaluations``: :func:`_pauses` of the records
+    that report an evaluation; None: the records have no metrics' columns) and ``events``' pauses."""
+    parts = [] if evaluations is None else [evaluations.lazy()]
     if events is not None and {"event", "step", "role", "task_index"} <= set(events.columns):
         parts.append(_pauses(events.lazy(), pl.col("event").is_in(PAUSE_EVENTS)))
     if not parts:
@@ -475,6 +482,15 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     """The training tasks' distinct records of ``steps`` in log order per task, collected with
     :data:`INPUT_COLUMNS` (and ``extra``) only, plus ``copies`` and ``_first`` (each task's first row)
     (:func:`tierscope.analysis.records.distinct_in_log_order`)."""
+    return _records_and_evaluations(steps, extra)[0]
+
+
+def _records_and_evaluations(
+    steps: pl.LazyFrame, extra: Sequence[str] = ()
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """:func:`ordered_records` of ``steps``, and the pauses of its records that report an evaluation
+    (:func:`_pauses` of :data:`EVALUATION`; None: ``steps`` has no metrics' columns), taken from the rows
+    read for the order (every task's, before any is left out): no second read of the steps."""
     columns = list(dict.fromkeys([*INPUT_COLUMNS, *(c for c in extra if c in STEP_SCHEMA)]))
     # Whether a record reports an evaluation, one bit a record rather than the metrics' columns: true or
     # null, so a merged record evaluates where any copy does (merge_duplicates keeps the first non-null).
@@ -482,11 +498,14 @@ def ordered_records(steps: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.DataFr
     # One chunk per column here, the read's chunks (one a file or row group) dropped at once: a copy
     # made later (distinct_in_log_order needs one chunk) would hold both copies through the pass.
     rows = steps.select(*columns, *evaluates).collect(engine=IN_MEMORY).rechunk()
+    evaluations = (
+        _pauses(rows.lazy(), pl.col("_evaluates").fill_null(False)).collect(engine=IN_MEMORY) if evaluates else None
+    )
     # Most logs hold training tasks' records only: the filter (a copy of every column) only where not.
     training = rows.select(TRAINING).to_series()
     if not training.all():
         rows = rows.filter(training)
-    return distinct_in_log_order(rows, starts=True)
+    return distinct_in_log_order(rows, starts=True), evaluations
 
 
 def collect_intervals(
@@ -504,7 +523,11 @@ def collect_intervals(
     ``events``: the runs' events (their pauses, :func:`pause_steps`; None: none).
     """
     columns = list(dict.fromkeys([*FIGURE_COLUMNS, *extra]))
-    ordered = ordered_records(steps, extra) if ordered is None else ordered
+    if ordered is None:  # the evaluations' pauses from the rows read for the order
+        ordered, evaluations = _records_and_evaluations(steps, extra)
+        pauses = _pause_table(evaluations, events)
+    else:
+        pauses = pause_steps(steps, events)
     # with_intervals, its two run medians taken run by run where the rows lie (each run's rows are
     # together): a window over the run id hashes it on every row and sorts each run's rates.
     raw = with_raw_rates(ordered.lazy()).collect(engine=IN_MEMORY)
@@ -514,18 +537,21 @@ def collect_intervals(
     # one chunk a column: every figure below takes slices and eager steps of them, each of which would
     # otherwise copy the columns (collected in parallel pieces) into one chunk again
     intervals = with_warmup(rated.lazy(), pl.col("_warm_median")).select(columns).collect(engine=IN_MEMORY).rechunk()
-    return with_pauses(intervals, pause_steps(steps, events))
+    return with_pauses(intervals, pauses)
 
 
 def run_medians(frame: pl.DataFrame, rates: pl.Expr) -> pl.Series:
     """On each row of ``frame`` (each run's rows together), the median of its run's ``rates`` (an
     expression of ``frame``'s columns, nulls left out; null where none): ``rates.median().over("run_id")``,
     equal to the bit (:func:`tierscope.analysis.bootstrap.exact_median`)."""
-    parts = []
-    for offset, length in run_spans(frame):
-        values = frame.slice(offset, length).select(rates.drop_nulls()).to_series().to_numpy()
-        parts.append(pl.repeat(exact_median(values), length, dtype=pl.Float64, eager=True))
-    return pl.concat(parts, rechunk=True) if parts else pl.Series(dtype=pl.Float64)
+    spans = run_spans(frame)
+    medians = [
+        exact_median(frame.slice(offset, length).select(rates.drop_nulls()).to_series().to_numpy())
+        for offset, length in spans
+    ]
+    # each run's median put on its rows at once: one gather, not a column a run joined together
+    lengths = np.fromiter((length for _, length in spans), dtype=np.int64, count=len(spans))
+    return pl.Series(medians, dtype=pl.Float64).gather(np.repeat(np.arange(len(spans)), lengths))
 
 
 def steady_intervals(steps: pl.LazyFrame) -> pl.LazyFrame:

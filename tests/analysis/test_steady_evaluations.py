@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from tests.support import SHARED
 from tierscope.analysis.batches import interval_figures
 from tierscope.analysis.steady_sql import steady_state_query
-from tierscope.analysis.throughput import interval_rates, run_throughput
+from tierscope.analysis.throughput import collect_intervals, interval_rates, run_throughput
 from tierscope.cli import app
 from tierscope.dataset.schema import EVENT_SCHEMA, STEP_SCHEMA, conform
 
@@ -99,6 +99,21 @@ def test_every_interval_holding_an_evaluation_keeps_them_all(tmp_path: Path) -> 
     assert _every_path(steps, tmp_path) == pytest.approx([20.0] * 4)
     row = run_throughput(steps).row(0, named=True)
     assert (row["steady_intervals"], row["steady_pauses"]) == (12, 12)
+
+
+def test_the_batched_intervals_pause_at_the_evaluations_among_the_records_they_read() -> None:
+    # collect_intervals takes the records' pauses from the rows it reads for the log order (no second read of
+    # the steps). The in-line evaluator's loss at 300 pauses each training task's 300 -> 400 (300 <= 300 < 400);
+    # a parameter server's record with a held-out loss at 500 is neither a training task's nor an in-line
+    # evaluator's: it pauses nothing (the near miss).
+    ps = pl.DataFrame(
+        [{"role": "ps", "task_index": 0, "step": 500, "eval_loss": 0.5, "source": "ps.log", "source_offset": 0}]
+    ).with_columns(run_id=pl.lit("r"), tier=pl.lit("BASIC"), format=pl.lit("cloudml"))
+    steps = pl.concat([_run([300]).collect(), conform(ps, STEP_SCHEMA)]).lazy()
+    intervals = collect_intervals(steps)
+    for role in ("master", "worker"):
+        flags = intervals.filter(pl.col("role") == role).select("step", "paused").rows()
+        assert flags == [(s, s == 400) for s in (100, 200, 300, 400, 500, 600, 700)]
 
 
 def test_an_evaluator_replica_of_its_own_stops_no_training_task(tmp_path: Path) -> None:
