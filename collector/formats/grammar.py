@@ -69,6 +69,7 @@ from tierscope.collector.formats.vocabulary import (
     POSITIONS,
     SPAN,
     TIME_OF_DAY,
+    TIMER_COUNTER,
     UNNAMED_TIMES,
     WHOLE_MAX,
     Measure,
@@ -886,9 +887,7 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     task's, at least :data:`_COUNTING_ON` of them, ``M`` never down and up at least once) and whose ``N`` never goes
     down read as epoch/step: its step is ``M``.
 
-    A counter's total never changes within a run, so a "total" that grows is a position: DeepSpeed's timer alone
-    (``0/130, SamplesPerSec=36.8``, ``0/140, ...``: deepspeedai/DeepSpeed issue 697, 2021-01-26) prints its
-    epoch and step so when no engine line names the step beside it (:func:`_paired_positions`); so do WeNet's and
+    A counter's total never changes within a run, so a "total" that grows is a position: WeNet's and
     wekws' ``TRAIN Batch 4/203700 loss ...`` (epoch 4, batch 203700: wenet-e2e/wenet issue 941, 2023-01-30; ``Batch
     78/0``, ``78/10``: wenet-e2e/wekws issue 214, 2026-05-09), each rank printing the same batch (``M`` repeated)."""
     counter = counter_groups(pl.col("_piece"))
@@ -925,6 +924,42 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
             _inner=pl.when(pl.col("_total").is_not_null()).then(pl.lit(False)).otherwise("_inner"),
         )
         .drop("_total")
+    )
+
+
+def _timer_totals_that_stand(read: pl.DataFrame) -> pl.DataFrame:
+    """``read`` with the counters spelled as DeepSpeed's timer's (``E/N, SamplesPerSec=X``, read as epoch/step:
+    step ``N``) read as a position and its total where a task's show it: at least :data:`_COUNTING_ON` of them, their
+    ``N`` never changing and their ``E`` going up, never down (``10/200``, ``20/200``, ``30/200``: steps 10, 20, 30).
+    A timer's step never stands still while its epoch goes on, so these are another program's progress."""
+    timer = (pl.col("_position") == TIMER_COUNTER).fill_null(False)
+    if read.height == 0 or not read.select(timer.any()).item():
+        return read
+    counter = counter_groups(pl.col("_piece"))
+    counters = (
+        read.filter(timer)
+        .select(
+            "_order",
+            _t=pl.col(TAG).fill_null(""),
+            _n=number(counter.struct.field("x"), pl.Int64),
+            _m=number(counter.struct.field("m"), pl.Int64),
+        )
+        .sort("_order")
+    )
+    standing = counters.group_by("_t").agg(
+        _stands=(pl.len() >= _COUNTING_ON)
+        & (pl.col("_m").diff().drop_nulls() == 0).all()
+        & (pl.col("_n").diff().drop_nulls() >= 0).all()
+        & (pl.col("_n").diff().drop_nulls() > 0).any()
+    )
+    tasks = standing.filter("_stands").get_column("_t")
+    if tasks.len() == 0:
+        return read
+    steps = counters.filter(pl.col("_t").is_in(tasks.implode())).select("_order", _own=pl.col("_n").cast(pl.String))
+    return (
+        read.join(steps, on="_order", how="left", maintain_order="left")
+        .with_columns(_step=pl.coalesce("_own", "_step"))
+        .drop("_own")
     )
 
 
@@ -1605,7 +1640,7 @@ class ProgressGrammar:
         broken = training & has_position & ~record & pl.col("_broken").is_not_null()
         dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
         read = _paired_positions(read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken")))
-        read = _totals_that_count_on(read)
+        read = _timer_totals_that_stand(_totals_that_count_on(read))
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
         bad = too_big | pl.col("_broken").is_not_null()

@@ -142,9 +142,45 @@ def test_a_position_on_the_line_before_of_the_same_time_is_the_measures_position
     # 0/40 is epoch/step: the step is 40, then 50, named by the line before at the same millisecond
     assert got["step"].to_list() == [40, 50]
     assert got["examples_per_s"].to_list() == [83.5, 83.7]
-    # at another time the line before is another statement: the counter stays the line's own, 0
+    # at another time the line before is another statement, but the timer's counter says its step all the same
+    # (DeepSpeed's timer prints epoch/step, see the test below): 40
     later = lines[1].replace("58,985", "59,100")
-    assert read(lines[0], later)["step"].to_list() == [0]
+    assert read(lines[0], later)["step"].to_list() == [40]
+
+
+def test_a_deepspeed_timers_counter_is_its_epoch_and_its_step() -> None:
+    # DeepSpeed under the Hugging Face Trainer, quoted in huggingface/transformers issue 14531 (2021-11-26): the
+    # timer's ``0/2000`` is epoch 0, step 2000 (the engine's ``step=2000`` at the same millisecond), never step 0 of
+    # 2000, which made a restart of a run that never restarted. Alone: step 2000 at 9.5267 samples/s as printed.
+    timer = "[2021-11-26 03:07:16,494] [INFO] [timer.py:181:stop] 0/2000, SamplesPerSec=9.526738918021234"
+    got = read(timer)
+    assert got["step"].to_list() == [2000]
+    assert got["examples_per_s"].to_list() == [9.526738918021234]
+    # after the bar the engine's line is glued to (no line end between them): the bar's line names step 2000 at
+    # 1 / 3.33 s/it = 0.3003 steps/s; the timer states step 2000 again without a step rate, a copy of that step
+    bar = (
+        "  8%|#####                                   | 1999/24128 [1:52:09<20:27:23,  3.33s/it][2021-11-26 "
+        "03:07:16,494] [INFO] [logging.py:69:log_dist] [Rank 0] step=2000, skipped=1995, lr=[0.001, 0.001], "
+        "mom=[0.0, 0.0]"
+    )
+    both = read(bar, timer)
+    assert both["step"].to_list() == [2000]
+    assert both["global_steps_per_s"].to_list() == pytest.approx([1 / 3.33], abs=1e-4)
+    # ... and the later timer's wording, ``E/N, RunningAvgSamplesPerSec=X``: step 130 (DeepSpeed issue 697's figures)
+    assert read("0/130, RunningAvgSamplesPerSec=36.8, CurrSamplesPerSec=37.1")["step"].to_list() == [130]
+
+
+@pytest.mark.parametrize(
+    ("line", "step"),
+    [
+        # a counter and its total before a rate in other words: position 12 of 2000, not DeepSpeed's epoch/step
+        ("12/2000, samples/s=9.5", 12),
+        # the timer's numbers without its comma are no timer's: a position 0 of 2000
+        ("0/2000 SamplesPerSec=9.5", 0),
+    ],
+)
+def test_near_misses_of_deepspeeds_timer_keep_their_counter(line: str, step: int) -> None:
+    assert read(line)["step"].to_list() == [step]
 
 
 def test_a_bar_redrawn_at_its_step_with_its_loss_is_one_record() -> None:
