@@ -29,6 +29,7 @@ import polars as pl
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.bootstrap import SteadyRates
 from tierscope.analysis.clock import on_the_clock
+from tierscope.analysis.comparable import apart
 from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
@@ -118,6 +119,9 @@ class Analysis:
     #: One row per configuration (runs repeating one job pooled, their spread between runs):
     #: :func:`tierscope.analysis.configurations.configurations` of ``summary``.
     configurations: pl.DataFrame | None = None
+    #: How the work of each run kept apart from the baseline differs from the baseline's, the parts of the
+    #: summary's ``baseline_note`` (:func:`tierscope.analysis.comparable.apart`; its ``APART_SCHEMA``).
+    apart: pl.DataFrame | None = None
 
 
 def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> pl.DataFrame:
@@ -469,6 +473,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         metric_series=metrics.series() if gather is not None and metrics is not None else None,
         notes=notes,
         configurations=configs,
+        apart=apart(summary, batches, named=options.baseline is not None),
     )
     if options.fits:
         from tierscope.analysis.forecast import scaling  # only the commands that fit import it

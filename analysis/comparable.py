@@ -25,10 +25,20 @@ import polars as pl
 MARKS = ("log_formats", "log_examples_unit")
 
 
-def unlike(base: dict[str, object]) -> pl.Expr:
-    """How a summary row's work differs from the baseline row ``base`` (its :data:`MARKS`), one phrase; null where
-    nothing shows a difference (and for the baseline itself): ``its records were read as keras, the baseline's as
-    tf-estimator``, ``its examples/s count tokens, the baseline's examples``."""
+#: Columns of :func:`apart`: how a run's work differs from the baseline's, each mark null where it does not.
+APART_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "baseline_run_id": pl.String(),  # the baseline it was (or, with --baseline, was not) kept apart from
+    "named": pl.Boolean(),  # the user named the baseline (--baseline): the run is compared all the same
+    "formats": pl.String(),  # the formats that read its records, where none read the baseline's ("keras")
+    "baseline_formats": pl.String(),  # ... and those that read the baseline's ("tf-estimator")
+    "examples_unit": pl.String(),  # what its examples/s count, where the baseline's count another ("tokens")
+    "baseline_examples_unit": pl.String(),  # ... and what the baseline's count ("examples")
+}
+
+
+def _differences(base: dict[str, object]) -> dict[str, pl.Expr]:
+    """The :data:`APART_SCHEMA` marks of a summary row (with :data:`MARKS`) against the baseline row ``base``."""
     formats = [f for f in (base.get("log_formats") or []) if f is not None]
     unit = base.get("log_examples_unit")
     own = pl.col("log_formats").list.drop_nulls()
@@ -38,13 +48,43 @@ def unlike(base: dict[str, object]) -> pl.Expr:
         & pl.lit(unit is not None)
         & (pl.col("log_examples_unit") != pl.lit(unit, pl.String))
     )
-    by_format = pl.when(read_apart).then(
-        pl.format("its records were read as {}, the baseline's as {}", own.list.join(", "), pl.lit(", ".join(formats)))
-    )
-    by_unit = pl.when(counted_apart).then(
-        pl.format("its examples/s count {}, the baseline's {}", pl.col("log_examples_unit"), pl.lit(unit, pl.String))
-    )
+    return {
+        "formats": pl.when(read_apart).then(own.list.join(", ")),
+        "baseline_formats": pl.when(read_apart).then(pl.lit(", ".join(formats))),
+        "examples_unit": pl.when(counted_apart).then(pl.col("log_examples_unit")),
+        "baseline_examples_unit": pl.when(counted_apart).then(pl.lit(unit, pl.String)),
+    }
+
+
+def unlike(base: dict[str, object]) -> pl.Expr:
+    """How a summary row's work differs from the baseline row ``base`` (its :data:`MARKS`), one phrase; null where
+    nothing shows a difference (and for the baseline itself): ``its records were read as keras, the baseline's as
+    tf-estimator``, ``its examples/s count tokens, the baseline's examples``."""
+    d = _differences(base)
+    by_format = pl.format("its records were read as {}, the baseline's as {}", d["formats"], d["baseline_formats"])
+    by_unit = pl.format("its examples/s count {}, the baseline's {}", d["examples_unit"], d["baseline_examples_unit"])
     return pl.concat_str(by_format, by_unit, separator="; ", ignore_nulls=True).replace("", None)
+
+
+def apart(summary: pl.DataFrame, marks: pl.DataFrame, named: bool) -> pl.DataFrame:
+    """:data:`APART_SCHEMA` rows, one per run of ``summary`` (the summary's rows, with ``baseline_note`` and
+    ``baseline_run_id``) whose note says its work differs from the baseline's, from ``marks`` (``run_id`` and
+    :data:`MARKS`, :func:`tierscope.analysis.analyze.step_overview`'s): the note's parts, for a sentence in
+    another language than the note's. ``named``: the user named the baseline (``--baseline``)."""
+    empty = pl.DataFrame(schema=APART_SCHEMA)
+    if "baseline_note" not in summary.columns:
+        return empty
+    noted = summary.filter(pl.col("baseline_note").is_not_null())
+    bases = summary.filter(pl.col("baseline_run_id") == pl.col("run_id"))["run_id"]
+    if noted.height == 0 or bases.len() == 0:
+        return empty
+    base_id = str(bases[0])
+    own = marks.filter(pl.col("run_id") == base_id)
+    base = own.row(0, named=True) if own.height else {}
+    rows = noted.select("run_id").join(marks.select("run_id", *MARKS), on="run_id", how="left")
+    return rows.select(
+        "run_id", baseline_run_id=pl.lit(base_id), named=pl.lit(named), **_differences(base)
+    ).match_to_schema(APART_SCHEMA)
 
 
 #: The summary's figures that compare a run with the baseline: null for a run whose work is another's.

@@ -507,6 +507,12 @@ def summary_frame(
         frame = frame.join(speedups, on="run_id", how="left").with_columns(
             pl.col("speedup_ci_low", "speedup_ci_high") * pl.col("_factor")
         )
+        # what each run's examples/s count, which with_examples has folded into examples_unit (a batch declared
+        # counts examples whatever the log's rate said): the logs' own unit is the mark of the work
+        if log_batches is not None and "log_examples_unit" in log_batches.columns:
+            units = log_batches.select("run_id", "log_examples_unit")
+            frame = frame.join(units, on="run_id", how="left", maintain_order="left")
+            b = {**b, "log_examples_unit": dict(units.iter_rows()).get(b["run_id"])}
         frame = apart_from_baseline(frame, b, named=options.baseline is not None)
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
 

@@ -38,7 +38,29 @@ def on_examples(summary: pl.DataFrame) -> bool:
     return "speedup_basis" in summary.columns and bool((summary["speedup_basis"] == "examples/s").any())
 
 
-def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
+def apart_why(row: dict[str, object], t: Catalog) -> str:
+    """How a run's work differs from the baseline's (an :data:`~tierscope.analysis.comparable.APART_SCHEMA` row), in
+    ``t``'s language: the formats that read their records, what their examples/s count."""
+    parts = []
+    if row["formats"] is not None:
+        parts.append(t("apart.formats", formats=row["formats"], baseline_formats=row["baseline_formats"]))
+    if row["examples_unit"] is not None:
+        unit, base = (t(f"unit.{row[k]}") for k in ("examples_unit", "baseline_examples_unit"))
+        parts.append(t("apart.unit", unit=unit, baseline_unit=base))
+    return t.join(parts)
+
+
+def _kept_apart(row: dict[str, object], apart: pl.DataFrame | None) -> dict[str, object] | None:
+    """The :data:`~tierscope.analysis.comparable.APART_SCHEMA` row of a run of the runs table's ``row`` (a run, or a
+    configuration with its ``run_ids``) kept apart from the baseline; None: none of its runs was."""
+    if apart is None:
+        return None
+    ids = str(row.get("run_ids") or row["run_id"]).split(", ")
+    kept = apart.filter(~pl.col("named") & pl.col("run_id").is_in(ids))
+    return kept.row(0, named=True) if kept.height else None
+
+
+def fastest(summary: pl.DataFrame, t: Catalog, apart: pl.DataFrame | None = None) -> str | None:
     """The run with the highest steady global steps/s, and its speedup over the baseline; where the summary
     compares on examples/s (:func:`on_examples`), the run with the highest speedup (its examples/s over the
     baseline's), said in examples/s. A run that says nothing of what it ran on (no tier, no machines) is named
@@ -57,7 +79,13 @@ def fastest(summary: pl.DataFrame, t: Catalog) -> str | None:
     rate = t.number(row[rate_of], digits)
     bare = "" if row["tier"] or row.get("hardware") else "_bare"
     if row["speedup_vs_baseline"] is None or row["run_id"] == row["baseline_run_id"]:  # not "1.00x itself"
-        return t(f"headline.fastest{unit}_nobase{bare}", rate=rate, **_named(row), **_unit(summary, t))
+        said = t(f"headline.fastest{unit}_nobase{bare}", rate=rate, **_named(row), **_unit(summary, t))
+        # a dash where its speedup would be: the reader asks why the fastest run is not compared
+        kept = _kept_apart(row, apart) if row["speedup_vs_baseline"] is None else None
+        why = apart_why(kept, t) if kept is not None else ""
+        if kept is None or not why:
+            return said
+        return f"{said} {t('apart.headline', run=row['run_id'], baseline=kept['baseline_run_id'], why=why)}"
     return t(
         f"headline.fastest{unit}{bare}",
         **_unit(summary, t),
@@ -214,17 +242,20 @@ def headline(
     steps: int,
     t: Catalog,
     unmeasured: pl.DataFrame | None = None,
+    apart: pl.DataFrame | None = None,
 ) -> list[str]:
     """The headline sentences, in the report's language. ``summary``:
     :data:`tierscope.analysis.summary.SUMMARY_SCHEMA`'s
     frame; ``costs``: time and price to ``steps`` steps, or None when not available; ``unmeasured``:
-    the predictions for runs never measured (:func:`would_have`), after the failed-run sentence.
+    the predictions for runs never measured (:func:`would_have`), after the failed-run sentence; ``apart``: the
+    runs kept apart from the baseline (:data:`tierscope.analysis.comparable.APART_SCHEMA`), why said where the
+    fastest is one.
 
     A failed run is never the fastest, the cheapest or the best value, whatever rate it logged before
     it failed (as ``recommend`` never offers one): it is counted in the failed-run sentence."""
     failed = summary.filter(pl.col("status") == "failed")
     finished = summary.filter(pl.col("status") != "failed")
-    first = fastest(finished, t)
+    first = fastest(finished, t, apart)
     # a failed run's rate is no answer: say that it failed, not that no run has a rate
     none = "headline.none_finished" if failed["steady_global_steps_per_s"].is_not_null().any() else "headline.none"
     out = [first or t(none)]

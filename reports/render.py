@@ -31,7 +31,7 @@ from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
 from tierscope.reports.errors import ReportError
 from tierscope.reports.frames import MissingColumnsError
-from tierscope.reports.headline import headline
+from tierscope.reports.headline import apart_why, headline
 from tierscope.reports.i18n import Catalog, default_lang, number_locale
 from tierscope.reports.options import ReportOptions as ReportOptions
 from tierscope.reports.options import analysis_options as analysis_options
@@ -70,6 +70,9 @@ class ReportData:
     #: (:mod:`tierscope.analysis.printed_rates`): ``run_id``, ``printed_set_aside``, ``clock_beside``
     #: (global steps/s), ``printed_off_rounding`` (the summary's ``steady_clock_note`` in figures).
     clock_rates: pl.DataFrame | None = None
+    #: The runs kept apart from the baseline, or compared with it though their work differs (the summary's
+    #: ``baseline_note`` in parts): :data:`tierscope.analysis.comparable.APART_SCHEMA`.
+    apart: pl.DataFrame | None = None
 
 
 @dataclass
@@ -128,6 +131,7 @@ def report_data(analysis: Analysis) -> ReportData:
         target=(goal.kind, goal.value) if goal is not None else None,
         to_target=_or_none(lambda: frames.time_to_target_frame(frame)) if goal is not None else None,
         clock_rates=clock_rates(analysis.figures.throughput, frame),
+        apart=analysis.apart,
     )
 
 
@@ -441,6 +445,30 @@ def steady_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None =
     return notes + clock_notes(clock, t)
 
 
+def apart_notes(apart: pl.DataFrame | None, t: Catalog) -> list[str]:
+    """Under the runs table: each run not compared with the baseline (its speedup a dash), and why, a sentence each
+    in ``t``'s language; with ``--baseline``, each run compared with it though its work differs."""
+    if apart is None:
+        return []
+    return [
+        t("apart.named" if r["named"] else "apart.kept", run=r["run_id"], baseline=r["baseline_run_id"], why=why)
+        for r in apart.sort("run_id").iter_rows(named=True)
+        if (why := apart_why(r, t))
+    ]
+
+
+def apart_rows(table: pl.DataFrame, apart: pl.DataFrame | None) -> set[str]:
+    """The rows of the runs ``table`` (the summary's, or the configurations' with ``run_ids``) holding a run kept
+    apart from the baseline (not ``named``): their speedup cell says why it is blank."""
+    if apart is None:
+        return set()
+    kept = set(apart.filter(~pl.col("named"))["run_id"])
+    if "run_ids" not in table.columns:
+        return {r for r in table["run_id"] if r in kept}
+    rows = table.select("run_id", pl.col("run_ids").fill_null(pl.col("run_id")).str.split(", "))
+    return {r for r, ids in rows.iter_rows() if kept.intersection(ids)}
+
+
 def _untitled(section: Section) -> Section:
     """``section`` with its spec's title taken out into :attr:`Section.title`: an SVG title never wraps, so on a
     phone it was cut at both ends ("obal steps/s over the global step"); the page's text wraps."""
@@ -517,11 +545,16 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             dataset_shown=shown_dataset(prov.dataset, full_paths),
             sources_shown=[shown_path(p, prov.dataset, full_paths) for p in prov.sources],
             collected=collected_text(prov, t),
-            headline=headline(table, data.costs, data.steps, t, data.unmeasured),
+            headline=headline(table, data.costs, data.steps, t, data.unmeasured, data.apart),
             runs=_table_rows(table),
             cost_columns=cost_columns(table),
             million_word=shared_examples_word(table),
-            steady_notes=[*configuration_notes(data, t), *steady_notes(data.summary, t, data.clock_rates)],
+            steady_notes=[
+                *configuration_notes(data, t),
+                *steady_notes(data.summary, t, data.clock_rates),
+                *apart_notes(data.apart, t),
+            ],
+            apart_rows=apart_rows(table, data.apart),
             from_clock=set(data.clock_rates["run_id"]) if data.clock_rates is not None else set(),
             interval_header=interval_header(data),
             failed=_table_rows(data.summary.filter(pl.col("status") == "failed")),

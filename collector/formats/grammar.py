@@ -69,6 +69,7 @@ from tierscope.collector.formats.vocabulary import (
     POSITIONS,
     SPAN,
     TIME_OF_DAY,
+    TIMER_COUNTER,
     UNNAMED_TIMES,
     WHOLE_MAX,
     Measure,
@@ -886,9 +887,7 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     task's, at least :data:`_COUNTING_ON` of them, ``M`` never down and up at least once) and whose ``N`` never goes
     down read as epoch/step: its step is ``M``.
 
-    A counter's total never changes within a run, so a "total" that grows is a position: DeepSpeed's timer alone
-    (``0/130, SamplesPerSec=36.8``, ``0/140, ...``: deepspeedai/DeepSpeed issue 697, 2021-01-26) prints its
-    epoch and step so when no engine line names the step beside it (:func:`_paired_positions`); so do WeNet's and
+    A counter's total never changes within a run, so a "total" that grows is a position: WeNet's and
     wekws' ``TRAIN Batch 4/203700 loss ...`` (epoch 4, batch 203700: wenet-e2e/wenet issue 941, 2023-01-30; ``Batch
     78/0``, ``78/10``: wenet-e2e/wekws issue 214, 2026-05-09), each rank printing the same batch (``M`` repeated)."""
     counter = counter_groups(pl.col("_piece"))
@@ -925,6 +924,42 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
             _inner=pl.when(pl.col("_total").is_not_null()).then(pl.lit(False)).otherwise("_inner"),
         )
         .drop("_total")
+    )
+
+
+def _timer_totals_that_stand(read: pl.DataFrame) -> pl.DataFrame:
+    """``read`` with the counters spelled as DeepSpeed's timer's (``E/N, SamplesPerSec=X``, read as epoch/step:
+    step ``N``) read as a position and its total where a task's show it: at least :data:`_COUNTING_ON` of them, their
+    ``N`` never changing and their ``E`` going up, never down (``10/200``, ``20/200``, ``30/200``: steps 10, 20, 30).
+    A timer's step never stands still while its epoch goes on, so these are another program's progress."""
+    timer = (pl.col("_position") == TIMER_COUNTER).fill_null(False)
+    if read.height == 0 or not read.select(timer.any()).item():
+        return read
+    counter = counter_groups(pl.col("_piece"))
+    counters = (
+        read.filter(timer)
+        .select(
+            "_order",
+            _t=pl.col(TAG).fill_null(""),
+            _n=number(counter.struct.field("x"), pl.Int64),
+            _m=number(counter.struct.field("m"), pl.Int64),
+        )
+        .sort("_order")
+    )
+    standing = counters.group_by("_t").agg(
+        _stands=(pl.len() >= _COUNTING_ON)
+        & (pl.col("_m").diff().drop_nulls() == 0).all()
+        & (pl.col("_n").diff().drop_nulls() >= 0).all()
+        & (pl.col("_n").diff().drop_nulls() > 0).any()
+    )
+    tasks = standing.filter("_stands").get_column("_t")
+    if tasks.len() == 0:
+        return read
+    steps = counters.filter(pl.col("_t").is_in(tasks.implode())).select("_order", _own=pl.col("_n").cast(pl.String))
+    return (
+        read.join(steps, on="_order", how="left", maintain_order="left")
+        .with_columns(_step=pl.coalesce("_own", "_step"))
+        .drop("_own")
     )
 
 
@@ -979,23 +1014,66 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     context.state["grammar-epoch-from-zero"] = from_zero
     length = longest + 1 if from_zero else longest
     total = pl.coalesce(number("_inner_total", pl.Int64), pl.lit(max(length, 1), dtype=pl.Int64))
-    whole = stated.select("_order", _whole=(epoch - first) * total + pl.col("step"), _later_lap=epoch != shown)
+    whole = stated.select(
+        "_order", _whole=(epoch - first) * total + pl.col("step"), _later_lap=epoch != shown, _lap_of=epoch
+    )
     return _lap_clocks_dropped(
         records.join(whole, on="_order", how="left", maintain_order="left")
         .with_columns(step=pl.coalesce("_whole", "step"))
-        .drop("_whole")
+        .drop("_whole"),
+        context,
     )
 
 
-def _lap_clocks_dropped(records: pl.DataFrame) -> pl.DataFrame:
-    """``records`` without the bar's clock where ``_later_lap`` (then dropped) is True: a bar drawn anew each epoch
-    (Lightning's ``Epoch 1: 40%|...| 200/500 [00:11<00:16, ...]``) restarts its clock with each epoch, so from its
-    second lap on the clock is the lap's, no time since the run began; kept, it would go back at each epoch and pass
-    for a restart of the run. The lap's records keep their stated rates."""
+def _lap_clocks_dropped(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``records`` with the bar's clock of a later lap (``_later_lap`` True; ``_lap_of`` the lap, both then dropped)
+    read as intervals: a bar drawn anew each epoch (Lightning's ``Epoch 1: 40%|...| 200/500 [00:11<00:16, ...]``)
+    restarts its clock with each epoch, so from its second lap on the clock is the lap's, no time since the run
+    began; kept, it would go back at each epoch and pass for a restart of the run. The lap's clock still times the
+    lap: each of its steps' time since the lap's previous step is the rise of the clock (``_interval_s``), its first
+    step's the clock itself (the bar counts from its own start), so that a run of several epochs has the time its
+    bars measured (goodput's lifetime on the interval clock). A clock that went back within a lap times nothing.
+    A step's drawings share its first drawing's reading, as the first lap's do; a logger's time on the line is the
+    clock instead. The lap's records keep their stated rates. The last reading of each lap carries over to the
+    next batch of lines in ``context``."""
     if "_bar_elapsed_s" not in records.columns:
-        return records.drop("_later_lap")
+        return records.drop("_later_lap", "_lap_of")
     later = pl.col("_later_lap").fill_null(False)
-    return records.with_columns(_bar_elapsed_s=pl.when(later).then(None).otherwise("_bar_elapsed_s")).drop("_later_lap")
+    stamped = pl.col(STAMP).is_not_null() if STAMP in records.columns else pl.lit(False)
+    bar = pl.col("_position").is_in(list(_BAR_POSITIONS)).fill_null(False)
+    timed = later & bar & ~stamped & pl.col("_bar_elapsed_s").is_not_null()
+    readings = (
+        records.filter(timed)
+        .sort("_order")
+        .group_by(pl.col(TAG).fill_null("").alias("_t"), "_lap_of", "step", maintain_order=True)
+        .agg(pl.col("source_offset").first(), _clock=pl.col("_bar_elapsed_s").first())
+    )
+    if readings.height:
+        known: dict[str, float] = context.state.setdefault("grammar-lap-clocks", {})
+        lap = pl.concat_str("_t", pl.lit("\x1f"), pl.col("_lap_of").cast(pl.String))
+        before = lap.replace_strict(known, default=None, return_dtype=pl.Float64) if known else pl.lit(None, pl.Float64)
+        readings = readings.with_columns(_key=lap).with_columns(
+            _before=pl.coalesce(pl.col("_clock").shift(1).over("_key"), before)
+        )
+        rise = pl.col("_clock") - pl.col("_before")
+        readings = readings.with_columns(
+            _lap_interval=pl.when(pl.col("_before").is_null()).then("_clock").when(rise >= 0).then(rise)
+        )
+        counted = readings.filter(context.counts(pl.col("source_offset")))
+        known.update(dict(counted.group_by("_key").agg(pl.col("_clock").last()).iter_rows()))
+        records = records.join(
+            readings.select("_lap_of", "step", "_t", "_lap_interval"),
+            left_on=[pl.col(TAG).fill_null(""), "_lap_of", "step"],
+            right_on=["_t", "_lap_of", "step"],
+            how="left",
+            maintain_order="left",
+        )
+        records = records.with_columns(
+            _interval_s=pl.when(timed).then(pl.coalesce("_interval_s", "_lap_interval")).otherwise("_interval_s")
+        ).drop("_lap_interval", "_t", strict=False)
+    return records.with_columns(_bar_elapsed_s=pl.when(later).then(None).otherwise("_bar_elapsed_s")).drop(
+        "_later_lap", "_lap_of"
+    )
 
 
 def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
@@ -1045,14 +1123,18 @@ def _bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         known[key] = (int(lap), int(n))
     total = number(stated["inner_total"], pl.Int64)
     whole = laps.filter(pl.col("_lap") > 0).select(
-        "_order", _whole=pl.col("_lap") * total + pl.col("step"), _later_lap=pl.lit(True)
+        "_order",
+        _whole=pl.col("_lap") * total + pl.col("step"),
+        _later_lap=pl.lit(True),
+        _lap_of=pl.concat_str("_key", pl.lit("\x1f"), pl.col("_lap").cast(pl.String)),
     )
     if whole.height == 0:
         return records
     return _lap_clocks_dropped(
         records.join(whole, on="_order", how="left", maintain_order="left")
         .with_columns(step=pl.coalesce("_whole", "step"))
-        .drop("_whole")
+        .drop("_whole"),
+        context,
     )
 
 
@@ -1605,7 +1687,7 @@ class ProgressGrammar:
         broken = training & has_position & ~record & pl.col("_broken").is_not_null()
         dicts = read.filter(~record & ~broken & pl.col("_dict_loss").is_not_null())
         read = _paired_positions(read.filter(record | broken).with_columns(_broken=pl.when(broken).then("_broken")))
-        read = _totals_that_count_on(read)
+        read = _timer_totals_that_stand(_totals_that_count_on(read))
         step = number("_step", pl.Int64)
         too_big = pl.col("_step").is_not_null() & (step.is_null() | (step > WHOLE_MAX["step"]))
         bad = too_big | pl.col("_broken").is_not_null()

@@ -685,6 +685,8 @@ def unescaped_returns(line: pl.Expr) -> pl.Expr:
 
 #: The spelling of an iteration beside a step, and the iteration's number in such a line (group 1).
 ITERATION_STEP: Final = "iter N step M (M the optimizer's updates)"
+#: The spelling of DeepSpeed's timer's counter, its epoch and its step (see :data:`POSITIONS`).
+TIMER_COUNTER: Final = "E/N, SamplesPerSec= (DeepSpeed's timer)"
 ITERATION_BESIDE_STEP: Final = r"(?i:\biter(?:ation)?s?)\s*[:=#]?\s*(\d+)\s*[|,]?\s*(?i:step)\s*[:=#]?\s*\d+"
 #: A time that says it is one iteration's (``iter time: 197.87ms``), where an iteration is one micro-batch.
 ITERATION_TIME: Final = r"(?i)\biter(?:ation)?[ _]tim(?:e|ing)\b"
@@ -735,6 +737,15 @@ POSITIONS: Final[tuple[Position, ...]] = (
         "Epoch [E/M] N (a batch after its epoch)",
         "named",
         r"(?i:\bepoch)\s*[:=#]?\s*[\[(]\s*\d+\s*/\s*\d+\s*[\])]\s+(\d+)\s+[A-Za-z_]",
+    ),
+    # DeepSpeed's ThroughputTimer, ``E/N, SamplesPerSec=X`` (``E/N, RunningAvgSamplesPerSec=X, ...`` later): its
+    # counter is the timer's epoch and its step, never a position and its total (``0/2000``: epoch 0, the engine's
+    # ``step=2000`` logged beside it; transformers issue 14531, 2021-11-26; ``0/130``, ``0/140``: deepspeedai/DeepSpeed
+    # issue 697, 2021-01-26)
+    Position(
+        TIMER_COUNTER,
+        "named",
+        r"(?:^|[\s\]|])\d+/(\d+),\s*(?:RunningAvg)?SamplesPerSec\s*=",
     ),
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)

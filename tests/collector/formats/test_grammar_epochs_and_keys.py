@@ -142,9 +142,45 @@ def test_a_position_on_the_line_before_of_the_same_time_is_the_measures_position
     # 0/40 is epoch/step: the step is 40, then 50, named by the line before at the same millisecond
     assert got["step"].to_list() == [40, 50]
     assert got["examples_per_s"].to_list() == [83.5, 83.7]
-    # at another time the line before is another statement: the counter stays the line's own, 0
+    # at another time the line before is another statement, but the timer's counter says its step all the same
+    # (DeepSpeed's timer prints epoch/step, see the test below): 40
     later = lines[1].replace("58,985", "59,100")
-    assert read(lines[0], later)["step"].to_list() == [0]
+    assert read(lines[0], later)["step"].to_list() == [40]
+
+
+def test_a_deepspeed_timers_counter_is_its_epoch_and_its_step() -> None:
+    # DeepSpeed under the Hugging Face Trainer, quoted in huggingface/transformers issue 14531 (2021-11-26): the
+    # timer's ``0/2000`` is epoch 0, step 2000 (the engine's ``step=2000`` at the same millisecond), never step 0 of
+    # 2000, which made a restart of a run that never restarted. Alone: step 2000 at 9.5267 samples/s as printed.
+    timer = "[2021-11-26 03:07:16,494] [INFO] [timer.py:181:stop] 0/2000, SamplesPerSec=9.526738918021234"
+    got = read(timer)
+    assert got["step"].to_list() == [2000]
+    assert got["examples_per_s"].to_list() == [9.526738918021234]
+    # after the bar the engine's line is glued to (no line end between them): the bar's line names step 2000 at
+    # 1 / 3.33 s/it = 0.3003 steps/s; the timer states step 2000 again without a step rate, a copy of that step
+    bar = (
+        "  8%|#####                                   | 1999/24128 [1:52:09<20:27:23,  3.33s/it][2021-11-26 "
+        "03:07:16,494] [INFO] [logging.py:69:log_dist] [Rank 0] step=2000, skipped=1995, lr=[0.001, 0.001], "
+        "mom=[0.0, 0.0]"
+    )
+    both = read(bar, timer)
+    assert both["step"].to_list() == [2000]
+    assert both["global_steps_per_s"].to_list() == pytest.approx([1 / 3.33], abs=1e-4)
+    # ... and the later timer's wording, ``E/N, RunningAvgSamplesPerSec=X``: step 130 (DeepSpeed issue 697's figures)
+    assert read("0/130, RunningAvgSamplesPerSec=36.8, CurrSamplesPerSec=37.1")["step"].to_list() == [130]
+
+
+@pytest.mark.parametrize(
+    ("line", "step"),
+    [
+        # a counter and its total before a rate in other words: position 12 of 2000, not DeepSpeed's epoch/step
+        ("12/2000, samples/s=9.5", 12),
+        # the timer's numbers without its comma are no timer's: a position 0 of 2000
+        ("0/2000 SamplesPerSec=9.5", 0),
+    ],
+)
+def test_near_misses_of_deepspeeds_timer_keep_their_counter(line: str, step: int) -> None:
+    assert read(line)["step"].to_list() == [step]
 
 
 def test_a_bar_redrawn_at_its_step_with_its_loss_is_one_record() -> None:
@@ -192,3 +228,47 @@ def test_a_bar_drawn_anew_each_epoch_is_laps_of_one_run_not_restarts() -> None:
     assert got["step"].to_list() == [2, 4, 6, 8]
     assert got["elapsed_s"].to_list() == [1.0, 2.0, None, None]
     assert got["global_steps_per_s"].to_list() == [2.0, 2.0, 2.0, 2.0]
+    # the second lap's clock times its steps: 1 s since the bar's start at step 6, 2 - 1 = 1 s more at step 8
+    assert got["interval_s"].to_list() == [None, None, 1.0, 1.0]
+
+
+# A Lightning run of several epochs under Ray Train (the output of ray-project/ray's
+# doc/source/train/examples/lightning/lightning_mnist_example.ipynb, run 2023-08-07): each epoch's bar starts again
+# at 0/108 and 00:00, a validation bar between them.
+_LIGHTNING_EPOCHS = [
+    "Epoch 0:  97%|█████████▋| 105/108 [00:01<00:00, 104.71it/s, v_num=0]",
+    "Epoch 0: 100%|██████████| 108/108 [00:01<00:00, 105.79it/s, v_num=0]",
+    "Validation DataLoader 0: 100%|██████████| 10/10 [00:00<00:00, 205.79it/s]",
+    "Epoch 0: 100%|██████████| 108/108 [00:01<00:00, 79.84it/s, v_num=0] ",
+    "Epoch 1:   0%|          | 0/108 [00:00<?, ?it/s, v_num=0]          ",
+    "Epoch 1:  11%|█         | 12/108 [00:00<00:02, 32.36it/s, v_num=0]",
+    "Epoch 1:  92%|█████████▏| 99/108 [00:01<00:00, 93.94it/s, v_num=0]",
+    "Epoch 1:  93%|█████████▎| 100/108 [00:01<00:00, 94.57it/s, v_num=0]",
+    "Epoch 1: 100%|██████████| 108/108 [00:01<00:00, 98.06it/s, v_num=0]",
+]
+
+
+def test_a_later_epochs_bar_times_its_steps_by_its_own_clock() -> None:
+    got = read(*_LIGHTNING_EPOCHS)
+    # epoch 0's positions as drawn (105, 108, its redraw after validation a copy); epoch 1's 1 x 108 + n: 120, 207,
+    # 208, 216 (its 0/108 states no rate: no record)
+    assert got["step"].to_list() == [105, 108, 108, 120, 207, 208, 216]
+    # the first bar's clock is the run's (00:01 = 1 s; the redraw keeps its first drawing's); the second's is its own
+    assert got["elapsed_s"].to_list() == [1.0, 1.0, 1.0, None, None, None, None]
+    # ... read as intervals: 00:00 at 120 (0 s since the bar began), 00:01 at 207 (1 - 0 = 1 s), 00:01 again at 208
+    # and 216 (0 s: a clock printed to the second)
+    assert got["interval_s"].to_list() == [None, None, None, 0.0, 1.0, 0.0, 0.0]
+    assert got["global_steps_per_s"].to_list() == [104.71, 105.79, 105.79, 32.36, 93.94, 94.57, 98.06]
+
+
+def test_a_later_epochs_bar_whose_clock_goes_back_times_nothing_there() -> None:
+    # near-miss: within one lap the bar's clock never goes back; where it does (00:05, then 00:03) that reading is
+    # no interval (null), the one before stays 5 s since the bar began
+    bar = "Epoch {e}:  {p}%|#####     | {n}/100 [00:0{t}<00:01,  2.00it/s, v_num=0]"
+    got = read(
+        bar.format(e=0, p=50, n=50, t=4),
+        bar.format(e=1, p=10, n=10, t=5),
+        bar.format(e=1, p=20, n=20, t=3),
+    )
+    assert got["step"].to_list() == [50, 110, 120]
+    assert got["interval_s"].to_list() == [None, 5.0, None]
