@@ -86,14 +86,24 @@ def _joined(header: list[str], cells: pl.Expr) -> pl.Expr:
     )
 
 
-def _position_column(header: tuple[str, ...], statements: Statements) -> int | None:
-    """Which of ``header``'s columns the grammar reads as a position (a step, an iteration, an epoch), or None:
-    each name tried alone before a whole number."""
-    said = statements(pl.Series([f"{name}: 1" for name in header], dtype=pl.String))
-    # a step's column before an epoch's: a table of both (ESPnet's ``epoch  iteration ...``) reports iterations
-    steps = said.get_column("step").is_not_null().to_list()
-    epochs = said.get_column("epoch_only").is_not_null().to_list()
-    return next((i for i, found in enumerate(steps) if found), next((i for i, e in enumerate(epochs) if e), None))
+def _position_columns(headers: list[tuple[str, ...]], statements: Statements) -> dict[tuple[str, ...], int]:
+    """Each of ``headers`` that names a position the grammar reads (a step, an iteration, an epoch), with that
+    position's column: each name tried alone before a whole number, all the headers' names in one reading (a log's
+    prose offers many lines of words that might be headers: one grammar call per line would cost seconds)."""
+    names = sorted({name for header in headers for name in header})
+    if not names:
+        return {}
+    said = statements(pl.Series([f"{name}: 1" for name in names], dtype=pl.String))
+    steps = {n for n, found in zip(names, said.get_column("step").is_not_null().to_list(), strict=True) if found}
+    epochs = {n for n, found in zip(names, said.get_column("epoch_only").is_not_null().to_list(), strict=True) if found}
+    found: dict[tuple[str, ...], int] = {}
+    for header in headers:
+        # a step's column before an epoch's: a table of both (ESPnet's ``epoch  iteration ...``) reports iterations
+        at = next((i for i, n in enumerate(header) if n in steps), None)
+        at = next((i for i, n in enumerate(header) if n in epochs), None) if at is None else at
+        if at is not None:
+            found[header] = at
+    return found
 
 
 def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements) -> pl.DataFrame:
@@ -118,7 +128,9 @@ def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements
     header_like = framed.filter(
         pl.col("_maybe_header") & (pl.col("_n") >= LEAST_COLUMNS) & _all(pl.col("_cells"), _NAME)
     )
-    judged = _judged_headers(header_like.get_column("_cells").unique().to_list(), statements)
+    candidates = [tuple(c) for c in header_like.get_column("_cells").unique().to_list()]
+    # a name twice: a line of words, not a table's columns
+    judged = _position_columns([h for h in candidates if len(set(h)) == len(h)], statements)
     if not judged and not carried:
         return lines
     headers = header_like.filter(
@@ -152,10 +164,12 @@ def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements
     rows = numeric.filter(full & ~pl.col("_under").is_in(skipped))
     if rows.height == 0:
         return lines
+    under = [tuple(str(h).split("\x1f")) for h in rows.get_column("_under").unique().to_list()]
+    judged = {**_position_columns([h for h in under if h not in judged], statements), **judged}
     parts = []
     for h, group in rows.group_by("_under"):
         header = str(h[0]).split("\x1f")
-        at = judged[tuple(header)] if tuple(header) in judged else _position_column(tuple(header), statements)
+        at = judged.get(tuple(header))
         if at is None:
             continue
         whole = pl.col("_cells").list.get(at).str.contains(r"^\d+$")
@@ -168,16 +182,3 @@ def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements
         .with_columns(line=pl.coalesce("_joined", "line"))
         .drop("_joined")
     )
-
-
-def _judged_headers(candidates: list[list[str]], statements: Statements) -> dict[tuple[str, ...], int]:
-    """Each candidate header (its cells) that names a position, with that position's column."""
-    found: dict[tuple[str, ...], int] = {}
-    for cells in candidates:
-        header = tuple(cells)
-        if len(set(header)) < len(header):  # a name twice: a line of words, not a table's columns
-            continue
-        at = _position_column(header, statements)
-        if at is not None:
-            found[header] = at
-    return found
