@@ -38,8 +38,14 @@ from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
 from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import MEASURE_GATE
-from tierscope.collector.readers.logs import long_line_rejects
-from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES, LineBatch, file_head, file_year, iter_line_batches
+from tierscope.collector.sources.files import (
+    DEFAULT_BATCH_BYTES,
+    LineBatch,
+    file_head,
+    file_year,
+    iter_line_batches,
+    long_line_rejects,
+)
 from tierscope.dataset.schema import STEP_KEY
 
 #: Lines shown when no window is given.

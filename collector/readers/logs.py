@@ -67,14 +67,13 @@ from tierscope.collector.reading import Batch, ReadOptions
 from tierscope.collector.runs import SourceCounts, check_readable
 from tierscope.collector.sources import objects
 from tierscope.collector.sources.files import (
-    LONG_LINE_KEEP_CHARS,
-    MAX_LINE_BYTES,
     WHOLE_FILE_MAX_BYTES,
     LineBatch,
     decompressed,
     file_head,
     file_year,
     iter_handle_batches,
+    long_line_rejects,
     open_raw,
     ramp_sizes,
 )
@@ -561,29 +560,3 @@ def _without_blank_runs(lines: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     keep = lines.select((pl.col("line").str.len_bytes() == 0).alias("_blank")).select(~deep).to_series()
     dropped = int(lines.height - keep.sum())
     return (lines.filter(keep), dropped) if dropped else (lines, 0)
-
-
-def long_line_rejects(batch: LineBatch) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``batch``'s lines without its over-long ones, and those as rejects (``source_offset``,
-    ``format`` null, ``reason``, ``raw`` = the line's first characters)."""
-    if not batch.long_lines:
-        return batch.lines, pl.DataFrame()
-    numbers = pl.col("source_offset").is_in(list(batch.long_lines))
-    rejects = batch.lines.filter(numbers).select(
-        "source_offset",
-        pl.lit(None, dtype=pl.String).alias("format"),
-        pl.col("source_offset")
-        .replace_strict(batch.long_lines, return_dtype=pl.Int64)
-        .map_elements(long_line_reason, return_dtype=pl.String)
-        .alias("reason"),
-        pl.col("line").alias("raw"),
-    )
-    return batch.lines.filter(~numbers), rejects
-
-
-def long_line_reason(length: int) -> str:
-    """Why a line of ``length`` bytes is a reject."""
-    return (
-        f"line of {length:,} bytes is longer than the limit of {MAX_LINE_BYTES:,} bytes (1 MiB); "
-        f"its first {LONG_LINE_KEEP_CHARS:,} characters are kept"
-    )

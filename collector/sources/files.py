@@ -441,3 +441,29 @@ def _batch_within(
                 .otherwise(pl.col("line"))
             )
     return LineBatch(frame, 0, 0, long_lines=long_lines)
+
+
+def long_line_rejects(batch: LineBatch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``batch``'s lines without its over-long ones, and those as rejects (``source_offset``,
+    ``format`` null, ``reason``, ``raw`` = the line's first characters)."""
+    if not batch.long_lines:
+        return batch.lines, pl.DataFrame()
+    numbers = pl.col("source_offset").is_in(list(batch.long_lines))
+    rejects = batch.lines.filter(numbers).select(
+        "source_offset",
+        pl.lit(None, dtype=pl.String).alias("format"),
+        pl.col("source_offset")
+        .replace_strict(batch.long_lines, return_dtype=pl.Int64)
+        .map_elements(long_line_reason, return_dtype=pl.String)
+        .alias("reason"),
+        pl.col("line").alias("raw"),
+    )
+    return batch.lines.filter(~numbers), rejects
+
+
+def long_line_reason(length: int) -> str:
+    """Why a line of ``length`` bytes is a reject."""
+    return (
+        f"line of {length:,} bytes is longer than the limit of {MAX_LINE_BYTES:,} bytes (1 MiB); "
+        f"its first {LONG_LINE_KEEP_CHARS:,} characters are kept"
+    )
