@@ -401,7 +401,7 @@ def _run_chain(
     numbers as in the file, and the look-ahead lines of a non-final batch."""
     if flip:
         body = _flipped(body, lines)
-    context.end = None if final else _lookahead_start(body, chain)
+    context.end = _lookahead_start(body, chain) if not final else _open_end(body, chain) if context.may_grow else None
     grouping = _stanzas(body, chain, context)
     steps, events, rejects = [], [], []
     rest = body if grouping is None else grouping.lines
@@ -547,6 +547,19 @@ def _lookahead_start(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
         if undecided is not None and undecided > int(offsets[0]):
             start = min(start, undecided)
     return start
+
+
+def _open_end(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
+    """The first ``source_offset`` of the trailing block of a file still being written that lines not written yet
+    may complete (a step line whose rate line comes next, an Eval head, a traceback without its exception line),
+    as the formats say (:meth:`~tierscope.collector.formats.base.LineFormat.undecided_from`), or None. Read now,
+    it would say what its lines say alone, and a collect of the whole file what they say with the lines after:
+    so it is left for the next collect, or for one after the file has settled. Unlike a batch's look-ahead, a
+    block may be the whole batch: the next collect starts at it."""
+    if body.height == 0:
+        return None
+    opens = [at for fmt in chain if (at := fmt.undecided_from(body)) is not None]
+    return min(opens) if opens else None
 
 
 def _with_prefix_facts(frame: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:
