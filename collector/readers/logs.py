@@ -44,6 +44,7 @@ import polars as pl
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import (
     HEAD_BYTES,
+    SNIFF_LINES,
     FileFormat,
     ParseContext,
     Parsed,
@@ -82,6 +83,10 @@ from tierscope.gcs import is_url
 
 #: Batches of a segment read without pyarrow (see :func:`iter_handle_batches`).
 _COPIED_BATCHES = 2
+#: The key of a position's carry saying its format was sniffed from fewer lines than a sniff reads
+#: (:data:`~tierscope.collector.formats.SNIFF_LINES`) while the file was still being written: the next collect
+#: sniffs it again from the file's head, as one read of the whole file would.
+SNIFFED_SHORT = "sniffed-short"
 
 
 # --- the two byte sources --------------------------------------------------------------------
@@ -293,6 +298,8 @@ class LogReading:
                 # another text from its start, no rotation of the one read before: its format is sniffed anew
                 counts.format = self.only
             if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
+                if (self.prev.carry or {}).get(SNIFFED_SHORT):
+                    counts.format = self.only  # sniffed from too few lines: sniffed again, from the head
                 # goes on where the last collect stopped: what the formats decided from the lines read then holds
                 recall(context, (self.prev.carry or {}).get(MEMORY))
                 # ... and a bare ending is judged by the records read then
@@ -394,6 +401,17 @@ class _Segment:
         self.stopped = False
         #: What ends the lines read: a newline, or a carriage return alone.
         self.line_end = b"\n"
+        #: The format was sniffed from fewer lines of the file's head than a sniff reads.
+        self.sniffed_short = False
+
+    def _sniff(self, lines: pl.DataFrame, raw: BinaryIO) -> str | None:
+        """The format sniffed from the file's first lines: the batch's, where the read starts at the file's
+        start, else the head's (a collect going on from lines read before, whose sniff saw too few)."""
+        sample = lines.get_column("line")
+        if self.seg.start_line:
+            sample = pl.Series("line", self.log.source.head(raw).split("\n")[:-1], dtype=pl.String)
+        self.sniffed_short = sample.len() < SNIFF_LINES
+        return sniff_format(sample, self.context.formats)
 
     def batches(self, reader: BinaryIO, raw: BinaryIO, *, saving: bool, whole: bool) -> Iterator[Batch]:
         """Read the segment from ``reader`` (over ``raw``); with ``saving``, each batch carries the
@@ -421,7 +439,7 @@ class _Segment:
             lines, blank = _without_blank_runs(lines)
             lines = lines if pending is None else pl.concat([pending, lines])
             if number == 0 and counts.format is None and log.only is None:
-                counts.format = sniff_format(lines.get_column("line"), self.context.formats)
+                counts.format = self._sniff(lines, raw)
             parsed = parse_lines(lines, only=log.only, context=self.context, first=counts.format, final=last)
             parsed.skipped += blank  # counted by the sink, the one writer of counts.skipped meanwhile
             if too_long.height:
@@ -439,6 +457,7 @@ class _Segment:
                 learned = carried_layout(self.context)
                 memory = remembered(self.context)
                 carry = {
+                    **({SNIFFED_SHORT: True} if self.sniffed_short and self.context.may_grow else {}),
                     **(carried_work(self.context) or {}),
                     **({LAYOUT_STATE: learned} if learned else {}),
                     **({MEMORY: memory} if memory else {}),
