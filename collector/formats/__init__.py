@@ -78,7 +78,7 @@ from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
+from tierscope.collector.formats.ranks import RankCarry, copies_begun, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import (
@@ -292,6 +292,10 @@ def parse_lines(
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
     if context.formats:
         context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
+    if final and _ranks_undecided(body, context):
+        # the file's first lines show ranks' copies but not yet how many ranks: read once more are written
+        nothing = pl.DataFrame()
+        return Parsed(steps=nothing, events=nothing, rejects=nothing, rest=lines.clear(), pending=lines)
     body, facts = _with_ranks(body, facts, context)
     tabled = tabulated(body, context, statements)
     # the statements each table row was read as (``table_row``: what ``formats --try`` shows of it)
@@ -350,6 +354,16 @@ def parse_lines(
 
 #: The lines of a file's first batch that say whether several ranks print into it untagged.
 RANKS_HEAD_LINES = 2000
+
+
+def _ranks_undecided(body: pl.DataFrame, context: ParseContext) -> bool:
+    """Whether the ranks nobody labelled are still to be learnt from a file still being written whose lines read
+    so far (``body``, the file's first: nothing learnt yet) hold copies of one report by several ranks but too
+    few to tell how many (:func:`~tierscope.collector.formats.ranks.rank_count`): one read of the whole file would
+    learn them from more of its head."""
+    if not context.may_grow or "ranks" in context.state or body.height >= RANKS_HEAD_LINES:
+        return False
+    return not rank_count(body) and copies_begun(body)
 
 
 def _with_ranks(

@@ -116,6 +116,19 @@ def rank_count(head: pl.DataFrame) -> int | None:
     return int(runs_k[0])
 
 
+def copies_begun(head: pl.DataFrame) -> bool:
+    """Whether the lines ``head`` (as :func:`rank_count` takes them) hold a run of ranks' copies (two lines or
+    more that say the same thing, not byte-identical, within a moment): a head that shows too few of them to tell
+    how many ranks there are may show it once more lines are written."""
+    if head.height < 2:
+        return False
+    runs = _with_run_stats(_runs(head))
+    copies = runs.filter(
+        (pl.col("_k") >= 2) & (pl.col("_distinct") > 1) & (~pl.col("_timed") | (pl.col("_span") <= SAME_MOMENT_S))
+    )
+    return copies.height > 0
+
+
 def label_ranks(body: pl.DataFrame, carry: RankCarry) -> pl.DataFrame | None:
     """``source_offset``, ``role``, ``task_index`` and ``tag`` of the untagged lines of ``body`` (a batch's
     messages after their envelopes, with :data:`TAG` and :data:`STAMP`) in a file of ``carry.k`` ranks;
