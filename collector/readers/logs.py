@@ -274,6 +274,8 @@ class LogReading:
         self.whole_format = named if isinstance(named, FileFormat) else None
         self.sniff = named is None
         self.prev = source.previous(positions, run.run_id)
+        #: The format the last collect sniffed from too few lines is sniffed again (:data:`SNIFFED_SHORT`).
+        self.resniff = False
         self.counts = SourceCounts(
             source=source.name, run_id=run.run_id, format=only or (self.prev.format if self.prev else None)
         )
@@ -298,8 +300,8 @@ class LogReading:
                 # another text from its start, no rotation of the one read before: its format is sniffed anew
                 counts.format = self.only
             if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
-                if (self.prev.carry or {}).get(SNIFFED_SHORT):
-                    counts.format = self.only  # sniffed from too few lines: sniffed again, from the head
+                # sniffed from too few lines: sniffed again, from the head, when there are lines to read
+                self.resniff = bool((self.prev.carry or {}).get(SNIFFED_SHORT)) and self.only is None
                 # goes on where the last collect stopped: what the formats decided from the lines read then holds
                 recall(context, (self.prev.carry or {}).get(MEMORY))
                 # ... and a bare ending is judged by the records read then
@@ -438,7 +440,7 @@ class _Segment:
             lines, too_long = long_line_rejects(batch)
             lines, blank = _without_blank_runs(lines)
             lines = lines if pending is None else pl.concat([pending, lines])
-            if number == 0 and counts.format is None and log.only is None:
+            if number == 0 and (counts.format is None or log.resniff) and log.only is None:
                 counts.format = self._sniff(lines, raw)
             parsed = parse_lines(lines, only=log.only, context=self.context, first=counts.format, final=last)
             parsed.skipped += blank  # counted by the sink, the one writer of counts.skipped meanwhile
