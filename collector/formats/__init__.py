@@ -78,7 +78,7 @@ from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.ranks import RankCarry, copies_begun, label_ranks, rank_count
+from tierscope.collector.formats.ranks import RankCarry, ends_in_copies, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import (
@@ -358,12 +358,12 @@ RANKS_HEAD_LINES = 2000
 
 def _ranks_undecided(body: pl.DataFrame, context: ParseContext) -> bool:
     """Whether the ranks nobody labelled are still to be learnt from a file still being written whose lines read
-    so far (``body``, the file's first: nothing learnt yet) hold copies of one report by several ranks but too
-    few to tell how many (:func:`~tierscope.collector.formats.ranks.rank_count`): one read of the whole file would
+    so far (``body``, the file's first: nothing learnt yet) end in copies of one report by several ranks but are
+    too few to tell how many (:func:`~tierscope.collector.formats.ranks.rank_count`): one read of the whole file would
     learn them from more of its head."""
     if not context.may_grow or "ranks" in context.state or body.height >= RANKS_HEAD_LINES:
         return False
-    return not rank_count(body) and copies_begun(body)
+    return not rank_count(body) and ends_in_copies(body)
 
 
 def _with_ranks(
