@@ -310,6 +310,8 @@ def _any_of(patterns: Iterable[str]) -> str:
 
 
 _ANY = _any_of(m.pattern for m in MARKERS)
+#: A failure's line (what a block of one cause is made of, its reason the most telling line's).
+_ANY_FAILURE = _any_of(m.pattern for m in MARKERS if m.event == "failed")
 #: A line of an error's report, what may follow a traceback that ends a log: one of the words errors are reported in
 #: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), TensorFlow's trace of the graph node that
 #: raised it (``NotFoundError: Graph execution error:`` then ``Detected at node StatefulPartitionedCall defined at
@@ -339,7 +341,8 @@ class RunStatus(AlwaysTried):
         still to come within that distance joins the block, and may be its most telling cause."""
         tail = lines.tail(LOOKAHEAD_LINES)
         line = pl.col("line")
-        hits = tail.filter(line.str.contains(_ANY) & ~line.str.contains(_NOT_A_FAILURE)).get_column("source_offset")
+        hits = tail.filter(line.str.contains(_ANY_FAILURE) & ~line.str.contains(_NOT_A_FAILURE))
+        hits = hits.get_column("source_offset")
         if hits.len() == 0 or int(tail.get_column("source_offset")[-1]) - int(hits[-1]) > BLOCK_LINES:
             return None
         at = hits.len() - 1
