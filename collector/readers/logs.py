@@ -31,7 +31,6 @@ import gzip
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
@@ -59,6 +58,7 @@ from tierscope.collector.formats.layout import carried_layout, resume_layout
 from tierscope.collector.formats.memory import KEY as MEMORY
 from tierscope.collector.formats.memory import recall, remembered
 from tierscope.collector.formats.status import carried_work, resume_work
+from tierscope.collector.held import held_note, settled
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
@@ -133,7 +133,7 @@ class LocalFile:
         return plan_reads(raw, self.path, prev, whole, reread, olddirs)
 
     def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
-        return whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
+        return whole or settled(os.fstat(raw.fileno()), settle_s)
 
     def read_whole(self, raw: BinaryIO, run_id: str, lines: int, fmt: str | None) -> FileState:
         """The position of the file read whole."""
@@ -405,6 +405,9 @@ class _Segment:
         self.line_end = b"\n"
         #: The format was sniffed from fewer lines of the file's head than a sniff reads.
         self.sniffed_short = False
+        #: Where the bytes read end (past an unterminated last line, if one was read), and whether one was.
+        self.read_end = seg.start_offset
+        self.unfinished = False
 
     def _sniff(self, lines: pl.DataFrame, raw: BinaryIO) -> str | None:
         """The format sniffed from the file's first lines: the batch's, where the read starts at the file's
@@ -433,6 +436,7 @@ class _Segment:
             first_sizes=ramp_sizes(log.options.batch_bytes),
         )
         pending: pl.DataFrame | None = None
+        yielded = False
         # a file still being written may end in the middle of a report printed as a group of lines
         self.context.may_grow = saving and not settled
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
@@ -465,13 +469,14 @@ class _Segment:
                     **({MEMORY: memory} if memory else {}),
                 }
                 position = dataclasses.replace(position, carry=carry or None)
+            if last and position is not None and self.context.may_grow and not stopping:
+                position = self._held(position, batch.end_line - done)
             yield Batch(parsed, position)
             if last and saving and done < batch.end_line:
                 # the lines of a report still being written: read, and counted, by the next collect
                 counts.lines -= batch.end_line - done
-                counts.notes.append(
-                    f"lines {done + 1}-{batch.end_line} are a report still being written: left for the next collect"
-                )
+            if last:
+                yielded = True
             if stopping:
                 # The look-ahead held back is read by the next collect: counted there, once.
                 counts.lines -= batch.end_line - done
@@ -479,17 +484,39 @@ class _Segment:
                 self.stopped = True
                 return  # a safe point: this batch is stored, then its position saved
 
+        if not yielded and saving and self.unfinished and self.seg.current:
+            # nothing but a last line without its newline: where it starts is kept, with what was held
+            yield Batch(None, self._held(self._unread(raw), 0))
+
+    def _unread(self, raw: BinaryIO) -> FileState:
+        """The position of a segment none of whose lines were read: its start, with what the lines before knew."""
+        seg, log = self.seg, self.log
+        at = snapshot(raw, Path(seg.path), log.run.run_id, seg.start_offset, seg.start_line, False, self.counts.format)
+        carry = log.prev.carry if seg.why == "grown" and log.prev is not None else None
+        return dataclasses.replace(at, carry=carry)
+
+    def _held(self, position: FileState, pending: int) -> FileState:
+        """``position`` (before the last ``pending`` lines read, and an unterminated one), marked as holding them
+        (:mod:`tierscope.collector.held`) when they end the file as it is now; the collect says so, once."""
+        lines = pending + self.unfinished
+        if not lines:
+            return position
+        self.counts.notes.append(
+            held_note(position.line + 1, lines, position.mtime_ns / 1e9, self.log.options.settle_s)
+        )
+        if position.size != self.read_end or position.offset >= position.size:
+            return position  # written meanwhile: the next collect reads on
+        return dataclasses.replace(position, held_lines=lines)
+
     def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
         """``batches``, without an unterminated last line that may still be being written: a line cut mid-write
         may read as a whole one (``global_step/sec: 12.2`` of ``12.2695``), and its rest, once written, as a
         line of its own, so it is read once its newline comes, or once the file has settled."""
         for batch in batches:
+            self.read_end = batch.end_offset
             # An over-long line is a reject however it ends: waiting cannot make it shorter.
             if not batch.terminated and not settled and not batch.long_lines:
-                self.counts.notes.append(
-                    f"line {batch.end_line} has no newline yet: left for the next collect "
-                    "(--settle 0 reads it now if the job has ended)"
-                )
+                self.unfinished = True
                 return
             yield batch
 

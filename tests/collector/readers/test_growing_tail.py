@@ -12,6 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.ingest_helpers import collect, frame_of, write_steps
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import RunSpec
+from tierscope.collector.positions import OffsetStore
 from tierscope.dataset.store import Dataset
 
 # tf_cnn_benchmarks, distributed: https://github.com/tensorflow/benchmarks/issues/89 (2017-12-07; ../shared/cases
@@ -112,6 +115,25 @@ def test_a_bar_waits_for_its_logging_dict_until_the_file_settles(tmp_path: Path)
     # step 5974 at 3.69 it/s, its loss from the dict two lines on
     steps = frame_of(ds, "steps")
     assert steps.select("step", "global_steps_per_s", "loss").rows() == [(5974, 3.69, 5.3862)]
+
+
+def test_the_collect_says_which_lines_it_held_back_and_keeps_them_in_the_position(tmp_path: Path) -> None:
+    log, ds = tmp_path / "tfcnn.log", Dataset(tmp_path / "ds")
+    _append(log, TFCNN_GLOBAL, TFCNN_RATE, TFCNN_GLOBAL)
+    spec = [RunSpec(run_id="r", tier="BASIC", files=[log])]
+    [counts] = collect_runs(ds, spec).sources  # default settle time, 300 s
+    # lines 1-2 read (one record); line 3, a global step line, held: its throughput line may come next
+    assert (counts.lines, counts.steps) == (2, 1)
+    [note] = counts.notes
+    assert "its last line (3) may still be completed by lines not written yet" in note, note
+    assert note.endswith("is read once it settles (--settle 300 s), or now with --settle 0"), note
+    held = OffsetStore(ds.state_dir).get(log, "r")
+    # the position: after line 2 (its bytes), holding 1 line that ends the file as it is
+    assert held is not None
+    after = len(TFCNN_GLOBAL) + len(TFCNN_RATE)
+    assert (held.line, held.offset, held.held_lines, held.size) == (2, after, 1, log.stat().st_size)
+    [counts] = collect_runs(ds, spec, settle_s=0.0).sources
+    assert (counts.lines, counts.notes) == (1, [])  # read once settled, and nothing said
 
 
 def test_a_file_ending_in_no_bar_is_read_at_once(tmp_path: Path) -> None:
