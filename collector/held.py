@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from tierscope.collector.offsets import FileState
 
@@ -36,6 +37,27 @@ def still_held(prev: FileState, st: os.stat_result, settle_s: float) -> bool:
         and (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (prev.device, prev.inode, prev.size, prev.mtime_ns)
         and not settled(st, settle_s)
     )
+
+
+def unread_at_end(states: list[FileState], shown: Callable[[str], str] = str) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` for each file whose last collect held lines back (``states``: the dataset's file
+    positions; ``shown``: a file's path as the sentence names it): what a summary of its run does not yet know,
+    and how to read them."""
+    notes = []
+    for state in states:
+        if state.held_lines:
+            first, last = state.line + 1, state.line + state.held_lines
+            lines, they = (f"line {first:,}", "it") if first == last else (f"lines {first:,}-{last:,}", "they")
+            notes.append(
+                (
+                    state.run_id,
+                    f"its last collect of {shown(state.path)} left {lines} unread: the file was still being written "
+                    f"and {they} may be completed by lines not yet written (a report's next line, a failure's cause); "
+                    "collect again once it has not changed for --settle seconds (300 by default), or with "
+                    "--settle 0 if the job has ended",
+                )
+            )
+    return notes
 
 
 def held_note(first: int, lines: int, mtime_s: float, settle_s: float) -> str:
