@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from importlib.resources import as_file
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tests.analysis.test_summary_2016 import BASIC, STANDARD_1
-from tierscope import Dataset
+from tierscope import Dataset, demo
 from tierscope.cli import app
 
 runner = CliRunner()
@@ -28,6 +30,19 @@ def test_demo_writes_dataset_report_and_prints_summary(tmp_path: Path) -> None:
     # a second demo adds nothing
     again = runner.invoke(app, ["demo", "--out", str(tmp_path)])
     assert "stored 0 step records" in again.output
+
+
+def test_the_demo_reads_its_logs_whole_however_new_their_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fresh checkout's logs changed seconds ago; their jobs ended in 2016: nothing is left for a later collect
+    fresh = tmp_path / "bundled"
+    with as_file(demo.BUNDLED) as bundled:
+        shutil.copytree(bundled, fresh, copy_function=shutil.copyfile)  # copyfile: the copies' times are now
+    monkeypatch.setattr(demo, "BUNDLED", fresh)
+    done = demo.run_demo(tmp_path / "out", "en")
+    assert all(not s.notes for s in done.collected.sources), [s.notes for s in done.collected.sources]
+    # premium_1's log ends in its failure (its last line): read, the run failed
+    premium = done.summary.filter(run_id="premium_1").row(0, named=True)
+    assert premium["status"] == "failed" and "gcloud crashed (BadStatusCodeError)" in premium["failure_reason"]
 
 
 def test_summary_json_has_the_documented_keys(tmp_path: Path, bundled_manifest: Path) -> None:
