@@ -4,8 +4,11 @@ one, and when it did not grow at all, on the ingest section's generated log.
 The log's first lines but the last :data:`ADDED_LINES` are collected once (not measured) and that
 dataset kept; each round puts the dataset and the log back as they were after it (the log cut back
 in place, so its file is the one the offsets name), appends the last lines, runs the collect that
-takes them, then one more that finds nothing new. CPU seconds (the child's rusage), medians of the
-rounds: a fixed cost, which other load on the machine moves little.
+takes them, then one more that finds nothing new; then a part of the next line, without its newline, as a job
+writing its log leaves it (a progress bar's drawing), a collect that holds it back, and one more that finds
+nothing new but that held line (:mod:`tierscope.collector.held`): a cron job's usual collect of a live log.
+CPU seconds (the child's rusage), medians of the rounds: a fixed cost, which other load on the machine moves
+little.
 
 A dataset put back as a copy is one whose files no reader has verified yet (a copy has new inodes and
 status-change times: :mod:`tierscope.dataset.verified`), so each of those rounds hashes every data file
@@ -35,6 +38,8 @@ ADDED_LINES = 10_000
 #: Targets, CPU seconds: a collect of the added lines, and one that finds nothing new.
 MAX_ADDED_CPU_S = 0.25
 MAX_NOTHING_NEW_CPU_S = 0.1
+#: The start of a record without its newline: what a job writing its log may leave at its end.
+HELD_PART = b"Train [worker/1], step 999999:loss:0.071, accur"
 
 
 def _collect(log: Path, dataset: Path, run_id: str) -> Proc:
@@ -67,6 +72,7 @@ def measure(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[
     shutil.copyfile(log.path, grown)
     added_runs: list[Proc] = []
     none_runs: list[Proc] = []
+    held_runs: list[Proc] = []
     try:
         os.truncate(grown, cut)
         shutil.rmtree(base, ignore_errors=True)
@@ -81,13 +87,29 @@ def measure(work: Path, log: LogFile, repeat: int, run_id: str, check: Callable[
             none_runs.append(_collect(grown, dataset, run_id))
             if len(added_runs) == 1:
                 check(dataset, log)
+            with grown.open("ab") as out:
+                out.write(HELD_PART)
+            _collect(grown, dataset, run_id)
+            held_runs.append(_collect(grown, dataset, run_id))
     finally:
         shutil.rmtree(base, ignore_errors=True)
         shutil.rmtree(dataset, ignore_errors=True)
         grown.unlink(missing_ok=True)
     lines = f"{log.lines - ADDED_LINES:,}-line log"
+    held = middle(held_runs)
     return [
         *_figures(added_runs, none_runs, lines, ""),
+        Figure(
+            SECTION,
+            f"collect files with nothing new but a last line without its newline, held back ({lines}), whole process",
+            "CPU-s",
+            held.cpu_s,
+            higher_is_better=False,
+            targets=(Target("<", MAX_NOTHING_NEW_CPU_S),),
+            extra={"all_cpu_s": [p.cpu_s for p in held_runs]},
+            wall_s=held.wall_s,
+            load_1m=held.load_1m,
+        ),
         *steady(work, log, repeat, run_id, check),
         *fixed_cost.measure(repeat),
     ]

@@ -315,7 +315,7 @@ def _task_labels(steps: pl.DataFrame) -> list[str]:
     index = pl.col("task_index").cast(pl.String) if "task_index" in steps.columns else pl.lit(None, dtype=pl.String)
     label = (
         pl.when(index.is_not_null())
-        .then(pl.format("{}/{}", role.fill_null("?"), index))
+        .then(pl.concat_str([role.fill_null("?"), pl.lit("/"), index]))
         .otherwise(role.fill_null("(no role)"))
     )
     return steps.select(label.alias("task")).get_column("task").unique().to_list()

@@ -74,6 +74,10 @@ class FileState:
     #: file's head: :func:`tierscope.collector.formats.layout.carried_layout`);
     #: the next collect that goes on from ``offset`` starts from it. None: nothing (a file's start).
     carry: dict[str, Any] | None = None
+    #: The lines after ``offset`` that a collect of the file, still being written, held back
+    #: (:mod:`tierscope.collector.held`): they end at ``size``, the file's size, with ``mtime_ns``, when they were
+    #: read. None: none held (the file ended at ``offset``, or its read stopped there for another reason).
+    held_lines: int | None = None
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,10 @@ class OffsetStore:
     def get(self, path: Path | str, run_id: str) -> FileState | None:
         return self._states.get((state_key(path), run_id))
 
+    def states(self) -> list[FileState]:
+        """Every file's state, by path and run."""
+        return [state for _, state in sorted(self._states.items())]
+
     def put(self, state: FileState) -> None:
         """Record ``state`` and save the document (atomically, durably)."""
         self._states[(state.path, state.run_id)] = state

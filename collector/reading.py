@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tierscope.collector.held import DEFAULT_SETTLE_S
 from tierscope.collector.limits import DEFAULT_EXPAND_RATIO, Deadline
 from tierscope.collector.sources.files import DEFAULT_BATCH_BYTES
 
@@ -25,10 +26,6 @@ if TYPE_CHECKING:
     from tierscope.collector.manifest import RunSpec
     from tierscope.collector.positions import Position, Positions
     from tierscope.collector.runs import SourceCounts
-
-#: Seconds without change after which a file's unterminated last line (or an event file's last
-#: step) is taken as it is.
-DEFAULT_SETTLE_S = 300.0
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tierscope.collector.held import DEFAULT_SETTLE_S, held_note, still_held
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import plan_reads
 from tierscope.collector.positions import OffsetStore
@@ -115,7 +116,7 @@ def _nothing_to_recover(root: Path) -> bool:
     return not any(next(root.glob(pattern), None) for pattern in leftovers)
 
 
-def _unchanged(offsets: OffsetStore, path: Path, run: RunSpec) -> SourceCounts | None:
+def _unchanged(offsets: OffsetStore, path: Path, run: RunSpec, settle_s: float) -> SourceCounts | None:
     """What ``collect_file`` would count for ``path``, if it would read nothing; else None."""
     prev = offsets.get(path, run.run_id)
     if prev is None or not path.is_file():
@@ -128,11 +129,18 @@ def _unchanged(offsets: OffsetStore, path: Path, run: RunSpec) -> SourceCounts |
             if plan_reads(raw, path, prev, True):
                 return None
             return SourceCounts(source=str(path), run_id=run.run_id, notes=["unchanged"])
-        # A line log: read from the offset on, which is nothing when the file ends there.
+        # A line log: read from the offset on, which is nothing when the file ends there, or when it ends in
+        # the lines the last collect held back and is as it was then, not yet settled (they would be held again).
         segments = plan_reads(raw, path, prev, False)
-        if [(s.why, s.start_offset) for s in segments] != [("grown", os.fstat(raw.fileno()).st_size)]:
+        st = os.fstat(raw.fileno())
+        if [(s.why, s.start_offset) for s in segments] != [("grown", prev.offset)]:
             return None
-        return SourceCounts(source=str(path), run_id=run.run_id, format=prev.format)
+        if st.st_size == prev.offset:
+            return SourceCounts(source=str(path), run_id=run.run_id, format=prev.format)
+        if not still_held(prev, st, settle_s):
+            return None
+        note = held_note(prev.line + 1, prev.held_lines or 0, st.st_mtime, settle_s)
+        return SourceCounts(source=str(path), run_id=run.run_id, format=prev.format, notes=[note])
 
 
 def _files(runs: list[RunSpec]) -> Iterator[tuple[RunSpec, Path | str]]:
@@ -141,14 +149,14 @@ def _files(runs: list[RunSpec]) -> Iterator[tuple[RunSpec, Path | str]]:
             yield run, path
 
 
-def _counts(root: Path, runs: list[RunSpec]) -> list[SourceCounts] | None:
+def _counts(root: Path, runs: list[RunSpec], settle_s: float) -> list[SourceCounts] | None:
     """Each file's counts if the collect of ``runs`` into ``root`` has nothing to do; else None."""
     if not _nothing_to_recover(root) or not _facts_held(root, runs):
         return None
     offsets = OffsetStore(state_dir(root))
     found = []
     for run, path in _files(runs):
-        counts = _unchanged(offsets, path, run) if isinstance(path, Path) else None
+        counts = _unchanged(offsets, path, run, settle_s) if isinstance(path, Path) else None
         if counts is None:
             return None
         found.append(counts)
@@ -156,10 +164,16 @@ def _counts(root: Path, runs: list[RunSpec]) -> list[SourceCounts] | None:
 
 
 def collect_unchanged(
-    dataset: Path | str, runs: list[RunSpec], lock_timeout: float = 60.0, *, reread: bool = False
+    dataset: Path | str,
+    runs: list[RunSpec],
+    lock_timeout: float = 60.0,
+    *,
+    reread: bool = False,
+    settle_s: float = DEFAULT_SETTLE_S,
 ) -> CollectResult | None:
     """What :func:`tierscope.collector.collect.collect_runs` would return for ``runs``, if it
-    would read and write nothing; None whenever that cannot be told from the state alone (then
+    would read and write nothing (with ``settle_s``, as that collect's: lines held back while the file was
+    written are read once it has not changed for so long); None whenever that cannot be told from the state alone (then
     call ``collect_runs``). Holds the dataset's lock while it checks; raises
     :class:`~tierscope.dataset.errors.DatasetBusyError` after ``lock_timeout`` seconds, as
     ``collect_runs`` does."""
@@ -172,10 +186,12 @@ def collect_unchanged(
         if is_url(path) or run.format is not None or run.formats or is_event_file(Path(path)):
             return None
     try:
-        if _counts(root, runs) is None:  # most collects with work to do stop here, without waiting for the lock
+        if (
+            _counts(root, runs, settle_s) is None
+        ):  # most collects with work to do stop here, without waiting for the lock
             return None
         with held(root, lock_timeout):
-            counts = _counts(root, runs)  # again: another collect may have written meanwhile
+            counts = _counts(root, runs, settle_s)  # again: another collect may have written meanwhile
     except (StateCorruptError, OSError, ValueError):
         return None  # the full collect says what is wrong, or repairs it
     return None if counts is None else CollectResult(sources=counts)

@@ -78,7 +78,7 @@ from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
 from tierscope.collector.formats.odapi import ODAPIv2
-from tierscope.collector.formats.ranks import RankCarry, label_ranks, rank_count
+from tierscope.collector.formats.ranks import RankCarry, ends_in_copies, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
 from tierscope.collector.formats.status import (
@@ -292,6 +292,10 @@ def parse_lines(
     body, facts = split_envelopes(lines, context.year, time_alone=not context.formats, state=context.state)
     if context.formats:
         context.state[WRITTEN] = lines.select("source_offset", "line")  # a declared regex may read the envelope
+    if final and _ranks_undecided(body, context):
+        # the file's first lines show ranks' copies but not yet how many ranks: read once more are written
+        nothing = pl.DataFrame()
+        return Parsed(steps=nothing, events=nothing, rejects=nothing, rest=lines.clear(), pending=lines)
     body, facts = _with_ranks(body, facts, context)
     tabled = tabulated(body, context, statements)
     # the statements each table row was read as (``table_row``: what ``formats --try`` shows of it)
@@ -352,6 +356,16 @@ def parse_lines(
 RANKS_HEAD_LINES = 2000
 
 
+def _ranks_undecided(body: pl.DataFrame, context: ParseContext) -> bool:
+    """Whether the ranks nobody labelled are still to be learnt from a file still being written whose lines read
+    so far (``body``, the file's first: nothing learnt yet) end in copies of one report by several ranks but are
+    too few to tell how many (:func:`~tierscope.collector.formats.ranks.rank_count`): one read of the whole file would
+    learn them from more of its head."""
+    if not context.may_grow or "ranks" in context.state or body.height >= RANKS_HEAD_LINES:
+        return False
+    return not rank_count(body) and ends_in_copies(body)
+
+
 def _with_ranks(
     body: pl.DataFrame, facts: pl.DataFrame | None, context: ParseContext
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
@@ -401,7 +415,7 @@ def _run_chain(
     numbers as in the file, and the look-ahead lines of a non-final batch."""
     if flip:
         body = _flipped(body, lines)
-    context.end = None if final else _lookahead_start(body, chain)
+    context.end = _lookahead_start(body, chain) if not final else _open_end(body, chain) if context.may_grow else None
     grouping = _stanzas(body, chain, context)
     steps, events, rejects = [], [], []
     rest = body if grouping is None else grouping.lines
@@ -547,6 +561,19 @@ def _lookahead_start(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
         if undecided is not None and undecided > int(offsets[0]):
             start = min(start, undecided)
     return start
+
+
+def _open_end(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
+    """The first ``source_offset`` of the trailing block of a file still being written that lines not written yet
+    may complete (a step line whose rate line comes next, an Eval head, a traceback without its exception line),
+    as the formats say (:meth:`~tierscope.collector.formats.base.LineFormat.undecided_from`), or None. Read now,
+    it would say what its lines say alone, and a collect of the whole file what they say with the lines after:
+    so it is left for the next collect, or for one after the file has settled. Unlike a batch's look-ahead, a
+    block may be the whole batch: the next collect starts at it."""
+    if body.height == 0:
+        return None
+    opens = [at for fmt in chain if (at := fmt.undecided_from(body)) is not None]
+    return min(opens) if opens else None
 
 
 def _with_prefix_facts(frame: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:

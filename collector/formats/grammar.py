@@ -38,7 +38,16 @@ from typing import ClassVar
 
 import polars as pl
 
-from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, numbered, reject_frame
+from tierscope.collector.formats.base import (
+    LOOKAHEAD_LINES,
+    STAMP,
+    TAG,
+    ParseContext,
+    Parsed,
+    empty_parsed,
+    numbered,
+    reject_frame,
+)
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
 from tierscope.collector.formats.vocabulary import (
     BAR,
@@ -547,6 +556,10 @@ def examples_from_rates(steps: pl.DataFrame, known: dict[str, int]) -> pl.DataFr
         .then(rate * float(batch))
         .otherwise(logged)
     )
+
+
+#: A progress bar's drawing with its count (``31%|###    | 5974/19120``, ``100%|####|5000/5000``).
+BAR_DRAWN = rf"{BAR}\d+/\d+"
 
 
 def drop_examples_alone(
@@ -1581,7 +1594,12 @@ class ProgressGrammar:
         return steps.get_column("source_offset").n_unique() if steps.width else 0
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
-        return None
+        """The last progress bar among the batch's last lines: what a trainer prints after a bar's drawing, before
+        the next one, belongs to its step (a logging dict's loss, :mod:`~tierscope.collector.formats.logdicts`; the
+        bar redrawn at that step; an epoch's closing line that takes the bar's count)."""
+        tail = lines.tail(LOOKAHEAD_LINES)
+        bars = tail.filter(pl.col("line").str.contains(BAR_DRAWN)).get_column("source_offset")
+        return int(bars[-1]) if bars.len() else None
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         hit = pl.col("line").str.contains(MEASURE_GATE) | pl.col("line").str.contains(LOGGING_DICT)

@@ -116,6 +116,19 @@ def rank_count(head: pl.DataFrame) -> int | None:
     return int(runs_k[0])
 
 
+def ends_in_copies(head: pl.DataFrame) -> bool:
+    """Whether the lines ``head`` (as :func:`rank_count` takes them) end in a run of ranks' copies (two lines or
+    more that say the same thing, not byte-identical, within a moment): a head that shows too few runs to tell how
+    many ranks there are, and ends in copies, may tell it once the lines after them are written."""
+    if head.height < 2:
+        return False
+    runs = _with_run_stats(_runs(head))
+    if runs.height == 0 or runs.get_column("source_offset")[-1] != head.get_column("source_offset")[-1]:
+        return False
+    k, distinct, timed, span = runs.select("_k", "_distinct", "_timed", "_span").row(-1)
+    return k >= 2 and distinct > 1 and (not timed or span <= SAME_MOMENT_S)
+
+
 def label_ranks(body: pl.DataFrame, carry: RankCarry) -> pl.DataFrame | None:
     """``source_offset``, ``role``, ``task_index`` and ``tag`` of the untagged lines of ``body`` (a batch's
     messages after their envelopes, with :data:`TAG` and :data:`STAMP`) in a file of ``carry.k`` ranks;

@@ -55,7 +55,15 @@ from typing import ClassVar, NamedTuple
 
 import polars as pl
 
-from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed, reject_frame
+from tierscope.collector.formats.base import (
+    LOOKAHEAD_LINES,
+    TAG,
+    AlwaysTried,
+    ParseContext,
+    Parsed,
+    empty_parsed,
+    reject_frame,
+)
 from tierscope.collector.formats.closing import GATE as CLOSING_GATE
 from tierscope.collector.formats.closing import whole_run_rates
 from tierscope.collector.formats.vocabulary import ANSI, EPOCH, NOT_UNIX_TIME, not_unix_time, unix_time
@@ -302,6 +310,8 @@ def _any_of(patterns: Iterable[str]) -> str:
 
 
 _ANY = _any_of(m.pattern for m in MARKERS)
+#: A failure's line (what a block of one cause is made of, its reason the most telling line's).
+_ANY_FAILURE = _any_of(m.pattern for m in MARKERS if m.event == "failed")
 #: A line of an error's report, what may follow a traceback that ends a log: one of the words errors are reported in
 #: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), TensorFlow's trace of the graph node that
 #: raised it (``NotFoundError: Graph execution error:`` then ``Detected at node StatefulPartitionedCall defined at
@@ -324,6 +334,21 @@ class RunStatus(AlwaysTried):
         "or finished (completed successfully, exit code 0); a closing summary's whole-run rate; tried after every "
         "format (also with --log-format)"
     )
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        """The first failure line of the block the batch's last lines end in (its last failure line at most
+        :data:`BLOCK_LINES` lines before the batch's end), looked for among the batch's last lines: a failure line
+        still to come within that distance joins the block, and may be its most telling cause."""
+        tail = lines.tail(LOOKAHEAD_LINES)
+        line = pl.col("line")
+        hits = tail.filter(line.str.contains(_ANY_FAILURE) & ~line.str.contains(_NOT_A_FAILURE))
+        hits = hits.get_column("source_offset")
+        if hits.len() == 0 or int(tail.get_column("source_offset")[-1]) - int(hits[-1]) > BLOCK_LINES:
+            return None
+        at = hits.len() - 1
+        while at > 0 and int(hits[at]) - int(hits[at - 1]) <= BLOCK_LINES:
+            at -= 1
+        return int(hits[at])
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # One pass over every line that reached here (nearly all of a file); the rest only for batches with a hit.

@@ -43,6 +43,14 @@ class TFCnnBenchmarks(PhrasedFormat):
     pattern: ClassVar[str] = rf"{_HEADER}(?:step )?(?P<local_step>{WHOLE})\t.*?{phrase('images/sec: X')}"
     cut: ClassVar[str] = "a tf_cnn_benchmarks images/sec line cut off or with fields missing"
 
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        """The batch's last line if it is a ``global step N`` line: its throughput line, which takes its step, comes
+        next."""
+        last = lines.tail(1)
+        if last.height and last.select(pl.col("line").str.contains(_GLOBAL).any()).item():
+            return int(last.get_column("source_offset")[0])
+        return None
+
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # Nearly every batch reaching here has no throughput line: then the line before each line
         # need not be read (two patterns over every line), and nothing is folded.

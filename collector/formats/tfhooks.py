@@ -39,6 +39,7 @@ from typing import ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import (
+    LOOKAHEAD_LINES,
     STAMP,
     TAG,
     ParseContext,
@@ -75,6 +76,31 @@ class TFEstimator(SingleLineFormat):
     )
 
     mark: ClassVar[str] = _MARK
+
+    def undecided_from(self, lines: pl.DataFrame) -> int | None:
+        """Where the last report among the batch's last lines starts, where only hook lines follow it: its record
+        (with the rate lines just before it: printed before their record, they are its rates), or without a record
+        its last ``global_step/sec`` line (the copies of one line, a logger's and absl's, count once); a run of
+        ``examples/sec`` lines alone is held whole. Rate lines attach to the record after them, or, printed just
+        after theirs, to the one before: a report the lines end in may still gain its record or its rates."""
+        line = pl.col("line")
+        kind = pl.when(line.str.contains(_RECORD)).then(pl.lit("record")).otherwise(line.str.extract(_RATE, 1))
+        tail = lines.tail(LOOKAHEAD_LINES).select("source_offset", kind.alias("_kind"))
+        others = tail.get_column("_kind").is_null().arg_true()
+        run = tail.slice(int(others[-1]) + 1 if others.len() else 0)  # the hook lines the batch ends with
+        if run.height == 0:
+            return None
+        kinds = run.get_column("_kind").to_list()
+        if "record" in kinds:
+            at = len(kinds) - 1 - kinds[::-1].index("record")
+            while at > 0 and kinds[at - 1] == "record":  # the copies of the record
+                at -= 1
+            while at > 0 and kinds[at - 1] != "record":
+                at -= 1
+        else:
+            starts = [i for i, k in enumerate(kinds) if k == "global_step" and (i == 0 or kinds[i - 1] != k)]
+            at = starts[-1] if starts else 0
+        return int(run.get_column("source_offset")[at])
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         ours, rest = split_by(lines, self.marked())

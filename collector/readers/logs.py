@@ -31,7 +31,6 @@ import gzip
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
@@ -44,6 +43,7 @@ import polars as pl
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats import (
     HEAD_BYTES,
+    SNIFF_LINES,
     FileFormat,
     ParseContext,
     Parsed,
@@ -58,6 +58,7 @@ from tierscope.collector.formats.layout import carried_layout, resume_layout
 from tierscope.collector.formats.memory import KEY as MEMORY
 from tierscope.collector.formats.memory import recall, remembered
 from tierscope.collector.formats.status import carried_work, resume_work
+from tierscope.collector.held import held_note, settled
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
@@ -81,6 +82,10 @@ from tierscope.gcs import is_url
 
 #: Batches of a segment read without pyarrow (see :func:`iter_handle_batches`).
 _COPIED_BATCHES = 2
+#: The key of a position's carry saying its format was sniffed from fewer lines than a sniff reads
+#: (:data:`~tierscope.collector.formats.SNIFF_LINES`) while the file was still being written: the next collect
+#: sniffs it again from the file's head, as one read of the whole file would.
+SNIFFED_SHORT = "sniffed-short"
 
 
 # --- the two byte sources --------------------------------------------------------------------
@@ -127,7 +132,7 @@ class LocalFile:
         return plan_reads(raw, self.path, prev, whole, reread, olddirs)
 
     def settled(self, raw: BinaryIO, whole: bool, settle_s: float) -> bool:
-        return whole or time.time() - os.fstat(raw.fileno()).st_mtime >= settle_s
+        return whole or settled(os.fstat(raw.fileno()), settle_s)
 
     def read_whole(self, raw: BinaryIO, run_id: str, lines: int, fmt: str | None) -> FileState:
         """The position of the file read whole."""
@@ -268,6 +273,8 @@ class LogReading:
         self.whole_format = named if isinstance(named, FileFormat) else None
         self.sniff = named is None
         self.prev = source.previous(positions, run.run_id)
+        #: The format the last collect sniffed from too few lines is sniffed again (:data:`SNIFFED_SHORT`).
+        self.resniff = False
         self.counts = SourceCounts(
             source=source.name, run_id=run.run_id, format=only or (self.prev.format if self.prev else None)
         )
@@ -292,6 +299,8 @@ class LogReading:
                 # another text from its start, no rotation of the one read before: its format is sniffed anew
                 counts.format = self.only
             if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
+                # sniffed from too few lines: sniffed again, from the head, when there are lines to read
+                self.resniff = bool((self.prev.carry or {}).get(SNIFFED_SHORT)) and self.only is None
                 # goes on where the last collect stopped: what the formats decided from the lines read then holds
                 recall(context, (self.prev.carry or {}).get(MEMORY))
                 # ... and a bare ending is judged by the records read then
@@ -393,6 +402,20 @@ class _Segment:
         self.stopped = False
         #: What ends the lines read: a newline, or a carriage return alone.
         self.line_end = b"\n"
+        #: The format was sniffed from fewer lines of the file's head than a sniff reads.
+        self.sniffed_short = False
+        #: Where the bytes read end (past an unterminated last line, if one was read), and whether one was.
+        self.read_end = seg.start_offset
+        self.unfinished = False
+
+    def _sniff(self, lines: pl.DataFrame, raw: BinaryIO) -> str | None:
+        """The format sniffed from the file's first lines: the batch's, where the read starts at the file's
+        start, else the head's (a collect going on from lines read before, whose sniff saw too few)."""
+        sample = lines.get_column("line")
+        if self.seg.start_line:
+            sample = pl.Series("line", self.log.source.head(raw).split("\n")[:-1], dtype=pl.String)
+        self.sniffed_short = sample.len() < SNIFF_LINES
+        return sniff_format(sample, self.context.formats)
 
     def batches(self, reader: BinaryIO, raw: BinaryIO, *, saving: bool, whole: bool) -> Iterator[Batch]:
         """Read the segment from ``reader`` (over ``raw``); with ``saving``, each batch carries the
@@ -412,6 +435,7 @@ class _Segment:
             first_sizes=ramp_sizes(log.options.batch_bytes),
         )
         pending: pl.DataFrame | None = None
+        yielded = False
         # a file still being written may end in the middle of a report printed as a group of lines
         self.context.may_grow = saving and not settled
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
@@ -419,8 +443,8 @@ class _Segment:
             lines, too_long = long_line_rejects(batch)
             lines, blank = _without_blank_runs(lines)
             lines = lines if pending is None else pl.concat([pending, lines])
-            if number == 0 and counts.format is None and log.only is None:
-                counts.format = sniff_format(lines.get_column("line"), self.context.formats)
+            if number == 0 and (counts.format is None or log.resniff) and log.only is None:
+                counts.format = self._sniff(lines, raw)
             parsed = parse_lines(lines, only=log.only, context=self.context, first=counts.format, final=last)
             parsed.skipped += blank  # counted by the sink, the one writer of counts.skipped meanwhile
             if too_long.height:
@@ -438,18 +462,20 @@ class _Segment:
                 learned = carried_layout(self.context)
                 memory = remembered(self.context)
                 carry = {
+                    **({SNIFFED_SHORT: True} if self.sniffed_short and self.context.may_grow else {}),
                     **(carried_work(self.context) or {}),
                     **({LAYOUT_STATE: learned} if learned else {}),
                     **({MEMORY: memory} if memory else {}),
                 }
                 position = dataclasses.replace(position, carry=carry or None)
+            if last and position is not None and self.context.may_grow and not stopping:
+                position = self._held(position, batch.end_line - done)
             yield Batch(parsed, position)
             if last and saving and done < batch.end_line:
                 # the lines of a report still being written: read, and counted, by the next collect
                 counts.lines -= batch.end_line - done
-                counts.notes.append(
-                    f"lines {done + 1}-{batch.end_line} are a report still being written: left for the next collect"
-                )
+            if last:
+                yielded = True
             if stopping:
                 # The look-ahead held back is read by the next collect: counted there, once.
                 counts.lines -= batch.end_line - done
@@ -457,17 +483,39 @@ class _Segment:
                 self.stopped = True
                 return  # a safe point: this batch is stored, then its position saved
 
+        if not yielded and saving and self.unfinished and self.seg.current:
+            # nothing but a last line without its newline: where it starts is kept, with what was held
+            yield Batch(None, self._held(self._unread(raw), 0))
+
+    def _unread(self, raw: BinaryIO) -> FileState:
+        """The position of a segment none of whose lines were read: its start, with what the lines before knew."""
+        seg, log = self.seg, self.log
+        at = snapshot(raw, Path(seg.path), log.run.run_id, seg.start_offset, seg.start_line, False, self.counts.format)
+        carry = log.prev.carry if seg.why == "grown" and log.prev is not None else None
+        return dataclasses.replace(at, carry=carry)
+
+    def _held(self, position: FileState, pending: int) -> FileState:
+        """``position`` (before the last ``pending`` lines read, and an unterminated one), marked as holding them
+        (:mod:`tierscope.collector.held`) when they end the file as it is now; the collect says so, once."""
+        lines = pending + self.unfinished
+        if not lines:
+            return position
+        self.counts.notes.append(
+            held_note(position.line + 1, lines, position.mtime_ns / 1e9, self.log.options.settle_s)
+        )
+        if position.size != self.read_end or position.offset >= position.size:
+            return position  # written meanwhile: the next collect reads on
+        return dataclasses.replace(position, held_lines=lines)
+
     def _complete(self, batches: Iterator[LineBatch], settled: bool) -> Iterator[LineBatch]:
         """``batches``, without an unterminated last line that may still be being written: a line cut mid-write
         may read as a whole one (``global_step/sec: 12.2`` of ``12.2695``), and its rest, once written, as a
         line of its own, so it is read once its newline comes, or once the file has settled."""
         for batch in batches:
+            self.read_end = batch.end_offset
             # An over-long line is a reject however it ends: waiting cannot make it shorter.
             if not batch.terminated and not settled and not batch.long_lines:
-                self.counts.notes.append(
-                    f"line {batch.end_line} has no newline yet: left for the next collect "
-                    "(--settle 0 reads it now if the job has ended)"
-                )
+                self.unfinished = True
                 return
             yield batch
 

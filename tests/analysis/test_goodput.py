@@ -203,7 +203,10 @@ def test_estimator_checkpoint_lines_classify_a_text_logs_stalls(tmp_path) -> Non
     _estimator_log(log)
     ds = tmp_path / "ds"
     runner = CliRunner()
-    done = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "est", "--tier", "BASIC"])
+    # settle 0: a finished job's log (while a log may grow, the lines it ends in may wait for the next)
+    done = runner.invoke(
+        app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "est", "--tier", "BASIC", "--settle", "0"]
+    )
     assert done.exit_code == 0, done.output
     events = Dataset(ds).read("events").sort("source_offset")
     assert events.select("event", "step").rows() == [("checkpoint_begin", 700), ("checkpoint_begin", 1300)]
@@ -224,7 +227,8 @@ def test_a_single_process_log_without_task_names_gets_goodput_by_hand(tmp_path) 
     _estimator_log(log, single_process=True)
     ds = tmp_path / "ds"
     runner = CliRunner()
-    done = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "one"])
+    # settle 0: a finished job's log (while a log may grow, the lines it ends in may wait for the next)
+    done = runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "one", "--settle", "0"])
     assert done.exit_code == 0, done.output
     assert Dataset(ds).read("steps").get_column("role").null_count() == 20  # no task named
     result = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
@@ -248,7 +252,9 @@ def test_a_single_process_log_reaches_a_loss_target_by_hand(tmp_path) -> None:
     _estimator_log(log, single_process=True)
     ds = tmp_path / "ds"
     runner = CliRunner()
-    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "--run-id", "one"]).exit_code == 0
+    # settle 0: a finished job's log (while a log may grow, the lines it ends in may wait for the next)
+    args = ["collect", "files", str(log), "-d", str(ds), "--run-id", "one", "--settle", "0"]
+    assert runner.invoke(app, args).exit_code == 0
     result = runner.invoke(app, ["summary", "-d", str(ds), "--json", "--target-loss", "1"])
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.output)

@@ -35,7 +35,8 @@ def _summary(tmp_path: Path, name: str, text: str) -> dict:
     log = tmp_path / f"{name}.log"
     log.write_text("Some weights of the model were newly initialized\n" + text)
     ds = tmp_path / "ds"
-    collect_runs(Dataset(ds), runs_from_paths([log], name, "BASIC", None))
+    # settle 0: a finished job's log (while a log may grow, the lines it ends in may wait for the next)
+    collect_runs(Dataset(ds), runs_from_paths([log], name, "BASIC", None), settle_s=0.0)
     done = runner.invoke(app, ["summary", "-d", str(ds), "--json"])
     assert done.exit_code == 0, done.output
     (row,) = [r for r in json.loads(done.stdout) if r["run_id"] == name]

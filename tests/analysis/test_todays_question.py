@@ -307,7 +307,8 @@ def test_a_run_that_died_of_oom_is_evidence_never_a_candidate(tmp_path: Path) ->
         )
     specs = [RunSpec(run_id=run, tier=None, files=[tmp_path / f"{run}.log"], date=RAN, topology=RUNS[run][1].to_json())
              for run in ("a100", "a100x8")]  # fmt: skip
-    collect_runs(Dataset(tmp_path / "ds"), specs)
+    # settle 0: a finished job's log (while a log may grow, the lines it ends in may wait for the next)
+    collect_runs(Dataset(tmp_path / "ds"), specs, settle_s=0.0)
     doc = json.loads(invoke("recommend", "--dataset", str(tmp_path / "ds"), "--steps", "100000", "--deadline", "10h",
                             "--json", code=3))  # fmt: skip
     by = {c["candidate"]: c for c in doc["candidates"]}
@@ -324,7 +325,8 @@ def test_recommend_when_the_only_run_with_a_rate_failed_names_it_and_its_cause(t
     with (tmp_path / "t4.log").open("a") as log:
         log.write("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor\n")
     spec = RunSpec(run_id="t4", tier=None, files=[tmp_path / "t4.log"], date=RAN, topology=RUNS["t4"][1].to_json())
-    collect_runs(Dataset(tmp_path / "ds"), [spec])
+    # settle 0: a finished job's log (while a log may grow, the lines it ends in may wait for the next)
+    collect_runs(Dataset(tmp_path / "ds"), [spec], settle_s=0.0)
     # summary shows its steady rate: 12 records 100 steps apart at 0.25 steps/s
     (row,) = json.loads(invoke("summary", "--dataset", str(tmp_path / "ds"), "--json"))
     assert row["status"] == "failed" and row["steady_global_steps_per_s"] == pytest.approx(0.25)

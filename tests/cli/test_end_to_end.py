@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from importlib.resources import as_file
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tests.analysis.test_summary_2016 import BASIC, STANDARD_1
-from tierscope import Dataset
+from tierscope import Dataset, demo
 from tierscope.cli import app
 
 runner = CliRunner()
@@ -28,6 +30,19 @@ def test_demo_writes_dataset_report_and_prints_summary(tmp_path: Path) -> None:
     # a second demo adds nothing
     again = runner.invoke(app, ["demo", "--out", str(tmp_path)])
     assert "stored 0 step records" in again.output
+
+
+def test_the_demo_reads_its_logs_whole_however_new_their_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fresh checkout's logs changed seconds ago; their jobs ended in 2016: nothing is left for a later collect
+    fresh = tmp_path / "bundled"
+    with as_file(demo.BUNDLED) as bundled:
+        shutil.copytree(bundled, fresh, copy_function=shutil.copyfile)  # copyfile: the copies' times are now
+    monkeypatch.setattr(demo, "BUNDLED", fresh)
+    done = demo.run_demo(tmp_path / "out", "en")
+    assert all(not s.notes for s in done.collected.sources), [s.notes for s in done.collected.sources]
+    # premium_1's log ends in its failure (its last line): read, the run failed
+    premium = done.summary.filter(run_id="premium_1").row(0, named=True)
+    assert premium["status"] == "failed" and "gcloud crashed (BadStatusCodeError)" in premium["failure_reason"]
 
 
 def test_summary_json_has_the_documented_keys(tmp_path: Path, bundled_manifest: Path) -> None:
@@ -126,11 +141,66 @@ def test_a_last_line_read_later_from_a_step_log_gets_no_warning(tmp_path: Path) 
     ds = str(tmp_path / "ds")
     first = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "3600"])
     assert first.exit_code == 0
-    assert "line 3 has no newline yet: left for the next collect (--settle 0 reads it now" in first.output
+    said = " ".join(first.output.split())
+    assert (
+        "g.log: the file changed 0 s ago: its last line (3) may still be completed by lines not written yet, and is "
+        "read once it settles (--settle 3600 s), or now with --settle 0" in _no_age(said)
+    ), first.output
     second = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "0"])
     assert second.exit_code == 0
     assert "1 line had no metric" in second.output
     assert "is it a step log" not in second.output
+
+
+def _no_age(said: str) -> str:
+    """``said`` with a held note's age as 0 s: the seconds between writing a file and collecting it vary."""
+    return re.sub(r"changed \d+ s ago", "changed 0 s ago", said)
+
+
+#: A job's log that ends in a failure: two step records, then a traceback whose last line (its exception) may
+#: still be followed by the lines of an exception chained to it, for all a collect right after it was written knows.
+FAILED_LOG = (
+    "Train [master/0], step 100 (1.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+    "Train [master/0], step 200 (2.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+    "Traceback (most recent call last):\n"
+    '  File "trainer/task.py", line 10, in <module>\n'
+    "    main()\n"
+    "ResourceExhaustedError: OOM when allocating tensor with shape[512,1024]\n"
+)
+
+
+def test_a_log_collected_right_after_its_job_wrote_it_says_what_it_left_unread(tmp_path: Path) -> None:
+    log, ds = tmp_path / "job.log", str(tmp_path / "ds")
+    log.write_text(FAILED_LOG)
+    # formats --try is no collect: it reads the file whole, the failure with it
+    tried = runner.invoke(app, ["formats", "--try", str(log)])
+    assert tried.exit_code == 0, tried.output
+    assert "failed" in tried.output and "OOM when allocating" in tried.output, tried.output
+    first = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--run-id", "r", "--tier", "BASIC"])
+    assert first.exit_code == 0, first.output
+    said = _no_age(" ".join(first.output.split()))
+    # lines 1-5 read; line 6, the exception, held (one line), said in one line naming the file
+    assert "read 5 lines: stored 2 step records" in said, first.output
+    assert (
+        "job.log: the file changed 0 s ago: its last line (6) may still be completed by lines not written yet, "
+        "and is read once it settles (--settle 300 s), or now with --settle 0" in said
+    ), first.output
+    # the summary does not know the failure yet, and says why
+    summary = runner.invoke(app, ["summary", "-d", ds])
+    assert summary.exit_code == 0, summary.output
+    flat = " ".join(summary.output.split())
+    assert "no end logged" in flat and "failed" not in flat.replace("failure's", ""), summary.output
+    assert (
+        f"note: run r: its last collect of {log} left line 6 unread: the file was still being written and it "
+        "may be completed by lines not yet written" in flat
+    ), summary.output
+    # read now: the failure is the run's status, and nothing is left unread
+    again = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--run-id", "r", "--settle", "0"])
+    assert again.exit_code == 0, again.output
+    assert "read 1 line" in again.output and "may still be completed" not in again.output, again.output
+    summary = runner.invoke(app, ["summary", "-d", ds])
+    flat = " ".join(summary.output.split())
+    assert "failed" in flat and "left line" not in flat, summary.output
 
 
 def test_a_tier_the_price_table_does_not_know_gets_a_note(tmp_path: Path) -> None:

@@ -73,7 +73,19 @@ def test_a_run_id_too_long_for_a_directory_name_is_stored_under_a_short_stable_o
     log = tmp_path / "a.log"
     log.write_text("INFO:tensorflow:global_step/sec: 4.5\nINFO:tensorflow:global_step/sec: 4.7\n")
     for _ in range(2):  # the second collect finds the same directory
-        args = ["collect", "files", str(log), "-d", str(tmp_path / "ds"), "--run-id", run_id, "--reread"]
+        # --settle 0: a job's finished log (while it may grow, its last hook report waits for the next line)
+        args = [
+            "collect",
+            "files",
+            str(log),
+            "-d",
+            str(tmp_path / "ds"),
+            "--settle",
+            "0",
+            "--run-id",
+            run_id,
+            "--reread",
+        ]
         result = runner.invoke(app, args)
         assert result.exit_code == 0, result.output  # was: "File name too long", 10,077 characters
     name = partition_dir_name(run_id)

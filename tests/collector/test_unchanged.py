@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,8 @@ from filelock import FileLock
 from tests.support.ingest_helpers import write_steps
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import RunSpec
+from tierscope.collector.offsets import snapshot
+from tierscope.collector.positions import OffsetStore
 from tierscope.collector.sink import record_runs
 from tierscope.collector.unchanged import collect_unchanged, facts_recorded
 from tierscope.dataset import journal, rewind
@@ -62,6 +66,82 @@ def test_it_steps_aside_when_the_file_grew_or_holds_a_line_still_being_written(c
     with log.open("a") as fh:
         fh.write("Train [worker/0], step 111:loss")  # no newline yet: the full collect decides
     assert collect_unchanged(ds.root, _spec(log)) is None
+
+
+#: A held note's age in seconds: the one thing two collects a second apart may say otherwise.
+_AGE = re.compile(r"changed \d+ s ago")
+
+
+def _held_collect(tmp_path: Path) -> tuple[Dataset, Path]:
+    """A dataset of a log of 10 records (lines 1-10) and a cut 11th line, collected while it may still grow."""
+    log = tmp_path / "a.log"
+    write_steps(log, range(100, 110))
+    with log.open("a") as fh:
+        fh.write("Train [worker/0], step 111:loss")  # a writer half way through its line
+    ds = Dataset(tmp_path / "ds")
+    result = collect_runs(ds, _spec(log))  # the default settle time, 300 s: the file changed just now
+    assert (result.total("steps"), result.sources[0].lines) == (10, 10)  # line 11 held back, not counted
+    return ds, log
+
+
+def test_a_file_ending_in_lines_held_back_has_nothing_new_until_it_changes(tmp_path: Path) -> None:
+    ds, log = _held_collect(tmp_path)
+    quick = collect_unchanged(ds.root, _spec(log))
+    assert quick is not None  # answered from the state: no read of the file
+    [counts] = quick.sources
+    assert (counts.lines, counts.steps) == (0, 0)
+    [note] = counts.notes
+    assert "its last line (11) may still be completed" in note and "--settle 300 s" in note, note
+    assert "or now with --settle 0" in note, note
+    # what the full collect answers too (it holds the line again), but for the seconds since the file changed
+    full = collect_runs(Dataset(ds.root), _spec(log))
+    assert [_AGE.sub("", n) for n in full.sources[0].notes] == [_AGE.sub("", note)]
+    assert full.sources[0].lines == 0 and full.total("steps") == 0
+    # the line's end written: the file grew, the full collect reads it
+    with log.open("a") as fh:
+        fh.write(":0.071, accuracy:0.961 (4.390 sec) 22.781 global_steps/s, 5.695 local_steps/s\n")
+    assert collect_unchanged(ds.root, _spec(log)) is None
+    assert collect_runs(Dataset(ds.root), _spec(log)).total("steps") == 1
+    assert collect_unchanged(ds.root, _spec(log)).sources[0].notes == []  # type: ignore[union-attr]
+
+
+def test_lines_held_back_are_read_once_the_file_settles(tmp_path: Path) -> None:
+    ds, log = _held_collect(tmp_path)
+    assert collect_unchanged(ds.root, _spec(log), settle_s=3600) is not None
+    # not changed for the settle time (0 s: the job has ended): the full collect reads the cut line
+    assert collect_unchanged(ds.root, _spec(log), settle_s=0) is None
+    full = collect_runs(Dataset(ds.root), _spec(log), settle_s=0)
+    # line 11, "...step 111:loss": a record cut off, kept aside as a reject
+    assert (full.sources[0].lines, full.total("steps"), full.total("rejects")) == (1, 0, 1)
+    quick = collect_unchanged(ds.root, _spec(log))
+    assert quick is not None and quick.sources[0].notes == []
+
+
+def test_a_file_touched_since_its_lines_were_held_back_is_read(tmp_path: Path) -> None:
+    ds, log = _held_collect(tmp_path)
+    # the same size, another modification time: it may have been rewritten in place
+    later = log.stat().st_mtime_ns + 1_000_000
+    os.utime(log, ns=(later, later))
+    assert collect_unchanged(ds.root, _spec(log)) is None
+
+
+def test_a_read_stopped_short_of_the_end_is_no_held_tail(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    write_steps(log, range(100, 110))
+    ds = Dataset(tmp_path / "ds")
+    collect_runs(ds, _spec(log), settle_s=0)
+    offsets = OffsetStore(ds.state_dir)
+    state = offsets.get(log, "r")
+    assert state is not None and state.held_lines is None and state.offset == log.stat().st_size
+    # as a read stopped by --max-seconds leaves it: the position after line 9, the file's last line unread
+    last = len(log.read_bytes().splitlines(keepends=True)[-1])
+    with log.open("rb") as raw:
+        stopped = snapshot(raw, log, "r", state.offset - last, 9, False, state.format)
+    offsets.put(dataclasses.replace(stopped, carry=state.carry))
+    assert collect_unchanged(ds.root, _spec(log)) is None  # line 10 is to be read, not held
+    # the near miss: the same position marked as holding that line is nothing new
+    offsets.put(dataclasses.replace(stopped, carry=state.carry, held_lines=1))
+    assert collect_unchanged(ds.root, _spec(log)) is not None
 
 
 def test_it_steps_aside_for_new_run_facts_and_then_knows_them(collected: tuple[Dataset, Path]) -> None:

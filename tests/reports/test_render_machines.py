@@ -32,7 +32,7 @@ def report_of(root: Path, runs: tuple[str, ...], failed: tuple[str, ...] = ()) -
             with (root / f"{run}.log").open("a") as log:
                 log.write(OOM)
         specs.append(RunSpec(run_id=run, tier=None, files=[root / f"{run}.log"], date=RAN, topology=hardware.to_json()))
-    collect_runs(Dataset(root / "ds"), specs)
+    collect_runs(Dataset(root / "ds"), specs, settle_s=0.0)  # finished jobs' logs: every line read now
     return report_data(analyze(Dataset(root / "ds"), analysis_options(AnalysisOptions(), steps=100000)))
 
 
@@ -106,7 +106,7 @@ def test_provenance_flags_a_row_after_the_runs_date_and_a_retired_ml_unit_table(
                 topology=RUNS["t4"][1].to_json()),
         RunSpec(run_id="s1", tier="STANDARD_1", files=[tmp_path / "s1.log"]),
     ]  # fmt: skip
-    collect_runs(Dataset(tmp_path / "ds"), specs)
+    collect_runs(Dataset(tmp_path / "ds"), specs, settle_s=0.0)  # finished jobs' logs: every line read now
     html = render_html(report_data(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions()))), "en")
     provenance = " ".join(html.split('<section id="provenance">', 1)[1].split())
     assert "NVIDIA_TESLA_T4 from the 2026-07-30 row, after the priced date 2024-03-11" in provenance
@@ -127,7 +127,7 @@ def test_the_japanese_report_gives_each_price_note_in_japanese(tmp_path: Path) -
         RunSpec(run_id="s1", tier="STANDARD_1", files=[tmp_path / "s1.log"]),
         RunSpec(run_id="old", tier="BASIC", files=[tmp_path / "old.log"], date=date(1999, 5, 1)),
     ]  # fmt: skip
-    collect_runs(Dataset(tmp_path / "ds"), specs)
+    collect_runs(Dataset(tmp_path / "ds"), specs, settle_s=0.0)  # finished jobs' logs: every line read now
     data = report_data(analyze(Dataset(tmp_path / "ds"), analysis_options(AnalysisOptions())))
     sections = {lang: " ".join(unescape(render_html(data, lang).split('<section id="provenance">', 1)[1]).split())
                 for lang in ("en", "ja")}  # fmt: skip

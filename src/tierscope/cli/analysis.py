@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from tierscope.analysis.analyze import Analysis
     from tierscope.analysis.options import AnalysisOptions
+    from tierscope.dataset.store import Dataset
 
 
 def deadline_hours(text: str) -> float:
@@ -61,9 +62,24 @@ def _analysis(dataset: Path, options: AnalysisOptions) -> Analysis:
     from tierscope.analysis import analyze
     from tierscope.cli.output import print_run_notes
 
-    analysis = analyze(open_dataset(dataset), options)
-    print_run_notes(analysis.notes)
+    ds = open_dataset(dataset)
+    analysis = analyze(ds, options)
+    print_run_notes(analysis.notes + held_back(ds, analysis))
     return analysis
+
+
+def held_back(ds: Dataset, analysis: Analysis) -> list[tuple[str, str]]:
+    """What the last collect of each analysed run's files left unread while they were being written
+    (:func:`tierscope.collector.held.unread_at_end`): a failure or a last report not yet in its figures."""
+    from tierscope.cli.output import shown_path
+    from tierscope.collector.held import unread_at_end
+    from tierscope.collector.positions import OffsetStore
+
+    if not isinstance(ds.root, Path):
+        return []  # a dataset on Cloud Storage: its state is not downloaded for a note
+    shown = set(analysis.summary.get_column("run_id").to_list()) if "run_id" in analysis.summary.columns else set()
+    held = unread_at_end(OffsetStore(ds.state_dir).states(), lambda path: shown_path(path, False))
+    return [(run, said) for run, said in held if run in shown]
 
 
 def predict_cmd(

@@ -144,8 +144,9 @@ def collect_files_cmd(
     settle: Annotated[
         float,
         seconds_option(
-            "Seconds a file must be unchanged before its unterminated last line (an event file: its last "
-            "step's events) is read; 0 for a job that has ended."
+            "Seconds a file must be unchanged before its last lines that more may still complete (a line "
+            "without its newline, a report whose next line is not written yet; an event file: its last step's "
+            "events) are read; 0 for a job that has ended."
         ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[
@@ -239,7 +240,7 @@ def collect_files_cmd(
         # (the last run is the paths', with the declared formats as collect_runs reads them).
         check_format(chosen, runs[-1].formats)
     if not (formats or fmt or old_fmt or absent) and (
-        unchanged := collect_unchanged(dataset, runs, lock_timeout, reread=reread)
+        unchanged := collect_unchanged(dataset, runs, lock_timeout, reread=reread, settle_s=settle)
     ):
         # Nothing new (a cron job's usual run): told from the state, without loading polars, and
         # under --quiet without rich's tables (0.1 s of its start-up).

@@ -163,7 +163,11 @@ def _collect(tmp_path: Path, name: str, text: str, batch_bytes: int, compress: b
     path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())
     dataset = Dataset(tmp_path / "ds")
     counts = collect_file(
-        dataset, path, RunSpec(run_id="r", tier="BASIC", files=[path]), ReadOptions(batch_bytes=batch_bytes)
+        dataset,
+        path,
+        RunSpec(run_id="r", tier="BASIC", files=[path]),
+        # a job that has ended: its last lines (a failure) are read now, not left for lines that may still come
+        ReadOptions(batch_bytes=batch_bytes, settle_s=0.0),
     )
     assert counts.lines == text.count("\n")
     return dataset

@@ -147,7 +147,9 @@ def test_formats_lists_every_format_with_its_example_at_80_columns(files: tuple[
 
 def test_collect_prints_the_format_of_each_file(files: tuple[Path, Path], tmp_path: Path) -> None:
     log, toml = files
-    result = runner.invoke(app, ["collect", "files", str(log), "--formats", str(toml), "-d", str(tmp_path / "ds")])
+    # --settle 0: the log of a job that has ended, its last lines read now (as formats --try reads them)
+    args = ["collect", "files", str(log), "--formats", str(toml), "-d", str(tmp_path / "ds"), "--settle", "0"]
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     # the table's title ("sources in DIR/") starts with "source" too: the header is the line naming the format
     header, row = (line for line in result.output.splitlines() if line.startswith(("source ", "train.log")))
@@ -246,6 +248,9 @@ def test_the_verdict_counts_records_as_collect_stores_them_and_names_no_empty_en
     flat = " ".join(result.output.split())
     assert "format grammar, 2 records and 1 duplicate, 0 events" in flat, result.output
     assert "envelope" not in flat.replace("envelope, message", ""), result.output
-    stored = runner.invoke(app, ["collect", "files", str(log), "--run-id", "r", "-d", str(tmp_path / "ds")])
+    # (--settle 0: the job has ended; while the log may grow, its last bar waits for what may follow it)
+    stored = runner.invoke(
+        app, ["collect", "files", str(log), "--run-id", "r", "-d", str(tmp_path / "ds"), "--settle", "0"]
+    )
     assert stored.exit_code == 0, stored.output
     assert "stored 2 step records and 0 events, 1 repeated record within its file" in " ".join(stored.output.split())
