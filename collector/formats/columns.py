@@ -108,8 +108,8 @@ def _position_columns(headers: list[tuple[str, ...]], statements: Statements) ->
 
 def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements) -> pl.DataFrame:
     """``lines`` (``source_offset``, ``line``, the task tag) with each row of a table under a header row made the
-    statements its header names (``name: value | ...``); every other line as it was. The headers found are judged
-    once (kept in ``context``) and the last one of each task carried to the next batch."""
+    statements its header names (``name: value | ...``); every other line as it was. A batch's candidate headers
+    are judged in one grammar reading; the last header of each task is kept in ``context`` for the next batch."""
     if lines.height == 0:
         return lines
     carried: dict[str, tuple[str, ...]] = context.state.get(STATE_KEY) or {}
