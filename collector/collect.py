@@ -61,7 +61,9 @@ def collect_file(
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``options.fmt``.
     """
     sink = Sink(dataset, positions)
-    known = sink.positions.offsets.get(source, run.run_id) is not None
+    prev = sink.positions.offsets.get(source, run.run_id)
+    # a position before any line (the file was empty when last collected) says nothing was read of it yet
+    known = prev is not None and (prev.offset > 0 or prev.line > 0)
     reading = registry.reader_for(source).open(source, run, sink.positions, options)
     counts = sink.take(reading, run)
     counts.first_read = not known

@@ -1,11 +1,18 @@
 """The last lines of a file still being written, left unread until they are complete or the file settles.
 
-A collect of a log that changed within the settle time (``--settle``) leaves its undecided last lines (a report
+A collect of a log it follows (one a collect has read before) that changed within the settle time (``--settle``)
+leaves its undecided last lines (a report
 whose next line may still join it: :meth:`~tierscope.collector.formats.base.LineFormat.undecided_from`, and a last
 line without its newline) for a later collect, its position kept before them. The position says how many lines
 it held (:attr:`~tierscope.collector.offsets.FileState.held_lines`) and the file's size and modification time once
 they were read: while the file is still exactly that and has not settled, a collect has nothing new to read, and
 says so without reading (:mod:`tierscope.collector.unchanged`); once it grows, or settles, they are read.
+
+A file's first read takes every line as it is. Nothing tells a log still being written from a copy of an ended job's
+(a download, an excerpt, a file written by a script a moment ago): both changed just now. The copy is what a first
+read usually meets, and its user expects the whole of it; cron's first collect of a live log most often finds it
+empty or short (an empty file's position is kept, so the lines after it are followed), and from then on the file is
+followed with its open end held.
 
 Standard library only: the "nothing new" path imports this.
 """
@@ -21,6 +28,11 @@ from tierscope.collector.offsets import FileState
 #: Seconds without change after which a file's held lines (an unterminated last line, a report whose next line is
 #: not written yet; an event file's last step) are taken as they are.
 DEFAULT_SETTLE_S = 300.0
+
+
+#: Why a segment is read (:attr:`~tierscope.collector.offsets.Segment.why`) when no collect has read the file before
+#: (or the user asked for it to be read again): such a read takes the file as it is, open end and all.
+FIRST_READS = frozenset({"new", "reread"})
 
 
 def settled(st: os.stat_result, settle_s: float) -> bool:

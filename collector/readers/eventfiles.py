@@ -5,11 +5,12 @@ The file is read from the byte where the last collect stopped (its file offset i
 text log keeps: the offset past the last record taken, ``line`` the number of that record). The
 records of the file's last step are held back while the file may still be written (a later event
 of the same step would complete them): they are taken once the file has not changed for
-``settle_s`` seconds. So is a record the file ends inside: while the file is fresh it is left for
-the next collect; once it has settled the file *ended early* (a writer killed mid-record): every
-record before it is stored, the cut-off one is a reject with its bytes and the collect's notes say
-so. Damage (a record failing its checksum) is a reject too; a length that fails its checksum ends
-the reading there.
+``settle_s`` seconds, or at once by the file's first read
+(:data:`~tierscope.collector.held.FIRST_READS`). So is a record the file ends inside: while the
+file is fresh it is left for the next collect; once it has settled the file *ended early* (a writer
+killed mid-record): every record before it is stored, the cut-off one is a reject with its bytes and
+the collect's notes say so. Damage (a record failing its checksum) is a reject too; a length that
+fails its checksum ends the reading there.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import polars as pl
 
 from tierscope.collector.errors import InputError
 from tierscope.collector.formats.base import Parsed
+from tierscope.collector.held import FIRST_READS
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.offsets import plan_reads, snapshot
 from tierscope.collector.positions import Positions
@@ -95,7 +97,7 @@ class EventFileReading:
                 counts.notes.append(f"{seg.why}: read from its first record")
             settled = time.time() - os.fstat(raw.fileno()).st_mtime >= self.options.settle_s
             try:
-                yield from self._read(raw, (seg.start_offset, seg.start_line), settled)
+                yield from self._read(raw, (seg.start_offset, seg.start_line), settled, seg.why in FIRST_READS)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
@@ -116,8 +118,10 @@ class EventFileReading:
         self.counts.lines += taken
         return Batch(parsed, snapshot(raw, self.path, self.run.run_id, resume[0], resume[1], False, TFEVENTS))
 
-    def _read(self, raw: BinaryIO, done: tuple[int, int], settled: bool) -> Iterator[Batch]:
-        """The batches from event ``done`` on (see the module doc)."""
+    def _read(self, raw: BinaryIO, done: tuple[int, int], settled: bool, first: bool = False) -> Iterator[Batch]:
+        """The batches from event ``done`` on (see the module doc); ``first``: no collect has read the file before,
+        so its last step is taken as it is (a copy of an ended run's file, as often as a live one's), while a record it
+        ends inside still waits for the file to settle (taken now, a live writer's cut would be read as damage)."""
         from tierscope.collector.sources.tfevents import step_groups
 
         counts, tags, place = self.counts, self.tags, self.place
@@ -138,7 +142,7 @@ class EventFileReading:
                     found = groups[-1]
         resume = (ending.offset, ending.number)
         groups = step_groups(found)
-        if groups and not settled:
+        if groups and not settled and not first:
             # The last step may get more events: read it again next time, whole.
             head = groups.pop()[0]
             held, resume = head.number, (head.at, head.number - 1)
@@ -153,7 +157,10 @@ class EventFileReading:
                 counts.notes.append(_cut_note(ending))
                 resume = (ending.size, ending.number)
             elif resume == (ending.offset, ending.number):
-                counts.notes.append(f"event {ending.number + 1} is not complete yet: left for the next collect")
+                counts.notes.append(
+                    f"event {ending.number + 1} is not complete yet: left for the next collect"
+                    " (a job that has ended: collect with --settle 0 to take it now)"
+                )
         elif ending.how == "unframed":
             size = os.fstat(raw.fileno()).st_size
             rejects.append(

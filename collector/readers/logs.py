@@ -58,7 +58,7 @@ from tierscope.collector.formats.layout import carried_layout, resume_layout
 from tierscope.collector.formats.memory import KEY as MEMORY
 from tierscope.collector.formats.memory import recall, remembered
 from tierscope.collector.formats.status import carried_work, resume_work
-from tierscope.collector.held import held_note, settled
+from tierscope.collector.held import FIRST_READS, held_note, settled
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
@@ -422,7 +422,11 @@ class _Segment:
         position after it."""
         counts, seg, log = self.counts, self.seg, self.log
         self.line_end = b"\r" if isinstance(reader, CrLines) else b"\n"
-        settled = log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True
+        # A file's first read cannot tell a log still being written from a copy of an ended job's (a download, an
+        # excerpt): both changed moments ago. The copy is the commoner first read, and reading it whole is what its
+        # user expects; a live log is followed from its second collect on, holding its open end until it settles.
+        first = seg.why in FIRST_READS
+        settled = first or (log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True)
         # The first parse waits for two batches (the second tells whether the first is the last):
         # copied, they need no pyarrow, which the store thread is importing meanwhile (sink._Storing).
         batches = iter_handle_batches(
@@ -462,7 +466,7 @@ class _Segment:
                 learned = carried_layout(self.context)
                 memory = remembered(self.context)
                 carry = {
-                    **({SNIFFED_SHORT: True} if self.sniffed_short and self.context.may_grow else {}),
+                    **({SNIFFED_SHORT: True} if self.sniffed_short and not whole else {}),
                     **(carried_work(self.context) or {}),
                     **({LAYOUT_STATE: learned} if learned else {}),
                     **({MEMORY: memory} if memory else {}),
@@ -486,6 +490,9 @@ class _Segment:
         if not yielded and saving and self.unfinished and self.seg.current:
             # nothing but a last line without its newline: where it starts is kept, with what was held
             yield Batch(None, self._held(self._unread(raw), 0))
+        elif not yielded and saving and self.seg.current and seg.why in FIRST_READS and self.read_end == 0:
+            # an empty log (a job's, just created): kept, so that the lines written next are followed as it grows
+            yield Batch(None, self._unread(raw))
 
     def _unread(self, raw: BinaryIO) -> FileState:
         """The position of a segment none of whose lines were read: its start, with what the lines before knew."""

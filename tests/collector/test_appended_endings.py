@@ -40,6 +40,8 @@ def _in_two(tmp_path: Path, first: list[str], then: list[str], settle: str = "0"
     ``then`` appended and collected."""
     log = tmp_path / "two" / "train.log"
     log.parent.mkdir()
+    log.touch()  # cron's first collect: the job's log just created, followed from then on
+    _collect(log, tmp_path / "ds-two", settle)
     log.write_text("".join(line + "\n" for line in first))
     _collect(log, tmp_path / "ds-two", settle)
     with log.open("a") as out:

@@ -75,10 +75,12 @@ _AGE = re.compile(r"changed \d+ s ago")
 def _held_collect(tmp_path: Path) -> tuple[Dataset, Path]:
     """A dataset of a log of 10 records (lines 1-10) and a cut 11th line, collected while it may still grow."""
     log = tmp_path / "a.log"
+    ds = Dataset(tmp_path / "ds")
+    log.touch()
+    collect_runs(ds, _spec(log))  # cron's first collect: the job's log just created, followed from then on
     write_steps(log, range(100, 110))
     with log.open("a") as fh:
         fh.write("Train [worker/0], step 111:loss")  # a writer half way through its line
-    ds = Dataset(tmp_path / "ds")
     result = collect_runs(ds, _spec(log))  # the default settle time, 300 s: the file changed just now
     assert (result.total("steps"), result.sources[0].lines) == (10, 10)  # line 11 held back, not counted
     return ds, log

@@ -30,6 +30,15 @@ def collect(dataset: Dataset, *paths: Path, run_id: str = "r", **kwargs: object)
     return [s.lines for s in result.sources]
 
 
+def following(dataset: Dataset, path: Path, run_id: str = "r", **kwargs: object) -> None:
+    """Create ``path`` empty and collect it: cron's first collect of a job's log just created. The collects after
+    it follow the file as it grows: its open end waits (the settle time), where a first read of a file that already
+    has lines takes them as they are."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    assert collect(dataset, path, run_id=run_id, **kwargs) == [0]
+
+
 def stored_steps(dataset: Dataset) -> list[int]:
     """Every stored global step, sorted, repeats kept (so a duplicate shows)."""
     return sorted(Dataset(dataset.root).read("steps")["step"].to_list())

@@ -130,13 +130,14 @@ def test_cut_off_last_record_is_the_end_of_the_data(tmp_path: Path, ds: Dataset)
     whole = log.stat().st_size
     os.truncate(log, whole - 7)  # inside the last record (the loss of step 400)
     [fresh] = collect(ds, log, settle_s=1e9)
-    # Fresh file: the cut record may still be being written, and step 400's events with it.
-    assert fresh.steps == 3 and fresh.rejects == 0
-    # The note says how to take them at once: after a finished job, waiting --settle is surprising.
+    # Fresh file, read for the first time: its steps are taken as they are (step 400 with its rate), but the cut
+    # record may still be being written: it waits, neither stored nor a reject.
+    assert fresh.steps == 4 and fresh.rejects == 0
+    # The note says how to take it at once: after a finished job, waiting --settle is surprising.
     assert any("left for the next collect" in n and "--settle 0" in n for n in fresh.notes)
     [settled] = collect(ds, log)
     # Settled: every complete record is stored (step 400 has its rate, not its cut-off loss) ...
-    assert settled.steps == 1 and steps_of(ds)["step"].to_list() == [100, 200, 300, 400]
+    assert settled.steps == 0 and steps_of(ds)["step"].to_list() == [100, 200, 300, 400]
     assert steps_of(ds)["loss"][-1] is None and steps_of(ds)["global_steps_per_s"][-1] == 10.0
     # ... and the file is said to have ended early: a note, and a reject naming event 9 and its bytes.
     assert any(n.startswith("the file ended early: it ends inside event 9") for n in settled.notes)
@@ -150,12 +151,12 @@ def test_growing_file_is_read_from_where_it_stopped(tmp_path: Path, ds: Dataset)
     log = tmp_path / "job" / "events.out.tfevents.4.h"
     write_events(log, estimator_events([10.0, 10.0, 10.0]))
     [first] = collect(ds, log, settle_s=1e9)
-    # The last step (300) is held back while the file is fresh: 1 + 2 x 2 events taken.
-    assert (first.lines, first.steps) == (5, 2)
+    # The file's first read takes it as it is, fresh or not: 1 + 3 x 2 events.
+    assert (first.lines, first.steps) == (7, 3)
     write_events(log, estimator_events([12.0, 12.0], first_step=400)[:3], mode="ab")
     [second] = collect(ds, log, settle_s=1e9)
-    # Read from step 300's first event: 300 and 400 whole, 500 (its rate only so far) held back.
-    assert (second.lines, second.steps) == (4, 2)
+    # Followed from there: 400 whole, 500 (its rate only so far) held back while the file is fresh.
+    assert (second.lines, second.steps) == (2, 1)
     [third] = collect(ds, log)
     assert (third.lines, third.steps) == (1, 1)
     assert collect(ds, log)[0].notes == ["unchanged"]
@@ -277,7 +278,7 @@ def test_settle_help_says_it_holds_an_event_files_last_step() -> None:
     # A finished run's event files, collected at once, kept their last step back with no hint in --help.
     shown = CliRunner().invoke(app, ["collect", "files", "--help"], env={"COLUMNS": "200"}).output
     squeezed = " ".join(shown.replace("│", " ").split())
-    assert "; an event file: its last step's events) are read; 0 for a job that has ended." in squeezed
+    assert "; an event file: its last step's events) are read, once a collect has read the file before" in squeezed
 
 
 @pytest.mark.parametrize("wall", [float("nan"), float("inf"), 1e300, -1e18])

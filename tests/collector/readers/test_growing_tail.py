@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.ingest_helpers import collect, frame_of, write_steps
+from tests.support.ingest_helpers import collect, following, frame_of, write_steps
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.positions import OffsetStore
@@ -77,6 +77,7 @@ def _append(path: Path, *lines: str) -> None:
 
 def test_a_global_step_line_waits_for_its_throughput_line(tmp_path: Path) -> None:
     log, ds = tmp_path / "tfcnn.log", Dataset(tmp_path / "ds")
+    following(ds, log)
     _append(log, TFCNN_GLOBAL)
     assert collect(ds, log) == [0]  # left for the next collect: not read, not counted
     assert not ds.files("steps", "r")
@@ -96,6 +97,7 @@ def test_a_file_ending_in_the_throughput_line_is_read_at_once(tmp_path: Path) ->
 
 def test_a_hook_report_waits_until_a_line_that_is_no_hook_line(tmp_path: Path) -> None:
     log, ds = tmp_path / "hooks.log", Dataset(tmp_path / "ds")
+    following(ds, log)
     _append(log, HOOK_RATE)
     assert collect(ds, log) == [0]
     _append(log, HOOK_LOSS)
@@ -109,6 +111,7 @@ def test_a_hook_report_waits_until_a_line_that_is_no_hook_line(tmp_path: Path) -
 
 def test_a_bar_waits_for_its_logging_dict_until_the_file_settles(tmp_path: Path) -> None:
     log, ds = tmp_path / "vertex.log", Dataset(tmp_path / "ds")
+    following(ds, log)
     _append(log, HF_BAR, HF_SAVED, HF_DICT)
     assert collect(ds, log) == [0]  # the last bar: another dict may still follow it
     assert collect(ds, log, settle_s=0.0) == [3]
@@ -119,6 +122,7 @@ def test_a_bar_waits_for_its_logging_dict_until_the_file_settles(tmp_path: Path)
 
 def test_the_collect_says_which_lines_it_held_back_and_keeps_them_in_the_position(tmp_path: Path) -> None:
     log, ds = tmp_path / "tfcnn.log", Dataset(tmp_path / "ds")
+    following(ds, log)
     _append(log, TFCNN_GLOBAL, TFCNN_RATE, TFCNN_GLOBAL)
     spec = [RunSpec(run_id="r", tier="BASIC", files=[log])]
     [counts] = collect_runs(ds, spec).sources  # default settle time, 300 s
@@ -144,6 +148,7 @@ def test_a_file_ending_in_no_bar_is_read_at_once(tmp_path: Path) -> None:
 
 def test_a_failure_block_waits_for_its_next_lines(tmp_path: Path) -> None:
     log, ds = tmp_path / "describe.txt", Dataset(tmp_path / "ds")
+    following(ds, log)
     _append(log, TFJOB_FAILED, TFJOB_REASON)
     assert collect(ds, log) == [0]  # a failure line within 6 lines may join the block
     assert collect(ds, log, settle_s=0.0) == [2]
@@ -163,6 +168,7 @@ def test_a_failure_line_followed_by_more_than_a_block_is_read_at_once(tmp_path: 
 
 def test_copies_that_do_not_yet_tell_the_ranks_wait(tmp_path: Path) -> None:
     log, ds = tmp_path / "horovod.log", Dataset(tmp_path / "ds")
+    following(ds, log)
     _append(log, *RANK_COPIES[:2])
     assert collect(ds, log) == [0]  # one run of copies: two ranks, or more whose lines are not written yet
     _append(log, *RANK_COPIES[2:])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.ingest_helpers import collect, frame_of, step_line, stored_steps, write_steps
+from tests.support.ingest_helpers import collect, following, frame_of, step_line, stored_steps, write_steps
 from tierscope.collector.positions import OffsetStore
 from tierscope.dataset.store import Dataset
 
@@ -122,6 +122,7 @@ def test_gzip_is_read_whole_once(tmp_path: Path, ds: Dataset) -> None:
 
 def test_unterminated_last_line_waits_for_its_newline(tmp_path: Path, ds: Dataset) -> None:
     log = tmp_path / "a.log"
+    following(ds, log)
     write_steps(log, range(1, 3))
     half = step_line(3)[:30]
     with log.open("a") as fh:
@@ -140,10 +141,12 @@ def test_unterminated_line_that_reads_as_a_record_waits_for_its_newline(tmp_path
     # cifar10_estimator's log, 2018; ../shared/cases case08), caught by a collect while its writer had written
     # 'global_step/sec: 12.2' of it: read then, it is a whole record of 12.2 steps/s, and '695' a line of its own.
     log = tmp_path / "a.log"
+    following(ds, log)
     log.write_text(step_line(1) + step_line(2).rstrip("\n"))
     assert collect(ds, log) == [1]  # a 2016 step line without its newline waits too
     assert stored_steps(ds) == [1]
     hook, hooks = tmp_path / "hook.log", Dataset(tmp_path / "hooks")
+    following(hooks, hook)
     hook.write_text("INFO:tensorflow:global_step/sec: 12.2")
     assert collect(hooks, hook) == [0]
     assert not hooks.files("steps", "r")
@@ -163,6 +166,7 @@ def test_unterminated_line_that_reads_as_a_record_waits_for_its_newline(tmp_path
 
 def test_unterminated_garbage_is_taken_once_the_file_settles(tmp_path: Path, ds: Dataset) -> None:
     log = tmp_path / "a.log"
+    following(ds, log)
     log.write_text(step_line(1) + "Train [worker/0], step 2:lo")
     assert collect(ds, log) == [1]
     assert collect(ds, log, settle_s=0.0) == [1]
