@@ -182,3 +182,38 @@ def test_distinct_steps_are_no_copies_and_are_read_at_once(tmp_path: Path) -> No
     log, ds = tmp_path / "train.log", Dataset(tmp_path / "ds")
     write_steps(log, [1, 2])
     assert collect(ds, log) == [2]
+
+
+def test_a_files_first_read_takes_its_open_end_as_it_is(tmp_path: Path) -> None:
+    # A log downloaded a moment ago changed as recently as one still being written: its first collect reads every
+    # line (the bar, the saved config, the dict: 3 lines), where a followed file would hold the bar back.
+    log, ds = tmp_path / "vertex.log", Dataset(tmp_path / "ds")
+    _append(log, HF_BAR, HF_SAVED, HF_DICT)
+    assert collect(ds, log) == [3]
+    # step 5974 at 3.69 it/s with the dict's loss, as a collect of the settled file reads it
+    steps = frame_of(ds, "steps")
+    assert steps.select("step", "global_steps_per_s", "loss").rows() == [(5974, 3.69, 5.3862)]
+    assert OffsetStore(ds.state_dir).get(log, "r").held_lines is None  # type: ignore[union-attr]
+
+
+def test_a_first_read_takes_a_last_line_without_its_newline(tmp_path: Path) -> None:
+    # An excerpt saved without a final newline: its last line is a whole record, read by the first collect.
+    log, ds = tmp_path / "tfcnn.log", Dataset(tmp_path / "ds")
+    _append(log, TFCNN_GLOBAL, TFCNN_RATE.rstrip("\n"))
+    assert collect(ds, log) == [2]
+    assert frame_of(ds, "steps")["step"].to_list() == [381280]
+
+
+def test_an_empty_log_is_followed_from_its_first_collect(tmp_path: Path) -> None:
+    # cron's first collect finds the job's log just created: its position (0 lines) is kept, so the global step
+    # line written next is a followed file's open end and waits for its throughput line.
+    log, ds = tmp_path / "tfcnn.log", Dataset(tmp_path / "ds")
+    log.touch()
+    assert collect(ds, log) == [0]
+    state = OffsetStore(ds.state_dir).get(log, "r")
+    assert state is not None and (state.offset, state.line, state.whole) == (0, 0, False)
+    _append(log, TFCNN_GLOBAL)
+    assert collect(ds, log) == [0]
+    _append(log, TFCNN_RATE)
+    assert collect(ds, log) == [2]
+    assert frame_of(ds, "steps")["step"].to_list() == [381280]
