@@ -129,16 +129,19 @@ def test_a_file_with_nothing_tierscope_reads_gets_a_warning(tmp_path: Path) -> N
 
 
 def test_a_last_line_read_later_from_a_step_log_gets_no_warning(tmp_path: Path) -> None:
-    # two step records and a last line with no newline, collected at once (not settled): the line is left
+    # two step records and a last line with no newline, written to a followed log and collected at once (not
+    # settled): the line is left
     # for the next collect, which is told how to read it now; collected again settled, that one line holds
     # no metric, but the file gave records: it is a step log, so no "is it a step log?" warning
     log = tmp_path / "g.log"
+    ds = str(tmp_path / "ds")
+    log.touch()  # cron's first collect finds the job's log just created: followed from then on
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "3600"]).exit_code == 0
     log.write_text(
         "Train [master/0], step 100 (1.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
         "Train [master/0], step 200 (2.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
         "all done"
     )
-    ds = str(tmp_path / "ds")
     first = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "3600"])
     assert first.exit_code == 0
     said = " ".join(first.output.split())
@@ -171,6 +174,9 @@ FAILED_LOG = (
 
 def test_a_log_collected_right_after_its_job_wrote_it_says_what_it_left_unread(tmp_path: Path) -> None:
     log, ds = tmp_path / "job.log", str(tmp_path / "ds")
+    log.touch()  # cron's first collect finds the job's log just created: followed from then on
+    created = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--run-id", "r", "--tier", "BASIC"])
+    assert created.exit_code == 0, created.output
     log.write_text(FAILED_LOG)
     # formats --try is no collect: it reads the file whole, the failure with it
     tried = runner.invoke(app, ["formats", "--try", str(log)])
