@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -73,6 +74,11 @@ class ReportData:
     #: The runs kept apart from the baseline, or compared with it though their work differs (the summary's
     #: ``baseline_note`` in parts): :data:`tierscope.analysis.comparable.APART_SCHEMA`.
     apart: pl.DataFrame | None = None
+    #: Where N (:attr:`steps`) comes from, a ``steps_n.<key>`` of the catalog: ``given`` (``--steps``),
+    #: ``longest`` (the highest global step a run logged, :attr:`steps_runs` the runs that logged it) or
+    #: ``default`` (no run logged a step).
+    steps_origin: str = "given"
+    steps_runs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -132,7 +138,25 @@ def report_data(analysis: Analysis) -> ReportData:
         to_target=_or_none(lambda: frames.time_to_target_frame(frame)) if goal is not None else None,
         clock_rates=clock_rates(analysis.figures.throughput, frame),
         apart=analysis.apart,
+        **steps_origin(analysis),
     )
+
+
+def steps_origin(analysis: Analysis) -> dict[str, Any]:
+    """:attr:`ReportData.steps_origin` and :attr:`ReportData.steps_runs` of ``analysis``: N is what ``--steps``
+    asked, else the highest global step logged (:func:`tierscope.analysis.analyze.analyze`'s ``last_step``) and the
+    runs that logged it, else the default."""
+    if analysis.options.steps != "longest":
+        return {"steps_origin": "given"}
+    if analysis.last_step is None:
+        return {"steps_origin": "default"}
+    longest = analysis.summary.filter(pl.col("last_step") == analysis.last_step)["run_id"].sort()
+    return {"steps_origin": "longest", "steps_runs": tuple(longest)}
+
+
+def steps_note(data: ReportData, t: Catalog) -> str:
+    """Where N of "time and price to N steps" comes from, a sentence in ``t``'s language."""
+    return t(f"steps_n.{data.steps_origin}", n=t.number(data.steps), runs=t.join(list(data.steps_runs)))
 
 
 #: Columns of :attr:`ReportData.clock_rates`.
@@ -231,6 +255,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         runs += [c for c in charts.run_ids(data.configurations) if c not in set(runs)]
     value = data.target[1] if data.target is not None else None
     goal = _target_notes(data, t)
+    n_note = [steps_note(data, t)]
     metric = _section(
         f"{data.metric}_time",
         lambda: charts.metric_time_chart(data.metric_time, data.to_target, t, data.metric, value, runs),
@@ -259,7 +284,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         metric,
         _section("speedup", lambda: charts.speedup_chart(data.speedup, t, runs), t),
         _section("goodput", lambda: charts.goodput_chart(data.goodput, t), t, unobserved),
-        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t),
+        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t, n_note),
         *reach,
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
         _section(
@@ -550,6 +575,7 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             cost_columns=cost_columns(table),
             million_word=shared_examples_word(table),
             steady_notes=[
+                steps_note(data, t),
                 *configuration_notes(data, t),
                 *steady_notes(data.summary, t, data.clock_rates),
                 *apart_notes(data.apart, t),
