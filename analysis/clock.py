@@ -49,19 +49,17 @@ def on_the_clock(column: str = "timestamp") -> pl.Expr:
     return pl.when(off_the_clock(column)).then(None).otherwise(pl.col(column)).alias(column)
 
 
-#: Why a lead task has no clock (:attr:`LeadClock.missing`), a phrase each; ``{restarts}``: the lead's restarts.
+#: Why a lead task has no clock (:attr:`LeadClock.missing`, summary's ``clock_missing``: the key), a phrase each.
 #: ``restarted``: every record states its elapsed seconds (a tqdm bar's ``[31:21<59:25]``, an
 #: ``elapsed_time``), but they start again at each restart and no timestamp joins the attempts.
-#: ``partial``: some records state them and others nothing (``{elapsed}`` of ``{records}``).
+#: ``partial``: some records state them and others nothing.
 CLOCK_MISSING = {
     "none": "its log has no clock or elapsed time to time its life",
     "restarted": (
-        "its elapsed times start again at each of its restarts ({restarts}) and no timestamp joins its "
-        "attempts: the time between them is unknown"
+        "its elapsed times start again at its restarts and no timestamp joins its attempts: the time between "
+        "them is unknown"
     ),
-    "partial": (
-        "only {elapsed} of its lead task's {records} records state an elapsed time and no timestamp times the others"
-    ),
+    "partial": "only some of its lead task's records state an elapsed time and no timestamp times the others",
 }
 
 
@@ -71,7 +69,7 @@ class LeadClock:
     (Float64 array, in the lead frame's order; None without a clock). ``origin``: the instant of 0 s on the
     ``timestamp`` clock (None otherwise). ``origin_known``: whether 0 s is the job's start (True on the
     ``elapsed`` clock). ``end``: the ``ended`` instant in seconds (None: not given, or no timestamp clock).
-    ``missing``: why there is no clock, a :data:`CLOCK_MISSING` phrase filled in (None: there is one)."""
+    ``missing``: why there is no clock, a key of :data:`CLOCK_MISSING` (None: there is one)."""
 
     name: str | None
     seconds: np.ndarray | None
@@ -121,10 +119,8 @@ def lead_clock(
 
 
 def _missing(lead: pl.DataFrame) -> str:
-    """Why ``lead`` (:func:`lead_clock`'s, no clock found) has no clock: a :data:`CLOCK_MISSING` phrase."""
+    """Why ``lead`` (:func:`lead_clock`'s, no clock found) has no clock: a key of :data:`CLOCK_MISSING`."""
     timed = lead.height - lead["elapsed_s"].null_count()
     if timed == lead.height and lead.height and lead["segment"].max() > 0:
-        return CLOCK_MISSING["restarted"].format(restarts=int(lead["segment"].max()))
-    if 0 < timed < lead.height:
-        return CLOCK_MISSING["partial"].format(elapsed=timed, records=lead.height)
-    return CLOCK_MISSING["none"]
+        return "restarted"
+    return "partial" if 0 < timed < lead.height else "none"

@@ -153,7 +153,7 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     "productive_at_steady_s": pl.Float64(),  # productive_s less deviation_warmup_s and deviation_stalls_s
     "stalls": pl.UInt32(),  # stalled intervals
     "goodput_clock": pl.String(),  # timestamp / elapsed / interval (null: no clock)
-    "clock_missing": pl.String(),  # why the lead has no clock: an analysis.clock.CLOCK_MISSING phrase (null: it has)
+    "clock_missing": pl.String(),  # why the lead has no clock: a key of analysis.clock.CLOCK_MISSING (null: it has)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
     "goodput_reason": pl.String(),  # why goodput is withheld though a lifetime was seen (null: it is not)
     # run_throughput's startup_s on this clock (origin known only): summary's where the lead logs no elapsed_s

@@ -210,15 +210,21 @@ def _target_notes(data: ReportData, t: Catalog) -> list[str]:
     return notes + [t(f"target.status.{status}", run=run) for run, status in frames.not_reached(data.summary)]
 
 
-def _clockless(data: ReportData) -> list[str]:
+def _clockless(data: ReportData) -> list[tuple[str, str]]:
     """The charted runs (those of the throughput chart) the metric chart leaves out for want of a clock: no
-    point of theirs in it, and no clock on their lead task (the summary's ``goodput_clock`` is null)."""
+    point of theirs in it, and no clock on their lead task (the summary's ``goodput_clock`` is null), each with
+    why (its ``clock_missing``, :data:`tierscope.analysis.clock.CLOCK_MISSING`'s key; ``none`` where unsaid)."""
     if data.throughput_steps is None or "goodput_clock" not in data.summary.columns:
         return []
     charted = set(data.throughput_steps["run_id"].to_list())
     drawn = set(data.metric_time["run_id"].to_list()) if data.metric_time is not None else set()
+    why = pl.col("clock_missing") if "clock_missing" in data.summary.columns else pl.lit(None, pl.String)
     rows = data.summary.filter(pl.col("goodput_clock").is_null() & (pl.col("records") > 0))
-    return [r for r in rows["run_id"].to_list() if r in charted and r not in drawn]
+    return [
+        (r, w or "none")
+        for r, w in rows.select("run_id", why.alias("why")).iter_rows()
+        if r in charted and r not in drawn
+    ]
 
 
 def _on_task_clock(data: ReportData) -> list[str]:
@@ -263,7 +269,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         capped
         + goal
         + [t("chart.task_clock", run=run) for run in _on_task_clock(data)]
-        + [t("chart.no_clock", run=run) for run in _clockless(data)],
+        + [t(f"chart.no_clock{'' if why == 'none' else '_' + why}", run=run) for run, why in _clockless(data)],
     )
     reach = (
         [

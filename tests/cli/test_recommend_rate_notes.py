@@ -47,8 +47,13 @@ def test_the_predicted_share_names_each_measured_runs_and_the_run_without_a_cloc
 def test_a_run_whose_elapsed_clock_restarts_is_not_said_to_have_no_clock() -> None:
     # a resumed tqdm bar: its elapsed times start again at the restart, which summary's clock_missing says
     candidates = _candidates([("hf", "measured", 3.69, "steady", 3.69), ("bare", "measured", 2.0, "steady", 2.0)])
-    cut = "its elapsed times start again at each of its restarts (1) and no timestamp joins its attempts: ..."
-    summary = pl.DataFrame({"run_id": ["hf", "bare"], "goodput_reason": [None, None], "clock_missing": [cut, None]})
+    cut = (
+        "its elapsed times start again at its restarts and no timestamp joins its attempts: the time between "
+        "them is unknown"
+    )
+    summary = pl.DataFrame(
+        {"run_id": ["hf", "bare"], "goodput_reason": [None, None], "clock_missing": ["restarted", None]}
+    )
     # the runs in their name order: bare, then hf
     assert predicted_basis(candidates, summary) == [
         "Planned on the steady rate, no sustained rate measured (bare: its log has no clock or elapsed time to "

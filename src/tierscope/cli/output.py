@@ -404,10 +404,13 @@ def _lifetime_unseen(summary: pl.DataFrame) -> dict[str, str]:
     (``goodput_reason``), else why its lead task has no clock (``clock_missing``,
     :data:`tierscope.analysis.clock.CLOCK_MISSING`: a tqdm bar's elapsed times cut at a restart are a clock
     cut, not none)."""
+    from tierscope.analysis.clock import CLOCK_MISSING  # the CLI loads the analysis only when it runs
+
     reasons = {}
     for r in summary.iter_rows(named=True):
-        if r.get("goodput_reason") or r.get("clock_missing"):
-            reasons[r["run_id"]] = r.get("goodput_reason") or r["clock_missing"]
+        said = r.get("goodput_reason") or CLOCK_MISSING.get(r.get("clock_missing") or "")
+        if said:
+            reasons[r["run_id"]] = said
     return reasons
 
 
