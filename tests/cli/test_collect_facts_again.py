@@ -33,11 +33,8 @@ def hardware(ds: Path) -> list[tuple[str | None, float | None]]:
 
 
 def test_the_machine_given_on_a_collect_again_is_said_and_shown(tmp_path: Path) -> None:
-    log = tmp_path / "t4.log"
-    log.write_text("".join(
-        f"Train [master/0], step {100 * k}:loss:2.000, accuracy:0.500 ({400 * k:.3f} sec) 0.250 global_steps/s, "
-        "0.250 local_steps/s\n" for k in range(1, 13)
-    ))  # fmt: skip
+    log = tmp_path / "t4.log"  # 12 records, 100 steps every 400 s
+    log.write_text("".join(json.dumps({"step": 100 * k, "elapsed_time": 400.0 * k}) + "\n" for k in range(1, 13)))
     ds = tmp_path / "ds"
     first = collect(log, ds)
     assert "read 12 lines: stored 12 step records" in first and "recorded its" not in first
