@@ -406,15 +406,19 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None
     (Float64), ``straggler`` (Boolean); see :func:`tierscope.reports.frames.task_local_rates`.
     """
     frame = require(frame, ("run_id", "task", "local_steps_per_s", "straggler"), "local rates per task")
+    log = spans_runs(frame, "local_steps_per_s", "median")  # a run's straggler stays visible beside a 100x run
+    if log:
+        frame = frame.filter(pl.col("local_steps_per_s") > 0)
     if frame.height == 0:
         return None
     shown = frame["run_id"].n_unique()
     data = frame.select("run_id", "task", "local_steps_per_s", "straggler")
+    rates = {"scale": alt.Scale(zero=True), **_scaled(log, t("chart.local_steps_per_s"), t)}  # log: no zero
     chart = (
         alt.Chart(_values(data))
         .mark_point(filled=True, size=70, opacity=0.85)
         .encode(
-            x=alt.X("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), scale=alt.Scale(zero=True)),
+            x=alt.X("local_steps_per_s:Q", **rates),
             y=alt.Y("run_id:N", title=t("chart.run")),
             color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
             shape=alt.Shape(

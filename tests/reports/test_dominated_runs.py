@@ -47,6 +47,25 @@ def test_a_run_100x_another_puts_both_axes_of_the_steps_chart_on_a_log_scale() -
     assert spec["encoding"]["y"]["title"] == "グローバルステップ/秒 (区間) (対数目盛)"
 
 
+def test_the_tasks_of_a_run_100x_another_share_a_log_axis() -> None:
+    # median local steps/s: slow 1.0 (its straggler 0.5), fast 100.0: 100x apart
+    frame = pl.DataFrame(
+        {
+            "run_id": ["slow", "slow", "slow", "fast", "fast"],
+            "task": ["worker/0", "worker/1", "worker/2", "worker/0", "worker/1"],
+            "local_steps_per_s": [1.0, 1.0, 0.5, 100.0, 100.0],
+            "straggler": [False, False, True, False, False],
+        }
+    )
+    spec = charts.task_rates_chart(frame, Catalog("en"))
+    assert spec is not None and _scale(spec, "x") == "log"
+    # the near miss: 1.0 against 9.0 (9x) stays linear from 0
+    fast = pl.col("run_id") == "fast"
+    near = frame.with_columns(local_steps_per_s=pl.when(fast).then(9.0).otherwise(pl.col("local_steps_per_s")))
+    spec = charts.task_rates_chart(near, Catalog("en"))
+    assert spec is not None and spec["encoding"]["x"]["scale"] == {"zero": True}
+
+
 def test_the_demos_runs_within_10x_keep_linear_axes() -> None:
     # the 2016 demo's steady rates 4.640, 18.838, 22.389 (22.389 / 4.640 = 4.8x), every run to step 1,000
     points = pl.DataFrame(
