@@ -28,7 +28,7 @@ import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.bootstrap import SteadyRates
-from tierscope.analysis.clock import on_the_clock
+from tierscope.analysis.clock import LONGEST_ELAPSED_S, impossible_elapsed, on_the_clock
 from tierscope.analysis.comparable import apart
 from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
@@ -223,6 +223,28 @@ def off_the_clock_notes(steps: pl.LazyFrame, events: pl.DataFrame) -> list[tuple
     return notes
 
 
+def impossible_elapsed_notes(steps: pl.LazyFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run whose records state an elapsed time no process can have run
+    (:func:`tierscope.analysis.clock.impossible_elapsed`): how many, the largest, and that they are left out of
+    its rates (:func:`tierscope.analysis.throughput.ordered_records`). Reads ``run_id`` and ``elapsed_s`` alone."""
+    by_run = (
+        steps.filter(impossible_elapsed())
+        .group_by("run_id")
+        .agg(count=pl.len(), largest=pl.col("elapsed_s").max())
+        .sort("run_id")
+        .collect(engine="streaming")
+    )
+    return [
+        (
+            run_id,
+            f"{count:,} record{'s' if count != 1 else ''} stating an elapsed time of {largest:g} s"
+            f"{' at most' if count != 1 else ''}, beyond any run's length (over {LONGEST_ELAPSED_S:.4g} s, "
+            "1,000 years): left out of its rates, not read as a restart",
+        )
+        for run_id, count, largest in by_run.iter_rows()
+    ]
+
+
 def _on_the_clock(chunks: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
     """``chunks`` with :func:`tierscope.analysis.clock.on_the_clock`'s times, where they have a timestamp."""
     for chunk in chunks:
@@ -404,6 +426,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     events = dataset.read("events", where=picked, columns=EVENT_COLUMNS)
     stored = dataset.scan("steps")
     notes = off_the_clock_notes(stored if picked is None else stored.filter(picked), events)
+    notes += impossible_elapsed_notes(stored if picked is None else stored.filter(picked))
     # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it
     events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock())
     footers = _footers(dataset)

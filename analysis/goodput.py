@@ -153,6 +153,7 @@ GOODPUT_SCHEMA: dict[str, pl.DataType] = {
     "productive_at_steady_s": pl.Float64(),  # productive_s less deviation_warmup_s and deviation_stalls_s
     "stalls": pl.UInt32(),  # stalled intervals
     "goodput_clock": pl.String(),  # timestamp / elapsed / interval (null: no clock)
+    "clock_missing": pl.String(),  # why the lead has no clock: a key of analysis.clock.CLOCK_MISSING (null: it has)
     "goodput_unobserved": pl.String(),  # the null buckets, comma-separated (null: none)
     "goodput_reason": pl.String(),  # why goodput is withheld though a lifetime was seen (null: it is not)
     # run_throughput's startup_s on this clock (origin known only): summary's where the lead logs no elapsed_s
@@ -374,6 +375,7 @@ def _one_run(
         out[f"badput_{c}_s"] = classes[c] if seen else None
     out["deviation_stalls_s"] = other
     out["goodput_clock"] = clock.name
+    out["clock_missing"] = clock.missing
     out["productive_at_steady_s"] = steady_time + first_progress + beyond - out["badput_wasted_s"]
     # the library's productive time: a slow step no event explains is productive, its step-time deviation
     out["productive_s"] = out["productive_at_steady_s"] + warmup + other

@@ -344,7 +344,7 @@ WITHHELD = "_step_time_withheld"
 _VALUED_AT_RATE = tuple(
     dict.fromkeys(
         ["steady_global_steps_per_s", "steady_ci_low", "steady_ci_high", "mean_global_steps_per_s", "startup_s",
-         *(c for c in GOODPUT_SCHEMA if c not in ("run_id", "stalls", "goodput_clock"))]
+         *(c for c in GOODPUT_SCHEMA if c not in ("run_id", "stalls", "goodput_clock", "clock_missing"))]
     )
 )  # fmt: skip
 

@@ -28,7 +28,9 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   :data:`JUMP_FACTOR` times faster than the run's median interval rate (a resume from a
   checkpoint written by a later attempt). Nothing is computed across a segment boundary: a
   naive rate across a resume from step 475,000 to 955,000 is two orders of magnitude too
-  high.
+  high. A record stating an elapsed time no process can have run
+  (:func:`~tierscope.analysis.clock.impossible_elapsed`: over 1,000 years, or not finite) is left out
+  before any of this: its successor's ``elapsed_s`` would otherwise go back and cut a false restart.
 - **Interval rate**: the global steps/s over the interval, as logged
   (``global_steps_per_s``) or else ``d_step / d_seconds``; on a clock that stood still or ran back
   while the steps went on (coarse against the interval), its block's steps over its block's span
@@ -85,6 +87,7 @@ from tierscope.analysis.bootstrap import (
     steady_draws,
     steady_rates,
 )
+from tierscope.analysis.clock import impossible_elapsed
 from tierscope.analysis.coarse_clock import COARSE_CLOCK_S, block_rates
 from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.printed_rates import judge
@@ -505,6 +508,10 @@ def _records_and_evaluations(
     training = rows.select(TRAINING).to_series()
     if not training.all():
         rows = rows.filter(training)
+    # A record stating an elapsed time no process can have run is left out (analyze's note says so): read as
+    # a time, the next record's would go back and make a restart that never was.
+    if rows.select(impossible_elapsed().any()).item():
+        rows = rows.filter(~impossible_elapsed())
     return distinct_in_log_order(rows, starts=True), evaluations
 
 

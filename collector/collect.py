@@ -159,7 +159,8 @@ def collect_runs(
         if not facts_recorded(dataset.root, read):  # a cron collect's usual case: read no Parquet to know it
             named = [run for run in read if _named_by_records(dataset, run)]
             own = [run for run in read if run not in named]
-            record_runs(dataset, own + [r for run in named for r in _facts_of_named(run, result)])
+            recorded = record_runs(dataset, own + [r for run in named for r in _facts_of_named(run, result)])
+            result.facts_changed = recorded.changed
         # a run left out for its records is noted all the same: collected again unchanged, it is left out again
         note_recorded(dataset.root, read)  # the next collect can tell it has nothing to do (collector.unchanged)
         return result

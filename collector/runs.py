@@ -121,6 +121,9 @@ class CollectResult:
     stopped: str | None = None
     #: One line each: what the collect found doubtful in what it stored (a run whose tasks disagree).
     warnings: list[str] = field(default_factory=list)
+    #: Per run collected before whose facts this collect changed (``--machine`` given on a collect again):
+    #: the runs table's columns that changed (:class:`tierscope.collector.sink.RecordedFacts`).
+    facts_changed: dict[str, list[str]] = field(default_factory=dict)
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.sources)

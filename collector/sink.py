@@ -532,7 +532,18 @@ class _Storing:
 RUN_FACTS = tuple(c for c in RUN_KEY if c != "run_id")
 
 
-def record_runs(dataset: Dataset, runs: Iterable[RunSpec]) -> AppendResult:
+@dataclass
+class RecordedFacts:
+    """What :func:`record_runs` appended: ``stored`` rows, ``duplicates`` (runs whose facts were their newest
+    row's already), and ``changed``: per run that had a row before and got a new one, the facts (the runs
+    table's columns, :data:`RUN_FACTS`) that differ from it: what a collect again with ``--machine`` changed."""
+
+    stored: int = 0
+    duplicates: int = 0
+    changed: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+
+def record_runs(dataset: Dataset, runs: Iterable[RunSpec]) -> RecordedFacts:
     """Append what is known about each run to the ``runs`` table where it differs from the run's
     newest row (the newest row wins: facts changed back to earlier ones are appended again).
 
@@ -546,10 +557,20 @@ def record_runs(dataset: Dataset, runs: Iterable[RunSpec]) -> AppendResult:
         newest = held.sort("collected_at").group_by("run_id", maintain_order=True).last()
         rows = with_known_facts(rows, newest)
         unchanged = rows.join(newest.select(RUN_KEY), on=list(RUN_KEY), how="semi", nulls_equal=True)
-        result = AppendResult(duplicates=unchanged.height)
-        result += dataset.append("runs", rows.join(unchanged, on=list(RUN_KEY), how="anti", nulls_equal=True))
-        return result
-    return dataset.append("runs", rows)
+        new = rows.join(unchanged, on=list(RUN_KEY), how="anti", nulls_equal=True)
+        stored = dataset.append("runs", new).stored
+        return RecordedFacts(stored, unchanged.height, _changed_facts(new, newest))
+    return RecordedFacts(dataset.append("runs", rows).stored)
+
+
+def _changed_facts(new: pl.DataFrame, newest: pl.DataFrame) -> dict[str, list[str]]:
+    """Per run of ``new`` (rows about to be the newest) that has a row in ``newest``: the facts that differ."""
+    before = {r["run_id"]: r for r in newest.iter_rows(named=True)}
+    return {
+        r["run_id"]: [c for c in RUN_FACTS if r[c] != before[r["run_id"]][c]]
+        for r in new.iter_rows(named=True)
+        if r["run_id"] in before
+    }
 
 
 def with_known_facts(rows: pl.DataFrame, newest: pl.DataFrame) -> pl.DataFrame:

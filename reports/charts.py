@@ -202,6 +202,28 @@ def _roomy(values: pl.Series) -> alt.Scale:
     return alt.Scale(domain=[0, top * 1.15 if top > 0 else 1], nice=False)
 
 
+#: Runs whose figures on one axis lie further apart than this factor (the largest run's over the smallest's) share
+#: it on a log scale: on a linear one, a run with 100x another's steps or rate flattens the other against the
+#: axis. Within it (the 2016 demo's 4.6 to 22.4 global steps/s) the scale stays linear, from 0.
+LOG_SPAN = 10.0
+
+
+def spans_runs(frame: pl.DataFrame, column: str, how: str = "max") -> bool:
+    """Whether the runs of ``frame`` (``run_id``, ``column``) lie more than :data:`LOG_SPAN` apart on ``column``:
+    each run's ``how`` (``max``: its extent, ``median``: its typical value) of its values above 0 (a log
+    scale has no 0), the largest over the smallest. One run, or none above 0: False."""
+    figure = getattr(pl.col(column).filter(pl.col(column) > 0), how)()
+    per_run = frame.group_by("run_id").agg(figure.alias("v"))["v"].drop_nulls()
+    return per_run.len() > 1 and float(per_run.max()) > LOG_SPAN * float(per_run.min())  # type: ignore[arg-type]
+
+
+def _scaled(log: bool, title: str, t: Catalog) -> dict[str, Any]:
+    """An axis' ``title`` and ``scale``: on a log scale where ``log`` (the title says so), else Vega's default."""
+    if not log:
+        return {"title": title}
+    return {"title": t("chart.log_scale", title=title), "scale": alt.Scale(type="log")}
+
+
 def time_unit(max_seconds: float) -> tuple[float, str]:
     """(seconds per unit, catalog key of the unit) that keeps an axis up to ``max_seconds`` readable."""
     if max_seconds >= 2 * 3600:
@@ -220,14 +242,17 @@ def throughput_steps_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str]
     None: the frame's runs). The same ``runs`` argument, with the same meaning, on every chart function.
     """
     points = require(points, ("run_id", "step", "rate"), "throughput over steps")
+    log_x, log_y = spans_runs(points, "step"), spans_runs(points, "rate", "median")
+    if log_x or log_y:  # a log scale has no 0: a point there cannot be drawn
+        points = points.filter(((pl.col("step") > 0) | ~pl.lit(log_x)) & ((pl.col("rate") > 0) | ~pl.lit(log_y)))
     if points.height == 0:
         return None
     chart = (
         alt.Chart(_values(points.select("run_id", "step", "rate")))
         .mark_line(point=alt.OverlayMarkDef(size=18))
         .encode(
-            x=alt.X("step:Q", title=t("chart.global_step")),
-            y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
+            x=alt.X("step:Q", **_scaled(log_x, t("chart.global_step"), t)),
+            y=alt.Y("rate:Q", **_scaled(log_y, t("chart.global_steps_per_s"), t)),
             color=run_color(t, _domain(points, runs), present=_present(points)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
@@ -248,6 +273,9 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] 
     (Float64, global steps/s); see :func:`tierscope.analysis.series.throughput_series`.
     """
     points = require(points, ("run_id", "seconds", "rate"), "throughput over time")
+    log_x, log_y = spans_runs(points, "seconds"), spans_runs(points, "rate", "median")
+    if log_x or log_y:  # a log scale has no 0: a point there cannot be drawn
+        points = points.filter(((pl.col("seconds") > 0) | ~pl.lit(log_x)) & ((pl.col("rate") > 0) | ~pl.lit(log_y)))
     if points.height == 0:
         return None
     per, unit = time_unit(float(points["seconds"].max() or 0))
@@ -256,8 +284,8 @@ def throughput_time_chart(points: pl.DataFrame, t: Catalog, runs: Sequence[str] 
         alt.Chart(_values(data))
         .mark_line(point=alt.OverlayMarkDef(size=18))
         .encode(
-            x=alt.X("time:Q", title=t("chart.time_since_start", unit=t(unit))),
-            y=alt.Y("rate:Q", title=t("chart.global_steps_per_s")),
+            x=alt.X("time:Q", **_scaled(log_x, t("chart.time_since_start", unit=t(unit)), t)),
+            y=alt.Y("rate:Q", **_scaled(log_y, t("chart.global_steps_per_s"), t)),
             color=run_color(t, _domain(points, runs), present=_present(points)),
             tooltip=[
                 alt.Tooltip("run_id:N", title=t("chart.run")),
@@ -378,15 +406,19 @@ def task_rates_chart(frame: pl.DataFrame, t: Catalog, runs: Sequence[str] | None
     (Float64), ``straggler`` (Boolean); see :func:`tierscope.reports.frames.task_local_rates`.
     """
     frame = require(frame, ("run_id", "task", "local_steps_per_s", "straggler"), "local rates per task")
+    log = spans_runs(frame, "local_steps_per_s", "median")  # a run's straggler stays visible beside a 100x run
+    if log:
+        frame = frame.filter(pl.col("local_steps_per_s") > 0)
     if frame.height == 0:
         return None
     shown = frame["run_id"].n_unique()
     data = frame.select("run_id", "task", "local_steps_per_s", "straggler")
+    rates = {"scale": alt.Scale(zero=True), **_scaled(log, t("chart.local_steps_per_s"), t)}  # log: no zero
     chart = (
         alt.Chart(_values(data))
         .mark_point(filled=True, size=70, opacity=0.85)
         .encode(
-            x=alt.X("local_steps_per_s:Q", title=t("chart.local_steps_per_s"), scale=alt.Scale(zero=True)),
+            x=alt.X("local_steps_per_s:Q", **rates),
             y=alt.Y("run_id:N", title=t("chart.run")),
             color=run_color(t, _domain(frame, runs), legend=False),  # the axis names the runs
             shape=alt.Shape(

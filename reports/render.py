@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -73,6 +74,11 @@ class ReportData:
     #: The runs kept apart from the baseline, or compared with it though their work differs (the summary's
     #: ``baseline_note`` in parts): :data:`tierscope.analysis.comparable.APART_SCHEMA`.
     apart: pl.DataFrame | None = None
+    #: Where N (:attr:`steps`) comes from, a ``steps_n.<key>`` of the catalog: ``given`` (``--steps``),
+    #: ``longest`` (the highest global step a run logged, :attr:`steps_runs` the runs that logged it) or
+    #: ``default`` (no run logged a step).
+    steps_origin: str = "given"
+    steps_runs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -132,7 +138,25 @@ def report_data(analysis: Analysis) -> ReportData:
         to_target=_or_none(lambda: frames.time_to_target_frame(frame)) if goal is not None else None,
         clock_rates=clock_rates(analysis.figures.throughput, frame),
         apart=analysis.apart,
+        **steps_origin(analysis),
     )
+
+
+def steps_origin(analysis: Analysis) -> dict[str, Any]:
+    """:attr:`ReportData.steps_origin` and :attr:`ReportData.steps_runs` of ``analysis``: N is what ``--steps``
+    asked, else the highest global step logged (:func:`tierscope.analysis.analyze.analyze`'s ``last_step``) and the
+    runs that logged it, else the default."""
+    if analysis.options.steps != "longest":
+        return {"steps_origin": "given"}
+    if analysis.last_step is None:
+        return {"steps_origin": "default"}
+    longest = analysis.summary.filter(pl.col("last_step") == analysis.last_step)["run_id"].sort()
+    return {"steps_origin": "longest", "steps_runs": tuple(longest)}
+
+
+def steps_note(data: ReportData, t: Catalog) -> str:
+    """Where N of "time and price to N steps" comes from, a sentence in ``t``'s language."""
+    return t(f"steps_n.{data.steps_origin}", n=t.number(data.steps), runs=t.join(list(data.steps_runs)))
 
 
 #: Columns of :attr:`ReportData.clock_rates`.
@@ -186,15 +210,21 @@ def _target_notes(data: ReportData, t: Catalog) -> list[str]:
     return notes + [t(f"target.status.{status}", run=run) for run, status in frames.not_reached(data.summary)]
 
 
-def _clockless(data: ReportData) -> list[str]:
+def _clockless(data: ReportData) -> list[tuple[str, str]]:
     """The charted runs (those of the throughput chart) the metric chart leaves out for want of a clock: no
-    point of theirs in it, and no clock on their lead task (the summary's ``goodput_clock`` is null)."""
+    point of theirs in it, and no clock on their lead task (the summary's ``goodput_clock`` is null), each with
+    why (its ``clock_missing``, :data:`tierscope.analysis.clock.CLOCK_MISSING`'s key; ``none`` where unsaid)."""
     if data.throughput_steps is None or "goodput_clock" not in data.summary.columns:
         return []
     charted = set(data.throughput_steps["run_id"].to_list())
     drawn = set(data.metric_time["run_id"].to_list()) if data.metric_time is not None else set()
+    why = pl.col("clock_missing") if "clock_missing" in data.summary.columns else pl.lit(None, pl.String)
     rows = data.summary.filter(pl.col("goodput_clock").is_null() & (pl.col("records") > 0))
-    return [r for r in rows["run_id"].to_list() if r in charted and r not in drawn]
+    return [
+        (r, w or "none")
+        for r, w in rows.select("run_id", why.alias("why")).iter_rows()
+        if r in charted and r not in drawn
+    ]
 
 
 def _on_task_clock(data: ReportData) -> list[str]:
@@ -231,6 +261,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         runs += [c for c in charts.run_ids(data.configurations) if c not in set(runs)]
     value = data.target[1] if data.target is not None else None
     goal = _target_notes(data, t)
+    n_note = [steps_note(data, t)]
     metric = _section(
         f"{data.metric}_time",
         lambda: charts.metric_time_chart(data.metric_time, data.to_target, t, data.metric, value, runs),
@@ -238,7 +269,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         capped
         + goal
         + [t("chart.task_clock", run=run) for run in _on_task_clock(data)]
-        + [t("chart.no_clock", run=run) for run in _clockless(data)],
+        + [t(f"chart.no_clock{'' if why == 'none' else '_' + why}", run=run) for run, why in _clockless(data)],
     )
     reach = (
         [
@@ -259,7 +290,7 @@ def sections(data: ReportData, t: Catalog) -> list[Section]:
         metric,
         _section("speedup", lambda: charts.speedup_chart(data.speedup, t, runs), t),
         _section("goodput", lambda: charts.goodput_chart(data.goodput, t), t, unobserved),
-        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t),
+        _section("cost_time", lambda: charts.cost_time_chart(data.costs, t, data.steps, runs), t, n_note),
         *reach,
         _section("tasks", lambda: charts.task_rates_chart(data.task_rates, t, runs), t, capped),
         _section(
@@ -550,6 +581,7 @@ def render_html(data: ReportData, lang: str | None = None, full_paths: bool = Fa
             cost_columns=cost_columns(table),
             million_word=shared_examples_word(table),
             steady_notes=[
+                steps_note(data, t),
                 *configuration_notes(data, t),
                 *steady_notes(data.summary, t, data.clock_rates),
                 *apart_notes(data.apart, t),

@@ -25,12 +25,39 @@ def test_the_predicted_share_names_each_measured_runs_and_the_run_without_a_cloc
         ]
     )
     summary = pl.DataFrame({"run_id": ["t4", "a100", "x100"], "goodput_reason": [None, None, None]})
-    assert predicted_basis(candidates, summary) == [
+    shares = (
         "Predicted rows: the predicted steady rate x 0.958, the median share of their steady rate the measured runs "
-        "sustained (a100 0.985, t4 0.930; checkpoints, evaluations, restarts, at most 1); 'hours at steady' is on "
-        "the predicted steady rate.",
+        "sustained (a100 0.985, t4 0.930; checkpoints, evaluations, restarts, at most 1); "
+    )
+    steady = (
         "Planned on the steady rate, no sustained rate measured (x100: its log has no clock or elapsed time to time "
-        "its life): checkpoints, evaluations and restarts are not in its hours, nor in the median share.",
+        "its life): checkpoints, evaluations and restarts are not in its hours, nor in the median share."
+    )
+    # the note names the column the table shows: 'hours at steady' is a --wide column, 'steady steps/s' is not
+    assert predicted_basis(candidates, summary, wide=True) == [
+        shares + "'hours at steady' is on the predicted steady rate.",
+        steady,
+    ]
+    assert predicted_basis(candidates, summary) == [
+        shares + "'steady steps/s' is the predicted steady rate (--wide shows the hours at it).",
+        steady,
+    ]
+
+
+def test_a_run_whose_elapsed_clock_restarts_is_not_said_to_have_no_clock() -> None:
+    # a resumed tqdm bar: its elapsed times start again at the restart, which summary's clock_missing says
+    candidates = _candidates([("hf", "measured", 3.69, "steady", 3.69), ("bare", "measured", 2.0, "steady", 2.0)])
+    cut = (
+        "its elapsed times start again at its restarts and no timestamp joins its attempts: the time between "
+        "them is unknown"
+    )
+    summary = pl.DataFrame(
+        {"run_id": ["hf", "bare"], "goodput_reason": [None, None], "clock_missing": ["restarted", None]}
+    )
+    # the runs in their name order: bare, then hf
+    assert predicted_basis(candidates, summary) == [
+        "Planned on the steady rate, no sustained rate measured (bare: its log has no clock or elapsed time to "
+        f"time its life; hf: {cut}): checkpoints, evaluations and restarts are not in their hours."
     ]
 
 

@@ -332,7 +332,8 @@ def recommend_cmd(
          Column("price rows", "text", wide=True)],
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
-               *predicted_basis(result.candidates, analysis.summary), *left_out(result.candidates, analysis.summary),
+               *predicted_basis(result.candidates, analysis.summary, wide),
+               *left_out(result.candidates, analysis.summary),
                f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
                *_price_notes(result.candidates)],
     )  # fmt: skip

@@ -211,7 +211,31 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
             )
     for warning in result.warnings:
         err_console().print(Text(printable(f"warning: {warning}")), soft_wrap=True)
+    for line in facts_lines(result):
+        print(printable(line))
     print(closing_line(result, unit))  # one line, whatever its length: what scripts and cron mails grep
+
+
+#: A run fact (the runs table's column) in words, for :func:`facts_lines`; a column not here is named as it is.
+FACT_WORDS = {"topology": "machines", "ran_on": "place it ran on", "batch_size": "batch size",
+              "estimate_usd": "sweep estimate", "replicas": "replicas"}  # fmt: skip
+
+
+def facts_lines(result: CollectResult) -> list[str]:
+    """A line per run collected before whose facts this collect changed (``collect files LOG --machine TYPE``
+    again, after a first collect without it): which facts, that its files held nothing new where they did not,
+    and where to see them. A collect that reads 0 lines would otherwise leave it unsaid whether anything
+    was recorded."""
+    lines = []
+    for run, changed in sorted(result.facts_changed.items()):
+        read = sum(s.lines for s in result.sources if s.run_id == run)
+        words = " and ".join(FACT_WORDS.get(c, c) for c in changed) or "facts"
+        lines.append(
+            f"run {named(run)}: recorded its {words}"
+            + ("" if read else " (its files hold nothing new: their lines were read before)")
+            + "; `tierscope summary` shows the run with them"
+        )
+    return lines
 
 
 def price_notes(frame: pl.DataFrame, region: str, asked_date: date | None = None) -> list[str]:
@@ -328,13 +352,16 @@ def left_out(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
     return lines
 
 
-def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = None) -> list[str]:
+def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = None, wide: bool = False) -> list[str]:
     """What rate the predicted candidates are planned on, where they are planned on a sustained one (their
     predicted steady rate x the measured runs' median share, :func:`tierscope.analysis.plan.sustained_share`),
-    naming each measured run's share; and, a line, the measured runs planned on their steady rate for want of a
-    sustained one (no clock to time their lives: goodput unknown), with the reason ``summary``'s
-    ``goodput_reason`` gives where there is one."""
+    naming each measured run's share and the column that shows the steady figure (``hours at steady`` only
+    ``wide``: a note never names a column its table does not show); and, a line, the measured runs planned on
+    their steady rate for want of a sustained one (no clock to time their lives: goodput unknown), with the
+    reason ``summary``'s ``goodput_reason`` gives where there is one."""
     import polars as pl  # the CLI loads the data library only when a command runs
+
+    from tierscope.analysis.clock import CLOCK_MISSING  # the CLI loads the analysis only when it runs
 
     notes = []
     measured = candidates.filter(pl.col("basis") == "measured")
@@ -353,24 +380,38 @@ def predicted_basis(candidates: pl.DataFrame, summary: pl.DataFrame | None = Non
         )
         notes.append(
             f"Predicted rows: the predicted steady rate x {share:.3f}, the median share of their steady rate the "
-            f"measured runs sustained ({each}; checkpoints, evaluations, restarts, at most 1); 'hours at steady' is on "
-            "the predicted steady rate."
+            f"measured runs sustained ({each}; checkpoints, evaluations, restarts, at most 1); "
+            + (
+                "'hours at steady' is on the predicted steady rate."
+                if wide
+                else "'steady steps/s' is the predicted steady rate (--wide shows the hours at it)."
+            )
         )
     steady = measured.filter(pl.col("rate_basis") == "steady")["candidate"].sort().to_list()
     if steady:
-        reasons = {}
-        if summary is not None and "goodput_reason" in summary.columns:
-            reasons = dict(summary.select("run_id", "goodput_reason").iter_rows())
-        said = "; ".join(
-            f"{named(run)}: {reasons.get(run) or 'its log has no clock or elapsed time to time its life'}"
-            for run in steady
-        )
+        reasons = _lifetime_unseen(summary) if summary is not None else {}
+        said = "; ".join(f"{named(run)}: {reasons.get(run) or CLOCK_MISSING['none']}" for run in steady)
         notes.append(
             f"Planned on the steady rate, no sustained rate measured ({said}): checkpoints, evaluations and "
             f"restarts are not in {'its' if len(steady) == 1 else 'their'} hours"
             + (", nor in the median share." if predicted.height else ".")
         )
     return notes
+
+
+def _lifetime_unseen(summary: pl.DataFrame) -> dict[str, str]:
+    """Why each run of ``summary`` has no sustained rate, where the summary says: goodput withheld
+    (``goodput_reason``), else why its lead task has no clock (``clock_missing``,
+    :data:`tierscope.analysis.clock.CLOCK_MISSING`: a tqdm bar's elapsed times cut at a restart are a clock
+    cut, not none)."""
+    from tierscope.analysis.clock import CLOCK_MISSING  # the CLI loads the analysis only when it runs
+
+    reasons = {}
+    for r in summary.iter_rows(named=True):
+        said = r.get("goodput_reason") or CLOCK_MISSING.get(r.get("clock_missing") or "")
+        if said:
+            reasons[r["run_id"]] = said
+    return reasons
 
 
 def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
