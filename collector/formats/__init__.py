@@ -77,6 +77,7 @@ from tierscope.collector.formats.layout import OTHERS_READ as LAYOUT_OTHERS_READ
 from tierscope.collector.formats.layout import LearnedLayout
 from tierscope.collector.formats.logentry import LogEntryLines
 from tierscope.collector.formats.mlperf import MLPerf
+from tierscope.collector.formats.named_ranks import named_ranks
 from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import RankCarry, ends_in_copies, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
@@ -296,6 +297,7 @@ def parse_lines(
         # the file's first lines show ranks' copies but not yet how many ranks: read once more are written
         nothing = pl.DataFrame()
         return Parsed(steps=nothing, events=nothing, rejects=nothing, rest=lines.clear(), pending=lines)
+    body, facts = _tagged(body, facts, named_ranks(body, context.state))
     body, facts = _with_ranks(body, facts, context)
     tabled = tabulated(body, context, statements)
     # the statements each table row was read as (``table_row``: what ``formats --try`` shows of it)
@@ -378,7 +380,14 @@ def _with_ranks(
         carry = context.state["ranks"] = RankCarry(k) if k else False
     if not carry:
         return body, facts
-    ranks = label_ranks(body, carry)
+    return _tagged(body, facts, label_ranks(body, carry))
+
+
+def _tagged(
+    body: pl.DataFrame, facts: pl.DataFrame | None, ranks: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """``body`` and ``facts`` with the tasks ``ranks`` (``source_offset``, ``role``, ``task_index``, ``tag``) found
+    for their lines: the line's tag and its record's role and task, where no envelope gave one."""
     if ranks is None:
         return body, facts
     body = (

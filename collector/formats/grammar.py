@@ -79,6 +79,7 @@ from tierscope.collector.formats.vocabulary import (
     SPAN,
     TIME_OF_DAY,
     TIMER_COUNTER,
+    TOKENS_PER_STEP,
     UNNAMED_TIMES,
     WHOLE_MAX,
     Measure,
@@ -166,7 +167,7 @@ def _measure_raw(text: pl.Expr, m: Measure) -> pl.Expr:
 STATEMENTS = (
     "step", "position", "counter_date", "inner", "epoch_only", "per_s", "global_per_s", "examples_per_s",
     "interval_s", "elapsed_s", "loss", "loss_said", "span", "bare_s", "bar_elapsed_s", "per_device", "broken",
-    "evaluation", "other_work", "measure", "examples_unit",
+    "evaluation", "other_work", "measure", "examples_unit", "step_tokens",
 )  # fmt: skip
 #: The prefix of :func:`with_statements`' intermediate columns (dropped before it returns).
 _T = "__statement_"
@@ -188,7 +189,8 @@ def with_statements(frame: pl.DataFrame, text: str, prefix: str = "") -> pl.Data
     ``loss_said`` (Boolean: a loss is named, NaN or infinite ones too), ``span`` (the steps a bare time covers),
     ``bare_s`` (a bare time, s), ``bar_elapsed_s`` (a progress bar's elapsed clock, s), ``per_device``, ``broken``
     (why a measure is no figure), ``evaluation``, ``other_work`` (Boolean), ``measure`` (the spelling of the
-    measure read) and ``examples_unit`` (``tokens`` where the examples/s read counts tokens, else null).
+    measure read), ``examples_unit`` (``tokens`` where the examples/s read counts tokens, else null) and
+    ``step_tokens`` (the tokens one step holds, where the line states it: :data:`TOKENS_PER_STEP`).
 
     Each part is matched once per line and kept as a column the later parts refer to: as one expression, each
     reference would repeat the part's whole tree (hundreds of thousands of nodes), and planning them cost far more
@@ -221,6 +223,7 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 _T + "eta_date": t.str.contains(ETA_DATE),
                 _T + "kimg": number(t.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1)),
                 _T + "line_batch": number(t.str.extract(LINE_BATCH, 1), pl.Int64),
+                prefix + "step_tokens": number(t.str.extract(TOKENS_PER_STEP, 1)),
                 _T + "stated_span": number(t.str.extract(SPAN, 1), pl.Int64),
                 _T + "dated_counter": t.str.contains(_DATED_COUNTER),
                 _T + "epoch_word": t.str.extract(EPOCH, 1),
@@ -427,7 +430,7 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
 
 #: The words of an examples/s measure that count tokens, not examples (``tokens/s``, ``tok/s``, ``tokens_per_sec``,
 #: ``tps``): a language model's throughput, whose steps/s no batch in sequences gives.
-_TOKENS = r"(?i)tok(?:en)?s?\b|tokens|\btps\b"
+_TOKENS = r"(?i)tok(?:en)?s?\b|tokens|\btps\b|\bwps\b|\bwords\b"
 #: The statement each kind of measure gives where it is not named after its kind.
 _TARGETS = {"time": "per_s", "time_per_examples": "examples_per_s", "rate": "per_s", "global": "global_per_s"}
 #: The measures in the order a line's measure is named by (``measure``).
@@ -1738,7 +1741,16 @@ class ProgressGrammar:
         # ... and it times the bar's own counter only (not a "global step N" glued after the bar)
         bar_counter = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in _BAR_POSITIONS])
         bar_clock = pl.when(~stamped & bar_counter).then(first_drawing)
-        per_s = pl.coalesce("_global_per_s", "_per_s")
+        # a rate of tokens over the tokens the line says one step holds is the steps' rate (fairseq's wps / wpb)
+        over_step = (
+            pl.col("_global_per_s").is_null()
+            & pl.col("_per_s").is_null()
+            & (pl.col("_examples_unit") == "tokens")
+            & (pl.col("_step_tokens") > 0)
+        ).fill_null(False)
+        per_s = pl.coalesce(
+            "_global_per_s", "_per_s", pl.when(over_step).then(pl.col("_examples_per_s") / "_step_tokens")
+        )
         # an epoch's record: its duration, since the previous epoch's; no step and no step rate (the log does not
         # say how many steps an epoch has)
         good = good.with_columns(
@@ -1756,7 +1768,7 @@ class ProgressGrammar:
             pl.col("_examples_per_s").alias("examples_per_s"),
             pl.col("_examples_unit").alias("examples_unit"),
             pl.col("_per_device").alias("per_device"),
-            pl.lit(False).alias("rate_derived"),
+            over_step.alias("rate_derived"),
             pl.lit(self.name).alias("format"),
         ).with_columns(stepless_position())
         # Lines the gate passed but that state no record are no one's: handed on (status lines, tracebacks).

@@ -615,6 +615,13 @@ SPAN: Final = (
 _SPAN_KEY = r"(?:\s*\(\s*\d+\s*(?i:iters?|iterations|steps|batches|updates)\s*\))?"
 #: The batch a line states beside a position in examples (``minibatch 32``, ``batch_size=64``).
 LINE_BATCH: Final = r"(?i)\b(?:mini)?batch(?:[ _-]?size)?\s*[:=]?\s*(\d+)(?:\s|,|$)"
+#: The tokens one step (one update) holds, stated on its line beside a rate of tokens: fairseq-py 0.x's progress line
+#: ``| epoch 010  2000 / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32`` (words per second and per batch, an
+#: update's, quoted in facebookresearch/fairseq issue 301) and its epoch summary's ``words/s 961 | words/batch 906``.
+#: The rate over it is the steps per second (962 / 908 = 1.06 updates/s), where ``bsz`` (sentences) gives none.
+TOKENS_PER_STEP: Final = (
+    r"(?i:\bwpb|\b(?:words|tokens)\s*(?:/|_per_|\s+per\s+)\s*(?:batch|update|step)\b)\s*[:=]?\s*(\d+(?:\.\d+)?)"
+)
 #: A duration said as a sentence about the position it covers (``Time for epoch 2 is 7.94 sec``, TensorFlow's DCGAN
 #: tutorial's print; ``Training time for epoch 1 is: 3.46 seconds``): the time of that epoch (or step), no rate of
 #: its own, so a time that says no unit of work (:data:`BARE_TIMES`): an epoch's, where the line states no step.
