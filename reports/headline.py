@@ -255,6 +255,16 @@ def headline(
     it failed (as ``recommend`` never offers one): it is counted in the failed-run sentence."""
     failed = summary.filter(pl.col("status") == "failed")
     finished = summary.filter(pl.col("status") != "failed")
+    # The answer ranks the baseline's job only: a run of another job (analysis/comparable.py) is no candidate, its
+    # steps being other work; it is named as left out, and the table below still shows it.
+    other = [] if apart is None else apart.filter(~pl.col("named"))["run_id"].to_list()
+    left_out = finished.filter(pl.col("run_id").is_in(other))
+    if left_out.height and left_out.height < finished.height:
+        finished = finished.filter(~pl.col("run_id").is_in(other))
+        if costs is not None:
+            costs = costs.filter(~pl.col("run_id").is_in(other))
+    else:
+        left_out = finished.clear()
     first = fastest(finished, t, apart)
     # a failed run's rate is no answer: say that it failed, not that no run has a rate
     none = "headline.none_finished" if failed["steady_global_steps_per_s"].is_not_null().any() else "headline.none"
@@ -269,6 +279,14 @@ def headline(
         for sentence in (*priced, no_price(finished, t), compute_engine(finished, t)):
             if sentence:
                 out.append(sentence)
+    if left_out.height:
+        runs = ", ".join(sorted(left_out["run_id"].to_list()))
+        baseline = left_out["baseline_run_id"].drop_nulls()
+        base = str(baseline[0]) if baseline.len() else str(apart["baseline_run_id"][0])  # type: ignore[index]
+        n = left_out.height
+        out.append(
+            t(f"headline.apart_left_out.{'one' if n == 1 else 'other'}", n=t.number(n), runs=runs, baseline=base)
+        )
     if failed.height:
         out.append(t.counted("headline.failed", failed.height))
     return out + would_have(unmeasured, t)

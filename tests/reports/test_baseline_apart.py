@@ -86,8 +86,10 @@ def test_the_report_shows_why_in_its_table_its_notes_and_its_headline(tmp_path: 
             assert shown["cells"]["basic"].startswith("1.00"), shown
             assert shown["cells"]["keras"] == cell, shown
             assert kept in shown["notes"], shown["notes"]
-            # the fastest is basic (4.640 > 3.802 steps/s): the headline has no run kept apart to explain
-            assert not any("keras" in s for s in shown["headline"]), shown["headline"]
+            # the answer ranks the baseline's job only: basic is the fastest, keras named as left out
+            assert shown["headline"][0].startswith("Fastest: basic" if lang == "en" else "最速"), shown["headline"]
+            assert "keras" not in shown["headline"][0], shown["headline"]
+            assert "(keras)" in shown["headline"][-1], shown["headline"]
             assert page.log.console_errors == [] and page.log.exceptions == []
 
 
@@ -119,3 +121,40 @@ def test_the_headline_says_why_the_fastest_run_has_no_speedup() -> None:
     )
     # near-miss: without the runs kept apart (an older analysis), the sentence as before
     assert fastest(summary, Catalog("en")) == "Fastest: keras at 5.00 global steps/s."
+
+
+def test_the_answer_ranks_the_baseline_job_only_and_names_the_runs_left_out() -> None:
+    import polars as pl
+
+    from tierscope.analysis.comparable import APART_SCHEMA
+    from tierscope.reports.headline import headline
+
+    # keras at 5.00 global steps/s outruns basic at 4.64, but its steps are another job's work: the answer's
+    # fastest is basic (the one run of the baseline's job), and keras is named as left out, in each language
+    summary = pl.DataFrame(
+        {"run_id": ["basic", "keras"], "status": ["finished", "finished"], "tier": ["BASIC", None],
+         "hardware": [None, None], "steady_global_steps_per_s": [4.64, 5.0], "speedup_vs_baseline": [1.0, None],
+         "baseline_run_id": ["basic", None], "speedup_basis": ["steps/s", None], "examples_unit": [None, None],
+         "usd_per_1000_steps": [None, None], "steps_per_ml_unit_hour": [None, None], "ml_units_per_hour": [None, None],
+         "usd_per_hour": [None, None], "price_rows": [None, None]},
+        schema_overrides={"tier": pl.String, "hardware": pl.String, "baseline_run_id": pl.String,
+                          "speedup_basis": pl.String, "examples_unit": pl.String, "speedup_vs_baseline": pl.Float64,
+                          "usd_per_1000_steps": pl.Float64, "steps_per_ml_unit_hour": pl.Float64,
+                          "ml_units_per_hour": pl.Float64, "usd_per_hour": pl.Float64, "price_rows": pl.String},
+    )  # fmt: skip
+    apart = pl.DataFrame(
+        [{"run_id": "keras", "baseline_run_id": "basic", "named": False, "formats": "keras",
+          "baseline_formats": "cloudml", "examples_unit": None, "baseline_examples_unit": None}],
+        schema=APART_SCHEMA,
+    )  # fmt: skip
+    en = headline(summary, None, 3600, Catalog("en"), apart=apart)
+    assert en[0] == "Fastest: basic (BASIC) at 4.64 global steps/s.", en
+    assert en[-1] == (
+        "1 run of another job (keras) is left out of this answer: its steps are not the baseline basic's work (see "
+        "the note under the runs table)."
+    ), en
+    ja = headline(summary, None, 3600, Catalog("ja"), apart=apart)
+    assert ja[-1].startswith("別のジョブの実行 1 件 (keras) はこの答えから除いています"), ja
+    # near-miss: with --baseline naming them (named: compared as asked) nothing is left out, keras is the fastest
+    named = apart.with_columns(pl.lit(True).alias("named"))
+    assert headline(summary, None, 3600, Catalog("en"), apart=named)[0].startswith("Fastest: keras"), named
