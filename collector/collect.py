@@ -138,7 +138,9 @@ def collect_runs(
                     result.errors.append(UnknownFormatError(f"run {run.run_id!r} ({path}): {exc}"))
                     continue
                 result.sources.append(counts)
-                missing += counts.unread  # nothing read from it: nothing is known of the run from it either
+                # nothing read from it (no format reads it, or it is empty so far): nothing is known of the run from
+                # it either
+                missing += counts.unread or (counts.first_read and not counts.lines)
                 if on_file:
                     on_file(counts)
             if run.files and missing == len(run.files):
@@ -151,7 +153,7 @@ def collect_runs(
                 warning = disagreement(run.run_id, steps)
                 if warning:
                     result.warnings.append(warning)
-        # A run whose files are all missing (a typo in a manifest) or unread (no format reads them) would be
+        # A run whose files are all missing (a typo in a manifest), unread (no format reads them) or empty would be
         # a row of facts with no records, an `empty` run in every summary; it is recorded once a file of
         # it is read. So would a run named after files whose records all name their own runs. A row an
         # earlier collect wrote stays.

@@ -80,3 +80,24 @@ def test_a_log_no_format_reads_is_left_unread_and_records_no_run(tmp_path: Path)
     second = runner.invoke(app, ["collect", "files", str(log), "--formats", str(formats), "-d", ds])
     assert second.exit_code == 0, second.output
     assert second.output.splitlines()[-1].startswith("read 2 lines: stored 2 step records"), second.output
+
+
+def test_an_empty_log_is_said_and_records_no_run_until_its_job_writes_to_it(tmp_path: Path) -> None:
+    # cron's first collect of a job's log just created: 0 lines; said in one line, no run listed with no data; its
+    # place kept, so the two step lines written next are read by the next collect (2 records, run 'job' listed)
+    log = tmp_path / "job.log"
+    log.touch()
+    ds = str(tmp_path / "ds")
+    first = runner.invoke(app, ["collect", "files", str(log), "-d", ds])
+    assert first.exit_code == 0, first.output
+    flat = " ".join(first.output.split())
+    assert f"warning: {log} is empty: nothing stored; collect it again once its job has written to it" in flat, flat
+    assert "job" not in runner.invoke(app, ["summary", "-d", ds]).output.replace(str(tmp_path), "")
+    log.write_text(
+        "Train [master/0], step 100 (1.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+        "Train [master/0], step 200 (2.0 sec) 10.0 global_steps/s, 10.0 local_steps/s\n"
+    )
+    second = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "0"])
+    assert second.exit_code == 0, second.output
+    assert "read 2 lines: stored 2 step records" in second.output and "is empty" not in second.output
+    assert "job" in runner.invoke(app, ["summary", "-d", ds]).output

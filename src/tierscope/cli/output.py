@@ -176,6 +176,17 @@ def print_counts(result: CollectResult, quiet: bool, wide: bool = False, unit: t
         shown = shown_path(s.source, wide)
         if s.notes:
             print(printable(f"{shown}: {'; '.join(s.notes)}"))  # a line per file, as the table's rows
+        if not s.lines and s.first_read and not s.notes:
+            # an empty file: its run is listed with no data, and a later collect reads what its job writes
+            err_console().print(
+                Text(
+                    printable(
+                        f"warning: {shown} is empty: nothing stored; collect it again once its job has written "
+                        "to it (its place is kept: the lines written are read then)"
+                    )
+                ),
+                soft_wrap=True,
+            )
         # a file read before that gave records is a step log: only a first read of nothing asks
         if s.lines and s.first_read and not (s.steps or s.events or s.rejects or s.duplicates):
             err_console().print(
