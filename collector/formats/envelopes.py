@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, numbered
-from tierscope.collector.formats.vocabulary import WHOLE_MAX
+from tierscope.collector.formats.vocabulary import ANSI, WHOLE_MAX
 from tierscope.dataset.schema import POOL_ROLES, ROLES
 
 _ROLE = "|".join(ROLES)
@@ -716,7 +716,7 @@ def split_envelopes(
     ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
-    lines = _without_common_indent(lines)
+    lines = _without_common_indent(_without_terminal_codes(lines))
     if state is None:
         names = learn_names(lines)
     else:
@@ -869,6 +869,17 @@ def _unquoted(text: str) -> str:
         return str(json.loads(f'"{text}"'))
     except json.JSONDecodeError:
         return text
+
+
+def _without_terminal_codes(lines: pl.DataFrame) -> pl.DataFrame:
+    """``lines`` without a terminal's colour and cursor codes and backspaces (:data:`ANSI`): the outermost layer
+    of a log its logger coloured for a terminal (PaddleNLP's ``ESC[32m[2022-08-31 14:25:49,741] [    INFO]ESC[0m -
+    loss: ...``), around the logger's own envelope, which is read only without it. They draw; they say nothing."""
+    column = lines.get_column("line")
+    # nearly every file: no escape or backspace at all, and nothing more is read
+    if not column.str.contains(r"[\x1b\x08]").any():
+        return lines
+    return lines.with_columns(pl.col("line").str.replace_all(ANSI, ""))
 
 
 #: The fewest non-blank lines a batch must have for an indentation they all share to be a paste's.
