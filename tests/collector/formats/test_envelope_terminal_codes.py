@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
 from tests.support.formats_support import parse
+from tierscope.collector.explain import explain_file
 
 ESC = "\x1b"
 # Quoted from LemonNoel/PaddleNLP examples/benchmark/fewclue/results/a9/cmnli.base.ft.b @ 12ebe6ef (run of
@@ -43,3 +45,12 @@ def test_a_coloured_line_that_states_no_measure_is_still_no_record() -> None:
         for s in (100, 200, 300)
     ]
     assert parse(lines).steps.height == 0
+
+
+def test_formats_try_shows_the_envelope_and_the_line_without_the_colour(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(PADDLENLP) + "\n")
+    reading = explain_file(log).readings[1]
+    assert reading.envelope == "[2022-08-31 14:25:49,741] [    INFO] - "
+    assert reading.text.startswith("[2022-08-31 14:25:49,741] [    INFO] - loss: 1.21554871,")
+    assert ESC not in reading.text
