@@ -10,6 +10,7 @@ file (main format, records, roles, status).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from tierscope.collector.formats.layout import STATE as LAYOUT_STATE
 from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
 from tierscope.collector.formats.stated_tasks import stated_tasks
-from tierscope.collector.formats.vocabulary import MEASURE_GATE
+from tierscope.collector.formats.vocabulary import ANSI, MEASURE_GATE
 from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
     LineBatch,
@@ -78,6 +79,7 @@ RECORD_FIELDS = (
 class LineReading:
     """What became of one line.
 
+    - ``text``: the line as written, without a terminal's colour codes where it had some (as it was read).
     - ``outcome``: ``record`` (one or more step records), ``event``, ``reject`` or ``skipped``.
     - ``envelope``: the prefix text stripped before the formats (``""`` without one), and
       ``envelope_gave`` what it said (``worker/2``, a timestamp), ``""`` when nothing.
@@ -336,7 +338,9 @@ def _readings(
     readings = []
     for offset, text in raw.iter_rows():
         msg = bodies.get(offset)
-        envelope = text[: len(text) - len(msg)] if msg is not None and text.endswith(msg) else ""
+        # a line a terminal coloured is read without its codes (the envelopes' outermost layer): so is its prefix shown
+        plain = text if msg is None or text.endswith(msg) else re.sub(ANSI, "", text)
+        envelope = plain[: len(plain) - len(msg)] if msg is not None and plain.endswith(msg) else ""
         outcome, fmt, got, why = _outcome(offset, steps, events, rejects)
         if outcome == "skipped":
             why = (
@@ -364,7 +368,7 @@ def _readings(
         readings.append(
             LineReading(
                 line=offset,
-                text=text,
+                text=plain,
                 outcome=outcome,
                 envelope=envelope,
                 envelope_gave=gave.get(offset, ""),

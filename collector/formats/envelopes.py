@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, numbered
-from tierscope.collector.formats.vocabulary import WHOLE_MAX
+from tierscope.collector.formats.vocabulary import ANSI, WHOLE_MAX
 from tierscope.dataset.schema import POOL_ROLES, ROLES
 
 _ROLE = "|".join(ROLES)
@@ -173,9 +173,12 @@ _WORD_TIME = r"[A-Z][A-Za-z]*: (?P<l_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})-"
 #: ``LEVEL:logger:`` with the time after it (a formatter that puts ``%(asctime)s`` after the logger name).
 _PYLOG_NAMED = rf"(?P<q_sev>DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:(?P<q_ts>{_ISO_TIME}):? "
 #: A time alone in brackets (Megatron's ``[2025-04-13 23:41:12] ``), or with the month and day only and the
-#: logger's name (detectron2's ``[11/01 11:27:04 d2.utils.events]: ``).
+#: logger's name (detectron2's ``[11/01 11:27:04 d2.utils.events]: ``). The full time may also take the logger's name,
+#: then its file and line in parentheses and the level (Swin Transformer's ``[%(asctime)s %(name)s] (%(filename)s
+#: %(lineno)d): %(levelname)s ``, ``[2024-07-27 03:37:34 vssm1_high_tiny_gradacc2] (main.py 295): INFO ``, quoted in
+#: MzeroMiko/VMamba issue 273, 2024-07-27).
 _BRACKET_TIME = (
-    rf"\s*\[(?P<b_ts>{_ISO_TIME})\]:? "
+    rf"\s*\[(?P<b_ts>{_ISO_TIME})(?: [\w.-]+)?\]:? (?:\([\w.<>-]+ \d+\): (?P<b_sev>{_SEVERITY_WORD}) )?"
     r"|\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
 )
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
@@ -212,7 +215,7 @@ _LOGGER = (
 _THREAD = r"(?:MainThread|MainProcess|(?:Thread|ThreadPoolExecutor|Dummy|(?:Spawn|Fork|ForkServer)?Process)-[\d_]+)"
 _SOURCE_LOCATION = r"\([\w.<>]+(?::[\w.<>]+)?:\d+\) (?:- )?"
 _BRACKET_FIELDS = (
-    rf"(?:(?:\[\d+\] )?(?:\[{_THREAD}\] )?\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\] (?:- )?(?:{_SOURCE_LOCATION})?)?"
+    rf"(?:(?:\[\d+\] )?(?:\[{_THREAD}\] )?\[ *(?P<z_sev>{_SEVERITY_WORD}) ?\]:? (?:- )?(?:{_SOURCE_LOCATION})?)?"
     r"(?:\[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] (?:\((?P<z_of>\d+)/\d+\) )?)?"
     r"(?:\[Rank (?P<z_rank>\d+)\] )?"
 )
@@ -264,7 +267,7 @@ _NEWER_GATE = (
     rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |{_MONTH} [ \d]\d \d"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ]"
     rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: )"
-    rf"|\] \[ *(?:{_SEVERITY_WORD}) ?\] |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
+    rf"|\] \[ *(?:{_SEVERITY_WORD}) ?\]:? |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
     rf"|\d (?:{_SEVERITY_WORD}) \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
 )
 
@@ -716,7 +719,7 @@ def split_envelopes(
     ``facts`` has :data:`ENVELOPE_SCHEMA` for the lines that had an envelope, or is None when
     none had (then ``lines`` is the input plus a null ``tag`` and ``stamp``).
     """
-    lines = _without_common_indent(lines)
+    lines = _without_common_indent(_without_terminal_codes(lines))
     if state is None:
         names = learn_names(lines)
     else:
@@ -777,6 +780,7 @@ def split_envelopes(
     body = _without_trailing_label(pl.col("body"), pl.col("k_task"))
     body = _without_ray_repeats(body) if newer else body
     severity = pl.coalesce(
+        "b_sev",
         "g_sev",
         "x_sev",
         "p_sev",
@@ -869,6 +873,17 @@ def _unquoted(text: str) -> str:
         return str(json.loads(f'"{text}"'))
     except json.JSONDecodeError:
         return text
+
+
+def _without_terminal_codes(lines: pl.DataFrame) -> pl.DataFrame:
+    """``lines`` without a terminal's colour and cursor codes and backspaces (:data:`ANSI`): the outermost layer
+    of a log its logger coloured for a terminal (PaddleNLP's ``ESC[32m[2022-08-31 14:25:49,741] [    INFO]ESC[0m -
+    loss: ...``), around the logger's own envelope, which is read only without it. They draw; they say nothing."""
+    column = lines.get_column("line")
+    # nearly every file: no escape or backspace at all, and nothing more is read
+    if not column.str.contains(r"[\x1b\x08]").any():
+        return lines
+    return lines.with_columns(pl.col("line").str.replace_all(ANSI, ""))
 
 
 #: The fewest non-blank lines a batch must have for an indentation they all share to be a paste's.

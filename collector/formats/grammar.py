@@ -275,7 +275,10 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                     pl.when(_c(f"n{j}").is_not_null()).then(pl.lit(name)) for j, (name, _) in enumerate(named)
                 ),
                 _T + "in_epoch": (
-                    (number(epoch.struct.field("e"), pl.Int64) - 1) * number(epoch.struct.field("m"), pl.Int64)
+                    pl.coalesce(
+                        number(epoch.struct.field("e"), pl.Int64) - 1, number(epoch.struct.field("z"), pl.Int64)
+                    )
+                    * number(epoch.struct.field("m"), pl.Int64)
                     + number(epoch.struct.field("x"), pl.Int64)
                 ).cast(pl.String),
                 # a counter is no position where it is an ETA's date (``ETA 12/25 at 3.2 s per step``)
@@ -324,7 +327,7 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 prefix + "position": pl.coalesce(
                     spelling,
                     range_end.struct.field("spelling"),
-                    pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M]")),
+                    pl.when(in_epoch.is_not_null()).then(pl.lit("Epoch [E][N/M] / [E/EM][N/M]")),
                     pl.when(from_examples.is_not_null()).then(pl.lit("kimg K (thousands of examples)")),
                     pl.when(counted.is_not_null()).then(pl.lit("N/M")),
                 ),

@@ -87,6 +87,13 @@ _MARK = SLOT
 TEMPLATE_VERSION = 3
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
+#: A size in bytes a step line states of the memory it holds, named so by a word before it (``memory: 39.95GiB``,
+#: ``max_mem: 1234MB``) or after it (tinygrad's ``1454.57 GB used``, its MLPerf llama3 trainer's step line quoted in
+#: tinygrad/tinygrad PR 13803, 2025-12-22): a figure of the step beside its time, not bytes counted by a bar.
+_MEMORY_SIZE = (
+    r"(?i)\b(?:mem(?:ory)?|vram|max_mem|allocated|reserved)(?:[ _-][a-z]+){0,2}\W{0,3}#\s*[KMGT]i?B\b"
+    r"|#\s*[KMGT]i?B\s+(?:used|allocated|reserved|in use|free)\b"
+)
 #: A template naming a file or a path (a dataset listing): ``img_0001.jpg 3 KB``, ``/data/train/0001``.
 _LISTING = r"(?i)\.(?:jpe?g|png|wav|txt|json|csv|tfrecords?|parquet|npy|h5|bin)\b|(?:^|\s)\.{0,2}/[A-Za-z_][\w.-]*/"
 #: A word before a slot that makes it a metric, never a measure.
@@ -254,7 +261,7 @@ def _refusals(keys: list[str]) -> list[str | None]:
             serving=words.str.contains(_SERVING_WORD),
             evaluation="_evaluation",
             other_work="_other_work",
-            bytes=pl.col("k").str.contains(_BYTES),
+            bytes=pl.col("k").str.replace_all(_MEMORY_SIZE, "").str.contains(_BYTES),
             listing=pl.col("k").str.contains(_LISTING),
         )
     )

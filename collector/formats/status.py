@@ -213,6 +213,11 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"(?i)\bquota (?:exceeded|failure)\b", 4),
     Marker("failed", r"\bRESOURCE_EXHAUSTED\b", 3),
     Marker("failed", r"lame workers found", 2, recoverable=True),
+    # Hydra's report that the job's task function raised (then it exits 1; the exception follows on the next lines:
+    # ``Error executing job with overrides: []`` then ``Error in call to target ...`` and ``TypeError(...)``, a
+    # Lightning + Hydra run committed as PLBFischer/walk-jump-fork ``e``, 2025-03-05; facebookresearch/hydra
+    # ``hydra/_internal/utils.py``). A Hydra multirun's job fails the run as well.
+    Marker("failed", r"^Error executing job with overrides: \[", 3),
     # AI Platform's runner (/runcloudml.py) reporting that the user's module failed.
     Marker("failed", r"\bModule raised an exception\b", 4),
     Marker("failed", r"(?:due to a|after a) preemption|\bwas preempted\b|preempted by", 2, recoverable=True),

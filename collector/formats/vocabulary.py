@@ -433,8 +433,8 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 
 class Position(NamedTuple):
     """A way of saying where training is: ``kind`` ``named`` (group ``x`` the step), ``epoch-counter``
-    (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``) or ``counter`` (``x`` of ``x/m``;
-    a date is none)."""
+    (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``; or ``z`` for ``e``, counted from 0: ``z * m + x``)
+    or ``counter`` (``x`` of ``x/m``; a date is none)."""
 
     spelling: str
     kind: str
@@ -640,7 +640,7 @@ BARE_TIMES: Final = frozenset(
         "time X s",
         "..., X seconds, ...",
         "seconds: X",
-        "took X s / in X seconds",
+        "took X s / in X seconds / cost X s",
         TIME_FOR_POSITION,
         DURATION_CLOCK,
         EPOCH_TIME,
@@ -757,10 +757,16 @@ POSITIONS: Final[tuple[Position, ...]] = (
     Position("N it [ (a tqdm bar without a total)", "named", r"(?:^|[\s:|])(\d+)it \["),
     # a tqdm bar's own counter, before any N/M of its description (``Epoch 1/10: 40%|####  | 200/500 [...``)
     Position("NN%|...| N/M (a tqdm bar)", "named", rf"{BAR}(\d+)/\d+"),
+    # an epoch's number and then the step's counter within it: mmcv's ``Epoch [E][N/M]``, or the epoch with its total in
+    # brackets, the word left out, right before the step's counter (Swin
+    # Transformer's ``main.py``: ``Train: [30/300][210/2859]\teta 0:25:26 lr 0.000872 ...  time 0.4205 (0.5761)``,
+    # quoted in MzeroMiko/VMamba issue 273, 2024-07-27; PyTorch's DCGAN example, ``[0/25][0/782] Loss_D: ...``): group
+    # ``z``, an epoch counted from 0 as ``range(epochs)`` prints it, so its step is ``z * M + N``
     Position(
-        "Epoch [E][N/M]",
+        "Epoch [E][N/M] / [E/EM][N/M]",
         "epoch-counter",
-        r"(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
+        r"(?:(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*|(?:^|[\s:|,])\[\s*(?P<z>\d+)\s*/\s*\d+\s*)"
+        r"\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
     ),
     # a range of steps one statement covers: its last step is the position, its length the span of its times
     Position("batch A-B (a range)", "range", rf"(?i:\b{_RANGE_WORD})\s*[:=#]?\s*\[?\s*{_RANGE}(?:[^\d.:-]|$)"),
@@ -928,11 +934,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # soumith/imagenet-multiGPU.torch issue 23), PyTorch's ImageNet example (``Time 0.544 (0.634)  Data 0.001 ..``,
     # pytorch/examples issue 267). Only after a column's gap (a tab, two spaces, ``|``, ``,``, a closing bracket), so
     # ``Total Time 3600 Epoch 3`` (a run's time) is none, and only before the next column or the end, never a unit.
+    # The next column's key may be two words (Swin Transformer's ``time 0.4205 (0.5761)\tdata time 0.0010 (0.1443)``,
+    # MzeroMiko/VMamba issue 273, 2024-07-27).
     Measure(
         "Time X (a column: seconds per iteration)",
         "time",
         rf"(?:^|[\t|,]|\s\s|\]\s*)(?i:time)\s+{_N}(?:\s*\(\s*[\d.]+\s*\))?"
-        r"(?:\s+[A-Za-z_][\w@%/-]*:?\s+[-+(]?[\d.]|\s*$)",
+        r"(?:\s+[A-Za-z_][\w@%/-]*(?: [A-Za-z_][\w@%/-]*)?:?\s+[-+(]?[\d.]|\s*$)",
     ),
     # a time with the steps it covers in its key's parentheses (HugeCTR's ``Iter: 3000 Time(1000 iters): 5.38s``,
     # NVIDIA-Merlin/HugeCTR issue 186): the span's time (see :data:`SPAN` and :data:`BARE_TIMES`)
@@ -945,7 +953,13 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
-    Measure("took X s / in X seconds", "time", rf"(?i:\b(?:took|in))\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    # ... or what it cost, in seconds (OpenGait's ``Iteration 32700, Cost 17.76s, triplet_loss=0.1912``, the time of its
+    # logging interval: ShiqiYu/OpenGait issue 89, 2022-10-12); with no unit, a ``cost`` is a loss (``cost= 0.35``)
+    Measure(
+        "took X s / in X seconds / cost X s",
+        "time",
+        rf"(?i:\b(?:took|in|cost)\b)\s*:?\s*{_N}\s*(?:s|sec|secs|seconds)\b",
+    ),
     Measure(
         TIME_FOR_POSITION,
         "time",
