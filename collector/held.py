@@ -8,7 +8,8 @@ it held (:attr:`~tierscope.collector.offsets.FileState.held_lines`) and the file
 they were read: while the file is still exactly that and has not settled, a collect has nothing new to read, and
 says so without reading (:mod:`tierscope.collector.unchanged`); once it grows, or settles, they are read.
 
-A file's first read takes every line as it is. Nothing tells a log still being written from a copy of an ended job's
+A file's first read takes every complete line as it is (a last line without its newline still waits: a live
+writer's buffered output stops mid-line). Nothing tells a log still being written from a copy of an ended job's
 (a download, an excerpt, a file written by a script a moment ago): both changed just now. The copy is what a first
 read usually meets, and its user expects the whole of it; cron's first collect of a live log most often finds it
 empty or short (an empty file's position is kept, so the lines after it are followed), and from then on the file is

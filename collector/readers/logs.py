@@ -423,10 +423,12 @@ class _Segment:
         counts, seg, log = self.counts, self.seg, self.log
         self.line_end = b"\r" if isinstance(reader, CrLines) else b"\n"
         # A file's first read cannot tell a log still being written from a copy of an ended job's (a download, an
-        # excerpt): both changed moments ago. The copy is the commoner first read, and reading it whole is what its
-        # user expects; a live log is followed from its second collect on, holding its open end until it settles.
-        first = seg.why in FIRST_READS
-        settled = first or (log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True)
+        # excerpt): both changed moments ago. The copy is the commoner first read, and reading its every line is
+        # what its user expects; a live log is followed from its second collect on, holding its open end until it
+        # settles. A last line without its newline still waits on a first read: a live writer's buffered output
+        # stops mid-line, and the rest of a line taken now would be read later as a line of its own.
+        settled = log.source.settled(raw, whole, log.options.settle_s) if saving or whole else True
+        decided = settled or seg.why in FIRST_READS
         # The first parse waits for two batches (the second tells whether the first is the last):
         # copied, they need no pyarrow, which the store thread is importing meanwhile (sink._Storing).
         batches = iter_handle_batches(
@@ -441,7 +443,7 @@ class _Segment:
         pending: pl.DataFrame | None = None
         yielded = False
         # a file still being written may end in the middle of a report printed as a group of lines
-        self.context.may_grow = saving and not settled
+        self.context.may_grow = saving and not decided
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
             counts.lines += batch.lines.height
             lines, too_long = long_line_rejects(batch)
@@ -472,7 +474,7 @@ class _Segment:
                     **({MEMORY: memory} if memory else {}),
                 }
                 position = dataclasses.replace(position, carry=carry or None)
-            if last and position is not None and self.context.may_grow and not stopping:
+            if last and position is not None and (self.context.may_grow or self.unfinished) and not stopping:
                 position = self._held(position, batch.end_line - done)
             yield Batch(parsed, position)
             if last and saving and done < batch.end_line:

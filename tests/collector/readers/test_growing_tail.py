@@ -196,12 +196,21 @@ def test_a_files_first_read_takes_its_open_end_as_it_is(tmp_path: Path) -> None:
     assert OffsetStore(ds.state_dir).get(log, "r").held_lines is None  # type: ignore[union-attr]
 
 
-def test_a_first_read_takes_a_last_line_without_its_newline(tmp_path: Path) -> None:
-    # An excerpt saved without a final newline: its last line is a whole record, read by the first collect.
+def test_a_first_read_holds_a_last_line_without_its_newline_while_the_file_is_fresh(tmp_path: Path) -> None:
+    # A live writer's buffered output stops mid-line: taken now, the rest of the line would be read later as a line
+    # of its own. So even a first read leaves it (1 line read, no record), and says so; once settled it is read.
     log, ds = tmp_path / "tfcnn.log", Dataset(tmp_path / "ds")
-    _append(log, TFCNN_GLOBAL, TFCNN_RATE.rstrip("\n"))
+    _append(log, TFCNN_GLOBAL, TFCNN_RATE[:40])
+    spec = [RunSpec(run_id="r", tier="BASIC", files=[log])]
+    [counts] = collect_runs(ds, spec).sources
+    assert (counts.lines, counts.steps) == (1, 0)
+    assert any("its last line (2) may still be completed" in n for n in counts.notes), counts.notes
+    _append(log, TFCNN_RATE[40:])
+    # the first collect stored nothing (a global step line alone is no record): it did not mark the file read, so
+    # this one reads both lines
     assert collect(ds, log) == [2]
-    assert frame_of(ds, "steps")["step"].to_list() == [381280]
+    # the whole throughput line, with its step from line 1: 381280 at 198.1 images/s
+    assert frame_of(ds, "steps").select("step", "examples_per_s").rows() == [(381280, 198.1)]
 
 
 def test_an_empty_log_is_followed_from_its_first_collect(tmp_path: Path) -> None:
