@@ -144,10 +144,9 @@ def collect_files_cmd(
     settle: Annotated[
         float,
         seconds_option(
-            "Seconds a file must be unchanged before its last lines that more may still complete (a line "
-            "without its newline, a report whose next line is not written yet; an event file: its last step's "
-            "events) are read, once a collect has read the file before (a first read takes every complete line); 0 for a "
-            "job that has ended."
+            "Seconds a file must be unchanged before its last lines that more may still complete are read: a "
+            "line without its newline, and, once a collect has read the file before, a report whose next line is "
+            "not written yet (an event file: its last step's events); 0 for a job that has ended."
         ),
     ] = DEFAULT_SETTLE_S,
     reread: Annotated[

@@ -278,7 +278,7 @@ def test_settle_help_says_it_holds_an_event_files_last_step() -> None:
     # A finished run's event files, collected at once, kept their last step back with no hint in --help.
     shown = CliRunner().invoke(app, ["collect", "files", "--help"], env={"COLUMNS": "200"}).output
     squeezed = " ".join(shown.replace("│", " ").split())
-    assert "; an event file: its last step's events) are read, once a collect has read the file before" in squeezed
+    assert "a report whose next line is not written yet (an event file: its last step's events); 0 for a" in squeezed
 
 
 @pytest.mark.parametrize("wall", [float("nan"), float("inf"), 1e300, -1e18])
