@@ -23,8 +23,8 @@ from tierscope.collector.reading import ReadOptions
 from tierscope.dataset.store import Dataset
 
 # Quoted from pytorch/xla PR 4324 (2022-12, a TPU run's output pasted in a comment): three of eight devices'
-# lines at step 500, then the same devices' at step 520. No device tag is read: the devices' copies of a step
-# are one task's.
+# lines at step 500, then three devices' at step 520. Each device names itself (``xla:1/0``: the ordinal after the
+# slash), so each is a task (collector/formats/named_ranks.py): devices 0, 7, 3 at step 500, then 6, 1, 0.
 XLA = [
     "| Training Device=xla:1/0 Epoch=1 Step=500 Loss=0.00223 Rate=553.79 GlobalRate=349.32 Time=01:53:18",
     "| Training Device=xla:0/7 Epoch=1 Step=500 Loss=0.00223 Rate=553.80 GlobalRate=352.39 Time=01:53:18",
@@ -44,9 +44,9 @@ def _intervals(lines: list[str]) -> dict[int, set[float | None]]:
 
 
 def test_a_keyed_time_of_day_times_the_steps_between_two_readings() -> None:
-    # step 520 read at 01:53:23, step 500 at 01:53:18: 5 s since the previous report, for every copy of step 520;
-    # step 500 is the first reading: no interval
-    assert _intervals(XLA) == {500: {None}, 520: {5.0}}
+    # device 0 read step 520 at 01:53:23, step 500 at 01:53:18: 5 s since its previous report; devices 6 and 1
+    # report first at step 520, and every device's first reading has no interval
+    assert _intervals(XLA) == {500: {None}, 520: {5.0, None}}
 
 
 def test_the_time_of_day_keeps_the_records_of_examples_per_second_it_times() -> None:
@@ -118,8 +118,8 @@ def test_near_misses_are_no_time_of_day(text: str) -> None:
 
 
 def test_a_file_timed_by_its_stated_time_of_day_has_a_steady_rate(tmp_path: Path) -> None:
-    # Steps 500, 520, 540, 560 read at 01:53:18, :23, :28, :33 (each with three devices' copies): 20 steps every
-    # 5 s = 4.0 global steps/s
+    # Steps 500, 520, 540, 560 read at 01:53:18, :23, :28, :33 by each of three devices (three tasks: 12 records):
+    # 20 steps every 5 s = 4.0 global steps/s
     lines = [
         f"| Training Device=xla:0/{d} Epoch=1 Step={500 + 20 * i} Loss=0.002{i} Rate=55{i}.00 GlobalRate=35{i}.00 "
         f"Time=01:53:{18 + 5 * i}"
@@ -131,7 +131,7 @@ def test_a_file_timed_by_its_stated_time_of_day_has_a_steady_rate(tmp_path: Path
     ds = Dataset(tmp_path / "ds")
     collect_file(ds, log, RunSpec(run_id="r", tier="BASIC", files=[log]), ReadOptions(settle_s=0.0))
     row = analyze(ds).summary.row(0, named=True)
-    assert row["records"] == 4
+    assert row["records"] == 12
     assert row["steady_global_steps_per_s"] == pytest.approx(4.0)
 
 
