@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.analysis.test_comparable import _dataset
 from tests.support.reports_cdp import Browser, Page, find_chromium
 from tierscope import AnalysisOptions, ReportOptions, analyze, write_report
+from tierscope.analysis.comparable import APART_SCHEMA
+from tierscope.reports.headline import fastest, headline
 from tierscope.reports.i18n import Catalog
 from tierscope.reports.options import analysis_options
 from tierscope.reports.render import apart_notes, report_data
@@ -93,44 +96,9 @@ def test_the_report_shows_why_in_its_table_its_notes_and_its_headline(tmp_path: 
             assert page.log.console_errors == [] and page.log.exceptions == []
 
 
-def test_the_headline_says_why_the_fastest_run_has_no_speedup() -> None:
-    import polars as pl
-
-    from tierscope.analysis.comparable import APART_SCHEMA
-    from tierscope.reports.headline import fastest
-
-    # keras at 5.00 global steps/s outruns basic at 4.64, but is another job's work: no "1.08x the baseline"
-    summary = pl.DataFrame(
-        {"run_id": ["basic", "keras"], "tier": ["BASIC", None], "hardware": [None, None],
-         "steady_global_steps_per_s": [4.64, 5.0], "speedup_vs_baseline": [1.0, None],
-         "baseline_run_id": ["basic", None], "speedup_basis": ["steps/s", None], "examples_unit": [None, None]},
-        schema_overrides={"tier": pl.String, "hardware": pl.String, "baseline_run_id": pl.String,
-                          "speedup_basis": pl.String, "examples_unit": pl.String, "speedup_vs_baseline": pl.Float64},
-    )  # fmt: skip
-    apart = pl.DataFrame(
-        [{"run_id": "keras", "baseline_run_id": "basic", "named": False, "formats": "keras",
-          "baseline_formats": "cloudml", "examples_unit": None, "baseline_examples_unit": None}],
-        schema=APART_SCHEMA,
-    )  # fmt: skip
-    assert fastest(summary, Catalog("en"), apart) == (
-        "Fastest: keras at 5.00 global steps/s. keras is not compared with the baseline basic: its records were read "
-        "as keras, the baseline's as cloudml."
-    )
-    assert fastest(summary, Catalog("ja"), apart).endswith(
-        "keras は基準 basic と比べていません: 記録を読んだ形式が keras で、基準は cloudml。"
-    )
-    # near-miss: without the runs kept apart (an older analysis), the sentence as before
-    assert fastest(summary, Catalog("en")) == "Fastest: keras at 5.00 global steps/s."
-
-
-def test_the_answer_ranks_the_baseline_job_only_and_names_the_runs_left_out() -> None:
-    import polars as pl
-
-    from tierscope.analysis.comparable import APART_SCHEMA
-    from tierscope.reports.headline import headline
-
-    # keras at 5.00 global steps/s outruns basic at 4.64, but its steps are another job's work: the answer's
-    # fastest is basic (the one run of the baseline's job), and keras is named as left out, in each language
+def _keras_outruns_basic() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A summary where keras at 5.00 global steps/s outruns basic at 4.64 (the baseline), and the runs kept apart:
+    keras, read as keras where the baseline was read as cloudml (another job's work)."""
     summary = pl.DataFrame(
         {"run_id": ["basic", "keras"], "status": ["finished", "finished"], "tier": ["BASIC", None],
          "hardware": [None, None], "steady_global_steps_per_s": [4.64, 5.0], "speedup_vs_baseline": [1.0, None],
@@ -147,6 +115,27 @@ def test_the_answer_ranks_the_baseline_job_only_and_names_the_runs_left_out() ->
           "baseline_formats": "cloudml", "examples_unit": None, "baseline_examples_unit": None}],
         schema=APART_SCHEMA,
     )  # fmt: skip
+    return summary, apart
+
+
+def test_the_headline_says_why_the_fastest_run_has_no_speedup() -> None:
+    # keras at 5.00 global steps/s outruns basic at 4.64, but is another job's work: no "1.08x the baseline"
+    summary, apart = _keras_outruns_basic()
+    assert fastest(summary, Catalog("en"), apart) == (
+        "Fastest: keras at 5.00 global steps/s. keras is not compared with the baseline basic: its records were read "
+        "as keras, the baseline's as cloudml."
+    )
+    assert fastest(summary, Catalog("ja"), apart).endswith(
+        "keras は基準 basic と比べていません: 記録を読んだ形式が keras で、基準は cloudml。"
+    )
+    # near-miss: without the runs kept apart (an older analysis), the sentence as before
+    assert fastest(summary, Catalog("en")) == "Fastest: keras at 5.00 global steps/s."
+
+
+def test_the_answer_ranks_the_baseline_job_only_and_names_the_runs_left_out() -> None:
+    # keras at 5.00 global steps/s outruns basic at 4.64, but its steps are another job's work: the answer's
+    # fastest is basic (the one run of the baseline's job), and keras is named as left out, in each language
+    summary, apart = _keras_outruns_basic()
     en = headline(summary, None, 3600, Catalog("en"), apart=apart)
     assert en[0] == "Fastest: basic (BASIC) at 4.64 global steps/s.", en
     assert en[-1] == (
