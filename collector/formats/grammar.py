@@ -901,6 +901,38 @@ def _optimizer_steps(records: pl.DataFrame) -> pl.DataFrame:
 _COUNTING_ON = 3
 
 
+def _task_counters(read: pl.DataFrame, chosen: pl.Expr) -> pl.DataFrame:
+    """The ``N/M`` counters of ``read``'s rows where ``chosen`` holds, in log order: ``_order``, ``_t`` (the
+    task's tag, "" for none), ``_n`` and ``_m`` (Int64, null where unreadable)."""
+    counter = counter_groups(pl.col("_piece"))
+    return (
+        read.filter(chosen)
+        .select(
+            "_order",
+            _t=pl.col(TAG).fill_null(""),
+            _n=number(counter.struct.field("x"), pl.Int64),
+            _m=number(counter.struct.field("m"), pl.Int64),
+        )
+        .sort("_order")
+    )
+
+
+def _of_tasks_whose(counters: pl.DataFrame, moving: str, *, other_stands: bool) -> pl.DataFrame:
+    """``counters`` (from :func:`_task_counters`) of the tasks with at least :data:`_COUNTING_ON` of them whose
+    ``moving`` column never goes down and goes up at least once, and whose other column stands still
+    (``other_stands``) or never goes down."""
+    other = pl.col("_n" if moving == "_m" else "_m").diff().drop_nulls()
+    steps = pl.col(moving).diff().drop_nulls()
+    shape = (
+        (pl.len() >= _COUNTING_ON)
+        & (steps >= 0).all()
+        & (steps > 0).any()
+        & ((other == 0) if other_stands else (other >= 0)).all()
+    )
+    tasks = counters.group_by("_t").agg(_keep=shape).filter("_keep").get_column("_t")
+    return counters.filter(pl.col("_t").is_in(tasks.implode()))
+
+
 def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     """``read`` with each ``N/M`` counter, bare or after its step word, whose ``M`` goes up from line to line (a
     task's, at least :data:`_COUNTING_ON` of them, ``M`` never down and up at least once) and whose ``N`` never goes
@@ -915,29 +947,13 @@ def _totals_that_count_on(read: pl.DataFrame) -> pl.DataFrame:
     bare = ((pl.col("_position") == "N/M") | worded).fill_null(False)
     if read.height == 0 or not read.select(bare.any()).item():
         return read
-    tag = pl.col(TAG).fill_null("")
-    counters = (
-        read.filter(bare)
-        .select(
-            "_order",
-            tag.alias("_t"),
-            _n=number(counter.struct.field("x"), pl.Int64),
-            _m=number(counter.struct.field("m"), pl.Int64),
-        )
-        .sort("_order")
-    )
-    counting_on = counters.group_by("_t").agg(
-        _on=(pl.len() >= _COUNTING_ON)
-        & (pl.col("_m").diff().drop_nulls() >= 0).all()
-        & (pl.col("_m").diff().drop_nulls() > 0).any()
-        & (pl.col("_n").diff().drop_nulls() >= 0).all()
-    )
-    tasks = counting_on.filter("_on").get_column("_t")
-    if tasks.len() == 0:
+    steps = _of_tasks_whose(_task_counters(read, bare), "_m", other_stands=False)
+    if steps.height == 0:
         return read
-    steps = counters.filter(pl.col("_t").is_in(tasks.implode())).select("_order", _total=pl.col("_m").cast(pl.String))
     return (
-        read.join(steps, on="_order", how="left", maintain_order="left")
+        read.join(
+            steps.select("_order", _total=pl.col("_m").cast(pl.String)), on="_order", how="left", maintain_order="left"
+        )
         .with_columns(
             _step=pl.coalesce("_total", "_step"),
             _inner=pl.when(pl.col("_total").is_not_null()).then(pl.lit(False)).otherwise("_inner"),
@@ -954,29 +970,13 @@ def _timer_totals_that_stand(read: pl.DataFrame) -> pl.DataFrame:
     timer = (pl.col("_position") == TIMER_COUNTER).fill_null(False)
     if read.height == 0 or not read.select(timer.any()).item():
         return read
-    counter = counter_groups(pl.col("_piece"))
-    counters = (
-        read.filter(timer)
-        .select(
-            "_order",
-            _t=pl.col(TAG).fill_null(""),
-            _n=number(counter.struct.field("x"), pl.Int64),
-            _m=number(counter.struct.field("m"), pl.Int64),
-        )
-        .sort("_order")
-    )
-    standing = counters.group_by("_t").agg(
-        _stands=(pl.len() >= _COUNTING_ON)
-        & (pl.col("_m").diff().drop_nulls() == 0).all()
-        & (pl.col("_n").diff().drop_nulls() >= 0).all()
-        & (pl.col("_n").diff().drop_nulls() > 0).any()
-    )
-    tasks = standing.filter("_stands").get_column("_t")
-    if tasks.len() == 0:
+    steps = _of_tasks_whose(_task_counters(read, timer), "_n", other_stands=True)
+    if steps.height == 0:
         return read
-    steps = counters.filter(pl.col("_t").is_in(tasks.implode())).select("_order", _own=pl.col("_n").cast(pl.String))
     return (
-        read.join(steps, on="_order", how="left", maintain_order="left")
+        read.join(
+            steps.select("_order", _own=pl.col("_n").cast(pl.String)), on="_order", how="left", maintain_order="left"
+        )
         .with_columns(_step=pl.coalesce("_own", "_step"))
         .drop("_own")
     )
