@@ -1,5 +1,6 @@
-"""One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock
-(on Cloud Storage: the lease object ``.lock``, :class:`tierscope.dataset.objects.Lease`).
+"""One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock (a cron job's
+collect, which does not wait, ``flock``-s the file itself: :func:`held`) (on Cloud Storage: the lease object
+``.lock``, :class:`tierscope.dataset.objects.Lease`).
 
 The kernel releases an ``flock`` when its holder dies, even by SIGKILL, so a killed
 collect never leaves a lock that blocks the next one: the lock *file* may stay, but nobody
