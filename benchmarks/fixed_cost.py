@@ -26,7 +26,7 @@ PIECES: tuple[tuple[str, str], ...] = (
      "import tierscope.stopping, tierscope.cron, tierscope.collector.runs, tierscope.collector.unchanged, "
      "tierscope.collector.small_collect\n"
      "from tierscope.dataset.store_options import import_writer_without_numpy\n"
-     "import_writer_without_numpy()"),
+     "import_writer_without_numpy('pyarrow._parquet')"),
     ("the command line instead (typer, tierscope.cli.collect, the nothing-new check)",
      "import tierscope.stopping, tierscope.cli, tierscope.cli.collect, tierscope.collector.runs, "
      "tierscope.collector.unchanged"),

@@ -30,7 +30,7 @@ from tierscope.dataset.store_options import import_writer_without_numpy
 def main(log: str) -> int:
     """Read ``log``'s lines as a small append (:func:`tierscope.collector.small_append.parse_append`) and write
     the step file a collect stores (:mod:`tierscope.dataset.arrow_steps`) to memory; returns the records written."""
-    import_writer_without_numpy()
+    import_writer_without_numpy("pyarrow._parquet")
     with open(log, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     parsed = parse_append(lines, 1)

@@ -130,7 +130,7 @@ def _collect(root: Path, run: RunSpec, path: Path, without_numpy: bool) -> Colle
             raise _Declined
         files = _verified_files(root, partition)
         if without_numpy:
-            import_writer_without_numpy()
+            import_writer_without_numpy("pyarrow._parquet")
         if _reaches_stored(files, min(parsed.columns["step"])):  # type: ignore[type-var]
             raise _Declined
         position = snapshot(raw, path, run.run_id, size, prev.line + len(lines), False, FORMAT)
@@ -182,10 +182,10 @@ def _reaches_stored(files: list[Path], first_step: int) -> bool:
     statistics of ``step`` say so, or it has none): the store would read such rows back."""
     if not files:
         return False
-    import pyarrow.parquet as pq
+    from tierscope.dataset.arrow_steps import read_footer
 
     for path in files:
-        meta = pq.read_metadata(path)
+        meta = read_footer(path)
         column = meta.schema.names.index("step") if "step" in meta.schema.names else None
         if column is None:
             return True

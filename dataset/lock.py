@@ -1,5 +1,6 @@
-"""One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock
-(on Cloud Storage: the lease object ``.lock``, :class:`tierscope.dataset.objects.Lease`).
+"""One writer at a time per dataset: the ``.lock`` file, held with ``flock`` via filelock (a cron job's
+collect, which does not wait, ``flock``-s the file itself: :func:`held`) (on Cloud Storage: the lease object
+``.lock``, :class:`tierscope.dataset.objects.Lease`).
 
 The kernel releases an ``flock`` when its holder dies, even by SIGKILL, so a killed
 collect never leaves a lock that blocks the next one: the lock *file* may stay, but nobody
@@ -10,19 +11,23 @@ stops renewing it). Whoever takes the lock first finishes what a killed writer l
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
-
 from tierscope.dataset import journal, state
 from tierscope.dataset.errors import DatasetBusyError, DatasetError, StateCorruptError, a_file_not_a_dataset
 from tierscope.dataset.objects import GsPath, Lease, LeaseBusy
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from tierscope.dataset.store import Dataset
 
 #: The lock file in a dataset's root (:attr:`tierscope.dataset.store.Dataset.lock_path`).
@@ -83,16 +88,24 @@ def let_waiters_in(dataset: Dataset, pause: float = LET_IN_PAUSE_S) -> None:
 
 def _lock(dataset: Dataset, timeout: float) -> FileLock | Lease:
     lock_path = dataset.lock_path
-    return Lease(lock_path, timeout) if isinstance(lock_path, GsPath) else FileLock(lock_path, timeout=timeout)
+    if isinstance(lock_path, GsPath):
+        return Lease(lock_path, timeout)
+    from filelock import FileLock
+
+    return FileLock(lock_path, timeout=timeout)
 
 
 def _acquire(lock: FileLock | Lease, root: Path, timeout: float) -> None:
+    from filelock import Timeout
+
     try:
         lock.acquire()
     except (Timeout, LeaseBusy):
-        raise DatasetBusyError(
-            f"dataset {root} is locked by another collect (waited {timeout:g} s); try again later"
-        ) from None
+        raise _busy(root, timeout) from None
+
+
+def _busy(root: Path, timeout: float) -> DatasetBusyError:
+    return DatasetBusyError(f"dataset {root} is locked by another collect (waited {timeout:g} s); try again later")
 
 
 @contextmanager
@@ -101,13 +114,61 @@ def held(root: Path, timeout: float = 60.0) -> Iterator[None]:
     without a :class:`~tierscope.dataset.store.Dataset` and without recovering: for a reader of
     its state that must see no writer half way (:mod:`tierscope.collector.unchanged`), and that
     leaves any recovery to a command that takes :func:`locked`. Raises :class:`DatasetBusyError`
-    after ``timeout`` seconds."""
+    after ``timeout`` seconds.
+
+    With ``timeout`` 0 (a cron job's collect, which never waits) the lock file a collect left is
+    ``flock``-ed directly (:func:`_flock_now`), the very lock filelock takes on it: importing filelock (4.x:
+    ``logging``, ``inspect``, ``secrets``...) cost more than the rest of a collect that finds nothing new.
+    Any case but the plain one (no lock file yet, a link, another owner, no ``flock`` on the file system)
+    is filelock's, as before."""
+    fd = _flock_now(root / LOCK_NAME) if timeout <= 0 else None
+    if fd is not None:
+        try:
+            yield
+        finally:
+            os.close(fd)  # closing the only descriptor of the open file releases its flock
+        return
+    from filelock import FileLock
+
     lock = FileLock(root / LOCK_NAME, timeout=timeout)
     _acquire(lock, root, timeout)
     try:
         yield
     finally:
         lock.release()
+
+
+#: What ``flock`` says where another holds the lock (some file systems say EACCES), as filelock reads it.
+_CONTENDED = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES})
+
+
+def _flock_now(path: Path) -> int | None:
+    """A descriptor of the existing lock file ``path`` holding its ``flock``, taken without waiting;
+    raises :class:`DatasetBusyError` if another process holds it; None where filelock must take it
+    (the file missing or not a plain file of this user's with one name, ``flock`` failing otherwise, the
+    file replaced meanwhile), with nothing held."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_uid != os.geteuid():
+            os.close(fd)
+            return None
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not os.path.samestat(os.lstat(path), st):
+            os.close(fd)  # another name now: the lock waiters share is the new file's
+            return None
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in _CONTENDED:
+            raise _busy(path.parent, 0) from None
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def recover(dataset: Dataset) -> int:
@@ -133,6 +194,8 @@ def recover_if_free(dataset: Dataset) -> int:
     by a writer that finishes it itself, or the dataset cannot be written by this user)."""
     if not dataset.lock_path.exists():
         return 0
+    from filelock import Timeout
+
     lock = _lock(dataset, 0)
     try:
         lock.acquire()

@@ -23,14 +23,17 @@ DICTIONARY_PAGE_BYTES = 128 * 1024
 SOURCES_KEY = b"tierscope.sources"
 
 
-def import_writer() -> None:
+def import_writer(module: str = "pyarrow.parquet") -> None:
     """Import what :func:`tierscope.dataset.store.write_temp` writes with (pyarrow): a caller about to write can have it
-    done ahead, on a thread of its own."""
-    import pyarrow.parquet  # noqa: F401
+    done ahead, on a thread of its own. ``module``: ``pyarrow._parquet`` for a writer that calls pyarrow's Parquet
+    writer itself (:func:`tierscope.dataset.arrow_steps.write_step_file`)."""
+    import importlib
+
+    importlib.import_module(module)
 
 
-def import_writer_without_numpy() -> None:
-    """Import the writer (:func:`import_writer`) without numpy, when this process has loaded neither.
+def import_writer_without_numpy(module: str = "pyarrow.parquet") -> None:
+    """Import the writer (:func:`import_writer`, ``module``) without numpy, when this process has loaded neither.
 
     pyarrow imports numpy if it can (numpy is optional to it since pyarrow 16), which is most of
     pyarrow's import (0.06 of 0.10 CPU-s) and starts OpenBLAS; writing polars frames to Parquet
@@ -39,10 +42,10 @@ def import_writer_without_numpy() -> None:
     ``collect``) should call this, before any other thread imports.
     """
     if "pyarrow" in sys.modules or "numpy" in sys.modules:
-        return import_writer()
+        return import_writer(module)
     sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` raises ImportError meanwhile
     try:
-        import_writer()
+        import_writer(module)
     finally:
         if sys.modules.get("numpy", False) is None:
             del sys.modules["numpy"]
