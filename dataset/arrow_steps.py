@@ -99,8 +99,14 @@ def write_step_file(table: Any, path: Path) -> None:
     ``pyarrow.parquet`` imports ``pyarrow.fs`` (its S3 module, ``ssl``) to open a local path: ~0.025 CPU-s of
     a small append's collect. Raises :class:`OSError` if ``path`` cannot be written."""
     import pyarrow as pa
-    from pyarrow._parquet import ParquetWriter
 
+    try:
+        from pyarrow._parquet import ParquetWriter
+    except ImportError:  # a private module: should a pyarrow release move it, the public writer still works
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path, **writer_options())
+        return
     with pa.OSFile(str(path), "wb") as sink:
         writer = ParquetWriter(sink, table.schema, **_WRITE_TABLE_DEFAULTS, **writer_options())
         writer.write_table(table, row_group_size=None)
@@ -112,8 +118,13 @@ def read_footer(path: Path) -> Any:
     ``pyarrow.parquet``: see :func:`write_step_file`). Raises :class:`OSError` if it cannot be read, and
     pyarrow's ``ArrowInvalid`` (a :class:`ValueError`) if it is not Parquet."""
     import pyarrow as pa
-    from pyarrow._parquet import ParquetReader
 
+    try:
+        from pyarrow._parquet import ParquetReader
+    except ImportError:  # see write_step_file
+        import pyarrow.parquet as pq
+
+        return pq.read_metadata(path)
     with pa.OSFile(str(path), "rb") as source:
         reader = ParquetReader()
         reader.open(source)

@@ -29,7 +29,10 @@ def import_writer(module: str = "pyarrow.parquet") -> None:
     writer itself (:func:`tierscope.dataset.arrow_steps.write_step_file`)."""
     import importlib
 
-    importlib.import_module(module)
+    try:
+        importlib.import_module(module)
+    except ImportError:  # pyarrow._parquet is private: a release that moves it leaves the public writer
+        import pyarrow.parquet  # noqa: F401
 
 
 def import_writer_without_numpy(module: str = "pyarrow.parquet") -> None:
