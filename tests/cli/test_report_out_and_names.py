@@ -88,3 +88,19 @@ def test_the_library_writer_refuses_a_file_that_is_not_a_report(tmp_path: Path) 
     with pytest.raises(NotAReportError, match="is a folder"):
         check_replaceable(tmp_path)
     check_replaceable(tmp_path / "new.html")  # a new file: nothing to refuse
+
+
+def test_report_into_missing_folders_makes_them_and_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "ds"
+    write_run(root, "r", 10.0)
+    # out/2026/12/r.html where neither out nor its folders exist: the outermost one made is out, said in one line
+    out = tmp_path / "out" / "2026" / "12" / "r.html"
+    done = runner.invoke(app, ["report", "-d", str(root), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert out.is_file()
+    made = [line for line in done.stdout.splitlines() if line.startswith("made the folder")]
+    assert made == [f"made the folder {tmp_path / 'out'}: it did not exist"]
+    # the near miss: the folder exists now, so a second report into it says nothing of folders
+    again = runner.invoke(app, ["report", "-d", str(root), "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    assert "made the folder" not in again.stdout

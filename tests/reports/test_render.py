@@ -594,3 +594,19 @@ def test_a_target_no_run_reached_says_so_and_names_each_run(dataset_2016: Datase
         section = html[html.index('id="section-target"') : html.index('id="section-tasks"')]
         assert f'<p class="unavailable">{none}</p>' in section
         assert all(never.format(run) in section for run in ("basic", "local", "standard_1"))
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "Priced for 2016-12-31 (region us) from rows as read on the date and from the page each names"),
+        ("ja", "2016-12-31 の価格 (地域 us)。各行は、その行に記した日付に、記した出典から読んだもので"),
+    ],
+)
+def test_provenance_says_when_and_where_the_price_rows_were_read(data_2016: ReportData, lang: str, said: str) -> None:
+    # The 2016 runs are priced for 2016-12-31 (their price date); each row is known as its page gave it on
+    # the date it names, not "in force" on the priced date: a row read in 2026 prices a 2017 run only as the
+    # nearest there is (the row's own note says so)
+    html = render_html(data_2016, lang).replace(vega_bundle(), "")
+    assert said in html
+    assert "Rows in force on" not in html and "時点で有効な行" not in html

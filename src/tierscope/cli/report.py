@@ -118,12 +118,28 @@ def report_cmd(
 
     print_run_notes(analysis.notes)
 
+    # missing folders are made (a report into reports/2026-12/ is the usual wish), and said: a typo in a folder
+    # name would otherwise leave the report where nobody looks
+    made = [missing_folder(out.parent), missing_folder(figures) if figures is not None else None]
     path = write_report(analysis, out, opts)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:
         print(f"figures (PNG and SVG): {figures}")
+    for folder in dict.fromkeys(f for f in made if f is not None):
+        print(f"made the folder {folder}: it did not exist")
     if open_:
         open_in_browser(path)
+
+
+def missing_folder(folder: Path) -> Path | None:
+    """The outermost folder of ``folder`` and its parents that does not exist (None: ``folder`` exists): what
+    writing into ``folder`` makes."""
+    top = None
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            break
+        top = candidate
+    return top
 
 
 def _has_display() -> bool:
