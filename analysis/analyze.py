@@ -19,6 +19,7 @@ the report read without touching the dataset again. What it costs:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
+from tierscope.analysis.stated_rates import GLOBAL_RATE, measured_rates, stated_rate_counts, stated_rate_notes
 from tierscope.analysis.summary import (
     batch_notes,
     failures,
@@ -223,32 +225,53 @@ def off_the_clock_notes(steps: pl.LazyFrame, events: pl.DataFrame) -> list[tuple
     return notes
 
 
-def impossible_elapsed_notes(steps: pl.LazyFrame) -> list[tuple[str, str]]:
-    """``(run id, sentence)`` per run whose records state an elapsed time no process can have run
-    (:func:`tierscope.analysis.clock.impossible_elapsed`): how many, the largest, and that they are left out of
-    its rates (:func:`tierscope.analysis.throughput.ordered_records`). Reads ``run_id`` and ``elapsed_s`` alone."""
-    by_run = (
+def impossible_elapsed_counts(steps: pl.LazyFrame) -> pl.DataFrame:
+    """``run_id, impossible_elapsed`` (UInt32), ``largest_elapsed`` (Float64), one row per run whose records state
+    an elapsed time no process can have run (:func:`tierscope.analysis.clock.impossible_elapsed`), sorted by run
+    id: how many, and the largest. Reads ``run_id`` and ``elapsed_s`` alone."""
+    return (
         steps.filter(impossible_elapsed())
         .group_by("run_id")
-        .agg(count=pl.len(), largest=pl.col("elapsed_s").max())
+        .agg(impossible_elapsed=pl.len().cast(pl.UInt32), largest_elapsed=pl.col("elapsed_s").max())
         .sort("run_id")
         .collect(engine="streaming")
     )
+
+
+def impossible_elapsed_notes(counts: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run of :func:`impossible_elapsed_counts`' ``counts``: how many, the largest,
+    and that they are left out of its rates (:func:`tierscope.analysis.throughput.ordered_records`)."""
     return [
         (
             run_id,
-            f"{count:,} record{'s' if count != 1 else ''} stating an elapsed time of {largest:g} s"
-            f"{' at most' if count != 1 else ''}, beyond any run's length (over {LONGEST_ELAPSED_S:.4g} s, "
-            "1,000 years): left out of its rates, not read as a restart",
+            f"{count:,} record{'s' if count != 1 else ''} stating an elapsed time of "
+            f"{beyond(largest, LONGEST_ELAPSED_S)} s{' at most' if count != 1 else ''}, beyond any run's length "
+            f"(over {LONGEST_ELAPSED_S:,.0f} s, 1,000 years): left out of its rates, not read as a restart",
         )
-        for run_id, count, largest in by_run.iter_rows()
+        for run_id, count, largest in counts.select("run_id", "impossible_elapsed", "largest_elapsed").iter_rows()
     ]
 
 
+def beyond(figure: float, bound: float) -> str:
+    """``figure`` (above ``bound``, or not finite) in the fewest significant digits (at least 4) that still read
+    above ``bound``: 3.1557600001e10 against 31,557,600,000 is ``3.1557600001e+10``, never a rounded
+    ``3.156e+10`` that reads as the bound itself or less."""
+    if not math.isfinite(figure):
+        return f"{figure:g}"
+    for digits in range(4, 18):
+        shown = f"{figure:.{digits}g}"
+        if float(shown) > bound:
+            return shown
+    return repr(figure)
+
+
 def _on_the_clock(chunks: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
-    """``chunks`` with :func:`tierscope.analysis.clock.on_the_clock`'s times, where they have a timestamp."""
+    """``chunks`` with :func:`tierscope.analysis.clock.on_the_clock`'s times, where they have a timestamp, and
+    :func:`tierscope.analysis.stated_rates.measured_rates`' global rates, where they have one."""
     for chunk in chunks:
-        yield chunk.with_columns(on_the_clock()) if "timestamp" in chunk.columns else chunk
+        if "timestamp" in chunk.columns:
+            chunk = chunk.with_columns(on_the_clock())
+        yield chunk.with_columns(measured_rates()) if GLOBAL_RATE in chunk.columns else chunk
 
 
 #: The step record's columns whose footer statistics :func:`step_overview` can take for reading them.
@@ -426,9 +449,12 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     events = dataset.read("events", where=picked, columns=EVENT_COLUMNS)
     stored = dataset.scan("steps")
     notes = off_the_clock_notes(stored if picked is None else stored.filter(picked), events)
-    notes += impossible_elapsed_notes(stored if picked is None else stored.filter(picked))
-    # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it
-    events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock())
+    elapsed = impossible_elapsed_counts(stored if picked is None else stored.filter(picked))
+    stated = stated_rate_counts(stored if picked is None else stored.filter(picked))
+    notes += impossible_elapsed_notes(elapsed) + stated_rate_notes(stated)
+    # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it; a stated rate of 0 or
+    # beyond any machine is no rate (analysis.stated_rates)
+    events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock(), measured_rates())
     footers = _footers(dataset)
     if picked is not None:
         steps = steps.filter(picked)
@@ -477,7 +503,10 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     notes += batch_notes(runs, batches) + mixed_unit_notes(
         overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     )
-    summary = summary_frame(runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events))
+    set_aside = stated.join(elapsed, on="run_id", how="full", coalesce=True)
+    summary = summary_frame(
+        runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events), set_aside
+    )
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)
     configs = configurations(summary, target)

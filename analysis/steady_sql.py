@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from tierscope.analysis.bootstrap import STALL_FROM, STALL_TO
 from tierscope.analysis.coarse_clock import COARSE_CLOCK_S
+from tierscope.analysis.stated_rates import MAX_STEPS_PER_S
 from tierscope.analysis.throughput import (
     GAP_FACTOR,
     JUMP_FACTOR,
@@ -47,7 +48,10 @@ STEADY_STATE_SQL = f"""\
 -- Steady-state global steps/s per run, as `tierscope summary` computes it.
 WITH records AS (  -- training tasks; copies of a record merged
   SELECT * FROM (
-    SELECT run_id, role, task_index, step, position, elapsed_s, interval_s, global_steps_per_s,
+    SELECT run_id, role, task_index, step, position, elapsed_s, interval_s,
+      -- a stated 0 or beyond any machine is no rate (analysis.stated_rates)
+      CASE WHEN global_steps_per_s > 0 AND global_steps_per_s <= {MAX_STEPS_PER_S:.0f}
+        THEN global_steps_per_s END AS global_steps_per_s,
       local_step, local_steps_per_s, timestamp, source, source_offset, pid,
       ROW_NUMBER() OVER (
         -- BigQuery partitions by no FLOAT64: the times as text (equal values, equal text)

@@ -160,6 +160,15 @@ STEADY_REASONS = {
         "(warm-up and pauses in), not a steady rate"
     ),
     "no_training_records": "only ps or evaluator records",
+    # what analysis.clock and analysis.stated_rates leave out: a run left with nothing says so, not a reason of
+    # the records that were never there
+    "elapsed_impossible": (
+        "every training record states an elapsed time beyond any run's length (over 1,000 years): all left out"
+    ),
+    "rate_zero": "its records state 0 global steps/s, which times no step: a zero rate is no measurement",
+    "rate_implausible": (
+        "its records state global steps/s beyond any machine (over 1,000,000, a step a microsecond): left out"
+    ),
     "one_record": "only warm-up records (1 record)",
     "no_clock": (
         "no time or global rate: no record states a time, a clock or global steps/s "
@@ -237,8 +246,9 @@ def steady_clock_note() -> pl.Expr:
 
 def steady_status() -> pl.Expr:
     """``steady_status`` of a summary row (:data:`STEADY_REASONS`' keys; null where the run has a
-    steady rate), from its ``records``, ``logging_tasks``, ``segments``, ``steady_records`` and
-    ``untimed_records``. Every warm-up interval of a segment but its first runs below half the run's
+    steady rate), from its ``records``, ``logging_tasks``, ``segments``, ``steady_records``,
+    ``untimed_records`` and the records left out (``impossible_elapsed``, ``zero_rates``, ``implausible_rates``:
+    :data:`SET_ASIDE_SCHEMA`). Every warm-up interval of a segment but its first runs below half the run's
     median in-segment rate, which no median allows for all of them: a run without steady records
     holds only segments' first records."""
     return (
@@ -252,8 +262,15 @@ def steady_status() -> pl.Expr:
         .then(pl.lit("whole_run_only"))
         .when(pl.col("records").fill_null(0) == 0)
         .then(pl.when(pl.col("status") == "ok").then(pl.lit("finished_without_steps")).otherwise(pl.lit("no_records")))
+        .when((pl.col("logging_tasks").fill_null(0) == 0) & (pl.col("impossible_elapsed").fill_null(0) > 0))
+        .then(pl.lit("elapsed_impossible"))
         .when(pl.col("logging_tasks").fill_null(0) == 0)
         .then(pl.lit("no_training_records"))
+        # a run left without a rate where stated ones were left out: they are why (a zero rate, or 1e300)
+        .when(pl.col("implausible_rates").fill_null(0) > 0)
+        .then(pl.lit("rate_implausible"))
+        .when(pl.col("zero_rates").fill_null(0) > 0)
+        .then(pl.lit("rate_zero"))
         .when(pl.col("steady_records").fill_null(0) == 0)
         .then(
             pl.when(pl.col("segments") == 1)
@@ -385,6 +402,7 @@ def summary_frame(
     target: int | None = None,
     log_batches: pl.DataFrame | None = None,
     stated: pl.DataFrame | None = None,
+    set_aside: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id: the summary of
     :func:`tierscope.analysis.analyze`, from what its pass holds.
@@ -394,7 +412,8 @@ def summary_frame(
     ``failed``: :func:`failures`; ``target``: N for the time and price columns (None: none);
     ``log_batches``: ``run_id, log_batch_size`` (the batch the logs show,
     :func:`tierscope.analysis.analyze.step_overview`); ``stated``: :func:`tierscope.analysis.whole_run.whole_run_rates`
-    (None: none), a run's mean only where it stored no step record.
+    (None: none), a run's mean only where it stored no step record; ``set_aside``: :data:`SET_ASIDE_SCHEMA`, the
+    records the analysis left out (None: none), which say why a run left without a rate has none.
     Raises :class:`BaselineError` for a bad ``options.baseline``.
     """
     throughput, tasks = figures.throughput, figures.tasks
@@ -420,6 +439,7 @@ def summary_frame(
         .join(stragglers, on="run_id", how="left")
         .join(figures.goodput, on="run_id", how="left")
         .join(stated if stated is not None else pl.DataFrame(schema=WHOLE_RUN_SCHEMA), on="run_id", how="left")
+        .join(_set_aside(set_aside), on="run_id", how="left")
         .pipe(withhold_step_times)
         .with_columns(
             # a lead logging no elapsed_s (timestamps only, case22): its start-up on the job's clock
@@ -515,6 +535,20 @@ def summary_frame(
             b = {**b, "log_examples_unit": dict(units.iter_rows()).get(b["run_id"])}
         frame = apart_from_baseline(frame, b, named=options.baseline is not None)
     return with_target(conform(frame, SUMMARY_SCHEMA).sort("run_id"), target)
+
+
+#: Per run, the records the analysis leaves out before its rates (:func:`summary_frame`'s ``set_aside``): stating an
+#: elapsed time no process can have run (:func:`tierscope.analysis.clock.impossible_elapsed`), a global rate of 0
+#: or beyond any machine (:mod:`tierscope.analysis.stated_rates`).
+SET_ASIDE_SCHEMA = {"run_id": pl.String(), "impossible_elapsed": pl.UInt32(), "zero_rates": pl.UInt32(),
+                    "implausible_rates": pl.UInt32()}  # fmt: skip
+
+
+def _set_aside(frame: pl.DataFrame | None) -> pl.DataFrame:
+    """:data:`SET_ASIDE_SCHEMA`'s columns of ``frame`` (missing ones null; None: no row)."""
+    if frame is None:
+        return pl.DataFrame(schema=SET_ASIDE_SCHEMA)
+    return conform(frame, SET_ASIDE_SCHEMA)
 
 
 def _tier_table_tasks(runs: pl.DataFrame) -> pl.DataFrame:

@@ -101,6 +101,7 @@ from tierscope.analysis.records import (
     task_starts,
     training_steps,
 )
+from tierscope.analysis.stated_rates import MAX_STEPS_PER_S
 from tierscope.analysis.steadiness import rise, still_rising
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA
@@ -158,8 +159,9 @@ def _clock_seconds(first: pl.Expr) -> pl.Expr:
 
 #: The fastest local rate that times a step (steps/s): TF-slim prints ``sec/step`` with 3 decimals, so
 #: 0.001 s (1,000 steps/s) is its shortest step time; a rate far above any step a framework makes (a
-#: ``1e-308 sec/step``) would give intervals of no time and infinite global rates.
-MAX_TIMING_STEPS_PER_S = 1e6
+#: ``1e-308 sec/step``) would give intervals of no time and infinite global rates. The bound of any stated
+#: rate (:data:`tierscope.analysis.stated_rates.MAX_STEPS_PER_S`).
+MAX_TIMING_STEPS_PER_S = MAX_STEPS_PER_S
 
 
 def step_time_seconds(first: pl.Expr) -> pl.Expr:

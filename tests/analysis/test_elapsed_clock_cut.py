@@ -85,7 +85,8 @@ def test_an_elapsed_time_no_run_can_have_is_left_out_not_a_restart(tmp_path: Pat
     assert row["mean_global_steps_per_s"] == pytest.approx(5.0)  # (1000 - 100) / (200 - 20 s)
     assert (
         "absurd",
-        "1 record stating an elapsed time of 1e+23 s, beyond any run's length (over 3.156e+10 s, 1,000 years): "
+        # 1,000 years x 365.25 days x 86,400 s = 31,557,600,000 s, printed whole (it read 3.156e+10)
+        "1 record stating an elapsed time of 1e+23 s, beyond any run's length (over 31,557,600,000 s, 1,000 years): "
         "left out of its rates, not read as a restart",
     ) in analysis.notes
 

@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -49,39 +50,49 @@ def test_productive_time_within_the_slack_is_the_lifetime(tmp_path: Path) -> Non
     assert row["goodput"] == 1.0
 
 
-def test_zero_rates_withhold_prices_and_speedups_and_the_report_draws(tmp_path: Path) -> None:
+def test_zero_rates_are_no_measurement_and_the_report_draws(tmp_path: Path) -> None:
+    # Records stating 0 global steps/s at steps 1..50, elapsed 1..50 s: a zero rate times no step
+    # (tierscope.analysis.stated_rates), so the clock does: 1 step / 1 s = 1.0 global steps/s in both runs
     ds = tmp_path / "ds"
     for run, tier in (("a", "BASIC"), ("b", "STANDARD_1")):
         write_lead(ds, list(range(1, 51)), [float(s) for s in range(1, 51)], 0.0, run, tier)
     summary = analyze(Dataset(ds)).summary
-    assert summary["steady_global_steps_per_s"].to_list() == [0.0, 0.0]
-    # USD/h / (0 steps/s x 3600) and 0 / 0: withheld, not inf and NaN
-    assert summary["usd_per_1000_steps"].to_list() == [None, None]
-    assert summary["speedup_vs_baseline"].to_list() == [None, None]
-    assert summary["withheld_figures"][0] == (
-        "usd_per_1000_steps, speedup_vs_baseline, scaling_efficiency_tasks, scaling_efficiency_units, "
-        "speedup_ci_low, speedup_ci_high, scaling_efficiency_devices: its steady rate is 0 steps/s (no step to "
-        "price or compare)"
-    )
+    assert summary["steady_global_steps_per_s"].to_list() == [pytest.approx(1.0), pytest.approx(1.0)]
+    assert summary["withheld_figures"].to_list() == [None, None]
     done = runner.invoke(app, ["report", "-d", str(ds), "--out", str(tmp_path / "r.html")])
     assert done.exit_code == 0, done.output
-    table = runner.invoke(app, ["summary", "-d", str(ds)], env={"COLUMNS": "200"})
-    assert "run a: withheld usd_per_1000_steps" in " ".join(table.stdout.split())
     text = runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout
     assert "Infinity" not in text and "NaN" not in text
 
 
-def test_a_finite_1e308_rate_is_never_infinity_in_json(tmp_path: Path) -> None:
+def test_a_steady_rate_of_0_withholds_prices_and_speedups() -> None:
+    # No stated rate reaches a steady 0 any more; the rule stays for any other way to one: USD/h / (0 steps/s x
+    # 3600) and 0 / 0 are withheld with the reason, not inf and NaN
+    from tierscope.analysis.summary import SUMMARY_SCHEMA, withhold_non_finite
+
+    rows = pl.DataFrame(
+        {"run_id": ["a"], "baseline_run_id": ["a"], "steady_global_steps_per_s": [0.0],
+         "usd_per_1000_steps": [math.inf], "speedup_vs_baseline": [math.nan]}
+    ).with_columns(**{c: pl.lit(None, t) for c, t in SUMMARY_SCHEMA.items() if c not in
+                      ("run_id", "baseline_run_id", "steady_global_steps_per_s", "usd_per_1000_steps",
+                       "speedup_vs_baseline")})  # fmt: skip
+    (row,) = withhold_non_finite(rows).iter_rows(named=True)
+    assert (row["usd_per_1000_steps"], row["speedup_vs_baseline"]) == (None, None)
+    assert row["withheld_figures"] == (
+        "usd_per_1000_steps, speedup_vs_baseline: its steady rate is 0 steps/s (no step to price or compare)"
+    )
+
+
+def test_a_1e308_rate_is_left_out_for_the_clock_and_never_infinity_in_json(tmp_path: Path) -> None:
     write_lead(tmp_path, list(range(1, 51)), [float(s) for s in range(1, 51)], 1e308)
     done = runner.invoke(app, ["summary", "-d", str(tmp_path), "--json"])
     assert done.exit_code == 0, done.output
     assert "Infinity" not in done.stdout and "NaN" not in done.stdout
     (row,) = json.loads(done.stdout)
-    assert row["steady_global_steps_per_s"] == 1e308  # the log's figure, finite, kept
-    # 1e308 x 3600 / ML units: past the largest float (1.8e308)
-    assert row["steps_per_ml_unit_hour"] is None
-    assert "steps_per_ml_unit_hour" in row["withheld_figures"]
-    assert row["withheld_figures"].endswith("not a finite number (a figure too large, or a division by 0)")
+    # 1e308 is beyond any machine (over 1e6, tierscope.analysis.stated_rates): left out; the clock gives 1 step
+    # a second, 1.0 global steps/s (the 1e308 was kept, and x 3600 withheld as past a float's range)
+    assert row["steady_global_steps_per_s"] == pytest.approx(1.0)
+    assert row["withheld_figures"] is None
     assert all(not isinstance(v, float) or math.isfinite(v) for v in row.values())
 
 

@@ -58,6 +58,11 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     - ``rising``: steps 100, 200, 300, 400 at elapsed 10, 20, 26, 30 s: past the first record, 100/10 = 10,
       100/6 = 16.7 and 100/4 = 25 global steps/s, each over 10 % above the one before and 25 / 10 = 2.5x
       the first (over 1.25x): not steady yet (its mean rate 300 / 20 = 15 stays).
+    - ``absurd``: steps 100, 200 at elapsed 1e23 and 2e23 s (over 1,000 years): both left out, no training record
+      left (it said "only ps or evaluator records").
+    - ``zero``: three records stating 0 global steps/s, no step, no clock: a zero rate times nothing (it was a
+      steady 0.0).
+    - ``huge``: three stating 1e300 global steps/s, beyond a step a microsecond (it was the steady rate).
     """
     rows = [
         *(_row("ok", i, step=100 * i, elapsed_s=10.0 * i) for i in (1, 2, 3)),
@@ -74,6 +79,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
         *(_row("stepless", i, position=i, examples_per_s=500.0, timestamp=T0 + timedelta(seconds=10 * i))
           for i in (1, 2)),
         *(_row("rising", i, step=100 * i, elapsed_s=t) for i, t in ((1, 10.0), (2, 20.0), (3, 26.0), (4, 30.0))),
+        *(_row("absurd", i, step=100 * i, elapsed_s=1e23 * i) for i in (1, 2)),
+        *(_row("zero", i, global_steps_per_s=0.0) for i in (1, 2, 3)),
+        *(_row("huge", i, global_steps_per_s=1e300) for i in (1, 2, 3)),
     ]  # fmt: skip
     ds = Dataset(tmp_path_factory.mktemp("steady") / "ds")
     ds.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
@@ -110,6 +118,9 @@ WHY = {
     "finished": ("finished_without_steps", STEADY_REASONS["finished_without_steps"]),
     "stated": ("whole_run_only", STEADY_REASONS["whole_run_only"]),
     "rising": ("not_steady_yet", "not steady yet: still speeding up; run longer"),
+    "absurd": ("elapsed_impossible", STEADY_REASONS["elapsed_impossible"]),
+    "zero": ("rate_zero", STEADY_REASONS["rate_zero"]),
+    "huge": ("rate_implausible", STEADY_REASONS["rate_implausible"]),
 }
 
 
@@ -175,8 +186,8 @@ def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: 
     notes = steady_notes(analyze(dataset).summary, Catalog(lang))
     assert said in notes and assumed in notes
     # every run of WHY with a reason and records (all but ok, slim and failed) or that finished without (finished)
-    # or is timed by its closing summary alone (stated), and slim's assumption
-    assert len(notes) == 11
+    # or is timed by its closing summary alone (stated), and slim's assumption: 13 of 16 runs, + 1
+    assert len(notes) == 14
 
 
 def test_the_english_report_says_what_summary_says() -> None:
