@@ -24,9 +24,10 @@ from markupsafe import Markup
 
 from tierscope.analysis import Analysis
 from tierscope.analysis.forecast import scaling, unmeasured
+from tierscope.analysis.printed_rates import CLOCK_TOLERANCE
 from tierscope.analysis.provenance import Provenance
 from tierscope.analysis.scaling import ScalingFit, best_fit
-from tierscope.analysis.summary import shared_examples_word
+from tierscope.analysis.summary import clock_above_steady, shared_examples_word
 from tierscope.atomic import write_text_atomic
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
@@ -473,7 +474,34 @@ def steady_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None =
             t("steady.assumes", run=r["run_id"], assumption=t(f"steady.assumption.{r['steady_assumption']}"))
             for r in rows.iter_rows(named=True)
         ]
-    return notes + clock_notes(clock, t)
+    return notes + clock_notes(clock, t) + printed_kept_notes(summary, t, clock)
+
+
+def printed_kept_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None = None) -> list[str]:
+    """For each run whose steady rate is the rate its log printed, below what its clock gives (its mean or
+    sustained rate higher: :func:`tierscope.analysis.summary.clock_above_steady`), a sentence in ``t``'s language
+    saying so with the three figures: the summary's ``steady_clock_note`` of that kind. ``clock``:
+    :attr:`ReportData.clock_rates` (the runs whose printed rates were set aside instead)."""
+    needed = {"run_id", "steady_global_steps_per_s", "mean_global_steps_per_s", "sustained_global_steps_per_s"}
+    if not needed <= set(summary.columns):
+        return []
+    aside = clock["run_id"] if clock is not None else pl.Series("run_id", [], pl.String)
+    rows = summary.filter(clock_above_steady(pl.col("run_id").is_in(aside.implode())))
+
+    def shown(value: float | None) -> str:
+        return rate_text(value, t) if value is not None else "–"
+
+    return [
+        t(
+            "steady.printed_kept",
+            run=r["run_id"],
+            steady=shown(r["steady_global_steps_per_s"]),
+            tolerance=f"{CLOCK_TOLERANCE:.0%}",
+            mean=shown(r["mean_global_steps_per_s"]),
+            sustained=shown(r["sustained_global_steps_per_s"]),
+        )
+        for r in rows.iter_rows(named=True)
+    ]
 
 
 def apart_notes(apart: pl.DataFrame | None, t: Catalog) -> list[str]:
