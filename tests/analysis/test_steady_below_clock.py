@@ -21,10 +21,7 @@ runner = CliRunner()
 
 #: tqdm's default bar, two lines: 100 steps at 00:30 and 200 at 01:00, each printing 3.20 it/s (its moving
 #: average, which lags the bar)
-BAR = (
-    " 10%|#         | 100/1000 [00:30<04:41,  3.20it/s]\n"
-    " 20%|##        | 200/1000 [01:00<04:10,  3.20it/s]\n"
-)
+BAR = " 10%|#         | 100/1000 [00:30<04:41,  3.20it/s]\n 20%|##        | 200/1000 [01:00<04:10,  3.20it/s]\n"
 
 
 def _dataset(tmp_path: Path, text: str) -> Path:
