@@ -67,7 +67,7 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "steady_assumption": pl.String(),  # what the steady rate assumes (STEADY_ASSUMPTIONS' keys; null: nothing)
     "steady_assumption_note": pl.String(),  # the same in words
     # the printed global rate set aside for the log's clock, with both figures (analysis.printed_rates), or kept
-    # where the clock's mean and sustained rates are higher, saying so (clock_above_steady; null: none)
+    # where the clock's mean and sustained rates differ from it, saying so (printed_apart_from_clock; null: none)
     "steady_clock_note": pl.String(),
     "steady_ci_low": pl.Float64(),  # bootstrap 95 % interval of the steady rate (null: < 2 intervals)
     "steady_ci_high": pl.Float64(),
@@ -224,32 +224,45 @@ def steady_assumption() -> pl.Expr:
     )
 
 
-#: How far above the steady rate the clock's own figures (the mean, the sustained rate) lie before the summary
-#: says why (:func:`clock_above_steady`): under 1 % no figure a user reads moves (rates print to 3 digits).
-ABOVE_STEADY = 0.01
+#: How far from the steady rate the clock's own figures (the mean, the sustained rate) lie before the summary
+#: says why (:func:`printed_apart_from_clock`): under 1 % no figure a user reads moves (rates print to 3 digits).
+APART_FROM_STEADY = 0.01
 
 
-def clock_above_steady(set_aside: pl.Expr | None = None) -> pl.Expr:
-    """Boolean, per summary row: the run's mean or sustained rate lies over :data:`ABOVE_STEADY` above its steady
-    rate, whose printed rates were kept (``set_aside``: whether they were set aside for the clock; default
-    ``printed_set_aside`` is not null). Only printed rates below the clock do that: on clock-timed intervals the
-    steady rate leaves out stalls and pauses, the slow ones, and is the higher. A tqdm bar's ``it/s`` is a moving
-    average that lags a speeding bar (3.20 it/s kept, within :data:`tierscope.analysis.printed_rates.CLOCK_TOLERANCE`
-    of the 3.33 its clock gives: 190 steps in 57 s)."""
+def clock_gives_more() -> pl.Expr:
+    """Boolean, per summary row: the run's mean or sustained rate lies over :data:`APART_FROM_STEADY` above its
+    steady rate. Only printed rates below the clock do that: on clock-timed intervals the steady rate leaves out
+    stalls and pauses, the slow ones, and is the higher. A tqdm bar's ``it/s`` is a moving average that lags a
+    speeding bar (3.20 it/s kept, within :data:`tierscope.analysis.printed_rates.CLOCK_TOLERANCE` of the 3.33 its
+    clock gives: 100 steps in 30 s)."""
+    steady = pl.col("steady_global_steps_per_s")
+    return (pl.col("mean_global_steps_per_s") > steady * (1 + APART_FROM_STEADY)).fill_null(False) | (
+        pl.col("sustained_global_steps_per_s") > steady * (1 + APART_FROM_STEADY)
+    ).fill_null(False)
+
+
+def printed_apart_from_clock(set_aside: pl.Expr | None = None) -> pl.Expr:
+    """Boolean, per summary row: the run's steady rate rests on the rates its log printed (kept: ``set_aside``,
+    whether they were set aside for the clock, is false; default ``printed_set_aside`` is not null), and the
+    clock's own figures differ from it by over :data:`APART_FROM_STEADY`: higher (:func:`clock_gives_more`), or
+    a mean lower where no stall or pause was left out of the steady rate (nothing else makes them differ: on
+    clock-timed intervals without either the steady rate is the mean)."""
     set_aside = pl.col("printed_set_aside").is_not_null() if set_aside is None else set_aside
     steady = pl.col("steady_global_steps_per_s")
-    above = (pl.col("mean_global_steps_per_s") > steady * (1 + ABOVE_STEADY)).fill_null(False) | (
-        pl.col("sustained_global_steps_per_s") > steady * (1 + ABOVE_STEADY)
+    less = (
+        (pl.col("mean_global_steps_per_s") < steady * (1 - APART_FROM_STEADY))
+        & (pl.col("steady_stalls").fill_null(0) == 0)
+        & (pl.col("steady_pauses").fill_null(0) == 0)
     ).fill_null(False)
-    return (steady.is_not_null() & ~set_aside.fill_null(False) & above).fill_null(False)
+    return (steady.is_not_null() & ~set_aside.fill_null(False) & (clock_gives_more() | less)).fill_null(False)
 
 
 def steady_clock_note() -> pl.Expr:
     """``steady_clock_note`` of a summary row (one line; null where the steady rate and the log's clock agree),
     from ``printed_set_aside``, ``clock_beside`` and ``printed_off_rounding``
     (:mod:`tierscope.analysis.printed_rates`): which rate the steady rate does not rest on, and why; or, where the
-    printed rates were kept and the clock's own figures are higher (:func:`clock_above_steady`), why the mean and
-    the sustained rate exceed the steady one."""
+    printed rates were kept and the clock's own figures differ (:func:`printed_apart_from_clock`), why the mean
+    and the sustained rate are not the steady one."""
     printed = pl.col("printed_set_aside").round_sig_figs(3).cast(pl.String)
     clock = pl.col("clock_beside").round_sig_figs(3).cast(pl.String)
     why = (
@@ -272,15 +285,16 @@ def steady_clock_note() -> pl.Expr:
                 why,
             )
         )
-        .when(clock_above_steady())
+        .when(printed_apart_from_clock())
         .then(
             pl.format(
                 f"steady rate {{}} global steps/s is the rate the log printed, kept as within {CLOCK_TOLERANCE:.0%} "
                 "of its clock; the mean ({}) and sustained ({}) rates are its steps over its clock's time, which "
-                "gives more",
+                "gives {}",
                 shown("steady_global_steps_per_s"),
                 shown("mean_global_steps_per_s"),
                 shown("sustained_global_steps_per_s"),
+                pl.when(clock_gives_more()).then(pl.lit("more")).otherwise(pl.lit("less")),
             )
         )
     )

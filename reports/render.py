@@ -27,7 +27,7 @@ from tierscope.analysis.forecast import scaling, unmeasured
 from tierscope.analysis.printed_rates import CLOCK_TOLERANCE
 from tierscope.analysis.provenance import Provenance
 from tierscope.analysis.scaling import ScalingFit, best_fit
-from tierscope.analysis.summary import clock_above_steady, shared_examples_word
+from tierscope.analysis.summary import clock_gives_more, printed_apart_from_clock, shared_examples_word
 from tierscope.atomic import write_text_atomic
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
@@ -478,22 +478,25 @@ def steady_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None =
 
 
 def printed_kept_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | None = None) -> list[str]:
-    """For each run whose steady rate is the rate its log printed, below what its clock gives (its mean or
-    sustained rate higher: :func:`tierscope.analysis.summary.clock_above_steady`), a sentence in ``t``'s language
+    """For each run whose steady rate is the rate its log printed, apart from what its clock gives (its mean or
+    sustained rate: :func:`tierscope.analysis.summary.printed_apart_from_clock`), a sentence in ``t``'s language
     saying so with the three figures: the summary's ``steady_clock_note`` of that kind. ``clock``:
     :attr:`ReportData.clock_rates` (the runs whose printed rates were set aside instead)."""
-    needed = {"run_id", "steady_global_steps_per_s", "mean_global_steps_per_s", "sustained_global_steps_per_s"}
+    needed = {"run_id", "steady_global_steps_per_s", "mean_global_steps_per_s", "sustained_global_steps_per_s",
+              "steady_stalls", "steady_pauses"}  # fmt: skip
     if not needed <= set(summary.columns):
         return []
     aside = clock["run_id"] if clock is not None else pl.Series("run_id", [], pl.String)
-    rows = summary.filter(clock_above_steady(pl.col("run_id").is_in(aside.implode())))
+    rows = summary.filter(printed_apart_from_clock(pl.col("run_id").is_in(aside.implode()))).with_columns(
+        _more=clock_gives_more()
+    )
 
     def shown(value: float | None) -> str:
         return rate_text(value, t) if value is not None else "–"
 
     return [
         t(
-            "steady.printed_kept",
+            "steady.printed_more" if r["_more"] else "steady.printed_less",
             run=r["run_id"],
             steady=shown(r["steady_global_steps_per_s"]),
             tolerance=f"{CLOCK_TOLERANCE:.0%}",
