@@ -35,6 +35,7 @@ from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
+from tierscope.analysis.lone_task import READ_ALONE_COLUMNS, lone_tasks, read_alone
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
 from tierscope.analysis.series import INTERVAL_VIEW, ChartSeries, ThroughputSeries, charted_runs
@@ -265,13 +266,16 @@ def beyond(figure: float, bound: float) -> str:
     return repr(figure)
 
 
-def _on_the_clock(chunks: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
-    """``chunks`` with :func:`tierscope.analysis.clock.on_the_clock`'s times, where they have a timestamp, and
-    :func:`tierscope.analysis.stated_rates.measured_rates`' global rates, where they have one."""
+def _on_the_clock(chunks: Iterator[pl.DataFrame], alone: bool = False) -> Iterator[pl.DataFrame]:
+    """``chunks`` (of one run) with :func:`tierscope.analysis.clock.on_the_clock`'s times, where they have a
+    timestamp, :func:`tierscope.analysis.stated_rates.measured_rates`' global rates, where they have one, and, for
+    a run whose task is ``alone`` (:func:`tierscope.analysis.lone_task.lone_tasks`), its local steps read so."""
     for chunk in chunks:
         if "timestamp" in chunk.columns:
             chunk = chunk.with_columns(on_the_clock())
-        yield chunk.with_columns(measured_rates()) if GLOBAL_RATE in chunk.columns else chunk
+        if GLOBAL_RATE in chunk.columns:
+            chunk = chunk.with_columns(measured_rates())
+        yield chunk.with_columns(read_alone()) if alone and set(READ_ALONE_COLUMNS) <= set(chunk.columns) else chunk
 
 
 #: The step record's columns whose footer statistics :func:`step_overview` can take for reading them.
@@ -486,6 +490,11 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         charted = gather.runs["run_id"].to_list() if gather is not None else None
         metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted, event_evaluations(events), samples)
     visitors = [v.add for v in (gather, metrics) if v is not None]
+    # a task alone made every global step between its lines: its step times time them all (analysis.lone_task)
+    lone = lone_tasks(runs, steps)
+    if lone.height:
+        steps = steps.with_columns(read_alone(lone))
+    alone = set(lone["run_id"])
     with _Gatherers(visitors) as gatherers:
         figures = interval_figures(
             steps,
@@ -494,7 +503,9 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
             visit=gatherers.visit if visitors else None,
             counts=overview.select(RECORD_COLUMNS),
             events=events.select(GOODPUT_EVENT_COLUMNS),
-            chunks=lambda run_id, columns, rows: _on_the_clock(dataset.chunks("steps", run_id, columns, rows)),
+            chunks=lambda run_id, columns, rows: _on_the_clock(
+                dataset.chunks("steps", run_id, columns, rows), run_id in alone
+            ),
             samples=samples,
         )
     last_step = overview["last_step"].max()
@@ -505,7 +516,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     )
     set_aside = stated.join(elapsed, on="run_id", how="full", coalesce=True)
     summary = summary_frame(
-        runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events), set_aside
+        runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events), set_aside, lone
     )
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)

@@ -20,8 +20,10 @@ previous step <= e < step: :func:`~tierscope.analysis.throughput.with_pauses`) i
 one of the run holds one. Not in the query: the pauses the events table records (checkpoint saves and
 evaluations logged as events, :data:`~tierscope.analysis.throughput.PAUSE_EVENTS`): it reads the steps table
 alone, so where a run logged such events mid-run ``summary``'s rate leaves out intervals the query keeps (the
-test of their agreement runs on logs without them). One simplification: copies of a record are merged
-when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
+test of their agreement runs on logs without them). Nor a task alone in its run (its topology, or its lines a round
+stride apart: :mod:`tierscope.analysis.lone_task`), whose step times ``summary`` stretches over the global steps
+between its lines: the query reads no topology and times one step a line. One simplification: copies of a
+record are merged when they agree on ``elapsed_s`` and ``interval_s`` (the platform's re-logged lines do;
 ``summary`` also merges copies that complete each other).
 
 The two dialects differ only in two function names (:data:`DUCKDB_NAMES`): BigQuery's

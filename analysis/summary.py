@@ -199,8 +199,21 @@ CI_WITHIN_RUN = "within-run"
 #: global step moves faster than its own steps (case24: +3 a step): other replicas explain that, and so
 #: does a task that logs every N steps, which makes the rate N times too high; a topology tells them apart
 #: (:func:`withhold_step_times`).
+#: ``step_time_alone``: the run's one training task (its topology) made every global step, so an interval is the
+#: global steps since its line before at the line's step time (:mod:`tierscope.analysis.lone_task`).
+#: ``logs_every_n_alone``: the same read from the steps of a run with no topology: one task, its lines a constant
+#: round stride apart at multiples of it, read as logging every N steps (a decision the note gives both ways).
 STEADY_ASSUMPTIONS = {
     "logs_every_step": "times from each line's sec/step: assumes the task logs every step",
+    "step_time_alone": (
+        "times from each line's sec/step over the global steps since the line before: the run's one task makes "
+        "every global step, the logged step's time standing for those between its lines"
+    ),
+    "logs_every_n_alone": (
+        "times from each line's sec/step over the global steps since the line before: read as one task logging "
+        "every N steps (its lines a constant round stride apart, at multiples of it); were other replicas moving "
+        "the global step, the rate is N times higher; --machine, --tier or a manifest's topology settles it"
+    ),
     "logs_every_step_unchecked": (
         "times from each line's sec/step: assumes the task logs every step; its global step moves faster "
         "than its own steps: other replicas, or logged every N steps (then N times too high); --tier or a "
@@ -212,15 +225,22 @@ STEADY_ASSUMPTIONS = {
 def steady_assumption() -> pl.Expr:
     """``steady_assumption`` of a summary row (:data:`STEADY_ASSUMPTIONS`' keys; null where the steady
     rate rests on the log's own clocks and rates, or there is none), from ``step_timed_intervals``, the
-    topology's origin and ``local_to_global``."""
+    topology's origin, ``local_to_global`` and ``alone_by`` (:func:`tierscope.analysis.lone_task.lone_tasks`)."""
     assumed = pl.col("steady_global_steps_per_s").is_not_null() & (pl.col("step_timed_intervals") > 0)
     unchecked = (
         (pl.col("tasks_origin") == "logs")
         & (pl.col("logging_tasks") == 1)
         & (pl.col("local_to_global") < 1 - MODE_TOLERANCE)
     ).fill_null(False)
+    alone_by = pl.col("alone_by")
     return pl.when(assumed.fill_null(False)).then(
-        pl.when(unchecked).then(pl.lit("logs_every_step_unchecked")).otherwise(pl.lit("logs_every_step"))
+        pl.when(alone_by == "stride")
+        .then(pl.lit("logs_every_n_alone"))
+        .when(alone_by == "topology")
+        .then(pl.lit("step_time_alone"))
+        .when(unchecked)
+        .then(pl.lit("logs_every_step_unchecked"))
+        .otherwise(pl.lit("logs_every_step"))
     )
 
 
@@ -430,8 +450,10 @@ def withhold_step_times(frame: pl.DataFrame) -> pl.DataFrame:
     inconsistent (their sum is neither the global rate nor a multiple of it; case01: 9 global steps in
     one 0.48 s step, 18.75 global steps/s, where the three tasks' local rates add up to 5.1), or a run of
     one training task by its declared topology or tier, all of it logged, whose global step moves more
-    than :data:`tierscope.analysis.tasks.MODE_TOLERANCE` away from its own local rate (TF-slim's
-    ``train_image_classifier.py`` logs every 10 steps: ten times too fast). A run whose topology the log
+    than :data:`tierscope.analysis.tasks.MODE_TOLERANCE` away from its own local rate. A task alone that logs
+    every 10 steps (TF-slim's ``train_image_classifier.py``) is no longer such a run: its step times are
+    stretched over the global steps between its lines (:mod:`tierscope.analysis.lone_task`), and its local rate
+    agrees with its global one. A run whose topology the log
     alone gives keeps its rate with the assumption noted: unlogged replicas move the global step too
     (case24: +3 a master step, a worker not in the excerpt)."""
     step_timed = (pl.col("step_timed_intervals").fill_null(0) > 0) & pl.col("steady_global_steps_per_s").is_not_null()
@@ -459,6 +481,7 @@ def summary_frame(
     log_batches: pl.DataFrame | None = None,
     stated: pl.DataFrame | None = None,
     set_aside: pl.DataFrame | None = None,
+    lone: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """One row per run with :data:`SUMMARY_SCHEMA`'s columns, sorted by run id: the summary of
     :func:`tierscope.analysis.analyze`, from what its pass holds.
@@ -469,7 +492,9 @@ def summary_frame(
     ``log_batches``: ``run_id, log_batch_size`` (the batch the logs show,
     :func:`tierscope.analysis.analyze.step_overview`); ``stated``: :func:`tierscope.analysis.whole_run.whole_run_rates`
     (None: none), a run's mean only where it stored no step record; ``set_aside``: :data:`SET_ASIDE_SCHEMA`, the
-    records the analysis left out (None: none), which say why a run left without a rate has none.
+    records the analysis left out (None: none), which say why a run left without a rate has none; ``lone``:
+    :func:`tierscope.analysis.lone_task.lone_tasks`, the runs whose task's step times time all its steps (None:
+    none), which its ``steady_assumption`` says.
     Raises :class:`BaselineError` for a bad ``options.baseline``.
     """
     throughput, tasks = figures.throughput, figures.tasks
@@ -496,6 +521,7 @@ def summary_frame(
         .join(figures.goodput, on="run_id", how="left")
         .join(stated if stated is not None else pl.DataFrame(schema=WHOLE_RUN_SCHEMA), on="run_id", how="left")
         .join(_set_aside(set_aside), on="run_id", how="left")
+        .join(lone.select("run_id", "alone_by") if lone is not None else _NO_LONE, on="run_id", how="left")
         .pipe(withhold_step_times)
         .with_columns(
             # a lead logging no elapsed_s (timestamps only, case22): its start-up on the job's clock
@@ -598,6 +624,9 @@ def summary_frame(
 #: or beyond any machine (:mod:`tierscope.analysis.stated_rates`).
 SET_ASIDE_SCHEMA = {"run_id": pl.String(), "impossible_elapsed": pl.UInt32(), "zero_rates": pl.UInt32(),
                     "implausible_rates": pl.UInt32()}  # fmt: skip
+
+
+_NO_LONE = pl.DataFrame(schema={"run_id": pl.String(), "alone_by": pl.String()})
 
 
 def _set_aside(frame: pl.DataFrame | None) -> pl.DataFrame:

@@ -65,11 +65,12 @@ def test_case01_step_times_contradicted_by_the_local_rates_give_no_rate(tmp_path
     assert row["productive_s"] is None and row["steady_assumption"] is None
 
 
-def test_one_task_of_a_known_topology_logging_every_10_steps_gets_no_rate(tmp_path: Path) -> None:
+def test_one_task_logging_every_10_steps_is_timed_over_its_10_steps(tmp_path: Path) -> None:
     # train_image_classifier.py logs every 10 steps: global step 100, 110, ... at 0.5 sec/step. One local step
-    # a line would make 10 / 0.5 = 20 global steps/s; the task's own rate is 1 / 0.5 = 2 steps/s. BASIC is
-    # one training task, all of it logged: its global rate cannot be 10x its local one. Without a topology
-    # the same log keeps 20 with the note that says what would make it N times too high.
+    # a line made 10 / 0.5 = 20 global steps/s (and BASIC's withheld it as contradicted); the task alone made the
+    # 10 global steps between two lines, each at 0.5 s: 10 / (10 x 0.5) = 2 global steps/s, its own 1 / 0.5.
+    # BASIC is one training task (its topology says so: step_time_alone); without a topology, the lines 10 apart
+    # at multiples of 10 read as one task logging every 10 (logs_every_n_alone, the note giving the other way).
     log = tmp_path / "slim10.log"
     log.write_text(
         "".join(f"INFO:tensorflow:global step {s}: loss = 1.0 (0.500 sec/step)\n" for s in range(100, 1100, 10))
@@ -80,10 +81,11 @@ def test_one_task_of_a_known_topology_logging_every_10_steps_gets_no_rate(tmp_pa
         )
         assert got.exit_code == 0, got.output
     basic = json.loads(runner.invoke(app, ["summary", "-d", str(tmp_path / "basic"), "--json"]).stdout)[0]
-    assert basic["steady_global_steps_per_s"] is None and basic["steady_status"] == "step_time_contradicted"
+    assert basic["steady_global_steps_per_s"] == pytest.approx(2.0, rel=1e-12)
+    assert (basic["steady_status"], basic["steady_assumption"]) == (None, "step_time_alone")
     unknown = json.loads(runner.invoke(app, ["summary", "-d", str(tmp_path / "unknown"), "--json"]).stdout)[0]
-    assert unknown["steady_global_steps_per_s"] == pytest.approx(10 / 0.5, rel=1e-12)
-    assert unknown["steady_assumption"] == "logs_every_step_unchecked"
+    assert unknown["steady_global_steps_per_s"] == pytest.approx(2.0, rel=1e-12)
+    assert unknown["steady_assumption"] == "logs_every_n_alone"
 
 
 def test_case24_global_rate_from_each_lines_step_time(case24: Path) -> None:
