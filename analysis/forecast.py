@@ -10,7 +10,7 @@ import polars as pl
 
 from tierscope.analysis.configurations import configuration_runs, configurations, plan_rows
 from tierscope.analysis.errors import AnalysisError
-from tierscope.analysis.plan import Group, Recommendation, choose, frontier
+from tierscope.analysis.plan import Group, Recommendation, RecommendError, choose, frontier
 from tierscope.analysis.scaling import (
     EXTRAPOLATION_LIMIT,
     ScalingFit,
@@ -146,6 +146,16 @@ def recommend(
     above ``quotas`` (:func:`tierscope.analysis.quotas.parse`); ``deadline_said``: the deadline in the user's
     words. Raises :class:`tierscope.analysis.plan.RecommendError` (see :func:`tierscope.analysis.plan.choose`)."""
     options = analysis.options
+    unmeasured_why = analysis.summary.filter(pl.col("steady_reason").is_not_null() & (pl.col("status") != "failed"))
+    if unmeasured_why.height == analysis.summary.height > 0:
+        # nothing to plan from: each run's own reason (a zero rate, a rate beyond any machine), not a guess
+        said = "; ".join(
+            f"run {run}: {why}" for run, why in unmeasured_why.select("run_id", "steady_reason").iter_rows()
+        )
+        raise RecommendError(
+            f"no run in the dataset has a steady-state rate to plan from ({said}); collect the step logs of a "
+            "finished run first"
+        )
     fitted = scaling(analysis)
     # the candidates measured are configurations: repeats of one job are one candidate at their mean rate
     configs = analysis.configurations if analysis.configurations is not None else configurations(analysis.summary)

@@ -56,6 +56,8 @@ def test_a_stated_zero_rate_is_no_measurement_and_no_plan(tmp_path: Path) -> Non
     assert f"run r: no steady rate: {STEADY_REASONS['rate_zero']}" in said
     planned = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "1000", "--deadline", "72h"])
     assert planned.exit_code != 0 and "inf" not in planned.output
+    # the error names the run's reason (it guessed "no step records, or too few")
+    assert f"(run r: {STEADY_REASONS['rate_zero']})" in " ".join(planned.output.split())
 
 
 def test_a_rate_beyond_any_machine_is_left_out_not_recommended(tmp_path: Path) -> None:
