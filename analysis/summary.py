@@ -249,6 +249,13 @@ def steady_assumption() -> pl.Expr:
 APART_FROM_STEADY = 0.01
 
 
+#: Why the clock's figures lie above (``more``) or below (``less``) a steady rate of printed rates.
+APART_WHY = {
+    "more": "the printed figure lags or rounds below the clock",
+    "less": "a pause the printed figure does not show, or a printed figure above the clock",
+}
+
+
 def clock_gives_more() -> pl.Expr:
     """Boolean, per summary row: the run's mean or sustained rate lies over :data:`APART_FROM_STEADY` above its
     steady rate. Only printed rates below the clock do that: on clock-timed intervals the steady rate leaves out
@@ -308,13 +315,15 @@ def steady_clock_note() -> pl.Expr:
         .when(printed_apart_from_clock())
         .then(
             pl.format(
-                f"steady rate {{}} global steps/s is the rate the log printed, kept as within {CLOCK_TOLERANCE:.0%} "
-                "of its clock; the mean ({}) and sustained ({}) rates are its steps over its clock's time, which "
-                "gives {}",
+                f"steady rate {{}} global steps/s is the rate the log printed, kept beside its clock (within "
+                f"{CLOCK_TOLERANCE:.0%} on most intervals); the mean ({{}}) and sustained ({{}}) rates are its steps "
+                "over its clock's time, which gives {}",
                 shown("steady_global_steps_per_s"),
                 shown("mean_global_steps_per_s"),
                 shown("sustained_global_steps_per_s"),
-                pl.when(clock_gives_more()).then(pl.lit("more")).otherwise(pl.lit("less")),
+                pl.when(clock_gives_more())
+                .then(pl.lit(f"more: {APART_WHY['more']}"))
+                .otherwise(pl.lit(f"less: {APART_WHY['less']}")),
             )
         )
     )

@@ -50,12 +50,16 @@ def test_fairseq_ups_the_clock_agrees_with_is_kept_and_one_paused_interval_outvo
     # ups=3.54 beside 113 s per 400 updates: the clock's 3.5398 (3.509-3.571 on a whole-second clock) is
     # within 5 % of 3.54, so the printed rate stays. The last interval holds a 487 s pause (400 / 600 s =
     # 0.667/s by the clock): one interval of four disagrees, not a majority, so nothing changes. Steady =
-    # 3.54 on every interval (the printed rate), no note.
+    # 3.54 on every interval (the printed rate). The mean is the clock's, pause in: 1600 updates / (339 + 600 s)
+    # = 1.70, under the steady rate with no stall the printed rates show: the note says where each comes from.
     lines = [_fairseq(2000 + 400 * i, 600 + 113 * i, "3.54") for i in range(4)]
     lines.append(_fairseq(3600, 939 + 600, "3.54"))
     row = _summary(tmp_path, "".join(lines))
     assert row["steady_global_steps_per_s"] == pytest.approx(3.54, rel=1e-12)
-    assert row["steady_clock_note"] is None
+    assert row["mean_global_steps_per_s"] == pytest.approx(1600 / 939, rel=1e-12)
+    assert row["steady_clock_note"].startswith("steady rate 3.54 global steps/s is the rate the log printed")
+    assert row["steady_clock_note"].endswith("which gives less: a pause the printed figure does not show, or a "
+                                             "printed figure above the clock")  # fmt: skip
 
 
 def _jittered(ups: str) -> str:
