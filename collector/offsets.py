@@ -13,7 +13,9 @@ the offset (*tail*). The next collect of that file (:func:`plan_reads`):
   head and tail: ``copytruncate``), that file's unread remainder is read first, under the
   original name and line numbers, so lines written just before the rotation are not lost; then
   every copy rotated after it, whole (:mod:`tierscope.collector.rotation`: numbered, dated,
-  compressed, in an ``olddir``); what cannot be found is said.
+  compressed, in an ``olddir``); what cannot be found is said. Each later generation's lines are
+  numbered on from the one before it (:data:`NUMBERED_ON`), the file's position then counting the
+  log's lines since its first read: the records keep the order they were written in.
 - gzip files, JSON exports and console CSVs are read whole, once; again only if their size or
   fingerprints change.
 
@@ -186,10 +188,20 @@ def plan_reads(
     if prev.whole:
         return [Segment(path, 0, 0, why)]
     chain = follow(path, prev, olddirs)
-    segments = [Segment(p, 0, 0, "rotated", current=False) for p in chain.between] + [Segment(path, 0, 0, why)]
+    # Numbered on from the lines read before (see NUMBERED_ON); the reader numbers each segment after the one before.
+    segments = [Segment(p, 0, prev.line, "rotated", current=False) for p in chain.between]
+    segments.append(Segment(path, 0, prev.line, why))
     if chain.predecessor is not None:
         segments.insert(0, Segment(chain.predecessor, prev.offset, prev.line, "rotated remainder", current=False))
     return [dataclasses.replace(segments[0], missing=tuple(chain.missing)), *segments[1:]]
+
+
+#: The segments that begin a later generation of a log (a copy rotated after the file read last time, the file
+#: now under its name, truncated or replaced): their lines are numbered on from the lines of the log read before
+#: them, not from 1. A clock-less log's records are in the order of their ``(source, source_offset)`` (all of a
+#: log's generations are stored under its name), so numbering each generation from 1 would interleave them: the
+#: analysis would read every line of the newer as a restart from the older's steps.
+NUMBERED_ON = frozenset({"rotated", "truncated", "replaced"})
 
 
 def line_start(fd: int, end: int, back: int, line_end: bytes = b"\n") -> int:

@@ -62,7 +62,7 @@ from tierscope.collector.held import FIRST_READS, held_note, settled
 from tierscope.collector.limits import expand_limit, expands_past, too_large
 from tierscope.collector.lineends import CrLines, cr_only
 from tierscope.collector.manifest import RunSpec
-from tierscope.collector.offsets import FileState, Segment, line_start, plan_reads, snapshot
+from tierscope.collector.offsets import NUMBERED_ON, FileState, Segment, line_start, plan_reads, snapshot
 from tierscope.collector.positions import Positions
 from tierscope.collector.reading import Batch, ReadOptions
 from tierscope.collector.runs import SourceCounts, check_readable
@@ -298,7 +298,7 @@ class LogReading:
             if [s.why for s in segments] in (["truncated"], ["replaced"]):
                 # another text from its start, no rotation of the one read before: its format is sniffed anew
                 counts.format = self.only
-            if segments and self.prev is not None and (segments[0].start_offset or segments[0].start_line):
+            if segments and self.prev is not None and segments[0].why in _GOES_ON:
                 # sniffed from too few lines: sniffed again, from the head, when there are lines to read
                 self.resniff = bool((self.prev.carry or {}).get(SNIFFED_SHORT)) and self.only is None
                 # goes on where the last collect stopped: what the formats decided from the lines read then holds
@@ -314,11 +314,16 @@ class LogReading:
                 # marked read: not measured again until it changes
                 yield Batch(bomb, src.read_whole(raw, self.run.run_id, counts.lines, None))
                 return
+            numbered_to: int | None = None  # the log's line the segment before ended at
             for seg in segments:
                 if opts.deadline.passed():
                     return
                 counts.notes.extend(seg.missing)
-                if isinstance(src, LocalFile) and seg.why not in ("new", "grown"):
+                if seg.why in NUMBERED_ON and numbered_to is not None:
+                    seg = dataclasses.replace(seg, start_line=numbered_to)
+                if isinstance(src, LocalFile) and seg.why in NUMBERED_ON and seg.start_line:
+                    counts.notes.append(_numbered_on(seg))
+                elif isinstance(src, LocalFile) and seg.why not in ("new", "grown"):
                     counts.notes.append(f"{seg.why}: read from line {seg.start_line + 1} of {seg.path}")
                 if seg.why == "resumed":
                     seg = self._resumed(seg)
@@ -331,6 +336,7 @@ class LogReading:
                     yield from reading.batches(reader, raw, saving=not whole, whole=whole)
                 if reading.stopped:
                     return  # by the deadline: a gzip's position is its lines done (_Segment.batches)
+                numbered_to = reading.end_line
             if segments and whole:
                 # Marked read only once whole: a kill half way makes the next collect read it again.
                 done = counts.lines + (segments[0].start_line if segments[0].why == "resumed" else 0)
@@ -407,12 +413,14 @@ class _Segment:
         #: Where the bytes read end (past an unterminated last line, if one was read), and whether one was.
         self.read_end = seg.start_offset
         self.unfinished = False
+        #: The number of the last line read (the lines held for the next collect excepted).
+        self.end_line = seg.start_line
 
     def _sniff(self, lines: pl.DataFrame, raw: BinaryIO) -> str | None:
         """The format sniffed from the file's first lines: the batch's, where the read starts at the file's
         start, else the head's (a collect going on from lines read before, whose sniff saw too few)."""
         sample = lines.get_column("line")
-        if self.seg.start_line:
+        if self.seg.start_offset:
             sample = pl.Series("line", self.log.source.head(raw).split("\n")[:-1], dtype=pl.String)
         self.sniffed_short = sample.len() < SNIFF_LINES
         return sniff_format(sample, self.context.formats)
@@ -460,6 +468,7 @@ class _Segment:
             stopping = not last and log.options.deadline.passed()
             # The lines done: those before the look-ahead held back for the next batch.
             done = batch.end_line if pending is None or not pending.height else _first_line(pending) - 1
+            self.end_line = batch.end_line
             if stopping and whole and self.seg.current and isinstance(log.source, LocalFile):
                 # A gzip's position: its bytes, and the lines done.
                 read = snapshot(raw, Path(self.seg.path), log.run.run_id, 0, done, True, counts.format)
@@ -538,6 +547,18 @@ class _Segment:
         first = _first_line(pending)
         start = line_start(raw.fileno(), end_offset, end_line - first + 1, self.line_end)
         return snapshot(raw, path, run_id, start, first - 1, False, fmt)
+
+
+#: The segments that go on from where the last collect stopped in the same text: what its parse decided holds.
+_GOES_ON = frozenset({"grown", "rotated remainder", "resumed"})
+
+
+def _numbered_on(seg: Segment) -> str:
+    """The note of a later generation of a log whose lines are numbered on from the one before it (``NUMBERED_ON``)."""
+    return (
+        f"{seg.why}: {seg.path} read from its start, its lines numbered on from line {seg.start_line + 1:,} "
+        f"(after the log's {seg.start_line:,} lines before it), so the log's records keep the order they were written in"
+    )
 
 
 def _first_line(pending: pl.DataFrame) -> int:

@@ -1,0 +1,79 @@
+"""A log rotated between two collects keeps the order it was written in.
+
+cron collects ``app.log``; the writer goes on, then rotates it (``app.log`` -> ``app.log.1``, a new
+``app.log``); the next collect reads the rest of the old file, then the new one. Each generation's
+records are stored under the log's name; the new generation's lines are numbered on from the old
+one's, so ``(source, source_offset)``, the order of a clock-less log, is the order of writing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from tests.support.ingest_helpers import collect, write_steps
+from tierscope.analysis import analyze
+from tierscope.dataset.store import Dataset
+
+
+def _written_in_one_file(tmp_path: Path) -> dict:
+    """The summary row of steps 1-200 written to one file, never rotated: the control."""
+    log = tmp_path / "one" / "app.log"
+    log.parent.mkdir()
+    write_steps(log, range(1, 201))
+    ds = Dataset(tmp_path / "one-ds")
+    collect(ds, log)
+    return analyze(ds).summary.row(0, named=True)
+
+
+def _rotated(tmp_path: Path) -> tuple[Path, Dataset, list[str]]:
+    """Steps 1-100 collected, 101-130 written, the log renamed to app.log.1, 131-200 in a new app.log,
+    collected again. Returns the folder, the dataset and the second collect's notes."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / "app.log"
+    ds = Dataset(tmp_path / "ds")
+    write_steps(log, range(1, 101))
+    assert collect(ds, log) == [100]
+    write_steps(log, range(101, 131))
+    log.rename(folder / "app.log.1")
+    write_steps(log, range(131, 201), mode="w")
+    from tierscope.collector.collect import collect_runs
+    from tierscope.collector.manifest import RunSpec
+
+    result = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[log])])
+    [source] = result.sources
+    assert source.lines == 30 + 70  # the old file's rest, then the new file
+    return folder, ds, source.notes
+
+
+def test_a_rotation_between_collects_keeps_the_order_of_writing(tmp_path: Path) -> None:
+    folder, ds, notes = _rotated(tmp_path)
+    steps = Dataset(ds.root).read("steps").sort("source", "source_offset")
+    # Every record under the log's name; in (source, source_offset) order the steps are 1..200, once each:
+    # the old file's lines 1-130, then the new file's 70 lines numbered 131-200 (130 + 1 .. 130 + 70).
+    assert set(steps["source"]) == {str(folder / "app.log")}
+    assert steps["step"].to_list() == list(range(1, 201))
+    assert steps["source_offset"].to_list() == list(range(1, 201))
+    assert any("numbered on from line 131" in n for n in notes), notes
+
+
+def test_a_rotation_between_collects_reads_as_one_file(tmp_path: Path) -> None:
+    _, ds, _ = _rotated(tmp_path)
+    row = analyze(ds).summary.row(0, named=True)
+    control = _written_in_one_file(tmp_path)
+    # One segment, no restart: steps 1..200 at elapsed step/10 s, each line saying 10.0 global steps/s,
+    # so 199 intervals of 1 step in 0.1 s: 10.0 global steps/s steady, as the same lines in one file read.
+    assert (row["segments"], row["restarts"]) == (1, 0)
+    assert round(row["steady_global_steps_per_s"], 6) == 10.0
+    for key in ("segments", "restarts", "records", "steady_global_steps_per_s", "goodput", "lifetime_s"):
+        assert row.get(key) == control.get(key), key
+
+
+def test_the_next_collect_goes_on_numbering_the_new_file(tmp_path: Path) -> None:
+    folder, ds, _ = _rotated(tmp_path)
+    write_steps(folder / "app.log", range(201, 211))
+    assert collect(ds, folder / "app.log") == [10]
+    steps = Dataset(ds.root).read("steps").filter(pl.col("step") > 200).sort("source_offset")
+    # the new file's lines 71-80, stored as 130 + 71 .. 130 + 80
+    assert steps["source_offset"].to_list() == list(range(201, 211))
