@@ -19,3 +19,12 @@ class InputError(CollectorError):
 
 class MissingInputError(InputError):
     """A log file named to be read is not there (or is not a regular file): nothing of it was read."""
+
+
+class CutOffError(InputError):
+    """A compressed file ends before its stream does: cut off, or still being written (a gzip's writer, logrotate's
+    ``compress``, adds to it until it closes it). ``lines``: the lines read before the cut."""
+
+    def __init__(self, message: str, lines: int) -> None:
+        super().__init__(message)
+        self.lines = lines

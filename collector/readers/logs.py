@@ -31,6 +31,7 @@ import gzip
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
@@ -40,7 +41,7 @@ from typing import BinaryIO
 
 import polars as pl
 
-from tierscope.collector.errors import InputError
+from tierscope.collector.errors import CutOffError, InputError
 from tierscope.collector.formats import (
     HEAD_BYTES,
     SNIFF_LINES,
@@ -328,12 +329,17 @@ class LogReading:
                 if seg.why == "resumed":
                     seg = self._resumed(seg)
                 reading = _Segment(self, context, seg)
-                if not seg.current:
-                    # a rotated copy may be compressed (logrotate's compress): its offsets are of the text
-                    with open_raw(Path(seg.path)) as old:
-                        yield from reading.batches(decompressed(old), old, saving=False, whole=False)
-                else:
-                    yield from reading.batches(reader, raw, saving=not whole, whole=whole)
+                try:
+                    if not seg.current:
+                        # a rotated copy may be compressed (logrotate's compress): its offsets are of the text
+                        with open_raw(Path(seg.path)) as old:
+                            yield from reading.batches(decompressed(old), old, saving=False, whole=False)
+                    else:
+                        yield from reading.batches(reader, raw, saving=not whole, whole=whole)
+                except CutOffError as cut:
+                    if not self._held_cut(Path(seg.path), cut):
+                        raise
+                    return  # no position saved: the next collect reads it again, what was stored before the cut skipped
                 if reading.stopped:
                     return  # by the deadline: a gzip's position is its lines done (_Segment.batches)
                 numbered_to = reading.end_line
@@ -341,6 +347,29 @@ class LogReading:
                 # Marked read only once whole: a kill half way makes the next collect read it again.
                 done = counts.lines + (segments[0].start_line if segments[0].why == "resumed" else 0)
                 yield Batch(None, src.read_whole(raw, self.run.run_id, done, counts.format))
+
+    def _held_cut(self, path: Path, cut: CutOffError) -> bool:
+        """Whether ``path``, a compressed file cut off (``cut``), is held as a text file's unfinished last line is:
+        a local file changed within the settle time is taken for one still being written (gzip's writer, logrotate's
+        ``compress``), and read once it is whole; the collect says so in one line. A settled one is cut for good:
+        False, and the caller raises ``cut`` (a gs:// object is whole once it exists)."""
+        if not isinstance(self.source, LocalFile):
+            return False
+        try:
+            st = path.stat()
+        except OSError:
+            return False
+        if settled(st, self.options.settle_s):
+            return False
+        ago = max(0, round(time.time() - st.st_mtime))
+        what = "the file" if str(path) == self.source.name else str(path)  # a rotated copy is named
+        after = f" (after line {cut.lines:,})" if cut.lines else ""
+        self.counts.notes.append(
+            f"{what} ends before its compressed stream does{after} and changed {ago} s ago: "
+            f"still being written, it is read again once it is whole (records stored already are skipped; cut still "
+            f"after --settle {self.options.settle_s:g} s, it is an error saying how to recover it)"
+        )
+        return True
 
     def _resumed(self, seg: Segment) -> Segment:
         """``seg`` (a gzip whose last read stopped after line ``seg.start_line``) with the offset in the
@@ -557,7 +586,7 @@ def _numbered_on(seg: Segment) -> str:
     """The note of a later generation of a log whose lines are numbered on from the one before it (``NUMBERED_ON``)."""
     return (
         f"{seg.why}: {seg.path} read from its start, its lines numbered on from line {seg.start_line + 1:,} "
-        f"(after the log's {seg.start_line:,} lines before it), so the log's records keep the order they were written in"
+        f"(after the log's {seg.start_line:,} lines before it), so its records keep the order of writing"
     )
 
 

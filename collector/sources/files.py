@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 import polars as pl
 
-from tierscope.collector.errors import InputError
+from tierscope.collector.errors import CutOffError, InputError
 
 #: 32 MB: at their peak a batch's frames take about 15 times its size (lines, tokens, the
 #: records, the Parquet writer), so this keeps a collect near half a GB whatever the file's
@@ -267,9 +267,10 @@ def _fill(fh: BinaryIO, name: Path | str, buf: bytearray, end: int, line_no: int
             got = fh.readinto(view[end:stop])
         except EOFError as exc:
             # gzip's reader drops the whole batch it was decompressing: say what to do with the file.
-            raise InputError(
+            raise CutOffError(
                 f"cannot read {name} after line {line_no}: the compressed file is cut off ({exc}); "
-                f"collect it once it is complete, or recover what it holds with `zcat {name} > recovered.log`"
+                f"collect it once it is complete, or recover what it holds with `zcat {name} > recovered.log`",
+                line_no,
             ) from exc
         except OSError as exc:
             raise InputError(f"cannot read {name} after line {line_no}: {exc}") from exc

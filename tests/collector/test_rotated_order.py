@@ -13,6 +13,8 @@ import polars as pl
 
 from tests.support.ingest_helpers import collect, write_steps
 from tierscope.analysis import analyze
+from tierscope.collector.collect import collect_runs
+from tierscope.collector.manifest import RunSpec
 from tierscope.dataset.store import Dataset
 
 
@@ -38,9 +40,6 @@ def _rotated(tmp_path: Path) -> tuple[Path, Dataset, list[str]]:
     write_steps(log, range(101, 131))
     log.rename(folder / "app.log.1")
     write_steps(log, range(131, 201), mode="w")
-    from tierscope.collector.collect import collect_runs
-    from tierscope.collector.manifest import RunSpec
-
     result = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[log])])
     [source] = result.sources
     assert source.lines == 30 + 70  # the old file's rest, then the new file
