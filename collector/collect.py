@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +108,10 @@ def collect_runs(
     asked = ReadOptions(year=year, **read)
     options = dataclasses.replace(asked, deadline=Deadline.after(asked.max_seconds))  # the clock starts here
     deadline = options.deadline
-    with dataset_lock(dataset, lock_timeout):
+    with dataset_lock(dataset, lock_timeout), ExitStack() as saving:
         positions = file_positions(dataset)
+        # saved in shares, not at each file (OffsetStore.deferring): all of it before the lock is let go
+        saving.enter_context(positions.offsets.deferring())
         held_since = time.monotonic()
         result = CollectResult()
         absent: set[str] = set()  # runs none of whose files is there: nothing is known of them yet
@@ -120,8 +123,10 @@ def collect_runs(
                     result.stopped = f"stopped by --max-seconds {said}: files not read yet are read next time"
                     break
                 if time.monotonic() - held_since >= lock_slice_s:
+                    positions.offsets.flush()  # the collect let in reads them
                     let_waiters_in(dataset)
                     positions = file_positions(dataset)
+                    saving.enter_context(positions.offsets.deferring())
                     held_since = time.monotonic()
                 try:
                     counts = collect_file(dataset, path, run, options, positions)

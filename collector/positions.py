@@ -22,7 +22,9 @@ positions before deciding to import polars.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -89,6 +91,10 @@ class OffsetStore:
     def __init__(self, state_dir: Path) -> None:
         self.store = StateStore(state_dir)
         self._states: dict[tuple[str, str], FileState] = {}
+        #: Changes not saved yet (only while :meth:`deferring`), and when the document was last saved (monotonic s).
+        self._unsaved = 0
+        self._deferring = False
+        self._saved_at = 0.0
         doc = load_position(state_dir, FILE_OFFSETS, FILES_NAME)
         for state in _file_states(doc) if doc is not None else ():
             self._states[(state.path, state.run_id)] = state
@@ -101,9 +107,37 @@ class OffsetStore:
         return [state for _, state in sorted(self._states.items())]
 
     def put(self, state: FileState) -> None:
-        """Record ``state`` and save the document (atomically, durably)."""
+        """Record ``state`` and save the document (atomically, durably); while :meth:`deferring`, maybe later."""
         self._states[(state.path, state.run_id)] = state
-        self._save()
+        self._changed()
+
+    @contextmanager
+    def deferring(self) -> Iterator[OffsetStore]:
+        """Within it, a change is saved only once the changes unsaved are an eighth of the document's files
+        (:data:`SAVE_SHARE`) or :data:`SAVE_INTERVAL_S` after the last save; on leaving, whatever is unsaved.
+
+        The document holds every file of the dataset, so saving it at each file's position made a collect of N
+        small files write N documents of up to N files: quadratic. Deferred, the saves of N files write
+        O(N) states in all. A kill meanwhile loses positions of files whose records are stored: the next collect
+        reads them again and skips what is stored (a position is put only after its records are stored, so one
+        saved late is never ahead of the data). Leave it before the lock is let go: another collect reads it."""
+        self._deferring = True
+        try:
+            yield self
+        finally:
+            self._deferring = False
+            self.flush()
+
+    def flush(self) -> None:
+        """Save the changes not saved yet, if any."""
+        if self._unsaved:
+            self._save()
+
+    def _changed(self) -> None:
+        self._unsaved += 1
+        due = self._unsaved * SAVE_SHARE >= len(self._states) or time.monotonic() - self._saved_at >= SAVE_INTERVAL_S
+        if not self._deferring or due:
+            self._save()
 
     def forget(self, run_id: str, sources: tuple[str, ...] | None) -> int:
         """Drop what is known of ``run_id``'s files named in ``sources`` (None: all of them),
@@ -120,12 +154,20 @@ class OffsetStore:
         ]
         for key in gone:
             del self._states[key]
-        self._save()
+        self._changed()
         return len(gone)
 
     def _save(self) -> None:
         doc = {"version": FILES_VERSION, "files": [asdict(s) for _, s in sorted(self._states.items())]}
         self.store.save(FILES_NAME, doc)
+        self._unsaved = 0
+        self._saved_at = time.monotonic()
+
+
+#: While an :class:`OffsetStore` is deferring, it is saved once the unsaved changes are 1/SAVE_SHARE of its files ...
+SAVE_SHARE = 8
+#: ... or this long after its last save (a long read of one file in a dataset of many still saves its place).
+SAVE_INTERVAL_S = 5.0
 
 
 # --- Cloud Logging watermarks ------------------------------------------------------------------

@@ -354,7 +354,8 @@ class Sink:
         named = named_task(source)
         name = Path(source.rstrip("/")).name
         by_content = name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name))
-        if source.startswith(CLOUD_LOGGING_SOURCE) or not self.dataset.files("steps"):
+        # the run's own files: the whole table's listing was one folder a run, for every log (quadratic in runs)
+        if source.startswith(CLOUD_LOGGING_SOURCE) or not self.dataset.files("steps", run_id):
             return named or (None, None), None
         untasked = pl.col("role").is_null() & (pl.col("run_id") == run_id)
         held = self.dataset.read("steps", run_id, where=untasked, columns=["source", "task_index"]).unique()
