@@ -299,7 +299,8 @@ class LogReading:
             if [s.why for s in segments] in (["truncated"], ["replaced"]):
                 # another text from its start, no rotation of the one read before: its format is sniffed anew
                 counts.format = self.only
-            if segments and self.prev is not None and segments[0].why in _GOES_ON:
+            first = segments[0] if segments else None
+            if first and self.prev is not None and (first.start_offset or first.start_line) and first.why in _GOES_ON:
                 # sniffed from too few lines: sniffed again, from the head, when there are lines to read
                 self.resniff = bool((self.prev.carry or {}).get(SNIFFED_SHORT)) and self.only is None
                 # goes on where the last collect stopped: what the formats decided from the lines read then holds
