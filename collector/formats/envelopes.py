@@ -173,13 +173,15 @@ _WORD_TIME = r"[A-Z][A-Za-z]*: (?P<l_ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})-"
 #: ``LEVEL:logger:`` with the time after it (a formatter that puts ``%(asctime)s`` after the logger name).
 _PYLOG_NAMED = rf"(?P<q_sev>DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:(?P<q_ts>{_ISO_TIME}):? "
 #: A time alone in brackets (Megatron's ``[2025-04-13 23:41:12] ``), or with the month and day only and the
-#: logger's name (detectron2's ``[11/01 11:27:04 d2.utils.events]: ``). The full time may also take the logger's name,
+#: logger's name (detectron2's ``[11/01 11:27:04 d2.utils.events]: ``; its formatter puts ``WARNING`` or ``ERROR``
+#: before a warning's or an error's: detectron2/utils/logger.py ``_ColorfulFormatter``). The full time may also take
+#: the logger's name,
 #: then its file and line in parentheses and the level (Swin Transformer's ``[%(asctime)s %(name)s] (%(filename)s
 #: %(lineno)d): %(levelname)s ``, ``[2024-07-27 03:37:34 vssm1_high_tiny_gradacc2] (main.py 295): INFO ``, quoted in
 #: MzeroMiko/VMamba issue 273, 2024-07-27).
 _BRACKET_TIME = (
     rf"\s*\[(?P<b_ts>{_ISO_TIME})(?: [\w.-]+)?\]:? (?:\([\w.<>-]+ \d+\): (?P<b_sev>{_SEVERITY_WORD}) )?"
-    r"|\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
+    rf"|(?:(?P<d_sev>WARNING|ERROR|CRITICAL) )?\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
 )
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
 #: Hugging Face's logger: ``[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ``.
@@ -298,7 +300,7 @@ _GATE = (
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\d\d/\d\d/\d{4} "
     r"|\((?:[A-Za-z_][\w.()<>-]*,? )?(?:rank=\d+, )?(?:ip=[\d.]+, )?pid="
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
-    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-)"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-|(?:WARNING|ERROR|CRITICAL) \[\d\d/)"
 )
 
 #: Python logging's ``LEVEL:logger:`` header, ignored when comparing the two copies of a message.
@@ -781,6 +783,7 @@ def split_envelopes(
     body = _without_ray_repeats(body) if newer else body
     severity = pl.coalesce(
         "b_sev",
+        "d_sev",
         "g_sev",
         "x_sev",
         "p_sev",

@@ -191,6 +191,24 @@ MARKERS: tuple[Marker, ...] = (
     # job-control report (``line 6:  3305 Killed   cmd``).
     # (also inside a paste's emphasis: ``**Killed**``)
     Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
+    # ... in the shell's language: bash's translations of its "Killed" (po/zh_CN.po ``已杀死``, po/zh_TW.po ``已砍掉``,
+    # po/ja.po ``強制終了``), alone at a line's end (DreamerV3's run ending in ``已杀死``, danijar/dreamerv3 issue 203,
+    # 2025-12-05)
+    Marker("failed", r"(?:已杀死|已砍掉|強制終了)[\s*_]*$", 3),
+    # A trainer's logger reporting the exception that ended its loop, before the traceback it re-raises (detectron2's
+    # ``logger.exception("Exception during training:")`` in engine/train_loop.py: ``ERROR [02/10 22:55:41
+    # d2.engine.train_loop]: Exception during training:``, facebookresearch/detectron2 issue 838, 2020-02-10)
+    Marker("failed", r"^Exception during training:?\s*$", 3, recoverable=True),
+    # A CUDA error that leaves the device's context unusable: every later call fails the same, so the process ends
+    # (``RuntimeError: CUDA error: an illegal memory access was encountered``, deepspeedai/DeepSpeed issue 4945,
+    # 2024-01-12; ``device-side assert triggered``, ``misaligned address``, ``unspecified launch failure``)
+    Marker(
+        "failed",
+        r"\bCUDA error: (?:an illegal memory access was encountered|device-side assert triggered|misaligned address"
+        r"|unspecified launch failure)\b",
+        4,
+        recoverable=True,
+    ),
     # Lua's interpreter ending on an error nothing caught (Torch7's ``th`` runs LuaJIT): ``/usr/local/bin/luajit:
     # <file>:<line>: <message>`` (or ``lua: ...``) then its ``stack traceback:``, and LuaJIT's ``PANIC: unprotected
     # error in call to Lua API (not enough memory)`` (quoted in soumith/imagenet-multiGPU.torch issue 23,

@@ -579,6 +579,8 @@ _STEP_TIME_WORDS = (
 #: A step time's unit said in its key: ``step_timing in s``, ``iter_time (ms)``, ``step_time_ms``.
 _IN_MS = r"(?i:\s+in\s+ms|\s*\(ms\)|_ms)"
 _IN_S = r"(?i:\s+in\s+s(?:ec(?:onds)?)?|\s*\(s(?:ec)?\)|_s(?:ec)?)"
+#: A seconds unit after its number, bare or in parentheses (``1.722 s``, ``1.722(sec)``).
+_SECONDS_UNIT = r"(?:(?:s|sec|secs|seconds)\b|\(\s*(?:s|sec|secs|seconds)\s*\))"
 #: The bare word ``time`` as a key, or glued in CamelCase after ``Total`` (CNTK's ``TotalTime = 60.3761s``).
 _TIME_KEY = r"(?:Total)?(?i:time)"
 #: A key's value in JSON quotes or none (``"time": "0.239996"``, ``time: 0.24``).
@@ -948,8 +950,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # (``Epoch[17 of 30]-Minibatch[   1- 500, 64.02%]: SamplesSeen = 32000; ... TotalTime = 60.3761s;
     # SamplesPerSecond = 530.0``, microsoft/CNTK issue 194: 32000 samples / 60.3761 s = 530.0 samples/s, the
     # range's 500 minibatches' time)
-    Measure("time X ms", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*ms\b", 1e3),
-    Measure("time X s", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:s|sec|secs|seconds)\b"),
+    # The unit may stand in parentheses after the number (FastMaskRCNN's TF1 loop: ``iter 144: image-id:0254212,
+    # time:1.722(sec), regular_loss: 0.248765``, CharlesShang/FastMaskRCNN issue 172, 2017-11-08)
+    Measure("time X ms", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:ms\b|\(\s*ms\s*\))", 1e3),
+    Measure("time X s", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*{_SECONDS_UNIT}"),
     # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
     Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),

@@ -190,3 +190,24 @@ def test_keras_verbose2_lines_without_a_step_counter_are_the_epochs_records() ->
         "Epoch 2/2",
         " - 2s - loss: 0.0130 - acc: 0.9972",
     ) == [("finished", "Epoch 2/2 finished")]
+
+
+def test_a_time_with_its_unit_in_parentheses_is_the_steps_seconds() -> None:
+    # FastMaskRCNN's TF1 loop (CharlesShang/FastMaskRCNN issue 172, 2017-11-08): 'time:1.722(sec)' is the
+    # iteration's seconds, 1 / 1.722 = 0.5807 steps/s; the second line is the same statement, 1 / 1.701 = 0.5879
+    got = read(
+        "iter 144: image-id:0254212, time:1.722(sec), regular_loss: 0.248765, total-loss 0.5882(0.0360, 0.5233,"
+        " 0.000000, 0.0289, 0.0000), instances: 3, batch:(16|85, 0|11, 0|0)",
+        "iter 145: image-id:0254213, time:1.701(sec), regular_loss: 0.248765",
+    )
+    assert got["step"].to_list() == [144, 145]
+    assert got["global_steps_per_s"].to_list() == pytest.approx([0.5807, 0.5879], abs=1e-4)
+    # milliseconds in parentheses: 12 ms -> 1000 / 12 = 83.33 steps/s
+    got = read("iter 144: time:12(ms), loss 0.2", "iter 145: time:10(ms), loss 0.2")
+    assert got["global_steps_per_s"].to_list() == pytest.approx([83.333, 100.0], abs=1e-3)
+
+
+def test_a_time_whose_parentheses_name_another_unit_is_no_steps_seconds() -> None:
+    # near-miss: seconds per epoch (an epoch's time, no step's) and a closing parenthesis that is not the unit's
+    assert read("iter 144: time:1.722(s/epoch), loss 0.2", "iter 145: time:1.701(s/epoch), loss 0.2").height == 0
+    assert read("iter 144: time:1.722(sec left), loss 0.2", "iter 145: time:1.701(sec left), loss 0.2").height == 0
