@@ -1702,8 +1702,10 @@ class ProgressGrammar:
         )
         # an epoch with its duration, where the file states no finer position (see :func:`_epoch_records`)
         # (or with the seconds since the start at its end: Chainer's ``elapsed_time``; its duration the rise since the
-        # previous epoch's)
-        epoch_timed = pl.col("_bare_s").is_not_null() | pl.col("_elapsed_s").is_not_null()
+        # previous epoch's; or with its examples/s: CNTK's ProgressPrinter ``Finished Epoch[17 of 20]: [Training]
+        # loss = 25.550015 * 40, metric = 0.48% * 40 3.008s ( 13.3 samples/s);``, microsoft/CNTK issue 2354,
+        # 2017-09-23, its seconds glued after a count and read by no key)
+        epoch_timed = pl.any_horizontal(pl.col(c).is_not_null() for c in ("_bare_s", "_elapsed_s", "_examples_per_s"))
         epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & epoch_timed
         read = _epoch_records(read, record, epoch_record, context)
         record = record | pl.col("_epoch_record")

@@ -1,5 +1,6 @@
 """CNTK's progress lines: a minibatch range whose time is glued in CamelCase (``TotalTime = 2.7641s``, the range's
-time despite its name), an epoch's ``EpochTime=94.3146``, and CNTK's own stop on a NaN loss. Lines quoted from
+time despite its name), an epoch's ``EpochTime=94.3146``, CNTK's own stop on a NaN loss, and the Python
+ProgressPrinter's epoch lines. Lines quoted from
 public issue threads (cited beside each); the expected values are worked out by hand in the comments."""
 
 from __future__ import annotations
@@ -44,3 +45,28 @@ def test_two_ranges_then_cntks_nan_stop() -> None:
     assert endings("EXCEPTION occurred: The training criterion is not a number (NAN). Stop") == [
         ("failed", "EXCEPTION occurred: The training criterion is not a number (NAN). Stop")
     ]
+
+
+# microsoft/CNTK issue 2354 (2017-09-23, FastRCNN on the Grocery set): the Python ProgressPrinter's epoch lines, their
+# seconds glued after the metric's count (``* 40 3.008s``) and read by no key, their rate in samples/s
+_PRINTER = (
+    "Finished Epoch[17 of 20]: [Training] loss = 25.550015 * 40, metric = 0.48% * 40 3.008s ( 13.3 samples/s);",
+    "Finished Epoch[18 of 20]: [Training] loss = 21.753720 * 40, metric = 0.43% * 40 3.006s ( 13.3 samples/s);",
+)
+
+
+def test_an_epoch_level_log_of_examples_per_s_is_a_record_an_epoch() -> None:
+    got = read(*_PRINTER)
+    # the file states no finer position: each epoch is a record, its examples/s as logged (40 samples an epoch, no
+    # minibatch size, so no steps/s) and its loss
+    assert got.height == 2
+    assert got.get_column("examples_per_s").to_list() == pytest.approx([13.3, 13.3])
+    assert got.get_column("loss").to_list() == pytest.approx([25.550015, 21.753720])
+    assert got.get_column("global_steps_per_s").to_list() == [None, None]
+
+
+def test_an_epochs_examples_per_s_beside_minibatch_records_is_no_record() -> None:
+    # near-miss: the same epoch line in a file whose minibatch ranges are step records is the epoch's summary (the
+    # range line is CNTK issue 194's, above): only the range's record, minibatch 500
+    got = read(_RANGE, _PRINTER[0])
+    assert got.get_column("step").to_list() == [500]
