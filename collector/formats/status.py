@@ -192,9 +192,10 @@ MARKERS: tuple[Marker, ...] = (
     # (also inside a paste's emphasis: ``**Killed**``)
     Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
     # ... in the shell's language: bash's translations of its "Killed" (po/zh_CN.po ``已杀死``, po/zh_TW.po ``已砍掉``,
-    # po/ja.po ``強制終了``), alone at a line's end (DreamerV3's run ending in ``已杀死``, danijar/dreamerv3 issue 203,
-    # 2025-12-05)
-    Marker("failed", r"(?:已杀死|已砍掉|強制終了)[\s*_]*$", 3),
+    # po/ja.po ``強制終了``), alone on its line (DreamerV3's run ending in ``已杀死``, danijar/dreamerv3 issue 203,
+    # 2025-12-05) or after the process id of a job-control report; never at the end of a sentence (``強制終了`` is
+    # also the everyday "force quit": ``Ctrl+C で強制終了``), and these scripts put no space between words
+    Marker("failed", r"^[\s*_]*(?:已杀死|已砍掉|強制終了)[\s*_]*$|(?:^|\s)\d+ +(?:已杀死|已砍掉|強制終了)\s", 3),
     # A trainer's logger reporting the exception that ended its loop, before the traceback it re-raises (detectron2's
     # ``logger.exception("Exception during training:")`` in engine/train_loop.py: ``ERROR [02/10 22:55:41
     # d2.engine.train_loop]: Exception during training:``, facebookresearch/detectron2 issue 838, 2020-02-10)

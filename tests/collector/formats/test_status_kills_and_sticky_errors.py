@@ -19,6 +19,8 @@ STEP = "iter 120: loss 3.4117, time 562.11ms"
         # bash's zh_TW and ja translations of the same word (bash po/zh_TW.po, po/ja.po)
         ("已砍掉", "failed"),
         ("強制終了", "failed"),
+        # bash's job-control report of the same kill, in a script (line, process id, word, command)
+        ("./train.sh: 行 3: 12345 已杀死               python train.py", "failed"),
         # detectron2's train loop, its logger's ERROR before the bracketed time (facebookresearch/detectron2 issue
         # 838, 2020-02-10)
         ("ERROR [02/10 22:55:41 d2.engine.train_loop]: Exception during training:", "failed"),
@@ -26,6 +28,9 @@ STEP = "iter 120: loss 3.4117, time 562.11ms"
         ("RuntimeError: CUDA error: an illegal memory access was encountered", "failed"),
         # near-misses: the word inside a sentence, a warning's text, a CUDA error the program may go on from
         ("进程已杀死了吗？请检查", None),
+        # ... and the words at a sentence's end: the everyday "force quit" of a usage hint, a notice about timeouts
+        ("使い方: 学習を止めるには Ctrl+C で強制終了", None),
+        ("提示: 训练完成. 超时的任务将被 已杀死", None),
         ("WARNING [02/10 22:55:41 d2.engine.train_loop]: Exception during training will be logged", None),
         ("CUDA error: out of memory (retrying with a smaller batch)", None),
     ],
