@@ -14,9 +14,11 @@ A run's task is alone (:func:`lone_tasks`):
 
 - by its **topology**: the run declares one training task (``--machine``, ``--tier BASIC``, run.json, a
   manifest: :func:`tierscope.analysis.topology.declared_tasks`);
-- with no topology, by its **steps**: one training task logged, with no clock, and its lines stand a constant
-  stride k apart at multiples of k, where k is a multiple of :data:`ROUND_INTERVAL` (a logging interval a
-  person sets: 5, 10, 20, 50, 100 ...). A decision, said beside the figure (``summary``'s ``steady_assumption``):
+- with no topology, by its **steps**: one training task logged, with no clock, and its lines stand a stride k
+  apart at multiples of k, where k is a multiple of :data:`ROUND_INTERVAL` (a logging interval a person sets: 5,
+  10, 20, 50, 100 ...): k the most common stride, and at least :data:`ON_STRIDE` of the strides multiples of it
+  and of the lines at its multiples (a line missing, the last line of a run that stops off its interval, do not
+  turn the reading by k times). A decision, said beside the figure (``summary``'s ``steady_assumption``):
   the log alone cannot tell k replicas logging every step from one task logging every k steps; a stride that
   is no round number (case24's 3) is read as replicas, a round one as a logging interval. A topology settles it.
 
@@ -32,6 +34,11 @@ from tierscope.analysis.topology import declared_tasks
 
 #: The strides read as a logging interval where a run has no topology: multiples of this many global steps.
 ROUND_INTERVAL = 5
+
+#: The least share of a run's strides that must be multiples of its most common one, and of its lines at those
+#: multiples, for the stride to be its logging interval: a run's odd line (its last, off the interval) or a missing
+#: one is a share of a line among many; a stride that is no interval leaves most of them off.
+ON_STRIDE = 0.9
 
 #: :func:`lone_tasks`' columns: ``alone_by`` is ``topology`` or ``stride``; ``logged_every`` the stride k the
 #: lines stand apart (null where the topology says the task is alone).
@@ -60,14 +67,20 @@ def lone_tasks(runs: pl.DataFrame, steps: pl.LazyFrame) -> pl.DataFrame:
     )
     if timed.height == 0:
         return pl.DataFrame(schema=LONE_SCHEMA)
-    stride = pl.col("step").diff()
-    per_run = timed.group_by("run_id", maintain_order=True).agg(
-        tasks=pl.struct("role", "task_index").n_unique(),
-        clockless=pl.col("clockless").all(),
-        records=pl.len(),
-        strides=stride.drop_nulls().n_unique(),
-        k=stride.drop_nulls().first(),
-        aligned=(pl.col("step") % stride.drop_nulls().first().clip(lower_bound=1) == 0).all(),
+    stride = pl.col("step").diff().drop_nulls()
+    common = timed.group_by("run_id", maintain_order=True).agg(k=stride.mode().min())
+    k = pl.col("k").first().clip(lower_bound=1)
+    per_run = (
+        timed.join(common, on="run_id", how="left", maintain_order="left")
+        .group_by("run_id", maintain_order=True)
+        .agg(
+            tasks=pl.struct("role", "task_index").n_unique(),
+            clockless=pl.col("clockless").all(),
+            records=pl.len(),
+            k=pl.col("k").first(),
+            on_stride=((stride > 0) & (stride % k == 0)).mean(),
+            aligned=(pl.col("step") % k == 0).mean(),
+        )
     )
     by_topology = per_run.filter(pl.col("run_id").is_in(one.implode()) & (pl.col("tasks") == 1)).select(
         "run_id", alone_by=pl.lit("topology"), logged_every=pl.lit(None, pl.Int64)
@@ -77,10 +90,10 @@ def lone_tasks(runs: pl.DataFrame, steps: pl.LazyFrame) -> pl.DataFrame:
         & (pl.col("tasks") == 1)
         & pl.col("clockless")
         & (pl.col("records") >= 3)  # two strides at least: one alone shows no constant stride
-        & (pl.col("strides") == 1)
+        & (pl.col("on_stride") >= ON_STRIDE)
+        & (pl.col("aligned") >= ON_STRIDE)
         & (pl.col("k") > 1)
         & (pl.col("k") % ROUND_INTERVAL == 0)
-        & pl.col("aligned")
     ).select("run_id", alone_by=pl.lit("stride"), logged_every=pl.col("k").cast(pl.Int64))
     return pl.concat([by_topology, by_stride]).cast(LONE_SCHEMA).sort("run_id")  # type: ignore[arg-type]
 

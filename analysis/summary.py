@@ -211,7 +211,7 @@ STEADY_ASSUMPTIONS = {
     ),
     "logs_every_n_alone": (
         "times from each line's sec/step over the global steps since the line before: read as one task logging "
-        "every N steps (its lines a constant round stride apart, at multiples of it); were other replicas moving "
+        "every N steps (its lines mostly a round stride apart, at multiples of it); were other replicas moving "
         "the global step, the rate is N times higher; --machine, --tier or a manifest's topology settles it"
     ),
     "logs_every_step_unchecked": (

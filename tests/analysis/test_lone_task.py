@@ -91,3 +91,22 @@ def test_the_report_says_the_reading_in_both_languages() -> None:
     for key in ("step_time_alone", "logs_every_n_alone"):
         assert Catalog("en")(f"steady.assumption.{key}") == STEADY_ASSUMPTIONS[key]
         assert "sec/step" in Catalog("ja")(f"steady.assumption.{key}")
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        # 10, 20, ... 1000, then a last line off the interval (the run stopped at 1003): 99 of 100 strides are 10
+        [*range(10, 1010, 10), 1003],
+        # one line missing (step 500): 98 strides of 10 and one of 20, every line at a multiple of 10
+        [s for s in range(10, 1010, 10) if s != 500],
+    ],
+    ids=["a last line off the interval", "a line missing"],
+)
+def test_one_odd_line_keeps_the_interval(tmp_path: Path, steps: list[int]) -> None:
+    # every line 0.500 sec/step, one task alone logging every 10 steps: 1 / 0.5 = 2.0 global steps/s whatever
+    # the odd stride (3 steps at 0.5 s, 20 steps at 0.5 s); read one step a line it was 10 / 0.5 = 20
+    text = "".join(f"INFO:tensorflow:global step {s}: loss = 2.3000 (0.500 sec/step)\n" for s in steps)
+    row = _row(tmp_path, text)
+    assert row["steady_global_steps_per_s"] == pytest.approx(2.0, rel=1e-9)
+    assert row["steady_assumption"] == "logs_every_n_alone"
