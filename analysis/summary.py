@@ -17,7 +17,7 @@ from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
-from tierscope.analysis.printed_rates import CLOCK_TOLERANCE
+from tierscope.analysis.printed_rates import CLOCK_TOLERANCE, MAX_RATIO
 from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
@@ -268,6 +268,19 @@ def clock_gives_more() -> pl.Expr:
     ).fill_null(False)
 
 
+def clock_far() -> pl.Expr:
+    """Boolean, per summary row: the run's mean or sustained rate lies :data:`MAX_RATIO` times or more from its
+    steady rate either way. No interval's printed rate is compared with a clock that far from
+    it (the two count steps in different units, or one of them is wrong), so a printed rate kept then was never
+    checked against the clock."""
+    steady = pl.col("steady_global_steps_per_s")
+    far = [
+        (pl.col(c) >= steady * MAX_RATIO) | (pl.col(c) * MAX_RATIO <= steady)
+        for c in ("mean_global_steps_per_s", "sustained_global_steps_per_s")
+    ]
+    return (far[0].fill_null(False) | far[1].fill_null(False)) & (steady > 0).fill_null(False)
+
+
 def printed_apart_from_clock(set_aside: pl.Expr | None = None) -> pl.Expr:
     """Boolean, per summary row: the run's steady rate rests on the rates its log printed (kept: ``set_aside``,
     whether they were set aside for the clock, is false; default ``printed_set_aside`` is not null), and the
@@ -310,6 +323,18 @@ def steady_clock_note() -> pl.Expr:
                 printed,
                 clock,
                 why,
+            )
+        )
+        .when(printed_apart_from_clock() & clock_far())
+        .then(
+            pl.format(
+                f"steady rate {{}} global steps/s is the rate the log printed, never checked against its clock: "
+                f"the mean ({{}}) and sustained ({{}}) rates, its steps over its clock's time, lie {MAX_RATIO:g} "
+                "times or more apart from it, too far to compare (the two count steps in different units, or one "
+                "is wrong): check which the log means",
+                shown("steady_global_steps_per_s"),
+                shown("mean_global_steps_per_s"),
+                shown("sustained_global_steps_per_s"),
             )
         )
         .when(printed_apart_from_clock())

@@ -24,10 +24,10 @@ from markupsafe import Markup
 
 from tierscope.analysis import Analysis
 from tierscope.analysis.forecast import scaling, unmeasured
-from tierscope.analysis.printed_rates import CLOCK_TOLERANCE
+from tierscope.analysis.printed_rates import CLOCK_TOLERANCE, MAX_RATIO
 from tierscope.analysis.provenance import Provenance
 from tierscope.analysis.scaling import ScalingFit, best_fit
-from tierscope.analysis.summary import clock_gives_more, printed_apart_from_clock, shared_examples_word
+from tierscope.analysis.summary import clock_far, clock_gives_more, printed_apart_from_clock, shared_examples_word
 from tierscope.atomic import write_text_atomic
 from tierscope.reports import charts, frames
 from tierscope.reports.charts import Spec
@@ -488,7 +488,7 @@ def printed_kept_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | 
         return []
     aside = clock["run_id"] if clock is not None else pl.Series("run_id", [], pl.String)
     rows = summary.filter(printed_apart_from_clock(pl.col("run_id").is_in(aside.implode()))).with_columns(
-        _more=clock_gives_more()
+        _more=clock_gives_more(), _far=clock_far()
     )
 
     def shown(value: float | None) -> str:
@@ -496,10 +496,11 @@ def printed_kept_notes(summary: pl.DataFrame, t: Catalog, clock: pl.DataFrame | 
 
     return [
         t(
-            "steady.printed_more" if r["_more"] else "steady.printed_less",
+            "steady.printed_far" if r["_far"] else "steady.printed_more" if r["_more"] else "steady.printed_less",
             run=r["run_id"],
             steady=shown(r["steady_global_steps_per_s"]),
             tolerance=f"{CLOCK_TOLERANCE:.0%}",
+            ratio=f"{MAX_RATIO:g}",
             mean=shown(r["mean_global_steps_per_s"]),
             sustained=shown(r["sustained_global_steps_per_s"]),
         )

@@ -100,3 +100,28 @@ def test_a_printed_rate_kept_above_the_clock_is_said_too(tmp_path: Path) -> None
     clock = clock_rates(analysis.figures.throughput, analysis.summary)
     (ja,) = steady_notes(analysis.summary, Catalog("ja"), clock)
     assert "平均 (2.5)" in ja and "こちらの方が小さくなります: 出力値に現れない中断" in ja
+
+
+def test_a_printed_rate_too_far_from_its_clock_is_not_said_to_agree(tmp_path: Path) -> None:
+    # 20 lines one step apart, 0.1 s apart by their elapsed time (10 global steps/s by the clock), each printing
+    # 0.0001 global steps/s: 100,000 times off, beyond MAX_RATIO (200), so no interval compares the two and the
+    # printed figure stands unchecked. The note must not say "within 5 %".
+    text = "".join(
+        f"Train [worker/0], step {s}:loss:2.0, accuracy:0.5 ({s / 10:.1f} sec) 0.0001 global_steps/s, "
+        "10.0 local_steps/s\n"
+        for s in range(1, 21)
+    )
+    ds = _dataset(tmp_path, text)
+    row = _row(ds)
+    assert row["steady_global_steps_per_s"] == pytest.approx(0.0001)
+    assert row["mean_global_steps_per_s"] == pytest.approx(10.0)
+    assert row["steady_clock_note"].startswith(
+        "steady rate 0.0001 global steps/s is the rate the log printed, never checked against its clock: the mean "
+        "(10.0)"
+    )
+    assert "within 5%" not in row["steady_clock_note"]
+    analysis = analyze(Dataset(ds))
+    clock = clock_rates(analysis.figures.throughput, analysis.summary)
+    for lang in ("en", "ja"):
+        (note,) = steady_notes(analysis.summary, Catalog(lang), clock)
+        assert "200" in note and ("never checked" in note or "照合できていません" in note)
