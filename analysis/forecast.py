@@ -99,7 +99,18 @@ def fit(
     # a run that failed is evidence, not a measurement to plan from: its rate stays out of the fit
     if "status" in summary.columns:
         summary = summary.filter(pl.col("status").ne_missing("failed"))
+    # a run kept apart from the baseline (another job's work, not compared with it) is no size of that job
+    other_job = pl.lit(False)
+    if {"baseline_note", "speedup_vs_baseline"} <= set(summary.columns):
+        other_job = pl.col("baseline_note").is_not_null() & pl.col("speedup_vs_baseline").is_null()
+    others = summary.filter(other_job)["run_id"].sort().to_list()
+    summary = summary.filter(~other_job)
     basis, accelerator, left_out = fit_group(summary)
+    if others:
+        left_out.append(
+            f"{', '.join(others)} {'is' if len(others) == 1 else 'are'} not in the fit: another job's work than "
+            "the baseline's (its note says how), so no size of the same job"
+        )
     if "device_basis" in summary.columns:
         group = summary.filter(
             (pl.col("device_basis") == basis) & pl.col("accelerator").eq_missing(pl.lit(accelerator, pl.String))

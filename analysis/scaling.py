@@ -394,6 +394,14 @@ def fit_model(
             f"{name} needs runs of at least {need} different task counts; the data has {_counts_had(sizes)}: not fitted"
         )
         return ScalingFit(model, INSUFFICIENT, message, usable.height, sizes)
+    faster = _faster_than_linear(usable)
+    if faster is not None:
+        message = (
+            f"{name} does not hold for these runs: their global steps/s grow faster than their tasks ({faster}), "
+            "and the model lets each task add at most what one task does (a batch, a data set or a machine that "
+            "changed with the size?): not fitted"
+        )
+        return ScalingFit(model, DOES_NOT_HOLD, message, usable.height, sizes)
     tasks = usable["tasks"].cast(pl.Float64).to_numpy()
     point = _solve(model, tasks, usable["steady_global_steps_per_s"].to_numpy())
     per_task = float((usable["steady_global_steps_per_s"] / usable["tasks"]).max())
@@ -432,6 +440,31 @@ def fit_model(
         "the interval holds the measurement noise and every leave-one-out refit"
     )
     return ScalingFit(model, FITTED, message, usable.height, sizes, params, sampled, left_out, per_task)
+
+
+#: How far a size's global steps/s per task may lie above a smaller size's before the runs are taken to scale
+#: faster than linearly: measurement noise (a steady rate's 95 % interval spans a few per cent) is not scaling.
+SUPERLINEAR_MARGIN = 0.10
+
+
+def _faster_than_linear(usable: pl.DataFrame) -> str | None:
+    """Where every run of a larger task count makes over :data:`SUPERLINEAR_MARGIN` more global steps/s per task
+    than every run of a smaller one (``usable``: :data:`POINTS_SCHEMA` rows), the two sizes' slowest and fastest
+    rates as words (``2.494 at 1, 9.847 at 2``); else None. Amdahl and the USL (σ, κ ≥ 0) never give a task more
+    than one task's throughput. Every run, not a median: runs of other jobs at one size spread wider than that."""
+    sizes = (
+        usable.with_columns(per=pl.col("steady_global_steps_per_s") / pl.col("tasks"))
+        .group_by("tasks")
+        .agg(low=pl.col("per").min(), high=pl.col("per").max(), rate=pl.col("steady_global_steps_per_s").max(),
+             slowest=pl.col("steady_global_steps_per_s").min())
+        .sort("tasks")
+    )  # fmt: skip
+    rows = sizes.to_dicts()
+    for i, small in enumerate(rows):
+        for large in rows[i + 1 :]:
+            if large["low"] > small["high"] * (1 + SUPERLINEAR_MARGIN):
+                return f"{small['rate']:.4g} at {small['tasks']:g}, {large['slowest']:.4g} at {large['tasks']:g}"
+    return None
 
 
 def _between(usable: pl.DataFrame) -> str:

@@ -15,7 +15,7 @@ from tests.analysis.test_summary_2016 import BASIC, LOCAL, STANDARD_1
 from tierscope.analysis import AnalysisOptions, analyze
 from tierscope.analysis.forecast import predict, recommend, scaling
 from tierscope.analysis.plan import RecommendError, choose
-from tierscope.analysis.scaling import usl
+from tierscope.analysis.scaling import fit_model, usl
 from tierscope.cli import app
 from tierscope.dataset.schema import RUN_SCHEMA, STEP_SCHEMA, conform
 from tierscope.dataset.store import Dataset
@@ -335,3 +335,52 @@ def test_a_deadline_is_stated_as_a_user_gives_one() -> None:
     assert [_as_given(h) for h in (1 / 3600, 1.0, 1.5, 24.0, 2 + 1 / 3, 1234.5)] == [
         "0.000278", "1", "1.5", "24", "2.33", "1,234.5",
     ]  # fmt: skip
+
+
+def test_runs_faster_than_linear_are_no_amdahl_fit() -> None:
+    # A new user's two runs: 1 T4 at 2.494 global steps/s, 2 T4s at 9.847 (4.92 a task, 1.97x the one task's:
+    # over the 10 % margin). Amdahl's sigma >= 0 caps 2 tasks at 2 x 2.494 = 4.99; its bounded fit passed through
+    # neither point (4.11 at 1, 8.21 at 2) and was called exactly determined. Now: does not hold, no parameters.
+    points = pl.DataFrame(
+        {"run_id": ["t4", "t4x2"], "tasks": [1, 2], "steady_global_steps_per_s": [2.494, 9.847]},
+        schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
+    )
+    fit = fit_model("amdahl", points, {"t4": np.full(5, 2.494), "t4x2": np.full(5, 9.847)})
+    assert fit.status == "does not hold"
+    assert "grow faster than their tasks (2.494 at 1, 9.847 at 2)" in fit.message
+    assert fit.predict(4) == (None, None, None)
+
+
+def test_a_run_within_the_margin_of_linear_still_fits() -> None:
+    # 2 tasks at 5.3 global steps/s against 1 at 2.5: 2.65 a task, 1.06x the one task's (within 10 %): noise, fitted
+    points = pl.DataFrame(
+        {"run_id": ["a", "b"], "tasks": [1, 2], "steady_global_steps_per_s": [2.5, 5.3]},
+        schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
+    )
+    fit = fit_model("amdahl", points, {"a": np.full(5, 2.5), "b": np.full(5, 5.3)})
+    assert fit.status == "exactly determined"
+
+
+def test_a_run_of_another_job_is_no_size_in_the_fit(tmp_path: Path) -> None:
+    # Two runs on T4s, read by different formats (TF-slim's step lines, one T4; TF Estimator's, four T4s): the
+    # summary keeps the second apart from the baseline (another job's work). A fit over both had 1 and 4 T4s, two
+    # sizes, and predicted 8 T4s from another job's rate; without it one size remains: insufficient, and the
+    # left-out run is named.
+    slim = tmp_path / "slim.log"
+    slim.write_text("".join(f"INFO:tensorflow:global step {s}: loss = 2.3000 (0.500 sec/step)\n" for s in range(1, 60)))
+    est = tmp_path / "est.log"
+    est.write_text(
+        "".join(
+            f"INFO:tensorflow:global_step/sec: 4\nINFO:tensorflow:loss = 1.0, step = {s} (25.000 sec)\n"
+            for s in range(100, 3000, 100)
+        )
+    )
+    ds = str(tmp_path / "ds")
+    for log, run, gpus in ((slim, "one", 1), (est, "four", 4)):
+        machine = "n1-standard-8" if gpus == 1 else "n1-standard-16"
+        args = ["collect", "files", str(log), "-d", ds, "--run-id", run, "-q", "--machine", machine]
+        done = CliRunner().invoke(app, [*args, "--accelerator", f"NVIDIA_TESLA_T4:{gpus}"])
+        assert done.exit_code == 0, done.output
+    fits = scaling(analyze(Dataset(Path(ds))))
+    assert set(fits.table["status"].to_list()) == {"insufficient"}
+    assert any(s.startswith("four is not in the fit: another job's work") for s in fits.left_out)
