@@ -172,10 +172,12 @@ def plan_reads(
     Returns no segment for an unchanged file read ``whole``. A rotated log gives, oldest first, the
     remainder of its predecessor, each copy rotated after it, then the file itself (its rotated
     copies are looked for beside it and in ``olddirs``: :func:`tierscope.collector.rotation.follow`).
+    ``reread`` reads the file from its start (``reread``), except a log rotated since the last collect,
+    which is read as without it (the file is read from its start either way).
     """
     fd = raw.fileno()
     size = os.fstat(fd).st_size
-    if reread or prev is None:
+    if prev is None or (reread and (whole or prev.whole)):
         return [Segment(path, 0, 0, "reread" if reread else "new")]
     if whole:
         if prev.whole and prev.size == size and _matches(fd, size, prev):
@@ -183,10 +185,13 @@ def plan_reads(
             return [] if prev.resume_line is None else [Segment(path, 0, prev.resume_line, "resumed")]
         return [Segment(path, 0, 0, "whole")]
     if not prev.whole and _matches(fd, size, prev):
-        return [Segment(path, prev.offset, prev.line, "grown")]
+        return [Segment(path, 0, 0, "reread")] if reread else [Segment(path, prev.offset, prev.line, "grown")]
     why = "truncated" if size < prev.offset else "replaced"
     if prev.whole:
-        return [Segment(path, 0, 0, why)]
+        return [Segment(path, 0, 0, "reread" if reread else why)]
+    # A rotation since the last collect is followed even when asked to read again: the file under the name is
+    # read from its start all the same, and the rotated copy's unread remainder exists nowhere else (read from
+    # line 1 instead, the newer text would be numbered as the older, and that remainder lost for good).
     chain = follow(path, prev, olddirs)
     # Numbered on from the lines read before (see NUMBERED_ON); the reader numbers each segment after the one before.
     segments = [Segment(p, 0, prev.line, "rotated", current=False) for p in chain.between]

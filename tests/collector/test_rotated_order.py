@@ -76,3 +76,40 @@ def test_the_next_collect_goes_on_numbering_the_new_file(tmp_path: Path) -> None
     steps = Dataset(ds.root).read("steps").filter(pl.col("step") > 200).sort("source_offset")
     # the new file's lines 71-80, stored as 130 + 71 .. 130 + 80
     assert steps["source_offset"].to_list() == list(range(201, 211))
+
+
+def test_a_reread_first_after_a_rotation_reads_the_rotated_remainder_and_numbers_on(tmp_path: Path) -> None:
+    # `--reread` as the first collect after the rotation: the old file's unread lines 101-130 exist only in
+    # app.log.1, so they are read as a normal collect reads them, then the new file numbered on from line 131.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / "app.log"
+    ds = Dataset(tmp_path / "ds")
+    write_steps(log, range(1, 101))
+    assert collect(ds, log) == [100]
+    write_steps(log, range(101, 131))
+    log.rename(folder / "app.log.1")
+    write_steps(log, range(131, 201), mode="w")
+    assert collect(ds, log, reread=True) == [30 + 70]  # the old file's rest, then the new file
+    assert collect(ds, log) == [0]  # nothing left behind: the remainder is not owed to a later collect
+    steps = Dataset(ds.root).read("steps").sort("source", "source_offset")
+    # steps 1..200 once each, under the log's name, the new file's 70 lines numbered 130 + 1 .. 130 + 70
+    assert set(steps["source"]) == {str(log)}
+    assert steps["step"].to_list() == list(range(1, 201))
+    assert steps["source_offset"].to_list() == list(range(1, 201))
+    row = analyze(ds).summary.row(0, named=True)
+    # as the same 200 lines in one file: one segment, no restart, 199 intervals of 1 step in 0.1 s = 10.0 steps/s
+    assert (row["records"], row["segments"], row["restarts"]) == (200, 1, 0)
+    assert round(row["steady_global_steps_per_s"], 6) == 10.0
+
+
+def test_a_reread_of_an_unrotated_log_still_reads_it_from_its_start(tmp_path: Path) -> None:
+    # the near miss: no rotation, so `--reread` reads all 130 lines of app.log again, every one already stored
+    log = tmp_path / "app.log"
+    ds = Dataset(tmp_path / "ds")
+    write_steps(log, range(1, 101))
+    assert collect(ds, log) == [100]
+    write_steps(log, range(101, 131))
+    assert collect(ds, log, reread=True) == [130]
+    steps = Dataset(ds.root).read("steps").sort("source_offset")
+    assert steps["step"].to_list() == list(range(1, 131))
