@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tierscope.collector.lineends import cr_only
 from tierscope.collector.rotation import follow
 from tierscope.gcs import is_url
 
@@ -172,8 +173,9 @@ def plan_reads(
     Returns no segment for an unchanged file read ``whole``. A rotated log gives, oldest first, the
     remainder of its predecessor, each copy rotated after it, then the file itself (its rotated
     copies are looked for beside it and in ``olddirs``: :func:`tierscope.collector.rotation.follow`).
-    ``reread`` reads the file from its start (``reread``), except a log rotated since the last collect,
-    which is read as without it (the file is read from its start either way).
+    ``reread`` reads the file from its start (``reread``), its lines numbered as the last collect numbered them
+    (on from the generations rotated before it), except a log rotated since the last collect, which is read as
+    without it (the file is read from its start either way).
     """
     fd = raw.fileno()
     size = os.fstat(fd).st_size
@@ -185,7 +187,12 @@ def plan_reads(
             return [] if prev.resume_line is None else [Segment(path, 0, prev.resume_line, "resumed")]
         return [Segment(path, 0, 0, "whole")]
     if not prev.whole and _matches(fd, size, prev):
-        return [Segment(path, 0, 0, "reread")] if reread else [Segment(path, prev.offset, prev.line, "grown")]
+        if not reread:
+            return [Segment(path, prev.offset, prev.line, "grown")]
+        # A file numbered on after a rotation (NUMBERED_ON) is read again under the same numbers: from 1, its
+        # lines would be stored a second time as the older generation's (an event's or reject's key holds its line).
+        before = prev.line - _lines_before(fd, prev.offset, b"\r" if cr_only(raw) else b"\n")
+        return [Segment(path, 0, max(before, 0), "reread")]
     why = "truncated" if size < prev.offset else "replaced"
     if prev.whole:
         return [Segment(path, 0, 0, "reread" if reread else why)]
@@ -234,6 +241,16 @@ def line_start(fd: int, end: int, back: int, line_end: bytes = b"\n") -> int:
                 hi = mid - 1
         return pos - size + lo + 1
     return 0
+
+
+def _lines_before(fd: int, end: int, line_end: bytes = b"\n") -> int:
+    """The lines of the file ``fd`` before byte ``end``: its ``line_end`` bytes, and one more for a last line
+    without one (a settled file's, read to its end)."""
+    count, pos = 0, 0
+    while pos < end and (chunk := os.pread(fd, min(_BACK_CHUNK, end - pos), pos)):
+        count += chunk.count(line_end)
+        pos += len(chunk)
+    return count + (end > 0 and _pread(fd, 1, end - 1) != line_end)
 
 
 #: Bytes read at a time walking back from a batch's end.
