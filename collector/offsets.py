@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tierscope.collector.lineends import cr_only
 from tierscope.collector.rotation import follow
 from tierscope.gcs import is_url
 
@@ -172,10 +173,13 @@ def plan_reads(
     Returns no segment for an unchanged file read ``whole``. A rotated log gives, oldest first, the
     remainder of its predecessor, each copy rotated after it, then the file itself (its rotated
     copies are looked for beside it and in ``olddirs``: :func:`tierscope.collector.rotation.follow`).
+    ``reread`` reads the file from its start (``reread``), its lines numbered as the last collect numbered them
+    (on from the generations rotated before it), except a log rotated since the last collect, which is read as
+    without it (the file is read from its start either way).
     """
     fd = raw.fileno()
     size = os.fstat(fd).st_size
-    if reread or prev is None:
+    if prev is None or (reread and (whole or prev.whole)):
         return [Segment(path, 0, 0, "reread" if reread else "new")]
     if whole:
         if prev.whole and prev.size == size and _matches(fd, size, prev):
@@ -183,10 +187,18 @@ def plan_reads(
             return [] if prev.resume_line is None else [Segment(path, 0, prev.resume_line, "resumed")]
         return [Segment(path, 0, 0, "whole")]
     if not prev.whole and _matches(fd, size, prev):
-        return [Segment(path, prev.offset, prev.line, "grown")]
+        if not reread:
+            return [Segment(path, prev.offset, prev.line, "grown")]
+        # A file numbered on after a rotation (NUMBERED_ON) is read again under the same numbers: from 1, its
+        # lines would be stored a second time as the older generation's (an event's or reject's key holds its line).
+        before = prev.line - _lines_before(fd, prev.offset, b"\r" if cr_only(raw) else b"\n")
+        return [Segment(path, 0, max(before, 0), "reread")]
     why = "truncated" if size < prev.offset else "replaced"
     if prev.whole:
-        return [Segment(path, 0, 0, why)]
+        return [Segment(path, 0, 0, "reread" if reread else why)]
+    # A rotation since the last collect is followed even when asked to read again: the file under the name is
+    # read from its start all the same, and the rotated copy's unread remainder exists nowhere else (read from
+    # line 1 instead, the newer text would be numbered as the older, and that remainder lost for good).
     chain = follow(path, prev, olddirs)
     # Numbered on from the lines read before (see NUMBERED_ON); the reader numbers each segment after the one before.
     segments = [Segment(p, 0, prev.line, "rotated", current=False) for p in chain.between]
@@ -229,6 +241,16 @@ def line_start(fd: int, end: int, back: int, line_end: bytes = b"\n") -> int:
                 hi = mid - 1
         return pos - size + lo + 1
     return 0
+
+
+def _lines_before(fd: int, end: int, line_end: bytes = b"\n") -> int:
+    """The lines of the file ``fd`` before byte ``end``: its ``line_end`` bytes, and one more for a last line
+    without one (a settled file's, read to its end)."""
+    count, pos = 0, 0
+    while pos < end and (chunk := os.pread(fd, min(_BACK_CHUNK, end - pos), pos)):
+        count += chunk.count(line_end)
+        pos += len(chunk)
+    return count + (end > 0 and _pread(fd, 1, end - 1) != line_end)
 
 
 #: Bytes read at a time walking back from a batch's end.

@@ -27,7 +27,7 @@ from tierscope.collector.errors import InputError
 from tierscope.collector.formats.base import Parsed
 from tierscope.collector.held import FIRST_READS
 from tierscope.collector.manifest import RunSpec
-from tierscope.collector.offsets import plan_reads, snapshot
+from tierscope.collector.offsets import Segment, plan_reads, snapshot
 from tierscope.collector.positions import Positions
 from tierscope.collector.reading import Batch, ReadOptions
 from tierscope.collector.runs import SourceCounts, check_readable
@@ -88,8 +88,8 @@ class EventFileReading:
     def batches(self) -> Iterator[Batch]:
         path, counts = self.path, self.counts
         with open_raw(path) as raw:
-            segments = plan_reads(raw, path, self.prev, False, self.options.reread)
-            seg = segments[-1]  # event files are never rotated: a changed one is read from its start
+            # Event files are never rotated: a changed one, or one read again, is read from its start.
+            seg = Segment(path, 0, 0, "reread") if self.options.reread else plan_reads(raw, path, self.prev, False)[-1]
             if seg.why == "grown" and seg.start_offset == os.fstat(raw.fileno()).st_size:
                 counts.notes.append("unchanged")
                 return

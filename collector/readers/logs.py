@@ -323,7 +323,7 @@ class LogReading:
                 counts.notes.extend(seg.missing)
                 if seg.why in NUMBERED_ON and numbered_to is not None:
                     seg = dataclasses.replace(seg, start_line=numbered_to)
-                if isinstance(src, LocalFile) and seg.why in NUMBERED_ON and seg.start_line:
+                if isinstance(src, LocalFile) and seg.why in (*NUMBERED_ON, "reread") and seg.start_line:
                     counts.notes.append(_numbered_on(seg))
                 elif isinstance(src, LocalFile) and seg.why not in ("new", "grown"):
                     counts.notes.append(f"{seg.why}: read from line {seg.start_line + 1} of {seg.path}")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
-from tests.support.ingest_helpers import collect, write_steps
+from tests.support.ingest_helpers import collect, step_line, write_steps
 from tierscope.analysis import analyze
 from tierscope.collector.collect import collect_runs
 from tierscope.collector.manifest import RunSpec
@@ -76,3 +77,74 @@ def test_the_next_collect_goes_on_numbering_the_new_file(tmp_path: Path) -> None
     steps = Dataset(ds.root).read("steps").filter(pl.col("step") > 200).sort("source_offset")
     # the new file's lines 71-80, stored as 130 + 71 .. 130 + 80
     assert steps["source_offset"].to_list() == list(range(201, 211))
+
+
+def test_a_reread_first_after_a_rotation_reads_the_rotated_remainder_and_numbers_on(tmp_path: Path) -> None:
+    # `--reread` as the first collect after the rotation: the old file's unread lines 101-130 exist only in
+    # app.log.1, so they are read as a normal collect reads them, then the new file numbered on from line 131.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / "app.log"
+    ds = Dataset(tmp_path / "ds")
+    write_steps(log, range(1, 101))
+    assert collect(ds, log) == [100]
+    write_steps(log, range(101, 131))
+    log.rename(folder / "app.log.1")
+    write_steps(log, range(131, 201), mode="w")
+    assert collect(ds, log, reread=True) == [30 + 70]  # the old file's rest, then the new file
+    assert collect(ds, log) == [0]  # nothing left behind: the remainder is not owed to a later collect
+    steps = Dataset(ds.root).read("steps").sort("source", "source_offset")
+    # steps 1..200 once each, under the log's name, the new file's 70 lines numbered 130 + 1 .. 130 + 70
+    assert set(steps["source"]) == {str(log)}
+    assert steps["step"].to_list() == list(range(1, 201))
+    assert steps["source_offset"].to_list() == list(range(1, 201))
+    row = analyze(ds).summary.row(0, named=True)
+    # as the same 200 lines in one file: one segment, no restart, 199 intervals of 1 step in 0.1 s = 10.0 steps/s
+    assert (row["records"], row["segments"], row["restarts"]) == (200, 1, 0)
+    assert round(row["steady_global_steps_per_s"], 6) == 10.0
+
+
+def test_a_reread_of_an_unrotated_log_still_reads_it_from_its_start(tmp_path: Path) -> None:
+    # the near miss: no rotation, so `--reread` reads all 130 lines of app.log again, every one already stored
+    log = tmp_path / "app.log"
+    ds = Dataset(tmp_path / "ds")
+    write_steps(log, range(1, 101))
+    assert collect(ds, log) == [100]
+    write_steps(log, range(101, 131))
+    assert collect(ds, log, reread=True) == [130]
+    steps = Dataset(ds.root).read("steps").sort("source_offset")
+    assert steps["step"].to_list() == list(range(1, 131))
+
+
+#: A step line cut short: a reject, whose key holds its line number (the near-miss of a record).
+_CUT = "Train [worker/0], step 15x2:loss:2.0 (1.0 sec) 10.0 global_steps/s\n"
+
+
+def test_a_reread_after_the_rotation_was_collected_keeps_the_numbers_it_gave(tmp_path: Path) -> None:
+    folder, ds, _ = _rotated(tmp_path)
+    log = folder / "app.log"
+    with log.open("a") as fh:
+        fh.write(_CUT)
+    write_steps(log, range(202, 211))
+    assert collect(ds, log) == [10]
+    # the new file's 80 lines again, numbered 130 + 1 .. 130 + 80 as before: the cut line is its line 71, the
+    # log's 201, stored once (from 1 it would be stored again as line 71, and the steps under the older's numbers)
+    assert collect(ds, log, reread=True) == [80]
+    rejects = Dataset(ds.root).read("rejects")
+    assert rejects["source_offset"].to_list() == [201]
+    steps = Dataset(ds.root).read("steps").filter(pl.col("step") > 130).sort("source_offset")
+    assert steps["source_offset"].to_list() == [*range(131, 201), *range(202, 211)]
+
+
+@pytest.mark.parametrize("end", ["\n", "\r"])
+def test_a_reread_of_a_log_never_rotated_numbers_from_1(tmp_path: Path, end: str) -> None:
+    # the near miss: no generation before it, so the reread numbers from line 1 again, in a file of newlines or of
+    # carriage returns alone, its last line read without its line end (settled): 1 + 1 + 1 lines, the cut one 2nd
+    log = tmp_path / "app.log"
+    log.write_bytes((step_line(1) + _CUT + step_line(3).rstrip("\n")).replace("\n", end).encode())
+    ds = Dataset(tmp_path / "ds")
+    assert collect(ds, log, settle_s=0.0) == [3]
+    assert collect(ds, log, reread=True, settle_s=0.0) == [3]
+    assert Dataset(ds.root).read("rejects")["source_offset"].to_list() == [2]
+    steps = Dataset(ds.root).read("steps").sort("source_offset")
+    assert steps.select("step", "source_offset").rows() == [(1, 1), (3, 3)]
