@@ -337,28 +337,28 @@ def test_a_deadline_is_stated_as_a_user_gives_one() -> None:
     ]  # fmt: skip
 
 
-def test_runs_faster_than_linear_are_no_amdahl_fit() -> None:
-    # A new user's two runs: 1 T4 at 2.494 global steps/s, 2 T4s at 9.847 (4.92 a task, 1.97x the one task's:
-    # over the 10 % margin). Amdahl's sigma >= 0 caps 2 tasks at 2 x 2.494 = 4.99; its bounded fit passed through
-    # neither point (4.11 at 1, 8.21 at 2) and was called exactly determined. Now: does not hold, no parameters.
+@pytest.mark.parametrize(
+    ("rates", "status"),
+    [
+        # A new user's two runs: 1 T4 at 2.494 global steps/s, 2 T4s at 9.847 (4.92 a task, 1.97x the one task's:
+        # over the 10 % margin). Amdahl's sigma >= 0 caps 2 tasks at 2 x 2.494 = 4.99; its bounded fit passed
+        # through neither point (4.11 at 1, 8.21 at 2) and was called exactly determined. Now: does not hold.
+        ((2.494, 9.847), "does not hold"),
+        # 2 tasks at 5.3 against 1 at 2.5: 2.65 a task, 1.06x the one task's (within 10 %): noise, fitted
+        ((2.5, 5.3), "exactly determined"),
+    ],
+    ids=["faster than linear", "within the margin"],
+)
+def test_runs_faster_than_linear_are_no_amdahl_fit(rates: tuple[float, float], status: str) -> None:
     points = pl.DataFrame(
-        {"run_id": ["t4", "t4x2"], "tasks": [1, 2], "steady_global_steps_per_s": [2.494, 9.847]},
+        {"run_id": ["one", "two"], "tasks": [1, 2], "steady_global_steps_per_s": list(rates)},
         schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
     )
-    fit = fit_model("amdahl", points, {"t4": np.full(5, 2.494), "t4x2": np.full(5, 9.847)})
-    assert fit.status == "does not hold"
-    assert "grow faster than their tasks (2.494 at 1, 9.847 at 2)" in fit.message
-    assert fit.predict(4) == (None, None, None)
-
-
-def test_a_run_within_the_margin_of_linear_still_fits() -> None:
-    # 2 tasks at 5.3 global steps/s against 1 at 2.5: 2.65 a task, 1.06x the one task's (within 10 %): noise, fitted
-    points = pl.DataFrame(
-        {"run_id": ["a", "b"], "tasks": [1, 2], "steady_global_steps_per_s": [2.5, 5.3]},
-        schema={"run_id": pl.String, "tasks": pl.UInt32, "steady_global_steps_per_s": pl.Float64},
-    )
-    fit = fit_model("amdahl", points, {"a": np.full(5, 2.5), "b": np.full(5, 5.3)})
-    assert fit.status == "exactly determined"
+    fit = fit_model("amdahl", points, {"one": np.full(5, rates[0]), "two": np.full(5, rates[1])})
+    assert fit.status == status
+    if status == "does not hold":
+        assert "grow faster than their tasks (2.494 at 1, 9.847 at 2)" in fit.message
+        assert fit.predict(4) == (None, None, None)
 
 
 def test_a_run_of_another_job_is_no_size_in_the_fit(tmp_path: Path) -> None:
