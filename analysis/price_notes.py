@@ -28,6 +28,7 @@ ENGLISH: dict[str, str] = {
     "list.sep": ", ",
     "missing": "no price row for {resources}; add one with --prices FILE",
     "missing.item": "{resource} ({region}, {pricing}, on {on})",
+    "missing.elsewhere": "{item}: rows price it in {regions} (--region {region} prices it there)",
     "early": "priced {rows}, after the priced date {on} (no earlier row); " + EARLY_REMEDY,
     "early.item": "{resource} from the {date} row",
     "stale": "price rows older than {limit} days on {on}: {rows}; " + REMEDY,

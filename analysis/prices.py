@@ -240,6 +240,10 @@ class PriceTable:
                 return min(later, key=lambda r: (r.valid_from, rows.index(r)))
         return None
 
+    def regions_of(self, resource: str, pricing: str) -> list[str]:
+        """The regions where a row prices ``resource`` at ``pricing``, sorted (for a run priced where none does)."""
+        return sorted({r.region for r in (*self.user, *self.base) if r.resource == resource and r.pricing == pricing})
+
     def superseded(self, row: PriceRow) -> bool:
         """Whether the rows ``row`` came with hold a newer one of its resource, region and pricing: then
         ``row`` is known to have held up to that one, however old it is."""
@@ -350,7 +354,11 @@ def quote(hardware: machines.Hardware, on: date, region: str, table: PriceTable)
         for resource, quantity in parts:
             row = table.lookup(resource, where, pricing, on)
             if row is None:
-                missing.append(Said.of("missing.item", resource=resource, region=where, pricing=pricing, on=on))
+                item = Said.of("missing.item", resource=resource, region=where, pricing=pricing, on=on)
+                elsewhere = table.regions_of(resource, pricing)
+                if elsewhere:  # a TPU generation sold in a few regions: the run may have run in one of them
+                    item = Said.of("missing.elsewhere", item=item, regions=tuple(elsewhere), region=elsewhere[0])
+                missing.append(item)
                 continue
             old = (on - row.valid_from).days > STALE_DAYS and not table.superseded(row)
             used.append(UsedRow(row, quantity, old, early=row.valid_from > on))

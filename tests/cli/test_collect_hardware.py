@@ -62,3 +62,30 @@ def test_change_hardware_replaces_it_and_says_so(t4: tuple[Path, Path]) -> None:
     )
     # a2-highgpu-1g host 0.73948 + 1 x A100 2.93391 = 3.67339 USD/h
     assert hardware(ds) == [("1 x a2-highgpu-1g (1 x NVIDIA_TESLA_A100)", pytest.approx(3.67339))]
+
+
+def test_the_same_machines_in_another_region_say_the_regions(t4: tuple[Path, Path]) -> None:
+    # Described again with one change, its region: both descriptions' machines read alike, so the error says where
+    log, ds = t4
+    code, said = collect(log, ds, *T4, "--region", "europe-west4")
+    assert code == 2
+    assert said.startswith(
+        "error: run t4 is held as 1 x n1-standard-8 (1 x NVIDIA_TESLA_T4) in no region named; --machine n1-standard-8 "
+        "--accelerator NVIDIA_TESLA_T4:1 --region europe-west4 describes 1 x n1-standard-8 (1 x NVIDIA_TESLA_T4) in "
+        "europe-west4: add --change-hardware"
+    )
+
+
+def test_a_tpu_priced_where_no_row_names_the_regions_that_have_one(tmp_path: Path, t4: tuple[Path, Path]) -> None:
+    # A v4-8 slice (4 chips of TPU_V4_POD) in the default region, us-central1: the shipped rows price the v4 chip in
+    # us-central2 only (analysis/data/prices.csv), so the note names that region and the option that uses it; priced
+    # there: 4 x 3.22 = 12.88 USD/h
+    log, _ = t4
+    ds = tmp_path / "tpu"
+    assert collect(log, ds, "--tpu", "v4-8")[0] == 0
+    (row,) = json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)
+    assert row["usd_per_hour"] is None
+    assert "TPU_V4_POD (us-central1, on-demand, on " in row["price_note"]
+    assert "rows price it in us-central2 (--region us-central2 prices it there)" in row["price_note"]
+    there = json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json", "--region", "us-central2"]).stdout)
+    assert there[0]["usd_per_hour"] == pytest.approx(4 * 3.22)

@@ -77,6 +77,8 @@ def check_held_hardware(dataset: Path, runs: list[RunSpec], said: str, change: b
             continue
         before = machines.from_topology(topology).describe()
         after = machines.from_topology(given[run_id]).describe()
+        if before == after:  # the same machines said twice: what differs is where they ran
+            before, after = before + _where(topology), after + _where(given[run_id])
         if not change:
             raise UsageError(
                 f"run {run_id} is held as {before}; {said} describes {after}: add --change-hardware to change it "
@@ -87,6 +89,14 @@ def check_held_hardware(dataset: Path, runs: list[RunSpec], said: str, change: b
         from tierscope.cli.common import err_console
 
         err_console().print(Text(f"note: run {run_id}: its machines are now {after} (were {before})"), soft_wrap=True)
+
+
+def _where(topology: str) -> str:
+    """`` in us-central2`` (the regions a topology's pools name), or `` in no region named``."""
+    from tierscope.analysis import machines
+
+    regions = sorted({p.region for p in machines.from_topology(topology).pools if p.region})
+    return f" in {', '.join(regions)}" if regions else " in no region named"
 
 
 def one_accelerator(given: list[str] | None) -> str | None:
