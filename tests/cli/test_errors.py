@@ -407,3 +407,21 @@ def test_report_out_naming_a_link_writes_its_target_and_keeps_the_link(tmp_path:
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize(
+    "command", [["summary"], ["recommend", "--steps", "1000", "--deadline", "72h"], ["report", "--out", "r.html"]]
+)
+def test_a_dataset_of_empty_logs_says_it_holds_no_runs_yet(tmp_path: Path, command: list[str]) -> None:
+    # An empty log is collected (its place kept, nothing stored): the next command's error says why the dataset
+    # holds nothing, not "run `tierscope collect files` first" (which was just run)
+    log = tmp_path / "train.log"
+    log.write_text("")
+    ds = tmp_path / "ds"
+    assert runner.invoke(app, ["collect", "files", str(log), "-d", str(ds), "-q"]).exit_code == 0
+    result = runner.invoke(app, [*command, "-d", str(ds)])
+    assert result.exit_code == 1
+    assert _one_line_error(result.output) == (
+        f"error: {ds} holds no runs yet: the logs collected into it had no lines to store (an empty log is "
+        "followed); collect again once they have"
+    )

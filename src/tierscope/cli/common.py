@@ -552,6 +552,12 @@ def no_dataset(dataset: Dataset, path: Path) -> str:
         from tierscope.dataset.errors import a_file_not_a_dataset
 
         return a_file_not_a_dataset(dataset.root)  # as a collect into it says
+    if not str(dataset.root).startswith("gs://") and (Path(str(dataset.root)) / "state" / "files.json").is_file():
+        # collected into (its files' positions are kept) with nothing stored: empty logs, followed until they grow
+        return (
+            f"{dataset.root}{default} holds no runs yet: the logs collected into it had no lines to store (an empty "
+            "log is followed); collect again once they have"
+        )
     return f"{dataset.root}{default} holds no tierscope dataset; run `tierscope collect files` first"
 
 
