@@ -29,9 +29,9 @@ def _written_in_one_file(tmp_path: Path) -> dict:
     return analyze(ds).summary.row(0, named=True)
 
 
-def _rotated(tmp_path: Path) -> tuple[Path, Dataset, list[str]]:
-    """Steps 1-100 collected, 101-130 written, the log renamed to app.log.1, 131-200 in a new app.log,
-    collected again. Returns the folder, the dataset and the second collect's notes."""
+def _rotate(tmp_path: Path) -> tuple[Path, Path, Dataset]:
+    """Steps 1-100 collected, 101-130 written, the log renamed to app.log.1, 131-200 in a new app.log, not yet
+    collected. Returns the folder, the log and the dataset."""
     folder = tmp_path / "logs"
     folder.mkdir()
     log = folder / "app.log"
@@ -41,6 +41,12 @@ def _rotated(tmp_path: Path) -> tuple[Path, Dataset, list[str]]:
     write_steps(log, range(101, 131))
     log.rename(folder / "app.log.1")
     write_steps(log, range(131, 201), mode="w")
+    return folder, log, ds
+
+
+def _rotated(tmp_path: Path) -> tuple[Path, Dataset, list[str]]:
+    """:func:`_rotate`, then collected again. Returns the folder, the dataset and the second collect's notes."""
+    folder, log, ds = _rotate(tmp_path)
     result = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[log])])
     [source] = result.sources
     assert source.lines == 30 + 70  # the old file's rest, then the new file
@@ -82,15 +88,7 @@ def test_the_next_collect_goes_on_numbering_the_new_file(tmp_path: Path) -> None
 def test_a_reread_first_after_a_rotation_reads_the_rotated_remainder_and_numbers_on(tmp_path: Path) -> None:
     # `--reread` as the first collect after the rotation: the old file's unread lines 101-130 exist only in
     # app.log.1, so they are read as a normal collect reads them, then the new file numbered on from line 131.
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    log = folder / "app.log"
-    ds = Dataset(tmp_path / "ds")
-    write_steps(log, range(1, 101))
-    assert collect(ds, log) == [100]
-    write_steps(log, range(101, 131))
-    log.rename(folder / "app.log.1")
-    write_steps(log, range(131, 201), mode="w")
+    _, log, ds = _rotate(tmp_path)
     assert collect(ds, log, reread=True) == [30 + 70]  # the old file's rest, then the new file
     assert collect(ds, log) == [0]  # nothing left behind: the remainder is not owed to a later collect
     steps = Dataset(ds.root).read("steps").sort("source", "source_offset")

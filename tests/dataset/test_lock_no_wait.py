@@ -65,27 +65,24 @@ def test_without_a_lock_file_filelock_takes_it_and_makes_the_file(tmp_path: Path
             FileLock(root / LOCK_NAME, timeout=0).acquire()
 
 
+def _takes_filelock(root: Path) -> bool:
+    """Whether a fresh process holding ``root``'s lock without waiting imported filelock to take it."""
+    code = (
+        "import sys\n"
+        "from tierscope.dataset.lock import held\n"
+        f"with held(__import__('pathlib').Path({str(root)!r}), 0):\n"
+        "    print('filelock' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
 def test_a_lock_file_with_a_second_name_is_left_to_filelock(tmp_path: Path) -> None:
     # A hard link is a name another account may have planted: filelock's own checks judge it.
     root = _dataset_with_lock_file(tmp_path)
     os.link(root / LOCK_NAME, tmp_path / "other-name")
-    code = (
-        "import sys\n"
-        "from tierscope.dataset.lock import held\n"
-        f"with held(__import__('pathlib').Path({str(root)!r}), 0):\n"
-        "    print('filelock' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    assert _takes_filelock(root)
 
 
 def test_the_plain_case_imports_no_filelock(tmp_path: Path) -> None:
-    root = _dataset_with_lock_file(tmp_path)
-    code = (
-        "import sys\n"
-        "from tierscope.dataset.lock import held\n"
-        f"with held(__import__('pathlib').Path({str(root)!r}), 0):\n"
-        "    print('filelock' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert not _takes_filelock(_dataset_with_lock_file(tmp_path))
