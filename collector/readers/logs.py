@@ -482,12 +482,7 @@ class _Segment:
         yielded = False
         # a file still being written may end in the middle of a report printed as a group of lines
         self.context.may_grow = saving and not decided
-        # Read ahead on a thread only where there is more than a batch to read: starting the thread cost a
-        # collect of many small files more than reading them.
-        left = _bytes_left(raw, reader, seg.start_offset)
-        if left is None or left > log.options.batch_bytes:
-            batches = _read_ahead(batches)
-        for number, (batch, last) in enumerate(_with_lookahead(self._complete(batches, settled))):
+        for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
             counts.lines += batch.lines.height
             lines, too_long = long_line_rejects(batch)
             lines, blank = _without_blank_runs(lines)
@@ -644,17 +639,6 @@ def _with_lookahead(batches: Iterator[LineBatch]) -> Iterator[tuple[LineBatch, b
         previous = batch
     if previous is not None:
         yield previous, True
-
-
-def _bytes_left(raw: BinaryIO, reader: BinaryIO, start: int) -> int | None:
-    """The bytes of ``raw`` after ``start`` where ``reader`` reads them as they are (a plain file; not a gzip's
-    text), else None."""
-    if reader is not raw and not isinstance(reader, CrLines):
-        return None
-    try:
-        return max(0, os.fstat(raw.fileno()).st_size - start)
-    except (OSError, ValueError, AttributeError):  # an object's stream has no file descriptor
-        return None
 
 
 def _read_ahead(batches: Iterator[LineBatch]) -> Iterator[LineBatch]:
