@@ -452,9 +452,10 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     facts = dataset.read("runs", where=picked)
     events = dataset.read("events", where=picked, columns=EVENT_COLUMNS)
     stored = dataset.scan("steps")
-    notes = off_the_clock_notes(stored if picked is None else stored.filter(picked), events)
-    elapsed = impossible_elapsed_counts(stored if picked is None else stored.filter(picked))
-    stated = stated_rate_counts(stored if picked is None else stored.filter(picked))
+    chosen = stored if picked is None else stored.filter(picked)
+    notes = off_the_clock_notes(chosen, events)
+    elapsed = impossible_elapsed_counts(chosen)
+    stated = stated_rate_counts(chosen)
     notes += impossible_elapsed_notes(elapsed) + stated_rate_notes(stated)
     # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it; a stated rate of 0 or
     # beyond any machine is no rate (analysis.stated_rates)

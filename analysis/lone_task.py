@@ -89,7 +89,7 @@ def lone_tasks(runs: pl.DataFrame, steps: pl.LazyFrame) -> pl.DataFrame:
         ~pl.col("run_id").is_in(one.implode())
         & (pl.col("tasks") == 1)
         & pl.col("clockless")
-        & (pl.col("records") >= 3)  # two strides at least: one alone shows no constant stride
+        & (pl.col("records") >= 3)  # two strides at least: one alone shows no common stride
         & (pl.col("on_stride") >= ON_STRIDE)
         & (pl.col("aligned") >= ON_STRIDE)
         & (pl.col("k") > 1)

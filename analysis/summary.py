@@ -201,7 +201,7 @@ CI_WITHIN_RUN = "within-run"
 #: (:func:`withhold_step_times`).
 #: ``step_time_alone``: the run's one training task (its topology) made every global step, so an interval is the
 #: global steps since its line before at the line's step time (:mod:`tierscope.analysis.lone_task`).
-#: ``logs_every_n_alone``: the same read from the steps of a run with no topology: one task, its lines a constant
+#: ``logs_every_n_alone``: the same read from the steps of a run with no topology: one task, its lines mostly a
 #: round stride apart at multiples of it, read as logging every N steps (a decision the note gives both ways).
 STEADY_ASSUMPTIONS = {
     "logs_every_step": "times from each line's sec/step: assumes the task logs every step",
