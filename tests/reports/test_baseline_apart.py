@@ -76,24 +76,23 @@ def test_runs_of_one_job_have_no_such_note(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (Debian: apt-get install chromium)")
-def test_the_report_shows_why_in_its_table_its_notes_and_its_headline(tmp_path: Path) -> None:
+def test_the_report_shows_why_in_its_table_its_notes_and_its_headline(tmp_path: Path, browser: Browser) -> None:
     assert CHROMIUM is not None
     analysis = _analysis(tmp_path)
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, kept, cell in (("en", KEPT_EN, "– another job's"), ("ja", KEPT_JA, "– 別のジョブ")):
-            report = write_report(analysis, tmp_path / f"report-{lang}.html", ReportOptions(lang=lang))
-            page = Page(browser)
-            page.load(report.resolve().as_uri())
-            shown = page.evaluate(SHOWN)
-            # basic, the baseline, 1.00x itself; keras a dash, and the word that says why
-            assert shown["cells"]["basic"].startswith("1.00"), shown
-            assert shown["cells"]["keras"] == cell, shown
-            assert kept in shown["notes"], shown["notes"]
-            # the answer ranks the baseline's job only: basic is the fastest, keras named as left out
-            assert shown["headline"][0].startswith("Fastest: basic" if lang == "en" else "最速"), shown["headline"]
-            assert "keras" not in shown["headline"][0], shown["headline"]
-            assert "(keras)" in shown["headline"][-1], shown["headline"]
-            assert page.log.console_errors == [] and page.log.exceptions == []
+    for lang, kept, cell in (("en", KEPT_EN, "– another job's"), ("ja", KEPT_JA, "– 別のジョブ")):
+        report = write_report(analysis, tmp_path / f"report-{lang}.html", ReportOptions(lang=lang))
+        page = Page(browser)
+        page.load(report.resolve().as_uri())
+        shown = page.evaluate(SHOWN)
+        # basic, the baseline, 1.00x itself; keras a dash, and the word that says why
+        assert shown["cells"]["basic"].startswith("1.00"), shown
+        assert shown["cells"]["keras"] == cell, shown
+        assert kept in shown["notes"], shown["notes"]
+        # the answer ranks the baseline's job only: basic is the fastest, keras named as left out
+        assert shown["headline"][0].startswith("Fastest: basic" if lang == "en" else "最速"), shown["headline"]
+        assert "keras" not in shown["headline"][0], shown["headline"]
+        assert "(keras)" in shown["headline"][-1], shown["headline"]
+        assert page.log.console_errors == [] and page.log.exceptions == []
 
 
 def _keras_outruns_basic() -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -59,44 +59,45 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-def test_report_draws_every_chart_offline_without_errors(reports: dict[str, Path], tmp_path: Path) -> None:
+def test_report_draws_every_chart_offline_without_errors(
+    reports: dict[str, Path], tmp_path: Path, browser: Browser
+) -> None:
     assert CHROMIUM is not None
     keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, report in reports.items():
-            page = Page(browser)
-            url = report.resolve().as_uri()
-            page.load(url)
-            assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
-            charts = page.evaluate(INSPECT)
-            assert [c["id"] for c in charts] == [f"chart-{name}" for name in CHARTS]
-            for chart in charts:
-                assert chart["drawn"] and chart["error"] is None, chart
-                assert chart["marks"] > 0, f"{lang} {chart['id']} drew no SVG marks"
-            drawn = {c["id"].removeprefix("chart-"): c["items"] for c in charts}
-            for name, least in NEW_MARKS.items():
-                assert drawn[name] >= least, f"{lang} {name}: {drawn[name]} SVG mark items, expected {least}+"
-            # the time-to-target bar is labelled with its price: 400 s x 1 ML unit/h, 100 s x 10 (see the fixture)
-            target = next(c for c in charts if c["id"] == "chart-target")
-            units = "ML unit-h" if lang == "en" else "ML ユニット時間"
-            assert {f"0.111 {units}", f"0.278 {units}"} <= set(target["texts"]), target["texts"]
-            # hostile names: text in the tables, text inside the charts, never elements
-            cells = page.evaluate('Array.from(document.querySelectorAll("td")).map((td) => td.textContent)')
-            assert {SHOWN_RUN, EVIL_FAILED, EVIL_REASON} <= set(cells)
-            texts = {text for chart in charts for text in chart["texts"]}
-            assert SHOWN_RUN in texts  # the point labels of the price and scaling charts
-            # no control or bidirectional character reached a chart's text (labels, legends, axes)
-            assert not [t for t in texts if any(c in t for c in "\u202e\u2066\x1b")]
-            assert page.evaluate('document.querySelectorAll("img, iframe, object, embed").length') == 0
-            assert page.evaluate('document.querySelectorAll("script").length') == 2
-            shot = page.screenshot(tmp_path / f"report-{lang}.png")
-            assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 50_000
-            if keep:
-                Path(keep).mkdir(parents=True, exist_ok=True)
-                shutil.copy(shot, Path(keep) / shot.name)
-            assert page.log.requests == [url], "the page requested something besides itself"
-            assert page.log.console_errors == [] and page.log.exceptions == []
-            assert page.log.dialogs == [], "a hostile name ran as script"
+    for lang, report in reports.items():
+        page = Page(browser)
+        url = report.resolve().as_uri()
+        page.load(url)
+        assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0'), lang
+        charts = page.evaluate(INSPECT)
+        assert [c["id"] for c in charts] == [f"chart-{name}" for name in CHARTS]
+        for chart in charts:
+            assert chart["drawn"] and chart["error"] is None, chart
+            assert chart["marks"] > 0, f"{lang} {chart['id']} drew no SVG marks"
+        drawn = {c["id"].removeprefix("chart-"): c["items"] for c in charts}
+        for name, least in NEW_MARKS.items():
+            assert drawn[name] >= least, f"{lang} {name}: {drawn[name]} SVG mark items, expected {least}+"
+        # the time-to-target bar is labelled with its price: 400 s x 1 ML unit/h, 100 s x 10 (see the fixture)
+        target = next(c for c in charts if c["id"] == "chart-target")
+        units = "ML unit-h" if lang == "en" else "ML ユニット時間"
+        assert {f"0.111 {units}", f"0.278 {units}"} <= set(target["texts"]), target["texts"]
+        # hostile names: text in the tables, text inside the charts, never elements
+        cells = page.evaluate('Array.from(document.querySelectorAll("td")).map((td) => td.textContent)')
+        assert {SHOWN_RUN, EVIL_FAILED, EVIL_REASON} <= set(cells)
+        texts = {text for chart in charts for text in chart["texts"]}
+        assert SHOWN_RUN in texts  # the point labels of the price and scaling charts
+        # no control or bidirectional character reached a chart's text (labels, legends, axes)
+        assert not [t for t in texts if any(c in t for c in "\u202e\u2066\x1b")]
+        assert page.evaluate('document.querySelectorAll("img, iframe, object, embed").length') == 0
+        assert page.evaluate('document.querySelectorAll("script").length') == 2
+        shot = page.screenshot(tmp_path / f"report-{lang}.png")
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 50_000
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, Path(keep) / shot.name)
+        assert page.log.requests == [url], "the page requested something besides itself"
+        assert page.log.console_errors == [] and page.log.exceptions == []
+        assert page.log.dialogs == [], "a hostile name ran as script"
 
 
 #: A JavaScript function of an element: the words of Latin script in it that are broken across lines (a path may
@@ -175,34 +176,35 @@ def _drawn(browser: Browser, reports: dict[str, Path], width: int) -> Iterator[t
 
 
 @pytest.mark.parametrize("width", [1280, 1024])
-def test_report_reads_on_a_laptop_screen(reports: dict[str, Path], tmp_path: Path, width: int) -> None:
+def test_report_reads_on_a_laptop_screen(
+    reports: dict[str, Path], tmp_path: Path, width: int, browser: Browser
+) -> None:
     assert CHROMIUM is not None
     keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, page in _drawn(browser, reports, width):
-            layout = page.evaluate(LAYOUT)
-            where = f"{lang} at {width} px"
-            shot = page.screenshot(tmp_path / f"layout-{lang}-{width}.png")
-            if keep:
-                Path(keep).mkdir(parents=True, exist_ok=True)
-                shutil.copy(shot, Path(keep) / shot.name)
-            # no sideways scrolling: the table, its wrapper and the page are as wide as they show
-            table_scroll, table_client, wrap_scroll, wrap_client = layout["table"]
-            assert table_scroll == table_client and wrap_scroll == wrap_client, (where, layout["table"])
-            assert layout["page"][0] == layout["page"][1], (where, layout["page"])
-            # tier names on one line (never STANDARD / _1)
-            assert layout["tiers"] and all(n == 1 for _, n in layout["tiers"]), (where, layout["tiers"])
-            # headers wrap at words and phrases: at most 4 lines, and at least 3 characters a line on average
-            # (a Japanese header squeezed to one character per line has as many lines as characters)
-            squeezed = [(text, n) for text, n in layout["headers"] if n > 4 or n > max(1, len(text) / 3)]
-            assert squeezed == [], (where, squeezed)
-            assert layout["provenance"] == [], f"{where}: words broken across lines: {layout['provenance']}"
-            for chart in layout["charts"]:
-                # the chart follows the page: as wide as its element (within the 5 px Vega keeps) and inside it
-                assert abs(chart["width"] - chart["box"]) <= 5, (where, chart["id"], chart["width"], chart["box"])
-                assert chart["labels"] == [], f"{where} {chart['id']}: point labels overlap {chart['labels']}"
-                assert chart["axes"] == [], f"{where} {chart['id']}: axis labels touch {chart['axes']}"
-            assert page.log.console_errors == [] and page.log.exceptions == [], where
+    for lang, page in _drawn(browser, reports, width):
+        layout = page.evaluate(LAYOUT)
+        where = f"{lang} at {width} px"
+        shot = page.screenshot(tmp_path / f"layout-{lang}-{width}.png")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, Path(keep) / shot.name)
+        # no sideways scrolling: the table, its wrapper and the page are as wide as they show
+        table_scroll, table_client, wrap_scroll, wrap_client = layout["table"]
+        assert table_scroll == table_client and wrap_scroll == wrap_client, (where, layout["table"])
+        assert layout["page"][0] == layout["page"][1], (where, layout["page"])
+        # tier names on one line (never STANDARD / _1)
+        assert layout["tiers"] and all(n == 1 for _, n in layout["tiers"]), (where, layout["tiers"])
+        # headers wrap at words and phrases: at most 4 lines, and at least 3 characters a line on average
+        # (a Japanese header squeezed to one character per line has as many lines as characters)
+        squeezed = [(text, n) for text, n in layout["headers"] if n > 4 or n > max(1, len(text) / 3)]
+        assert squeezed == [], (where, squeezed)
+        assert layout["provenance"] == [], f"{where}: words broken across lines: {layout['provenance']}"
+        for chart in layout["charts"]:
+            # the chart follows the page: as wide as its element (within the 5 px Vega keeps) and inside it
+            assert abs(chart["width"] - chart["box"]) <= 5, (where, chart["id"], chart["width"], chart["box"])
+            assert chart["labels"] == [], f"{where} {chart['id']}: point labels overlap {chart['labels']}"
+            assert chart["axes"] == [], f"{where} {chart['id']}: axis labels touch {chart['axes']}"
+        assert page.log.console_errors == [] and page.log.exceptions == [], where
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -302,30 +304,32 @@ SCREEN = r"""(() => {
 
 @pytest.mark.parametrize("width", [390, 768, 1280, 1920])
 def test_report_reads_on_a_phone_a_tablet_a_laptop_and_a_wide_screen(
-    reports: dict[str, Path], tmp_path: Path, width: int
+    reports: dict[str, Path],
+    tmp_path: Path,
+    width: int,
+    browser: Browser,
 ) -> None:
     assert CHROMIUM is not None
     keep = os.environ.get("TIERSCOPE_SCREENSHOTS")
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, page in _drawn(browser, reports, width):
-            run_title = "Run" if lang == "en" else json.loads((ROOT / "reports/i18n/ja.json").read_text())["chart.run"]
-            screen = page.evaluate(SCREEN.replace("%RUN%", run_title))
-            where = f"{lang} at {width} px"
-            shot = page.screenshot(tmp_path / f"screen-{lang}-{width}.png")
-            if keep:
-                Path(keep).mkdir(parents=True, exist_ok=True)
-                shutil.copy(shot, Path(keep) / shot.name)
-            assert screen["page"][0] <= screen["page"][1], f"{where}: the page scrolls sideways {screen['page']}"
-            assert screen["titles"] == [], f"{where}: titles cut or off the screen: {screen['titles']}"
-            left, right, viewport = screen["table"]
-            assert left >= 0 and right <= viewport + 0.5, f"{where}: the runs table's box leaves the screen"
-            assert screen["pinned"], f"{where}: the run column scrolled away with the table"
-            if width <= PHONE:
-                assert screen["hidden"] <= 0, f"{where}: the runs table hides {screen['hidden']} px to the right"
-            lost = {chart: runs for chart, runs in screen["bars"].items() if runs}
-            assert lost == {}, f"{where}: bars lost their labels: {lost}"
-            assert len(screen["bars"]) == 3, screen["bars"]
-            assert all(extra == [] for extra in screen["legends"].values()), f"{where}: legends {screen['legends']}"
-            assert screen["failed"] == [], f"{where}: failed-run words broken: {screen['failed']}"
-            assert screen["provenance"] == [], f"{where}: provenance words broken: {screen['provenance']}"
-            assert page.log.console_errors == [] and page.log.exceptions == [], where
+    for lang, page in _drawn(browser, reports, width):
+        run_title = "Run" if lang == "en" else json.loads((ROOT / "reports/i18n/ja.json").read_text())["chart.run"]
+        screen = page.evaluate(SCREEN.replace("%RUN%", run_title))
+        where = f"{lang} at {width} px"
+        shot = page.screenshot(tmp_path / f"screen-{lang}-{width}.png")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, Path(keep) / shot.name)
+        assert screen["page"][0] <= screen["page"][1], f"{where}: the page scrolls sideways {screen['page']}"
+        assert screen["titles"] == [], f"{where}: titles cut or off the screen: {screen['titles']}"
+        left, right, viewport = screen["table"]
+        assert left >= 0 and right <= viewport + 0.5, f"{where}: the runs table's box leaves the screen"
+        assert screen["pinned"], f"{where}: the run column scrolled away with the table"
+        if width <= PHONE:
+            assert screen["hidden"] <= 0, f"{where}: the runs table hides {screen['hidden']} px to the right"
+        lost = {chart: runs for chart, runs in screen["bars"].items() if runs}
+        assert lost == {}, f"{where}: bars lost their labels: {lost}"
+        assert len(screen["bars"]) == 3, screen["bars"]
+        assert all(extra == [] for extra in screen["legends"].values()), f"{where}: legends {screen['legends']}"
+        assert screen["failed"] == [], f"{where}: failed-run words broken: {screen['failed']}"
+        assert screen["provenance"] == [], f"{where}: provenance words broken: {screen['provenance']}"
+        assert page.log.console_errors == [] and page.log.exceptions == [], where

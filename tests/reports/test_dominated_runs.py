@@ -105,19 +105,18 @@ POINTS = """(() => {
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (Debian: apt-get install chromium)")
-def test_the_smaller_run_is_drawn_not_flattened_in_chromium(tmp_path: Path) -> None:
+def test_the_smaller_run_is_drawn_not_flattened_in_chromium(tmp_path: Path, browser: Browser) -> None:
     assert CHROMIUM is not None
     slow = _log(tmp_path / "slow.log", 100, 100, 20, (0.8, 1.2))  # steps 100 ... 2,000
     fast = _log(tmp_path / "fast.log", 1000, 1000, 100, (80.0, 120.0))  # steps 1,000 ... 100,000
     ds = Dataset(tmp_path / "ds")
     collect_runs(ds, runs_from_paths([slow], "slow", None, None) + runs_from_paths([fast], "fast", None, None))
     report = write_report(analyze(ds, analysis_options()), tmp_path / "report.html", ReportOptions(lang="en"))
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        page = Page(browser, width=1280, height=800)
-        page.load(report.resolve().as_uri())
-        assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0')
-        drawn = page.evaluate(POINTS)
-        assert page.log.console_errors == [] and page.log.exceptions == []
+    page = Page(browser, width=1280, height=800)
+    page.load(report.resolve().as_uri())
+    assert page.wait_for('document.querySelectorAll("div.chart:not([data-drawn])").length === 0')
+    drawn = page.evaluate(POINTS)
+    assert page.log.console_errors == [] and page.log.exceptions == []
     # the runs' colours in the report's order (fast, slow): PALETTE[0] and PALETTE[1]
     slow_points = drawn[PALETTE[1]]
     xs, ys = [x for x, _ in slow_points], [y for _, y in slow_points]

@@ -70,52 +70,54 @@ def demos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, DemoResult]:
 
 @pytest.mark.parametrize("width", PHONES)
 def test_each_runs_answer_figures_are_on_a_phones_screen(
-    demos: dict[str, DemoResult], tmp_path: Path, width: int
+    demos: dict[str, DemoResult],
+    tmp_path: Path,
+    width: int,
+    browser: Browser,
 ) -> None:
     assert CHROMIUM is not None
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, page in _drawn(browser, {lang: demo.report for lang, demo in demos.items()}, width):
-            demo = demos[lang]
-            shown = page.evaluate(CARDS)
-            where = f"{lang} at {width} px"
-            vw = shown["vw"]  # the screen less the scroll bar: at most `width`
-            assert 0 < vw <= width
-            assert shown["page"] <= vw, f"{where}: the page scrolls sideways"
-            # nothing of the runs table is hidden to the right of its box
-            assert shown["wrap"][0] <= shown["wrap"][1], (where, shown["wrap"])
-            # no header block: the runs table draws no header row (each value has its label) and any header
-            # shown elsewhere takes a line or two
-            assert shown["runsHeader"] == 0, (where, shown["runsHeader"])
-            assert [h for h in shown["headers"] if h[1] > 2] == [], (where, shown["headers"])
+    for lang, page in _drawn(browser, {lang: demo.report for lang, demo in demos.items()}, width):
+        demo = demos[lang]
+        shown = page.evaluate(CARDS)
+        where = f"{lang} at {width} px"
+        vw = shown["vw"]  # the screen less the scroll bar: at most `width`
+        assert 0 < vw <= width
+        assert shown["page"] <= vw, f"{where}: the page scrolls sideways"
+        # nothing of the runs table is hidden to the right of its box
+        assert shown["wrap"][0] <= shown["wrap"][1], (where, shown["wrap"])
+        # no header block: the runs table draws no header row (each value has its label) and any header
+        # shown elsewhere takes a line or two
+        assert shown["runsHeader"] == 0, (where, shown["runsHeader"])
+        assert [h for h in shown["headers"] if h[1] > 2] == [], (where, shown["headers"])
 
-            # every run of the demo with a steady rate shows it, to 3 decimals, inside the screen
-            cards = {card["run"]: card for card in shown["cards"]}
-            rates = {
-                row["run_id"]: row["steady_global_steps_per_s"]
-                for row in demo.summary.iter_rows(named=True)
-                if row["steady_global_steps_per_s"] is not None
-            }
-            assert len(rates) >= 2 and set(rates) <= set(cards), (where, sorted(rates), sorted(cards))
-            for run, rate in rates.items():
-                card = cards[run]
-                assert float(card["steady"].replace(",", "")) == pytest.approx(rate, abs=5e-4), (where, run, card)
-                for figure in card["figures"]:
-                    for box in figure["boxes"]:
-                        assert box["left"] >= 0 and box["right"] <= vw + 0.5, (where, run, figure, vw)
-                # the answer figures come first, then status, tasks and the secondary columns
-                assert max(card["answerTops"]) < min(card["otherTops"]), (where, run, card)
-            # each value's label is its column's header, in the report's language
-            words = Catalog(lang)
-            for card in shown["cards"]:
-                labels = dict(card["labels"])
-                assert words("col.steady") in labels and words("col.group.speedup") in labels, (where, labels)
-                for label, before in card["labels"]:
-                    assert label and before == f'"{label}"', (where, card["run"], label, before)
-            assert page.log.console_errors == [] and page.log.exceptions == [], where
-            assert page.log.requests == [demo.report.resolve().as_uri()], "the page requested something besides itself"
+        # every run of the demo with a steady rate shows it, to 3 decimals, inside the screen
+        cards = {card["run"]: card for card in shown["cards"]}
+        rates = {
+            row["run_id"]: row["steady_global_steps_per_s"]
+            for row in demo.summary.iter_rows(named=True)
+            if row["steady_global_steps_per_s"] is not None
+        }
+        assert len(rates) >= 2 and set(rates) <= set(cards), (where, sorted(rates), sorted(cards))
+        for run, rate in rates.items():
+            card = cards[run]
+            assert float(card["steady"].replace(",", "")) == pytest.approx(rate, abs=5e-4), (where, run, card)
+            for figure in card["figures"]:
+                for box in figure["boxes"]:
+                    assert box["left"] >= 0 and box["right"] <= vw + 0.5, (where, run, figure, vw)
+            # the answer figures come first, then status, tasks and the secondary columns
+            assert max(card["answerTops"]) < min(card["otherTops"]), (where, run, card)
+        # each value's label is its column's header, in the report's language
+        words = Catalog(lang)
+        for card in shown["cards"]:
+            labels = dict(card["labels"])
+            assert words("col.steady") in labels and words("col.group.speedup") in labels, (where, labels)
+            for label, before in card["labels"]:
+                assert label and before == f'"{label}"', (where, card["run"], label, before)
+        assert page.log.console_errors == [] and page.log.exceptions == [], where
+        assert page.log.requests == [demo.report.resolve().as_uri()], "the page requested something besides itself"
 
 
-def test_runs_named_by_their_machines_read_on_a_small_phone(tmp_path: Path) -> None:
+def test_runs_named_by_their_machines_read_on_a_small_phone(tmp_path: Path, browser: Browser) -> None:
     # a T4 run, an A100 run and an 8 x A100 run that died of OOM: the machines' names are the longest words a
     # card holds ("1 x a2-highgpu-8g (8 x NVIDIA_TESLA_A100)", 315 px on one line) and they wrap between words
     # in the run's card and in the failed run's, so a 320 px page does not scroll sideways
@@ -125,12 +127,11 @@ def test_runs_named_by_their_machines_read_on_a_small_phone(tmp_path: Path) -> N
     for lang in ("en", "ja"):
         reports[lang] = tmp_path / f"report-{lang}.html"
         reports[lang].write_text(render_html(data, lang), encoding="utf-8")
-    with Browser(CHROMIUM, tmp_path / "profile") as browser:
-        for lang, page in _drawn(browser, reports, 320):
-            shown = page.evaluate(CARDS)
-            assert shown["page"] <= shown["vw"] and shown["wrap"][0] <= shown["wrap"][1], (lang, shown)
-            usd = Catalog(lang)("col.usd_1000")
-            for card in shown["cards"]:
-                assert usd in dict(card["labels"]), (lang, card["labels"])
-                for figure in card["figures"]:
-                    assert all(box["left"] >= 0 and box["right"] <= shown["vw"] + 0.5 for box in figure["boxes"])
+    for lang, page in _drawn(browser, reports, 320):
+        shown = page.evaluate(CARDS)
+        assert shown["page"] <= shown["vw"] and shown["wrap"][0] <= shown["wrap"][1], (lang, shown)
+        usd = Catalog(lang)("col.usd_1000")
+        for card in shown["cards"]:
+            assert usd in dict(card["labels"]), (lang, card["labels"])
+            for figure in card["figures"]:
+                assert all(box["left"] >= 0 and box["right"] <= shown["vw"] + 0.5 for box in figure["boxes"])

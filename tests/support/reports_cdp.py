@@ -62,7 +62,8 @@ class CDPError(RuntimeError):
 
 
 class Browser:
-    """A headless chromium driven over a pipe. Use as a context manager; one page at a time."""
+    """A headless chromium driven over a pipe. Use as a context manager. Tests share one
+    (``tests/reports/conftest.py``); each closes the tabs it opened."""
 
     def __init__(self, binary: str, user_data_dir: Path, timeout: float = 15.0) -> None:
         self.timeout = timeout
@@ -127,6 +128,16 @@ class Browser:
             raise CDPError(f"{method}: {reply['error']}")
         return reply.get("result", {})
 
+    def close_pages(self, keep: set[str]) -> None:
+        """Close every tab but those whose target ids are in ``keep`` (the tabs a test opened)."""
+        for target in self.send("Target.getTargets")["targetInfos"]:
+            if target["type"] == "page" and target["targetId"] not in keep:
+                self.send("Target.closeTarget", {"targetId": target["targetId"]})
+
+    def page_ids(self) -> set[str]:
+        """The target ids of the open tabs."""
+        return {t["targetId"] for t in self.send("Target.getTargets")["targetInfos"] if t["type"] == "page"}
+
     def close(self) -> None:
         with contextlib.suppress(CDPError, OSError):  # the browser may already be gone
             self.send("Browser.close")
@@ -154,6 +165,8 @@ class Page:
         self.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.send(f"{domain}.enable")
+        # The browser serves many tests: a tab loads its page as a fresh profile would, never from the cache.
+        self.send("Network.setCacheDisabled", {"cacheDisabled": True})
         self.send(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
