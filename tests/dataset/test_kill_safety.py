@@ -49,9 +49,12 @@ collect_runs(Dataset(ds), [RunSpec("big", "BASIC", [Path(log)])], lock_timeout=1
 print("DONE", flush=True)
 """
 
-LINES = 200_000  # about 21 MB in all
-GROWTH = 2_500  # lines appended before each run, as a live log grows between cron runs
-BATCH = 1_000_000
+# Scaled to the batch, not to a real log's size: the first run finds some 15 batches (30,500 lines of
+# about 100 bytes, 3.1 MB, in 200 kB batches), each later run at least its 500 lines of growth (50 kB,
+# under a batch) on top of what the kills left, and the final run all that is left, in many batches.
+LINES = 40_000
+GROWTH = 500  # lines appended before each run, as a live log grows between cron runs
+BATCH = 200_000  # bytes per append (collect's batch_bytes)
 
 
 def _start(driver: Path, log: Path, ds: Path, kill_at: str | None = None) -> subprocess.Popen[str]:
