@@ -1,4 +1,8 @@
-"""Cloud Logging at scale: 25,000 entries from a master, 4 workers and 3 ps, interleaved, with 429 bursts."""
+"""Cloud Logging at scale: 25 pages of entries from a master, 4 workers and 3 ps, interleaved, with 429 bursts.
+
+The scale is in pages, not entries: 2,000 entries asked for 80 a page (``page_size``, the collect's own option) make
+the 25 pages, bursts and watermarks that 25,000 make at the API's 1,000 a page, with a twelfth of the entries to
+serve, parse and store."""
 
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ from tierscope.dataset.store import Dataset
 
 JOB = "tierscope_job_1"
 PROJECT = "test-project"
-N = 25_000
+N = 2_000
+PAGE = 80  # entries a page: N / PAGE = 25 pages
 FAST = RetryPolicy(initial_s=0.001, maximum_s=0.004, deadline_s=2.0)
 GIVE_UP = RetryPolicy(initial_s=0.001, maximum_s=0.002, deadline_s=0.5)
 
@@ -46,6 +51,7 @@ def run(server: FakeLoggingServer, ds: Dataset, **kw: object):
         "retry": FAST,
         "requests_per_minute": None,
         "tier": "STANDARD_1",
+        "page_size": PAGE,
     }
     args.update(kw)
     return collect_cloud(ds, [JOB], CloudOptions(**args))  # type: ignore[arg-type]
@@ -57,18 +63,18 @@ def test_one_collect_then_a_second_that_adds_none(server: FakeLoggingServer, tmp
     steps = ds.read("steps")
     assert steps.height == N
     assert steps["entry_id"].n_unique() == N
-    # Replica i % 8: the master has 25000 / 8 = 3125 entries, each worker 3125, each ps 3125.
+    # Replica i % 8: the master has 2000 / 8 = 250 entries, each worker 250, each ps 250.
     by_role = dict(steps.group_by("role").len().iter_rows())
-    assert by_role == {"master": 3125, "worker": 4 * 3125, "ps": 3 * 3125}
-    # 25 pages + 9 retried 429s.
+    assert by_role == {"master": 250, "worker": 4 * 250, "ps": 3 * 250}
+    # 2000 / 80 = 25 pages + 9 retried 429s.
     assert (first.stats.requests, first.stats.retries) == (25 + 9, 9)
     assert server.statuses.count(429) == 9
     second = run(server, ds)
     assert (second.total("steps"), second.total("events"), second.total("rejects")) == (0, 0, 0)
-    # The data is months old, so the second collect starts at the watermark: one request, one entry skipped
-    # (25000 = 7 * 3571 + 3: the last 3 entries share the last timestamp; it holds 3 already-stored ids).
+    # The data is months old, so the second collect starts at the watermark: one request, the last timestamp's
+    # entries skipped (2000 = 7 * 285 + 5: the last 5 entries share the last timestamp; it holds 5 already-stored ids).
     assert second.stats.requests == 1
-    assert second.skipped_seen == 3
+    assert second.skipped_seen == 5
     assert ds.read("steps").height == N
 
 
@@ -77,8 +83,8 @@ def test_a_collect_failing_half_way_then_restarted(server: FakeLoggingServer, tm
     server.fail_after(12, status=503)
     with pytest.raises(CollectStopped) as stopped:
         run(server, ds, retry=GIVE_UP, pages_per_append=1)
-    assert ds.read("steps").height == 12_000
-    assert stopped.value.result.total("steps") == 12_000
+    assert ds.read("steps").height == 12 * PAGE  # 960
+    assert stopped.value.result.total("steps") == 12 * PAGE
     failed_requests = len(server.requests)
     server.heal()
     server.burst(429, count=3, after_pages=server.pages_served + 4)
@@ -88,9 +94,9 @@ def test_a_collect_failing_half_way_then_restarted(server: FakeLoggingServer, tm
     assert steps["entry_id"].n_unique() == N
     assert sorted(steps["step"].to_list()) == list(range(1, N + 1))
     assert second.total("duplicates") == 0
-    # Position 11999 is in the timestamp group 11999 // 7 = 1714 (positions 11998..12004): 2 ids already stored.
-    assert second.skipped_seen == 2
-    # 25000 - 12000 + 2 = 13002 entries from the watermark: 14 pages, plus 3 retried 429s.
+    # Position 959 is in the timestamp group 959 // 7 = 137 (positions 959..965): 1 id already stored.
+    assert second.skipped_seen == 1
+    # 2000 - 960 + 1 = 1041 entries from the watermark: 14 pages of 80 (13 hold 1040), plus 3 retried 429s.
     assert second.stats.requests == 14 + 3
     served = sum(1 for r in server.requests if r.status == 200)
     assert served == 12 + 14  # within a few of 25
