@@ -881,6 +881,15 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
     # ``forward_time=``, ``backward_time=``, ``optim_step_time=``, then ``train_time=``: their whole)
     Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}(?:[,|\s]|$)"),
+    # ... and its ``TotalTime`` after its ``DataTime`` and ``ForwardTime``: the LTR trainer of pytracking and the trackers
+    # built on it (OSTrack, LightFC: ``[train: 1, 250 / 937] FPS: 0.9 (1.1)  ,  DataTime: 0.130 (0.010)  ,  ForwardTime:
+    # 0.914  ,  TotalTime: 1.054  ,  Loss/total: ...``, LiYunfengLYF/LightFC issue 2, 2024-01-31), the epoch's seconds
+    # so far over its batches: a batch's mean time. A ``TotalTime`` with no part before it is a run's or a range's.
+    Measure(
+        "TotalTime: X (s, after DataTime and ForwardTime: a batch's whole time)",
+        "time",
+        rf"(?i:\b(?:data|forward|backward)[ _]?time)\b.*?\b(?i:total[ _]?time){_KV}{_N}(?:[,|\s]|$)",
+    ),
     # a step time written as a clock (llama.cpp's ``dt=00:04:59``); never an ``eta=`` (the time still to go)
     Measure(
         "dt=HH:MM:SS (a step time as a clock)",
@@ -1065,6 +1074,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
         1e3,
     ),
     Measure("imps: X (images/s)", "examples_per_s", rf"\bimps\s*[:=]\s*{_N}"),
+    # frames per second, keyed in capitals with a colon: pytracking's LTR trainer, the epoch's mean and then the last
+    # batch's in parentheses (``[train: 35, 50 / 1000] FPS: 4.0 (7.9)  ,  Loss/total: 3.41968``, visionml/pytracking
+    # issue 359): a tracker's frames are its examples. A renderer's ``fps 60`` is none.
+    Measure("FPS: X (frames/s)", "examples_per_s", rf"\bFPS\s*:\s*{_N}"),
     # inputs per second: PaddlePaddle's ``ips: 5.7``, DLLogger's ``total_ips : 2879.1`` and ``train.total_ips``
     Measure("ips: X (inputs/s)", "examples_per_s", rf"(?:\b|_)ips\s*[:=]\s*{_N}"),
     # also as a column's key (``| tps 31346.32(3918.29/gpu) |``, NVIDIA-NeMo/Automodel PR 3473, a run of 2026-08-10)
@@ -1126,7 +1139,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
 MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
     r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
-    r"|\(ms\)|duration"
+    r"|\(ms\)|duration|\bfps\s*:"
     # a drawn bar's counter and its elapsed clock ending the line (a bar that prints no rate)
     r"|%\s*\S*\s*\d+/\d+\s+[\d:]+:\d\d\s*$)"
 )
