@@ -881,10 +881,11 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
     # ``forward_time=``, ``backward_time=``, ``optim_step_time=``, then ``train_time=``: their whole)
     Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}(?:[,|\s]|$)"),
-    # ... and its ``TotalTime`` after its ``DataTime`` and ``ForwardTime``: the LTR trainer of pytracking and the trackers
-    # built on it (OSTrack, LightFC: ``[train: 1, 250 / 937] FPS: 0.9 (1.1)  ,  DataTime: 0.130 (0.010)  ,  ForwardTime:
-    # 0.914  ,  TotalTime: 1.054  ,  Loss/total: ...``, LiYunfengLYF/LightFC issue 2, 2024-01-31), the epoch's seconds
-    # so far over its batches: a batch's mean time. A ``TotalTime`` with no part before it is a run's or a range's.
+    # ... and its ``TotalTime`` after its ``DataTime`` and ``ForwardTime``: the LTR trainer of pytracking and the
+    # trackers built on it (OSTrack, LightFC: ``[train: 1, 250 / 937] FPS: 0.9 (1.1)  ,  DataTime: 0.130 (0.010)  ,
+    # ForwardTime: 0.914  ,  TotalTime: 1.054  ,  Loss/total: ...``, LiYunfengLYF/LightFC issue 2, 2024-01-31), the
+    # epoch's seconds so far over its batches: a batch's mean time. A ``TotalTime`` with no part before it is a run's
+    # or a range's.
     Measure(
         "TotalTime: X (s, after DataTime and ForwardTime: a batch's whole time)",
         "time",
