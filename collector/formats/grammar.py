@@ -77,6 +77,7 @@ from tierscope.collector.formats.vocabulary import (
     OTHER_WORK,
     POSITIONS,
     SPAN,
+    TIME_LEFT,
     TIME_OF_DAY,
     TIMER_COUNTER,
     TOKENS_PER_STEP,
@@ -221,6 +222,7 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 _T + "epoch": t.str.extract_groups(next(p.regex for p in POSITIONS if p.kind == "epoch-counter")),
                 _T + "counter": counter_groups(t),
                 _T + "eta_date": t.str.contains(ETA_DATE),
+                _T + "time_left": t.str.contains(TIME_LEFT),
                 _T + "kimg": number(t.str.extract(next(p.regex for p in POSITIONS if p.kind == "kimg"), 1)),
                 _T + "line_batch": number(t.str.extract(LINE_BATCH, 1), pl.Int64),
                 prefix + "step_tokens": number(t.str.extract(TOKENS_PER_STEP, 1)),
@@ -412,6 +414,8 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
         )
     )
     bare, span, per_s = _c("bare"), _c("span"), _c("per_s")
+    # a bare time beside the time still to go is the time gone: the run's clock (:data:`TIME_LEFT`)
+    clock = bare & span.is_null() & _c("time_left")
     stages.append(
         dict(
             **{
@@ -419,8 +423,11 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 prefix + "examples_unit": pl.when(
                     _c("plain_examples").is_null() & pl.col(prefix + "examples_per_s").is_not_null()
                 ).then(pl.lit("tokens")),
-                prefix + "bare_s": pl.when(bare & span.is_null()).then(1.0 / per_s),
+                prefix + "bare_s": pl.when(bare & span.is_null() & ~clock).then(1.0 / per_s),
+                prefix + "elapsed_s": pl.coalesce(pl.col(prefix + "elapsed_s"), pl.when(clock).then(1.0 / per_s)),
                 prefix + "per_s": pl.when(bare & pl.col(prefix + "interval_s").is_not_null())
+                .then(None)
+                .when(clock)
                 .then(None)
                 .when(bare & span.is_not_null())
                 .then(per_s * span)

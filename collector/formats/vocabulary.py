@@ -868,6 +868,11 @@ TIME_OF_DAY: Final = (
 DAY_S: Final = 86400.0
 #: An ``N/M`` that is an ETA's value (``ETA 12/25``: a date), not a position.
 ETA_DATE: Final = r"(?i:\beta)\s*[:=]?\s*\d+\s*/\s*\d+"
+#: The time still to go, keyed as such (ParlAI's ``[ time:4.0s total_exs:7360 epochs:0.82 time_left:21.0s ]``,
+#: facebookresearch/ParlAI PR 1895, 2019-08-06): a bare ``time`` beside it is the time gone, the run's clock, as
+#: tqdm's ``[elapsed<remaining]``. An ``eta`` is none of it: mmcv prints ``eta: 0:12:34, time: 0.512`` with
+#: ``time`` the iteration's seconds.
+TIME_LEFT: Final = r"(?i)\b(?:time[ _-]?left|time[ _-]remaining|remaining[ _-]time)\s*[:=]"
 
 #: Measures, in the order they are preferred within their kind: a unit before its number with a mark
 #: (``steps/sec: 12.5``) before a number before its unit, so ``step: 0  steps/sec: 0.25`` is step 0 at 0.25/s.
