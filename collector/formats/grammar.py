@@ -96,10 +96,15 @@ from tierscope.collector.formats.vocabulary import (
 
 #: A trainer's banner before an evaluation or a prediction (Hugging Face's ``***** Running Evaluation *****``, its
 #: examples' ``*** Evaluate ***``), and before training (``***** Running training *****``).
-_EVAL_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?(?:evaluat|predict|test)\w*\s*\*{3,}"
+#: Also the word alone on its line, as a hand-written loop prints it before each phase's bar (``Training``, the
+#: bar, ``Validating``, the bar: sovit-123/German-Traffic-Sign-Recognition-with-Deep-Learning ``outputs/Outputs.md``).
+_EVAL_BANNER = (
+    r"(?i)\*{3,}\s*(?:running\s+)?(?:evaluat|predict|test)\w*\s*\*{3,}"
+    r"|^\W*(?:validat|evaluat|test)(?:e|ing|ion)?\W*$"
+)
 #: Where a banner sorts among its line's pieces: after them.
 _AFTER_PIECES = 2**62
-_TRAIN_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?train\w*\s*\*{3,}"
+_TRAIN_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?train\w*\s*\*{3,}|^\W*train(?:ing)?\W*$"
 #: A progress bar's description: the text before ``NN%|`` or a bar without its glyphs (:data:`BAR`).
 _TQDM_DESC = rf"^(.*?)\s*(?:\d{{1,3}}%\||{BAR}\d+/\d+)"
 _TRACEBACK = "Traceback (most recent call last):"
@@ -132,6 +137,10 @@ _DATED_COUNTER = r"(?:^|[\s|\[(:])\d+\s*/\s*\d+\s+\d{1,2}:\d\d"
 _INNER_NAMED = "step N / iteration N / iter #N / batch N"
 _BAR_NAMED = "NN%|...| N/M (a tqdm bar)"
 _BAR_COUNTER = rf"{BAR}\d+/(\d+)"
+#: A tqdm bar without a total: its count before ``it [``.
+_BAR_NO_TOTAL = r"^\s*(\d+)it\s*\["
+#: The bars an epoch announced on a line of its own may count (see :func:`_whole_steps`).
+_BANNER_BARS = ("N it [ (a tqdm bar without a total)", _BAR_NAMED)
 
 
 #: An epoch stated with its total (``Epoch: [0/100]``, ``Epoch 31/300``): where another counter follows it, that
@@ -1006,16 +1015,28 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     if records.height == 0:
         return records
     tag = pl.col(TAG).fill_null("")
+    # a bar whose line states no epoch, drawn anew under an epoch announced on a line of its own (``Epoch 2 of 20``,
+    # then ``69it [01:19,  1.16s/it]``): that epoch is the bar's
+    banner = pl.col("_banner_epoch") if "_banner_epoch" in records.columns else pl.lit(None, dtype=pl.String)
+    under_banner = (
+        pl.col("_position").is_in(list(_BANNER_BARS))
+        & banner.is_not_null()
+        & ~pl.col("_piece").str.contains(r"(?i)epoch")
+        & pl.col("step").is_not_null()
+    ).fill_null(False)
     # the epoch is looked for only where a line may state one: a word epoch, a tqdm bar's description
     maybe = (
         pl.col("_inner") & pl.col("step").is_not_null() & pl.col("_piece").str.contains(r"(?i)epoch|\d%")
-    ).fill_null(False)
+    ).fill_null(False) | under_banner
     stated = records.filter(maybe)
     if stated.height == 0:
         return records
     stated = stated.with_columns(
         **{f"_{k}": v for k, v in epoch_statements(pl.col("_piece"), pl.col("_position")).items()}
-    ).filter(pl.col("_epoch").is_not_null())
+    )
+    stated = stated.with_columns(_epoch=pl.coalesce("_epoch", pl.when(under_banner).then(banner))).filter(
+        pl.col("_epoch").is_not_null()
+    )
     epoch = number("_epoch", pl.Int64)
     seen = stated.sort("_order").select(
         _e=epoch, _n=pl.col("step"), _pe=epoch.shift(1).over(tag), _pn=pl.col("step").shift(1).over(tag)
@@ -1278,12 +1299,22 @@ def _evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseCont
         pl.col("line").str.contains(_EVAL_BANNER).alias("_zone"),
         pl.lit(None, dtype=pl.Int64).alias("_total"),
     )
-    descless = pl.col("_piece").str.extract(_TQDM_DESC, 1).str.strip_chars() == ""
+    descless = (pl.col("_piece").str.extract(_TQDM_DESC, 1).str.strip_chars() == "") | pl.col("_piece").str.contains(
+        _BAR_NO_TOTAL
+    )
     bars = read.select(
         "source_offset",
         pl.col("_order").cast(pl.Int64).alias("_at"),
         pl.lit(None, dtype=pl.Boolean).alias("_zone"),
-        pl.when(descless).then(number(pl.col("_piece").str.extract(_BAR_COUNTER, 1), pl.Int64)).alias("_total"),
+        # a bar without a total (``8it [00:08,  1.11s/it]``) is told by its count: an epoch's bars end at one count
+        pl.when(descless)
+        .then(
+            pl.coalesce(
+                number(pl.col("_piece").str.extract(_BAR_COUNTER, 1), pl.Int64),
+                number(pl.col("_piece").str.extract(_BAR_NO_TOTAL, 1), pl.Int64),
+            )
+        )
+        .alias("_total"),
     )
     seen = (
         pl.concat([banners, bars])
@@ -1514,8 +1545,10 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
     return said, verdict
 
 
-#: An epoch announced on a line of its own (nnU-Net v2's ``Epoch 3``, v1's ``epoch:  6``): group 1 its number.
-_EPOCH_BANNER = r"(?i)^\W*epoch\s*[:=#]?\s*(\d+)\s*$"
+#: An epoch announced on a line of its own (nnU-Net v2's ``Epoch 3``, v1's ``epoch:  6``, with its total: a loop's
+#: ``Epoch 2 of 20``, sovit-123/German-Traffic-Sign-Recognition-with-Deep-Learning ``outputs/Outputs.md``): group 1
+#: its number.
+_EPOCH_BANNER = r"(?i)^\W*epoch\s*[:=#]?\s*\[?(\d+)(?:\s*(?:/|of)\s*\d+)?\]?\s*$"
 #: A duration a line says is its epoch's without the epoch's number (``Epoch time: 148.59 s``, ``This epoch took
 #: 137.136132 s``): the epoch is the last one announced before it (see :func:`_banner_epochs`).
 _EPOCH_NAMED = r"(?i)\bepoch\b"
