@@ -24,6 +24,7 @@ from tierscope.collector.positions import Positions, check_positions
 from tierscope.collector.reading import DEFAULT_BATCH_BYTES, DEFAULT_SETTLE_S, ReadOptions
 from tierscope.collector.runs import NAMED_BY_CONTENT, CollectResult, SourceCounts, run_facts
 from tierscope.collector.runs import runs_from_paths as runs_from_paths
+from tierscope.collector.same_content import same_content, same_content_warning
 from tierscope.collector.sink import RUN_FACTS, Sink, dataset_lock, file_positions, record_runs
 from tierscope.collector.task_agreement import COLUMNS, disagreement, training_records
 from tierscope.collector.unchanged import facts_recorded, note_recorded
@@ -73,6 +74,15 @@ def collect_file(
         sink.positions.offsets.forget(run.run_id, (str(source),))
         counts.unread = True
     return counts
+
+
+def _say_same_content(path: str, run_id: str, positions: Positions, result: CollectResult) -> None:
+    """A warning in ``result`` where the file ``path`` just read for run ``run_id`` holds another run's file's text
+    (:mod:`tierscope.collector.same_content`)."""
+    read = positions.offsets.get(path, run_id)
+    other = same_content(read, positions.offsets.states()) if read is not None else None
+    if read is not None and other is not None:
+        result.warnings.append(same_content_warning(read, other))
 
 
 #: Seconds a collect holds the dataset's lock before it lets a waiting collect in between two files
@@ -143,6 +153,8 @@ def collect_runs(
                     result.errors.append(UnknownFormatError(f"run {run.run_id!r} ({path}): {exc}"))
                     continue
                 result.sources.append(counts)
+                if counts.first_read and (counts.steps or counts.events):
+                    _say_same_content(str(path), run.run_id, positions, result)
                 # nothing read from it (no format reads it, or it is empty so far): nothing is known of the run from
                 # it either
                 missing += counts.unread or (counts.first_read and not counts.lines)

@@ -269,6 +269,44 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
     return specs + loose_runs(loose, [Path(p).name for p in loose], run_id, tier, fmt)
 
 
+def unread_in_folders(paths: list[Path | str]) -> list[Path]:
+    """The files below the local folders among ``paths`` that a collect of them leaves unread: named as no log
+    (:data:`LOG_SUFFIXES`: ``a.csv``, ``notes.md``), no TensorBoard event file, no ``run.json``, no rotated copy
+    of a log beside it (``train.log.1``, read with ``train.log``), not hidden (``.DS_Store``), not in a dataset kept
+    there. Sorted; empty where no folder is given."""
+    from tierscope.collector.positions import positions_below  # here: a cron collect of a file never asks
+
+    unread: list[Path] = []
+    for top in (Path(p) for p in paths if not is_url(p)):
+        if not top.is_dir():
+            continue
+        datasets = positions_below(top)
+        files = [p for p in top.rglob("*") if p.is_file() and not any(d in p.parents for d in datasets)]
+        logs = {p.name for p in files if is_log_name(p.name)}
+        unread += [
+            p
+            for p in files
+            if not (
+                is_log_name(p.name) or is_event_file(p) or p.name == RUN_FILE or p.name.startswith((".", TMP_PREFIX))
+            )
+            and not any(p.name.startswith(f"{log}.") for log in logs)
+        ]
+    return sorted(unread)
+
+
+def unread_note(unread: list[Path], shown: int = 3) -> str | None:
+    """The one line that tells of ``unread`` (:func:`unread_in_folders`): how many, the first ``shown`` names, why,
+    and what to do; None if there are none."""
+    if not unread:
+        return None
+    names = ", ".join(p.name for p in unread[:shown]) + (", ..." if len(unread) > shown else "")
+    files, them = ("1 file", "it") if len(unread) == 1 else (f"{len(unread)} files", "them")
+    return (
+        f"skipped {files} not named as logs ({names}; a log ends in {', '.join(LOG_SUFFIXES)}): "
+        f"collect {them} by name to read {them}"
+    )
+
+
 #: The roles a file or folder name may state (:data:`tierscope.dataset.schema.ROLES`), and the words naming a
 #: training task by its index alone (``replica-2``, ``rank3``, ``task-2``, ``node-1``: a worker, as a bare rank is).
 _NAMED_ROLES = "master|chief|worker|ps|evaluator"

@@ -1039,10 +1039,16 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
     )
     epoch = number("_epoch", pl.Int64)
     seen = stated.sort("_order").select(
-        _e=epoch, _n=pl.col("step"), _pe=epoch.shift(1).over(tag), _pn=pl.col("step").shift(1).over(tag)
+        "source_offset",
+        _t=tag,
+        _e=epoch,
+        _n=pl.col("step"),
+        _pe=epoch.shift(1).over(tag),
+        _pn=pl.col("step").shift(1).over(tag),
     )
     if seen.height == 0:
         return records
+    seen = _after_last_read(seen, context)
     advanced = seen.filter(pl.col("_e") > pl.col("_pe"))
     went_back = advanced.filter(pl.col("_n") <= pl.col("_pn")).height
     if went_back and went_back == advanced.height:
@@ -1070,6 +1076,35 @@ def _whole_steps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
         .drop("_whole"),
         context,
     )
+
+
+#: The state key of each task's last epoch and position read (``{task tag: (epoch, position)}``): the first line of
+#: a collect going on is compared with it as with the line before it in one read of the file.
+_LAST_EPOCH_AT = "grammar-last-epoch-at"
+
+
+def _after_last_read(seen: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
+    """``seen`` (``source_offset``, ``_t`` task tag, ``_e`` epoch, ``_n`` position, ``_pe``/``_pn`` the task's
+    previous ones) with each task's first row given the task's last epoch and position of the lines read before
+    (a batch before, or a collect before: :mod:`~tierscope.collector.formats.memory` saves them), and those
+    remembered for the next. Without them a collect that starts at an epoch's first lines (a cron collect after
+    the last drawing of ``Epoch 0: 100%|...| 100/100``) sees no epoch advance with its position going back, and
+    reads ``Epoch 1: 20/100`` as step 20: the run restarted."""
+    last: dict[str, tuple[int, int]] = context.state.get(_LAST_EPOCH_AT, {})
+    if last:
+        carried = pl.DataFrame(
+            {"_t": list(last), "_ce": [e for e, _ in last.values()], "_cn": [n for _, n in last.values()]},
+            schema={"_t": pl.String, "_ce": pl.Int64, "_cn": pl.Int64},
+        )
+        seen = (
+            seen.join(carried, on="_t", how="left", maintain_order="left")
+            .with_columns(_pe=pl.coalesce("_pe", "_ce"), _pn=pl.coalesce("_pn", "_cn"))
+            .drop("_ce", "_cn")
+        )
+    counted = seen.filter(context.counts(pl.col("source_offset")))
+    ends = counted.group_by("_t", maintain_order=True).agg(pl.col("_e").last(), pl.col("_n").last())
+    context.state[_LAST_EPOCH_AT] = {**last, **{t: (int(e), int(n)) for t, e, n in ends.iter_rows()}}
+    return seen
 
 
 def _lap_clocks_dropped(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
@@ -1646,6 +1681,9 @@ class ProgressGrammar:
         tail = lines.tail(LOOKAHEAD_LINES)
         bars = tail.filter(pl.col("line").str.contains(BAR_DRAWN)).get_column("source_offset")
         return int(bars[-1]) if bars.len() else None
+
+    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
+        return None
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         hit = pl.col("line").str.contains(MEASURE_GATE) | pl.col("line").str.contains(LOGGING_DICT)

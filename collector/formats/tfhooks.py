@@ -78,29 +78,50 @@ class TFEstimator(SingleLineFormat):
     mark: ClassVar[str] = _MARK
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
-        """Where the last report among the batch's last lines starts, where only hook lines follow it: its record
-        (with the rate lines just before it: printed before their record, they are its rates), or without a record
-        its last ``global_step/sec`` line (the copies of one line, a logger's and absl's, count once); a run of
-        ``examples/sec`` lines alone is held whole. Rate lines attach to the record after them, or, printed just
-        after theirs, to the one before: a report the lines end in may still gain its record or its rates."""
-        line = pl.col("line")
-        kind = pl.when(line.str.contains(_RECORD)).then(pl.lit("record")).otherwise(line.str.extract(_RATE, 1))
-        tail = lines.tail(LOOKAHEAD_LINES).select("source_offset", kind.alias("_kind"))
-        others = tail.get_column("_kind").is_null().arg_true()
-        run = tail.slice(int(others[-1]) + 1 if others.len() else 0)  # the hook lines the batch ends with
-        if run.height == 0:
+        """Where the last report among the batch's last lines starts, if it may still change: its record (with the
+        rate lines just before it: printed before their record, they are its rates) where only hook lines follow
+        it, or where rate lines follow it, whatever other lines do (an Estimator may print a checkpoint's lines
+        between a ``global_step/sec`` line and its record); without a record, from its last ``global_step/sec``
+        line on (the copies of one line, a logger's and absl's, count once); a run of ``examples/sec`` lines alone
+        is held whole. Rate lines attach to the record after them, or, printed just after theirs, to the one
+        before: a report the lines end in may still gain its record or its rates."""
+        hooks, ends_with_hooks = _hook_tail(lines)
+        if hooks.height == 0:
             return None
-        kinds = run.get_column("_kind").to_list()
+        kinds = hooks.get_column("_kind").to_list()
+        if kinds[-1] == "record" and not ends_with_hooks:
+            return None  # a record other lines follow: its rates, printed after it, would have come by now
         if "record" in kinds:
-            at = len(kinds) - 1 - kinds[::-1].index("record")
-            while at > 0 and kinds[at - 1] == "record":  # the copies of the record
-                at -= 1
-            while at > 0 and kinds[at - 1] != "record":
-                at -= 1
+            at = _report_start(kinds)
         else:
             starts = [i for i, k in enumerate(kinds) if k == "global_step" and (i == 0 or kinds[i - 1] != k)]
             at = starts[-1] if starts else 0
-        return int(run.get_column("source_offset")[at])
+        return int(hooks.get_column("source_offset")[at])
+
+    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
+        """Where a report the lines end in starts when it is half written: the lines end in ``global_step/sec``
+        lines after a record. Printed right after that record (only hook lines between), they may be its own
+        (TPUEstimator prints them after it) or the next record's (Estimator's, the record not written yet): held
+        with the record's report. Printed after other lines, they are the next record's or a step-less report:
+        held from the first of them. Without a record among the last lines, from the last ``global_step/sec``
+        line on: the first report of an Estimator's log, or a step-less one (TPUEstimator's), as the lines to
+        come tell. Other lines after them (TPUEstimator's infeed, a shutdown) leave nothing half written a first
+        read can tell, but for rate lines after a record without seconds (:func:`_after_untimed_record`)."""
+        hooks, ends_with_hooks = _hook_tail(lines)
+        kinds = hooks.get_column("_kind").to_list()
+        if not kinds or kinds[-1] == "record":
+            return None
+        offsets = hooks.get_column("source_offset")
+        if not ends_with_hooks:
+            return _after_untimed_record(hooks, kinds)
+        if "record" not in kinds:
+            starts = [i for i, k in enumerate(kinds) if k == "global_step" and (i == 0 or kinds[i - 1] != k)]
+            return int(offsets[starts[-1]]) if starts else None
+        last = len(kinds) - 1 - kinds[::-1].index("record")
+        if "global_step" not in kinds[last + 1 :]:
+            return None
+        right_after = int(offsets[last + 1]) - int(offsets[last]) == 1 and _consecutive(offsets.slice(last + 1))
+        return int(offsets[_report_start(kinds)] if right_after else offsets[last + 1])
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         ours, rest = split_by(lines, self.marked())
@@ -206,6 +227,48 @@ class TFEstimator(SingleLineFormat):
         return steps
 
 
+def _hook_tail(lines: pl.DataFrame) -> tuple[pl.DataFrame, bool]:
+    """The hook lines among ``lines``' last :data:`LOOKAHEAD_LINES` (``source_offset``, ``_kind``: ``"record"``,
+    ``"global_step"`` or ``"examples"``, ``_timed``: it states ``(x sec)``), and whether the last line is one."""
+    line = pl.col("line")
+    kind = pl.when(line.str.contains(_RECORD)).then(pl.lit("record")).otherwise(line.str.extract(_RATE, 1))
+    timed = line.str.contains(_SECONDS).alias("_timed")
+    tail = lines.tail(LOOKAHEAD_LINES).select("source_offset", kind.alias("_kind"), timed)
+    ends_with_hooks = tail.height > 0 and tail.get_column("_kind")[-1] is not None
+    return tail.filter(pl.col("_kind").is_not_null()), ends_with_hooks
+
+
+def _after_untimed_record(hooks: pl.DataFrame, kinds: list[str]) -> int | None:
+    """The first ``global_step/sec`` line after the last record, where that record states no seconds (``hooks``,
+    ``kinds``: :func:`_hook_tail`'s), else None. A record without seconds is its hook's first (LoggingTensorHook
+    times each line from the one before), and the step counter logs no rate on its first firing (it has no time
+    before it: StepCounterHook, tensorflow/python/training/basic_session_run_hooks.py): a rate after it is the next
+    record's, other lines between them or not."""
+    if "record" not in kinds:
+        return None
+    last = len(kinds) - 1 - kinds[::-1].index("record")
+    if hooks.get_column("_timed")[last] or "global_step" not in kinds[last + 1 :]:
+        return None
+    return int(hooks.get_column("source_offset")[last + 1 + kinds[last + 1 :].index("global_step")])
+
+
+def _consecutive(offsets: pl.Series) -> bool:
+    """Whether ``offsets`` (line numbers, rising) are lines one after the other."""
+    return offsets.len() < 2 or bool((offsets.diff().drop_nulls() == 1).all())
+
+
+def _report_start(kinds: list[str]) -> int:
+    """The index in ``kinds`` (hook lines' kinds, one a record) where the last record's report starts: its copies
+    and the rate lines printed before it (the rate lines after it may be its own, printed after it, or the next
+    record's, which only the lines to come tell)."""
+    at = len(kinds) - 1 - kinds[::-1].index("record")
+    while at > 0 and kinds[at - 1] == "record":  # the copies of the record
+        at -= 1
+    while at > 0 and kinds[at - 1] != "record":
+        at -= 1
+    return at
+
+
 _RATES = ("global_steps_per_s", "examples_per_s")
 #: How far a task's reports may disagree on the steps one interval holds for them to state its period.
 PERIOD_TOLERANCE = 0.01
@@ -261,10 +324,13 @@ def _reports_after_records(frame: pl.DataFrame) -> set[str]:
         return set()
     forward = error("forward").filter(pl.col("_err").is_not_null())
     agreed = backward.group_by("_tag").agg(
-        (pl.col("_err") <= PERIOD_TOLERANCE).all().alias("_all"), pl.col("_err").sum().alias("_back")
+        (pl.col("_err") <= PERIOD_TOLERANCE).all().alias("_all"), pl.col("_err").mean().alias("_back")
     )
-    against = forward.join(backward.select("source_offset"), on="source_offset", how="semi")
-    against = against.group_by("_tag").agg(pl.col("_err").sum().alias("_fwd"))
+    # Each order is judged by the reports it pairs: the last report of lines still being written has no record
+    # after it yet, and a report of the first record (no seconds) none before it. Comparing only the reports both
+    # orders pair would leave a file cut just after a report with nothing against the order of its records after
+    # (one report, paired backward only), and its lines read as the other order until the next collect.
+    against = forward.group_by("_tag").agg(pl.col("_err").mean().alias("_fwd"))
     chosen = agreed.join(against, on="_tag", how="left").filter(
         pl.col("_all") & (pl.col("_fwd").is_null() | (pl.col("_back") < pl.col("_fwd")))
     )

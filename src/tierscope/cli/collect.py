@@ -221,6 +221,12 @@ def collect_files_cmd(
             check_held_hardware(dataset, found, said, change_hardware)
         if run_id is None and not quiet:
             say_grouping(found, inputs)
+        from tierscope.collector.runs import unread_in_folders, unread_note
+
+        if not quiet and (skipped := unread_note(unread_in_folders(inputs))):
+            from rich.text import Text
+
+            err_console().print(Text(f"note: {skipped}"), soft_wrap=True)
         runs += found
     if olddir:
         from dataclasses import replace
