@@ -29,7 +29,7 @@ import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.bootstrap import SteadyRates
-from tierscope.analysis.clock import LONGEST_ELAPSED_S, impossible_elapsed, on_the_clock
+from tierscope.analysis.clock import LONGEST_ELAPSED_S, clock_jumps, impossible_elapsed, on_the_clock
 from tierscope.analysis.comparable import apart
 from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
@@ -251,6 +251,29 @@ def impossible_elapsed_notes(counts: pl.DataFrame) -> list[tuple[str, str]]:
         )
         for run_id, count, largest in counts.select("run_id", "impossible_elapsed", "largest_elapsed").iter_rows()
     ]
+
+
+def clock_jump_notes(jumps: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run of :func:`tierscope.analysis.clock.clock_jumps`' ``jumps``: the largest jump,
+    where, against the run's pace, and that the run is set aside (no figure of it is built on its clock)."""
+    return [
+        (
+            run_id,
+            f"its clock jumps {duration(jump)} between global steps {before:,} and {after:,}, where a step takes "
+            f"{step_s:.3g} s: no run pauses so long between two steps of one process (a clock set wrong), so no "
+            f"figure of it is built on that clock; its records are set aside"
+            + (f" ({count:,} such jumps)" if count > 1 else ""),
+        )
+        for run_id, count, jump, before, after, step_s in jumps.select(
+            "run_id", "clock_jumps", "jump_s", "jump_from_step", "jump_to_step", "step_s"
+        ).iter_rows()
+    ]
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` (> 1 day) in the largest unit that reads: ``312.3 years``, ``2.0 days``."""
+    years = seconds / (365.25 * 86400)
+    return f"{years:,.1f} years" if years >= 1 else f"{seconds / 86400:,.1f} days"
 
 
 def beyond(figure: float, bound: float) -> str:
@@ -479,6 +502,11 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         facts, events, overview = facts.filter(chosen), events.filter(chosen), overview.filter(chosen)
         steps = steps.filter(chosen)
         picked = chosen
+    # a run whose clock jumps by days between steps of seconds has no interval to build a figure on: set aside
+    jumps = clock_jumps(chosen if picked is None else chosen.filter(picked))
+    if jumps.height:
+        steps = steps.filter(~pl.col("run_id").is_in(jumps["run_id"].implode()))
+        notes += clock_jump_notes(jumps)
     rejected = dataset.scan("rejects")
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
     runs = with_log_dates(runs, events, steps)
@@ -515,9 +543,12 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     notes += batch_notes(runs, batches) + mixed_unit_notes(
         overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     )
-    set_aside = stated.join(elapsed, on="run_id", how="full", coalesce=True)
+    set_aside = stated.join(elapsed, on="run_id", how="full", coalesce=True).join(
+        jumps.select("run_id", "clock_jumps"), on="run_id", how="full", coalesce=True
+    )
+    ended = failures(events, steps)
     summary = summary_frame(
-        runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events), set_aside, lone
+        runs, figures, costs, ended, options, target, batches, whole_run_rates(events), set_aside, lone
     )
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)

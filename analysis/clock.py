@@ -43,6 +43,64 @@ def impossible_elapsed(column: str = "elapsed_s") -> pl.Expr:
     return elapsed.is_not_null() & (~elapsed.is_finite() | (elapsed > LONGEST_ELAPSED_S))
 
 
+#: A clock that jumps: an interval of one task, its global step going on, longer than this (seconds; one day)
+#: and than :data:`CLOCK_JUMP_FACTOR` times its steps at the run's median time a step. A checkpoint save, an
+#: evaluation or a wait on input within one process takes minutes to hours; a preemption's wait starts a new
+#: process, whose steps start again from its checkpoint (a restart, not an interval). Days inside a run of
+#: seconds a step are a clock set wrong (a garbled year, a Unix time read as elapsed seconds midway).
+CLOCK_JUMP_S = 86400.0
+#: How many times its steps' time at the run's median an interval must also exceed to be a jump: a run of
+#: hours a step (a slow job logging every 100 steps, 10^4 s an interval) may pause a day without tripping.
+CLOCK_JUMP_FACTOR = 100.0
+
+#: Columns of :func:`clock_jumps`.
+CLOCK_JUMP_SCHEMA = {"run_id": pl.String(), "clock_jumps": pl.UInt32(), "jump_s": pl.Float64(),
+                     "jump_from_step": pl.Int64(), "jump_to_step": pl.Int64(), "step_s": pl.Float64()}  # fmt: skip
+
+
+def clock_jumps(steps: pl.LazyFrame) -> pl.DataFrame:
+    """Per run whose clock jumps (:data:`CLOCK_JUMP_S`, :data:`CLOCK_JUMP_FACTOR`), one row of
+    :data:`CLOCK_JUMP_SCHEMA`: how many intervals jump, the largest (``jump_s`` seconds, from global step
+    ``jump_from_step`` to ``jump_to_step``) and the run's median seconds a global step (``step_s``); sorted by
+    run id. ``steps``: the stored step records (``run_id, role, task_index, step, elapsed_s, timestamp, source,
+    source_offset``). Each task's records in the order its files hold them; an interval's time is its
+    ``elapsed_s`` difference where both records state one, else its timestamps'. Intervals whose step does not
+    go on (a restart) or whose time does not (a clock going back is a restart's) are never jumps."""
+    task = ["run_id", "role", "task_index"]
+    diff = {c: pl.col(c).diff().over(task) for c in ("step", "elapsed_s")}
+    stamps = pl.col("timestamp").diff().over(task).dt.total_microseconds() / 1e6
+    intervals = (
+        steps.select(
+            *task, "step", "elapsed_s", on_the_clock(), "source", "source_offset", _absurd=impossible_elapsed()
+        )
+        .filter(~pl.col("_absurd") & pl.col("step").is_not_null())
+        .sort([*task, "source", "source_offset"], nulls_last=True)
+        .with_columns(
+            d_step=diff["step"], d_s=pl.coalesce(diff["elapsed_s"], stamps), from_step=pl.col("step").shift().over(task)
+        )
+        .filter((pl.col("d_step") > 0) & (pl.col("d_s") > 0))
+        # the lower median: a run of two intervals, one of them the jump, is paced by the other, not their mean
+        .with_columns(step_s=(pl.col("d_s") / pl.col("d_step")).quantile(0.5, "lower").over("run_id"))
+    )
+    jumps = intervals.filter(
+        (pl.col("d_s") > CLOCK_JUMP_S) & (pl.col("d_s") > CLOCK_JUMP_FACTOR * pl.col("d_step") * pl.col("step_s"))
+    )
+    return (
+        jumps.sort("d_s", descending=True)
+        .group_by("run_id")
+        .agg(
+            clock_jumps=pl.len().cast(pl.UInt32),
+            jump_s=pl.col("d_s").first(),
+            jump_from_step=pl.col("from_step").first(),
+            jump_to_step=pl.col("step").first(),
+            step_s=pl.col("step_s").first(),
+        )
+        .sort("run_id")
+        .collect()
+        .select(list(CLOCK_JUMP_SCHEMA))
+    )
+
+
 def on_the_clock(column: str = "timestamp") -> pl.Expr:
     """``column`` with every time :func:`off_the_clock` read as null (a record without a time): no
     figure can be reckoned from it (a dataset written before the collector rejected such times)."""

@@ -562,6 +562,10 @@ def summary_grid(
         )  # fmt: skip
     grid.notes += [f"{named(r['run_id'])} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
+    # an error its log went on from: the steps resumed and the log then said it finished (summary.overcome_failures)
+    grid.notes += [f"run {named(r['run_id'])}: its log went on after an error ({r['earlier_failure']}): steps "
+                   "resumed and it finished" for r in frame.iter_rows(named=True)
+                   if r.get("earlier_failure") and not r["failure_reason"]]  # fmt: skip
     # a run whose logs show other work than the baseline's: no speedup (tierscope.analysis.comparable)
     grid.notes += [f"run {named(r['run_id'])}: {r['baseline_note']}" for r in frame.iter_rows(named=True)
                    if r.get("baseline_note")]  # fmt: skip
