@@ -434,6 +434,20 @@ def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
     return "Compute Engine on-demand list prices (Vertex AI custom training bills more; --prices FILE for its own)"
 
 
+def priced_region(region: str, candidates: pl.DataFrame) -> str:
+    """The region ``candidates`` (recommend's and predict's, with ``ml_units_per_hour`` and ``price_rows``) were
+    priced in, as the price table names it: today's machines in the Google Cloud region ``--region`` stands for
+    (``us``: ``us-central1``), the legacy tiers in its ML-unit area (``us``); both where both were priced."""
+    from tierscope.analysis.prices import area_of, region_of  # the CLI loads the analysis only when it runs
+
+    legacy = candidates["ml_units_per_hour"].is_not_null()
+    today = candidates["price_rows"].is_not_null() & ~legacy
+    regions = [region_of(region)] if today.any() else []
+    if legacy.any() and area_of(region) not in regions:
+        regions.append(f"{area_of(region)} (the legacy tiers' ML units)" if regions else area_of(region))
+    return ", ".join(regions) or region
+
+
 def compute_engine_note(price_rows: Iterable[str | None]) -> list[str]:
     """The line saying what the shipped prices are, where a price shown rests on one of them."""
     words = compute_engine_words(price_rows)
