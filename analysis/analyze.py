@@ -503,7 +503,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         steps = steps.filter(chosen)
         picked = chosen
     # a run whose clock jumps by days between steps of seconds has no interval to build a figure on: set aside
-    jumps = clock_jumps(chosen if picked is None else chosen.filter(picked))
+    jumps = clock_jumps(stored if picked is None else stored.filter(picked))
     if jumps.height:
         steps = steps.filter(~pl.col("run_id").is_in(jumps["run_id"].implode()))
         notes += clock_jump_notes(jumps)
