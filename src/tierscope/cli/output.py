@@ -341,6 +341,34 @@ def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str
     ]
 
 
+def startup_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
+    """One line saying that the measured candidates' hours include the start-up their run paid, once (seconds
+    each, :data:`tierscope.analysis.sustained.ONCE_S`), and naming those whose log shows no start before the
+    first step (goodput's ``startup`` unobserved: no ``started`` line, no elapsed seconds), whose hours leave it
+    out; nothing without a measured candidate."""
+    import polars as pl  # the CLI loads the data library only when a command runs
+
+    measured = candidates.filter(pl.col("basis") == "measured")
+    if not measured.height:
+        return []
+    unseen: set[str] = set()
+    if {"goodput_unobserved", "startup_s"} <= set(summary.columns):
+        # goodput saw no start (its start-up bucket unobserved) and no elapsed seconds time one (startup_s)
+        blind = pl.col("goodput_unobserved").str.contains("startup").fill_null(False) & pl.col("startup_s").is_null()
+        unseen = set(summary.filter(blind)["run_id"])
+    paid = [f"{named(r['candidate'])} {n.seconds(r['startup_s'])}" for r in measured.iter_rows(named=True)
+            if r["candidate"] not in unseen]  # fmt: skip
+    lines = [f"Hours include the start-up each measured run paid once, before its steady pace: {', '.join(paid)}."]
+    lines = lines if paid else []
+    blind_ones = [named(c) for c in measured["candidate"] if c in unseen]
+    if blind_ones:
+        lines.append(
+            f"Start-up left out of the hours of {', '.join(blind_ones)}: nothing read from the log times its start "
+            "before its first step record (no start event, no elapsed seconds)."
+        )
+    return lines
+
+
 def left_out(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
     """One line naming the measured runs that are no candidate for want of a steady rate to plan on, each with
     ``summary``'s ``steady_reason`` (a run known only by its closing summary's whole-run mean, one still warming
