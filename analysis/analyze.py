@@ -509,7 +509,9 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         notes += clock_jump_notes(jumps)
     rejected = dataset.scan("rejects")
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
-    runs = with_log_dates(runs, events, steps)
+    # nor is a date read off that clock (a year 2318 would price it on rows of that year)
+    dated = events.filter(~pl.col("run_id").is_in(jumps["run_id"].implode())) if jumps.height else events
+    runs = with_log_dates(runs, dated, steps)
     costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())

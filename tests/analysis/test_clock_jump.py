@@ -5,7 +5,7 @@ reason (tierscope.analysis.clock.clock_jumps), never a sustained rate of 2e-7 st
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,8 @@ def _estimator_log(path: Path, stall_after: int | None = None, year_from: int | 
     """A Cloud ML Engine Estimator job as ``gcloud ai-platform jobs stream-logs`` prints it (the shape of
     tests/analysis/test_goodput.py's): steps 100..2000 every 20 s at 5 steps/s, the first at 50 s.
     ``stall_after``: the interval after that step also holds a 40-minute checkpoint save (2,400 s more);
-    ``year_from``: from that step on, the timestamps jump 300 years ahead (2018 -> 2318)."""
+    ``year_from``: from that step on, the timestamps jump 300 years ahead (2018 -> 2318). It ends with
+    ``Training finished``."""
     t0 = datetime(2018, 2, 6, 17, 0, 0)
     lines, t, last = [], 30.0, 0.0
     for step in range(100, 2001, 100):
@@ -34,6 +35,7 @@ def _estimator_log(path: Path, stall_after: int | None = None, year_from: int | 
         if step == stall_after:
             lines.append(f"{head}Saving checkpoints for {step} into gs://bucket/model/model.ckpt.")
             t += 2400
+    lines.append(f"{head}Training finished")  # the run's end, at the last step's time
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -42,7 +44,8 @@ def _summary(tmp_path: Path, **shape: int) -> tuple[dict[str, object], str]:
     _estimator_log(log, **shape)
     ds = str(tmp_path / "ds")
     runner = CliRunner()
-    done = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--run-id", "est", "--settle", "0"])
+    args = ["collect", "files", str(log), "-d", ds, "--run-id", "est", "--machine", "n1-standard-8", "--settle", "0"]
+    done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     (row,) = json.loads(runner.invoke(app, ["summary", "-d", ds, "--json"]).stdout)
     text = runner.invoke(app, ["summary", "-d", ds], terminal_width=200).output
@@ -67,6 +70,8 @@ def test_timestamps_that_jump_three_hundred_years_set_the_run_aside(tmp_path: Pa
     assert row["steady_status"] == "clock_jump"
     assert row["steady_global_steps_per_s"] is None and row["mean_global_steps_per_s"] is None
     assert row["sustained_global_steps_per_s"] is None and row["goodput"] is None and row["lifetime_s"] is None
+    # nor is the run priced on a date read off that clock (its `finished` line's 2318-02-06): no log date, today's
+    assert (row["price_date"], row["price_date_origin"]) == (str(datetime.now(UTC).date()), "today")
     said = " ".join(text.split())
     assert "run est: its clock jumps 300.0 years between global steps 1,400 and 1,500, where a step takes 0.2 s" in said
     assert "no steady rate: its clock jumps by days between two steps of one process" in said
