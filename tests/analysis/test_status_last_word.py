@@ -57,3 +57,16 @@ def test_steps_after_an_error_then_finished_is_ok_with_the_error_as_a_note(tmp_p
     assert (rows["ends_failed"]["status"], rows["ends_failed"]["failure_reason"]) == ("failed", REASON)
     assert (rows["no_steps_after"]["status"], rows["no_steps_after"]["failure_reason"]) == ("failed", REASON)
     assert rows["ends_failed"]["earlier_failure"] is None
+
+
+def test_formats_try_judges_a_files_status_as_the_summary_does(tmp_path: Path) -> None:
+    # `formats --try` says one file's status (collector.explain): the same rule, or it contradicts the summary
+    runner = CliRunner()
+    said = {}
+    for run, lines in {"resumed": STEPS[:5] + ERROR + STEPS[5:] + FINISHED, "ends_failed": STEPS + ERROR}.items():
+        path = tmp_path / f"{run}.log"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        said[run] = " ".join(runner.invoke(app, ["formats", "--try", str(path)], terminal_width=200).output.split())
+    # resumed: 10 records (steps 100-1000) and 2 events (the traceback's failure, `Training finished`)
+    assert "resumed.log: format tf-estimator, 10 records, 2 events, roles (no role), status ok;" in said["resumed"]
+    assert f"status failed ({REASON});" in said["ends_failed"]
