@@ -29,7 +29,14 @@ import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.bootstrap import SteadyRates
-from tierscope.analysis.clock import LONGEST_ELAPSED_S, clock_jumps, impossible_elapsed, on_the_clock
+from tierscope.analysis.clock import (
+    CLOCK_COLUMNS,
+    LONGEST_ELAPSED_S,
+    clock_jumps,
+    impossible_elapsed,
+    may_jump,
+    on_the_clock,
+)
 from tierscope.analysis.comparable import apart
 from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
@@ -357,10 +364,11 @@ def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) ->
     return chosen
 
 
-def _footers(dataset: Dataset) -> pl.DataFrame | None:
-    """The steps' footers for :func:`step_overview` (None where one cannot be read: the query reads every run)."""
+def _footers(dataset: Dataset, columns: list[str]) -> pl.DataFrame | None:
+    """The steps' footers of ``columns`` (for :func:`step_overview` and
+    :func:`~tierscope.analysis.clock.may_jump`; None where one cannot be read: the queries read every run)."""
     try:
-        return dataset.footers("steps", OVERVIEW_COLUMNS)
+        return dataset.footers("steps", columns)
     except (OSError, ValueError):
         return None
 
@@ -483,7 +491,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it; a stated rate of 0 or
     # beyond any machine is no rate (analysis.stated_rates)
     events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock(), measured_rates())
-    footers = _footers(dataset)
+    footers = _footers(dataset, [*OVERVIEW_COLUMNS, *CLOCK_COLUMNS])
     if picked is not None:
         steps = steps.filter(picked)
         footers = footers.filter(picked) if footers is not None else None
@@ -503,7 +511,9 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         steps = steps.filter(chosen)
         picked = chosen
     # a run whose clock jumps by days between steps of seconds has no interval to build a figure on: set aside
-    jumps = clock_jumps(stored if picked is None else stored.filter(picked))
+    spans = may_jump(footers)
+    scope = stored if picked is None else stored.filter(picked)
+    jumps = clock_jumps(scope if spans is None else scope.filter(pl.col("run_id").is_in(spans.implode())))
     if jumps.height:
         steps = steps.filter(~pl.col("run_id").is_in(jumps["run_id"].implode()))
         notes += clock_jump_notes(jumps)

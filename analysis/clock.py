@@ -101,6 +101,30 @@ def clock_jumps(steps: pl.LazyFrame) -> pl.DataFrame:
     )
 
 
+#: The columns whose footers tell a run's clock span (:func:`may_jump`).
+CLOCK_COLUMNS = ["elapsed_s", "timestamp"]
+
+
+def may_jump(footers: pl.DataFrame | None) -> pl.Series | None:
+    """The run ids (String) whose clock may jump by :data:`CLOCK_JUMP_S`: a file's footer states an
+    ``elapsed_s`` or ``timestamp`` span (greatest less least) above it, the runs' files together, or does not
+    state one. ``footers``: :meth:`tierscope.dataset.store.Dataset.footers` of :data:`CLOCK_COLUMNS` (None:
+    unread; every run may). No interval of a run whose records all lie within a day can jump, so
+    :func:`clock_jumps` reads the others only: most datasets' runs are read by no extra scan."""
+    if footers is None:
+        return None
+    told = pl.col("elapsed_s_known") & pl.col("timestamp_known")
+    elapsed = pl.col("elapsed_s_max").max() - pl.col("elapsed_s_min").min()
+    stamped = (pl.col("timestamp_max").max() - pl.col("timestamp_min").min()).dt.total_microseconds() / 1e6
+    per_run = footers.group_by("run_id").agg(told=told.all(), elapsed=elapsed, stamped=stamped)
+    long = (
+        ~pl.col("told")
+        | (pl.col("elapsed").fill_null(0) > CLOCK_JUMP_S)
+        | (pl.col("stamped").fill_null(0) > CLOCK_JUMP_S)
+    )
+    return per_run.filter(long).get_column("run_id")
+
+
 def on_the_clock(column: str = "timestamp") -> pl.Expr:
     """``column`` with every time :func:`off_the_clock` read as null (a record without a time): no
     figure can be reckoned from it (a dataset written before the collector rejected such times)."""

@@ -8,9 +8,11 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tierscope.analysis.clock import may_jump
 from tierscope.cli import app
 
 
@@ -75,3 +77,34 @@ def test_timestamps_that_jump_three_hundred_years_set_the_run_aside(tmp_path: Pa
     said = " ".join(text.split())
     assert "run est: its clock jumps 300.0 years between global steps 1,400 and 1,500, where a step takes 0.2 s" in said
     assert "no steady rate: its clock jumps by days between two steps of one process" in said
+
+
+def test_only_runs_whose_footers_span_over_a_day_are_read_for_jumps() -> None:
+    # footers of four runs' files (elapsed_s and timestamp least/greatest per file):
+    # "short": two files, 0-3,000 s and 3,000-7,000 s: 7,000 s together, under a day -> not read;
+    # "long": two files, 0-50,000 s and 50,000-90,000 s: 90,000 s together, over 86,400 -> read;
+    # "stamped": no elapsed_s, timestamps 2 days apart -> read; "untold": a footer states no statistics -> read.
+    day = datetime(2024, 1, 1, tzinfo=UTC)
+    rows = [
+        ("short", 0.0, 3000.0, True, day, day, True),
+        ("short", 3000.0, 7000.0, True, day, day, True),
+        ("long", 0.0, 50000.0, True, None, None, True),
+        ("long", 50000.0, 90000.0, True, None, None, True),
+        ("stamped", None, None, True, day, day + timedelta(days=2), True),
+        ("untold", None, None, False, None, None, False),
+    ]
+    footers = pl.DataFrame(
+        rows,
+        schema={
+            "run_id": pl.String,
+            "elapsed_s_min": pl.Float64,
+            "elapsed_s_max": pl.Float64,
+            "elapsed_s_known": pl.Boolean,
+            "timestamp_min": pl.Datetime("us", "UTC"),
+            "timestamp_max": pl.Datetime("us", "UTC"),
+            "timestamp_known": pl.Boolean,
+        },
+        orient="row",
+    )
+    assert sorted(may_jump(footers).to_list()) == ["long", "stamped", "untold"]
+    assert may_jump(None) is None
