@@ -29,14 +29,7 @@ import polars as pl
 
 from tierscope.analysis.batches import RECORD_COLUMNS, IntervalFigures, interval_figures
 from tierscope.analysis.bootstrap import SteadyRates
-from tierscope.analysis.clock import (
-    CLOCK_COLUMNS,
-    LONGEST_ELAPSED_S,
-    clock_jumps,
-    impossible_elapsed,
-    may_jump,
-    on_the_clock,
-)
+from tierscope.analysis.clock import LONGEST_ELAPSED_S, impossible_elapsed, on_the_clock
 from tierscope.analysis.comparable import apart
 from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
@@ -261,7 +254,7 @@ def impossible_elapsed_notes(counts: pl.DataFrame) -> list[tuple[str, str]]:
 
 
 def clock_jump_notes(jumps: pl.DataFrame) -> list[tuple[str, str]]:
-    """``(run id, sentence)`` per run of :func:`tierscope.analysis.clock.clock_jumps`' ``jumps``: the largest jump,
+    """``(run id, sentence)`` per run of :func:`tierscope.analysis.clock.judged_jumps`' ``jumps``: the largest jump,
     where, against the run's pace, and that the run is set aside (no figure of it is built on its clock)."""
     return [
         (
@@ -365,8 +358,8 @@ def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) ->
 
 
 def _footers(dataset: Dataset, columns: list[str]) -> pl.DataFrame | None:
-    """The steps' footers of ``columns`` (for :func:`step_overview` and
-    :func:`~tierscope.analysis.clock.may_jump`; None where one cannot be read: the queries read every run)."""
+    """The steps' footers of ``columns`` (for :func:`step_overview`; None where one cannot be read: the queries
+    read every run)."""
     try:
         return dataset.footers("steps", columns)
     except (OSError, ValueError):
@@ -491,7 +484,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it; a stated rate of 0 or
     # beyond any machine is no rate (analysis.stated_rates)
     events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock(), measured_rates())
-    footers = _footers(dataset, [*OVERVIEW_COLUMNS, *CLOCK_COLUMNS])
+    footers = _footers(dataset, OVERVIEW_COLUMNS)
     if picked is not None:
         steps = steps.filter(picked)
         footers = footers.filter(picked) if footers is not None else None
@@ -510,19 +503,8 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         facts, events, overview = facts.filter(chosen), events.filter(chosen), overview.filter(chosen)
         steps = steps.filter(chosen)
         picked = chosen
-    # a run whose clock jumps by days between steps of seconds has no interval to build a figure on: set aside
-    spans = may_jump(footers)
-    scope = stored if picked is None else stored.filter(picked)
-    jumps = clock_jumps(scope if spans is None else scope.filter(pl.col("run_id").is_in(spans.implode())))
-    if jumps.height:
-        steps = steps.filter(~pl.col("run_id").is_in(jumps["run_id"].implode()))
-        notes += clock_jump_notes(jumps)
     rejected = dataset.scan("rejects")
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
-    # nor is a date read off that clock (a year 2318 would price it on rows of that year)
-    dated = events.filter(~pl.col("run_id").is_in(jumps["run_id"].implode())) if jumps.height else events
-    runs = with_log_dates(runs, dated, steps)
-    costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())
     metrics = None
@@ -549,6 +531,18 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
             ),
             samples=samples,
         )
+    # a run whose clock jumps by days between steps of seconds has no interval to build a figure on: the pass set
+    # it aside (batches.IntervalFigures.jumps: no figures, no chart, no time to target); nor is it dated off that
+    # clock (a year 2318 would price it on rows of that year), nor are its records read for its failures
+    jumps = figures.jumps
+    if jumps.height:
+        kept = ~pl.col("run_id").is_in(jumps["run_id"].implode())
+        notes += clock_jump_notes(jumps)
+        steps, dated, lone = steps.filter(kept), events.filter(kept), lone.filter(kept)
+    else:
+        dated = events
+    runs = with_log_dates(runs, dated, steps)
+    costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
     batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s", "log_formats")

@@ -1,6 +1,7 @@
 """A clock that jumps by days between two steps of one process is a clock set wrong: the run is set aside with a
-reason (tierscope.analysis.clock.clock_jumps), never a sustained rate of 2e-7 steps/s or a goodput of 1.0; a
-40-minute checkpoint stall in the same run shape is a real pause and is kept."""
+reason (tierscope.analysis.clock.clock_jumps, found in the pass that builds the intervals), never a sustained rate
+of 2e-7 steps/s or a goodput of 1.0; a 40-minute checkpoint stall in the same run shape is a real pause and is
+kept."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from tierscope.analysis.clock import may_jump
+from tierscope.analysis.analyze import step_overview
+from tierscope.analysis.batches import RECORD_COLUMNS, interval_figures
+from tierscope.analysis.clock import on_the_clock
 from tierscope.cli import app
+from tierscope.dataset.store import Dataset
 
 
 def _estimator_log(path: Path, stall_after: int | None = None, year_from: int | None = None) -> None:
@@ -79,32 +82,34 @@ def test_timestamps_that_jump_three_hundred_years_set_the_run_aside(tmp_path: Pa
     assert "no steady rate: its clock jumps by days between two steps of one process" in said
 
 
-def test_only_runs_whose_footers_span_over_a_day_are_read_for_jumps() -> None:
-    # footers of four runs' files (elapsed_s and timestamp least/greatest per file):
-    # "short": two files, 0-3,000 s and 3,000-7,000 s: 7,000 s together, under a day -> not read;
-    # "long": two files, 0-50,000 s and 50,000-90,000 s: 90,000 s together, over 86,400 -> read;
-    # "stamped": no elapsed_s, timestamps 2 days apart -> read; "untold": a footer states no statistics -> read.
-    day = datetime(2024, 1, 1, tzinfo=UTC)
-    rows = [
-        ("short", 0.0, 3000.0, True, day, day, True),
-        ("short", 3000.0, 7000.0, True, day, day, True),
-        ("long", 0.0, 50000.0, True, None, None, True),
-        ("long", 50000.0, 90000.0, True, None, None, True),
-        ("stamped", None, None, True, day, day + timedelta(days=2), True),
-        ("untold", None, None, False, None, None, False),
-    ]
-    footers = pl.DataFrame(
-        rows,
-        schema={
-            "run_id": pl.String,
-            "elapsed_s_min": pl.Float64,
-            "elapsed_s_max": pl.Float64,
-            "elapsed_s_known": pl.Boolean,
-            "timestamp_min": pl.Datetime("us", "UTC"),
-            "timestamp_max": pl.Datetime("us", "UTC"),
-            "timestamp_known": pl.Boolean,
-        },
-        orient="row",
-    )
-    assert sorted(may_jump(footers).to_list()) == ["long", "stamped", "untold"]
-    assert may_jump(None) is None
+@pytest.mark.parametrize("max_records", [10**6, 1])  # one batch; pieces (19 records over a budget of 2 x 1)
+def test_the_pass_finds_the_jump_in_a_batch_and_in_pieces(tmp_path: Path, max_records: int) -> None:
+    log = tmp_path / "train.log"
+    _estimator_log(log, year_from=1500)
+    ds = tmp_path / "ds"
+    args = ["collect", "files", str(log), "-d", str(ds), "--run-id", "est", "--settle", "0"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    collected = Dataset(ds)  # held while its scan is read: the scan reads the files it pins
+    steps = collected.scan("steps").with_columns(on_the_clock())
+    counts = step_overview(steps).select(RECORD_COLUMNS)  # as analyze hands them: each run's records counted
+    figures = interval_figures(steps, max_records=max_records, counts=counts)
+    (jump,) = figures.jumps.to_dicts()
+    # 1400 -> 1500: 2018-02-06 17:09:40 -> 2318-02-06 17:10:00, 300 x 365 days + 72 leap days (2020..2316 by
+    # fours, 75, less 2100, 2200, 2300) = 109,572 days = 9,466,963,200 s, + 20 s; the 18 other intervals take
+    # 20 s / 100 steps: the lower median pace is 0.2 s a step, and 9.5e9 s > 100 x 100 x 0.2 = 2,000 s
+    assert jump == {"run_id": "est", "clock_jumps": 1, "jump_s": 109_572 * 86400 + 20.0, "jump_from_step": 1400,
+                    "jump_to_step": 1500, "step_s": pytest.approx(0.2)}  # fmt: skip
+    # set aside: its records are still counted (steps 100..2000: 20) and no figure is built on them
+    (row,) = figures.throughput.to_dicts()
+    assert row["records"] == 20 and row["steady_global_steps_per_s"] is None and row["mean_global_steps_per_s"] is None
+    assert figures.samples == {} and figures.tasks.height == 0
+
+
+def test_a_stall_under_a_day_is_no_jump_in_the_pass(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    _estimator_log(log, stall_after=1000)  # 2,420 s between steps 1000 and 1100: under a day
+    ds = tmp_path / "ds"
+    args = ["collect", "files", str(log), "-d", str(ds), "--run-id", "est", "--settle", "0"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    collected = Dataset(ds)
+    assert interval_figures(collected.scan("steps"), max_records=1).jumps.height == 0
