@@ -253,6 +253,29 @@ def impossible_elapsed_notes(counts: pl.DataFrame) -> list[tuple[str, str]]:
     ]
 
 
+def clock_jump_notes(jumps: pl.DataFrame) -> list[tuple[str, str]]:
+    """``(run id, sentence)`` per run of :func:`tierscope.analysis.clock.judged_jumps`' ``jumps``: the largest jump,
+    where, against the run's pace, and that the run is set aside (no figure of it is built on its clock)."""
+    return [
+        (
+            run_id,
+            f"its clock jumps {duration(jump)} between global steps {before:,} and {after:,}, where a step takes "
+            f"{step_s:.3g} s: no run pauses so long between two steps of one process (a clock set wrong), so no "
+            f"figure of it is built on that clock; its records are set aside"
+            + (f" ({count:,} such jumps)" if count > 1 else ""),
+        )
+        for run_id, count, jump, before, after, step_s in jumps.select(
+            "run_id", "clock_jumps", "jump_s", "jump_from_step", "jump_to_step", "step_s"
+        ).iter_rows()
+    ]
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` (> 1 day) in the largest unit that reads: ``312.3 years``, ``2.0 days``."""
+    years = seconds / (365.25 * 86400)
+    return f"{years:,.1f} years" if years >= 1 else f"{seconds / 86400:,.1f} days"
+
+
 def beyond(figure: float, bound: float) -> str:
     """``figure`` (above ``bound``, or not finite) in the fewest significant digits (at least 4) that still read
     above ``bound``: 3.1557600001e10 against 31,557,600,000 is ``3.1557600001e+10``, never a rounded
@@ -334,10 +357,11 @@ def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) ->
     return chosen
 
 
-def _footers(dataset: Dataset) -> pl.DataFrame | None:
-    """The steps' footers for :func:`step_overview` (None where one cannot be read: the query reads every run)."""
+def _footers(dataset: Dataset, columns: list[str]) -> pl.DataFrame | None:
+    """The steps' footers of ``columns`` (for :func:`step_overview`; None where one cannot be read: the queries
+    read every run)."""
     try:
-        return dataset.footers("steps", OVERVIEW_COLUMNS)
+        return dataset.footers("steps", columns)
     except (OSError, ValueError):
         return None
 
@@ -460,7 +484,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it; a stated rate of 0 or
     # beyond any machine is no rate (analysis.stated_rates)
     events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock(), measured_rates())
-    footers = _footers(dataset)
+    footers = _footers(dataset, OVERVIEW_COLUMNS)
     if picked is not None:
         steps = steps.filter(picked)
         footers = footers.filter(picked) if footers is not None else None
@@ -481,8 +505,6 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         picked = chosen
     rejected = dataset.scan("rejects")
     rejects = (rejected if picked is None else rejected.filter(picked)).select(pl.len()).collect().item()
-    runs = with_log_dates(runs, events, steps)
-    costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     gather = ChartSeries(charted_runs(overview)) if options.charts else None
     started = events.filter(pl.col("event") == "started").group_by("run_id").agg(pl.col("timestamp").min())
     metrics = None
@@ -509,15 +531,30 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
             ),
             samples=samples,
         )
+    # a run whose clock jumps by days between steps of seconds has no interval to build a figure on: the pass set
+    # it aside (batches.IntervalFigures.jumps: no figures, no chart, no time to target); nor is it dated off that
+    # clock (a year 2318 would price it on rows of that year), nor are its records read for its failures
+    jumps = figures.jumps
+    if jumps.height:
+        kept = ~pl.col("run_id").is_in(jumps["run_id"].implode())
+        notes += clock_jump_notes(jumps)
+        steps, dated, lone = steps.filter(kept), events.filter(kept), lone.filter(kept)
+    else:
+        dated = events
+    runs = with_log_dates(runs, dated, steps)
+    costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
     batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s", "log_formats")
     notes += batch_notes(runs, batches) + mixed_unit_notes(
         overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     )
-    set_aside = stated.join(elapsed, on="run_id", how="full", coalesce=True)
+    set_aside = stated.join(elapsed, on="run_id", how="full", coalesce=True).join(
+        jumps.select("run_id", "clock_jumps"), on="run_id", how="full", coalesce=True
+    )
+    ended = failures(events, steps)
     summary = summary_frame(
-        runs, figures, costs, failures(events), options, target, batches, whole_run_rates(events), set_aside, lone
+        runs, figures, costs, ended, options, target, batches, whole_run_rates(events), set_aside, lone
     )
     summary = with_time_to_target(summary, metrics.reached() if metrics is not None else None, goal)
     summary = withhold_non_finite(summary)

@@ -30,6 +30,11 @@ order, start-up and goodput from the lead task's intervals alone, stragglers fro
 figures; the mean rate is the pieces' steady steps over their steady seconds, equal up to the
 rounding of a float sum taken in another order. The report's ``visit`` still receives a pieced run's
 intervals whole (its charts bucket over the run).
+
+A clock that jumps by days between two steps (:func:`tierscope.analysis.clock.clock_jumps`) is judged on the
+intervals the pass holds: a run's are whole in its batch; a pieced run's intervals over a day are kept from
+each piece and its pace (a median of every interval's seconds a step) read back from the spill only if there
+are any.
 """
 
 from __future__ import annotations
@@ -49,6 +54,16 @@ from tierscope.analysis.bootstrap import (
     exact_median,
     median_of,
     steady_rates,
+)
+from tierscope.analysis.clock import (
+    CLOCK_JUMP_SCHEMA,
+    PACE,
+    PACED,
+    clock_intervals,
+    clock_jumps,
+    judged_jumps,
+    long_intervals,
+    pace_of,
 )
 from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.errors import SpillError
@@ -106,6 +121,9 @@ class IntervalFigures:
     #: interval divides the same draws (None: not kept).
     draws: dict[str, np.ndarray] = field(default_factory=dict)
     draws_seed: int | None = None
+    #: The runs whose clock jumps by days (:func:`tierscope.analysis.clock.judged_jumps`' rows, sorted by run id),
+    #: found in the pass and set aside: their figures are those of a run whose records are all left out.
+    jumps: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CLOCK_JUMP_SCHEMA))
 
 
 #: A run's stored records in stored order, a frame of at most ``rows`` at a time, given its id, the
@@ -172,6 +190,11 @@ def interval_figures(
     that draws more per-run figures from them (the report's charts); they are dropped
     once it returns. ``samples``: a dict the steady samples (:attr:`IntervalFigures.samples`) are put in,
     each batch's before its ``visit`` (a visitor may read its runs'; None: a new one).
+
+    A run whose clock jumps by days between two steps (:func:`tierscope.analysis.clock.clock_jumps`, judged on
+    the intervals each batch or piece holds anyway: no read of its own) is set aside once its batch is done:
+    :attr:`IntervalFigures.jumps` says where, its figures are those of a run with no interval (its records
+    counted), and neither ``samples`` nor ``visit`` receive it.
     """
     events = event_frame(events)
     # No runs at all: one pass over the (empty) steps still gives frames with their schema.
@@ -198,6 +221,27 @@ def interval_figures(
         known = None if batch is None or "last_step" not in counts.columns else counts
         return batch_figures(part, batch, known, events, seed, extra, keep)
 
+    def set_aside(done: PiecedRun) -> PiecedRun:
+        # A run whose clock jumps by days has no interval to build a figure on: its figures are a run's whose
+        # records are all left out (its records still counted), its intervals never visited (charts, target).
+        jumped = done.jumps.get_column("run_id")
+        known = None if "last_step" not in counts.columns else counts
+        blank = batch_figures(steps.clear(), jumped.to_list(), known, events, seed, extra, False)
+        kept = ~pl.col("run_id").is_in(jumped.implode(), nulls_equal=True)
+        gone = set(jumped.to_list())
+        return PiecedRun(
+            throughput=pl.concat([done.throughput.filter(kept), blank.throughput]).sort("run_id"),
+            tasks=pl.concat([done.tasks.filter(kept), blank.tasks]).sort("run_id", "role", "task_index"),
+            samples={r: s for r, s in done.samples.items() if r not in gone},
+            lead=None,  # type: ignore[arg-type]  # dropped once taken
+            intervals=None if done.intervals is None else done.intervals.filter(kept),
+            goodput=pl.concat([done.goodput.filter(kept), blank.goodput]).sort("run_id")  # type: ignore[union-attr]
+            if done.goodput is not None
+            else None,
+            draws={**{r: d for r, d in done.draws.items() if r not in gone}, **blank.draws},
+            jumps=done.jumps,
+        )
+
     def in_pieces(batch: list[str | None]) -> PiecedRun:
         read = min(SPILL_READ_ROWS, alone)
         rows = None if chunks is None else chunks(str(batch[0]), spill_columns(extra), read)
@@ -219,6 +263,8 @@ def interval_figures(
 
     def take() -> None:
         done = running.popleft().result()
+        if done.jumps.height:
+            done = set_aside(done)
         samples.update(done.samples)
         if visit is not None and done.intervals is not None:
             visit(done.intervals)
@@ -250,6 +296,7 @@ def interval_figures(
         goodput=pl.concat([r.goodput for r in results]).sort("run_id"),
         draws=drawn,
         draws_seed=seed,
+        jumps=pl.concat([r.jumps for r in results]).sort("run_id"),
     )
 
 
@@ -290,6 +337,7 @@ def batch_figures(
         intervals=intervals if keep else None,
         goodput=run_goodput(intervals, throughput, events, leads),
         draws=drawn,
+        jumps=clock_jumps(intervals),
     )
 
 
@@ -307,6 +355,8 @@ class PiecedRun:
     intervals: pl.DataFrame | None
     goodput: pl.DataFrame | None = None  # :func:`run_goodput`'s rows, once computed
     draws: dict[str, np.ndarray] = field(default_factory=dict)  # as IntervalFigures.draws (where kept)
+    # the runs whose clock jumps (tierscope.analysis.clock.judged_jumps), figures still in
+    jumps: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CLOCK_JUMP_SCHEMA))
 
 
 def task_pieces(tasks: pl.DataFrame, max_records: int) -> list[pl.DataFrame]:
@@ -362,6 +412,7 @@ def pieced_run(
             samples={},
             lead=intervals,
             intervals=intervals if keep else None,
+            jumps=clock_jumps(intervals),
         )
     run_id = records["run_id"][0]
     if chunks is None:
@@ -651,10 +702,14 @@ class _PieceFigures:
         self.weights_path = run.spill / "steady-weights.f64"
         self.paused_path = run.spill / "steady-paused.u8"  # each steady rate's interval holds a pause
         self.paused = 0  # how many do
+        # every interval's seconds a step (clock.PACE), the run's pace only where an interval is over a day
+        self.pace_path = run.spill / "clock-pace.f64"
+        self.long: list[pl.DataFrame] = []  # the intervals over a day (clock.long_intervals)
         for path in (
             self.rates_path,
             self.weights_path,
             self.paused_path,
+            self.pace_path,
         ):  # an earlier pass' (the one pass before three)
             path.unlink(missing_ok=True)
         self.run = run
@@ -673,6 +728,10 @@ class _PieceFigures:
         """One piece's intervals (:data:`FIGURE_COLUMNS` and the extra ones; whole tasks)."""
         intervals = with_pauses(intervals, self.run.pauses)
         self.empty = intervals.clear() if self.empty is None else self.empty
+        clocked = clock_intervals(intervals)
+        self.long.append(long_intervals(clocked))
+        with self.pace_path.open("ab") as out:
+            np.ascontiguousarray(clocked.filter(PACED).select(PACE).collect().to_series().to_numpy()).tofile(out)
         self.parts.append(run_parts(intervals.lazy()).collect(engine=IN_MEMORY))
         self.own.append(own_figures(intervals.lazy()))
         steady = intervals.filter(~pl.col("warmup") & pl.col("rate").is_not_null()).select(
@@ -739,4 +798,15 @@ class _PieceFigures:
             samples=samples,
             lead=lead,
             intervals=pl.concat(self.kept) if self.keep else None,
+            jumps=self.jumps(),
         )
+
+    def jumps(self) -> pl.DataFrame:
+        """The run's clock jumps (:func:`tierscope.analysis.clock.judged_jumps`): its pace read back from the
+        spill only where an interval is over a day."""
+        long = pl.concat(self.long) if self.long else pl.DataFrame()
+        if not long.height:
+            return pl.DataFrame(schema=CLOCK_JUMP_SCHEMA)
+        pace = pace_of(pl.Series(np.fromfile(self.pace_path, dtype=np.float64)))
+        paces = pl.DataFrame({"run_id": long.get_column("run_id").unique(), "step_s": pace})
+        return judged_jumps(long, paces.cast({"step_s": pl.Float64}))

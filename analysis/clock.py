@@ -43,6 +43,117 @@ def impossible_elapsed(column: str = "elapsed_s") -> pl.Expr:
     return elapsed.is_not_null() & (~elapsed.is_finite() | (elapsed > LONGEST_ELAPSED_S))
 
 
+#: A clock that jumps: an interval of one task, its global step going on, longer than this (seconds; one day)
+#: and than :data:`CLOCK_JUMP_FACTOR` times its steps at the run's median time a step. A checkpoint save, an
+#: evaluation or a wait on input within one process takes minutes to hours; a preemption's wait starts a new
+#: process, whose steps start again from its checkpoint (a restart, not an interval). Days inside a run of
+#: seconds a step are a clock set wrong (a garbled year, a Unix time read as elapsed seconds midway).
+CLOCK_JUMP_S = 86400.0
+#: How many times its steps' time at the run's median an interval must also exceed to be a jump: a run of
+#: hours a step (a slow job logging every 100 steps, 10^4 s an interval) may pause a day without tripping.
+CLOCK_JUMP_FACTOR = 100.0
+
+#: Columns of :func:`clock_jumps`.
+CLOCK_JUMP_SCHEMA = {"run_id": pl.String(), "clock_jumps": pl.UInt32(), "jump_s": pl.Float64(),
+                     "jump_from_step": pl.Int64(), "jump_to_step": pl.Int64(), "step_s": pl.Float64()}  # fmt: skip
+
+
+def clock_intervals(intervals: pl.DataFrame) -> pl.LazyFrame:
+    """Each interval of ``intervals``' segments as the clock times it: ``run_id``, ``d_step`` (global steps since
+    the segment's previous record with a step), ``d_s`` (seconds: the ``elapsed_s`` difference where both records
+    state one, else their timestamps'; null: neither), ``from_step`` and ``step`` (Int64). ``intervals``: the
+    pass' intervals (:func:`tierscope.analysis.throughput.collect_intervals`, or a piece of whole tasks): each
+    task's rows together in log order, ``step, elapsed_s, timestamp`` and ``interval_index`` (0 where a task or
+    a segment starts). A record without a step is left out before the differences: the interval spans it. None
+    spans a restart (a new process, a resume, the step going back): a preemption's wait is no clock set wrong."""
+    frame = intervals.lazy()
+    if intervals.get_column("step").null_count():
+        # each segment numbered before the records without a step go: a segment's first row may be one of them
+        opens = (pl.col("interval_index") == 0).cum_sum()
+        frame = frame.with_columns(_segment=opens).filter(pl.col("step").is_not_null())
+        same = pl.col("_segment") == pl.col("_segment").shift(1)
+    else:  # a segment's rows are consecutive: its previous row is the row before, but on its first row
+        same = pl.col("interval_index") > 0
+
+    def before(column: str) -> pl.Expr:
+        return pl.when(same).then(pl.col(column).shift(1))
+
+    stamps = (pl.col("timestamp") - before("timestamp")).dt.total_microseconds() / 1e6
+    return frame.select(
+        "run_id",
+        d_step=pl.col("step") - before("step"),
+        d_s=pl.coalesce(pl.col("elapsed_s") - before("elapsed_s"), stamps),
+        from_step=before("step"),
+        step="step",
+    )
+
+
+#: An interval of :func:`clock_intervals` whose step and time go on: the intervals a run's pace is the median of.
+PACED = (pl.col("d_step") > 0) & (pl.col("d_s") > 0)
+#: Such an interval over :data:`CLOCK_JUMP_S`: the few whose run's pace is needed to judge them.
+_LONG = PACED & (pl.col("d_s") > CLOCK_JUMP_S)
+#: Seconds a global step over an interval of :data:`PACED`.
+PACE = pl.col("d_s") / pl.col("d_step")
+
+
+def long_intervals(clocked: pl.LazyFrame) -> pl.DataFrame:
+    """The intervals of :func:`clock_intervals` (``clocked``) over :data:`CLOCK_JUMP_S` whose step goes on: the
+    only ones that can jump (a restart's step or clock going back never does)."""
+    return clocked.filter(_LONG).collect()
+
+
+def pace_of(seconds_a_step: pl.Series) -> float | None:
+    """A run's pace, seconds a global step: the lower median of its intervals' (:data:`PACE`, of the
+    intervals whose step and time go on). The lower median: a run of two intervals, one of them the jump, is
+    paced by the other, not their mean."""
+    return seconds_a_step.quantile(0.5, "lower") if seconds_a_step.len() else None
+
+
+def judged_jumps(long: pl.DataFrame, paces: pl.DataFrame) -> pl.DataFrame:
+    """Per run whose clock jumps (:data:`CLOCK_JUMP_S`, :data:`CLOCK_JUMP_FACTOR`), one row of
+    :data:`CLOCK_JUMP_SCHEMA`: how many intervals jump, the largest (``jump_s`` seconds, from global step
+    ``jump_from_step`` to ``jump_to_step``) and the run's pace (``step_s``); sorted by run id. ``long``:
+    :func:`long_intervals`' rows; ``paces``: ``run_id, step_s`` (:func:`pace_of`) of their runs."""
+    jumps = long.join(paces, on="run_id", how="left").filter(
+        pl.col("d_s") > CLOCK_JUMP_FACTOR * pl.col("d_step") * pl.col("step_s")
+    )
+    return (
+        jumps.sort("d_s", descending=True, maintain_order=True)
+        .group_by("run_id", maintain_order=True)
+        .agg(
+            clock_jumps=pl.len().cast(pl.UInt32),
+            jump_s=pl.col("d_s").first(),
+            jump_from_step=pl.col("from_step").first(),
+            jump_to_step=pl.col("step").first(),
+            step_s=pl.col("step_s").first(),
+        )
+        .sort("run_id")
+        .select(list(CLOCK_JUMP_SCHEMA))
+        .cast(CLOCK_JUMP_SCHEMA)  # type: ignore[arg-type]
+    )
+
+
+def clock_jumps(intervals: pl.DataFrame) -> pl.DataFrame:
+    """:func:`judged_jumps` of whole runs' ``intervals`` (:func:`clock_intervals`' input): one row per run whose
+    clock jumps, sorted by run id. An interval's time is the clock's (its ``elapsed_s`` difference where both
+    records state one, else its timestamps'); intervals whose step does not go on (a restart) or whose time does
+    not (a clock going back is a restart's), and intervals across a restart, are never jumps. Only the runs with
+    an interval over a day are paced (a median of their intervals): most runs cost one filter of the intervals
+    the pass holds anyway."""
+    clocked = clock_intervals(intervals)
+    long = long_intervals(clocked)
+    if not long.height:
+        return pl.DataFrame(schema=CLOCK_JUMP_SCHEMA)
+    runs = long.get_column("run_id").unique()
+    paces = (
+        clocked.filter(pl.col("run_id").is_in(runs.implode(), nulls_equal=True) & PACED)
+        .group_by("run_id")
+        .agg(step_s=PACE.quantile(0.5, "lower"))
+        .collect()
+    )
+    return judged_jumps(long, paces)
+
+
 def on_the_clock(column: str = "timestamp") -> pl.Expr:
     """``column`` with every time :func:`off_the_clock` read as null (a record without a time): no
     figure can be reckoned from it (a dataset written before the collector rejected such times)."""

@@ -118,11 +118,19 @@ def names(*kinds: str) -> list[str]:
 def _unknown(what: str, name: str, kinds: tuple[str, ...]) -> UnknownMachineError:
     known = names(*kinds)
     by_lower = {k.lower(): k for k in known}
-    # a substring first (``A100`` -> NVIDIA_TESLA_A100), then spelling
-    near = [k for k in known if name.strip().lower() in k.lower()][:4] or [
-        by_lower[k] for k in difflib.get_close_matches(name.strip().lower(), list(by_lower), n=4, cutoff=0.5)
-    ]
+    said = name.strip().lower()
+    # a substring of a name first (``A100`` -> NVIDIA_TESLA_A100), then of the accelerator a machine type comes
+    # with (``--machine A100`` -> a2-highgpu-1g ..., which bundle NVIDIA_TESLA_A100), then spelling
+    bundled = {k: catalog()[k].accelerator for k in known if catalog()[k].accelerator}
+    with_it = [k for k, a in bundled.items() if said and said in a.lower()][:4]
+    near = (
+        [k for k in known if said and said in k.lower()][:4]
+        or with_it
+        or [by_lower[k] for k in difflib.get_close_matches(said, list(by_lower), n=4, cutoff=0.5)]
+    )
+    comes = sorted({bundled[k] for k in near if k in with_it})
     hint = f"nearest known: {', '.join(near)}" if near else f"known: {', '.join(known[:12])}, ..."
+    hint += f" (with {', '.join(comes)})" if comes else ""
     return UnknownMachineError(f"unknown {what} {name!r}; {hint} (`tierscope machines` lists them all)")
 
 

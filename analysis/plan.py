@@ -69,6 +69,8 @@ FRONTIER_SCHEMA: dict[str, pl.DataType] = {
     "target_examples": pl.Float64(),  # the examples N steps of the baseline are (null: compared on steps/s)
     "steps": pl.Int64(),  # the candidate's own global steps to N (fewer where its step processes more examples)
     "hours": pl.Float64(),  # to reach N steps
+    # seconds paid once before the steady pace (sustained.ONCE_S), in hours: a measured run's; null: none known
+    "startup_s": pl.Float64(),
     "steady_hours": pl.Float64(),  # the same at the steady rate
     "hours_low": pl.Float64(),  # at the rate's interval high end
     "hours_high": pl.Float64(),  # at the rate's interval low end

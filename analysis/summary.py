@@ -48,7 +48,9 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "scaling_efficiency_tasks": pl.Float64(),  # speedup / (tasks / baseline tasks)
     "scaling_efficiency_units": pl.Float64(),  # speedup / (ML units / baseline ML units)
     "baseline_run_id": pl.String(),
-    "failure_reason": pl.String(),  # the first failed event's reason
+    "failure_reason": pl.String(),  # the first failed event's reason that stands
+    # a failure its log went on from, steps then its own word that it finished (summary.overcome_failures)
+    "earlier_failure": pl.String(),
     "price_date": pl.Date(),
     "ran_on": pl.String(),
     "note": pl.String(),
@@ -167,6 +169,8 @@ STEADY_REASONS = {
     "elapsed_impossible": (
         "every training record states an elapsed time beyond any run's length (over 1,000 years): all left out"
     ),
+    # analysis.clock.clock_jumps: a run whose clock jumps by days between steps of seconds (analyze's note says where)
+    "clock_jump": "its clock jumps by days between two steps of one process (a clock set wrong): its records set aside",
     "rate_zero": "its records state 0 global steps/s, which times no step: a zero rate is no measurement",
     "rate_implausible": (
         "its records state global steps/s beyond any machine (over 1,000,000, a step a microsecond): left out"
@@ -372,6 +376,8 @@ def steady_status() -> pl.Expr:
         .then(pl.lit("whole_run_only"))
         .when(pl.col("records").fill_null(0) == 0)
         .then(pl.when(pl.col("status") == "ok").then(pl.lit("finished_without_steps")).otherwise(pl.lit("no_records")))
+        .when(pl.col("clock_jumps").fill_null(0) > 0)
+        .then(pl.lit("clock_jump"))
         .when((pl.col("logging_tasks").fill_null(0) == 0) & (pl.col("impossible_elapsed").fill_null(0) > 0))
         .then(pl.lit("elapsed_impossible"))
         .when(pl.col("logging_tasks").fill_null(0) == 0)
@@ -422,23 +428,65 @@ def run_index(facts: pl.DataFrame, seen: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def failures(events: pl.DataFrame) -> pl.DataFrame:
-    """``run_id, failure_reason, finished``, one row per run with events: the first failed event's
-    reason (by source and offset; null when none failed) and whether an event says the run
-    finished (a ``completed successfully`` line, an exit code 0, the trainer's ``finished``).
-    ``events``: the events table's ``run_id, event, reason, source, source_offset``."""
+def failures(events: pl.DataFrame, steps: pl.LazyFrame | None = None) -> pl.DataFrame:
+    """``run_id, failure_reason, finished, earlier_failure``, one row per run with events: the first failed
+    event's reason that stands (by source and offset; null when none does), whether an event says the run finished
+    (a ``completed successfully`` line, an exit code 0, the trainer's ``finished``), and the first failure its log
+    went on from (:func:`overcome_failures`; null: none). ``events``: the events table's ``run_id, event, reason,
+    source, source_offset``; ``steps``: the step records (``run_id, source, source_offset``; None: no failure is
+    overcome)."""
+    overcome = overcome_failures(events, steps).with_columns(_gone=pl.lit(True))
     return (
         events.sort("run_id", "source", "source_offset")
+        .join(overcome, on=["run_id", "source", "source_offset"], how="left", maintain_order="left")
+        .with_columns(pl.col("_gone").fill_null(False) & (pl.col("event") == "failed"))
         .group_by("run_id", maintain_order=True)
         .agg(
             pl.col("reason")
-            .filter(pl.col("event") == "failed")
+            .filter((pl.col("event") == "failed") & ~pl.col("_gone"))
             .fill_null("failed (no reason logged)")
             .first()
             .alias("failure_reason"),
             (pl.col("event") == "finished").any().alias("finished"),
+            pl.col("reason")
+            .filter(pl.col("_gone"))
+            .fill_null("failed (no reason logged)")
+            .first()
+            .alias("earlier_failure"),
         )
     )
+
+
+def overcome_failures(events: pl.DataFrame, steps: pl.LazyFrame | None) -> pl.DataFrame:
+    """``run_id, source, source_offset`` of the failed events a file's own later word overrules: the last ending
+    event of that file (``finished`` or ``failed``) is ``finished``, after the failure, and a step record of the
+    file lies between the two (the steps went on: TensorFlow's session recovering from a lost worker, a wrapper
+    retrying). A failure that ends its file, or that only a bare ``finished`` line follows, stands. A file's word
+    rules only its own failures (a worker's error is not overruled by the chief's ``finished``)."""
+    schema = {"run_id": pl.String(), "source": pl.String(), "source_offset": pl.Int64()}
+    ends = events.filter(pl.col("event").is_in(["failed", "finished"])).sort("run_id", "source", "source_offset")
+    if steps is None or not ends.height:
+        return pl.DataFrame(schema=schema)
+    last = ends.group_by("run_id", "source").agg(
+        last_event=pl.col("event").last(), finished_at=pl.col("source_offset").last()
+    )
+    candidates = (
+        ends.filter(pl.col("event") == "failed")
+        .join(last.filter(pl.col("last_event") == "finished"), on=["run_id", "source"])
+        .select("run_id", "source", "source_offset", "finished_at")
+    )
+    if not candidates.height:
+        return pl.DataFrame(schema=schema)
+    between = (
+        steps.select("run_id", "source", step_at="source_offset")
+        .filter(pl.col("run_id").is_in(candidates["run_id"].unique().implode()))
+        .join(candidates.lazy(), on=["run_id", "source"])
+        .filter((pl.col("step_at") > pl.col("source_offset")) & (pl.col("step_at") < pl.col("finished_at")))
+        .select("run_id", "source", "source_offset")
+        .unique()
+        .collect()
+    )
+    return between.cast(schema)  # type: ignore[arg-type]
 
 
 def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
@@ -655,9 +703,10 @@ def summary_frame(
 
 #: Per run, the records the analysis leaves out before its rates (:func:`summary_frame`'s ``set_aside``): stating an
 #: elapsed time no process can have run (:func:`tierscope.analysis.clock.impossible_elapsed`), a global rate of 0
-#: or beyond any machine (:mod:`tierscope.analysis.stated_rates`).
+#: or beyond any machine (:mod:`tierscope.analysis.stated_rates`); the intervals of a clock that jumps by days
+#: (:func:`tierscope.analysis.clock.clock_jumps`: the run's records all set aside).
 SET_ASIDE_SCHEMA = {"run_id": pl.String(), "impossible_elapsed": pl.UInt32(), "zero_rates": pl.UInt32(),
-                    "implausible_rates": pl.UInt32()}  # fmt: skip
+                    "implausible_rates": pl.UInt32(), "clock_jumps": pl.UInt32()}  # fmt: skip
 
 
 _NO_LONE = pl.DataFrame(schema={"run_id": pl.String(), "alone_by": pl.String()})

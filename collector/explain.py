@@ -229,6 +229,16 @@ def _within(parsed: Parsed, keep: pl.Expr) -> Parsed:
 
 
 @dataclass
+class _Failure:
+    """A failed event of a file: its ``offset``, ``reason``, and the offset of the first step record after it
+    (``next_step``; None: none yet)."""
+
+    offset: int
+    reason: str | None
+    next_step: int | None = None
+
+
+@dataclass
 class _Totals:
     """Counts over the whole file."""
 
@@ -241,8 +251,9 @@ class _Totals:
     skipped: int = 0
     by_format: Counter[str] = field(default_factory=Counter)
     roles: set[str] = field(default_factory=set)
-    failure: str | None = None
-    failed: bool = False
+    failures: list[_Failure] = field(default_factory=list)  # each failed event, in file order
+    #: the file's last ending event so far: ``(event, offset)`` (``finished`` or ``failed``)
+    last_end: tuple[str, int] | None = None
     finished: bool = False
 
     def add(self, parsed: Parsed) -> None:
@@ -267,16 +278,32 @@ class _Totals:
             self.roles |= set(_task_labels(events.filter(_has_task(events))))
         if events.height:
             self.finished |= events.get_column("event").eq("finished").any()
-        if events.height and not self.failed:
             failed = events.filter(pl.col("event") == "failed").sort("source_offset")
-            if failed.height:
-                self.failed = True
-                self.failure = failed.get_column("reason")[0] if "reason" in failed.columns else None
+            reasons = failed.get_column("reason") if "reason" in failed.columns else [None] * failed.height
+            at = failed.get_column("source_offset")
+            self.failures += [_Failure(o, r) for o, r in zip(at, reasons, strict=True)]
+            ends = events.filter(pl.col("event").is_in(["failed", "finished"])).sort("source_offset")
+            if ends.height:
+                self.last_end = (ends.get_column("event")[-1], ends.get_column("source_offset")[-1])
+        if steps.height and self.failures and "source_offset" in steps.columns:
+            offsets = steps.get_column("source_offset")
+            for failure in self.failures:
+                if failure.next_step is None:
+                    failure.next_step = offsets.filter(offsets > failure.offset).min()  # type: ignore[assignment]
+
+    def standing(self) -> list[_Failure]:
+        """The failures that stand, as the summary judges a file (tierscope.analysis.summary.overcome_failures):
+        all but those its last ending, a ``finished`` after them, overrules where a step record came between."""
+        end = self.last_end
+        if end is None or end[0] != "finished":
+            return self.failures
+        return [f for f in self.failures if f.next_step is None or f.next_step > end[1]]
 
     def verdict(self, path: str, sniffed: str | None) -> FileVerdict:
         main = self.by_format.most_common(1)[0][0] if self.by_format else sniffed
         # As the summary says it (tierscope.analysis.summary): only what the log shows.
-        status = "failed" if self.failed else "ok" if self.finished else "unknown" if self.records else "empty"
+        standing = self.standing()
+        status = "failed" if standing else "ok" if self.finished else "unknown" if self.records else "empty"
         return FileVerdict(
             path=path,
             lines=self.lines,
@@ -288,7 +315,7 @@ class _Totals:
             by_format=dict(self.by_format.most_common()),
             roles=sorted(self.roles),
             status=status,
-            failure_reason=self.failure if self.failed else None,
+            failure_reason=standing[0].reason if standing else None,
             duplicates=self.duplicates,
         )
 

@@ -135,7 +135,10 @@ def test_recommend_plans_each_candidates_own_steps(user_runs: Dataset) -> None:
     )
     said = " ".join(table.output.split())
     assert "Basis examples/s: 6,000 steps of a100x1 (192,000 examples)" in said
-    assert "Prices of region us: Compute Engine on-demand list prices (Vertex AI custom training bills more" in said
+    assert (
+        "Prices of region us-central1: Compute Engine on-demand list prices (Vertex AI custom training bills more"
+        in said
+    )
 
 
 def test_the_summary_table_shows_each_runs_own_steps_and_the_basis(user_runs: Dataset) -> None:

@@ -69,6 +69,21 @@ def test_unknown_names_list_the_nearest_known() -> None:
         m.pool("chief", "a2-highgpu-8g", 1, "NVIDIA_TESLA_T4", 1)
 
 
+def test_an_accelerator_given_as_a_machine_type_names_the_machine_types_that_bundle_it() -> None:
+    # `--machine A100` named no machine type at all (it listed the first twelve): the machines table's A2 rows
+    # come with NVIDIA_TESLA_A100 (a2-highgpu-1g/2g/4g/8g, in table order), so those are the nearest
+    with pytest.raises(m.UnknownMachineError) as raised:
+        m.machine("A100")
+    assert str(raised.value) == (
+        "unknown machine type 'A100'; nearest known: a2-highgpu-1g, a2-highgpu-2g, a2-highgpu-4g, a2-highgpu-8g "
+        "(with NVIDIA_TESLA_A100) (`tierscope machines` lists them all)"
+    )
+    # the near miss: a misspelt machine type is matched by its spelling, no accelerator named
+    with pytest.raises(m.UnknownMachineError, match=r"nearest known: n1-standard-8, .*lists them all\)$") as typo:
+        m.machine("n1-standrd-8")
+    assert "(with " not in str(typo.value)
+
+
 def test_machines_command_lists_devices_and_refuses_unknown_names() -> None:
     runner = CliRunner()
     listed = runner.invoke(app, ["machines", "a2-highgpu-8g", "v5litepod-8", "--json"])

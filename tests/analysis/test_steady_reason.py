@@ -63,6 +63,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     - ``zero``: three records stating 0 global steps/s, no step, no clock: a zero rate times nothing (it was a
       steady 0.0).
     - ``huge``: three stating 1e300 global steps/s, beyond a step a microsecond (it was the steady rate).
+    - ``jumped``: steps 100, 200, 300 at elapsed 10, 20 s, then 20 s + 300 x 365.25 x 86,400 s: the run's median
+      is 10 s / 100 steps = 0.1 s a step, and 200 -> 300 takes 9,467,280,000 s, over a day and 100 x 10 s: a clock
+      jump, the run set aside (it was a sustained rate of 2e-8 steps/s).
     """
     rows = [
         *(_row("ok", i, step=100 * i, elapsed_s=10.0 * i) for i in (1, 2, 3)),
@@ -82,6 +85,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
         *(_row("absurd", i, step=100 * i, elapsed_s=1e23 * i) for i in (1, 2)),
         *(_row("zero", i, global_steps_per_s=0.0) for i in (1, 2, 3)),
         *(_row("huge", i, global_steps_per_s=1e300) for i in (1, 2, 3)),
+        *(_row("jumped", i, step=100 * i, elapsed_s=t) for i, t in ((1, 10.0), (2, 20.0), (3, 20.0 + 9_467_280_000))),
     ]  # fmt: skip
     ds = Dataset(tmp_path_factory.mktemp("steady") / "ds")
     ds.append("steps", conform(pl.DataFrame(rows), STEP_SCHEMA))
@@ -121,6 +125,7 @@ WHY = {
     "absurd": ("elapsed_impossible", STEADY_REASONS["elapsed_impossible"]),
     "zero": ("rate_zero", STEADY_REASONS["rate_zero"]),
     "huge": ("rate_implausible", STEADY_REASONS["rate_implausible"]),
+    "jumped": ("clock_jump", STEADY_REASONS["clock_jump"]),
 }
 
 
@@ -186,8 +191,8 @@ def test_the_report_says_why_in_its_language(dataset: Dataset, lang: str, said: 
     notes = steady_notes(analyze(dataset).summary, Catalog(lang))
     assert said in notes and assumed in notes
     # every run of WHY with a reason and records (all but ok, slim and failed) or that finished without (finished)
-    # or is timed by its closing summary alone (stated), and slim's assumption: 13 of 16 runs, + 1
-    assert len(notes) == 14
+    # or is timed by its closing summary alone (stated), and slim's assumption: 14 of 17 runs, + 1
+    assert len(notes) == 15
 
 
 def test_the_english_report_says_what_summary_says() -> None:

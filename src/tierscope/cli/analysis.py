@@ -317,9 +317,17 @@ def recommend_cmd(
     if said is not None and said.replace(".", "", 1).isdigit():
         said += " h"  # a bare number is hours: echoed with its unit, never as "within 72"
     result = recommend(analysis, steps, hours, budget, limits, said)
-    from tierscope.cli.output import compute_engine_words, left_out, predicted_basis, recommend_basis
+    from tierscope.cli.output import (
+        compute_engine_words,
+        left_out,
+        predicted_basis,
+        priced_region,
+        recommend_basis,
+        startup_basis,
+    )
 
     shipped = compute_engine_words(result.candidates["price_rows"])
+    where = priced_region(region, result.candidates)
 
     # each candidate's own steps: a column only where they differ from N (N is the baseline's work)
     own = result.candidates["target_examples"].drop_nulls().len() > 0
@@ -333,8 +341,9 @@ def recommend_cmd(
         title=f"to reach {n.plural(steps, 'step')}, priced on {analysis.options.price_day()}",
         notes=[result.reason, *recommend_basis(result.candidates, analysis.summary),
                *predicted_basis(result.candidates, analysis.summary, wide),
+               *startup_basis(result.candidates, analysis.summary),
                *left_out(result.candidates, analysis.summary),
-               f"Prices of region {region}: {shipped}." if shipped else f"Prices of region {region}.",
+               f"Prices of region {where}: {shipped}." if shipped else f"Prices of region {where}.",
                *_price_notes(result.candidates)],
     )  # fmt: skip
     for r in result.candidates.iter_rows(named=True):

@@ -54,6 +54,11 @@ def hours(value: float | None) -> str:
     return MISSING if value is None else two_decimals(value)
 
 
+def seconds(value: float | None) -> str:
+    """A duration in whole seconds: ``14 s``, ``2,400 s``."""
+    return MISSING if value is None else f"{value:,.0f} s"
+
+
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """``n`` and the noun that agrees with it: ``plural(1, "line") == "1 line"``,
     ``plural(3, "entry", "entries") == "3 entries"``; ``n`` with thousands separators."""

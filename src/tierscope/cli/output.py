@@ -341,6 +341,34 @@ def recommend_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str
     ]
 
 
+def startup_basis(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
+    """One line saying that the measured candidates' hours include the start-up their run paid, once (seconds
+    each, :data:`tierscope.analysis.sustained.ONCE_S`), and naming those whose log shows no start before the
+    first step (goodput's ``startup`` unobserved: no ``started`` line, no elapsed seconds), whose hours leave it
+    out; nothing without a measured candidate."""
+    import polars as pl  # the CLI loads the data library only when a command runs
+
+    measured = candidates.filter(pl.col("basis") == "measured")
+    if not measured.height:
+        return []
+    unseen: set[str] = set()
+    if {"goodput_unobserved", "startup_s"} <= set(summary.columns):
+        # goodput saw no start (its start-up bucket unobserved) and no elapsed seconds time one (startup_s)
+        blind = pl.col("goodput_unobserved").str.contains("startup").fill_null(False) & pl.col("startup_s").is_null()
+        unseen = set(summary.filter(blind)["run_id"])
+    paid = [f"{named(r['candidate'])} {n.seconds(r['startup_s'])}" for r in measured.iter_rows(named=True)
+            if r["candidate"] not in unseen]  # fmt: skip
+    lines = [f"Hours include the start-up each measured run paid once, before its steady pace: {', '.join(paid)}."]
+    lines = lines if paid else []
+    blind_ones = [named(c) for c in measured["candidate"] if c in unseen]
+    if blind_ones:
+        lines.append(
+            f"Start-up left out of the hours of {', '.join(blind_ones)}: nothing read from the log times its start "
+            "before its first step record (no start event, no elapsed seconds)."
+        )
+    return lines
+
+
 def left_out(candidates: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
     """One line naming the measured runs that are no candidate for want of a steady rate to plan on, each with
     ``summary``'s ``steady_reason`` (a run known only by its closing summary's whole-run mean, one still warming
@@ -432,6 +460,20 @@ def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
     if not on_compute_engine(price_rows):
         return None
     return "Compute Engine on-demand list prices (Vertex AI custom training bills more; --prices FILE for its own)"
+
+
+def priced_region(region: str, candidates: pl.DataFrame) -> str:
+    """The region ``candidates`` (recommend's and predict's, with ``ml_units_per_hour`` and ``price_rows``) were
+    priced in, as the price table names it: today's machines in the Google Cloud region ``--region`` stands for
+    (``us``: ``us-central1``), the legacy tiers in its ML-unit area (``us``); both where both were priced."""
+    from tierscope.analysis.prices import area_of, region_of  # the CLI loads the analysis only when it runs
+
+    legacy = candidates["ml_units_per_hour"].is_not_null()
+    today = candidates["price_rows"].is_not_null() & ~legacy
+    regions = [region_of(region)] if today.any() else []
+    if legacy.any() and area_of(region) not in regions:
+        regions.append(f"{area_of(region)} (the legacy tiers' ML units)" if regions else area_of(region))
+    return ", ".join(regions) or region
 
 
 def compute_engine_note(price_rows: Iterable[str | None]) -> list[str]:
@@ -562,6 +604,10 @@ def summary_grid(
         )  # fmt: skip
     grid.notes += [f"{named(r['run_id'])} failed: {r['failure_reason']}" for r in frame.iter_rows(named=True)
                    if r["failure_reason"]]  # fmt: skip
+    # an error its log went on from: the steps resumed and the log then said it finished (summary.overcome_failures)
+    grid.notes += [f"run {named(r['run_id'])}: its log went on after an error ({r['earlier_failure']}): steps "
+                   "resumed and it finished" for r in frame.iter_rows(named=True)
+                   if r.get("earlier_failure") and not r["failure_reason"]]  # fmt: skip
     # a run whose logs show other work than the baseline's: no speedup (tierscope.analysis.comparable)
     grid.notes += [f"run {named(r['run_id'])}: {r['baseline_note']}" for r in frame.iter_rows(named=True)
                    if r.get("baseline_note")]  # fmt: skip
