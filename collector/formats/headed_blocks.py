@@ -7,10 +7,11 @@ key and its number (``| > step_time: 3.02``, ``Iteration time: 0.16s``), one of 
 names. Such a block is a report the first time it is printed; a log of two of them (an issue's excerpt) reads two.
 
 The block runs from its header over its figure lines (lines without words, blank lines and rules, inside it) to
-the next header of its shape, the first line with words that is no figure, or :data:`MOST_LINES`. Refused, so its
-lines are read one by one as before: a header that measures something itself or names an evaluation, other work
-or a summary (``Evaluation at step 100``, ``Final results at step 1000``); a block whose joined statement states
-no measure (a config dump under ``step 5`` measures nothing) or whose lines read as a record on their own.
+the next header of its shape, the first line with words that is no figure (a progress bar's drawing is none), or
+:data:`MOST_LINES`. Refused, so its lines are read one by one as before: a header that may measure something
+itself (a bar) or names an evaluation, other work or a summary (``Evaluation at step 100``, ``Final results at
+step 1000``); a block whose joined statement states no measure (a config dump under ``step 5`` measures nothing)
+or whose lines read as a record on their own.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.templates import template
+from tierscope.collector.formats.vocabulary import BAR, MEASURE_GATE
 
 #: The longest block looked for, in lines (as the repeated groups').
 MOST_LINES: Final = 40
@@ -35,6 +37,9 @@ _WORDS: Final = r"[A-Za-z]"
 #: A figure line: a key of words, then a number (``| > step_time: 3.02``, ``Mean reward: -4.08``, ``ETA: 00:00:09``,
 #: a table row ``|    fps    | 1025 |``).
 _FIGURE: Final = r"^[\s|>*-]*[A-Za-z][\w ./()%-]*?\s*[:=|]\s*[-+]?\.?\d"
+#: A progress bar's drawing (``Epoch 1/3:  40%|####  | 40/100``, ``Training: 0it [00:00, ?it/s]``): a line of its
+#: own, never a figure of a block nor its header.
+_DRAWING: Final = rf"{BAR}\d+/\d+|\d+it \["
 #: A header's words that say the block sums up, or is, other work than a training step.
 _SUMMARY: Final = r"(?i)\b(?:best|final|summary|total|results?|average|mean)\b"
 #: The grammar's measures: a block that states none of them is no report of training progress.
@@ -53,7 +58,7 @@ def _block_end(texts: list[str], templates: list[str], start: int) -> int:
         text = texts[end]
         if templates[end] == templates[start]:
             break
-        if re.search(_WORDS, text) and not re.search(_FIGURE, text):
+        if re.search(_WORDS, text) and (not re.search(_FIGURE, text) or re.search(_DRAWING, text)):
             break
         end += 1
     while end > start + 1 and not re.search(_WORDS, texts[end - 1]):
@@ -74,7 +79,8 @@ def headed(
     # a header: a line with a number and words, the next line with words after it a figure
     candidates = []
     for i, text in enumerate(texts):
-        if not worded[i] or not re.search(r"\d", text):
+        # a header states its position and nothing a measure could be read from (a bar's ``?it/s``)
+        if not worded[i] or not re.search(r"\d", text) or re.search(MEASURE_GATE, text) or re.search(_DRAWING, text):
             continue
         after = next((j for j in range(i + 1, min(i + 3, len(texts))) if worded[j]), None)
         if after is not None and figure[after]:

@@ -89,3 +89,16 @@ def test_one_block_under_its_iteration_banner_is_one_record() -> None:
 )
 def test_blocks_that_are_no_step_report_are_not_read(lines: list[str]) -> None:
     assert read(*lines).height == 0
+
+
+def test_a_progress_bar_heads_no_block() -> None:
+    # finetune's (TF1) tqdm bar before Keras-like figures, as in
+    # github.com/IndicoDataSolutions/finetune/issues/339 (2019-07-29): the bar's drawings are records of their own,
+    # each its counter and its rate, never a header over the lines after it
+    got = read(
+        "Epoch 1/3:  10%|#         | 10/100 [00:05<00:45,  2.00it/s]",
+        "loss: 0.52",
+        "time: 5.0",
+        "Epoch 1/3:  20%|##        | 20/100 [00:10<00:40,  2.00it/s]",
+    )
+    assert got.get_column("step").to_list() == [10, 20]
