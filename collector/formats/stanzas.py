@@ -38,6 +38,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, ParseContext, Parsed
+from tierscope.collector.formats.headed_blocks import LEAST_FIGURES, headed
 from tierscope.collector.formats.templates import SLOT, numbers, numbers_in, template
 from tierscope.collector.formats.vocabulary import BLOCK_HEADER
 
@@ -136,12 +137,26 @@ def learn(lines: pl.DataFrame, statements: Statements, not_training: str, alone:
     or None where it has none or one that is refused (see the module doc). ``not_training`` is the pattern of
     the words of other work than training; ``alone`` tells whether lines read as records on their own."""
     head = lines.head(HEAD_LINES)
-    if head.height < 2 * LEAST_REPEATS:
+    if head.height <= LEAST_FIGURES:
         return None
     if TAG not in head.columns:
         head = head.with_columns(pl.lit(None, dtype=pl.String).alias(TAG))
     head = head.with_columns(_t=_tag(), _tpl=template(pl.col("line")))
-    for _, task in head.group_by("_t", maintain_order=True):
+    tasks = [task for _, task in head.group_by("_t", maintain_order=True)]
+    found = _repeated(tasks, statements, not_training, alone) if head.height >= 2 * LEAST_REPEATS else None
+    if found is not None:
+        return found
+    # a block whose header says its position and whose lines say a measure is a report the first time
+    for task in tasks:
+        block = headed(task.drop("_t", "_tpl"), statements, not_training, alone, lambda r: joined_text(r, None))
+        if block is not None:
+            return Stanza(block)
+    return None
+
+
+def _repeated(tasks: list[pl.DataFrame], statements: Statements, not_training: str, alone: Alone) -> Stanza | None:
+    """The group of lines that repeats in one of ``tasks`` (each its lines with ``_t``, ``_tpl``), or None."""
+    for task in tasks:
         templates = task.get_column("_tpl").to_list()
         texts = task.get_column("line").to_list()
         tries = _GRAMMAR_TRIES

@@ -733,6 +733,20 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # ``[400] steps_per_second=1.58, train_loss=3.2``, google/flax issue 3364, 2023-10-02), at the message's start
     # or right after a header's closing bracket; never after a word (``Epoch [2] loss=0.5``: an epoch)
     Position("[N] key=value", "named", r"(?:^\s*|\]\s+)\[(\d+)\]\s+[A-Za-z_][\w/.-]*\s*="),
+    # a gradient-boosting round: a round grows one tree (a class's trees), the unit of work a boosted model's
+    # training counts, its step. XGBoost's learner prints ``boosting round 7, 8 sec elapsed`` before each round
+    # (dmlc/xgboost src/cli_main.cc, 0.x; a regression run quoted in dmlc/xgboost issue 240, 2015-04-14), and after
+    # it its watchlist's figures, ``[15]\ttrain-logloss:0.005\teval-logloss:0.517`` (``[round]`` then
+    # ``<set>-<metric>:<value>`` per set; XGBoost4J-Spark's tracker relays it through log4j, dmlc/xgboost issue
+    # 7962, 2022-06-01), as LightGBM's Python callback does as ``[15]\tvalid_0's auc: 0.8`` (``<set>'s <metric>:
+    # <value>``, microsoft/LightGBM python-package/lightgbm/callback.py ``_format_eval_result``). Never a federated
+    # or a game's ``round``: the word boosting, or the bracketed round opening its sets' figures.
+    Position("boosting round N", "named", rf"(?i:\bboosting\s+round)\s*[:=#]?\s*{_AT}"),
+    Position(
+        "[N] set-metric:value (a boosting round)",
+        "named",
+        r"(?:^\s*|\]\s+)\[(\d+)\]\t\s*[A-Za-z_][\w.]*(?:-[\w@.]+:|'s [\w@.]+:\s)\s*[-+]?\d",
+    ),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
     Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),
     # a whole number opening the message before its colon, where the line states nothing else as its position
@@ -1139,6 +1153,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
     # issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09): the first one said is the line's loss
     Measure("l_pix: X (a loss keyed l_)", "loss", rf"\bl_[a-z][a-z_]*\s*[:=]\s*{_N}"),
+    # the log loss a boosting round reports per set (XGBoost's ``train-logloss:0.005``, its multi-class
+    # ``mlogloss``; LightGBM's ``binary_logloss``): the first set's, as printed
+    Measure("logloss: X (a boosting round's)", "loss", rf"(?:\b|_)(?i:m?logloss)['\"]?\s*[:=]\s*{_N}"),
 )
 
 #: The cheap first test of the grammar: a line failing it states no measure (so no record).

@@ -1,0 +1,72 @@
+"""A gradient-boosting round is the unit of work a boosted model's training counts: its step. XGBoost's
+``boosting round N, T sec elapsed`` and its watchlist's ``[N]\\t<set>-<metric>:<value>`` state the round; a round,
+a tournament's or a federated one, that says neither is no position.
+
+The lines are quoted from real logs (source and date beside each); each expected value is worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.formats_support import read
+from tierscope.collector.formats.grammar import statements
+
+# XGBoost 0.x's CLI, a regression run quoted in github.com/dmlc/xgboost/issues/240 (2015-04-14): each round's
+# announcement, the pruner's line and the watchlist's bare ``[N]`` (no set in the watchlist)
+_XGB_CLI = [
+    "351071x162 matrix with 42382165 entries is loaded from part-xgboost-reg-train.buffer",
+    "boosting round 0, 1 sec elapsed",
+    "tree prunning end, 1 roots, 46 extra nodes, 92 pruned nodes ,max_depth=7",
+    "[0]",
+    "boosting round 1, 2 sec elapsed",
+    "tree prunning end, 1 roots, 74 extra nodes, 72 pruned nodes ,max_depth=7",
+    "[1]",
+    "boosting round 2, 3 sec elapsed",
+]
+
+
+def test_each_boosting_round_is_a_step_timed_by_its_elapsed_seconds() -> None:
+    got = read(*_XGB_CLI)
+    # rounds 0, 1, 2: three records, the last one too (alone at the file's end it was lost when only the
+    # repeated group of lines gave the round its position)
+    assert got.get_column("step").to_list() == [0, 1, 2]
+    # "2 sec elapsed" at round 1: the seconds since the start
+    assert got.filter(step=1)["elapsed_s"][0] == pytest.approx(2.0)
+
+
+def test_a_watchlist_line_states_its_round_and_its_training_log_loss() -> None:
+    # XGBoost4J-Spark's tracker output (github.com/dmlc/xgboost/issues/7962, 2022-06-01), the message after its loggers
+    line = "[15]\ttrain-logloss:0.00502646757155188\teval-logloss:0.51746790368885076"
+    got = statements(line)
+    assert got["step"][0] == "15"
+    # the first set's log loss, as printed
+    assert got["loss"][0] == pytest.approx(0.00502646757155188)
+    assert not got["evaluation"][0]
+    # a round whose first set is a held-out one reads as that evaluation (an XGBoost run quoted in
+    # github.com/dmlc/xgboost/issues/1692, 2016: ``[50]\ttest-error:0.027193\ttrain-error:0.010229``)
+    held = statements("[50]\ttest-error:0.027193\ttrain-error:0.010229")
+    assert held["step"][0] == "50" and held["evaluation"][0]
+
+
+def test_a_timed_watchlist_line_under_a_logger_is_a_record() -> None:
+    # the tracker's own Python logger's time is the round's clock (no other figure times it)
+    got = read(
+        "2022-06-01 10:06:44,668 INFO [15]\ttrain-logloss:0.00502646757155188\teval-logloss:0.51746790368885076",
+        "2022-06-01 10:06:44,669 INFO [16]\ttrain-logloss:0.00399465675411890\teval-logloss:0.54199004011757967",
+    )
+    assert got.get_column("step").to_list() == [15, 16]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a round of something else: no word says boosting, no bracketed round opens a set's figures
+        "Round 3 of the tournament: 5 sec elapsed",
+        "round 7, 8 sec elapsed",
+        # a bracketed number before a plain sentence, a rank tag's shape
+        "[15] train loss 0.5 took 2 sec elapsed",
+    ],
+)
+def test_other_rounds_are_no_position(line: str) -> None:
+    got = statements(line)
+    assert got["step"][0] is None
