@@ -838,10 +838,13 @@ OTHER_WORK: Final = rf"(?i)^[^\d]*?\b(?:{_OTHER_WORK_WORDS})\b"
 #: A progress bar's description (or a report's header, a learned layout's words before its position) naming work
 #: that is not training: :data:`OTHER_WORK`'s words, whole (``Saved``, ``checkpoint``, ``Compiling``), or a word that
 #: starts as a download's, a load's, an evaluation's (``eval``, ``validation``, ``val``, ``test``), preparing data's
-#: (``Map``, ``Filter``, ``Tokenizing``, ``shard``) or using the model's (``predict``, ``inference``, ``generate``).
+#: (``Map``, ``Filter``, ``Tokenizing``, ``shard``; reading a dataset's files in: Ultralytics' ``train: Scanning
+#: .../labels... 51 images, 0 backgrounds, 0 corrupt: 100%|...| 51/51 [00:00<00:00, 1214.28it/s]`` and ``val: Caching
+#: images (1.2GB ram): 100%|...``, files a second) or using the model's (``predict``, ``inference``, ``generate``).
 NOT_TRAINING: Final = (
     rf"(?i)\b(?:(?:{_OTHER_WORK_WORDS})\b|download|upload|load|saving|writing|eval|validat|val\b|valid\b|test|"
-    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|processing|shard|convert|fetch|resolv)"
+    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|processing|shard|convert|fetch|resolv|"
+    r"scann|cach)"
 )
 #: A Docker build's step (``Step 3/12 : RUN make -j8``): the legacy (pre-BuildKit) builder numbers the
 #: Dockerfile's instructions so (https://docs.docker.com/reference/cli/docker/build-legacy; a build log quoted in
