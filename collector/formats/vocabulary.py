@@ -957,8 +957,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # time:1.722(sec), regular_loss: 0.248765``, CharlesShang/FastMaskRCNN issue 172, 2017-11-08)
     Measure("time X ms", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:ms\b|\(\s*ms\s*\))", 1e3),
     Measure("time X s", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*{_SECONDS_UNIT}"),
-    # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
-    Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
+    # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``);
+    # not the last statement, closed by a separator that ends the line (OpenNMT-py's elapsed ``3017 sec;``, below)
+    Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]\s*\S"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     # ... or what it cost, in seconds (OpenGait's ``Iteration 32700, Cost 17.76s, triplet_loss=0.1912``, the time of its
     # logging interval: ShiqiYu/OpenGait issue 89, 2022-10-12); with no unit, a ``cost`` is a loss (``cost= 0.35``)
@@ -1116,8 +1117,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
         60.0,
     ),
     # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
-    # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``); a step time says its ``/step``, an interval its ``time``
-    Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*$"),
+    # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``, and 3.x's closing separator after it: ``...; 11953/14732
+    # tok/s;   3017 sec;``, LibreTranslate/Locomotive issue 35, 2025-03-06); a step time says its ``/step``, an
+    # interval its ``time``
+    Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[;|,]?\s*$"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
     # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
