@@ -22,7 +22,13 @@ from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, 
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
 from tierscope.analysis.topology import COORDINATOR_STRATEGY, declared_tasks, load_tiers, run_hardware
-from tierscope.analysis.whole_run import WHOLE_RUN_SCHEMA, mean_note
+from tierscope.analysis.whole_run import (
+    WHOLE_RUN_MEAN,
+    WHOLE_RUN_MEAN_NOTE,
+    WHOLE_RUN_SCHEMA,
+    mean_note,
+    whole_run_steady,
+)
 from tierscope.contract import LOCAL_PREFIX
 from tierscope.dataset.schema import conform
 
@@ -158,10 +164,11 @@ STEADY_REASONS = {
         "no step records: its log says it finished, but none of its lines states a step with a time or a rate "
         "(`tierscope formats --try` on its log shows how each line was read)"
     ),
-    # a closing summary's rate (analysis.whole_run) is a mean over the whole run: no steady rate is made of it
+    # a closing summary's examples/s alone (a benchmark's ``total images/sec``: analysis.whole_run): its global
+    # steps/s, where it states them, stand for the steady rate (steady_assumption whole_run_mean)
     "whole_run_only": (
-        "no step records: only the log's closing summary states a speed, a mean over the whole run "
-        "(warm-up and pauses in), not a steady rate"
+        "no step records: only the log's closing summary states a speed, examples/s over the whole run "
+        "(warm-up and pauses in), which make no global steps/s without the global batch"
     ),
     "no_training_records": "only ps or evaluator records",
     # what analysis.clock and analysis.stated_rates leave out: a run left with nothing says so, not a reason of
@@ -218,6 +225,7 @@ STEADY_ASSUMPTIONS = {
         "every N steps (its lines mostly a round stride apart, at multiples of it); were other replicas moving "
         "the global step, the rate is N times higher; --machine, --tier or a manifest's topology settles it"
     ),
+    WHOLE_RUN_MEAN: WHOLE_RUN_MEAN_NOTE,
     "logs_every_step_unchecked": (
         "times from each line's sec/step: assumes the task logs every step; its global step moves faster "
         "than its own steps: other replicas, or logged every N steps (then N times too high); --tier or a "
@@ -237,14 +245,20 @@ def steady_assumption() -> pl.Expr:
         & (pl.col("local_to_global") < 1 - MODE_TOLERANCE)
     ).fill_null(False)
     alone_by = pl.col("alone_by")
-    return pl.when(assumed.fill_null(False)).then(
-        pl.when(alone_by == "stride")
-        .then(pl.lit("logs_every_n_alone"))
-        .when(alone_by == "topology")
-        .then(pl.lit("step_time_alone"))
-        .when(unchecked)
-        .then(pl.lit("logs_every_step_unchecked"))
-        .otherwise(pl.lit("logs_every_step"))
+    stated = pl.col("steady_global_steps_per_s").is_not_null() & pl.col("mean_note").is_not_null()
+    return (
+        pl.when(stated.fill_null(False))
+        .then(pl.lit(WHOLE_RUN_MEAN))
+        .when(assumed.fill_null(False))
+        .then(
+            pl.when(alone_by == "stride")
+            .then(pl.lit("logs_every_n_alone"))
+            .when(alone_by == "topology")
+            .then(pl.lit("step_time_alone"))
+            .when(unchecked)
+            .then(pl.lit("logs_every_step_unchecked"))
+            .otherwise(pl.lit("logs_every_step"))
+        )
     )
 
 
@@ -605,6 +619,9 @@ def summary_frame(
         .join(_set_aside(set_aside), on="run_id", how="left")
         .join(lone.select("run_id", "alone_by") if lone is not None else _NO_LONE, on="run_id", how="left")
         .pipe(withhold_step_times)
+        .with_columns(mean_note=mean_note())
+        # a run no step record times: its closing summary's mean is its steady rate, the assumption said
+        .with_columns(steady_global_steps_per_s=whole_run_steady())
         .with_columns(
             # a lead logging no elapsed_s (timestamps only, case22): its start-up on the job's clock
             startup_s=pl.coalesce("startup_s", "clock_startup_s"),
@@ -624,7 +641,6 @@ def summary_frame(
             usd_per_ml_unit_hour=pl.col("usd_per_hour") / pl.col("ml_units_per_hour"),
             measured_usd=pl.col("usd_per_hour") * pl.col("lifetime_s") / 3600,
         )
-        .with_columns(mean_note=mean_note())
         .with_columns(
             # the closing summary's figures only where nothing else measures: a run with records keeps its own
             mean_global_steps_per_s=pl.when(pl.col("mean_note").is_not_null())
@@ -681,7 +697,9 @@ def summary_frame(
             / (pl.col("ml_units_per_hour") / b["ml_units_per_hour"]),
             # per device only against a baseline of the same device: a T4 is not an A100
             scaling_efficiency_devices=pl.when(
-                (pl.col("device_basis") == b["device_basis"]) & pl.col("accelerator").eq_missing(b["accelerator"])
+                # (a baseline of no known device, a run timed by its closing summary alone, compares none)
+                pl.col("device_basis").eq_missing(pl.lit(b["device_basis"], pl.String))
+                & pl.col("accelerator").eq_missing(b["accelerator"])
             ).then(pl.col("speedup_vs_baseline") / (pl.col("devices") / b["devices"])),
         )
         drawn = figures.draws if figures.draws_seed == options.seed else None

@@ -3,10 +3,11 @@
 A Hugging Face Trainer's ``train_steps_per_second``, detectron2's ``Overall training speed``, a benchmark's
 ``total images/sec`` (read by :mod:`tierscope.collector.formats.closing` as
 :data:`~tierscope.contract.WHOLE_RUN_RATE` events): the run's steps or examples over its time, warm-up,
-evaluations and saves in it. It is a mean, never a steady rate (the pace of the machines, warm-up and stalls out)
-and never a figure priced or compared: the summary shows it as the mean global steps/s of a run that stored no
-step record, with a note saying where it comes from (:func:`mean_note`), and leaves every figure of a run with
-records as its records give it.
+evaluations and saves in it. It is a mean, not the pace of the machines alone: the summary shows it as the mean
+global steps/s of a run that stored no step record, with a note saying where it comes from (:func:`mean_note`),
+and, as nothing in the log says better, as that run's steady rate too, with the assumption said
+(:data:`WHOLE_RUN_MEAN`: a lower bound of the steady rate, as a hand reading takes the figure). A run with records
+keeps every figure as its records give it: beside step records the summary is a summary, never the steady rate.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ from __future__ import annotations
 import polars as pl
 
 from tierscope.contract import WHOLE_RUN_RATE
+
+#: ``steady_assumption`` of a run whose steady rate is its closing summary's whole-run mean (:func:`whole_run_steady`),
+#: and what it assumes in words.
+WHOLE_RUN_MEAN = "whole_run_mean"
+WHOLE_RUN_MEAN_NOTE = (
+    "no step record measures a steady rate: the log's closing summary's mean over the whole run stands for it "
+    "(warm-up, evaluations and pauses in: the steady rate is at least this)"
+)
 
 #: The columns of :func:`whole_run_rates`.
 WHOLE_RUN_SCHEMA: dict[str, pl.DataType] = {
@@ -63,4 +72,15 @@ def mean_note() -> pl.Expr:
             "mean stated by the log's closing summary over the whole run: {}",
             said,
         )
+    )
+
+
+def whole_run_steady() -> pl.Expr:
+    """``steady_global_steps_per_s`` of a summary row: the closing summary's stated global steps/s where no step
+    record measures one (``mean_note`` is set: a run without records), else the row's own; ``mean_note`` must be
+    computed first."""
+    return (
+        pl.when(pl.col("mean_note").is_not_null() & pl.col("stated_global_steps_per_s").is_not_null())
+        .then(pl.col("stated_global_steps_per_s"))
+        .otherwise(pl.col("steady_global_steps_per_s"))
     )

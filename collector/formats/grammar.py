@@ -49,6 +49,7 @@ from tierscope.collector.formats.base import (
     reject_frame,
 )
 from tierscope.collector.formats.logdicts import LOGGING_DICT, dict_statements, epochs_stated, place_dict_losses
+from tierscope.collector.formats.status import FAILURE_LINE, NOT_A_FAILURE
 from tierscope.collector.formats.vocabulary import (
     BAR,
     BAR_EPOCH,
@@ -108,6 +109,9 @@ _TRAIN_BANNER = r"(?i)\*{3,}\s*(?:running\s+)?train\w*\s*\*{3,}|^\W*train(?:ing)
 #: A progress bar's description: the text before ``NN%|`` or a bar without its glyphs (:data:`BAR`).
 _TQDM_DESC = rf"^(.*?)\s*(?:\d{{1,3}}%\||{BAR}\d+/\d+)"
 _TRACEBACK = "Traceback (most recent call last):"
+#: What a bar's line holds after its last drawing's closing bracket, where something was written right after it
+#: (stderr while the bar's line was open): group 1.
+_AFTER_BAR = r"^.*\d+(?:/\d+|it)\s*\[[^\]]*\]([^\s\]].*)$"
 #: The positions a tqdm bar states itself: its elapsed time is theirs.
 _BAR_POSITIONS = ("N it [ (a tqdm bar without a total)", "NN%|...| N/M (a tqdm bar)", "N/M")
 #: tqdm's elapsed time after its counter: ``840/2000 [04:12<05:48, ...`` or ``17671it [1:04:13, ...``.
@@ -1856,11 +1860,23 @@ class ProgressGrammar:
         ).with_columns(stepless_position())
         # Lines the gate passed but that state no record are no one's: handed on (status lines, tracebacks).
         taken = pl.concat([read.get_column("source_offset"), pl.Series(placed, dtype=pl.Int64)]).unique().implode()
-        # A traceback glued to the end of a bar (stderr written while the bar's line was open) opens on this line.
-        glued = gated.filter(
-            pl.col("source_offset").is_in(taken) & pl.col("line").str.contains(_TRACEBACK, literal=True)
+        # A traceback glued to the end of a bar (stderr written while the bar's line was open) opens on this line;
+        # a failure glued there (NCCL's watchdog: ``...2.79it/s][rank1]:[E1101 ...] [Rank 1] Watchdog caught
+        # collective operation timeout: ...``) is the status lines' to read, the bar staying a record.
+        on_record = gated.filter(pl.col("source_offset").is_in(taken))
+        tail = pl.col("line").str.extract(_AFTER_BAR, 1)
+        glued = pl.concat(
+            [
+                on_record.filter(pl.col("line").str.contains(_TRACEBACK, literal=True)).with_columns(
+                    pl.lit(_TRACEBACK).alias("line")
+                ),
+                on_record.filter(
+                    ~pl.col("line").str.contains(_TRACEBACK, literal=True)
+                    & tail.str.contains(FAILURE_LINE).fill_null(False)
+                    & ~tail.str.contains(NOT_A_FAILURE).fill_null(False)
+                ).with_columns(tail.alias("line")),
+            ]
         )
-        glued = glued.with_columns(pl.lit(_TRACEBACK).alias("line"))
         # ... and so does what a bar's line holds beside its drawings, after a carriage return: Hugging Face's closing
         # ``{'train_runtime': ...}`` printed after tqdm clears the bar (``...| 1000/1000 [...]\r   \r{'train_...``)
         beside = every_piece.filter(

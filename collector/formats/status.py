@@ -66,6 +66,7 @@ from tierscope.collector.formats.base import (
 )
 from tierscope.collector.formats.closing import GATE as CLOSING_GATE
 from tierscope.collector.formats.closing import whole_run_rates
+from tierscope.collector.formats.collectives import C10_HEADER, COLLECTIVE_ENDINGS
 from tierscope.collector.formats.vocabulary import ANSI, EPOCH, NOT_UNIX_TIME, not_unix_time, unix_time
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END, RESTORED, STARTED
 
@@ -134,15 +135,9 @@ MARKERS: tuple[Marker, ...] = (
     # torchrun's report that a worker failed (its exception line, not the frame that raised it): its root cause is
     # the worker's own exception, when logged
     Marker("failed", r"\bChildFailedError:", 2),
-    # NCCL: a collective that timed out or failed takes the process down; an elastic restart (a step after
+    # a process group's ending (NCCL's watchdog, Gloo's timeout: collectives.py); an elastic restart (a step after
     # it) recovers
-    Marker(
-        "failed",
-        r"Watchdog caught collective operation timeout|\bNCCL error\b|\bDistBackendError\b"
-        r"|\bnccl(?:Internal|System|Remote|UnhandledCuda)Error\b",
-        4,
-        recoverable=True,
-    ),
+    *(Marker("failed", e.pattern, e.rank, recoverable=True) for e in COLLECTIVE_ENDINGS),
     # torchrun's elastic agent shutting its workers down: on a death signal it was sent (``Received 1 death signal,
     # shutting down workers`` then ``... closing signal SIGHUP``: modelscope/ms-swift issue 64, 2023-09-10), or after
     # one worker failed, the others' closing signal (``Sending process 1513407 closing signal SIGTERM`` behind PyTorch
@@ -325,7 +320,7 @@ _GLUED_BAR = r"^.*\d+/\d+\s*\[[^\]]*\]\s*(\S)"
 # The TF allocator's warning says itself that it is not a failure; an out-of-memory the program warns of, or says it
 # recovers from (fairseq's ``| WARNING: ran out of memory with exception: CUDA out of memory ...`` before `` Skipping
 # batch``, ``out of memory, retrying``), is no end either: a failure it cannot recover from comes as its own line.
-_NOT_A_FAILURE = r"not a failure|(?i:\bWARNING\b.*\bout of memory\b|\bout of memory\b.*\b(?:skipping|retrying)\b)"
+NOT_A_FAILURE = r"not a failure|(?i:\bWARNING\b.*\bout of memory\b|\bout of memory\b.*\b(?:skipping|retrying)\b)"
 
 
 def _any_of(patterns: Iterable[str]) -> str:
@@ -335,7 +330,7 @@ def _any_of(patterns: Iterable[str]) -> str:
 
 _ANY = _any_of(m.pattern for m in MARKERS)
 #: A failure's line (what a block of one cause is made of, its reason the most telling line's).
-_ANY_FAILURE = _any_of(m.pattern for m in MARKERS if m.event == "failed")
+FAILURE_LINE = _any_of(m.pattern for m in MARKERS if m.event == "failed")
 #: A line of an error's report, what may follow a traceback that ends a log: one of the words errors are reported in
 #: (an exception, an exit, a signal, a kill, an abort, a fault, a panic), TensorFlow's trace of the graph node that
 #: raised it (``NotFoundError: Graph execution error:`` then ``Detected at node StatefulPartitionedCall defined at
@@ -365,7 +360,7 @@ class RunStatus(AlwaysTried):
         still to come within that distance joins the block, and may be its most telling cause."""
         tail = lines.tail(LOOKAHEAD_LINES)
         line = pl.col("line")
-        hits = tail.filter(line.str.contains(_ANY_FAILURE) & ~line.str.contains(_NOT_A_FAILURE))
+        hits = tail.filter(line.str.contains(FAILURE_LINE) & ~line.str.contains(NOT_A_FAILURE))
         hits = hits.get_column("source_offset")
         if hits.len() == 0 or int(tail.get_column("source_offset")[-1]) - int(hits[-1]) > BLOCK_LINES:
             return None
@@ -393,7 +388,7 @@ class RunStatus(AlwaysTried):
 
     def _status(self, lines: pl.DataFrame) -> Parsed:
         line = pl.col("line")
-        hit = line.str.contains(_ANY) & ~line.str.contains(_NOT_A_FAILURE)
+        hit = line.str.contains(_ANY) & ~line.str.contains(NOT_A_FAILURE)
         if not lines.select(hit.any()).item():
             return empty_parsed(lines)
         marked = lines.with_columns(_hit=hit)
@@ -415,7 +410,10 @@ class RunStatus(AlwaysTried):
             # the cause in the program's words: without Python logging's ``INFO:tensorflow:`` header
             reason=pl.coalesce(
                 pl.coalesce([pl.when(pl.col("_m") == i).then(r) for i, r in enumerate(reasons)]),
-                line.str.strip_chars().str.replace(_GLUED_BAR, "$1").str.replace(_LOGGER_HEADER, ""),
+                line.str.strip_chars()
+                .str.replace(_GLUED_BAR, "$1")
+                .str.replace(_LOGGER_HEADER, "")
+                .str.replace(C10_HEADER, ""),
             ),
         )
         # One event per block: same event and tag, lines at most BLOCK_LINES apart.

@@ -852,10 +852,13 @@ OTHER_WORK: Final = rf"(?i)^[^\d]*?\b(?:{_OTHER_WORK_WORDS})\b"
 #: A progress bar's description (or a report's header, a learned layout's words before its position) naming work
 #: that is not training: :data:`OTHER_WORK`'s words, whole (``Saved``, ``checkpoint``, ``Compiling``), or a word that
 #: starts as a download's, a load's, an evaluation's (``eval``, ``validation``, ``val``, ``test``), preparing data's
-#: (``Map``, ``Filter``, ``Tokenizing``, ``shard``) or using the model's (``predict``, ``inference``, ``generate``).
+#: (``Map``, ``Filter``, ``Tokenizing``, ``shard``; reading a dataset's files in: Ultralytics' ``train: Scanning
+#: .../labels... 51 images, 0 backgrounds, 0 corrupt: 100%|...| 51/51 [00:00<00:00, 1214.28it/s]`` and ``val: Caching
+#: images (1.2GB ram): 100%|...``, files a second) or using the model's (``predict``, ``inference``, ``generate``).
 NOT_TRAINING: Final = (
     rf"(?i)\b(?:(?:{_OTHER_WORK_WORDS})\b|download|upload|load|saving|writing|eval|validat|val\b|valid\b|test|"
-    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|processing|shard|convert|fetch|resolv)"
+    r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|processing|shard|convert|fetch|resolv|"
+    r"scann|cach)"
 )
 #: A Docker build's step (``Step 3/12 : RUN make -j8``): the legacy (pre-BuildKit) builder numbers the
 #: Dockerfile's instructions so (https://docs.docker.com/reference/cli/docker/build-legacy; a build log quoted in
@@ -983,8 +986,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # time:1.722(sec), regular_loss: 0.248765``, CharlesShang/FastMaskRCNN issue 172, 2017-11-08)
     Measure("time X ms", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*(?:ms\b|\(\s*ms\s*\))", 1e3),
     Measure("time X s", "time", rf"(?:^|[\s,|]){_TIME_KEY}{_SPAN_KEY}\s*[:=]?\s*{_N}\s*{_SECONDS_UNIT}"),
-    # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``)
-    Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]"),
+    # a bare ``X seconds`` between separators, in a run of separated statements (Darknet's ``, 838.66 seconds, ``);
+    # not the last statement, closed by a separator that ends the line (OpenNMT-py's elapsed ``3017 sec;``, below)
+    Measure("..., X seconds, ...", "time", rf"[,;|]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[,;|]\s*\S"),
     Measure("seconds: X", "time", rf"(?:^|[\s,|])(?i:seconds|secs)\s*[:=]\s*{_N}"),
     # ... or what it cost, in seconds (OpenGait's ``Iteration 32700, Cost 17.76s, triplet_loss=0.1912``, the time of its
     # logging interval: ShiqiYu/OpenGait issue 89, 2022-10-12); with no unit, a ``cost`` is a loss (``cost= 0.35``)
@@ -1146,8 +1150,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
         60.0,
     ),
     # a bare ``N sec`` that ends a run of separated statements: the seconds since the start (OpenNMT-py's
-    # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``); a step time says its ``/step``, an interval its ``time``
-    Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*$"),
+    # ``Step N/M; acc: ...; 1320/1445 tok/s;  19995 sec``, and 3.x's closing separator after it: ``...; 11953/14732
+    # tok/s;   3017 sec;``, LibreTranslate/Locomotive issue 35, 2025-03-06); a step time says its ``/step``, an
+    # interval its ``time``
+    Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[;|,]?\s*$"),
     # metrics
     Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
     # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic

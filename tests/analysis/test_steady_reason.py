@@ -92,8 +92,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     event = {"run_id": "failed", "event": "failed", "reason": "quota", "source": "/logs/failed.log"}
     # a log that says it finished but holds no step report (loss lines alone: test_finished_without_steps.py)
     done = {"run_id": "finished", "event": "finished", "reason": "{'train_runtime': 225.8}", "source": "/logs/hf.log"}
-    # ... and one whose closing summary states a whole-run rate (test_whole_run_mean.py): a mean, no steady rate
-    stated = {"run_id": "stated", "event": "whole_run_rate", "detail": '{"global_steps_per_s": 0.886}',
+    # ... and one whose closing summary states examples/s over the whole run (test_whole_run_mean.py: its global
+    # steps/s would stand for the steady rate), no global batch: no steady rate
+    stated = {"run_id": "stated", "event": "whole_run_rate", "detail": '{"examples_per_s": 138.95}',
               "source": "/logs/hf2.log"}  # fmt: skip
     ds.append("events", conform(pl.DataFrame([event, done, stated]), EVENT_SCHEMA))
     facts = [{"run_id": run, "collected_at": T0} for run in WHY]  # as a collect writes them

@@ -81,3 +81,24 @@ def test_a_number_before_its_unit_is_never_the_unit_of_the_next_number() -> None
     assert rows(" 42%|####      | 840/2000 [04:12<05:48,  3.33it/s]") == [(840, 3.33, 252.0, None)]
     # '2.0 it/s 7' keeps the number before the unit: 2.0 steps/s
     assert rows("step 5, 2.0 it/s 7 tokens") == [(5, 2.0, None, None)]
+
+
+def test_opennmt_3x_seconds_closed_by_a_separator_are_the_time_since_the_start() -> None:
+    # OpenNMT-py 3.x ends its report with ``%6.0f sec;`` (LibreTranslate/Locomotive issue 35, 2025-03-06): the seconds
+    # since training began, with two reports as with four: 50 steps in 3017 - 2684 = 333 s is 0.15 steps/s, not
+    # one step in 3017 s
+    got = read(
+        "[2025-03-06 13:49:38,771 INFO] Step 400/12000; acc: 17.9; ppl: 1441.5; xent: 7.3; lr: 0.00002; sents:  530183;"
+        " bsz: 1241/1532/166; 11915/14711 tok/s;   2684 sec;",
+        "[2025-03-06 13:55:11,374 INFO] Step 450/12000; acc: 19.0; ppl: 1230.8; xent: 7.1; lr: 0.00002; sents:  529361;"
+        " bsz: 1242/1531/165; 11953/14732 tok/s;   3017 sec;",
+    )
+    assert got.select("step", "elapsed_s", "global_steps_per_s").rows() == [(400, 2684.0, None), (450, 3017.0, None)]
+
+
+def test_seconds_between_separators_mid_line_stay_the_statements_time() -> None:
+    # near-miss: Darknet's ``, 838.66 seconds, 256 images`` (AlexeyAB/darknet's detector loop) is its iteration's
+    # time, a statement with more after it: 1 / 838.66 steps/s, no clock
+    got = read("4: 285.33, 289.84 avg, 0.0001 rate, 838.66 seconds, 256 images")
+    assert got.select("step", "elapsed_s").rows() == [(4, None)]
+    assert got.get_column("global_steps_per_s").to_list() == [pytest.approx(1 / 838.66)]
