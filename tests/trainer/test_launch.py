@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.trainer.conftest import MirroredRun
 from tierscope import Dataset, collect_runs, runs_from_paths
 from tierscope.trainer import TrainConfig, launch_local
 from tierscope.trainer.launch import LAUNCHER_LOG, RunDirError, Task
@@ -184,26 +185,24 @@ def test_parameter_server_run_collects(tmp_path: Path) -> None:
 
 
 @pytest.mark.cluster
-def test_mirrored_text_run_collects(tmp_path: Path) -> None:
-    out = tmp_path / "mw-run"
-    config = TrainConfig(run_id="mw-run", tier="CUSTOM", steps=200, log_every_steps=100, log_format="text")
-    run = launch_local(config, Topology(workers=1), out, timeout_s=240)
+def test_mirrored_text_run_collects(mirrored_text_run: MirroredRun, tmp_path: Path) -> None:
+    # the session's mirrored run (tests/trainer/conftest.py), which test_tensorboard reads too
+    run = mirrored_text_run.run
+    out = run.out
     assert run.status == "finished", run.reason
     assert sorted(p.name for p in out.iterdir()) == [
         "chief-0.log",
         "launcher.jsonl",
-        "model",  # the checkpoints
+        "model",  # the final checkpoint
         "run.json",
         "stderr",
         "worker-0.log",
     ]
     steps = collected(out, tmp_path).read("steps", "mw-run").sort("role", "step")
-    # Synchronous training: both tasks log the same global steps, read by the cloudml parser.
+    # Synchronous training: both tasks log the same global steps (200 steps, a record every 20: 20, 40, ...,
+    # 200, 10 each), read by the cloudml parser.
     assert steps.select("role", "task_index", "step", "format").rows() == [
-        ("chief", 0, 100, "cloudml"),
-        ("chief", 0, 200, "cloudml"),
-        ("worker", 0, 100, "cloudml"),
-        ("worker", 0, 200, "cloudml"),
+        (role, index, step, "cloudml") for role, index in (("chief", 0), ("worker", 0)) for step in range(20, 201, 20)
     ]
     assert processes_in(groups_of(out)) == []
 

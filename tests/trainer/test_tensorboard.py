@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
 
+from tests.trainer.conftest import MirroredRun
 from tierscope.analysis import analyze
 from tierscope.collector.collect import collect_runs, runs_from_paths
 from tierscope.collector.manifest import RunSpec
@@ -28,13 +29,15 @@ def test_every_task_is_told_where_and_event_files_stay_out_of_the_run_directory(
 
 
 @pytest.mark.cluster
-def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(tmp_path: Path) -> None:
-    out, tb = tmp_path / "runs" / "mw", tmp_path / "tb" / "mw"
-    # No checkpoints or evaluations: the step log records them as events (pauses the steady rate leaves out)
-    # and the event files do not, so with them the two sources would rightly keep different intervals.
-    run = train_local(
-        workers=1, steps=400, log_every_steps=40, out=out, timeout=300, tensorboard=tb, checkpoint_every=0, eval_every=0
-    )
+def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(
+    mirrored_text_run: MirroredRun, tmp_path: Path
+) -> None:
+    # The session's mirrored run (tests/trainer/conftest.py; test_launch reads its text step log too): 200 steps,
+    # a record every 20, no checkpoints or evaluations in the run: the step log records them as events (pauses
+    # the steady rate leaves out) and the event files do not, so with them the two sources would rightly keep
+    # different intervals.
+    run, tb = mirrored_text_run.run, mirrored_text_run.tensorboard
+    out = run.out
     assert run.status == "finished", run.reason
     files = sorted(tb.rglob("events.out.tfevents.*"))
     assert [f.parent.relative_to(tb).as_posix() for f in files] == ["chief_0/train", "worker_0/train"]
@@ -47,13 +50,13 @@ def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(tmp_path: P
     read = from_events.read("steps").sort("role", "step").select("role", "task_index", "step")
     assert read.equals(logged) and read.height == 20  # 10 records per task, the same steps
     # The same intervals' rates (float32 in the event files): the same verdict on steadiness (a loaded machine
-    # can leave a 400-step run still speeding up, with no steady rate from either) and the same rate within 1 %.
+    # can leave a 200-step run still speeding up, with no steady rate from either) and the same rate within 1 %.
     by_log, by_events = (analyze(d).summary.row(0, named=True) for d in (from_log, from_events))
     assert by_events["steady_status"] == by_log["steady_status"]
     if by_log["steady_global_steps_per_s"] is not None:
         assert by_events["steady_global_steps_per_s"] == pytest.approx(by_log["steady_global_steps_per_s"], rel=0.01)
 
-    # A job killed while writing: the chief's file cut inside its last record (step 400's accuracy).
+    # A job killed while writing: the chief's file cut inside its last record (step 200's accuracy).
     cut = tmp_path / "cut" / "chief_0" / "train" / files[0].name
     cut.parent.mkdir(parents=True)
     cut.write_bytes(files[0].read_bytes()[:-9])
@@ -63,8 +66,8 @@ def test_event_files_collect_to_the_step_logs_rate_and_survive_a_cut(tmp_path: P
     assert counts.lines == whole - 1 and counts.steps == 10
     assert any(n.startswith("the file ended early") for n in counts.notes)
     steps = dataset.read("steps").sort("step")
-    assert steps["step"].to_list() == list(range(40, 401, 40))
-    assert steps["accuracy"].null_count() == 1 and steps.filter(pl.col("step") == 400)["accuracy"][0] is None
+    assert steps["step"].to_list() == list(range(20, 201, 20))
+    assert steps["accuracy"].null_count() == 1 and steps.filter(pl.col("step") == 200)["accuracy"][0] is None
     assert dataset.read("rejects")["reason"][0].startswith(f"event {whole}: the file ends inside it")
     assert os.path.getsize(cut) == files[0].stat().st_size - 9
 
