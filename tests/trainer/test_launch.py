@@ -153,7 +153,9 @@ def collected(out: Path, tmp_path: Path) -> Dataset:
 @pytest.mark.cluster
 def test_parameter_server_run_collects(tmp_path: Path) -> None:
     out = tmp_path / "ps-run"
-    config = TrainConfig(run_id="ps-run", tier="CUSTOM", steps=200, log_every_steps=100)
+    # 20 steps, a record and a checkpoint every 10: the same two of each that 200 steps every 100 gave (starting
+    # the three tasks is most of the run's cost, but a step of the coordinator's costs some ms too)
+    config = TrainConfig(run_id="ps-run", tier="CUSTOM", steps=20, log_every_steps=10, checkpoint_every=10)
     run = launch_local(config, Topology(workers=1, ps=1), out, timeout_s=240, grace_s=5)
     assert run.status == "finished", run.reason
     # The servers end on the launcher's SIGTERM and say so; that is exit code 0.
@@ -161,15 +163,15 @@ def test_parameter_server_run_collects(tmp_path: Path) -> None:
     assert processes_in(groups_of(out)) == []
     dataset = collected(out, tmp_path)
     steps = dataset.read("steps", "ps-run").sort("step")
-    # The coordinator joins before each record, so the global step is exactly 100 and 200.
+    # The coordinator joins before each record, so the global step is exactly 10 and 20.
     assert steps.select("run_id", "tier", "role", "task_index", "step", "local_step").rows() == [
-        ("ps-run", "CUSTOM", "chief", 0, 100, 100),
-        ("ps-run", "CUSTOM", "chief", 0, 200, 200),
+        ("ps-run", "CUSTOM", "chief", 0, 10, 10),
+        ("ps-run", "CUSTOM", "chief", 0, 20, 20),
     ]
     events = dataset.read("events", "ps-run")
     got = events.group_by("role", "task_index").agg(pl.col("event").sort()).sort("role", "task_index", nulls_last=True)
     assert got.rows() == [
-        # the coordinator's goodput events: checkpoints after steps 100 and 200 (--checkpoint-every 100)
+        # the coordinator's goodput events: checkpoints after steps 10 and 20 (--checkpoint-every 10)
         (
             "chief",
             0,
