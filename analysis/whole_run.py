@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from tierscope.analysis.stated_rates import measured_rates
 from tierscope.contract import WHOLE_RUN_RATE
 
 #: ``steady_assumption`` of a run whose steady rate is its closing summary's whole-run mean (:func:`whole_run_steady`),
@@ -47,6 +48,8 @@ def whole_run_rates(events: pl.DataFrame) -> pl.DataFrame:
     return (
         stated.sort("run_id", "source", "source_offset")
         .with_columns(_steps=figure("global_steps_per_s"), _examples=figure("examples_per_s"))
+        # a stated 0, NaN or a rate beyond any machine is no rate, as a step record's is not (analysis.stated_rates)
+        .with_columns(_steps=measured_rates("_steps"))
         .group_by("run_id", maintain_order=True)
         .agg(
             pl.col("_steps").drop_nulls().last().alias("stated_global_steps_per_s"),

@@ -30,7 +30,7 @@ def same_content_warning(read: FileState, other: FileState) -> str:
     """The one line of a log (``read``) stored under a second run (``other``'s file holding the same text)."""
     where = "the same file" if other.path == read.path else other.path
     return (
-        f"{read.path} (run {read.run_id}) holds the same text as {where}, collected as run {other.run_id}: its "
-        f"records are now stored under both runs, and counted in each; if it is one run, collect it into a new "
-        f"dataset under one run id"
+        f"{read.path} (run {read.run_id}) looks like the same log as {where} (same size, same first and last 4 KiB), "
+        f"collected as run {other.run_id}: its records are now stored under both runs, and counted in each; if it is "
+        "one run, collect it into a new dataset under one run id"
     )

@@ -62,16 +62,14 @@ from tierscope.collector.formats.columns import tabulated
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
-from tierscope.collector.formats.gcloud import GcloudFailures
-from tierscope.collector.formats.grammar import (
-    MEASURE_MEANINGS,
-    ProgressGrammar,
+from tierscope.collector.formats.examples import (
     drop_examples_alone,
     examples_from_rates,
     learn_batch,
     rates_from_examples,
-    statements,
 )
+from tierscope.collector.formats.gcloud import GcloudFailures
+from tierscope.collector.formats.grammar import MEASURE_MEANINGS, ProgressGrammar
 from tierscope.collector.formats.keras import KerasProgress
 from tierscope.collector.formats.layout import OTHERS_READ as LAYOUT_OTHERS_READ
 from tierscope.collector.formats.layout import LearnedLayout
@@ -82,6 +80,7 @@ from tierscope.collector.formats.odapi import ODAPIv2
 from tierscope.collector.formats.ranks import RankCarry, ends_in_copies, label_ranks, rank_count
 from tierscope.collector.formats.slim import TFSlim
 from tierscope.collector.formats.stanzas import Grouped, grouped, learnt, unjoined
+from tierscope.collector.formats.statements import statements
 from tierscope.collector.formats.status import (
     ERROR_REPORT,
     LAST_STEP,

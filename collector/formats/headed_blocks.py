@@ -8,10 +8,11 @@ names. Such a block is a report the first time it is printed; a log of two of th
 
 The block runs from its header over its figure lines (lines without words, blank lines and rules, inside it) to
 the next header of its shape, the first line with words that is no figure (a progress bar's drawing is none), or
-:data:`MOST_LINES`. Refused, so its lines are read one by one as before: a header that may measure something
-itself (a bar) or names an evaluation, other work or a summary (``Evaluation at step 100``, ``Final results at
-step 1000``); a block whose joined statement states no measure (a config dump under ``step 5`` measures nothing)
-or whose lines read as a record on their own.
+:data:`MOST_LINES`; a block whose first figure is indented ends at a line with words that is not. Refused, so its
+lines are read one by one as before: a header that may measure something itself (a bar), names an evaluation,
+other work, a summary or settings (``Evaluation at step 100``, ``Final results at step 1000``, ``Config for step
+5:``) or is a key and its number alone (YAML's ``step: 5``); a block whose joined statement states no measure (a
+config dump under ``step 5`` measures nothing) or whose lines read as a record on their own.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ _FIGURE: Final = r"^[\s|>*-]*[A-Za-z][\w ./()%-]*?\s*[:=|]\s*[-+]?\.?\d"
 _DRAWING: Final = rf"{BAR}\d+/\d+|\d+it \["
 #: A header's words that say the block sums up, or is, other work than a training step.
 _SUMMARY: Final = r"(?i)\b(?:best|final|summary|total|results?|average|mean)\b"
+#: A header's words that say the block holds settings, not a report (``Config for step 5:``, ``Hyperparameters``).
+_SETTINGS: Final = r"(?i)\b(?:config\w*|conf|hyper-?param\w*|param\w*|settings?|options?|arguments?|args)\b"
+#: A header that is a key and its number alone (YAML's ``step: 5``): a setting among settings, not a position.
+_KEY_ALONE: Final = r"^\s*[A-Za-z_][\w.-]*\s*[:=]\s*\d+\s*$"
 #: The grammar's measures: a block that states none of them is no report of training progress.
 _MEASURED: Final = ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s")
 
@@ -54,12 +59,19 @@ Alone = Callable[[pl.DataFrame], bool]
 def _block_end(texts: list[str], templates: list[str], start: int) -> int:
     """Where the block headed at ``start`` ends (exclusive), its trailing lines without words left out."""
     end = start + 1
+    indented = None  # whether the block's first figure line is indented: then a line that is not ends it
     while end < len(texts) and end - start < MOST_LINES:
         text = texts[end]
         if templates[end] == templates[start]:
             break
         if re.search(_WORDS, text) and (not re.search(_FIGURE, text) or re.search(_DRAWING, text)):
             break
+        if re.search(_WORDS, text):
+            flush = not text[:1].isspace()
+            if indented is None:
+                indented = not flush
+            elif indented and flush:
+                break
         end += 1
     while end > start + 1 and not re.search(_WORDS, texts[end - 1]):
         end -= 1
@@ -94,7 +106,8 @@ def headed(
     ).to_series()
     tries = _TRIES
     for i, is_header in zip(candidates, positional.to_list(), strict=True):
-        if not is_header or re.search(not_training, texts[i]) or re.search(_SUMMARY, texts[i]):
+        refused = (_SUMMARY, _SETTINGS, _KEY_ALONE, not_training)
+        if not is_header or any(re.search(p, texts[i]) for p in refused):
             continue
         end = _block_end(texts, templates, i)
         lines = [t for t in texts[i:end] if re.search(_WORDS, t)]

@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 import polars as pl
 
 from tierscope.collector.formats.base import STAMP, TAG, ParseContext, Parsed, empty_parsed, numbered, reject_frame
-from tierscope.collector.formats.grammar import statements, with_statements
+from tierscope.collector.formats.statements import statements, with_statements
 from tierscope.collector.formats.templates import NUMBER, SLOT, WHOLE_SLOT, number_starts, numbers, numbers_in, template
 from tierscope.collector.formats.templates import value as slot_value
 from tierscope.collector.formats.vocabulary import (

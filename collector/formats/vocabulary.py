@@ -854,11 +854,12 @@ OTHER_WORK: Final = rf"(?i)^[^\d]*?\b(?:{_OTHER_WORK_WORDS})\b"
 #: starts as a download's, a load's, an evaluation's (``eval``, ``validation``, ``val``, ``test``), preparing data's
 #: (``Map``, ``Filter``, ``Tokenizing``, ``shard``; reading a dataset's files in: Ultralytics' ``train: Scanning
 #: .../labels... 51 images, 0 backgrounds, 0 corrupt: 100%|...| 51/51 [00:00<00:00, 1214.28it/s]`` and ``val: Caching
-#: images (1.2GB ram): 100%|...``, files a second) or using the model's (``predict``, ``inference``, ``generate``).
+#: images (1.2GB ram): 100%|...``, files a second: a scan of a path, a cache of images or data, never a training
+#: bar's ``Training with KV caching``) or using the model's (``predict``, ``inference``, ``generate``).
 NOT_TRAINING: Final = (
     rf"(?i)\b(?:(?:{_OTHER_WORK_WORDS})\b|download|upload|load|saving|writing|eval|validat|val\b|valid\b|test|"
     r"extract|map|filter|tokeniz|calculat|predict|infer|generat|preprocess|processing|shard|convert|fetch|resolv|"
-    r"scann|cach)"
+    r"scann\w*\s+['\"]?[\w.~:-]*[/\\]|cach\w*\s+(?:images|data\w*|labels))"
 )
 #: A Docker build's step (``Step 3/12 : RUN make -j8``): the legacy (pre-BuildKit) builder numbers the
 #: Dockerfile's instructions so (https://docs.docker.com/reference/cli/docker/build-legacy; a build log quoted in

@@ -120,3 +120,14 @@ def test_a_run_with_step_records_keeps_its_figures_beside_a_closing_summary(tmp_
     assert ended["steady_global_steps_per_s"] == pytest.approx(80 / 24.578, rel=1e-9)
     assert ended["mean_global_steps_per_s"] == pytest.approx(3.2, rel=1e-9)
     assert ended["mean_note"] is None and ended["stated_examples_per_s"] is None
+
+
+def test_a_closing_summary_beyond_any_machine_states_no_rate(tmp_path: Path) -> None:
+    # a garbled closing dict: 1e308 steps/s is beyond any machine (more than one step a microsecond, as a step
+    # record's stated rate is judged): no mean and no steady rate from it
+    log = (
+        "{'train_runtime': 1e-300, 'train_samples_per_second': 1e308, 'train_steps_per_second': 1e308, "
+        "'train_loss': 1.2, 'epoch': 3.0}\n"
+    )
+    row = _summary(tmp_path, run=log)["run"]
+    assert row["steady_global_steps_per_s"] is None

@@ -43,8 +43,9 @@ def test_one_text_under_a_second_run_is_told_once(tmp_path: Path) -> None:
     collect(ds, log, run_id="r1")
     result = collect_runs(ds, [RunSpec(run_id="r2", tier="BASIC", files=[copy])])
     assert result.warnings == [
-        f"{copy} (run r2) holds the same text as {log}, collected as run r1: its records are now stored under both "
-        "runs, and counted in each; if it is one run, collect it into a new dataset under one run id"
+        f"{copy} (run r2) looks like the same log as {log} (same size, same first and last 4 KiB), collected as "
+        "run r1: its records are now stored under both runs, and counted in each; if it is one run, collect it into "
+        "a new dataset under one run id"
     ]
     # stored all the same (3 records each run): a user may mean it
     assert Dataset(ds.root).read("steps").group_by("run_id").len().sort("run_id")["len"].to_list() == [3, 3]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tierscope.collector.formats import parse_lines
 from tierscope.collector.formats.base import ParseContext
 from tierscope.collector.formats.cloudml import _MARK, CloudMLSamples, _split_canonical
-from tierscope.collector.formats.grammar import _BATCH_GATE
+from tierscope.collector.formats.examples import _BATCH_GATE
 from tierscope.collector.formats.status import STOPPED_ON_PURPOSE, WORK
 
 CANONICAL = (

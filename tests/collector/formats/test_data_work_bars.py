@@ -36,3 +36,16 @@ def test_the_training_bar_of_the_same_trainer_stays_a_record() -> None:
         "[00:05<00:00,  3.05it/s]"
     )
     assert parse([line]).steps.select("step", "global_steps_per_s").rows() == [(16, 3.05)]
+
+
+@pytest.mark.parametrize(
+    ("line", "steps_per_s"),
+    [
+        # a training bar whose description names a cache or a scan of its own (the model's KV cache; a model
+        # named so), not a dataset's files being read: records, as before the data-work words were added
+        ("Training with KV caching:  10%|#         | 100/1000 [00:02<00:20, 5.00it/s, loss=0.80]", 5.0),
+        ("Scanning-transformer epoch 1:  10%|#         | 100/1000 [00:02<00:20, 5.00it/s]", 5.0),
+    ],
+)
+def test_a_training_bar_naming_a_cache_or_a_scan_stays_a_record(line: str, steps_per_s: float) -> None:
+    assert parse([line]).steps.select("step", "global_steps_per_s").rows() == [(100, steps_per_s)]

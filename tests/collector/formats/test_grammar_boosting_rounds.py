@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.formats_support import read
-from tierscope.collector.formats.grammar import statements
+from tierscope.collector.formats.statements import statements
 
 # XGBoost 0.x's CLI, a regression run quoted in github.com/dmlc/xgboost/issues/240 (2015-04-14): each round's
 # announcement, the pruner's line and the watchlist's bare ``[N]`` (no set in the watchlist)

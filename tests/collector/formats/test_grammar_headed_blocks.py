@@ -85,6 +85,9 @@ def test_one_block_under_its_iteration_banner_is_one_record() -> None:
         ["Evaluation at step 500", "  eval_loss: 0.52", "  eval_runtime: 12.5", "  eval_time: 12.5s"],
         # a summary at the end: its header names it
         ["Final results at step 1000", "  total time: 300.0s", "  time per step: 0.30s", "  loss: 0.2"],
+        # settings under a position: its header names them, or is a key of a YAML dump itself
+        ["Config for step 5:", "  step_time: 3.0", "  batch_size: 32", "  max_steps: 1000", "Loading data..."],
+        ["step: 5", "lr: 0.1", "batch_size: 32", "time: 3", "warmup_steps: 100"],
     ],
 )
 def test_blocks_that_are_no_step_report_are_not_read(lines: list[str]) -> None:
@@ -102,3 +105,10 @@ def test_a_progress_bar_heads_no_block() -> None:
         "Epoch 1/3:  20%|##        | 20/100 [00:10<00:40,  2.00it/s]",
     )
     assert got.get_column("step").to_list() == [10, 20]
+
+
+def test_an_indented_block_ends_at_its_first_line_that_is_not_indented() -> None:
+    # a block's figures under ``--> STEP: 1/10`` (indented, as Mozilla TTS prints them), then a line of the log's
+    # own at the margin that states a time: not the block's; without it the block has one figure, too few
+    got = read("   --> STEP: 1/10 -- GLOBAL_STEP: 100", "     | > loss: 0.5", "step_time: 2.0")
+    assert got.height == 0
