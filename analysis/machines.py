@@ -26,6 +26,7 @@ import csv
 import difflib
 import io
 import json
+import re
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 from importlib.resources import files
@@ -121,16 +122,29 @@ def _unknown(what: str, name: str, kinds: tuple[str, ...]) -> UnknownMachineErro
     said = name.strip().lower()
     # a substring of a name first (``A100`` -> NVIDIA_TESLA_A100), then of the accelerator a machine type comes
     # with (``--machine A100`` -> a2-highgpu-1g ..., which bundle NVIDIA_TESLA_A100), then spelling
+    # (from the start of a part of the name: ``T4`` is no part of ``ct4p-hightpu-4t``)
+    part = re.compile(rf"(?:^|[-_]){re.escape(said)}") if said else None
+
+    def has(text: str) -> bool:
+        return part is not None and part.search(text.lower()) is not None
+
     bundled = {k: catalog()[k].accelerator for k in known if catalog()[k].accelerator}
-    with_it = [k for k, a in bundled.items() if said and said in a.lower()][:4]
+    with_it = [k for k, a in bundled.items() if has(a)][:4]
     near = (
-        [k for k in known if said and said in k.lower()][:4]
+        [k for k in known if has(k)][:4]
         or with_it
         or [by_lower[k] for k in difflib.get_close_matches(said, list(by_lower), n=4, cutoff=0.5)]
     )
     comes = sorted({bundled[k] for k in near if k in with_it})
     hint = f"nearest known: {', '.join(near)}" if near else f"known: {', '.join(known[:12])}, ..."
     hint += f" (with {', '.join(comes)})" if comes else ""
+    # a GPU no machine type bundles is attached to one (an N1 machine with T4s): say how to give it
+    attached = [g for g in names("gpu") if has(g) and g not in bundled.values()] if "gpu" not in kinds else []
+    if attached and not with_it:
+        hint = (
+            f"{attached[0]} is a GPU attached to a machine type: give the machine type and --accelerator "
+            f"{attached[0]}:COUNT (e.g. --machine n1-standard-8 --accelerator {attached[0]}:1)"
+        )
     return UnknownMachineError(f"unknown {what} {name!r}; {hint} (`tierscope machines` lists them all)")
 
 

@@ -124,3 +124,16 @@ def test_spec_writes_accelerators_tpu_topology_and_spot() -> None:
     assert {p["machineSpec"]["acceleratorType"] for p in shaped} == {"NVIDIA_TESLA_A100"}
     bad = runner.invoke(app, ["spec", "--machine", "n1-standard-8", "--accelerator", "NVIDIA_TESLA_T4:x"])
     assert bad.exit_code == 2 and "whole number" in bad.stderr
+
+
+def test_a_gpu_attached_to_machines_given_as_a_machine_type_says_how_to_attach_it() -> None:
+    # `--machine T4` suggested ct4p-hightpu-4t (a TPU v4 host: "t4" inside its name); a T4 comes with no machine
+    # type of the table (NVIDIA_TESLA_T4 has none bundling it): it is attached with --accelerator
+    with pytest.raises(m.UnknownMachineError) as raised:
+        m.machine("T4")
+    assert str(raised.value) == (
+        "unknown machine type 'T4'; NVIDIA_TESLA_T4 is a GPU attached to a machine type: give the machine type and "
+        "--accelerator NVIDIA_TESLA_T4:COUNT (e.g. --machine n1-standard-8 --accelerator NVIDIA_TESLA_T4:1) "
+        "(`tierscope machines` lists them all)"
+    )
+    assert "ct4p" not in str(raised.value)
