@@ -22,6 +22,10 @@ Every one of them is recoverable (an elastic restart goes on stepping: a step re
 most telling is the first: the watchdog's line names the collective and its timeout; the words that the process is
 going down say less, and the note that operations "have failed or timed out" least.
 
+The words are matched as the backends print them, with what follows or comes before (``NCCL error in: <file>``,
+``NCCL Error 2: unhandled system error``, ``To avoid data inconsistency, we are ...``): a tip or a FAQ at the end of
+a log that names them in passing (``an NCCL error usually means a network fault``) is no ending.
+
 Never this kind: a line that states a timeout setting (``NCCL INFO NCCL_IB_TIMEOUT set by environment to 22``,
 ``Timeout(ms)=600000`` alone), NCCL's INFO and WARN lines (``NCCL WARN Call to connect returned Connection refused,
 retrying``: NCCL retries).
@@ -44,13 +48,13 @@ class CollectiveEnding(NamedTuple):
 #: The wordings of a process group's ending, most telling first.
 COLLECTIVE_ENDINGS: Final[tuple[CollectiveEnding, ...]] = (
     CollectiveEnding(
-        r"Watchdog caught collective operation timeout|\bNCCL error\b|\bDistBackendError\b"
+        r"Watchdog caught collective operation timeout|\bNCCL [Ee]rror(?: in:| \d+:|:)|\bDistBackendError\b"
         r"|\bnccl(?:Internal|System|Remote|UnhandledCuda|Invalid(?:Argument|Usage))Error\b"
         r"|\bwatchdog got stuck for \d+ seconds\b|\bHeartbeat monitor timed out\b"
         r"|\bTimed out waiting \d+ms for (?:recv|send) operation to complete\b",
         4,
     ),
-    CollectiveEnding(r"\bwe are taking the entire process down\b", 3),
+    CollectiveEnding(r"\bTo avoid data inconsistency, we are taking the entire process down\b", 3),
     CollectiveEnding(r"\bSome NCCL operations have failed or timed out\b", 2),
 )
 

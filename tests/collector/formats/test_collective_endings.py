@@ -106,6 +106,9 @@ def test_a_process_group_ending_fails_the_run_with_its_most_telling_line(lines: 
         "node-1:178:828 [0] NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.",
         "NCCL WARN Call to connect returned Connection refused, retrying",
         "[W ProcessGroupNCCL.cpp:1856] Warning: TORCH_NCCL_BLOCKING_WAIT is set, the timeout is 1800000 ms",
+        # a tip or a FAQ at a log's end that names the errors in passing
+        "Tip: an NCCL error usually means a network fault; see docs.",
+        "# FAQ: if you see 'NCCL error' or 'we are taking the entire process down', raise the timeout",
     ],
 )
 def test_a_line_about_timeout_settings_is_no_ending(line: str) -> None:
@@ -121,3 +124,18 @@ def test_an_ending_that_steps_follow_is_recovered_from() -> None:
         "INFO:tensorflow:loss = 0.4, step = 200 (2.0 sec)",
     ]
     assert parse(lines).events.height == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # PyTorch 1.x's c10d error as torch.distributed raises it (facebookresearch/fairseq issue 3412, 2021):
+        # "RuntimeError: NCCL error in: <file>:<line>, unhandled system error, NCCL version 2.7.8"
+        "RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1614378083779/work/torch/lib/c10d/"
+        "ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8",
+        # NCCL 1.x/2.0's own wording, "NCCL Error 2: unhandled system error" (its error string table)
+        "NCCL Error 2: unhandled system error",
+    ],
+)
+def test_an_nccl_error_as_the_backends_print_it_fails_the_run(line: str) -> None:
+    assert len(endings(STEP, line)) == 1
