@@ -402,8 +402,9 @@ def loose_runs(
     (:data:`TASK_NAME`) are that run's: named after their common prefix (``std-master0.log``, ``std-worker0.log``:
     ``std``), or with none (``wlogs/worker-0.log``, ``wlogs/worker-1.log``) after the folder holding them
     (``wlogs``; :func:`_tasks_run_name`), the run's :attr:`RunSpec.naming` saying so; files of one name in two
-    folders one run as before, and the files whose records name their run (:data:`NAMED_BY_CONTENT`,
-    TensorBoard event files) one group, named after the first as before."""
+    folders one run as before, and TensorBoard event files one group, named after the first as before. A JSON
+    log is a run of its own as any log is (a Cloud Logging export's entries go to the runs they name whatever
+    run its file is given)."""
     if not files:
         return []
     if run_id is not None:
@@ -412,7 +413,10 @@ def loose_runs(
     for path, name in zip(files, names, strict=True):
         stem = default_run_id(Path(name))
         task = _name_task(stem)
-        if name.endswith(NAMED_BY_CONTENT) or is_event_file(Path(name)):
+        # event files are one group; a JSON log is a run of its own like any log: a trainer's (LLaMA-Factory's
+        # trainer_log.jsonl, mmseg's .json) names no run, and an export's records go to the runs they name whatever
+        # its file's group (its own run left empty is no run: collector.collect)
+        if is_event_file(Path(name)):
             key = "\0content"
         elif task is not None:
             key = "\0tasks\0" + task[2].lower()
@@ -478,9 +482,9 @@ def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | 
 def _job_key(top: Path, path: Path) -> str:
     """Which of a folder's logs ``path`` goes with: the job's tasks (its name, or a folder's between ``top``
     and it, names a task: ``worker-1.log``, ``worker-1/logs/train.log``), the files whose records name their
-    run (:data:`NAMED_BY_CONTENT`, TensorBoard event files: a job directory's, as a prefix's), or its own name
+    run (TensorBoard event files: a job directory's, as a prefix's), or its own name
     (``hf_t4.log``; ``train.log`` and its rotated ``train.log.1.gz`` one log)."""
-    if path.name.endswith(NAMED_BY_CONTENT) or is_event_file(path):
+    if is_event_file(path):  # a JSON log is a log of its own, as in :func:`loose_runs`
         return "\0content"
     stem = default_run_id(path)
     folders = path.relative_to(top).parts[:-1]

@@ -61,11 +61,17 @@ def test_one_runs_task_files_stay_together_and_run_id_makes_one_run(tmp_path: Pa
     assert one.run_id == "job42" and len(one.files) == len(files)
 
 
-def test_exports_and_sinks_whose_entries_name_their_job_stay_one_group() -> None:
-    # a Cloud Logging sink's hourly objects: their entries name the job; the file names say nothing
-    names = ["08:00:00_08:59:59_S0.json", "09:00:00_09:59:59_S0.json", "chief-0.jsonl", "metrics.jsonl"]
+def test_json_logs_are_runs_of_their_own_as_any_log_is() -> None:
+    # two trainers' JSON logs (LLaMA-Factory's trainer_log.jsonl, mmseg's .json) name no run: one group made the
+    # second's records the first's run; a Cloud Logging sink's hourly objects each get a run of their own name, and
+    # their entries go to the job they name all the same (tests/collector/test_logentries_export*.py)
+    names = ["trainer_log.jsonl", "20230101_120000.log.json", "08:00:00_08:59:59_S0.json"]
     runs = loose_runs(list(names), names, None, None, None)
-    assert [(r.run_id, len(r.files)) for r in runs] == [("08:00:00_08:59:59_S0", 4)]
+    assert [(r.run_id, len(r.files)) for r in runs] == [
+        ("trainer_log", 1),
+        ("20230101_120000", 1),
+        ("08:00:00_08:59:59_S0", 1),
+    ]
     # one name in two folders (a/basic.log, b/basic.log) is one run, as before
     same = loose_runs(["a/basic.log", "b/basic.log"], ["basic.log", "basic.log"], None, None, None)
     assert [(r.run_id, r.files) for r in same] == [("basic", ["a/basic.log", "b/basic.log"])]
