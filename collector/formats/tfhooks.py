@@ -115,7 +115,9 @@ class TFEstimator(SingleLineFormat):
         if not ends_with_hooks:
             return _after_untimed_record(hooks, kinds)
         if "record" not in kinds:
-            starts = [i for i, k in enumerate(kinds) if k == "global_step" and (i == 0 or kinds[i - 1] != k)]
+            # the last rate line's report only: rate lines one after another with no record between are step-less
+            # reports each (a TPUEstimator's), all but the last complete
+            starts = [i for i, k in enumerate(kinds) if k == "global_step"]
             return int(offsets[starts[-1]]) if starts else None
         last = len(kinds) - 1 - kinds[::-1].index("record")
         if "global_step" not in kinds[last + 1 :]:
