@@ -506,7 +506,8 @@ def overcome_failures(events: pl.DataFrame, steps: pl.LazyFrame | None) -> pl.Da
 def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
     """The baseline row of ``frame`` (steady rate, tasks, ``usd_per_hour``): ``baseline`` if given, else the
     first BASIC run with a steady rate (by run id), else the measured run with the lowest price per hour
-    (runs without a price after the priced ones), then the fewest training tasks, then by run id. Raises
+    (runs without a price after the priced ones), then the fewest training tasks, then by run id, runs with step
+    records before runs measured by a closing summary alone. Raises
     :class:`BaselineError` for a ``baseline`` that is missing or unmeasured."""
     if baseline is not None:
         row = frame.filter(pl.col("run_id") == baseline)
@@ -524,7 +525,10 @@ def pick_baseline(frame: pl.DataFrame, baseline: str | None) -> pl.DataFrame:
     # so the cheapest configuration an hour is the one to scale from (a T4 before an A100 whatever their
     # names); without prices, the smallest run is the natural "one machine".
     price = pl.col("usd_per_hour") if "usd_per_hour" in measured.columns else pl.lit(None, pl.Float64)
-    return measured.sort(price, "tasks", "run_id", nulls_last=True).head(1)
+    # a run measured by step records before one whose only figure is its closing summary's mean (no tasks: it would
+    # be the "fewest", and no log of it says which job it ran, so the other-job check could not apply)
+    unrecorded = [pl.col("records").fill_null(0) == 0] if "records" in measured.columns else []
+    return measured.sort(*unrecorded, price, "tasks", "run_id", nulls_last=True).head(1)
 
 
 #: The summary's column marking a run whose step-timed steady rate is withheld (:func:`withhold_step_times`).

@@ -131,3 +131,11 @@ def test_a_closing_summary_beyond_any_machine_states_no_rate(tmp_path: Path) -> 
     )
     row = _summary(tmp_path, run=log)["run"]
     assert row["steady_global_steps_per_s"] is None
+
+
+def test_a_run_with_step_records_is_the_baseline_before_one_measured_by_its_summary_alone(tmp_path: Path) -> None:
+    # neither is BASIC nor priced: the fewest training tasks would pick the closing summary's run (0 tasks); the
+    # run measured by its records (detectron2's iterations 19-99: one task) is the baseline, 1.0 against itself
+    rows = _summary(tmp_path, a_hf=HF, b_d2=D2_STEPS)
+    assert {r["baseline_run_id"] for r in rows.values()} == {"b_d2"}
+    assert rows["b_d2"]["speedup_vs_baseline"] == pytest.approx(1.0)
