@@ -63,22 +63,26 @@ _CHECKPOINT_LINE = re.compile(r"INFO:root:Saving checkpoint to gs://[a-z0-9._/-]
 #: (:data:`~tierscope.collector.formats.status.MARKERS`), milestones, work announced and stops on purpose. Read from
 #: that module's source (importing it imports polars), the one definition, so a pattern added there counts here.
 _STATUS_NAMES = ("MARKERS", "MILESTONES", "ANNOUNCED", "STOPPED_ON_PURPOSE")
+#: The modules whose patterns the status lines are made of, and their names: a process group's endings are
+#: :data:`MARKERS` built in status.py from collectives.py's wordings.
+_STATUS_SOURCES = {"status.py": _STATUS_NAMES, "collectives.py": ("COLLECTIVE_ENDINGS",)}
 
 
 @functools.cache
 def status_pattern() -> re.Pattern[str]:
     """One pattern matching wherever a pattern of :data:`_STATUS_NAMES` may: each compiled case-blind (a polars
     ``(?i)`` may sit mid-pattern, where ``re`` refuses it; matching more only sends an append to the polars path)."""
-    tree = ast.parse((pathlib.Path(__file__).parent / "formats" / "status.py").read_text(encoding="utf-8"))
     found: list[str] = []
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if isinstance(target, ast.Name) and target.id in _STATUS_NAMES and node.value is not None:  # type: ignore[attr-defined]
-            found += [
-                c.value
-                for c in ast.walk(node.value)  # type: ignore[attr-defined]
-                if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) > 2
-            ]
+    for module, wanted in _STATUS_SOURCES.items():
+        tree = ast.parse((pathlib.Path(__file__).parent / "formats" / module).read_text(encoding="utf-8"))
+        for node in tree.body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+            if isinstance(target, ast.Name) and target.id in wanted and node.value is not None:  # type: ignore[attr-defined]
+                found += [
+                    c.value
+                    for c in ast.walk(node.value)  # type: ignore[attr-defined]
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) > 2
+                ]
     parts = [re.sub(r"\(\?i\)|\(\?P<\w+>", lambda m: "" if m.group() == "(?i)" else "(?:", f) for f in found]
     return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE)
 
