@@ -357,11 +357,10 @@ def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) ->
     return chosen
 
 
-def _footers(dataset: Dataset, columns: list[str]) -> pl.DataFrame | None:
-    """The steps' footers of ``columns`` (for :func:`step_overview`; None where one cannot be read: the queries
-    read every run)."""
+def _footers(dataset: Dataset) -> pl.DataFrame | None:
+    """The steps' footers for :func:`step_overview` (None where one cannot be read: the query reads every run)."""
     try:
-        return dataset.footers("steps", columns)
+        return dataset.footers("steps", OVERVIEW_COLUMNS)
     except (OSError, ValueError):
         return None
 
@@ -484,7 +483,7 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     # a time outside 1970-9999 is no time: read as none, so no figure is reckoned from it; a stated rate of 0 or
     # beyond any machine is no rate (analysis.stated_rates)
     events, steps = events.with_columns(on_the_clock()), stored.with_columns(on_the_clock(), measured_rates())
-    footers = _footers(dataset, OVERVIEW_COLUMNS)
+    footers = _footers(dataset)
     if picked is not None:
         steps = steps.filter(picked)
         footers = footers.filter(picked) if footers is not None else None

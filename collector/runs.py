@@ -327,8 +327,9 @@ TASK_NAME = re.compile(
 INDEX_ROLE = "worker"
 #: The most a task index may be (the ``task_index`` column is Int32).
 _TASK_INDEX_MAX = 2**31 - 1
-#: Loose files whose records name their own run (a Cloud Logging export or sink: the entries' job id;
-#: tierscope's structured log: its records' run id) stay one group: no file name says whose they are.
+#: Files whose records may name their own run (a Cloud Logging export or sink: the entries' job id; tierscope's
+#: structured log: its records' run id): a run of such files that stored nothing under its own name is only their
+#: name (collector.collect). Loose, each is a run of its own as any log is (a trainer's JSON log names no run).
 NAMED_BY_CONTENT = (".json", JSON_LOG_SUFFIX)
 
 
