@@ -9,13 +9,14 @@ they were read: while the file is still exactly that and has not settled, a coll
 says so without reading (:mod:`tierscope.collector.unchanged`); once it grows, or settles, they are read.
 
 A file's first read takes every complete line as it is (a last line without its newline still waits: a live
-writer's buffered output stops mid-line; so does a report its own lines show half written,
-:meth:`~tierscope.collector.formats.base.LineFormat.unpaired_from`: stored now, half of it would be a report the
-whole file does not hold). Nothing tells a log still being written from a copy of an ended job's
+writer's buffered output stops mid-line). Nothing tells a log still being written from a copy of an ended job's
 (a download, an excerpt, a file written by a script a moment ago): both changed just now. The copy is what a first
 read usually meets, and its user expects the whole of it; cron's first collect of a live log most often finds it
 empty or short (an empty file's position is kept, so the lines after it are followed), and from then on the file is
-followed with its open end held.
+followed with its open end held. The price: a first collect that lands between the two lines of one report (an
+Estimator's ``global_step/sec`` line and the record it rates, printed together) stores a step-less report and a
+record without its rate, where one collect of the whole stores one record; holding such a report would lose the last
+report of every freshly downloaded log instead.
 
 Standard library only: the "nothing new" path imports this.
 """

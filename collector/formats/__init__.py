@@ -428,7 +428,7 @@ def _run_chain(
     elif context.may_grow:
         context.end = _open_end(body, chain)
     else:
-        context.end = _unpaired_end(body, chain) if context.first_read_fresh else None
+        context.end = None
     grouping = _stanzas(body, chain, context)
     steps, events, rejects = [], [], []
     rest = body if grouping is None else grouping.lines
@@ -586,17 +586,6 @@ def _open_end(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
     if body.height == 0:
         return None
     opens = [at for fmt in chain if (at := fmt.undecided_from(body)) is not None]
-    return min(opens) if opens else None
-
-
-def _unpaired_end(body: pl.DataFrame, chain: list[LineFormat]) -> int | None:
-    """The first ``source_offset`` of a trailing report its own lines show is half written
-    (:meth:`~tierscope.collector.formats.base.LineFormat.unpaired_from`), or None: a file's first read takes its
-    other undecided lines as they are (it may be a copy of an ended job's log), but a half of a report stored now
-    is a report the whole file does not hold (a rate line step-less that its record, written next, takes)."""
-    if body.height == 0:
-        return None
-    opens = [at for fmt in chain if (at := fmt.unpaired_from(body)) is not None]
     return min(opens) if opens else None
 
 

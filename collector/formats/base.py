@@ -73,9 +73,6 @@ class ParseContext:
     - ``may_grow``: the file may still be being written (it changed within the reader's settle time): a report
       printed as a group of lines that the last batch ends in the middle of is left for the next collect
       (:mod:`tierscope.collector.formats.stanzas`).
-    - ``first_read_fresh``: a file's first read, the file changed within the settle time: every line is taken as
-      it is (a copy of an ended job's log looks just the same) but a report its own lines show is half written
-      (:meth:`LineFormat.unpaired_from`), which the next collect reads whole.
     """
 
     year: int | None = None
@@ -85,7 +82,6 @@ class ParseContext:
     formats: tuple[LineFormat, ...] = ()
     chain: Callable[..., Parsed] | None = field(default=None, repr=False, compare=False)
     may_grow: bool = False
-    first_read_fresh: bool = False
     steps_measured: bool = False
 
     def counts(self, offsets: pl.Expr) -> pl.Expr:
@@ -141,12 +137,6 @@ class LineFormat(Protocol):
         """The first ``source_offset`` of a trailing block that the next batch may complete, or None."""
         ...
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        """The first ``source_offset`` of a trailing report its lines show is half written (a rate line whose
-        record is printed next), or None: held even by a file's first read while the file may still grow
-        (:attr:`ParseContext.first_read_fresh`), where the rest of :meth:`undecided_from` is taken as it is."""
-        ...
-
 
 class SingleLineFormat:
     """Defaults for a format whose records each sit on one line and are found by a ``mark``:
@@ -165,9 +155,6 @@ class SingleLineFormat:
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
         return None
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
 
 class AlwaysTried:
     """Defaults for a format tried after every chain (also with ``--format``): its lines appear
@@ -177,9 +164,6 @@ class AlwaysTried:
         return 0
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
         return None
 
 

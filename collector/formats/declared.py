@@ -162,9 +162,6 @@ class DeclaredFormat:
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
         return None
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         """Each line the regex matches is a record (columns: ``source_offset``, ``format`` and
         those the groups give: ``step`` or ``local_step``, ``global_steps_per_s``,
@@ -317,9 +314,6 @@ class DeclaredTags:
         return 0
 
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
         return None
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:

@@ -319,9 +319,6 @@ class ProgressGrammar:
         bars = tail.filter(pl.col("line").str.contains(BAR_DRAWN)).get_column("source_offset")
         return int(bars[-1]) if bars.len() else None
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         hit = pl.col("line").str.contains(MEASURE_GATE) | pl.col("line").str.contains(LOGGING_DICT)
         if STAMP in lines.columns:  # a position and its loss under a logger's time: the time is its clock

@@ -669,9 +669,6 @@ class LearnedLayout:
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
         return None
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         if lines.height == 0:
             return empty_parsed(lines)

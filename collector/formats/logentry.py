@@ -62,9 +62,6 @@ class LogEntryLines:
     def undecided_from(self, lines: pl.DataFrame) -> int | None:
         return None
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        return None
-
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         # A literal scan first: text logs (most of the volume) never name a logName and leave here.
         if not lines.select(pl.col("line").str.contains(_KEY, literal=True).any()).item():

@@ -98,33 +98,6 @@ class TFEstimator(SingleLineFormat):
             at = starts[-1] if starts else 0
         return int(hooks.get_column("source_offset")[at])
 
-    def unpaired_from(self, lines: pl.DataFrame) -> int | None:
-        """Where a report the lines end in starts when it is half written: the lines end in ``global_step/sec``
-        lines after a record. Printed right after that record (only hook lines between), they may be its own
-        (TPUEstimator prints them after it) or the next record's (Estimator's, the record not written yet): held
-        with the record's report. Printed after other lines, they are the next record's or a step-less report:
-        held from the first of them. Without a record among the last lines, from the last ``global_step/sec``
-        line on: the first report of an Estimator's log, or a step-less one (TPUEstimator's), as the lines to
-        come tell. Other lines after them (TPUEstimator's infeed, a shutdown) leave nothing half written a first
-        read can tell, but for rate lines after a record without seconds (:func:`_after_untimed_record`)."""
-        hooks, ends_with_hooks = _hook_tail(lines)
-        kinds = hooks.get_column("_kind").to_list()
-        if not kinds or kinds[-1] == "record":
-            return None
-        offsets = hooks.get_column("source_offset")
-        if not ends_with_hooks:
-            return _after_untimed_record(hooks, kinds)
-        if "record" not in kinds:
-            # the last rate line's report only: rate lines one after another with no record between are step-less
-            # reports each (a TPUEstimator's), all but the last complete
-            starts = [i for i, k in enumerate(kinds) if k == "global_step"]
-            return int(offsets[starts[-1]]) if starts else None
-        last = len(kinds) - 1 - kinds[::-1].index("record")
-        if "global_step" not in kinds[last + 1 :]:
-            return None
-        right_after = int(offsets[last + 1]) - int(offsets[last]) == 1 and _consecutive(offsets.slice(last + 1))
-        return int(offsets[_report_start(kinds)] if right_after else offsets[last + 1])
-
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
         ours, rest = split_by(lines, self.marked())
         if ours.height == 0:
@@ -238,25 +211,6 @@ def _hook_tail(lines: pl.DataFrame) -> tuple[pl.DataFrame, bool]:
     tail = lines.tail(LOOKAHEAD_LINES).select("source_offset", kind.alias("_kind"), timed)
     ends_with_hooks = tail.height > 0 and tail.get_column("_kind")[-1] is not None
     return tail.filter(pl.col("_kind").is_not_null()), ends_with_hooks
-
-
-def _after_untimed_record(hooks: pl.DataFrame, kinds: list[str]) -> int | None:
-    """The first ``global_step/sec`` line after the last record, where that record states no seconds (``hooks``,
-    ``kinds``: :func:`_hook_tail`'s), else None. A record without seconds is its hook's first (LoggingTensorHook
-    times each line from the one before), and the step counter logs no rate on its first firing (it has no time
-    before it: StepCounterHook, tensorflow/python/training/basic_session_run_hooks.py): a rate after it is the next
-    record's, other lines between them or not."""
-    if "record" not in kinds:
-        return None
-    last = len(kinds) - 1 - kinds[::-1].index("record")
-    if hooks.get_column("_timed")[last] or "global_step" not in kinds[last + 1 :]:
-        return None
-    return int(hooks.get_column("source_offset")[last + 1 + kinds[last + 1 :].index("global_step")])
-
-
-def _consecutive(offsets: pl.Series) -> bool:
-    """Whether ``offsets`` (line numbers, rising) are lines one after the other."""
-    return offsets.len() < 2 or bool((offsets.diff().drop_nulls() == 1).all())
 
 
 def _report_start(kinds: list[str]) -> int:

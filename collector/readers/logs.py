@@ -482,8 +482,6 @@ class _Segment:
         yielded = False
         # a file still being written may end in the middle of a report printed as a group of lines
         self.context.may_grow = saving and not decided
-        # ... but even a first read leaves a report its lines show is half written (formats.base.unpaired_from)
-        self.context.first_read_fresh = saving and not settled and seg.why in FIRST_READS
         for number, (batch, last) in enumerate(_with_lookahead(self._complete(_read_ahead(batches), settled))):
             counts.lines += batch.lines.height
             lines, too_long = long_line_rejects(batch)
@@ -515,12 +513,7 @@ class _Segment:
                     **({MEMORY: memory} if memory else {}),
                 }
                 position = dataclasses.replace(position, carry=carry or None)
-            if (
-                last
-                and position is not None
-                and (self.context.may_grow or self.context.first_read_fresh or self.unfinished)
-                and not stopping
-            ):
+            if last and position is not None and (self.context.may_grow or self.unfinished) and not stopping:
                 position = self._held(position, batch.end_line - done)
             yield Batch(parsed, position)
             if last and saving and done < batch.end_line:
