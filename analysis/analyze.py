@@ -35,6 +35,7 @@ from tierscope.analysis.configurations import configurations
 from tierscope.analysis.cost import run_costs
 from tierscope.analysis.errors import AnalysisError
 from tierscope.analysis.goodput import EVENT_COLUMNS as GOODPUT_EVENT_COLUMNS
+from tierscope.analysis.lone_task import FOOTER_COLUMNS as LONE_FOOTER_COLUMNS
 from tierscope.analysis.lone_task import READ_ALONE_COLUMNS, lone_tasks, read_alone
 from tierscope.analysis.options import DEFAULT_TARGET_STEPS, AnalysisOptions
 from tierscope.analysis.provenance import Provenance, provenance
@@ -358,9 +359,10 @@ def _selected(runs: pl.DataFrame, options: AnalysisOptions, dataset: Dataset) ->
 
 
 def _footers(dataset: Dataset) -> pl.DataFrame | None:
-    """The steps' footers for :func:`step_overview` (None where one cannot be read: the query reads every run)."""
+    """The steps' footers for :func:`step_overview` and :func:`lone_tasks` (None where one cannot be read: their
+    queries read every run)."""
     try:
-        return dataset.footers("steps", OVERVIEW_COLUMNS)
+        return dataset.footers("steps", [*OVERVIEW_COLUMNS, *LONE_FOOTER_COLUMNS])
     except (OSError, ValueError):
         return None
 
@@ -513,7 +515,8 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
         metrics = TargetPass(steps, goal, dict(started.iter_rows()), charted, event_evaluations(events), samples)
     visitors = [v.add for v in (gather, metrics) if v is not None]
     # a task alone made every global step between its lines: its step times time them all (analysis.lone_task)
-    lone = lone_tasks(runs, steps)
+    unrated = stated.filter((pl.col("zero_rates") > 0) | (pl.col("implausible_rates") > 0)).get_column("run_id")
+    lone = lone_tasks(runs, steps, footers, unrated)
     if lone.height:
         steps = steps.with_columns(read_alone(lone))
     alone = set(lone["run_id"])

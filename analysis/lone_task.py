@@ -51,14 +51,52 @@ STEP_TIMED = (
 _CLOCKLESS = pl.col("timestamp").is_null() & pl.col("elapsed_s").is_null() & pl.col("interval_s").is_null()
 
 
-def lone_tasks(runs: pl.DataFrame, steps: pl.LazyFrame) -> pl.DataFrame:
+#: The columns whose footer statistics (:meth:`tierscope.dataset.store.Dataset.footers`) can show that a file holds
+#: no step-timed record (:func:`may_be_step_timed`).
+FOOTER_COLUMNS = ["global_steps_per_s", "local_steps_per_s", "local_step"]
+
+
+def may_be_step_timed(footers: pl.DataFrame, unrated: pl.Series) -> pl.Series:
+    """The run ids of ``footers`` (one row per data file, :data:`FOOTER_COLUMNS` among its columns) whose files may
+    hold a step-timed record (:data:`STEP_TIMED`): every run but those whose every file's footer shows that none of
+    its rows is (a file of no local rate, or a local step on every row, or a global rate on every row where the run
+    is none of ``unrated``: the runs with a stated global rate read as none, a zero or beyond any machine, whose
+    rows the footers cannot tell). A column the footer does not state leaves the file's run in."""
+
+    def known(column: str) -> pl.Expr:
+        return pl.col(f"{column}_known").fill_null(False)
+
+    none_timed = (
+        (known("local_steps_per_s") & (pl.col("local_steps_per_s_nulls") == pl.col("rows")))
+        | (known("local_step") & (pl.col("local_step_nulls") == 0))
+        | (
+            known("global_steps_per_s")
+            & (pl.col("global_steps_per_s_nulls") == 0)
+            & ~pl.col("run_id").is_in(unrated.implode())
+        )
+    ).fill_null(False)
+    return footers.filter((~none_timed).any().over("run_id")).get_column("run_id").unique()
+
+
+def lone_tasks(runs: pl.DataFrame, steps: pl.LazyFrame, footers: pl.DataFrame | None = None,
+               unrated: pl.Series | None = None) -> pl.DataFrame:  # fmt: skip
     """:data:`LONE_SCHEMA`, one row per run of ``runs`` (the run index: ``run_id, tier`` and the declared
     topology's columns) whose step-timed records (:data:`STEP_TIMED`, of ``steps``) come from one training task
     that is alone by its topology or its stride (module doc), sorted by run id. Reads the step records' run,
-    task, step, order and clock columns, of the step-timed records alone."""
+    task, step, order and clock columns, of the step-timed records alone.
+
+    ``footers``: the footers of ``steps``' files (every run's, with :data:`FOOTER_COLUMNS`), and ``unrated``: the
+    runs whose stated global rates ``steps`` reads as none (:func:`may_be_step_timed`): the runs whose footers show
+    no step-timed record are not read (a run of a log that states global rates, every run of most datasets, costs
+    no read of its records). None: every run is read."""
     declared = declared_tasks(runs).select("run_id", "training_tasks")
     one = declared.filter(pl.col("training_tasks") == 1)["run_id"]
     several = declared.filter(pl.col("training_tasks") != 1)["run_id"]
+    if footers is not None:
+        listed = footers.get_column("run_id").unique()
+        maybe = may_be_step_timed(footers, unrated if unrated is not None else pl.Series([], dtype=pl.String))
+        # a run the footers do not list (none of its files was scanned with them) is read, as without footers
+        steps = steps.filter(pl.col("run_id").is_in(maybe.implode()) | ~pl.col("run_id").is_in(listed.implode()))
     timed = (
         steps.filter(STEP_TIMED & TRAINING & pl.col("step").is_not_null() & ~pl.col("run_id").is_in(several.implode()))
         .select("run_id", "role", "task_index", "step", "source", "source_offset", clockless=_CLOCKLESS)

@@ -22,11 +22,13 @@ def column_statistics(
     column ``c`` of ``columns`` (name: dtype) ``c_min``, ``c_max`` (that dtype; null: all null or
     unknown), ``c_nulls`` (Int64) and ``c_known`` (Boolean: every row group states them).
     Raises :class:`OSError` for an unreadable footer."""
-    import pyarrow.parquet as pq  # the footer alone; polars has no reader for statistics
+    # the footer alone, through pyarrow's Parquet reader itself: polars has no reader for statistics, and
+    # pyarrow.parquet imports pyarrow.fs (its S3 and HDFS modules, ssl) to open a local path
+    from tierscope.dataset.arrow_steps import read_footer
 
     rows: list[dict[str, object]] = []
     for path in files:
-        meta = pq.read_metadata(path)
+        meta = read_footer(path)
         names = [meta.schema.column(j).path for j in range(meta.num_columns)]
         row: dict[str, object] = {"run_id": run_of(path), "rows": meta.num_rows}
         for name, dtype in columns.items():

@@ -851,8 +851,10 @@ def _json_members(lines: pl.DataFrame) -> pl.DataFrame:
         pl.lit(None, dtype=pl.String).alias("_j_role"),
         pl.lit(None, dtype=pl.Int32).alias("_j_index"),
     )
-    # nearly every file: no line starts like a JSON member, and nothing more is read
-    if not lines.get_column("line").str.contains(_JSON_GATE).any():
+    # nearly every file: no line starts like a JSON member, and nothing more is read; the gate holds a quote, so a
+    # batch without one (most logs: a search for one byte) is not searched with it (~40 ns a line)
+    column = lines.get_column("line")
+    if not column.str.contains('"', literal=True).any() or not column.str.contains(_JSON_GATE).any():
         return lines.with_columns(*nothing)
     message = line.str.extract(_JSON_MESSAGE, 1)
     task = line.str.extract(_JSON_TASK, 1)

@@ -10,11 +10,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
+from tierscope.analysis.lone_task import FOOTER_COLUMNS, lone_tasks, may_be_step_timed
+from tierscope.analysis.stated_rates import measured_rates, stated_rate_counts
 from tierscope.analysis.summary import STEADY_ASSUMPTIONS
 from tierscope.cli import app
+from tierscope.dataset.schema import STEP_SCHEMA, conform
+from tierscope.dataset.store import Dataset, write_atomic
 from tierscope.reports.i18n import Catalog
 
 runner = CliRunner()
@@ -110,3 +116,51 @@ def test_one_odd_line_keeps_the_interval(tmp_path: Path, steps: list[int]) -> No
     row = _row(tmp_path, text)
     assert row["steady_global_steps_per_s"] == pytest.approx(2.0, rel=1e-9)
     assert row["steady_assumption"] == "logs_every_n_alone"
+
+
+def _timed_run(run_id: str, global_rate: float | None, local_step: bool = False) -> pl.DataFrame:
+    """Steps 10..60 every 10 of one master, no clock, a local rate of 3.7 (a slim line's step time), the global
+    rate ``global_rate`` on every row and the local step named or not."""
+    steps = list(range(10, 70, 10))
+    frame = pl.DataFrame(
+        {
+            "run_id": run_id,
+            "role": "master",
+            "task_index": 0,
+            "step": steps,
+            "local_step": steps if local_step else None,
+            "local_steps_per_s": 3.7,
+            "global_steps_per_s": global_rate,
+            "source": f"{run_id}.log",
+            "source_offset": range(1, len(steps) + 1),
+        }
+    )
+    return conform(frame, STEP_SCHEMA)
+
+
+def test_runs_whose_footers_show_no_step_timed_record_are_not_read_and_the_result_is_the_same(tmp_path: Path) -> None:
+    ds = Dataset(tmp_path / "ds")
+    runs = {
+        "slim": _timed_run("slim", None),  # no global rate: step-timed, alone by its stride of 10
+        "rated": _timed_run("rated", 4.0),  # a global rate on every row: none step-timed (the footer says 0 nulls)
+        "zeroed": _timed_run("zeroed", 0.0),  # a stated 0 is read as none: step-timed, though the footer shows no null
+        "named": _timed_run("named", None, local_step=True),  # the local step named on every row: none step-timed
+    }
+    for run_id, frame in runs.items():
+        write_atomic(frame.drop("run_id"), ds._partition("steps", run_id))
+    ds = Dataset(tmp_path / "ds")
+    steps = ds.scan("steps").with_columns(measured_rates())
+    footers = ds.footers("steps", FOOTER_COLUMNS)
+    unrated = stated_rate_counts(ds.scan("steps")).get_column("run_id")
+    assert unrated.to_list() == ["zeroed"]  # its six records state 0 global steps/s
+    # by hand: "rated" has a global rate on every row and is not unrated, "named" a local step on every row
+    assert sorted(may_be_step_timed(footers, unrated).to_list()) == ["slim", "zeroed"]
+    index = pl.DataFrame(
+        {"run_id": list(runs), "tier": [None] * len(runs)}, schema={"run_id": pl.String, "tier": pl.String}
+    )
+    with_footers = lone_tasks(index, steps, footers, unrated)
+    # both step-timed runs are one task logging every 10 steps (strides 10, every step a multiple of 10)
+    assert with_footers.rows() == [("slim", "stride", 10), ("zeroed", "stride", 10)]
+    assert_frame_equal(with_footers, lone_tasks(index, steps))
+    # a run the footers do not list is read as without them
+    assert_frame_equal(lone_tasks(index, steps, footers.filter(pl.col("run_id") != "slim"), unrated), with_footers)

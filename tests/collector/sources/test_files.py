@@ -126,3 +126,24 @@ def test_ramp_sizes_start_a_large_batch_at_an_eighth_then_a_quarter() -> None:
     # 32 MiB batches: 4 MiB, then 8 MiB; batches under 8 MiB (tests' small ones) have no ramp
     assert files.ramp_sizes(32 * mib) == (4 * mib, 8 * mib)
     assert files.ramp_sizes(8 * mib - 1) == ()
+
+
+def test_a_batch_handed_over_through_arrow_imports_neither_pyarrow_compute_nor_numpy(tmp_path: Path) -> None:
+    # pl.Series(pyarrow array) imports pyarrow.compute, and numpy with it (0.06-0.1 CPU-s a collect); the C data
+    # interface takes the same views without them. In a process of its own: the test runner has both loaded.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules['numpy'] = None\n"  # as a collect's own process imports pyarrow (store_options)
+        "import pyarrow\n"
+        "del sys.modules['numpy']\n"
+        "from tierscope.collector.sources import files\n"
+        "buf = bytearray(b'Train [master/0], step 1\\n' * 400_000)\n"  # 10 MB: above _ARROW_MIN_BYTES
+        "lines = files._split_lines(buf, 0, len(buf))\n"
+        "print(lines.len(), lines.n_unique(), lines.dtype, 'pyarrow.compute' in sys.modules, 'numpy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    # 400,000 lines, all the one line without its newline, as text; neither module loaded
+    assert done.stdout.split() == ["400000", "1", "String", "False", "False"]
