@@ -13,14 +13,17 @@ long the run was, not of the machines. The test here is over the lead task's ste
   than :data:`TREND_RISE`, and the thirds do not overlap (the last third's slowest is faster than the
   first third's fastest), so one stall or one fast interval cannot make a trend.
 
-Its mean rate stays (what the run did); its steady rate is withheld with the reason and "run longer".
+Its mean rate stays (what the run did); its steady rate is the **latest level**, the steady rate of the last third
+of those intervals (:func:`latest_level`): the pace the run had reached when it ended, which its steady rate is at
+least, said as the summary's ``steady_assumption`` (``still_rising``, with "run longer"). A reader of such a log
+takes the latest figures for the run's speed; withholding every figure left a user with a short run no answer.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tierscope.analysis.bootstrap import numpy_median
+from tierscope.analysis.bootstrap import numpy_median, read
 
 #: How much faster (as a fraction) the end of a run must be than its start to count as a trend, not noise.
 #: Why 0.25: the same bound as a stall (:data:`tierscope.analysis.goodput.STALL_FACTOR`): the
@@ -32,6 +35,13 @@ TREND_RISE = 0.25
 STEP_NOISE = 0.10
 #: Intervals from which the thirds test applies; fewer must rise at every interval.
 THIRDS_FROM = 6
+
+#: ``steady_assumption`` of a run still rising (its steady rate is its :func:`latest_level`), and what it assumes.
+STILL_RISING = "still_rising"
+STILL_RISING_NOTE = (
+    "still speeding up when the run ended (steady_rise: its last third over its first): the rate of its last "
+    "third stands for the steady rate, which is at least this; run longer to measure it"
+)
 
 
 def rise(rates: np.ndarray) -> float | None:
@@ -57,3 +67,12 @@ def still_rising(rates: np.ndarray) -> bool:
         return bool(np.all(rates[1:] > rates[:-1] * (1 + STEP_NOISE)))
     third = len(rates) // 3
     return bool(rates[-third:].min() > rates[:third].max())
+
+
+def latest_level(rates: np.ndarray) -> float | None:
+    """The steady rate (:func:`~tierscope.analysis.bootstrap.read`, global steps/s) of the last third of ``rates``
+    (a run's lead task's steady interval rates, log order; at least one interval), None without a finite rate."""
+    rates = rates[np.isfinite(rates)]
+    if len(rates) == 0:
+        return None
+    return read(rates[-max(len(rates) // 3, 1) :]).rate

@@ -18,6 +18,7 @@ from tierscope.analysis.goodput import GOODPUT_SCHEMA
 from tierscope.analysis.options import AnalysisOptions
 from tierscope.analysis.options import SummaryOptions as SummaryOptions  # the former name, re-exported
 from tierscope.analysis.printed_rates import CLOCK_TOLERANCE, MAX_RATIO
+from tierscope.analysis.steadiness import STILL_RISING, STILL_RISING_NOTE
 from tierscope.analysis.sustained import PLAN_BASIS, PLAN_RATE, SUSTAINED_RATE, hours_to
 from tierscope.analysis.target import TARGET_SCHEMA
 from tierscope.analysis.tasks import MODE_TOLERANCE, async_check
@@ -191,8 +192,6 @@ STEADY_REASONS = {
     "no_rate": "records past warm-up have no step or rate",
     # lines skipped, or a task logging every N steps (withhold_step_times)
     "step_time_contradicted": "sec/step times contradict the tasks' local steps/s",
-    # the intervals still speed up (tierscope.analysis.steadiness; steady_rise says by how much)
-    "not_steady_yet": "not steady yet: still speeding up; run longer",
 }
 
 
@@ -226,6 +225,7 @@ STEADY_ASSUMPTIONS = {
         "the global step, the rate is N times higher; --machine, --tier or a manifest's topology settles it"
     ),
     WHOLE_RUN_MEAN: WHOLE_RUN_MEAN_NOTE,
+    STILL_RISING: STILL_RISING_NOTE,
     "logs_every_step_unchecked": (
         "times from each line's sec/step: assumes the task logs every step; its global step moves faster "
         "than its own steps: other replicas, or logged every N steps (then N times too high); --tier or a "
@@ -246,9 +246,12 @@ def steady_assumption() -> pl.Expr:
     ).fill_null(False)
     alone_by = pl.col("alone_by")
     stated = pl.col("steady_global_steps_per_s").is_not_null() & pl.col("mean_note").is_not_null()
+    rising = pl.col("steady_global_steps_per_s").is_not_null() & pl.col("still_rising")
     return (
         pl.when(stated.fill_null(False))
         .then(pl.lit(WHOLE_RUN_MEAN))
+        .when(rising.fill_null(False))
+        .then(pl.lit(STILL_RISING))
         .when(assumed.fill_null(False))
         .then(
             pl.when(alone_by == "stride")
@@ -303,14 +306,16 @@ def printed_apart_from_clock(set_aside: pl.Expr | None = None) -> pl.Expr:
     """Boolean, per summary row: the run's steady rate rests on the rates its log printed (kept: ``set_aside``,
     whether they were set aside for the clock, is false; default ``printed_set_aside`` is not null), and the
     clock's own figures differ from it by over :data:`APART_FROM_STEADY`: higher (:func:`clock_gives_more`), or
-    a mean lower where no stall or pause was left out of the steady rate (nothing else makes them differ: on
-    clock-timed intervals without either the steady rate is the mean)."""
+    a mean lower where no stall or pause was left out of the steady rate and the run was not still speeding up
+    (nothing else makes them differ: on clock-timed intervals without either the steady rate is the mean; a run still
+    rising is rated at its last third, its ``steady_assumption`` says so)."""
     set_aside = pl.col("printed_set_aside").is_not_null() if set_aside is None else set_aside
     steady = pl.col("steady_global_steps_per_s")
     less = (
         (pl.col("mean_global_steps_per_s") < steady * (1 - APART_FROM_STEADY))
         & (pl.col("steady_stalls").fill_null(0) == 0)
         & (pl.col("steady_pauses").fill_null(0) == 0)
+        & (pl.col("steady_assumption").fill_null("") != STILL_RISING)
     ).fill_null(False)
     return (steady.is_not_null() & ~set_aside.fill_null(False) & (clock_gives_more() | less)).fill_null(False)
 
@@ -384,8 +389,6 @@ def steady_status() -> pl.Expr:
         .then(None)
         .when(pl.col(WITHHELD).fill_null(False))
         .then(pl.lit("step_time_contradicted"))
-        .when(pl.col("still_rising").fill_null(False))
-        .then(pl.lit("not_steady_yet"))
         .when((pl.col("records").fill_null(0) == 0) & pl.col("mean_note").is_not_null())
         .then(pl.lit("whole_run_only"))
         .when(pl.col("records").fill_null(0) == 0)

@@ -102,7 +102,7 @@ from tierscope.analysis.records import (
     training_steps,
 )
 from tierscope.analysis.stated_rates import MAX_STEPS_PER_S
-from tierscope.analysis.steadiness import rise, still_rising
+from tierscope.analysis.steadiness import latest_level, rise, still_rising
 from tierscope.contract import CHECKPOINT_BEGIN, CHECKPOINT_END, EVAL_BEGIN, EVAL_END
 from tierscope.dataset.schema import STEP_SCHEMA
 
@@ -694,9 +694,12 @@ def throughput_frame(
     lead_frame = lead if isinstance(lead, pl.DataFrame) else lead.collect(engine=IN_MEMORY)
     leads = lead_rows(lead_frame) if leads is None else leads
     trends = _trends(lead_frame, leads)
-    rising = {run for run, (_, up) in trends.items() if up}
+    rising = {run for run, (_, up, _) in trends.items() if up}
     samples = {run: values for run, values in samples.items() if run not in rising}
     rates = {run: values.steady() for run, values in samples.items()}
+    # a run still speeding up at its end has not reached its steady rate: its latest level stands for it (a lower
+    # bound, steady_assumption still_rising), as the run's own last third measured it
+    rates.update({run: trends[run][2] for run in rising})
     stalls = {run: values.stalls() for run, values in samples.items()}
     frame = records.join(parts, on="run_id", how="left").with_columns(
         pl.col(
@@ -906,10 +909,11 @@ def lead_tasks(intervals: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[float | None, bool]]:
-    """``{run_id: (rise, still rising)}`` (:mod:`tierscope.analysis.steadiness`) of each run's lead task's
-    steady interval rates in log order, from ``intervals`` and their :func:`lead_rows` ``leads``; those
-    that hold a pause left out as the steady rate leaves them out (:data:`NOT_PAUSED`)."""
+def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[float | None, bool, float | None]]:
+    """``{run_id: (rise, still rising, latest level)}`` (:mod:`tierscope.analysis.steadiness`) of each run's lead
+    task's steady interval rates in log order, from ``intervals`` and their :func:`lead_rows` ``leads``; those
+    that hold a pause left out as the steady rate leaves them out (:data:`NOT_PAUSED`). The latest level is the
+    steady rate (:func:`~tierscope.analysis.bootstrap.read`) of the rates' last third, global steps/s."""
     # the columns as arrays once, each lead's rows sliced from them: no query a run
     rate = intervals.get_column("rate")
     steady = (~intervals.get_column("warmup") & rate.is_not_null()).fill_null(False).to_numpy()
@@ -924,7 +928,7 @@ def _trends(intervals: pl.DataFrame, leads: pl.DataFrame) -> dict[str, tuple[flo
         if not_paused is not None and all_paused is not None and not all_paused[offset : offset + length][kept].all():
             kept = kept & not_paused[offset : offset + length]
         lead = rates[offset : offset + length][kept]
-        found[run_id] = (rise(lead), still_rising(lead))
+        found[run_id] = (rise(lead), still_rising(lead), latest_level(lead))
     return found
 
 

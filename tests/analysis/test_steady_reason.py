@@ -57,7 +57,8 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     - ``failed``: a failed event, no step record.
     - ``rising``: steps 100, 200, 300, 400 at elapsed 10, 20, 26, 30 s: past the first record, 100/10 = 10,
       100/6 = 16.7 and 100/4 = 25 global steps/s, each over 10 % above the one before and 25 / 10 = 2.5x
-      the first (over 1.25x): not steady yet (its mean rate 300 / 20 = 15 stays).
+      the first (over 1.25x): still rising, so no reason: its steady rate is the last third's (one interval, 25),
+      said by its assumption (its mean rate 300 / 20 = 15 stays).
     - ``absurd``: steps 100, 200 at elapsed 1e23 and 2e23 s (over 1,000 years): both left out, no training record
       left (it said "only ps or evaluator records").
     - ``zero``: three records stating 0 global steps/s, no step, no clock: a zero rate times nothing (it was a
@@ -122,7 +123,7 @@ WHY = {
     "failed": ("no_records", "no step records"),
     "finished": ("finished_without_steps", STEADY_REASONS["finished_without_steps"]),
     "stated": ("whole_run_only", STEADY_REASONS["whole_run_only"]),
-    "rising": ("not_steady_yet", "not steady yet: still speeding up; run longer"),
+    "rising": (None, None),
     "absurd": ("elapsed_impossible", STEADY_REASONS["elapsed_impossible"]),
     "zero": ("rate_zero", STEADY_REASONS["rate_zero"]),
     "huge": ("rate_implausible", STEADY_REASONS["rate_implausible"]),
@@ -138,11 +139,13 @@ def test_each_rule_gives_its_reason(dataset: Dataset) -> None:
     # the one run timed by step times says what it assumes; a rate from a clock assumes nothing
     assumed = dict(summary.select("run_id", "steady_assumption").iter_rows())
     assert {run: a for run, a in assumed.items() if a} == {
-        "slim": "logs_every_step_unchecked"
-    }  # one task, +3 a step, no topology
+        "slim": "logs_every_step_unchecked",  # one task, +3 a step, no topology
+        "rising": "still_rising",
+    }
     assert summary.filter(pl.col("run_id") == "slim")["steady_global_steps_per_s"].item() == pytest.approx(1.5)
     rising = summary.filter(pl.col("run_id") == "rising").row(0, named=True)
     assert rising["mean_global_steps_per_s"] == pytest.approx(15.0) and rising["steady_rise"] == pytest.approx(1.5)
+    assert rising["steady_global_steps_per_s"] == pytest.approx(25.0)
     assert set(STEADY_REASONS) == {status for status, _ in WHY.values() if status}
 
 

@@ -409,14 +409,12 @@ def test_the_reference_trainer_on_the_local_vertex_and_its_logs_collected(server
     assert done.exit_code == 0, done.output
     from_cloud = _summary_row(runner, tmp_path / "cloud", "vx-basic")
     from_files = _summary_row(runner, files, "vx-basic")
-    # the same figure and the same verdict either way the lines came: on a loaded machine a 20-step run of the
-    # trainer may be judged "not steady yet" (its steps still speeding up), and then neither has a steady rate
+    # the same figure and the same verdict either way the lines came (on a loaded machine a 20-step run of the
+    # trainer may still be speeding up: then both say so, steady_assumption still_rising)
     cloud_rate, files_rate = from_cloud["steady_global_steps_per_s"], from_files["steady_global_steps_per_s"]
-    assert from_cloud["steady_status"] == from_files["steady_status"], (from_cloud, from_files)
-    if from_cloud["steady_status"] is None:  # a steady rate: no reason it has none
-        assert cloud_rate is not None and cloud_rate == pytest.approx(files_rate)
-    else:
-        assert from_cloud["steady_status"] == "not_steady_yet" and cloud_rate is None and files_rate is None
+    assert from_cloud["steady_status"] == from_files["steady_status"] is None, (from_cloud, from_files)
+    assert from_cloud["steady_assumption"] == from_files["steady_assumption"]
+    assert cloud_rate is not None and cloud_rate == pytest.approx(files_rate)
     assert from_cloud["records"] == from_files["records"] == 20
     assert from_cloud["last_step"] == from_files["last_step"] == 200
 

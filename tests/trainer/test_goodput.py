@@ -95,10 +95,5 @@ def test_a_restarted_run_resumes_from_its_checkpoint(finished_run: Path, tmp_pat
     # resumed at 300, the highest step reached before: (300 - 300) / R = 0 s recomputed; the gap
     # between the attempts (a second process start-up) is a restart
     assert row["restarts"] == 1
-    if row["steady_status"] == "not_steady_yet":
-        # A 400-step run on a busy machine may still be speeding up in its last third: then no figure is
-        # valued at a steady rate, wasted progress included (analysis/steadiness.py), and that is the answer.
-        assert row["steady_global_steps_per_s"] is None and row["badput_wasted_s"] is None
-        return
     assert row["badput_wasted_s"] == 0.0, {k: row.get(k) for k in ("steady_status", "goodput_reason", "segments")}
     assert row["badput_restarts_s"] > 0
