@@ -148,6 +148,12 @@ MARKERS: tuple[Marker, ...] = (
     # Slurm: the scheduler cancelled the job or step (time limit, preemption, by hand), or its OOM killer struck
     Marker("failed", r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b", 3),
     Marker("failed", r"\bDetected \d+ oom[_-]kill events?\b", 4),
+    # PBS (OpenPBS, Torque): the MOM killed the job past a limit it asked for (``=>> PBS: job killed: walltime 3611
+    # exceeded limit 3600`` in the job's error file, ESMF's test logs; ``mem``/``vmem`` past theirs)
+    Marker("failed", r"(?:^|=>> )PBS: job killed: \w+ \S+ exceeded limit\b", 4),
+    # LSF: the job report's reason for a kill, a limit or a person (``TERM_MEMLIMIT: job killed after reaching LSF
+    # memory usage limit.`` then ``Exited with exit code 137.``; TERM_RUNLIMIT, TERM_OWNER, TERM_ADMIN alike)
+    Marker("failed", r"^TERM_[A-Z_]+: job killed\b", 4),
     # Ray's job client: the job's end state
     Marker("failed", r"\bJob '[^']+' failed\b", 3),
     # SageMaker: the training toolkit's verdict in the job, the SDK's job state
@@ -243,6 +249,8 @@ MARKERS: tuple[Marker, ...] = (
     Marker(
         "finished", r"^\d+ epochs? completed in \d+(?:\.\d+)? hours\b|\bdone training in \d+(?:\.\d+)? seconds\b", 3
     ),
+    # LSF's job report of a job that ended with exit code 0, on its own line above ``Resource usage summary:``
+    Marker("finished", r"^Successfully completed\.\s*$", 3),
     Marker("finished", r"(?i)\bexited with (?:exit )?code 0\b|\bexit (?:status|code):?\s+0\b|\bexitCode:? 0\b", 3),
     # Early stopping ended the run on purpose: Keras' ``Epoch 8: early stopping`` (``Epoch 00046:`` in Keras 2),
     # Lightning's ``... Signaling Trainer to stop.``

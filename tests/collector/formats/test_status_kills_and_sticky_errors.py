@@ -26,6 +26,16 @@ STEP = "iter 120: loss 3.4117, time 562.11ms"
         ("ERROR [02/10 22:55:41 d2.engine.train_loop]: Exception during training:", "failed"),
         # DeepSpeed-Chat's step 3 (deepspeedai/DeepSpeed issue 4945, 2024-01-12)
         ("RuntimeError: CUDA error: an illegal memory access was encountered", "failed"),
+        # PBS's MOM past the walltime the job asked for, in the job's error file (esmf-org's test logs, quoted by
+        # find_string 2026-12-07: ``=>> PBS: job killed: walltime 3611 exceeded limit 3600``)
+        ("=>> PBS: job killed: walltime 3611 exceeded limit 3600", "failed"),
+        # LSF's job report (a bsub job's output file, quoted by find_string 2026-12-07)
+        ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "failed"),
+        ("Successfully completed.", "finished"),
+        # near-misses: a script that looks for the scheduler's words, the report's words inside a sentence
+        ("        if 'PBS: job killed: walltime' in line:", None),
+        ("if grep -q TERM_MEMLIMIT: job killed; then resubmit; fi", None),
+        ("Epoch 3 successfully completed.", None),
         # near-misses: the word inside a sentence, a warning's text, a CUDA error the program may go on from
         ("进程已杀死了吗？请检查", None),
         # ... and the words at a sentence's end: the everyday "force quit" of a usage hint, a notice about timeouts
