@@ -67,6 +67,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
+    # intervals whose clock was set back or ran ahead (the steps went on: no restart), their clock time left out
+    "clock_setbacks": pl.UInt32(),
     "steady_intervals": pl.UInt32(),  # intervals past warm-up behind the steady rate
     "steady_stalls": pl.UInt32(),  # of those, the ones the stall bound weighed down or left out
     # of those, the ones holding an evaluation or checkpoint save: left out (badput), unless all do (then in)
