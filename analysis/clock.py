@@ -216,8 +216,9 @@ def lead_clock(
             origin, known = stamps[0] - timedelta(seconds=elapsed0), True
         elif origin is None:
             origin = stamps[0]
-        end = (ended - origin).total_seconds() if ended is not None else None
-        return LeadClock("timestamp", seconds_between(stamps, origin), origin, known, end)
+        seconds, shift = mended(seconds_between(stamps, origin), lead)
+        end = (ended - origin).total_seconds() + shift if ended is not None else None
+        return LeadClock("timestamp", seconds, origin, known, end)
     elapsed = lead["elapsed_s"].null_count() == 0
     if elapsed and lead["segment"].max() == 0:
         return LeadClock("elapsed", lead["elapsed_s"].to_numpy(), None, True, None)
@@ -229,9 +230,57 @@ def lead_clock(
     return LeadClock(None, None, None, False, None, _missing(lead))
 
 
+def mended(seconds: np.ndarray, lead: pl.DataFrame) -> tuple[np.ndarray, float]:
+    """``seconds`` (each lead record's, on its timestamp clock, in ``lead``'s order) with the clock's jumps taken
+    out, and the seconds added from the last jump on (0.0: none). A jump is an interval ``clock_back`` marks (the
+    clock set back, or run ahead by what a setback took back: :func:`jumps_ahead`); its time is the one its
+    record states (``d_seconds``), else its global steps at the lead's median seconds a step over its other
+    intervals (none: no time). Each
+    later record moves by what its jump's interval gained or lost, so the life the clock spans is the run's:
+    a run of 400 s whose clock was set back 90 s midway spans 400 s, not 310."""
+    if "clock_back" not in lead.columns or not lead["clock_back"].fill_null(False).any():
+        return seconds, 0.0
+    back = lead["clock_back"].fill_null(False).to_numpy()
+    steps = lead["d_step"].cast(pl.Float64).to_numpy()
+    timed = ~back & np.isfinite(steps) & (steps > 0) & np.isfinite(lead["d_seconds"].cast(pl.Float64).to_numpy())
+    per_step = lead["d_seconds"].to_numpy()[timed] / steps[timed]
+    pace = float(np.median(per_step)) if per_step.size else 0.0
+    took = np.diff(seconds, prepend=seconds[:1])
+    own = lead["d_seconds"].cast(pl.Float64).fill_null(np.nan).to_numpy()  # a time the record states
+    gained = np.where(back, np.where(np.isfinite(own), own, np.nan_to_num(steps) * pace) - took, 0.0)
+    shift = np.cumsum(gained)
+    return seconds + shift, float(shift[-1])
+
+
 def _missing(lead: pl.DataFrame) -> str:
     """Why ``lead`` (:func:`lead_clock`'s, no clock found) has no clock: a key of :data:`CLOCK_MISSING`."""
     timed = lead.height - lead["elapsed_s"].null_count()
     if timed == lead.height and lead.height and lead["segment"].max() > 0:
         return "restarted"
     return "partial" if 0 < timed < lead.height else "none"
+
+
+def jumps_ahead(steps: np.ndarray, seconds: np.ndarray, fell: np.ndarray, opens: np.ndarray,
+                rate: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Per row, whether its interval holds a jump of the clock ahead that a later setback took back. Rows of whole
+    tasks in log order, one value per row in each array: ``steps`` the interval's global steps and ``seconds`` its
+    seconds (NaN: unknown), ``fell`` the seconds the clock went back over the interval where it was set back (NaN
+    elsewhere), ``opens`` whether the row opens a segment, ``rate`` the run's median global steps/s.
+
+    A clock set back by F seconds over an interval that took t had run ahead by F + t: either slowly (an NTP step
+    after a drift: no one interval holds it) or at once, earlier in the segment. The latest interval before the
+    setback (since the segment began or the clock last fell) whose time beyond its steps at the run's rate is
+    between half and 1.5 times F + t is that jump: its time is the clock's too. A stall (a checkpoint, an
+    evaluation) is time the run spent; it is taken only where a setback of its size follows."""
+    out = np.zeros(steps.size, dtype=bool)
+    for k in np.flatnonzero(np.isfinite(fell)):
+        pace = rate[k] if np.isfinite(rate[k]) and rate[k] > 0 else np.inf
+        owed = fell[k] + (steps[k] / pace if np.isfinite(steps[k]) else 0.0)
+        for j in range(k - 1, -1, -1):
+            if opens[j + 1] or np.isfinite(fell[j]) or out[j]:
+                break
+            beyond = seconds[j] - (steps[j] / pace if np.isfinite(steps[j]) else 0.0)
+            if 0.5 * owed <= beyond <= 1.5 * owed:
+                out[j] = True
+                break
+    return out

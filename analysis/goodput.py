@@ -291,8 +291,11 @@ def _one_run(
     first = lead["interval_index"].to_numpy() == 0
     warm = lead["warmup"].to_numpy() & ~first
     d_step = lead["d_step"].cast(pl.Float64).fill_null(0.0).to_numpy()
-    d_seconds = lead["d_seconds"].fill_null(0.0).to_numpy()
     expected = d_step / rate
+    d_seconds = lead["d_seconds"].fill_null(0.0).to_numpy()
+    if "clock_back" in lead.columns:  # a clock jump's interval of unknown time made its steps: at the steady rate
+        unknown = lead["clock_back"].fill_null(False).to_numpy() & lead["d_seconds"].is_null().to_numpy()
+        d_seconds = np.where(unknown, expected, d_seconds)
     excess = d_seconds - expected  # each interval's time beyond what its steps take at the steady rate
     steady = ~first & ~warm
     # A clock of whole seconds (tqdm's [01:41<...], a %H:%M:%S stamp) puts a step that crosses a tick at a whole

@@ -16,6 +16,7 @@ new ``elapsed_s`` and a later clock, so it stays a separate record.
 from __future__ import annotations
 
 import itertools
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
@@ -92,20 +93,48 @@ def in_log_order(steps: pl.LazyFrame) -> pl.LazyFrame:
     """``steps`` sorted per task in the order the records were written.
 
     By ``timestamp`` when every record of the task has one, else by ``source`` and
-    ``source_offset`` (a file is written in order; the 2016 logs have no clock). Not by
-    step: a restart from an older checkpoint logs lower steps *after* higher ones.
+    ``source_offset`` (a file is written in order; the 2016 logs have no clock); within a file, by
+    its lines where its clock goes back (:func:`with_order_stamps`). Not by step: a restart from an
+    older checkpoint logs lower steps *after* higher ones.
     """
-    return steps.with_columns(_order_ts=_order_ts()).sort([*TASK, *LOG_ORDER], nulls_last=True).drop("_order_ts")
+    return with_order_stamps(steps).sort([*TASK, *LOG_ORDER], nulls_last=True).drop("_order_ts")
 
 
 #: What orders the records of one task (after :data:`TASK`), nulls last: ``_order_ts`` is the
-#: timestamp where every record of the task has one (:func:`_order_ts`), else null.
+#: timestamp where every record of the task has one (:func:`with_order_stamps`), else null.
 LOG_ORDER = ("_order_ts", "source", "source_offset", "step")
+#: The records of one file of one task (:func:`with_order_stamps`).
+_SOURCE = (*TASK, "source")
+_Frame = TypeVar("_Frame", pl.DataFrame, pl.LazyFrame)
+
+
+def with_order_stamps(frame: _Frame) -> _Frame:
+    """``frame`` with ``_order_ts`` (:data:`LOG_ORDER`'s first key; rows in any order): null in a task where a
+    record has no timestamp; else, for a record with a line number (``source_offset``), the latest timestamp of
+    its file's lines up to its own (of the task's records, in line order), and for one without (a Cloud Logging
+    entry), its own timestamp.
+
+    A file is written in line order, so its line order is the records' order whatever its clock says: a clock
+    that goes back (an NTP step, a clock set back by minutes, one that ran ahead and came back) must not move
+    the later lines before the earlier ones, where their steps would go back and read as a restart. The running
+    latest time keeps each line at or after the one before it and still places the file among the task's
+    other files by time. A file whose timestamps fall from line to line more often than they rise was not
+    written in that order but listed newest first (a ``gcloud logging read`` export of one entry a line): its
+    records go by their own timestamps."""
+    stamp = pl.col("timestamp")
+    lined = frame.sort([*_SOURCE, "source_offset"], nulls_last=True, maintain_order=True)
+    change = stamp.diff()
+    written = (change < 0).sum().over(_SOURCE) <= (change > 0).sum().over(_SOURCE)
+    order = pl.when(pl.col("source_offset").is_not_null() & written).then(stamp.cum_max().over(_SOURCE))
+    timed = stamp.is_not_null().all().over(TASK)
+    return lined.with_columns(_order_ts=pl.when(timed).then(order.otherwise(stamp)))
 
 
 def _order_ts(stamps: pl.Series | None = None) -> pl.Expr:
-    """``_order_ts`` of :data:`LOG_ORDER`; given the rows' ``timestamp`` column, without the per-task
-    window where every row or none has one."""
+    """The timestamps :func:`distinct_in_log_order` checks the stored order by (null in a task where a record has
+    none); given the rows' ``timestamp`` column, without the per-task window where every row or none has one.
+    Where they pass (no task's clock goes back along the rows, stored as the collector writes them: each file in
+    line order), they order as :func:`with_order_stamps`' do, which a sort takes instead."""
     if stamps is not None and stamps.null_count() in (0, stamps.len()):
         return pl.col("timestamp")
     return pl.when(pl.col("timestamp").is_not_null().all().over(TASK)).then(pl.col("timestamp"))
@@ -176,7 +205,7 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
         if not frame.select(in_order).item():
             frame = by_task(frame)
             if not frame.select(in_order).item():
-                frame = frame.sort(whole, nulls_last=True)
+                frame = with_order_stamps(frame).sort(whole, nulls_last=True)
         first = frame.select(task_starts().alias("_first")).to_series()
     else:
         codes, runs = coded
@@ -194,7 +223,7 @@ def distinct_in_log_order(steps: pl.DataFrame, starts: bool = False) -> pl.DataF
         ties = null_kinds(keys) | dict.fromkeys((c for c in LOG_ORDER if c in same), "all")
         in_order = _not_before(LOG_ORDER, prev, pl.col("_first"), ties)
         if not keys.with_columns(first).select(in_order.all()).item():
-            frame = frame.sort((*TASK, *LOG_ORDER), nulls_last=True)
+            frame = with_order_stamps(frame).sort((*TASK, *LOG_ORDER), nulls_last=True)
             first = frame.select(task_starts().alias("_first")).to_series()
     frame = frame.drop("_order_ts")
     rises = pl.col("step") > pl.col("step").shift(1)

@@ -31,7 +31,7 @@ from tierscope.analysis.whole_run import (
     whole_run_steady,
 )
 from tierscope.contract import LOCAL_PREFIX
-from tierscope.dataset.schema import conform
+from tierscope.dataset.schema import conform, cut_traceback
 
 #: The columns of :func:`summary`, in order, with their dtypes and meaning.
 SUMMARY_SCHEMA: dict[str, pl.DataType] = {
@@ -67,6 +67,8 @@ SUMMARY_SCHEMA: dict[str, pl.DataType] = {
     "duplicates": pl.UInt32(),  # training-task rows merged as copies of another record
     "segments": pl.UInt32(),  # task segments (one per task, plus one per restart/resume)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
+    # intervals whose clock was set back or ran ahead (the steps went on: no restart), their clock time left out
+    "clock_setbacks": pl.UInt32(),
     "steady_intervals": pl.UInt32(),  # intervals past warm-up behind the steady rate
     "steady_stalls": pl.UInt32(),  # of those, the ones the stall bound weighed down or left out
     # of those, the ones holding an evaluation or checkpoint save: left out (badput), unless all do (then in)
@@ -453,14 +455,18 @@ def failures(events: pl.DataFrame, steps: pl.LazyFrame | None = None) -> pl.Data
     source, source_offset``; ``steps``: the step records (``run_id, source, source_offset``; None: no failure is
     overcome)."""
     overcome = overcome_failures(events, steps).with_columns(_gone=pl.lit(True))
+    failed = pl.col("event") == "failed"
+    # a traceback a collect read up to its frames, whose exception line a later collect read: the later failed
+    # event of the file says the cause, the first only that there was one
+    completed = cut_traceback() & (failed.cast(pl.UInt32).cum_sum(reverse=True).over("run_id", "source") > 1)
     return (
         events.sort("run_id", "source", "source_offset")
         .join(overcome, on=["run_id", "source", "source_offset"], how="left", maintain_order="left")
-        .with_columns(pl.col("_gone").fill_null(False) & (pl.col("event") == "failed"))
+        .with_columns(pl.col("_gone").fill_null(False) & failed, _completed=failed & completed)
         .group_by("run_id", maintain_order=True)
         .agg(
             pl.col("reason")
-            .filter((pl.col("event") == "failed") & ~pl.col("_gone"))
+            .filter(failed & ~pl.col("_gone") & ~pl.col("_completed"))
             .fill_null("failed (no reason logged)")
             .first()
             .alias("failure_reason"),

@@ -87,7 +87,7 @@ from tierscope.analysis.bootstrap import (
     steady_draws,
     steady_rates,
 )
-from tierscope.analysis.clock import impossible_elapsed
+from tierscope.analysis.clock import impossible_elapsed, jumps_ahead
 from tierscope.analysis.coarse_clock import COARSE_CLOCK_S, block_rates
 from tierscope.analysis.engine import IN_MEMORY
 from tierscope.analysis.printed_rates import judge
@@ -130,6 +130,8 @@ INTERVAL_COLUMNS = {
     "local_rate": pl.Float64(),  # interval local steps/s: as logged, else from local_step deltas
     "warmup": pl.Boolean(),
     "restart": pl.Boolean(),  # the segment starts at a restart or resume (not at a task's first record)
+    # the interval's clock was set back, or ran ahead by what a setback took back: its time unknown (_judged)
+    "clock_back": pl.Boolean(),
     # the global rate the record printed, set aside for its clock's (analysis.printed_rates; null: kept)
     "printed_rate": pl.Float64(),
     "printed_off": pl.Boolean(),  # that clock's rate lies outside the printed figure's rounding
@@ -324,12 +326,31 @@ def with_raw_rates(ordered: pl.LazyFrame) -> pl.LazyFrame:
             | (pl.col("elapsed_s") < 0.5 * _previous("elapsed_s", first))
         ).fill_null(False),
         _new_process=(pl.col("pid") != _previous(_NAMED_PID, first)).fill_null(False),
+        _clock_back=_clock_back(first),
+        _stamp_s=_stamp_seconds(first),
     ).with_columns(
         _raw_rate=pl.when((pl.col("_d_step") > 0) & (pl.col("_d_seconds") > 0)).then(
             pl.col("_d_step") / pl.col("_d_seconds")
         ),
         _jump_rate=JUMP_RATE,
     )
+
+
+def _clock_back(first: pl.Expr) -> pl.Expr:
+    """Boolean: the task's timestamps went back over the record's interval by more than the clock's slack
+    (:data:`~tierscope.analysis.coarse_clock.COARSE_CLOCK_S`) while its global step went on, where no
+    ``elapsed_s`` of both records times it. The step rising says the process went on: the clock was set back (an
+    NTP step, a clock set by hand), which is no restart. The interval's time is unknown unless the record states
+    it (``interval_s``); its own rate, where it states one, still counts. A fall within the slack is a coarse
+    clock's (:mod:`tierscope.analysis.coarse_clock`); ``elapsed_s`` going back is a new process's."""
+    elapsed = (pl.col("elapsed_s") - _previous("elapsed_s", first)).is_null()
+    rises = pl.col("step") > _previous("step", first)
+    return (elapsed & rises & (_stamp_seconds(first) < -COARSE_CLOCK_S)).fill_null(False)
+
+
+def _stamp_seconds(first: pl.Expr) -> pl.Expr:
+    """Seconds between the record's timestamp and the task's previous record's (null: either has none)."""
+    return (pl.col("timestamp") - _previous("timestamp", first)).dt.total_microseconds() / 1e6
 
 
 def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
@@ -365,7 +386,10 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     gap = in_segment & across_missing_lines()
     segmented = segmented.with_columns(
         d_step=pl.when(gap).then((STATED_STEPS + 0.5).floor().cast(pl.Int64)).when(in_segment).then(pl.col("_d_step")),
-        d_seconds=pl.when(in_segment).then(pl.col("_d_seconds")),
+        # a clock set back leaves its interval's time unknown (_clock_back); _judged finds the jump ahead it undid
+        d_seconds=pl.when(in_segment & ~(pl.col("_clock_back") & pl.col("interval_s").is_null())).then(
+            pl.col("_d_seconds")
+        ),
         step_timed=in_segment & pl.col("_step_timed"),
     )
     printed, clock_rate = (
@@ -390,9 +414,17 @@ def with_segments(raw: pl.LazyFrame, jump_median: pl.Expr) -> pl.LazyFrame:
     segmented = segmented.with_columns(
         _clocked=clocked.fill_null(False),
         _read=(in_segment & ~pl.col("step_timed") & (read | whole_stated)).fill_null(False),
+        _pace=jump_median,
     )
-    schema = {**segmented.collect_schema(), **{c: pl.Boolean() for c in JUDGED_COLUMNS}, "_block_rate": pl.Float64()}
-    judged = segmented.map_batches(_judged, schema=schema)
+    schema = {
+        **segmented.collect_schema(),
+        **{c: pl.Boolean() for c in JUDGED_COLUMNS},
+        "_block_rate": pl.Float64(),
+        "clock_back": pl.Boolean(),
+    }
+    judged = segmented.map_batches(_judged, schema=schema).with_columns(
+        d_seconds=pl.when(~pl.col("clock_back") | pl.col("interval_s").is_not_null()).then(pl.col("d_seconds"))
+    )
     # where the task's clock wins, a printed rate on an interval the clock cannot measure is no better
     wins, aside = pl.col("_clock_wins"), pl.col("_clock_wins") & pl.col("_compared")
     # on a coarse clock, an interval's clock rate is its block's (analysis.coarse_clock)
@@ -413,19 +445,29 @@ JUDGED_COLUMNS = ("_clock_wins", "_compared", "_off")
 
 
 def _judged(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` (:func:`with_segments`' rows of whole tasks, with ``_clocked`` and ``_read``) with
-    :data:`JUDGED_COLUMNS` (:func:`tierscope.analysis.printed_rates.judge` on its arrays) and ``_block_rate``
-    (:func:`tierscope.analysis.coarse_clock.block_rates`; NaN: the interval's own)."""
+    """``frame`` (:func:`with_segments`' rows of whole tasks, with ``_clocked``, ``_read``, ``_clock_back``,
+    ``_stamp_s``, ``interval_s`` and ``_pace``) with :data:`JUDGED_COLUMNS`
+    (:func:`tierscope.analysis.printed_rates.judge` on its arrays), ``_block_rate``
+    (:func:`tierscope.analysis.coarse_clock.block_rates`; NaN: the interval's own) and ``clock_back``: the
+    interval's clock was set back, or ran ahead by what a later setback took back
+    (:func:`tierscope.analysis.clock.jumps_ahead`); its time is no reading of the interval."""
     steps, seconds = frame.get_column("d_step").cast(pl.Float64).to_numpy(), frame.get_column("d_seconds").to_numpy()
-    blocks = block_rates(
-        steps, seconds, frame.get_column("_read").to_numpy(), frame.get_column("_break").to_numpy(),
-        frame.get_column("_first").to_numpy(),
-    )  # fmt: skip
+    back = frame.get_column("_clock_back").to_numpy()
+    opens = frame.get_column("_break").to_numpy()
+    clocked, read = frame.get_column("_clocked").to_numpy(), frame.get_column("_read").to_numpy()
+    if back.any():
+        stamps = frame.get_column("_stamp_s").to_numpy()
+        fell = np.where(back, -stamps, np.nan)
+        back = back | jumps_ahead(steps, stamps, fell, opens, frame.get_column("_pace").to_numpy())
+        # the stamps' time is the clock's jump; a time the record states (interval_s) is the interval's own
+        unknown = back & frame.get_column("interval_s").is_null().to_numpy()
+        seconds, clocked, read = np.where(unknown, np.nan, seconds), clocked & ~unknown, read & ~unknown
+    blocks = block_rates(steps, seconds, read, opens, frame.get_column("_first").to_numpy())
     found = judge(
         frame.get_column("global_steps_per_s").to_numpy(),
         steps,
         seconds,
-        frame.get_column("_clocked").to_numpy(),
+        clocked,
         frame.get_column("_first").to_numpy(),
     )
     return frame.hstack(
@@ -433,7 +475,7 @@ def _judged(frame: pl.DataFrame) -> pl.DataFrame:
             pl.Series(name, values)
             for name, values in zip(JUDGED_COLUMNS, (found.wins, found.compared, found.off), strict=True)
         ]
-        + [pl.Series("_block_rate", blocks, dtype=pl.Float64)]
+        + [pl.Series("_block_rate", blocks, dtype=pl.Float64), pl.Series("clock_back", back, dtype=pl.Boolean)]
     )
 
 
@@ -474,7 +516,7 @@ def with_intervals(ordered: pl.LazyFrame) -> pl.LazyFrame:
 FIGURE_COLUMNS = (
     "run_id", "role", "task_index", "step", "elapsed_s", "timestamp",
     "copies", "segment", "interval_index", "d_step", "d_seconds", "step_timed", "rate", "local_rate", "warmup",
-    "restart", "printed_rate", "printed_off",
+    "restart", "printed_rate", "printed_off", "clock_back",
 )  # fmt: skip
 #: The step record's columns the intervals are computed from (besides :data:`FIGURE_COLUMNS`).
 INPUT_COLUMNS = (
@@ -576,6 +618,9 @@ THROUGHPUT_SCHEMA: dict[str, pl.DataType] = {
     "tasks": pl.UInt32(),  # distinct training tasks
     "segments": pl.UInt32(),  # task segments over all training tasks (tasks + restarts/resumes)
     "restarts": pl.UInt32(),  # segments begun by a restart or resume (not by a record without a time)
+    # intervals whose clock was set back, or ran ahead by what a setback took back (no restart: the steps went
+    # on); a time of theirs only where the record states one (INTERVAL_COLUMNS' clock_back)
+    "clock_setbacks": pl.UInt32(),
     "steady_intervals": pl.UInt32(),  # intervals past warm-up with a rate (the steady rate's sample)
     "steady_stalls": pl.UInt32(),  # of those, the intervals the stall bound weighed down or left out
     # of those, the intervals holding an evaluation or a checkpoint save (with_pauses): left out, unless all do
@@ -653,6 +698,7 @@ def run_parts(intervals: pl.LazyFrame) -> pl.LazyFrame:
         tasks=(pl.col("interval_index").eq(0) & pl.col("segment").eq(0)).sum().cast(pl.UInt32),
         segments=pl.col("interval_index").eq(0).sum().cast(pl.UInt32),
         restarts=pl.col("restart").sum().cast(pl.UInt32),
+        clock_setbacks=(pl.col("clock_back").sum() if "clock_back" in names else pl.lit(0)).cast(pl.UInt32),
         steady_intervals=pl.col("rate").filter(steady).drop_nulls().len().cast(pl.UInt32),
         step_timed_intervals=(steady & pl.col("step_timed") & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
         steady_pauses=(steady & paused & pl.col("rate").is_not_null()).sum().cast(pl.UInt32),
@@ -712,6 +758,7 @@ def throughput_frame(
             "duplicates",
             "segments",
             "restarts",
+            "clock_setbacks",
         ).fill_null(0),
         # a run whose steady rows all lack a rate has a steady rate of null, never "no row"
         steady_global_steps_per_s=pl.col("run_id").replace_strict(rates, default=None, return_dtype=pl.Float64),

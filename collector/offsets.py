@@ -160,6 +160,12 @@ def snapshot(
     )
 
 
+#: Why the file under a log's name is read from its start after a rotation (:func:`plan_reads`): logrotate's
+#: ``copytruncate`` (the text copied aside, this file, the same one, cut to nothing) and its default (the file
+#: renamed aside, a new one created under the name).
+COPYTRUNCATE, RENAMED = "copytruncate rotation", "rename rotation"
+
+
 def plan_reads(
     raw: BinaryIO,
     path: Path,
@@ -200,6 +206,11 @@ def plan_reads(
     # read from its start all the same, and the rotated copy's unread remainder exists nowhere else (read from
     # line 1 instead, the newer text would be numbered as the older, and that remainder lost for good).
     chain = follow(path, prev, olddirs)
+    if chain.predecessor is not None or chain.between:
+        # the text read last time is under another name: a rotation, not a file cut short or written anew, and the
+        # note names its kind (the file under the name still the one read, cut to its start; or a new file)
+        st = os.fstat(fd)
+        why = COPYTRUNCATE if (st.st_dev, st.st_ino) == (prev.device, prev.inode) else RENAMED
     # Numbered on from the lines read before (see NUMBERED_ON); the reader numbers each segment after the one before.
     segments = [Segment(p, 0, prev.line, "rotated", current=False) for p in chain.between]
     segments.append(Segment(path, 0, prev.line, why))
@@ -213,7 +224,7 @@ def plan_reads(
 #: them, not from 1. A clock-less log's records are in the order of their ``(source, source_offset)`` (all of a
 #: log's generations are stored under its name), so numbering each generation from 1 would interleave them: the
 #: analysis would read every line of the newer as a restart from the older's steps.
-NUMBERED_ON = frozenset({"rotated", "truncated", "replaced"})
+NUMBERED_ON = frozenset({"rotated", "truncated", "replaced", COPYTRUNCATE, RENAMED})
 
 
 def line_start(fd: int, end: int, back: int, line_end: bytes = b"\n") -> int:

@@ -136,6 +136,20 @@ def figures_differ(suffix: str) -> pl.Expr:
     return pl.any_horizontal(differ)
 
 
+#: The ``reason`` of a ``failed`` event whose Python traceback the read ended in, before its exception line (a collect
+#: of a log still being written, or a log cut there), and the ending of one whose class IPython named on the
+#: traceback's first line: the failure is known, its cause is not yet. A later failed event of the same file (the
+#: exception line, read by the next collect) says the cause.
+CUT_TRACEBACK_REASON = "Traceback (most recent call last): ending the log (its exception line missing)"
+CUT_TRACEBACK_ENDING = " (its traceback ends the log, its last line missing)"
+
+
+def cut_traceback(reason: str | pl.Expr = "reason") -> pl.Expr:
+    """Boolean: ``reason`` (a column) is a failure cut before its exception line (:data:`CUT_TRACEBACK_REASON`)."""
+    text = pl.col(reason) if isinstance(reason, str) else reason
+    return ((text == CUT_TRACEBACK_REASON) | text.str.ends_with(CUT_TRACEBACK_ENDING)).fill_null(False)
+
+
 #: Run events. ``event`` is one of :data:`EVENTS`: ``started``, ``failed`` or ``finished``, and the
 #: milestones goodput reads (``initialized``, ``first_step``, ``checkpoint_begin`` / ``_end``,
 #: ``eval_begin`` / ``_end``, ``restored``; :mod:`tierscope.contract` says what each means);

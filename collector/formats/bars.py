@@ -60,38 +60,65 @@ def lap_clocks_dropped(records: pl.DataFrame, context: ParseContext) -> pl.DataF
     stamped = pl.col(STAMP).is_not_null() if STAMP in records.columns else pl.lit(False)
     bar = pl.col("_position").is_in(list(BAR_POSITIONS)).fill_null(False)
     timed = later & bar & ~stamped & pl.col("_bar_elapsed_s").is_not_null()
-    readings = (
-        records.filter(timed)
-        .sort("_order")
-        .group_by(pl.col(TAG).fill_null("").alias("_t"), "_lap_of", "step", maintain_order=True)
-        .agg(pl.col("source_offset").first(), _clock=pl.col("_bar_elapsed_s").first())
-    )
-    if readings.height:
-        known: dict[str, float] = context.state.setdefault("grammar-lap-clocks", {})
-        lap = pl.concat_str("_t", pl.lit("\x1f"), pl.col("_lap_of").cast(pl.String))
-        before = lap.replace_strict(known, default=None, return_dtype=pl.Float64) if known else pl.lit(None, pl.Float64)
-        readings = readings.with_columns(_key=lap).with_columns(
-            _before=pl.coalesce(pl.col("_clock").shift(1).over("_key"), before)
+    drawn = records.filter(timed).sort("_order").with_columns(_t=pl.col(TAG).fill_null(""))
+    if drawn.height:
+        # {lap: [its last clock, its last step]}: the last reading of each lap read, carried to the next batch
+        known: dict[str, list] = context.state.setdefault("grammar-lap-readings", {})
+        drawn = drawn.with_columns(_key=pl.concat_str("_t", pl.lit("\x1f"), pl.col("_lap_of").cast(pl.String)))
+        carried_step = _carried(known, 1, pl.Int64)
+        # A lap drawn again from a lower position is a new drawing of it (a resumed run appended to the log draws
+        # its epochs' bars anew): its clock starts again, and no redraw of a step joins another drawing's.
+        fell = pl.col("step") < pl.coalesce(pl.col("step").shift(1).over("_key"), carried_step)
+        drawn = drawn.with_columns(_drawing=fell.fill_null(False).cum_sum().over("_key"))
+        readings = drawn.group_by("_key", "_drawing", "step", maintain_order=True).agg(
+            pl.col("source_offset").first(), _clock=pl.col("_bar_elapsed_s").first()
+        )
+        # the clock the last batch ended on times the first reading only where its drawing goes on here
+        before = pl.when(pl.col("_drawing") == 0).then(_carried(known, 0, pl.Float64))
+        readings = readings.with_columns(
+            _before=pl.coalesce(pl.col("_clock").shift(1).over("_key", "_drawing"), before)
         )
         rise = pl.col("_clock") - pl.col("_before")
         readings = readings.with_columns(
             _lap_interval=pl.when(pl.col("_before").is_null()).then("_clock").when(rise >= 0).then(rise)
         )
         counted = readings.filter(context.counts(pl.col("source_offset")))
-        known.update(dict(counted.group_by("_key").agg(pl.col("_clock").last()).iter_rows()))
-        records = records.join(
-            readings.select("_lap_of", "step", "_t", "_lap_interval"),
-            left_on=[pl.col(TAG).fill_null(""), "_lap_of", "step"],
-            right_on=["_t", "_lap_of", "step"],
-            how="left",
-            maintain_order="left",
+        last = counted.group_by("_key", maintain_order=True).agg(pl.col("_clock").last(), pl.col("step").last())
+        known.update({key: [clock, step] for key, clock, step in last.iter_rows()})
+        # each drawing's step takes its first reading (a step's redraws share it, as the first lap's do)
+        found = drawn.select("_order", "_key", "_drawing", "step").join(
+            readings.select("_key", "_drawing", "step", "_lap_interval"), on=["_key", "_drawing", "step"], how="left"
         )
+        records = records.join(found.select("_order", "_lap_interval"), on="_order", how="left", maintain_order="left")
         records = records.with_columns(
             _interval_s=pl.when(timed).then(pl.coalesce("_interval_s", "_lap_interval")).otherwise("_interval_s")
-        ).drop("_lap_interval", "_t", strict=False)
+        ).drop("_lap_interval", strict=False)
     return records.with_columns(_bar_elapsed_s=pl.when(later).then(None).otherwise("_bar_elapsed_s")).drop(
         "_later_lap", "_lap_of"
     )
+
+
+def bar_visits(records: pl.DataFrame, drawn: pl.Expr) -> pl.DataFrame:
+    """``records`` (with ``_order``, the task's ``TAG`` and ``step``) with ``_visit`` (UInt32 on the rows where
+    ``drawn``, a bar's drawing; null elsewhere): the task's bar drawings in line order, numbered anew each time the
+    step changes. A bar redrawn at its step (after a logging dict, an evaluation) stays on one visit, so its
+    drawings make one record; a resumed run appended to the log that draws the step again, after the bar went
+    further, is another visit and another record (one read of the file then reads it as a collect that began
+    between the two does)."""
+    bars = records.filter(drawn).select("_order", TAG, "step").sort("_order")
+    if bars.height == 0:
+        return records.with_columns(_visit=pl.lit(None, pl.UInt32))
+    moved = pl.col("step").ne_missing(pl.col("step").shift(1)).over(TAG)
+    visits = bars.select("_order", _visit=moved.cast(pl.UInt32).cum_sum().over(TAG))
+    return records.join(visits, on="_order", how="left", maintain_order="left")
+
+
+def _carried(known: dict[str, list], at: int, dtype: pl.DataType) -> pl.Expr:
+    """Item ``at`` of each row's lap's entry in ``known`` (``_key`` -> [clock, step]); null for a lap not read
+    before."""
+    if not known:
+        return pl.lit(None, dtype)
+    return pl.col("_key").replace_strict({k: v[at] for k, v in known.items()}, default=None, return_dtype=dtype)
 
 
 def bar_laps(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:

@@ -41,6 +41,7 @@ from tierscope.collector.formats.bars import (
     BAR_COUNTS_DRAWN,
     TQDM_DESC,
     bar_laps,
+    bar_visits,
     evaluation_bars,
     lossless_bars,
     nested_bars,
@@ -443,17 +444,17 @@ class ProgressGrammar:
         # tqdm's elapsed time is a clock where the line has no other. A bar redrawn at its step (after a logging
         # dict, an evaluation) is the same record: every drawing keeps the time of the first, so it stays a copy.
         stamped = pl.col(STAMP).is_not_null() if STAMP in good.columns else pl.lit(False)
-        first_drawing = pl.col("_bar_elapsed_s").sort_by("_order").first().over(TAG, "step")
+        redrawn = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in BAR_POSITIONS])
+        good = bar_visits(good, redrawn)
+        drawing = (TAG, "step", "_visit")
+        first_drawing = pl.col("_bar_elapsed_s").sort_by("_order").first().over(drawing)
         # ... and its figures: the rate of its first drawing, the loss of its last (a bar redrawn at its step when
         # the step's loss is logged, ``..., 8.77s/it]`` then ``..., 8.77s/it, loss=10.5]``, is one record)
-        redrawn = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in BAR_POSITIONS])
         good = good.with_columns(
             loss=pl.when(redrawn)
-            .then(pl.col("loss").sort_by("_order").drop_nulls().last().over(TAG, "step"))
+            .then(pl.col("loss").sort_by("_order").drop_nulls().last().over(drawing))
             .otherwise("loss"),
-            _per_s=pl.when(redrawn)
-            .then(pl.col("_per_s").sort_by("_order").first().over(TAG, "step"))
-            .otherwise("_per_s"),
+            _per_s=pl.when(redrawn).then(pl.col("_per_s").sort_by("_order").first().over(drawing)).otherwise("_per_s"),
         )
         # ... and it times the bar's own counter only (not a "global step N" glued after the bar)
         bar_counter = pl.col("_position").is_in([p.spelling for p in POSITIONS if p.spelling in BAR_POSITIONS])

@@ -27,6 +27,7 @@ import polars as pl
 
 from tierscope.collector.formats.base import TAG, AlwaysTried, ParseContext, Parsed, empty_parsed
 from tierscope.collector.formats.status import INTERRUPTED, RECOVERABLE_DETAIL
+from tierscope.dataset.schema import CUT_TRACEBACK_ENDING, CUT_TRACEBACK_REASON
 
 #: (the terminal's ``^C`` may be glued before it: the Ctrl-C that raised a ``KeyboardInterrupt``)
 _START = r"^(?:\^C)?Traceback \(most recent call last\):\s*$"
@@ -145,8 +146,8 @@ class PythonTraceback(AlwaysTried):
                 pl.lit("failed").alias("event"),
                 # IPython names the exception on the traceback's first line: that is the cause
                 pl.when(pl.col("_class").is_not_null())
-                .then(_reason(pl.col("_class")) + pl.lit(" (its traceback ends the log, its last line missing)"))
-                .otherwise(pl.lit(f"{_START_TEXT} ending the log (its exception line missing)"))
+                .then(_reason(pl.col("_class")) + pl.lit(CUT_TRACEBACK_ENDING))
+                .otherwise(pl.lit(CUT_TRACEBACK_REASON))
                 .alias("reason"),
                 # a step record after it shows the log went on: then it is dropped (drop_recovered)
                 pl.lit(RECOVERABLE_DETAIL).alias("detail"),
@@ -205,7 +206,7 @@ def _open_frames(lines: pl.DataFrame, fmt: str) -> Parsed:
     events = tails.select(
         "source_offset",
         pl.lit("failed").alias("event"),
-        pl.lit(f"{_START_TEXT} ending the log (its exception line missing)").alias("reason"),
+        pl.lit(CUT_TRACEBACK_REASON).alias("reason"),
         pl.lit(RECOVERABLE_DETAIL).alias("detail"),
         pl.lit(fmt).alias("format"),
     ).sort("source_offset")

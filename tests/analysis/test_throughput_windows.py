@@ -142,8 +142,18 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
             .then((pl.col("_stated") + 0.5).floor().cast(pl.Int64))
             .when(inside)
             .then(pl.col("_d_step")),
-            d_seconds=pl.when(inside).then("_d_seconds"),
             step_timed=inside & pl.col("_step_timed"),
+            # a clock set back while the step rises, with no elapsed_s to time the interval: its stamps' time
+            # is unknown (the jump ahead a setback undoes is not modelled: these tasks' stamps are their
+            # elapsed_s', so none is ever set back)
+            clock_back=(
+                pl.col("elapsed_s").diff().over(TASK).is_null()
+                & (pl.col("_d_step") > 0)
+                & (pl.col("timestamp").diff().over(TASK).dt.total_microseconds() < -COARSE_CLOCK_S * 1e6)
+            ).fill_null(False),
+        )
+        .with_columns(
+            d_seconds=pl.when(inside & ~(pl.col("clock_back") & pl.col("interval_s").is_null())).then("_d_seconds")
         )
     )
     # a task's printed global rates set aside where most of its comparable intervals' clocks contradict them

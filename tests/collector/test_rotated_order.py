@@ -146,3 +146,38 @@ def test_a_reread_of_a_log_never_rotated_numbers_from_1(tmp_path: Path, end: str
     assert Dataset(ds.root).read("rejects")["source_offset"].to_list() == [2]
     steps = Dataset(ds.root).read("steps").sort("source_offset")
     assert steps.select("step", "source_offset").rows() == [(1, 1), (3, 3)]
+
+
+def test_a_rename_rotation_is_said_so_not_truncated(tmp_path: Path) -> None:
+    # logrotate's default: app.log renamed to app.log.1 and a new app.log created (a new inode under the name)
+    _, _, notes = _rotated(tmp_path)
+    said = " ".join(notes)
+    assert "rename rotation: " in said and "truncated" not in said, notes
+
+
+def test_a_copytruncate_rotation_is_said_so(tmp_path: Path) -> None:
+    # logrotate's copytruncate: app.log copied to app.log.1, then the same file (its inode) cut to nothing; the
+    # writer goes on in it. Steps 1-100 collected, 101-130 written, copied aside, 131-200 written after the cut.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / "app.log"
+    ds = Dataset(tmp_path / "ds")
+    write_steps(log, range(1, 101))
+    assert collect(ds, log) == [100]
+    write_steps(log, range(101, 131))
+    (folder / "app.log.1").write_bytes(log.read_bytes())
+    with log.open("r+") as fh:
+        fh.truncate(0)
+    write_steps(log, range(131, 201))
+    result = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[log])])
+    [source] = result.sources
+    said = " ".join(source.notes)
+    # the copy's unread 30 lines, then the 70 of the file cut and written again, numbered on from line 131
+    assert source.lines == 30 + 70
+    assert "copytruncate rotation: " in said and "numbered on from line 131" in said, source.notes
+    # near miss: the same file cut with no copy aside is a truncation, and is said so
+    with log.open("r+") as fh:
+        fh.truncate(0)
+    write_steps(log, range(201, 211))
+    again = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[log])])
+    assert any("truncated" in n for n in again.sources[0].notes), again.sources[0].notes

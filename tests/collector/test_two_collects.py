@@ -54,17 +54,20 @@ Epoch 3/3
 """
 
 
-def _lightning() -> str:
+def _lightning(resumed_from: int | None = None) -> str:
     """PyTorch Lightning's tqdm bar captured by a file, a drawing a line: ``Epoch e:  p%|bar| i/N [mm:ss<mm:ss,
     r it/s, loss=..., v_num=0]`` (Lightning-AI/lightning, src/lightning/pytorch/callbacks/progress/tqdm_progress.py,
-    2.x, read 2026-12-07), the bar drawn anew each epoch (its clock restarts). 100 steps an epoch, drawn every 25."""
+    2.x, read 2026-12-07), the bar drawn anew each epoch (its clock restarts). 100 steps an epoch, drawn every 25.
+    ``resumed_from``: after epoch 2 a resumed run (``ckpt_path=``, its output appended to the same file) draws the
+    epochs from that one to 2 again, its losses 0.100 lower than the first run's at the same step."""
     lines = []
-    for epoch in range(3):
+    epochs = [*range(3), *(range(resumed_from, 3) if resumed_from is not None else ())]
+    for k, epoch in enumerate(epochs):
+        lower = 100 if k >= 3 else 0
         for i, clock in ((25, "00:05<00:15"), (50, "00:10<00:10"), (75, "00:15<00:05"), (100, "00:20<00:00")):
             bar = "█" * (i // 10) + " " * (10 - i // 10)
-            lines.append(
-                f"Epoch {epoch}:  {i}%|{bar}| {i}/100 [{clock},  4.95it/s, loss=0.{600 - i - epoch * 100}, v_num=0]"
-            )
+            loss = 600 - i - epoch * 100 - lower
+            lines.append(f"Epoch {epoch}:  {i}%|{bar}| {i}/100 [{clock},  4.95it/s, loss=0.{loss}, v_num=0]")
     return "\n".join(lines) + "\n"
 
 
@@ -81,7 +84,13 @@ def _ranks() -> str:
     return "\n".join(lines) + "\n"
 
 
-LOGS = {"estimator": ESTIMATOR, "keras": KERAS, "lightning": _lightning(), "ranks": _ranks()}
+LOGS = {
+    "estimator": ESTIMATOR,
+    "keras": KERAS,
+    "lightning": _lightning(),
+    "lightning_resumed": _lightning(resumed_from=1),
+    "ranks": _ranks(),
+}
 
 
 def _tables(ds: Dataset) -> dict[str, pl.DataFrame]:
@@ -113,6 +122,16 @@ def test_whole_collects_read_as_by_hand(tmp_path: Path) -> None:
     light = _whole(tmp_path / "l", "lightning")["steps"].sort("step")
     # epoch e's position i of 100 is step 100 e + i: 25, 50, ..., 300; never a restart (steps only rise)
     assert light["step"].to_list() == [100 * e + i for e in range(3) for i in (25, 50, 75, 100)]
+    resumed = _whole(tmp_path / "lr", "lightning_resumed")
+    # the resumed run's epochs 1 and 2 (lines 13-20) draw steps 125..300 again, each at the first run's clock (its
+    # lap's: 5 s after the bar began, then 5 s each) and with a loss 0.100 lower: eight records that claim steps
+    # read already with other figures (a conflict: kept aside as rejects), never merged into the first run's
+    # records (whose losses stay their own: 0.475 at step 125) nor stored twice
+    light_resumed = resumed["steps"].sort("step")
+    assert light_resumed["step"].to_list() == [100 * e + i for e in range(3) for i in (25, 50, 75, 100)]
+    assert light_resumed["source_offset"].to_list() == list(range(1, 13))
+    assert light_resumed["loss"].to_list()[4] == pytest.approx(0.475)
+    assert resumed["rejects"].sort("source_offset")["source_offset"].to_list() == list(range(13, 21))
     ranks = _whole(tmp_path / "r", "ranks")["steps"].sort("task_index", "step")
     # per rank, its rate line rates its record: rank 0's 9.80 and rank 1's 9.81 at steps 100..500
     assert ranks["step"].to_list() == [100, 200, 300, 400, 500] * 2

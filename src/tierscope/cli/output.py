@@ -614,6 +614,11 @@ def summary_grid(
     # a restart (a new process, a step going back, a resume) splits a task's records: no rate spans it
     grid.notes += [f"run {named(r['run_id'])}: {n.plural(r['restarts'], 'restart')} ({r['segments']} segments; "
                    "no rate spans a restart)" for r in frame.iter_rows(named=True) if r.get("restarts")]  # fmt: skip
+    # a clock set back while the steps went on (an NTP step) is no restart: the intervals it jumped are untimed
+    grid.notes += [f"run {named(r['run_id'])}: its clock jumps (set back, or ahead and back) over "
+                   f"{n.plural(r['clock_setbacks'], 'interval')} while its steps go on: not a restart; their clock "
+                   "time is left out of its rates" for r in frame.iter_rows(named=True)
+                   if r.get("clock_setbacks")]  # fmt: skip
     grid.notes += target_basis_notes(frame)
     # what the hours to N are on: the sustained rate (or the steady one where a run's goodput is unknown)
     if "plan_basis" in frame.columns and frame["plan_basis"].drop_nulls().len():
