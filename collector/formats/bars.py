@@ -312,6 +312,13 @@ def nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
     - no run follows yet (the batch ends), N is not at its total (a training bar unfinished is drawn again) and
       the run begins a bar anew (its total not seen before, or its position below the last one seen).
 
+    A run that opens its stream (nothing before it, in this batch or carried) is not the training bar's either where
+    the run after it is of a larger total that counts on by itself and it is not drawn again: a bar of another loop
+    drawn before the training bar, or one nested in it that the excerpt begins inside (axolotl's data bar ``2/3
+    [00:01<00:00,  1.68it/s]`` with no description, then the training bar's ``281/873 [25:36<52:46,  5.35s/it]``,
+    ``282/873`` ...: axolotl-ai-cloud/axolotl issue 592, 2023-09-17). Read as training, its 2 steps and its clock's
+    1 s would join the training bar's 281 steps and 1536 s as one interval of one counter and one clock.
+
     Two bars with different totals in one stream are so two bars, never one counter. The last run of each stream,
     the totals that count on by themselves and the last position of each total carry over to later batches in
     ``context``."""
@@ -360,7 +367,13 @@ def nested_bars(read: pl.DataFrame, context: ParseContext) -> pl.Series:
             after = stream[i + 1] if i + 1 < len(stream) else None
             if before is not None and before[0] == total:  # the carried run goes on
                 nested = bool(before[2])
-            elif before is None or before[0] not in rising:
+            elif before is None:
+                # the stream's first run: another loop's bar where a larger bar that counts on follows it and it is
+                # not drawn again (a bar that comes back was paused by the other: the training bar, an evaluation's
+                # bar of more batches drawn inside it)
+                again = any(r[0] == total for r in stream[i + 1 :])
+                nested = after is not None and after[0] > total and after[0] in rising and not again
+            elif before[0] not in rising:
                 nested = False
             elif after is not None:
                 nested = after[0] == before[0] and after[1] >= before[1]

@@ -116,7 +116,14 @@ _SYSLOG = (
 #: A time with its zone before the message, a tab or a space after it (CloudWatch's and ``aws logs tail``'s
 #: ``2023-05-03T14:25:39.123Z``, ``...+00:00``).
 _ZONED_TIME = r"(?P<o_ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))[\t ]"
-_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY}|{_SYSLOG}|{_ZONED_TIME})"
+#: log4j's layout as Apache Spark's default ``log4j.properties`` sets it (``%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n``): a
+#: two-digit year, the level and the logger's class (``$`` in a nested class's name). A JVM process relays the lines
+#: of the Python process it runs through it, their own logger's header inside (XGBoost4J-Spark's tracker: ``22/06/01
+#: 10:06:44 ERROR RabitTracker$TrackerProcessLogger: 2022-06-01 10:06:44,668 INFO [15]\ttrain-logloss:...``,
+#: dmlc/xgboost issue 7962, 2022-06-01): the relay's level is its own (it logs the child's output as ERROR), its
+#: time the platform's.
+_LOG4J = rf"(?P<y_ts>\d\d/\d\d/\d\d \d\d:\d\d:\d\d) (?P<y_sev>{_SEVERITY_WORD}) [A-Za-z_$][\w$.]*: "
+_PLATFORM = rf"(?:{_COMPOSE}|{_STREAM}|{_STREAM_SPACED}|{_CONSOLE}|{_CTIME}|{_RAY}|{_SYSLOG}|{_ZONED_TIME}|{_LOG4J})"
 
 # Layer 2.
 #: SageMaker's MPI launch: ``[1,mpirank:0,algo-1]<stdout>:``.
@@ -247,6 +254,7 @@ def _never(pattern: str) -> str:
 #: The layers of today's launchers and loggers. A capturing regex slows with each group it holds, so a batch
 #: none of whose lines may have one is read without them (:data:`_NEWER_GATE`).
 _NEWER = (
+    _LOG4J,
     _CTIME,
     _RAY,
     _SYSLOG,
@@ -266,7 +274,7 @@ _NEWER = (
 #: without one is read by the smaller regex, with the same result.
 _NEWER_GATE = (
     rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
-    rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |{_MONTH} [ \d]\d \d"
+    rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |\d\d/\d\d/\d\d \d|{_MONTH} [ \d]\d \d"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ]"
     rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: )"
     rf"|\] \[ *(?:{_SEVERITY_WORD}) ?\]:? |\]:\[|\] \[Rank \d|\] \[[\w./<>-]+\.\w+:\d+(?::[\w.<>]+)?\] "
@@ -297,7 +305,7 @@ _GATE = (
     rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: "
     r"|[IWEF]\d{4} \d|\d{4}[-/]\d\d[-/]\d\d[ T]\d|\d\d-\d\d-\d\d \d\d:|[A-Z][A-Za-z]*: \d{4}-"
     r"|\s+\[\d{4}[-/]|> |>$|DLL \d|std(?:out|err): "
-    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\d\d/\d\d/\d{4} "
+    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d |\d\d/\d\d/\d{4} |\d\d/\d\d/\d\d \d\d:"
     r"|\((?:[A-Za-z_][\w.()<>-]*,? )?(?:rank=\d+, )?(?:ip=[\d.]+, )?pid="
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:\d{4}-|(?:WARNING|ERROR|CRITICAL) \[\d\d/)"
@@ -359,6 +367,12 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "syslog", "Dec  6 10:00:01 gpu-node-3 python3[4242]: ", "syslog/journald: the time, the program and its pid"
     ),
     EnvelopeInfo("zoned-time", "2023-05-03T14:25:39.123Z ", "a time with its zone (CloudWatch): the record's time"),
+    EnvelopeInfo(
+        "log4j",
+        "22/06/01 10:06:44 ERROR RabitTracker$TrackerProcessLogger: ",
+        "log4j's layout as Spark sets it: the record's UTC time where no logger inside names one; its level is the "
+        "relay's",
+    ),
     EnvelopeInfo("launcher", "[worker-2] ", "the record's role and task index, when the record does not name its own"),
     EnvelopeInfo("replica", "worker-replica-0: ", "the record's role and task index (Cloud ML Engine, TFJob)"),
     EnvelopeInfo(
@@ -538,7 +552,16 @@ def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
         _utc(pl.format("{}/{} {}", the_year, pl.col("d_md"), pl.col("d_hms")), "%Y/%m/%d %H:%M:%S"),
         platform,
         # mpirun's, syslog's and CloudWatch's times are the platform's: a logger's own time inside them wins
-        *([_ctime(pl.col("w_ts")), _syslog_time(pl.col("j_ts"), the_year), _zoned(pl.col("o_ts"))] if newer else []),
+        *(
+            [
+                _ctime(pl.col("w_ts")),
+                _syslog_time(pl.col("j_ts"), the_year),
+                _zoned(pl.col("o_ts")),
+                _utc(pl.col("y_ts"), "%y/%m/%d %H:%M:%S"),
+            ]
+            if newer
+            else []
+        ),
     )
 
 
@@ -592,6 +615,7 @@ def _envelope_name() -> pl.Expr:
         ("ray", present("ray_pid")),
         ("syslog", present("j_pid")),
         ("zoned-time", present("o_ts")),
+        ("log4j", present("y_ts")),
         ("launcher", present("brole")),
         ("rank", (present("bidx") & ~present("brole")) | present("sidx") | present("midx") | present("kidx")),
         ("torchrun-tee", present("eidx")),
@@ -797,6 +821,7 @@ def split_envelopes(
         "t_sev",
         "u_sev",
         "k_sev",
+        "y_sev",
     )
     got = got.with_columns(
         role.alias("role"),

@@ -84,7 +84,7 @@ _SEEN = "layout-seen"
 _MARK = SLOT
 #: The version of the template saved with a layout (:meth:`Layout.to_json`): a layout saved with another one's slots
 #: is dropped and taught again by the lines (its key and slot numbers may differ from what the lines give now).
-TEMPLATE_VERSION = 3
+TEMPLATE_VERSION = 4
 #: A template naming bytes (a download's or an extraction's bar: ``12.5MB/s``, ``1024/4096 bytes``).
 _BYTES = r"(?i)\b(?:bytes?|[KMGT]i?B(?:/s)?)\b|#\s*[KMGT]i?B\b"
 #: A size in bytes a step line states of the memory it holds, named so by a word before it (``memory: 39.95GiB``,

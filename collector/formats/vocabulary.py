@@ -740,12 +740,13 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # ``<set>-<metric>:<value>`` per set; XGBoost4J-Spark's tracker relays it through log4j, dmlc/xgboost issue
     # 7962, 2022-06-01), as LightGBM's Python callback does as ``[15]\tvalid_0's auc: 0.8`` (``<set>'s <metric>:
     # <value>``, microsoft/LightGBM python-package/lightgbm/callback.py ``_format_eval_result``). Never a federated
-    # or a game's ``round``: the word boosting, or the bracketed round opening its sets' figures.
+    # or a game's ``round``: the word boosting, or the bracketed round opening its sets' figures. The tab after the
+    # round may reach a paste as spaces (issue 7962's copy has four).
     Position("boosting round N", "named", rf"(?i:\bboosting\s+round)\s*[:=#]?\s*{_AT}"),
     Position(
         "[N] set-metric:value (a boosting round)",
         "named",
-        r"(?:^\s*|\]\s+)\[(\d+)\]\t\s*[A-Za-z_][\w.]*(?:-[\w@.]+:|'s [\w@.]+:\s)\s*[-+]?\d",
+        r"(?:^\s*|\]\s+)\[(\d+)\](?:\t| {2,})\s*[A-Za-z_][\w.]*(?:-[\w@.]+:|'s [\w@.]+:\s)\s*[-+]?\d",
     ),
     # NVIDIA DLLogger's step key (epoch, iteration) before the metric; (epoch, iteration, k) is a validation's
     Position("(E, N) (DLLogger)", "named", r"^\(\d+,\s*(\d+)\)\s"),

@@ -70,3 +70,56 @@ def test_a_layout_saved_with_the_old_templates_is_taught_again() -> None:
     with pytest.raises(ValueError, match="another template"):
         Layout.from_json(doc)
     assert Layout.from_json({**doc, "template": TEMPLATE_VERSION}).key == "it #"
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "slots"),
+    [
+        # a key's value that is none (JSON's null, Python's None) is a slot with no number, so a trainer's JSON line
+        # with no loss to report keeps the template of its lines with one
+        ('{"loss": null, "epoch": 1.0}', '{"loss": #, "epoch": #}', ["\N{EMPTY SET}", "1.0"]),
+        ("{'loss': None, 'step': 3}", "{'loss': #, 'step': #}", ["\N{EMPTY SET}", "3"]),
+        ("lr=None step=3", "lr=# step=#", ["\N{EMPTY SET}", "3"]),
+        # ... but a None or a null in a sentence is a word (no key's ':' or '=' before it), and so is one glued on
+        ("None of 3 ranks, null device", "None of # ranks, null device", ["3"]),
+        ('{"mode": nullable, "n": 2}', '{"mode": nullable, "n": #}', ["2"]),
+    ],
+)
+def test_a_value_that_is_none_is_a_slot_without_a_number(line: str, key: str, slots: list[str]) -> None:
+    got = pl.DataFrame({"l": [line]}).select(t=template(pl.col("l")), n=numbers(pl.col("l"))).row(0)
+    assert got == (key, slots)
+    assert numbers_in(line) == slots
+    # a none's value is null, not NaN: no figure at all
+    values = pl.DataFrame({"r": slots}).select(value(pl.col("r"))).to_series().to_list()
+    assert [v is None for v in values] == [s == "\N{EMPTY SET}" for s in slots]
+
+
+# LLaMA-Factory's trainer_log.jsonl, the last five lines of a run quoted in github.com/hiyouga/LlamaFactory/issues/774
+# (2023-09-04): its last line, at current_steps = total_steps, has no loss and no learning rate to report (null)
+_LLAMA_FACTORY = [
+    '{"current_steps": 3200, "total_steps": 3235, "loss": 4.4671, "eval_loss": null, "predict_loss": null, '
+    '"reward": null, "learning_rate": 1.4439610072863874e-08, "epoch": 0.99, "percentage": 98.92, '
+    '"elapsed_time": "5:13:22", "remaining_time": "0:03:25"}',
+    '{"current_steps": 3210, "total_steps": 3235, "loss": 4.4577, "eval_loss": null, "predict_loss": null, '
+    '"reward": null, "learning_rate": 7.367495402210711e-09, "epoch": 0.99, "percentage": 99.23, '
+    '"elapsed_time": "5:14:24", "remaining_time": "0:02:26"}',
+    '{"current_steps": 3220, "total_steps": 3235, "loss": 4.4458, "eval_loss": null, "predict_loss": null, '
+    '"reward": null, "learning_rate": 2.6523817248214068e-09, "epoch": 1.0, "percentage": 99.54, '
+    '"elapsed_time": "5:15:22", "remaining_time": "0:01:28"}',
+    '{"current_steps": 3230, "total_steps": 3235, "loss": 4.4598, "eval_loss": null, "predict_loss": null, '
+    '"reward": null, "learning_rate": 2.9471371284783834e-10, "epoch": 1.0, "percentage": 99.85, '
+    '"elapsed_time": "5:16:20", "remaining_time": "0:00:29"}',
+    '{"current_steps": 3235, "total_steps": 3235, "loss": null, "eval_loss": null, "predict_loss": null, '
+    '"reward": null, "learning_rate": null, "epoch": 1.0, "percentage": 100.0, '
+    '"elapsed_time": "5:16:48", "remaining_time": "0:00:00"}',
+]
+
+
+def test_a_json_logs_last_line_with_no_loss_is_still_its_last_step() -> None:
+    got = read(_LLAMA_FACTORY)
+    # five records: the last, at step 3235, read though its loss is null (it was skipped: the run's end was lost)
+    assert got.get_column("step").to_list() == [3200, 3210, 3220, 3230, 3235]
+    # elapsed_time 5:16:48 = 5 x 3600 + 16 x 60 + 48 = 19008 s; 5:13:22 = 18802 s
+    assert got.get_column("elapsed_s").to_list() == [18802, 18864, 18922, 18980, 19008]
+    assert got.get_column("loss").to_list()[-1] is None
+    assert got.get_column("loss").to_list()[0] == pytest.approx(4.4671)
