@@ -99,17 +99,22 @@ def lap_clocks_dropped(records: pl.DataFrame, context: ParseContext) -> pl.DataF
 
 
 def bar_visits(records: pl.DataFrame, drawn: pl.Expr) -> pl.DataFrame:
-    """``records`` (with ``_order``, the task's ``TAG`` and ``step``) with ``_visit`` (UInt32 on the rows where
-    ``drawn``, a bar's drawing; null elsewhere): the task's bar drawings in line order, numbered anew each time the
-    step changes. A bar redrawn at its step (after a logging dict, an evaluation) stays on one visit, so its
-    drawings make one record; a resumed run appended to the log that draws the step again, after the bar went
-    further, is another visit and another record (one read of the file then reads it as a collect that began
-    between the two does)."""
-    bars = records.filter(drawn).select("_order", TAG, "step").sort("_order")
+    """``records`` (with ``_order``, the task's ``TAG``, ``step`` and, where the bar shows it, ``_bar_elapsed_s``)
+    with ``_visit`` (UInt32 on the rows where ``drawn``, a bar's drawing; null elsewhere): the task's bar drawings
+    numbered anew each time the bar starts again, its position and its clock both lower than at its drawing before
+    (a resumed run appended to the log draws its steps again, its clock from zero). A step's drawings within one
+    visit are one record (a bar redrawn at its step after a logging dict, an evaluation). A position lower with the
+    clock going on is no new start: two processes' bars interleaved without a rank tag (Horovod's ranks, 234 then
+    233 at 00:31 and 00:32) are one drawing, each step's drawings one record, as one read always took them."""
+    bars = records.filter(drawn).sort("_order")
     if bars.height == 0:
         return records.with_columns(_visit=pl.lit(None, pl.UInt32))
-    moved = pl.col("step").ne_missing(pl.col("step").shift(1)).over(TAG)
-    visits = bars.select("_order", _visit=moved.cast(pl.UInt32).cum_sum().over(TAG))
+    clock = pl.col("_bar_elapsed_s") if "_bar_elapsed_s" in bars.columns else pl.lit(None, pl.Float64)
+    lower = pl.col("step") < pl.col("step").shift(1)
+    # an unknown clock cannot say the bar went on: the lower position alone is the new start
+    earlier = (clock < clock.shift(1)).fill_null(True)
+    restarted = (lower & earlier).fill_null(False)
+    visits = bars.select("_order", _visit=restarted.cast(pl.UInt32).cum_sum().over(TAG))
     return records.join(visits, on="_order", how="left", maintain_order="left")
 
 

@@ -9,7 +9,11 @@ out by hand in a comment."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.support.formats_support import parse
+from tests.support.ingest_helpers import collect, frame_of
+from tierscope.dataset.store import Dataset
 
 COLUMNS = ("source_offset", "step", "global_steps_per_s", "elapsed_s")
 
@@ -74,3 +78,28 @@ def test_the_trainers_closing_dict_after_the_bar_is_cleared_finishes_the_run() -
     # ... and states the whole run's rate, a run-level event (a run with records keeps its records' figures:
     # tests/analysis/test_whole_run_mean.py)
     assert sorted(got.events.select("event").to_series().to_list()) == ["finished", "whole_run_rate"]
+
+
+def test_two_ranks_bars_interleaved_without_a_tag_are_one_drawing(tmp_path: Path) -> None:
+    """Two Horovod ranks' tqdm bars printed into one stream, each rank's tag glued after the other's bar
+    (horovod/horovod issue 3871, drjtryu, 2023): the position falls from 234 to 233 while the clock goes on (00:31,
+    00:32), which is no new start of the bar. Each step's drawings make one record: steps 230 to 235 (6, where
+    reading the fall as a new drawing made 234 two records, 7)."""
+    bar = (
+        "epoch:1 loss:1.0{}:  {}%|█████▉    | {}/391 [00:3{}<00:20,  7.{}it/s][1,{}]<stdout>:-------------------------"
+    )
+    drawn = [(230, 59, 1, 69), (231, 59, 1, 73), (231, 59, 1, 73), (232, 59, 1, 84), (232, 59, 1, 81)]
+    drawn += [
+        (234, 60, 1, 81),
+        (233, 60, 2, 83),
+        (234, 60, 2, 81),
+        (234, 60, 2, 82),
+        (235, 60, 2, 62),
+        (235, 60, 2, 63),
+    ]
+    lines = [bar.format(i, pct, step, sec, rate, i % 2) for i, (step, pct, sec, rate) in enumerate(drawn)]
+    log = tmp_path / "hvd.log"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ds = Dataset(tmp_path / "ds")
+    collect(ds, log, run_id="r", settle_s=0.0)
+    assert sorted(frame_of(ds, "steps").get_column("step").to_list()) == [230, 231, 232, 233, 234, 235]
