@@ -75,6 +75,7 @@ from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
     COUNTED_EXAMPLES,
     ENDED_BY_SIGNAL,
+    LOSS_WORDS,
     HELD_OUT,
     MEASURE_GATE,
     MEASURES,
@@ -232,7 +233,7 @@ def _banner_epochs(lines: pl.DataFrame, context: ParseContext) -> pl.Expr:
 
 
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
-_CLOCKED_GATE = r"(?i:loss)|\bl_[a-z]\w*\s*[:=]"
+_CLOCKED_GATE = rf"(?i:{LOSS_WORDS})|\bl_[a-z]\w*\s*[:=]"
 
 
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
@@ -240,7 +241,7 @@ _SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|fin
 
 
 #: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
-_OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
+_OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _](?:{LOSS_WORDS})"
 
 
 #: A number a step's report names: its position, a counter, a metric's value after its key.

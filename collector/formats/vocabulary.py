@@ -588,6 +588,9 @@ _QV = r"['\"]?"
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
 _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
+#: What ends the value of one part of a step's time: its closing quote, if any, then a separator, a dict's close or
+#: the end (never a unit: ``train_time=0.5ms`` is another statement).
+_PART_ENDS = rf"{_QV}(?:[,|}}\s]|$)"
 #: The scope a trainer writes before a measure's key, joined by ``_``: Hugging Face's ``train_steps_per_second``,
 #: PaddleNLP's ``interval_steps_per_second`` (PaddlePaddle/PaddleNLP issue 4949, 2023-02-23), Paddle's
 #: ``avg_batch_cost`` (PaddlePaddle/PaddleOCR issue 16562, 2025-09-24). Never an evaluation's (``eval_``).
@@ -834,7 +837,7 @@ EVALUATION_WORDS: Final = r"val|valid|validation|validating|eval|evaluation|eval
 HELD_OUT: Final = r"dev|heldout|holdout|cv"
 #: The keys of a step's metrics (``loss``, ``acc``, ``lr``, ``grad_norm``, ...): a number after one is that metric's
 #: value, never a position or a measure of time.
-METRIC_KEYS: Final = r"loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward"
+METRIC_KEYS: Final = rf"{LOSS_WORDS}|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward"
 #: A count of examples a step's report names by the word after it (icefall's ``loss[..., over 2223 frames.]``,
 #: k2-fsa/icefall issue 320, 2022-04-21): a number of work done, never a time.
 COUNTED_EXAMPLES: Final = rf"\d[\d.,]*(?:[eE][-+]?\d+)?\s+{_EXAMPLES_WORD}\b"
@@ -842,6 +845,10 @@ COUNTED_EXAMPLES: Final = rf"\d[\d.,]*(?:[eE][-+]?\d+)?\s+{_EXAMPLES_WORD}\b"
 SCORE_KEYS: Final = r"error|err|bleu|f1|map|iou"
 
 #: A statement whose subject is work other than a training step: its words before its first number name
+#: The words that name a step's loss: ``loss``, or the loss function a classifier's trainer names instead (TensorFlow's
+#: image retraining script: ``Step 270: Cross entropy = 0.012275``, cloud-annotations/cloud-annotations issue 56,
+#: 2019-04-23; Keras' ``categorical_crossentropy``).
+LOSS_WORDS: Final = r"loss|cross[ _-]?entropy"
 #: saving or writing a checkpoint, a download or upload, a compilation or trace, loading or restoring, an
 #: export, a backup, an evaluation, processing data (``Saved checkpoint for step 1000 in 12.3 s``, ``XLA
 #: compilation of step 1 took 45.2 seconds``, ``Downloading shard 3/100 took 2.0 s``). It may name a step and
@@ -904,7 +911,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # step times
     # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
     # ``forward_time=``, ``backward_time=``, ``optim_step_time=``, then ``train_time=``: their whole)
-    Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}(?:[,|\s]|$)"),
+    Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}{_PART_ENDS}"),
     # ... and its ``TotalTime`` after its ``DataTime`` and ``ForwardTime``: the LTR trainer of pytracking and the
     # trackers built on it (OSTrack, LightFC: ``[train: 1, 250 / 937] FPS: 0.9 (1.1)  ,  DataTime: 0.130 (0.010)  ,
     # ForwardTime: 0.914  ,  TotalTime: 1.054  ,  Loss/total: ...``, LiYunfengLYF/LightFC issue 2, 2024-01-31), the
@@ -913,7 +920,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     Measure(
         "TotalTime: X (s, after DataTime and ForwardTime: a batch's whole time)",
         "time",
-        rf"(?i:\b(?:data|forward|backward)[ _]?time)\b.*?\b(?i:total[ _]?time){_KV}{_N}(?:[,|\s]|$)",
+        rf"(?i:\b(?:data|forward|backward)[ _]?time)\b.*?\b(?i:total[ _]?time){_KV}{_N}{_PART_ENDS}",
     ),
     # a step time written as a clock (llama.cpp's ``dt=00:04:59``); never an ``eta=`` (the time still to go)
     Measure(
@@ -1157,7 +1164,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # interval its ``time``
     Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[;|,]?\s*$"),
     # metrics
-    Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
+    Measure("loss: X", "loss", rf"(?:\b|_)(?i:{LOSS_WORDS})['\"]?\s*[:=]?\s*{_N}"),
     # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
     # issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09): the first one said is the line's loss
     Measure("l_pix: X (a loss keyed l_)", "loss", rf"\bl_[a-z][a-z_]*\s*[:=]\s*{_N}"),
