@@ -272,7 +272,8 @@ def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
     """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`, a count
     of examples by its word: :data:`COUNTED_EXAMPLES`, a metric's after its key: :data:`_KEYED_NUMBER`,
     :data:`_COLUMN_NUMBER`). The counters first: a key before one names the whole counter (``Epoch: 2/50, Iter:
-    1/4``), not its first number."""
+    1/4``), not its first number. A percentage is a share (an epoch's progress, ``[5/10: 0/1875 (0%)]``; an accuracy),
+    never a time."""
     return (
         text.str.replace_all(r"\d+\s*/\s*\d+", " ")
         .str.replace_all(COUNTED_EXAMPLES, " ")
@@ -282,6 +283,7 @@ def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
         .str.replace_all(_KEYED_NUMBER, " ")
         .str.replace_all(_COLUMN_NUMBER, "|")
     )
+        .str.replace_all(r"\d[\d.]*\s*%", " ")
 
 
 def _timed_by_logger(read: pl.DataFrame, stated: pl.Expr, record: pl.Expr, context: ParseContext) -> pl.Series:
