@@ -316,7 +316,7 @@ def _without_newer(envelope: str) -> str:
 _ENVELOPE_DECLARED = (
     _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME))
     .replace(_ZONED_TIME, _never(_ZONED_TIME))
-    .replace(_MESSAGE_TIME, _never(_MESSAGE_TIME))
+    .replace(_MESSAGE_TIME, f"(?:{_never(_MESSAGE_TIME)})?")
 )
 _ENVELOPE_OLDER = _without_newer(_ENVELOPE)
 _ENVELOPE_DECLARED_OLDER = _without_newer(_ENVELOPE_DECLARED)

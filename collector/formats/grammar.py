@@ -75,8 +75,8 @@ from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
     COUNTED_EXAMPLES,
     ENDED_BY_SIGNAL,
-    LOSS_WORDS,
     HELD_OUT,
+    LOSS_WORDS,
     MEASURE_GATE,
     MEASURES,
     METRIC_KEYS,
@@ -276,6 +276,7 @@ def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
     never a time."""
     return (
         text.str.replace_all(r"\d+\s*/\s*\d+", " ")
+        .str.replace_all(r"\d[\d.]*\s*%", " ")
         .str.replace_all(COUNTED_EXAMPLES, " ")
         .str.replace_all(r"\[\s*\d+\s*\]", " ")
         .str.replace_all(_NAMED_NUMBER, " ")
@@ -283,7 +284,6 @@ def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
         .str.replace_all(_KEYED_NUMBER, " ")
         .str.replace_all(_COLUMN_NUMBER, "|")
     )
-        .str.replace_all(r"\d[\d.]*\s*%", " ")
 
 
 def _timed_by_logger(read: pl.DataFrame, stated: pl.Expr, record: pl.Expr, context: ParseContext) -> pl.Series:
@@ -343,12 +343,16 @@ class ProgressGrammar:
         )
         before.append(_banner_epochs(lines, context).alias("_banner_epoch"))
         gated, rest = lines.filter(hit), lines.filter(~hit)
-        # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
+        # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own. The shell's
+        # "Killed" (or another signal's word, Slurm's cancel) glued to the bar the OS stopped makes that drawing the
+        # failure (the status lines read it), not a record; the drawings before it on the line stay records (a Slurm
+        # job's 11 redraws of one line, the cancel glued to the last, owencqueen/PolymerGNN, 2022-04-14).
         pieces = (
             lines.with_columns(*before)
             .filter(hit)
             .with_columns(_piece=unescaped_returns(pl.col("line")).str.split("\r"))
             .explode("_piece")
+            .with_columns(_killed=pl.col("_piece").str.contains(ENDED_BY_SIGNAL))
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
         )
@@ -376,11 +380,7 @@ class ProgressGrammar:
             .otherwise("_per_s")
         )
         measured = stated | bar_timed.fill_null(False)
-        # The shell's "Killed" (or another signal's word) glued to the bar the OS stopped: that line is the failure
-        # (the status lines read
-        # it), not a record; a line has one outcome.
-        killed = pl.col("line").str.contains(ENDED_BY_SIGNAL)
-        training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation") & ~pl.col("_other_work")
+        training = ~pl.col("_not_training") & ~pl.col("_killed") & ~pl.col("_evaluation") & ~pl.col("_other_work")
         # A logging dict that states its own step (Hugging Face's TFTrainer: ``{'loss': 0.63, ..., 'step': 10}``)
         # under a logger's time is a record: that time is its clock, as it is for a line whose only measure is
         # examples/s. Without a time it states none (see :data:`CLOCKED_DICT`).

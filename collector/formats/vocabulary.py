@@ -663,7 +663,7 @@ UNNAMED_TIMES: Final = frozenset(
 )
 
 #: The shell's word for a process a signal ended, glued to the end of the line it was printing (a progress bar's):
-#: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That line is
+#: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That drawing is
 #: the failure, not a record: a line has one outcome. Also Slurm's notice that it cancelled the job or step (its
 #: signals end the processes), glued to the bar it stopped (``... 629.37s/it]slurmstepd: error: *** JOB 42221 ON
 #: clr1247 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***``, a PolymerGNN job's output, 2022).
@@ -728,8 +728,9 @@ POSITIONS: Final[tuple[Position, ...]] = (
         rf"(?:^|[^/\w])(?i:(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
     # the steps done so far keyed as a column of their own, the word unqualified (Coqui STT's ``| Steps: 89 |``,
-    # coqui-ai/STT issue 2238, 2022-06-10); a total (``Total steps = 312``, ``episode steps: 4``) has its word before
-    Position("| Steps: N (steps done)", "named", rf"(?:^|[|;,]\s*)(?i:steps)\s*[:=]\s*{_AT}"),
+    # coqui-ai/STT issue 2238, 2022-06-10), the number the whole column; a total (``Total steps = 312``, ``episode
+    # steps: 4``) has its word before, a bar's description (``Steps:   0%|``) a percentage after
+    Position("| Steps: N (steps done)", "named", r"(?:^|[|;,]\s*)(?i:steps)\s*[:=]\s*(\d+)\s*(?:[|;,]|$)"),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     # a key naming a position and its total, its value the counter in quotes (ms-swift's
     # ``"global_step/max_steps": "1200/3936"``, modelscope/ms-swift issue 4408)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.formats_support import endings
+from tests.support.formats_support import endings, parse
 
 STEP = "Epoch 0 |   Training | Elapsed Time: 0:00:15 | Steps: 93 | Loss: 24.580695"
 
@@ -66,3 +66,18 @@ def test_killed_closing_inline_code_fails_the_run() -> None:
 def test_killed_inside_a_sentence_in_backticks_is_no_ending() -> None:
     # near-miss: the word in a sentence's inline code, text after it
     assert endings(STEP, "the process was `Killed` by me on purpose") == []
+
+
+def test_every_redraw_before_the_one_a_cancel_is_glued_to_is_a_record() -> None:
+    # a Slurm job's stderr (owencqueen/PolymerGNN ``formal/model_comparisons/SOAP/out_tg/SOAP_42.e``, 2022-04-14): the
+    # bar's redraws on one line, Slurm's cancel glued to the last
+    cancel = "slurmstepd: error: *** JOB 42221 ON clr1247 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***"
+    line = (
+        "  0%|          | 0/50 [00:00<?, ?it/s]\r  2%|▏         | 1/50 [10:31<8:35:20, 631.04s/it]"
+        "\r  4%|▍         | 2/50 [21:02<8:25:01, 631.29s/it]" + cancel
+    )
+    got = parse([line])
+    # 0/50 times nothing; 1 at 631.04 s/it = 0.0015847 steps/s is a record; the redraw the cancel is glued to (2) is
+    # the run's failure, not a record
+    assert got.steps.select("step", "global_steps_per_s").rows() == [(1, pytest.approx(1 / 631.04))]
+    assert got.events.select("event", "reason").rows() == [("failed", cancel)]
