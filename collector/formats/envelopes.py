@@ -196,7 +196,7 @@ _BRACKET_TIME = (
 #: 13:28:19,976][mlprof.trainers.pytorch.trainer][INFO] - [0] [5/10: ...``, saforem2/vault, 2023-01-11) and the
 #: level before the name and line (ezpz's ``[2024-04-02 01:59:46][INFO][trainer:837] - step=5 ...``,
 #: kharelb/ai-science-training-series homework 6, 2024-04-02).
-_GLUED_FIELDS = rf"\[(?P<y_ts>{_ISO_TIME})\](?:\[[^\]\s]+\])?\[(?P<y_sev>{_SEVERITY_WORD})\](?:\[[^\]\s]+\])? - "
+_GLUED_FIELDS = rf"\[(?P<hy_ts>{_ISO_TIME})\](?:\[[^\]\s]+\])?\[(?P<hy_sev>{_SEVERITY_WORD})\](?:\[[^\]\s]+\])? - "
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
 #: Hugging Face's logger: ``[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ``.
 _HF = rf"\[(?P<h_sev>{_SEVERITY_WORD})\|[^\]\s|]+:\d+\] (?P<h_ts>{_ISO_TIME}) >> ?"
@@ -582,7 +582,7 @@ def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
         _iso(pl.col("f_ts")),
         _iso(pl.col("q_ts")),
         _iso(pl.col("b_ts")),
-        _iso(pl.col("y_ts")),
+        _iso(pl.col("hy_ts")),
         _iso(pl.col("s_ts")),
         _iso(pl.col("l_ts")),
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
@@ -665,7 +665,7 @@ def _envelope_name() -> pl.Expr:
         ("python-logging-fields", present("f_ts")),
         ("python-logging-named", present("q_ts")),
         ("bracketed-time", present("b_ts")),
-        ("hydra-logging", present("y_ts")),
+        ("hydra-logging", present("hy_ts")),
         ("bracketed-month-time", present("d_md")),
         ("time", present("s_ts")),
         ("word-time", present("l_ts")),
@@ -852,7 +852,7 @@ def split_envelopes(
         "p_sev",
         "f_sev",
         "q_sev",
-        "y_sev",
+        "hy_sev",
         "h_sev",
         "v_sev",
         "a_sev",
@@ -878,7 +878,7 @@ def split_envelopes(
             "b_ts",
             "s_ts",
             "i_ts",
-            "y_ts",
+            "hy_ts",
             "l_ts",
             "d_md",
             "n_md",
