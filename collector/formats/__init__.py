@@ -59,6 +59,7 @@ from tierscope.collector.formats.base import (
 )
 from tierscope.collector.formats.cloudml import CloudMLSamples
 from tierscope.collector.formats.columns import tabulated
+from tierscope.collector.formats.copies import first_copies
 from tierscope.collector.formats.distmnist import DistMnist
 from tierscope.collector.formats.dlrm import DLRMIterations
 from tierscope.collector.formats.envelopes import ENVELOPE_SCHEMA, ENVELOPES, split_envelopes
@@ -337,6 +338,9 @@ def parse_lines(
         # the step a traceback in a later batch (or collect) fails at
         if "step" in parsed.steps.columns:
             context.state[LAST_STEP] = parsed.steps.sort("source_offset").get_column("step")[-1]
+    # a step-less report printed twice by one process is one report
+    end = int(pending.get_column("source_offset").min()) if pending is not None and pending.height else None  # type: ignore[arg-type]
+    parsed.steps = first_copies(parsed.steps, lines, context.state, end)
     window = lines.height - (pending.height if pending is not None else 0)
     produced = pl.concat(
         [f.select("source_offset") for f in (parsed.steps, parsed.events, parsed.rejects) if f.width]

@@ -190,6 +190,13 @@ _BRACKET_TIME = (
     rf"\s*\[(?P<b_ts>{_ISO_TIME})(?: [\w.-]+)?\]:? (?:\([\w.<>-]+ \d+\): (?P<b_sev>{_SEVERITY_WORD}) )?"
     rf"|(?:(?P<d_sev>WARNING|ERROR|CRITICAL) )?\[(?P<d_md>\d\d/\d\d) (?P<d_hms>\d\d:\d\d:\d\d) [\w.]+\]:? "
 )
+#: A time in brackets glued to more bracketed fields, one of them the level, then `` - ``: Hydra's job logging
+#: (``[%(asctime)s][%(name)s][%(levelname)s] - %(message)s``, the default of every Hydra app: FunASR's ``[2024-08-12
+#: 23:04:07,255][root][INFO] - train, rank: 9, ...``, modelscope/FunASR issue 2006; mlprof's ``[2023-01-11
+#: 13:28:19,976][mlprof.trainers.pytorch.trainer][INFO] - [0] [5/10: ...``, saforem2/vault, 2023-01-11) and the
+#: level before the name and line (ezpz's ``[2024-04-02 01:59:46][INFO][trainer:837] - step=5 ...``,
+#: kharelb/ai-science-training-series homework 6, 2024-04-02).
+_GLUED_FIELDS = rf"\[(?P<hy_ts>{_ISO_TIME})\](?:\[[^\]\s]+\])?\[(?P<hy_sev>{_SEVERITY_WORD})\](?:\[[^\]\s]+\])? - "
 _TENSORPACK = r"\[(?P<n_md>\d{4}) (?P<n_hms>\d\d:\d\d:\d\d) @[^\]\s]+\] "
 #: Hugging Face's logger: ``[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ``.
 _HF = rf"\[(?P<h_sev>{_SEVERITY_WORD})\|[^\]\s|]+:\d+\] (?P<h_ts>{_ISO_TIME}) >> ?"
@@ -204,7 +211,8 @@ _US_LOGGER = (
 #: (month not zero-padded), also without the time (``[W reducer.cpp:1389] ``).
 _C10 = r"\[(?P<e_sev>[IWEF])(?:(?P<e_md>\d{3,4}) (?P<e_hms>\d\d:\d\d:\d\d\.\d+))? [^\]\s]+:\d+\] ?"
 _LOGGER = (
-    rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_BRACKET_TIME}|{_TENSORPACK}|{_HF}|{_US_LOGGER}"
+    rf"(?:{_GLOG}|{_TFCPP}|{_PYLOG}|{_PYLOG_FIELDS}|{_PYLOG_NAMED}|{_GLUED_FIELDS}|{_BRACKET_TIME}|{_TENSORPACK}|{_HF}"
+    rf"|{_US_LOGGER}"
     rf"|{_C10}|{_WORD_TIME}|{_PLAIN_TIME})"
 )
 
@@ -237,13 +245,25 @@ _JSON_GATE = r'^\s*"(?:message|textPayload|msg|task_name|logName)"\s*:'
 
 # The prefix alone, not the message: a capturing regex is slow on every byte it scans.
 #: A paste's Markdown quoting (``> `` before every line of an issue's quoted log).
-_QUOTE = r"(?P<quote>> ?)"
+#: A code block inside the quote adds its indent: four spaces (or a tab) after the quote's own space (a log quoted
+#: as ``>     [2023-01-11 13:28:19,976][mlprof...][INFO] - ...``, saforem2/vault, 2023-01-11).
+_QUOTE = r"(?P<quote>> ?(?: {4}|\t)?)"
 #: A test harness's label of the stream a child process wrote the line to: Accelerate's and Transformers'
 #: ``execute_subprocess_async`` (what ``accelerate test`` runs) re-print each line of the launched job as
 #: ``stdout: `` or ``stderr: `` (huggingface/accelerate issues 1942, 2023-09-07, and 2084, 2023-10-26;
 #: deepspeedai/DeepSpeed issue 2629, 2022-12-20). The same process writes both streams: it names no task.
 _STREAM_LABEL = r"(?P<stream>std(?:out|err): )"
-_ENVELOPE = rf"^(?P<prefix>{_QUOTE}?{_STREAM_LABEL}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS})"
+#: A time the program printed at the head of its own message, inside a logger's header (TensorFlow's image retraining
+#: script prints ``'%s: Step %d: Cross entropy = %f' % (datetime.now(), ...)`` through tf.logging, which absl re-logs
+#: with glog's header: ``I0423 05:08:16.899667 47836397217664 tf_logging.py:115] 2019-04-23 05:08:16.899646: Step 270:
+#: Cross entropy = 0.012275``, cloud-annotations/cloud-annotations issue 56, 2019-04-23). A layer of its own: the
+#: record's time, with the year glog leaves out, and the same time as the Python logging copy of the line, whose
+#: ``INFO:tensorflow:`` header the same time follows.
+_MESSAGE_TIME = rf"(?:(?P<i_ts>{_ISO_TIME})(?: - |: | ))?"
+_ENVELOPE = (
+    rf"^(?P<prefix>{_QUOTE}?{_STREAM_LABEL}?(?:{_PLATFORM})?(?:{_LAUNCHER})?(?:{_LOGGER})?{_BRACKET_FIELDS}"
+    rf"{_MESSAGE_TIME})"
+)
 
 
 def _never(pattern: str) -> str:
@@ -273,7 +293,7 @@ _NEWER = (
 #: A cheap test whether a line may have one of the :data:`_NEWER` layers (anchored, as :data:`_GATE`): a line
 #: without one is read by the smaller regex, with the same result.
 _NEWER_GATE = (
-    rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank|(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
+    rf"^(?:\(|\[(?:rank\d|[a-z][a-z_]*\d+(?:\|\d+)?\]:|(?:\d+,)?mpirank| *(?:{_SEVERITY_WORD})[| \]]|[IWEF][\d ]"
     rf"|\d\d/|Rank \d)|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) |\d\d/\d\d/\d{{4}} |\d\d/\d\d/\d\d \d|{_MONTH} [ \d]\d \d"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)[\t ]"
     rf"|(?:[a-z0-9][-a-z0-9.]*?-)?(?:{_ROLE})-\d+: )"
@@ -293,7 +313,11 @@ def _without_newer(envelope: str) -> str:
 #: The same without the time-alone layer (its group kept, matching nothing): for files read with formats
 #: the user declared, whose patterns capture a leading time themselves.
 # A time alone before the message, plain or with its zone, is the declared pattern's to capture.
-_ENVELOPE_DECLARED = _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME)).replace(_ZONED_TIME, _never(_ZONED_TIME))
+_ENVELOPE_DECLARED = (
+    _ENVELOPE.replace(_PLAIN_TIME, _never(_PLAIN_TIME))
+    .replace(_ZONED_TIME, _never(_ZONED_TIME))
+    .replace(_MESSAGE_TIME, f"(?:{_never(_MESSAGE_TIME)})?")
+)
 _ENVELOPE_OLDER = _without_newer(_ENVELOPE)
 _ENVELOPE_DECLARED_OLDER = _without_newer(_ENVELOPE_DECLARED)
 #: Every group the envelope regex names.
@@ -406,6 +430,11 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
     ),
     EnvelopeInfo("bracketed-time", "[2025-04-13 23:41:12] ", "the record's timestamp (UTC)"),
     EnvelopeInfo(
+        "hydra-logging",
+        "[2024-08-12 23:04:07,255][root][INFO] - ",
+        "Hydra's job logging, its time and level glued in brackets with the logger's name: the record's time (UTC)",
+    ),
+    EnvelopeInfo(
         "time", "DLL 2021-06-14 23:08:53.659718 - ", "a time alone (also after 'DLL '): the record's timestamp (UTC)"
     ),
     EnvelopeInfo(
@@ -441,6 +470,11 @@ ENVELOPES: tuple[EnvelopeInfo, ...] = (
         "bracketed-fields",
         "[INFO] [logging.py:69:log_dist] [Rank 0] ",
         "a logger's level, source and rank in brackets after its time (DeepSpeed): stripped, the level kept",
+    ),
+    EnvelopeInfo(
+        "message-time",
+        "2019-04-23 05:08:16.899646: ",
+        "a time the program printed at its message's head, after a logger's header: the record's timestamp (UTC)",
     ),
 )
 
@@ -539,6 +573,8 @@ def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
             _utc(pl.coalesce("v_ts", "a_ts"), "%m/%d/%Y %H:%M:%S"),
         ]
     return pl.coalesce(
+        # the program's own time, inside its logger's: the line's, with its year
+        _iso(pl.col("i_ts")),
         no_year("g_md", "g_hms", "%Y%m%d %H:%M:%S%.f"),
         *newer_times,
         _utc(pl.col("x_ts"), "%Y-%m-%d %H:%M:%S%.f"),
@@ -546,6 +582,7 @@ def _timestamp(year: int | None, newer: bool = True) -> pl.Expr:
         _iso(pl.col("f_ts")),
         _iso(pl.col("q_ts")),
         _iso(pl.col("b_ts")),
+        _iso(pl.col("hy_ts")),
         _iso(pl.col("s_ts")),
         _iso(pl.col("l_ts")),
         no_year("n_md", "n_hms", "%Y%m%d %H:%M:%S"),
@@ -628,6 +665,7 @@ def _envelope_name() -> pl.Expr:
         ("python-logging-fields", present("f_ts")),
         ("python-logging-named", present("q_ts")),
         ("bracketed-time", present("b_ts")),
+        ("hydra-logging", present("hy_ts")),
         ("bracketed-month-time", present("d_md")),
         ("time", present("s_ts")),
         ("word-time", present("l_ts")),
@@ -636,6 +674,7 @@ def _envelope_name() -> pl.Expr:
         ("month-first-time", present("v_ts") | present("a_ts")),
         ("c10", present("e_sev")),
         ("bracketed-fields", present("z_sev") | present("z_rank") | present("z_of")),
+        ("message-time", present("i_ts")),
     ]
     joined = pl.concat_list([pl.when(hit).then(pl.lit(name)) for name, hit in parts]).list.drop_nulls().list.join("+")
     return pl.when(joined != "").then(joined)
@@ -813,6 +852,7 @@ def split_envelopes(
         "p_sev",
         "f_sev",
         "q_sev",
+        "hy_sev",
         "h_sev",
         "v_sev",
         "a_sev",
@@ -837,6 +877,8 @@ def split_envelopes(
             "q_ts",
             "b_ts",
             "s_ts",
+            "i_ts",
+            "hy_ts",
             "l_ts",
             "d_md",
             "n_md",

@@ -76,6 +76,7 @@ from tierscope.collector.formats.vocabulary import (
     COUNTED_EXAMPLES,
     ENDED_BY_SIGNAL,
     HELD_OUT,
+    LOSS_WORDS,
     MEASURE_GATE,
     MEASURES,
     METRIC_KEYS,
@@ -232,7 +233,7 @@ def _banner_epochs(lines: pl.DataFrame, context: ParseContext) -> pl.Expr:
 
 
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
-_CLOCKED_GATE = r"(?i:loss)|\bl_[a-z]\w*\s*[:=]"
+_CLOCKED_GATE = rf"(?i:{LOSS_WORDS})|\bl_[a-z]\w*\s*[:=]"
 
 
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
@@ -240,7 +241,7 @@ _SUMMARY_WORDS = rf"(?i)\b(?:best|early|stopp\w*|final|summary|serv\w*|probe|fin
 
 
 #: A loss of other work than training, anywhere on the line (``val loss 2.07``, ``packet loss 0.0%``).
-_OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _]loss"
+_OTHER_LOSS = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _](?:{LOSS_WORDS})"
 
 
 #: A number a step's report names: its position, a counter, a metric's value after its key.
@@ -271,9 +272,11 @@ def _unnamed_numbers(text: pl.Expr) -> pl.Expr:
     """``text`` without the numbers a step's report names (``N/M`` counters, ``[N]``, :data:`_NAMED_NUMBER`, a count
     of examples by its word: :data:`COUNTED_EXAMPLES`, a metric's after its key: :data:`_KEYED_NUMBER`,
     :data:`_COLUMN_NUMBER`). The counters first: a key before one names the whole counter (``Epoch: 2/50, Iter:
-    1/4``), not its first number."""
+    1/4``), not its first number. A percentage is a share (an epoch's progress, ``[5/10: 0/1875 (0%)]``; an accuracy),
+    never a time."""
     return (
         text.str.replace_all(r"\d+\s*/\s*\d+", " ")
+        .str.replace_all(r"\d[\d.]*\s*%", " ")
         .str.replace_all(COUNTED_EXAMPLES, " ")
         .str.replace_all(r"\[\s*\d+\s*\]", " ")
         .str.replace_all(_NAMED_NUMBER, " ")
@@ -340,12 +343,16 @@ class ProgressGrammar:
         )
         before.append(_banner_epochs(lines, context).alias("_banner_epoch"))
         gated, rest = lines.filter(hit), lines.filter(~hit)
-        # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own.
+        # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own. The shell's
+        # "Killed" (or another signal's word, Slurm's cancel) glued to the bar the OS stopped makes that drawing the
+        # failure (the status lines read it), not a record; the drawings before it on the line stay records (a Slurm
+        # job's 11 redraws of one line, the cancel glued to the last, owencqueen/PolymerGNN, 2022-04-14).
         pieces = (
             lines.with_columns(*before)
             .filter(hit)
             .with_columns(_piece=unescaped_returns(pl.col("line")).str.split("\r"))
             .explode("_piece")
+            .with_columns(_killed=pl.col("_piece").str.contains(ENDED_BY_SIGNAL))
             .filter(pl.col("_piece").str.strip_chars() != "")
             .with_row_index("_order")
         )
@@ -373,11 +380,7 @@ class ProgressGrammar:
             .otherwise("_per_s")
         )
         measured = stated | bar_timed.fill_null(False)
-        # The shell's "Killed" (or another signal's word) glued to the bar the OS stopped: that line is the failure
-        # (the status lines read
-        # it), not a record; a line has one outcome.
-        killed = pl.col("line").str.contains(ENDED_BY_SIGNAL)
-        training = ~pl.col("_not_training") & ~killed & ~pl.col("_evaluation") & ~pl.col("_other_work")
+        training = ~pl.col("_not_training") & ~pl.col("_killed") & ~pl.col("_evaluation") & ~pl.col("_other_work")
         # A logging dict that states its own step (Hugging Face's TFTrainer: ``{'loss': 0.63, ..., 'step': 10}``)
         # under a logger's time is a record: that time is its clock, as it is for a line whose only measure is
         # examples/s. Without a time it states none (see :data:`CLOCKED_DICT`).

@@ -237,7 +237,9 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
                 ),
                 _T + "in_epoch": (
                     pl.coalesce(
-                        number(epoch.struct.field("e"), pl.Int64) - 1, number(epoch.struct.field("z"), pl.Int64)
+                        number(epoch.struct.field("e"), pl.Int64) - 1,
+                        number(epoch.struct.field("z"), pl.Int64),
+                        number(epoch.struct.field("t"), pl.Int64),
                     )
                     * number(epoch.struct.field("m"), pl.Int64)
                     + number(epoch.struct.field("x"), pl.Int64)

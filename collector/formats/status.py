@@ -147,6 +147,10 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"\bSending process \d+ closing signal SIG[A-Z]+\b", 2, recoverable=True),
     # Slurm: the scheduler cancelled the job or step (time limit, preemption, by hand), or its OOM killer struck
     Marker("failed", r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b", 3),
+    # ... its memory limit's enforcement, the cause the cancel beside it ends with (``slurmstepd: error: Job 7518
+    # exceeded memory limit (626359956 > 512000000), being killed``, coqui-ai/STT issue 2238, 2022-06-10); Slurm's
+    # ``Exceeded step memory limit at some point.`` is a warning the step lives on after: no kill, no failure
+    Marker("failed", r"\bexceeded memory limit\b.*\bbeing killed\b", 4),
     Marker("failed", r"\bDetected \d+ oom[_-]kill events?\b", 4),
     # PBS (OpenPBS, Torque): the MOM killed the job past a limit it asked for (``=>> PBS: job killed: walltime 3611
     # exceeded limit 3600`` in the job's error file, ESMF's test logs; ``mem``/``vmem`` past theirs)
@@ -156,6 +160,10 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"^TERM_[A-Z_]+: job killed\b", 4),
     # Ray's job client: the job's end state
     Marker("failed", r"\bJob '[^']+' failed\b", 3),
+    # a controller logging a job's or a trial's state moving from running to failed: Ray Tune's ``Setting status for
+    # trial TorchTrainer_ccdf1_00000 from RUNNING to ERROR`` (GokuMohandas/Made-With-ML issue 271, 2024-10-10). A trial
+    # Tune retries runs again (a step after it recovers); ``from RUNNING to TERMINATED`` is its normal end
+    Marker("failed", r"(?i:\b(?:status|state)\b).*?\bfrom RUNNING to (?:ERROR|FAILED)\b", 3, recoverable=True),
     # SageMaker: the training toolkit's verdict in the job, the SDK's job state
     Marker("failed", r"\bReporting training FAILURE\b|^(?:\S+ \S+ )?Failed - Training job failed\b", 3),
     # the SDK's error for a job that ended Failed (``UnexpectedStatusException: Error for Training job X: Failed.
@@ -190,8 +198,9 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"OOM when allocating|\bOOMKilled\b|CUDA out of memory", 4),
     # The shell's word for a process the OS killed: alone, glued to the end of a progress bar, or in a
     # job-control report (``line 6:  3305 Killed   cmd``).
-    # (also inside a paste's emphasis: ``**Killed**``)
-    Marker("failed", r"\bKilled[\s*_]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
+    # (also inside a paste's emphasis: ``**Killed**``, or closing its inline code: ``run.sh: line 66: 777016 Killed` ``,
+    # OpenNMT/OpenNMT-py issue 1824, 2020-07-04)
+    Marker("failed", r"\bKilled[\s*_`]*$|(?:^|\s)\d+ Killed\s|\bSIGKILL\b|killed by signal 9", 3),
     # ... in the shell's language: bash's translations of its "Killed" (po/zh_CN.po ``已杀死``, po/zh_TW.po ``已砍掉``,
     # po/ja.po ``強制終了``), alone on its line (DreamerV3's run ending in ``已杀死``, danijar/dreamerv3 issue 203,
     # 2025-12-05) or after the process id of a job-control report; never at the end of a sentence (``強制終了`` is

@@ -433,7 +433,8 @@ def clock(text: pl.Expr, layout: str, year: int | None = None) -> pl.Expr:
 
 class Position(NamedTuple):
     """A way of saying where training is: ``kind`` ``named`` (group ``x`` the step), ``epoch-counter``
-    (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``; or ``z`` for ``e``, counted from 0: ``z * m + x``)
+    (groups ``e``, ``x``, ``m``: the step is ``(e - 1) * m + x``; or ``z`` or ``t`` for ``e``, counted from 0:
+    ``z * m + x``)
     or ``counter`` (``x`` of ``x/m``; a date is none)."""
 
     spelling: str
@@ -498,8 +499,10 @@ SPELLED: Final = (
 _N = rf"({SPELLED})"
 #: A whole number ending a position: thousands in groups of three (``12,500``) or plain digits, not the
 #: whole part of a decimal (``step: 0.5``), nor a part of ``12,5000`` or ``1_000``, nor the first number of a
-#: range or a date (``batch 11-20``, ``batch 2021-03-04``).
-_AT = r"(\d{1,3}(?:,\d{3})+|\d+)(?:[^\w.,-]|[.,-](?:\D|$)|$)"
+#: range or a date (``batch 11-20``, ``batch 2021-03-04``). A whole number printed with a fraction of zeros is whole
+#: (a counter kept as a float and printed with a fixed format: mlprof's ``epoch=5.0000 step=33.0000 dt=0.0026``,
+#: saforem2/vault, 2023-01-11); ``step: 33.5`` stays none.
+_AT = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.0+)?(?:[^\w.,-]|[.,-](?:\D|$)|$)"
 #: Thousands in groups of three with one separator (``12,500``, ``1_000_000``, ``1,234.5``).
 _GROUPED = r"^[-+]?\d{1,3}(?:(?:,\d{3})+|(?:_\d{3})+)(?:\.\d*)?(?:[eE][-+]?\d+)?$"
 #: What a number with a separator in it that is no thousands separator is, in the reject's reason.
@@ -585,6 +588,9 @@ _SECONDS_UNIT = r"(?:(?:s|sec|secs|seconds)\b|\(\s*(?:s|sec|secs|seconds)\s*\))"
 _TIME_KEY = r"(?:Total)?(?i:time)"
 #: A key's value in JSON quotes or none (``"time": "0.239996"``, ``time: 0.24``).
 _QV = r"['\"]?"
+#: What ends the value of one part of a step's time: its closing quote, if any, then a separator, a dict's close or
+#: the end (never a unit: ``train_time=0.5ms`` is another statement).
+_PART_ENDS = rf"{_QV}(?:[,|}}\s]|$)"
 #: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
 _NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
@@ -657,7 +663,7 @@ UNNAMED_TIMES: Final = frozenset(
 )
 
 #: The shell's word for a process a signal ended, glued to the end of the line it was printing (a progress bar's):
-#: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That line is
+#: ``Killed`` (SIGKILL, the OOM killer), ``Segmentation fault (core dumped)``, ``Bus error``, an abort. That drawing is
 #: the failure, not a record: a line has one outcome. Also Slurm's notice that it cancelled the job or step (its
 #: signals end the processes), glued to the bar it stopped (``... 629.37s/it]slurmstepd: error: *** JOB 42221 ON
 #: clr1247 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***``, a PolymerGNN job's output, 2022).
@@ -721,6 +727,10 @@ POSITIONS: Final[tuple[Position, ...]] = (
         # never a unit's denominator: fairseq's ``words/batch 906`` is words per batch, no batch number
         rf"(?:^|[^/\w])(?i:(?:step|iteration|iters?|update|batch))['\"]?\s*[:=#]?\s*[#\[]?\s*{_AT}",
     ),
+    # the steps done so far keyed as a column of their own, the word unqualified (Coqui STT's ``| Steps: 89 |``,
+    # coqui-ai/STT issue 2238, 2022-06-10), the number the whole column; a total (``Total steps = 312``, ``episode
+    # steps: 4``) has its word before, a bar's description (``Steps:   0%|``) a percentage after
+    Position("| Steps: N (steps done)", "named", r"(?:^|[|;,]\s*)(?i:steps)\s*[:=]\s*(\d+)\s*(?:[|;,]|$)"),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
     # a key naming a position and its total, its value the counter in quotes (ms-swift's
     # ``"global_step/max_steps": "1200/3936"``, modelscope/ms-swift issue 4408)
@@ -778,12 +788,16 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # brackets, the word left out, right before the step's counter (Swin
     # Transformer's ``main.py``: ``Train: [30/300][210/2859]\teta 0:25:26 lr 0.000872 ...  time 0.4205 (0.5761)``,
     # quoted in MzeroMiko/VMamba issue 273, 2024-07-27; PyTorch's DCGAN example, ``[0/25][0/782] Loss_D: ...``): group
-    # ``z``, an epoch counted from 0 as ``range(epochs)`` prints it, so its step is ``z * M + N``
+    # ``z``, an epoch counted from 0 as ``range(epochs)`` prints it, so its step is ``z * M + N``. Or the epoch bare
+    # after the phase's word, the counter's percentage inside its brackets (timm's ``train.py``: ``Train: 1 [  32/33
+    # (100%)]  Loss: 0.5411 (0.313)  Time: 0.089s, ...``, the epoch from ``range(start_epoch, num_epochs)``: group
+    # ``t``, counted from 0 too; phamdinhkhanh/general_backbone README, 2021)
     Position(
         "Epoch [E][N/M] / [E/EM][N/M]",
         "epoch-counter",
-        r"(?:(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*|(?:^|[\s:|,])\[\s*(?P<z>\d+)\s*/\s*\d+\s*)"
-        r"\]\s*\[\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*\]",
+        r"(?:(?:(?i:\bepoch)(?:\(\s*train\s*\))?\s*\[\s*(?P<e>\d+)\s*|(?:^|[\s:|,])\[\s*(?P<z>\d+)\s*/\s*\d+\s*)\]\s*\["
+        r"|(?:^|[\s|])(?i:train)\s*:\s*(?P<t>\d+)\s+\[)"
+        r"\s*(?P<x>\d+)\s*/\s*(?P<m>\d+)\s*(?:\(\s*\d+(?:\.\d+)?\s*%\s*\)\s*)?\]",
     ),
     # a range of steps one statement covers: its last step is the position, its length the span of its times
     Position("batch A-B (a range)", "range", rf"(?i:\b{_RANGE_WORD})\s*[:=#]?\s*\[?\s*{_RANGE}(?:[^\d.:-]|$)"),
@@ -832,9 +846,13 @@ EVALUATION_WORDS: Final = r"val|valid|validation|validating|eval|evaluation|eval
 #: Held-out data besides a validation or test split (``dev loss``, ``heldout ppl``, WeNet's cross-validation ``CV Batch
 #: 4/0 loss ..``, ``Epoch 74 CV info cv_loss ..``: wenet-e2e/wenet issues 941 and 846): a figure of it is no training's.
 HELD_OUT: Final = r"dev|heldout|holdout|cv"
+#: The words that name a step's loss: ``loss``, or the loss function a classifier's trainer names instead (TensorFlow's
+#: image retraining script: ``Step 270: Cross entropy = 0.012275``, cloud-annotations/cloud-annotations issue 56,
+#: 2019-04-23; Keras' ``categorical_crossentropy``).
+LOSS_WORDS: Final = r"loss|cross[ _-]?entropy"
 #: The keys of a step's metrics (``loss``, ``acc``, ``lr``, ``grad_norm``, ...): a number after one is that metric's
 #: value, never a position or a measure of time.
-METRIC_KEYS: Final = r"loss|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward"
+METRIC_KEYS: Final = rf"{LOSS_WORDS}|acc\w*|lr|learning[ _]rate|ppl|perplexity|grad\w*|norm|score|reward"
 #: A count of examples a step's report names by the word after it (icefall's ``loss[..., over 2223 frames.]``,
 #: k2-fsa/icefall issue 320, 2022-04-21): a number of work done, never a time.
 COUNTED_EXAMPLES: Final = rf"\d[\d.,]*(?:[eE][-+]?\d+)?\s+{_EXAMPLES_WORD}\b"
@@ -904,16 +922,18 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # step times
     # a training step's whole time, where a line splits it in parts (ESPnet2's ``iter_time=`` (waiting for data),
     # ``forward_time=``, ``backward_time=``, ``optim_step_time=``, then ``train_time=``: their whole)
-    Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}(?:[,|\s]|$)"),
+    Measure("train_time: X (s)", "time", rf"(?i:\btrain[ _]time){_KV}{_N}{_PART_ENDS}"),
     # ... and its ``TotalTime`` after its ``DataTime`` and ``ForwardTime``: the LTR trainer of pytracking and the
     # trackers built on it (OSTrack, LightFC: ``[train: 1, 250 / 937] FPS: 0.9 (1.1)  ,  DataTime: 0.130 (0.010)  ,
     # ForwardTime: 0.914  ,  TotalTime: 1.054  ,  Loss/total: ...``, LiYunfengLYF/LightFC issue 2, 2024-01-31), the
     # epoch's seconds so far over its batches: a batch's mean time. A ``TotalTime`` with no part before it is a run's
-    # or a range's.
+    # or a range's. The parts may be a dict's keys, each value in quotes (FunASR's trainer: ``{'data_load': '0.000',
+    # 'forward_time': '0.294', 'backward_time': '0.279', 'optim_time': '0.099', 'total_time': '0.673'}``,
+    # modelscope/FunASR issue 2006, 2024-08-12).
     Measure(
         "TotalTime: X (s, after DataTime and ForwardTime: a batch's whole time)",
         "time",
-        rf"(?i:\b(?:data|forward|backward)[ _]?time)\b.*?\b(?i:total[ _]?time){_KV}{_N}(?:[,|\s]|$)",
+        rf"(?i:\b(?:data|forward|backward)[ _]?time)\b.*?\b(?i:total[ _]?time){_KV}{_N}{_PART_ENDS}",
     ),
     # a step time written as a clock (llama.cpp's ``dt=00:04:59``); never an ``eta=`` (the time still to go)
     Measure(
@@ -1143,6 +1163,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
         r"(?:\s*(?:s|sec|secs|seconds)\b|[^\w.:]|$)",
     ),
     Measure("X seconds elapsed", "elapsed_s", rf"{_N}\s*(?:s|sec|secs|seconds)\s+elapsed\b"),
+    # Composer's console logger, its SpeedMonitor's training time so far, in hours by default (``time_unit='hours'``,
+    # composer/callbacks/speed_monitor.py): ``[batch=1/10]:`` then ``Train time/train: 0.0073`` (mosaicml/llm-foundry
+    # issue 244, 2023-06). Only as that logger lays it out, after its ``Train `` prefix: a loop's own ``Time/train``
+    # may be an iteration's seconds. Its ``Train time/batch: 1`` is the batch counter, no time.
+    Measure(
+        "Train time/train: X (Composer, hours since the start)", "elapsed_s", rf"\bTrain time/train:\s*{_N}", 3600.0
+    ),
+    # ... written as a clock (Coqui STT's progress line: ``Epoch 0 |   Training | Elapsed Time: 0:00:14 | Steps: 89 |
+    # Loss: 25.274169``, coqui-ai/STT issue 2238, 2022-06-10): the time since the start, never a time of day (the word
+    # says what it is)
+    Measure(
+        "Elapsed Time: H:MM:SS (since the start)",
+        "elapsed_s",
+        r"(?i:\belapsed(?:[ _]time)?)\s*[:=]\s*((?:\d+:)?\d{1,2}:\d\d(?:\.\d+)?)(?:[,;|\s]|$)",
+        clock=True,
+    ),
     # the time since the start in minutes (a JAX loop's ``step 100 | elapsed 1.11m | loss: 3.07``, jlin816/jax-sandbox
     # README at 3f026d8): seconds = 60 * X; a bare ``elapsed X`` says no unit and stays unread
     Measure(
@@ -1157,7 +1193,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # interval its ``time``
     Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[;|,]?\s*$"),
     # metrics
-    Measure("loss: X", "loss", rf"(?:\b|_)(?i:loss)['\"]?\s*[:=]?\s*{_N}"),
+    Measure("loss: X", "loss", rf"(?:\b|_)(?i:{LOSS_WORDS})['\"]?\s*[:=]?\s*{_N}"),
     # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
     # issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09): the first one said is the line's loss
     Measure("l_pix: X (a loss keyed l_)", "loss", rf"\bl_[a-z][a-z_]*\s*[:=]\s*{_N}"),

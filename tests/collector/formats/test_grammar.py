@@ -40,8 +40,9 @@ from tierscope.collector.formats.envelopes import ENVELOPES
         ("completed step: 7, seconds: 4.000, TFLOP/s/device: 100.0, Tokens/s/device: 2048.0, loss: 9.5", 7, 0.25),
         # DLLogger (FastPitch-like): took is the iteration's time, 1 / 20 = 0.05
         ("epoch    1 | iter  12/100 | loss 3.10 | 5000.00 frames/s | took 20.00 s | lrate 1.00e-04", 12, 0.05),
-        # timm: Time: 0.400s is the batch's time, 1 / 0.4 = 2.5
-        ("Train: 3 [ 250/1000 ( 25%)]  Loss: 2.5 (2.6)  Time: 0.400s,  320.00/s  (0.410s,  312.20/s)", 250, 2.5),
+        # timm: Time: 0.400s is the batch's time, 1 / 0.4 = 2.5; batch 250 of epoch 3 (counted from 0) of 1000 batches
+        # is step 3 * 1000 + 250 = 3250
+        ("Train: 3 [ 250/1000 ( 25%)]  Loss: 2.5 (2.6)  Time: 0.400s,  320.00/s  (0.410s,  312.20/s)", 3250, 2.5),
         # PaddleSeg: batch_cost is the iteration's seconds, 1 / 0.2 = 5
         ("[TRAIN] epoch: 1, iter: 30/1000, loss: 1.5, lr: 0.01, batch_cost: 0.2000, reader_cost: 0.001", 30, 5.0),
         # DLLogger keyed by (epoch, iteration): 1 / 2.5 s = 0.4

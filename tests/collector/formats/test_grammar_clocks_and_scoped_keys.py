@@ -107,10 +107,10 @@ def test_scoped_keys_keys_with_units_and_keyed_counters(line: str, step: int, ra
 
 
 def test_a_duration_in_hours_or_a_clock_is_no_count_of_seconds() -> None:
-    # "4h 16m 28s" is not 4 s, nor "1:02:03" 1 s: no elapsed seconds, so these lines (a position and no other
-    # measure) are no records
+    # "4h 16m 28s" is not 4 s: no elapsed seconds, so this line (a position and no other measure) is no record
     assert parse(['{"global_step/max_steps": "1200/3936", "elapsed_time": "4h 16m 28s"}']).steps.height == 0
-    assert parse(["step: 5, elapsed: 1:02:03"]).steps.height == 0
+    # "1:02:03" after the word elapsed is a clock of the time since the start, 1 h 2 min 3 s = 3723 s, never 1 s
+    assert parse(["step: 5, elapsed: 1:02:03"]).steps["elapsed_s"].to_list() == [3723.0]
     # seconds stay seconds: 1234.5 s since the start
     assert _one("step: 5, elapsed: 1234.5s")["elapsed_s"] == 1234.5
 

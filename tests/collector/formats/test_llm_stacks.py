@@ -5,6 +5,8 @@ beside them) and asserts values worked out by hand in its comments."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.formats_support import endings, frame, parse
 from tierscope.collector.formats.envelopes import split_envelopes
 
@@ -75,14 +77,16 @@ def test_a_block_of_metric_lines_under_a_position_line_is_one_record() -> None:
 
 def test_a_block_header_without_a_measure_under_it_is_no_record() -> None:
     # Composer's first batch has no throughput yet (a Slurm MPT walkthrough, srun's ``0: `` before each line);
-    # ``time/train`` is hours since the start, not a step time
+    # ``time/train`` is hours since the start (its SpeedMonitor's default unit), not a step time: batch 1 at
+    # 0.0037 h = 13.32 s since the start, no step rate
     lines = [
         "0: [batch=1/300000000]:",
         "0:       Train time/batch: 0",
         "0:       Train loss/train/total: 12.0000",
         "0:       Train time/train: 0.0037",
     ]
-    assert parse(lines).steps.height == 0
+    got = parse(lines).steps
+    assert got.select("step", "elapsed_s", "global_steps_per_s").rows() == [(1, pytest.approx(13.32), None)]
     # a measure after the block has ended (a line that is not indented) is not the block's
     after = ["[batch=3/10]:", "\t Train loss/train/total: 2.0", "throughput/batches_per_sec: 0.5"]
     assert parse(after).steps.height == 0
