@@ -25,10 +25,12 @@ runner = CliRunner()
 
 
 def _rate_lines(tmp_path: Path, rate: str) -> Path:
-    """Six Estimator ``global_step/sec`` lines stating ``rate`` (no step, no clock) collected on one
+    """Six Estimator ``global_step/sec`` lines stating ``rate`` (no step; behind absl's glog header, a second
+    apart: six reports, where six lines alike byte for byte would be one report printed six times) collected on one
     n1-standard-8 as run ``r``: the dataset's root."""
     log = tmp_path / "r.log"
-    log.write_text(f"INFO:tensorflow:global_step/sec: {rate}\n" * 6)
+    head = "I1105 10:00:{:02d}.000000 140000 basic_session_run_hooks.py:692] global_step/sec: "
+    log.write_text("".join(f"{head.format(second)}{rate}\n" for second in range(6)))
     ds = tmp_path / "ds"
     # --settle 0: the log is whole (a log just written that ends in a rate line holds that line for its record)
     done = runner.invoke(app, ["collect", "files", str(log), "--run-id", "r", "-d", str(ds), "-q",
