@@ -38,7 +38,9 @@ def first_copies(steps: pl.DataFrame, lines: pl.DataFrame, state: dict[str, obje
     if carried is not None:
         text, first = carried  # type: ignore[misc]
         prev = prev.fill_null(pl.lit(text, dtype=pl.String))
-    starts = ordered.with_columns(_new=line.ne_missing(prev))
+    # a line between two alike, even one read aside (a reject over the length bound), makes them two reports
+    apart = pl.col("source_offset").diff().fill_null(1) != 1
+    starts = ordered.with_columns(_new=line.ne_missing(prev) | apart)
     starts = starts.with_columns(_first=pl.when("_new").then("source_offset").forward_fill())
     if carried is not None:
         starts = starts.with_columns(_first=pl.col("_first").fill_null(pl.lit(first, dtype=pl.Int64)))
