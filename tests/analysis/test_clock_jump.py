@@ -5,13 +5,13 @@ kept."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.cli_helpers import collect_and_summarize
 from tierscope.analysis.analyze import step_overview
 from tierscope.analysis.batches import RECORD_COLUMNS, interval_figures
 from tierscope.analysis.clock import on_the_clock
@@ -47,13 +47,7 @@ def _estimator_log(path: Path, stall_after: int | None = None, year_from: int | 
 def _summary(tmp_path: Path, **shape: int) -> tuple[dict[str, object], str]:
     log = tmp_path / "train.log"
     _estimator_log(log, **shape)
-    ds = str(tmp_path / "ds")
-    runner = CliRunner()
-    args = ["collect", "files", str(log), "-d", ds, "--run-id", "est", "--machine", "n1-standard-8", "--settle", "0"]
-    done = runner.invoke(app, args)
-    assert done.exit_code == 0, done.output
-    (row,) = json.loads(runner.invoke(app, ["summary", "-d", ds, "--json"]).stdout)
-    text = runner.invoke(app, ["summary", "-d", ds], terminal_width=200).output
+    row, text = collect_and_summarize(log, tmp_path / "ds")
     return row, text
 
 

@@ -6,14 +6,12 @@ spans is mended (tierscope.analysis.clock.mended). A restart (the step falling b
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from tierscope.cli import app
+from tests.support.cli_helpers import collect_and_summarize
 
 
 def _stream_log(path: Path, stated: bool, shifts: dict[int, float], restart_at: int | None = None) -> None:
@@ -47,14 +45,8 @@ def _stream_log(path: Path, stated: bool, shifts: dict[int, float], restart_at: 
 def _summary(tmp_path: Path, **shape: object) -> tuple[dict[str, object], str]:
     log = tmp_path / "train.log"
     _stream_log(log, **shape)  # type: ignore[arg-type]
-    ds = str(tmp_path / "ds")
-    runner = CliRunner()
-    args = ["collect", "files", str(log), "-d", ds, "--run-id", "est", "--machine", "n1-standard-8", "--settle", "0"]
-    done = runner.invoke(app, args)
-    assert done.exit_code == 0, done.output
-    (row,) = json.loads(runner.invoke(app, ["summary", "-d", ds, "--json"]).stdout)
-    text = " ".join(runner.invoke(app, ["summary", "-d", ds], terminal_width=200).output.split())
-    return row, text
+    row, text = collect_and_summarize(log, tmp_path / "ds")
+    return row, " ".join(text.split())
 
 
 @pytest.mark.parametrize("stated", [True, False])

@@ -1,8 +1,26 @@
-"""Reading the commands' tables in tests: they have no borders (kubectl's style)."""
+"""Driving the CLI in tests and reading its tables (they have no borders, kubectl's style)."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tierscope.cli import app
+
+
+def collect_and_summarize(log: Path, dataset: Path, run_id: str = "est") -> tuple[dict[str, object], str]:
+    """Collect one log file as one run on an ``n1-standard-8`` (``--settle 0``) and summarise it: the run's row of
+    ``summary --json`` and the printed summary (200 columns wide). Raises AssertionError if the collect fails."""
+    runner = CliRunner()
+    args = ["collect", "files", str(log), "-d", str(dataset), "--run-id", run_id, "--machine", "n1-standard-8"]
+    done = runner.invoke(app, [*args, "--settle", "0"])
+    assert done.exit_code == 0, done.output
+    (row,) = json.loads(runner.invoke(app, ["summary", "-d", str(dataset), "--json"]).stdout)
+    text = runner.invoke(app, ["summary", "-d", str(dataset)], terminal_width=200).output
+    return row, text
 
 
 def table_row(output: str, first: str) -> list[str]:
