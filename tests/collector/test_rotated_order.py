@@ -29,9 +29,11 @@ def _written_in_one_file(tmp_path: Path) -> dict:
     return analyze(ds).summary.row(0, named=True)
 
 
-def _rotate(tmp_path: Path) -> tuple[Path, Path, Dataset]:
-    """Steps 1-100 collected, 101-130 written, the log renamed to app.log.1, 131-200 in a new app.log, not yet
-    collected. Returns the folder, the log and the dataset."""
+def _rotate(tmp_path: Path, copytruncate: bool = False) -> tuple[Path, Path, Dataset]:
+    """Steps 1-100 collected, 101-130 written, the log rotated to app.log.1, 131-200 written to app.log, not yet
+    collected. The rotation is logrotate's default (app.log renamed, a new file, a new inode, under its name) or
+    ``copytruncate`` (app.log copied aside, then the same file cut to nothing and written on). Returns the
+    folder, the log and the dataset."""
     folder = tmp_path / "logs"
     folder.mkdir()
     log = folder / "app.log"
@@ -39,8 +41,14 @@ def _rotate(tmp_path: Path) -> tuple[Path, Path, Dataset]:
     write_steps(log, range(1, 101))
     assert collect(ds, log) == [100]
     write_steps(log, range(101, 131))
-    log.rename(folder / "app.log.1")
-    write_steps(log, range(131, 201), mode="w")
+    if copytruncate:
+        (folder / "app.log.1").write_bytes(log.read_bytes())
+        with log.open("r+") as fh:
+            fh.truncate(0)
+        write_steps(log, range(131, 201))
+    else:
+        log.rename(folder / "app.log.1")
+        write_steps(log, range(131, 201), mode="w")
     return folder, log, ds
 
 
@@ -158,17 +166,7 @@ def test_a_rename_rotation_is_said_so_not_truncated(tmp_path: Path) -> None:
 def test_a_copytruncate_rotation_is_said_so(tmp_path: Path) -> None:
     # logrotate's copytruncate: app.log copied to app.log.1, then the same file (its inode) cut to nothing; the
     # writer goes on in it. Steps 1-100 collected, 101-130 written, copied aside, 131-200 written after the cut.
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    log = folder / "app.log"
-    ds = Dataset(tmp_path / "ds")
-    write_steps(log, range(1, 101))
-    assert collect(ds, log) == [100]
-    write_steps(log, range(101, 131))
-    (folder / "app.log.1").write_bytes(log.read_bytes())
-    with log.open("r+") as fh:
-        fh.truncate(0)
-    write_steps(log, range(131, 201))
+    _, log, ds = _rotate(tmp_path, copytruncate=True)
     result = collect_runs(ds, [RunSpec(run_id="r", tier="BASIC", files=[log])])
     [source] = result.sources
     said = " ".join(source.notes)
