@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tierscope.cli import app
@@ -59,12 +60,14 @@ def test_steps_after_an_error_then_finished_is_ok_with_the_error_as_a_note(tmp_p
     assert rows["ends_failed"]["earlier_failure"] is None
 
 
-def test_formats_try_judges_a_files_status_as_the_summary_does(tmp_path: Path) -> None:
-    # `formats --try` says one file's status (collector.explain): the same rule, or it contradicts the summary
+def test_formats_try_judges_a_files_status_as_the_summary_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `formats --try` says one file's status (collector.explain): the same rule, or it contradicts the summary. The
+    # files are named from their folder, as a user names them: a long path is shortened to fit the line.
+    monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     said = {}
     for run, lines in {"resumed": STEPS[:5] + ERROR + STEPS[5:] + FINISHED, "ends_failed": STEPS + ERROR}.items():
-        path = tmp_path / f"{run}.log"
+        path = Path(f"{run}.log")
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         said[run] = " ".join(runner.invoke(app, ["formats", "--try", str(path)], terminal_width=200).output.split())
     # resumed: 10 records (steps 100-1000) and 2 events (the traceback's failure, `Training finished`)

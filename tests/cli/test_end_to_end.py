@@ -192,7 +192,7 @@ def test_a_log_collected_right_after_its_job_wrote_it_says_what_it_left_unread(t
         "and is read once it settles (--settle 300 s), or now with --settle 0" in said
     ), first.output
     # the summary does not know the failure yet, and says why
-    summary = runner.invoke(app, ["summary", "-d", ds])
+    summary = runner.invoke(app, ["summary", "-d", ds], env={"COLUMNS": "200"})  # its status cell on one line
     assert summary.exit_code == 0, summary.output
     flat = " ".join(summary.output.split())
     assert "no end logged" in flat and "failed" not in flat.replace("failure's", ""), summary.output

@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.cli_helpers import wrapped_rows
 from tierscope.cli import app
 from tierscope.dataset.store import Dataset
 from tierscope.sweep.launchers import label_value
@@ -53,6 +54,11 @@ def write_plan(tmp_path: Path, sweep_id: str, steps: int) -> Path:
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN.format(id=sweep_id, steps=steps), encoding="utf-8")
     return plan
+
+
+def _states(output: str) -> dict[str, str]:
+    """Each configuration's state in ``sweep --status``'s table (its heading, which names the plan's path, may wrap)."""
+    return {row[0]: row[1] for row in wrapped_rows(output, ["configuration", "state", "estimate USD"])}
 
 
 @pytest.mark.cluster
@@ -110,8 +116,7 @@ def test_status_and_cancel_by_sweep_id(tmp_path: Path) -> None:
     runner = CliRunner()
     status = runner.invoke(app, ["sweep", "--status", "cancel-me", "-d", str(tmp_path / "ds")])
     assert status.exit_code == 0, status.output
-    states = {line.split()[0]: line.split()[1] for line in status.stdout.splitlines()[2:] if line.strip()}
-    assert states == {"BASIC": "running", "two-workers": "queued"}, status.stdout
+    assert _states(status.stdout) == {"BASIC": "running", "two-workers": "queued"}, status.stdout
     cancelled = runner.invoke(app, ["sweep", "--cancel", "cancel-me", "-d", str(tmp_path / "ds")])
     assert cancelled.exit_code == 0, cancelled.output
     launcher = LocalLauncher(tmp_path / "work" / "local-jobs")
@@ -151,5 +156,4 @@ def test_a_stopped_sweep_cancels_its_jobs_when_told_to(tmp_path: Path) -> None:
     assert "sweep stop-me: the jobs were asked to cancel" in err.decode()
     assert LocalLauncher(tmp_path / "work" / "local-jobs").wait_idle(120)
     result = CliRunner().invoke(app, ["sweep", "--status", "stop-me", "-d", str(tmp_path / "ds")])
-    states = {line.split()[0]: line.split()[1] for line in result.stdout.splitlines()[2:] if line.strip()}
-    assert states == {"BASIC": "cancelled", "two-workers": "cancelled"}, result.stdout
+    assert _states(result.stdout) == {"BASIC": "cancelled", "two-workers": "cancelled"}, result.stdout
