@@ -39,7 +39,7 @@ from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
 from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import ANSI, MEASURE_GATE
-from tierscope.collector.runs import LINK_LOOP, NO_SUCH_FILE, not_a_file
+from tierscope.collector.runs import LINK_LOOP, NO_SUCH_FILE, missing_input, not_a_file
 from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
     LineBatch,
@@ -157,6 +157,8 @@ def explain_file(
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``only``.
     """
     if not path.is_file():
+        if not path.exists() and not path.is_symlink():
+            raise missing_input(path)
         why = not_a_file(path)
         advice = {LINK_LOOP: "fix the link", NO_SUCH_FILE: "check the path"}.get(why, "give one log file")
         raise InputError(f"cannot read {path}: {why}; {advice}")

@@ -18,7 +18,7 @@ from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
-from tierscope.gcs import is_url
+from tierscope.gcs import is_url, other_store
 
 if TYPE_CHECKING:
     import polars as pl
@@ -241,7 +241,11 @@ def _declared_hardware(meta: RunDoc, meta_path: Path | str) -> dict[str, object]
 
 
 def missing_input(path: Path) -> InputError:
-    """The error of a log path that is not there (one wording wherever a path is named)."""
+    """The error of a log path that is not there (one wording wherever a path is named); another store's URL
+    (``s3://``, which a path folds to ``s3:/``) is said to be one."""
+    url = other_store(str(path))
+    if url is not None:
+        return InputError(f"cannot read {url}: tierscope reads local files and gs:// objects; copy it to one")
     return InputError(f"cannot read {path}: {NO_SUCH_FILE}; check the path")
 
 
