@@ -6,14 +6,12 @@ missing, and the clock times the gain (tierscope.analysis.throughput's ``_clock_
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.support.cli_helpers import collect_and_summarize
 from tierscope.analysis.steady_sql import steady_state_query
-from tierscope.cli import app
 
 
 def _glog(path: Path, every_s: int, lost: int | None) -> None:
@@ -34,11 +32,7 @@ def _glog(path: Path, every_s: int, lost: int | None) -> None:
 def _row(tmp_path: Path, every_s: int, lost: int | None) -> dict[str, object]:
     log = tmp_path / "est.log"
     _glog(log, every_s, lost)
-    ds = str(tmp_path / "ds")
-    runner = CliRunner()
-    done = runner.invoke(app, ["collect", "files", str(log), "-d", ds, "--settle", "0"])
-    assert done.exit_code == 0, done.output
-    (row,) = json.loads(runner.invoke(app, ["summary", "-d", ds, "--json"]).stdout)
+    row, _ = collect_and_summarize(log, tmp_path / "ds")
     return row
 
 
