@@ -21,6 +21,7 @@ The **lead task** (master/chief 0, else the first training task,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -270,17 +271,36 @@ def jumps_ahead(steps: np.ndarray, seconds: np.ndarray, fell: np.ndarray, opens:
     A clock set back by F seconds over an interval that took t had run ahead by F + t: either slowly (an NTP step
     after a drift: no one interval holds it) or at once, earlier in the segment. The latest interval before the
     setback (since the segment began or the clock last fell) whose time beyond its steps at the run's rate is
-    between half and 1.5 times F + t is that jump: its time is the clock's too. A stall (a checkpoint, an
-    evaluation) is time the run spent; it is taken only where a setback of its size follows."""
+    between half and 1.5 times F + t is that jump: its time is the clock's too. Where none is, the clock may have
+    been put right after the setback (an NTP sync of a clock set back by hand): the first such interval after it
+    (before the segment ends or the clock falls again) gave the time back. A stall (a checkpoint, an
+    evaluation) is time the run spent; it is taken only where a setback of its size is beside it."""
     out = np.zeros(steps.size, dtype=bool)
     for k in np.flatnonzero(np.isfinite(fell)):
         pace = rate[k] if np.isfinite(rate[k]) and rate[k] > 0 else np.inf
         owed = fell[k] + (steps[k] / pace if np.isfinite(steps[k]) else 0.0)
-        for j in range(k - 1, -1, -1):
-            if opens[j + 1] or np.isfinite(fell[j]) or out[j]:
-                break
+
+        def gave_back(j: int, pace: float = pace, owed: float = owed) -> bool:
             beyond = seconds[j] - (steps[j] / pace if np.isfinite(steps[j]) else 0.0)
-            if 0.5 * owed <= beyond <= 1.5 * owed:
+            return bool(0.5 * owed <= beyond <= 1.5 * owed)
+
+        before = next((j for j in _untouched(range(k - 1, -1, -1), 1, opens, fell, out) if gave_back(j)), None)
+        after = (
+            None
+            if before is not None
+            else next((j for j in _untouched(range(k + 1, steps.size), 0, opens, fell, out) if gave_back(j)), None)
+        )
+        for j in (before, after):
+            if j is not None:
                 out[j] = True
-                break
     return out
+
+
+def _untouched(rows: range, edge: int, opens: np.ndarray, fell: np.ndarray, out: np.ndarray) -> Iterator[int]:
+    """``rows`` (walked from a setback, back or on) up to the first that crosses a segment's start (``opens`` of
+    the row ``edge`` after it: a segment opens at its first row, which has no interval of it before), or where the
+    clock fell (``fell`` finite) or a jump was already taken (``out``)."""
+    for j in rows:
+        if opens[j + edge] or np.isfinite(fell[j]) or out[j]:
+            return
+        yield j

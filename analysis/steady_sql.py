@@ -85,7 +85,16 @@ ordered AS (  -- log order per task: by time when every record has one, else by 
 deltas AS (  -- each record's interval since the task's previous record
   SELECT *,
     step - LAG(step) OVER task AS d_step, LAG(step) OVER task AS previous_step,
-    COALESCE(interval_s, elapsed_s - LAG(elapsed_s) OVER task,
+    COALESCE(
+      -- a stated time and no rate after lines the file lacks (the gain over {GAP_FACTOR}x the one before, the
+      -- file's clock over {GAP_FACTOR}x the stated time): the file's clock times the gain
+      CASE WHEN NOT COALESCE(interval_s IS NOT NULL AND global_steps_per_s IS NULL
+          AND LAG(step) OVER task - LAG(step, 2) OVER task > 0
+          AND step - LAG(step) OVER task > {GAP_FACTOR} * (LAG(step) OVER task - LAG(step, 2) OVER task)
+          AND COALESCE(elapsed_s - LAG(elapsed_s) OVER task,
+            (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6)
+            > {GAP_FACTOR} * interval_s + {COARSE_CLOCK_S}, FALSE) THEN interval_s END,
+      elapsed_s - LAG(elapsed_s) OVER task,
       (UNIX_MICROS(timestamp) - UNIX_MICROS(LAG(timestamp) OVER task)) / 1e6,
       -- no clock and no global rate: the local steps since the previous record at the record's own
       -- local steps/s (> 0 and finite), one a line where the two name none (TF-slim logs every step)

@@ -18,7 +18,9 @@ Definitions (steps are *global* steps unless named local, times in seconds):
   previous record is more than :data:`GAP_FACTOR` times the steps the record's own rate and
   ``interval_s`` cover, lines are missing between them (an excerpt, a lost page) and ``d_step`` is
   those covered steps (case08: 201 -> 801 with ``12.399 global_step/sec`` over ``8.065 sec`` is
-  100 steps, not 600). A record stating a time and no rate has no such check.
+  100 steps, not 600). A record stating a time and no rate is timed by the file's clock instead of its stated
+  time where its gain is more than :data:`GAP_FACTOR` times the one before and that clock spans more than
+  :data:`GAP_FACTOR` times the stated time (:func:`_stated_time_across_missing_lines`).
 - **Segment**: a stretch of one task's records with no restart inside. A new segment starts
   at a task's first record and wherever the global step goes backwards or stays put (a
   restart from an older checkpoint), ``elapsed_s`` goes backwards by more than the clock's slack
@@ -151,11 +153,33 @@ def _since_start(values: pl.Expr, starts: pl.Expr) -> pl.Expr:
 
 def _clock_seconds(first: pl.Expr) -> pl.Expr:
     """Seconds since the task's previous record by the log's clocks (``first``: the task's first row):
-    ``interval_s``, else the ``elapsed_s`` delta, else the ``timestamp`` delta (null: none of them)."""
-    return pl.coalesce(
-        pl.col("interval_s"),
+    ``interval_s``, else the ``elapsed_s`` delta, else the ``timestamp`` delta (null: none of them); the file's
+    clock over ``interval_s`` where :func:`_stated_time_across_missing_lines`."""
+    clock = pl.coalesce(
         pl.col("elapsed_s") - _previous("elapsed_s", first),
         (pl.col("timestamp") - _previous("timestamp", first)).dt.total_microseconds() / 1e6,
+    )
+    stated = pl.when(~_stated_time_across_missing_lines(first, clock).fill_null(False)).then(pl.col("interval_s"))
+    return pl.coalesce(stated, clock)
+
+
+def _stated_time_across_missing_lines(first: pl.Expr, clock: pl.Expr) -> pl.Expr:
+    """Whether a record stating its seconds since the program's previous line (``interval_s``) and no rate of its
+    own was logged after lines the file lacks (``first``: the task's first row; ``clock``: the file's seconds since
+    its previous record, by ``elapsed_s`` or the stamps): its step gain is more than :data:`GAP_FACTOR` times the
+    gain before it (a log written every N steps) and the clock spans more than :data:`GAP_FACTOR` times the stated
+    seconds (beyond the clock's slack). The stated seconds time the program's last N steps only; the clock times
+    the gain (an Estimator excerpt missing step 600's line: 500 -> 700 in 120 s, 700 stating 60 s). A record
+    stating its rate too has its gain cut to what the two cover instead (:func:`across_missing_lines`); an even
+    gain keeps the stated seconds, however long the clock (Keras' epoch seconds leave out its validation)."""
+    step = pl.col("step") - _previous("step", first)
+    gained_before = _previous(step, first)
+    return (
+        pl.col("interval_s").is_not_null()
+        & pl.col("global_steps_per_s").is_null()
+        & (step > GAP_FACTOR * gained_before)
+        & (gained_before > 0)
+        & (clock > GAP_FACTOR * pl.col("interval_s") + COARSE_CLOCK_S)
     )
 
 

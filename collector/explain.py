@@ -39,6 +39,7 @@ from tierscope.collector.formats.layout import Layout, LearnedLayout
 from tierscope.collector.formats.layout import explain as explain_layout
 from tierscope.collector.formats.stated_tasks import stated_tasks
 from tierscope.collector.formats.vocabulary import ANSI, MEASURE_GATE
+from tierscope.collector.runs import LINK_LOOP, NO_SUCH_FILE, missing_input, not_a_file
 from tierscope.collector.sources.files import (
     DEFAULT_BATCH_BYTES,
     LineBatch,
@@ -156,8 +157,11 @@ def explain_file(
     :class:`~tierscope.collector.formats.UnknownFormatError` for an unknown ``only``.
     """
     if not path.is_file():
-        why = "a directory; give one log file" if path.is_dir() else "no such file or directory; check the path"
-        raise InputError(f"cannot read {path}: {why}")
+        if not path.exists() and not path.is_symlink():
+            raise missing_input(path)
+        why = not_a_file(path)
+        advice = {LINK_LOOP: "fix the link", NO_SUCH_FILE: "check the path"}.get(why, "give one log file")
+        raise InputError(f"cannot read {path}: {why}; {advice}")
     first, last = window or (1, DEFAULT_LINES)
     # Entries are dated as collect dates them (readers/logs.py): the modification year is a text log's.
     entries = _entry_file(path, only, ParseContext(year=year, formats=tuple(formats), chain=parse_lines))

@@ -18,7 +18,7 @@ from tierscope.collector.errors import InputError, MissingInputError
 from tierscope.collector.manifest import HARDWARE_KEYS, RunSpec
 from tierscope.collector.sources.eventfiles import EVENT_FILE_PREFIX, is_event_file
 from tierscope.contract import JSON_LOG_SUFFIX, RUN_FILE, TEXT_LOG_SUFFIX, RunDoc
-from tierscope.gcs import is_url
+from tierscope.gcs import is_url, other_store
 
 if TYPE_CHECKING:
     import polars as pl
@@ -139,20 +139,27 @@ def check_utf8_name(path: Path) -> None:
         raise InputError(f"cannot read {shown}: its name is not valid UTF-8; rename it") from None
 
 
+#: What :func:`not_a_file` says of a path whose links lead back to themselves.
+LINK_LOOP = "a symbolic link loop (the link leads back to itself)"
+#: What :func:`not_a_file` says of a path naming nothing.
+NO_SUCH_FILE = "no such file or directory"
+
+
+def not_a_file(path: Path) -> str:
+    """What ``path``, no regular file, is instead: a directory, another kind of file (a device, a pipe, a socket),
+    a :data:`LINK_LOOP`, or nothing (:data:`NO_SUCH_FILE`)."""
+    if path.is_dir():
+        return "a directory"
+    if path.exists():
+        return "not a regular file"
+    return LINK_LOOP if is_link_loop(path) else NO_SUCH_FILE
+
+
 def check_readable(path: Path) -> None:
-    """Raise :class:`MissingInputError` if ``path`` is not a regular file (saying what it is),
+    """Raise :class:`MissingInputError` if ``path`` is not a regular file (saying what it is, :func:`not_a_file`),
     :class:`InputError` if its name is not UTF-8."""
     if not path.is_file():
-        why = (
-            "a directory"
-            if path.is_dir()
-            else "not a regular file"
-            if path.exists()
-            else "a symbolic link loop (the link leads back to itself)"
-            if is_link_loop(path)
-            else "no such file or directory"
-        )
-        raise MissingInputError(f"cannot read {path}: {why}")
+        raise MissingInputError(f"cannot read {path}: {not_a_file(path)}")
     check_utf8_name(path)
 
 
@@ -234,8 +241,12 @@ def _declared_hardware(meta: RunDoc, meta_path: Path | str) -> dict[str, object]
 
 
 def missing_input(path: Path) -> InputError:
-    """The error of a log path that is not there (one wording wherever a path is named)."""
-    return InputError(f"cannot read {path}: no such file or directory; check the path")
+    """The error of a log path that is not there (one wording wherever a path is named); another store's URL
+    (``s3://``, which a path folds to ``s3:/``) is said to be one."""
+    url = other_store(str(path))
+    if url is not None:
+        return InputError(f"cannot read {url}: tierscope reads local files and gs:// objects; copy it to one")
+    return InputError(f"cannot read {path}: {NO_SUCH_FILE}; check the path")
 
 
 def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
@@ -252,9 +263,7 @@ def runs_from_paths(paths: list[Path | str], run_id: str | None, tier: str | Non
         check_utf8_name(path)
         if not path.exists():
             if is_link_loop(path):
-                raise InputError(
-                    f"cannot read {path}: a symbolic link loop (the link leads back to itself); fix the link"
-                )
+                raise InputError(f"cannot read {path}: {LINK_LOOP}; fix the link")
             raise missing_input(path)
         if path.is_dir():
             found = _directory_runs(path, run_id, tier, fmt)

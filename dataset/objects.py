@@ -67,6 +67,7 @@ from types import SimpleNamespace
 from typing import IO, Any, ClassVar
 
 from tierscope.dataset.errors import DatasetBusyError, DatasetError
+from tierscope.gcs import other_store
 
 SCHEME = "gs://"
 #: Seconds a lease lasts unless renewed; short values are for tests.
@@ -92,11 +93,14 @@ def as_location(location: str | os.PathLike[str] | GsPath) -> Path | GsPath:
     if isinstance(location, GsPath):
         return location
     text = os.fspath(location)
-    if text.startswith("gs:/"):
+    if text == "gs:" or text.startswith("gs:/"):
         bucket, _, key = text[len("gs:") :].lstrip("/").partition("/")
         if not bucket:
-            raise DatasetError(f"{text!r} names no bucket; write gs://BUCKET/PREFIX")
+            raise DatasetError(f"'gs://{key}' names no bucket; write gs://BUCKET/PREFIX")
         return GsPath(GcsStore.for_root(bucket, key.strip("/")), key.strip("/"))
+    url = other_store(text)
+    if url is not None:
+        raise DatasetError(f"{url} is no place tierscope keeps a dataset: give a local folder or gs://BUCKET/PREFIX")
     return Path(location)
 
 

@@ -149,8 +149,10 @@ MARKERS: tuple[Marker, ...] = (
     Marker("failed", r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED\b", 3),
     # ... its memory limit's enforcement, the cause the cancel beside it ends with (``slurmstepd: error: Job 7518
     # exceeded memory limit (626359956 > 512000000), being killed``, coqui-ai/STT issue 2238, 2022-06-10); Slurm's
-    # ``Exceeded step memory limit at some point.`` is a warning the step lives on after: no kill, no failure
-    Marker("failed", r"\bexceeded memory limit\b.*\bbeing killed\b", 4),
+    # ``Exceeded step memory limit at some point.`` is a warning the step lives on after: no kill, no failure. Its
+    # figures (usage > limit) make it Slurm's, not a sentence with the two phrases; a virtual memory limit is
+    # enforced in the same words (src/plugins/jobacct_gather/common/common_jag.c, ``%ps exceeded memory limit``)
+    Marker("failed", r"\bexceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed\b", 4),
     Marker("failed", r"\bDetected \d+ oom[_-]kill events?\b", 4),
     # PBS (OpenPBS, Torque): the MOM killed the job past a limit it asked for (``=>> PBS: job killed: walltime 3611
     # exceeded limit 3600`` in the job's error file, ESMF's test logs; ``mem``/``vmem`` past theirs)

@@ -23,6 +23,7 @@ from typing import BinaryIO
 import polars as pl
 
 from tierscope.collector.errors import CutOffError, InputError
+from tierscope.collector.sources.utf16 import Utf16Text, is_utf16, utf16_mark
 
 #: 32 MB: at their peak a batch's frames take about 15 times its size (lines, tokens, the
 #: records, the Parquet writer), so this keeps a collect near half a GB whatever the file's
@@ -58,7 +59,8 @@ def _open(path: Path) -> BinaryIO:
     try:
         if is_gzip(path):
             return gzip.open(path, "rb")  # type: ignore[return-value]
-        return path.open("rb")
+        raw = path.open("rb")
+        return Utf16Text(raw, owns=True) if utf16_mark(raw) else raw  # type: ignore[return-value]
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
@@ -72,10 +74,14 @@ def open_raw(path: Path) -> BinaryIO:
 
 
 def decompressed(raw: BinaryIO) -> BinaryIO:
-    """A reader of ``raw``'s lines: itself, or a gzip reader over it if it starts with the gzip magic."""
-    head = os.pread(raw.fileno(), 2, 0)
-    if head == b"\x1f\x8b":
+    """A reader of ``raw``'s lines: itself, a gzip reader over it if it starts with the gzip magic, or its text as
+    UTF-8 if it starts with a UTF-16 byte-order mark (:mod:`tierscope.collector.sources.utf16`); either of the two
+    is read whole."""
+    head = os.pread(raw.fileno(), 4, 0)
+    if head[:2] == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if is_utf16(head):
+        return Utf16Text(raw)  # type: ignore[return-value]
     return raw
 
 

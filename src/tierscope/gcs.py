@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import TYPE_CHECKING
 
 from tierscope.errors import TierscopeError
@@ -37,6 +38,20 @@ class CloudStorageError(TierscopeError):
 def is_url(path: object) -> bool:
     """True for a ``gs://`` URL (a ``str``; a :class:`~pathlib.Path` would have folded its ``//``)."""
     return isinstance(path, str) and path.startswith(SCHEME)
+
+
+#: Another store's URL (``s3://``, ``https://``), as given or as a path folds it (``s3:/bucket``): a scheme of two
+#: letters or more, so a drive (``c:/x``) stays a path.
+_OTHER_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]+):/+(?P<rest>.*)$")
+
+
+def other_store(location: str) -> str | None:
+    """``location`` as the URL of a store other than Cloud Storage (``s3://bucket/x``, also from the ``s3:/bucket/x``
+    a path folds it to), or None: a local path or ``gs://``. tierscope reads and writes neither such URL."""
+    found = _OTHER_URL.match(location)
+    if found is None or found["scheme"] == "gs":
+        return None
+    return f"{found['scheme']}://{found['rest']}"
 
 
 def split(url: str) -> tuple[str, str]:

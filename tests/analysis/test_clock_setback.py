@@ -100,3 +100,27 @@ def test_a_step_falling_back_is_still_a_restart(tmp_path: Path) -> None:
     # on a clock that goes on
     row, _ = _summary(tmp_path, stated=False, shifts={}, restart_at=650)
     assert (row["segments"], row["restarts"], row["clock_setbacks"]) == (2, 1, 0)
+
+
+def test_a_clock_set_back_then_put_right_is_no_restart(tmp_path: Path) -> None:
+    # the other order: stamps 300 s back from step 800 on, then put right (an NTP sync) at 1200: 700 -> 800 spans
+    # 20 - 300 = -280 s and 1100 -> 1200 spans 20 + 300 = 320 s on the stamps. The setback owes 280 + 20 = 300 s;
+    # the jump ahead after it (320 s, 300 s beyond its 20 s at 0.2 s a step) is what gave them back.
+    row, _ = _summary(tmp_path, stated=False, shifts={800: -300, 1200: 300})
+    assert (row["segments"], row["restarts"]) == (1, 0)
+    # both intervals untimed, as in the ahead-then-back order
+    assert row["clock_setbacks"] == 2
+    # the 17 others: 1,700 steps / 340 s = 5 (counting the 320 s jump: 1,800 / 660 = 2.73, what it said before)
+    assert row["mean_global_steps_per_s"] == pytest.approx(5.0)
+    # the life: 50 s at step 100 to 400 s at step 2000 (each untimed interval at 100 steps x 0.2 s)
+    assert row["lifetime_s"] == pytest.approx(400.0)
+    assert row["sustained_global_steps_per_s"] == pytest.approx(5.0)
+
+
+def test_a_stall_after_a_small_setback_is_time_spent(tmp_path: Path) -> None:
+    # near miss: stamps 25 s back from 800 (700 -> 800 spans 20 - 25 = -5 s: owes 5 + 20 =
+    # 25 s) and a real 300 s stall between 1100 and 1200 (320 s, 300 s beyond its 20): far above 1.5 x 25 s, no
+    # setback put right. Only the setback's interval is untimed; mean: 1,800 steps over 17 x 20 + 320 = 660 s
+    row, _ = _summary(tmp_path, stated=False, shifts={800: -25, 1200: 300})
+    assert (row["segments"], row["restarts"], row["clock_setbacks"]) == (1, 0, 1)
+    assert row["mean_global_steps_per_s"] == pytest.approx(1800 / 660)

@@ -82,11 +82,22 @@ def windowed(ordered: pl.LazyFrame) -> pl.LazyFrame:
     two medians taken over the run first (a median window nested in a task's or segment's window would be
     the task's or the segment's: the run's is what the definition, the pieces and the SQL query take)."""
     prev = {c: pl.col(c).shift(1).over(TASK) for c in ("step", "local_step", "elapsed_s", "timestamp", "_named_pid")}
-    clock = pl.coalesce(
-        pl.col("interval_s"),
+    file_clock = pl.coalesce(
         pl.col("elapsed_s") - prev["elapsed_s"],
         (pl.col("timestamp") - prev["timestamp"]).dt.total_microseconds() / 1e6,
     )
+    # a stated time and no rate, after lines the file lacks: the gain over 1.5x the one before and the file's
+    # clock over 1.5x the stated time (beyond the clock's slack): the file's clock times the gain
+    gain = pl.col("step") - prev["step"]
+    before = gain.shift(1).over(TASK)
+    missing = (
+        pl.col("interval_s").is_not_null()
+        & pl.col("global_steps_per_s").is_null()
+        & (gain > GAP_FACTOR * before)
+        & (before > 0)
+        & (file_clock > GAP_FACTOR * pl.col("interval_s") + COARSE_CLOCK_S)
+    )
+    clock = pl.coalesce(pl.when(~missing.fill_null(False)).then(pl.col("interval_s")), file_clock)
     # no clock, no global rate: the local steps since the task's previous record (one where either names
     # none; none where the local step went back or stood still) at the record's own local rate (> 0, finite)
     d_local = pl.col("local_step") - prev["local_step"]

@@ -425,3 +425,49 @@ def test_a_dataset_of_empty_logs_says_it_holds_no_runs_yet(tmp_path: Path, comma
         f"error: {ds} holds no runs yet: the logs collected into it had no lines to store (an empty log is "
         "followed); collect again once they have"
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        # the URL with no bucket: a path folds it to 'gs:', which was read as a local folder ("gs: does not exist")
+        ("gs://", "'gs://' names no bucket; write gs://BUCKET/PREFIX"),
+        # another store's URL, folded to 's3:/bucket/x', was "s3:/bucket/x does not exist; check the path"
+        (
+            "s3://bucket/x",
+            "s3://bucket/x is no place tierscope keeps a dataset: give a local folder or gs://BUCKET/PREFIX",
+        ),
+        (
+            "https://host/ds",
+            "https://host/ds is no place tierscope keeps a dataset: give a local folder or gs://BUCKET/PREFIX",
+        ),
+    ],
+)
+def test_a_dataset_url_tierscope_cannot_use_says_what_it_can(given: str, said: str) -> None:
+    result = runner.invoke(app, ["summary", "-d", given])
+    assert result.exit_code == 1
+    assert " ".join(result.output.split()) == f"error: {said}"
+
+
+def test_a_local_folder_named_like_a_scheme_is_still_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # near miss: a relative folder 'c:' (no '//'), and a one-letter drive-like 'c:/x', are paths, not URLs
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["summary", "-d", "c:/x"])
+    assert result.exit_code == 1
+    assert " ".join(result.output.split()).startswith("error: c:/x does not exist")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["collect", "files", "s3://bucket/train.log", "-d", "ds"], ["formats", "--try", "s3://bucket/train.log"]],
+)
+def test_a_log_in_another_store_is_said_to_be_there(
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was "cannot read s3:/bucket/train.log: no such file or directory; check the path" (the URL folded as a path)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, command)
+    assert result.exit_code == 1
+    assert " ".join(result.output.split()).endswith(
+        "error: cannot read s3://bucket/train.log: tierscope reads local files and gs:// objects; copy it to one"
+    )

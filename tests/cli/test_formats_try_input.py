@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -75,3 +76,21 @@ def test_a_line_over_1_mib_is_the_reject_collect_makes(tmp_path: Path) -> None:
     rejects = Dataset(tmp_path / "ds").read("rejects")
     assert rejects["source_offset"].to_list() == [2]
     assert rejects["reason"][0] == line2.why
+
+
+def test_a_path_that_is_no_log_says_what_it_is_as_collect_does(tmp_path: Path) -> None:
+    # formats --try said "no such file or directory" of each: a link to itself, a pipe and a device exist (or
+    # name a link), and the user is sent looking for a file that is there
+    loop, fifo = tmp_path / "loop.log", tmp_path / "pipe.log"
+    loop.symlink_to(loop)
+    os.mkfifo(fifo)
+    for path, why in (
+        (loop, "a symbolic link loop (the link leads back to itself); fix the link"),
+        (fifo, "not a regular file; give one log file"),
+        (Path("/dev/null"), "not a regular file; give one log file"),
+        (tmp_path / "absent.log", "no such file or directory; check the path"),
+        (tmp_path, "a directory; give one log file"),
+    ):
+        result = runner.invoke(app, ["formats", "--try", str(path)])
+        assert result.exit_code == 1
+        assert " ".join(result.output.split()) == f"error: cannot read {path}: {why}"

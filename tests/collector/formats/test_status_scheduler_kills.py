@@ -26,6 +26,23 @@ def test_slurms_memory_limit_is_the_cause_beside_its_cancel() -> None:
     ]
 
 
+def test_slurms_memory_limit_of_a_step_named_by_its_id_is_a_failure() -> None:
+    # Slurm 20.11 on prints the step as %ps (src/plugins/jobacct_gather/common/common_jag.c: ``error("%ps exceeded
+    # memory limit (%"PRIu64" > %"PRIu64"), being killed", ...)``): ``StepId=1234.0``; the virtual memory limit is
+    # enforced in the same words with ``virtual`` before them
+    for line in (
+        "slurmstepd: error: StepId=1234.0 exceeded memory limit (2097152 > 1048576), being killed",
+        "slurmstepd: error: StepId=1234.0 exceeded virtual memory limit (2097152 > 1048576), being killed",
+    ):
+        assert endings(STEP, line) == [("failed", line)]
+
+
+def test_a_sentence_about_a_memory_limit_and_being_killed_is_no_failure() -> None:
+    # near-miss: the two phrases in a program's own sentence, no Slurm figures (usage > limit) between them
+    line = "2024-03-01 10:01:00,000 - INFO - we have not exceeded memory limit yet, being killed would be bad"
+    assert endings(STEP, line) == []
+
+
 def test_a_memory_limit_exceeded_at_some_point_is_no_failure() -> None:
     # near-miss: Slurm's warning after a step that lived on
     assert endings(STEP, "slurmstepd: error: Exceeded step memory limit at some point.") == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.support.ingest_helpers import step_line
@@ -20,6 +20,7 @@ from tierscope.collector.formats import FORMATS
 from tierscope.collector.lineends import SNIFF_BYTES
 from tierscope.collector.manifest import RunSpec
 from tierscope.collector.reading import ReadOptions
+from tierscope.collector.sources.utf16 import is_utf16
 from tierscope.dataset.store import Dataset
 
 SEEDS = [step_line(1).encode(), *(f.example.encode() + b"\n" for f in FORMATS.values())]
@@ -33,6 +34,9 @@ chunk = st.one_of(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(chunk, max_size=12).map(b"".join), st.integers(8, 200))
+# a UTF-16 mark alone (no text: no line), and one before a line of UTF-16LE text and an odd last byte
+@example(b"\xfe\xff", 8)
+@example(b"\xff\xfeI\x00N\x00\n\x00\x00", 8)
 def test_any_bytes_are_read_every_line_counted_once_and_a_second_collect_adds_nothing(
     data: bytes, batch_bytes: int
 ) -> None:
@@ -50,8 +54,12 @@ def test_any_bytes_are_read_every_line_counted_once_and_a_second_collect_adds_no
                 assert str(log) in str(exc)
             return
         # Lines: one per newline, plus an unterminated last one (settle 0: taken at once); a file of
-        # carriage returns and no newline ends its lines with them (tierscope.collector.lineends).
-        end = b"\r" if b"\n" not in data and b"\r" in data[:SNIFF_BYTES] else b"\n"
+        # carriage returns and no newline ends its lines with them (tierscope.collector.lineends); a file starting
+        # with a UTF-16 mark is read as its text (tierscope.collector.sources.utf16), its newlines the text's.
+        utf16 = is_utf16(data[:4])
+        if utf16:
+            data = data.decode("utf-16", "replace").encode("utf-8")
+        end = b"\r" if not utf16 and b"\n" not in data and b"\r" in data[:SNIFF_BYTES] else b"\n"
         n_lines = data.count(end) + (0 if data.endswith(end) or not data else 1)
         first = collect_file(ds, log, run, ReadOptions(batch_bytes=batch_bytes, settle_s=0.0))
         assert first.lines == n_lines
