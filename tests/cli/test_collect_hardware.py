@@ -97,3 +97,15 @@ def test_a_tpu_priced_where_no_row_names_the_regions_that_have_one(tmp_path: Pat
     assert collect(log, ds, "--tpu", "v4-8", "--region", "us-central2", "--change-hardware")[0] == 0
     (own,) = json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)
     assert own["usd_per_hour"] == pytest.approx(4 * 3.22)
+
+
+def test_recommend_names_the_region_each_run_was_priced_in(tmp_path: Path, t4: tuple[Path, Path]) -> None:
+    # the T4 run in the default region (us-central1) beside a v4-8 collected with its own, us-central2: the
+    # footer said "Prices of region us-central1." though the v4-8 was priced at us-central2's 4 x 3.22 = 12.88 USD/h
+    log, ds = t4
+    assert collect(log, ds, "--tpu", "v4-8", "--region", "us-central2", "--run-id", "v4")[0] == 0
+    rows = {r["run_id"]: r for r in json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)}
+    assert rows["v4"]["usd_per_hour"] == pytest.approx(4 * 3.22)
+    said = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "1000", "--deadline", "24h"])
+    assert said.exit_code == 0, said.output
+    assert "Prices of region us-central1 (v4: us-central2)" in " ".join(said.output.split())
