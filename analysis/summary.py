@@ -824,6 +824,15 @@ def counted(column: str, noun: str) -> pl.Expr:
     return pl.format("{} {}", column, pl.when(pl.col(column) == 1).then(pl.lit(noun)).otherwise(pl.lit(noun + "s")))
 
 
+#: Where a topology came from, in a note's words: a stored one describes machines (a manifest's, or collect's
+#: --machine, --tpu, --job-spec), each one training task, which "manifest" alone misnamed for a --tpu run.
+ORIGIN_WORDS = {"manifest": "a task a machine, as described"}
+
+
+def _origin() -> pl.Expr:
+    return pl.col("tasks_origin").replace(ORIGIN_WORDS)
+
+
 def topology_note() -> pl.Expr:
     """What a run's tasks say of its topology, or null when they agree with it: a parameter-server run of
     the ``ps`` strategy whose chief alone logged says so (by design its coordinator logs the global steps of
@@ -841,7 +850,7 @@ def topology_note() -> pl.Expr:
     )  # fmt: skip
     declared = pl.format(
         "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's {}",
-        "tasks_origin", counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
+        _origin(), counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
         counted("logging_tasks", "training task"), counted("training_tasks", "training task"),
     )  # fmt: skip
     disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks")) & ~chief_alone
@@ -970,7 +979,7 @@ def lockstep_note() -> pl.Expr:
     return pl.format(
         "its topology ({}) has {}, but {} tasks logged the same global steps, each its own examples/s: "
         "replicas in lockstep (a process per TPU core or GPU), so its examples/s add the {} replicas' batches",
-        "tasks_origin", counted("tasks", "training task"), "log_replicas", "log_replicas",
+        _origin(), counted("tasks", "training task"), "log_replicas", "log_replicas",
     )  # fmt: skip
 
 
