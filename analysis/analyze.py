@@ -134,7 +134,7 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
     records: :mod:`tierscope.analysis.comparable`) (List of String, distinct, sorted), and
     :func:`log_examples`' columns (null where no record states examples/s): ``log_batch_size``
     (Float64: the batch a step of one replica processes), ``log_examples_unit``, ``log_examples_per_s``,
-    ``log_examples_other``.
+    ``log_examples_other``, ``log_replicas`` (:func:`lockstep_replicas`).
 
     ``footers``: what the files' footers say (:meth:`tierscope.dataset.store.Dataset.footers` of
     :data:`OVERVIEW_COLUMNS`, the files of ``steps``' runs): a run whose every file holds one tier,
@@ -163,6 +163,7 @@ def step_overview(steps: pl.LazyFrame, footers: pl.DataFrame | None = None) -> p
         )
         .join(batches, on="run_id", how="left")
         .with_columns(pl.col("log_batch_size", "log_examples_per_s").cast(pl.Float64))
+        .with_columns(pl.col("log_replicas").cast(pl.UInt32))
         .sort("run_id")
     )
 
@@ -196,6 +197,36 @@ def log_examples(steps: pl.LazyFrame) -> pl.LazyFrame:
             pl.col("log_examples_unit", "log_batch_size", "log_examples_per_s").first(),
             log_examples_other=(pl.col("_records").sum() - pl.col("_records").first()).cast(pl.UInt32),
         )
+        .join(lockstep_replicas(steps), on="run_id", how="left")
+    )
+
+
+#: The share of a run's step reports at a global step another task reported too, from which its tasks are
+#: replicas in lockstep. Synchronous replicas each report every global step they log (a PyTorch/XLA
+#: process per TPU core, torchrun ranks that all print); asynchronous workers read a shared counter at
+#: their own moments, and two of them rarely print the same value.
+LOCKSTEP_SHARE = 0.8
+
+
+def lockstep_replicas(steps: pl.LazyFrame) -> pl.LazyFrame:
+    """Per run whose records state examples/s: ``run_id``, ``log_replicas`` (UInt32: the tasks that
+    reported them, where at least two did and :data:`LOCKSTEP_SHARE` or more of their reports are of a
+    global step another task reported too; null otherwise). Each such task is a replica that processed its
+    own batch at every global step, and its examples/s are its own: the run's are their sum, whatever
+    the machines (one TPU VM runs a process per core; one a2-highgpu-8g, eight ranks)."""
+    reports = (
+        steps.filter(pl.col("examples_per_s").is_not_null()).select("run_id", "step", "role", "task_index").unique()
+    )
+    at_step = reports.group_by("run_id", "step").agg(reporters=pl.len())
+    shared = at_step.group_by("run_id").agg(
+        _shared=pl.col("reporters").filter(pl.col("reporters") >= 2).sum() / pl.col("reporters").sum()
+    )
+    tasks = reports.select("run_id", "role", "task_index").unique().group_by("run_id").agg(_tasks=pl.len())
+    return tasks.join(shared, on="run_id").select(
+        "run_id",
+        log_replicas=pl.when((pl.col("_tasks") >= 2) & (pl.col("_shared") >= LOCKSTEP_SHARE))
+        .then(pl.col("_tasks"))
+        .cast(pl.UInt32),
     )
 
 
@@ -547,7 +578,9 @@ def _analyze(dataset: Dataset, options: AnalysisOptions | None = None) -> Analys
     costs = run_costs(runs, options.price_day(), options.region, options.price_table(), options.price_date is not None)
     last_step = overview["last_step"].max()
     target = _target(options, last_step)
-    batches = overview.select("run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s", "log_formats")
+    batches = overview.select(
+        "run_id", "log_batch_size", "log_examples_unit", "log_examples_per_s", "log_replicas", "log_formats"
+    )
     notes += batch_notes(runs, batches) + mixed_unit_notes(
         overview.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     )

@@ -28,7 +28,9 @@ ENGLISH: dict[str, str] = {
     "list.sep": ", ",
     "missing": "no price row for {resources}; add one with --prices FILE",
     "missing.item": "{resource} ({region}, {pricing}, on {on})",
-    "missing.elsewhere": "{item}: rows price it in {regions} (--region {region} prices it there)",
+    # a run's region is its own (collect); the analysis's --region is every run's, so it unprices the others
+    "missing.elsewhere": "{item}: rows price it in {regions} (collect the run again with --region {region} "
+    "--change-hardware to price it there; --region {region} here prices every run there)",
     "early": "priced {rows}, after the priced date {on} (no earlier row); " + EARLY_REMEDY,
     "early.item": "{resource} from the {date} row",
     "stale": "price rows older than {limit} days on {on}: {rows}; " + REMEDY,

@@ -684,6 +684,8 @@ def summary_frame(
         # Steps are not work: where batch size or update mode differ, a step of one run is not one of
         # the other's, so the two compare on examples/s (the steady rate times a constant per run).
         # a step's worth in tokens is not one in images: only runs counting the baseline's unit compare on it
+        worth = pl.col("examples_per_s") / pl.col("steady_global_steps_per_s")  # examples per global step
+        base_worth = b["examples_per_s"] / b["steady_global_steps_per_s"] if b["examples_per_s"] is not None else 1.0
         on_examples = (
             pl.col("examples_per_s").is_not_null()
             & pl.lit(b["examples_per_s"] is not None)
@@ -691,10 +693,10 @@ def summary_frame(
             & (
                 pl.col("batch_size").ne_missing(pl.lit(b["batch_size"], pl.Float64))
                 | pl.col("update_mode").ne_missing(pl.lit(b["update_mode"], pl.String))
+                # as many examples a replica, but more replicas a step (8 TPU cores against 4 chips)
+                | ((worth / base_worth - 1).abs() > 1e-9)
             )
         )
-        worth = pl.col("examples_per_s") / pl.col("steady_global_steps_per_s")  # examples per global step
-        base_worth = b["examples_per_s"] / b["steady_global_steps_per_s"] if b["examples_per_s"] is not None else 1.0
         factor = pl.when(on_examples).then(worth / base_worth).otherwise(1.0)
         frame = frame.with_columns(
             baseline_run_id=pl.lit(b["run_id"]),
@@ -822,6 +824,15 @@ def counted(column: str, noun: str) -> pl.Expr:
     return pl.format("{} {}", column, pl.when(pl.col(column) == 1).then(pl.lit(noun)).otherwise(pl.lit(noun + "s")))
 
 
+#: Where a topology came from, in a note's words: a stored one describes machines (a manifest's, or collect's
+#: --machine, --tpu, --job-spec), each one training task, which "manifest" alone misnamed for a --tpu run.
+ORIGIN_WORDS = {"manifest": "a task a machine, as described"}
+
+
+def _origin() -> pl.Expr:
+    return pl.col("tasks_origin").replace(ORIGIN_WORDS)
+
+
 def topology_note() -> pl.Expr:
     """What a run's tasks say of its topology, or null when they agree with it: a parameter-server run of
     the ``ps`` strategy whose chief alone logged says so (by design its coordinator logs the global steps of
@@ -839,7 +850,7 @@ def topology_note() -> pl.Expr:
     )  # fmt: skip
     declared = pl.format(
         "its topology ({}) has {} and {} ps, but {} logged steps; the figures count the topology's {}",
-        "tasks_origin", counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
+        _origin(), counted("training_tasks", "training task"), pl.col("ps_tasks").fill_null(0),
         counted("logging_tasks", "training task"), counted("training_tasks", "training task"),
     )  # fmt: skip
     disagree = (pl.col("logging_tasks") > 0) & (pl.col("logging_tasks") != pl.col("training_tasks")) & ~chief_alone
@@ -901,14 +912,19 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
     ``log_examples_unit``; else ``examples``),
     ``update_mode``
     (run.json's strategy, else the summary's ``training_mode`` when it is sync, async or single) and
-    ``examples_per_s`` = steady global steps/s x batch size, x the training tasks when sync (every
-    replica processes a batch per global step; a parameter-server step is one replica's batch)."""
+    ``examples_per_s`` = steady global steps/s x batch size, x the replicas when sync (every replica
+    processes a batch per global step; a parameter-server step is one replica's batch). The replicas are
+    the training tasks, or the logs' ``log_replicas`` where more tasks than those reported the same global
+    steps (:func:`tierscope.analysis.analyze.lockstep_replicas`: a process per TPU core or GPU on a machine
+    the topology counts once), which also make the mode sync where nothing else tells it and say so in
+    ``topology_note``."""
     if log_batches is not None:
         frame = frame.join(log_batches, on="run_id", how="left")
     for name, dtype in (
         ("log_batch_size", pl.Float64),
         ("log_examples_unit", pl.String),
         ("log_examples_per_s", pl.Float64),
+        ("log_replicas", pl.UInt32),
     ):
         if name not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype).alias(name))
@@ -919,7 +935,11 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
         .otherwise(pl.lit("examples"))
     )
     inferred = pl.when(pl.col("training_mode").is_in(["sync", "async", "single"])).then(pl.col("training_mode"))
-    mode = pl.coalesce(pl.col("strategy").replace_strict(STRATEGY_MODE, default=None), inferred)
+    lockstep = pl.when(pl.col("log_replicas") >= 2).then(pl.lit("sync"))
+    mode = pl.coalesce(pl.col("strategy").replace_strict(STRATEGY_MODE, default=None), inferred, lockstep)
+    # processes that each logged the same global steps outnumber the topology's tasks: they are the replicas
+    more = (pl.col("update_mode") == "sync") & (pl.col("log_replicas") > pl.col("tasks")).fill_null(False)
+    replicas = pl.when(more).then(pl.col("log_replicas")).otherwise(pl.col("tasks"))
     declared = pl.col("strategy").replace_strict(STRATEGY_MODE, default=None)
     # A log timed by its clock alone states its examples/s but no local steps/s to divide them by: where a
     # task's local step is a global one (one training task, or sync replicas), a step's examples are its
@@ -942,14 +962,25 @@ def with_examples(frame: pl.DataFrame, log_batches: pl.DataFrame | None) -> pl.D
         .with_columns(
             examples_per_s=pl.col("steady_global_steps_per_s")
             * pl.col("batch_size")
-            * pl.when(pl.col("update_mode") == "sync").then(pl.col("tasks")).otherwise(1)
+            * pl.when(pl.col("update_mode") == "sync").then(replicas).otherwise(1),
+            topology_note=pl.when(more).then(lockstep_note()).otherwise("topology_note"),
         )
         .with_columns(
             usd_per_million_examples=USD_PER_MILLION_EXAMPLES,
             examples_unit=pl.when(pl.col("examples_per_s").is_not_null()).then("examples_unit"),
         )
-        .drop("log_batch_size", "log_examples_unit", "log_examples_per_s", strict=False)
+        .drop("log_batch_size", "log_examples_unit", "log_examples_per_s", "log_replicas", strict=False)
     )
+
+
+def lockstep_note() -> pl.Expr:
+    """Why a run's examples/s count more replicas than its topology's training tasks (``tasks``,
+    ``logging_tasks``, ``log_replicas``, ``tasks_origin``), replacing the note that the two disagree."""
+    return pl.format(
+        "its topology ({}) has {}, but {} tasks logged the same global steps, each its own examples/s: "
+        "replicas in lockstep (a process per TPU core or GPU), so its examples/s add the {} replicas' batches",
+        _origin(), counted("tasks", "training task"), "log_replicas", "log_replicas",
+    )  # fmt: skip
 
 
 def mixed_unit_notes(overview: pl.DataFrame) -> list[tuple[str, str]]:

@@ -411,10 +411,10 @@ def loose_runs(
     runs: their tasks, master 0 each, collided as one run's), except that files named after one run's tasks
     (:data:`TASK_NAME`) are that run's: named after their common prefix (``std-master0.log``, ``std-worker0.log``:
     ``std``), or with none (``wlogs/worker-0.log``, ``wlogs/worker-1.log``) after the folder holding them
-    (``wlogs``; :func:`_tasks_run_name`), the run's :attr:`RunSpec.naming` saying so; files of one name in two
-    folders one run as before, and TensorBoard event files one group, named after the first as before. A JSON
-    log is a run of its own as any log is (a Cloud Logging export's entries go to the runs they name whatever
-    run its file is given)."""
+    (``wlogs``; :func:`_tasks_run_name`), the run's :attr:`RunSpec.naming` saying so; files of one name in folders
+    of their own a run each, named after its folder (:func:`_split_by_folder`), and TensorBoard event files
+    one group, named after the first as before. A JSON log is a run of its own as any log is (a Cloud Logging
+    export's entries go to the runs they name whatever run its file is given)."""
     if not files:
         return []
     if run_id is not None:
@@ -433,10 +433,17 @@ def loose_runs(
         else:
             key = stem
         groups.setdefault(key, []).append(path)
+    groups = _split_by_folder(groups)
     runs: dict[str, RunSpec] = {}
     for key, grouped in groups.items():
         stems = [default_run_id(f if isinstance(f, Path) else Path(names[files.index(f)])) for f in grouped]
         named, naming = stems[0], None
+        if key.startswith("\0folder\0"):
+            named = key.split("\0")[-1]
+            naming = (
+                f"run {named!r} is named after the folder holding its log ({stems[0]} logs in folders of their own "
+                "that name no task: runs of their own); --run-id ID names it"
+            )
         if key.startswith("\0tasks\0"):
             prefix = key.split("\0")[-1]
             if prefix:
@@ -452,6 +459,35 @@ def loose_runs(
         else:
             runs[named] = RunSpec(run_id=named, tier=tier, files=grouped, format=fmt, naming=naming)
     return list(runs.values())
+
+
+def _split_by_folder(groups: dict[str, list[Path | str]]) -> dict[str, list[Path | str]]:
+    """``groups`` (a name's files, by key) with each group of one log name in folders of distinct names that
+    name no task (``a100/train.log``, ``t4/train.log``: a configuration a folder, as experiments are kept) made
+    a group per folder, keyed ``\\0folder\\0<folder name>``: runs of their own, not tasks of one. Folders
+    naming tasks (``worker-1/train.log``) keep their logs one run's; so do folders of one name
+    (``a/run/train.log``, ``b/run/train.log``: nothing tells the runs apart)."""
+    split: dict[str, list[Path | str]] = {}
+    for key, grouped in groups.items():
+        folders = [_folder_name(f) for f in grouped]
+        apart = (
+            not key.startswith("\0")
+            and len(set(folders)) > 1
+            and all(folders)
+            and not any(task_of_file(f) is not None for f in grouped)
+        )
+        if not apart:
+            split[key] = grouped
+            continue
+        by_folder: dict[str, list[Path | str]] = {}
+        for folder, path in zip(folders, grouped, strict=True):
+            by_folder.setdefault(folder, []).append(path)
+        if len({f.lower() for f in by_folder}) < len(by_folder):
+            split[key] = grouped
+            continue
+        for folder, paths in by_folder.items():
+            split["\0folder\0" + folder] = paths
+    return split
 
 
 def _directory_runs(top: Path, run_id: str | None, tier: str | None, fmt: str | None) -> list[RunSpec]:
@@ -513,11 +549,15 @@ def _folder_runs(top: Path, files: list[Path | str], tier: str | None, fmt: str 
     groups: dict[str, list[Path | str]] = {}
     for path in files:
         groups.setdefault(_job_key(top, Path(path)), []).append(path)
+    groups = _split_by_folder(groups)
     if len(groups) == 1:
         return [directory_run(top.name, {}, top / RUN_FILE, files, None, tier, fmt)]
     runs: dict[str, RunSpec] = {}
     for key, grouped in groups.items():
-        named = (_tasks_prefix(grouped) or top.name) if key.startswith("\0") else key
+        if key.startswith("\0folder\0"):
+            named = key.split("\0")[-1]
+        else:
+            named = (_tasks_prefix(grouped) or top.name) if key.startswith("\0") else key
         if named in runs:  # a log named as its folder is: the folder's run, as one name always was
             runs[named].files = [*runs[named].files, *grouped]
         else:

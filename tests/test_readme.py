@@ -154,3 +154,12 @@ def test_the_library_example_runs(tmp_path: Path, bundled_manifest: Path, monkey
     exec(compile(block.replace('"runs.toml"', repr(str(bundled_manifest))), "README.md", "exec"), {})
     assert (tmp_path / "ds" / "steps").is_dir()
     assert "<html" in (tmp_path / "report.html").read_text(encoding="utf-8")[:200].lower()
+    # the manifest copied away from its logs (paths relative to its folder): the block stops at its assert,
+    # where it wrote an empty report before; 4 runs, 4 missing logs (local, basic, standard_1, premium_1)
+    (tmp_path / "away").mkdir()
+    monkeypatch.chdir(tmp_path / "away")
+    (tmp_path / "away" / "runs.toml").write_bytes(bundled_manifest.read_bytes())
+    with pytest.raises(AssertionError, match=r"cannot read local\.log") as stopped:
+        exec(compile(block, "README.md", "exec"), {})
+    assert len(stopped.value.args[0]) == 4
+    assert not (tmp_path / "away" / "report.html").exists()

@@ -115,16 +115,17 @@ def test_files_without_the_column_or_of_examples_say_examples(tmp_path: Path, un
     assert "USD per 1M examples" in wide.output and "tokens" not in wide.output
 
 
-def _clock_only_log(path: Path, tokens_per_s: float, seconds_apart: float = 5.0) -> None:
+def _clock_only_log(path: Path, tokens_per_s: float, seconds_apart: float = 5.0, offset: int = 0) -> None:
     # a logger's clock and tokens/s, no steps/s and no step time: 10 steps every 5 s (2 steps/s); the first
-    # line a warm-up's slower tokens/s, which the median of the 20 does not follow
+    # line a warm-up's slower tokens/s, which the median of the 20 does not follow; ``offset`` shifts the
+    # steps it reports (a worker reading a shared counter at its own moments)
     lines = []
     for k in range(1, 21):
         seconds = seconds_apart * k
         rate = tokens_per_s / 4 if k == 1 else tokens_per_s
         lines.append(
-            f"2026-11-20 10:{int(seconds // 60):02d}:{seconds % 60:02.0f},123 - INFO - step {10 * k} | loss 2.1 | "
-            f"tokens/s {rate:.0f}\n"
+            f"2026-11-20 10:{int(seconds // 60):02d}:{seconds % 60:02.0f},123 - INFO - step {10 * k + offset} | "
+            f"loss 2.1 | tokens/s {rate:.0f}\n"
         )
     path.write_text("".join(lines))
 
@@ -147,10 +148,12 @@ def test_tokens_per_second_timed_by_the_logger_clock_alone_price_a_million_token
 
 
 def test_tokens_per_second_of_two_tasks_of_unknown_mode_price_no_token(tmp_path: Path) -> None:
-    # the near miss: two tasks' logs, no declared strategy and no local rates to tell sync from async; whether
-    # a global step is one task's batch or both tasks' is unknown, so neither is taken
+    # the near miss: two tasks' logs, no declared strategy and no local rates to tell sync from async, and
+    # no global step both report (10, 20, ... against 15, 25, ...: not replicas in lockstep, which
+    # tests/analysis/test_lockstep_replicas.py reads); whether a global step is one task's batch or both
+    # tasks' is unknown, so neither is taken
     for task in (0, 1):
-        _clock_only_log(tmp_path / f"worker-{task}.log", 16384)
+        _clock_only_log(tmp_path / f"worker-{task}.log", 16384, offset=5 * task)
     files = [tmp_path / "worker-0.log", tmp_path / "worker-1.log"]
     collect_runs(Dataset(tmp_path / "ds"), [RunSpec(run_id="two", tier=None, files=files, date=RAN)])
     row = _summary(tmp_path / "ds")["two"]

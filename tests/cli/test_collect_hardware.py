@@ -78,7 +78,8 @@ def test_the_same_machines_in_another_region_say_the_regions(t4: tuple[Path, Pat
 
 def test_a_tpu_priced_where_no_row_names_the_regions_that_have_one(tmp_path: Path, t4: tuple[Path, Path]) -> None:
     # A v4-8 slice (4 chips of TPU_V4_POD) in the default region, us-central1: the shipped rows price the v4 chip in
-    # us-central2 only (analysis/data/prices.csv), so the note names that region and the option that uses it; priced
+    # us-central2 only (analysis/data/prices.csv), so the note names that region and the options that use it, the
+    # run's own first (beside a T4 run in us-central1, the analysis's --region would unprice the T4); priced
     # there: 4 x 3.22 = 12.88 USD/h
     log, _ = t4
     ds = tmp_path / "tpu"
@@ -86,6 +87,25 @@ def test_a_tpu_priced_where_no_row_names_the_regions_that_have_one(tmp_path: Pat
     (row,) = json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)
     assert row["usd_per_hour"] is None
     assert "TPU_V4_POD (us-central1, on-demand, on " in row["price_note"]
-    assert "rows price it in us-central2 (--region us-central2 prices it there)" in row["price_note"]
+    assert (
+        "rows price it in us-central2 (collect the run again with --region us-central2 --change-hardware to price "
+        "it there; --region us-central2 here prices every run there)"
+    ) in row["price_note"]
     there = json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json", "--region", "us-central2"]).stdout)
     assert there[0]["usd_per_hour"] == pytest.approx(4 * 3.22)
+    # as the note says: collected again in us-central2, the run is priced there by a plain summary
+    assert collect(log, ds, "--tpu", "v4-8", "--region", "us-central2", "--change-hardware")[0] == 0
+    (own,) = json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)
+    assert own["usd_per_hour"] == pytest.approx(4 * 3.22)
+
+
+def test_recommend_names_the_region_each_run_was_priced_in(tmp_path: Path, t4: tuple[Path, Path]) -> None:
+    # the T4 run in the default region (us-central1) beside a v4-8 collected with its own, us-central2: the
+    # footer said "Prices of region us-central1." though the v4-8 was priced at us-central2's 4 x 3.22 = 12.88 USD/h
+    log, ds = t4
+    assert collect(log, ds, "--tpu", "v4-8", "--region", "us-central2", "--run-id", "v4")[0] == 0
+    rows = {r["run_id"]: r for r in json.loads(runner.invoke(app, ["summary", "-d", str(ds), "--json"]).stdout)}
+    assert rows["v4"]["usd_per_hour"] == pytest.approx(4 * 3.22)
+    said = runner.invoke(app, ["recommend", "-d", str(ds), "--steps", "1000", "--deadline", "24h"])
+    assert said.exit_code == 0, said.output
+    assert "Prices of region us-central1 (v4: us-central2)" in " ".join(said.output.split())

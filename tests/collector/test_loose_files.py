@@ -72,6 +72,9 @@ def test_json_logs_are_runs_of_their_own_as_any_log_is() -> None:
         ("20230101_120000", 1),
         ("08:00:00_08:59:59_S0", 1),
     ]
-    # one name in two folders (a/basic.log, b/basic.log) is one run, as before
+    # one name in two folders that name no task (a/basic.log, b/basic.log) is a run of each, named after its
+    # folder (tests/collector/test_config_folders.py); in two folders of one name, nothing tells them apart
     same = loose_runs(["a/basic.log", "b/basic.log"], ["basic.log", "basic.log"], None, None, None)
-    assert [(r.run_id, r.files) for r in same] == [("basic", ["a/basic.log", "b/basic.log"])]
+    assert [(r.run_id, r.files) for r in same] == [("a", ["a/basic.log"]), ("b", ["b/basic.log"])]
+    alike = loose_runs(["x/run/basic.log", "y/run/basic.log"], ["basic.log", "basic.log"], None, None, None)
+    assert [(r.run_id, r.files) for r in alike] == [("basic", ["x/run/basic.log", "y/run/basic.log"])]

@@ -327,7 +327,7 @@ def recommend_cmd(
     )
 
     shipped = compute_engine_words(result.candidates["price_rows"])
-    where = priced_region(region, result.candidates)
+    where = priced_region(region, result.candidates, analysis.runs)
 
     # each candidate's own steps: a column only where they differ from N (N is the baseline's work)
     own = result.candidates["target_examples"].drop_nulls().len() > 0

@@ -686,8 +686,11 @@ def _say_runs_by_name(runs: list, what: str, folder: str | None) -> None:
 
     from tierscope.text import printable
 
+    every = [str(f).rstrip("/").rsplit("/", 2) for r in runs for f in r.files]
+    shared = len({p[-1] for p in every}) < len(every)  # one name in folders of their own: their folders tell them
+
     def names(files: list) -> str:
-        return ", ".join(str(f).rstrip("/").rsplit("/", 1)[-1] for f in files)
+        return ", ".join("/".join(str(f).rstrip("/").rsplit("/", 2)[-2 if shared else -1 :]) for f in files)
 
     parts = []
     singles = [r for r in runs if len(r.files) == 1]

@@ -462,15 +462,28 @@ def compute_engine_words(price_rows: Iterable[str | None]) -> str | None:
     return "Compute Engine on-demand list prices (Vertex AI custom training bills more; --prices FILE for its own)"
 
 
-def priced_region(region: str, candidates: pl.DataFrame) -> str:
-    """The region ``candidates`` (recommend's and predict's, with ``ml_units_per_hour`` and ``price_rows``) were
-    priced in, as the price table names it: today's machines in the Google Cloud region ``--region`` stands for
-    (``us``: ``us-central1``), the legacy tiers in its ML-unit area (``us``); both where both were priced."""
+def priced_region(region: str, candidates: pl.DataFrame, runs: pl.DataFrame | None = None) -> str:
+    """The region ``candidates`` (recommend's and predict's, with ``candidate``, ``ml_units_per_hour`` and
+    ``price_rows``) were priced in, as the price table names it: today's machines in the Google Cloud region
+    ``--region`` stands for (``us``: ``us-central1``), or the one a run was collected in (``runs``: the run index,
+    ``run_id, topology``; ``us-central1 (tpu-v4-8: us-central2)``), the legacy tiers in its ML-unit area (``us``);
+    both where both were priced."""
     from tierscope.analysis.prices import area_of, region_of  # the CLI loads the analysis only when it runs
+    from tierscope.analysis.topology import run_hardware
 
     legacy = candidates["ml_units_per_hour"].is_not_null()
     today = candidates["price_rows"].is_not_null() & ~legacy
-    regions = [region_of(region)] if today.any() else []
+    where = region_of(region)
+    own: list[str] = []
+    if runs is not None and "topology" in runs.columns:
+        priced = set(candidates.filter(today)["candidate"].to_list())
+        for run_id, topology in runs.select("run_id", "topology").iter_rows():
+            hardware = run_hardware(None, topology) if run_id in priced and topology else None
+            if hardware is None:
+                continue
+            named = {p.region for p in hardware.pools if p.region and p.region != where}
+            own += [f"{run_id}: {r}" for r in sorted(named)]
+    regions = [where + (f" ({', '.join(own)})" if own else "")] if today.any() else []
     if legacy.any() and area_of(region) not in regions:
         regions.append(f"{area_of(region)} (the legacy tiers' ML units)" if regions else area_of(region))
     return ", ".join(regions) or region
