@@ -552,6 +552,11 @@ def measure_reason(kind: str, raw: pl.Expr, value: pl.Expr, factor: float = 1.0)
 _KV = r"['\"]?\s*[:=]\s*['\"]?"
 #: The same, for the readers of other statements that name a figure by its key (a closing summary's).
 KEY_VALUE: Final = _KV
+#: A key opening a column of a ``|``-separated row, its value after a space: fairseq prints its progress and its
+#: epoch summaries so (``train | epoch 050 | loss 3.943 | ... | ups 3.38 | ... | num_updates 18950 | ... | wall
+#: 5706``, fairseq/logging/progress_bar.py ``_str_pipes``; a run of 2021-05-10 quoted in shlomota/amnlp
+#: ex2/transformer_exercise/summary.md). Only in a column: a key and a bare number in prose say nothing.
+_COLUMN = r"(?:^|\|)\s*"
 _PER_STEP_WORD = r"(?:it|its|iter|iters|iteration|iterations|step|steps|batch|batches|update|updates)"
 _EXAMPLES_WORD = (
     r"(?i:examples|images|imgs?|samples|sequences|seqs?|sentences|tokens|toks|instances|records|words|frames)"
@@ -709,7 +714,7 @@ ITERATION_TIME: Final = r"(?i)\biter(?:ation)?[ _]tim(?:e|ing)\b"
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
-    Position("num_updates=N", "named", rf"(?:\btrain_|\b)n(?:um_)?updates{_KV}{_AT}"),
+    Position("num_updates=N", "named", rf"(?:(?:\btrain_|\b)n(?:um_)?updates{_KV}|{_COLUMN}n(?:um_)?updates\s+){_AT}"),
     # Marian's ``Ep. 1 : Up. 14000 : Sen. 965,843 :`` (its updates are the global step)
     Position("Up. N (updates)", "named", rf"\b[Uu]p\.\s*[:=]?\s*{_AT}"),
     Position("Acc_iter N", "named", rf"(?i:\b(?:acc|cur|global)_?iter(?:ation)?s?)['\"]?\s*[:=]?\s*{_AT}"),
@@ -1063,7 +1068,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     ),
     Measure("X steps/s", "rate", rf"{_N}\s*(?i:{_PER_STEP_WORD})\s*/\s*s(?:ec)?\b"),
     Measure("It/sec X", "rate", rf"{_UNIT_FIRST}(?i:{_PER_STEP_WORD})\s*/\s*(?i:s|sec|second)\b\s*[:=]?\s*{_N}"),
-    Measure("ups=X (updates/s)", "rate", rf"(?:\btrain_|\b)ups{_KV}{_N}"),
+    Measure("ups=X (updates/s)", "rate", rf"(?:(?:\btrain_|\b)ups{_KV}|{_COLUMN}ups\s+){_N}"),
     Measure(
         "key(it/s): X",
         "rate",
@@ -1153,7 +1158,7 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # the seconds of the interval a trainer's interval figures cover (PaddleNLP's ``interval_runtime``)
     Measure("interval_runtime: X", "interval_s", rf"\binterval_(?i:runtime|time){_KV}{_N}"),
     Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
-    Measure("wall=X", "elapsed_s", rf"\bwall{_KV}{_N}"),
+    Measure("wall=X", "elapsed_s", rf"(?:\bwall{_KV}|{_COLUMN}wall\s+){_N}"),
     Measure(
         "elapsed_time: X / relative_time: X (s)",
         "elapsed_s",
