@@ -517,6 +517,16 @@ def _column_times(frame: pl.DataFrame, columns: dict[int, tuple[str, int]], used
     return []
 
 
+def _says_training(head: pl.DataFrame) -> bool:
+    """Whether ``head`` (``line``) says training somewhere: a word of :data:`_TRAINING_WORD`, or a step's time or rate
+    the vocabulary reads (YOLACT's rows say their figures by letters, ``B: 3.451 | C: 2.964 | ... || timer: 1.364``,
+    and time their iterations by the vocabulary's word)."""
+    if head.select(pl.col("line").str.contains(_TRAINING_WORD).any()).item():
+        return True
+    timed = statements(head.get_column("line")).select(pl.coalesce("global_per_s", "per_s").is_not_null().any())
+    return bool(timed.item())
+
+
 def learn(lines: pl.DataFrame) -> Layout | None:
     """The step-line template of ``lines`` (``line``, with :data:`TAG` and :data:`STAMP` where known: the
     messages the chain left unread in a file's head), or None where no repeated message is a training step's."""
@@ -533,7 +543,7 @@ def learn(lines: pl.DataFrame) -> Layout | None:
         .with_columns(_named=named)
         .sort("_named", "len", "_key", descending=True)
     )
-    if not lines.head(LEARN_LINES).select(pl.col("line").str.contains(_TRAINING_WORD).any()).item():
+    if not _says_training(lines.head(LEARN_LINES)):
         counts = counts.filter("_named")
     candidates = counts.head(8).rows()
     for (key, repeats, _), refused in zip(candidates, _refusals([c[0] for c in candidates]), strict=True):

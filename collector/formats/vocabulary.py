@@ -1003,6 +1003,22 @@ MEASURES: Final[tuple[Measure, ...]] = (
         rf"(?:^|[\t|,]|\s\s|\]\s*)(?i:time)\s+{_N}(?:\s*\(\s*[\d.]+\s*\))?"
         r"(?:\s+[A-Za-z_][\w@%/-]*(?: [A-Za-z_][\w@%/-]*)?:?\s+[-+(]?[\d.]|\s*$)",
     ),
+    # the mean of the iterations' times so far, glued in CamelCase and alone in its parentheses after the figures:
+    # UCTransNet's ``print_summary`` (``[Train] Epoch: [1][367/4899]  Loss:0.564 (Avg 0.5566) ... LR 1.00e-03
+    # (AvgTime 1.4)``, McGregorWwww/UCTransNet issue 2, 2021; copied by its many forks). Its loader's wait
+    # (``(AvgDataTime 0.02)``) is none.
+    Measure(
+        "(AvgTime X) (mean seconds per iteration)", "time", rf"\((?:Avg|Average|Mean)[ _]?Time\s*[:=]?\s*{_N}\s*\)"
+    ),
+    # the iteration's seconds keyed ``timer`` (YOLACT's train.py: ``[  0]     520 || B: 3.451 | ... | T: 12.031 ||
+    # ETA: 2 days, 4:31:22 || timer: 1.364``, dbolya/yolact issue 318, 2020: ``elapsed = cur_time - last_time``; "the
+    # time it took for one training iteration", its author in issue 43), in seconds said or not (DBPN's loops:
+    # ``===> Epoch[1](10/100): Loss: 0.0412 || Timer: 0.1234 sec.``)
+    Measure(
+        "timer: X (seconds per iteration)",
+        "time",
+        rf"(?:^|[\s,|]){_SCOPE}(?i:timer)\s*[:=]\s*{_N}(?:\s*{_SECONDS_UNIT}|{_NEXT_KEY})",
+    ),
     # a time with the steps it covers in its key's parentheses (HugeCTR's ``Iter: 3000 Time(1000 iters): 5.38s``,
     # NVIDIA-Merlin/HugeCTR issue 186): the span's time (see :data:`SPAN` and :data:`BARE_TIMES`)
     # CNTK's ``TotalTime``, glued in CamelCase, is the same bare time: its statement's range's, not the run's
