@@ -29,6 +29,7 @@ from tierscope.collector.formats.vocabulary import (
     ITERATION_TIME,
     MEASURE_GATE,
     MEASURES,
+    NOT_TRAINING,
     POSITIONS,
     TIMER_COUNTER,
     number,
@@ -43,10 +44,42 @@ def paired_positions(read: pl.DataFrame) -> pl.DataFrame:
     is a bare counter, where that line is of the same time (its envelope's, to the printed digit), names a position
     and measures nothing: the two lines are one statement (DeepSpeed's engine logs ``step=40, skipped=2, lr=...``,
     then at the same millisecond its timer ``0/40, SamplesPerSec=83.5``, whose ``0/40`` is epoch/step)."""
-    if read.height == 0 or "_prev_line" not in read.columns:
+    if read.height == 0 or STAMP not in read.columns:
         return read
     maybe = ((pl.col("_position") == "N/M") & (pl.col("_prev_stamp") == pl.col(STAMP))).fill_null(False)
-    pairs = read.filter(maybe & ~pl.col("_prev_line").str.contains(MEASURE_GATE))
+    return _positions_from_before(read, read.filter(maybe & ~pl.col("_prev_line").str.contains(MEASURE_GATE)))
+
+
+#: The measures that state a rate of steps in so many words (``0.71428 iters/sec``), not a time.
+_STATED_RATES = [m.spelling for m in MEASURES if m.kind == "rate"]
+
+
+def rates_under_positions(read: pl.DataFrame, summary: str) -> pl.DataFrame:
+    """``read`` (every piece the grammar read) with the position of the line right before a line that states the
+    task's step rate and no position, where that line names a position and measures nothing (and both are of the same
+    time where a logger's time is on them): the two lines are one report. Chainer's ProgressBar redraws four lines in
+    place, ``     91300 iter, 7 epoch / 20 epochs`` then ``   0.71428 iters/sec. Estimated time to finish: ...``; a
+    rate with no line like that before it stays no record, and so does one under a line of other work or one that
+    ``summary`` (a pattern) says sums the run up (``Final results at step 1000``)."""
+    if read.height == 0:
+        return read
+    # (a job-wide rate is a record on its own, its step where it is said: TF's ``global_step/sec: 7.5`` comes before
+    # its step's line, never after it)
+    alone = pl.col("_step").is_null() & pl.col("_measure").is_in(_STATED_RATES) & pl.col("_global_per_s").is_null()
+    same_time = (pl.col("_prev_stamp") == pl.col(STAMP)) if STAMP in read.columns else pl.lit(True)
+    maybe = alone & same_time.fill_null(pl.col("_prev_stamp").is_null()) & pl.col("_prev_line").is_not_null()
+    # ... a line of other work (``Evaluating step 100``) is no training step's position
+    pairs = read.filter(
+        maybe
+        & ~pl.col("_prev_line").str.contains(MEASURE_GATE)
+        & ~pl.col("_prev_line").str.contains(NOT_TRAINING)
+        & ~pl.col("_prev_line").str.contains(summary)
+    )
+    return _positions_from_before(read, pairs)
+
+
+def _positions_from_before(read: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
+    """``read`` with the named position of ``_prev_line`` given to its ``pairs`` (rows of ``read``, by ``_order``)."""
     if pairs.height == 0:
         return read
     before, spelling = first_matched(

@@ -63,6 +63,7 @@ from tierscope.collector.formats.counters import (
     epoch_records,
     optimizer_steps,
     paired_positions,
+    rates_under_positions,
     restarted_batches,
     timer_totals_that_stand,
     totals_that_count_on,
@@ -201,7 +202,7 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
     elif kinds == {"examples_per_s"} and position is not None and not counter_date and clock is None:
         verdict = EXAMPLES_ALONE
     elif position is None or counter_date:
-        verdict = "no position: a record only for a job-wide rate"
+        verdict = "no position: a record only for a job-wide rate, or under a line naming its position alone"
     if s["evaluation"]:  # what decides first: an evaluation's statement is no training step whatever it states
         verdict = "an evaluation's statement: not a training step" + (f"; {verdict}" if verdict else "")
     return said, verdict
@@ -333,14 +334,11 @@ class ProgressGrammar:
             lines = lines.with_columns(pl.lit(None, dtype=pl.String).alias(TAG))
         # the line before each one, of the same task, and its time: a position said on a line of its own beside the
         # line that measures it (DeepSpeed's ``step=40`` then its timer's ``0/40, SamplesPerSec=83.5``)
-        before = (
-            [
-                pl.col("line").shift(1).over(TAG).alias("_prev_line"),
-                pl.col(STAMP).shift(1).over(TAG).alias("_prev_stamp"),
-            ]
-            if STAMP in lines.columns
-            else []
-        )
+        # (Chainer's ``91300 iter, 7 epoch / 20 epochs`` then ``0.71428 iters/sec. ...``)
+        before = [
+            pl.col("line").shift(1).over(TAG).alias("_prev_line"),
+            (pl.col(STAMP).shift(1).over(TAG) if STAMP in lines.columns else pl.lit(None)).alias("_prev_stamp"),
+        ]
         before.append(_banner_epochs(lines, context).alias("_banner_epoch"))
         gated, rest = lines.filter(hit), lines.filter(~hit)
         # tqdm and Keras rewrite a line with carriage returns: each update is a statement of its own. The shell's
@@ -363,7 +361,7 @@ class ProgressGrammar:
         read = read.with_columns(_not_training=pl.col("_not_training") | evaluation_bars(read, lines, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | nested_bars(read, context))
         read = read.with_columns(_not_training=pl.col("_not_training") | lossless_bars(read, context))
-        read = block_positions(read, blocks(lines))
+        read = rates_under_positions(block_positions(read, blocks(lines)), _SUMMARY_WORDS)
         every_piece = read
         has_position = pl.col("_step").is_not_null() & ~pl.col("_counter_date")
         # a bar that prints no rate measures its steps by its elapsed clock (more than none: a bar at its start, or a

@@ -711,6 +711,8 @@ ITERATION_BESIDE_STEP: Final = r"(?i:\biter(?:ation)?s?)\s*[:=#]?\s*(\d+)\s*[|,]
 #: A time that says it is one iteration's (``iter time: 197.87ms``), where an iteration is one micro-batch.
 ITERATION_TIME: Final = r"(?i)\biter(?:ation)?[ _]tim(?:e|ing)\b"
 
+#: The spelling of Chainer's ProgressBar's position line (see :data:`POSITIONS`).
+CHAINER_PROGRESS: Final = "N iter, E epoch / M epochs (Chainer's ProgressBar)"
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
@@ -737,6 +739,15 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # steps: 4``) has its word before, a bar's description (``Steps:   0%|``) a percentage after
     Position("| Steps: N (steps done)", "named", r"(?:^|[|;,]\s*)(?i:steps)\s*[:=]\s*(\d+)\s*(?:[|;,]|$)"),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    # Chainer's ProgressBar, a report of four lines redrawn in place: its two bars, then ``     91300 iter, 7 epoch /
+    # 20 epochs`` (the iterations are the run's), then its rate on a line of its own (``0.71428 iters/sec. Estimated
+    # time to finish: ...``; chainer/training/extensions/progress_bar.py; an ESPnet1 run quoted in espnet/espnet PR
+    # 1717, 2020-03-23). The rate line takes this position (see :func:`~.counters.rates_under_positions`).
+    Position(
+        CHAINER_PROGRESS,
+        "named",
+        r"(?:^|[\s,;])(\d+)\s+iters?,\s*\d+\s+epochs?\s*/\s*\d+\s*(?:epochs?|iterations?)?\s*$",
+    ),
     # a key naming a position and its total, its value the counter in quotes (ms-swift's
     # ``"global_step/max_steps": "1200/3936"``, modelscope/ms-swift issue 4408)
     Position(
