@@ -33,6 +33,7 @@ no Python per line).
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import polars as pl
@@ -74,6 +75,7 @@ from tierscope.collector.formats.statements import BAR_DRAWN, BAR_POSITIONS, mea
 from tierscope.collector.formats.status import FAILURE_LINE, NOT_A_FAILURE
 from tierscope.collector.formats.vocabulary import (
     BARE_TIMES,
+    BOOSTING_ROUNDS,
     COUNTED_EXAMPLES,
     ENDED_BY_SIGNAL,
     HELD_OUT,
@@ -193,8 +195,8 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
         verdict = f"epoch {epoch} with its duration: an epoch's record where the file states no step records"
     elif not measures and position is not None and pl.select(dict_statements(pl.lit(message))["dict_loss"]).item():
         verdict = CLOCKED_DICT
-    elif bar_timed:
-        verdict = None
+    elif bar_timed or (position in BOOSTING_ROUNDS and clock is not None and re.search(_ROUND_GATE, message)):
+        verdict = None  # timed by its bar's clock, or a boosting round by the time of day before it
     elif not measures and position is not None and s["loss_said"]:
         verdict = LOGGER_TIMED
     elif not measures:
@@ -235,6 +237,10 @@ def _banner_epochs(lines: pl.DataFrame, context: ParseContext) -> pl.Expr:
 
 #: The gate of a line whose clock is its logger's time: it must name a loss to be a record.
 _CLOCKED_GATE = rf"(?i:{LOSS_WORDS})|\bl_[a-z]\w*\s*[:=]"
+
+
+#: A boosting round after the time of day XGBoost's tracker log prints (``[21:32:09] [0]``): the line's clock.
+_ROUND_GATE = r"^\s*\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s+\[\d+\]"
 
 
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
@@ -325,7 +331,11 @@ class ProgressGrammar:
         return int(bars[-1]) if bars.len() else None
 
     def parse(self, lines: pl.DataFrame, context: ParseContext) -> Parsed:
-        hit = pl.col("line").str.contains(MEASURE_GATE) | pl.col("line").str.contains(LOGGING_DICT)
+        hit = (
+            pl.col("line").str.contains(MEASURE_GATE)
+            | pl.col("line").str.contains(LOGGING_DICT)
+            | pl.col("line").str.contains(_ROUND_GATE)
+        )
         if STAMP in lines.columns:  # a position and its loss under a logger's time: the time is its clock
             hit = hit | (pl.col(STAMP).is_not_null() & pl.col("line").str.contains(_CLOCKED_GATE))
         if lines.height == 0 or not lines.select(hit.any()).item():
@@ -403,6 +413,10 @@ class ProgressGrammar:
         logger_timed = training & has_position & pl.col("_loss_said") & logged_at & plain
         read = read.with_columns(_logger_timed=_timed_by_logger(read, logger_timed, record, context))
         record = record | pl.col("_logger_timed")
+        # a boosting round under the time of day XGBoost's tracker log prints before it (``[21:32:09] [0]``, with its
+        # sets' figures or alone): a round is a training step of its own, that time its clock
+        round_timed = training & pl.col("_position").is_in(list(BOOSTING_ROUNDS)) & ~logged_at
+        record = record | (round_timed & pl.col("_piece").str.contains(_ROUND_GATE)).fill_null(False)
         # a duration named its epoch's without the epoch's number: the epoch announced last (see :func:`_banner_epochs`)
         read = read.with_columns(
             _epoch_only=pl.when(

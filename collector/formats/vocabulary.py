@@ -713,6 +713,10 @@ ITERATION_TIME: Final = r"(?i)\biter(?:ation)?[ _]tim(?:e|ing)\b"
 
 #: The spelling of Chainer's ProgressBar's position line (see :data:`POSITIONS`).
 CHAINER_PROGRESS: Final = "N iter, E epoch / M epochs (Chainer's ProgressBar)"
+#: The spelling of a boosting round alone after its time of day (see :data:`POSITIONS`).
+BARE_ROUND: Final = "[HH:MM:SS] [N] (a boosting round alone)"
+#: The positions of a boosting round: a line of one names a training step of its own (see :data:`TIME_OF_DAY`).
+BOOSTING_ROUNDS: Final = frozenset({"boosting round N", BARE_ROUND, "[N] set-metric:value (a boosting round)"})
 #: Positions, most telling first: a named global step beats a counter.
 POSITIONS: Final[tuple[Position, ...]] = (
     Position("global step N", "named", rf"(?i:\bglobal[ _]?steps?)['\"]?\s*[:=]?\s*\(?\s*{_AT}"),
@@ -769,6 +773,9 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # or a game's ``round``: the word boosting, or the bracketed round opening its sets' figures. The tab after the
     # round may reach a paste as spaces (issue 7962's copy has four).
     Position("boosting round N", "named", rf"(?i:\bboosting\s+round)\s*[:=#]?\s*{_AT}"),
+    # ... and with no set to evaluate, the round alone after the time of day XGBoost's tracker log prints before it
+    # (``[21:32:09] [0]``, the CLI with tree_method=gpu_hist quoted in dmlc/xgboost issue 5888, 2020-07-14)
+    Position(BARE_ROUND, "named", r"^\s*\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s+\[(\d+)\]\s*$"),
     Position(
         "[N] set-metric:value (a boosting round)",
         "named",

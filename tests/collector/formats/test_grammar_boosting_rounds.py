@@ -70,3 +70,40 @@ def test_a_timed_watchlist_line_under_a_logger_is_a_record() -> None:
 def test_other_rounds_are_no_position(line: str) -> None:
     got = statements(line)
     assert got["step"][0] is None
+
+
+# Quoted from dmlc/xgboost issue 5888 (VigneshN1997, 2020-07-14): the XGBoost 1.1 CLI with tree_method=gpu_hist and no
+# set to evaluate prints each round alone after its tracker's time of day.
+_XGB_CLI_ROUNDS = ["[21:32:09] [0]", "[21:32:23] [1]", "[21:32:36] [2]", "[21:32:49] [3]"]
+
+
+def test_a_round_alone_is_a_step_timed_by_its_time_of_day() -> None:
+    got = read(*_XGB_CLI_ROUNDS)
+    assert got.get_column("step").to_list() == [0, 1, 2, 3]
+    # the seconds between the readings: 21:32:23 - 21:32:09 = 14 s, then 13 s and 13 s; the first has no reading before
+    assert got.get_column("interval_s").to_list() == [None, 14.0, 13.0, 13.0]
+
+
+def test_a_round_with_its_figures_after_its_time_of_day_is_a_step_too() -> None:
+    # (a set's log loss is its loss; an RMSE is no loss the grammar names)
+    got = read("[21:32:09] [0]\ttrain-logloss:0.51", "[21:32:23] [1]\ttrain-logloss:0.48")
+    assert got.get_column("step").to_list() == [0, 1]
+    assert got.get_column("loss").to_list() == pytest.approx([0.51, 0.48])
+    assert got.get_column("interval_s").to_list() == [None, 14.0]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # XGBoost's other lines under its time of day (dmlc/xgboost issue 2165, 2017-04-10)
+        ["[11:52:41] amalgamation/../src/tree/updater_prune.cc:74: tree pruning end, 1 roots, 28 extra nodes"],
+        # a held-out set's figures first: the round's evaluation
+        ["[21:32:09] [0]\ttest-error:0.11", "[21:32:23] [1]\ttest-error:0.10"],
+        # a bracketed number alone with no time of day before it (a rank tag, a list's index)
+        ["[0]", "[1]", "[2]"],
+        # a time of day and a number in prose
+        ["[21:32:09] [0] items queued", "[21:32:23] [1] items queued"],
+    ],
+)
+def test_lines_that_are_no_round(lines: list[str]) -> None:
+    assert read(*lines).height == 0
