@@ -13,6 +13,12 @@ lines are read one by one as before: a header that may measure something itself 
 other work, a summary or settings (``Evaluation at step 100``, ``Final results at step 1000``, ``Config for step
 5:``) or is a key and its number alone (YAML's ``step: 5``); a block whose joined statement states no measure (a
 config dump under ``step 5`` measures nothing) or whose lines read as a record on their own.
+
+A result dump says its position last: Ray Tune's result printed as YAML (RLlib's ``pretty_print(result)``), one key
+a line from ``custom_metrics: {}`` to ``training_iteration: 6``, with ``time_this_iter_s: 2.88`` among them. Such a
+block (:func:`footed`) runs back from a key-and-number line that states a position and nothing else over the lines
+of keys before it (nested ones indented) to a blank line, a line that is no key's or the task's first line; it is a
+report where its joined statement states a measure, under the same refusals.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.templates import template
-from tierscope.collector.formats.vocabulary import BAR, MEASURE_GATE
+from tierscope.collector.formats.vocabulary import BAR, BARE_TIMES, MEASURE_GATE, UNNAMED_TIMES
 
 #: The longest block looked for, in lines (as the repeated groups').
 MOST_LINES: Final = 40
@@ -47,6 +53,8 @@ _SUMMARY: Final = r"(?i)\b(?:best|final|summary|total|results?|average|mean)\b"
 _SETTINGS: Final = r"(?i)\b(?:config\w*|conf|hyper-?param\w*|param\w*|settings?|options?|arguments?|args)\b"
 #: A header that is a key and its number alone (YAML's ``step: 5``): a setting among settings, not a position.
 _KEY_ALONE: Final = r"^\s*[A-Za-z_][\w.-]*\s*[:=]\s*\d+\s*$"
+#: A line of a YAML mapping: a key (indented where nested), its colon, then its value or nothing (``info:``).
+_YAML_KEY: Final = r"^\s*[A-Za-z_][\w./-]*:(?:\s.*)?$"
 #: The grammar's measures: a block that states none of them is no report of training progress.
 _MEASURED: Final = ("per_s", "global_per_s", "examples_per_s", "interval_s", "elapsed_s")
 
@@ -120,6 +128,51 @@ def headed(
         reads = whole.select(pl.col("step").is_not_null() & measured & ~pl.col("evaluation")).item()
         if reads and not alone(task.slice(i, end - i)):
             return tuple(templates[j] for j in range(i, end) if worded[j])
+        tries -= 1
+        if tries == 0:
+            break
+    return None
+
+
+def _dump_start(texts: list[str], footer: int) -> int:
+    """Where the result dump that ``footer`` (its position's line) closes starts: back over the lines of keys
+    before it to a line that is none (a blank line, a header, another message), at most :data:`MOST_LINES` back."""
+    start = footer
+    while start > 0 and footer - start < MOST_LINES - 1 and re.search(_YAML_KEY, texts[start - 1]):
+        start -= 1
+    return start
+
+
+def footed(
+    task: pl.DataFrame, statements: Statements, not_training: str, alone: Alone, joined: Callable[[list[str]], str]
+) -> tuple[str, ...] | None:
+    """The templates of the lines of the first result dump in ``task`` (one task's lines in order) that is a report
+    (see the module doc), or None. Arguments as :func:`headed`'s."""
+    texts = task.get_column("line").to_list()
+    footers = [i for i, t in enumerate(texts) if re.search(_KEY_ALONE, t) and re.search(_YAML_KEY, t)]
+    if not footers:
+        return None
+    read = statements(pl.Series([texts[i] for i in footers], dtype=pl.String))
+    measured = pl.any_horizontal(pl.col(c).is_not_null() for c in _MEASURED)
+    positional = read.select(pl.col("step").is_not_null() & ~measured).to_series().to_list()
+    tries = _TRIES
+    for i, is_footer in zip(footers, positional, strict=True):
+        if not is_footer:
+            continue
+        start = _dump_start(texts, i)
+        lines = texts[start : i + 1]
+        # a dump under a header of settings (``Config:``, ``Hyperparameters:``, as a line of its own or its first
+        # key) is a config's
+        header = (texts[start - 1] if start > 0 else "") + " " + lines[0]
+        if len(lines) <= LEAST_FIGURES or re.search(_SETTINGS, header) or re.search(not_training, lines[0]):
+            continue
+        whole = statements(pl.Series([joined(lines)], dtype=pl.String))
+        # ... and a key named only ``time`` (a setting's ``time: 3``) is no measure of one
+        named = ~pl.col("measure").is_in(list(UNNAMED_TIMES | BARE_TIMES)).fill_null(True)
+        reads = whole.select(pl.col("step").is_not_null() & measured & named & ~pl.col("evaluation")).item()
+        if reads and not alone(task.slice(start, i + 1 - start)):
+            templates = task.slice(start, i + 1 - start).select(template(pl.col("line"))).to_series().to_list()
+            return tuple(templates)
         tries -= 1
         if tries == 0:
             break

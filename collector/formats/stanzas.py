@@ -38,7 +38,7 @@ from typing import Final
 import polars as pl
 
 from tierscope.collector.formats.base import TAG, ParseContext, Parsed
-from tierscope.collector.formats.headed_blocks import LEAST_FIGURES, headed
+from tierscope.collector.formats.headed_blocks import LEAST_FIGURES, footed, headed
 from tierscope.collector.formats.templates import SLOT, numbers, numbers_in, template
 from tierscope.collector.formats.vocabulary import BLOCK_HEADER
 
@@ -146,9 +146,13 @@ def learn(lines: pl.DataFrame, statements: Statements, not_training: str, alone:
     found = _repeated(tasks, statements, not_training, alone) if head.height >= 2 * LEAST_REPEATS else None
     if found is not None:
         return found
-    # a block whose header says its position and whose lines say a measure is a report the first time
+    # a block whose header (or, a result dump, its last line) says its position and whose lines say a measure is a
+    # report the first time
     for task in tasks:
-        block = headed(task.drop("_t", "_tpl"), statements, not_training, alone, lambda r: joined_text(r, None))
+        own = task.drop("_t", "_tpl")
+        block = headed(own, statements, not_training, alone, lambda r: joined_text(r, None)) or footed(
+            own, statements, not_training, alone, lambda r: joined_text(r, None)
+        )
         if block is not None:
             return Stanza(block)
     return None

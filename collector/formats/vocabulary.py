@@ -743,6 +743,9 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # steps: 4``) has its word before, a bar's description (``Steps:   0%|``) a percentage after
     Position("| Steps: N (steps done)", "named", r"(?:^|[|;,]\s*)(?i:steps)\s*[:=]\s*(\d+)\s*(?:[|;,]|$)"),
     Position("it N/M", "named", r"\bit\s+(\d+)\s*/\s*\d+\b"),
+    # Ray Tune's result (RLlib's ``pretty_print(result)``, a trial's ``result.json``): the trainable's iterations
+    # reported, its step (``training_iteration: 6``, ray-project/ray issue 3908, 2019-01-31)
+    Position("training_iteration: N (Ray Tune's result)", "named", rf"\btraining_iteration{_KV}{_AT}"),
     # Chainer's ProgressBar, a report of four lines redrawn in place: its two bars, then ``     91300 iter, 7 epoch /
     # 20 epochs`` (the iterations are the run's), then its rate on a line of its own (``0.71428 iters/sec. Estimated
     # time to finish: ...``; chainer/training/extensions/progress_bar.py; an ESPnet1 run quoted in espnet/espnet PR
@@ -1192,6 +1195,10 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # the seconds of the interval a trainer's interval figures cover (PaddleNLP's ``interval_runtime``)
     Measure("interval_runtime: X", "interval_s", rf"\binterval_(?i:runtime|time){_KV}{_N}"),
     Measure("train_runtime: X", "elapsed_s", rf"\btrain_runtime{_KV}{_N}"),
+    # ... and its seconds: the iteration's, and the trial's since its start (``time_this_iter_s: 2.88``,
+    # ``time_total_s: 36.46``)
+    Measure("time_this_iter_s: X (Ray Tune's result)", "time", rf"\btime_this_iter_s{_KV}{_N}"),
+    Measure("time_total_s: X (Ray Tune's result)", "elapsed_s", rf"\btime_total_s{_KV}{_N}"),
     Measure("wall=X", "elapsed_s", rf"(?:\bwall{_KV}|{_COLUMN}wall\s+){_N}"),
     Measure(
         "elapsed_time: X / relative_time: X (s)",
