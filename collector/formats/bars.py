@@ -21,11 +21,18 @@ from tierscope.collector.formats.vocabulary import (
 #: A trainer's banner before an evaluation or a prediction (Hugging Face's ``***** Running Evaluation *****``, its
 #: examples' ``*** Evaluate ***``), and before training (``***** Running training *****``).
 #: Also the word alone on its line, as a hand-written loop prints it before each phase's bar (``Training``, the
-#: bar, ``Validating``, the bar: sovit-123/German-Traffic-Sign-Recognition-with-Deep-Learning ``outputs/Outputs.md``).
+#: bar, ``Validating``, the bar: sovit-123/German-Traffic-Sign-Recognition-with-Deep-Learning ``outputs/Outputs.md``),
+#: or with what it evaluates after it (PyTorch-YOLOv3's ``---- Evaluating Model ----``, then its ``Detecting objects``
+#: and ``Computing AP`` bars: eriklindernoren/PyTorch-YOLOv3 issue 650, 2021-03-20).
 _EVAL_BANNER = (
     r"(?i)\*{3,}\s*(?:running\s+)?(?:evaluat|predict|test)\w*\s*\*{3,}"
-    r"|^\W*(?:validat|evaluat|test)(?:e|ing|ion)?\W*$"
+    r"|^\W*(?:validat|evaluat|test)(?:e|ing|ion)?(?:\s+(?:the\s+)?(?:model|network|net|checkpoint))?\W*$"
 )
+
+
+#: A bar's description that names training (``Training Epoch 14``, ``Epoch 3``, ``iter``): its bar is no
+#: evaluation's, whatever zone it is drawn in.
+_TRAINING_DESC = r"(?i)train|epoch|iter|step|batch"
 
 
 #: Where a banner sorts among its line's pieces: after them.
@@ -205,17 +212,20 @@ def evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseConte
         # Evaluation *****``)
         pl.lit(_AFTER_PIECES, dtype=pl.Int64).alias("_at"),
         pl.col("line").str.contains(_EVAL_BANNER).alias("_zone"),
+        pl.lit(False).alias("_candidate"),
         pl.lit(None, dtype=pl.Int64).alias("_total"),
     )
-    descless = (pl.col("_piece").str.extract(TQDM_DESC, 1).str.strip_chars() == "") | pl.col("_piece").str.contains(
-        _BAR_NO_TOTAL
-    )
+    # A bar with a description that names no training is judged as one without (``Detecting objects: 100% 13/13``);
+    # one whose description names training is never an evaluation's, but its total is the training bar's.
+    desc = pl.col("_piece").str.extract(TQDM_DESC, 1).str.strip_chars()
+    descless = (desc == "") | ~desc.str.contains(_TRAINING_DESC) | pl.col("_piece").str.contains(_BAR_NO_TOTAL)
     bars = read.select(
         "source_offset",
         pl.col("_order").cast(pl.Int64).alias("_at"),
         pl.lit(None, dtype=pl.Boolean).alias("_zone"),
+        descless.fill_null(False).alias("_candidate"),
         # a bar without a total (``8it [00:08,  1.11s/it]``) is told by its count: an epoch's bars end at one count
-        pl.when(descless)
+        pl.when(descless | desc.str.contains(_TRAINING_DESC))
         .then(
             pl.coalesce(
                 number(pl.col("_piece").str.extract(BAR_COUNTER, 1), pl.Int64),
@@ -247,6 +257,7 @@ def evaluation_bars(read: pl.DataFrame, lines: pl.DataFrame, context: ParseConte
     first_after = pl.col("_total").drop_nulls().first().over(banner_no)
     evaluation = (
         pl.col("_zone")
+        & pl.col("_candidate")
         & pl.col("_total").is_not_null()
         & pl.when(pl.col("_train_before").is_not_null())
         .then(pl.col("_total") != pl.col("_train_before"))

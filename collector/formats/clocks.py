@@ -22,36 +22,69 @@ from tierscope.collector.formats.vocabulary import (
 
 
 def bare_intervals(records: pl.DataFrame, context: ParseContext) -> pl.DataFrame:
-    """``records`` (the grammar's, with ``_bare_s``, ``_per_s``, ``_interval_s``, ``step``, ``_order``) with each time
-    that says no unit of work and no span (``Time 1153.11s``, ``_bare_s``) read as the time since the task's
-    previous report (``interval_s``, no step time) where the file shows it is one.
+    """``records`` (the grammar's, with ``_bare_s``, ``_per_s``, ``_interval_s``, ``_measure``, ``step``, ``_order``)
+    with each time that says no unit of work and no span (``Time 1153.11s``, ``_bare_s``) read as the time since the
+    task's previous report (``interval_s``, no step time) where the file shows it is one; so too a unit-less
+    ``time: X`` (:data:`~tierscope.collector.formats.vocabulary.UNNAMED_TIMES`, read first as a step's seconds).
 
     A line does not say whether its bare time is one step's or its report interval's; the file's clock does:
     where a report advances the position by more than one step and its bare time is the time its envelope's clock
     advanced since the previous report (within a tenth, or a second: clocks printed to the second), in most of
     the reports that show it, the file's bare times are intervals (kept for the file in ``context``). Reading
     them as step times would make Marian's 2000 updates in 1153 s one update per 1153 s. Where reports come
-    every step, both readings agree."""
+    every step, both readings agree. A unit-less ``time: X`` is most often a step's mean seconds over the report
+    (mmcv's ``time: 0.387`` every 50 iterations), so it is an interval only where it is also nearer the clock's
+    advance than that advance per step: BasicSR-derived loggers print the seconds of the last 100 iterations
+    (HDRUNet's ``<epoch:193, iter: 505,300, lr:5.000e-05, , time:85.917>`` 85.917 s after ``iter: 505,200``,
+    chxy95/HDRUNet issue 12, 2021-08-10), and reports a second apart would otherwise pass the one-second
+    tolerance with a step's 0.05 s."""
     if records.height == 0 or "_bare_s" not in records.columns:
         return records
     bare = pl.col("_bare_s").is_not_null()
-    if not context.state.get("grammar-bare-interval") and STAMP in records.columns:
-        tag = pl.col(TAG).fill_null("")
-        ordered = records.sort("_order").with_columns(
-            _gap=(pl.col(STAMP) - pl.col(STAMP).shift(1).over(tag)).dt.total_microseconds() / 1e6,
-            _advance=pl.col("step") - pl.col("step").shift(1).over(tag),
+    unnamed = (
+        pl.col("_measure").is_in(list(UNNAMED_TIMES)).fill_null(False)
+        & ~bare
+        & pl.col("_per_s").is_not_null()
+        & pl.col("_interval_s").is_null()
+        & pl.col("_span").is_null()
+        if "_measure" in records.columns
+        else pl.lit(False)
+    )
+    for key, which in (("grammar-bare-interval", bare), ("grammar-unnamed-interval", unnamed)):
+        shown = not context.state.get(key) and STAMP in records.columns
+        if shown and _clock_shows_intervals(records, which, strict=which is unnamed):
+            context.state[key] = True
+    if context.state.get("grammar-unnamed-interval"):
+        records = records.with_columns(
+            _interval_s=pl.when(unnamed).then(1.0 / pl.col("_per_s")).otherwise("_interval_s"),
+            _per_s=pl.when(unnamed).then(None).otherwise("_per_s"),
         )
-        shown = ordered.filter(bare & pl.col("_gap").is_not_null() & (pl.col("_advance") > 1))
-        if shown.height:
-            near = (pl.col("_gap") - pl.col("_bare_s")).abs() <= pl.max_horizontal(0.1 * pl.col("_bare_s"), 1.0)
-            if 2 * shown.filter(near).height > shown.height:
-                context.state["grammar-bare-interval"] = True
     if not context.state.get("grammar-bare-interval"):
         return records
     return records.with_columns(
         _interval_s=pl.when(bare).then(pl.coalesce("_interval_s", "_bare_s")).otherwise("_interval_s"),
         _per_s=pl.when(bare).then(None).otherwise("_per_s"),
     )
+
+
+def _clock_shows_intervals(records: pl.DataFrame, which: pl.Expr, *, strict: bool) -> bool:
+    """Whether, in most of ``records``' reports ``which`` selects that advance the step by more than one since the
+    task's previous report, their time (``_bare_s``, else ``1 / _per_s``) is what the envelope's clock advanced
+    (within a tenth, or a second); ``strict``: and nearer that advance than the advance per step."""
+    tag = pl.col(TAG).fill_null("")
+    ordered = records.sort("_order").with_columns(
+        _gap=(pl.col(STAMP) - pl.col(STAMP).shift(1).over(tag)).dt.total_microseconds() / 1e6,
+        _advance=pl.col("step") - pl.col("step").shift(1).over(tag),
+        _said=pl.coalesce("_bare_s", 1.0 / pl.col("_per_s")),
+    )
+    shown = ordered.filter(which & pl.col("_gap").is_not_null() & (pl.col("_advance") > 1))
+    if not shown.height:
+        return False
+    gap, said = pl.col("_gap"), pl.col("_said")
+    near = (gap - said).abs() <= pl.max_horizontal(0.1 * said, 1.0)
+    if strict:
+        near = near & ((gap - said).abs() < (gap / pl.col("_advance") - said).abs())
+    return 2 * shown.filter(near).height > shown.height
 
 
 #: The fewest readings of a task's time before it can be told a clock (see :func:`cumulative_times`): three rises.

@@ -16,7 +16,8 @@ cells as its header, each a number (``0.18``, ``1e-3``, ``nan``, ``95.2%``) or a
 cells blank (validation columns filled only on the rows that validated) is not split on blanks: the learned layout
 reads it by the columns' places. Other lines may come between a header and its rows (a
 progress bar, a warning); a new header replaces the old. A line of words that merely lists names (a config's
-keys) names no position and is no header; a row of numbers under no header is left as written.
+keys) names no position and is no header; a row of numbers under no header is left as written. A header a terminal
+wrapped mid-name (its last cell ending in a joiner, ``elapsed_``, the rest alone on the next line) is read whole.
 
 The last header of each task is kept in ``ParseContext.state`` (:data:`STATE_KEY`), so the rows of a later batch,
 or of a later collect of a growing file, are read under it.
@@ -86,6 +87,25 @@ def _joined(header: list[str], cells: pl.Expr) -> pl.Expr:
     )
 
 
+#: The end of a name a terminal's width cut: a joiner its figures' names use, the rest of the name on the next line.
+_CUT_NAME: Final = r"[_/.\-]$"
+
+
+def _unwrapped(framed: pl.DataFrame) -> pl.DataFrame:
+    """``framed`` (``_t``, ``_cells``) with a header line a terminal wrapped made whole: where a line's last cell ends
+    in a joiner (:data:`_CUT_NAME`) and the task's next line is one name alone, that name ends the cell (Chainer's
+    ``PrintReport`` at a terminal's width: ``... validation/main/VAE  elapsed_`` then ``time``, then the row of
+    as many numbers as the whole header's columns: chainer/chainer issue 7591, 2019-06-24)."""
+    following = pl.col("_cells").shift(-1).over("_t")
+    cut = pl.col("_cells").list.last().str.contains(_CUT_NAME) & (following.list.len() == 1)
+    rest = following.list.first()
+    wrapped = (cut & rest.str.contains(_NAME) & ~rest.str.contains(r"\d")).fill_null(False)
+    whole = pl.concat_list(
+        pl.col("_cells").list.head(pl.col("_cells").list.len() - 1), pl.concat_list(pl.col("_cells").list.last() + rest)
+    )
+    return framed.with_columns(_cells=pl.when(wrapped).then(whole).otherwise("_cells"))
+
+
 def _position_columns(headers: list[tuple[str, ...]], statements: Statements) -> dict[tuple[str, ...], int]:
     """Each of ``headers`` that names a position the grammar reads (a step, an iteration, an epoch), with that
     position's column: each name tried alone before a whole number, all the headers' names in one reading (a log's
@@ -124,7 +144,7 @@ def tabulated(lines: pl.DataFrame, context: ParseContext, statements: Statements
         _maybe_header=pl.col("line").str.contains(r"[A-Za-z]"),
         _maybe_row=digits & ~pl.col("line").str.contains(r"[A-Za-z]{4}"),
     )
-    framed = framed.with_columns(_n=pl.col("_cells").list.len())
+    framed = _unwrapped(framed).with_columns(_n=pl.col("_cells").list.len())
     header_like = framed.filter(
         pl.col("_maybe_header") & (pl.col("_n") >= LEAST_COLUMNS) & _all(pl.col("_cells"), _NAME)
     )

@@ -213,7 +213,12 @@ def explain_parts(message: str) -> tuple[list[str], str | None]:
 #: An epoch announced on a line of its own (nnU-Net v2's ``Epoch 3``, v1's ``epoch:  6``, with its total: a loop's
 #: ``Epoch 2 of 20``, sovit-123/German-Traffic-Sign-Recognition-with-Deep-Learning ``outputs/Outputs.md``): group 1
 #: its number.
-_EPOCH_BANNER = r"(?i)^\W*epoch\s*[:=#]?\s*\[?(\d+)(?:\s*(?:/|of)\s*\d+)?\]?\s*$"
+#: Also said in words after the name of the logger that printed it (SpeechBrain's Brain.fit:
+#: ``speechbrain.utils.epoch_loop - Going into epoch 2``, YueZhou-oh/GWDA_lib docs/source/train.rst, 2024-02-02).
+_EPOCH_BANNER = (
+    r"(?i)^\W*(?:[A-Za-z_][\w.]*\s+-\s+)?(?:(?:going\s+into|starting|beginning|start\s+of)\s+)?"
+    r"epoch\s*[:=#]?\s*\[?(\d+)(?:\s*(?:/|of)\s*\d+)?\]?[.:]*\s*$"
+)
 
 
 #: A duration a line says is its epoch's without the epoch's number (``Epoch time: 148.59 s``, ``This epoch took
@@ -241,6 +246,43 @@ _CLOCKED_GATE = rf"(?i:{LOSS_WORDS})|\bl_[a-z]\w*\s*[:=]"
 
 #: A boosting round after the time of day XGBoost's tracker log prints (``[21:32:09] [0]``): the line's clock.
 _ROUND_GATE = r"^\s*\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s+\[\d+\]"
+
+
+#: A loss of other work than training and all after it (``Avg Valid Loss: 0.3452 --- Valid Accuracy: ..``): what is
+#: left must still name a loss for the line to state its training's.
+_OTHER_LOSS_ON = rf"(?i)\b(?:val|valid\w*|eval\w*|test|{HELD_OUT}|packet)[ _](?:{LOSS_WORDS}).*$"
+
+
+#: A loss word as a training's loss is said (the loss measure's words, also scoped: ``Train Loss``, ``train_loss``).
+_TRAINING_LOSS = rf"(?i)(?:\b|_)(?:{LOSS_WORDS})\b"
+
+
+def _announced_epoch_losses(read: pl.DataFrame, logged: pl.Expr) -> pl.Expr:
+    """``_epoch_only`` of ``read``, with the epoch announced on a line of its own (``_banner_epoch``) given to a line
+    ``logged`` selects (a training loss under a logger's time, no position) that names no epoch, where it is the
+    only such line under that announcement in its task: an epoch's summary printed on the lines after its banner
+    (``Epoch 14/20``, 11 s later ``Train Loss: 22.0072, Accuracy: 0.9128``, then ``Validation Loss: ..``:
+    R3c0ger/CialloDroid read.md, 2024-11-25). Two or more loss lines under one banner are a loop's batches, whose
+    steps the log does not number: none is the epoch's."""
+    unnamed = logged & pl.col("_epoch_only").is_null() & pl.col("_banner_epoch").is_not_null()
+    alone = unnamed.cast(pl.Int32).sum().over(pl.col(TAG).fill_null(""), "_banner_epoch") == 1
+    return pl.when(unnamed & alone).then("_banner_epoch").otherwise("_epoch_only")
+
+
+def _logged_epochs(read: pl.DataFrame, logged: pl.Expr, context: ParseContext) -> pl.Series:
+    """Which pieces of ``read`` are an epoch's record timed by its logger's clock alone: ``logged`` (a training loss
+    under a logger's time, no position) with its epoch (``_epoch_only``), the one such line of that epoch in its
+    task (``Epoch 3 loss 0.5`` three times is a loop's batches of epoch 3), in a file that times its epochs no
+    other way (nnU-Net's ``train_loss 0.7088`` under ``Epoch 0`` is no record where ``Epoch time: 148.59 s`` times
+    that epoch; kept for the file in ``context``)."""
+    timed = pl.any_horizontal(pl.col(c).is_not_null() for c in ("_bare_s", "_elapsed_s", "_examples_per_s"))
+    if read.select((timed & pl.col("_epoch_only").is_not_null()).any()).item():
+        context.state["grammar-epochs-timed"] = True
+    if context.state.get("grammar-epochs-timed"):
+        return pl.Series([False] * read.height, dtype=pl.Boolean)
+    candidate = (logged & pl.col("_epoch_only").is_not_null()).fill_null(False)
+    alone = candidate.cast(pl.Int32).sum().over(pl.col(TAG).fill_null(""), "_epoch_only") == 1
+    return read.select((candidate & alone).fill_null(False)).to_series()
 
 
 #: Words of a statement about the run rather than a step of it (its best figure, its stopping early).
@@ -402,9 +444,9 @@ class ProgressGrammar:
         # timed by the clock alone, a line must be plainly a training step's: no evaluation, test, saving or
         # summary named anywhere on it (``step 250: train loss 2.04, val loss 2.07``, ``best loss 0.2 at step 300``)
         subject = pl.col("_piece").str.extract(r"^([^\d]*)", 1)  # the words before its first number
+        worded = ~subject.str.contains(NOT_TRAINING) & ~subject.str.contains(_SUMMARY_WORDS)
         plain = (
-            ~subject.str.contains(NOT_TRAINING)
-            & ~subject.str.contains(_SUMMARY_WORDS)
+            worded
             & ~pl.col("_piece").str.contains(_OTHER_LOSS)
             # a number no word of a step's report names is a measure the learned layout may read
             # (a digit inside a key's name, ``top_1_accuracy``, is no number)
@@ -428,12 +470,27 @@ class ProgressGrammar:
             .then("_banner_epoch")
             .otherwise("_epoch_only")
         )
+        # an epoch's training loss under a logger's time, in an epoch-level log: the logger's time is the epoch's
+        # clock, as it is a step's (see :data:`_TRAINING_LOSS_FIRST`), its epoch stated on the line or announced
+        # on a line of its own before it (see :func:`_announced_epoch_losses`)
+        epoch_logged = (
+            training
+            & logged_at
+            & pl.col("_loss_said")
+            & pl.col("_step").is_null()
+            & worded
+            & pl.col("_piece").str.replace(_OTHER_LOSS_ON, "").str.contains(_TRAINING_LOSS)
+        )
+        read = read.with_columns(_epoch_only=_announced_epoch_losses(read, epoch_logged))
+        read = read.with_columns(_epoch_logged=_logged_epochs(read, training & epoch_logged, context))
         # an epoch with its duration, where the file states no finer position (see :func:`epoch_records`)
         # (or with the seconds since the start at its end: Chainer's ``elapsed_time``; its duration the rise since the
         # previous epoch's; or with its examples/s: CNTK's ProgressPrinter ``Finished Epoch[17 of 20]: [Training]
         # loss = 25.550015 * 40, metric = 0.48% * 40 3.008s ( 13.3 samples/s);``, microsoft/CNTK issue 2354,
         # 2017-09-23, its seconds glued after a count and read by no key)
-        epoch_timed = pl.any_horizontal(pl.col(c).is_not_null() for c in ("_bare_s", "_elapsed_s", "_examples_per_s"))
+        epoch_timed = pl.any_horizontal(
+            pl.col(c).is_not_null() for c in ("_bare_s", "_elapsed_s", "_examples_per_s")
+        ) | pl.col("_epoch_logged")
         epoch_record = training & ~record & pl.col("_epoch_only").is_not_null() & epoch_timed
         read = epoch_records(read, record, epoch_record, context)
         record = record | pl.col("_epoch_record")

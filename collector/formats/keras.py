@@ -65,7 +65,13 @@ from tierscope.collector.formats.vocabulary import (
 
 _BAR = r"(?:\[[=>.]*\]|[━─]+)"
 _HEAD = r"\d+/\d+ (?:\[(?:[=>.]|$)|━|─|- )"
-_MARK = r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|━|─|- \d)|^\s*Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step|(?:^|\s)- (?:val_)?loss: "
+#: (Keras 3's bar opens its piece with its counter: ``1875/1875 ━━━━ 4s 2ms/step``; a counter after a word before the
+#: same glyphs is another bar's, Lightning's RichProgressBar: ``Epoch 31/99 ━━━━╸━━━ 2515/4070 0:16:12 • 0:06:32
+#: 3.98it/s``, ZettaAI/zetta_utils issue 94, 2022)
+_MARK = (
+    r"\d+/\d+ (?:\[(?:[=>.]|\]|$)|- \d)|(?:^|\r|[^\w\s])\s*\d+/\d+ [━─]|^\s*Epoch \d+/\d+\s*$|\d(?:ms|us|s)/step"
+    r"|(?:^|\s)- (?:val_)?loss: "
+)
 _EPOCH = r"^\s*Epoch (?P<e>\d+)/(?P<t>\d+)\s*$"
 #: Keras <= 2.2's verbose=2 epoch line, no step counter: the epoch's whole seconds, then its metrics.
 _EPOCH_SECONDS = r"^\s*- \d+s - (?:val_)?loss: "
@@ -118,6 +124,11 @@ class KerasProgress(SingleLineFormat):
         ours = ours.with_columns(unescaped_returns(pl.col("line")).str.replace_all(ANSI, "").alias("text"))
         ours = self._join_split_bars(ours)
         ours = self._with_epoch(ours, context)
+        # ``Epoch E/T`` lines alone, no bar of Keras' among them, are a hand-written loop's banners (``2024-11-25
+        # 00:33:40,233 - Epoch 14/20``, then its own ``Train Loss: ..`` line: R3c0ger/CialloDroid read.md,
+        # 2024-11-25): what they announce is for the formats after this one to read, with the lines they head.
+        if ours.select(pl.col("epoch_line").is_not_null().all()).item():
+            return empty_parsed(lines)
         # One row per update: split at every \r and before every "k/N <bar>" so glued bars part.
         updates = (
             ours.filter(pl.col("epoch_line").is_null() & ~pl.col("joined_into_previous"))

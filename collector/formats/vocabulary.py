@@ -596,8 +596,10 @@ _QV = r"['\"]?"
 #: What ends the value of one part of a step's time: its closing quote, if any, then a separator, a dict's close or
 #: the end (never a unit: ``train_time=0.5ms`` is another statement).
 _PART_ENDS = rf"{_QV}(?:[,|}}\s]|$)"
-#: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``).
-_NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
+#: What may follow a unit-less ``time: X``: a separator, the next ``key:`` or the end (not ``sec``), or the close
+#: of a bracketed header of ``key:value`` fields (BasicSR/mmsr-derived loggers: HDRUNet's ``<epoch:193, iter:
+#: 505,200, lr:5.000e-05, , time:84.443> l_pix: ..``, chxy95/HDRUNet issue 12, 2021-08-10).
+_NEXT_KEY = r"(?:\s*\(\s*[\d.]+\s*\))?\s*(?:[,|}>\]]|\s+[A-Za-z_][\w ]*[:=]|\s*$)"
 
 #: The scope a trainer writes before a measure's key, joined by ``_``: Hugging Face's ``train_steps_per_second``,
 #: PaddleNLP's ``interval_steps_per_second`` (PaddlePaddle/PaddleNLP issue 4949, 2023-02-23), Paddle's
@@ -679,8 +681,10 @@ ENDED_BY_SIGNAL: Final = (
 )
 
 #: A progress bar's percentage and bar, up to its counter: tqdm's ``40%|####  | 200/500``, a copy that lost the
-#: bar's glyphs (``100% 42/42``: Colab's plain text), Ultralytics' own bar (``89% ━━━━━━━━━━╸─ 8/9``, 8.3 on).
-BAR: Final = r"\d{1,3}%(?:\|[^|]*\||\s*[^\w\s|%]*)\s*"
+#: bar's glyphs (``100% 42/42``: Colab's plain text), Ultralytics' own bar (``89% ━━━━━━━━━━╸─ 8/9``, 8.3 on); or
+#: rich's bar, no percentage before its glyphs (PyTorch Lightning's RichProgressBar: ``Epoch 31/99 ━━━━━━╸━━━ 2515/4070
+#: 0:16:12 • 0:06:32 3.98it/s loss: 0.0626``, ZettaAI/zetta_utils issue 94, 2022).
+BAR: Final = r"(?:\d{1,3}%(?:\|[^|]*\||\s*[^\w\s|%]*)|━[━╸╺─]*)\s*"
 
 #: A terminal's colour or cursor code (``\x1b[32m``, tqdm's and rich's ``\x1b[?25l`` hiding the cursor) and a
 #: backspace (a bar stepping back over its last glyph): no part of what a line says.
@@ -1239,7 +1243,9 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # interval its ``time``
     Measure("...; X sec (at the end: elapsed)", "elapsed_s", rf"[;|,]\s*{_N}\s*(?:s|sec|secs|seconds)\s*[;|,]?\s*$"),
     # metrics
-    Measure("loss: X", "loss", rf"(?:\b|_)(?i:{LOSS_WORDS})['\"]?\s*[:=]?\s*{_N}"),
+    # (the key ends at its word: SpeechBrain's postfix ``loss1=-2.26, loss2=0.693, train_loss=-2.26`` names two parts
+    # ``loss1`` and ``loss2``, then the loss; ``loss1`` is no loss of 1)
+    Measure("loss: X", "loss", rf"(?:\b|_)(?i:{LOSS_WORDS})\b['\"]?\s*[:=]?\s*{_N}"),
     # a loss keyed by ``l_`` and its part (BasicSR's and MMSR's ``l_g_pix: 4.1864e-04 l_g_fea: ..``, open-mmlab/mmagic
     # issue 82, 2020-05-22; XPixelGroup/BasicSR issue 204, 2019-08-09): the first one said is the line's loss
     Measure("l_pix: X (a loss keyed l_)", "loss", rf"\bl_[a-z][a-z_]*\s*[:=]\s*{_N}"),
@@ -1253,6 +1259,8 @@ MEASURE_GATE: Final = (
     r"(?i:/s\b|/sec|/it\b|/iter|/step|/batch|per (?:iteration|step|batch|iter)|tim(?:e|ing)|ups\b|wps\b|throughput"
     r"|per_?sec|runtime|wall\b|\d\s*(?:sec|s)\s*(?:\)|$)|tps\b|seconds|took|_cost|imps|ips\b|rate\s*=|elapsed|\bdt\s*[:=]|/kimg"
     r"|\(ms\)|duration|\bfps\s*:"
-    # a drawn bar's counter and its elapsed clock ending the line (a bar that prints no rate)
-    r"|%\s*\S*\s*\d+/\d+\s+[\d:]+:\d\d\s*$)"
+    # a drawn bar's counter and its elapsed clock ending the line (a bar that prints no rate), or tqdm's bracketed
+    # clock where the terminal's width cut the rate after it (Ultralytics on Windows: ``640: 100%|██████████| 25/25
+    # [00:47<00:00,  1.91s/i``, techyogeshchauhan/Atpug terminal_seal_project/runs/train/result.md, 2025)
+    r"|%\s*\S*\s*\d+/\d+\s+[\d:]+:\d\d\s*$|%\|[^|]*\|\s*\d+/\d+\s*\[[\d:]+:\d\d<)"
 )

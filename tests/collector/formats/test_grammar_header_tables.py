@@ -106,3 +106,27 @@ def test_formats_try_shows_a_row_as_the_statements_its_header_makes(tmp_path: Pa
     # 1:12:49 is 4369 s under the header's "time"
     assert row.why.startswith("a row of a table under a header row naming its columns, read as 'epoch: 0 | ")
     assert "time: 4369.0s" in row.why
+
+
+#: Chainer's PrintReport at a terminal's width: the header's last name cut after ``elapsed_``, ``time`` on the next
+#: line, then the row (chainer/chainer issue 7591, 2019-06-24, read 2026-12-07; the columns shortened here to five).
+WRAPPED = [
+    "epoch       iteration   main/loss   validation/main/loss  elapsed_",
+    "time",
+    "1           356         31.2785     26.5542               114.618 ",
+]
+
+
+def test_a_header_the_terminal_wrapped_mid_name_reads_its_row_whole() -> None:
+    got = parse(WRAPPED).steps
+    # ``elapsed_`` + ``time`` is ``elapsed_time``: the row at iteration 356 with 114.618 s since the start, loss 31.2785
+    assert got["step"].to_list() == [356]
+    assert got["elapsed_s"].to_list() == pytest.approx([114.618])
+    assert got["loss"].to_list() == pytest.approx([31.2785])
+
+
+def test_a_header_followed_by_a_word_but_not_cut_stays_as_it_is() -> None:
+    # near-miss: the header's last name is whole (``main/acc``, no joiner): the word on the next line is no part of
+    # it, the header names no time, and the row measures nothing
+    got = parse([WRAPPED[0].replace("elapsed_", "main/acc"), "time", WRAPPED[2]]).steps
+    assert got.height == 0
