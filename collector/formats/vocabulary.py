@@ -780,6 +780,11 @@ POSITIONS: Final[tuple[Position, ...]] = (
     # or a game's ``round``: the word boosting, or the bracketed round opening its sets' figures. The tab after the
     # round may reach a paste as spaces (issue 7962's copy has four).
     Position("boosting round N", "named", rf"(?i:\bboosting\s+round)\s*[:=#]?\s*{_AT}"),
+    # LightGBM's native logger after each iteration, the count before its word until 2016 (``2.432232 seconds elapsed,
+    # finished 998 iteration``: microsoft/LightGBM src/boosting/gbdt.cpp ``"%f seconds elapsed, finished %d
+    # iteration"``, quoted in lightgbm-org/LightGBM issue 39, 2016-10-27), after it since (``finished iteration 1``,
+    # the word's own position). Only after ``finished``: ``ran 3 iterations`` counts, it numbers none.
+    Position("finished N iteration (LightGBM)", "named", r"(?i:\bfinished)\s+(\d+)\s+iterations?\b"),
     # ... and with no set to evaluate, the round alone after the time of day XGBoost's tracker log prints before it
     # (``[21:32:09] [0]``, the CLI with tree_method=gpu_hist quoted in dmlc/xgboost issue 5888, 2020-07-14)
     Position(BARE_ROUND, "named", r"^\s*\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s+\[(\d+)\]\s*$"),

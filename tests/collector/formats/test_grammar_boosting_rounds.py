@@ -107,3 +107,26 @@ def test_a_round_with_its_figures_after_its_time_of_day_is_a_step_too() -> None:
 )
 def test_lines_that_are_no_round(lines: list[str]) -> None:
     assert read(*lines).height == 0
+
+
+def test_lightgbms_native_logger_numbers_its_iteration_after_the_word_finished() -> None:
+    # LightGBM's CLI in 2016 (lightgbm-org/LightGBM issue 39, 2016-10-27), its last three iterations: the
+    # metric lines state the iteration and no time, the elapsed line both
+    got = read(
+        "[LightGBM] [Info] Iteration:998, training's auc: 1.000000",
+        "[LightGBM] [Info] 2.432232 seconds elapsed, finished 998 iteration",
+        "[LightGBM] [Info] cannot find more split with gain = -inf , current #leaves=16",
+        "[LightGBM] [Info] Iteration:999, training's auc: 1.000000",
+        "[LightGBM] [Info] 2.434642 seconds elapsed, finished 999 iteration",
+        "[LightGBM] [Info] Iteration:1000, training's auc: 1.000000",
+        "[LightGBM] [Info] 2.436162 seconds elapsed, finished 1000 iteration",
+    )
+    timed = got.filter(got["elapsed_s"].is_not_null())
+    # one record an iteration, at the seconds since the start it states: 998 at 2.432232 s, 1000 at 2.436162 s
+    assert timed.get_column("step").to_list() == [998, 999, 1000]
+    assert timed.filter(step=1000)["elapsed_s"][0] == pytest.approx(2.436162)
+
+
+def test_a_count_of_iterations_finished_in_prose_numbers_none() -> None:
+    # near miss: the word before the count is no ``finished``; the count says how many, not which
+    assert statements("ran 3 iterations in 2.5 seconds elapsed")["step"][0] is None
