@@ -33,6 +33,7 @@ from tierscope.collector.formats.vocabulary import (
     clock_seconds,
     measure_reason,
     number,
+    parts_seconds,
     rate_from_time,
     spelled_number,
     stated_rate,
@@ -210,8 +211,8 @@ def _statement_stages(text: str, prefix: str) -> tuple[dict[str, pl.Expr], ...]:
     values: dict[str, pl.Expr] = {}
     for i, m in enumerate(MEASURES):
         raw = _c(f"m{i}")
-        if m.clock:
-            value = clock_seconds(raw)
+        if m.clock or m.parts:
+            value = clock_seconds(raw) if m.clock else parts_seconds(raw)
             unread = pl.when(raw.is_not_null() & value.is_null()).then(pl.format("'{}' is not a duration", raw))
         else:
             value, unread = spelled_number(raw)

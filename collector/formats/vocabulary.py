@@ -454,6 +454,8 @@ class Measure(NamedTuple):
     factor: float = 1.0
     #: True where the number is written as a clock (``00:04:59``, ``1:02:03.5``): see :data:`CLOCK_DURATION`.
     clock: bool = False
+    #: True where the number is written in unit parts (``3h 44m 55s``, ``57.6ms``): see :data:`PARTS_DURATION`.
+    parts: bool = False
 
     @property
     def owned_number(self) -> str | None:
@@ -480,6 +482,27 @@ def clock_seconds(raw: pl.Expr) -> pl.Expr:
     return pl.when(minutes < 60).then(
         number(parts.struct.field("h")).fill_null(0.0) * 3600 + minutes * 60 + number(parts.struct.field("s"))
     )
+
+
+#: A duration written in unit parts, largest first, each part optional (CatBoost's ``3h 44m 55s``, ``1m 2s``,
+#: ``45.4s``, ``57.6ms``, ``0us``): groups ``d``, ``h``, ``m``, ``s`` and the last part's unit ``u``.
+PARTS_DURATION: Final = (
+    r"^(?:(?P<d>\d+)d\s*)?(?:(?P<h>\d+)h\s*)?(?:(?P<m>\d+)m(?:in)?\s*)?(?:(?P<s>\d+(?:\.\d+)?)(?P<u>s|ms|us))?$"
+)
+
+
+def parts_seconds(raw: pl.Expr) -> pl.Expr:
+    """Seconds of a :data:`PARTS_DURATION` capture (String), null where it is none or names no part (``""``,
+    ``5x``)."""
+    parts = raw.str.extract_groups(PARTS_DURATION)
+    whole = [(number(parts.struct.field(k)), f) for k, f in (("d", 86400.0), ("h", 3600.0), ("m", 60.0))]
+    unit = parts.struct.field("u")
+    last = number(parts.struct.field("s")) * pl.when(unit == "ms").then(1e-3).when(unit == "us").then(1e-6).otherwise(
+        1.0
+    )
+    said = pl.any_horizontal([v.is_not_null() for v, _ in whole] + [last.is_not_null()])
+    total = pl.sum_horizontal([v.fill_null(0.0) * f for v, f in whole] + [last.fill_null(0.0)])
+    return pl.when(said).then(total)
 
 
 #: A number written with a metric prefix for its thousands, as human-readable loggers print it: nanotron's
@@ -1224,6 +1247,16 @@ MEASURES: Final[tuple[Measure, ...]] = (
     # may be an iteration's seconds. Its ``Train time/batch: 1`` is the batch counter, no time.
     Measure(
         "Train time/train: X (Composer, hours since the start)", "elapsed_s", rf"\bTrain time/train:\s*{_N}", 3600.0
+    ),
+    # CatBoost's verbose line, the time since the start and the time still to go in unit parts (``999:\tlearn:
+    # 0.5574999\ttest: 0.5925190\tbest: 0.5925190 (999)\ttotal: 3h 45m 36s\tremaining: 0us``; catboost/catboost
+    # catboost/libs/logging/logging.h's verbose output, quoted in catboost/catboost issue threads). Only beside its
+    # ``remaining:``: a ``Loss/total: 3.4`` is a loss.
+    Measure(
+        "total: X remaining: Y (CatBoost, since the start)",
+        "elapsed_s",
+        r"\btotal:\s*(\d[\d.hdmsu ]*?)\s+remaining:",
+        parts=True,
     ),
     # ... written as a clock (Coqui STT's progress line: ``Epoch 0 |   Training | Elapsed Time: 0:00:14 | Steps: 89 |
     # Loss: 25.274169``, coqui-ai/STT issue 2238, 2022-06-10): the time since the start, never a time of day (the word

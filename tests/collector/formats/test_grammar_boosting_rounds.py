@@ -130,3 +130,27 @@ def test_lightgbms_native_logger_numbers_its_iteration_after_the_word_finished()
 def test_a_count_of_iterations_finished_in_prose_numbers_none() -> None:
     # near miss: the word before the count is no ``finished``; the count says how many, not which
     assert statements("ran 3 iterations in 2.5 seconds elapsed")["step"][0] is None
+
+
+@pytest.mark.parametrize(
+    ("total", "seconds"),
+    [
+        # CatBoost's verbose line (catboost/catboost's console output, a run quoted in its issue threads, 2019-2024):
+        # 3 h 44 min 55 s = 3 * 3600 + 44 * 60 + 55 = 13,495 s
+        ("3h 44m 55s", 13495.0),
+        ("1m 2s", 62.0),  # 60 + 2
+        ("45.4s", 45.4),
+        ("57.6ms", 0.0576),  # 57.6 / 1000
+    ],
+)
+def test_catboosts_total_in_unit_parts_is_the_time_since_the_start(total: str, seconds: float) -> None:
+    line = f"996:\tlearn: 0.5575971\ttest: 0.5925376\tbest: 0.5925361 (994)\ttotal: {total}\tremaining: 40.6s"
+    got = statements(line)
+    assert got["step"][0] == "996"
+    assert got["elapsed_s"][0] == pytest.approx(seconds)
+
+
+def test_a_total_without_catboosts_remaining_is_no_time() -> None:
+    # near miss: pytracking's ``Loss/total: 3.41968`` (a loss's part), and a total of examples
+    assert statements("[train: 35, 50 / 1000] FPS: 4.0 (7.9)  ,  Loss/total: 3.41968")["elapsed_s"][0] is None
+    assert statements("step 10 total: 512 examples")["elapsed_s"][0] is None
