@@ -155,10 +155,7 @@ def _clock_seconds(first: pl.Expr) -> pl.Expr:
     """Seconds since the task's previous record by the log's clocks (``first``: the task's first row):
     ``interval_s``, else the ``elapsed_s`` delta, else the ``timestamp`` delta (null: none of them); the file's
     clock over ``interval_s`` where :func:`_stated_time_across_missing_lines`."""
-    clock = pl.coalesce(
-        pl.col("elapsed_s") - _previous("elapsed_s", first),
-        (pl.col("timestamp") - _previous("timestamp", first)).dt.total_microseconds() / 1e6,
-    )
+    clock = pl.coalesce(pl.col("elapsed_s") - _previous("elapsed_s", first), _stamp_seconds(first))
     stated = pl.when(~_stated_time_across_missing_lines(first, clock).fill_null(False)).then(pl.col("interval_s"))
     return pl.coalesce(stated, clock)
 

@@ -78,8 +78,8 @@ from tierscope.collector.sources.files import (
     long_line_rejects,
     open_raw,
     ramp_sizes,
+    reader_of,
 )
-from tierscope.collector.sources.utf16 import Utf16Text, is_utf16
 from tierscope.gcs import is_url
 
 #: Batches of a segment read without pyarrow (see :func:`iter_handle_batches`).
@@ -232,11 +232,9 @@ def _object_lines(raw: BinaryIO) -> BinaryIO:
     """A reader of ``raw``'s bytes from its start: itself, gzip decompressing it, or its UTF-16 text as UTF-8
     (:mod:`tierscope.collector.sources.utf16`)."""
     raw.seek(0)
-    magic = raw.read(4)
+    head = raw.read(4)
     raw.seek(0)
-    if is_utf16(magic):
-        return Utf16Text(raw)  # type: ignore[return-value]
-    return gzip.GzipFile(fileobj=raw, mode="rb") if magic[:2] == b"\x1f\x8b" else raw  # type: ignore[return-value]
+    return reader_of(raw, head)
 
 
 ByteSource = LocalFile | StoredObjectSource

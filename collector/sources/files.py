@@ -50,9 +50,13 @@ class LineBatch:
     long_lines: dict[int, int] = field(default_factory=dict)
 
 
+#: The first two bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def is_gzip(path: Path) -> bool:
     with path.open("rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
+        return fh.read(2) == GZIP_MAGIC
 
 
 def _open(path: Path) -> BinaryIO:
@@ -74,11 +78,15 @@ def open_raw(path: Path) -> BinaryIO:
 
 
 def decompressed(raw: BinaryIO) -> BinaryIO:
-    """A reader of ``raw``'s lines: itself, a gzip reader over it if it starts with the gzip magic, or its text as
-    UTF-8 if it starts with a UTF-16 byte-order mark (:mod:`tierscope.collector.sources.utf16`); either of the two
-    is read whole."""
-    head = os.pread(raw.fileno(), 4, 0)
-    if head[:2] == b"\x1f\x8b":
+    """:func:`reader_of` the open file ``raw``, its first bytes read where they are (its position kept)."""
+    return reader_of(raw, os.pread(raw.fileno(), 4, 0))
+
+
+def reader_of(raw: BinaryIO, head: bytes) -> BinaryIO:
+    """A reader of ``raw``'s lines from its start, ``head`` its first four bytes (or all it has): itself, a gzip
+    reader over it if it starts with :data:`GZIP_MAGIC`, or its text as UTF-8 if it starts with a UTF-16
+    byte-order mark (:mod:`tierscope.collector.sources.utf16`); either of the two is read whole."""
+    if head[:2] == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     if is_utf16(head):
         return Utf16Text(raw)  # type: ignore[return-value]
